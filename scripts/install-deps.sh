@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages quiver needs, only those missing.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libflatbuffers-dev
+      flatbuffers-compiler libjemalloc-dev libmimalloc-dev zlib1g-dev nlohmann-json3-dev
+      libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev binutils)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi

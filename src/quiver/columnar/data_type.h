@@ -1,0 +1,190 @@
+// quiver/columnar/data_type.h — logical types, fields and schemas of the
+// Apache Arrow columnar format (format/Schema.fbs; docs "Columnar Format").
+//
+// One struct describes every type; the parameters that a type id does not
+// use stay at their defaults. Types, fields and schemas are immutable once
+// built and shared through std::shared_ptr<const ...>; they are safe to read
+// from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "quiver/base/result.h"
+
+namespace quiver {
+
+enum class TypeId : uint8_t {
+  kNull,
+  kBool,
+  kInt8, kInt16, kInt32, kInt64,
+  kUInt8, kUInt16, kUInt32, kUInt64,
+  kFloat16, kFloat32, kFloat64,
+  kBinary, kUtf8, kLargeBinary, kLargeUtf8, kBinaryView, kUtf8View,
+  kFixedSizeBinary,
+  kDecimal,  ///< bit_width 32, 64, 128 or 256
+  kDate32, kDate64,
+  kTime32, kTime64,
+  kTimestamp,
+  kDuration,
+  kIntervalYearMonth, kIntervalDayTime, kIntervalMonthDayNano,
+  kList, kLargeList, kListView, kLargeListView, kFixedSizeList,
+  kStruct,
+  kMap,
+  kSparseUnion, kDenseUnion,
+  kRunEndEncoded,
+  kDictionary,  ///< dictionary-encoded: index_type + value_type
+};
+
+enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
+std::string_view TimeUnitName(TimeUnit unit);  // "s", "ms", "us", "ns"
+
+/// Custom metadata: ordered key/value pairs (keys may repeat; order kept).
+using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
+
+struct Field;
+struct DataType;
+using DataTypePtr = std::shared_ptr<const DataType>;
+using FieldPtr = std::shared_ptr<const Field>;
+
+struct DataType {
+  TypeId id = TypeId::kNull;
+  /// Decimal: 32/64/128/256; integers: 8..64 (derived from id); others 0.
+  int32_t bit_width = 0;
+  /// FixedSizeBinary: bytes per value.
+  int32_t byte_width = 0;
+  /// Decimal.
+  int32_t precision = 0;
+  int32_t scale = 0;
+  /// Time32/Time64/Timestamp/Duration; Date64 uses kMilli, Date32 unused.
+  TimeUnit unit = TimeUnit::kSecond;
+  /// Timestamp: IANA name or "+HH:MM"; empty = no time zone.
+  std::string timezone;
+  /// FixedSizeList: values per list.
+  int32_t list_size = 0;
+  /// Map: keys sorted within each map.
+  bool keys_sorted = false;
+  /// Unions: type code of each child, in child order.
+  std::vector<int8_t> type_codes;
+  /// Nested types: list-like 1 child, map 1 (struct<key, value>), struct N,
+  /// union N, run-end encoded 2 (run_ends, values).
+  std::vector<FieldPtr> children;
+  /// Dictionary: integer index type and the dictionary's value type.
+  DataTypePtr index_type;
+  DataTypePtr value_type;
+  bool ordered = false;
+
+  /// Arrow-style text, e.g. "timestamp[us, tz=UTC]", "list<item: int32>".
+  std::string ToString() const;
+  /// Structural equality, including child names, nullability and metadata
+  /// when `check_metadata` is set.
+  bool Equals(const DataType& other, bool check_metadata = false) const;
+};
+
+struct Field {
+  std::string name;
+  DataTypePtr type;
+  bool nullable = true;
+  KeyValueMetadata metadata;
+  /// Dictionary id for dictionary-typed fields (Schema.fbs DictionaryEncoding.id); -1 otherwise.
+  int64_t dictionary_id = -1;
+
+  std::string ToString() const;
+  bool Equals(const Field& other, bool check_metadata = false) const;
+};
+
+struct Schema {
+  std::vector<FieldPtr> fields;
+  KeyValueMetadata metadata;
+  /// Endianness the data was written in (Schema.fbs Endianness); bodies are
+  /// swapped to native order on read, so arrays are always native.
+  bool big_endian = false;
+
+  int num_fields() const { return static_cast<int>(fields.size()); }
+  /// Index of the first field named `name`, or -1.
+  int FieldIndex(std::string_view name) const;
+  /// Multi-line text: one field per line with type, nullability, metadata
+  /// and dictionary ids.
+  std::string ToString() const;
+  bool Equals(const Schema& other, bool check_metadata = false) const;
+};
+using SchemaPtr = std::shared_ptr<const Schema>;
+
+// ---- type factories -------------------------------------------------------
+DataTypePtr null();
+DataTypePtr boolean();
+DataTypePtr int8();
+DataTypePtr int16();
+DataTypePtr int32();
+DataTypePtr int64();
+DataTypePtr uint8();
+DataTypePtr uint16();
+DataTypePtr uint32();
+DataTypePtr uint64();
+DataTypePtr float16();
+DataTypePtr float32();
+DataTypePtr float64();
+DataTypePtr binary();
+DataTypePtr utf8();
+DataTypePtr large_binary();
+DataTypePtr large_utf8();
+DataTypePtr binary_view();
+DataTypePtr utf8_view();
+DataTypePtr fixed_size_binary(int32_t byte_width);
+DataTypePtr decimal(int32_t bit_width, int32_t precision, int32_t scale);
+DataTypePtr date32();
+DataTypePtr date64();
+DataTypePtr time32(TimeUnit unit);
+DataTypePtr time64(TimeUnit unit);
+DataTypePtr timestamp(TimeUnit unit, std::string timezone = "");
+DataTypePtr duration(TimeUnit unit);
+DataTypePtr interval_year_month();
+DataTypePtr interval_day_time();
+DataTypePtr interval_month_day_nano();
+DataTypePtr list(FieldPtr value_field);
+DataTypePtr large_list(FieldPtr value_field);
+DataTypePtr list_view(FieldPtr value_field);
+DataTypePtr large_list_view(FieldPtr value_field);
+DataTypePtr fixed_size_list(FieldPtr value_field, int32_t list_size);
+DataTypePtr struct_(std::vector<FieldPtr> fields);
+DataTypePtr map(FieldPtr entries_field, bool keys_sorted = false);
+DataTypePtr sparse_union(std::vector<FieldPtr> fields, std::vector<int8_t> type_codes);
+DataTypePtr dense_union(std::vector<FieldPtr> fields, std::vector<int8_t> type_codes);
+DataTypePtr run_end_encoded(FieldPtr run_ends_field, FieldPtr values_field);
+DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered = false);
+
+FieldPtr field(std::string name, DataTypePtr type, bool nullable = true,
+               KeyValueMetadata metadata = {}, int64_t dictionary_id = -1);
+
+// ---- type traits ----------------------------------------------------------
+bool IsInteger(TypeId id);
+bool IsSignedInteger(TypeId id);
+bool IsFloating(TypeId id);
+/// Binary, Utf8 (32-bit offsets).
+bool IsBinaryLike(TypeId id);
+/// LargeBinary, LargeUtf8 (64-bit offsets).
+bool IsLargeBinaryLike(TypeId id);
+bool IsUnion(TypeId id);
+bool IsNested(TypeId id);
+
+/// Bit width of one value in the data buffer of a fixed-width type (bool 1,
+/// int32 32, decimal128 128, interval month_day_nano 128, fixed_size_binary
+/// 8*byte_width, dictionary: its index); 0 for types without a fixed-width
+/// data buffer.
+int FixedBitWidth(const DataType& type);
+
+/// Number of buffers of this type in the IPC body / in ArrayData::buffers,
+/// not counting variadic data buffers of view types. Null 0 (no buffers);
+/// primitives 2 (validity, data); binary 3 (validity, offsets, data); view
+/// types 2 (validity, views); list 2; list-view 3; fixed-size list 1; struct
+/// 1; map 2; sparse union 1 (type ids); dense union 2 (type ids, offsets);
+/// run-end encoded 0; dictionary as its index type.
+/// (Columnar format "Buffer Listing for Each Layout"; unions have no
+/// validity bitmap since format version 1.0.)
+int NumLayoutBuffers(const DataType& type);
+
+}  // namespace quiver

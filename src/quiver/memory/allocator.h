@@ -1,0 +1,79 @@
+// quiver/memory/allocator.h — byte sources ("allocators" in the design notes'
+// three memory roles; cf. Velox MemoryAllocator, Arrow MemoryPool backends).
+//
+// An Allocator only hands out and takes back bytes; it keeps no accounting
+// (that is the MemoryPool's job). Four kinds, selectable at run time:
+//   system   — glibc malloc (posix_memalign / free). quiver never lets
+//              jemalloc or mimalloc interpose on malloc: jemalloc is linked
+//              from a symbol-renamed static archive and mimalloc is opened
+//              with dlopen(RTLD_LOCAL), so `system` really is glibc.
+//   jemalloc — mallocx / sdallocx / xallocx of a private jemalloc copy.
+//   mimalloc — mi_malloc_aligned / mi_free / mi_expand of libmimalloc.so.2.
+//   mmap     — one private anonymous mapping per allocation, unmapped on Free.
+//
+// Thread safety: every Allocator is safe to call from any thread.
+// Lifetime: the instances returned by GetAllocator live until process exit.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "quiver/base/result.h"
+
+namespace quiver {
+
+enum class AllocatorKind { kSystem, kJemalloc, kMimalloc, kMmap };
+
+/// "system", "jemalloc", "mimalloc" or "mmap".
+std::string_view AllocatorKindName(AllocatorKind kind);
+
+/// Parses an allocator name (as above). Invalid names the accepted values.
+Result<AllocatorKind> ParseAllocatorKind(std::string_view name);
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+
+  virtual AllocatorKind kind() const noexcept = 0;
+  std::string_view name() const noexcept { return AllocatorKindName(kind()); }
+
+  /// Returns `size_bytes` (> 0) bytes aligned to `alignment` (a power of two,
+  /// >= 8, <= 4096), or nullptr when the allocator cannot give them. Never
+  /// throws, never aborts.
+  virtual uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept = 0;
+
+  /// Returns a block from Allocate of this allocator; `size_bytes` and
+  /// `alignment` must be those it was allocated (or last resized) with.
+  virtual void Free(uint8_t* ptr, int64_t size_bytes, int64_t alignment) noexcept = 0;
+
+  /// Shrinks a block to `new_size_bytes` (< its size) at the same address
+  /// when the allocator can (jemalloc xallocx, mimalloc in-place, mmap
+  /// partial munmap); returns false, with the block unchanged, otherwise.
+  /// On true, the block must later be freed with `new_size_bytes`.
+  virtual bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                             int64_t alignment) noexcept {
+    (void)ptr; (void)old_size_bytes; (void)new_size_bytes; (void)alignment;
+    return false;
+  }
+
+  /// Moves or resizes a block to `new_size_bytes`, keeping the first
+  /// min(old, new) bytes. Returns the new address, or nullptr with the old
+  /// block untouched and still owned by the caller. Default: Allocate + copy
+  /// + Free.
+  virtual uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                              int64_t alignment) noexcept;
+
+  /// Bytes the allocator reserves from the OS right now, where it reports
+  /// it (jemalloc stats.resident, mimalloc process info); -1 if unknown.
+  virtual int64_t reserved_bytes() const noexcept { return -1; }
+};
+
+/// Returns the process-wide instance of an allocator kind. IOError when the
+/// library behind it cannot be loaded (e.g. libmimalloc.so.2 missing).
+Result<Allocator*> GetAllocator(AllocatorKind kind);
+
+/// The kind named by the QUIVER_ALLOCATOR environment variable, or system
+/// when it is unset. Invalid when it names no allocator.
+Result<AllocatorKind> AllocatorKindFromEnvironment();
+
+}  // namespace quiver
