@@ -1,0 +1,68 @@
+// quiver/ipc/io.h — byte sources and sinks that feed the IPC decoder and
+// take the encoder's output. I/O stays here, out of the decoders (design
+// notes, "Keep I/O out of the decoder").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/memory/buffer.h"
+
+namespace quiver::ipc {
+
+/// Sequential byte source. Not thread-safe.
+class InputStream {
+ public:
+  virtual ~InputStream() = default;
+  /// Reads up to out.size() bytes; returns the count, 0 only at end of input.
+  /// IOError names the source and errno text.
+  virtual Result<int64_t> Read(std::span<uint8_t> out) = 0;
+};
+
+/// Sequential byte sink. Not thread-safe.
+class OutputStream {
+ public:
+  virtual ~OutputStream() = default;
+  /// Writes all bytes or returns IOError.
+  virtual Status Write(std::span<const uint8_t> bytes) = 0;
+  virtual Status Flush() { return Status::OK(); }
+  /// Bytes written so far.
+  virtual int64_t position() const = 0;
+};
+
+/// Opens `path` for reading; "-" is standard input. IOError names the path.
+Result<std::unique_ptr<InputStream>> OpenInputStream(const std::string& path);
+
+/// Opens (creates / truncates) `path` for writing; "-" is standard output.
+Result<std::unique_ptr<OutputStream>> OpenOutputStream(const std::string& path);
+
+/// An in-memory sink; bytes() holds what was written.
+class BufferOutputStream : public OutputStream {
+ public:
+  Status Write(std::span<const uint8_t> bytes) override;
+  int64_t position() const override { return static_cast<int64_t>(bytes_.size()); }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  std::vector<uint8_t>& mutable_bytes() { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+/// Maps a regular file read-only (MAP_PRIVATE). The returned buffer views
+/// the mapping and unmaps it when its last reference goes; nothing is
+/// charged to any pool (mapped, not held). Empty files give an empty buffer.
+/// IOError names the path.
+Result<std::shared_ptr<Buffer>> MapFile(const std::string& path);
+
+/// Reads a whole source into one pool buffer (growing geometrically, so
+/// memory stays within 2x what was actually read). For stdin and pipes.
+Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool);
+
+/// MapFile for regular files; ReadAll for "-" and non-regular files.
+Result<std::shared_ptr<Buffer>> LoadInput(const std::string& path, MemoryPool* pool);
+
+}  // namespace quiver::ipc

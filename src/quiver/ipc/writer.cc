@@ -1,0 +1,457 @@
+#include "quiver/ipc/writer.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/base/checked_math.h"
+#include "quiver/columnar/compare.h"
+#include "quiver/compression/codec.h"
+#include "quiver/ipc/metadata.h"
+
+namespace quiver::ipc {
+namespace {
+
+constexpr uint8_t kFileMagicPadded[8] = {'A', 'R', 'R', 'O', 'W', '1', 0, 0};
+constexpr uint8_t kZeros[8] = {};
+
+/// One body region: an optional 8-byte prefix (compression) and the bytes.
+struct BodyRegion {
+  bool has_prefix = false;
+  int64_t prefix = 0;
+  std::shared_ptr<Buffer> data;  // may be null for an empty region
+  int64_t size() const { return (has_prefix ? 8 : 0) + (data ? data->size() : 0); }
+};
+
+/// A batch body being assembled: field nodes, buffers, variadic counts.
+struct Unloaded {
+  std::vector<fb::FieldNode> nodes;
+  std::vector<std::shared_ptr<Buffer>> buffers;  // raw buffers, null = empty
+  std::vector<int> buffer_column;                // top-level column of each buffer
+  std::vector<int64_t> variadic_counts;
+};
+
+std::shared_ptr<Buffer> Truncate(const std::shared_ptr<Buffer>& b, int64_t size) {
+  if (b == nullptr) return nullptr;
+  if (size < 0 || b->size() <= size) return b;
+  return Buffer::Slice(b, 0, size);
+}
+
+class Unloader {
+ public:
+  Unloader(Unloaded* out, int column) : out_(out), column_(column) {}
+
+  void Add(std::shared_ptr<Buffer> b) {
+    out_->buffers.push_back(std::move(b));
+    out_->buffer_column.push_back(column_);
+  }
+
+  Status Unload(const ArrayData& a) {
+    const DataType& t = a.type->id == TypeId::kDictionary ? *a.type->index_type : *a.type;
+    if (a.offset != 0) return Status::Invalid("internal: unloading an array with offset " + std::to_string(a.offset));
+    const int64_t n = a.length;
+    const bool no_validity = IsUnion(t.id) || t.id == TypeId::kRunEndEncoded || t.id == TypeId::kNull;
+    out_->nodes.emplace_back(n, no_validity && t.id != TypeId::kNull ? 0 : a.null_count);
+    auto buf = [&](size_t i) { return i < a.buffers.size() ? a.buffers[i] : nullptr; };
+    auto validity = [&] {
+      if (a.null_count == 0 || buf(0) == nullptr) {
+        Add(nullptr);
+      } else {
+        Add(Truncate(buf(0), bit_util::BytesForBits(n)));
+      }
+    };
+    switch (t.id) {
+      case TypeId::kNull:
+        return Status::OK();
+      case TypeId::kBool:
+        validity();
+        Add(Truncate(buf(1), bit_util::BytesForBits(n)));
+        return Status::OK();
+      case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary: case TypeId::kLargeUtf8: {
+        validity();
+        const int w = IsBinaryLike(t.id) ? 4 : 8;
+        auto offsets = buf(1);
+        Add(n > 0 ? Truncate(offsets, (n + 1) * w) : offsets);
+        int64_t end = 0;
+        if (n > 0 && offsets) end = w == 4 ? offsets->data() ? reinterpret_cast<const int32_t*>(offsets->data())[n] : 0
+                                           : reinterpret_cast<const int64_t*>(offsets->data())[n];
+        Add(Truncate(buf(2), end));
+        return Status::OK();
+      }
+      case TypeId::kBinaryView: case TypeId::kUtf8View:
+        validity();
+        Add(Truncate(buf(1), n * 16));
+        for (size_t i = 2; i < a.buffers.size(); ++i) Add(a.buffers[i]);
+        out_->variadic_counts.push_back(static_cast<int64_t>(a.buffers.size()) - 2);
+        return Status::OK();
+      case TypeId::kList: case TypeId::kMap:
+        validity();
+        Add(n > 0 ? Truncate(buf(1), (n + 1) * 4) : buf(1));
+        return Unload(*a.children[0]);
+      case TypeId::kLargeList:
+        validity();
+        Add(n > 0 ? Truncate(buf(1), (n + 1) * 8) : buf(1));
+        return Unload(*a.children[0]);
+      case TypeId::kListView: case TypeId::kLargeListView: {
+        validity();
+        const int w = t.id == TypeId::kListView ? 4 : 8;
+        Add(Truncate(buf(1), n * w));
+        Add(Truncate(buf(2), n * w));
+        return Unload(*a.children[0]);
+      }
+      case TypeId::kFixedSizeList:
+        validity();
+        return Unload(*a.children[0]);
+      case TypeId::kStruct:
+        validity();
+        for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
+        return Status::OK();
+      case TypeId::kSparseUnion:
+      case TypeId::kDenseUnion:
+        Add(Truncate(buf(0), n));
+        if (t.id == TypeId::kDenseUnion) Add(Truncate(buf(1), n * 4));
+        for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
+        return Status::OK();
+      case TypeId::kRunEndEncoded:
+        for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
+        return Status::OK();
+      default: {
+        const int bits = FixedBitWidth(t);
+        if (bits <= 0) return Status::NotImplemented("cannot write type " + t.ToString());
+        validity();
+        Add(Truncate(buf(1), n * (bits / 8)));
+        return Status::OK();
+      }
+    }
+  }
+
+ private:
+  Unloaded* out_;
+  int column_;
+};
+
+struct DictionaryToWrite {
+  int64_t id;
+  ArrayDataPtr dictionary;
+};
+
+Status CollectDictionaries(const Field& field, const ArrayData& array, std::vector<DictionaryToWrite>* out) {
+  const DataType& t = *field.type;
+  if (t.id == TypeId::kDictionary) {
+    if (array.dictionary == nullptr) {
+      return Status::Invalid("field '" + field.name + "': dictionary array without a dictionary");
+    }
+    const auto& vt = *t.value_type;
+    for (size_t i = 0; i < vt.children.size() && i < array.dictionary->children.size(); ++i) {
+      QUIVER_RETURN_NOT_OK(CollectDictionaries(*vt.children[i], *array.dictionary->children[i], out));
+    }
+    out->push_back({field.dictionary_id, array.dictionary});
+    return Status::OK();
+  }
+  for (size_t i = 0; i < t.children.size() && i < array.children.size(); ++i) {
+    QUIVER_RETURN_NOT_OK(CollectDictionaries(*t.children[i], *array.children[i], out));
+  }
+  return Status::OK();
+}
+
+class WriterImpl : public RecordBatchWriter {
+ public:
+  WriterImpl(OutputStream* sink, SchemaPtr schema, IpcFormat format, WriteOptions options)
+      : sink_(sink), schema_(std::move(schema)), format_(format), options_(std::move(options)) {}
+
+  Status Start() {
+    if (options_.pool == nullptr) return Status::Invalid("WriteOptions.pool is required");
+    if (options_.min_space_saving < 0 || options_.min_space_saving >= 1) {
+      return Status::Invalid("min_space_saving " + std::to_string(options_.min_space_saving) + " is outside [0, 1)");
+    }
+    // Resolve the batch codec and the per-column choice.
+    batch_codec_ = options_.compression;
+    for (const auto& [name, codec] : options_.column_codecs) {
+      if (schema_->FieldIndex(name) < 0) {
+        return Status::KeyError("per-column codec names no column: '" + name + "'");
+      }
+      if (codec == CompressionType::kNone) continue;
+      if (batch_codec_ == CompressionType::kNone) {
+        batch_codec_ = codec;
+      } else if (batch_codec_ != codec) {
+        return Status::Invalid("column '" + name + "' asks for " + std::string(CompressionTypeName(codec)) +
+                               " but the batch codec is " + std::string(CompressionTypeName(batch_codec_)) +
+                               " (one BodyCompression per batch)");
+      }
+    }
+    column_compressed_.resize(schema_->fields.size(), options_.compression != CompressionType::kNone);
+    for (size_t i = 0; i < schema_->fields.size(); ++i) {
+      auto it = options_.column_codecs.find(schema_->fields[i]->name);
+      if (it != options_.column_codecs.end()) column_compressed_[i] = it->second != CompressionType::kNone;
+    }
+    if (batch_codec_ != CompressionType::kNone) {
+      QUIVER_ASSIGN_OR_RETURN(codec_, Codec::Make(batch_codec_, options_.level));
+    }
+    if (format_ == IpcFormat::kFile) QUIVER_RETURN_NOT_OK(Write({kFileMagicPadded, 8}));
+    flatbuffers::FlatBufferBuilder fbb;
+    auto schema_off = SchemaToFlatbuffer(fbb, *schema_);
+    auto msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::Schema, schema_off.Union(), 0);
+    fbb.Finish(msg);
+    return WriteMessage(fbb, {}, 0, nullptr);
+  }
+
+  Status WriteBatch(const RecordBatch& batch) override {
+    if (closed_) return Status::Invalid("WriteBatch after Close");
+    if (batch.columns.size() != schema_->fields.size()) {
+      return Status::Invalid("batch has " + std::to_string(batch.columns.size()) + " columns, the schema " +
+                             std::to_string(schema_->fields.size()));
+    }
+    for (size_t i = 0; i < batch.columns.size(); ++i) {
+      if (!batch.columns[i]->type->Equals(*schema_->fields[i]->type)) {
+        return Status::Invalid("column " + std::to_string(i) + " ('" + schema_->fields[i]->name + "') has type " +
+                               batch.columns[i]->type->ToString() + ", the schema " +
+                               schema_->fields[i]->type->ToString());
+      }
+    }
+    QUIVER_RETURN_NOT_OK(WriteDictionaries(batch));
+    std::vector<ArrayDataPtr> compact;
+    compact.reserve(batch.columns.size());
+    for (const auto& c : batch.columns) {
+      QUIVER_ASSIGN_OR_RETURN(auto cc, CompactArray(c, options_.pool));
+      compact.push_back(std::move(cc));
+    }
+    QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage(compact, batch.num_rows, false, 0, false));
+    ++stats_.num_batches;
+    stats_.num_rows += batch.num_rows;
+    return Status::OK();
+  }
+
+  Status Close() override {
+    if (closed_) return Status::OK();
+    closed_ = true;
+    const uint8_t eos[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+    QUIVER_RETURN_NOT_OK(Write({eos, 8}));
+    if (format_ == IpcFormat::kFile) {
+      flatbuffers::FlatBufferBuilder fbb;
+      auto schema_off = SchemaToFlatbuffer(fbb, *schema_);
+      auto dicts = fbb.CreateVectorOfStructs(dictionary_blocks_);
+      auto batches = fbb.CreateVectorOfStructs(record_blocks_);
+      auto footer = fb::CreateFooter(fbb, fb::MetadataVersion::V5, schema_off, dicts, batches);
+      fbb.Finish(footer);
+      QUIVER_RETURN_NOT_OK(Write({fbb.GetBufferPointer(), fbb.GetSize()}));
+      uint8_t len[4];
+      bit_util::StoreLE<int32_t>(len, static_cast<int32_t>(fbb.GetSize()));
+      QUIVER_RETURN_NOT_OK(Write({len, 4}));
+      QUIVER_RETURN_NOT_OK(Write({kFileMagicPadded, 6}));
+    }
+    return sink_->Flush();
+  }
+
+  const WriteStats& stats() const override { return stats_; }
+  int codec_level() const override { return codec_ ? codec_->level() : 0; }
+
+ private:
+  Status Write(std::span<const uint8_t> bytes) {
+    QUIVER_RETURN_NOT_OK(sink_->Write(bytes));
+    stats_.total_bytes += static_cast<int64_t>(bytes.size());
+    return Status::OK();
+  }
+
+  Status WriteDictionaries(const RecordBatch& batch) {
+    std::vector<DictionaryToWrite> dicts;
+    for (size_t i = 0; i < batch.columns.size(); ++i) {
+      QUIVER_RETURN_NOT_OK(CollectDictionaries(*schema_->fields[i], *batch.columns[i], &dicts));
+    }
+    CompareOptions exact;
+    exact.float_abs_tolerance = 0;
+    exact.float_rel_tolerance = 0;
+    for (const auto& d : dicts) {
+      auto it = written_.find(d.id);
+      if (it != written_.end()) {
+        const ArrayDataPtr& old = it->second;
+        if (old == d.dictionary) continue;
+        bool extends = false;
+        if (d.dictionary->length >= old->length) {
+          QUIVER_ASSIGN_OR_RETURN(auto prefix, SliceArray(d.dictionary, 0, old->length));
+          extends = CompareArrays(*old, *prefix, exact, "dictionary").ok();
+        }
+        if (extends && d.dictionary->length == old->length) {
+          it->second = d.dictionary;
+          continue;
+        }
+        if (extends) {
+          QUIVER_ASSIGN_OR_RETURN(auto delta, SliceArray(d.dictionary, old->length, d.dictionary->length - old->length));
+          QUIVER_ASSIGN_OR_RETURN(auto cd, CompactArray(delta, options_.pool));
+          QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage({cd}, cd->length, true, d.id, true));
+          ++stats_.num_dictionary_deltas;
+        } else {
+          if (format_ == IpcFormat::kFile) {
+            return Status::Invalid("dictionary " + std::to_string(d.id) +
+                                   " changed in a way that is not a delta; the IPC file format cannot replace dictionaries");
+          }
+          QUIVER_ASSIGN_OR_RETURN(auto cd, CompactArray(d.dictionary, options_.pool));
+          QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage({cd}, cd->length, true, d.id, false));
+        }
+        it->second = d.dictionary;
+      } else {
+        QUIVER_ASSIGN_OR_RETURN(auto cd, CompactArray(d.dictionary, options_.pool));
+        QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage({cd}, cd->length, true, d.id, false));
+        written_.emplace(d.id, d.dictionary);
+      }
+      ++stats_.num_dictionary_batches;
+    }
+    return Status::OK();
+  }
+
+  /// Compresses one buffer into a region (prefix + right-sized output) or
+  /// keeps it raw with the -1 prefix when compression does not pay.
+  Result<BodyRegion> CompressRegion(const std::shared_ptr<Buffer>& raw) {
+    BodyRegion r;
+    r.has_prefix = true;
+    const int64_t n = raw->size();
+    const int64_t bound = codec_->MaxCompressedBytes(n);
+    QUIVER_ASSIGN_OR_RETURN(auto out, Buffer::Allocate(options_.pool, 8 + bound));
+    QUIVER_ASSIGN_OR_RETURN(int64_t written,
+                            codec_->Compress(raw->span(), {out->mutable_data() + 8, static_cast<size_t>(bound)}));
+    const double saving = 1.0 - static_cast<double>(written) / static_cast<double>(n);
+    if (written >= n || saving < options_.min_space_saving) {
+      r.prefix = -1;
+      r.data = raw;
+      return r;  // `out` is released here
+    }
+    bit_util::StoreLE<int64_t>(out->mutable_data(), n);
+    // Right-size: the output keeps its size, not its worst-case bound. If
+    // the smaller block cannot be had, keep the big one (the batch still
+    // succeeds).
+    Status st = out->Resize(8 + written, /*shrink_to_fit=*/true);
+    if (!st.ok()) {
+      out = Buffer::Slice(out, 0, 8 + written);
+    }
+    r.has_prefix = false;  // the prefix is inside `out`
+    r.data = std::move(out);
+    return r;
+  }
+
+  Status WriteRecordBatchMessage(const std::vector<ArrayDataPtr>& columns, int64_t num_rows, bool is_dictionary,
+                                 int64_t dictionary_id, bool is_delta) {
+    Unloaded u;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      Unloader unloader(&u, static_cast<int>(i));
+      QUIVER_RETURN_NOT_OK(unloader.Unload(*columns[i]));
+    }
+    std::vector<BodyRegion> regions;
+    regions.reserve(u.buffers.size());
+    std::vector<fb::Buffer> fb_buffers;
+    int64_t offset = 0;
+    for (size_t i = 0; i < u.buffers.size(); ++i) {
+      const auto& raw = u.buffers[i];
+      BodyRegion r;
+      if (raw != nullptr && raw->size() > 0) {
+        stats_.uncompressed_body_bytes += raw->size();
+        const bool compress_column = is_dictionary ? codec_ != nullptr : column_compressed_[u.buffer_column[i]];
+        if (codec_ != nullptr && compress_column) {
+          QUIVER_ASSIGN_OR_RETURN(r, CompressRegion(raw));
+        } else if (codec_ != nullptr) {
+          r.has_prefix = true;
+          r.prefix = -1;
+          r.data = raw;
+        } else {
+          r.data = raw;
+        }
+      }
+      fb_buffers.emplace_back(offset, r.size());
+      offset += RoundUpTo8(r.size());
+      regions.push_back(std::move(r));
+    }
+    const int64_t body_len = offset;
+    flatbuffers::FlatBufferBuilder fbb;
+    auto nodes = fbb.CreateVectorOfStructs(u.nodes);
+    auto bufs = fbb.CreateVectorOfStructs(fb_buffers);
+    flatbuffers::Offset<fb::BodyCompression> comp = 0;
+    if (codec_ != nullptr) {
+      comp = fb::CreateBodyCompression(
+          fbb, batch_codec_ == CompressionType::kZstd ? fb::CompressionType::ZSTD : fb::CompressionType::LZ4_FRAME,
+          fb::BodyCompressionMethod::BUFFER);
+    }
+    flatbuffers::Offset<flatbuffers::Vector<int64_t>> variadic = 0;
+    if (!u.variadic_counts.empty()) variadic = fbb.CreateVector(u.variadic_counts);
+    auto rb = fb::CreateRecordBatch(fbb, num_rows, nodes, bufs, comp, variadic);
+    flatbuffers::Offset<fb::Message> msg;
+    if (is_dictionary) {
+      auto db = fb::CreateDictionaryBatch(fbb, dictionary_id, rb, is_delta);
+      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::DictionaryBatch, db.Union(), body_len);
+    } else {
+      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch, rb.Union(), body_len);
+    }
+    fbb.Finish(msg);
+    fb::Block block;
+    QUIVER_RETURN_NOT_OK(WriteMessage(fbb, regions, body_len, &block));
+    stats_.body_bytes += body_len;
+    if (format_ == IpcFormat::kFile) {
+      (is_dictionary ? dictionary_blocks_ : record_blocks_).push_back(block);
+    }
+    return Status::OK();
+  }
+
+  Status WriteMessage(const flatbuffers::FlatBufferBuilder& fbb, const std::vector<BodyRegion>& regions,
+                      int64_t body_len, fb::Block* block) {
+    const int64_t start = sink_->position();
+    const int64_t meta = fbb.GetSize();
+    const int64_t padded = RoundUpTo8(8 + meta) - 8;
+    uint8_t head[8];
+    bit_util::StoreLE<uint32_t>(head, 0xFFFFFFFFu);
+    bit_util::StoreLE<int32_t>(head + 4, static_cast<int32_t>(padded));
+    QUIVER_RETURN_NOT_OK(Write({head, 8}));
+    QUIVER_RETURN_NOT_OK(Write({fbb.GetBufferPointer(), static_cast<size_t>(meta)}));
+    QUIVER_RETURN_NOT_OK(Write({kZeros, static_cast<size_t>(padded - meta)}));
+    for (const auto& r : regions) {
+      if (r.has_prefix) {
+        uint8_t p[8];
+        bit_util::StoreLE<int64_t>(p, r.prefix);
+        QUIVER_RETURN_NOT_OK(Write({p, 8}));
+      }
+      if (r.data && r.data->size() > 0) QUIVER_RETURN_NOT_OK(Write(r.data->span()));
+      const int64_t pad = RoundUpTo8(r.size()) - r.size();
+      QUIVER_RETURN_NOT_OK(Write({kZeros, static_cast<size_t>(pad)}));
+    }
+    if (block != nullptr) *block = fb::Block(start, static_cast<int32_t>(8 + padded), body_len);
+    return Status::OK();
+  }
+
+  OutputStream* sink_;
+  SchemaPtr schema_;
+  IpcFormat format_;
+  WriteOptions options_;
+  CompressionType batch_codec_ = CompressionType::kNone;
+  std::vector<bool> column_compressed_;
+  std::unique_ptr<Codec> codec_;
+  std::unordered_map<int64_t, ArrayDataPtr> written_;
+  std::vector<fb::Block> dictionary_blocks_;
+  std::vector<fb::Block> record_blocks_;
+  WriteStats stats_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordBatchWriter>> RecordBatchWriter::Make(OutputStream* sink, SchemaPtr schema,
+                                                                   IpcFormat format, WriteOptions options) {
+  auto w = std::make_unique<WriterImpl>(sink, std::move(schema), format, std::move(options));
+  QUIVER_RETURN_NOT_OK(w->Start());
+  return std::unique_ptr<RecordBatchWriter>(std::move(w));
+}
+
+Status WriteTable(OutputStream* sink, const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
+                  IpcFormat format, const WriteOptions& options, int64_t max_rows_per_batch, WriteStats* stats) {
+  QUIVER_ASSIGN_OR_RETURN(auto writer, RecordBatchWriter::Make(sink, schema, format, options));
+  for (const auto& b : batches) {
+    if (max_rows_per_batch <= 0 || b->num_rows <= max_rows_per_batch) {
+      QUIVER_RETURN_NOT_OK(writer->WriteBatch(*b));
+      continue;
+    }
+    for (int64_t off = 0; off < b->num_rows; off += max_rows_per_batch) {
+      QUIVER_ASSIGN_OR_RETURN(auto piece, SliceBatch(b, off, std::min(max_rows_per_batch, b->num_rows - off)));
+      QUIVER_RETURN_NOT_OK(writer->WriteBatch(*piece));
+    }
+  }
+  QUIVER_RETURN_NOT_OK(writer->Close());
+  if (stats) *stats = writer->stats();
+  return Status::OK();
+}
+
+}  // namespace quiver::ipc
