@@ -80,8 +80,9 @@ struct DataType {
 
   /// Arrow-style text, e.g. "timestamp[us, tz=UTC]", "list<item: int32>".
   std::string ToString() const;
-  /// Structural equality, including child names, nullability and metadata
-  /// when `check_metadata` is set.
+  /// Structural equality: the type id, the parameters that id uses, child
+  /// field names, types and nullability, and child field metadata only when
+  /// `check_metadata` is set. Pure; thread-safe.
   bool Equals(const DataType& other, bool check_metadata = false) const;
 };
 
@@ -93,7 +94,12 @@ struct Field {
   /// Dictionary id for dictionary-typed fields (Schema.fbs DictionaryEncoding.id); -1 otherwise.
   int64_t dictionary_id = -1;
 
+  /// "name: type", plus " not null" for non-nullable fields (Arrow C++
+  /// Field::ToString without metadata).
   std::string ToString() const;
+  /// Name, nullability and type (Equals); metadata only when
+  /// `check_metadata`. The dictionary id is an IPC assignment and is not
+  /// compared.
   bool Equals(const Field& other, bool check_metadata = false) const;
 };
 
@@ -107,9 +113,14 @@ struct Schema {
   int num_fields() const { return static_cast<int>(fields.size()); }
   /// Index of the first field named `name`, or -1.
   int FieldIndex(std::string_view name) const;
-  /// Multi-line text: one field per line with type, nullability, metadata
-  /// and dictionary ids.
+  /// Multi-line text: one field per line, "name: type[ not null]
+  /// [ dictionary id=N]", followed by "  -- field metadata --" and
+  /// "  key: 'value'" lines when the field has metadata; the schema's
+  /// metadata ends the text as "-- schema metadata --" and "key: 'value'"
+  /// lines. No trailing newline.
   std::string ToString() const;
+  /// Fields pairwise (Field::Equals); schema metadata and endianness only
+  /// when `check_metadata` (arrays are native-endian either way).
   bool Equals(const Schema& other, bool check_metadata = false) const;
 };
 using SchemaPtr = std::shared_ptr<const Schema>;
@@ -169,7 +180,13 @@ bool IsBinaryLike(TypeId id);
 /// LargeBinary, LargeUtf8 (64-bit offsets).
 bool IsLargeBinaryLike(TypeId id);
 bool IsUnion(TypeId id);
+/// List-likes, struct, map, unions and run-end encoded (dictionary is not
+/// nested: its dictionary is not a child).
 bool IsNested(TypeId id);
+/// True when arrays of this type have a validity bitmap as buffer 0: every
+/// type except null, sparse/dense union and run-end encoded (columnar format
+/// "Buffer Listing for Each Layout"; dictionary arrays use their indices').
+bool HasValidityBitmap(TypeId id);
 
 /// Bit width of one value in the data buffer of a fixed-width type (bool 1,
 /// int32 32, decimal128 128, interval month_day_nano 128, fixed_size_binary

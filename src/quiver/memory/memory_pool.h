@@ -133,6 +133,9 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   /// (later allocations fail with Invalid). Never aborts. OK when held is 0.
   Status Close();
 
+  /// Adds an observer of the allocations, releases and failures of this pool
+  /// and of its descendants (callbacks receive the pool the request was made
+  /// in). The pool keeps the listener alive. Listeners cannot be removed.
   void AddListener(std::shared_ptr<AllocationListener> listener);
 
   const std::string& name() const { return options_.name; }
@@ -156,6 +159,11 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   Status ReserveChain(int64_t bytes, int64_t requested_bytes);
   void ReleaseChain(int64_t bytes);
   bool ShouldInjectFailure();
+  // A copy of the listeners, taken under listeners_mutex_ so that callbacks
+  // run without the lock.
+  std::vector<std::shared_ptr<AllocationListener>> ListenersSnapshot() const;
+  // Calls OnAllocate on the listeners of this pool and of every ancestor.
+  void NotifyAllocate(int64_t requested_bytes, int64_t granted_bytes);
 
   MemoryPoolOptions options_;
   std::shared_ptr<MemoryPool> parent_;

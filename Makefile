@@ -1,0 +1,37 @@
+# quiver — two commands do all the set-up on a fresh Debian 12 machine:
+#   make run    install what is missing, build Release, run the main job
+#   make test   install what is missing, build, run every test
+JOBS ?= $(shell nproc)
+BUILD := build/release
+ASAN_BUILD := build/debug-asan
+
+.PHONY: run test deps build build-asan unit-test asan-test interop-deps clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake --preset release >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+build-asan: deps
+	cmake --preset debug-asan >/dev/null
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+run: build
+	./$(BUILD)/quiver demo
+
+interop-deps:
+	./scripts/install-interop.sh
+
+unit-test: build interop-deps
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600
+
+# The fuzz/crash corpus and byte-mutation sweeps, under ASan and UBSan.
+asan-test: build-asan
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -L "fuzz|memory|ipc|columnar|compression|base"
+
+test: unit-test asan-test
+
+clean:
+	rm -rf build

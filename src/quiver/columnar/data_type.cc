@@ -1,0 +1,475 @@
+// quiver/columnar/data_type.cc — type factories, traits, ToString and
+// structural equality of types, fields and schemas.
+//
+// Text follows Arrow C++ DataType::ToString (cpp/src/arrow/type.cc), with
+// quiver's names for the string types ("utf8", "large_utf8", "utf8_view").
+#include "quiver/columnar/data_type.h"
+
+#include <string>
+#include <utility>
+
+namespace quiver {
+
+namespace {
+
+std::shared_ptr<DataType> MakeType(TypeId id, int32_t bit_width = 0) {
+  auto t = std::make_shared<DataType>();
+  t->id = id;
+  t->bit_width = bit_width;
+  return t;
+}
+
+// A process-wide immutable instance of a parameterless type. Function-local
+// statics are initialised thread-safely (C++11 "magic statics").
+#define QUIVER_SINGLETON_TYPE(fn, type_id, width)             \
+  DataTypePtr fn() {                                          \
+    static const DataTypePtr kInstance = MakeType(type_id, width); \
+    return kInstance;                                         \
+  }
+
+// Appends "key: 'value'" lines with `indent` in front of each.
+void AppendMetadata(std::string* out, const KeyValueMetadata& metadata, const std::string& indent) {
+  for (const auto& [key, value] : metadata) {
+    out->append("\n");
+    out->append(indent);
+    out->append(key);
+    out->append(": '");
+    out->append(value);
+    out->append("'");
+  }
+}
+
+bool MetadataEquals(const KeyValueMetadata& a, const KeyValueMetadata& b) { return a == b; }
+
+bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  return a->Equals(*b, check_metadata);
+}
+
+bool FieldPtrEquals(const FieldPtr& a, const FieldPtr& b, bool check_metadata) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  return a->Equals(*b, check_metadata);
+}
+
+std::string TypeText(const DataTypePtr& type) { return type ? type->ToString() : "<null type>"; }
+std::string FieldText(const FieldPtr& f) { return f ? f->ToString() : "<null field>"; }
+
+// "<a: int32, b: utf8>" from the children (union codes appended when given).
+std::string ChildrenText(const DataType& type, bool with_codes) {
+  std::string out = "<";
+  for (size_t i = 0; i < type.children.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += FieldText(type.children[i]);
+    if (with_codes) {
+      out += "=";
+      out += i < type.type_codes.size() ? std::to_string(type.type_codes[i]) : std::string("?");
+    }
+  }
+  out += ">";
+  return out;
+}
+
+}  // namespace
+
+std::string_view TimeUnitName(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond: return "s";
+    case TimeUnit::kMilli: return "ms";
+    case TimeUnit::kMicro: return "us";
+    case TimeUnit::kNano: return "ns";
+  }
+  return "?";
+}
+
+// ---- factories --------------------------------------------------------------
+
+QUIVER_SINGLETON_TYPE(null, TypeId::kNull, 0)
+QUIVER_SINGLETON_TYPE(boolean, TypeId::kBool, 0)
+QUIVER_SINGLETON_TYPE(int8, TypeId::kInt8, 8)
+QUIVER_SINGLETON_TYPE(int16, TypeId::kInt16, 16)
+QUIVER_SINGLETON_TYPE(int32, TypeId::kInt32, 32)
+QUIVER_SINGLETON_TYPE(int64, TypeId::kInt64, 64)
+QUIVER_SINGLETON_TYPE(uint8, TypeId::kUInt8, 8)
+QUIVER_SINGLETON_TYPE(uint16, TypeId::kUInt16, 16)
+QUIVER_SINGLETON_TYPE(uint32, TypeId::kUInt32, 32)
+QUIVER_SINGLETON_TYPE(uint64, TypeId::kUInt64, 64)
+QUIVER_SINGLETON_TYPE(float16, TypeId::kFloat16, 0)
+QUIVER_SINGLETON_TYPE(float32, TypeId::kFloat32, 0)
+QUIVER_SINGLETON_TYPE(float64, TypeId::kFloat64, 0)
+QUIVER_SINGLETON_TYPE(binary, TypeId::kBinary, 0)
+QUIVER_SINGLETON_TYPE(utf8, TypeId::kUtf8, 0)
+QUIVER_SINGLETON_TYPE(large_binary, TypeId::kLargeBinary, 0)
+QUIVER_SINGLETON_TYPE(large_utf8, TypeId::kLargeUtf8, 0)
+QUIVER_SINGLETON_TYPE(binary_view, TypeId::kBinaryView, 0)
+QUIVER_SINGLETON_TYPE(utf8_view, TypeId::kUtf8View, 0)
+QUIVER_SINGLETON_TYPE(interval_year_month, TypeId::kIntervalYearMonth, 0)
+QUIVER_SINGLETON_TYPE(interval_day_time, TypeId::kIntervalDayTime, 0)
+QUIVER_SINGLETON_TYPE(interval_month_day_nano, TypeId::kIntervalMonthDayNano, 0)
+
+#undef QUIVER_SINGLETON_TYPE
+
+DataTypePtr date32() {
+  static const DataTypePtr kInstance = MakeType(TypeId::kDate32);
+  return kInstance;
+}
+
+DataTypePtr date64() {
+  static const DataTypePtr kInstance = [] {
+    auto t = MakeType(TypeId::kDate64);
+    t->unit = TimeUnit::kMilli;
+    return t;
+  }();
+  return kInstance;
+}
+
+DataTypePtr fixed_size_binary(int32_t byte_width) {
+  auto t = MakeType(TypeId::kFixedSizeBinary);
+  t->byte_width = byte_width;
+  return t;
+}
+
+DataTypePtr decimal(int32_t bit_width, int32_t precision, int32_t scale) {
+  auto t = MakeType(TypeId::kDecimal, bit_width);
+  t->precision = precision;
+  t->scale = scale;
+  return t;
+}
+
+namespace {
+DataTypePtr WithUnit(TypeId id, TimeUnit unit) {
+  auto t = MakeType(id);
+  t->unit = unit;
+  return t;
+}
+std::shared_ptr<DataType> WithChildren(TypeId id, std::vector<FieldPtr> children) {
+  auto t = MakeType(id);
+  t->children = std::move(children);
+  return t;
+}
+}  // namespace
+
+DataTypePtr time32(TimeUnit unit) { return WithUnit(TypeId::kTime32, unit); }
+DataTypePtr time64(TimeUnit unit) { return WithUnit(TypeId::kTime64, unit); }
+DataTypePtr duration(TimeUnit unit) { return WithUnit(TypeId::kDuration, unit); }
+
+DataTypePtr timestamp(TimeUnit unit, std::string timezone) {
+  auto t = MakeType(TypeId::kTimestamp);
+  t->unit = unit;
+  t->timezone = std::move(timezone);
+  return t;
+}
+
+DataTypePtr list(FieldPtr value_field) { return WithChildren(TypeId::kList, {std::move(value_field)}); }
+DataTypePtr large_list(FieldPtr value_field) {
+  return WithChildren(TypeId::kLargeList, {std::move(value_field)});
+}
+DataTypePtr list_view(FieldPtr value_field) {
+  return WithChildren(TypeId::kListView, {std::move(value_field)});
+}
+DataTypePtr large_list_view(FieldPtr value_field) {
+  return WithChildren(TypeId::kLargeListView, {std::move(value_field)});
+}
+DataTypePtr fixed_size_list(FieldPtr value_field, int32_t list_size) {
+  auto t = WithChildren(TypeId::kFixedSizeList, {std::move(value_field)});
+  t->list_size = list_size;
+  return t;
+}
+DataTypePtr struct_(std::vector<FieldPtr> fields) {
+  return WithChildren(TypeId::kStruct, std::move(fields));
+}
+DataTypePtr map(FieldPtr entries_field, bool keys_sorted) {
+  auto t = WithChildren(TypeId::kMap, {std::move(entries_field)});
+  t->keys_sorted = keys_sorted;
+  return t;
+}
+DataTypePtr sparse_union(std::vector<FieldPtr> fields, std::vector<int8_t> type_codes) {
+  auto t = WithChildren(TypeId::kSparseUnion, std::move(fields));
+  t->type_codes = std::move(type_codes);
+  return t;
+}
+DataTypePtr dense_union(std::vector<FieldPtr> fields, std::vector<int8_t> type_codes) {
+  auto t = WithChildren(TypeId::kDenseUnion, std::move(fields));
+  t->type_codes = std::move(type_codes);
+  return t;
+}
+DataTypePtr run_end_encoded(FieldPtr run_ends_field, FieldPtr values_field) {
+  return WithChildren(TypeId::kRunEndEncoded, {std::move(run_ends_field), std::move(values_field)});
+}
+DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered) {
+  auto t = MakeType(TypeId::kDictionary);
+  t->index_type = std::move(index_type);
+  t->value_type = std::move(value_type);
+  t->ordered = ordered;
+  return t;
+}
+
+FieldPtr field(std::string name, DataTypePtr type, bool nullable, KeyValueMetadata metadata,
+               int64_t dictionary_id) {
+  auto f = std::make_shared<Field>();
+  f->name = std::move(name);
+  f->type = std::move(type);
+  f->nullable = nullable;
+  f->metadata = std::move(metadata);
+  f->dictionary_id = dictionary_id;
+  return f;
+}
+
+// ---- traits -----------------------------------------------------------------
+
+bool IsInteger(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
+    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSignedInteger(TypeId id) {
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+         id == TypeId::kInt64;
+}
+
+bool IsFloating(TypeId id) {
+  return id == TypeId::kFloat16 || id == TypeId::kFloat32 || id == TypeId::kFloat64;
+}
+
+bool IsBinaryLike(TypeId id) { return id == TypeId::kBinary || id == TypeId::kUtf8; }
+
+bool IsLargeBinaryLike(TypeId id) {
+  return id == TypeId::kLargeBinary || id == TypeId::kLargeUtf8;
+}
+
+bool IsUnion(TypeId id) { return id == TypeId::kSparseUnion || id == TypeId::kDenseUnion; }
+
+bool IsNested(TypeId id) {
+  switch (id) {
+    case TypeId::kList: case TypeId::kLargeList: case TypeId::kListView:
+    case TypeId::kLargeListView: case TypeId::kFixedSizeList: case TypeId::kStruct:
+    case TypeId::kMap: case TypeId::kSparseUnion: case TypeId::kDenseUnion:
+    case TypeId::kRunEndEncoded:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool HasValidityBitmap(TypeId id) {
+  return id != TypeId::kNull && id != TypeId::kSparseUnion && id != TypeId::kDenseUnion &&
+         id != TypeId::kRunEndEncoded;
+}
+
+int FixedBitWidth(const DataType& type) {
+  switch (type.id) {
+    case TypeId::kBool: return 1;
+    case TypeId::kInt8: case TypeId::kUInt8: return 8;
+    case TypeId::kInt16: case TypeId::kUInt16: case TypeId::kFloat16: return 16;
+    case TypeId::kInt32: case TypeId::kUInt32: case TypeId::kFloat32: return 32;
+    case TypeId::kInt64: case TypeId::kUInt64: case TypeId::kFloat64: return 64;
+    case TypeId::kDate32: case TypeId::kTime32: case TypeId::kIntervalYearMonth: return 32;
+    case TypeId::kDate64: case TypeId::kTime64: case TypeId::kTimestamp:
+    case TypeId::kDuration: case TypeId::kIntervalDayTime:
+      return 64;
+    case TypeId::kIntervalMonthDayNano: return 128;
+    case TypeId::kDecimal: return type.bit_width;
+    case TypeId::kFixedSizeBinary: {
+      // Saturate instead of overflowing for absurd widths; validation rejects them.
+      const int64_t bits = int64_t{type.byte_width} * 8;
+      return bits > 0 && bits <= INT32_MAX ? static_cast<int>(bits) : 0;
+    }
+    case TypeId::kDictionary: return type.index_type ? FixedBitWidth(*type.index_type) : 0;
+    default: return 0;
+  }
+}
+
+int NumLayoutBuffers(const DataType& type) {
+  switch (type.id) {
+    case TypeId::kNull: return 0;
+    case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary:
+    case TypeId::kLargeUtf8:
+      return 3;
+    case TypeId::kBinaryView: case TypeId::kUtf8View: return 2;
+    case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: return 2;
+    case TypeId::kListView: case TypeId::kLargeListView: return 3;
+    case TypeId::kFixedSizeList: case TypeId::kStruct: return 1;
+    case TypeId::kSparseUnion: return 1;
+    case TypeId::kDenseUnion: return 2;
+    case TypeId::kRunEndEncoded: return 0;
+    case TypeId::kDictionary: return type.index_type ? NumLayoutBuffers(*type.index_type) : 2;
+    default: return 2;  // bool, numbers, decimals, temporal, fixed-size binary
+  }
+}
+
+// ---- DataType ---------------------------------------------------------------
+
+std::string DataType::ToString() const {
+  switch (id) {
+    case TypeId::kNull: return "null";
+    case TypeId::kBool: return "bool";
+    case TypeId::kInt8: return "int8";
+    case TypeId::kInt16: return "int16";
+    case TypeId::kInt32: return "int32";
+    case TypeId::kInt64: return "int64";
+    case TypeId::kUInt8: return "uint8";
+    case TypeId::kUInt16: return "uint16";
+    case TypeId::kUInt32: return "uint32";
+    case TypeId::kUInt64: return "uint64";
+    case TypeId::kFloat16: return "halffloat";
+    case TypeId::kFloat32: return "float";
+    case TypeId::kFloat64: return "double";
+    case TypeId::kBinary: return "binary";
+    case TypeId::kUtf8: return "utf8";
+    case TypeId::kLargeBinary: return "large_binary";
+    case TypeId::kLargeUtf8: return "large_utf8";
+    case TypeId::kBinaryView: return "binary_view";
+    case TypeId::kUtf8View: return "utf8_view";
+    case TypeId::kFixedSizeBinary: return "fixed_size_binary[" + std::to_string(byte_width) + "]";
+    case TypeId::kDecimal:
+      return "decimal" + std::to_string(bit_width) + "(" + std::to_string(precision) + ", " +
+             std::to_string(scale) + ")";
+    case TypeId::kDate32: return "date32[day]";
+    case TypeId::kDate64: return "date64[ms]";
+    case TypeId::kTime32: return "time32[" + std::string(TimeUnitName(unit)) + "]";
+    case TypeId::kTime64: return "time64[" + std::string(TimeUnitName(unit)) + "]";
+    case TypeId::kTimestamp: {
+      std::string out = "timestamp[" + std::string(TimeUnitName(unit));
+      if (!timezone.empty()) out += ", tz=" + timezone;
+      return out + "]";
+    }
+    case TypeId::kDuration: return "duration[" + std::string(TimeUnitName(unit)) + "]";
+    case TypeId::kIntervalYearMonth: return "interval[month]";
+    case TypeId::kIntervalDayTime: return "interval[day_time]";
+    case TypeId::kIntervalMonthDayNano: return "interval[month_day_nano]";
+    case TypeId::kList: return "list" + ChildrenText(*this, false);
+    case TypeId::kLargeList: return "large_list" + ChildrenText(*this, false);
+    case TypeId::kListView: return "list_view" + ChildrenText(*this, false);
+    case TypeId::kLargeListView: return "large_list_view" + ChildrenText(*this, false);
+    case TypeId::kFixedSizeList:
+      return "fixed_size_list" + ChildrenText(*this, false) + "[" + std::to_string(list_size) + "]";
+    case TypeId::kStruct: return "struct" + ChildrenText(*this, false);
+    case TypeId::kMap: {
+      // map<key type, item type>; a malformed entries field prints as is.
+      const DataType* entries =
+          children.size() == 1 && children[0] && children[0]->type ? children[0]->type.get()
+                                                                   : nullptr;
+      if (entries == nullptr || entries->id != TypeId::kStruct || entries->children.size() != 2 ||
+          !entries->children[0] || !entries->children[1]) {
+        return "map" + ChildrenText(*this, false);
+      }
+      std::string out = "map<" + TypeText(entries->children[0]->type) + ", " +
+                        TypeText(entries->children[1]->type);
+      if (keys_sorted) out += ", keys_sorted";
+      return out + ">";
+    }
+    case TypeId::kSparseUnion: return "sparse_union" + ChildrenText(*this, true);
+    case TypeId::kDenseUnion: return "dense_union" + ChildrenText(*this, true);
+    case TypeId::kRunEndEncoded: {
+      if (children.size() != 2 || !children[0] || !children[1]) {
+        return "run_end_encoded" + ChildrenText(*this, false);
+      }
+      return "run_end_encoded<run_ends: " + TypeText(children[0]->type) +
+             ", values: " + TypeText(children[1]->type) + ">";
+    }
+    case TypeId::kDictionary:
+      return "dictionary<values=" + TypeText(value_type) + ", indices=" + TypeText(index_type) +
+             ", ordered=" + (ordered ? "1" : "0") + ">";
+  }
+  return "<unknown type>";
+}
+
+bool DataType::Equals(const DataType& other, bool check_metadata) const {
+  if (this == &other) return true;
+  if (id != other.id) return false;
+  switch (id) {
+    case TypeId::kFixedSizeBinary:
+      return byte_width == other.byte_width;
+    case TypeId::kDecimal:
+      return bit_width == other.bit_width && precision == other.precision &&
+             scale == other.scale;
+    case TypeId::kTime32: case TypeId::kTime64: case TypeId::kDuration:
+      return unit == other.unit;
+    case TypeId::kTimestamp:
+      return unit == other.unit && timezone == other.timezone;
+    case TypeId::kDictionary:
+      return ordered == other.ordered &&
+             TypePtrEquals(index_type, other.index_type, check_metadata) &&
+             TypePtrEquals(value_type, other.value_type, check_metadata);
+    default:
+      break;
+  }
+  if (list_size != other.list_size && id == TypeId::kFixedSizeList) return false;
+  if (keys_sorted != other.keys_sorted && id == TypeId::kMap) return false;
+  if (IsUnion(id) && type_codes != other.type_codes) return false;
+  if (children.size() != other.children.size()) return false;
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (!FieldPtrEquals(children[i], other.children[i], check_metadata)) return false;
+  }
+  return true;
+}
+
+// ---- Field ------------------------------------------------------------------
+
+std::string Field::ToString() const {
+  std::string out = name + ": " + TypeText(type);
+  if (!nullable) out += " not null";
+  return out;
+}
+
+bool Field::Equals(const Field& other, bool check_metadata) const {
+  if (this == &other) return true;
+  if (name != other.name || nullable != other.nullable) return false;
+  if (!TypePtrEquals(type, other.type, check_metadata)) return false;
+  if (check_metadata && !MetadataEquals(metadata, other.metadata)) return false;
+  return true;
+}
+
+// ---- Schema -----------------------------------------------------------------
+
+int Schema::FieldIndex(std::string_view name) const {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i] && fields[i]->name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string Schema::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += "\n";
+    const FieldPtr& f = fields[i];
+    if (!f) {
+      out += "<null field>";
+      continue;
+    }
+    out += f->ToString();
+    if (f->dictionary_id >= 0) out += " dictionary id=" + std::to_string(f->dictionary_id);
+    if (!f->metadata.empty()) {
+      out += "\n  -- field metadata --";
+      AppendMetadata(&out, f->metadata, "  ");
+    }
+  }
+  if (!metadata.empty()) {
+    if (!out.empty()) out += "\n";
+    out += "-- schema metadata --";
+    AppendMetadata(&out, metadata, "");
+  }
+  return out;
+}
+
+bool Schema::Equals(const Schema& other, bool check_metadata) const {
+  if (this == &other) return true;
+  if (fields.size() != other.fields.size()) return false;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!FieldPtrEquals(fields[i], other.fields[i], check_metadata)) return false;
+  }
+  if (check_metadata) {
+    if (!MetadataEquals(metadata, other.metadata)) return false;
+    if (big_endian != other.big_endian) return false;
+  }
+  return true;
+}
+
+}  // namespace quiver

@@ -1,0 +1,365 @@
+// quiver/memory/allocator.cc — the four byte sources: glibc malloc, a
+// private (symbol-renamed, statically linked) jemalloc, mimalloc opened with
+// dlopen(RTLD_LOCAL), and one private anonymous mapping per block.
+//
+// None of them replaces the process's malloc: jemalloc's public symbols are
+// renamed quiver_je_* at build time (cmake/rename_jemalloc.cmake) and
+// mimalloc's overriding malloc stays in a local symbol scope, so `system`
+// really is glibc.
+#include "quiver/memory/allocator.h"
+
+#include <dlfcn.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "quiver/base/checked_math.h"
+
+// The renamed jemalloc entry points (jemalloc 5 API, see jemalloc(3)).
+extern "C" {
+void* quiver_je_mallocx(size_t size, int flags);
+void* quiver_je_rallocx(void* ptr, size_t size, int flags);
+size_t quiver_je_xallocx(void* ptr, size_t size, size_t extra, int flags);
+size_t quiver_je_nallocx(size_t size, int flags);
+void quiver_je_sdallocx(void* ptr, size_t size, int flags);
+int quiver_je_mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen);
+}
+
+namespace quiver {
+
+std::string_view AllocatorKindName(AllocatorKind kind) {
+  switch (kind) {
+    case AllocatorKind::kSystem: return "system";
+    case AllocatorKind::kJemalloc: return "jemalloc";
+    case AllocatorKind::kMimalloc: return "mimalloc";
+    case AllocatorKind::kMmap: return "mmap";
+  }
+  return "unknown";
+}
+
+Result<AllocatorKind> ParseAllocatorKind(std::string_view name) {
+  for (AllocatorKind kind : {AllocatorKind::kSystem, AllocatorKind::kJemalloc,
+                             AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
+    if (name == AllocatorKindName(kind)) return kind;
+  }
+  return Status::Invalid("unknown allocator '" + std::string(name) +
+                         "' (expected system, jemalloc, mimalloc or mmap)");
+}
+
+uint8_t* Allocator::Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                               int64_t alignment) noexcept {
+  uint8_t* moved = Allocate(new_size_bytes, alignment);
+  if (moved == nullptr) return nullptr;
+  const int64_t keep = old_size_bytes < new_size_bytes ? old_size_bytes : new_size_bytes;
+  if (keep > 0) std::memcpy(moved, ptr, static_cast<size_t>(keep));
+  Free(ptr, old_size_bytes, alignment);
+  return moved;
+}
+
+namespace {
+
+// True for the block shapes every allocator accepts (see Allocator::Allocate).
+bool ValidRequest(int64_t size_bytes, int64_t alignment) {
+  return size_bytes > 0 && alignment >= 8 && alignment <= 4096 &&
+         (alignment & (alignment - 1)) == 0;
+}
+
+// ---------------------------------------------------------------- system ---
+
+class SystemAllocator final : public Allocator {
+ public:
+  AllocatorKind kind() const noexcept override { return AllocatorKind::kSystem; }
+
+  uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept override {
+    if (!ValidRequest(size_bytes, alignment)) return nullptr;
+    void* p = nullptr;
+    if (posix_memalign(&p, static_cast<size_t>(alignment), static_cast<size_t>(size_bytes)) != 0) {
+      return nullptr;
+    }
+    return static_cast<uint8_t*>(p);
+  }
+
+  void Free(uint8_t* ptr, int64_t, int64_t) noexcept override { std::free(ptr); }
+
+  // glibc realloc keeps malloc's natural alignment (16 bytes) only; larger
+  // alignments take the default Allocate + copy + Free path.
+  uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                      int64_t alignment) noexcept override {
+    if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
+    if (alignment <= static_cast<int64_t>(alignof(std::max_align_t))) {
+      return static_cast<uint8_t*>(std::realloc(ptr, static_cast<size_t>(new_size_bytes)));
+    }
+    return Allocator::Reallocate(ptr, old_size_bytes, new_size_bytes, alignment);
+  }
+
+  // glibc's view of what it took from the OS: arena bytes (sbrk and the
+  // per-thread heaps) plus its mmapped chunks.
+  int64_t reserved_bytes() const noexcept override {
+    struct mallinfo2 info = mallinfo2();
+    return static_cast<int64_t>(info.arena + info.hblkhd);
+  }
+};
+
+// -------------------------------------------------------------- jemalloc ---
+
+// MALLOCX_LG_ALIGN(la) of jemalloc's public header: the flag is log2(align).
+int JemallocFlags(int64_t alignment) { return __builtin_ctzll(static_cast<uint64_t>(alignment)); }
+
+class JemallocAllocator final : public Allocator {
+ public:
+  AllocatorKind kind() const noexcept override { return AllocatorKind::kJemalloc; }
+
+  uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept override {
+    if (!ValidRequest(size_bytes, alignment)) return nullptr;
+    return static_cast<uint8_t*>(
+        quiver_je_mallocx(static_cast<size_t>(size_bytes), JemallocFlags(alignment)));
+  }
+
+  void Free(uint8_t* ptr, int64_t size_bytes, int64_t alignment) noexcept override {
+    if (ptr == nullptr) return;
+    quiver_je_sdallocx(ptr, static_cast<size_t>(size_bytes), JemallocFlags(alignment));
+  }
+
+  // In place only when jemalloc resizes the block to exactly the size class
+  // of the new size (large extents shrink in place; small size classes do
+  // not move between classes in place).
+  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                     int64_t alignment) noexcept override {
+    if (ptr == nullptr || new_size_bytes <= 0 || new_size_bytes >= old_size_bytes) return false;
+    const int flags = JemallocFlags(alignment);
+    const size_t target = quiver_je_nallocx(static_cast<size_t>(new_size_bytes), flags);
+    if (target == 0) return false;
+    return quiver_je_xallocx(ptr, static_cast<size_t>(new_size_bytes), 0, flags) == target;
+  }
+
+  uint8_t* Reallocate(uint8_t* ptr, int64_t, int64_t new_size_bytes,
+                      int64_t alignment) noexcept override {
+    if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
+    return static_cast<uint8_t*>(
+        quiver_je_rallocx(ptr, static_cast<size_t>(new_size_bytes), JemallocFlags(alignment)));
+  }
+
+  int64_t reserved_bytes() const noexcept override {
+    uint64_t epoch = 1;
+    size_t epoch_len = sizeof(epoch);
+    if (quiver_je_mallctl("epoch", &epoch, &epoch_len, &epoch, sizeof(epoch)) != 0) return -1;
+    size_t resident = 0;
+    size_t resident_len = sizeof(resident);
+    if (quiver_je_mallctl("stats.resident", &resident, &resident_len, nullptr, 0) != 0) return -1;
+    return static_cast<int64_t>(resident);
+  }
+};
+
+// -------------------------------------------------------------- mimalloc ---
+
+// mimalloc entry points resolved from libmimalloc.so.2 (mimalloc.h, v2).
+struct MimallocApi {
+  void* (*malloc_aligned)(size_t, size_t) = nullptr;
+  void* (*realloc_aligned)(void*, size_t, size_t) = nullptr;
+  void (*free)(void*) = nullptr;
+  void* (*expand)(void*, size_t) = nullptr;
+  size_t (*usable_size)(const void*) = nullptr;
+  size_t (*good_size)(size_t) = nullptr;
+  // Optional: reserved_bytes reports -1 without it.
+  void (*process_info)(size_t*, size_t*, size_t*, size_t*, size_t*, size_t*, size_t*,
+                       size_t*) = nullptr;
+};
+
+// Loads libmimalloc.so.2 once. RTLD_LOCAL keeps its malloc/free out of the
+// global symbol scope; the handle is never closed (the allocator lives until
+// process exit).
+Result<const MimallocApi*> LoadMimalloc() {
+  static const Result<const MimallocApi*> loaded = []() -> Result<const MimallocApi*> {
+    void* handle = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      return Status::IOError(std::string("cannot load the mimalloc allocator: ") +
+                             (why ? why : "dlopen(libmimalloc.so.2) failed"));
+    }
+    static MimallocApi api;
+    std::string missing;
+    auto resolve = [&](auto& fn, const char* symbol) {
+      void* sym = dlsym(handle, symbol);
+      if (sym == nullptr && !missing.empty()) missing += ", ";
+      if (sym == nullptr) missing += symbol;
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
+    };
+    resolve(api.malloc_aligned, "mi_malloc_aligned");
+    resolve(api.realloc_aligned, "mi_realloc_aligned");
+    resolve(api.free, "mi_free");
+    resolve(api.expand, "mi_expand");
+    resolve(api.usable_size, "mi_usable_size");
+    resolve(api.good_size, "mi_good_size");
+    if (!missing.empty()) {
+      return Status::IOError("cannot load the mimalloc allocator: libmimalloc.so.2 lacks " +
+                             missing);
+    }
+    api.process_info = reinterpret_cast<decltype(api.process_info)>(
+        dlsym(handle, "mi_process_info"));
+    return &api;
+  }();
+  return loaded;
+}
+
+class MimallocAllocator final : public Allocator {
+ public:
+  explicit MimallocAllocator(const MimallocApi* api) : api_(api) {}
+
+  AllocatorKind kind() const noexcept override { return AllocatorKind::kMimalloc; }
+
+  uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept override {
+    if (!ValidRequest(size_bytes, alignment)) return nullptr;
+    return static_cast<uint8_t*>(
+        api_->malloc_aligned(static_cast<size_t>(size_bytes), static_cast<size_t>(alignment)));
+  }
+
+  void Free(uint8_t* ptr, int64_t, int64_t) noexcept override { api_->free(ptr); }
+
+  // mi_expand accepts any shrink but never gives bytes back, so a shrink
+  // counts as in place only when the block already is the size class the
+  // new size would get (no hidden slack); otherwise the pool moves it.
+  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                     int64_t) noexcept override {
+    if (ptr == nullptr || new_size_bytes <= 0 || new_size_bytes >= old_size_bytes) return false;
+    const size_t new_size = static_cast<size_t>(new_size_bytes);
+    if (api_->good_size(new_size) < api_->usable_size(ptr)) return false;
+    return api_->expand(ptr, new_size) == ptr;
+  }
+
+  uint8_t* Reallocate(uint8_t* ptr, int64_t, int64_t new_size_bytes,
+                      int64_t alignment) noexcept override {
+    if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
+    return static_cast<uint8_t*>(api_->realloc_aligned(ptr, static_cast<size_t>(new_size_bytes),
+                                                       static_cast<size_t>(alignment)));
+  }
+
+  // mimalloc's committed bytes (process-wide, all of its heaps).
+  int64_t reserved_bytes() const noexcept override {
+    if (api_->process_info == nullptr) return -1;
+    size_t elapsed = 0, user = 0, sys = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0,
+           faults = 0;
+    api_->process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+    return static_cast<int64_t>(commit);
+  }
+
+ private:
+  const MimallocApi* api_;
+};
+
+// ------------------------------------------------------------------ mmap ---
+
+class MmapAllocator final : public Allocator {
+ public:
+  MmapAllocator() : page_bytes_(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096) {}
+
+  AllocatorKind kind() const noexcept override { return AllocatorKind::kMmap; }
+
+  // Alignment <= 4096 <= page size: every mapping is aligned.
+  uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept override {
+    if (!ValidRequest(size_bytes, alignment)) return nullptr;
+    int64_t mapped_bytes;
+    if (!CheckedRoundUp(size_bytes, page_bytes_, &mapped_bytes)) return nullptr;
+    void* p = mmap(nullptr, static_cast<size_t>(mapped_bytes), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    mapped_bytes_.fetch_add(mapped_bytes, std::memory_order_relaxed);
+    return static_cast<uint8_t*>(p);
+  }
+
+  void Free(uint8_t* ptr, int64_t size_bytes, int64_t) noexcept override {
+    if (ptr == nullptr) return;
+    const int64_t mapped_bytes = RoundUpToPage(size_bytes);
+    if (munmap(ptr, static_cast<size_t>(mapped_bytes)) == 0) {
+      mapped_bytes_.fetch_sub(mapped_bytes, std::memory_order_relaxed);
+    }
+  }
+
+  // Unmaps the whole pages past the new end; always in place.
+  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                     int64_t) noexcept override {
+    if (ptr == nullptr || new_size_bytes <= 0 || new_size_bytes >= old_size_bytes) return false;
+    const int64_t old_mapped = RoundUpToPage(old_size_bytes);
+    const int64_t new_mapped = RoundUpToPage(new_size_bytes);
+    if (new_mapped < old_mapped) {
+      if (munmap(ptr + new_mapped, static_cast<size_t>(old_mapped - new_mapped)) != 0) {
+        return false;
+      }
+      mapped_bytes_.fetch_sub(old_mapped - new_mapped, std::memory_order_relaxed);
+    }
+    return true;
+  }
+
+  // Grows with mremap (the kernel moves page tables, not bytes).
+  uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
+                      int64_t alignment) noexcept override {
+    if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
+    if (new_size_bytes < old_size_bytes &&
+        ShrinkInPlace(ptr, old_size_bytes, new_size_bytes, alignment)) {
+      return ptr;
+    }
+    const int64_t old_mapped = RoundUpToPage(old_size_bytes);
+    int64_t new_mapped;
+    if (!CheckedRoundUp(new_size_bytes, page_bytes_, &new_mapped)) return nullptr;
+    if (new_mapped == old_mapped) return ptr;
+    void* p = mremap(ptr, static_cast<size_t>(old_mapped), static_cast<size_t>(new_mapped),
+                     MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) return nullptr;
+    mapped_bytes_.fetch_add(new_mapped - old_mapped, std::memory_order_relaxed);
+    return static_cast<uint8_t*>(p);
+  }
+
+  // Bytes mapped by live blocks.
+  int64_t reserved_bytes() const noexcept override {
+    return mapped_bytes_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  // Sizes given back to Free / ShrinkInPlace were rounded once already in
+  // Allocate, so this cannot overflow.
+  int64_t RoundUpToPage(int64_t n) const { return (n + page_bytes_ - 1) & ~(page_bytes_ - 1); }
+
+  const int64_t page_bytes_;
+  std::atomic<int64_t> mapped_bytes_{0};
+};
+
+}  // namespace
+
+Result<Allocator*> GetAllocator(AllocatorKind kind) {
+  switch (kind) {
+    case AllocatorKind::kSystem: {
+      static SystemAllocator system;
+      return &system;
+    }
+    case AllocatorKind::kJemalloc: {
+      static JemallocAllocator jemalloc;
+      return &jemalloc;
+    }
+    case AllocatorKind::kMimalloc: {
+      QUIVER_ASSIGN_OR_RETURN(const MimallocApi* api, LoadMimalloc());
+      static MimallocAllocator mimalloc(api);
+      return &mimalloc;
+    }
+    case AllocatorKind::kMmap: {
+      static MmapAllocator mmap_allocator;
+      return &mmap_allocator;
+    }
+  }
+  return Status::Invalid("unknown allocator kind " + std::to_string(static_cast<int>(kind)));
+}
+
+Result<AllocatorKind> AllocatorKindFromEnvironment() {
+  const char* value = std::getenv("QUIVER_ALLOCATOR");
+  if (value == nullptr || value[0] == '\0') return AllocatorKind::kSystem;
+  Result<AllocatorKind> kind = ParseAllocatorKind(value);
+  if (!kind.ok()) return kind.status().WithContext("QUIVER_ALLOCATOR");
+  return kind;
+}
+
+}  // namespace quiver

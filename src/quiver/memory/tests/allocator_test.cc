@@ -1,0 +1,291 @@
+// One contract suite run over every allocator kind, plus the proof that
+// `system` really is glibc malloc (neither jemalloc nor mimalloc interposes).
+#include "quiver/memory/allocator.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace quiver {
+namespace {
+
+// AddressSanitizer replaces malloc itself (and aborts on impossible sizes),
+// so the tests about glibc's heap do not apply under it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kMallocIsSanitized = true;
+#else
+constexpr bool kMallocIsSanitized = false;
+#endif
+
+constexpr AllocatorKind kAllKinds[] = {AllocatorKind::kSystem, AllocatorKind::kJemalloc,
+                                       AllocatorKind::kMimalloc, AllocatorKind::kMmap};
+
+void Fill(uint8_t* p, int64_t n, uint8_t seed) {
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(seed + i * 31);
+}
+
+::testing::AssertionResult Holds(const uint8_t* p, int64_t n, uint8_t seed) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] != static_cast<uint8_t>(seed + i * 31)) {
+      return ::testing::AssertionFailure() << "byte " << i << " of " << n << " differs";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class AllocatorContractTest : public ::testing::TestWithParam<AllocatorKind> {
+ protected:
+  void SetUp() override {
+    Result<Allocator*> allocator = GetAllocator(GetParam());
+    ASSERT_TRUE(allocator.ok()) << allocator.status().ToString();
+    allocator_ = *allocator;
+  }
+  Allocator* allocator_ = nullptr;
+};
+
+TEST_P(AllocatorContractTest, KindAndName) {
+  EXPECT_EQ(allocator_->kind(), GetParam());
+  EXPECT_EQ(allocator_->name(), AllocatorKindName(GetParam()));
+  Result<Allocator*> again = GetAllocator(GetParam());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, allocator_) << "GetAllocator returns the process-wide instance";
+}
+
+TEST_P(AllocatorContractTest, AllocateFreeSizesAndAlignments) {
+  const int64_t sizes[] = {1, 7, 8, 63, 64, 100, 4095, 4096, 4097, 65536, 1 << 20, (3 << 20) + 5};
+  const int64_t alignments[] = {8, 16, 64, 256, 4096};
+  for (int64_t size : sizes) {
+    for (int64_t alignment : alignments) {
+      SCOPED_TRACE("size " + std::to_string(size) + " alignment " + std::to_string(alignment));
+      uint8_t* p = allocator_->Allocate(size, alignment);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(alignment), 0u);
+      Fill(p, size, static_cast<uint8_t>(size));
+      EXPECT_TRUE(Holds(p, size, static_cast<uint8_t>(size)));
+      allocator_->Free(p, size, alignment);
+    }
+  }
+}
+
+TEST_P(AllocatorContractTest, RejectsInvalidRequestsWithNull) {
+  EXPECT_EQ(allocator_->Allocate(0, 64), nullptr);
+  EXPECT_EQ(allocator_->Allocate(-5, 64), nullptr);
+  EXPECT_EQ(allocator_->Allocate(64, 3), nullptr);
+  EXPECT_EQ(allocator_->Allocate(64, 4), nullptr);
+  EXPECT_EQ(allocator_->Allocate(64, 8192), nullptr);
+}
+
+TEST_P(AllocatorContractTest, HugeRequestFailsWithoutAborting) {
+  if (kMallocIsSanitized && GetParam() == AllocatorKind::kSystem) GTEST_SKIP();
+  EXPECT_EQ(allocator_->Allocate(int64_t{1} << 62, 64), nullptr);
+}
+
+TEST_P(AllocatorContractTest, ShrinkInPlaceKeepsAddressAndData) {
+  struct Case {
+    int64_t old_size, new_size;
+  };
+  for (Case c : {Case{100, 97}, Case{4096, 100}, Case{4 << 20, 1 << 20}, Case{(4 << 20) + 3, 5000}}) {
+    SCOPED_TRACE(std::to_string(c.old_size) + " -> " + std::to_string(c.new_size));
+    uint8_t* p = allocator_->Allocate(c.old_size, 64);
+    ASSERT_NE(p, nullptr);
+    Fill(p, c.old_size, 7);
+    if (allocator_->ShrinkInPlace(p, c.old_size, c.new_size, 64)) {
+      EXPECT_TRUE(Holds(p, c.new_size, 7));
+      allocator_->Free(p, c.new_size, 64);
+    } else {
+      EXPECT_TRUE(Holds(p, c.old_size, 7)) << "a refused shrink leaves the block unchanged";
+      allocator_->Free(p, c.old_size, 64);
+    }
+  }
+}
+
+TEST_P(AllocatorContractTest, ShrinkInPlaceRefusesNonShrinks) {
+  uint8_t* p = allocator_->Allocate(8192, 64);
+  ASSERT_NE(p, nullptr);
+  EXPECT_FALSE(allocator_->ShrinkInPlace(p, 8192, 8192, 64));
+  EXPECT_FALSE(allocator_->ShrinkInPlace(p, 8192, 9000, 64));
+  EXPECT_FALSE(allocator_->ShrinkInPlace(p, 8192, 0, 64));
+  allocator_->Free(p, 8192, 64);
+}
+
+// Which kinds shrink large blocks in place is part of their contract.
+TEST_P(AllocatorContractTest, LargeShrinkInPlaceWhereSupported) {
+  const int64_t old_size = 8 << 20;
+  const int64_t new_size = (1 << 20) + 10;
+  uint8_t* p = allocator_->Allocate(old_size, 64);
+  ASSERT_NE(p, nullptr);
+  const int64_t reserved_before = allocator_->reserved_bytes();
+  const bool shrunk = allocator_->ShrinkInPlace(p, old_size, new_size, 64);
+  switch (GetParam()) {
+    case AllocatorKind::kJemalloc:
+    case AllocatorKind::kMmap:
+      EXPECT_TRUE(shrunk);
+      break;
+    case AllocatorKind::kSystem:
+    case AllocatorKind::kMimalloc:
+      EXPECT_FALSE(shrunk);  // glibc has no in-place API; mimalloc would keep the slack
+      break;
+  }
+  if (GetParam() == AllocatorKind::kMmap) {
+    EXPECT_EQ(reserved_before - allocator_->reserved_bytes(), old_size - ((new_size + 4095) & ~4095));
+  }
+  allocator_->Free(p, shrunk ? new_size : old_size, 64);
+}
+
+TEST_P(AllocatorContractTest, ReallocateKeepsData) {
+  for (int64_t alignment : {int64_t{8}, int64_t{16}, int64_t{64}, int64_t{4096}}) {
+    SCOPED_TRACE("alignment " + std::to_string(alignment));
+    int64_t size = 100;
+    uint8_t* p = allocator_->Allocate(size, alignment);
+    ASSERT_NE(p, nullptr);
+    Fill(p, size, 3);
+    for (int64_t next : {int64_t{5000}, int64_t{3 << 20}, int64_t{9 << 20}, int64_t{70000},
+                         int64_t{50}}) {
+      uint8_t* q = allocator_->Reallocate(p, size, next, alignment);
+      ASSERT_NE(q, nullptr);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % static_cast<uintptr_t>(alignment), 0u);
+      EXPECT_TRUE(Holds(q, std::min(size, next), 3));
+      Fill(q, next, 3);
+      p = q;
+      size = next;
+    }
+    allocator_->Free(p, size, alignment);
+  }
+}
+
+TEST_P(AllocatorContractTest, ReservedBytes) {
+  const int64_t reserved = allocator_->reserved_bytes();
+  if (GetParam() == AllocatorKind::kMmap) {
+    uint8_t* p = allocator_->Allocate(10000, 64);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(allocator_->reserved_bytes() - reserved, 12288);
+    allocator_->Free(p, 10000, 64);
+    EXPECT_EQ(allocator_->reserved_bytes(), reserved);
+  } else if (!(kMallocIsSanitized && GetParam() == AllocatorKind::kSystem)) {
+    EXPECT_GT(reserved, 0) << "system, jemalloc and mimalloc all report their reservation";
+  }
+}
+
+TEST_P(AllocatorContractTest, ThreadSafe) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::pair<uint8_t*, int64_t>> live;
+      for (int i = 0; i < 500; ++i) {
+        const int64_t size = 1 + (i * 7919 + t * 104729) % 20000;
+        uint8_t* p = allocator_->Allocate(size, 64);
+        if (p == nullptr) {
+          failures++;
+          continue;
+        }
+        Fill(p, size, static_cast<uint8_t>(t));
+        live.emplace_back(p, size);
+        if (live.size() > 8) {
+          if (!Holds(live.front().first, live.front().second, static_cast<uint8_t>(t))) failures++;
+          allocator_->Free(live.front().first, live.front().second, 64);
+          live.erase(live.begin());
+        }
+      }
+      for (auto [p, size] : live) allocator_->Free(p, size, 64);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, AllocatorContractTest, ::testing::ValuesIn(kAllKinds),
+                         [](const auto& info) { return std::string(AllocatorKindName(info.param)); });
+
+TEST(AllocatorKindTest, NamesRoundTrip) {
+  for (AllocatorKind kind : kAllKinds) {
+    Result<AllocatorKind> parsed = ParseAllocatorKind(AllocatorKindName(kind));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, kind);
+  }
+  Result<AllocatorKind> bad = ParseAllocatorKind("tcmalloc");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().IsInvalid());
+  EXPECT_EQ(bad.status().message(),
+            "unknown allocator 'tcmalloc' (expected system, jemalloc, mimalloc or mmap)");
+}
+
+TEST(AllocatorKindTest, FromEnvironment) {
+  ASSERT_EQ(unsetenv("QUIVER_ALLOCATOR"), 0);
+  Result<AllocatorKind> kind = AllocatorKindFromEnvironment();
+  ASSERT_TRUE(kind.ok());
+  EXPECT_EQ(*kind, AllocatorKind::kSystem);
+
+  ASSERT_EQ(setenv("QUIVER_ALLOCATOR", "jemalloc", 1), 0);
+  kind = AllocatorKindFromEnvironment();
+  ASSERT_TRUE(kind.ok());
+  EXPECT_EQ(*kind, AllocatorKind::kJemalloc);
+
+  ASSERT_EQ(setenv("QUIVER_ALLOCATOR", "nope", 1), 0);
+  kind = AllocatorKindFromEnvironment();
+  ASSERT_FALSE(kind.ok());
+  EXPECT_TRUE(kind.status().IsInvalid());
+  EXPECT_NE(kind.status().message().find("QUIVER_ALLOCATOR: unknown allocator 'nope'"),
+            std::string::npos);
+  ASSERT_EQ(unsetenv("QUIVER_ALLOCATOR"), 0);
+}
+
+// ---- `system` is glibc, and the other allocators never use glibc's heap ----
+
+void* LibcSymbol(const char* name) {
+  void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  if (libc == nullptr) return nullptr;
+  void* sym = dlsym(libc, name);
+  dlclose(libc);
+  return sym;
+}
+
+int64_t GlibcHeapInUse() {
+  struct mallinfo2 info = mallinfo2();
+  return static_cast<int64_t>(info.uordblks + info.hblkhd);
+}
+
+TEST(SystemIsGlibcTest, MallocSymbolsResolveToLibc) {
+  if (kMallocIsSanitized) GTEST_SKIP() << "ASan interposes malloc";
+  // Load every allocator first: neither jemalloc nor mimalloc may take over.
+  for (AllocatorKind kind : kAllKinds) ASSERT_TRUE(GetAllocator(kind).ok());
+  for (const char* name : {"malloc", "free", "realloc", "calloc", "posix_memalign"}) {
+    SCOPED_TRACE(name);
+    void* libc = LibcSymbol(name);
+    ASSERT_NE(libc, nullptr);
+    EXPECT_EQ(dlsym(RTLD_DEFAULT, name), libc);
+  }
+}
+
+TEST(SystemIsGlibcTest, OnlySystemAllocationsShowInGlibcHeap) {
+  if (kMallocIsSanitized) GTEST_SKIP() << "ASan interposes malloc";
+  for (AllocatorKind kind : kAllKinds) ASSERT_TRUE(GetAllocator(kind).ok());
+  const int64_t size = 3 << 20;
+  for (AllocatorKind kind : kAllKinds) {
+    SCOPED_TRACE(std::string(AllocatorKindName(kind)));
+    Allocator* allocator = *GetAllocator(kind);
+    const int64_t before = GlibcHeapInUse();
+    uint8_t* p = allocator->Allocate(size, 64);
+    ASSERT_NE(p, nullptr);
+    std::memset(p, 1, static_cast<size_t>(size));
+    const int64_t growth = GlibcHeapInUse() - before;
+    allocator->Free(p, size, 64);
+    if (kind == AllocatorKind::kSystem) {
+      EXPECT_GE(growth, size);
+      EXPECT_LT(growth, size + (1 << 20));
+    } else {
+      EXPECT_LT(growth, 256 << 10) << "the " << allocator->name()
+                                   << " allocator must not take bytes from glibc";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace quiver

@@ -1,0 +1,43 @@
+// quiver CLI — shared declarations of the subcommands. The CLI is a thin
+// shell over the library (design notes): argument parsing, output
+// formatting, exit codes. Data goes to stdout, diagnostics to stderr.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "quiver/base/result.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::cli {
+
+/// Process-wide settings from the global options, and the root pool every
+/// subcommand charges its memory to.
+struct Context {
+  std::string allocator_name;  // empty = QUIVER_ALLOCATOR or system
+  int64_t memory_limit_bytes = -1;
+  std::shared_ptr<MemoryPool> root;
+
+  /// Makes `root` from the options (once). Errors name the bad option.
+  Status Init();
+  /// A child pool of the root for one stage, e.g. "read".
+  std::shared_ptr<MemoryPool> Child(const std::string& name);
+};
+
+/// A subcommand's action: returns the process exit status or an error.
+using Action = std::function<Status()>;
+
+void AddCat(CLI::App& app, Context& ctx, Action* action);
+void AddSchema(CLI::App& app, Context& ctx, Action* action);
+void AddStats(CLI::App& app, Context& ctx, Action* action);
+void AddConvert(CLI::App& app, Context& ctx, Action* action);
+void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code);
+void AddDemo(CLI::App& app, Context& ctx, Action* action);
+
+/// "12.3 MiB"-style text for a byte count.
+std::string FormatBytes(int64_t bytes);
+
+}  // namespace quiver::cli

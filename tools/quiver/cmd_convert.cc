@@ -1,0 +1,83 @@
+// quiver convert: re-encode an IPC file or stream (format, compression,
+// batch size), batch by batch.
+#include <cstdio>
+
+#include "quiver/cli.h"
+#include "quiver/ipc/reader.h"
+#include "quiver/ipc/writer.h"
+
+namespace quiver::cli {
+
+void AddConvert(CLI::App& app, Context& ctx, Action* action) {
+  auto* cmd = app.add_subcommand("convert", "convert an Arrow IPC file or stream");
+  struct Opts {
+    std::string in, out, to, compression = "none";
+    int level = Codec::kUseDefaultLevel;
+    int64_t max_rows = 0, max_bytes = 0;
+    double min_saving = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin)")->required();
+  cmd->add_option("OUT", o->out, "output path ('-' = stdout)")->required();
+  cmd->add_option("--to", o->to, "stream|file (default: the input's format)")->check(CLI::IsMember({"stream", "file"}));
+  cmd->add_option("--compression", o->compression, "none|lz4|zstd");
+  cmd->add_option("--level", o->level, "codec level (zstd default 3)");
+  cmd->add_option("--max-rows-per-batch", o->max_rows, "split batches to at most N rows");
+  cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes");
+  cmd->add_option("--min-space-saving", o->min_saving,
+                  "store a buffer raw unless compression saves this fraction (default 0: any saving)");
+  cmd->callback([&ctx, o, action] {
+    *action = [&ctx, o]() -> Status {
+      QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
+      if (o->max_rows < 0 || o->max_bytes < 0) return Status::Invalid("batch limits must be >= 0");
+      auto read_pool = ctx.Child("read");
+      auto write_pool = ctx.Child("write");
+      ipc::ReadOptions ro;
+      ro.pool = read_pool.get();
+      QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(o->in, ro));
+      ipc::IpcFormat format = reader->format();
+      if (o->to == "stream") format = ipc::IpcFormat::kStream;
+      if (o->to == "file") format = ipc::IpcFormat::kFile;
+      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->out));
+      ipc::WriteOptions wo;
+      wo.pool = write_pool.get();
+      wo.compression = codec;
+      wo.level = o->level;
+      wo.min_space_saving = o->min_saving;
+      QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), reader->schema(), format, wo));
+      while (true) {
+        QUIVER_ASSIGN_OR_RETURN(auto batch, reader->Next());
+        if (!batch) break;
+        int64_t rows = o->max_rows > 0 ? o->max_rows : batch->num_rows;
+        if (o->max_bytes > 0 && batch->num_rows > 0) {
+          int64_t bytes = 0;
+          for (const auto& c : batch->columns) bytes += c->TotalBufferBytes();
+          const int64_t per_row = std::max<int64_t>(1, bytes / batch->num_rows);
+          rows = std::min(rows, std::max<int64_t>(1, o->max_bytes / per_row));
+        }
+        if (rows <= 0 || rows >= batch->num_rows) {
+          QUIVER_RETURN_NOT_OK(writer->WriteBatch(*batch));
+          continue;
+        }
+        for (int64_t off = 0; off < batch->num_rows; off += rows) {
+          QUIVER_ASSIGN_OR_RETURN(auto piece, SliceBatch(batch, off, std::min(rows, batch->num_rows - off)));
+          QUIVER_RETURN_NOT_OK(writer->WriteBatch(*piece));
+        }
+      }
+      QUIVER_RETURN_NOT_OK(writer->Close());
+      const auto& s = writer->stats();
+      std::fprintf(stderr,
+                   "wrote %lld batches, %lld rows (%s, codec %s level %d): body %lld B from %lld B of buffers, "
+                   "%lld B total; memory: read held %s peak %s, write held %s peak %s\n",
+                   static_cast<long long>(s.num_batches), static_cast<long long>(s.num_rows),
+                   std::string(ipc::IpcFormatName(format)).c_str(), std::string(CompressionTypeName(codec)).c_str(),
+                   writer->codec_level(), static_cast<long long>(s.body_bytes),
+                   static_cast<long long>(s.uncompressed_body_bytes), static_cast<long long>(s.total_bytes),
+                   FormatBytes(read_pool->held_bytes()).c_str(), FormatBytes(read_pool->peak_bytes()).c_str(),
+                   FormatBytes(write_pool->held_bytes()).c_str(), FormatBytes(write_pool->peak_bytes()).c_str());
+      return Status::OK();
+    };
+  });
+}
+
+}  // namespace quiver::cli

@@ -1,0 +1,81 @@
+// quiver — command-line entry point: global options and subcommand dispatch.
+#include <cstdio>
+
+#include "quiver/cli.h"
+#include "quiver/memory/allocator.h"
+
+namespace quiver::cli {
+
+Status Context::Init() {
+  if (root) return Status::OK();
+  AllocatorKind kind;
+  if (allocator_name.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(kind, AllocatorKindFromEnvironment());
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(kind, ParseAllocatorKind(allocator_name));
+  }
+  QUIVER_ASSIGN_OR_RETURN(Allocator * allocator, GetAllocator(kind));
+  MemoryPoolOptions o;
+  o.name = "quiver";
+  o.limit_bytes = memory_limit_bytes;
+  o.allocator = allocator;
+  root = MemoryPool::MakeRoot(o);
+  return Status::OK();
+}
+
+std::shared_ptr<MemoryPool> Context::Child(const std::string& name) {
+  MemoryPoolOptions o;
+  o.name = name;
+  return root->MakeChild(o);
+}
+
+std::string FormatBytes(int64_t bytes) {
+  char buf[64];
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  } else if (bytes < (int64_t{1} << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024);
+  } else if (bytes < (int64_t{1} << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1 << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1 << 30));
+  }
+  return buf;
+}
+
+}  // namespace quiver::cli
+
+int main(int argc, char** argv) {
+  using namespace quiver::cli;
+  CLI::App app{"quiver: move, inspect and convert Apache Arrow IPC data with accounted memory"};
+  app.require_subcommand(1);
+  Context ctx;
+  app.add_option("--allocator", ctx.allocator_name,
+                 "byte source: system|jemalloc|mimalloc|mmap (default: $QUIVER_ALLOCATOR or system)");
+  app.add_option("--memory-limit", ctx.memory_limit_bytes, "byte limit of the root memory pool (default: none)");
+  Action action;
+  int exit_code = 0;
+  AddCat(app, ctx, &action);
+  AddSchema(app, ctx, &action);
+  AddStats(app, ctx, &action);
+  AddConvert(app, ctx, &action);
+  AddIntegration(app, ctx, &action, &exit_code);
+  AddDemo(app, ctx, &action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  quiver::Status st = ctx.Init();
+  if (st.ok()) st = action();
+  if (!st.ok()) {
+    std::string msg = st.ToString();
+    for (char& c : msg) {
+      if (c == '\n') c = ' ';
+    }
+    std::fprintf(stderr, "quiver: error: %s\n", msg.c_str());
+    return exit_code != 0 ? exit_code : 1;
+  }
+  return exit_code;
+}
