@@ -38,7 +38,9 @@ struct ArrayData {
   /// For dictionary-typed arrays: the dictionary values (type value_type).
   ArrayDataPtr dictionary;
 
-  /// Validity bit at logical index i (true when there is no bitmap).
+  /// Validity bit at logical index i (true when there is no bitmap; always
+  /// false for the null type; unions and run-end encoded arrays: true, their
+  /// children carry the nulls). No bounds check: 0 <= i < length.
   bool IsValid(int64_t i) const;
   /// Typed pointer into buffer `b` at element 0 (ignores offset).
   template <typename T>
@@ -59,6 +61,17 @@ Result<ArrayDataPtr> SliceArray(const ArrayDataPtr& array, int64_t offset, int64
 /// bytes of its range (bitmaps re-packed, offsets rebased, children trimmed
 /// to the referenced range). Returns the input when it already is compact.
 /// Used by the IPC writer so that a slice writes only its own bytes.
+///
+/// Byte-aligned ranges become views (Buffer::Slice) of the input buffers;
+/// new buffers (bitmaps at offset % 8 != 0, rebased offsets, rebuilt run
+/// ends) come from `pool`. A validity bitmap is dropped when null_count is
+/// 0. Per layout: list views and dense unions keep only the child span
+/// their entries point into (offsets rebased); run-end encoded arrays keep
+/// the runs covering the range (run ends rebuilt relative to it); view
+/// types keep all variadic buffers; dictionaries are kept as they are.
+/// Errors: Invalid when the array fails structural validation (or an entry
+/// read along the way points outside its child); OutOfMemory from `pool`.
+/// Thread safety: pure over immutable inputs.
 Result<ArrayDataPtr> CompactArray(const ArrayDataPtr& array, MemoryPool* pool);
 
 /// A record batch: a schema and one array per field, all of num_rows rows.

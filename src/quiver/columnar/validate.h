@@ -11,8 +11,19 @@
 // covering the array, view buffer indices and offsets in bounds, inline
 // view lengths <= 12, utf8 not checked for encoding.
 //
-// Errors are Invalid, naming the field path (e.g. "col.items[]") and the
-// buffer, with expected vs actual values. Thread safety: pure.
+// Structural checks also read O(1) elements so that in-bounds readers are
+// safe on any array that passes them: the first and last entry of offsets
+// buffers (inside the data buffer / child), the last run end (covers
+// offset + length); child lengths, fixed-size-list sizes and type
+// parameters (decimal width, union codes, run-end and index types) too.
+// Full checks add the bitmap's null count == null_count.
+//
+// Errors are Invalid, naming the field path (the column name, then child
+// field names joined by '.', "dictionary" for a dictionary, e.g.
+// "col.item") and the buffer, with expected vs actual values, e.g.
+// "column 'a.item' buffer 1 (offsets): offset 57 at index 3 is past the data
+// buffer end 40" (indices are physical: the array's offset included).
+// Nesting deeper than 256 levels is rejected. Thread safety: pure.
 #pragma once
 
 #include <string>

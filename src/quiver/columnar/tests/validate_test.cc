@@ -404,3 +404,65 @@ TEST_F(ValidateTest, DeepNestingIsRejectedNotRecursedForever) {
 
 }  // namespace
 }  // namespace quiver
+
+namespace quiver {
+namespace {
+
+using namespace quiver::testing;  // NOLINT
+
+void CollectBuffers(const ArrayData& a, std::vector<Buffer*>* out) {
+  for (const auto& b : a.buffers) {
+    if (b && b->is_mutable()) out->push_back(b.get());
+  }
+  for (const auto& c : a.children) CollectBuffers(*c, out);
+  if (a.dictionary) CollectBuffers(*a.dictionary, out);
+}
+
+// Byte mutations of every buffer: whatever full validation accepts must be
+// safe to compact, re-validate and read (run under ASan/UBSan in CI).
+TEST(ValidateMutationTest, AcceptedMutantsAreSafeToUse) {
+  auto pool = MemoryPool::MakeRoot();
+  MemoryPool* p = pool.get();
+  std::vector<ArrayDataPtr> arrays;
+  auto strings = StringArray(p, {"ab", std::nullopt, "cde", "", "fghij"});
+  arrays.push_back(ListArray(p, strings, {0, 2, 2, 5}, {true, false, true}));
+  arrays.push_back(MakeArray(run_end_encoded(field("run_ends", int32(), false), field("v", utf8())),
+                             6, {}, {Int32Array(p, {2, 3, 6}), StringArray(p, {"a", "b", "c"})}));
+  arrays.push_back(MakeArray(dense_union({field("i", int32()), field("s", utf8())}, {0, 1}), 3,
+                             {BufferOf<int8_t>(p, {0, 1, 0}), BufferOf<int32_t>(p, {0, 0, 1})},
+                             {Int32Array(p, {10, 11}), StringArray(p, {"x"})}));
+  arrays.push_back(MakeArray(list_view(field("item", int32())), 2,
+                             {nullptr, BufferOf<int32_t>(p, {1, 0}), BufferOf<int32_t>(p, {2, 1})},
+                             {Int32Array(p, {1, 2, 3})}));
+  auto dict_array = std::const_pointer_cast<ArrayData>(
+      PrimitiveArray<int16_t>(p, dictionary(int16(), utf8()), {1, std::nullopt, 0}));
+  dict_array->dictionary = StringArray(p, {"p", "q"});
+  arrays.push_back(dict_array);
+  for (const auto& original : arrays) {
+    auto sliced = SliceArray(original, 1, original->length - 1);
+    ASSERT_TRUE(sliced.ok());
+    for (const ArrayDataPtr& a : {original, *sliced}) {
+      ASSERT_TRUE(ValidateArray(*a, ValidationLevel::kFull, "a").ok()) << a->type->ToString();
+      std::vector<Buffer*> buffers;
+      CollectBuffers(*a, &buffers);
+      for (Buffer* b : buffers) {
+        for (int64_t i = 0; i < b->size(); ++i) {
+          const uint8_t saved = b->data()[i];
+          for (uint8_t v : {uint8_t{0x00}, uint8_t{0x80}, uint8_t{0xFF}, uint8_t(saved + 1)}) {
+            b->mutable_data()[i] = v;
+            if (ValidateArray(*a, ValidationLevel::kFull, "a").ok()) {
+              auto c = CompactArray(a, p);
+              ASSERT_TRUE(c.ok()) << c.status().ToString();
+              ASSERT_TRUE(ValidateArray(**c, ValidationLevel::kFull, "c").ok());
+              EXPECT_EQ(Render(**c), Render(*a));
+            }
+          }
+          b->mutable_data()[i] = saved;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace quiver
