@@ -128,17 +128,29 @@ struct IpcTable {
   }
 };
 
-/// Reads every batch from a reader opened over `bytes`.
-inline Result<IpcTable> ReadIpc(std::shared_ptr<Buffer> bytes, const ipc::ReadOptions& options) {
-  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::Open(std::move(bytes), options));
+/// Reads every batch of `reader`.
+inline Result<IpcTable> DrainReader(ipc::RecordBatchReader* reader) {
   IpcTable t;
   t.schema = reader->schema();
   t.format = reader->format();
-  QUIVER_ASSIGN_OR_RETURN(t.batches, ipc::ReadAllBatches(reader.get()));
+  QUIVER_ASSIGN_OR_RETURN(t.batches, ipc::ReadAllBatches(reader));
   t.metadata_version = reader->metadata_version();
   t.num_dictionary_batches = reader->num_dictionary_batches();
   if (!t.batches.empty()) t.last_codec = reader->last_batch_stats().codec;
   return t;
+}
+
+/// Reads every batch from a reader opened over `bytes`.
+inline Result<IpcTable> ReadIpc(std::shared_ptr<Buffer> bytes, const ipc::ReadOptions& options) {
+  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::Open(std::move(bytes), options));
+  return DrainReader(reader.get());
+}
+
+/// Reads a stream-format file sequentially (RecordBatchReader::OpenStream).
+inline Result<IpcTable> ReadIpcSequential(const fs::path& path, const ipc::ReadOptions& options) {
+  QUIVER_ASSIGN_OR_RETURN(auto input, ipc::OpenInputStream(path.string()));
+  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenStream(std::move(input), options));
+  return DrainReader(reader.get());
 }
 
 /// Maps `path` and reads it with full validation from `pool`.
