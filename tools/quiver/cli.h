@@ -36,6 +36,7 @@ void AddStats(CLI::App& app, Context& ctx, Action* action);
 void AddConvert(CLI::App& app, Context& ctx, Action* action);
 void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddDemo(CLI::App& app, Context& ctx, Action* action);
+void AddBench(CLI::App& app, Context& ctx, Action* action);
 
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);

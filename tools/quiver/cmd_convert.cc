@@ -15,6 +15,7 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
     int level = Codec::kUseDefaultLevel;
     int64_t max_rows = 0, max_bytes = 0;
     double min_saving = 0;
+    std::vector<std::string> column_codecs;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin)")->required();
@@ -26,6 +27,9 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes");
   cmd->add_option("--min-space-saving", o->min_saving,
                   "store a buffer raw unless compression saves this fraction (default 0: any saving)");
+  cmd->add_option("--column-compression", o->column_codecs,
+                  "per-column codec NAME=none|lz4|zstd (repeatable); one codec per batch, so a column may only "
+                  "opt out (none) or name the batch codec");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
@@ -44,6 +48,14 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
       wo.compression = codec;
       wo.level = o->level;
       wo.min_space_saving = o->min_saving;
+      for (const auto& spec : o->column_codecs) {
+        const auto eq = spec.rfind('=');
+        if (eq == std::string::npos || eq == 0) {
+          return Status::Invalid("--column-compression '" + spec + "': expected NAME=CODEC");
+        }
+        QUIVER_ASSIGN_OR_RETURN(CompressionType c, ParseCompressionType(spec.substr(eq + 1)));
+        wo.column_codecs[spec.substr(0, eq)] = c;
+      }
       QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), reader->schema(), format, wo));
       while (true) {
         QUIVER_ASSIGN_OR_RETURN(auto batch, reader->Next());

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   AddConvert(app, ctx, &action);
   AddIntegration(app, ctx, &action, &exit_code);
   AddDemo(app, ctx, &action);
+  AddBench(app, ctx, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
