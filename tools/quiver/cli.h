@@ -34,6 +34,7 @@ void AddCat(CLI::App& app, Context& ctx, Action* action);
 void AddSchema(CLI::App& app, Context& ctx, Action* action);
 void AddStats(CLI::App& app, Context& ctx, Action* action);
 void AddConvert(CLI::App& app, Context& ctx, Action* action);
+void AddGen(CLI::App& app, Context& ctx, Action* action);
 void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddDemo(CLI::App& app, Context& ctx, Action* action);
 void AddBench(CLI::App& app, Context& ctx, Action* action);

@@ -178,7 +178,8 @@ void AddStats(CLI::App& app, Context& ctx, Action* action) {
         if (!batch) break;
         const auto& s = reader->last_batch_stats();
         out += "batch " + std::to_string(batches) + ": rows " + std::to_string(s.num_rows) + ", codec " +
-               std::string(CompressionTypeName(s.codec)) + ", metadata " + std::to_string(s.metadata_bytes) +
+                std::string(CompressionTypeName(s.codec)) +
+               (s.codec_level ? " level " + std::to_string(*s.codec_level) : std::string()) + ", metadata " + std::to_string(s.metadata_bytes) +
                " B, body " + std::to_string(s.body_bytes) + " B\n";
         for (const auto& c : s.columns) {
           out += "  " + c.name + ": buffers [";

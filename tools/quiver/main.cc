@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   AddSchema(app, ctx, &action);
   AddStats(app, ctx, &action);
   AddConvert(app, ctx, &action);
+  AddGen(app, ctx, &action);
   AddIntegration(app, ctx, &action, &exit_code);
   AddDemo(app, ctx, &action);
   AddBench(app, ctx, &action);

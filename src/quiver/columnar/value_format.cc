@@ -57,6 +57,12 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return q;
 }
 
+/// a mod b in [0, b) for b > 0 (no overflow, unlike a - FloorDiv(a, b) * b).
+int64_t FloorMod(int64_t a, int64_t b) {
+  const int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
+
 int64_t UnitsPerSecond(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kSecond: return 1;
@@ -136,7 +142,7 @@ void AppendClock(int64_t seconds, int64_t fraction, int digits, std::string* out
 void AppendTime(int64_t value, TimeUnit unit, std::string* out) {
   const int64_t per = UnitsPerSecond(unit);
   int64_t secs = FloorDiv(value, per);
-  int64_t frac = value - secs * per;
+  int64_t frac = FloorMod(value, per);
   if (secs < 0) {  // before midnight: show as negative clock
     out->push_back('-');
     // -(secs) with a non-negative fraction: express as -(|value|).
@@ -181,7 +187,7 @@ bool IsUtcName(std::string_view tz) {
 void AppendTimestamp(int64_t value, const DataType& type, std::string* out) {
   const int64_t per = UnitsPerSecond(type.unit);
   int64_t secs = FloorDiv(value, per);
-  const int64_t frac = value - secs * per;
+  const int64_t frac = FloorMod(value, per);
   int64_t offset_seconds = 0;
   enum { kNone, kUtc, kOffset, kNamed } suffix = kNone;
   if (!type.timezone.empty()) {
@@ -200,7 +206,7 @@ void AppendTimestamp(int64_t value, const DataType& type, std::string* out) {
     }
   }
   const int64_t days = FloorDiv(secs, 86400);
-  const int64_t sod = secs - days * 86400;
+  const int64_t sod = FloorMod(secs, 86400);
   AppendDate(days, out);
   out->push_back('T');
   AppendClock(sod, frac, FractionDigits(type.unit), out);

@@ -44,7 +44,11 @@ Status Err(const std::string& path, const std::string& msg) {
   return Status::Invalid(path + ": " + msg);
 }
 
+/// A short rendering of a JSON value for messages (containers by kind only:
+/// dumping a deeply nested value would recurse without bound).
 std::string Brief(const Json& v) {
+  if (v.is_array()) return "<array>";
+  if (v.is_object()) return "<object>";
   std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (s.size() > 60) s = s.substr(0, 60) + "...";
   return s;

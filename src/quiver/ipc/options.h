@@ -7,6 +7,7 @@
 #include <string>
 
 #include "quiver/columnar/validate.h"
+#include "quiver/compression/body_compressor.h"
 #include "quiver/compression/codec.h"
 #include "quiver/memory/memory_pool.h"
 
@@ -54,6 +55,9 @@ struct WriteOptions {
   /// Store a buffer raw (-1 prefix) unless compression saves at least this
   /// fraction of its size. 0 = any saving (default).
   double min_space_saving = 0.0;
+  /// Which memory compressed outputs end up in (compression/body_compressor.h;
+  /// default kExact, the reason is documented there).
+  OutputPolicy output_policy = kDefaultOutputPolicy;
 };
 
 }  // namespace quiver::ipc

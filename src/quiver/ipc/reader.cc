@@ -1,5 +1,6 @@
 #include "quiver/ipc/reader.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -726,6 +727,17 @@ class ReaderImpl : public RecordBatchReader {
     stats.message_index = raw.index;
     stats.num_rows = rb->length();
     stats.codec = codec ? codec->type() : CompressionType::kNone;
+    if (const auto* md = raw.message->custom_metadata(); md != nullptr) {
+      for (const fb::KeyValue* kv : *md) {
+        if (kv != nullptr && kv->key() != nullptr && kv->value() != nullptr &&
+            kv->key()->string_view() == "quiver.compression.level") {
+          const std::string v = kv->value()->str();
+          char* end = nullptr;
+          const long level = std::strtol(v.c_str(), &end, 10);
+          if (end != v.c_str() && *end == '\0' && level >= -1000000 && level <= 1000) stats.codec_level = static_cast<int>(level);
+        }
+      }
+    }
     stats.metadata_bytes = raw.metadata->size();
     stats.body_bytes = raw.body->size();
     BodyLoader loader(rb, raw.body, codec, schema_->big_endian, raw.message->version() == fb::MetadataVersion::V4,

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct BatchBodyStats {
   int64_t message_index = 0;
   int64_t num_rows = 0;
   CompressionType codec = CompressionType::kNone;
+  /// The codec level, when the writer recorded it (quiver writes the
+  /// message custom metadata key "quiver.compression.level"); empty otherwise.
+  std::optional<int> codec_level;
   int64_t metadata_bytes = 0;
   int64_t body_bytes = 0;
   std::vector<ColumnBodyStats> columns;

@@ -1,12 +1,14 @@
 #include "quiver/ipc/writer.h"
 
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
 #include "quiver/columnar/compare.h"
 #include "quiver/compression/codec.h"
+#include "quiver/ipc/batch_unloader.h"
 #include "quiver/ipc/metadata.h"
 
 namespace quiver::ipc {
@@ -15,18 +17,10 @@ namespace {
 constexpr uint8_t kFileMagicPadded[8] = {'A', 'R', 'R', 'O', 'W', '1', 0, 0};
 constexpr uint8_t kZeros[8] = {};
 
-/// One body region: an optional 8-byte prefix (compression) and the bytes.
-struct BodyRegion {
-  bool has_prefix = false;
-  int64_t prefix = 0;
-  std::shared_ptr<Buffer> data;  // may be null for an empty region
-  int64_t size() const { return (has_prefix ? 8 : 0) + (data ? data->size() : 0); }
-};
-
-/// A batch body being assembled: field nodes, buffers, variadic counts.
-struct Unloaded {
-  std::vector<fb::FieldNode> nodes;
-  std::vector<std::shared_ptr<Buffer>> buffers;  // raw buffers, null = empty
+/// Collects the buffers and field nodes of arrays, depth-first.
+struct RawBuffers {
+  std::vector<FieldNodeInfo> nodes;
+  std::vector<std::shared_ptr<Buffer>> buffers;  // null = empty region
   std::vector<int> buffer_column;                // top-level column of each buffer
   std::vector<int64_t> variadic_counts;
 };
@@ -37,9 +31,9 @@ std::shared_ptr<Buffer> Truncate(const std::shared_ptr<Buffer>& b, int64_t size)
   return Buffer::Slice(b, 0, size);
 }
 
-class Unloader {
+class Collector {
  public:
-  Unloader(Unloaded* out, int column) : out_(out), column_(column) {}
+  Collector(RawBuffers* out, int column) : out_(out), column_(column) {}
 
   void Add(std::shared_ptr<Buffer> b) {
     out_->buffers.push_back(std::move(b));
@@ -51,7 +45,7 @@ class Unloader {
     if (a.offset != 0) return Status::Invalid("internal: unloading an array with offset " + std::to_string(a.offset));
     const int64_t n = a.length;
     const bool no_validity = IsUnion(t.id) || t.id == TypeId::kRunEndEncoded || t.id == TypeId::kNull;
-    out_->nodes.emplace_back(n, no_validity && t.id != TypeId::kNull ? 0 : a.null_count);
+    out_->nodes.push_back({n, no_validity && t.id != TypeId::kNull ? 0 : a.null_count});
     auto buf = [&](size_t i) { return i < a.buffers.size() ? a.buffers[i] : nullptr; };
     auto validity = [&] {
       if (a.null_count == 0 || buf(0) == nullptr) {
@@ -73,8 +67,10 @@ class Unloader {
         auto offsets = buf(1);
         Add(n > 0 ? Truncate(offsets, (n + 1) * w) : offsets);
         int64_t end = 0;
-        if (n > 0 && offsets) end = w == 4 ? offsets->data() ? reinterpret_cast<const int32_t*>(offsets->data())[n] : 0
-                                           : reinterpret_cast<const int64_t*>(offsets->data())[n];
+        if (n > 0 && offsets != nullptr) {
+          end = w == 4 ? reinterpret_cast<const int32_t*>(offsets->data())[n]
+                       : reinterpret_cast<const int64_t*>(offsets->data())[n];
+        }
         Add(Truncate(buf(2), end));
         return Status::OK();
       }
@@ -126,7 +122,7 @@ class Unloader {
   }
 
  private:
-  Unloaded* out_;
+  RawBuffers* out_;
   int column_;
 };
 
@@ -185,8 +181,21 @@ class WriterImpl : public RecordBatchWriter {
       if (it != options_.column_codecs.end()) column_compressed_[i] = it->second != CompressionType::kNone;
     }
     if (batch_codec_ != CompressionType::kNone) {
-      QUIVER_ASSIGN_OR_RETURN(codec_, Codec::Make(batch_codec_, options_.level));
+      BodyCompressionOptions bo;
+      bo.codec = batch_codec_;
+      bo.level = options_.level;
+      bo.min_space_saving = options_.min_space_saving;
+      bo.output_policy = options_.output_policy;
+      QUIVER_ASSIGN_OR_RETURN(compressor_, BufferCompressor::Make(bo, options_.pool));
     }
+    std::function<bool(const DataType&)> has_dict = [&](const DataType& t) {
+      if (t.id == TypeId::kDictionary) return true;
+      for (const auto& c : t.children) {
+        if (has_dict(*c->type)) return true;
+      }
+      return false;
+    };
+    for (const auto& f : schema_->fields) has_dictionaries_ = has_dictionaries_ || has_dict(*f->type);
     if (format_ == IpcFormat::kFile) QUIVER_RETURN_NOT_OK(Write({kFileMagicPadded, 8}));
     flatbuffers::FlatBufferBuilder fbb;
     auto schema_off = SchemaToFlatbuffer(fbb, *schema_);
@@ -209,13 +218,22 @@ class WriterImpl : public RecordBatchWriter {
       }
     }
     QUIVER_RETURN_NOT_OK(WriteDictionaries(batch));
-    std::vector<ArrayDataPtr> compact;
-    compact.reserve(batch.columns.size());
-    for (const auto& c : batch.columns) {
-      QUIVER_ASSIGN_OR_RETURN(auto cc, CompactArray(c, options_.pool));
-      compact.push_back(std::move(cc));
+    QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage(batch.columns, batch.num_rows, false, 0, false));
+    ++stats_.num_batches;
+    stats_.num_rows += batch.num_rows;
+    return Status::OK();
+  }
+
+  Status WriteUnloaded(const UnloadedBatch& batch) override {
+    if (closed_) return Status::Invalid("WriteUnloaded after Close");
+    if (has_dictionaries_) {
+      return Status::Invalid("WriteUnloaded cannot write batches of a schema with dictionary fields; use WriteBatch");
     }
-    QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage(compact, batch.num_rows, false, 0, false));
+    if (batch.codec != batch_codec_) {
+      return Status::Invalid("unloaded batch uses codec " + std::string(CompressionTypeName(batch.codec)) +
+                             ", the writer " + std::string(CompressionTypeName(batch_codec_)));
+    }
+    QUIVER_RETURN_NOT_OK(WriteUnloadedMessage(batch, false, 0, false));
     ++stats_.num_batches;
     stats_.num_rows += batch.num_rows;
     return Status::OK();
@@ -224,6 +242,7 @@ class WriterImpl : public RecordBatchWriter {
   Status Close() override {
     if (closed_) return Status::OK();
     closed_ = true;
+    if (compressor_) compressor_->ReleaseScratch();
     const uint8_t eos[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
     QUIVER_RETURN_NOT_OK(Write({eos, 8}));
     if (format_ == IpcFormat::kFile) {
@@ -243,7 +262,7 @@ class WriterImpl : public RecordBatchWriter {
   }
 
   const WriteStats& stats() const override { return stats_; }
-  int codec_level() const override { return codec_ ? codec_->level() : 0; }
+  int codec_level() const override { return compressor_ ? compressor_->level() : 0; }
 
  private:
   Status Write(std::span<const uint8_t> bytes) {
@@ -298,97 +317,66 @@ class WriterImpl : public RecordBatchWriter {
     return Status::OK();
   }
 
-  /// Compresses one buffer into a region (prefix + right-sized output) or
-  /// keeps it raw with the -1 prefix when compression does not pay.
-  Result<BodyRegion> CompressRegion(const std::shared_ptr<Buffer>& raw) {
-    BodyRegion r;
-    r.has_prefix = true;
-    const int64_t n = raw->size();
-    const int64_t bound = codec_->MaxCompressedBytes(n);
-    QUIVER_ASSIGN_OR_RETURN(auto out, Buffer::Allocate(options_.pool, 8 + bound));
-    QUIVER_ASSIGN_OR_RETURN(int64_t written,
-                            codec_->Compress(raw->span(), {out->mutable_data() + 8, static_cast<size_t>(bound)}));
-    const double saving = 1.0 - static_cast<double>(written) / static_cast<double>(n);
-    if (written >= n || saving < options_.min_space_saving) {
-      r.prefix = -1;
-      r.data = raw;
-      return r;  // `out` is released here
-    }
-    bit_util::StoreLE<int64_t>(out->mutable_data(), n);
-    // Right-size: the output keeps its size, not its worst-case bound. If
-    // the smaller block cannot be had, keep the big one (the batch still
-    // succeeds).
-    Status st = out->Resize(8 + written, /*shrink_to_fit=*/true);
-    if (!st.ok()) {
-      out = Buffer::Slice(out, 0, 8 + written);
-    }
-    r.has_prefix = false;  // the prefix is inside `out`
-    r.data = std::move(out);
-    return r;
-  }
-
   Status WriteRecordBatchMessage(const std::vector<ArrayDataPtr>& columns, int64_t num_rows, bool is_dictionary,
                                  int64_t dictionary_id, bool is_delta) {
-    Unloaded u;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      Unloader unloader(&u, static_cast<int>(i));
-      QUIVER_RETURN_NOT_OK(unloader.Unload(*columns[i]));
-    }
-    std::vector<BodyRegion> regions;
-    regions.reserve(u.buffers.size());
+    BatchUnloader unloader(options_.pool, compressor_.get(),
+                           is_dictionary ? std::vector<bool>{} : column_compressed_);
+    QUIVER_ASSIGN_OR_RETURN(UnloadedBatch unloaded, unloader.Unload(columns, num_rows));
+    return WriteUnloadedMessage(unloaded, is_dictionary, dictionary_id, is_delta);
+  }
+
+  Status WriteUnloadedMessage(const UnloadedBatch& u, bool is_dictionary, int64_t dictionary_id, bool is_delta) {
     std::vector<fb::Buffer> fb_buffers;
+    fb_buffers.reserve(u.regions.size());
     int64_t offset = 0;
-    for (size_t i = 0; i < u.buffers.size(); ++i) {
-      const auto& raw = u.buffers[i];
-      BodyRegion r;
-      if (raw != nullptr && raw->size() > 0) {
-        stats_.uncompressed_body_bytes += raw->size();
-        const bool compress_column = is_dictionary ? codec_ != nullptr : column_compressed_[u.buffer_column[i]];
-        if (codec_ != nullptr && compress_column) {
-          QUIVER_ASSIGN_OR_RETURN(r, CompressRegion(raw));
-        } else if (codec_ != nullptr) {
-          r.has_prefix = true;
-          r.prefix = -1;
-          r.data = raw;
-        } else {
-          r.data = raw;
-        }
-      }
-      fb_buffers.emplace_back(offset, r.size());
-      offset += RoundUpTo8(r.size());
-      regions.push_back(std::move(r));
+    for (const auto& r : u.regions) {
+      fb_buffers.emplace_back(offset, r.region_bytes());
+      offset += RoundUpTo8(r.region_bytes());
     }
     const int64_t body_len = offset;
+    std::vector<fb::FieldNode> nodes;
+    nodes.reserve(u.nodes.size());
+    for (const auto& n : u.nodes) nodes.emplace_back(n.length, n.null_count);
     flatbuffers::FlatBufferBuilder fbb;
-    auto nodes = fbb.CreateVectorOfStructs(u.nodes);
+    auto nodes_off = fbb.CreateVectorOfStructs(nodes);
     auto bufs = fbb.CreateVectorOfStructs(fb_buffers);
     flatbuffers::Offset<fb::BodyCompression> comp = 0;
-    if (codec_ != nullptr) {
+    if (u.codec != CompressionType::kNone) {
       comp = fb::CreateBodyCompression(
-          fbb, batch_codec_ == CompressionType::kZstd ? fb::CompressionType::ZSTD : fb::CompressionType::LZ4_FRAME,
+          fbb, u.codec == CompressionType::kZstd ? fb::CompressionType::ZSTD : fb::CompressionType::LZ4_FRAME,
           fb::BodyCompressionMethod::BUFFER);
     }
     flatbuffers::Offset<flatbuffers::Vector<int64_t>> variadic = 0;
-    if (!u.variadic_counts.empty()) variadic = fbb.CreateVector(u.variadic_counts);
-    auto rb = fb::CreateRecordBatch(fbb, num_rows, nodes, bufs, comp, variadic);
+    if (!u.variadic_buffer_counts.empty()) variadic = fbb.CreateVector(u.variadic_buffer_counts);
+    auto rb = fb::CreateRecordBatch(fbb, u.num_rows, nodes_off, bufs, comp, variadic);
+    // The codec level is not part of the format; quiver records it in the
+    // message's custom metadata so that `quiver stats` can show it.
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> md = 0;
+    if (u.codec != CompressionType::kNone) {
+      auto k = fbb.CreateString("quiver.compression.level");
+      auto v = fbb.CreateString(std::to_string(u.codec_level));
+      std::vector<flatbuffers::Offset<fb::KeyValue>> kvs{fb::CreateKeyValue(fbb, k, v)};
+      md = fbb.CreateVector(kvs);
+    }
     flatbuffers::Offset<fb::Message> msg;
     if (is_dictionary) {
       auto db = fb::CreateDictionaryBatch(fbb, dictionary_id, rb, is_delta);
-      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::DictionaryBatch, db.Union(), body_len);
+      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::DictionaryBatch, db.Union(), body_len, md);
     } else {
-      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch, rb.Union(), body_len);
+      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch, rb.Union(), body_len, md);
     }
     fbb.Finish(msg);
     fb::Block block;
-    QUIVER_RETURN_NOT_OK(WriteMessage(fbb, regions, body_len, &block));
+    QUIVER_RETURN_NOT_OK(WriteMessage(fbb, u.regions, body_len, &block));
     stats_.body_bytes += body_len;
+    stats_.uncompressed_body_bytes += u.uncompressed_bytes;
     if (format_ == IpcFormat::kFile) {
       (is_dictionary ? dictionary_blocks_ : record_blocks_).push_back(block);
     }
     return Status::OK();
   }
 
-  Status WriteMessage(const flatbuffers::FlatBufferBuilder& fbb, const std::vector<BodyRegion>& regions,
+  Status WriteMessage(const flatbuffers::FlatBufferBuilder& fbb, const std::vector<CompressedRegion>& regions,
                       int64_t body_len, fb::Block* block) {
     const int64_t start = sink_->position();
     const int64_t meta = fbb.GetSize();
@@ -400,13 +388,13 @@ class WriterImpl : public RecordBatchWriter {
     QUIVER_RETURN_NOT_OK(Write({fbb.GetBufferPointer(), static_cast<size_t>(meta)}));
     QUIVER_RETURN_NOT_OK(Write({kZeros, static_cast<size_t>(padded - meta)}));
     for (const auto& r : regions) {
-      if (r.has_prefix) {
+      if (r.raw) {
         uint8_t p[8];
-        bit_util::StoreLE<int64_t>(p, r.prefix);
+        bit_util::StoreLE<int64_t>(p, -1);
         QUIVER_RETURN_NOT_OK(Write({p, 8}));
       }
-      if (r.data && r.data->size() > 0) QUIVER_RETURN_NOT_OK(Write(r.data->span()));
-      const int64_t pad = RoundUpTo8(r.size()) - r.size();
+      if (r.bytes && r.bytes->size() > 0) QUIVER_RETURN_NOT_OK(Write(r.bytes->span()));
+      const int64_t pad = RoundUpTo8(r.region_bytes()) - r.region_bytes();
       QUIVER_RETURN_NOT_OK(Write({kZeros, static_cast<size_t>(pad)}));
     }
     if (block != nullptr) *block = fb::Block(start, static_cast<int32_t>(8 + padded), body_len);
@@ -419,7 +407,8 @@ class WriterImpl : public RecordBatchWriter {
   WriteOptions options_;
   CompressionType batch_codec_ = CompressionType::kNone;
   std::vector<bool> column_compressed_;
-  std::unique_ptr<Codec> codec_;
+  bool has_dictionaries_ = false;
+  std::unique_ptr<BufferCompressor> compressor_;
   std::unordered_map<int64_t, ArrayDataPtr> written_;
   std::vector<fb::Block> dictionary_blocks_;
   std::vector<fb::Block> record_blocks_;
@@ -428,6 +417,62 @@ class WriterImpl : public RecordBatchWriter {
 };
 
 }  // namespace
+
+int64_t UnloadedBatch::body_bytes() const {
+  int64_t n = 0;
+  for (const auto& r : regions) n += RoundUpTo8(r.region_bytes());
+  return n;
+}
+
+int64_t UnloadedBatch::region_bytes() const {
+  int64_t n = 0;
+  for (const auto& r : regions) n += r.region_bytes();
+  return n;
+}
+
+int64_t UnloadedBatch::held_bytes() const {
+  int64_t n = 0;
+  for (const auto& r : regions) n += r.held_bytes();
+  return n;
+}
+
+Result<UnloadedBatch> BatchUnloader::Unload(const std::vector<ArrayDataPtr>& columns, int64_t num_rows) {
+  RawBuffers raw;
+  std::vector<ArrayDataPtr> compact;  // keeps compacted slices alive while compressing
+  compact.reserve(columns.size());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    QUIVER_ASSIGN_OR_RETURN(auto c, CompactArray(columns[i], pool_));
+    Collector collector(&raw, static_cast<int>(i));
+    QUIVER_RETURN_NOT_OK(collector.Unload(*c));
+    compact.push_back(std::move(c));
+  }
+  UnloadedBatch out;
+  out.num_rows = num_rows;
+  out.nodes = std::move(raw.nodes);
+  out.variadic_buffer_counts = std::move(raw.variadic_counts);
+  if (compressor_ != nullptr) {
+    out.codec = compressor_->codec();
+    out.codec_level = compressor_->level();
+  }
+  out.regions.reserve(raw.buffers.size());
+  for (size_t i = 0; i < raw.buffers.size(); ++i) {
+    const auto& b = raw.buffers[i];
+    CompressedRegion r;
+    if (b != nullptr && b->size() > 0) {
+      out.uncompressed_bytes += b->size();
+      const int col = raw.buffer_column[i];
+      const bool compress = column_compressed_.empty() || column_compressed_[static_cast<size_t>(col)];
+      if (compressor_ != nullptr && compress) {
+        QUIVER_ASSIGN_OR_RETURN(r, compressor_->Compress(b));
+      } else {
+        r.bytes = b;
+        r.raw = compressor_ != nullptr;  // inside a compressed batch: -1 prefix
+      }
+    }
+    out.regions.push_back(std::move(r));
+  }
+  return out;
+}
 
 Result<std::unique_ptr<RecordBatchWriter>> RecordBatchWriter::Make(OutputStream* sink, SchemaPtr schema,
                                                                    IpcFormat format, WriteOptions options) {

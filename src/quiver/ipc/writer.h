@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "quiver/columnar/array_data.h"
+#include "quiver/ipc/batch_unloader.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/options.h"
 #include "quiver/ipc/reader.h"
@@ -59,6 +60,12 @@ class RecordBatchWriter {
   /// nothing stays allocated from the pool; the sink may hold a partial
   /// message.
   virtual Status WriteBatch(const RecordBatch& batch) = 0;
+
+  /// Writes a batch unloaded by a BatchUnloader with this writer's codec
+  /// (the unloaded batch keeps its compressed buffers until it is
+  /// destroyed). Only for schemas without dictionary fields (Invalid
+  /// otherwise: dictionaries are written by WriteBatch).
+  virtual Status WriteUnloaded(const UnloadedBatch& batch) = 0;
 
   /// Writes the end-of-stream marker (and the footer for files). Idempotent.
   virtual Status Close() = 0;

@@ -1,0 +1,223 @@
+// quiver/join/hashed_relation.h — what the hash join needs from a build
+// side: rows stored once in pages, an index from key to the first row of a
+// chain, and the bookkeeping for null keys, duplicates and outer joins
+// (Spark's HashedRelation; quiver has LongHashedRelation for one int64-like
+// key and GenericHashedRelation for everything else).
+//
+// Life cycle: built once (Build* functions of the subclasses) from record
+// batches, with memory from a TaskMemoryManager; then read-only, so any
+// number of threads may probe it concurrently (broadcast use); Close()
+// returns every page at once (shuffled use: one relation per partition,
+// closed when its partition is done). Probing a closed relation finds
+// nothing.
+//
+// Sizes are predicted before building by pure EstimateSize functions and
+// reserved from the pool up front: a build that does not fit its pool
+// fails at once with OutOfMemory naming the bytes needed and available.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/join/key_types.h"
+#include "quiver/join/row_format.h"
+#include "quiver/join/task_memory_manager.h"
+
+namespace quiver::join {
+
+/// What to store and how. Defaults suit an inner join.
+struct HashedRelationOptions {
+  /// Build key columns (indices into the build schema), at least one.
+  std::vector<int> key_columns;
+  /// Build columns stored in the rows (what the join outputs from the
+  /// build side); nullopt = every column. May be empty (semi/anti joins).
+  std::optional<std::vector<int>> payload_columns;
+  /// Store rows whose key is null (never matched; returned by ForEachRow),
+  /// for joins that output unmatched build rows (right / full outer).
+  bool keep_null_keys = false;
+  /// Keep only the first row of each key (semi and anti joins).
+  bool ignore_duplicate_keys = false;
+  /// Null-aware anti join: one null build key makes the relation
+  /// all-null (all_null_keys()), and nothing is stored.
+  bool null_aware = false;
+  /// Give every row an ordinal (0-based, write order), for matched bitmaps
+  /// of joins that output unmatched build rows.
+  bool with_ordinals = false;
+  /// LongHashedRelation: allow the dense mode (an array indexed by key -
+  /// min) when the key range has at most dense_entries_per_key entries per
+  /// distinct key. 3.0 keeps the dense index at <= 24 bytes per key, the
+  /// same bound as the sparse one.
+  bool allow_dense = true;
+  double dense_entries_per_key = 3.0;
+  /// Sparse indices: target load factor (distinct keys / slots), after a 5%
+  /// allowance for the distinct-count estimate's error. 0.75 with 16-byte
+  /// slots gives about 21.3 bytes per key (22.4 when the estimate is
+  /// exact and below the row count); the table grows (x1.5) only if the
+  /// real load passes 0.9. Must be in (0, 0.9].
+  double load_factor = 0.75;
+  /// Largest row page; rows never straddle pages. Pages are sized to the
+  /// predicted row bytes, so a relation usually has one row page.
+  int64_t max_page_bytes = int64_t{1} << 30;
+};
+
+/// What EstimateSize predicts (bytes).
+struct RelationSizeEstimate {
+  bool dense = false;
+  int64_t index_entries = 0;  ///< slots (sparse) or array entries (dense)
+  int64_t index_bytes = 0;
+  int64_t row_bytes = 0;
+  int64_t total_bytes = 0;
+};
+
+/// Counters of a built relation.
+struct RelationStats {
+  int64_t input_rows = 0;      ///< build rows seen
+  int64_t stored_rows = 0;     ///< rows in pages (ordinals 0..stored_rows-1)
+  int64_t null_key_rows = 0;   ///< input rows with a null key
+  int64_t num_keys = 0;        ///< distinct non-null keys indexed
+  int64_t index_bytes = 0;     ///< bytes of the index (slots or dense array)
+  int64_t row_bytes = 0;       ///< bytes of rows written
+  int64_t page_bytes = 0;      ///< bytes charged for row pages and the index
+  int64_t estimated_bytes = 0; ///< EstimateSize's total, reserved up front
+  int64_t grow_count = 0;      ///< sparse index regrowths (estimate too low)
+};
+
+/// Pages of rows, written once, walked in write order.
+class RowStore {
+ public:
+  RowStore() = default;
+  RowStore(RowStore&&) = default;
+  RowStore& operator=(RowStore&&) = default;
+
+  /// Sets where pages come from and the planned total (for page sizes).
+  void Init(MemoryConsumer* consumer, MemoryReservation* reservation, int64_t planned_bytes,
+            int64_t max_page_bytes);
+  /// Space for one row of `size_bytes` (multiple of 8), 8-byte aligned.
+  /// Errors: OutOfMemory from the page allocation.
+  Result<uint8_t*> Append(int64_t size_bytes) {
+    if (cursor_ + size_bytes <= end_) {
+      uint8_t* p = cursor_;
+      cursor_ += size_bytes;
+      return p;
+    }
+    return AppendSlow(size_bytes);
+  }
+  /// Number of pages and bytes written.
+  int64_t num_pages() const { return static_cast<int64_t>(pages_.size()); }
+  int64_t used_bytes() const;
+  int64_t charged_bytes() const;
+  /// Calls fn(page_begin, page_used_bytes) for each page in write order.
+  void ForEachPage(const std::function<void(const uint8_t*, int64_t)>& fn) const;
+  /// Returns every page. Idempotent.
+  void Clear();
+  /// Forgets the reservation (it is about to be released).
+  void DetachReservation() { reservation_ = nullptr; }
+  /// Adopts a page holding `used_bytes` of rows (deserialization).
+  void AdoptPage(MemoryPage page, int64_t used_bytes);
+
+ private:
+  Result<uint8_t*> AppendSlow(int64_t size_bytes);
+  struct Page {
+    MemoryPage page;
+    int64_t used = 0;
+  };
+  MemoryConsumer* consumer_ = nullptr;
+  MemoryReservation* reservation_ = nullptr;
+  int64_t remaining_planned_ = 0;
+  int64_t max_page_bytes_ = int64_t{1} << 30;
+  std::vector<Page> pages_;
+  uint8_t* cursor_ = nullptr;
+  uint8_t* end_ = nullptr;
+};
+
+/// Which relation a serialized byte string holds.
+enum class RelationKind : uint8_t { kLong = 1, kGeneric = 2 };
+
+/// The build side of a hash join; see the file comment. Built by the
+/// subclasses; read-only afterwards.
+class HashedRelation : public MemoryConsumer {
+ public:
+  ~HashedRelation() override = default;
+
+  virtual RelationKind kind() const = 0;
+  /// The layout of the stored rows (payload columns).
+  const RowLayout& layout() const { return layout_; }
+  const RelationStats& stats() const { return stats_; }
+  /// Key column indices in the build schema.
+  const std::vector<int>& key_columns() const { return key_columns_; }
+
+  /// True when no key has two rows (the chain walk can stop at the head).
+  bool keys_unique() const { return keys_unique_; }
+  /// Null-aware relations: true when the build side had a null key (a
+  /// NOT IN over it matches nothing).
+  bool all_null_keys() const { return all_null_keys_; }
+  /// True when the build side had no rows at all.
+  bool empty_input() const { return stats_.input_rows == 0; }
+
+  /// For probe rows [begin, begin + n) of the probe key columns (one per
+  /// build key column, types resolved with ResolveKeyPair), writes the
+  /// first row of the matching chain, or nullptr (no match, or a null
+  /// key), to out[0..n). Follow chains with RowLayout::Next. Safe from any
+  /// number of threads at once. n must be <= kLookupChunk.
+  virtual void Lookup(const std::vector<const ArrayData*>& probe_keys, int64_t begin, int64_t n,
+                      const uint8_t** out) const = 0;
+  static constexpr int64_t kLookupChunk = 1024;
+
+  /// Calls fn(row) for every stored row in write order (ordinal order),
+  /// null-key rows included.
+  void ForEachRow(const std::function<void(const uint8_t*)>& fn) const;
+
+  /// Serializes the relation to bytes (broadcast: build once, ship, and
+  /// Deserialize on other workers). Buffer from `pool`. Errors:
+  /// OutOfMemory; Invalid on a closed relation.
+  virtual Result<std::shared_ptr<Buffer>> Serialize(MemoryPool* pool) const = 0;
+
+  /// Returns every page (index and rows) to the memory manager at once.
+  /// Idempotent; the relation finds nothing afterwards.
+  virtual void Close();
+  bool closed() const { return closed_; }
+
+ protected:
+  HashedRelation(TaskMemoryManager* tmm, std::string name) : MemoryConsumer(tmm, std::move(name)) {}
+
+  RowLayout layout_;
+  RelationStats stats_;
+  std::vector<int> key_columns_;
+  RowStore rows_;
+  bool keys_unique_ = true;
+  bool all_null_keys_ = false;
+  bool closed_ = false;
+};
+
+/// Build options for a join over these schemas: resolves payload columns
+/// and checks key indices. Invalid naming the bad index.
+Status CheckRelationOptions(const Schema& build_schema, const HashedRelationOptions& options);
+
+/// The payload column list (options.payload_columns or every column).
+std::vector<int> PayloadColumns(const Schema& build_schema, const HashedRelationOptions& options);
+
+/// Builds the relation that fits the key types: LongHashedRelation for one
+/// key column whose type loads as int64 (and whose probe pair resolved to
+/// KeyClass::kInt64), GenericHashedRelation otherwise. `specs` are the
+/// resolved key pairs (one per key column).
+Result<std::shared_ptr<HashedRelation>> BuildHashedRelation(
+    const Schema& build_schema, const std::vector<RecordBatchPtr>& batches,
+    const HashedRelationOptions& options, const std::vector<KeyColumnSpec>& specs,
+    TaskMemoryManager* tmm);
+
+/// Reads a relation written by Serialize (either kind). `build_schema` is
+/// the schema the relation was built from (the row layout is checked
+/// against it). Every length, offset and pointer in `bytes` is checked:
+/// malformed input gives Invalid, never a crash or a hang. Memory from
+/// `tmm`, reserved up front.
+Result<std::shared_ptr<HashedRelation>> DeserializeHashedRelation(const Schema& build_schema,
+                                                                  const Buffer& bytes,
+                                                                  TaskMemoryManager* tmm);
+
+}  // namespace quiver::join

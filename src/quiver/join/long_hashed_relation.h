@@ -1,0 +1,146 @@
+// quiver/join/long_hashed_relation.h — a hashed relation for one 64-bit
+// integer key (Spark's LongHashedRelation / LongToUnsafeRowMap, rebuilt).
+//
+// Rows live in pages in the compact row format (row_format.h), addressed by
+// plain 64-bit pointers: no page-size cap, no 2^31-row cap. The index is
+// one of two modes, chosen before building from the key statistics:
+//
+//   dense  — an array of row pointers indexed by (key - min_key), used when
+//            the key range has at most `dense_entries_per_key` (default 3)
+//            entries per distinct key: 8 bytes per entry, <= 24 bytes per
+//            key. The range is computed in uint64 ((uint64)max - (uint64)min),
+//            so keys from INT64_MIN to INT64_MAX never overflow; a probe key
+//            maps to entry (uint64)key - (uint64)min_key and is in range
+//            iff that is below the entry count.
+//   sparse — open addressing with linear probing over 16-byte slots
+//            {int64 key, row pointer} (row == nullptr: empty), sized by the
+//            number of distinct keys (a HyperLogLog estimate taken in the
+//            statistics pass, +5%, capped at the row count) at load factor
+//            0.75: about 21-22 bytes of index per distinct key. Slot
+//            indices come from the high bits of the hash by multiply-shift
+//            range reduction, so the slot count need not be a power of two.
+//
+// Duplicate keys are chained newest-first through each row's `next` field;
+// keys_unique() tells the prober it may stop at the chain head. Null keys
+// are skipped, or stored unindexed (keep_null_keys) for outer joins. With
+// null_aware, one null key makes the relation all-null and stores nothing.
+// With ignore_duplicate_keys only the first row of each key is stored.
+//
+// Build and probe are batched with software prefetching (the next slots are
+// requested 16 keys ahead), which is what makes random-order lookups into
+// an index far larger than the caches cheap.
+//
+// Thread safety: Build is single-threaded; a built relation is read-only
+// and may be probed from any number of threads. Close() must not race with
+// probes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "quiver/join/hashed_relation.h"
+#include "quiver/join/key_hash.h"
+
+namespace quiver::join {
+
+/// One slot of the sparse index. Pinned: 16 bytes, key first.
+struct LongSlot {
+  int64_t key;
+  const uint8_t* row;  ///< chain head; nullptr = empty slot
+};
+static_assert(sizeof(LongSlot) == 16, "sparse slot layout is part of the size contract");
+static_assert(offsetof(LongSlot, row) == 8, "sparse slot layout is part of the size contract");
+
+/// What the statistics pass over the build input learns (pure function of
+/// the input and the options).
+struct LongBuildStats {
+  int64_t input_rows = 0;
+  int64_t null_key_rows = 0;
+  int64_t min_key = 0;  ///< over non-null keys (0 when none)
+  int64_t max_key = 0;
+  int64_t distinct_estimate = 0;  ///< HyperLogLog estimate of distinct non-null keys
+  int64_t var_bytes = 0;          ///< variable-width payload bytes (rows padded to 8)
+  bool payload_nulls = false;     ///< a stored column has nulls
+};
+
+class LongHashedRelation final : public HashedRelation {
+ public:
+  /// Statistics pass over `batches` (key column options.key_columns[0],
+  /// which must load as int64). Errors: Invalid for a bad key column or a
+  /// batch whose shape does not match `schema`.
+  static Result<LongBuildStats> ComputeStats(const Schema& schema,
+                                             const std::vector<RecordBatchPtr>& batches,
+                                             const HashedRelationOptions& options);
+
+  /// Predicted memory of a build: a pure function of the statistics, the
+  /// row layout and the options (no allocation, no side effect). Dense
+  /// mode when allowed and range + 1 <= dense_entries_per_key *
+  /// max(1, distinct); else sparse with max(16, ceil(min(rows, distinct *
+  /// 1.05) / load_factor)) slots.
+  static RelationSizeEstimate EstimateSize(const LongBuildStats& stats, const RowLayout& layout,
+                                           const HashedRelationOptions& options);
+
+  /// Builds the relation: statistics pass, EstimateSize, one reservation
+  /// of the estimate from `tmm` (OutOfMemory naming needed and available
+  /// bytes before any page is taken), then one pass writing rows and the
+  /// index. On error nothing stays charged.
+  static Result<std::unique_ptr<LongHashedRelation>> Build(const Schema& schema,
+                                                           const std::vector<RecordBatchPtr>& batches,
+                                                           const HashedRelationOptions& options,
+                                                           TaskMemoryManager* tmm);
+
+  /// Reads Serialize output (called by DeserializeHashedRelation).
+  static Result<std::unique_ptr<LongHashedRelation>> Deserialize(const Schema& schema,
+                                                                 const Buffer& bytes,
+                                                                 TaskMemoryManager* tmm);
+
+  RelationKind kind() const override { return RelationKind::kLong; }
+  bool dense() const { return dense_; }
+  int64_t min_key() const { return min_key_; }
+  int64_t max_key() const { return max_key_; }
+  /// Sparse: slot count; dense: array entries.
+  int64_t index_entries() const { return entries_; }
+
+  /// Chain head for one key, or nullptr.
+  const uint8_t* Find(int64_t key) const {
+    if (dense_) {
+      const uint64_t i = static_cast<uint64_t>(key) - static_cast<uint64_t>(min_key_);
+      return i < static_cast<uint64_t>(entries_) ? dense_rows_[i] : nullptr;
+    }
+    if (slots_ == nullptr) return nullptr;
+    uint64_t i = ReduceToRange(HashInt64(key), static_cast<uint64_t>(entries_));
+    while (true) {
+      const LongSlot& s = slots_[i];
+      if (s.row == nullptr) return nullptr;
+      if (s.key == key) return s.row;
+      if (++i == static_cast<uint64_t>(entries_)) i = 0;
+    }
+  }
+
+  /// Chain heads for n keys (valid[j] == 0 gives nullptr; valid may be
+  /// nullptr = all valid), prefetching ahead. Any n.
+  void FindBatch(const int64_t* keys, const uint8_t* valid, int64_t n, const uint8_t** out) const;
+
+  void Lookup(const std::vector<const ArrayData*>& probe_keys, int64_t begin, int64_t n,
+              const uint8_t** out) const override;
+  Result<std::shared_ptr<Buffer>> Serialize(MemoryPool* pool) const override;
+  void Close() override;
+
+ private:
+  explicit LongHashedRelation(TaskMemoryManager* tmm);
+  Status Insert(const RecordBatch& batch, int key_column, const RowSource& source,
+                MemoryReservation* reservation);
+  Status GrowSparse(int64_t min_slots);
+
+  bool dense_ = false;
+  int64_t min_key_ = 0;
+  int64_t max_key_ = 0;
+  int64_t entries_ = 0;
+  MemoryPage index_page_;
+  LongSlot* slots_ = nullptr;              // sparse
+  const uint8_t** dense_rows_ = nullptr;   // dense
+  HashedRelationOptions options_;
+};
+
+}  // namespace quiver::join
