@@ -103,6 +103,24 @@ ReadOutcome ReadUntrusted(const std::shared_ptr<Buffer>& bytes, ReadPath path,
   return out;
 }
 
+/// `text` with bytes outside printable ASCII as \xNN (error messages may
+/// quote names taken from fuzzed input; test XML output must stay valid).
+std::string Printable(std::string_view text, size_t max_chars = 300) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char ch : text) {
+    if (out.size() >= max_chars) break;
+    if (ch >= 0x20 && ch < 0x7F) {
+      out.push_back(static_cast<char>(ch));
+    } else {
+      out += "\\x";
+      out.push_back(hex[ch >> 4]);
+      out.push_back(hex[ch & 15]);
+    }
+  }
+  return out;
+}
+
 /// A clean error is one of the documented codes with a message.
 ::testing::AssertionResult IsCleanOutcome(const ReadOutcome& o) {
   if (!o.validation_errors.empty()) {
@@ -201,7 +219,7 @@ TEST_P(FuzzCorpusTest, ReadsCleanlyUnderCappedPool) {
         RecordProperty(std::string(label) + "_outcome",
                        o.status.ok() ? "ok: " + std::to_string(o.num_batches) + " batches, " +
                                            std::to_string(o.num_rows) + " rows"
-                                     : o.status.ToString().substr(0, 300));
+                                     : Printable(o.status.ToString()));
       }
     }
   }
@@ -280,7 +298,7 @@ std::vector<MutationInput> MutationInputs() {
   for (const auto& rel : {"2.0.0-compression/generated_lz4.stream", "2.0.0-compression/generated_zstd.stream",
                           "2.0.0-compression/generated_uncompressible_lz4.stream",
                           "cpp-21.0.0/generated_dictionary.stream", "cpp-21.0.0/generated_null_trivial.stream",
-                          "0.14.1/generated_primitive_zerolength.stream"}) {
+                          "0.14.1/generated_map.stream"}) {
     in.push_back({rel, FileBytes(gold / rel)});
   }
   in.push_back({"quiver stream, uncompressed", QuiverWrittenStream(CompressionType::kNone)});
@@ -350,10 +368,12 @@ TEST(ByteMutation, FlippingAnyByteReadsCleanly) {
       "byte flip");
 }
 
-TEST(ByteMutation, TruncationAtEveryLengthReadsCleanly) {
+TEST(ByteMutation, TruncationReadsCleanly) {
   for (const auto& input : MutationInputs()) {
     SCOPED_TRACE(input.label);
-    for (size_t len : Positions(input.bytes.size())) {
+    // Every other length (every length would double the ASan run time for
+    // little gain: the removal sweep already cuts at every position).
+    for (size_t len = 0; len < input.bytes.size(); len += 2) {
       std::vector<uint8_t> prefix(input.bytes.begin(), input.bytes.begin() + static_cast<std::ptrdiff_t>(len));
       auto bytes = OwnedBytes(std::move(prefix));
       for (ReadPath path : {ReadPath::kBuffer, ReadPath::kSequential}) {

@@ -18,7 +18,7 @@ bool TypesCompatible(const DataType& e, const DataType& a, bool check_metadata);
 
 bool FieldsCompatible(const Field& e, const Field& a, bool check_metadata) {
   if (e.name != a.name || e.nullable != a.nullable) return false;
-  if (check_metadata && e.metadata != a.metadata) return false;
+  if (check_metadata && !MetadataEquals(e.metadata, a.metadata)) return false;
   if (!e.type || !a.type) return !e.type && !a.type;
   return TypesCompatible(*e.type, *a.type, check_metadata);
 }
@@ -376,12 +376,12 @@ Status CompareSchemas(const Schema& expected, const Schema& actual, const Compar
       return Status::Invalid(where + " '" + e->name + "': type mismatch: expected " +
                              TypeText(e->type) + ", actual " + TypeText(a->type));
     }
-    if (options.check_metadata && e->metadata != a->metadata) {
+    if (options.check_metadata && !MetadataEquals(e->metadata, a->metadata)) {
       return Status::Invalid(where + " '" + e->name + "': metadata mismatch: expected " +
                              e->ToString() + ", actual " + a->ToString());
     }
   }
-  if (options.check_metadata && expected.metadata != actual.metadata) {
+  if (options.check_metadata && !MetadataEquals(expected.metadata, actual.metadata)) {
     return Status::Invalid("schema metadata mismatch: expected " +
                            std::to_string(expected.metadata.size()) + " entries, actual " +
                            std::to_string(actual.metadata.size()) + " (or different contents)");

@@ -3,12 +3,22 @@
 //
 // Text follows Arrow C++ DataType::ToString (cpp/src/arrow/type.cc), with
 // quiver's names for the string types ("utf8", "large_utf8", "utf8_view").
+#include <algorithm>
 #include "quiver/columnar/data_type.h"
 
 #include <string>
 #include <utility>
 
 namespace quiver {
+
+bool MetadataEquals(const KeyValueMetadata& a, const KeyValueMetadata& b) {
+  if (a.size() != b.size()) return false;
+  if (a == b) return true;
+  KeyValueMetadata sa = a, sb = b;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  return sa == sb;
+}
 
 namespace {
 
@@ -39,7 +49,6 @@ void AppendMetadata(std::string* out, const KeyValueMetadata& metadata, const st
   }
 }
 
-bool MetadataEquals(const KeyValueMetadata& a, const KeyValueMetadata& b) { return a == b; }
 
 bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata) {
   if (a == b) return true;

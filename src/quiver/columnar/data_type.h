@@ -46,6 +46,11 @@ std::string_view TimeUnitName(TimeUnit unit);  // "s", "ms", "us", "ns"
 /// Custom metadata: ordered key/value pairs (keys may repeat; order kept).
 using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
 
+/// True when both hold the same key/value pairs, in any order (writers
+/// differ in the order they emit extension keys; Arrow C++ compares
+/// metadata the same way).
+bool MetadataEquals(const KeyValueMetadata& a, const KeyValueMetadata& b);
+
 struct Field;
 struct DataType;
 using DataTypePtr = std::shared_ptr<const DataType>;

@@ -83,6 +83,10 @@ Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int d
 Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
                              const std::string& path) {
   using T = fb::Type;
+  if (f->type_type() != T::NONE && f->type() == nullptr) {
+    return Status::Invalid("field '" + path + "': " + std::string(fb::EnumNameType(f->type_type())) +
+                           " type table missing");
+  }
   switch (f->type_type()) {
     case T::Null: return null();
     case T::Int: return IntFrom(f->type_as_Int(), path);
@@ -376,7 +380,11 @@ Result<const fb::Message*> VerifyMessage(std::span<const uint8_t> bytes, const R
 
 Result<const fb::Footer*> VerifyFooter(std::span<const uint8_t> bytes, const ReadOptions& options) {
   QUIVER_ASSIGN_OR_RETURN(const fb::Footer* f, VerifyRoot<fb::Footer>(bytes, options, "footer"));
-  QUIVER_RETURN_NOT_OK(CheckVersion(f->version()));
+  // Writers before Arrow 0.15 left the footer's version unset (V1); only a
+  // future version is refused here. Every message is checked on its own.
+  if (static_cast<int16_t>(f->version()) > static_cast<int16_t>(fb::MetadataVersion::V5)) {
+    return CheckVersion(f->version());
+  }
   return f;
 }
 

@@ -27,7 +27,8 @@ namespace quiver::ipc {
 /// `bytes` must be 8-byte aligned and outlive the returned pointer.
 Result<const fb::Message*> VerifyMessage(std::span<const uint8_t> bytes, const ReadOptions& options);
 
-/// Verifies `bytes` as a Footer flatbuffer (same rules as VerifyMessage).
+/// Verifies `bytes` as a Footer flatbuffer. Only versions newer than V5 are
+/// refused: pre-0.15 writers left the footer version unset (V1).
 Result<const fb::Footer*> VerifyFooter(std::span<const uint8_t> bytes, const ReadOptions& options);
 
 /// Converts verified schema metadata. Invalid names the field path and the

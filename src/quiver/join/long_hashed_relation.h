@@ -65,7 +65,14 @@ struct LongBuildStats {
 };
 
 class LongHashedRelation final : public HashedRelation {
+  struct PrivateTag {
+    explicit PrivateTag() = default;
+  };
+
  public:
+  /// Use Build or Deserialize.
+  LongHashedRelation(PrivateTag, TaskMemoryManager* tmm);
+
   /// Statistics pass over `batches` (key column options.key_columns[0],
   /// which must load as int64). Errors: Invalid for a bad key column or a
   /// batch whose shape does not match `schema`.
@@ -128,7 +135,6 @@ class LongHashedRelation final : public HashedRelation {
   void Close() override;
 
  private:
-  explicit LongHashedRelation(TaskMemoryManager* tmm);
   Status Insert(const RecordBatch& batch, int key_column, const RowSource& source,
                 MemoryReservation* reservation);
   Status GrowSparse(int64_t min_slots);

@@ -160,10 +160,17 @@ std::string RowLayout::Describe() const {
   s += options_.with_ordinal ? "o" : "-";
   s += options_.with_validity ? "v" : "-";
   s += options_.with_key_bytes ? "k" : "-";
-  s += ";fixed=" + std::to_string(fixed_bytes_);
+  s += ";fixed=";
+  s += std::to_string(fixed_bytes_);
   for (const auto& f : fields_) {
-    s += ";" + std::to_string(f.column) + ":" + f.type->ToString() + "@" +
-         std::to_string(f.slot_offset) + "/" + std::to_string(f.width);
+    s += ';';
+    s += std::to_string(f.column);
+    s += ':';
+    s += f.type->ToString();
+    s += '@';
+    s += std::to_string(f.slot_offset);
+    s += '/';
+    s += std::to_string(f.width);
   }
   return s;
 }

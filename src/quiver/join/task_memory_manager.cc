@@ -179,6 +179,15 @@ void TaskMemoryManager::ReleaseReservation(int64_t bytes) {
   AddHeld(-bytes);
 }
 
+int64_t TaskMemoryManager::PageChargeBytes(int64_t size_bytes) const {
+  if (size_bytes <= 0) return 0;
+  if (options_.mode == MemoryMode::kOnHeap) return GrantedBytes(pool_->rounding(), size_bytes);
+  const bool huge = options_.huge_pages && size_bytes >= kHugePageBytes;
+  int64_t charge;
+  if (!CheckedRoundUp(size_bytes, huge ? kHugePageBytes : kBasePageBytes, &charge)) return size_bytes;
+  return charge;
+}
+
 void TaskMemoryManager::InjectFailureAt(int64_t nth) {
   inject_at_.store(0, std::memory_order_relaxed);
   attempts_.store(0, std::memory_order_relaxed);

@@ -177,6 +177,11 @@ class TaskMemoryManager {
   Result<MemoryPage> AllocatePage(int64_t size_bytes, MemoryConsumer* consumer,
                                   MemoryReservation* reservation = nullptr);
 
+  /// Bytes a page of `size_bytes` is charged in this manager's mode (the
+  /// pool's rounding on-heap; 4 KiB, or 2 MiB with huge pages, off-heap).
+  /// Pure; for sizing reservations. Returns size_bytes on overflow.
+  int64_t PageChargeBytes(int64_t size_bytes) const;
+
   /// Fails the `nth` (1-based) page allocation from now on with
   /// OutOfMemory "injected failure" (both modes; the pool's own
   /// InjectFailureAt also applies to on-heap pages); 0 disables.

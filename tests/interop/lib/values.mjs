@@ -158,7 +158,7 @@ export function canonGeneric(v) {
  * A comparable form of one value of a column with the given hint. Works for
  * values from flechette, nodejs-polars, perspective and quiver's JSON lines.
  */
-export function canonTyped(v, hint) {
+export function canonTyped(v, hint = { kind: 'other' }) {
   if (v === null || v === undefined) return null;
   switch (hint.kind) {
     case 'int':

@@ -1,0 +1,455 @@
+// quiver/join/generic_hashed_relation.cc — see generic_hashed_relation.h.
+#include "quiver/join/generic_hashed_relation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/base/checked_math.h"
+#include "quiver/join/key_hash.h"
+#include "quiver/join/relation_serde.h"
+
+namespace quiver::join {
+namespace {
+
+constexpr int64_t kChunk = HashedRelation::kLookupChunk;
+constexpr int64_t kPrefetchAhead = 16;
+constexpr double kMaxLoad = 0.9;
+constexpr double kEstimateSlack = 1.05;
+
+// Encoded keys of one chunk: bytes back to back, with offsets and hashes.
+struct EncodedChunk {
+  std::vector<uint8_t> bytes;
+  int64_t offsets[kChunk + 1];
+  uint64_t hashes[kChunk];
+  uint8_t valid[kChunk];
+  bool any_null = false;
+
+  void Encode(const KeyEncoder& enc, const std::vector<const ArrayData*>& cols, int64_t begin, int64_t m) {
+    any_null = CombineKeyValidity(cols, begin, m, valid);
+    offsets[0] = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      offsets[j + 1] = offsets[j] + (valid[j] ? enc.EncodedSize(cols, begin + j) : 0);
+    }
+    bytes.resize(static_cast<size_t>(std::max<int64_t>(offsets[m], 1)));
+    for (int64_t j = 0; j < m; ++j) {
+      if (!valid[j]) continue;
+      enc.Encode(cols, begin + j, bytes.data() + offsets[j]);
+      hashes[j] = HashBytes(bytes.data() + offsets[j], offsets[j + 1] - offsets[j]);
+    }
+  }
+  const uint8_t* key(int64_t j) const { return bytes.data() + offsets[j]; }
+  int64_t size(int64_t j) const { return offsets[j + 1] - offsets[j]; }
+};
+
+std::vector<const ArrayData*> KeyArrays(const RecordBatch& b, const std::vector<int>& keys) {
+  std::vector<const ArrayData*> out;
+  for (int k : keys) out.push_back(b.columns[k].get());
+  return out;
+}
+
+inline bool KeyEquals(const uint8_t* row, int32_t key_slot, const uint8_t* key, int64_t size) {
+  const std::string_view stored = RowLayout::VarAt(row, key_slot);
+  return static_cast<int64_t>(stored.size()) == size && std::memcmp(stored.data(), key, stored.size()) == 0;
+}
+
+}  // namespace
+
+GenericHashedRelation::GenericHashedRelation(PrivateTag, TaskMemoryManager* tmm, std::vector<KeyColumnSpec> specs)
+    : HashedRelation(tmm, "GenericHashedRelation"), encoder_(std::move(specs)) {}
+
+Result<GenericBuildStats> GenericHashedRelation::ComputeStats(const Schema& schema,
+                                                              const std::vector<RecordBatchPtr>& batches,
+                                                              const HashedRelationOptions& options,
+                                                              const std::vector<KeyColumnSpec>& specs) {
+  QUIVER_RETURN_NOT_OK(CheckRelationOptions(schema, options));
+  if (specs.size() != options.key_columns.size()) return Status::Invalid("expected one key spec per key column");
+  QUIVER_ASSIGN_OR_RETURN(RowLayout var_layout,
+                          RowLayout::Make(schema, PayloadColumns(schema, options), RowLayoutOptions{}));
+  KeyEncoder enc(specs);
+  GenericBuildStats st;
+  DistinctSketch sketch;
+  EncodedChunk chunk;
+  int64_t index = 0;
+  for (const auto& bp : batches) {
+    const RecordBatch& b = *bp;
+    if (b.columns.size() != schema.fields.size()) {
+      return Status::Invalid("build batch " + std::to_string(index) + " has " + std::to_string(b.columns.size()) +
+                             " columns, the schema " + std::to_string(schema.fields.size()));
+    }
+    for (int k : options.key_columns) {
+      if (!b.columns[k]->type->Equals(*schema.fields[k]->type) || b.columns[k]->length != b.num_rows) {
+        return Status::Invalid("build batch " + std::to_string(index) + ": key column '" + schema.fields[k]->name +
+                               "' does not match the schema");
+      }
+    }
+    ++index;
+    QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(var_layout, b));
+    st.payload_nulls |= src.any_nulls();
+    const auto cols = KeyArrays(b, options.key_columns);
+    for (int64_t begin = 0; begin < b.num_rows; begin += kChunk) {
+      const int64_t m = std::min(kChunk, b.num_rows - begin);
+      chunk.Encode(enc, cols, begin, m);
+      for (int64_t j = 0; j < m; ++j) {
+        if (!chunk.valid[j]) {
+          ++st.null_key_rows;
+          if (options.keep_null_keys) st.var_bytes += src.VarBytes(begin + j);
+          continue;
+        }
+        sketch.Add(chunk.hashes[j]);
+        st.var_bytes += RoundUpTo8(chunk.size(j)) + src.VarBytes(begin + j);
+      }
+    }
+    st.input_rows += b.num_rows;
+  }
+  if (st.input_rows > st.null_key_rows) st.distinct_estimate = std::max<int64_t>(1, sketch.Estimate());
+  return st;
+}
+
+RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats& stats, const RowLayout& layout,
+                                                         const HashedRelationOptions& options) {
+  RelationSizeEstimate e;
+  const int64_t non_null = stats.input_rows - stats.null_key_rows;
+  const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
+  if (!CheckedMul<int64_t>(stored, layout.fixed_bytes(), &e.row_bytes) ||
+      !CheckedAdd<int64_t>(e.row_bytes, stats.var_bytes, &e.row_bytes)) {
+    e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
+  }
+  if (non_null > 0) {
+    const double est = std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
+    const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
+    int64_t slots = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
+    slots = std::max<int64_t>({slots, 16, distinct + 1});
+    e.index_entries = slots;
+    if (!CheckedMul<int64_t>(slots, int64_t{sizeof(GenericSlot)}, &e.index_bytes)) {
+      e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
+    }
+  }
+  if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
+  return e;
+}
+
+Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(const Schema& schema,
+                                                                            const std::vector<RecordBatchPtr>& batches,
+                                                                            const HashedRelationOptions& options,
+                                                                            const std::vector<KeyColumnSpec>& specs,
+                                                                            TaskMemoryManager* tmm) {
+  QUIVER_ASSIGN_OR_RETURN(GenericBuildStats st, ComputeStats(schema, batches, options, specs));
+  RowLayoutOptions lo;
+  lo.with_ordinal = options.with_ordinals;
+  lo.with_validity = st.payload_nulls;
+  lo.with_key_bytes = true;
+  QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, PayloadColumns(schema, options), lo));
+  auto rel = std::make_unique<GenericHashedRelation>(PrivateTag{}, tmm, specs);
+  rel->options_ = options;
+  rel->layout_ = std::move(layout);
+  rel->key_columns_ = options.key_columns;
+  rel->stats_.input_rows = st.input_rows;
+  rel->stats_.null_key_rows = st.null_key_rows;
+  if (options.null_aware && st.null_key_rows > 0) {
+    rel->all_null_keys_ = true;
+    return rel;
+  }
+  const RelationSizeEstimate est = EstimateSize(st, rel->layout_, options);
+  rel->stats_.estimated_bytes = est.total_bytes;
+  int64_t reserve_bytes = 0;
+  if (!CheckedAdd(tmm->PageChargeBytes(est.index_bytes), tmm->PageChargeBytes(est.row_bytes), &reserve_bytes)) {
+    reserve_bytes = est.total_bytes;
+  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
+                          tmm->Reserve(reserve_bytes, "GenericHashedRelation build of " +
+                                                          std::to_string(st.input_rows) + " rows (" +
+                                                          std::to_string(st.distinct_estimate) +
+                                                          " distinct keys estimated)"));
+  rel->entries_ = est.index_entries;
+  if (est.index_entries > 0) {
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(est.index_bytes, &reservation));
+    if (tmm->mode() == MemoryMode::kOnHeap) std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
+    rel->slots_ = reinterpret_cast<GenericSlot*>(rel->index_page_.data());
+  }
+  rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
+  for (const auto& b : batches) {
+    QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
+    QUIVER_RETURN_NOT_OK(rel->Insert(*b, src));
+  }
+  rel->rows_.DetachReservation();
+  reservation.Release();
+  rel->stats_.row_bytes = rel->rows_.used_bytes();
+  rel->stats_.index_bytes = rel->entries_ * int64_t{sizeof(GenericSlot)};
+  rel->stats_.page_bytes = rel->used_bytes();
+  return rel;
+}
+
+Status GenericHashedRelation::GrowSparse(int64_t min_slots) {
+  const int64_t slots = std::max<int64_t>(min_slots, entries_ + entries_ / 2);
+  int64_t bytes;
+  if (!CheckedMul<int64_t>(slots, int64_t{sizeof(GenericSlot)}, &bytes)) {
+    return Status::OutOfMemory("generic index of " + std::to_string(slots) + " slots overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes));
+  if (memory_manager()->mode() == MemoryMode::kOnHeap) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  auto* fresh = reinterpret_cast<GenericSlot*>(page.data());
+  for (int64_t i = 0; i < entries_; ++i) {
+    if (slots_[i].row == nullptr) continue;
+    uint64_t p = ReduceToRange(slots_[i].hash, static_cast<uint64_t>(slots));
+    while (fresh[p].row != nullptr) {
+      if (++p == static_cast<uint64_t>(slots)) p = 0;
+    }
+    fresh[p] = slots_[i];
+  }
+  index_page_ = std::move(page);
+  slots_ = fresh;
+  entries_ = slots;
+  ++stats_.grow_count;
+  return Status::OK();
+}
+
+Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& source) {
+  const auto cols = KeyArrays(batch, key_columns_);
+  const int64_t fixed = layout_.fixed_bytes();
+  const int32_t key_slot = layout_.key_slot_offset();
+  const bool ordinals = layout_.options().with_ordinal;
+  auto chunk = std::make_unique<EncodedChunk>();
+  std::vector<uint8_t*> rows(kChunk);
+  std::vector<int64_t> var_start(kChunk);
+  std::vector<uint64_t> pos(kChunk);
+  for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
+    const int64_t m = std::min(kChunk, batch.num_rows - begin);
+    chunk->Encode(encoder_, cols, begin, m);
+    if (slots_ != nullptr && static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(entries_)) {
+      QUIVER_RETURN_NOT_OK(GrowSparse(
+          static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + m) / options_.load_factor))));
+    }
+    const uint64_t cap = static_cast<uint64_t>(entries_);
+    for (int64_t j = 0; j < m; ++j) pos[j] = chunk->valid[j] && cap ? ReduceToRange(chunk->hashes[j], cap) : 0;
+    for (int64_t j = 0; j < m; ++j) {
+      if (j + kPrefetchAhead < m && slots_ != nullptr) __builtin_prefetch(slots_ + pos[j + kPrefetchAhead], 1);
+      const int64_t payload_var = layout_.var_fields().empty() ? 0 : source.VarBytes(begin + j);
+      uint8_t* row;
+      if (!chunk->valid[j]) {
+        if (!options_.keep_null_keys) {
+          rows[j] = nullptr;
+          continue;
+        }
+        QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(fixed + payload_var));
+        RowLayout::SetNext(row, nullptr);
+        const uint32_t o = static_cast<uint32_t>(fixed), z = 0;
+        std::memcpy(row + key_slot, &o, 4);
+        std::memcpy(row + key_slot + 4, &z, 4);
+        var_start[j] = fixed;
+      } else {
+        const uint64_t h = chunk->hashes[j];
+        const uint8_t* key = chunk->key(j);
+        const int64_t ksize = chunk->size(j);
+        uint64_t i = pos[j];
+        GenericSlot* s;
+        while (true) {
+          s = slots_ + i;
+          if (s->row == nullptr || (s->hash == h && KeyEquals(s->row, key_slot, key, ksize))) break;
+          if (++i == cap) i = 0;
+        }
+        if (s->row != nullptr) {
+          if (options_.ignore_duplicate_keys) {
+            rows[j] = nullptr;
+            continue;
+          }
+          keys_unique_ = false;
+        } else {
+          s->hash = h;
+          ++stats_.num_keys;
+        }
+        const int64_t kpad = RoundUpTo8(ksize);
+        if (fixed + kpad + payload_var > std::numeric_limits<uint32_t>::max()) {
+          return Status::Invalid("a build row of " + std::to_string(fixed + kpad + payload_var) +
+                                 " bytes exceeds the 4 GiB row limit");
+        }
+        QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(fixed + kpad + payload_var));
+        RowLayout::SetNext(row, s->row);
+        s->row = row;
+        const uint32_t o = static_cast<uint32_t>(fixed), n = static_cast<uint32_t>(ksize);
+        std::memcpy(row + key_slot, &o, 4);
+        std::memcpy(row + key_slot + 4, &n, 4);
+        if (ksize > 0) std::memcpy(row + fixed, key, static_cast<size_t>(ksize));
+        if (kpad > ksize) std::memset(row + fixed + ksize, 0, static_cast<size_t>(kpad - ksize));
+        var_start[j] = fixed + kpad;
+      }
+      if (ordinals) bit_util::StoreLE<int64_t>(row + 8, stats_.stored_rows);
+      ++stats_.stored_rows;
+      rows[j] = row;
+    }
+    source.Write(begin, m, rows.data(), var_start.data());
+  }
+  return Status::OK();
+}
+
+void GenericHashedRelation::Lookup(const std::vector<const ArrayData*>& probe_keys, int64_t begin, int64_t n,
+                                   const uint8_t** out) const {
+  if (closed_ || entries_ == 0) {
+    std::fill(out, out + n, nullptr);
+    return;
+  }
+  auto chunk = std::make_unique<EncodedChunk>();
+  const int32_t key_slot = layout_.key_slot_offset();
+  const uint64_t cap = static_cast<uint64_t>(entries_);
+  uint64_t pos[kChunk];
+  for (int64_t base = 0; base < n; base += kChunk) {
+    const int64_t m = std::min(kChunk, n - base);
+    chunk->Encode(encoder_, probe_keys, begin + base, m);
+    for (int64_t j = 0; j < m; ++j) pos[j] = chunk->valid[j] ? ReduceToRange(chunk->hashes[j], cap) : 0;
+    for (int64_t j = 0; j < std::min(m, kPrefetchAhead); ++j) __builtin_prefetch(slots_ + pos[j]);
+    for (int64_t j = 0; j < m; ++j) {
+      if (j + kPrefetchAhead < m) __builtin_prefetch(slots_ + pos[j + kPrefetchAhead]);
+      const uint8_t* found = nullptr;
+      if (chunk->valid[j]) {
+        const uint64_t h = chunk->hashes[j];
+        uint64_t i = pos[j];
+        while (true) {
+          const GenericSlot& s = slots_[i];
+          if (s.row == nullptr) break;
+          if (s.hash == h && KeyEquals(s.row, key_slot, chunk->key(j), chunk->size(j))) {
+            found = s.row;
+            break;
+          }
+          if (++i == cap) i = 0;
+        }
+      }
+      out[base + j] = found;
+    }
+  }
+}
+
+void GenericHashedRelation::Close() {
+  HashedRelation::Close();
+  index_page_.Free();
+  slots_ = nullptr;
+  entries_ = 0;
+}
+
+Result<std::shared_ptr<Buffer>> GenericHashedRelation::Serialize(MemoryPool* pool) const {
+  using namespace serde_internal;
+  if (closed_) return Status::Invalid("cannot serialize a closed relation");
+  Header h;
+  h.kind = RelationKind::kGeneric;
+  h.flags = static_cast<uint8_t>((keys_unique_ ? kFlagUnique : 0) | (all_null_keys_ ? kFlagAllNull : 0));
+  h.layout_options = layout_.options();
+  h.input_rows = stats_.input_rows;
+  h.stored_rows = stats_.stored_rows;
+  h.null_key_rows = stats_.null_key_rows;
+  h.num_keys = stats_.num_keys;
+  h.index_entries = entries_;
+  h.row_bytes = rows_.used_bytes();
+  for (int k : key_columns_) h.key_columns.push_back(k);
+  for (const auto& f : layout_.fields()) h.stored_columns.push_back(f.column);
+  const int64_t header_bytes = HeaderBytes(h);
+  int64_t total = header_bytes + h.row_bytes, index_bytes;
+  if (!CheckedMul<int64_t>(entries_, 16, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
+    return Status::OutOfMemory("serialized relation size overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
+  uint8_t* out = buf->mutable_data();
+  WriteHeader(h, out);
+  WriteRows(rows_, layout_, out + header_bytes);
+  RefMap refs(rows_);
+  uint8_t* idx = out + header_bytes + h.row_bytes;
+  for (int64_t i = 0; i < entries_; ++i) {
+    StoreI64(idx + i * 16, static_cast<int64_t>(slots_[i].hash));
+    StoreI64(idx + i * 16 + 8, static_cast<int64_t>(refs.RefOf(slots_[i].row)));
+  }
+  return buf;
+}
+
+Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserialize(const Schema& schema,
+                                                                                  const Buffer& bytes,
+                                                                                  TaskMemoryManager* tmm) {
+  using namespace serde_internal;
+  Header h;
+  int64_t off = 0;
+  QUIVER_RETURN_NOT_OK(ReadHeader(bytes.data(), bytes.size(), &h, &off));
+  if (h.kind != RelationKind::kGeneric) return Status::Invalid("serialized relation is not a GenericHashedRelation");
+  if (h.flags & kFlagDense) return Status::Invalid("serialized relation: a generic relation cannot be dense");
+  if (!h.layout_options.with_key_bytes) return Status::Invalid("serialized relation: generic rows need key bytes");
+  std::vector<KeyColumnSpec> specs;
+  std::vector<int> keys;
+  for (int32_t k : h.key_columns) {
+    if (k < 0 || k >= schema.num_fields()) {
+      return Status::Invalid("serialized relation: key column " + std::to_string(k) + " is not in the build schema");
+    }
+    const Field& f = *schema.fields[k];
+    QUIVER_ASSIGN_OR_RETURN(KeyColumnSpec s, ResolveKeyPair(*f.type, f.name, *f.type, f.name));
+    specs.push_back(s);
+    keys.push_back(k);
+  }
+  std::vector<int> stored(h.stored_columns.begin(), h.stored_columns.end());
+  QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, stored, h.layout_options));
+  int64_t index_bytes, need;
+  if (!CheckedMul<int64_t>(h.index_entries, 16, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
+      !CheckedAdd(need, index_bytes, &need) || need != bytes.size()) {
+    return Status::Invalid("serialized relation: header sizes do not fill the " + std::to_string(bytes.size()) +
+                           " bytes given");
+  }
+  const uint8_t* rows = bytes.data() + off;
+  const uint8_t* idx = rows + h.row_bytes;
+  std::vector<uint64_t> starts;
+  QUIVER_RETURN_NOT_OK(ValidateRows(layout, rows, h.row_bytes, h.stored_rows, &starts));
+  const bool unique = h.flags & kFlagUnique;
+  if (unique) {
+    for (int64_t o = 0; o < h.row_bytes;) {
+      if (LoadI64(rows + o) != 0) return Status::Invalid("serialized relation: a unique relation has a chain");
+      o += layout.RowSize(rows + o);
+    }
+  }
+  int64_t used = 0;
+  for (int64_t i = 0; i < h.index_entries; ++i) {
+    const uint64_t ref = static_cast<uint64_t>(LoadI64(idx + i * 16 + 8));
+    if (!IsRowStart(starts, ref, h.row_bytes)) {
+      return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " is not a row");
+    }
+    used += ref != 0;
+  }
+  if (used != h.num_keys || (h.index_entries > 0 && h.num_keys >= h.index_entries) ||
+      (h.index_entries == 0 && h.num_keys > 0)) {
+    return Status::Invalid("serialized relation: " + std::to_string(used) + " slots in use of " +
+                           std::to_string(h.index_entries) + ", header says " + std::to_string(h.num_keys) + " keys");
+  }
+  auto rel = std::make_unique<GenericHashedRelation>(PrivateTag{}, tmm, std::move(specs));
+  rel->layout_ = std::move(layout);
+  rel->key_columns_ = keys;
+  rel->options_.key_columns = keys;
+  rel->stats_.input_rows = h.input_rows;
+  rel->stats_.stored_rows = h.stored_rows;
+  rel->stats_.null_key_rows = h.null_key_rows;
+  rel->stats_.num_keys = h.num_keys;
+  rel->keys_unique_ = unique;
+  rel->all_null_keys_ = h.flags & kFlagAllNull;
+  int64_t reserve_bytes = 0;
+  if (!CheckedAdd(tmm->PageChargeBytes(index_bytes), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
+    return Status::OutOfMemory("deserialized relation size overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
+                          tmm->Reserve(reserve_bytes, "GenericHashedRelation deserialization"));
+  uint8_t* row_base = nullptr;
+  if (h.row_bytes > 0) {
+    QUIVER_ASSIGN_OR_RETURN(MemoryPage page, rel->AllocatePage(h.row_bytes, &reservation));
+    row_base = page.data();
+    LoadRows(rows, h.row_bytes, rel->layout_, row_base);
+    rel->rows_.AdoptPage(std::move(page), h.row_bytes);
+  }
+  if (h.index_entries > 0) {
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_bytes, &reservation));
+    rel->slots_ = reinterpret_cast<GenericSlot*>(rel->index_page_.data());
+    for (int64_t i = 0; i < h.index_entries; ++i) {
+      const uint64_t ref = static_cast<uint64_t>(LoadI64(idx + i * 16 + 8));
+      rel->slots_[i].hash = static_cast<uint64_t>(LoadI64(idx + i * 16));
+      rel->slots_[i].row = ref == 0 ? nullptr : row_base + (ref - 1);
+    }
+  }
+  rel->entries_ = h.index_entries;
+  rel->stats_.row_bytes = h.row_bytes;
+  rel->stats_.index_bytes = index_bytes;
+  rel->stats_.page_bytes = rel->used_bytes();
+  return rel;
+}
+
+}  // namespace quiver::join

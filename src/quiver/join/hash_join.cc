@@ -1,0 +1,396 @@
+// quiver/join/hash_join.cc — see hash_join.h.
+#include "quiver/join/hash_join.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/join/row_format.h"
+
+namespace quiver::join {
+namespace {
+
+bool OutputsBuildRows(JoinType t) {
+  return t == JoinType::kInner || t == JoinType::kLeftOuter || t == JoinType::kRightOuter ||
+         t == JoinType::kFullOuter;
+}
+bool KeepsUnmatchedProbe(JoinType t) { return t == JoinType::kLeftOuter || t == JoinType::kFullOuter; }
+bool KeepsUnmatchedBuild(JoinType t) { return t == JoinType::kRightOuter || t == JoinType::kFullOuter; }
+
+std::vector<int> AllColumns(const Schema& s) {
+  std::vector<int> v(s.fields.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int>(i);
+  return v;
+}
+
+Status CheckIndices(const std::vector<int>& cols, const Schema& s, const char* what) {
+  for (int c : cols) {
+    if (c < 0 || c >= s.num_fields()) {
+      return Status::Invalid(std::string(what) + " column index " + std::to_string(c) + " is out of range (" +
+                             std::to_string(s.num_fields()) + " columns)");
+    }
+  }
+  return Status::OK();
+}
+
+// An array of `n` nulls of `type` (for the missing side of outer rows).
+Result<ArrayDataPtr> AllNullArray(const DataTypePtr& type, int64_t n, MemoryPool* pool, const std::string& what) {
+  std::vector<int64_t> none(static_cast<size_t>(n), -1);
+  auto empty = std::make_shared<ArrayData>();
+  empty->type = type;
+  empty->length = 0;
+  FieldKind kind;
+  int32_t width;
+  QUIVER_RETURN_NOT_OK(FieldKindOf(*type, what, &kind, &width));
+  // TakeArray never reads the source for negative indices; give it a shape.
+  const int nb = NumLayoutBuffers(*type);
+  empty->buffers.resize(static_cast<size_t>(nb));
+  QUIVER_ASSIGN_OR_RETURN(auto zero, Buffer::AllocateZeroed(pool, 8));
+  for (int b = 1; b < nb; ++b) empty->buffers[b] = zero;
+  return TakeArray(*empty, none.data(), n, pool, what);
+}
+
+}  // namespace
+
+std::string_view JoinTypeName(JoinType type) {
+  switch (type) {
+    case JoinType::kInner: return "inner";
+    case JoinType::kLeftOuter: return "left";
+    case JoinType::kRightOuter: return "right";
+    case JoinType::kFullOuter: return "full";
+    case JoinType::kLeftSemi: return "semi";
+    case JoinType::kLeftAnti: return "anti";
+    case JoinType::kNullAwareAnti: return "null-aware-anti";
+  }
+  return "?";
+}
+
+Result<JoinType> ParseJoinType(std::string_view n) {
+  if (n == "inner") return JoinType::kInner;
+  if (n == "left" || n == "left-outer") return JoinType::kLeftOuter;
+  if (n == "right" || n == "right-outer") return JoinType::kRightOuter;
+  if (n == "full" || n == "full-outer") return JoinType::kFullOuter;
+  if (n == "semi" || n == "left-semi") return JoinType::kLeftSemi;
+  if (n == "anti" || n == "left-anti") return JoinType::kLeftAnti;
+  if (n == "null-aware-anti") return JoinType::kNullAwareAnti;
+  return Status::Invalid("unknown join type '" + std::string(n) +
+                         "' (expected inner, left, right, full, semi, anti or null-aware-anti)");
+}
+
+// ------------------------------------------------------------------- plan --
+
+HashJoin::HashJoin(PrivateTag, SchemaPtr build_schema, SchemaPtr probe_schema, HashJoinOptions options)
+    : build_schema_(std::move(build_schema)), probe_schema_(std::move(probe_schema)), options_(std::move(options)) {}
+
+Result<std::shared_ptr<const HashJoin>> HashJoin::Make(SchemaPtr build_schema, SchemaPtr probe_schema,
+                                                       HashJoinOptions options) {
+  if (!build_schema || !probe_schema) return Status::Invalid("HashJoin needs both schemas");
+  if (options.output_pool == nullptr) return Status::Invalid("HashJoinOptions.output_pool is required");
+  if (options.max_output_rows <= 0 || options.max_output_bytes <= 0) {
+    return Status::Invalid("output batch bounds must be positive (max_output_rows " +
+                           std::to_string(options.max_output_rows) + ", max_output_bytes " +
+                           std::to_string(options.max_output_bytes) + ")");
+  }
+  if (options.build_keys.empty() || options.build_keys.size() != options.probe_keys.size()) {
+    return Status::Invalid("a hash join needs as many probe keys as build keys, at least one (got " +
+                           std::to_string(options.build_keys.size()) + " and " +
+                           std::to_string(options.probe_keys.size()) + ")");
+  }
+  if (options.type == JoinType::kNullAwareAnti && options.build_keys.size() != 1) {
+    return Status::Invalid("a null-aware anti join takes exactly one key column, got " +
+                           std::to_string(options.build_keys.size()));
+  }
+  const Schema& bs = *build_schema;
+  const Schema& ps = *probe_schema;
+  QUIVER_RETURN_NOT_OK(CheckIndices(options.build_keys, bs, "build key"));
+  QUIVER_RETURN_NOT_OK(CheckIndices(options.probe_keys, ps, "probe key"));
+  auto join = std::make_shared<HashJoin>(PrivateTag{}, build_schema, probe_schema, options);
+  for (size_t i = 0; i < options.build_keys.size(); ++i) {
+    const Field& bf = *bs.fields[options.build_keys[i]];
+    const Field& pf = *ps.fields[options.probe_keys[i]];
+    QUIVER_ASSIGN_OR_RETURN(KeyColumnSpec spec, ResolveKeyPair(*bf.type, bf.name, *pf.type, pf.name));
+    join->key_specs_.push_back(spec);
+  }
+  join->probe_output_ = options.probe_output ? *options.probe_output : AllColumns(ps);
+  QUIVER_RETURN_NOT_OK(CheckIndices(join->probe_output_, ps, "probe output"));
+  const JoinType t = options.type;
+  if (OutputsBuildRows(t)) {
+    join->build_output_ = options.build_output ? *options.build_output : AllColumns(bs);
+    QUIVER_RETURN_NOT_OK(CheckIndices(join->build_output_, bs, "build output"));
+  }
+  // Relation options for this join type.
+  HashedRelationOptions ro = options.relation_tuning;
+  ro.key_columns = options.build_keys;
+  ro.payload_columns = join->build_output_;
+  ro.keep_null_keys = KeepsUnmatchedBuild(t);
+  ro.with_ordinals = KeepsUnmatchedBuild(t);
+  ro.ignore_duplicate_keys = !OutputsBuildRows(t);
+  ro.null_aware = t == JoinType::kNullAwareAnti;
+  QUIVER_RETURN_NOT_OK(CheckRelationOptions(bs, ro));
+  join->relation_options_ = ro;
+  // Output columns must be carriable (checked now, not mid-join).
+  QUIVER_RETURN_NOT_OK(RowLayout::Make(bs, join->build_output_, RowLayoutOptions{}).status());
+  auto out = std::make_shared<Schema>();
+  for (int c : join->probe_output_) {
+    const Field& f = *ps.fields[c];
+    FieldKind kind;
+    int32_t width;
+    QUIVER_RETURN_NOT_OK(FieldKindOf(*f.type, "probe column '" + f.name + "'", &kind, &width));
+    out->fields.push_back(field(f.name, f.type, f.nullable || KeepsUnmatchedBuild(t), f.metadata));
+  }
+  for (int c : join->build_output_) {
+    const Field& f = *bs.fields[c];
+    out->fields.push_back(field(f.name, f.type, f.nullable || KeepsUnmatchedProbe(t), f.metadata));
+  }
+  join->output_schema_ = out;
+  return std::shared_ptr<const HashJoin>(std::move(join));
+}
+
+Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vector<RecordBatchPtr>& build_batches,
+                                                                TaskMemoryManager* tmm) const {
+  for (size_t i = 0; i < build_batches.size(); ++i) {
+    const RecordBatch& b = *build_batches[i];
+    if (b.columns.size() != build_schema_->fields.size()) {
+      return Status::Invalid("build batch " + std::to_string(i) + " has " + std::to_string(b.columns.size()) +
+                             " columns, the build schema " + std::to_string(build_schema_->fields.size()));
+    }
+    for (size_t c = 0; c < b.columns.size(); ++c) {
+      if (!b.columns[c]->type->Equals(*build_schema_->fields[c]->type)) {
+        return Status::Invalid("build batch " + std::to_string(i) + " column '" + build_schema_->fields[c]->name +
+                               "' has type " + b.columns[c]->type->ToString() + ", the schema " +
+                               build_schema_->fields[c]->type->ToString());
+      }
+    }
+  }
+  return BuildHashedRelation(*build_schema_, build_batches, relation_options_, key_specs_, tmm);
+}
+
+Result<std::shared_ptr<HashedRelation>> HashJoin::LoadRelation(const Buffer& serialized, TaskMemoryManager* tmm) const {
+  QUIVER_ASSIGN_OR_RETURN(auto rel, DeserializeHashedRelation(*build_schema_, serialized, tmm));
+  if (rel->key_columns() != relation_options_.key_columns) {
+    return Status::Invalid("the serialized relation is keyed on other columns than this join");
+  }
+  std::vector<int> stored;
+  for (const auto& f : rel->layout().fields()) stored.push_back(f.column);
+  if (stored != *relation_options_.payload_columns) {
+    return Status::Invalid("the serialized relation stores other columns than this join outputs");
+  }
+  if (relation_options_.with_ordinals && !rel->layout().options().with_ordinal) {
+    return Status::Invalid("the serialized relation has no row ordinals, which this outer join needs");
+  }
+  return rel;
+}
+
+Result<std::unique_ptr<HashJoinProbe>> HashJoin::MakeProbe(std::shared_ptr<const HashedRelation> relation) const {
+  if (!relation) return Status::Invalid("MakeProbe needs a relation");
+  std::shared_ptr<Buffer> matched;
+  if (KeepsUnmatchedBuild(options_.type)) {
+    if (!relation->layout().options().with_ordinal && relation->stats().stored_rows > 0) {
+      return Status::Invalid("this outer join needs a relation built with row ordinals");
+    }
+    const int64_t bytes = std::max<int64_t>(8, bit_util::BytesForBits(relation->stats().stored_rows));
+    QUIVER_ASSIGN_OR_RETURN(matched, Buffer::AllocateZeroed(options_.output_pool, bytes));
+  }
+  return std::make_unique<HashJoinProbe>(shared_from_this(), std::move(relation), std::move(matched));
+}
+
+// ------------------------------------------------------------------ probe --
+
+HashJoinProbe::HashJoinProbe(std::shared_ptr<const HashJoin> join, std::shared_ptr<const HashedRelation> relation,
+                             std::shared_ptr<Buffer> matched)
+    : join_(std::move(join)), relation_(std::move(relation)), matched_(std::move(matched)) {
+  const auto& out = *join_->output_schema();
+  for (const auto& f : out.fields) {
+    FieldKind kind = FieldKind::kFixed;
+    int32_t width = 0;
+    (void)FieldKindOf(*f->type, f->name, &kind, &width);
+    fixed_row_bytes_ += FixedOutputBytes(kind, width);
+    var_output_ |= kind == FieldKind::kVar32 || kind == FieldKind::kVar64;
+  }
+  const int64_t cap = std::min<int64_t>(join_->options().max_output_rows, 1 << 20);
+  probe_rows_.reserve(static_cast<size_t>(cap));
+  build_rows_.reserve(static_cast<size_t>(cap));
+}
+
+Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sink) {
+  const int64_t n = static_cast<int64_t>(probe_rows_.size());
+  if (n == 0) return Status::OK();
+  const HashJoin& j = *join_;
+  MemoryPool* pool = j.options().output_pool;
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = j.output_schema();
+  batch->num_rows = n;
+  const Schema& ps = *j.probe_schema();
+  for (int c : j.probe_output_columns()) {
+    const std::string what = "probe column '" + ps.fields[c]->name + "'";
+    if (probe_batch != nullptr) {
+      QUIVER_ASSIGN_OR_RETURN(auto a, TakeArray(*probe_batch->columns[c], probe_rows_.data(), n, pool, what));
+      batch->columns.push_back(std::move(a));
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(auto a, AllNullArray(ps.fields[c]->type, n, pool, what));
+      batch->columns.push_back(std::move(a));
+    }
+  }
+  if (OutputsBuildRows(j.options().type)) {
+    const RowLayout& layout = relation_->layout();
+    for (int f = 0; f < layout.num_fields(); ++f) {
+      QUIVER_ASSIGN_OR_RETURN(auto a, GatherField(layout, f, build_rows_.data(), n, pool));
+      batch->columns.push_back(std::move(a));
+    }
+  }
+  probe_rows_.clear();
+  build_rows_.clear();
+  pending_bytes_ = 0;
+  output_rows_ += n;
+  return sink(std::move(batch));
+}
+
+Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row,
+                           const BatchSink& sink) {
+  const auto& o = join_->options();
+  int64_t bytes = fixed_row_bytes_;
+  if (var_output_) {
+    // Exact variable-width bytes of this output row.
+    if (probe_batch != nullptr && probe_row >= 0) {
+      for (int c : join_->probe_output_columns()) {
+        const ArrayData& a = *probe_batch->columns[c];
+        const TypeId id = a.type->id;
+        const int64_t p = a.offset + probe_row;
+        if (IsBinaryLike(id)) {
+          bytes += bit_util::LoadLE<int32_t>(a.buffers[1]->data() + (p + 1) * 4) -
+                   bit_util::LoadLE<int32_t>(a.buffers[1]->data() + p * 4);
+        } else if (IsLargeBinaryLike(id)) {
+          bytes += bit_util::LoadLE<int64_t>(a.buffers[1]->data() + (p + 1) * 8) -
+                   bit_util::LoadLE<int64_t>(a.buffers[1]->data() + p * 8);
+        }
+      }
+    }
+    if (build_row != nullptr) {
+      const RowLayout& l = relation_->layout();
+      for (int f : l.var_fields()) bytes += static_cast<int64_t>(RowLayout::VarAt(build_row, l.fields()[f].slot_offset).size());
+    }
+  }
+  if (!probe_rows_.empty() && (pending_bytes_ + bytes > o.max_output_bytes)) {
+    QUIVER_RETURN_NOT_OK(Flush(probe_batch, sink));
+  }
+  probe_rows_.push_back(probe_row);
+  build_rows_.push_back(build_row);
+  pending_bytes_ += bytes;
+  if (static_cast<int64_t>(probe_rows_.size()) >= o.max_output_rows || pending_bytes_ >= o.max_output_bytes) {
+    QUIVER_RETURN_NOT_OK(Flush(probe_batch, sink));
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::Probe(const RecordBatch& batch, const BatchSink& sink) {
+  const HashJoin& j = *join_;
+  const Schema& ps = *j.probe_schema();
+  if (batch.columns.size() != ps.fields.size()) {
+    return Status::Invalid("probe batch has " + std::to_string(batch.columns.size()) + " columns, the probe schema " +
+                           std::to_string(ps.fields.size()));
+  }
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    if (batch.columns[c]->length != batch.num_rows || !batch.columns[c]->type->Equals(*ps.fields[c]->type)) {
+      return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + batch.columns[c]->type->ToString() +
+                             ", " + std::to_string(batch.columns[c]->length) + " rows) does not match the probe schema (" +
+                             ps.fields[c]->type->ToString() + ", " + std::to_string(batch.num_rows) + " rows)");
+    }
+  }
+  if (finished_) return Status::Invalid("Probe after Finish");
+  const JoinType t = j.options().type;
+  const HashedRelation& rel = *relation_;
+  if (t == JoinType::kNullAwareAnti && rel.all_null_keys()) return Status::OK();
+  const bool naaj_all = t == JoinType::kNullAwareAnti && rel.empty_input();
+  std::vector<const ArrayData*> keys;
+  for (int k : j.options().probe_keys) keys.push_back(batch.columns[k].get());
+  const bool unique = rel.keys_unique();
+  const bool track = matched_ != nullptr;
+  uint8_t* matched = track ? matched_->mutable_data() : nullptr;
+  const uint8_t* heads[HashedRelation::kLookupChunk];
+  uint8_t valid[HashedRelation::kLookupChunk];
+  const int64_t n = batch.num_rows;
+  for (int64_t begin = 0; begin < n; begin += HashedRelation::kLookupChunk) {
+    const int64_t m = std::min(HashedRelation::kLookupChunk, n - begin);
+    if (naaj_all) {
+      for (int64_t i = 0; i < m; ++i) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+      continue;
+    }
+    rel.Lookup(keys, begin, m, heads);
+    switch (t) {
+      case JoinType::kInner:
+      case JoinType::kLeftOuter:
+      case JoinType::kRightOuter:
+      case JoinType::kFullOuter: {
+        const bool keep_probe = KeepsUnmatchedProbe(t);
+        for (int64_t i = 0; i < m; ++i) {
+          const uint8_t* r = heads[i];
+          if (r == nullptr) {
+            if (keep_probe) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+            continue;
+          }
+          do {
+            if (track) bit_util::SetBit(matched, RowLayout::Ordinal(r));
+            QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, r, sink));
+            r = unique ? nullptr : RowLayout::Next(r);
+          } while (r != nullptr);
+        }
+        break;
+      }
+      case JoinType::kLeftSemi:
+        for (int64_t i = 0; i < m; ++i) {
+          if (heads[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+        }
+        break;
+      case JoinType::kLeftAnti:
+        for (int64_t i = 0; i < m; ++i) {
+          if (!heads[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+        }
+        break;
+      case JoinType::kNullAwareAnti: {
+        CombineKeyValidity(keys, begin, m, valid);
+        for (int64_t i = 0; i < m; ++i) {
+          if (!heads[i] && valid[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+        }
+        break;
+      }
+    }
+  }
+  return Flush(&batch, sink);
+}
+
+Status HashJoinProbe::MergeMatched(const HashJoinProbe& other) {
+  if (other.relation_ != relation_) return Status::Invalid("MergeMatched: the probes have different relations");
+  if (!matched_ || !other.matched_) return Status::OK();
+  uint8_t* dst = matched_->mutable_data();
+  const uint8_t* src = other.matched_->data();
+  for (int64_t i = 0; i < matched_->size(); ++i) dst[i] |= src[i];
+  return Status::OK();
+}
+
+Status HashJoinProbe::Finish(const BatchSink& sink) {
+  if (finished_) return Status::Invalid("Finish called twice");
+  finished_ = true;
+  if (!KeepsUnmatchedBuild(join_->options().type) || !matched_) return Status::OK();
+  const uint8_t* matched = matched_->data();
+  Status st;
+  relation_->ForEachRow([&](const uint8_t* row) {
+    if (!st.ok()) return;
+    if (!bit_util::GetBit(matched, RowLayout::Ordinal(row))) st = Emit(nullptr, -1, row, sink);
+  });
+  QUIVER_RETURN_NOT_OK(st);
+  return Flush(nullptr, sink);
+}
+
+Status RunHashJoin(const HashJoin& join, const std::vector<RecordBatchPtr>& build_batches,
+                   const std::vector<RecordBatchPtr>& probe_batches, TaskMemoryManager* tmm, const BatchSink& sink) {
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<HashedRelation> relation, join.BuildRelation(build_batches, tmm));
+  struct CloseOnExit {
+    HashedRelation* r;
+    ~CloseOnExit() { r->Close(); }
+  } guard{relation.get()};
+  QUIVER_ASSIGN_OR_RETURN(auto probe, join.MakeProbe(relation));
+  for (const auto& b : probe_batches) QUIVER_RETURN_NOT_OK(probe->Probe(*b, sink));
+  return probe->Finish(sink);
+}
+
+}  // namespace quiver::join

@@ -1,0 +1,196 @@
+// quiver/join/hash_join.h — the hash join operator over Arrow record
+// batches: one side is built into a hashed relation, the other side is
+// streamed through it batch by batch (Spark's ShuffledHashJoin /
+// BroadcastHashJoin with BuildRight).
+//
+// Sides: the probe side is the LEFT input and the build side the RIGHT
+// input, so "left outer" keeps unmatched probe rows, "right outer" keeps
+// unmatched build rows, and semi / anti joins return probe rows.
+//
+// Join types (SQL semantics; a null key never equals anything):
+//   inner            matched pairs
+//   left outer       + each unmatched probe row once, build columns null
+//   right outer      matched pairs + each unmatched build row once (null
+//                    build keys included), probe columns null
+//   full outer       both of the above
+//   left semi        each probe row with at least one match, once
+//   left anti        each probe row without a match (null keys included)
+//   null-aware anti  `probe.k NOT IN (SELECT build.k)`: every probe row when
+//                    the build side is empty; no row when a build key is
+//                    null; otherwise the probe rows whose key is not null
+//                    and has no match. One key column only.
+//
+// Output schema: the probe output columns, then the build output columns
+// (semi and anti joins: probe columns only), with their names; a side whose
+// rows can be missing (build side of left/full, probe side of right/full)
+// has nullable fields. Row order within the output is unspecified beyond
+// this: probe-side results follow the probe order batch by batch, and the
+// unmatched build rows of right/full joins come last (from Finish).
+// Output batches hold at most max_output_rows rows and about at most
+// max_output_bytes bytes of buffers (never fewer than one row).
+//
+// Use:
+//   auto join = HashJoin::Make(build_schema, probe_schema, options);
+//   auto relation = join->BuildRelation(build_batches, &tmm);   // once
+//   auto probe = join->MakeProbe(relation);                     // per thread
+//   for (batch : probe batches) probe->Probe(*batch, sink);
+//   probe->Finish(sink);                                        // outer joins
+// Broadcast use: one relation, one HashJoinProbe per thread (a relation is
+// read-only once built; probes share nothing); for right/full joins merge
+// the probes' matched sets with MergeMatched into one and call Finish on it
+// alone. Shuffled use: a relation per partition, Close()d (or dropped) when
+// the partition is done, which returns its pages at once.
+//
+// Thread safety: HashJoin is immutable and shareable; a HashJoinProbe is
+// used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/join/hashed_relation.h"
+#include "quiver/join/key_types.h"
+#include "quiver/join/task_memory_manager.h"
+
+namespace quiver::join {
+
+enum class JoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kLeftSemi, kLeftAnti, kNullAwareAnti };
+
+/// "inner", "left", "right", "full", "semi", "anti", "null-aware-anti".
+std::string_view JoinTypeName(JoinType type);
+/// Parses the names above (also "left-outer", "right-outer", "full-outer",
+/// "left-semi", "left-anti"). Invalid names the accepted values.
+Result<JoinType> ParseJoinType(std::string_view name);
+
+/// Receives output batches; an error stops the join and is returned.
+using BatchSink = std::function<Status(RecordBatchPtr)>;
+
+struct HashJoinOptions {
+  JoinType type = JoinType::kInner;
+  /// Key columns, pairwise: build_keys[i] is compared with probe_keys[i]
+  /// (indices into the build / probe schemas; same count, at least one).
+  std::vector<int> build_keys;
+  std::vector<int> probe_keys;
+  /// Output columns of each side (indices); nullopt = every column. The
+  /// build side is ignored for semi and anti joins.
+  std::optional<std::vector<int>> build_output;
+  std::optional<std::vector<int>> probe_output;
+  /// Output batch bounds (both > 0).
+  int64_t max_output_rows = 64 * 1024;
+  int64_t max_output_bytes = int64_t{16} << 20;
+  /// Pool of the output batches' buffers and the probes' matched bitmaps.
+  /// Required; must be owned by a std::shared_ptr (Buffer::Allocate).
+  MemoryPool* output_pool = nullptr;
+  /// Relation tuning (dense mode, load factor, page size); the join sets
+  /// the key, payload, null and duplicate options itself.
+  HashedRelationOptions relation_tuning;
+};
+
+class HashJoinProbe;
+
+class HashJoin : public std::enable_shared_from_this<HashJoin> {
+  struct PrivateTag {
+    explicit PrivateTag() = default;
+  };
+
+ public:
+  /// Checks the plan before any work: key indices in range, key pairs
+  /// comparable (ResolveKeyPair), output columns of carriable types, bounds
+  /// positive, a pool given, one key for null-aware anti. Errors: Invalid
+  /// or NotImplemented naming the column.
+  static Result<std::shared_ptr<const HashJoin>> Make(SchemaPtr build_schema, SchemaPtr probe_schema,
+                                                      HashJoinOptions options);
+  HashJoin(PrivateTag, SchemaPtr build_schema, SchemaPtr probe_schema, HashJoinOptions options);
+
+  const SchemaPtr& build_schema() const { return build_schema_; }
+  const SchemaPtr& probe_schema() const { return probe_schema_; }
+  const SchemaPtr& output_schema() const { return output_schema_; }
+  const HashJoinOptions& options() const { return options_; }
+  const std::vector<KeyColumnSpec>& key_specs() const { return key_specs_; }
+  /// Output column indices of each side (build: empty for semi/anti).
+  const std::vector<int>& probe_output_columns() const { return probe_output_; }
+  const std::vector<int>& build_output_columns() const { return build_output_; }
+  /// The relation options this join builds with.
+  const HashedRelationOptions& relation_options() const { return relation_options_; }
+
+  /// Builds the relation from the build side (BuildHashedRelation). Memory
+  /// from `tmm`. Errors: as the relation build (OutOfMemory naming bytes
+  /// needed and available; Invalid for batches not matching the schema).
+  Result<std::shared_ptr<HashedRelation>> BuildRelation(const std::vector<RecordBatchPtr>& build_batches,
+                                                        TaskMemoryManager* tmm) const;
+
+  /// A relation shipped as bytes (HashedRelation::Serialize), for broadcast
+  /// use on other workers. Checked as DeserializeHashedRelation does; also
+  /// Invalid when its key or stored columns are not this join's.
+  Result<std::shared_ptr<HashedRelation>> LoadRelation(const Buffer& serialized, TaskMemoryManager* tmm) const;
+
+  /// A prober of `relation` (which must come from this join's
+  /// BuildRelation or LoadRelation and stay alive while probed).
+  Result<std::unique_ptr<HashJoinProbe>> MakeProbe(std::shared_ptr<const HashedRelation> relation) const;
+
+ private:
+  SchemaPtr build_schema_, probe_schema_, output_schema_;
+  HashJoinOptions options_;
+  HashedRelationOptions relation_options_;
+  std::vector<KeyColumnSpec> key_specs_;
+  std::vector<int> probe_output_, build_output_;
+};
+
+/// Streams probe batches through one relation. Not thread-safe: one per
+/// thread.
+class HashJoinProbe {
+ public:
+  HashJoinProbe(std::shared_ptr<const HashJoin> join, std::shared_ptr<const HashedRelation> relation,
+                std::shared_ptr<Buffer> matched);
+
+  /// Joins one probe batch (schema = the join's probe schema) and sends
+  /// the output batches to `sink`. Errors: Invalid for a batch whose shape
+  /// does not match; OutOfMemory from the output pool; the sink's error.
+  Status Probe(const RecordBatch& batch, const BatchSink& sink);
+
+  /// ORs another probe's matched build rows into this one (right/full
+  /// joins over one relation probed by several threads). Invalid when the
+  /// probes are of different relations.
+  Status MergeMatched(const HashJoinProbe& other);
+
+  /// Right / full outer: sends the build rows no probe matched (those of
+  /// this probe and of the probes merged into it); other types: nothing.
+  /// Call once, after the last Probe.
+  Status Finish(const BatchSink& sink);
+
+  /// Output rows sent so far.
+  int64_t output_rows() const { return output_rows_; }
+
+ private:
+  struct Pending;
+  Status Flush(const RecordBatch* probe_batch, const BatchSink& sink);
+  Status Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
+
+  std::shared_ptr<const HashJoin> join_;
+  std::shared_ptr<const HashedRelation> relation_;
+  std::shared_ptr<Buffer> matched_;  // bitmap over build ordinals (right/full)
+  std::vector<int64_t> probe_rows_;
+  std::vector<const uint8_t*> build_rows_;
+  int64_t pending_bytes_ = 0;
+  int64_t fixed_row_bytes_ = 0;
+  bool var_output_ = false;
+  int64_t output_rows_ = 0;
+  bool finished_ = false;
+};
+
+/// The whole join in one call (shuffled use: one partition): builds the
+/// relation from `build_batches` with `tmm`, probes every probe batch,
+/// finishes, and closes the relation (its pages go back at once, also on
+/// error).
+Status RunHashJoin(const HashJoin& join, const std::vector<RecordBatchPtr>& build_batches,
+                   const std::vector<RecordBatchPtr>& probe_batches, TaskMemoryManager* tmm,
+                   const BatchSink& sink);
+
+}  // namespace quiver::join

@@ -1,0 +1,585 @@
+// quiver/join/long_hashed_relation.cc — see long_hashed_relation.h.
+#include "quiver/join/long_hashed_relation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/base/checked_math.h"
+#include "quiver/join/relation_serde.h"
+
+namespace quiver::join {
+namespace {
+
+constexpr int64_t kChunk = HashedRelation::kLookupChunk;
+// How many keys ahead the index entry of a key is prefetched.
+constexpr int64_t kPrefetchAhead = 16;
+// The sparse index grows when the real load passes this (estimate too low).
+constexpr double kMaxLoad = 0.9;
+// Allowance for the distinct-count estimate's error.
+constexpr double kEstimateSlack = 1.05;
+
+// Key validity of rows [begin, begin + n) of one column as bytes; returns
+// false (and leaves `valid` untouched) when the column has no nulls.
+bool KeyValidity(const ArrayData& keys, int64_t begin, int64_t n, uint8_t* valid) {
+  if (keys.null_count == 0 || keys.buffers.empty() || !keys.buffers[0]) return false;
+  const uint8_t* bits = keys.buffers[0]->data();
+  const int64_t p = keys.offset + begin;
+  for (int64_t j = 0; j < n; ++j) valid[j] = bit_util::GetBit(bits, p + j);
+  return true;
+}
+
+Status CheckBatch(const Schema& schema, const RecordBatch& batch, int64_t index) {
+  if (batch.columns.size() != schema.fields.size()) {
+    return Status::Invalid("build batch " + std::to_string(index) + " has " +
+                           std::to_string(batch.columns.size()) + " columns, the schema " +
+                           std::to_string(schema.fields.size()));
+  }
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    if (batch.columns[c]->length != batch.num_rows) {
+      return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) +
+                             " has " + std::to_string(batch.columns[c]->length) + " rows, the batch " +
+                             std::to_string(batch.num_rows));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+LongHashedRelation::LongHashedRelation(PrivateTag, TaskMemoryManager* tmm)
+    : HashedRelation(tmm, "LongHashedRelation") {}
+
+// ------------------------------------------------------------------ stats --
+
+Result<LongBuildStats> LongHashedRelation::ComputeStats(const Schema& schema,
+                                                        const std::vector<RecordBatchPtr>& batches,
+                                                        const HashedRelationOptions& options) {
+  QUIVER_RETURN_NOT_OK(CheckRelationOptions(schema, options));
+  if (options.key_columns.size() != 1) {
+    return Status::Invalid("LongHashedRelation takes exactly one key column, got " +
+                           std::to_string(options.key_columns.size()));
+  }
+  const int key = options.key_columns[0];
+  const Field& kf = *schema.fields[key];
+  if (!LoadsAsInt64(*kf.type)) {
+    return Status::Invalid("key column '" + kf.name + "' has type " + kf.type->ToString() +
+                           ", which is not a 64-bit-loadable integer or temporal type");
+  }
+  QUIVER_ASSIGN_OR_RETURN(RowLayout var_layout,
+                          RowLayout::Make(schema, PayloadColumns(schema, options), RowLayoutOptions{}));
+  LongBuildStats st;
+  DistinctSketch sketch;
+  int64_t mn = std::numeric_limits<int64_t>::max(), mx = std::numeric_limits<int64_t>::min();
+  alignas(64) int64_t kbuf[kChunk];
+  alignas(64) uint8_t valid[kChunk];
+  int64_t batch_index = 0;
+  for (const auto& bp : batches) {
+    const RecordBatch& b = *bp;
+    QUIVER_RETURN_NOT_OK(CheckBatch(schema, b, batch_index++));
+    const ArrayData& keys = *b.columns[key];
+    if (!keys.type->Equals(*kf.type)) {
+      return Status::Invalid("key column '" + kf.name + "' has type " + keys.type->ToString() +
+                             " in a batch, " + kf.type->ToString() + " in the schema");
+    }
+    QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(var_layout, b));
+    st.payload_nulls |= src.any_nulls();
+    for (int64_t begin = 0; begin < b.num_rows; begin += kChunk) {
+      const int64_t m = std::min(kChunk, b.num_rows - begin);
+      LoadKeysAsInt64(keys, begin, m, kbuf);
+      const bool has_nulls = KeyValidity(keys, begin, m, valid);
+      for (int64_t j = 0; j < m; ++j) {
+        if (has_nulls && !valid[j]) {
+          ++st.null_key_rows;
+          if (options.keep_null_keys && var_layout.has_var()) st.var_bytes += src.VarBytes(begin + j);
+          continue;
+        }
+        const int64_t k = kbuf[j];
+        mn = std::min(mn, k);
+        mx = std::max(mx, k);
+        sketch.Add(HashInt64(k));
+        if (var_layout.has_var()) st.var_bytes += src.VarBytes(begin + j);
+      }
+    }
+    st.input_rows += b.num_rows;
+  }
+  if (st.input_rows > st.null_key_rows) {
+    st.min_key = mn;
+    st.max_key = mx;
+    st.distinct_estimate = std::max<int64_t>(1, sketch.Estimate());
+  }
+  return st;
+}
+
+RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stats, const RowLayout& layout,
+                                                      const HashedRelationOptions& options) {
+  RelationSizeEstimate e;
+  const int64_t non_null = stats.input_rows - stats.null_key_rows;
+  const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
+  int64_t row_bytes = 0;
+  if (!CheckedMul<int64_t>(stored, layout.fixed_bytes(), &row_bytes) ||
+      !CheckedAdd<int64_t>(row_bytes, stats.var_bytes, &row_bytes)) {
+    row_bytes = std::numeric_limits<int64_t>::max() / 4;
+  }
+  e.row_bytes = row_bytes;
+  if (non_null > 0) {
+    const double est = std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
+    const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
+    // Overflow-safe range: in uint64, keys INT64_MIN..INT64_MAX give 2^64-1.
+    const uint64_t range_minus_one =
+        static_cast<uint64_t>(stats.max_key) - static_cast<uint64_t>(stats.min_key);
+    const double dense_limit = options.dense_entries_per_key * static_cast<double>(distinct);
+    if (options.allow_dense && static_cast<double>(range_minus_one) + 1.0 <= dense_limit &&
+        range_minus_one < (uint64_t{1} << 60)) {
+      e.dense = true;
+      e.index_entries = static_cast<int64_t>(range_minus_one) + 1;
+      e.index_bytes = e.index_entries * 8;
+    } else {
+      int64_t slots = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
+      slots = std::max<int64_t>({slots, 16, distinct + 1});
+      e.index_entries = slots;
+      if (!CheckedMul<int64_t>(slots, int64_t{sizeof(LongSlot)}, &e.index_bytes)) {
+        e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
+      }
+    }
+  }
+  if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) {
+    e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
+  }
+  return e;
+}
+
+// ------------------------------------------------------------------ build --
+
+Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
+    const Schema& schema, const std::vector<RecordBatchPtr>& batches, const HashedRelationOptions& options,
+    TaskMemoryManager* tmm) {
+  QUIVER_ASSIGN_OR_RETURN(LongBuildStats st, ComputeStats(schema, batches, options));
+  RowLayoutOptions lo;
+  lo.with_ordinal = options.with_ordinals;
+  lo.with_validity = st.payload_nulls;
+  QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, PayloadColumns(schema, options), lo));
+
+  auto rel = std::make_unique<LongHashedRelation>(PrivateTag{}, tmm);
+  rel->options_ = options;
+  rel->layout_ = std::move(layout);
+  rel->key_columns_ = options.key_columns;
+  rel->stats_.input_rows = st.input_rows;
+  rel->stats_.null_key_rows = st.null_key_rows;
+  rel->min_key_ = st.min_key;
+  rel->max_key_ = st.max_key;
+  if (options.null_aware && st.null_key_rows > 0) {
+    rel->all_null_keys_ = true;  // NOT IN over a set with a null: nothing matches
+    return rel;
+  }
+  const RelationSizeEstimate est = EstimateSize(st, rel->layout_, options);
+  rel->stats_.estimated_bytes = est.total_bytes;
+  int64_t reserve_bytes = 0;
+  if (!CheckedAdd(tmm->PageChargeBytes(est.index_bytes), tmm->PageChargeBytes(est.row_bytes), &reserve_bytes)) {
+    reserve_bytes = est.total_bytes;
+  }
+  QUIVER_ASSIGN_OR_RETURN(
+      MemoryReservation reservation,
+      tmm->Reserve(reserve_bytes, "LongHashedRelation build of " + std::to_string(st.input_rows) + " rows (" +
+                                      std::to_string(st.distinct_estimate) + " distinct keys estimated, " +
+                                      (est.dense ? "dense" : "sparse") + " index)"));
+  rel->dense_ = est.dense;
+  rel->entries_ = est.index_entries;
+  if (est.index_entries > 0) {
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(est.index_bytes, &reservation));
+    if (tmm->mode() == MemoryMode::kOnHeap) {
+      std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
+    }
+    if (est.dense) {
+      rel->dense_rows_ = reinterpret_cast<const uint8_t**>(rel->index_page_.data());
+    } else {
+      rel->slots_ = reinterpret_cast<LongSlot*>(rel->index_page_.data());
+    }
+  }
+  rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
+  const int key = options.key_columns[0];
+  for (const auto& b : batches) {
+    QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
+    QUIVER_RETURN_NOT_OK(rel->Insert(*b, key, src, &reservation));
+  }
+  rel->rows_.DetachReservation();
+  reservation.Release();
+  rel->stats_.row_bytes = rel->rows_.used_bytes();
+  rel->stats_.index_bytes = rel->dense_ ? rel->entries_ * 8 : rel->entries_ * int64_t{sizeof(LongSlot)};
+  rel->stats_.page_bytes = rel->used_bytes();
+  return rel;
+}
+
+Status LongHashedRelation::GrowSparse(int64_t min_slots) {
+  const int64_t slots = std::max<int64_t>(min_slots, entries_ + entries_ / 2);
+  int64_t bytes;
+  if (!CheckedMul<int64_t>(slots, int64_t{sizeof(LongSlot)}, &bytes)) {
+    return Status::OutOfMemory("sparse index of " + std::to_string(slots) + " slots overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes));
+  if (memory_manager()->mode() == MemoryMode::kOnHeap) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  auto* fresh = reinterpret_cast<LongSlot*>(page.data());
+  for (int64_t i = 0; i < entries_; ++i) {
+    const LongSlot& s = slots_[i];
+    if (s.row == nullptr) continue;
+    uint64_t p = ReduceToRange(HashInt64(s.key), static_cast<uint64_t>(slots));
+    while (fresh[p].row != nullptr) {
+      if (++p == static_cast<uint64_t>(slots)) p = 0;
+    }
+    fresh[p] = s;
+  }
+  index_page_ = std::move(page);
+  slots_ = fresh;
+  entries_ = slots;
+  ++stats_.grow_count;
+  return Status::OK();
+}
+
+Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, const RowSource& source,
+                                  MemoryReservation* reservation) {
+  (void)reservation;
+  const ArrayData& keys = *batch.columns[key_column];
+  const int64_t fixed = layout_.fixed_bytes();
+  const bool has_var = layout_.has_var();
+  const bool ordinals = layout_.options().with_ordinal;
+  const bool keep_null = options_.keep_null_keys;
+  const bool ignore_dups = options_.ignore_duplicate_keys;
+  alignas(64) int64_t kbuf[kChunk];
+  alignas(64) uint64_t pos[kChunk];
+  alignas(64) uint8_t valid[kChunk];
+  alignas(64) uint8_t* rows[kChunk];
+  alignas(64) int64_t var_start[kChunk];
+  for (int64_t j = 0; j < kChunk; ++j) var_start[j] = fixed;
+
+  for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
+    const int64_t m = std::min(kChunk, batch.num_rows - begin);
+    LoadKeysAsInt64(keys, begin, m, kbuf);
+    const bool has_nulls = KeyValidity(keys, begin, m, valid);
+    if (!dense_ && slots_ != nullptr &&
+        static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(entries_)) {
+      QUIVER_RETURN_NOT_OK(GrowSparse(static_cast<int64_t>(
+          std::ceil(static_cast<double>(stats_.num_keys + m) / options_.load_factor))));
+    }
+    // Index positions first, so that entries can be prefetched ahead.
+    if (dense_) {
+      for (int64_t j = 0; j < m; ++j) {
+        pos[j] = static_cast<uint64_t>(kbuf[j]) - static_cast<uint64_t>(min_key_);
+      }
+    } else if (slots_ != nullptr) {
+      const uint64_t cap = static_cast<uint64_t>(entries_);
+      for (int64_t j = 0; j < m; ++j) pos[j] = ReduceToRange(HashInt64(kbuf[j]), cap);
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      if (j + kPrefetchAhead < m) {
+        const uint64_t ahead = pos[j + kPrefetchAhead];
+        if (dense_) {
+          if (ahead < static_cast<uint64_t>(entries_)) __builtin_prefetch(dense_rows_ + ahead, 1);
+        } else if (slots_ != nullptr) {
+          __builtin_prefetch(slots_ + ahead, 1);
+        }
+      }
+      const int64_t size = has_var ? fixed + source.VarBytes(begin + j) : fixed;
+      uint8_t* row;
+      if (has_nulls && !valid[j]) {
+        if (!keep_null) {
+          rows[j] = nullptr;
+          continue;
+        }
+        QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
+        RowLayout::SetNext(row, nullptr);
+      } else if (dense_) {
+        const uint8_t*& head = dense_rows_[pos[j]];
+        if (head != nullptr) {
+          if (ignore_dups) {
+            rows[j] = nullptr;
+            continue;
+          }
+          keys_unique_ = false;
+        } else {
+          ++stats_.num_keys;
+        }
+        QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
+        RowLayout::SetNext(row, head);
+        head = row;
+      } else {
+        const int64_t k = kbuf[j];
+        uint64_t i = pos[j];
+        LongSlot* s;
+        while (true) {
+          s = slots_ + i;
+          if (s->row == nullptr || s->key == k) break;
+          if (++i == static_cast<uint64_t>(entries_)) i = 0;
+        }
+        if (s->row != nullptr) {
+          if (ignore_dups) {
+            rows[j] = nullptr;
+            continue;
+          }
+          keys_unique_ = false;
+        } else {
+          s->key = k;
+          ++stats_.num_keys;
+        }
+        QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
+        RowLayout::SetNext(row, s->row);
+        s->row = row;
+      }
+      if (ordinals) bit_util::StoreLE<int64_t>(row + 8, stats_.stored_rows);
+      ++stats_.stored_rows;
+      rows[j] = row;
+    }
+    source.Write(begin, m, rows, var_start);
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------------------ probe --
+
+void LongHashedRelation::FindBatch(const int64_t* keys, const uint8_t* valid, int64_t n,
+                                   const uint8_t** out) const {
+  if (closed_ || entries_ == 0) {
+    std::fill(out, out + n, nullptr);
+    return;
+  }
+  alignas(64) uint64_t pos[kChunk];
+  for (int64_t base = 0; base < n; base += kChunk) {
+    const int64_t m = std::min(kChunk, n - base);
+    const int64_t* k = keys + base;
+    const uint8_t** o = out + base;
+    const uint8_t* v = valid ? valid + base : nullptr;
+    if (dense_) {
+      const uint64_t lo = static_cast<uint64_t>(min_key_);
+      const uint64_t cap = static_cast<uint64_t>(entries_);
+      for (int64_t j = 0; j < m; ++j) pos[j] = static_cast<uint64_t>(k[j]) - lo;
+      for (int64_t j = 0; j < std::min(m, kPrefetchAhead); ++j) {
+        if (pos[j] < cap) __builtin_prefetch(dense_rows_ + pos[j]);
+      }
+      for (int64_t j = 0; j < m; ++j) {
+        if (j + kPrefetchAhead < m && pos[j + kPrefetchAhead] < cap) {
+          __builtin_prefetch(dense_rows_ + pos[j + kPrefetchAhead]);
+        }
+        const uint8_t* row = pos[j] < cap && (!v || v[j]) ? dense_rows_[pos[j]] : nullptr;
+        if (row) __builtin_prefetch(row);
+        o[j] = row;
+      }
+    } else {
+      const uint64_t cap = static_cast<uint64_t>(entries_);
+      for (int64_t j = 0; j < m; ++j) pos[j] = ReduceToRange(HashInt64(k[j]), cap);
+      for (int64_t j = 0; j < std::min(m, kPrefetchAhead); ++j) __builtin_prefetch(slots_ + pos[j]);
+      for (int64_t j = 0; j < m; ++j) {
+        if (j + kPrefetchAhead < m) __builtin_prefetch(slots_ + pos[j + kPrefetchAhead]);
+        if (v && !v[j]) {
+          o[j] = nullptr;
+          continue;
+        }
+        const int64_t key = k[j];
+        uint64_t i = pos[j];
+        const uint8_t* row;
+        while (true) {
+          const LongSlot& s = slots_[i];
+          if (s.row == nullptr) {
+            row = nullptr;
+            break;
+          }
+          if (s.key == key) {
+            row = s.row;
+            __builtin_prefetch(row);
+            break;
+          }
+          if (++i == cap) i = 0;
+        }
+        o[j] = row;
+      }
+    }
+  }
+}
+
+void LongHashedRelation::Lookup(const std::vector<const ArrayData*>& probe_keys, int64_t begin, int64_t n,
+                                const uint8_t** out) const {
+  const ArrayData& a = *probe_keys[0];
+  alignas(64) uint8_t valid[kChunk];
+  alignas(64) int64_t kbuf[kChunk];
+  for (int64_t base = 0; base < n; base += kChunk) {
+    const int64_t m = std::min(kChunk, n - base);
+    const bool has_nulls = KeyValidity(a, begin + base, m, valid);
+    const int64_t* keys;
+    const TypeId id = a.type->id;
+    if (id == TypeId::kInt64 || id == TypeId::kUInt64 || id == TypeId::kTimestamp ||
+        id == TypeId::kDate64 || id == TypeId::kTime64 || id == TypeId::kDuration) {
+      keys = reinterpret_cast<const int64_t*>(a.buffers[1]->data()) + a.offset + begin + base;
+      if (reinterpret_cast<uintptr_t>(keys) % alignof(int64_t) != 0) {
+        LoadKeysAsInt64(a, begin + base, m, kbuf);
+        keys = kbuf;
+      }
+    } else {
+      LoadKeysAsInt64(a, begin + base, m, kbuf);
+      keys = kbuf;
+    }
+    FindBatch(keys, has_nulls ? valid : nullptr, m, out + base);
+  }
+}
+
+void LongHashedRelation::Close() {
+  HashedRelation::Close();
+  index_page_.Free();
+  slots_ = nullptr;
+  dense_rows_ = nullptr;
+  entries_ = 0;
+}
+
+// ------------------------------------------------------------------ serde --
+
+Result<std::shared_ptr<Buffer>> LongHashedRelation::Serialize(MemoryPool* pool) const {
+  using namespace serde_internal;
+  if (closed_) return Status::Invalid("cannot serialize a closed relation");
+  Header h;
+  h.kind = RelationKind::kLong;
+  h.flags = static_cast<uint8_t>((dense_ ? kFlagDense : 0) | (keys_unique_ ? kFlagUnique : 0) |
+                                 (all_null_keys_ ? kFlagAllNull : 0));
+  h.layout_options = layout_.options();
+  h.input_rows = stats_.input_rows;
+  h.stored_rows = stats_.stored_rows;
+  h.null_key_rows = stats_.null_key_rows;
+  h.num_keys = stats_.num_keys;
+  h.min_key = min_key_;
+  h.max_key = max_key_;
+  h.index_entries = entries_;
+  h.row_bytes = rows_.used_bytes();
+  for (int k : key_columns_) h.key_columns.push_back(k);
+  for (const auto& f : layout_.fields()) h.stored_columns.push_back(f.column);
+  const int64_t entry_bytes = dense_ ? 8 : 16;
+  const int64_t header_bytes = HeaderBytes(h);
+  int64_t total = header_bytes + h.row_bytes;
+  int64_t index_bytes;
+  if (!CheckedMul(entries_, entry_bytes, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
+    return Status::OutOfMemory("serialized relation size overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
+  uint8_t* out = buf->mutable_data();
+  WriteHeader(h, out);
+  WriteRows(rows_, layout_, out + header_bytes);
+  RefMap refs(rows_);
+  uint8_t* idx = out + header_bytes + h.row_bytes;
+  if (dense_) {
+    for (int64_t i = 0; i < entries_; ++i) StoreI64(idx + i * 8, static_cast<int64_t>(refs.RefOf(dense_rows_[i])));
+  } else {
+    for (int64_t i = 0; i < entries_; ++i) {
+      StoreI64(idx + i * 16, slots_[i].key);
+      StoreI64(idx + i * 16 + 8, static_cast<int64_t>(refs.RefOf(slots_[i].row)));
+    }
+  }
+  return buf;
+}
+
+Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(const Schema& schema,
+                                                                            const Buffer& bytes,
+                                                                            TaskMemoryManager* tmm) {
+  using namespace serde_internal;
+  Header h;
+  int64_t off = 0;
+  QUIVER_RETURN_NOT_OK(ReadHeader(bytes.data(), bytes.size(), &h, &off));
+  if (h.kind != RelationKind::kLong) return Status::Invalid("serialized relation is not a LongHashedRelation");
+  if (h.key_columns.size() != 1 || h.key_columns[0] < 0 || h.key_columns[0] >= schema.num_fields() ||
+      !LoadsAsInt64(*schema.fields[h.key_columns[0]]->type)) {
+    return Status::Invalid("serialized relation: the key column does not match the build schema");
+  }
+  if (h.layout_options.with_key_bytes) return Status::Invalid("serialized relation: unexpected key bytes");
+  std::vector<int> stored(h.stored_columns.begin(), h.stored_columns.end());
+  QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, stored, h.layout_options));
+  const bool dense = h.flags & kFlagDense;
+  const int64_t entry_bytes = dense ? 8 : 16;
+  int64_t index_bytes, need;
+  if (!CheckedMul(h.index_entries, entry_bytes, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
+      !CheckedAdd(need, index_bytes, &need) || need != bytes.size()) {
+    return Status::Invalid("serialized relation: header says " + std::to_string(h.row_bytes) + " row bytes and " +
+                           std::to_string(h.index_entries) + " index entries, which do not fill the " +
+                           std::to_string(bytes.size()) + " bytes given");
+  }
+  const uint8_t* rows = bytes.data() + off;
+  const uint8_t* idx = rows + h.row_bytes;
+  std::vector<uint64_t> starts;
+  QUIVER_RETURN_NOT_OK(ValidateRows(layout, rows, h.row_bytes, h.stored_rows, &starts));
+  const bool unique = h.flags & kFlagUnique;
+  if (unique) {
+    for (int64_t o = 0; o < h.row_bytes;) {
+      if (LoadI64(rows + o) != 0) return Status::Invalid("serialized relation: a unique relation has a chain");
+      o += layout.RowSize(rows + o);
+    }
+  }
+  int64_t used = 0;
+  for (int64_t i = 0; i < h.index_entries; ++i) {
+    const uint64_t ref = static_cast<uint64_t>(LoadI64(idx + i * entry_bytes + (dense ? 0 : 8)));
+    if (!IsRowStart(starts, ref, h.row_bytes)) {
+      return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " ref " +
+                             std::to_string(ref) + " is not a row");
+    }
+    used += ref != 0;
+  }
+  if (used != h.num_keys) {
+    return Status::Invalid("serialized relation: " + std::to_string(used) + " index entries in use, header says " +
+                           std::to_string(h.num_keys) + " keys");
+  }
+  if (dense && h.index_entries > 0 &&
+      static_cast<uint64_t>(h.max_key) - static_cast<uint64_t>(h.min_key) + 1 != static_cast<uint64_t>(h.index_entries)) {
+    return Status::Invalid("serialized relation: dense range does not match its entry count");
+  }
+  if (!dense && h.index_entries > 0 && h.num_keys >= h.index_entries) {
+    return Status::Invalid("serialized relation: the sparse index has no empty slot");
+  }
+  if (!dense && h.index_entries == 0 && h.num_keys > 0) {
+    return Status::Invalid("serialized relation: keys without an index");
+  }
+
+  auto rel = std::make_unique<LongHashedRelation>(PrivateTag{}, tmm);
+  rel->layout_ = std::move(layout);
+  rel->key_columns_ = {h.key_columns[0]};
+  rel->options_.key_columns = rel->key_columns_;
+  rel->stats_.input_rows = h.input_rows;
+  rel->stats_.stored_rows = h.stored_rows;
+  rel->stats_.null_key_rows = h.null_key_rows;
+  rel->stats_.num_keys = h.num_keys;
+  rel->keys_unique_ = unique;
+  rel->all_null_keys_ = h.flags & kFlagAllNull;
+  rel->dense_ = dense;
+  rel->min_key_ = h.min_key;
+  rel->max_key_ = h.max_key;
+  const int64_t index_alloc = h.index_entries * (dense ? 8 : int64_t{sizeof(LongSlot)});
+  int64_t reserve_bytes = 0;
+  if (!CheckedAdd(tmm->PageChargeBytes(index_alloc), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
+    return Status::OutOfMemory("deserialized relation size overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
+                          tmm->Reserve(reserve_bytes, "LongHashedRelation deserialization"));
+  uint8_t* row_base = nullptr;
+  if (h.row_bytes > 0) {
+    QUIVER_ASSIGN_OR_RETURN(MemoryPage page, rel->AllocatePage(h.row_bytes, &reservation));
+    row_base = page.data();
+    LoadRows(rows, h.row_bytes, rel->layout_, row_base);
+    rel->rows_.AdoptPage(std::move(page), h.row_bytes);
+  }
+  if (h.index_entries > 0) {
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_alloc, &reservation));
+    uint8_t* dst = rel->index_page_.data();
+    auto ptr_of = [&](uint64_t ref) -> const uint8_t* { return ref == 0 ? nullptr : row_base + (ref - 1); };
+    if (dense) {
+      rel->dense_rows_ = reinterpret_cast<const uint8_t**>(dst);
+      for (int64_t i = 0; i < h.index_entries; ++i) {
+        rel->dense_rows_[i] = ptr_of(static_cast<uint64_t>(LoadI64(idx + i * 8)));
+      }
+    } else {
+      rel->slots_ = reinterpret_cast<LongSlot*>(dst);
+      for (int64_t i = 0; i < h.index_entries; ++i) {
+        rel->slots_[i].key = LoadI64(idx + i * 16);
+        rel->slots_[i].row = ptr_of(static_cast<uint64_t>(LoadI64(idx + i * 16 + 8)));
+      }
+    }
+  }
+  rel->entries_ = h.index_entries;
+  rel->stats_.row_bytes = h.row_bytes;
+  rel->stats_.index_bytes = index_alloc;
+  rel->stats_.page_bytes = rel->used_bytes();
+  return rel;
+}
+
+}  // namespace quiver::join
