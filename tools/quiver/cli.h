@@ -37,7 +37,9 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action);
 void AddGen(CLI::App& app, Context& ctx, Action* action);
 void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddDemo(CLI::App& app, Context& ctx, Action* action);
-void AddBench(CLI::App& app, Context& ctx, Action* action);
+void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
+void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
+void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
 
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);

@@ -26,9 +26,10 @@ double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 
 }  // namespace
 
-void AddBench(CLI::App& app, Context& ctx, Action* action) {
+void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   auto* bench = app.add_subcommand("bench", "benchmarks (side-by-side comparisons live in bench/)");
   bench->require_subcommand(1);
+  AddBenchCompress(bench, ctx, action, exit_code);
   auto* cmd = bench->add_subcommand("ipc", "in-memory IPC write and read throughput of a file under a codec");
   struct Opts {
     std::string path, codec = "zstd", format = "stream";

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   AddGen(app, ctx, &action);
   AddIntegration(app, ctx, &action, &exit_code);
   AddDemo(app, ctx, &action);
-  AddBench(app, ctx, &action);
+  AddBench(app, ctx, &action, &exit_code);
+  AddJoin(app, ctx, &action, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -252,7 +252,7 @@ Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int d
     if (d->index_type() != nullptr) {
       QUIVER_ASSIGN_OR_RETURN(index, IntFrom(d->index_type(), path));
     }
-    if (d->id() < 0) return Status::Invalid("field '" + path + "': dictionary id " + std::to_string(d->id()) + " < 0");
+
     dictionary_id = d->id();
     type = dictionary(index, type, d->is_ordered());
   }

@@ -1,0 +1,431 @@
+// Differential tests of HashJoin against a naive nested-loop join on random
+// inputs (duplicates, nulls, empty sides, keys INT64_MIN, -1, 0,
+// INT64_MAX, the dense range 1,000,000..1,001,023), for every join type,
+// in both memory modes (which must give identical output); broadcast,
+// shuffled and serialized use; output bounds; failure injection.
+#include "quiver/join/hash_join.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+
+#include "quiver/join/long_hashed_relation.h"
+#include "quiver/join/tests/join_test_util.h"
+
+namespace quiver::join {
+namespace {
+
+using testing::AllJoinTypes;
+using testing::Batch;
+using testing::Collector;
+using testing::Int32s;
+using testing::Int64s;
+using testing::NaiveJoin;
+using testing::RenderSorted;
+using testing::Strings;
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+enum class KeyDist { kSpecial, kDense, kSparse, kSmall };
+
+const char* KeyDistName(KeyDist d) {
+  switch (d) {
+    case KeyDist::kSpecial: return "Special";
+    case KeyDist::kDense: return "Dense";
+    case KeyDist::kSparse: return "Sparse";
+    case KeyDist::kSmall: return "Small";
+  }
+  return "?";
+}
+
+struct Case {
+  KeyDist dist;
+  int64_t build_rows;
+  int64_t probe_rows;
+  double null_fraction;
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return std::string(KeyDistName(c.dist)) + "_b" + std::to_string(c.build_rows) + "_p" +
+         std::to_string(c.probe_rows) + "_n" + std::to_string(static_cast<int>(c.null_fraction * 100));
+}
+
+struct Inputs {
+  SchemaPtr build_schema, probe_schema;
+  std::vector<RecordBatchPtr> build, probe;
+};
+
+// A key pool per distribution; rows draw from it with replacement, so keys
+// repeat (duplicates) and some probe keys miss.
+std::vector<int64_t> KeyPool(KeyDist d, std::mt19937_64& rng) {
+  std::vector<int64_t> pool;
+  switch (d) {
+    case KeyDist::kSpecial:
+      pool = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax, 42, -42};
+      break;
+    case KeyDist::kDense:
+      for (int64_t k = 1000000; k <= 1001023; ++k) pool.push_back(k);
+      break;
+    case KeyDist::kSparse:
+      for (int i = 0; i < 400; ++i) pool.push_back(static_cast<int64_t>(rng()));
+      pool.push_back(kMin);
+      pool.push_back(kMax);
+      break;
+    case KeyDist::kSmall:
+      for (int64_t k = 0; k < 30; ++k) pool.push_back(k);
+      break;
+  }
+  return pool;
+}
+
+Inputs MakeInputs(MemoryPool* pool, const Case& c, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto keys = KeyPool(c.dist, rng);
+  auto key = [&]() -> std::optional<int64_t> {
+    if (std::uniform_real_distribution<double>(0, 1)(rng) < c.null_fraction) return std::nullopt;
+    return keys[rng() % keys.size()];
+  };
+  Inputs in;
+  auto bs = std::make_shared<Schema>();
+  bs->fields = {field("bk", int64()), field("bv", int64()), field("bs", utf8())};
+  auto ps = std::make_shared<Schema>();
+  ps->fields = {field("pv", int32()), field("pk", int64()), field("ps", utf8())};
+  in.build_schema = bs;
+  in.probe_schema = ps;
+  std::vector<std::optional<int64_t>> bk, bv;
+  std::vector<std::optional<std::string>> bstr;
+  for (int64_t i = 0; i < c.build_rows; ++i) {
+    bk.push_back(key());
+    bv.push_back(rng() % 5 == 0 ? std::optional<int64_t>() : std::optional<int64_t>(i));
+    bstr.push_back(rng() % 6 == 0 ? std::optional<std::string>() : "b" + std::to_string(i * 37 % 1000));
+  }
+  std::vector<std::optional<int64_t>> pk;
+  std::vector<std::optional<int32_t>> pv;
+  std::vector<std::optional<std::string>> pstr;
+  for (int64_t i = 0; i < c.probe_rows; ++i) {
+    pk.push_back(key());
+    pv.push_back(static_cast<int32_t>(i));
+    pstr.push_back(rng() % 4 == 0 ? std::optional<std::string>() : "p" + std::string(static_cast<size_t>(i % 9), 'x'));
+  }
+  auto b = Batch(bs, {Int64s(pool, bk), Int64s(pool, bv), Strings(pool, bstr)});
+  auto p = Batch(ps, {Int32s(pool, pv), Int64s(pool, pk), Strings(pool, pstr)});
+  in.build = testing::Split(b, std::max<int64_t>(1, c.build_rows / 3 + 1));
+  in.probe = testing::Split(p, std::max<int64_t>(1, c.probe_rows / 4 + 1));
+  return in;
+}
+
+HashJoinOptions JoinOptions(JoinType t, MemoryPool* out_pool) {
+  HashJoinOptions o;
+  o.type = t;
+  o.build_keys = {0};
+  o.probe_keys = {1};
+  o.output_pool = out_pool;
+  return o;
+}
+
+Result<std::vector<std::string>> RunJoin(const Inputs& in, const HashJoinOptions& o, MemoryMode mode,
+                                         MemoryPool* task_pool) {
+  TaskMemoryOptions to;
+  to.mode = mode;
+  TaskMemoryManager tmm(task_pool, to);
+  QUIVER_ASSIGN_OR_RETURN(auto join, HashJoin::Make(in.build_schema, in.probe_schema, o));
+  Collector c;
+  QUIVER_RETURN_NOT_OK(RunHashJoin(*join, in.build, in.probe, &tmm, c.sink()));
+  for (const auto& b : c.batches) {
+    EXPECT_LE(b->num_rows, o.max_output_rows);
+    EXPECT_TRUE(b->schema->Equals(*join->output_schema()));
+  }
+  EXPECT_EQ(tmm.held_bytes(), 0);
+  return RenderSorted(c.batches);
+}
+
+class HashJoinDifferential : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HashJoinDifferential, EveryJoinTypeMatchesTheNaiveJoinInBothModes) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  const Case c = GetParam();
+  for (uint64_t seed : {1u, 2u}) {
+    const Inputs in = MakeInputs(data.get(), c, seed * 1000 + static_cast<uint64_t>(c.dist));
+    for (JoinType t : AllJoinTypes()) {
+      SCOPED_TRACE(std::string(JoinTypeName(t)) + " seed " + std::to_string(seed));
+      auto root = MemoryPool::MakeRoot({.name = "root"});
+      auto out = root->MakeChild({.name = "out"});
+      auto task = root->MakeChild({.name = "task"});
+      HashJoinOptions o = JoinOptions(t, out.get());
+      if (seed == 2) {
+        o.max_output_rows = 7;  // many small batches, chains split across them
+        o.probe_output = std::vector<int>{2, 1};
+        o.build_output = std::vector<int>{1};
+      }
+      const auto want = NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o);
+      auto on = RunJoin(in, o, MemoryMode::kOnHeap, task.get());
+      ASSERT_TRUE(on.ok()) << on.status().ToString();
+      auto off = RunJoin(in, o, MemoryMode::kOffHeap, task.get());
+      ASSERT_TRUE(off.ok()) << off.status().ToString();
+      ASSERT_EQ(*on, want);
+      ASSERT_EQ(*off, *on);
+      EXPECT_EQ(root->held_bytes(), 0);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Random, HashJoinDifferential,
+    ::testing::Values(Case{KeyDist::kSpecial, 0, 0, 0.0}, Case{KeyDist::kSpecial, 0, 40, 0.2},
+                      Case{KeyDist::kSpecial, 40, 0, 0.2}, Case{KeyDist::kSpecial, 1, 1, 0.0},
+                      Case{KeyDist::kSpecial, 60, 80, 0.1}, Case{KeyDist::kSpecial, 50, 50, 1.0},
+                      Case{KeyDist::kDense, 700, 900, 0.05}, Case{KeyDist::kDense, 2000, 600, 0.0},
+                      Case{KeyDist::kSparse, 300, 500, 0.1}, Case{KeyDist::kSparse, 1500, 1000, 0.0},
+                      Case{KeyDist::kSmall, 200, 300, 0.15}, Case{KeyDist::kSmall, 5, 400, 0.3}),
+    CaseName);
+
+// Null-aware anti join, case by case.
+TEST(HashJoin, NullAwareAntiSemantics) {
+  auto pool = MemoryPool::MakeRoot({.name = "root"});
+  auto bs = std::make_shared<Schema>();
+  bs->fields = {field("k", int64())};
+  auto ps = bs;
+  auto run = [&](std::vector<std::optional<int64_t>> build, std::vector<std::optional<int64_t>> probe) {
+    Inputs in{bs, ps, {Batch(bs, {Int64s(pool.get(), build)})}, {Batch(ps, {Int64s(pool.get(), probe)})}};
+    HashJoinOptions o = JoinOptions(JoinType::kNullAwareAnti, pool.get());
+    o.probe_keys = {0};
+    auto r = RunJoin(in, o, MemoryMode::kOffHeap, pool.get());
+    EXPECT_TRUE(r.ok());
+    return *r;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(run({}, {1, std::nullopt, 2}), (V{"1", "2", "null"}));  // empty build: everything
+  EXPECT_EQ(run({1, std::nullopt}, {1, std::nullopt, 2}), V{});     // a null build key: nothing
+  EXPECT_EQ(run({1, 3}, {1, std::nullopt, 2}), V{"2"});             // null probe keys dropped
+}
+
+TEST(HashJoin, PlanErrorsNameTheColumns) {
+  auto pool = MemoryPool::MakeRoot({.name = "root"});
+  auto bs = std::make_shared<Schema>();
+  bs->fields = {field("a", utf8()), field("b", int64()), field("c", uint64())};
+  auto ps = std::make_shared<Schema>();
+  ps->fields = {field("x", int64()), field("y", list(field("item", int32())))};
+  HashJoinOptions o;
+  o.output_pool = pool.get();
+  o.build_keys = {0};
+  o.probe_keys = {0};
+  auto r = HashJoin::Make(bs, ps, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "key columns 'a' (utf8) and 'x' (int64) cannot be compared");
+  o.build_keys = {2};
+  r = HashJoin::Make(bs, ps, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("above INT64_MAX"), std::string::npos);
+  o.build_keys = {1};
+  r = HashJoin::Make(bs, ps, o);  // probe column y (a list) cannot be output
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsNotImplemented());
+  EXPECT_NE(r.status().message().find("probe column 'y'"), std::string::npos);
+  o.probe_output = std::vector<int>{0};
+  EXPECT_TRUE(HashJoin::Make(bs, ps, o).ok());
+  o.build_keys = {7};
+  EXPECT_TRUE(HashJoin::Make(bs, ps, o).status().IsInvalid());
+  o.build_keys = {1, 1};
+  o.probe_keys = {0, 0};
+  o.type = JoinType::kNullAwareAnti;
+  EXPECT_NE(HashJoin::Make(bs, ps, o).status().message().find("exactly one key"), std::string::npos);
+}
+
+TEST(HashJoin, OutputBatchesAreBoundedByRowsAndBytes) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  const Inputs in = MakeInputs(data.get(), Case{KeyDist::kSmall, 300, 300, 0.0}, 9);
+  for (int64_t max_bytes : {int64_t{64}, int64_t{1000}, int64_t{5000}}) {
+    auto root = MemoryPool::MakeRoot({.name = "root"});
+    HashJoinOptions o = JoinOptions(JoinType::kFullOuter, root.get());
+    o.max_output_bytes = max_bytes;
+    o.max_output_rows = 50;
+    TaskMemoryManager tmm(root.get(), {});
+    auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
+    ASSERT_TRUE(join.ok());
+    Collector c;
+    ASSERT_TRUE(RunHashJoin(**join, in.build, in.probe, &tmm, c.sink()).ok());
+    ASSERT_GT(c.batches.size(), 2u);
+    for (const auto& b : c.batches) {
+      EXPECT_LE(b->num_rows, 50);
+      int64_t bytes = 0;
+      for (const auto& col : b->columns) bytes += col->TotalBufferBytes();
+      if (b->num_rows > 1) {
+        EXPECT_LE(bytes, max_bytes + 16 * static_cast<int64_t>(b->columns.size())) << b->num_rows;
+      }
+    }
+    EXPECT_EQ(RenderSorted(c.batches), NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o));
+  }
+}
+
+// Broadcast: one relation built once, serialized and shipped, probed
+// read-only from several threads; matched sets merged for the outer rows.
+TEST(HashJoin, BroadcastFromSeveralThreads) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  const Inputs in = MakeInputs(data.get(), Case{KeyDist::kSmall, 400, 2000, 0.1}, 21);
+  std::vector<RecordBatchPtr> probe;
+  for (const auto& b : in.probe) {
+    for (auto& piece : testing::Split(b, 97)) probe.push_back(piece);
+  }
+  for (JoinType t : AllJoinTypes()) {
+    for (bool shipped : {false, true}) {
+      SCOPED_TRACE(std::string(JoinTypeName(t)) + (shipped ? " shipped" : ""));
+      auto root = MemoryPool::MakeRoot({.name = "root"});
+      HashJoinOptions o = JoinOptions(t, root.get());
+      auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
+      ASSERT_TRUE(join.ok());
+      TaskMemoryManager driver(root.get(), {});
+      auto rel = (*join)->BuildRelation(in.build, &driver);
+      ASSERT_TRUE(rel.ok());
+      std::shared_ptr<HashedRelation> relation = *rel;
+      TaskMemoryOptions wo;
+      wo.mode = MemoryMode::kOffHeap;
+      TaskMemoryManager worker(root.get(), wo);
+      if (shipped) {
+        auto bytes = relation->Serialize(root.get());
+        ASSERT_TRUE(bytes.ok());
+        relation->Close();
+        auto loaded = (*join)->LoadRelation(**bytes, &worker);
+        ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+        relation = *loaded;
+      }
+      constexpr int kThreads = 4;
+      std::vector<std::unique_ptr<HashJoinProbe>> probes;
+      std::vector<Collector> outs(kThreads);
+      for (int i = 0; i < kThreads; ++i) {
+        auto p = (*join)->MakeProbe(relation);
+        ASSERT_TRUE(p.ok());
+        probes.push_back(std::move(*p));
+      }
+      std::vector<std::thread> threads;
+      std::vector<Status> results(kThreads);
+      for (int i = 0; i < kThreads; ++i) {
+        threads.emplace_back([&, i] {
+          for (size_t b = i; b < probe.size(); b += kThreads) {
+            Status st = probes[i]->Probe(*probe[b], outs[i].sink());
+            if (!st.ok()) {
+              results[i] = st;
+              return;
+            }
+          }
+        });
+      }
+      for (auto& th : threads) th.join();
+      for (const auto& st : results) ASSERT_TRUE(st.ok()) << st.ToString();
+      for (int i = 1; i < kThreads; ++i) ASSERT_TRUE(probes[0]->MergeMatched(*probes[i]).ok());
+      ASSERT_TRUE(probes[0]->Finish(outs[0].sink()).ok());
+      std::vector<RecordBatchPtr> all;
+      for (auto& c : outs) all.insert(all.end(), c.batches.begin(), c.batches.end());
+      EXPECT_EQ(RenderSorted(all), NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o));
+      probes.clear();
+      relation->Close();
+      all.clear();
+      outs.clear();
+      EXPECT_EQ(worker.held_bytes(), 0);
+      EXPECT_EQ(driver.held_bytes(), 0);
+    }
+  }
+}
+
+// Shuffled: both sides partitioned by key, one relation per partition,
+// closed when its partition is done; the union is the whole join.
+TEST(HashJoin, ShuffledPartitions) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  const Inputs in = MakeInputs(data.get(), Case{KeyDist::kSparse, 800, 1200, 0.1}, 33);
+  constexpr int kParts = 4;
+  auto partition = [&](const std::vector<RecordBatchPtr>& batches, int key, const SchemaPtr& schema) {
+    std::vector<std::vector<RecordBatchPtr>> parts(kParts);
+    for (const auto& b : batches) {
+      for (int64_t i = 0; i < b->num_rows; ++i) {
+        const ArrayData& k = *b->columns[key];
+        int p = 0;
+        if (k.IsValid(i)) {
+          int64_t v;
+          std::memcpy(&v, k.buffers[1]->data() + (k.offset + i) * 8, 8);
+          p = static_cast<int>(HashInt64(v) >> 62);
+        }
+        parts[p].push_back(*SliceBatch(b, i, 1));
+      }
+    }
+    (void)schema;
+    return parts;
+  };
+  const auto bparts = partition(in.build, 0, in.build_schema);
+  const auto pparts = partition(in.probe, 1, in.probe_schema);
+  for (JoinType t : AllJoinTypes()) {
+    if (t == JoinType::kNullAwareAnti) continue;  // needs the whole build side for its null rule
+    SCOPED_TRACE(JoinTypeName(t));
+    auto root = MemoryPool::MakeRoot({.name = "root"});
+    HashJoinOptions o = JoinOptions(t, root.get());
+    auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
+    ASSERT_TRUE(join.ok());
+    TaskMemoryOptions to;
+    to.mode = MemoryMode::kOffHeap;
+    TaskMemoryManager tmm(root.get(), to);
+    Collector c;
+    for (int p = 0; p < kParts; ++p) {
+      int64_t peak_before = tmm.held_bytes();
+      ASSERT_TRUE(RunHashJoin(**join, bparts[p], pparts[p], &tmm, c.sink()).ok());
+      EXPECT_EQ(tmm.held_bytes(), peak_before);  // the partition's relation was closed
+    }
+    EXPECT_EQ(RenderSorted(c.batches), NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o));
+  }
+}
+
+TEST(HashJoin, FailureInjectionDuringTheJoin) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  const Inputs in = MakeInputs(data.get(), Case{KeyDist::kSmall, 300, 500, 0.1}, 5);
+  for (MemoryMode mode : {MemoryMode::kOnHeap, MemoryMode::kOffHeap}) {
+    HashJoinOptions probe_o;
+    probe_o.type = JoinType::kFullOuter;
+    probe_o.build_keys = {0};
+    probe_o.probe_keys = {1};
+    probe_o.max_output_rows = 64;
+    int64_t n = 1;
+    for (;; ++n) {
+      auto root = MemoryPool::MakeRoot({.name = "root"});
+      probe_o.output_pool = root.get();
+      auto join = HashJoin::Make(in.build_schema, in.probe_schema, probe_o);
+      ASSERT_TRUE(join.ok());
+      TaskMemoryOptions to;
+      to.mode = mode;
+      TaskMemoryManager tmm(root.get(), to);
+      root->InjectFailureAt(n);
+      Collector c;
+      Status st = RunHashJoin(**join, in.build, in.probe, &tmm, c.sink());
+      c.batches.clear();
+      ASSERT_EQ(root->held_bytes(), 0) << n;
+      if (st.ok()) break;
+      ASSERT_TRUE(st.IsOutOfMemory()) << st.ToString();
+      ASSERT_LT(n, 5000);
+    }
+    EXPECT_GT(n, 10);
+  }
+}
+
+TEST(HashJoin, OtherIntegerWidthsUseTheLongRelation) {
+  auto pool = MemoryPool::MakeRoot({.name = "root"});
+  auto bs = std::make_shared<Schema>();
+  bs->fields = {field("k", int32())};
+  auto ps = std::make_shared<Schema>();
+  ps->fields = {field("k", int64())};
+  auto build = Batch(bs, {Int32s(pool.get(), {1, 2, std::nullopt, -7, 2})});
+  auto probe = Batch(ps, {Int64s(pool.get(), {2, -7, int64_t{1} << 40, std::nullopt, 1})});
+  HashJoinOptions o = JoinOptions(JoinType::kInner, pool.get());
+  o.probe_keys = {0};
+  auto join = HashJoin::Make(bs, ps, o);
+  ASSERT_TRUE(join.ok());
+  TaskMemoryManager tmm(pool.get(), {});
+  auto rel = (*join)->BuildRelation({build}, &tmm);
+  ASSERT_TRUE(rel.ok());
+  EXPECT_EQ((*rel)->kind(), RelationKind::kLong);
+  Inputs in{bs, ps, {build}, {probe}};
+  auto r = RunJoin(in, o, MemoryMode::kOnHeap, pool.get());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (std::vector<std::string>{"-7|-7", "1|1", "2|2", "2|2"}));
+}
+
+}  // namespace
+}  // namespace quiver::join

@@ -1,0 +1,463 @@
+// Tests of LongHashedRelation: dense and sparse modes, special keys,
+// duplicates, nulls, the size estimate, serialization, failure injection
+// at every allocation and the pool limit.
+#include "quiver/join/long_hashed_relation.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "quiver/join/tests/join_test_util.h"
+
+namespace quiver::join {
+namespace {
+
+using testing::Batch;
+using testing::Int64s;
+using testing::Strings;
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+SchemaPtr KV() {
+  auto s = std::make_shared<Schema>();
+  s->fields = {field("k", int64()), field("v", int64()), field("s", utf8())};
+  return s;
+}
+
+struct Fixture {
+  std::shared_ptr<MemoryPool> root = MemoryPool::MakeRoot({.name = "root"});
+  std::shared_ptr<MemoryPool> pool = root->MakeChild({.name = "task"});
+  std::unique_ptr<TaskMemoryManager> tmm;
+  explicit Fixture(MemoryMode mode = MemoryMode::kOnHeap) {
+    TaskMemoryOptions o;
+    o.mode = mode;
+    tmm = std::make_unique<TaskMemoryManager>(pool.get(), o);
+  }
+};
+
+// Builds k, v = row number, s = "s<row>" (null every 7th row when asked).
+RecordBatchPtr MakeKeys(MemoryPool* pool, const std::vector<std::optional<int64_t>>& keys, bool string_nulls = false) {
+  std::vector<std::optional<int64_t>> v;
+  std::vector<std::optional<std::string>> s;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    v.push_back(static_cast<int64_t>(i));
+    if (string_nulls && i % 7 == 3) {
+      s.push_back(std::nullopt);
+    } else {
+      s.push_back("s" + std::to_string(i));
+    }
+  }
+  return Batch(KV(), {Int64s(pool, keys), Int64s(pool, v), Strings(pool, s)});
+}
+
+// All rows of a key's chain as "v:s" strings, sorted.
+std::vector<std::string> ChainOf(const LongHashedRelation& rel, int64_t key) {
+  std::vector<std::string> out;
+  const RowLayout& l = rel.layout();
+  for (const uint8_t* r = rel.Find(key); r; r = RowLayout::Next(r)) {
+    int64_t v;
+    std::memcpy(&v, r + l.fields()[1].slot_offset, 8);
+    std::string s = l.IsValid(r, 2) ? std::string(RowLayout::VarAt(r, l.fields()[2].slot_offset)) : "null";
+    out.push_back(std::to_string(v) + ":" + s);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+HashedRelationOptions Opts() {
+  HashedRelationOptions o;
+  o.key_columns = {0};
+  return o;
+}
+
+class LongRelationModes : public ::testing::TestWithParam<MemoryMode> {};
+
+TEST_P(LongRelationModes, SpecialKeysSparse) {
+  Fixture f(GetParam());
+  const std::vector<std::optional<int64_t>> keys = {kMin, -1, 0, kMax, kMin + 1, kMax - 1, 42, std::nullopt, -1};
+  auto b = MakeKeys(f.pool.get(), keys);
+  auto rel = LongHashedRelation::Build(*KV(), {b}, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  const auto& r = **rel;
+  EXPECT_FALSE(r.dense());  // the range spans all of int64
+  EXPECT_EQ(r.min_key(), kMin);
+  EXPECT_EQ(r.max_key(), kMax);
+  EXPECT_FALSE(r.keys_unique());
+  EXPECT_EQ(r.stats().input_rows, 9);
+  EXPECT_EQ(r.stats().null_key_rows, 1);
+  EXPECT_EQ(r.stats().stored_rows, 8);
+  EXPECT_EQ(r.stats().num_keys, 7);
+  EXPECT_EQ(ChainOf(r, kMin), std::vector<std::string>{"0:s0"});
+  EXPECT_EQ(ChainOf(r, kMax), std::vector<std::string>{"3:s3"});
+  EXPECT_EQ(ChainOf(r, -1), (std::vector<std::string>{"1:s1", "8:s8"}));
+  EXPECT_EQ(ChainOf(r, 0), std::vector<std::string>{"2:s2"});
+  EXPECT_TRUE(ChainOf(r, 1).empty());
+  EXPECT_TRUE(ChainOf(r, kMin + 2).empty());
+}
+
+TEST_P(LongRelationModes, DenseRange) {
+  Fixture f(GetParam());
+  std::vector<std::optional<int64_t>> keys;
+  for (int64_t k = 1000000; k <= 1001023; ++k) keys.push_back(k);
+  std::shuffle(keys.begin(), keys.end(), std::mt19937_64(7));
+  auto b = MakeKeys(f.pool.get(), keys);
+  auto rel = LongHashedRelation::Build(*KV(), {b}, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  const auto& r = **rel;
+  EXPECT_TRUE(r.dense());
+  EXPECT_TRUE(r.keys_unique());
+  EXPECT_EQ(r.index_entries(), 1024);
+  EXPECT_EQ(r.stats().index_bytes, 1024 * 8);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(ChainOf(r, *keys[i]), std::vector<std::string>{std::to_string(i) + ":s" + std::to_string(i)});
+  }
+  EXPECT_EQ(r.Find(999999), nullptr);
+  EXPECT_EQ(r.Find(1001024), nullptr);
+  EXPECT_EQ(r.Find(kMin), nullptr);
+  EXPECT_EQ(r.Find(kMax), nullptr);
+  // FindBatch agrees with Find, including out-of-range keys.
+  std::vector<int64_t> probe = {kMin, 999999, 1000000, 1000500, 1001023, 1001024, kMax, -1, 0};
+  std::vector<const uint8_t*> out(probe.size());
+  r.FindBatch(probe.data(), nullptr, static_cast<int64_t>(probe.size()), out.data());
+  for (size_t i = 0; i < probe.size(); ++i) EXPECT_EQ(out[i], r.Find(probe[i])) << probe[i];
+}
+
+TEST_P(LongRelationModes, DenseAtTheEdgesOfInt64) {
+  Fixture f(GetParam());
+  for (int64_t base : {kMin, kMax - 99, int64_t{-50}}) {
+    std::vector<std::optional<int64_t>> keys;
+    for (int64_t i = 0; i < 100; ++i) keys.push_back(base + i);
+    auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, Opts(), f.tmm.get());
+    ASSERT_TRUE(rel.ok());
+    EXPECT_TRUE((*rel)->dense());
+    for (int64_t i = 0; i < 100; ++i) ASSERT_NE((*rel)->Find(base + i), nullptr);
+    if (base != kMin) {
+      EXPECT_EQ((*rel)->Find(base - 1), nullptr);
+    }
+    if (base != kMax - 99) {
+      EXPECT_EQ((*rel)->Find(base + 100), nullptr);
+    }
+    EXPECT_EQ((*rel)->Find(base == kMin ? kMax : kMin), nullptr);
+  }
+}
+
+TEST_P(LongRelationModes, RandomSparseMatchesAMap) {
+  Fixture f(GetParam());
+  std::mt19937_64 rng(11);
+  std::vector<std::optional<int64_t>> keys;
+  std::multimap<int64_t, int64_t> ref;
+  for (int64_t i = 0; i < 20000; ++i) {
+    if (rng() % 50 == 0) {
+      keys.push_back(std::nullopt);
+      continue;
+    }
+    const int64_t k = rng() % 3 == 0 ? static_cast<int64_t>(rng() % 2000) : static_cast<int64_t>(rng());
+    keys.push_back(k);
+    ref.emplace(k, i);
+  }
+  auto b = MakeKeys(f.pool.get(), keys, /*string_nulls=*/true);
+  auto batches = testing::Split(b, 3000);
+  auto rel = LongHashedRelation::Build(*KV(), batches, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  const auto& r = **rel;
+  EXPECT_FALSE(r.dense());
+  EXPECT_EQ(r.stats().grow_count, 0);
+  std::set<int64_t> distinct;
+  for (auto& [k, v] : ref) distinct.insert(k);
+  EXPECT_EQ(r.stats().num_keys, static_cast<int64_t>(distinct.size()));
+  // Index bytes per distinct key stay under 24 (the bound).
+  EXPECT_LE(static_cast<double>(r.stats().index_bytes) / distinct.size(), 24.0);
+  for (int64_t k : distinct) {
+    std::vector<std::string> want;
+    auto [lo, hi] = ref.equal_range(k);
+    for (auto it = lo; it != hi; ++it) {
+      const int64_t i = it->second;
+      want.push_back(std::to_string(i) + ":" + (i % 7 == 3 ? "null" : "s" + std::to_string(i)));
+    }
+    std::sort(want.begin(), want.end());
+    ASSERT_EQ(ChainOf(r, k), want) << k;
+  }
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t k = static_cast<int64_t>(rng());
+    if (!ref.count(k)) {
+      ASSERT_EQ(r.Find(k), nullptr);
+    }
+  }
+}
+
+TEST_P(LongRelationModes, NullKeysKeptIgnoredAndNullAware) {
+  Fixture f(GetParam());
+  auto b = MakeKeys(f.pool.get(), {1, std::nullopt, 2, 2, std::nullopt, 3});
+  {
+    auto o = Opts();
+    o.keep_null_keys = true;
+    o.with_ordinals = true;
+    auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
+    ASSERT_TRUE(rel.ok());
+    EXPECT_EQ((*rel)->stats().stored_rows, 6);
+    int64_t seen = 0;
+    (*rel)->ForEachRow([&](const uint8_t* row) { EXPECT_EQ(RowLayout::Ordinal(row), seen++); });
+    EXPECT_EQ(seen, 6);
+  }
+  {
+    auto o = Opts();
+    o.ignore_duplicate_keys = true;
+    o.payload_columns = std::vector<int>{};
+    auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
+    ASSERT_TRUE(rel.ok());
+    EXPECT_EQ((*rel)->stats().stored_rows, 3);
+    EXPECT_TRUE((*rel)->keys_unique());
+    EXPECT_EQ((*rel)->layout().fixed_bytes(), 8);  // key-only rows: just the chain word
+  }
+  {
+    auto o = Opts();
+    o.null_aware = true;
+    auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
+    ASSERT_TRUE(rel.ok());
+    EXPECT_TRUE((*rel)->all_null_keys());
+    EXPECT_EQ((*rel)->used_bytes(), 0);
+  }
+  EXPECT_EQ(f.tmm->held_bytes(), 0);
+}
+
+TEST_P(LongRelationModes, EmptyAndAllNullInputs) {
+  Fixture f(GetParam());
+  auto empty = MakeKeys(f.pool.get(), {});
+  auto rel = LongHashedRelation::Build(*KV(), {empty}, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel.ok());
+  EXPECT_TRUE((*rel)->empty_input());
+  EXPECT_EQ((*rel)->Find(0), nullptr);
+  auto nulls = MakeKeys(f.pool.get(), {std::nullopt, std::nullopt});
+  auto rel2 = LongHashedRelation::Build(*KV(), {nulls}, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel2.ok());
+  EXPECT_EQ((*rel2)->Find(0), nullptr);
+  auto rel3 = LongHashedRelation::Build(*KV(), {}, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel3.ok());
+}
+
+TEST_P(LongRelationModes, SerializeRoundTrip) {
+  Fixture f(GetParam());
+  std::mt19937_64 rng(5);
+  for (bool dense : {false, true}) {
+    std::vector<std::optional<int64_t>> keys;
+    for (int i = 0; i < 5000; ++i) {
+      keys.push_back(i % 97 == 0 ? std::optional<int64_t>() : (dense ? int64_t(rng() % 3000) : int64_t(rng() % 9000) * 1000003));
+    }
+    auto b = MakeKeys(f.pool.get(), keys, true);
+    auto o = Opts();
+    o.keep_null_keys = true;
+    o.with_ordinals = true;
+    auto rel = LongHashedRelation::Build(*KV(), testing::Split(b, 999), o, f.tmm.get());
+    ASSERT_TRUE(rel.ok());
+    EXPECT_EQ((*rel)->dense(), dense);
+    auto bytes = (*rel)->Serialize(f.pool.get());
+    ASSERT_TRUE(bytes.ok());
+    Fixture g(GetParam() == MemoryMode::kOnHeap ? MemoryMode::kOffHeap : MemoryMode::kOnHeap);
+    auto back = DeserializeHashedRelation(*KV(), **bytes, g.tmm.get());
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    auto* lr = dynamic_cast<LongHashedRelation*>(back->get());
+    ASSERT_NE(lr, nullptr);
+    EXPECT_EQ(lr->dense(), dense);
+    EXPECT_EQ(lr->stats().stored_rows, (*rel)->stats().stored_rows);
+    for (const auto& k : keys) {
+      if (k) {
+        ASSERT_EQ(ChainOf(*lr, *k), ChainOf(**rel, *k));
+      }
+    }
+    std::vector<int64_t> ords;
+    lr->ForEachRow([&](const uint8_t* r) { ords.push_back(RowLayout::Ordinal(r)); });
+    ASSERT_EQ(static_cast<int64_t>(ords.size()), (*rel)->stats().stored_rows);
+    for (size_t i = 0; i < ords.size(); ++i) ASSERT_EQ(ords[i], static_cast<int64_t>(i));
+    // Serializing the copy gives the same bytes.
+    auto again = lr->Serialize(f.pool.get());
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE((*again)->Equals(**bytes));
+  }
+}
+
+TEST(LongRelation, CorruptSerializationIsRejectedCleanly) {
+  Fixture f;
+  auto b = MakeKeys(f.pool.get(), {5, 6, 6, 7, std::nullopt, 100});
+  auto o = Opts();
+  o.with_ordinals = true;
+  o.keep_null_keys = true;
+  o.allow_dense = false;
+  auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
+  ASSERT_TRUE(rel.ok());
+  auto bytes = (*rel)->Serialize(f.pool.get());
+  ASSERT_TRUE(bytes.ok());
+  const auto& good = **bytes;
+  const int64_t held_before = f.pool->held_bytes();
+  // Flip each byte, truncate at each length: every result is OK or a clean
+  // Invalid, and a relation that loads answers lookups without looping.
+  for (int64_t i = 0; i < good.size(); ++i) {
+    for (uint8_t x : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xFF}}) {
+      auto copy = Buffer::CopyOf(f.pool.get(), good.span());
+      ASSERT_TRUE(copy.ok());
+      (*copy)->mutable_data()[i] ^= x;
+      auto r = DeserializeHashedRelation(*KV(), **copy, f.tmm.get());
+      if (r.ok()) {
+        for (int64_t k : {5, 6, 7, 100, 0, -1}) {
+          for (const uint8_t* row = static_cast<LongHashedRelation*>(r->get())->Find(k); row; row = RowLayout::Next(row)) {
+          }
+        }
+      } else {
+        EXPECT_TRUE(r.status().IsInvalid()) << r.status().ToString();
+      }
+    }
+  }
+  for (int64_t len = 0; len < good.size(); ++len) {
+    auto r = DeserializeHashedRelation(*KV(), *Buffer::Unowned(good.data(), len), f.tmm.get());
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsInvalid());
+  }
+  EXPECT_EQ(f.pool->held_bytes(), held_before);
+}
+
+TEST(LongRelation, EstimateIsPureAndReservedUpFront) {
+  LongBuildStats st;
+  st.input_rows = 1000000;
+  st.distinct_estimate = 1000000;
+  st.min_key = kMin;
+  st.max_key = kMax;
+  auto schema = KV();
+  auto layout = RowLayout::Make(*schema, {1}, {});
+  ASSERT_TRUE(layout.ok());
+  auto o = Opts();
+  const auto e1 = LongHashedRelation::EstimateSize(st, *layout, o);
+  const auto e2 = LongHashedRelation::EstimateSize(st, *layout, o);
+  EXPECT_EQ(e1.total_bytes, e2.total_bytes);
+  EXPECT_FALSE(e1.dense);
+  EXPECT_EQ(e1.row_bytes, 1000000 * 16);  // next + v
+  EXPECT_LE(e1.index_bytes / 1000000.0, 24.0);
+  EXPECT_GE(e1.index_bytes / 1000000.0, 16.0 / 0.75 - 0.01);
+  // A narrow range is dense, with overflow-safe arithmetic near the edges.
+  st.min_key = kMax - 2999999;
+  st.max_key = kMax;
+  const auto e3 = LongHashedRelation::EstimateSize(st, *layout, o);
+  EXPECT_TRUE(e3.dense);
+  EXPECT_EQ(e3.index_entries, 3000000);
+  st.max_key = kMax;
+  st.min_key = kMax - 3000000;  // one past the 3-entries-per-key bound
+  EXPECT_FALSE(LongHashedRelation::EstimateSize(st, *layout, o).dense);
+  o.allow_dense = false;
+  st.min_key = 0;
+  st.max_key = 10;
+  EXPECT_FALSE(LongHashedRelation::EstimateSize(st, *layout, o).dense);
+}
+
+TEST_P(LongRelationModes, OverTheLimitIsOutOfMemoryAndHeldReturnsToZero) {
+  auto root = MemoryPool::MakeRoot({.name = "root", .limit_bytes = 256 << 10});
+  auto pool = root->MakeChild({.name = "task"});
+  TaskMemoryOptions to;
+  to.mode = GetParam();
+  TaskMemoryManager tmm(pool.get(), to);
+  auto data_root = MemoryPool::MakeRoot({.name = "data"});
+  std::vector<std::optional<int64_t>> keys;
+  for (int64_t i = 0; i < 100000; ++i) keys.push_back(i * 7919);
+  auto b = MakeKeys(data_root.get(), keys);
+  auto rel = LongHashedRelation::Build(*KV(), {b}, Opts(), &tmm);
+  ASSERT_FALSE(rel.ok());
+  EXPECT_TRUE(rel.status().IsOutOfMemory());
+  const std::string& msg = rel.status().message();
+  EXPECT_NE(msg.find("LongHashedRelation build of 100000 rows"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("but pool 'root' has 262144 bytes available"), std::string::npos) << msg;
+  EXPECT_EQ(pool->held_bytes(), 0);
+  EXPECT_EQ(root->held_bytes(), 0);
+  EXPECT_EQ(tmm.mapped_bytes(), 0);
+  EXPECT_EQ(tmm.stats().pages_allocated, 0);  // failed before any page
+}
+
+TEST_P(LongRelationModes, FailureInjectionAtEveryAllocation) {
+  auto data_root = MemoryPool::MakeRoot({.name = "data"});
+  std::vector<std::optional<int64_t>> keys;
+  std::mt19937_64 rng(3);
+  for (int64_t i = 0; i < 30000; ++i) keys.push_back(i % 10 == 0 ? std::nullopt : std::optional<int64_t>(rng() % 20000));
+  auto b = MakeKeys(data_root.get(), keys, true);
+  auto batches = testing::Split(b, 4096);
+  auto o = Opts();
+  o.keep_null_keys = true;
+  o.with_ordinals = true;
+  o.max_page_bytes = 64 << 10;  // several row pages: several allocations
+  o.allow_dense = false;
+  int64_t n = 1;
+  for (;; ++n) {
+    auto root = MemoryPool::MakeRoot({.name = "root"});
+    TaskMemoryOptions to;
+    to.mode = GetParam();
+    TaskMemoryManager tmm(root.get(), to);
+    if (GetParam() == MemoryMode::kOnHeap) {
+      root->InjectFailureAt(n);
+    } else {
+      tmm.InjectFailureAt(n);
+    }
+    auto rel = LongHashedRelation::Build(*KV(), batches, o, &tmm);
+    if (rel.ok()) {
+      EXPECT_GT((*rel)->stats().stored_rows, 0);
+      rel->reset();
+      EXPECT_EQ(root->held_bytes(), 0);
+      break;
+    }
+    ASSERT_TRUE(rel.status().IsOutOfMemory()) << n << ": " << rel.status().ToString();
+    EXPECT_NE(rel.status().message().find("injected"), std::string::npos);
+    ASSERT_EQ(root->held_bytes(), 0) << n;
+    ASSERT_EQ(tmm.mapped_bytes(), 0) << n;
+    ASSERT_LT(n, 1000);
+  }
+  EXPECT_GT(n, 3);  // the index and several row pages were each failed once
+}
+
+TEST_P(LongRelationModes, CloseReturnsEveryPageAtOnce) {
+  Fixture f(GetParam());
+  std::vector<std::optional<int64_t>> keys;
+  for (int64_t i = 0; i < 50000; ++i) keys.push_back(i * 31);
+  auto o = Opts();
+  o.max_page_bytes = 128 << 10;
+  auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, o, f.tmm.get());
+  ASSERT_TRUE(rel.ok());
+  const int64_t before = f.pool->held_bytes();
+  EXPECT_GT((*rel)->used_bytes(), 0);
+  EXPECT_GT(f.tmm->stats().live_pages, 2);
+  (*rel)->Close();
+  EXPECT_EQ(f.tmm->stats().live_pages, 0);
+  EXPECT_EQ((*rel)->used_bytes(), 0);
+  EXPECT_LT(f.pool->held_bytes(), before);
+  EXPECT_EQ(f.tmm->held_bytes(), 0);
+  EXPECT_EQ((*rel)->Find(31), nullptr);
+  (*rel)->Close();  // idempotent
+}
+
+TEST_P(LongRelationModes, ConcurrentReadOnlyProbes) {
+  Fixture f(GetParam());
+  std::vector<std::optional<int64_t>> keys;
+  for (int64_t i = 0; i < 40000; ++i) keys.push_back(i * 1000003 + 7);
+  auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, Opts(), f.tmm.get());
+  ASSERT_TRUE(rel.ok());
+  std::vector<std::thread> threads;
+  std::atomic<int64_t> found{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<int64_t> probe;
+      for (int64_t i = t; i < 80000; i += 4) probe.push_back(i * 1000003 + 7);
+      std::vector<const uint8_t*> out(probe.size());
+      (*rel)->FindBatch(probe.data(), nullptr, static_cast<int64_t>(probe.size()), out.data());
+      int64_t n = 0;
+      for (auto* r : out) n += r != nullptr;
+      found += n;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(found.load(), 40000);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, LongRelationModes, ::testing::Values(MemoryMode::kOnHeap, MemoryMode::kOffHeap),
+                         [](const auto& info) { return info.param == MemoryMode::kOnHeap ? "OnHeap" : "OffHeap"; });
+
+}  // namespace
+}  // namespace quiver::join

@@ -1,0 +1,184 @@
+// Tests of the task memory manager: both memory modes charge the same pool
+// tree, limits give OutOfMemory naming needed and available bytes, pages
+// and reservations are RAII, off-heap pages are unmapped when freed.
+#include "quiver/join/task_memory_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace quiver::join {
+namespace {
+
+class TaskMemoryModes : public ::testing::TestWithParam<MemoryMode> {};
+
+TEST_P(TaskMemoryModes, PagesAreChargedAndReturned) {
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  auto pool = root->MakeChild({.name = "task"});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  {
+    TaskMemoryManager tmm(pool.get(), o);
+    MemoryConsumer consumer(&tmm, "test");
+    auto p = consumer.AllocatePage(100000);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->size_bytes(), 100000);
+    EXPECT_GE(p->charged_bytes(), 100000);
+    EXPECT_EQ(p->mode(), GetParam());
+    std::memset(p->data(), 0xAB, 100000);
+    EXPECT_EQ(pool->held_bytes(), p->charged_bytes());
+    EXPECT_EQ(root->held_bytes(), p->charged_bytes());
+    EXPECT_EQ(tmm.held_bytes(), p->charged_bytes());
+    EXPECT_EQ(consumer.used_bytes(), p->charged_bytes());
+    if (GetParam() == MemoryMode::kOffHeap) {
+      EXPECT_EQ(tmm.mapped_bytes(), p->charged_bytes());
+      EXPECT_EQ(p->charged_bytes() % kBasePageBytes, 0);
+    } else {
+      EXPECT_EQ(tmm.mapped_bytes(), 0);
+    }
+    MemoryPage moved = std::move(*p);
+    EXPECT_TRUE(p->empty());
+    EXPECT_FALSE(moved.empty());
+    moved.Free();
+    EXPECT_EQ(pool->held_bytes(), 0);
+    EXPECT_EQ(tmm.held_bytes(), 0);
+    EXPECT_EQ(tmm.mapped_bytes(), 0);
+    EXPECT_EQ(consumer.used_bytes(), 0);
+    EXPECT_GT(tmm.stats().peak_held_bytes, 0);
+  }
+  EXPECT_EQ(root->held_bytes(), 0);
+}
+
+TEST_P(TaskMemoryModes, LimitGivesOutOfMemoryNamingNeededAndAvailable) {
+  auto root = MemoryPool::MakeRoot({.name = "root", .limit_bytes = 1 << 20});
+  auto pool = root->MakeChild({.name = "task"});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  TaskMemoryManager tmm(pool.get(), o);
+  auto first = tmm.AllocatePage(256 << 10, nullptr);
+  ASSERT_TRUE(first.ok());
+  auto big = tmm.AllocatePage(2 << 20, nullptr);
+  ASSERT_FALSE(big.ok());
+  EXPECT_TRUE(big.status().IsOutOfMemory());
+  EXPECT_NE(big.status().message().find("needs"), std::string::npos) << big.status().ToString();
+  EXPECT_NE(big.status().message().find("available"), std::string::npos) << big.status().ToString();
+  EXPECT_NE(big.status().message().find("root"), std::string::npos) << big.status().ToString();
+  EXPECT_EQ(pool->held_bytes(), first->charged_bytes());
+  auto r = tmm.Reserve(4 << 20, "a build");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "a build needs 4194304 bytes but pool 'root' has " + std::to_string((1 << 20) - first->charged_bytes()) +
+                " bytes available (held " + std::to_string(first->charged_bytes()) + " of limit 1048576)");
+  first->Free();
+  EXPECT_EQ(root->held_bytes(), 0);
+  EXPECT_EQ(tmm.mapped_bytes(), 0);
+}
+
+TEST_P(TaskMemoryModes, ReservationPaysForPages) {
+  auto root = MemoryPool::MakeRoot({.name = "root", .limit_bytes = 8 << 20});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  TaskMemoryManager tmm(root.get(), o);
+  auto r = tmm.Reserve(1 << 20, "test");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(root->held_bytes(), 1 << 20);
+  EXPECT_EQ(tmm.held_bytes(), 1 << 20);
+  auto p = tmm.AllocatePage(512 << 10, nullptr, &*r);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(r->remaining_bytes(), (1 << 20) - (512 << 10));
+  EXPECT_EQ(root->held_bytes(), 1 << 20);  // no double charge
+  r->Release();
+  EXPECT_EQ(root->held_bytes(), 512 << 10);
+  p->Free();
+  EXPECT_EQ(root->held_bytes(), 0);
+  EXPECT_EQ(tmm.held_bytes(), 0);
+}
+
+TEST_P(TaskMemoryModes, InjectedFailureIsRecoverable) {
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  TaskMemoryManager tmm(root.get(), o);
+  tmm.InjectFailureAt(2);
+  auto a = tmm.AllocatePage(4096, nullptr);
+  auto b = tmm.AllocatePage(4096, nullptr);
+  auto c = tmm.AllocatePage(4096, nullptr);
+  EXPECT_TRUE(a.ok());
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(b.status().IsOutOfMemory());
+  EXPECT_NE(b.status().message().find("injected"), std::string::npos);
+  EXPECT_TRUE(c.ok());
+  EXPECT_EQ(tmm.page_attempts(), 3);
+  a->Free();
+  c->Free();
+  EXPECT_EQ(root->held_bytes(), 0);
+}
+
+TEST_P(TaskMemoryModes, PrefaultAndHugePages) {
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  o.prefault = true;
+  o.huge_pages = true;
+  TaskMemoryManager tmm(root.get(), o);
+  auto p = tmm.AllocatePage(5 << 20, nullptr);
+  ASSERT_TRUE(p.ok());
+  if (GetParam() == MemoryMode::kOffHeap) {
+    EXPECT_EQ(p->charged_bytes(), 6 << 20);  // rounded to 2 MiB
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p->data()) % kHugePageBytes, 0u);
+    for (int64_t i = 0; i < p->size_bytes(); i += 4096) ASSERT_EQ(p->data()[i], 0);  // zeroed
+  }
+  EXPECT_EQ(tmm.PageChargeBytes(5 << 20), p->charged_bytes());
+  std::memset(p->data(), 1, static_cast<size_t>(p->size_bytes()));
+  p->Free();
+  EXPECT_EQ(root->held_bytes(), 0);
+}
+
+TEST_P(TaskMemoryModes, ThreadsShareOneManager) {
+  auto root = MemoryPool::MakeRoot({.name = "root", .limit_bytes = 64 << 20});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  TaskMemoryManager tmm(root.get(), o);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        auto p = tmm.AllocatePage(64 << 10, nullptr);
+        ASSERT_TRUE(p.ok());
+        p->data()[0] = 1;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(root->held_bytes(), 0);
+  EXPECT_EQ(tmm.stats().live_pages, 0);
+  EXPECT_EQ(tmm.stats().pages_allocated, 200);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, TaskMemoryModes, ::testing::Values(MemoryMode::kOnHeap, MemoryMode::kOffHeap),
+                         [](const auto& info) { return info.param == MemoryMode::kOnHeap ? "OnHeap" : "OffHeap"; });
+
+TEST(TaskMemory, ParseMemoryMode) {
+  EXPECT_EQ(*ParseMemoryMode("on-heap"), MemoryMode::kOnHeap);
+  EXPECT_EQ(*ParseMemoryMode("off-heap"), MemoryMode::kOffHeap);
+  auto bad = ParseMemoryMode("heap");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("on-heap or off-heap"), std::string::npos);
+  EXPECT_EQ(MemoryModeName(MemoryMode::kOffHeap), "off-heap");
+}
+
+TEST(TaskMemory, PoolInjectionAppliesToOnHeapPages) {
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  TaskMemoryManager tmm(root.get(), {});
+  root->InjectFailureAt(1);
+  auto p = tmm.AllocatePage(4096, nullptr);
+  ASSERT_FALSE(p.ok());
+  EXPECT_TRUE(p.status().IsOutOfMemory());
+  EXPECT_EQ(root->held_bytes(), 0);
+  EXPECT_EQ(tmm.held_bytes(), 0);
+}
+
+}  // namespace
+}  // namespace quiver::join

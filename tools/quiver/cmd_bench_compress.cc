@@ -1,0 +1,393 @@
+// quiver bench compress: the memory study of the write path (Spark
+// BoundedZstdCompressionCodec change). For each batch of the reference
+// change and each output policy: vectors, compressed, held (what the
+// unloaded batch holds on top of its vectors until it is serialized) and
+// peak (the highest point during unloading) from the pool counters; a check
+// that the serialized bytes are identical across policies; the thread CPU
+// time of unloading plus releasing relative to `keep` (1 and 2 threads);
+// and the codec throughput against calling libzstd / liblz4 directly on the
+// same buffers. Memory is reused between rounds (the allocator gets back
+// the same blocks), so rounds after the first do not measure page faults.
+#include <lz4frame.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "quiver/cli.h"
+#include "quiver/datagen/batch_generator.h"
+#include "quiver/ipc/batch_unloader.h"
+#include "quiver/ipc/writer.h"
+
+namespace quiver::cli {
+namespace {
+
+constexpr OutputPolicy kPolicies[] = {OutputPolicy::kKeep, OutputPolicy::kShrinkIfHalves, OutputPolicy::kExact};
+constexpr double kMiB = 1 << 20;
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double WallSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+int64_t ResidentBytes() {
+  std::ifstream f("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  f >> size >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct BatchSpec {
+  std::string name;
+  datagen::GenKind kind;
+  int64_t rows;
+  int64_t max_bytes;  // 0 = no cap
+};
+
+std::vector<BatchSpec> Specs(bool small) {
+  const int64_t d = small ? 100 : 1;
+  return {
+      {"bigint-seq 10,000 rows", datagen::GenKind::kBigintSeq, 10000 / d, 0},
+      {"lineitem 10,000 rows", datagen::GenKind::kLineitem, 10000 / d, 0},
+      {"lineitem 1,000,000 rows", datagen::GenKind::kLineitem, 1000000 / d, 0},
+      {"lineitem 64 MB limit", datagen::GenKind::kLineitem, 10000000 / d, (int64_t{64} << 20) / d},
+      {"text 64 MB limit", datagen::GenKind::kText, 1000000 / d, (int64_t{64} << 20) / d},
+      {"uuid 1,000,000 rows", datagen::GenKind::kUuid, 1000000 / d, 0},
+      {"bigint-random 1,000,000 rows", datagen::GenKind::kBigintRandom, 1000000 / d, 0},
+  };
+}
+
+/// One policy's unloading machinery: pools and a compressor, reused across rounds.
+struct PolicyRig {
+  std::shared_ptr<MemoryPool> parent, outputs, scratch;
+  std::unique_ptr<BufferCompressor> compressor;
+};
+
+Result<PolicyRig> MakeRig(MemoryPool* root, OutputPolicy policy, const BodyCompressionOptions& base,
+                          RoundingPolicy rounding, const std::string& tag) {
+  PolicyRig rig;
+  rig.parent = root->MakeChild({"unload-" + std::string(OutputPolicyName(policy)) + tag, -1, rounding});
+  rig.outputs = rig.parent->MakeChild({"outputs", -1, rounding});
+  rig.scratch = rig.parent->MakeChild({"scratch", -1, rounding});
+  BodyCompressionOptions o = base;
+  o.output_policy = policy;
+  QUIVER_ASSIGN_OR_RETURN(rig.compressor, BufferCompressor::Make(o, rig.outputs.get(), rig.scratch.get()));
+  return rig;
+}
+
+struct PolicyResult {
+  double held_mib = 0, peak_mib = 0, cpu_1t = 0, cpu_2t = 0;
+  double cpu_ratio = 1, cpu_ratio_2t = 1;
+  int64_t rss_held_bytes = -1;  // RSS growth while the unloaded batch is held
+  std::vector<uint8_t> bytes;   // the serialized batch
+};
+
+Result<std::vector<uint8_t>> Serialize(const SchemaPtr& schema, const ipc::UnloadedBatch& u, MemoryPool* pool,
+                                       const BodyCompressionOptions& o) {
+  ipc::BufferOutputStream sink;
+  ipc::WriteOptions wo;
+  wo.pool = pool;
+  wo.compression = o.codec;
+  wo.level = o.level;
+  QUIVER_ASSIGN_OR_RETURN(auto w, ipc::RecordBatchWriter::Make(&sink, schema, ipc::IpcFormat::kStream, wo));
+  QUIVER_RETURN_NOT_OK(w->WriteUnloaded(u));
+  QUIVER_RETURN_NOT_OK(w->Close());
+  return std::move(sink.mutable_bytes());
+}
+
+/// CPU seconds (thread time) of one unload + release, median over rounds.
+Result<double> UnloadCpu(PolicyRig& rig, const RecordBatch& batch, int rounds) {
+  std::vector<double> t;
+  for (int r = 0; r < rounds; ++r) {
+    const double t0 = ThreadCpuSeconds();
+    {
+      ipc::BatchUnloader unloader(rig.outputs.get(), rig.compressor.get());
+      QUIVER_ASSIGN_OR_RETURN(auto u, unloader.Unload(batch));
+    }
+    t.push_back(ThreadCpuSeconds() - t0);
+  }
+  return Median(t);
+}
+
+/// Codec throughput: the same buffers through BufferCompressor (exact) and
+/// through the raw library call, alternating, medians. Returns raw/ours time.
+Result<double> RawLibraryRatio(const RecordBatch& batch, const BodyCompressionOptions& o, MemoryPool* pool,
+                               int rounds) {
+  ipc::BatchUnloader plain(pool, nullptr);
+  QUIVER_ASSIGN_OR_RETURN(auto u, plain.Unload(batch));
+  std::vector<std::shared_ptr<Buffer>> inputs;
+  int64_t max_in = 0;
+  for (const auto& r : u.regions) {
+    if (r.bytes && r.bytes->size() > 0) {
+      inputs.push_back(r.bytes);
+      max_in = std::max(max_in, r.bytes->size());
+    }
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto rig, MakeRig(pool, OutputPolicy::kExact, o, RoundingPolicy::kExact, "-tput"));
+  std::vector<uint8_t> out(static_cast<size_t>(
+      std::max<size_t>(ZSTD_compressBound(max_in), LZ4F_compressFrameBound(max_in, nullptr)) + 64));
+  std::fill(out.begin(), out.end(), 0);  // pre-fault
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  LZ4F_cctx* lctx = nullptr;
+  LZ4F_createCompressionContext(&lctx, LZ4F_VERSION);
+  LZ4F_preferences_t prefs{};
+  prefs.compressionLevel = rig.compressor->level();
+  std::vector<double> ours, raw;
+  for (int r = 0; r < rounds + 1; ++r) {
+    double t0 = ThreadCpuSeconds();
+    for (const auto& in : inputs) {
+      QUIVER_ASSIGN_OR_RETURN(auto region, rig.compressor->Compress(in));
+    }
+    double t1 = ThreadCpuSeconds();
+    for (const auto& in : inputs) {
+      size_t n;
+      if (o.codec == CompressionType::kZstd) {
+        n = ZSTD_compressCCtx(cctx, out.data(), out.size(), in->data(), static_cast<size_t>(in->size()),
+                              rig.compressor->level());
+        if (ZSTD_isError(n)) return Status::Invalid("raw zstd failed");
+      } else {
+        // The same frame calls as the codec, with a reused context.
+        size_t w = LZ4F_compressBegin(lctx, out.data(), out.size(), &prefs);
+        if (LZ4F_isError(w)) return Status::Invalid("raw lz4 failed");
+        n = LZ4F_compressUpdate(lctx, out.data() + w, out.size() - w, in->data(), static_cast<size_t>(in->size()),
+                                nullptr);
+        if (LZ4F_isError(n)) return Status::Invalid("raw lz4 failed");
+        w += n;
+        n = LZ4F_compressEnd(lctx, out.data() + w, out.size() - w, nullptr);
+        if (LZ4F_isError(n)) return Status::Invalid("raw lz4 failed");
+      }
+    }
+    double t2 = ThreadCpuSeconds();
+    if (r > 0) {
+      ours.push_back(t1 - t0);
+      raw.push_back(t2 - t1);
+    }
+  }
+  ZSTD_freeCCtx(cctx);
+  LZ4F_freeCompressionContext(lctx);
+  const double o_med = Median(ours);
+  return o_med > 0 ? Median(raw) / o_med : 1.0;
+}
+
+}  // namespace
+
+void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code) {
+  auto* cmd = bench->add_subcommand("compress", "held/peak memory and CPU of the compression output policies");
+  struct Opts {
+    std::string codec = "zstd", scale = "full", rounding = "exact";
+    int level = Codec::kUseDefaultLevel;
+    int rounds = 7;
+    bool json = false, check = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--codec", o->codec, "zstd|lz4");
+  cmd->add_option("--level", o->level, "codec level (zstd default 3)");
+  cmd->add_option("--scale", o->scale, "full (the reference batches) or small (1/100)")
+      ->check(CLI::IsMember({"full", "small"}));
+  cmd->add_option("--rounding", o->rounding,
+                  "pool rounding: exact (quiver's default) or power-of-two (Arrow Java's, for the reference table)")
+      ->check(CLI::IsMember({"exact", "power-of-two"}));
+  cmd->add_option("--rounds", o->rounds, "CPU rounds per policy")->check(CLI::Range(1, 100));
+  cmd->add_flag("--json", o->json, "one JSON object per batch");
+  cmd->add_flag("--check", o->check,
+                "exit 1 unless: bytes identical across policies, default held <= 1.02 x compressed, "
+                "default peak <= compressed + largest bound, everything released");
+  cmd->callback([&ctx, o, action, exit_code] {
+    *action = [&ctx, o, exit_code]() -> Status {
+      QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->codec));
+      if (codec == CompressionType::kNone) return Status::Invalid("bench compress needs --codec zstd or lz4");
+      BodyCompressionOptions base;
+      base.codec = codec;
+      base.level = o->level;
+      {
+        QUIVER_ASSIGN_OR_RETURN(auto probe, Codec::Make(codec, o->level));  // level errors up front
+        base.level = probe->level();
+      }
+      const RoundingPolicy rounding = o->rounding == "exact" ? RoundingPolicy::kExact : RoundingPolicy::kPowerOfTwo;
+      const auto specs = Specs(o->scale == "small");
+      std::vector<std::string> violations;
+      if (!o->json) {
+        std::printf("codec %s level %d, allocator %s, rounding %s, default policy %s; MiB, held/peak on top of the "
+                    "vectors; cpu = thread CPU of unload+release vs keep (median of %d rounds)\n",
+                    std::string(CompressionTypeName(codec)).c_str(), base.level,
+                    std::string(ctx.root->allocator()->name()).c_str(), o->rounding.c_str(),
+                    std::string(OutputPolicyName(kDefaultOutputPolicy)).c_str(), o->rounds);
+        std::printf("%-30s %8s %8s | %7s %7s %5s %5s | %7s %7s %5s %5s | %7s %7s %5s %5s | %5s %s\n", "batch", "vectors",
+                    "compr", "keep:h", "peak", "cpu1", "cpu2", "shrk:h", "peak", "cpu1", "cpu2", "exct:h", "peak",
+                    "cpu1", "cpu2", "raw/q", "same");
+      }
+      // The largest batch gets the RSS view too: find it first.
+      size_t largest = 0;
+      int64_t largest_bytes = 0;
+      for (size_t si = 0; si < specs.size(); ++si) {
+        const BatchSpec& spec = specs[si];
+        auto data_pool = ctx.Child("vectors");
+        datagen::GenOptions go;
+        go.kind = spec.kind;
+        go.num_rows = spec.rows;
+        go.max_bytes_per_batch = spec.max_bytes;
+        go.pool = data_pool.get();
+        QUIVER_ASSIGN_OR_RETURN(auto gen, datagen::BatchGenerator::Make(go));
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, gen->Next());
+        gen.reset();
+        if (!batch) return Status::Invalid(spec.name + ": generator made no batch");
+        const int64_t vectors = datagen::BatchBufferBytes(*batch);
+        if (vectors > largest_bytes) {
+          largest_bytes = vectors;
+          largest = si;
+        }
+      }
+      for (size_t si = 0; si < specs.size(); ++si) {
+        const BatchSpec& spec = specs[si];
+        auto data_pool = ctx.Child("vectors");
+        datagen::GenOptions go;
+        go.kind = spec.kind;
+        go.num_rows = spec.rows;
+        go.max_bytes_per_batch = spec.max_bytes;
+        go.pool = data_pool.get();
+        QUIVER_ASSIGN_OR_RETURN(auto gen, datagen::BatchGenerator::Make(go));
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, gen->Next());
+        gen.reset();
+        const int64_t vectors = datagen::BatchBufferBytes(*batch);
+        int64_t compressed = 0, largest_bound = 0;
+        std::map<OutputPolicy, PolicyResult> results;
+        for (OutputPolicy policy : kPolicies) {
+          QUIVER_ASSIGN_OR_RETURN(auto rig, MakeRig(ctx.root.get(), policy, base, rounding, ""));
+          PolicyResult& res = results[policy];
+          rig.parent->ResetPeak();
+          const int64_t rss0 = ResidentBytes();
+          {
+            ipc::BatchUnloader unloader(rig.outputs.get(), rig.compressor.get());
+            QUIVER_ASSIGN_OR_RETURN(auto u, unloader.Unload(*batch));
+            res.held_mib = static_cast<double>(rig.outputs->held_bytes()) / kMiB;
+            res.peak_mib = static_cast<double>(rig.parent->peak_bytes()) / kMiB;
+            if (si == largest) res.rss_held_bytes = ResidentBytes() - rss0;
+            compressed = u.region_bytes();
+            largest_bound = 0;
+            for (const auto& r : u.regions) {
+              if (r.bytes == nullptr || r.bytes->size() == 0) continue;
+              // The input behind the region: the prefix value, or the raw bytes.
+              int64_t n = r.bytes->size();
+              if (r.prefix_in_bytes) std::memcpy(&n, r.bytes->data(), 8);
+              const int64_t bound = codec == CompressionType::kZstd
+                                        ? static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(n)))
+                                        : static_cast<int64_t>(LZ4F_compressFrameBound(static_cast<size_t>(n), nullptr));
+              largest_bound = std::max<int64_t>(largest_bound, 8 + bound);
+            }
+            QUIVER_ASSIGN_OR_RETURN(res.bytes, Serialize(batch->schema, u, ctx.root.get(), base));
+          }
+          if (rig.outputs->held_bytes() != 0) {
+            violations.push_back(spec.name + ": " + std::string(OutputPolicyName(policy)) + " still holds " +
+                                 std::to_string(rig.outputs->held_bytes()) + " bytes after release");
+          }
+          QUIVER_ASSIGN_OR_RETURN(res.cpu_1t, UnloadCpu(rig, *batch, o->rounds));
+          // Two threads, each with its own rig, unloading the same batch at once.
+          std::vector<double> per_thread(2, 0);
+          std::vector<Status> st(2);
+          std::vector<std::thread> threads;
+          for (int t = 0; t < 2; ++t) {
+            threads.emplace_back([&, t] {
+              auto r2 = MakeRig(ctx.root.get(), policy, base, rounding, "-t" + std::to_string(t));
+              if (!r2.ok()) {
+                st[t] = r2.status();
+                return;
+              }
+              auto cpu = UnloadCpu(*r2, *batch, o->rounds);
+              if (!cpu.ok()) {
+                st[t] = cpu.status();
+                return;
+              }
+              per_thread[t] = *cpu;
+            });
+          }
+          for (auto& th : threads) th.join();
+          for (const auto& s : st) QUIVER_RETURN_NOT_OK(s);
+          res.cpu_2t = (per_thread[0] + per_thread[1]) / 2;
+        }
+        QUIVER_ASSIGN_OR_RETURN(double raw_ratio, RawLibraryRatio(*batch, base, ctx.root.get(), o->rounds));
+        const PolicyResult& keep = results[OutputPolicy::kKeep];
+        bool same = true;
+        for (auto& [p, r] : results) {
+          r.cpu_ratio = keep.cpu_1t > 0 ? r.cpu_1t / keep.cpu_1t : 1;
+          r.cpu_ratio_2t = keep.cpu_2t > 0 ? r.cpu_2t / keep.cpu_2t : 1;
+          same = same && r.bytes == keep.bytes;
+        }
+        const double compressed_mib = static_cast<double>(compressed) / kMiB;
+        const PolicyResult& def = results[kDefaultOutputPolicy];
+        if (!same) violations.push_back(spec.name + ": serialized bytes differ across policies");
+        if (def.held_mib > 1.02 * compressed_mib + 1e-9) {
+          violations.push_back(spec.name + ": default held " + std::to_string(def.held_mib) + " MiB > 1.02 x " +
+                               std::to_string(compressed_mib));
+        }
+        if (def.peak_mib > compressed_mib + static_cast<double>(largest_bound) / kMiB + 1e-9) {
+          violations.push_back(spec.name + ": default peak " + std::to_string(def.peak_mib) +
+                               " MiB > compressed + largest bound");
+        }
+        if (o->json) {
+          std::printf("{\"batch\": \"%s\", \"rows\": %lld, \"vectors_mib\": %.2f, \"compressed_mib\": %.2f, "
+                      "\"default_policy\": \"%s\", \"identical_bytes\": %s, \"raw_library_time_ratio\": %.3f, "
+                      "\"policies\": {",
+                      spec.name.c_str(), static_cast<long long>(batch->num_rows), static_cast<double>(vectors) / kMiB,
+                      compressed_mib, std::string(OutputPolicyName(kDefaultOutputPolicy)).c_str(),
+                      same ? "true" : "false", raw_ratio);
+          bool first = true;
+          for (OutputPolicy p : kPolicies) {
+            const auto& r = results[p];
+            std::printf("%s\"%s\": {\"held_mib\": %.2f, \"peak_mib\": %.2f, \"cpu_ratio\": %.3f, "
+                        "\"cpu_ratio_2_threads\": %.3f%s}",
+                        first ? "" : ", ", std::string(OutputPolicyName(p)).c_str(), r.held_mib, r.peak_mib,
+                        r.cpu_ratio, r.cpu_ratio_2t,
+                        r.rss_held_bytes >= 0
+                            ? (", \"rss_held_mib\": " + std::to_string(static_cast<double>(r.rss_held_bytes) / kMiB)).c_str()
+                            : "");
+            first = false;
+          }
+          std::printf("}}\n");
+        } else {
+          std::printf("%-30s %8.2f %8.2f", spec.name.c_str(), static_cast<double>(vectors) / kMiB, compressed_mib);
+          for (OutputPolicy p : kPolicies) {
+            const auto& r = results[p];
+            std::printf(" | %7.2f %7.2f %5.3f %5.3f", r.held_mib, r.peak_mib, r.cpu_ratio, r.cpu_ratio_2t);
+          }
+          std::printf(" | %5.3f %s\n", raw_ratio, same ? "yes" : "NO");
+          if (si == largest) {
+            std::printf("%-30s RSS growth while held (MiB): keep %.2f, shrink-if-halves %.2f, exact %.2f\n", "",
+                        static_cast<double>(results[OutputPolicy::kKeep].rss_held_bytes) / kMiB,
+                        static_cast<double>(results[OutputPolicy::kShrinkIfHalves].rss_held_bytes) / kMiB,
+                        static_cast<double>(results[OutputPolicy::kExact].rss_held_bytes) / kMiB);
+          }
+        }
+        std::fflush(stdout);
+      }
+      if (o->check && !violations.empty()) {
+        for (const auto& v : violations) std::fprintf(stderr, "bench compress: check failed: %s\n", v.c_str());
+        *exit_code = 1;
+        return Status::Invalid(std::to_string(violations.size()) + " benchmark invariant(s) violated");
+      }
+      return Status::OK();
+    };
+  });
+}
+
+}  // namespace quiver::cli
