@@ -298,11 +298,9 @@ if (opts.sections.includes('peers-write')) {
 
     // flechette writes a 0-row table's dictionary field with dictionary id -1
     // (no dictionary batch follows). flechette, nodejs-polars, apache-arrow and
-    // perspective (Arrow C++) all read it as 0 rows; quiver 0.1.0 refuses it
-    // ("dictionary id -1 < 0"). Recorded as a todo until quiver accepts it.
-    test('flechette 0-row table with a dictionary column (schema dictionary id -1)', {
-      todo: 'quiver rejects a negative dictionary id that every peer accepts',
-    }, () => {
+    // perspective (Arrow C++) all read it as 0 rows, and so must quiver (the
+    // format does not restrict dictionary ids).
+    test('flechette 0-row table with a dictionary column (schema dictionary id -1)', () => {
       const t = F.tableFromArrays({ i: [], d: [] }, { types: { i: F.int32(), d: F.dictionary(F.utf8()) } });
       const file = tmpPath('fl-writes.empty-dict.stream');
       fs.writeFileSync(file, F.tableToIPC(t, { format: 'stream' }));
