@@ -1,6 +1,7 @@
 // Untrusted bytes: the Arrow fuzz / crash regression corpus (arrow-testing
 // data/arrow-ipc-stream/*, arrow-ipc-file/*, arrow-ipc-tensor-stream/*,
-// forward-compatibility/schema_v6.arrow), and byte-removal / byte-flip
+// forward-compatibility/schema_v6.arrow; also the real-world files and peer
+// samples of /work/shared/data), and byte-removal / byte-flip
 // sweeps over valid streams (gold files and streams written by quiver,
 // compressed and not).
 //
@@ -184,6 +185,17 @@ std::vector<CorpusCase> ListCorpus() {
   add_folder("arrow-ipc-tensor-stream", "tensor_stream");
   const fs::path v6 = ArrowTestingData() / "forward-compatibility" / "schema_v6.arrow";
   out.push_back({"forward_compatibility_schema_v6", v6});
+  // Files from other writers are untrusted input too; here they run under
+  // the sanitizers (e.g. the vega 3.2.1 footer, whose Blocks sit 4 bytes off
+  // 8-byte alignment from the footer's start).
+  for (const auto& dir : ListDirs(RealWorldDir())) {
+    for (const auto& p : ListFiles(dir, [](const fs::path& p) { return p.extension() == ".arrow"; })) {
+      out.push_back({TestNameOf("real_world_" + dir.filename().string() + "_" + p.stem().string()), p});
+    }
+  }
+  for (const auto& p : ListFiles(PeerSamplesDir())) {
+    out.push_back({TestNameOf("peer_" + p.filename().string()), p});
+  }
   // Names must be unique for gtest.
   std::map<std::string, int> seen;
   for (auto& c : out) {
@@ -229,8 +241,9 @@ INSTANTIATE_TEST_SUITE_P(ArrowTesting, FuzzCorpusTest, ::testing::ValuesIn(ListC
 
 TEST(FuzzCorpus, CorpusIsPresent) {
   const auto cases = ListCorpus();
-  // 64 stream + 44 file + 2 tensor-stream inputs + schema_v6 in this subset.
-  EXPECT_GE(cases.size(), 111u);
+  // 64 stream + 44 file + 2 tensor-stream inputs + schema_v6 in this subset,
+  // + 3 real-world files + 13 peer samples.
+  EXPECT_GE(cases.size(), 127u);
 }
 
 TEST(FuzzCorpus, FutureMetadataVersionIsRejected) {

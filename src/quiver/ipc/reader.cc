@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <unordered_map>
 
@@ -609,6 +610,19 @@ class ReaderImpl : public RecordBatchReader {
     footer_ = *footer;
     footer_end_ = footer_start;
     version_ = footer_->version();
+    if (version_ < fb::MetadataVersion::V4 && footer_start > 16) {
+      // Pre-0.15 writers left the footer version unset: report the schema
+      // message's version instead (best effort; the footer stays authoritative).
+      auto head = std::span<const uint8_t>(d + 8, 8);
+      auto fp = DecodeFramePrefix(head, 0, options_);
+      if (fp.ok() && !fp->end_of_stream && RangeInBounds(8 + fp->prefix_bytes, fp->metadata_bytes, footer_start)) {
+        auto meta = Aligned(Buffer::Slice(file_, 8 + fp->prefix_bytes, fp->metadata_bytes), options_.pool);
+        if (meta.ok()) {
+          auto m = VerifyMessage((*meta)->span(), options_);
+          if (m.ok()) version_ = (*m)->version();
+        }
+      }
+    }
     auto schema = SchemaFromFlatbuffer(footer_->schema(), options_);
     if (!schema.ok()) return schema.status().WithContext("file footer");
     QUIVER_RETURN_NOT_OK(SetSchema(std::move(schema).value()));
@@ -853,11 +867,64 @@ Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenStream(std::un
   return std::unique_ptr<RecordBatchReader>(std::move(reader));
 }
 
+namespace {
+
+/// Gives back bytes already read from `inner` before reading on.
+class PrefixedInputStream : public InputStream {
+ public:
+  PrefixedInputStream(std::vector<uint8_t> prefix, std::unique_ptr<InputStream> inner)
+      : prefix_(std::move(prefix)), inner_(std::move(inner)) {}
+  Result<int64_t> Read(std::span<uint8_t> out) override {
+    if (pos_ < prefix_.size()) {
+      const size_t n = std::min(out.size(), prefix_.size() - pos_);
+      std::memcpy(out.data(), prefix_.data() + pos_, n);
+      pos_ += n;
+      return static_cast<int64_t>(n);
+    }
+    return inner_->Read(out);
+  }
+
+ private:
+  std::vector<uint8_t> prefix_;
+  size_t pos_ = 0;
+  std::unique_ptr<InputStream> inner_;
+};
+
+bool IsRegularFile(const std::string& path) {
+  std::error_code ec;
+  return path != "-" && std::filesystem::is_regular_file(path, ec);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenPath(const std::string& path,
                                                                        ReadOptions options) {
   if (options.pool == nullptr) return Status::Invalid("ReadOptions.pool is required");
-  QUIVER_ASSIGN_OR_RETURN(auto bytes, LoadInput(path, options.pool));
-  auto reader = Open(std::move(bytes), std::move(options));
+  Result<std::unique_ptr<RecordBatchReader>> reader = Status::Invalid("unopened");
+  if (IsRegularFile(path)) {
+    QUIVER_ASSIGN_OR_RETURN(auto bytes, MapFile(path));
+    reader = Open(std::move(bytes), std::move(options));
+  } else {
+    // stdin or a pipe: peek at the magic; a stream is then read message by
+    // message (bounded memory), a file needs all its bytes.
+    QUIVER_ASSIGN_OR_RETURN(auto input, OpenInputStream(path));
+    std::vector<uint8_t> head(8);
+    size_t got = 0;
+    while (got < head.size()) {
+      QUIVER_ASSIGN_OR_RETURN(int64_t n, input->Read({head.data() + got, head.size() - got}));
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    head.resize(got);
+    const bool is_file = got >= 6 && std::memcmp(head.data(), kFileMagic, 6) == 0;
+    auto prefixed = std::make_unique<PrefixedInputStream>(std::move(head), std::move(input));
+    if (is_file) {
+      QUIVER_ASSIGN_OR_RETURN(auto bytes, ReadAll(prefixed.get(), options.pool));
+      reader = Open(std::move(bytes), std::move(options));
+    } else {
+      reader = OpenStream(std::move(prefixed), std::move(options));
+    }
+  }
   if (!reader.ok()) return reader.status().WithContext("'" + path + "'");
   return reader;
 }
