@@ -237,7 +237,7 @@ TEST_P(FuzzCorpusTest, ReadsCleanlyUnderCappedPool) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ArrowTesting, FuzzCorpusTest, ::testing::ValuesIn(ListCorpus()), CorpusCaseName);
+INSTANTIATE_TEST_SUITE_P(Corpus, FuzzCorpusTest, ::testing::ValuesIn(ListCorpus()), CorpusCaseName);
 
 TEST(FuzzCorpus, CorpusIsPresent) {
   const auto cases = ListCorpus();

@@ -21,6 +21,17 @@ constexpr uint8_t kFileMagic[6] = {'A', 'R', 'R', 'O', 'W', '1'};
 
 std::string Msg(int64_t index) { return "message " + std::to_string(index); }
 
+/// Copies a flatbuffer struct out of a vector element. Struct vectors are
+/// aligned relative to the end of the flatbuffer, which writers do not
+/// always place on an 8-byte boundary, and the verifier does not check
+/// element alignment: never bind a reference to them.
+template <typename Struct, typename Vector>
+Struct LoadStruct(const Vector* vector, int64_t i) {
+  Struct out;
+  std::memcpy(static_cast<void*>(&out), vector->Data() + static_cast<size_t>(i) * sizeof(Struct), sizeof(Struct));
+  return out;
+}
+
 // ---- framing (no I/O) ------------------------------------------------------
 
 /// How a message starts: prefix size, declared metadata size, or the end.
@@ -260,7 +271,8 @@ class BodyLoader {
       return Status::Invalid(Where(path) + ": field node " + std::to_string(node_i_) +
                              " missing (the batch has " + std::to_string(num_nodes) + ")");
     }
-    const fb::FieldNode* node = nodes->Get(static_cast<flatbuffers::uoffset_t>(node_i_++));
+    const fb::FieldNode node_value = LoadStruct<fb::FieldNode>(nodes, node_i_++);
+    const fb::FieldNode* node = &node_value;
     auto out = std::make_shared<ArrayData>();
     out->type = field.type;
     out->length = node->length();
@@ -326,7 +338,8 @@ class BodyLoader {
           return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(variadic_i_) +
                                  " missing (the batch has " + std::to_string(n_counts) + ")");
         }
-        const int64_t n = counts->Get(static_cast<flatbuffers::uoffset_t>(variadic_i_++));
+        int64_t n;
+        std::memcpy(&n, counts->Data() + sizeof(int64_t) * static_cast<size_t>(variadic_i_++), sizeof n);
         const int64_t total = rb_->buffers() ? rb_->buffers()->size() : 0;
         if (n < 0 || n > total - buffer_i_) {
           return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(n) +
@@ -432,7 +445,8 @@ class BodyLoader {
     if (bi >= total) {
       return Status::Invalid(where() + ": missing (the batch has " + std::to_string(total) + " buffers)");
     }
-    const fb::Buffer* b = buffers->Get(static_cast<flatbuffers::uoffset_t>(bi));
+    const fb::Buffer b_value = LoadStruct<fb::Buffer>(buffers, bi);
+    const fb::Buffer* b = &b_value;
     const int64_t offset = b->offset();
     const int64_t length = b->length();
     if (!RangeInBounds(offset, length, body_->size())) {
@@ -628,7 +642,7 @@ class ReaderImpl : public RecordBatchReader {
     QUIVER_RETURN_NOT_OK(SetSchema(std::move(schema).value()));
     if (const auto* dicts = footer_->dictionaries(); dicts != nullptr) {
       for (flatbuffers::uoffset_t i = 0; i < dicts->size(); ++i) {
-        QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ReadBlock(*dicts->Get(i), "dictionary block " + std::to_string(i)));
+        QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ReadBlock(LoadStruct<fb::Block>(dicts, i), "dictionary block " + std::to_string(i)));
         if (raw.message->header_type() != fb::MessageHeader::DictionaryBatch) {
           return Status::Invalid("dictionary block " + std::to_string(i) + " holds a " +
                                  std::string(fb::EnumNameMessageHeader(raw.message->header_type())) + " message");
@@ -645,7 +659,7 @@ class ReaderImpl : public RecordBatchReader {
       const int64_t n = blocks ? blocks->size() : 0;
       if (next_block_ >= n) return RecordBatchPtr();
       const int64_t bi = next_block_++;
-      QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ReadBlock(*blocks->Get(static_cast<flatbuffers::uoffset_t>(bi)),
+      QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ReadBlock(LoadStruct<fb::Block>(blocks, bi),
                                                        "record batch block " + std::to_string(bi)));
       raw.index = bi;
       if (raw.message->header_type() != fb::MessageHeader::RecordBatch) {
