@@ -38,11 +38,6 @@ double ThreadCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-double WallSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 int64_t ResidentBytes() {
   std::ifstream f("/proc/self/statm");
@@ -97,7 +92,7 @@ Result<PolicyRig> MakeRig(MemoryPool* root, OutputPolicy policy, const BodyCompr
 }
 
 struct PolicyResult {
-  double held_mib = 0, peak_mib = 0, cpu_1t = 0, cpu_2t = 0;
+  double held_mib = 0, peak_mib = 0;
   double cpu_ratio = 1, cpu_ratio_2t = 1;
   int64_t rss_held_bytes = -1;  // RSS growth while the unloaded batch is held
   std::vector<uint8_t> bytes;   // the serialized batch
@@ -116,18 +111,35 @@ Result<std::vector<uint8_t>> Serialize(const SchemaPtr& schema, const ipc::Unloa
   return std::move(sink.mutable_bytes());
 }
 
-/// CPU seconds (thread time) of one unload + release, median over rounds.
-Result<double> UnloadCpu(PolicyRig& rig, const RecordBatch& batch, int rounds) {
-  std::vector<double> t;
-  for (int r = 0; r < rounds; ++r) {
-    const double t0 = ThreadCpuSeconds();
-    {
-      ipc::BatchUnloader unloader(rig.outputs.get(), rig.compressor.get());
-      QUIVER_ASSIGN_OR_RETURN(auto u, unloader.Unload(batch));
-    }
-    t.push_back(ThreadCpuSeconds() - t0);
+/// Thread CPU time of one unload + release for every policy, interleaved
+/// round by round (rotating which policy goes first) so that drift of the
+/// machine hits all policies alike. Returns, per policy, each round's time
+/// relative to keep's time in the same round.
+Result<std::map<OutputPolicy, std::vector<double>>> InterleavedCpuRatios(MemoryPool* root, const RecordBatch& batch,
+                                                                       const BodyCompressionOptions& base,
+                                                                       RoundingPolicy rounding, int rounds,
+                                                                       const std::string& tag) {
+  std::map<OutputPolicy, PolicyRig> rigs;
+  for (OutputPolicy p : kPolicies) {
+    QUIVER_ASSIGN_OR_RETURN(rigs[p], MakeRig(root, p, base, rounding, tag));
   }
-  return Median(t);
+  std::map<OutputPolicy, std::vector<double>> ratios;
+  for (int r = -1; r < rounds; ++r) {  // round -1 warms every rig up
+    std::map<OutputPolicy, double> t;
+    for (int k = 0; k < 3; ++k) {
+      const OutputPolicy p = kPolicies[(k + std::max(r, 0)) % 3];
+      PolicyRig& rig = rigs[p];
+      const double t0 = ThreadCpuSeconds();
+      {
+        ipc::BatchUnloader unloader(rig.outputs.get(), rig.compressor.get());
+        QUIVER_ASSIGN_OR_RETURN(auto u, unloader.Unload(batch));
+      }
+      t[p] = ThreadCpuSeconds() - t0;
+    }
+    if (r < 0) continue;
+    for (OutputPolicy p : kPolicies) ratios[p].push_back(t[OutputPolicy::kKeep] > 0 ? t[p] / t[OutputPolicy::kKeep] : 1);
+  }
+  return ratios;
 }
 
 /// Codec throughput: the same buffers through BufferCompressor (exact) and
@@ -284,38 +296,30 @@ void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_c
             violations.push_back(spec.name + ": " + std::string(OutputPolicyName(policy)) + " still holds " +
                                  std::to_string(rig.outputs->held_bytes()) + " bytes after release");
           }
-          QUIVER_ASSIGN_OR_RETURN(res.cpu_1t, UnloadCpu(rig, *batch, o->rounds));
-          // Two threads, each with its own rig, unloading the same batch at once.
-          std::vector<double> per_thread(2, 0);
-          std::vector<Status> st(2);
+        }
+        // CPU: 1 thread, then 2 threads each unloading the same batch with rigs of their own.
+        QUIVER_ASSIGN_OR_RETURN(auto one, InterleavedCpuRatios(ctx.root.get(), *batch, base, rounding, o->rounds, "-cpu"));
+        std::vector<Result<std::map<OutputPolicy, std::vector<double>>>> two(2, Status::Cancelled("not run"));
+        {
           std::vector<std::thread> threads;
           for (int t = 0; t < 2; ++t) {
             threads.emplace_back([&, t] {
-              auto r2 = MakeRig(ctx.root.get(), policy, base, rounding, "-t" + std::to_string(t));
-              if (!r2.ok()) {
-                st[t] = r2.status();
-                return;
-              }
-              auto cpu = UnloadCpu(*r2, *batch, o->rounds);
-              if (!cpu.ok()) {
-                st[t] = cpu.status();
-                return;
-              }
-              per_thread[t] = *cpu;
+              two[t] = InterleavedCpuRatios(ctx.root.get(), *batch, base, rounding, o->rounds, "-t" + std::to_string(t));
             });
           }
           for (auto& th : threads) th.join();
-          for (const auto& s : st) QUIVER_RETURN_NOT_OK(s);
-          res.cpu_2t = (per_thread[0] + per_thread[1]) / 2;
+        }
+        for (const auto& r : two) QUIVER_RETURN_NOT_OK(r.status());
+        for (OutputPolicy p : kPolicies) {
+          results[p].cpu_ratio = Median(one[p]);
+          std::vector<double> both = (*two[0])[p];
+          both.insert(both.end(), (*two[1])[p].begin(), (*two[1])[p].end());
+          results[p].cpu_ratio_2t = Median(both);
         }
         QUIVER_ASSIGN_OR_RETURN(double raw_ratio, RawLibraryRatio(*batch, base, ctx.root.get(), o->rounds));
         const PolicyResult& keep = results[OutputPolicy::kKeep];
         bool same = true;
-        for (auto& [p, r] : results) {
-          r.cpu_ratio = keep.cpu_1t > 0 ? r.cpu_1t / keep.cpu_1t : 1;
-          r.cpu_ratio_2t = keep.cpu_2t > 0 ? r.cpu_2t / keep.cpu_2t : 1;
-          same = same && r.bytes == keep.bytes;
-        }
+        for (auto& [p, r] : results) same = same && r.bytes == keep.bytes;
         const double compressed_mib = static_cast<double>(compressed) / kMiB;
         const PolicyResult& def = results[kDefaultOutputPolicy];
         if (!same) violations.push_back(spec.name + ": serialized bytes differ across policies");
