@@ -16,6 +16,7 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
     int64_t max_rows = 0, max_bytes = 0;
     double min_saving = 0;
     std::vector<std::string> column_codecs;
+    std::string output_policy = std::string(OutputPolicyName(kDefaultOutputPolicy));
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin)")->required();
@@ -30,6 +31,8 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--column-compression", o->column_codecs,
                   "per-column codec NAME=none|lz4|zstd (repeatable); one codec per batch, so a column may only "
                   "opt out (none) or name the batch codec");
+  cmd->add_option("--output-policy", o->output_policy,
+                  "memory of compressed outputs: keep|shrink-if-halves|exact (default exact; same bytes either way)");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
@@ -48,6 +51,7 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
       wo.compression = codec;
       wo.level = o->level;
       wo.min_space_saving = o->min_saving;
+      QUIVER_ASSIGN_OR_RETURN(wo.output_policy, ParseOutputPolicy(o->output_policy));
       for (const auto& spec : o->column_codecs) {
         const auto eq = spec.rfind('=');
         if (eq == std::string::npos || eq == 0) {
