@@ -73,7 +73,9 @@ Result<CompressedRegion> BufferCompressor::Compress(const std::shared_ptr<Buffer
   if (options_.output_policy == OutputPolicy::kExact) {
     if (scratch_ == nullptr || scratch_->capacity_bytes() < work_bytes) {
       scratch_.reset();  // release the small one before taking the big one
-      QUIVER_ASSIGN_OR_RETURN(scratch_, Buffer::Allocate(scratch_pool_, work_bytes));
+      // 16-byte alignment (outputs are only copied out, never read typed)
+      // lets glibc shrink the block in place with realloc.
+      QUIVER_ASSIGN_OR_RETURN(scratch_, Buffer::Allocate(scratch_pool_, work_bytes, 16));
     }
     work = scratch_;
   } else {
@@ -112,6 +114,20 @@ Result<CompressedRegion> BufferCompressor::Compress(const std::shared_ptr<Buffer
       return region;
     }
     case OutputPolicy::kExact: {
+      if (region_bytes * 2 >= work->capacity_bytes()) {
+        // A poorly compressible buffer: copying would cost a memcpy of most
+        // of the scratch plus fresh pages for the copy. Hand the scratch
+        // over instead, shrunk to the output's size (in place where the
+        // allocator can: glibc realloc, jemalloc xallocx, munmap of an mmap
+        // tail; otherwise the allocator moves it), and make a new scratch on
+        // the next call.
+        if (!work->Resize(region_bytes, /*shrink_to_fit=*/true).ok()) {
+          QUIVER_RETURN_NOT_OK(work->Resize(region_bytes, /*shrink_to_fit=*/false));
+        }
+        region.bytes = std::move(work);
+        scratch_.reset();
+        return region;
+      }
       auto exact = Buffer::Allocate(output_pool_, region_bytes);
       if (exact.ok()) {
         std::memcpy((*exact)->mutable_data(), out, static_cast<size_t>(region_bytes));

@@ -39,10 +39,12 @@ enum class OutputPolicy : uint8_t {
   kShrinkIfHalves,
   /// Every output ends in a buffer of exactly its own size: the codec writes
   /// into a per-compressor scratch buffer (allocated once, grown to the
-  /// largest bound seen, reused for every buffer), and the output is copied
-  /// into an exact-size allocation. If that allocation fails, the scratch
-  /// buffer itself becomes the output's buffer (the call still succeeds) and
-  /// a new scratch is allocated on the next call.
+  /// largest bound seen, reused for every buffer). An output smaller than
+  /// half the scratch is copied into an exact-size allocation (cheap: the
+  /// scratch stays hot for the next buffer); a larger one takes the scratch
+  /// itself, shrunk to its size (in place where the allocator can), and a
+  /// new scratch is made on the next call. If the exact allocation fails,
+  /// the scratch becomes the output's buffer (the call still succeeds).
   kExact,
 };
 

@@ -16,7 +16,7 @@ namespace {
 
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
 constexpr int64_t kPrefetchAhead = 16;
-constexpr double kMaxLoad = 0.9;
+constexpr double kMaxLoad = 0.8;
 constexpr double kEstimateSlack = 1.05;
 
 // Encoded keys of one chunk: bytes back to back, with offsets and hashes.
@@ -120,10 +120,10 @@ RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats
   if (non_null > 0) {
     const double est = std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
     const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
-    int64_t slots = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
-    slots = std::max<int64_t>({slots, 16, distinct + 1});
-    e.index_entries = slots;
-    if (!CheckedMul<int64_t>(slots, int64_t{sizeof(GenericSlot)}, &e.index_bytes)) {
+    int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
+    homes = std::max<int64_t>({homes, 16, distinct + 1});
+    e.index_entries = TaggedIndex::SlotsFor(homes);
+    if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
       e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
     }
   }
@@ -166,8 +166,9 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
   rel->entries_ = est.index_entries;
   if (est.index_entries > 0) {
     QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(est.index_bytes, &reservation));
-    if (tmm->mode() == MemoryMode::kOnHeap) std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
-    rel->slots_ = reinterpret_cast<GenericSlot*>(rel->index_page_.data());
+    if (!rel->index_page_.zeroed()) std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
+    rel->index_ = TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()),
+                              est.index_entries - TaggedIndex::kWindow);
   }
   rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
   for (const auto& b : batches) {
@@ -177,30 +178,32 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
   rel->rows_.DetachReservation();
   reservation.Release();
   rel->stats_.row_bytes = rel->rows_.used_bytes();
-  rel->stats_.index_bytes = rel->entries_ * int64_t{sizeof(GenericSlot)};
+  rel->stats_.index_bytes = rel->entries_ * 8;
   rel->stats_.page_bytes = rel->used_bytes();
   return rel;
 }
 
-Status GenericHashedRelation::GrowSparse(int64_t min_slots) {
-  const int64_t slots = std::max<int64_t>(min_slots, entries_ + entries_ / 2);
+Status GenericHashedRelation::GrowSparse(int64_t min_homes) {
+  const int64_t homes = std::max<int64_t>(min_homes, index_.capacity() + index_.capacity() / 2);
+  const int64_t slots = TaggedIndex::SlotsFor(homes);
   int64_t bytes;
-  if (!CheckedMul<int64_t>(slots, int64_t{sizeof(GenericSlot)}, &bytes)) {
+  if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
     return Status::OutOfMemory("generic index of " + std::to_string(slots) + " slots overflows");
   }
   QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes));
-  if (memory_manager()->mode() == MemoryMode::kOnHeap) std::memset(page.data(), 0, static_cast<size_t>(bytes));
-  auto* fresh = reinterpret_cast<GenericSlot*>(page.data());
-  for (int64_t i = 0; i < entries_; ++i) {
-    if (slots_[i].row == nullptr) continue;
-    uint64_t p = ReduceToRange(slots_[i].hash, static_cast<uint64_t>(slots));
-    while (fresh[p].row != nullptr) {
-      if (++p == static_cast<uint64_t>(slots)) p = 0;
-    }
-    fresh[p] = slots_[i];
+  if (!page.zeroed()) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
+  const int32_t key_slot = layout_.key_slot_offset();
+  for (int64_t i = 0; i < index_.length(); ++i) {
+    const uint64_t s = index_.slots()[i];
+    if (s == 0) continue;
+    const std::string_view key = RowLayout::VarAt(TaggedIndex::RowOf(s), key_slot);
+    uint64_t p = fresh.Home(HashBytes(reinterpret_cast<const uint8_t*>(key.data()), static_cast<int64_t>(key.size())));
+    while (fresh.slots()[p] != 0) p = fresh.Next(p);
+    fresh.slots()[p] = s;
   }
   index_page_ = std::move(page);
-  slots_ = fresh;
+  index_ = fresh;
   entries_ = slots;
   ++stats_.grow_count;
   return Status::OK();
@@ -218,14 +221,14 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
   for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
     const int64_t m = std::min(kChunk, batch.num_rows - begin);
     chunk->Encode(encoder_, cols, begin, m);
-    if (slots_ != nullptr && static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(entries_)) {
+    if (!index_.empty() && static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(index_.capacity())) {
       QUIVER_RETURN_NOT_OK(GrowSparse(
           static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + m) / options_.load_factor))));
     }
-    const uint64_t cap = static_cast<uint64_t>(entries_);
-    for (int64_t j = 0; j < m; ++j) pos[j] = chunk->valid[j] && cap ? ReduceToRange(chunk->hashes[j], cap) : 0;
+    const bool indexed = !index_.empty();
+    for (int64_t j = 0; j < m; ++j) pos[j] = chunk->valid[j] && indexed ? index_.Home(chunk->hashes[j]) : 0;
     for (int64_t j = 0; j < m; ++j) {
-      if (j + kPrefetchAhead < m && slots_ != nullptr) __builtin_prefetch(slots_ + pos[j + kPrefetchAhead], 1);
+      if (j + kPrefetchAhead < m && indexed) index_.PrefetchForWrite(pos[j + kPrefetchAhead]);
       const int64_t payload_var = layout_.var_fields().empty() ? 0 : source.VarBytes(begin + j);
       uint8_t* row;
       if (!chunk->valid[j]) {
@@ -240,24 +243,20 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
         std::memcpy(row + key_slot + 4, &z, 4);
         var_start[j] = fixed;
       } else {
-        const uint64_t h = chunk->hashes[j];
+        const uint64_t tag = TaggedIndex::TagOf(chunk->hashes[j]);
         const uint8_t* key = chunk->key(j);
         const int64_t ksize = chunk->size(j);
-        uint64_t i = pos[j];
-        GenericSlot* s;
-        while (true) {
-          s = slots_ + i;
-          if (s->row == nullptr || (s->hash == h && KeyEquals(s->row, key_slot, key, ksize))) break;
-          if (++i == cap) i = 0;
-        }
-        if (s->row != nullptr) {
+        const uint64_t at =
+            index_.FindSlot(pos[j], tag, [&](const uint8_t* r) { return KeyEquals(r, key_slot, key, ksize); });
+        uint64_t& slot = index_.slots()[at];
+        const uint8_t* head = slot == 0 ? nullptr : TaggedIndex::RowOf(slot);
+        if (head != nullptr) {
           if (options_.ignore_duplicate_keys) {
             rows[j] = nullptr;
             continue;
           }
           keys_unique_ = false;
         } else {
-          s->hash = h;
           ++stats_.num_keys;
         }
         const int64_t kpad = RoundUpTo8(ksize);
@@ -266,8 +265,11 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
                                  " bytes exceeds the 4 GiB row limit");
         }
         QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(fixed + kpad + payload_var));
-        RowLayout::SetNext(row, s->row);
-        s->row = row;
+        if (!TaggedIndex::Fits(row, fixed + kpad + payload_var)) {
+          return Status::NotImplemented("row address above 2^48 cannot be indexed (5-level page tables?)");
+        }
+        RowLayout::SetNext(row, head);
+        slot = TaggedIndex::Make(tag, row);
         const uint32_t o = static_cast<uint32_t>(fixed), n = static_cast<uint32_t>(ksize);
         std::memcpy(row + key_slot, &o, 4);
         std::memcpy(row + key_slot + 4, &n, 4);
@@ -292,28 +294,22 @@ void GenericHashedRelation::Lookup(const std::vector<const ArrayData*>& probe_ke
   }
   auto chunk = std::make_unique<EncodedChunk>();
   const int32_t key_slot = layout_.key_slot_offset();
-  const uint64_t cap = static_cast<uint64_t>(entries_);
   uint64_t pos[kChunk];
   for (int64_t base = 0; base < n; base += kChunk) {
     const int64_t m = std::min(kChunk, n - base);
     chunk->Encode(encoder_, probe_keys, begin + base, m);
-    for (int64_t j = 0; j < m; ++j) pos[j] = chunk->valid[j] ? ReduceToRange(chunk->hashes[j], cap) : 0;
-    for (int64_t j = 0; j < std::min(m, kPrefetchAhead); ++j) __builtin_prefetch(slots_ + pos[j]);
     for (int64_t j = 0; j < m; ++j) {
-      if (j + kPrefetchAhead < m) __builtin_prefetch(slots_ + pos[j + kPrefetchAhead]);
+      pos[j] = chunk->valid[j] ? index_.Home(chunk->hashes[j]) : 0;
+      index_.Prefetch(pos[j]);
+    }
+    for (int64_t j = 0; j < m; ++j) {
       const uint8_t* found = nullptr;
       if (chunk->valid[j]) {
-        const uint64_t h = chunk->hashes[j];
-        uint64_t i = pos[j];
-        while (true) {
-          const GenericSlot& s = slots_[i];
-          if (s.row == nullptr) break;
-          if (s.hash == h && KeyEquals(s.row, key_slot, chunk->key(j), chunk->size(j))) {
-            found = s.row;
-            break;
-          }
-          if (++i == cap) i = 0;
-        }
+        const uint8_t* key = chunk->key(j);
+        const int64_t size = chunk->size(j);
+        found = index_.Find(pos[j], TaggedIndex::TagOf(chunk->hashes[j]),
+                            [&](const uint8_t* r) { return KeyEquals(r, key_slot, key, size); });
+        if (found) __builtin_prefetch(found);
       }
       out[base + j] = found;
     }
@@ -323,7 +319,7 @@ void GenericHashedRelation::Lookup(const std::vector<const ArrayData*>& probe_ke
 void GenericHashedRelation::Close() {
   HashedRelation::Close();
   index_page_.Free();
-  slots_ = nullptr;
+  index_ = TaggedIndex();
   entries_ = 0;
 }
 
@@ -344,7 +340,7 @@ Result<std::shared_ptr<Buffer>> GenericHashedRelation::Serialize(MemoryPool* poo
   for (const auto& f : layout_.fields()) h.stored_columns.push_back(f.column);
   const int64_t header_bytes = HeaderBytes(h);
   int64_t total = header_bytes + h.row_bytes, index_bytes;
-  if (!CheckedMul<int64_t>(entries_, 16, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
+  if (!CheckedMul<int64_t>(entries_, 8, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
     return Status::OutOfMemory("serialized relation size overflows");
   }
   QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
@@ -354,8 +350,9 @@ Result<std::shared_ptr<Buffer>> GenericHashedRelation::Serialize(MemoryPool* poo
   RefMap refs(rows_);
   uint8_t* idx = out + header_bytes + h.row_bytes;
   for (int64_t i = 0; i < entries_; ++i) {
-    StoreI64(idx + i * 16, static_cast<int64_t>(slots_[i].hash));
-    StoreI64(idx + i * 16 + 8, static_cast<int64_t>(refs.RefOf(slots_[i].row)));
+    const uint64_t s = index_.slots()[i];
+    const uint64_t e = s == 0 ? 0 : ((s & ~TaggedIndex::kPointerMask) | refs.RefOf(TaggedIndex::RowOf(s)));
+    StoreI64(idx + i * 8, static_cast<int64_t>(e));
   }
   return buf;
 }
@@ -384,10 +381,16 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserializ
   std::vector<int> stored(h.stored_columns.begin(), h.stored_columns.end());
   QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, stored, h.layout_options));
   int64_t index_bytes, need;
-  if (!CheckedMul<int64_t>(h.index_entries, 16, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
+  if (!CheckedMul<int64_t>(h.index_entries, 8, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
       !CheckedAdd(need, index_bytes, &need) || need != bytes.size()) {
     return Status::Invalid("serialized relation: header sizes do not fill the " + std::to_string(bytes.size()) +
                            " bytes given");
+  }
+  if (h.index_entries > 0 && h.index_entries <= TaggedIndex::kWindow) {
+    return Status::Invalid("serialized relation: an index of " + std::to_string(h.index_entries) + " slots is too small");
+  }
+  if (h.row_bytes >= static_cast<int64_t>(TaggedIndex::kPointerMask)) {
+    return Status::Invalid("serialized relation: row region too large");
   }
   const uint8_t* rows = bytes.data() + off;
   const uint8_t* idx = rows + h.row_bytes;
@@ -402,11 +405,12 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserializ
   }
   int64_t used = 0;
   for (int64_t i = 0; i < h.index_entries; ++i) {
-    const uint64_t ref = static_cast<uint64_t>(LoadI64(idx + i * 16 + 8));
-    if (!IsRowStart(starts, ref, h.row_bytes)) {
+    const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
+    const uint64_t ref = e & TaggedIndex::kPointerMask;
+    if ((e != 0 && ref == 0) || !IsRowStart(starts, ref, h.row_bytes)) {
       return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " is not a row");
     }
-    used += ref != 0;
+    used += e != 0;
   }
   if (used != h.num_keys || (h.index_entries > 0 && h.num_keys >= h.index_entries) ||
       (h.index_entries == 0 && h.num_keys > 0)) {
@@ -432,18 +436,22 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserializ
   uint8_t* row_base = nullptr;
   if (h.row_bytes > 0) {
     QUIVER_ASSIGN_OR_RETURN(MemoryPage page, rel->AllocatePage(h.row_bytes, &reservation));
+    if (!TaggedIndex::Fits(page.data(), h.row_bytes)) {
+      return Status::NotImplemented("row address above 2^48 cannot be indexed");
+    }
     row_base = page.data();
     LoadRows(rows, h.row_bytes, rel->layout_, row_base);
     rel->rows_.AdoptPage(std::move(page), h.row_bytes);
   }
   if (h.index_entries > 0) {
     QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_bytes, &reservation));
-    rel->slots_ = reinterpret_cast<GenericSlot*>(rel->index_page_.data());
+    auto* dst = reinterpret_cast<uint64_t*>(rel->index_page_.data());
     for (int64_t i = 0; i < h.index_entries; ++i) {
-      const uint64_t ref = static_cast<uint64_t>(LoadI64(idx + i * 16 + 8));
-      rel->slots_[i].hash = static_cast<uint64_t>(LoadI64(idx + i * 16));
-      rel->slots_[i].row = ref == 0 ? nullptr : row_base + (ref - 1);
+      const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
+      const uint64_t ref = e & TaggedIndex::kPointerMask;
+      dst[i] = e == 0 ? 0 : ((e & ~TaggedIndex::kPointerMask) | reinterpret_cast<uint64_t>(row_base + (ref - 1)));
     }
+    rel->index_ = TaggedIndex(dst, h.index_entries - TaggedIndex::kWindow);
   }
   rel->entries_ = h.index_entries;
   rel->stats_.row_bytes = h.row_bytes;

@@ -6,12 +6,12 @@
 // Keys are encoded to bytes with a KeyEncoder (key_types.h: integers
 // widened to int64, floats normalized, strings length-prefixed), stored in
 // each row (RowLayoutOptions::with_key_bytes) and hashed with HashBytes.
-// The index is open addressing with linear probing over 16-byte slots
-// {uint64 hash, row pointer}, sized like the long relation's sparse index
-// (distinct-key estimate +5%, load factor 0.75: ~21-22 bytes per key). A
-// slot matches when the full hash is equal and the encoded key bytes are
-// equal (the 64-bit hash filters nearly every other candidate without
-// touching its row).
+// The index is a TaggedIndex (tagged_index.h): 8-byte slots {16-bit tag
+// from the hash, 48-bit row pointer} at load factor 0.5, sized like the
+// long relation's sparse index (distinct-key estimate +5%): ~16.8 bytes
+// per key. A slot matches when its tag is equal and the encoded key bytes
+// in its row are equal (the tag rejects nearly every other candidate
+// without touching its row).
 //
 // Null keys (any key column null), duplicates, null-aware and
 // ignore-duplicates behave as in LongHashedRelation.
@@ -26,15 +26,9 @@
 
 #include "quiver/join/hashed_relation.h"
 #include "quiver/join/key_types.h"
+#include "quiver/join/tagged_index.h"
 
 namespace quiver::join {
-
-/// One slot of the generic index. Pinned: 16 bytes.
-struct GenericSlot {
-  uint64_t hash;
-  const uint8_t* row;  ///< chain head; nullptr = empty
-};
-static_assert(sizeof(GenericSlot) == 16, "generic slot layout is part of the size contract");
 
 /// What the statistics pass learns.
 struct GenericBuildStats {
@@ -58,8 +52,9 @@ class GenericHashedRelation final : public HashedRelation {
                                                 const HashedRelationOptions& options,
                                                 const std::vector<KeyColumnSpec>& specs);
 
-  /// Pure prediction: rows (fixed part plus var_bytes) and a sparse index of
-  /// max(16, ceil(min(rows, distinct * 1.05) / load_factor)) slots.
+  /// Pure prediction: rows (fixed part plus var_bytes) and a tagged index of
+  /// max(16, ceil(min(rows, distinct * 1.05) / load_factor)) + 8 slots of 8
+  /// bytes.
   static RelationSizeEstimate EstimateSize(const GenericBuildStats& stats, const RowLayout& layout,
                                            const HashedRelationOptions& options);
 
@@ -92,7 +87,7 @@ class GenericHashedRelation final : public HashedRelation {
   KeyEncoder encoder_;
   int64_t entries_ = 0;
   MemoryPage index_page_;
-  GenericSlot* slots_ = nullptr;
+  TaggedIndex index_;
   HashedRelationOptions options_;
 };
 

@@ -207,13 +207,16 @@ HashJoinProbe::HashJoinProbe(std::shared_ptr<const HashJoin> join, std::shared_p
     fixed_row_bytes_ += FixedOutputBytes(kind, width);
     var_output_ |= kind == FieldKind::kVar32 || kind == FieldKind::kVar64;
   }
-  const int64_t cap = std::min<int64_t>(join_->options().max_output_rows, 1 << 20);
-  probe_rows_.reserve(static_cast<size_t>(cap));
-  build_rows_.reserve(static_cast<size_t>(cap));
+  cap_ = std::min<int64_t>(join_->options().max_output_rows, 1 << 20);
+  if (!var_output_ && fixed_row_bytes_ > 0) {
+    cap_ = std::min(cap_, std::max<int64_t>(1, join_->options().max_output_bytes / fixed_row_bytes_));
+  }
+  probe_rows_.resize(static_cast<size_t>(cap_));
+  build_rows_.resize(static_cast<size_t>(cap_));
 }
 
 Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sink) {
-  const int64_t n = static_cast<int64_t>(probe_rows_.size());
+  const int64_t n = n_;
   if (n == 0) return Status::OK();
   const HashJoin& j = *join_;
   MemoryPool* pool = j.options().output_pool;
@@ -238,8 +241,7 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
       batch->columns.push_back(std::move(a));
     }
   }
-  probe_rows_.clear();
-  build_rows_.clear();
+  n_ = 0;
   pending_bytes_ = 0;
   output_rows_ += n;
   return sink(std::move(batch));
@@ -270,13 +272,14 @@ Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, co
       for (int f : l.var_fields()) bytes += static_cast<int64_t>(RowLayout::VarAt(build_row, l.fields()[f].slot_offset).size());
     }
   }
-  if (!probe_rows_.empty() && (pending_bytes_ + bytes > o.max_output_bytes)) {
+  if (n_ > 0 && (pending_bytes_ + bytes > o.max_output_bytes)) {
     QUIVER_RETURN_NOT_OK(Flush(probe_batch, sink));
   }
-  probe_rows_.push_back(probe_row);
-  build_rows_.push_back(build_row);
+  probe_rows_[n_] = probe_row;
+  build_rows_[n_] = build_row;
+  ++n_;
   pending_bytes_ += bytes;
-  if (static_cast<int64_t>(probe_rows_.size()) >= o.max_output_rows || pending_bytes_ >= o.max_output_bytes) {
+  if (n_ >= cap_ || pending_bytes_ >= o.max_output_bytes) {
     QUIVER_RETURN_NOT_OK(Flush(probe_batch, sink));
   }
   return Status::OK();
@@ -322,6 +325,29 @@ Status HashJoinProbe::Probe(const RecordBatch& batch, const BatchSink& sink) {
       case JoinType::kRightOuter:
       case JoinType::kFullOuter: {
         const bool keep_probe = KeepsUnmatchedProbe(t);
+        if (!var_output_) {
+          // Fixed-width output: the batch bound is a row count (cap_).
+          int64_t* pr = probe_rows_.data();
+          const uint8_t** br = build_rows_.data();
+          for (int64_t i = 0; i < m; ++i) {
+            const uint8_t* r = heads[i];
+            if (r == nullptr) {
+              if (!keep_probe) continue;
+              pr[n_] = begin + i;
+              br[n_] = nullptr;
+              if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+              continue;
+            }
+            do {
+              if (track) bit_util::SetBit(matched, RowLayout::Ordinal(r));
+              pr[n_] = begin + i;
+              br[n_] = r;
+              if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+              r = unique ? nullptr : RowLayout::Next(r);
+            } while (r != nullptr);
+          }
+          break;
+        }
         for (int64_t i = 0; i < m; ++i) {
           const uint8_t* r = heads[i];
           if (r == nullptr) {
@@ -337,15 +363,20 @@ Status HashJoinProbe::Probe(const RecordBatch& batch, const BatchSink& sink) {
         break;
       }
       case JoinType::kLeftSemi:
+      case JoinType::kLeftAnti: {
+        const bool want = t == JoinType::kLeftSemi;
         for (int64_t i = 0; i < m; ++i) {
-          if (heads[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+          if ((heads[i] != nullptr) != want) continue;
+          if (var_output_) {
+            QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+          } else {
+            probe_rows_[n_] = begin + i;
+            build_rows_[n_] = nullptr;
+            if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+          }
         }
         break;
-      case JoinType::kLeftAnti:
-        for (int64_t i = 0; i < m; ++i) {
-          if (!heads[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-        }
-        break;
+      }
       case JoinType::kNullAwareAnti: {
         CombineKeyValidity(keys, begin, m, valid);
         for (int64_t i = 0; i < m; ++i) {

@@ -176,8 +176,13 @@ class HashJoinProbe {
   std::shared_ptr<const HashJoin> join_;
   std::shared_ptr<const HashedRelation> relation_;
   std::shared_ptr<Buffer> matched_;  // bitmap over build ordinals (right/full)
+  // Pending output pairs: probe row (-1 = none) and build row (nullptr =
+  // none), n_ of them, at most cap_ (rows bound, and the bytes bound when
+  // every output column is fixed-width).
   std::vector<int64_t> probe_rows_;
   std::vector<const uint8_t*> build_rows_;
+  int64_t n_ = 0;
+  int64_t cap_ = 0;
   int64_t pending_bytes_ = 0;
   int64_t fixed_row_bytes_ = 0;
   bool var_output_ = false;

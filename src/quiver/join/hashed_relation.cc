@@ -165,7 +165,7 @@ void WriteHeader(const Header& h, uint8_t* out) {
   out[8] = static_cast<uint8_t>(h.kind);
   out[9] = h.flags;
   const uint16_t lo = (h.layout_options.with_ordinal ? 1 : 0) | (h.layout_options.with_validity ? 2 : 0) |
-                      (h.layout_options.with_key_bytes ? 4 : 0);
+                      (h.layout_options.with_key_bytes ? 4 : 0) | (h.layout_options.with_int64_key ? 8 : 0);
   std::memcpy(out + 10, &lo, 2);
   const uint32_t nk = static_cast<uint32_t>(h.key_columns.size());
   const uint32_t ns = static_cast<uint32_t>(h.stored_columns.size());
@@ -203,10 +203,11 @@ Status ReadHeader(const uint8_t* data, int64_t size, Header* h, int64_t* consume
   }
   uint16_t lo;
   std::memcpy(&lo, data + 10, 2);
-  if (lo & ~7) return Status::Invalid("serialized relation: unknown layout options " + std::to_string(lo));
+  if (lo & ~15) return Status::Invalid("serialized relation: unknown layout options " + std::to_string(lo));
   h->layout_options.with_ordinal = lo & 1;
   h->layout_options.with_validity = lo & 2;
   h->layout_options.with_key_bytes = lo & 4;
+  h->layout_options.with_int64_key = lo & 8;
   uint32_t nk, ns;
   std::memcpy(&nk, data + 12, 4);
   std::memcpy(&ns, data + 16, 4);

@@ -55,12 +55,13 @@ struct HashedRelationOptions {
   /// same bound as the sparse one.
   bool allow_dense = true;
   double dense_entries_per_key = 3.0;
-  /// Sparse indices: target load factor (distinct keys / slots), after a 5%
-  /// allowance for the distinct-count estimate's error. 0.75 with 16-byte
-  /// slots gives about 21.3 bytes per key (22.4 when the estimate is
-  /// exact and below the row count); the table grows (x1.5) only if the
-  /// real load passes 0.9. Must be in (0, 0.9].
-  double load_factor = 0.75;
+  /// Sparse indices (TaggedIndex, 8-byte slots): target load factor
+  /// (distinct keys / home slots), after a 5% allowance for the
+  /// distinct-count estimate's error. 0.5 gives 16 bytes per key (16.8 when
+  /// the estimate is exact and below the row count) and probes of ~1.5
+  /// slots (hits) / ~2.5 slots (misses); the index grows (x1.5) only if
+  /// the real load passes 0.8. Must be in (0, 0.9].
+  double load_factor = 0.5;
   /// Largest row page; rows never straddle pages. Pages are sized to the
   /// predicted row bytes, so a relation usually has one row page.
   int64_t max_page_bytes = int64_t{1} << 30;

@@ -16,7 +16,7 @@ constexpr int64_t kChunk = HashedRelation::kLookupChunk;
 // How many keys ahead the index entry of a key is prefetched.
 constexpr int64_t kPrefetchAhead = 16;
 // The sparse index grows when the real load passes this (estimate too low).
-constexpr double kMaxLoad = 0.9;
+constexpr double kMaxLoad = 0.8;
 // Allowance for the distinct-count estimate's error.
 constexpr double kEstimateSlack = 1.05;
 
@@ -117,12 +117,6 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
   RelationSizeEstimate e;
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
   const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
-  int64_t row_bytes = 0;
-  if (!CheckedMul<int64_t>(stored, layout.fixed_bytes(), &row_bytes) ||
-      !CheckedAdd<int64_t>(row_bytes, stats.var_bytes, &row_bytes)) {
-    row_bytes = std::numeric_limits<int64_t>::max() / 4;
-  }
-  e.row_bytes = row_bytes;
   if (non_null > 0) {
     const double est = std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
     const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
@@ -134,15 +128,20 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
         range_minus_one < (uint64_t{1} << 60)) {
       e.dense = true;
       e.index_entries = static_cast<int64_t>(range_minus_one) + 1;
-      e.index_bytes = e.index_entries * 8;
     } else {
-      int64_t slots = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
-      slots = std::max<int64_t>({slots, 16, distinct + 1});
-      e.index_entries = slots;
-      if (!CheckedMul<int64_t>(slots, int64_t{sizeof(LongSlot)}, &e.index_bytes)) {
-        e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
-      }
+      int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
+      homes = std::max<int64_t>({homes, 16, distinct + 1});
+      e.index_entries = TaggedIndex::SlotsFor(homes);
     }
+    if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
+      e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
+    }
+  }
+  // Sparse rows carry their key.
+  const int64_t row_fixed = layout.fixed_bytes() + (e.dense || non_null == 0 ? 0 : 8);
+  if (!CheckedMul<int64_t>(stored, row_fixed, &e.row_bytes) ||
+      !CheckedAdd<int64_t>(e.row_bytes, stats.var_bytes, &e.row_bytes)) {
+    e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
   }
   if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) {
     e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
@@ -159,7 +158,11 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
   RowLayoutOptions lo;
   lo.with_ordinal = options.with_ordinals;
   lo.with_validity = st.payload_nulls;
-  QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, PayloadColumns(schema, options), lo));
+  const std::vector<int> payload = PayloadColumns(schema, options);
+  QUIVER_ASSIGN_OR_RETURN(RowLayout payload_layout, RowLayout::Make(schema, payload, lo));
+  const RelationSizeEstimate est = EstimateSize(st, payload_layout, options);
+  lo.with_int64_key = !est.dense && est.index_entries > 0;
+  QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, payload, lo));
 
   auto rel = std::make_unique<LongHashedRelation>(PrivateTag{}, tmm);
   rel->options_ = options;
@@ -173,7 +176,6 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
     rel->all_null_keys_ = true;  // NOT IN over a set with a null: nothing matches
     return rel;
   }
-  const RelationSizeEstimate est = EstimateSize(st, rel->layout_, options);
   rel->stats_.estimated_bytes = est.total_bytes;
   int64_t reserve_bytes = 0;
   if (!CheckedAdd(tmm->PageChargeBytes(est.index_bytes), tmm->PageChargeBytes(est.row_bytes), &reserve_bytes)) {
@@ -188,13 +190,14 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
   rel->entries_ = est.index_entries;
   if (est.index_entries > 0) {
     QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(est.index_bytes, &reservation));
-    if (tmm->mode() == MemoryMode::kOnHeap) {
+    if (!rel->index_page_.zeroed()) {
       std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
     }
     if (est.dense) {
       rel->dense_rows_ = reinterpret_cast<const uint8_t**>(rel->index_page_.data());
     } else {
-      rel->slots_ = reinterpret_cast<LongSlot*>(rel->index_page_.data());
+      rel->index_ = TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()),
+                                est.index_entries - TaggedIndex::kWindow);
     }
   }
   rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
@@ -206,31 +209,32 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
   rel->rows_.DetachReservation();
   reservation.Release();
   rel->stats_.row_bytes = rel->rows_.used_bytes();
-  rel->stats_.index_bytes = rel->dense_ ? rel->entries_ * 8 : rel->entries_ * int64_t{sizeof(LongSlot)};
+  rel->stats_.index_bytes = rel->entries_ * 8;
   rel->stats_.page_bytes = rel->used_bytes();
   return rel;
 }
 
-Status LongHashedRelation::GrowSparse(int64_t min_slots) {
-  const int64_t slots = std::max<int64_t>(min_slots, entries_ + entries_ / 2);
+Status LongHashedRelation::GrowSparse(int64_t min_homes) {
+  const int64_t homes = std::max<int64_t>(min_homes, index_.capacity() + index_.capacity() / 2);
+  const int64_t slots = TaggedIndex::SlotsFor(homes);
   int64_t bytes;
-  if (!CheckedMul<int64_t>(slots, int64_t{sizeof(LongSlot)}, &bytes)) {
+  if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
     return Status::OutOfMemory("sparse index of " + std::to_string(slots) + " slots overflows");
   }
   QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes));
-  if (memory_manager()->mode() == MemoryMode::kOnHeap) std::memset(page.data(), 0, static_cast<size_t>(bytes));
-  auto* fresh = reinterpret_cast<LongSlot*>(page.data());
-  for (int64_t i = 0; i < entries_; ++i) {
-    const LongSlot& s = slots_[i];
-    if (s.row == nullptr) continue;
-    uint64_t p = ReduceToRange(HashInt64(s.key), static_cast<uint64_t>(slots));
-    while (fresh[p].row != nullptr) {
-      if (++p == static_cast<uint64_t>(slots)) p = 0;
-    }
-    fresh[p] = s;
+  if (!page.zeroed()) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
+  const int32_t ko = layout_.int64_key_offset();
+  for (int64_t i = 0; i < index_.length(); ++i) {
+    const uint64_t s = index_.slots()[i];
+    if (s == 0) continue;
+    const int64_t key = RowLayout::LoadInt64(TaggedIndex::RowOf(s), ko);
+    uint64_t p = fresh.Home(HashInt64(key));
+    while (fresh.slots()[p] != 0) p = fresh.Next(p);
+    fresh.slots()[p] = s;
   }
   index_page_ = std::move(page);
-  slots_ = fresh;
+  index_ = fresh;
   entries_ = slots;
   ++stats_.grow_count;
   return Status::OK();
@@ -245,8 +249,10 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
   const bool ordinals = layout_.options().with_ordinal;
   const bool keep_null = options_.keep_null_keys;
   const bool ignore_dups = options_.ignore_duplicate_keys;
+  const int32_t ko = layout_.int64_key_offset();
   alignas(64) int64_t kbuf[kChunk];
   alignas(64) uint64_t pos[kChunk];
+  alignas(64) uint64_t tags[kChunk];
   alignas(64) uint8_t valid[kChunk];
   alignas(64) uint8_t* rows[kChunk];
   alignas(64) int64_t var_start[kChunk];
@@ -256,8 +262,8 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
     const int64_t m = std::min(kChunk, batch.num_rows - begin);
     LoadKeysAsInt64(keys, begin, m, kbuf);
     const bool has_nulls = KeyValidity(keys, begin, m, valid);
-    if (!dense_ && slots_ != nullptr &&
-        static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(entries_)) {
+    const bool sparse = !dense_ && !index_.empty();
+    if (sparse && static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(index_.capacity())) {
       QUIVER_RETURN_NOT_OK(GrowSparse(static_cast<int64_t>(
           std::ceil(static_cast<double>(stats_.num_keys + m) / options_.load_factor))));
     }
@@ -266,17 +272,19 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
       for (int64_t j = 0; j < m; ++j) {
         pos[j] = static_cast<uint64_t>(kbuf[j]) - static_cast<uint64_t>(min_key_);
       }
-    } else if (slots_ != nullptr) {
-      const uint64_t cap = static_cast<uint64_t>(entries_);
-      for (int64_t j = 0; j < m; ++j) pos[j] = ReduceToRange(HashInt64(kbuf[j]), cap);
+    } else if (sparse) {
+      for (int64_t j = 0; j < m; ++j) {
+        pos[j] = index_.Home(HashInt64(kbuf[j]));
+        tags[j] = TaggedIndex::TagOf(TagHashInt64(kbuf[j]));
+      }
     }
     for (int64_t j = 0; j < m; ++j) {
       if (j + kPrefetchAhead < m) {
         const uint64_t ahead = pos[j + kPrefetchAhead];
         if (dense_) {
           if (ahead < static_cast<uint64_t>(entries_)) __builtin_prefetch(dense_rows_ + ahead, 1);
-        } else if (slots_ != nullptr) {
-          __builtin_prefetch(slots_ + ahead, 1);
+        } else if (sparse) {
+          index_.PrefetchForWrite(ahead);
         }
       }
       const int64_t size = has_var ? fixed + source.VarBytes(begin + j) : fixed;
@@ -288,6 +296,7 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         }
         QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
         RowLayout::SetNext(row, nullptr);
+        if (ko >= 0) bit_util::StoreLE<int64_t>(row + ko, 0);
       } else if (dense_) {
         const uint8_t*& head = dense_rows_[pos[j]];
         if (head != nullptr) {
@@ -304,26 +313,27 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         head = row;
       } else {
         const int64_t k = kbuf[j];
-        uint64_t i = pos[j];
-        LongSlot* s;
-        while (true) {
-          s = slots_ + i;
-          if (s->row == nullptr || s->key == k) break;
-          if (++i == static_cast<uint64_t>(entries_)) i = 0;
-        }
-        if (s->row != nullptr) {
+        const uint64_t at = index_.FindSlot(pos[j], tags[j], [&](const uint8_t* r) {
+          return RowLayout::LoadInt64(r, ko) == k;
+        });
+        uint64_t& slot = index_.slots()[at];
+        const uint8_t* head = slot == 0 ? nullptr : TaggedIndex::RowOf(slot);
+        if (head != nullptr) {
           if (ignore_dups) {
             rows[j] = nullptr;
             continue;
           }
           keys_unique_ = false;
         } else {
-          s->key = k;
           ++stats_.num_keys;
         }
         QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
-        RowLayout::SetNext(row, s->row);
-        s->row = row;
+        if (!TaggedIndex::Fits(row, size)) {
+          return Status::NotImplemented("row address above 2^48 cannot be indexed (5-level page tables?)");
+        }
+        RowLayout::SetNext(row, head);
+        bit_util::StoreLE<int64_t>(row + ko, k);
+        slot = TaggedIndex::Make(tags[j], row);
       }
       if (ordinals) bit_util::StoreLE<int64_t>(row + 8, stats_.stored_rows);
       ++stats_.stored_rows;
@@ -342,54 +352,54 @@ void LongHashedRelation::FindBatch(const int64_t* keys, const uint8_t* valid, in
     std::fill(out, out + n, nullptr);
     return;
   }
-  alignas(64) uint64_t pos[kChunk];
-  for (int64_t base = 0; base < n; base += kChunk) {
-    const int64_t m = std::min(kChunk, n - base);
+  constexpr int64_t kStage = 256;
+  alignas(64) uint64_t pos[kStage];
+  alignas(64) uint64_t tags[kStage];
+  for (int64_t base = 0; base < n; base += kStage) {
+    const int64_t m = std::min(kStage, n - base);
     const int64_t* k = keys + base;
     const uint8_t** o = out + base;
     const uint8_t* v = valid ? valid + base : nullptr;
     if (dense_) {
+      // Stage 1: positions, entries prefetched. Stage 2: branch-free reads.
       const uint64_t lo = static_cast<uint64_t>(min_key_);
       const uint64_t cap = static_cast<uint64_t>(entries_);
-      for (int64_t j = 0; j < m; ++j) pos[j] = static_cast<uint64_t>(k[j]) - lo;
-      for (int64_t j = 0; j < std::min(m, kPrefetchAhead); ++j) {
+      for (int64_t j = 0; j < m; ++j) {
+        pos[j] = static_cast<uint64_t>(k[j]) - lo;
         if (pos[j] < cap) __builtin_prefetch(dense_rows_ + pos[j]);
       }
       for (int64_t j = 0; j < m; ++j) {
-        if (j + kPrefetchAhead < m && pos[j + kPrefetchAhead] < cap) {
-          __builtin_prefetch(dense_rows_ + pos[j + kPrefetchAhead]);
-        }
-        const uint8_t* row = pos[j] < cap && (!v || v[j]) ? dense_rows_[pos[j]] : nullptr;
+        const bool in = pos[j] < cap && (!v || v[j]);
+        const uint8_t* row = dense_rows_[in ? pos[j] : 0];
+        row = in ? row : nullptr;
         if (row) __builtin_prefetch(row);
         o[j] = row;
       }
-    } else {
-      const uint64_t cap = static_cast<uint64_t>(entries_);
-      for (int64_t j = 0; j < m; ++j) pos[j] = ReduceToRange(HashInt64(k[j]), cap);
-      for (int64_t j = 0; j < std::min(m, kPrefetchAhead); ++j) __builtin_prefetch(slots_ + pos[j]);
-      for (int64_t j = 0; j < m; ++j) {
-        if (j + kPrefetchAhead < m) __builtin_prefetch(slots_ + pos[j + kPrefetchAhead]);
-        if (v && !v[j]) {
-          o[j] = nullptr;
-          continue;
-        }
-        const int64_t key = k[j];
-        uint64_t i = pos[j];
-        const uint8_t* row;
-        while (true) {
-          const LongSlot& s = slots_[i];
-          if (s.row == nullptr) {
-            row = nullptr;
-            break;
-          }
-          if (s.key == key) {
-            row = s.row;
-            __builtin_prefetch(row);
-            break;
-          }
-          if (++i == cap) i = 0;
-        }
-        o[j] = row;
+      continue;
+    }
+    // Stage 1: hash, home slot prefetched.
+    for (int64_t j = 0; j < m; ++j) {
+      pos[j] = index_.Home(HashInt64(k[j]));
+      tags[j] = TaggedIndex::TagOf(TagHashInt64(k[j]));
+      index_.Prefetch(pos[j]);
+    }
+    // Stage 2: first tag match (no row touched), row prefetched.
+    for (int64_t j = 0; j < m; ++j) {
+      uint64_t at = 0;
+      const uint8_t* row = (v && !v[j]) ? nullptr : index_.FirstTagMatch(pos[j], tags[j], &at);
+      if (row) __builtin_prefetch(row);
+      o[j] = row;
+      pos[j] = at;
+    }
+    // Stage 3: verify the key in the row; on a tag collision keep probing.
+    const int32_t ko = layout_.int64_key_offset();
+    for (int64_t j = 0; j < m; ++j) {
+      const uint8_t* row = o[j];
+      if (row == nullptr) continue;
+      const int64_t key = k[j];
+      if (__builtin_expect(RowLayout::LoadInt64(row, ko) != key, 0)) {
+        o[j] = index_.Find(index_.Next(pos[j]), tags[j],
+                           [&](const uint8_t* r) { return RowLayout::LoadInt64(r, ko) == key; });
       }
     }
   }
@@ -423,7 +433,7 @@ void LongHashedRelation::Lookup(const std::vector<const ArrayData*>& probe_keys,
 void LongHashedRelation::Close() {
   HashedRelation::Close();
   index_page_.Free();
-  slots_ = nullptr;
+  index_ = TaggedIndex();
   dense_rows_ = nullptr;
   entries_ = 0;
 }
@@ -448,11 +458,10 @@ Result<std::shared_ptr<Buffer>> LongHashedRelation::Serialize(MemoryPool* pool) 
   h.row_bytes = rows_.used_bytes();
   for (int k : key_columns_) h.key_columns.push_back(k);
   for (const auto& f : layout_.fields()) h.stored_columns.push_back(f.column);
-  const int64_t entry_bytes = dense_ ? 8 : 16;
   const int64_t header_bytes = HeaderBytes(h);
   int64_t total = header_bytes + h.row_bytes;
   int64_t index_bytes;
-  if (!CheckedMul(entries_, entry_bytes, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
+  if (!CheckedMul<int64_t>(entries_, 8, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
     return Status::OutOfMemory("serialized relation size overflows");
   }
   QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
@@ -461,13 +470,15 @@ Result<std::shared_ptr<Buffer>> LongHashedRelation::Serialize(MemoryPool* pool) 
   WriteRows(rows_, layout_, out + header_bytes);
   RefMap refs(rows_);
   uint8_t* idx = out + header_bytes + h.row_bytes;
-  if (dense_) {
-    for (int64_t i = 0; i < entries_; ++i) StoreI64(idx + i * 8, static_cast<int64_t>(refs.RefOf(dense_rows_[i])));
-  } else {
-    for (int64_t i = 0; i < entries_; ++i) {
-      StoreI64(idx + i * 16, slots_[i].key);
-      StoreI64(idx + i * 16 + 8, static_cast<int64_t>(refs.RefOf(slots_[i].row)));
+  for (int64_t i = 0; i < entries_; ++i) {
+    uint64_t e;
+    if (dense_) {
+      e = refs.RefOf(dense_rows_[i]);
+    } else {
+      const uint64_t s = index_.slots()[i];
+      e = s == 0 ? 0 : ((s & ~TaggedIndex::kPointerMask) | refs.RefOf(TaggedIndex::RowOf(s)));
     }
+    StoreI64(idx + i * 8, static_cast<int64_t>(e));
   }
   return buf;
 }
@@ -485,16 +496,25 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
     return Status::Invalid("serialized relation: the key column does not match the build schema");
   }
   if (h.layout_options.with_key_bytes) return Status::Invalid("serialized relation: unexpected key bytes");
+  const bool dense = h.flags & kFlagDense;
+  if (!dense && h.index_entries > 0 && !h.layout_options.with_int64_key) {
+    return Status::Invalid("serialized relation: sparse rows without keys");
+  }
   std::vector<int> stored(h.stored_columns.begin(), h.stored_columns.end());
   QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, stored, h.layout_options));
-  const bool dense = h.flags & kFlagDense;
-  const int64_t entry_bytes = dense ? 8 : 16;
   int64_t index_bytes, need;
-  if (!CheckedMul(h.index_entries, entry_bytes, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
+  if (!CheckedMul<int64_t>(h.index_entries, 8, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
       !CheckedAdd(need, index_bytes, &need) || need != bytes.size()) {
     return Status::Invalid("serialized relation: header says " + std::to_string(h.row_bytes) + " row bytes and " +
                            std::to_string(h.index_entries) + " index entries, which do not fill the " +
                            std::to_string(bytes.size()) + " bytes given");
+  }
+  if (!dense && h.index_entries > 0 && h.index_entries <= TaggedIndex::kWindow) {
+    return Status::Invalid("serialized relation: a sparse index of " + std::to_string(h.index_entries) +
+                           " slots is too small");
+  }
+  if (h.row_bytes >= static_cast<int64_t>(TaggedIndex::kPointerMask)) {
+    return Status::Invalid("serialized relation: row region too large");
   }
   const uint8_t* rows = bytes.data() + off;
   const uint8_t* idx = rows + h.row_bytes;
@@ -507,14 +527,16 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
       o += layout.RowSize(rows + o);
     }
   }
+  const uint64_t ref_mask = dense ? ~uint64_t{0} : TaggedIndex::kPointerMask;
   int64_t used = 0;
   for (int64_t i = 0; i < h.index_entries; ++i) {
-    const uint64_t ref = static_cast<uint64_t>(LoadI64(idx + i * entry_bytes + (dense ? 0 : 8)));
-    if (!IsRowStart(starts, ref, h.row_bytes)) {
-      return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " ref " +
-                             std::to_string(ref) + " is not a row");
+    const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
+    const uint64_t ref = e & ref_mask;
+    if ((e != 0 && ref == 0) || !IsRowStart(starts, ref, h.row_bytes)) {
+      return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " (" + std::to_string(e) +
+                             ") does not name a row");
     }
-    used += ref != 0;
+    used += e != 0;
   }
   if (used != h.num_keys) {
     return Status::Invalid("serialized relation: " + std::to_string(used) + " index entries in use, header says " +
@@ -527,9 +549,7 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
   if (!dense && h.index_entries > 0 && h.num_keys >= h.index_entries) {
     return Status::Invalid("serialized relation: the sparse index has no empty slot");
   }
-  if (!dense && h.index_entries == 0 && h.num_keys > 0) {
-    return Status::Invalid("serialized relation: keys without an index");
-  }
+  if (h.index_entries == 0 && h.num_keys > 0) return Status::Invalid("serialized relation: keys without an index");
 
   auto rel = std::make_unique<LongHashedRelation>(PrivateTag{}, tmm);
   rel->layout_ = std::move(layout);
@@ -544,9 +564,8 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
   rel->dense_ = dense;
   rel->min_key_ = h.min_key;
   rel->max_key_ = h.max_key;
-  const int64_t index_alloc = h.index_entries * (dense ? 8 : int64_t{sizeof(LongSlot)});
   int64_t reserve_bytes = 0;
-  if (!CheckedAdd(tmm->PageChargeBytes(index_alloc), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
+  if (!CheckedAdd(tmm->PageChargeBytes(index_bytes), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
     return Status::OutOfMemory("deserialized relation size overflows");
   }
   QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
@@ -554,30 +573,31 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
   uint8_t* row_base = nullptr;
   if (h.row_bytes > 0) {
     QUIVER_ASSIGN_OR_RETURN(MemoryPage page, rel->AllocatePage(h.row_bytes, &reservation));
+    if (!TaggedIndex::Fits(page.data(), h.row_bytes)) {
+      return Status::NotImplemented("row address above 2^48 cannot be indexed");
+    }
     row_base = page.data();
     LoadRows(rows, h.row_bytes, rel->layout_, row_base);
     rel->rows_.AdoptPage(std::move(page), h.row_bytes);
   }
   if (h.index_entries > 0) {
-    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_alloc, &reservation));
-    uint8_t* dst = rel->index_page_.data();
-    auto ptr_of = [&](uint64_t ref) -> const uint8_t* { return ref == 0 ? nullptr : row_base + (ref - 1); };
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_bytes, &reservation));
+    auto* dst = reinterpret_cast<uint64_t*>(rel->index_page_.data());
+    for (int64_t i = 0; i < h.index_entries; ++i) {
+      const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
+      const uint64_t ref = e & ref_mask;
+      const uint64_t ptr = ref == 0 ? 0 : reinterpret_cast<uint64_t>(row_base + (ref - 1));
+      dst[i] = e == 0 ? 0 : ((e & ~ref_mask) | ptr);
+    }
     if (dense) {
       rel->dense_rows_ = reinterpret_cast<const uint8_t**>(dst);
-      for (int64_t i = 0; i < h.index_entries; ++i) {
-        rel->dense_rows_[i] = ptr_of(static_cast<uint64_t>(LoadI64(idx + i * 8)));
-      }
     } else {
-      rel->slots_ = reinterpret_cast<LongSlot*>(dst);
-      for (int64_t i = 0; i < h.index_entries; ++i) {
-        rel->slots_[i].key = LoadI64(idx + i * 16);
-        rel->slots_[i].row = ptr_of(static_cast<uint64_t>(LoadI64(idx + i * 16 + 8)));
-      }
+      rel->index_ = TaggedIndex(dst, h.index_entries - TaggedIndex::kWindow);
     }
   }
   rel->entries_ = h.index_entries;
   rel->stats_.row_bytes = h.row_bytes;
-  rel->stats_.index_bytes = index_alloc;
+  rel->stats_.index_bytes = index_bytes;
   rel->stats_.page_bytes = rel->used_bytes();
   return rel;
 }

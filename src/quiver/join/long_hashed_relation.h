@@ -12,13 +12,13 @@
 //            so keys from INT64_MIN to INT64_MAX never overflow; a probe key
 //            maps to entry (uint64)key - (uint64)min_key and is in range
 //            iff that is below the entry count.
-//   sparse — open addressing with linear probing over 16-byte slots
-//            {int64 key, row pointer} (row == nullptr: empty), sized by the
-//            number of distinct keys (a HyperLogLog estimate taken in the
-//            statistics pass, +5%, capped at the row count) at load factor
-//            0.75: about 21-22 bytes of index per distinct key. Slot
-//            indices come from the high bits of the hash by multiply-shift
-//            range reduction, so the slot count need not be a power of two.
+//   sparse — a TaggedIndex (tagged_index.h): open addressing with linear
+//            probing over 8-byte slots {16-bit tag, 48-bit row pointer},
+//            sized by the number of distinct keys (a HyperLogLog estimate
+//            taken in the statistics pass, +5%, capped at the row count) at
+//            load factor 0.5: about 16.8 bytes of index per distinct key.
+//            Sparse rows carry their key (8 bytes, RowLayout int64 key), which
+//            a tag match is verified against.
 //
 // Duplicate keys are chained newest-first through each row's `next` field;
 // keys_unique() tells the prober it may stop at the chain head. Null keys
@@ -41,16 +41,9 @@
 
 #include "quiver/join/hashed_relation.h"
 #include "quiver/join/key_hash.h"
+#include "quiver/join/tagged_index.h"
 
 namespace quiver::join {
-
-/// One slot of the sparse index. Pinned: 16 bytes, key first.
-struct LongSlot {
-  int64_t key;
-  const uint8_t* row;  ///< chain head; nullptr = empty slot
-};
-static_assert(sizeof(LongSlot) == 16, "sparse slot layout is part of the size contract");
-static_assert(offsetof(LongSlot, row) == 8, "sparse slot layout is part of the size contract");
 
 /// What the statistics pass over the build input learns (pure function of
 /// the input and the options).
@@ -84,7 +77,8 @@ class LongHashedRelation final : public HashedRelation {
   /// row layout and the options (no allocation, no side effect). Dense
   /// mode when allowed and range + 1 <= dense_entries_per_key *
   /// max(1, distinct); else sparse with max(16, ceil(min(rows, distinct *
-  /// 1.05) / load_factor)) slots.
+  /// 1.05) / load_factor)) + 8 slots of 8 bytes, and 8 more bytes per row
+  /// for the key. `layout` is the payload layout without the key.
   static RelationSizeEstimate EstimateSize(const LongBuildStats& stats, const RowLayout& layout,
                                            const HashedRelationOptions& options);
 
@@ -106,7 +100,7 @@ class LongHashedRelation final : public HashedRelation {
   bool dense() const { return dense_; }
   int64_t min_key() const { return min_key_; }
   int64_t max_key() const { return max_key_; }
-  /// Sparse: slot count; dense: array entries.
+  /// Sparse: slot count (home positions + window); dense: array entries.
   int64_t index_entries() const { return entries_; }
 
   /// Chain head for one key, or nullptr.
@@ -115,14 +109,10 @@ class LongHashedRelation final : public HashedRelation {
       const uint64_t i = static_cast<uint64_t>(key) - static_cast<uint64_t>(min_key_);
       return i < static_cast<uint64_t>(entries_) ? dense_rows_[i] : nullptr;
     }
-    if (slots_ == nullptr) return nullptr;
-    uint64_t i = ReduceToRange(HashInt64(key), static_cast<uint64_t>(entries_));
-    while (true) {
-      const LongSlot& s = slots_[i];
-      if (s.row == nullptr) return nullptr;
-      if (s.key == key) return s.row;
-      if (++i == static_cast<uint64_t>(entries_)) i = 0;
-    }
+    if (index_.empty()) return nullptr;
+    const int32_t ko = layout_.int64_key_offset();
+    return index_.Find(index_.Home(HashInt64(key)), TaggedIndex::TagOf(TagHashInt64(key)),
+                       [&](const uint8_t* row) { return RowLayout::LoadInt64(row, ko) == key; });
   }
 
   /// Chain heads for n keys (valid[j] == 0 gives nullptr; valid may be
@@ -144,7 +134,7 @@ class LongHashedRelation final : public HashedRelation {
   int64_t max_key_ = 0;
   int64_t entries_ = 0;
   MemoryPage index_page_;
-  LongSlot* slots_ = nullptr;              // sparse
+  TaggedIndex index_;                      // sparse
   const uint8_t** dense_rows_ = nullptr;   // dense
   HashedRelationOptions options_;
 };

@@ -3,7 +3,7 @@
 //
 //   header   magic "QVHREL01" (8 bytes)
 //            u8 kind (RelationKind), u8 flags (kFlag*), u16 layout options
-//            (bit 0 ordinal, 1 validity, 2 key bytes), u32 number of key
+//            (bit 0 ordinal, 1 validity, 2 key bytes, 3 int64 key), u32 number of key
 //            columns, u32 number of stored columns
 //            i64 input_rows, stored_rows, null_key_rows, num_keys,
 //                min_key, max_key, index_entries, row_bytes
@@ -12,9 +12,9 @@
 //   rows     row_bytes bytes: the rows of every page, back to back, in
 //            write order; each row's `next` holds (offset of the next row
 //            in this region) + 1, or 0
-//   index    index_entries entries: long sparse {i64 key, u64 ref},
-//            long dense {u64 ref}, generic {u64 hash, u64 ref}; a ref is
-//            (row offset) + 1, or 0 for an empty entry
+//   index    index_entries u64 entries: dense: ref; sparse (tagged index,
+//            both kinds): tag << 48 | ref; a ref is (row offset) + 1, or 0
+//            for an empty entry
 //
 // All integers are little-endian (quiver supports little-endian hosts
 // only). Readers check every count against the bytes present, every row

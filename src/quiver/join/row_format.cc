@@ -110,6 +110,10 @@ Result<RowLayout> RowLayout::Make(const Schema& schema, const std::vector<int>& 
   }
   int32_t off = 8;  // next
   if (options.with_ordinal) off += 8;
+  if (options.with_int64_key) {
+    l.int64_key_offset_ = off;
+    off += 8;
+  }
   if (options.with_validity && !l.fields_.empty()) {
     l.validity_offset_ = off;
     off += static_cast<int32_t>((l.fields_.size() + 63) / 64 * 8);
@@ -160,6 +164,7 @@ std::string RowLayout::Describe() const {
   s += options_.with_ordinal ? "o" : "-";
   s += options_.with_validity ? "v" : "-";
   s += options_.with_key_bytes ? "k" : "-";
+  s += options_.with_int64_key ? "i" : "-";
   s += ";fixed=";
   s += std::to_string(fixed_bytes_);
   for (const auto& f : fields_) {

@@ -10,6 +10,9 @@
 //   [ordinal: uint64]         only with RowLayoutOptions::with_ordinal: the
 //                             row's 0-based number in write order (indexes
 //                             the join's matched bitmaps)
+//   [key: int64]              only with with_int64_key: the key of a
+//                             LongHashedRelation row in a sparse index (the
+//                             index slots hold only a tag and the address)
 //   [validity: 8*ceil(n/64)]  only with with_validity: bit i set = field i
 //                             valid (LSB first, as Arrow bitmaps)
 //   [key slot: 8]             only with with_key_bytes (generic keys): the
@@ -73,6 +76,7 @@ struct RowLayoutOptions {
   bool with_ordinal = false;
   bool with_validity = false;
   bool with_key_bytes = false;
+  bool with_int64_key = false;
 };
 
 /// The layout of rows holding chosen columns of a schema. Copyable value.
@@ -93,6 +97,13 @@ class RowLayout {
   /// True when some stored field (or the key) is variable-width.
   bool has_var() const { return has_var_; }
   int32_t ordinal_offset() const { return 8; }
+  /// Offset of the int64 key (with_int64_key), else -1.
+  int32_t int64_key_offset() const { return int64_key_offset_; }
+  static int64_t LoadInt64(const uint8_t* row, int32_t offset) {
+    int64_t v;
+    std::memcpy(&v, row + offset, 8);
+    return v;
+  }
   int32_t validity_offset() const { return validity_offset_; }
   int32_t key_slot_offset() const { return key_slot_offset_; }
   /// Indices (into fields()) of the variable-width fields, in order.
@@ -137,6 +148,7 @@ class RowLayout {
   int32_t fixed_bytes_ = 8;
   int32_t validity_offset_ = 0;
   int32_t key_slot_offset_ = -1;
+  int32_t int64_key_offset_ = -1;
   bool has_var_ = false;
 };
 

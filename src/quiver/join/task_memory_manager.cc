@@ -80,7 +80,9 @@ MemoryPage::MemoryPage(MemoryPage&& other) noexcept
       charged_bytes_(std::exchange(other.charged_bytes_, 0)),
       mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
       allocation_(std::exchange(other.allocation_, PoolAllocation{})),
-      mode_(other.mode_) {}
+      capacity_bytes_(std::exchange(other.capacity_bytes_, 0)),
+      mode_(other.mode_),
+      zeroed_(std::exchange(other.zeroed_, false)) {}
 
 MemoryPage& MemoryPage::operator=(MemoryPage&& other) noexcept {
   if (this != &other) {
@@ -92,7 +94,9 @@ MemoryPage& MemoryPage::operator=(MemoryPage&& other) noexcept {
     charged_bytes_ = std::exchange(other.charged_bytes_, 0);
     mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
     allocation_ = std::exchange(other.allocation_, PoolAllocation{});
+    capacity_bytes_ = std::exchange(other.capacity_bytes_, 0);
     mode_ = other.mode_;
+    zeroed_ = std::exchange(other.zeroed_, false);
   }
   return *this;
 }
@@ -102,8 +106,9 @@ void MemoryPage::Free() {
   manager_ = nullptr;
   consumer_ = nullptr;
   data_ = nullptr;
-  size_bytes_ = charged_bytes_ = mapped_bytes_ = 0;
+  size_bytes_ = charged_bytes_ = mapped_bytes_ = capacity_bytes_ = 0;
   allocation_ = PoolAllocation{};
+  zeroed_ = false;
 }
 
 // ---------------------------------------------------------------- manager --
@@ -111,7 +116,38 @@ void MemoryPage::Free() {
 TaskMemoryManager::TaskMemoryManager(MemoryPool* pool, TaskMemoryOptions options)
     : pool_(pool), options_(options) {}
 
-TaskMemoryManager::~TaskMemoryManager() = default;
+TaskMemoryManager::~TaskMemoryManager() { TrimRetained(); }
+
+void TaskMemoryManager::TrimRetained() {
+  std::vector<MemoryPage> pages;
+  {
+    std::lock_guard<std::mutex> lock(retained_mutex_);
+    pages.swap(retained_);
+    retained_bytes_ = 0;
+  }
+  for (auto& p : pages) {
+    ReleasePage(&p);
+    p.manager_ = nullptr;
+    p.data_ = nullptr;
+  }
+}
+
+bool TaskMemoryManager::TakeRetained(int64_t size_bytes, MemoryPage* page) {
+  std::lock_guard<std::mutex> lock(retained_mutex_);
+  int best = -1;
+  for (size_t i = 0; i < retained_.size(); ++i) {
+    const int64_t cap = retained_[i].capacity_bytes_;
+    if (cap < size_bytes || cap > size_bytes + size_bytes / 4 + kHugePageBytes) continue;
+    if (best < 0 || cap < retained_[best].capacity_bytes_) best = static_cast<int>(i);
+  }
+  if (best < 0) return false;
+  *page = std::move(retained_[best]);
+  retained_.erase(retained_.begin() + best);
+  retained_bytes_ -= page->charged_bytes_;
+  page->size_bytes_ = size_bytes;
+  page->zeroed_ = false;
+  return true;
+}
 
 void TaskMemoryManager::AddHeld(int64_t bytes) {
   const int64_t now = held_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
@@ -236,6 +272,8 @@ Status TaskMemoryManager::MapPage(int64_t size_bytes, MemoryPage* page) {
   page->data_ = data;
   page->mapped_bytes_ = length;
   page->charged_bytes_ = length;
+  page->capacity_bytes_ = length;
+  page->zeroed_ = true;
   return Status::OK();
 }
 
@@ -255,6 +293,20 @@ Result<MemoryPage> TaskMemoryManager::AllocatePage(int64_t size_bytes, MemoryCon
   if (reservation != nullptr && reservation->manager_ != this) reservation = nullptr;
 
   MemoryPage page;
+  if (options_.retain_freed_bytes > 0 && TakeRetained(size_bytes, &page)) {
+    // Already charged: what the reservation set aside for it goes back.
+    if (reservation != nullptr) {
+      const int64_t give_back = std::min(reservation->remaining_bytes_, PageChargeBytes(size_bytes));
+      reservation->remaining_bytes_ -= give_back;
+      ReleaseReservation(give_back);
+    }
+    page.consumer_ = consumer;
+    if (consumer != nullptr) consumer->used_.fetch_add(page.charged_bytes_, std::memory_order_relaxed);
+    live_pages_.fetch_add(1, std::memory_order_relaxed);
+    pages_allocated_.fetch_add(1, std::memory_order_relaxed);
+    pages_reused_.fetch_add(1, std::memory_order_relaxed);
+    return page;
+  }
   page.mode_ = options_.mode;
   page.size_bytes_ = size_bytes;
   if (options_.mode == MemoryMode::kOnHeap) {
@@ -274,6 +326,7 @@ Result<MemoryPage> TaskMemoryManager::AllocatePage(int64_t size_bytes, MemoryCon
     page.allocation_ = *alloc;
     page.data_ = alloc->data;
     page.charged_bytes_ = alloc->granted_bytes;
+    page.capacity_bytes_ = size_bytes;
     if (options_.prefault) {
       const int64_t t0 = NowNs();
       TouchPages(page.data_, size_bytes);
@@ -326,6 +379,28 @@ void TaskMemoryManager::FreePage(MemoryPage* page) {
   if (page->consumer_ != nullptr) {
     page->consumer_->used_.fetch_sub(page->charged_bytes_, std::memory_order_relaxed);
   }
+  live_pages_.fetch_sub(1, std::memory_order_relaxed);
+  if (options_.retain_freed_bytes > 0) {
+    std::lock_guard<std::mutex> lock(retained_mutex_);
+    if (retained_bytes_ + page->charged_bytes_ <= options_.retain_freed_bytes) {
+      MemoryPage kept;
+      kept.manager_ = this;
+      kept.data_ = page->data_;
+      kept.size_bytes_ = page->capacity_bytes_;
+      kept.capacity_bytes_ = page->capacity_bytes_;
+      kept.charged_bytes_ = page->charged_bytes_;
+      kept.mapped_bytes_ = page->mapped_bytes_;
+      kept.allocation_ = page->allocation_;
+      kept.mode_ = page->mode_;
+      retained_bytes_ += kept.charged_bytes_;
+      retained_.push_back(std::move(kept));
+      return;
+    }
+  }
+  ReleasePage(page);
+}
+
+void TaskMemoryManager::ReleasePage(MemoryPage* page) {
   if (page->mode_ == MemoryMode::kOnHeap) {
     pool_->Free(page->allocation_);
   } else {
@@ -334,7 +409,6 @@ void TaskMemoryManager::FreePage(MemoryPage* page) {
     pool_->Unreserve(page->charged_bytes_);
   }
   AddHeld(-page->charged_bytes_);
-  live_pages_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 TaskMemoryStats TaskMemoryManager::stats() const {
@@ -346,6 +420,11 @@ TaskMemoryStats TaskMemoryManager::stats() const {
   s.live_pages = live_pages_.load(std::memory_order_relaxed);
   s.pages_allocated = pages_allocated_.load(std::memory_order_relaxed);
   s.prefault_ns = prefault_ns_.load(std::memory_order_relaxed);
+  s.pages_reused = pages_reused_.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(retained_mutex_);
+    s.retained_bytes = retained_bytes_;
+  }
   return s;
 }
 

@@ -157,6 +157,47 @@ TEST_P(TaskMemoryModes, ThreadsShareOneManager) {
   EXPECT_EQ(tmm.stats().pages_allocated, 200);
 }
 
+TEST_P(TaskMemoryModes, RetainedPagesAreReusedAndTrimmed) {
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  TaskMemoryOptions o;
+  o.mode = GetParam();
+  o.retain_freed_bytes = 8 << 20;
+  auto tmm = std::make_unique<TaskMemoryManager>(root.get(), o);
+  MemoryConsumer consumer(tmm.get(), "c");
+  auto a = consumer.AllocatePage(3 << 20);
+  ASSERT_TRUE(a.ok());
+  uint8_t* where = a->data();
+  const int64_t charged = a->charged_bytes();
+  a->Free();
+  EXPECT_EQ(consumer.used_bytes(), 0);
+  EXPECT_EQ(tmm->stats().retained_bytes, charged);
+  EXPECT_EQ(root->held_bytes(), charged);  // kept pages stay charged
+  auto r = tmm->Reserve(3 << 20, "reuse");
+  ASSERT_TRUE(r.ok());
+  auto b = tmm->AllocatePage(3 << 20, &consumer, &*r);  // same size: the kept page
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->data(), where);
+  EXPECT_FALSE(b->zeroed());
+  EXPECT_EQ(tmm->stats().pages_reused, 1);
+  EXPECT_EQ(tmm->stats().retained_bytes, 0);
+  r->Release();
+  EXPECT_EQ(root->held_bytes(), charged);
+  auto small = tmm->AllocatePage(64 << 10, nullptr);  // much smaller: a new page
+  ASSERT_TRUE(small.ok());
+  EXPECT_NE(small->data(), where);
+  b->Free();
+  small->Free();
+  EXPECT_GT(root->held_bytes(), 0);
+  tmm->TrimRetained();
+  EXPECT_EQ(root->held_bytes(), 0);
+  EXPECT_EQ(tmm->mapped_bytes(), 0);
+  auto c = tmm->AllocatePage(1 << 20, nullptr);
+  ASSERT_TRUE(c.ok());
+  c->Free();
+  tmm.reset();  // the destructor trims
+  EXPECT_EQ(root->held_bytes(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, TaskMemoryModes, ::testing::Values(MemoryMode::kOnHeap, MemoryMode::kOffHeap),
                          [](const auto& info) { return info.param == MemoryMode::kOnHeap ? "OnHeap" : "OffHeap"; });
 
