@@ -150,16 +150,7 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       QUIVER_RETURN_NOT_OK(ParseOnSpec(o->on, **build_reader, o->build, **probe_reader, o->probe,
                                        &jopt.build_keys, &jopt.probe_keys));
       QUIVER_ASSIGN_OR_RETURN(auto join, HashJoin::Make((*build_reader)->schema(), (*probe_reader)->schema(), jopt));
-      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->out));
-      ipc::WriteOptions wo;
-      wo.pool = write_pool.get();
-      wo.compression = codec;
-      QUIVER_ASSIGN_OR_RETURN(auto writer,
-                              ipc::RecordBatchWriter::Make(sink.get(), join->output_schema(),
-                                                           o->format == "file" ? ipc::IpcFormat::kFile
-                                                                               : ipc::IpcFormat::kStream,
-                                                           wo));
-      // Build.
+      // Build (the output is opened only once the relation stands).
       const auto t0 = Clock::now();
       auto build_batches = ipc::ReadAllBatches(build_reader->get());
       if (!build_batches.ok()) return build_batches.status().WithContext("--build " + o->build);
@@ -172,6 +163,15 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       build_batches->clear();  // the relation holds the rows now
       const auto t1 = Clock::now();
       const join::RelationStats rs = relation->stats();
+      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->out));
+      ipc::WriteOptions wo;
+      wo.pool = write_pool.get();
+      wo.compression = codec;
+      QUIVER_ASSIGN_OR_RETURN(auto writer,
+                              ipc::RecordBatchWriter::Make(sink.get(), join->output_schema(),
+                                                           o->format == "file" ? ipc::IpcFormat::kFile
+                                                                               : ipc::IpcFormat::kStream,
+                                                           wo));
       QUIVER_ASSIGN_OR_RETURN(auto probe, join->MakeProbe(relation));
       int64_t probe_rows = 0;
       auto write = [&](RecordBatchPtr b) { return writer->WriteBatch(*b); };
@@ -188,6 +188,7 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       const int64_t out_rows = probe->output_rows();
       probe.reset();
       const auto ts = tmm.stats();
+      const int64_t relation_bytes = relation->used_bytes();
       std::string index_mode = "generic";
       if (auto* lr = dynamic_cast<const join::LongHashedRelation*>(relation.get())) {
         index_mode = lr->dense() ? "dense" : "sparse";
@@ -196,13 +197,13 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       std::fprintf(stderr,
                    "join %s: %lld build rows (%lld keys, %s index %s, %.1f B/key), %lld probe rows -> %lld rows; "
                    "build %.3f s, probe %.3f s\n"
-                   "memory (%s): held %s, peak %s, mapped %s (peak %s)\n",
+                   "memory (%s): relation %s; join pool held %s, peak %s; mapped %s (peak %s)\n",
                    std::string(join::JoinTypeName(type)).c_str(), static_cast<long long>(rs.input_rows),
                    static_cast<long long>(rs.num_keys), index_mode.c_str(), FormatBytes(rs.index_bytes).c_str(),
                    rs.num_keys ? static_cast<double>(rs.index_bytes) / static_cast<double>(rs.num_keys) : 0.0,
                    static_cast<long long>(probe_rows), static_cast<long long>(out_rows), Seconds(t0, t1),
                    Seconds(t1, t2), std::string(join::MemoryModeName(mode)).c_str(),
-                   FormatBytes(join_pool->held_bytes()).c_str(), FormatBytes(join_pool->peak_bytes()).c_str(),
+                   FormatBytes(relation_bytes).c_str(), FormatBytes(join_pool->held_bytes()).c_str(), FormatBytes(join_pool->peak_bytes()).c_str(),
                    FormatBytes(ts.mapped_bytes).c_str(), FormatBytes(ts.peak_mapped_bytes).c_str());
       return Status::OK();
     };

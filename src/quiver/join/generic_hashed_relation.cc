@@ -118,7 +118,9 @@ RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats
     e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
   }
   if (non_null > 0) {
-    const double est = std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
+    const double est = options.distinct_keys_hint > 0
+                           ? static_cast<double>(options.distinct_keys_hint)
+                           : std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
     const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
     int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
     homes = std::max<int64_t>({homes, 16, distinct + 1});
@@ -221,10 +223,6 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
   for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
     const int64_t m = std::min(kChunk, batch.num_rows - begin);
     chunk->Encode(encoder_, cols, begin, m);
-    if (!index_.empty() && static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(index_.capacity())) {
-      QUIVER_RETURN_NOT_OK(GrowSparse(
-          static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + m) / options_.load_factor))));
-    }
     const bool indexed = !index_.empty();
     for (int64_t j = 0; j < m; ++j) pos[j] = chunk->valid[j] && indexed ? index_.Home(chunk->hashes[j]) : 0;
     for (int64_t j = 0; j < m; ++j) {
@@ -243,6 +241,13 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
         std::memcpy(row + key_slot + 4, &z, 4);
         var_start[j] = fixed;
       } else {
+        if (static_cast<double>(stats_.num_keys + 1) >
+            std::min(0.95, std::max(kMaxLoad, options_.load_factor + 0.1)) * static_cast<double>(index_.capacity())) {
+          // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
+          QUIVER_RETURN_NOT_OK(GrowSparse(
+              static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor))));
+          for (int64_t r = j; r < m; ++r) pos[r] = chunk->valid[r] ? index_.Home(chunk->hashes[r]) : 0;
+        }
         const uint64_t tag = TaggedIndex::TagOf(chunk->hashes[j]);
         const uint8_t* key = chunk->key(j);
         const int64_t ksize = chunk->size(j);

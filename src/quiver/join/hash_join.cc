@@ -50,7 +50,58 @@ Result<ArrayDataPtr> AllNullArray(const DataTypePtr& type, int64_t n, MemoryPool
   return TakeArray(*empty, none.data(), n, pool, what);
 }
 
+// The schema with dictionary fields replaced by their value type; sets
+// *any when there was one.
+Result<SchemaPtr> PlainSchema(const SchemaPtr& s, bool* any) {
+  *any = false;
+  auto out = std::make_shared<Schema>(*s);
+  for (auto& f : out->fields) {
+    if (f->type->id != TypeId::kDictionary) continue;
+    if (!f->type->value_type || f->type->value_type->id == TypeId::kDictionary) {
+      return Status::NotImplemented("column '" + f->name + "' is a dictionary of dictionaries");
+    }
+    f = field(f->name, f->type->value_type, f->nullable, f->metadata);
+    *any = true;
+  }
+  return SchemaPtr(out);
+}
+
 }  // namespace
+
+Result<RecordBatchPtr> HashJoin::DecodeDictionaries(const RecordBatchPtr& batch, MemoryPool* pool) {
+  bool any = false;
+  for (const auto& c : batch->columns) any |= c->type->id == TypeId::kDictionary;
+  if (!any) return batch;
+  bool schema_any = false;
+  QUIVER_ASSIGN_OR_RETURN(SchemaPtr plain, PlainSchema(batch->schema, &schema_any));
+  auto out = std::make_shared<RecordBatch>();
+  out->schema = plain;
+  out->num_rows = batch->num_rows;
+  for (size_t c = 0; c < batch->columns.size(); ++c) {
+    const ArrayData& a = *batch->columns[c];
+    if (a.type->id != TypeId::kDictionary) {
+      out->columns.push_back(batch->columns[c]);
+      continue;
+    }
+    const std::string what = "column '" + (c < batch->schema->fields.size() ? batch->schema->fields[c]->name : "?") + "'";
+    if (!a.dictionary) return Status::Invalid(what + " has no dictionary");
+    ArrayData indices = a;
+    indices.type = a.type->index_type;
+    std::vector<int64_t> idx(static_cast<size_t>(a.length));
+    if (a.length > 0) LoadKeysAsInt64(indices, 0, a.length, idx.data());
+    for (int64_t i = 0; i < a.length; ++i) {
+      if (!a.IsValid(i)) {
+        idx[i] = -1;
+      } else if (idx[i] < 0 || idx[i] >= a.dictionary->length) {
+        return Status::Invalid(what + ": index " + std::to_string(idx[i]) + " at row " + std::to_string(i) +
+                               " is outside its dictionary of " + std::to_string(a.dictionary->length));
+      }
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto plain_col, TakeArray(*a.dictionary, idx.data(), a.length, pool, what));
+    out->columns.push_back(std::move(plain_col));
+  }
+  return RecordBatchPtr(out);
+}
 
 std::string_view JoinTypeName(JoinType type) {
   switch (type) {
@@ -100,11 +151,16 @@ Result<std::shared_ptr<const HashJoin>> HashJoin::Make(SchemaPtr build_schema, S
     return Status::Invalid("a null-aware anti join takes exactly one key column, got " +
                            std::to_string(options.build_keys.size()));
   }
+  bool decode_build = false, decode_probe = false;
+  QUIVER_ASSIGN_OR_RETURN(build_schema, PlainSchema(build_schema, &decode_build));
+  QUIVER_ASSIGN_OR_RETURN(probe_schema, PlainSchema(probe_schema, &decode_probe));
   const Schema& bs = *build_schema;
   const Schema& ps = *probe_schema;
   QUIVER_RETURN_NOT_OK(CheckIndices(options.build_keys, bs, "build key"));
   QUIVER_RETURN_NOT_OK(CheckIndices(options.probe_keys, ps, "probe key"));
   auto join = std::make_shared<HashJoin>(PrivateTag{}, build_schema, probe_schema, options);
+  join->decode_build_ = decode_build;
+  join->decode_probe_ = decode_probe;
   for (size_t i = 0; i < options.build_keys.size(); ++i) {
     const Field& bf = *bs.fields[options.build_keys[i]];
     const Field& pf = *ps.fields[options.probe_keys[i]];
@@ -146,8 +202,16 @@ Result<std::shared_ptr<const HashJoin>> HashJoin::Make(SchemaPtr build_schema, S
   return std::shared_ptr<const HashJoin>(std::move(join));
 }
 
-Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vector<RecordBatchPtr>& build_batches,
+Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vector<RecordBatchPtr>& input_batches,
                                                                 TaskMemoryManager* tmm) const {
+  std::vector<RecordBatchPtr> decoded;
+  if (decode_build_) {
+    for (const auto& b : input_batches) {
+      QUIVER_ASSIGN_OR_RETURN(auto d, DecodeDictionaries(b, options_.output_pool));
+      decoded.push_back(std::move(d));
+    }
+  }
+  const std::vector<RecordBatchPtr>& build_batches = decode_build_ ? decoded : input_batches;
   for (size_t i = 0; i < build_batches.size(); ++i) {
     const RecordBatch& b = *build_batches[i];
     if (b.columns.size() != build_schema_->fields.size()) {
@@ -285,9 +349,18 @@ Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, co
   return Status::OK();
 }
 
-Status HashJoinProbe::Probe(const RecordBatch& batch, const BatchSink& sink) {
+Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
   const HashJoin& j = *join_;
   const Schema& ps = *j.probe_schema();
+  RecordBatchPtr decoded;
+  for (const auto& c : input.columns) {
+    if (c->type->id == TypeId::kDictionary) {
+      auto copy = std::make_shared<RecordBatch>(input);
+      QUIVER_ASSIGN_OR_RETURN(decoded, HashJoin::DecodeDictionaries(copy, j.options().output_pool));
+      break;
+    }
+  }
+  const RecordBatch& batch = decoded ? *decoded : input;
   if (batch.columns.size() != ps.fields.size()) {
     return Status::Invalid("probe batch has " + std::to_string(batch.columns.size()) + " columns, the probe schema " +
                            std::to_string(ps.fields.size()));

@@ -29,6 +29,11 @@
 // Output batches hold at most max_output_rows rows and about at most
 // max_output_bytes bytes of buffers (never fewer than one row).
 //
+// Dictionary-encoded columns (as Arrow files from pandas or Spark carry
+// for strings) are decoded to their value type on the way in: they join as
+// keys and come out as plain columns (build_schema() / probe_schema() are
+// the decoded schemas). Decoded copies come from output_pool.
+//
 // Use:
 //   auto join = HashJoin::Make(build_schema, probe_schema, options);
 //   auto relation = join->BuildRelation(build_batches, &tmm);   // once
@@ -109,6 +114,10 @@ class HashJoin : public std::enable_shared_from_this<HashJoin> {
                                                       HashJoinOptions options);
   HashJoin(PrivateTag, SchemaPtr build_schema, SchemaPtr probe_schema, HashJoinOptions options);
 
+  /// `batch` with its dictionary-encoded columns decoded (itself when it
+  /// has none). Invalid for an index outside its dictionary.
+  static Result<RecordBatchPtr> DecodeDictionaries(const RecordBatchPtr& batch, MemoryPool* pool);
+
   const SchemaPtr& build_schema() const { return build_schema_; }
   const SchemaPtr& probe_schema() const { return probe_schema_; }
   const SchemaPtr& output_schema() const { return output_schema_; }
@@ -141,6 +150,7 @@ class HashJoin : public std::enable_shared_from_this<HashJoin> {
   HashedRelationOptions relation_options_;
   std::vector<KeyColumnSpec> key_specs_;
   std::vector<int> probe_output_, build_output_;
+  bool decode_build_ = false, decode_probe_ = false;
 };
 
 /// Streams probe batches through one relation. Not thread-safe: one per

@@ -62,6 +62,11 @@ struct HashedRelationOptions {
   /// slots (hits) / ~2.5 slots (misses); the index grows (x1.5) only if
   /// the real load passes 0.8. Must be in (0, 0.9].
   double load_factor = 0.5;
+  /// Known number of distinct non-null keys, used instead of the
+  /// statistics pass's estimate to size a sparse index (0 = estimate). A
+  /// low hint is safe: the index grows (x1.5 and rehash) when its load
+  /// passes max(0.8, load_factor + 0.1).
+  int64_t distinct_keys_hint = 0;
   /// Largest row page; rows never straddle pages. Pages are sized to the
   /// predicted row bytes, so a relation usually has one row page.
   int64_t max_page_bytes = int64_t{1} << 30;

@@ -118,7 +118,9 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
   const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
   if (non_null > 0) {
-    const double est = std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
+    const double est = options.distinct_keys_hint > 0
+                           ? static_cast<double>(options.distinct_keys_hint)
+                           : std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
     const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
     // Overflow-safe range: in uint64, keys INT64_MIN..INT64_MAX give 2^64-1.
     const uint64_t range_minus_one =
@@ -263,10 +265,6 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
     LoadKeysAsInt64(keys, begin, m, kbuf);
     const bool has_nulls = KeyValidity(keys, begin, m, valid);
     const bool sparse = !dense_ && !index_.empty();
-    if (sparse && static_cast<double>(stats_.num_keys + m) > kMaxLoad * static_cast<double>(index_.capacity())) {
-      QUIVER_RETURN_NOT_OK(GrowSparse(static_cast<int64_t>(
-          std::ceil(static_cast<double>(stats_.num_keys + m) / options_.load_factor))));
-    }
     // Index positions first, so that entries can be prefetched ahead.
     if (dense_) {
       for (int64_t j = 0; j < m; ++j) {
@@ -313,6 +311,13 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         head = row;
       } else {
         const int64_t k = kbuf[j];
+        if (static_cast<double>(stats_.num_keys + 1) >
+            std::min(0.95, std::max(kMaxLoad, options_.load_factor + 0.1)) * static_cast<double>(index_.capacity())) {
+          // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
+          QUIVER_RETURN_NOT_OK(GrowSparse(static_cast<int64_t>(
+              std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor))));
+          for (int64_t r = j; r < m; ++r) pos[r] = index_.Home(HashInt64(kbuf[r]));
+        }
         const uint64_t at = index_.FindSlot(pos[j], tags[j], [&](const uint8_t* r) {
           return RowLayout::LoadInt64(r, ko) == k;
         });

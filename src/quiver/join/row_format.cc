@@ -199,7 +199,7 @@ Result<RowSource> RowSource::Make(const RowLayout& layout, const RecordBatch& ba
     c.array = &a;
     c.offset = a.offset;
     if (f.kind != FieldKind::kNull) {
-      if (a.null_count > 0 && a.buffers.size() > 0 && a.buffers[0]) {
+      if (a.null_count != 0 && a.buffers.size() > 0 && a.buffers[0]) {
         c.validity = a.buffers[0]->data();
         s.any_nulls_ = true;
       }
@@ -426,7 +426,7 @@ Result<ArrayDataPtr> TakeArray(const ArrayData& array, const int64_t* indices, i
     return ArrayDataPtr(out);
   }
   const uint8_t* validity =
-      array.null_count > 0 && !array.buffers.empty() && array.buffers[0] ? array.buffers[0]->data() : nullptr;
+      array.null_count != 0 && !array.buffers.empty() && array.buffers[0] ? array.buffers[0]->data() : nullptr;
   const int64_t base = array.offset;
   int64_t missing = 0;
   for (int64_t j = 0; j < n; ++j) missing += indices[j] < 0;

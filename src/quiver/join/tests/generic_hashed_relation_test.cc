@@ -201,3 +201,35 @@ TEST(GenericRelation, FailureInjectionAndLimit) {
 
 }  // namespace
 }  // namespace quiver::join
+
+namespace quiver::join {
+namespace {
+
+TEST(GenericRelation, LowDistinctHintGrowsTheIndex) {
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  const Inputs in = MakeInputs(root.get(), 3000, 0, 12);
+  HashedRelationOptions o;
+  o.key_columns = {0, 1};
+  o.distinct_keys_hint = 2;
+  std::vector<KeyColumnSpec> specs = {KeyColumnSpec{}, KeyColumnSpec{KeyClass::kVarBytes, 4}};
+  TaskMemoryManager tmm(root.get(), {});
+  auto rel = GenericHashedRelation::Build(*in.bs, in.build, o, specs, &tmm);
+  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  EXPECT_GT((*rel)->stats().grow_count, 0);
+  // Every build key finds a chain holding its row count.
+  int64_t rows = 0;
+  std::vector<const uint8_t*> heads(HashedRelation::kLookupChunk);
+  for (const auto& b : in.build) {
+    std::vector<const ArrayData*> keys = {b->columns[0].get(), b->columns[1].get()};
+    (*rel)->Lookup(keys, 0, b->num_rows, heads.data());
+    for (int64_t i = 0; i < b->num_rows; ++i) {
+      const bool null_key = !b->columns[0]->IsValid(i) || !b->columns[1]->IsValid(i);
+      ASSERT_EQ(heads[i] == nullptr, null_key) << i;
+      rows += !null_key;
+    }
+  }
+  EXPECT_EQ(rows, (*rel)->stats().stored_rows);
+}
+
+}  // namespace
+}  // namespace quiver::join

@@ -100,7 +100,7 @@ Inputs MakeInputs(MemoryPool* pool, const Case& c, uint64_t seed) {
   for (int64_t i = 0; i < c.build_rows; ++i) {
     bk.push_back(key());
     bv.push_back(rng() % 5 == 0 ? std::optional<int64_t>() : std::optional<int64_t>(i));
-    bstr.push_back(rng() % 6 == 0 ? std::optional<std::string>() : "b" + std::to_string(i * 37 % 1000));
+    bstr.push_back(rng() % 6 == 0 ? std::optional<std::string>() : testing::Cat("b", std::to_string(i * 37 % 1000)));
   }
   std::vector<std::optional<int64_t>> pk;
   std::vector<std::optional<int32_t>> pv;
@@ -108,7 +108,7 @@ Inputs MakeInputs(MemoryPool* pool, const Case& c, uint64_t seed) {
   for (int64_t i = 0; i < c.probe_rows; ++i) {
     pk.push_back(key());
     pv.push_back(static_cast<int32_t>(i));
-    pstr.push_back(rng() % 4 == 0 ? std::optional<std::string>() : "p" + std::string(static_cast<size_t>(i % 9), 'x'));
+    pstr.push_back(rng() % 4 == 0 ? std::optional<std::string>() : testing::Cat("p", std::string(static_cast<size_t>(i % 9), 'x')));
   }
   auto b = Batch(bs, {Int64s(pool, bk), Int64s(pool, bv), Strings(pool, bstr)});
   auto p = Batch(ps, {Int32s(pool, pv), Int64s(pool, pk), Strings(pool, pstr)});
@@ -425,6 +425,39 @@ TEST(HashJoin, OtherIntegerWidthsUseTheLongRelation) {
   auto r = RunJoin(in, o, MemoryMode::kOnHeap, pool.get());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, (std::vector<std::string>{"-7|-7", "1|1", "2|2", "2|2"}));
+}
+
+}  // namespace
+}  // namespace quiver::join
+
+namespace quiver::join {
+namespace {
+
+TEST(HashJoin, DictionaryColumnsAreDecoded) {
+  auto pool = MemoryPool::MakeRoot({.name = "root"});
+  auto dict_type = dictionary(int32(), utf8());
+  auto bs = std::make_shared<Schema>();
+  bs->fields = {field("name", dict_type), field("v", int64())};
+  auto ps = std::make_shared<Schema>();
+  ps->fields = {field("name", large_utf8())};
+  auto idx = std::const_pointer_cast<ArrayData>(testing::Int32s(pool.get(), {0, 1, std::nullopt, 1, 2}));
+  idx->type = dict_type;
+  idx->dictionary = testing::Strings(pool.get(), {"ann", "bob", "cy"});
+  auto build = testing::Batch(bs, {idx, testing::Int64s(pool.get(), {10, 11, 12, 13, 14})});
+  auto probe = testing::Batch(ps, {testing::Strings(pool.get(), {"bob", "cy", "dan", std::nullopt}, true)});
+  HashJoinOptions o;
+  o.type = JoinType::kLeftOuter;
+  o.build_keys = {0};
+  o.probe_keys = {0};
+  o.output_pool = pool.get();
+  auto join = HashJoin::Make(bs, ps, o);
+  ASSERT_TRUE(join.ok()) << join.status().ToString();
+  EXPECT_EQ((*join)->output_schema()->fields[1]->type->id, TypeId::kUtf8);
+  TaskMemoryManager tmm(pool.get(), {});
+  testing::Collector c;
+  ASSERT_TRUE(RunHashJoin(**join, {build}, {probe}, &tmm, c.sink()).ok());
+  EXPECT_EQ(testing::RenderSorted(c.batches),
+            (std::vector<std::string>{"bob|bob|11", "bob|bob|13", "cy|cy|14", "dan|null|null", "null|null|null"}));
 }
 
 }  // namespace

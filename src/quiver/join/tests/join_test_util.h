@@ -119,6 +119,12 @@ inline std::vector<RecordBatchPtr> Split(const RecordBatchPtr& b, int64_t rows) 
   return out;
 }
 
+/// prefix + text, spelled out (GCC 12 warns falsely on "x" + std::string).
+inline std::string Cat(std::string prefix, const std::string& text) {
+  prefix += text;
+  return prefix;
+}
+
 inline std::string Cell(const ArrayData& a, int64_t row) {
   if (!a.IsValid(row)) return "null";
   return FormatValueToString(a, row, ValueFormat::kText);

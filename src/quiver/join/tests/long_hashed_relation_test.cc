@@ -49,7 +49,7 @@ RecordBatchPtr MakeKeys(MemoryPool* pool, const std::vector<std::optional<int64_
     if (string_nulls && i % 7 == 3) {
       s.push_back(std::nullopt);
     } else {
-      s.push_back("s" + std::to_string(i));
+      s.push_back(testing::Cat("s", std::to_string(i)));
     }
   }
   return Batch(KV(), {Int64s(pool, keys), Int64s(pool, v), Strings(pool, s)});
@@ -177,7 +177,7 @@ TEST_P(LongRelationModes, RandomSparseMatchesAMap) {
     auto [lo, hi] = ref.equal_range(k);
     for (auto it = lo; it != hi; ++it) {
       const int64_t i = it->second;
-      want.push_back(std::to_string(i) + ":" + (i % 7 == 3 ? "null" : "s" + std::to_string(i)));
+      want.push_back(testing::Cat(std::to_string(i) + ":", i % 7 == 3 ? "null" : testing::Cat("s", std::to_string(i))));
     }
     std::sort(want.begin(), want.end());
     ASSERT_EQ(ChainOf(r, k), want) << k;
@@ -458,6 +458,36 @@ TEST_P(LongRelationModes, ConcurrentReadOnlyProbes) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, LongRelationModes, ::testing::Values(MemoryMode::kOnHeap, MemoryMode::kOffHeap),
                          [](const auto& info) { return info.param == MemoryMode::kOnHeap ? "OnHeap" : "OffHeap"; });
+
+}  // namespace
+}  // namespace quiver::join
+
+namespace quiver::join {
+namespace {
+
+TEST(LongRelation, LowDistinctHintGrowsTheIndex) {
+  for (MemoryMode mode : {MemoryMode::kOnHeap, MemoryMode::kOffHeap}) {
+    Fixture f(mode);
+    std::vector<std::optional<int64_t>> keys;
+    for (int64_t i = 0; i < 20000; ++i) keys.push_back((i % 5000) * 2654435761LL);
+    auto o = Opts();
+    o.distinct_keys_hint = 10;
+    auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, o, f.tmm.get());
+    ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+    EXPECT_GT((*rel)->stats().grow_count, 3);
+    EXPECT_EQ((*rel)->stats().num_keys, 5000);
+    for (int64_t i = 0; i < 5000; ++i) {
+      int64_t n = 0;
+      for (const uint8_t* r = (*rel)->Find(i * 2654435761LL); r; r = RowLayout::Next(r)) ++n;
+      ASSERT_EQ(n, 4) << i;
+    }
+    EXPECT_EQ((*rel)->Find(7), nullptr);
+    auto bytes = (*rel)->Serialize(f.pool.get());
+    ASSERT_TRUE(bytes.ok());
+    auto back = DeserializeHashedRelation(*KV(), **bytes, f.tmm.get());
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+  }
+}
 
 }  // namespace
 }  // namespace quiver::join
