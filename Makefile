@@ -23,6 +23,7 @@ run: build
 
 interop-deps:
 	./scripts/install-interop.sh
+	./bench/install-duckdb.sh
 
 unit-test: build interop-deps
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600

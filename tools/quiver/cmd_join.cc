@@ -4,13 +4,15 @@
 // joins side by side with DuckDB (bench/duckdb_join.mjs), checked by row
 // count and checksum.
 //
-// Memory in the benchmarks: each case runs in one task memory manager with
-// pages pre-faulted when first acquired (TaskMemoryOptions::prefault:
-// MADV_POPULATE_WRITE off-heap with transparent huge pages, one write per
-// 4 KiB on-heap) and kept for reuse between rounds (retain_freed_bytes), as
-// a task running join after join would; the first (cold) round pays the
-// faults and is reported apart, the measured rounds reuse the pages. DuckDB
-// likewise reuses its own memory from round to round.
+// Memory in the benchmarks: three configurations, rounds interleaved:
+// on-heap, off-heap (4 KiB pages) and off-heap with transparent huge pages
+// ("off-heap+thp"). Each runs in one task memory manager with pages
+// pre-faulted when first acquired (TaskMemoryOptions::prefault: one write
+// per 4 KiB on-heap, MADV_POPULATE_WRITE off-heap) and kept for reuse
+// between rounds (retain_freed_bytes), as a task running join after join
+// would; the first (cold) round pays the faults and is reported apart, the
+// measured rounds reuse the pages. DuckDB likewise reuses its own memory
+// from round to round.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -107,7 +109,7 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
     std::string build, probe, on, type = "inner", mode = "on-heap", out = "-", compression = "none",
                                   format = "stream";
     int64_t limit = -1, max_rows = 64 * 1024, max_bytes = int64_t{16} << 20;
-    bool huge_pages = true, prefault = false;
+    bool huge_pages = false, prefault = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--build", o->build, "build side (right input): Arrow IPC file or stream")->required();
@@ -121,7 +123,7 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--format", o->format, "output IPC format stream|file")->check(CLI::IsMember({"stream", "file"}));
   cmd->add_option("--max-rows-per-batch", o->max_rows, "output batch bound in rows (default 65536)");
   cmd->add_option("--max-bytes-per-batch", o->max_bytes, "output batch bound in bytes (default 16 MiB)");
-  cmd->add_flag("--huge-pages,!--no-huge-pages", o->huge_pages, "advise transparent huge pages off-heap (default on)");
+  cmd->add_flag("--huge-pages", o->huge_pages, "advise transparent huge pages for off-heap pages");
   cmd->add_flag("--prefault", o->prefault, "fault relation pages in when they are acquired");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
@@ -292,18 +294,33 @@ Result<std::vector<RecordBatchPtr>> Generate(const SchemaPtr& schema, int64_t ro
 
 // ------------------------------------------------- relation micro-benchmark --
 
+// A memory configuration of the benchmarks.
+struct BenchMemory {
+  MemoryMode mode;
+  bool huge_pages;
+  const char* name;
+};
+const std::vector<BenchMemory>& BenchMemories() {
+  static const std::vector<BenchMemory> all = {{MemoryMode::kOnHeap, false, "on-heap"},
+                                               {MemoryMode::kOffHeap, false, "off-heap"},
+                                               {MemoryMode::kOffHeap, true, "off-heap+thp"}};
+  return all;
+}
+
 struct MicroResult {
   std::string name;
   BenchKeys keys;
   int64_t n;
-  MemoryMode mode;
+  BenchMemory memory;
   bool dense;
   double build_ns_per_row, cold_build_ns_per_row, prefault_ns_per_row, probe_ns_per_lookup, index_bytes_per_key,
       total_bytes_per_key;
 };
 
-Result<MicroResult> RunMicro(BenchKeys keys, int64_t n, MemoryMode mode, int rounds, MemoryPool* data_pool,
-                             const std::shared_ptr<MemoryPool>& root) {
+// Both memory modes on the same data, rounds interleaved (on-heap,
+// off-heap, on-heap, ...); round 0 of each is the cold one.
+Result<std::vector<MicroResult>> RunMicro(BenchKeys keys, int64_t n, int rounds, MemoryPool* data_pool,
+                                          const std::shared_ptr<MemoryPool>& root) {
   const uint64_t un = static_cast<uint64_t>(n);
   auto schema = TwoInt64("k", "v");
   // Payload = the key index p, so each lookup can be checked on its own.
@@ -323,64 +340,76 @@ Result<MicroResult> RunMicro(BenchKeys keys, int64_t n, MemoryMode mode, int rou
   join::HashedRelationOptions ro;
   ro.key_columns = {0};
   ro.payload_columns = std::vector<int>{1};
-  std::vector<double> build_s, prefault_s, probe_s;
-  MicroResult r{};
   std::vector<const uint8_t*> found(join::HashedRelation::kLookupChunk * 64);
-  auto pool = root->MakeChild({.name = "bench-join"});
-  TaskMemoryOptions to;
-  to.mode = mode;
-  to.prefault = true;
-  to.retain_freed_bytes = int64_t{8} << 30;
-  TaskMemoryManager tmm(pool.get(), to);
+  const std::vector<BenchMemory>& modes = BenchMemories();
+  std::vector<MicroResult> results(modes.size());
+  std::vector<std::vector<double>> build_s(modes.size()), probe_s(modes.size());
+  std::vector<std::shared_ptr<MemoryPool>> pools;
+  std::vector<std::unique_ptr<TaskMemoryManager>> tmms;
+  for (const BenchMemory& mem : modes) {
+    pools.push_back(root->MakeChild({.name = std::string("bench-relation-") + mem.name}));
+    TaskMemoryOptions to;
+    to.mode = mem.mode;
+    to.prefault = true;
+    to.retain_freed_bytes = int64_t{8} << 30;
+    to.huge_pages = mem.huge_pages;
+    tmms.push_back(std::make_unique<TaskMemoryManager>(pools.back().get(), to));
+  }
   for (int round = 0; round <= rounds; ++round) {  // round 0: cold
-    const int64_t fault_before = tmm.stats().prefault_ns;
-    const auto t0 = Clock::now();
-    QUIVER_ASSIGN_OR_RETURN(auto rel, join::LongHashedRelation::Build(*schema, batches, ro, &tmm));
-    const auto t1 = Clock::now();
-    const double fault = static_cast<double>(tmm.stats().prefault_ns - fault_before) * 1e-9;
-    // Probe: find each key, read its payload.
-    int64_t sum = 0, hits = 0;
-    const int32_t slot = rel->layout().fields()[0].slot_offset;
-    const int64_t step = static_cast<int64_t>(found.size());
-    for (int64_t begin = 0; begin < n; begin += step) {
-      const int64_t m = std::min(step, n - begin);
-      rel->FindBatch(lookup_keys.data() + begin, nullptr, m, found.data());
-      for (int64_t j = 0; j < m; ++j) {
-        if (found[j]) {
-          int64_t v;
-          std::memcpy(&v, found[j] + slot, 8);
-          sum += v;
-          ++hits;
+    for (size_t m = 0; m < modes.size(); ++m) {
+      TaskMemoryManager& tmm = *tmms[m];
+      MicroResult& r = results[m];
+      const int64_t fault_before = tmm.stats().prefault_ns;
+      const auto t0 = Clock::now();
+      QUIVER_ASSIGN_OR_RETURN(auto rel, join::LongHashedRelation::Build(*schema, batches, ro, &tmm));
+      const auto t1 = Clock::now();
+      const double fault = static_cast<double>(tmm.stats().prefault_ns - fault_before) * 1e-9;
+      // Probe: find each key, read its payload.
+      int64_t sum = 0, hits = 0;
+      const int32_t slot = rel->layout().fields()[0].slot_offset;
+      const int64_t step = static_cast<int64_t>(found.size());
+      for (int64_t begin = 0; begin < n; begin += step) {
+        const int64_t count = std::min(step, n - begin);
+        rel->FindBatch(lookup_keys.data() + begin, nullptr, count, found.data());
+        for (int64_t j = 0; j < count; ++j) {
+          if (found[j]) {
+            int64_t v;
+            std::memcpy(&v, found[j] + slot, 8);
+            sum += v;
+            ++hits;
+          }
         }
       }
+      const auto t2 = Clock::now();
+      if (hits != n || sum != want_sum) {
+        return Status::Invalid(std::string("bench join: relation lookups found ") + std::to_string(hits) + " of " +
+                               std::to_string(n) + " keys (payload sum " + std::to_string(sum) + ", expected " +
+                               std::to_string(want_sum) + ")");
+      }
+      if (round == 0) {
+        r.cold_build_ns_per_row = Seconds(t0, t1) * 1e9 / static_cast<double>(n);
+        r.prefault_ns_per_row = fault * 1e9 / static_cast<double>(n);
+      } else {
+        build_s[m].push_back(Seconds(t0, t1) - fault);
+        probe_s[m].push_back(Seconds(t1, t2));
+      }
+      r.dense = rel->dense();
+      r.index_bytes_per_key = static_cast<double>(rel->stats().index_bytes) / static_cast<double>(rel->stats().num_keys);
+      r.total_bytes_per_key = static_cast<double>(rel->stats().index_bytes + rel->stats().row_bytes) /
+                              static_cast<double>(rel->stats().num_keys);
+      rel->Close();
     }
-    const auto t2 = Clock::now();
-    if (hits != n || sum != want_sum) {
-      return Status::Invalid(std::string("bench join: relation lookups found ") + std::to_string(hits) + " of " +
-                             std::to_string(n) + " keys (payload sum " + std::to_string(sum) + ", expected " +
-                             std::to_string(want_sum) + ")");
-    }
-    if (round == 0) {
-      r.cold_build_ns_per_row = Seconds(t0, t1) * 1e9 / static_cast<double>(n);
-      r.prefault_ns_per_row = fault * 1e9 / static_cast<double>(n);
-    } else {
-      build_s.push_back(Seconds(t0, t1) - fault);
-      probe_s.push_back(Seconds(t1, t2));
-    }
-    r.dense = rel->dense();
-    r.index_bytes_per_key = static_cast<double>(rel->stats().index_bytes) / static_cast<double>(rel->stats().num_keys);
-    r.total_bytes_per_key = static_cast<double>(rel->stats().index_bytes + rel->stats().row_bytes) /
-                            static_cast<double>(rel->stats().num_keys);
-    rel->Close();
   }
-  r.keys = keys;
-  r.n = n;
-  r.mode = mode;
-  r.build_ns_per_row = Median(build_s) * 1e9 / static_cast<double>(n);
-  r.probe_ns_per_lookup = Median(probe_s) * 1e9 / static_cast<double>(n);
-  r.name = std::string("relation/") + BenchKeysName(keys) + "/" + std::to_string(n) + "/" +
-           std::string(join::MemoryModeName(mode));
-  return r;
+  for (size_t m = 0; m < modes.size(); ++m) {
+    MicroResult& r = results[m];
+    r.keys = keys;
+    r.n = n;
+    r.memory = modes[m];
+    r.build_ns_per_row = Median(build_s[m]) * 1e9 / static_cast<double>(n);
+    r.probe_ns_per_lookup = Median(probe_s[m]) * 1e9 / static_cast<double>(n);
+    r.name = std::string("relation/") + BenchKeysName(keys) + "/" + std::to_string(n) + "/" + modes[m].name;
+  }
+  return results;
 }
 
 // ----------------------------------------------------- joins vs DuckDB --
@@ -425,41 +454,55 @@ JoinCheck ExpectedJoin(BenchKeys keys, uint64_t n, uint64_t m) {
   return c;
 }
 
+struct JoinTimes {
+  double median_s = 0;  // over the measured (warm) rounds
+  double cold_s = 0;    // the first round, faulting its pages in
+  std::vector<double> warm_s;
+};
+
 struct CompareResult {
   std::string name;
-  double quiver_s = 0, quiver_on_heap_s = 0, duckdb_s = -1, quiver_cold_s = 0, quiver_on_heap_cold_s = 0;
+  std::vector<JoinTimes> quiver;  // BenchMemories order: on-heap, off-heap, off-heap+thp
+  double duckdb_s = -1;
   JoinCheck result;
   std::string duckdb_note;
 };
 
-struct JoinTimes {
-  double median_s = 0;  // over the measured (warm) rounds
-  double cold_s = 0;    // the first round, faulting its pages in
+struct BenchKnobs {
+  bool verbose = false;  // per-round phase times to stderr
 };
 
-Result<JoinTimes> TimeQuiverJoin(BenchKeys keys, MemoryMode mode, const std::vector<RecordBatchPtr>& build,
-                                 const std::vector<RecordBatchPtr>& probe, int rounds,
-                                 const std::shared_ptr<MemoryPool>& root, const JoinCheck& want) {
-  HashJoinOptions o;
-  o.type = JoinType::kInner;
-  o.build_keys = {0};
-  o.probe_keys = {0};
-  o.build_output = std::vector<int>{1};
-  o.probe_output = std::vector<int>{1};
-  if (const char* r = std::getenv("QUIVER_BENCH_OUT_ROWS")) o.max_output_rows = std::atoll(r);
-  std::vector<double> times;
-  JoinTimes result;
-  auto pool = root->MakeChild({.name = "bench-join"});
-  o.output_pool = pool.get();
-  TaskMemoryOptions to;
-  to.mode = mode;
-  to.prefault = true;
-  to.retain_freed_bytes = int64_t{8} << 30;
-  if (std::getenv("QUIVER_BENCH_NO_HUGE")) to.huge_pages = false;
-  TaskMemoryManager tmm(pool.get(), to);
-  QUIVER_ASSIGN_OR_RETURN(auto join, HashJoin::Make(build[0]->schema, probe[0]->schema, o));
-  for (int round = 0; round <= rounds; ++round) {  // round 0: cold
-    const int64_t fault_before = tmm.stats().prefault_ns;
+// One memory mode's side of a join case: a task memory manager kept across
+// rounds (pages pre-faulted once, then reused), the join plan, the check.
+class JoinRunner {
+ public:
+  JoinRunner(BenchKeys keys, const BenchMemory& memory, const std::vector<RecordBatchPtr>& build,
+             const std::vector<RecordBatchPtr>& probe, const std::shared_ptr<MemoryPool>& root, const JoinCheck& want,
+             const BenchKnobs& knobs)
+      : keys_(keys), memory_(memory), build_(build), probe_(probe), want_(want), knobs_(knobs) {
+    pool_ = root->MakeChild({.name = std::string("bench-join-") + memory.name});
+    TaskMemoryOptions to;
+    to.mode = memory.mode;
+    to.prefault = true;
+    to.retain_freed_bytes = int64_t{8} << 30;
+    to.huge_pages = memory.huge_pages;
+    tmm_ = std::make_unique<TaskMemoryManager>(pool_.get(), to);
+  }
+
+  // One inner join: build, probe every batch into a checksum consumer,
+  // close the relation. Returns its wall time in seconds.
+  Result<double> Round(int round) {
+    if (!join_) {
+      HashJoinOptions o;
+      o.type = JoinType::kInner;
+      o.build_keys = {0};
+      o.probe_keys = {0};
+      o.build_output = std::vector<int>{1};
+      o.probe_output = std::vector<int>{1};
+      o.output_pool = pool_.get();
+      QUIVER_ASSIGN_OR_RETURN(join_, HashJoin::Make(build_[0]->schema, probe_[0]->schema, o));
+    }
+    const int64_t fault_before = tmm_->stats().prefault_ns;
     JoinCheck got;
     // The consumer: count and checksum (pv, bv are columns 0 and 1).
     auto sink = [&](RecordBatchPtr b) {
@@ -472,36 +515,66 @@ Result<JoinTimes> TimeQuiverJoin(BenchKeys keys, MemoryMode mode, const std::vec
       return Status::OK();
     };
     const auto t0 = Clock::now();
-    QUIVER_ASSIGN_OR_RETURN(auto relation, join->BuildRelation(build, &tmm));
+    QUIVER_ASSIGN_OR_RETURN(auto relation, join_->BuildRelation(build_, tmm_.get()));
     const auto tb = Clock::now();
     {
-      QUIVER_ASSIGN_OR_RETURN(auto prober, join->MakeProbe(relation));
-      for (const auto& b : probe) QUIVER_RETURN_NOT_OK(prober->Probe(*b, sink));
+      QUIVER_ASSIGN_OR_RETURN(auto prober, join_->MakeProbe(relation));
+      for (const auto& b : probe_) QUIVER_RETURN_NOT_OK(prober->Probe(*b, sink));
       QUIVER_RETURN_NOT_OK(prober->Finish(sink));
     }
     const auto tp = Clock::now();
     relation->Close();
     relation.reset();
     const auto t1 = Clock::now();
-    if (std::getenv("QUIVER_BENCH_VERBOSE")) {
+    if (knobs_.verbose) {
       std::fprintf(stderr, "  %s %s round %d: build %.3f s (prefault %.3f s), probe %.3f s, close %.3f s\n",
-                   BenchKeysName(keys), std::string(join::MemoryModeName(mode)).c_str(), round, Seconds(t0, tb),
-                   static_cast<double>(tmm.stats().prefault_ns - fault_before) * 1e-9, Seconds(tb, tp),
+                   BenchKeysName(keys_), memory_.name, round, Seconds(t0, tb),
+                   static_cast<double>(tmm_->stats().prefault_ns - fault_before) * 1e-9, Seconds(tb, tp),
                    Seconds(tp, t1));
     }
-    if (got.rows != want.rows || got.checksum != want.checksum) {
-      return Status::Invalid(std::string("bench join ") + BenchKeysName(keys) + ": quiver produced " +
+    if (got.rows != want_.rows || got.checksum != want_.checksum) {
+      return Status::Invalid(std::string("bench join ") + BenchKeysName(keys_) + ": quiver produced " +
                              std::to_string(got.rows) + " rows, checksum " + Int128ToString(got.checksum) +
-                             "; expected " + std::to_string(want.rows) + ", " + Int128ToString(want.checksum));
+                             "; expected " + std::to_string(want_.rows) + ", " + Int128ToString(want_.checksum));
     }
-    if (round == 0) {
-      result.cold_s = Seconds(t0, t1);
-    } else {
-      times.push_back(Seconds(t0, t1));
+    return Seconds(t0, t1);
+  }
+
+ private:
+  BenchKeys keys_;
+  BenchMemory memory_;
+  const std::vector<RecordBatchPtr>& build_;
+  const std::vector<RecordBatchPtr>& probe_;
+  JoinCheck want_;
+  BenchKnobs knobs_;
+  std::shared_ptr<MemoryPool> pool_;
+  std::unique_ptr<TaskMemoryManager> tmm_;
+  std::shared_ptr<const HashJoin> join_;
+};
+
+// Every memory configuration (BenchMemories order), rounds interleaved so
+// that machine drift hits them alike. Round 0 of each is the cold one.
+Result<std::vector<JoinTimes>> TimeQuiverJoins(BenchKeys keys, const std::vector<RecordBatchPtr>& build,
+                                               const std::vector<RecordBatchPtr>& probe, int rounds,
+                                               const std::shared_ptr<MemoryPool>& root, const JoinCheck& want,
+                                               const BenchKnobs& knobs) {
+  std::vector<std::unique_ptr<JoinRunner>> runners;
+  for (const BenchMemory& mem : BenchMemories()) {
+    runners.push_back(std::make_unique<JoinRunner>(keys, mem, build, probe, root, want, knobs));
+  }
+  std::vector<JoinTimes> times(runners.size());
+  for (int round = 0; round <= rounds; ++round) {
+    for (size_t i = 0; i < runners.size(); ++i) {
+      QUIVER_ASSIGN_OR_RETURN(double s, runners[i]->Round(round));
+      if (round == 0) {
+        times[i].cold_s = s;
+      } else {
+        times[i].warm_s.push_back(s);
+      }
     }
   }
-  result.median_s = Median(times);
-  return result;
+  for (auto& t : times) t.median_s = Median(t.warm_s);
+  return times;
 }
 
 // Runs bench/duckdb_join.mjs; returns its JSON, or a note why it could not.
@@ -543,7 +616,7 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
       "join", "hashed relation build/probe and hash joins, side by side with DuckDB (threads=1)");
   struct Opts {
     std::string scale = "small", duckdb_script = std::string(QUIVER_BENCH_DIR) + "/duckdb_join.mjs";
-    bool json = false, no_duckdb = false, require_duckdb = false, skip_micro = false;
+    bool json = false, no_duckdb = false, require_duckdb = false, skip_micro = false, verbose = false;
     int rounds = 0;
     std::vector<std::string> cases;
   };
@@ -559,6 +632,7 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
   cmd->add_flag("--require-duckdb", o->require_duckdb, "fail when the DuckDB side cannot run");
   cmd->add_flag("--skip-micro", o->skip_micro, "skip the relation micro-benchmarks");
   cmd->add_option("--duckdb-script", o->duckdb_script, "path of duckdb_join.mjs");
+  cmd->add_flag("--verbose", o->verbose, "per-round build/prefault/probe times on stderr");
   cmd->callback([&ctx, o, action, exit_code] {
     *action = [&ctx, o, exit_code]() -> Status {
       (void)exit_code;
@@ -572,30 +646,33 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
       // 1. Relation micro-benchmarks.
       if (!o->skip_micro) {
         if (!o->json) {
-          std::printf("relation build and probe: a cold round pre-faults the pages (MADV_POPULATE_WRITE + THP "
-                      "off-heap, a write per 4 KiB on-heap), then %d measured round%s reuse them (medians)\n",
+          std::printf("relation build and probe: a cold round pre-faults the pages (a write per 4 KiB on-heap, "
+                      "MADV_POPULATE_WRITE off-heap; +thp: transparent huge pages), then %d measured round%s reuse "
+                      "them (medians); build ns/row excludes the faults, cold ns/row includes them\n",
                       rounds, rounds > 1 ? "s" : "");
-          std::printf("%-8s %10s %-9s %-6s %12s %12s %12s %14s %12s %12s\n", "keys", "n", "mode", "index",
+          std::printf("%-8s %10s %-12s %-6s %12s %12s %12s %14s %12s %12s\n", "keys", "n", "memory", "index",
                       "build ns/row", "cold ns/row", "fault ns/row", "probe ns/look", "index B/key", "total B/key");
         }
         const std::vector<int64_t> sizes = full ? std::vector<int64_t>{500000, 10000000}
                                                 : std::vector<int64_t>{50000, 200000};
         for (int64_t n : sizes) {
           for (BenchKeys k : {BenchKeys::kDense, BenchKeys::kSparse}) {
-            for (MemoryMode mode : {MemoryMode::kOnHeap, MemoryMode::kOffHeap}) {
-              auto data = ctx.Child("bench-micro-data");
-              QUIVER_ASSIGN_OR_RETURN(MicroResult r, RunMicro(k, n, mode, rounds, data.get(), ctx.root));
+            auto data = ctx.Child("bench-micro-data");
+            QUIVER_ASSIGN_OR_RETURN(auto all, RunMicro(k, n, rounds, data.get(), ctx.root));
+            for (const MicroResult& r : all) {
+              const MemoryMode mode = r.memory.mode;
               if (!o->json) {
-                std::printf("%-8s %10lld %-9s %-6s %12.1f %12.1f %12.1f %14.1f %12.1f %12.1f\n", BenchKeysName(k),
-                            static_cast<long long>(n), std::string(join::MemoryModeName(mode)).c_str(),
+                std::printf("%-8s %10lld %-12s %-6s %12.1f %12.1f %12.1f %14.1f %12.1f %12.1f\n", BenchKeysName(k),
+                            static_cast<long long>(n), r.memory.name,
                             r.dense ? "dense" : "sparse", r.build_ns_per_row, r.cold_build_ns_per_row,
-                            r.prefault_ns_per_row,
-                            r.probe_ns_per_lookup, r.index_bytes_per_key, r.total_bytes_per_key);
+                            r.prefault_ns_per_row, r.probe_ns_per_lookup, r.index_bytes_per_key,
+                            r.total_bytes_per_key);
               }
               emit({{"case", r.name},
                     {"keys", BenchKeysName(k)},
                     {"n", n},
                     {"memory_mode", join::MemoryModeName(mode)},
+                    {"huge_pages", r.memory.huge_pages},
                     {"index", r.dense ? "dense" : "sparse"},
                     {"build_ns_per_row", r.build_ns_per_row},
                     {"cold_build_ns_per_row", r.cold_build_ns_per_row},
@@ -603,7 +680,9 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
                     {"probe_ns_per_lookup", r.probe_ns_per_lookup},
                     {"index_bytes_per_key", r.index_bytes_per_key},
                     {"total_bytes_per_key", r.total_bytes_per_key},
-                    {"prefault", mode == MemoryMode::kOffHeap ? "MADV_POPULATE_WRITE+THP, reused" : "touch per 4 KiB, reused"}});
+                    {"prefault", mode == MemoryMode::kOnHeap ? "touch per 4 KiB, reused"
+                                 : r.memory.huge_pages     ? "MADV_POPULATE_WRITE with THP, reused"
+                                                           : "MADV_POPULATE_WRITE, reused"}});
             }
           }
         }
@@ -618,12 +697,12 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
         }
       }
       if (!o->json) {
-        std::printf("\ninner joins, %lld-row build x %lld-row probe, quiver (1 thread; off-heap, on-heap; warm medians "
-                    "and the cold first round) vs DuckDB (threads=1, median); same data and result (row count, "
-                    "sum(bv*pv)); ratio = duckdb_s / quiver_s (off-heap, warm)\n",
+        std::printf("\ninner joins, %lld-row build x %lld-row probe, quiver (1 thread; warm medians, cold first "
+                    "rounds) vs DuckDB (threads=1, median); same data and result (row count, sum(bv*pv)); "
+                    "quiver_s = off-heap, ratio = duckdb_s / quiver_s\n",
                     static_cast<long long>(n), static_cast<long long>(m));
-        std::printf("%-8s %12s %26s %10s %10s %10s %10s %10s %7s\n", "case", "rows", "checksum", "quiver_s",
-                    "on-heap_s", "cold_s", "on-cold_s", "duckdb_s", "ratio");
+        std::printf("%-6s %9s %22s %9s %9s %9s %9s %9s %9s %9s %7s\n", "case", "rows", "checksum", "quiver_s",
+                    "on-heap_s", "thp_s", "cold_s", "on-cold_s", "thp-cold", "duckdb_s", "ratio");
       }
       bool duckdb_failed = false;
       for (BenchKeys k : cases) {
@@ -644,12 +723,11 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
                                   return std::make_pair(ProbeKey(k, ProbeIndex(static_cast<uint64_t>(j), un)), j);
                                 }));
         c.result = ExpectedJoin(k, un, static_cast<uint64_t>(m));
-        QUIVER_ASSIGN_OR_RETURN(JoinTimes off, TimeQuiverJoin(k, MemoryMode::kOffHeap, build, probe, rounds, ctx.root, c.result));
-        QUIVER_ASSIGN_OR_RETURN(JoinTimes on, TimeQuiverJoin(k, MemoryMode::kOnHeap, build, probe, rounds, ctx.root, c.result));
-        c.quiver_s = off.median_s;
-        c.quiver_cold_s = off.cold_s;
-        c.quiver_on_heap_s = on.median_s;
-        c.quiver_on_heap_cold_s = on.cold_s;
+        const BenchKnobs knobs{o->verbose};
+        QUIVER_ASSIGN_OR_RETURN(c.quiver, TimeQuiverJoins(k, build, probe, rounds, ctx.root, c.result, knobs));
+        const JoinTimes& on = c.quiver[0];
+        const JoinTimes& off = c.quiver[1];
+        const JoinTimes& thp = c.quiver[2];
         if (!duck.is_null()) {
           const std::string drows = duck.value("rows", std::string("?"));
           const std::string dsum = duck.value("checksum", std::string("?"));
@@ -662,20 +740,22 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
         } else {
           duckdb_failed = !o->no_duckdb;
         }
-        const double ratio = c.duckdb_s > 0 ? c.duckdb_s / c.quiver_s : 0;
+        const double ratio = c.duckdb_s > 0 ? c.duckdb_s / off.median_s : 0;
         if (!o->json) {
-          std::printf("%-8s %12lld %26s %10.3f %10.3f %10.3f %10.3f %10s %7s\n", BenchKeysName(k),
-                      static_cast<long long>(c.result.rows), Int128ToString(c.result.checksum).c_str(), c.quiver_s,
-                      c.quiver_on_heap_s, c.quiver_cold_s, c.quiver_on_heap_cold_s,
+          std::printf("%-6s %9lld %22s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9s %7s\n", BenchKeysName(k),
+                      static_cast<long long>(c.result.rows), Int128ToString(c.result.checksum).c_str(), off.median_s,
+                      on.median_s, thp.median_s, off.cold_s, on.cold_s, thp.cold_s,
                       c.duckdb_s > 0 ? std::to_string(c.duckdb_s).substr(0, 6).c_str() : "-",
                       c.duckdb_s > 0 ? std::to_string(ratio).substr(0, 5).c_str() : "-");
           if (c.duckdb_s <= 0) std::printf("         duckdb: %s\n", c.duckdb_note.c_str());
         }
         nlohmann::json j = {{"case", c.name},
-                            {"quiver_s", c.quiver_s},
-                            {"quiver_on_heap_s", c.quiver_on_heap_s},
-                            {"quiver_cold_s", c.quiver_cold_s},
-                            {"quiver_on_heap_cold_s", c.quiver_on_heap_cold_s},
+                            {"quiver_s", off.median_s},
+                            {"quiver_on_heap_s", on.median_s},
+                            {"quiver_thp_s", thp.median_s},
+                            {"quiver_cold_s", off.cold_s},
+                            {"quiver_on_heap_cold_s", on.cold_s},
+                            {"quiver_thp_cold_s", thp.cold_s},
                             {"rows", c.result.rows},
                             {"checksum", Int128ToString(c.result.checksum)},
                             {"build_rows", n},

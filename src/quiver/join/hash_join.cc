@@ -255,7 +255,9 @@ Result<std::unique_ptr<HashJoinProbe>> HashJoin::MakeProbe(std::shared_ptr<const
     const int64_t bytes = std::max<int64_t>(8, bit_util::BytesForBits(relation->stats().stored_rows));
     QUIVER_ASSIGN_OR_RETURN(matched, Buffer::AllocateZeroed(options_.output_pool, bytes));
   }
-  return std::make_unique<HashJoinProbe>(shared_from_this(), std::move(relation), std::move(matched));
+  auto probe = std::make_unique<HashJoinProbe>(shared_from_this(), std::move(relation), std::move(matched));
+  QUIVER_RETURN_NOT_OK(probe->Init());
+  return probe;
 }
 
 // ------------------------------------------------------------------ probe --
@@ -275,8 +277,60 @@ HashJoinProbe::HashJoinProbe(std::shared_ptr<const HashJoin> join, std::shared_p
   if (!var_output_ && fixed_row_bytes_ > 0) {
     cap_ = std::min(cap_, std::max<int64_t>(1, join_->options().max_output_bytes / fixed_row_bytes_));
   }
-  probe_rows_.resize(static_cast<size_t>(cap_));
-  build_rows_.resize(static_cast<size_t>(cap_));
+}
+
+Status HashJoinProbe::Init() {
+  QUIVER_ASSIGN_OR_RETURN(pairs_, Buffer::Allocate(join_->options().output_pool, cap_ * 16));
+  probe_rows_ = reinterpret_cast<int64_t*>(pairs_->mutable_data());
+  build_rows_ = reinterpret_cast<const uint8_t**>(pairs_->mutable_data() + cap_ * 8);
+  if (OutputsBuildRows(join_->options().type)) {
+    const RowLayout& layout = relation_->layout();
+    for (int f = 0; f < layout.num_fields(); ++f) {
+      if (layout.fields()[f].kind == FieldKind::kFixed) inc_fields_.push_back(f);
+    }
+    inc_values_.resize(inc_fields_.size());
+    inc_bits_.resize(inc_fields_.size());
+    inc_nulls_.assign(inc_fields_.size(), 0);
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::GatherPending() {
+  if (inc_fields_.empty() || gathered_ >= n_) return Status::OK();
+  const RowLayout& layout = relation_->layout();
+  MemoryPool* pool = join_->options().output_pool;
+  const bool with_validity = layout.options().with_validity;
+  for (size_t i = 0; i < inc_fields_.size(); ++i) {
+    const RowField& f = layout.fields()[inc_fields_[i]];
+    const int32_t w = f.width;
+    if (!inc_values_[i]) {
+      QUIVER_ASSIGN_OR_RETURN(inc_values_[i], Buffer::Allocate(pool, std::max<int64_t>(1, cap_ * w)));
+      QUIVER_ASSIGN_OR_RETURN(inc_bits_[i], Buffer::AllocateZeroed(pool, std::max<int64_t>(1, bit_util::BytesForBits(cap_))));
+      inc_nulls_[i] = 0;
+    }
+    uint8_t* dst = inc_values_[i]->mutable_data();
+    uint8_t* bits = inc_bits_[i]->mutable_data();
+    const int32_t slot = f.slot_offset;
+    int64_t nulls = 0;
+    for (int64_t j = gathered_; j < n_; ++j) {
+      const uint8_t* r = build_rows_[j];
+      const bool valid = r != nullptr && (!with_validity || layout.IsValid(r, inc_fields_[i]));
+      if (w == 8) {
+        uint64_t v = 0;
+        if (r) std::memcpy(&v, r + slot, 8);
+        std::memcpy(dst + j * 8, &v, 8);
+      } else if (r) {
+        std::memcpy(dst + j * w, r + slot, static_cast<size_t>(w));
+      } else {
+        std::memset(dst + j * w, 0, static_cast<size_t>(w));
+      }
+      if (valid) bit_util::SetBit(bits, j);
+      nulls += !valid;
+    }
+    inc_nulls_[i] += nulls;
+  }
+  gathered_ = n_;
+  return Status::OK();
 }
 
 Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sink) {
@@ -291,7 +345,7 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
   for (int c : j.probe_output_columns()) {
     const std::string what = "probe column '" + ps.fields[c]->name + "'";
     if (probe_batch != nullptr) {
-      QUIVER_ASSIGN_OR_RETURN(auto a, TakeArray(*probe_batch->columns[c], probe_rows_.data(), n, pool, what));
+      QUIVER_ASSIGN_OR_RETURN(auto a, TakeArray(*probe_batch->columns[c], probe_rows_, n, pool, what));
       batch->columns.push_back(std::move(a));
     } else {
       QUIVER_ASSIGN_OR_RETURN(auto a, AllNullArray(ps.fields[c]->type, n, pool, what));
@@ -299,13 +353,30 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
     }
   }
   if (OutputsBuildRows(j.options().type)) {
+    QUIVER_RETURN_NOT_OK(GatherPending());
     const RowLayout& layout = relation_->layout();
+    size_t inc = 0;
     for (int f = 0; f < layout.num_fields(); ++f) {
-      QUIVER_ASSIGN_OR_RETURN(auto a, GatherField(layout, f, build_rows_.data(), n, pool));
+      if (inc < inc_fields_.size() && inc_fields_[inc] == f) {
+        const int64_t bytes = std::max<int64_t>(1, n * layout.fields()[f].width);
+        if (inc_values_[inc]->size() > bytes) QUIVER_RETURN_NOT_OK(inc_values_[inc]->Resize(bytes));
+        auto a = std::make_shared<ArrayData>();
+        a->type = layout.fields()[f].type;
+        a->length = n;
+        a->null_count = inc_nulls_[inc];
+        a->buffers = {a->null_count ? std::move(inc_bits_[inc]) : nullptr, std::move(inc_values_[inc])};
+        inc_values_[inc].reset();
+        inc_bits_[inc].reset();
+        batch->columns.push_back(std::move(a));
+        ++inc;
+        continue;
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto a, GatherField(layout, f, build_rows_, n, pool));
       batch->columns.push_back(std::move(a));
     }
   }
   n_ = 0;
+  gathered_ = 0;
   pending_bytes_ = 0;
   output_rows_ += n;
   return sink(std::move(batch));
@@ -398,10 +469,25 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
       case JoinType::kRightOuter:
       case JoinType::kFullOuter: {
         const bool keep_probe = KeepsUnmatchedProbe(t);
+        if (!var_output_ && unique && !track && cap_ >= m) {
+          // Unique keys, no matched set: one output row per match (inner)
+          // or per probe row (left), written without branches.
+          if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+          int64_t n = n_;
+          for (int64_t i = 0; i < m; ++i) {
+            probe_rows_[n] = begin + i;
+            build_rows_[n] = heads[i];
+            n += keep_probe || heads[i] != nullptr;
+          }
+          n_ = n;
+          QUIVER_RETURN_NOT_OK(GatherPending());
+          if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+          break;
+        }
         if (!var_output_) {
           // Fixed-width output: the batch bound is a row count (cap_).
-          int64_t* pr = probe_rows_.data();
-          const uint8_t** br = build_rows_.data();
+          int64_t* pr = probe_rows_;
+          const uint8_t** br = build_rows_;
           for (int64_t i = 0; i < m; ++i) {
             const uint8_t* r = heads[i];
             if (r == nullptr) {
@@ -419,6 +505,7 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
               r = unique ? nullptr : RowLayout::Next(r);
             } while (r != nullptr);
           }
+          QUIVER_RETURN_NOT_OK(GatherPending());
           break;
         }
         for (int64_t i = 0; i < m; ++i) {

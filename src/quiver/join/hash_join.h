@@ -157,8 +157,12 @@ class HashJoin : public std::enable_shared_from_this<HashJoin> {
 /// thread.
 class HashJoinProbe {
  public:
+  /// Use HashJoin::MakeProbe.
   HashJoinProbe(std::shared_ptr<const HashJoin> join, std::shared_ptr<const HashedRelation> relation,
                 std::shared_ptr<Buffer> matched);
+  /// Allocates the pending-pair buffer (16 bytes per output row of a batch)
+  /// from the output pool. Called by MakeProbe; OutOfMemory on failure.
+  Status Init();
 
   /// Joins one probe batch (schema = the join's probe schema) and sends
   /// the output batches to `sink`. Errors: Invalid for a batch whose shape
@@ -189,11 +193,20 @@ class HashJoinProbe {
   // Pending output pairs: probe row (-1 = none) and build row (nullptr =
   // none), n_ of them, at most cap_ (rows bound, and the bytes bound when
   // every output column is fixed-width).
-  std::vector<int64_t> probe_rows_;
-  std::vector<const uint8_t*> build_rows_;
+  std::shared_ptr<Buffer> pairs_;  // probe_rows_ then build_rows_, from the output pool
+  int64_t* probe_rows_ = nullptr;
+  const uint8_t** build_rows_ = nullptr;
   int64_t n_ = 0;
   int64_t cap_ = 0;
   int64_t pending_bytes_ = 0;
+  // Fixed-width build fields are gathered chunk by chunk, right after the
+  // lookups that found their rows (still in cache), into buffers of cap_
+  // rows: field indices, values, validity bitmaps, null counts.
+  Status GatherPending();
+  std::vector<int> inc_fields_;
+  std::vector<std::shared_ptr<Buffer>> inc_values_, inc_bits_;
+  std::vector<int64_t> inc_nulls_;
+  int64_t gathered_ = 0;
   int64_t fixed_row_bytes_ = 0;
   bool var_output_ = false;
   int64_t output_rows_ = 0;

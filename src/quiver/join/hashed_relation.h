@@ -170,7 +170,8 @@ class HashedRelation : public MemoryConsumer {
   /// build key column, types resolved with ResolveKeyPair), writes the
   /// first row of the matching chain, or nullptr (no match, or a null
   /// key), to out[0..n). Follow chains with RowLayout::Next. Safe from any
-  /// number of threads at once. n must be <= kLookupChunk.
+  /// number of threads at once. Any n >= 0; kLookupChunk keys at a time is
+  /// the size the implementations stage internally.
   virtual void Lookup(const std::vector<const ArrayData*>& probe_keys, int64_t begin, int64_t n,
                       const uint8_t** out) const = 0;
   static constexpr int64_t kLookupChunk = 1024;

@@ -49,15 +49,21 @@ std::string_view MemoryModeName(MemoryMode mode);
 /// the accepted spellings.
 Result<MemoryMode> ParseMemoryMode(std::string_view name);
 
-/// Configuration of one task's memory. Defaults: on-heap, huge pages
-/// advised for off-heap pages of at least 2 MiB, no pre-faulting.
+/// Configuration of one task's memory. Defaults: on-heap, no huge pages,
+/// no pre-faulting, nothing retained.
 struct TaskMemoryOptions {
   MemoryMode mode = MemoryMode::kOnHeap;
   /// Off-heap only: madvise(MADV_HUGEPAGE) pages of at least
   /// kHugePageBytes, mapped 2 MiB-aligned and rounded up to 2 MiB (the
   /// rounding is charged). Transparent huge pages must be in `madvise` or
   /// `always` mode for this to take effect; it is a hint, never an error.
-  bool huge_pages = true;
+  /// Off by default: huge pages make random lookups into large relations
+  /// much cheaper (fewer TLB misses: `quiver bench join` measures ~30 vs
+  /// ~50 ns per lookup at 10M keys), but on the VMs this project runs on
+  /// a first-touched 2 MiB page costs 5-10x more per byte than 4 KiB pages
+  /// recycled by the kernel, so they pay off for relations that are built
+  /// into retained pages (retain_freed_bytes) or probed for long.
+  bool huge_pages = false;
   /// Fault every page in when it is acquired, so that the code filling it
   /// pays no first-touch faults: off-heap by madvise(MADV_POPULATE_WRITE)
   /// (Linux 5.14+; falls back to touching one byte per 4 KiB), on-heap by

@@ -201,6 +201,25 @@ TEST_P(TaskMemoryModes, RetainedPagesAreReusedAndTrimmed) {
 INSTANTIATE_TEST_SUITE_P(Modes, TaskMemoryModes, ::testing::Values(MemoryMode::kOnHeap, MemoryMode::kOffHeap),
                          [](const auto& info) { return info.param == MemoryMode::kOnHeap ? "OnHeap" : "OffHeap"; });
 
+TEST(TaskMemory, PagesLargerThan8GiB) {
+  // 64-bit sizes throughout: a 9 GiB off-heap page maps (virtual memory;
+  // only the two touched base pages become resident).
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  TaskMemoryOptions o;
+  o.mode = MemoryMode::kOffHeap;
+  o.huge_pages = false;
+  TaskMemoryManager tmm(root.get(), o);
+  const int64_t size = int64_t{9} << 30;
+  auto p = tmm.AllocatePage(size, nullptr);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  p->data()[0] = 1;
+  p->data()[size - 1] = 2;
+  EXPECT_EQ(root->held_bytes(), size);
+  EXPECT_EQ(tmm.mapped_bytes(), size);
+  p->Free();
+  EXPECT_EQ(root->held_bytes(), 0);
+}
+
 TEST(TaskMemory, ParseMemoryMode) {
   EXPECT_EQ(*ParseMemoryMode("on-heap"), MemoryMode::kOnHeap);
   EXPECT_EQ(*ParseMemoryMode("off-heap"), MemoryMode::kOffHeap);
