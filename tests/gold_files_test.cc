@@ -200,7 +200,9 @@ TEST_P(GoldFileTest, WriterRoundTripsJsonContent) {
         QT_ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
         EXPECT_EQ(back.format, format);
         EXPECT_EQ(back.metadata_version, "V5");
-        if (!back.batches.empty()) EXPECT_EQ(back.last_codec, codec);
+        if (!back.batches.empty()) {
+          EXPECT_EQ(back.last_codec, codec);
+        }
         QT_EXPECT_OK(CompareTables(expected.schema, expected.batches, back, exact));
         for (size_t i = 0; i < back.batches.size(); ++i) {
           QT_EXPECT_OK(ValidateBatch(*back.batches[i], ValidationLevel::kFull));

@@ -60,7 +60,9 @@ TEST_P(PeerSampleTest, ReadsTheTable) {
     EXPECT_EQ(t.schema->fields[1]->type->id, TypeId::kFloat64);
     const auto& s_type = t.schema->fields[2]->type;
     ASSERT_EQ(s_type->id, c.s_type) << s_type->ToString();
-    if (s_type->id == TypeId::kDictionary) EXPECT_EQ(s_type->value_type->id, TypeId::kUtf8);
+    if (s_type->id == TypeId::kDictionary) {
+      EXPECT_EQ(s_type->value_type->id, TypeId::kUtf8);
+    }
     EXPECT_EQ(t.num_rows(), 10000);
 
     int64_t id = 0, mismatches = 0;
