@@ -11,6 +11,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/compression/body_compressor.h"
+#include "quiver/memory/allocator.h"
 
 namespace quiver {
 namespace {
@@ -88,6 +89,27 @@ TEST(BodyCompressor, ShrinkIfHalvesKeepsAnOutputThatWouldNotHalveItsBuffer) {
   ASSERT_GT(region.region_bytes() * 2, big) << "the input must compress to more than half";
   EXPECT_EQ(region.held_bytes(), big);          // not copied
   EXPECT_EQ(rig.outputs->peak_bytes(), big);    // so the peak did not grow
+}
+
+TEST(BodyCompressor, ExactHandsThePoorlyCompressedScratchOverShrunkToSize) {
+  for (auto allocator : {AllocatorKind::kSystem, AllocatorKind::kJemalloc, AllocatorKind::kMmap}) {
+    auto root = MemoryPool::MakeRoot({"root", -1, RoundingPolicy::kExact, *GetAllocator(allocator)});
+    auto outputs = root->MakeChild({"outputs"});
+    BodyCompressionOptions o;
+    o.codec = CompressionType::kZstd;
+    o.output_policy = OutputPolicy::kExact;
+    auto compressor = *BufferCompressor::Make(o, outputs.get());
+    auto in = Noisy(root.get(), 4 << 20);
+    auto region = *compressor->Compress(in);
+    ASSERT_TRUE(region.prefix_in_bytes);
+    ASSERT_GT(region.region_bytes() * 2, 8 + Bound(CompressionType::kZstd, 4 << 20));
+    EXPECT_EQ(compressor->scratch_bytes(), 0) << "the scratch became the output";
+    EXPECT_EQ(region.held_bytes(), region.region_bytes()) << AllocatorKindName(allocator);
+    EXPECT_EQ(outputs->held_bytes(), region.region_bytes()) << AllocatorKindName(allocator);
+    // The next buffer gets a new scratch and the output stays intact.
+    auto second = *compressor->Compress(in);
+    EXPECT_EQ(std::memcmp(region.bytes->data(), second.bytes->data(), static_cast<size_t>(region.region_bytes())), 0);
+  }
 }
 
 TEST_P(EveryCodec, NoMemoryForTheRightSizedBufferKeepsTheOutputAndSucceeds) {
