@@ -141,14 +141,4 @@ Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool) {
   return buf;
 }
 
-Result<std::shared_ptr<Buffer>> LoadInput(const std::string& path, MemoryPool* pool) {
-  if (path != "-") {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return ErrnoError("cannot open", path);
-    if (S_ISREG(st.st_mode)) return MapFile(path);
-  }
-  QUIVER_ASSIGN_OR_RETURN(auto input, OpenInputStream(path));
-  return ReadAll(input.get(), pool);
-}
-
 }  // namespace quiver::ipc

@@ -62,7 +62,4 @@ Result<std::shared_ptr<Buffer>> MapFile(const std::string& path);
 /// memory stays within 2x what was actually read). For stdin and pipes.
 Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool);
 
-/// MapFile for regular files; ReadAll for "-" and non-regular files.
-Result<std::shared_ptr<Buffer>> LoadInput(const std::string& path, MemoryPool* pool);
-
 }  // namespace quiver::ipc
