@@ -145,30 +145,16 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
   lo.with_key_bytes = true;
   QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, PayloadColumns(schema, options), lo));
   auto rel = std::make_unique<GenericHashedRelation>(PrivateTag{}, tmm, specs);
-  rel->options_ = options;
-  rel->layout_ = std::move(layout);
-  rel->key_columns_ = options.key_columns;
-  rel->stats_.input_rows = st.input_rows;
-  rel->stats_.null_key_rows = st.null_key_rows;
-  if (options.null_aware && st.null_key_rows > 0) {
-    rel->all_null_keys_ = true;
-    return rel;
-  }
+  if (rel->StartBuild(options, std::move(layout), st.input_rows, st.null_key_rows)) return rel;
   const RelationSizeEstimate est = EstimateSize(st, rel->layout_, options);
-  rel->stats_.estimated_bytes = est.total_bytes;
-  int64_t reserve_bytes = 0;
-  if (!CheckedAdd(tmm->PageChargeBytes(est.index_bytes), tmm->PageChargeBytes(est.row_bytes), &reserve_bytes)) {
-    reserve_bytes = est.total_bytes;
-  }
   QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
-                          tmm->Reserve(reserve_bytes, "GenericHashedRelation build of " +
-                                                          std::to_string(st.input_rows) + " rows (" +
-                                                          std::to_string(st.distinct_estimate) +
-                                                          " distinct keys estimated)"));
+                          rel->ReserveForBuild(est, "GenericHashedRelation build of " +
+                                                        std::to_string(st.input_rows) + " rows (" +
+                                                        std::to_string(st.distinct_estimate) +
+                                                        " distinct keys estimated)"));
   rel->entries_ = est.index_entries;
   if (est.index_entries > 0) {
-    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(est.index_bytes, &reservation));
-    if (!rel->index_page_.zeroed()) std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocateZeroedPage(est.index_bytes, &reservation));
     rel->index_ = TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()),
                               est.index_entries - TaggedIndex::kWindow);
   }
@@ -177,11 +163,7 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
     QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
     QUIVER_RETURN_NOT_OK(rel->Insert(*b, src));
   }
-  rel->rows_.DetachReservation();
-  reservation.Release();
-  rel->stats_.row_bytes = rel->rows_.used_bytes();
-  rel->stats_.index_bytes = rel->entries_ * 8;
-  rel->stats_.page_bytes = rel->used_bytes();
+  rel->FinishBuild(&reservation, rel->entries_);
   return rel;
 }
 
@@ -192,8 +174,7 @@ Status GenericHashedRelation::GrowSparse(int64_t min_homes) {
   if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
     return Status::OutOfMemory("generic index of " + std::to_string(slots) + " slots overflows");
   }
-  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes));
-  if (!page.zeroed()) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocateZeroedPage(bytes));
   TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
   const int32_t key_slot = layout_.key_slot_offset();
   for (int64_t i = 0; i < index_.length(); ++i) {
@@ -255,14 +236,9 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
             index_.FindSlot(pos[j], tag, [&](const uint8_t* r) { return KeyEquals(r, key_slot, key, ksize); });
         uint64_t& slot = index_.slots()[at];
         const uint8_t* head = slot == 0 ? nullptr : TaggedIndex::RowOf(slot);
-        if (head != nullptr) {
-          if (options_.ignore_duplicate_keys) {
-            rows[j] = nullptr;
-            continue;
-          }
-          keys_unique_ = false;
-        } else {
-          ++stats_.num_keys;
+        if (!AdmitKeyRow(head)) {
+          rows[j] = nullptr;
+          continue;
         }
         const int64_t kpad = RoundUpTo8(ksize);
         if (fixed + kpad + payload_var > std::numeric_limits<uint32_t>::max()) {
@@ -330,36 +306,12 @@ void GenericHashedRelation::Close() {
 
 Result<std::shared_ptr<Buffer>> GenericHashedRelation::Serialize(MemoryPool* pool) const {
   using namespace serde_internal;
-  if (closed_) return Status::Invalid("cannot serialize a closed relation");
   Header h;
   h.kind = RelationKind::kGeneric;
   h.flags = static_cast<uint8_t>((keys_unique_ ? kFlagUnique : 0) | (all_null_keys_ ? kFlagAllNull : 0));
-  h.layout_options = layout_.options();
-  h.input_rows = stats_.input_rows;
-  h.stored_rows = stats_.stored_rows;
-  h.null_key_rows = stats_.null_key_rows;
-  h.num_keys = stats_.num_keys;
   h.index_entries = entries_;
-  h.row_bytes = rows_.used_bytes();
-  for (int k : key_columns_) h.key_columns.push_back(k);
-  for (const auto& f : layout_.fields()) h.stored_columns.push_back(f.column);
-  const int64_t header_bytes = HeaderBytes(h);
-  int64_t total = header_bytes + h.row_bytes, index_bytes;
-  if (!CheckedMul<int64_t>(entries_, 8, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
-    return Status::OutOfMemory("serialized relation size overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
-  uint8_t* out = buf->mutable_data();
-  WriteHeader(h, out);
-  WriteRows(rows_, layout_, out + header_bytes);
-  RefMap refs(rows_);
-  uint8_t* idx = out + header_bytes + h.row_bytes;
-  for (int64_t i = 0; i < entries_; ++i) {
-    const uint64_t s = index_.slots()[i];
-    const uint64_t e = s == 0 ? 0 : ((s & ~TaggedIndex::kPointerMask) | refs.RefOf(TaggedIndex::RowOf(s)));
-    StoreI64(idx + i * 8, static_cast<int64_t>(e));
-  }
-  return buf;
+  return SerializeWith(&h, pool,
+                       [&](int64_t i, const RefMap& refs) { return TaggedEntryRef(index_.slots()[i], refs); });
 }
 
 Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserialize(const Schema& schema,
@@ -385,83 +337,37 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserializ
   }
   std::vector<int> stored(h.stored_columns.begin(), h.stored_columns.end());
   QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, stored, h.layout_options));
-  int64_t index_bytes, need;
-  if (!CheckedMul<int64_t>(h.index_entries, 8, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
-      !CheckedAdd(need, index_bytes, &need) || need != bytes.size()) {
+  int64_t index_bytes;
+  if (!SizesFill(h, off, bytes.size(), &index_bytes)) {
     return Status::Invalid("serialized relation: header sizes do not fill the " + std::to_string(bytes.size()) +
                            " bytes given");
   }
   if (h.index_entries > 0 && h.index_entries <= TaggedIndex::kWindow) {
     return Status::Invalid("serialized relation: an index of " + std::to_string(h.index_entries) + " slots is too small");
   }
-  if (h.row_bytes >= static_cast<int64_t>(TaggedIndex::kPointerMask)) {
-    return Status::Invalid("serialized relation: row region too large");
-  }
   const uint8_t* rows = bytes.data() + off;
   const uint8_t* idx = rows + h.row_bytes;
   std::vector<uint64_t> starts;
-  QUIVER_RETURN_NOT_OK(ValidateRows(layout, rows, h.row_bytes, h.stored_rows, &starts));
-  const bool unique = h.flags & kFlagUnique;
-  if (unique) {
-    for (int64_t o = 0; o < h.row_bytes;) {
-      if (LoadI64(rows + o) != 0) return Status::Invalid("serialized relation: a unique relation has a chain");
-      o += layout.RowSize(rows + o);
-    }
-  }
+  QUIVER_RETURN_NOT_OK(ValidateRowRegion(h, layout, rows, &starts));
   int64_t used = 0;
-  for (int64_t i = 0; i < h.index_entries; ++i) {
-    const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
-    const uint64_t ref = e & TaggedIndex::kPointerMask;
-    if ((e != 0 && ref == 0) || !IsRowStart(starts, ref, h.row_bytes)) {
-      return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " is not a row");
-    }
-    used += e != 0;
-  }
+  QUIVER_RETURN_NOT_OK(CountIndexEntries(
+      idx, h.index_entries, TaggedIndex::kPointerMask, starts, h.row_bytes,
+      [](int64_t i, uint64_t) { return "serialized relation: index entry " + std::to_string(i) + " is not a row"; },
+      &used));
   if (used != h.num_keys || (h.index_entries > 0 && h.num_keys >= h.index_entries) ||
       (h.index_entries == 0 && h.num_keys > 0)) {
     return Status::Invalid("serialized relation: " + std::to_string(used) + " slots in use of " +
                            std::to_string(h.index_entries) + ", header says " + std::to_string(h.num_keys) + " keys");
   }
   auto rel = std::make_unique<GenericHashedRelation>(PrivateTag{}, tmm, std::move(specs));
-  rel->layout_ = std::move(layout);
-  rel->key_columns_ = keys;
-  rel->options_.key_columns = keys;
-  rel->stats_.input_rows = h.input_rows;
-  rel->stats_.stored_rows = h.stored_rows;
-  rel->stats_.null_key_rows = h.null_key_rows;
-  rel->stats_.num_keys = h.num_keys;
-  rel->keys_unique_ = unique;
-  rel->all_null_keys_ = h.flags & kFlagAllNull;
-  int64_t reserve_bytes = 0;
-  if (!CheckedAdd(tmm->PageChargeBytes(index_bytes), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
-    return Status::OutOfMemory("deserialized relation size overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
-                          tmm->Reserve(reserve_bytes, "GenericHashedRelation deserialization"));
+  rel->AdoptHeader(h, std::move(layout), keys);
   uint8_t* row_base = nullptr;
-  if (h.row_bytes > 0) {
-    QUIVER_ASSIGN_OR_RETURN(MemoryPage page, rel->AllocatePage(h.row_bytes, &reservation));
-    if (!TaggedIndex::Fits(page.data(), h.row_bytes)) {
-      return Status::NotImplemented("row address above 2^48 cannot be indexed");
-    }
-    row_base = page.data();
-    LoadRows(rows, h.row_bytes, rel->layout_, row_base);
-    rel->rows_.AdoptPage(std::move(page), h.row_bytes);
-  }
-  if (h.index_entries > 0) {
-    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_bytes, &reservation));
-    auto* dst = reinterpret_cast<uint64_t*>(rel->index_page_.data());
-    for (int64_t i = 0; i < h.index_entries; ++i) {
-      const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
-      const uint64_t ref = e & TaggedIndex::kPointerMask;
-      dst[i] = e == 0 ? 0 : ((e & ~TaggedIndex::kPointerMask) | reinterpret_cast<uint64_t>(row_base + (ref - 1)));
-    }
-    rel->index_ = TaggedIndex(dst, h.index_entries - TaggedIndex::kWindow);
-  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
+                          rel->LoadRowsPage(h, index_bytes, rows, "GenericHashedRelation deserialization", &row_base));
+  QUIVER_ASSIGN_OR_RETURN(uint64_t* dst, rel->LoadIndex(h, index_bytes, idx, TaggedIndex::kPointerMask, row_base,
+                                                        &reservation, &rel->index_page_));
+  if (dst != nullptr) rel->index_ = TaggedIndex(dst, h.index_entries - TaggedIndex::kWindow);
   rel->entries_ = h.index_entries;
-  rel->stats_.row_bytes = h.row_bytes;
-  rel->stats_.index_bytes = index_bytes;
-  rel->stats_.page_bytes = rel->used_bytes();
   return rel;
 }
 

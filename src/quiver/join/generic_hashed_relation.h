@@ -88,7 +88,6 @@ class GenericHashedRelation final : public HashedRelation {
   int64_t entries_ = 0;
   MemoryPage index_page_;
   TaggedIndex index_;
-  HashedRelationOptions options_;
 };
 
 }  // namespace quiver::join

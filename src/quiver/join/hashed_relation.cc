@@ -3,6 +3,7 @@
 #include "quiver/join/hashed_relation.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "quiver/base/checked_math.h"
 #include "quiver/join/generic_hashed_relation.h"
@@ -92,6 +93,128 @@ void HashedRelation::ForEachRow(const std::function<void(const uint8_t*)>& fn) c
 void HashedRelation::Close() {
   rows_.Clear();
   closed_ = true;
+}
+
+bool HashedRelation::StartBuild(const HashedRelationOptions& options, RowLayout layout, int64_t input_rows,
+                                int64_t null_key_rows) {
+  options_ = options;
+  layout_ = std::move(layout);
+  key_columns_ = options.key_columns;
+  stats_.input_rows = input_rows;
+  stats_.null_key_rows = null_key_rows;
+  if (options.null_aware && null_key_rows > 0) {
+    all_null_keys_ = true;  // NOT IN over a set with a null: nothing matches
+    return true;
+  }
+  return false;
+}
+
+Result<MemoryReservation> HashedRelation::ReserveForBuild(const RelationSizeEstimate& est,
+                                                          std::string_view purpose) {
+  TaskMemoryManager* tmm = memory_manager();
+  stats_.estimated_bytes = est.total_bytes;
+  int64_t reserve_bytes = 0;
+  if (!CheckedAdd(tmm->PageChargeBytes(est.index_bytes), tmm->PageChargeBytes(est.row_bytes), &reserve_bytes)) {
+    reserve_bytes = est.total_bytes;
+  }
+  return tmm->Reserve(reserve_bytes, purpose);
+}
+
+Result<MemoryPage> HashedRelation::AllocateZeroedPage(int64_t bytes, MemoryReservation* reservation) {
+  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes, reservation));
+  if (!page.zeroed()) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  return page;
+}
+
+void HashedRelation::FinishBuild(MemoryReservation* reservation, int64_t index_entries) {
+  rows_.DetachReservation();
+  reservation->Release();
+  stats_.row_bytes = rows_.used_bytes();
+  stats_.index_bytes = index_entries * 8;
+  stats_.page_bytes = used_bytes();
+}
+
+Result<std::shared_ptr<Buffer>> HashedRelation::SerializeWith(
+    serde_internal::Header* h, MemoryPool* pool,
+    const std::function<uint64_t(int64_t, const serde_internal::RefMap&)>& entry) const {
+  using namespace serde_internal;
+  if (closed_) return Status::Invalid("cannot serialize a closed relation");
+  h->layout_options = layout_.options();
+  h->input_rows = stats_.input_rows;
+  h->stored_rows = stats_.stored_rows;
+  h->null_key_rows = stats_.null_key_rows;
+  h->num_keys = stats_.num_keys;
+  h->row_bytes = rows_.used_bytes();
+  for (int k : key_columns_) h->key_columns.push_back(k);
+  for (const auto& f : layout_.fields()) h->stored_columns.push_back(f.column);
+  const int64_t header_bytes = HeaderBytes(*h);
+  int64_t total = header_bytes + h->row_bytes;
+  int64_t index_bytes;
+  if (!CheckedMul<int64_t>(h->index_entries, 8, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
+    return Status::OutOfMemory("serialized relation size overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
+  uint8_t* out = buf->mutable_data();
+  WriteHeader(*h, out);
+  WriteRows(rows_, layout_, out + header_bytes);
+  RefMap refs(rows_);
+  uint8_t* idx = out + header_bytes + h->row_bytes;
+  for (int64_t i = 0; i < h->index_entries; ++i) StoreI64(idx + i * 8, static_cast<int64_t>(entry(i, refs)));
+  return buf;
+}
+
+void HashedRelation::AdoptHeader(const serde_internal::Header& h, RowLayout layout, std::vector<int> key_columns) {
+  layout_ = std::move(layout);
+  key_columns_ = std::move(key_columns);
+  options_.key_columns = key_columns_;
+  stats_.input_rows = h.input_rows;
+  stats_.stored_rows = h.stored_rows;
+  stats_.null_key_rows = h.null_key_rows;
+  stats_.num_keys = h.num_keys;
+  keys_unique_ = h.flags & serde_internal::kFlagUnique;
+  all_null_keys_ = h.flags & serde_internal::kFlagAllNull;
+}
+
+Result<MemoryReservation> HashedRelation::LoadRowsPage(const serde_internal::Header& h, int64_t index_bytes,
+                                                       const uint8_t* rows, std::string_view purpose,
+                                                       uint8_t** row_base) {
+  TaskMemoryManager* tmm = memory_manager();
+  int64_t reserve_bytes = 0;
+  if (!CheckedAdd(tmm->PageChargeBytes(index_bytes), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
+    return Status::OutOfMemory("deserialized relation size overflows");
+  }
+  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation, tmm->Reserve(reserve_bytes, purpose));
+  *row_base = nullptr;
+  if (h.row_bytes > 0) {
+    QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(h.row_bytes, &reservation));
+    if (!TaggedIndex::Fits(page.data(), h.row_bytes)) {
+      return Status::NotImplemented("row address above 2^48 cannot be indexed");
+    }
+    *row_base = page.data();
+    serde_internal::LoadRows(rows, h.row_bytes, layout_, *row_base);
+    rows_.AdoptPage(std::move(page), h.row_bytes);
+  }
+  return reservation;
+}
+
+Result<uint64_t*> HashedRelation::LoadIndex(const serde_internal::Header& h, int64_t index_bytes,
+                                            const uint8_t* idx, uint64_t ref_mask, uint8_t* row_base,
+                                            MemoryReservation* reservation, MemoryPage* index_page) {
+  uint64_t* dst = nullptr;
+  if (h.index_entries > 0) {
+    QUIVER_ASSIGN_OR_RETURN(*index_page, AllocatePage(index_bytes, reservation));
+    dst = reinterpret_cast<uint64_t*>(index_page->data());
+    for (int64_t i = 0; i < h.index_entries; ++i) {
+      const uint64_t e = static_cast<uint64_t>(serde_internal::LoadI64(idx + i * 8));
+      const uint64_t ref = e & ref_mask;
+      const uint64_t ptr = ref == 0 ? 0 : reinterpret_cast<uint64_t>(row_base + (ref - 1));
+      dst[i] = e == 0 ? 0 : ((e & ~ref_mask) | ptr);
+    }
+  }
+  stats_.row_bytes = h.row_bytes;
+  stats_.index_bytes = index_bytes;
+  stats_.page_bytes = used_bytes();
+  return dst;
 }
 
 Status CheckRelationOptions(const Schema& build_schema, const HashedRelationOptions& options) {
@@ -336,6 +459,21 @@ void LoadRows(const uint8_t* data, int64_t size, const RowLayout& layout, uint8_
     RowLayout::SetNext(row, ref == 0 ? nullptr : page + (ref - 1));
     off += layout.RowSize(row);
   }
+}
+
+Status ValidateRowRegion(const Header& h, const RowLayout& layout, const uint8_t* rows,
+                         std::vector<uint64_t>* row_starts) {
+  if (h.row_bytes >= static_cast<int64_t>(TaggedIndex::kPointerMask)) {
+    return Status::Invalid("serialized relation: row region too large");
+  }
+  QUIVER_RETURN_NOT_OK(ValidateRows(layout, rows, h.row_bytes, h.stored_rows, row_starts));
+  if (h.flags & kFlagUnique) {
+    for (int64_t o = 0; o < h.row_bytes;) {
+      if (LoadI64(rows + o) != 0) return Status::Invalid("serialized relation: a unique relation has a chain");
+      o += layout.RowSize(rows + o);
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace serde_internal

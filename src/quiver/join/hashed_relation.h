@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "quiver/base/result.h"
@@ -30,6 +31,11 @@
 #include "quiver/join/task_memory_manager.h"
 
 namespace quiver::join {
+
+namespace serde_internal {
+struct Header;
+class RefMap;
+}  // namespace serde_internal
 
 /// What to store and how. Defaults suit an inner join.
 struct HashedRelationOptions {
@@ -193,6 +199,79 @@ class HashedRelation : public MemoryConsumer {
  protected:
   HashedRelation(TaskMemoryManager* tmm, std::string name) : MemoryConsumer(tmm, std::move(name)) {}
 
+  // ---- build steps shared by the subclasses ----
+
+  /// Records the build's options, row layout and input counts (stats_).
+  /// Returns true when the relation is complete already: a null-aware
+  /// build that saw a null key is marked all_null_keys() and stores
+  /// nothing.
+  bool StartBuild(const HashedRelationOptions& options, RowLayout layout, int64_t input_rows,
+                  int64_t null_key_rows);
+  /// Reserves the pages `est` predicts from the memory manager: the page
+  /// charges of index_bytes and row_bytes (est.total_bytes when their sum
+  /// overflows), and records est.total_bytes as stats_.estimated_bytes.
+  /// `purpose` names the build in the OutOfMemory error.
+  Result<MemoryReservation> ReserveForBuild(const RelationSizeEstimate& est, std::string_view purpose);
+  /// A page of `bytes` charged to this relation (and to `reservation`
+  /// when not null), zero-filled. Errors: OutOfMemory.
+  Result<MemoryPage> AllocateZeroedPage(int64_t bytes, MemoryReservation* reservation = nullptr);
+  /// Bookkeeping for a non-null-key row about to be put in front of the
+  /// chain `head` (nullptr for a new key): counts a new key in
+  /// stats_.num_keys, or marks the keys not unique. Returns false (and
+  /// changes nothing) when the row repeats a key and
+  /// options_.ignore_duplicate_keys says to drop it.
+  bool AdmitKeyRow(const uint8_t* head) {
+    if (head != nullptr) {
+      if (options_.ignore_duplicate_keys) return false;
+      keys_unique_ = false;
+    } else {
+      ++stats_.num_keys;
+    }
+    return true;
+  }
+  /// Ends a build: the row store forgets `reservation`, which is released
+  /// (returning what the build did not use), and stats_ records the row
+  /// bytes, the index bytes (index_entries slots of 8 bytes) and the page
+  /// bytes charged.
+  void FinishBuild(MemoryReservation* reservation, int64_t index_entries);
+
+  // ---- serialization steps shared by the subclasses (relation_serde.h) ----
+
+  /// Serializes the relation: fills the fields of `*h` common to both
+  /// kinds (layout options, counts, row bytes, key and stored columns; the
+  /// caller sets kind, flags, min/max key and index_entries), then writes
+  /// header, rows and h->index_entries index entries, entry i being
+  /// entry(i, refs) (refs maps row pointers to serialized refs). Buffer
+  /// from `pool`. Errors: Invalid on a closed relation; OutOfMemory when
+  /// the size overflows or the allocation fails.
+  Result<std::shared_ptr<Buffer>> SerializeWith(
+      serde_internal::Header* h, MemoryPool* pool,
+      const std::function<uint64_t(int64_t, const serde_internal::RefMap&)>& entry) const;
+  /// Deserialization, after validation: takes the layout, the key columns
+  /// (also as options_.key_columns), the counts and the unique / all-null
+  /// flags of a validated header.
+  void AdoptHeader(const serde_internal::Header& h, RowLayout layout, std::vector<int> key_columns);
+  /// Deserialization: reserves the page charges of `index_bytes` and
+  /// h.row_bytes (OutOfMemory "deserialized relation size overflows" when
+  /// their sum overflows; `purpose` names the reservation), then copies
+  /// the validated rows region `rows` into one page (LoadRows) adopted by
+  /// the row store; `*row_base` receives that page (nullptr when there
+  /// are no rows). Errors: OutOfMemory; NotImplemented for a page above
+  /// 2^48. The reservation is returned for LoadIndex.
+  Result<MemoryReservation> LoadRowsPage(const serde_internal::Header& h, int64_t index_bytes,
+                                         const uint8_t* rows, std::string_view purpose, uint8_t** row_base);
+  /// Deserialization: when h.index_entries > 0, allocates `*index_page`
+  /// (index_bytes, from `reservation`) and fills it from the serialized
+  /// entries at `idx`, turning each ref (entry & ref_mask, offset + 1)
+  /// into a pointer into `row_base` and keeping the bits outside
+  /// ref_mask (tags); empty entries stay 0. Records row, index and page
+  /// bytes in stats_. Returns the index slots (nullptr when there are
+  /// none). Errors: OutOfMemory.
+  Result<uint64_t*> LoadIndex(const serde_internal::Header& h, int64_t index_bytes, const uint8_t* idx,
+                              uint64_t ref_mask, uint8_t* row_base, MemoryReservation* reservation,
+                              MemoryPage* index_page);
+
+  HashedRelationOptions options_;
   RowLayout layout_;
   RelationStats stats_;
   std::vector<int> key_columns_;

@@ -167,34 +167,18 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
   QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, payload, lo));
 
   auto rel = std::make_unique<LongHashedRelation>(PrivateTag{}, tmm);
-  rel->options_ = options;
-  rel->layout_ = std::move(layout);
-  rel->key_columns_ = options.key_columns;
-  rel->stats_.input_rows = st.input_rows;
-  rel->stats_.null_key_rows = st.null_key_rows;
   rel->min_key_ = st.min_key;
   rel->max_key_ = st.max_key;
-  if (options.null_aware && st.null_key_rows > 0) {
-    rel->all_null_keys_ = true;  // NOT IN over a set with a null: nothing matches
-    return rel;
-  }
-  rel->stats_.estimated_bytes = est.total_bytes;
-  int64_t reserve_bytes = 0;
-  if (!CheckedAdd(tmm->PageChargeBytes(est.index_bytes), tmm->PageChargeBytes(est.row_bytes), &reserve_bytes)) {
-    reserve_bytes = est.total_bytes;
-  }
+  if (rel->StartBuild(options, std::move(layout), st.input_rows, st.null_key_rows)) return rel;
   QUIVER_ASSIGN_OR_RETURN(
       MemoryReservation reservation,
-      tmm->Reserve(reserve_bytes, "LongHashedRelation build of " + std::to_string(st.input_rows) + " rows (" +
-                                      std::to_string(st.distinct_estimate) + " distinct keys estimated, " +
-                                      (est.dense ? "dense" : "sparse") + " index)"));
+      rel->ReserveForBuild(est, "LongHashedRelation build of " + std::to_string(st.input_rows) + " rows (" +
+                                    std::to_string(st.distinct_estimate) + " distinct keys estimated, " +
+                                    (est.dense ? "dense" : "sparse") + " index)"));
   rel->dense_ = est.dense;
   rel->entries_ = est.index_entries;
   if (est.index_entries > 0) {
-    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(est.index_bytes, &reservation));
-    if (!rel->index_page_.zeroed()) {
-      std::memset(rel->index_page_.data(), 0, static_cast<size_t>(est.index_bytes));
-    }
+    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocateZeroedPage(est.index_bytes, &reservation));
     if (est.dense) {
       rel->dense_rows_ = reinterpret_cast<const uint8_t**>(rel->index_page_.data());
     } else {
@@ -208,11 +192,7 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
     QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
     QUIVER_RETURN_NOT_OK(rel->Insert(*b, key, src, &reservation));
   }
-  rel->rows_.DetachReservation();
-  reservation.Release();
-  rel->stats_.row_bytes = rel->rows_.used_bytes();
-  rel->stats_.index_bytes = rel->entries_ * 8;
-  rel->stats_.page_bytes = rel->used_bytes();
+  rel->FinishBuild(&reservation, rel->entries_);
   return rel;
 }
 
@@ -223,8 +203,7 @@ Status LongHashedRelation::GrowSparse(int64_t min_homes) {
   if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
     return Status::OutOfMemory("sparse index of " + std::to_string(slots) + " slots overflows");
   }
-  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocatePage(bytes));
-  if (!page.zeroed()) std::memset(page.data(), 0, static_cast<size_t>(bytes));
+  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocateZeroedPage(bytes));
   TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
   const int32_t ko = layout_.int64_key_offset();
   for (int64_t i = 0; i < index_.length(); ++i) {
@@ -250,7 +229,6 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
   const bool has_var = layout_.has_var();
   const bool ordinals = layout_.options().with_ordinal;
   const bool keep_null = options_.keep_null_keys;
-  const bool ignore_dups = options_.ignore_duplicate_keys;
   const int32_t ko = layout_.int64_key_offset();
   alignas(64) int64_t kbuf[kChunk];
   alignas(64) uint64_t pos[kChunk];
@@ -297,14 +275,9 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         if (ko >= 0) bit_util::StoreLE<int64_t>(row + ko, 0);
       } else if (dense_) {
         const uint8_t*& head = dense_rows_[pos[j]];
-        if (head != nullptr) {
-          if (ignore_dups) {
-            rows[j] = nullptr;
-            continue;
-          }
-          keys_unique_ = false;
-        } else {
-          ++stats_.num_keys;
+        if (!AdmitKeyRow(head)) {
+          rows[j] = nullptr;
+          continue;
         }
         QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
         RowLayout::SetNext(row, head);
@@ -323,14 +296,9 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         });
         uint64_t& slot = index_.slots()[at];
         const uint8_t* head = slot == 0 ? nullptr : TaggedIndex::RowOf(slot);
-        if (head != nullptr) {
-          if (ignore_dups) {
-            rows[j] = nullptr;
-            continue;
-          }
-          keys_unique_ = false;
-        } else {
-          ++stats_.num_keys;
+        if (!AdmitKeyRow(head)) {
+          rows[j] = nullptr;
+          continue;
         }
         QUIVER_ASSIGN_OR_RETURN(row, rows_.Append(size));
         if (!TaggedIndex::Fits(row, size)) {
@@ -447,45 +415,16 @@ void LongHashedRelation::Close() {
 
 Result<std::shared_ptr<Buffer>> LongHashedRelation::Serialize(MemoryPool* pool) const {
   using namespace serde_internal;
-  if (closed_) return Status::Invalid("cannot serialize a closed relation");
   Header h;
   h.kind = RelationKind::kLong;
   h.flags = static_cast<uint8_t>((dense_ ? kFlagDense : 0) | (keys_unique_ ? kFlagUnique : 0) |
                                  (all_null_keys_ ? kFlagAllNull : 0));
-  h.layout_options = layout_.options();
-  h.input_rows = stats_.input_rows;
-  h.stored_rows = stats_.stored_rows;
-  h.null_key_rows = stats_.null_key_rows;
-  h.num_keys = stats_.num_keys;
   h.min_key = min_key_;
   h.max_key = max_key_;
   h.index_entries = entries_;
-  h.row_bytes = rows_.used_bytes();
-  for (int k : key_columns_) h.key_columns.push_back(k);
-  for (const auto& f : layout_.fields()) h.stored_columns.push_back(f.column);
-  const int64_t header_bytes = HeaderBytes(h);
-  int64_t total = header_bytes + h.row_bytes;
-  int64_t index_bytes;
-  if (!CheckedMul<int64_t>(entries_, 8, &index_bytes) || !CheckedAdd(total, index_bytes, &total)) {
-    return Status::OutOfMemory("serialized relation size overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(total, 1)));
-  uint8_t* out = buf->mutable_data();
-  WriteHeader(h, out);
-  WriteRows(rows_, layout_, out + header_bytes);
-  RefMap refs(rows_);
-  uint8_t* idx = out + header_bytes + h.row_bytes;
-  for (int64_t i = 0; i < entries_; ++i) {
-    uint64_t e;
-    if (dense_) {
-      e = refs.RefOf(dense_rows_[i]);
-    } else {
-      const uint64_t s = index_.slots()[i];
-      e = s == 0 ? 0 : ((s & ~TaggedIndex::kPointerMask) | refs.RefOf(TaggedIndex::RowOf(s)));
-    }
-    StoreI64(idx + i * 8, static_cast<int64_t>(e));
-  }
-  return buf;
+  return SerializeWith(&h, pool, [&](int64_t i, const RefMap& refs) {
+    return dense_ ? refs.RefOf(dense_rows_[i]) : TaggedEntryRef(index_.slots()[i], refs);
+  });
 }
 
 Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(const Schema& schema,
@@ -507,9 +446,8 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
   }
   std::vector<int> stored(h.stored_columns.begin(), h.stored_columns.end());
   QUIVER_ASSIGN_OR_RETURN(RowLayout layout, RowLayout::Make(schema, stored, h.layout_options));
-  int64_t index_bytes, need;
-  if (!CheckedMul<int64_t>(h.index_entries, 8, &index_bytes) || !CheckedAdd(off, h.row_bytes, &need) ||
-      !CheckedAdd(need, index_bytes, &need) || need != bytes.size()) {
+  int64_t index_bytes;
+  if (!SizesFill(h, off, bytes.size(), &index_bytes)) {
     return Status::Invalid("serialized relation: header says " + std::to_string(h.row_bytes) + " row bytes and " +
                            std::to_string(h.index_entries) + " index entries, which do not fill the " +
                            std::to_string(bytes.size()) + " bytes given");
@@ -518,31 +456,19 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
     return Status::Invalid("serialized relation: a sparse index of " + std::to_string(h.index_entries) +
                            " slots is too small");
   }
-  if (h.row_bytes >= static_cast<int64_t>(TaggedIndex::kPointerMask)) {
-    return Status::Invalid("serialized relation: row region too large");
-  }
   const uint8_t* rows = bytes.data() + off;
   const uint8_t* idx = rows + h.row_bytes;
   std::vector<uint64_t> starts;
-  QUIVER_RETURN_NOT_OK(ValidateRows(layout, rows, h.row_bytes, h.stored_rows, &starts));
-  const bool unique = h.flags & kFlagUnique;
-  if (unique) {
-    for (int64_t o = 0; o < h.row_bytes;) {
-      if (LoadI64(rows + o) != 0) return Status::Invalid("serialized relation: a unique relation has a chain");
-      o += layout.RowSize(rows + o);
-    }
-  }
+  QUIVER_RETURN_NOT_OK(ValidateRowRegion(h, layout, rows, &starts));
   const uint64_t ref_mask = dense ? ~uint64_t{0} : TaggedIndex::kPointerMask;
   int64_t used = 0;
-  for (int64_t i = 0; i < h.index_entries; ++i) {
-    const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
-    const uint64_t ref = e & ref_mask;
-    if ((e != 0 && ref == 0) || !IsRowStart(starts, ref, h.row_bytes)) {
-      return Status::Invalid("serialized relation: index entry " + std::to_string(i) + " (" + std::to_string(e) +
-                             ") does not name a row");
-    }
-    used += e != 0;
-  }
+  QUIVER_RETURN_NOT_OK(CountIndexEntries(
+      idx, h.index_entries, ref_mask, starts, h.row_bytes,
+      [](int64_t i, uint64_t e) {
+        return "serialized relation: index entry " + std::to_string(i) + " (" + std::to_string(e) +
+               ") does not name a row";
+      },
+      &used));
   if (used != h.num_keys) {
     return Status::Invalid("serialized relation: " + std::to_string(used) + " index entries in use, header says " +
                            std::to_string(h.num_keys) + " keys");
@@ -557,43 +483,16 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
   if (h.index_entries == 0 && h.num_keys > 0) return Status::Invalid("serialized relation: keys without an index");
 
   auto rel = std::make_unique<LongHashedRelation>(PrivateTag{}, tmm);
-  rel->layout_ = std::move(layout);
-  rel->key_columns_ = {h.key_columns[0]};
-  rel->options_.key_columns = rel->key_columns_;
-  rel->stats_.input_rows = h.input_rows;
-  rel->stats_.stored_rows = h.stored_rows;
-  rel->stats_.null_key_rows = h.null_key_rows;
-  rel->stats_.num_keys = h.num_keys;
-  rel->keys_unique_ = unique;
-  rel->all_null_keys_ = h.flags & kFlagAllNull;
+  rel->AdoptHeader(h, std::move(layout), {h.key_columns[0]});
   rel->dense_ = dense;
   rel->min_key_ = h.min_key;
   rel->max_key_ = h.max_key;
-  int64_t reserve_bytes = 0;
-  if (!CheckedAdd(tmm->PageChargeBytes(index_bytes), tmm->PageChargeBytes(h.row_bytes), &reserve_bytes)) {
-    return Status::OutOfMemory("deserialized relation size overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
-                          tmm->Reserve(reserve_bytes, "LongHashedRelation deserialization"));
   uint8_t* row_base = nullptr;
-  if (h.row_bytes > 0) {
-    QUIVER_ASSIGN_OR_RETURN(MemoryPage page, rel->AllocatePage(h.row_bytes, &reservation));
-    if (!TaggedIndex::Fits(page.data(), h.row_bytes)) {
-      return Status::NotImplemented("row address above 2^48 cannot be indexed");
-    }
-    row_base = page.data();
-    LoadRows(rows, h.row_bytes, rel->layout_, row_base);
-    rel->rows_.AdoptPage(std::move(page), h.row_bytes);
-  }
-  if (h.index_entries > 0) {
-    QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocatePage(index_bytes, &reservation));
-    auto* dst = reinterpret_cast<uint64_t*>(rel->index_page_.data());
-    for (int64_t i = 0; i < h.index_entries; ++i) {
-      const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
-      const uint64_t ref = e & ref_mask;
-      const uint64_t ptr = ref == 0 ? 0 : reinterpret_cast<uint64_t>(row_base + (ref - 1));
-      dst[i] = e == 0 ? 0 : ((e & ~ref_mask) | ptr);
-    }
+  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
+                          rel->LoadRowsPage(h, index_bytes, rows, "LongHashedRelation deserialization", &row_base));
+  QUIVER_ASSIGN_OR_RETURN(uint64_t* dst, rel->LoadIndex(h, index_bytes, idx, ref_mask, row_base, &reservation,
+                                                        &rel->index_page_));
+  if (dst != nullptr) {
     if (dense) {
       rel->dense_rows_ = reinterpret_cast<const uint8_t**>(dst);
     } else {
@@ -601,9 +500,6 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
     }
   }
   rel->entries_ = h.index_entries;
-  rel->stats_.row_bytes = h.row_bytes;
-  rel->stats_.index_bytes = index_bytes;
-  rel->stats_.page_bytes = rel->used_bytes();
   return rel;
 }
 

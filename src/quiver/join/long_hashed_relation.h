@@ -140,7 +140,6 @@ class LongHashedRelation final : public HashedRelation {
   MemoryPage index_page_;
   TaggedIndex index_;                      // sparse
   const uint8_t** dense_rows_ = nullptr;   // dense
-  HashedRelationOptions options_;
 };
 
 }  // namespace quiver::join

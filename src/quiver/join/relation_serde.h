@@ -28,8 +28,10 @@
 #include <string>
 #include <vector>
 
+#include "quiver/base/checked_math.h"
 #include "quiver/base/result.h"
 #include "quiver/join/hashed_relation.h"
+#include "quiver/join/tagged_index.h"
 
 namespace quiver::join::serde_internal {
 
@@ -100,5 +102,47 @@ inline int64_t LoadI64(const uint8_t* p) {
   return v;
 }
 inline void StoreI64(uint8_t* p, int64_t v) { std::memcpy(p, &v, 8); }
+
+/// The serialized form of one tagged-index slot `slot`: 0 when empty,
+/// else its tag bits with the row pointer replaced by the row's ref.
+inline uint64_t TaggedEntryRef(uint64_t slot, const RefMap& refs) {
+  return slot == 0 ? 0 : ((slot & ~TaggedIndex::kPointerMask) | refs.RefOf(TaggedIndex::RowOf(slot)));
+}
+
+/// True when the header (parsed from `consumed` bytes) plus h.row_bytes
+/// plus h.index_entries 8-byte entries fill exactly `size` bytes, without
+/// overflow; `*index_bytes` receives the index size (meaningful only when
+/// true).
+inline bool SizesFill(const Header& h, int64_t consumed, int64_t size, int64_t* index_bytes) {
+  int64_t need;
+  return CheckedMul<int64_t>(h.index_entries, 8, index_bytes) && CheckedAdd(consumed, h.row_bytes, &need) &&
+         CheckedAdd(need, *index_bytes, &need) && need == size;
+}
+
+/// Checks the serialized rows region `rows` (h.row_bytes bytes) of a
+/// relation: Invalid "row region too large" when refs could not address
+/// it, then ValidateRows against `layout` and h.stored_rows (filling
+/// `*row_starts`), then, for a relation flagged unique, Invalid when any
+/// row has a chain.
+Status ValidateRowRegion(const Header& h, const RowLayout& layout, const uint8_t* rows,
+                         std::vector<uint64_t>* row_starts);
+
+/// Checks the n serialized index entries at `idx`: the ref of each
+/// (entry & ref_mask) must be a row start of the rows region (row_starts,
+/// row_bytes), and non-zero for a non-empty entry; otherwise returns
+/// Invalid(bad_entry(i, entry)) for the first bad entry i. On success
+/// `*used` receives the number of non-empty entries.
+template <typename BadEntry>
+Status CountIndexEntries(const uint8_t* idx, int64_t n, uint64_t ref_mask, const std::vector<uint64_t>& row_starts,
+                         int64_t row_bytes, BadEntry bad_entry, int64_t* used) {
+  *used = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t e = static_cast<uint64_t>(LoadI64(idx + i * 8));
+    const uint64_t ref = e & ref_mask;
+    if ((e != 0 && ref == 0) || !IsRowStart(row_starts, ref, row_bytes)) return Status::Invalid(bad_entry(i, e));
+    *used += e != 0;
+  }
+  return Status::OK();
+}
 
 }  // namespace quiver::join::serde_internal

@@ -43,6 +43,33 @@ inline int64_t LoadOffset(const uint8_t* offsets, bool large, int64_t i) {
   return v;
 }
 
+// Writes offset `pos` as entry i of an offsets buffer (int64 when
+// `large`, else int32; the caller has checked that pos fits).
+inline void StoreOffset(uint8_t* offsets, bool large, int64_t i, int64_t pos) {
+  if (large) {
+    std::memcpy(offsets + i * 8, &pos, 8);
+  } else {
+    const int32_t p32 = static_cast<int32_t>(pos);
+    std::memcpy(offsets + i * 4, &p32, 4);
+  }
+}
+
+// Allocates the buffers of a variable-width output column of n values
+// holding `total` value bytes: n + 1 offsets (8 bytes each when `large`,
+// else 4) and max(1, total) data bytes. Invalid "<what>: <total> bytes of
+// output values overflow 32-bit offsets" when !large and total does not
+// fit an int32; OutOfMemory from the pool.
+Status AllocateVarOutput(MemoryPool* pool, int64_t n, bool large, int64_t total, const std::string& what,
+                         std::shared_ptr<Buffer>* offsets, std::shared_ptr<Buffer>* data) {
+  if (!large && total > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid(what + ": " + std::to_string(total) + " bytes of output values overflow 32-bit offsets");
+  }
+  const int64_t ow = large ? 8 : 4;
+  QUIVER_ASSIGN_OR_RETURN(*offsets, Buffer::Allocate(pool, (n + 1) * ow));
+  QUIVER_ASSIGN_OR_RETURN(*data, Buffer::Allocate(pool, std::max<int64_t>(1, total)));
+  return Status::OK();
+}
+
 Result<std::shared_ptr<Buffer>> AllocateBitmap(MemoryPool* pool, int64_t n) {
   QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(1, bit_util::BytesForBits(n))));
   std::memset(buf->mutable_data(), 0, static_cast<size_t>(buf->size()));
@@ -379,35 +406,20 @@ Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8
       for (int64_t j = 0; j < n; ++j) {
         if (rows[j]) total += static_cast<int64_t>(RowLayout::VarAt(rows[j], slot).size());
       }
-      if (!large && total > std::numeric_limits<int32_t>::max()) {
-        return Status::Invalid("column '" + f.name + "': " + std::to_string(total) +
-                               " bytes of output values overflow 32-bit offsets");
-      }
-      const int64_t ow = large ? 8 : 4;
-      QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (n + 1) * ow));
-      QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, std::max<int64_t>(1, total)));
+      std::shared_ptr<Buffer> offsets, data;
+      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, n, large, total, "column '" + f.name + "'", &offsets, &data));
       uint8_t* o = offsets->mutable_data();
       uint8_t* d = data->mutable_data();
       int64_t pos = 0;
       for (int64_t j = 0; j < n; ++j) {
-        if (large) {
-          std::memcpy(o + j * 8, &pos, 8);
-        } else {
-          const int32_t p32 = static_cast<int32_t>(pos);
-          std::memcpy(o + j * 4, &p32, 4);
-        }
+        StoreOffset(o, large, j, pos);
         if (rows[j]) {
           const std::string_view v = RowLayout::VarAt(rows[j], slot);
           if (!v.empty()) std::memcpy(d + pos, v.data(), v.size());
           pos += static_cast<int64_t>(v.size());
         }
       }
-      if (large) {
-        std::memcpy(o + n * 8, &pos, 8);
-      } else {
-        const int32_t p32 = static_cast<int32_t>(pos);
-        std::memcpy(o + n * 4, &p32, 4);
-      }
+      StoreOffset(o, large, n, pos);
       out->buffers = {nulls ? bitmap : nullptr, offsets, data};
       break;
     }
@@ -494,23 +506,13 @@ Result<ArrayDataPtr> TakeArray(const ArrayData& array, const int64_t* indices, i
         if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
         total += LoadOffset(values, large, base + i + 1) - LoadOffset(values, large, base + i);
       }
-      if (!large && total > std::numeric_limits<int32_t>::max()) {
-        return Status::Invalid(what + ": " + std::to_string(total) +
-                               " bytes of output values overflow 32-bit offsets");
-      }
-      const int64_t ow = large ? 8 : 4;
-      QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (n + 1) * ow));
-      QUIVER_ASSIGN_OR_RETURN(auto db, Buffer::Allocate(pool, std::max<int64_t>(1, total)));
+      std::shared_ptr<Buffer> offsets, db;
+      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, n, large, total, what, &offsets, &db));
       uint8_t* o = offsets->mutable_data();
       uint8_t* d = db->mutable_data();
       int64_t pos = 0;
       for (int64_t j = 0; j < n; ++j) {
-        if (large) {
-          std::memcpy(o + j * 8, &pos, 8);
-        } else {
-          const int32_t p32 = static_cast<int32_t>(pos);
-          std::memcpy(o + j * 4, &p32, 4);
-        }
+        StoreOffset(o, large, j, pos);
         const int64_t i = indices[j];
         if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
         const int64_t s = LoadOffset(values, large, base + i);
@@ -518,12 +520,7 @@ Result<ArrayDataPtr> TakeArray(const ArrayData& array, const int64_t* indices, i
         if (len > 0) std::memcpy(d + pos, data + s, static_cast<size_t>(len));
         pos += len;
       }
-      if (large) {
-        std::memcpy(o + n * 8, &pos, 8);
-      } else {
-        const int32_t p32 = static_cast<int32_t>(pos);
-        std::memcpy(o + n * 4, &p32, 4);
-      }
+      StoreOffset(o, large, n, pos);
       out->buffers = {nulls ? bitmap : nullptr, offsets, db};
       break;
     }
