@@ -54,6 +54,20 @@ std::string Brief(const Json& v) {
   return s;
 }
 
+
+/// Parses a whole decimal integer string (an optional leading '+'); false on
+/// empty input, trailing characters or overflow. 64-bit values are strings
+/// in the integration JSON.
+template <typename T>
+bool IntegerFromString(const std::string& s, T* out) {
+  if (s.empty()) return false;
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (*b == '+') ++b;
+  auto res = std::from_chars(b, e, *out);
+  return res.ec == std::errc() && res.ptr == e;
+}
+
 bool ToInt64(const Json& v, int64_t* out) {
   if (v.is_number_unsigned()) {
     const uint64_t u = v.get<uint64_t>();
@@ -65,15 +79,7 @@ bool ToInt64(const Json& v, int64_t* out) {
     *out = v.get<int64_t>();
     return true;
   }
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    if (s.empty()) return false;
-    const char* b = s.data();
-    const char* e = b + s.size();
-    if (*b == '+') ++b;
-    auto res = std::from_chars(b, e, *out);
-    return res.ec == std::errc() && res.ptr == e;
-  }
+  if (v.is_string()) return IntegerFromString(v.get_ref<const std::string&>(), out);
   return false;
 }
 
@@ -88,15 +94,7 @@ bool ToUInt64(const Json& v, uint64_t* out) {
     *out = static_cast<uint64_t>(x);
     return true;
   }
-  if (v.is_string()) {
-    const std::string& s = v.get_ref<const std::string&>();
-    if (s.empty()) return false;
-    const char* b = s.data();
-    const char* e = b + s.size();
-    if (*b == '+') ++b;
-    auto res = std::from_chars(b, e, *out);
-    return res.ec == std::errc() && res.ptr == e;
-  }
+  if (v.is_string()) return IntegerFromString(v.get_ref<const std::string&>(), out);
   return false;
 }
 
