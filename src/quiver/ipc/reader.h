@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "quiver/columnar/array_data.h"
+#include "quiver/columnar/record_batch_stream.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/options.h"
 
@@ -63,7 +64,7 @@ struct BatchBodyStats {
   std::vector<ColumnBodyStats> columns;
 };
 
-class RecordBatchReader {
+class RecordBatchReader : public RecordBatchStream {
  public:
   virtual ~RecordBatchReader() = default;
 
@@ -83,12 +84,12 @@ class RecordBatchReader {
   static Result<std::unique_ptr<RecordBatchReader>> OpenPath(const std::string& path,
                                                              ReadOptions options);
 
-  virtual const SchemaPtr& schema() const = 0;
+  const SchemaPtr& schema() const override = 0;
   virtual IpcFormat format() const = 0;
 
   /// The next record batch, or nullptr at the end. Dictionary batches are
   /// applied on the way. After an error the reader should not be used.
-  virtual Result<RecordBatchPtr> Next() = 0;
+  Result<RecordBatchPtr> Next() override = 0;
 
   /// Body statistics of the batch last returned by Next().
   virtual const BatchBodyStats& last_batch_stats() const = 0;
