@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/compare.h"
@@ -165,6 +166,47 @@ TEST(IpcWriter, DictionaryDeltaAndReplacement) {
   ASSERT_FALSE(file_bad.ok());
   EXPECT_NE(file_bad.status().message().find("cannot replace dictionaries"), std::string::npos)
       << file_bad.status().ToString();
+}
+
+// Schemas built in memory (or imported through the C Data Interface) carry
+// no IPC dictionary ids (-1). The writer gives each such field its own id,
+// above the ids in use; before, all of them shared id -1, so the second
+// column's dictionary was written as a delta of the first's and the file
+// read back with indices outside their dictionary.
+TEST(IpcWriter, DictionaryFieldsWithoutIdsGetDistinctIds) {
+  Fixture f;
+  auto* pool = f.pool.get();
+  auto make_dict = [&](std::vector<std::optional<std::string>> values, std::vector<std::optional<int32_t>> idx) {
+    auto a = std::make_shared<ArrayData>(*Int32Array(pool, idx));
+    a->type = dictionary(int32(), utf8());
+    a->dictionary = StringArray(pool, values);
+    return ArrayDataPtr(a);
+  };
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("a", dictionary(int32(), utf8())), field("b", dictionary(int32(), utf8())),
+                    field("c", dictionary(int32(), utf8()), true, {}, /*dictionary_id=*/0)};
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = schema;
+  batch->num_rows = 3;
+  batch->columns = {make_dict({"x", "y"}, {0, 1, 1}), make_dict({"p", "q", "r", "s"}, {3, 2, std::nullopt}),
+                    make_dict({"only"}, {0, 0, 0})};
+  for (auto format : {IpcFormat::kStream, IpcFormat::kFile}) {
+    auto bytes = Write({batch, batch}, format, CompressionType::kNone, pool);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    std::unique_ptr<RecordBatchReader> reader;
+    auto back = Read(*bytes, pool, &reader);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_EQ(back->size(), 2u);
+    EXPECT_EQ(reader->num_dictionary_batches(), 3);
+    EXPECT_EQ(reader->schema()->fields[2]->dictionary_id, 0);  // kept
+    std::set<int64_t> ids;
+    for (const auto& fld : reader->schema()->fields) ids.insert(fld->dictionary_id);
+    EXPECT_EQ(ids, (std::set<int64_t>{0, 1, 2}));
+    for (const auto& b : *back) {
+      Status st = CompareBatches(*batch, *b, CompareOptions{0, 0, false});
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    }
+  }
 }
 
 TEST(IpcWriter, IncompressibleBuffersAreStoredRaw) {
