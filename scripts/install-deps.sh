@@ -5,7 +5,8 @@ pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libflatbuffers
       flatbuffers-compiler libjemalloc-dev libmimalloc-dev zlib1g-dev nlohmann-json3-dev
       libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev binutils
       libthrift-dev thrift-compiler libboost-dev libcpp-httplib-dev libssl-dev
-      libcurl4-openssl-dev curl libpg-query-dev ccache)
+      libcurl4-openssl-dev curl libpg-query-dev ccache
+      clang libclang-rt-dev)  # the fuzz preset: clang, libFuzzer and the ASan/UBSan runtimes
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
