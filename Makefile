@@ -8,7 +8,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 BUILD := build/release
 ASAN_BUILD := build/debug-asan
 
-.PHONY: run test deps build build-asan unit-test asan-test interop-deps clean
+.PHONY: run test deps build build-asan unit-test asan-test interop-deps clean build-fuzz fuzz-test
 
 deps:
 	./scripts/install-deps.sh
@@ -36,7 +36,21 @@ unit-test: build interop-deps
 asan-test: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python"
 
-test: unit-test asan-test
+# hygiene (issue 10 item 4): the fuzz preset (clang, ASan + UBSan, tests
+# included, warnings as errors) must build, and every libFuzzer target runs
+# FUZZ_SECONDS seconds seeded from arrow-testing and fuzz/corpus/<name>/;
+# a crash, leak or sanitizer report fails `make test` and prints the input.
+FUZZ_BUILD := build/fuzz
+FUZZ_SECONDS ?= 30
+
+build-fuzz: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build $(FUZZ_BUILD) -j$(JOBS)
+
+fuzz-test: build-fuzz
+	./scripts/run-fuzzers.sh $(FUZZ_SECONDS)
+
+test: unit-test asan-test fuzz-test
 
 clean:
 	rm -rf build

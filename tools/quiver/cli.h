@@ -41,6 +41,11 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
 void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
 
+/// `quiver --version`: "quiver <version> (<build type> build)" and the codec
+/// and allocator library versions, one per line, without a final newline
+/// (tools/quiver/cmd_version.cc).
+std::string VersionText();
+
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);
 
