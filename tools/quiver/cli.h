@@ -40,6 +40,9 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action);
 void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
 void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
+// --- result server ---
+void AddServe(CLI::App& app, Context& ctx, Action* action);
+// --- end result server ---
 
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);
