@@ -709,12 +709,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->stream.reset();  // releases the statement's memory (exec pool) now
     std::lock_guard<std::mutex> lock(op->mu);
     op->completed_ms = NowEpochMs();
-    if (!error.ok()) {
+    if (op->cancel) {
+      op->cancelled = true;  // also when the producer stopped with Cancelled
+    } else if (!error.ok()) {
       op->failed = true;
       op->error = error.ToString();
       op->sql_state = SqlStateFor(error);
-    } else if (op->cancel) {
-      op->cancelled = true;
     } else {
       op->done = true;
       DecideLocked(op);
