@@ -106,7 +106,10 @@ function same(actual, expected) {
   if (typeof actual === 'number') {
     if (typeof expected === 'string') {
       if (/^\d{4}-\d{2}-\d{2}$/.test(expected)) return new Date(actual).toISOString().slice(0, 10) === expected;
-      return Number(expected) === actual;
+      // Decimals: the client turns DECIMAL into a JS number itself (lossy
+      // above 2^53); allow its last-bits rounding.
+      const want = Number(expected);
+      return want === actual || Math.abs(want - actual) <= Math.abs(want) * 4 * Number.EPSILON;
     }
     return actual === expected || Math.fround(actual) === Math.fround(expected);
   }
@@ -115,12 +118,41 @@ function same(actual, expected) {
   return JSON.stringify(actual) === JSON.stringify(expected);
 }
 
-function compareRows(name, actual, expected) {
+// Deep equality for nested values (lists, structs, maps) and binary.
+function sameDeep(actual, expected) {
+  if (actual instanceof Uint8Array) {
+    return typeof expected === 'string' && Buffer.from(actual).toString('hex').toUpperCase() === expected.toUpperCase();
+  }
+  if (actual instanceof Date && typeof expected === 'string' && expected.includes('T')) {
+    // Timestamps: the client has millisecond Dates in UTC; quiver cat prints
+    // the UTC instant (with Z and [zone] when the type has a time zone).
+    let text = expected.replace(/\[.*\]$/, '').replace(/Z$/, '');
+    if (!/\.\d+$/.test(text)) text += '.000';
+    text = (text + '000').replace(/(\.\d{3})\d*$/, '$1');
+    // Sub-millisecond digits are rounded by the client (not truncated): 1 ms.
+    return Math.abs(actual.getTime() - Date.parse(text + 'Z')) <= 1;
+  }
+  if (Array.isArray(actual)) {
+    return Array.isArray(expected) && actual.length === expected.length && actual.every((v, i) => sameDeep(v, expected[i]));
+  }
+  if (actual && typeof actual === 'object' && !(actual instanceof Date)) {
+    if (!expected || typeof expected !== 'object') return false;
+    const ka = Object.keys(actual);
+    const ke = Object.keys(expected);
+    return ka.length === ke.length && ke.every((k) => sameDeep(actual[k], expected[k]));
+  }
+  return same(actual, expected);
+}
+
+function compareRows(name, actual, expected, skip = []) {
   if (actual.length !== expected.length) throw new Error(`${name}: ${actual.length} rows, expected ${expected.length}`);
   for (let r = 0; r < expected.length; r++) {
     for (const key of Object.keys(expected[r])) {
-      if (!same(actual[r][key], expected[r][key])) {
-        throw new Error(`${name}: row ${r} column '${key}': got ${String(actual[r][key])} (${typeof actual[r][key]}), expected ${JSON.stringify(expected[r][key])}`);
+      if (skip.includes(key)) continue;
+      if (!sameDeep(actual[r][key], expected[r][key])) {
+        const got = actual[r][key];
+        const shown = got instanceof Date ? got.toISOString() : JSON.stringify(got, (k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+        throw new Error(`${name}: row ${r} column '${key}': got ${shown} (${typeof got}), expected ${JSON.stringify(expected[r][key])}`);
       }
     }
     if (Object.keys(actual[r]).length !== Object.keys(expected[r]).length) {
@@ -158,12 +190,25 @@ async function main() {
     superstore: expectedRows(superstore),
     flights: expectedRows(flights),
   };
+  // Every Arrow type the Databricks type mapping covers, from the Arrow
+  // integration gold files (primitive: booleans, integers, floats, strings,
+  // binaries; decimal 128 with precisions 3..38; dates and timestamps with and
+  // without zones; list, fixed-size list, struct; map; null; dictionary).
+  // Not compared: time32/time64 (f2..f5 of datetime; Databricks has no TIME
+  // type) and the interval file (its Duration columns are refused by the
+  // client's own Arrow library, "Unrecognized type: Duration").
+  const gold = path.join(args.shared, 'arrow-testing/data/arrow-ipc-stream/integration/1.0.0-littleendian');
+  const typeFiles = ['primitive', 'datetime', 'decimal', 'nested', 'map', 'null', 'dictionary'];
+  const typeSkips = { datetime: ['f2', 'f3', 'f4', 'f5'] };
+  for (const n of typeFiles) expected[`types_${n}`] = expectedRows(path.join(gold, `generated_${n}.stream`));
   const token = 'tok-' + Math.random().toString(36).slice(2);
-  const tables = ['--table', `lineitem=${lineitem}`, '--table', `superstore=${superstore}`, '--table', `flights=${flights}`];
+  const tables = ['--table', `lineitem=${lineitem}`, '--table', `superstore=${superstore}`, '--table', `flights=${flights}`,
+    ...typeFiles.flatMap((n) => ['--table', `types_${n}=${path.join(gold, `generated_${n}.stream`)}`])];
   // Small chunks and pages so that results have several of each.
   const common = ['--chunk-bytes', String(1 << 20), '--inline-threshold-bytes', String(256 << 10), '--max-links-per-fetch', '2'];
   const lz4 = await serve([...tables, ...common, '--stats', '1'], token);
   const raw = await serve([...tables, ...common, '--no-lz4'], token);
+  const allLinks = await serve([...tables, '--inline-threshold-bytes', '0', '--chunk-bytes', String(64 << 10)], token);
   const { client, session } = await connect(lz4, token);
 
   await check('inline results (no CloudFetch, LZ4 inline batches)', async () => {
@@ -210,7 +255,14 @@ async function main() {
     const rows = await op.fetchAll();
     await op.close();
     const names = rows.map((r) => r.TABLE_NAME).sort();
-    if (JSON.stringify(names) !== JSON.stringify(['flights', 'lineitem', 'superstore'])) throw new Error(`tables ${names}`);
+    if (JSON.stringify(names) !== JSON.stringify(Object.keys(expected).sort())) throw new Error(`tables ${names}`);
+    if (rows.some((r) => r.TABLE_CAT !== 'quiver' || r.TABLE_SCHEM !== 'default' || r.TABLE_TYPE !== 'TABLE')) {
+      throw new Error(`table rows ${JSON.stringify(rows[0])}`);
+    }
+    const op2 = await session.getTables({ tableName: 'types\\_%' });
+    const typed = (await op2.fetchAll()).map((r) => r.TABLE_NAME);
+    await op2.close();
+    if (typed.length !== typeFiles.length) throw new Error(`pattern types\\_% matched ${typed}`);
   });
   await check('getColumns', async () => {
     const op = await session.getColumns({ tableName: 'lineitem' });
@@ -253,6 +305,22 @@ async function main() {
   });
   await second.session.close();
   await second.client.close();
+
+  for (const [label, server, options] of [
+    ['inline, LZ4', lz4, { useCloudFetch: false }],
+    ['CloudFetch, LZ4, every result as links', allLinks, {}],
+    ['no LZ4 (--no-lz4 server)', raw, {}],
+  ]) {
+    const conn = await connect(server, token);
+    for (const n of typeFiles) {
+      await check(`Arrow types (${label}): ${n}`, async () => {
+        const rows = await query(conn.session, `SELECT * FROM types_${n}`, options);
+        compareRows(`types_${n}`, rows, expected[`types_${n}`], typeSkips[n] || []);
+      });
+    }
+    await conn.session.close();
+    await conn.client.close();
+  }
 }
 
 try {
