@@ -85,8 +85,33 @@ class ResultServer::Impl {
       res.set_content(reply.status().ToString() + "\n", "text/plain");
       return;
     }
+    // The reply stays charged to the thrift pool until httplib has sent it
+    // and drops the response (the provider's captures go with it).
+    struct ChargedBody {
+      std::string bytes;
+      std::shared_ptr<MemoryPool> pool;
+      int64_t charged = 0;
+      ~ChargedBody() {
+        if (charged > 0) pool->Unreserve(charged);
+      }
+    };
+    auto body = std::make_shared<ChargedBody>();
+    body->bytes = std::move(reply).value();
+    body->pool = service->thrift_pool()->shared_from_this();
+    if (body->pool->Reserve(static_cast<int64_t>(body->bytes.size())).ok()) {
+      body->charged = static_cast<int64_t>(body->bytes.size());
+    } else {
+      res.status = 503;
+      res.set_content("no memory for the reply\n", "text/plain");
+      return;
+    }
     res.status = 200;
-    res.set_content(std::move(reply).value(), "application/x-thrift");
+    const size_t size = body->bytes.size();
+    res.set_content_provider(size, "application/x-thrift",
+                             [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                               const size_t end = std::min(offset + length, body->bytes.size());
+                               return offset >= end || sink.write(body->bytes.data() + offset, end - offset);
+                             });
   }
 
   void HandleFile(const httplib::Request& req, httplib::Response& res) {
