@@ -1,14 +1,10 @@
-// Tests of the chunk writer, the chunk store and the link signer.
+// Tests of the chunk writer and the LZ4 frame helpers.
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
 #include <vector>
 
-#include "quiver/columnar/compare.h"
-#include "quiver/fetch/chunk_store.h"
 #include "quiver/fetch/chunk_writer.h"
-#include "quiver/fetch/link_signer.h"
 #include "quiver/ipc/reader.h"
 
 namespace quiver::fetch {
@@ -157,114 +153,6 @@ TEST(Lz4Frame, RejectsCorruptionAndBombs) {
   bad[bad.size() - 2] ^= 0x40;  // content checksum
   EXPECT_FALSE(Lz4FrameDecompress(bad, pool.get(), 1 << 20).ok());
   EXPECT_FALSE(Lz4FrameDecompress(std::span<const uint8_t>(frame->data(), frame->size() / 2), pool.get(), 1 << 20).ok());
-}
-
-std::array<uint8_t, LinkSigner::kSecretBytes> FixedSecret(uint8_t seed) {
-  std::array<uint8_t, LinkSigner::kSecretBytes> s{};
-  for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(seed + i);
-  return s;
-}
-
-TEST(LinkSigner, KnownHmacValue) {
-  // HMAC-SHA256(key = 00 01 .. 1f, "0123456789abcdef0123456789abcdef\n1700000000000"),
-  // computed independently with Python's hmac module.
-  LinkSigner signer(FixedSecret(0));
-  const std::string sig = signer.Sign("0123456789abcdef0123456789abcdef", 1700000000000);
-  EXPECT_EQ(sig.size(), 64u);
-  EXPECT_EQ(sig, "a68e964414f8b2fcfa0eb1806b4ff81c587d3bc4663da07f2018be0079fd62e9");
-}
-
-TEST(LinkSigner, VerifyOutcomes) {
-  LinkSigner signer(FixedSecret(1));
-  const std::string id = NewChunkId().value();
-  ASSERT_TRUE(IsValidChunkId(id));
-  const int64_t now = 1'800'000'000'000;
-  const std::string sig = signer.Sign(id, now + 1000);
-  const std::string exp = std::to_string(now + 1000);
-  EXPECT_EQ(signer.Verify(id, exp, sig, now), LinkCheck::kOk);
-  EXPECT_EQ(signer.Verify(id, exp, sig, now + 1000), LinkCheck::kExpired);
-  // Forged: another secret, a changed expiry, a flipped digit, another id.
-  EXPECT_EQ(LinkSigner(FixedSecret(2)).Verify(id, exp, sig, now), LinkCheck::kBadSignature);
-  EXPECT_EQ(signer.Verify(id, std::to_string(now + 99999), sig, now), LinkCheck::kBadSignature);
-  std::string flipped = sig;
-  flipped[10] = flipped[10] == 'a' ? 'b' : 'a';
-  EXPECT_EQ(signer.Verify(id, exp, flipped, now), LinkCheck::kBadSignature);
-  std::string other = id;
-  other[0] = other[0] == '0' ? '1' : '0';
-  EXPECT_EQ(signer.Verify(other, exp, sig, now), LinkCheck::kBadSignature);
-  // Malformed: truncated signature, uppercase, path tricks, junk expiry.
-  EXPECT_EQ(signer.Verify(id, exp, sig.substr(0, 63), now), LinkCheck::kMalformed);
-  EXPECT_EQ(signer.Verify("../../etc/passwd", exp, sig, now), LinkCheck::kMalformed);
-  EXPECT_EQ(signer.Verify(id, "12x", sig, now), LinkCheck::kMalformed);
-  EXPECT_EQ(signer.Verify(id, "", sig, now), LinkCheck::kMalformed);
-  EXPECT_EQ(signer.Verify(id, "0" + exp, sig, now), LinkCheck::kMalformed);
-  EXPECT_EQ(signer.Verify(id, std::string(40, '9'), sig, now), LinkCheck::kMalformed);
-  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
-  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
-  EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));
-}
-
-TEST(ChunkStore, BudgetSpillsAndRemovesEverything) {
-  auto pool = MemoryPool::MakeRoot({});
-  LocalChunkStoreOptions o;
-  o.memory_budget_bytes = 1500;
-  o.link_base_url = "https://127.0.0.1:1";
-  std::string dir;
-  {
-    auto store = LocalChunkStore::Make(o, LinkSigner(FixedSecret(3))).value();
-    dir = store->spill_dir();
-    std::vector<std::string> ids;
-    for (int i = 0; i < 4; ++i) {
-      auto b = Buffer::Allocate(pool.get(), 1000).value();
-      std::memset(b->mutable_data(), 'a' + i, 1000);
-      ids.push_back(store->Put(b, 0).value());
-    }
-    EXPECT_EQ(pool->held_bytes(), 1000) << "only the in-memory chunk stays charged";
-    auto st = store->stats();
-    EXPECT_EQ(st.chunks, 4);
-    EXPECT_EQ(st.memory_bytes, 1000);
-    EXPECT_EQ(st.spilled_chunks, 3);
-    EXPECT_EQ(store->CountSpillFiles(), 3);
-    for (int i = 0; i < 4; ++i) {
-      auto got = store->Get(ids[i]).value();
-      ASSERT_EQ(got->size(), 1000);
-      EXPECT_EQ(got->data()[999], 'a' + i);
-    }
-    auto link = store->Link(ids[2], 1234).value();
-    EXPECT_EQ(link.url, "https://127.0.0.1:1/files/" + ids[2] + "?e=1234&s=" + store->signer().Sign(ids[2], 1234));
-    store->Remove(ids[0]);
-    store->Remove(ids[1]);
-    store->Remove(ids[1]);  // idempotent
-    EXPECT_TRUE(store->Get(ids[1]).status().IsKeyError());
-    EXPECT_TRUE(store->Link(ids[1], 1).status().IsKeyError());
-    EXPECT_EQ(pool->held_bytes(), 0);
-    EXPECT_EQ(store->CountSpillFiles(), 2);
-    // Expiry.
-    auto b = Buffer::Allocate(pool.get(), 10).value();
-    auto id = store->Put(b, 5000).value();
-    b.reset();
-    EXPECT_EQ(store->RemoveExpired(4999), 0);
-    EXPECT_EQ(store->RemoveExpired(5000), 1);
-    EXPECT_TRUE(store->Get(id).status().IsKeyError());
-  }
-  EXPECT_EQ(pool->held_bytes(), 0);
-  std::ifstream gone(dir);
-  EXPECT_FALSE(gone.good()) << "private spill dir removed: " << dir;
-}
-
-TEST(ChunkStore, FullBudgetAndSpillLimitFailsCleanly) {
-  auto pool = MemoryPool::MakeRoot({});
-  LocalChunkStoreOptions o;
-  o.memory_budget_bytes = 100;
-  o.spill_limit_bytes = 150;
-  auto store = LocalChunkStore::Make(o, LinkSigner(FixedSecret(4))).value();
-  auto b = Buffer::Allocate(pool.get(), 100).value();
-  ASSERT_TRUE(store->Put(b, 0).ok());
-  ASSERT_TRUE(store->Put(b, 0).ok());  // spilled
-  auto r = store->Put(b, 0);
-  ASSERT_TRUE(r.status().IsOutOfMemory());
-  EXPECT_NE(r.status().message().find("spill limit"), std::string::npos) << r.status().ToString();
-  EXPECT_EQ(store->stats().chunks, 2);
 }
 
 }  // namespace
