@@ -5,6 +5,9 @@
 #include <httplib.h>
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -648,6 +651,35 @@ TEST(ResultServer, IdleExpiryClosesSessionsAndOperations) {
   EXPECT_EQ(st.open_sessions, 0);
   auto again = Execute(rpc, s, "SELECT * FROM lineitem", true);
   EXPECT_EQ(again.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+TEST(ResultServer, StalledConnectionsDoNotHoldWorkers) {
+  Fixture f;
+  ServerOptions so;
+  so.worker_threads = 2;
+  so.read_timeout_s = 1;
+  f.Start(so);
+  // Connections that never finish the TLS handshake, more than the workers.
+  std::vector<int> stalled;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(f.server->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const char partial[] = "\x16\x03\x01";  // the start of a TLS record, then silence
+    ASSERT_EQ(write(fd, partial, 3), 3);
+    stalled.push_back(fd);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 10.0) << "a worker came free after the read timeout";
+  CloseSession(rpc, s);
+  for (int fd : stalled) close(fd);
 }
 
 }  // namespace
