@@ -17,7 +17,15 @@ void OnSignal(int) { g_stop = 1; }
 
 }  // namespace
 
+void AddBenchServe(CLI::App* bench, Context& ctx, Action* action);  // cmd_bench_serve.cc
+
 void AddServe(CLI::App& app, Context& ctx, Action* action) {
+  // `quiver bench serve` hangs under the bench subcommand when it exists
+  // (AddBench runs first in main.cc).
+  try {
+    if (auto* bench = app.get_subcommand("bench")) AddBenchServe(bench, ctx, action);
+  } catch (const CLI::OptionNotFound&) {
+  }
   auto* cmd = app.add_subcommand("serve", "serve tables over the Databricks SQL protocol (HTTPS, Thrift, CloudFetch)");
   struct Opts {
     int port = 0;

@@ -690,6 +690,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
         }
         if (!next->has_value()) break;
         fetch::Chunk chunk = std::move(**next);
+        const int64_t served_bytes = chunk.bytes->size();
         auto id = o_.store->Put(std::move(chunk.bytes), 0);
         if (!id.ok()) {
           error = id.status();
@@ -699,8 +700,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
         ChunkRef ref{*id, chunk.start_row_offset, chunk.row_count, chunk.ipc_bytes, 0, chunk.schema_message_bytes,
                      chunk.lz4};
         std::lock_guard<std::mutex> lock(op->mu);
-        ref.served_bytes = 0;
+        ref.served_bytes = served_bytes;
         op->total_ipc_bytes += chunk.ipc_bytes;
+        op->total_served_bytes += served_bytes;
         op->chunks.push_back(std::move(ref));
         DecideLocked(op);
         op->cv.notify_all();
@@ -768,7 +770,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
     r->__set_resultFormat(op->inline_mode ? t::TSparkRowSetType::ARROW_BASED_SET : t::TSparkRowSetType::URL_BASED_SET);
     r->__set_lz4Compressed(op->inline_mode ? op->inline_lz4 : op->chunk_lz4);
     r->__set_arrowSchema(op->arrow_schema);
-    if (op->done) r->__set_uncompressedBytes(op->total_ipc_bytes);
+    if (op->done) {
+      // Whole-result sizes, known once the statement has finished: the IPC
+      // bytes, and the bytes the chunk files hold (LZ4 frames or raw IPC).
+      r->__set_uncompressedBytes(op->total_ipc_bytes);
+      r->__set_compressedBytes(op->total_served_bytes);
+    }
     r->__set_isStagingOperation(false);
   }
 

@@ -319,6 +319,13 @@ TEST(ResultServer, CloudFetchLz4SeveralChunksPagesAndSpill) {
   EXPECT_GE(pages, 2);
   EXPECT_GE(all_links.size(), 4u);
   EXPECT_EQ(keys, table->orderkeys);
+  // Once the statement has finished, the metadata carries the whole sizes.
+  auto md_done = Metadata(rpc, ex.operationHandle);
+  int64_t ipc_total = 0;
+  for (const auto& l : all_links) ipc_total += l.bytesNum;
+  EXPECT_EQ(md_done.uncompressedBytes, ipc_total);
+  EXPECT_GT(md_done.compressedBytes, 0);
+  EXPECT_LT(md_done.compressedBytes, md_done.uncompressedBytes) << "LZ4 frames are smaller than the IPC streams";
   EXPECT_GT(f.server->store()->stats().total_spilled_chunks, 0) << "budget below the result spills";
 
   // startRowOffset: links again from the chunk that holds a given row.
