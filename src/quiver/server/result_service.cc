@@ -35,6 +35,9 @@ namespace {
 // IPC end-of-stream marker length (0xFFFFFFFF, then int32 0).
 constexpr int64_t kEosBytes = 8;
 constexpr int kHandleBytes = 16;
+// Largest IPC bytes of inline batches in one FetchResults reply (beyond the
+// first chunk, which always goes).
+constexpr int64_t kMaxInlinePageBytes = int64_t{16} << 20;
 
 std::string RandomHandleBytes(bool uuid_v4) {
   uint8_t b[kHandleBytes];
@@ -820,10 +823,17 @@ class ResultService::Impl : public t::TCLIServiceIf {
                    : op->chunks.empty()           ? 0
                                                   : op->chunks.back().start_row_offset + op->chunks.back().row_count;
       int64_t rows = 0;
+      int64_t page_ipc_bytes = 0;
       while (op->cursor < op->chunks.size()) {
         const ChunkRef& c = op->chunks[op->cursor];
         if (inline_mode) {
-          if (!refs.empty() && max_rows > 0 && rows + c.row_count > max_rows) break;
+          // A page holds at least one chunk, then stops at maxRows rows or
+          // kMaxInlinePageBytes IPC bytes (one reply stays bounded).
+          if (!refs.empty() && ((max_rows > 0 && rows + c.row_count > max_rows) ||
+                                page_ipc_bytes + c.ipc_bytes > kMaxInlinePageBytes)) {
+            break;
+          }
+          page_ipc_bytes += c.ipc_bytes;
         } else if (static_cast<int>(refs.size()) >= o_.max_links_per_fetch) {
           break;
         }
