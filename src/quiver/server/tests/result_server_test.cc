@@ -101,8 +101,12 @@ class Rpc {
     auto r = http_.Post(path_.c_str(), h, body, "application/x-thrift");
     if (!r) return -1;
     last_body_ = r->body;
-    in_->resetBuffer(reinterpret_cast<uint8_t*>(last_body_.data()), static_cast<uint32_t>(last_body_.size()),
-                     TMemoryBuffer::COPY);
+    if (last_body_.empty()) {
+      in_->resetBuffer();  // (TMemoryBuffer's COPY of 0 bytes memcpy's to a null base)
+    } else {
+      in_->resetBuffer(reinterpret_cast<uint8_t*>(last_body_.data()), static_cast<uint32_t>(last_body_.size()),
+                       TMemoryBuffer::COPY);
+    }
     return r->status;
   }
   std::string Take() {
