@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   AddDemo(app, ctx, &action);
   AddBench(app, ctx, &action, &exit_code);
   AddJoin(app, ctx, &action, &exit_code);
+  AddServe(app, ctx, &action);  // --- result server ---
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
