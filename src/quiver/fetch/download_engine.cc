@@ -607,6 +607,9 @@ class EngineImpl final : public DownloadEngine {
       bool all_done = !has_more_;
       for (auto& c : chunks_) all_done = all_done && c->state == Chunk::State::kDone;
       if (all_done) return Status::OK();
+      for (auto& c : chunks_) {
+        if (c->state == Chunk::State::kBackoff) next_wake = std::min(next_wake, c->retry_at);
+      }
       int ms = static_cast<int>(std::max<int64_t>(
           0, std::chrono::duration_cast<std::chrono::milliseconds>(next_wake - Clock::now()).count()));
       curl_multi_poll(multi_, nullptr, 0, std::max(ms, 1), nullptr);
