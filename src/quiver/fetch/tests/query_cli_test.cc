@@ -1,0 +1,131 @@
+// `quiver query` end to end against the FakeWarehouse (in this process, on
+// 127.0.0.1 with TLS): CSV on stdout, an atomic LZ4 IPC file with -o, the
+// token never printed, a missing token and an untrusted certificate refused.
+// Skipped when the quiver binary has not been built.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "quiver/fetch/tests/chunk_fixtures.h"
+#include "quiver/fetch/tests/fake_warehouse.h"
+#include "quiver/ipc/reader.h"
+
+namespace quiver::fetch {
+namespace {
+
+using testing::FakeConfig;
+using testing::FakeFile;
+using testing::FakeWarehouse;
+
+#ifdef QUIVER_BINARY
+const char* kBinary = QUIVER_BINARY;
+#else
+const char* kBinary = "";
+#endif
+
+struct Cmd {
+  int status = -1;
+  std::string out;  // stdout and stderr, merged
+};
+
+Cmd Shell(const std::string& cmd) {
+  Cmd r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  r.status = pclose(p);
+  return r;
+}
+
+class QueryCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    struct stat st;
+    if (std::string(kBinary).empty() || stat(kBinary, &st) != 0) GTEST_SKIP() << "quiver binary not built";
+    pool_ = MemoryPool::MakeRoot({});
+    expected_ = testing::SeqBatches(pool_.get(), 0, 25000, 3000);
+    const SchemaPtr schema = expected_[0]->schema;
+    std::string s = testing::IpcStream(pool_.get(), schema, {});
+    cfg_.arrow_schema = s.substr(0, s.size() - 8);
+    for (int i = 0; i < 5; ++i) {
+      auto b = testing::SeqBatches(pool_.get(), i * 5000, 5000, 3000);
+      const std::string raw = testing::IpcStream(pool_.get(), schema, b);
+      FakeFile f;
+      f.wire = testing::Lz4Frame(raw);
+      f.start_row = i * 5000;
+      f.row_count = 5000;
+      f.bytes_num = static_cast<int64_t>(raw.size());
+      cfg_.files.push_back(f);
+    }
+    w_ = FakeWarehouse::Start(cfg_);
+  }
+  std::string Base() const {
+    return std::string(kBinary) + " query --server " + w_->url() + " --ca-cert " + w_->ca_cert_path();
+  }
+  std::shared_ptr<MemoryPool> pool_;
+  std::vector<RecordBatchPtr> expected_;
+  FakeConfig cfg_;
+  std::unique_ptr<FakeWarehouse> w_;
+};
+
+TEST_F(QueryCli, CsvToStdoutWithSummary) {
+  Cmd c = Shell("QUIVER_TOKEN=" + cfg_.token + " " + Base() + " --format csv --window 200K --parallel 3 'SELECT id FROM t'");
+  ASSERT_EQ(c.status, 0) << c.out;
+  std::istringstream in(c.out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "id");
+  for (int64_t r = 0; r < 25000; ++r) {
+    ASSERT_TRUE(std::getline(in, line));
+    ASSERT_EQ(line, std::to_string(r));
+  }
+  EXPECT_NE(c.out.find("quiver query: 25000 rows, 5 chunks"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("client pool held 0 B"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find(cfg_.token), std::string::npos) << "the token must never be printed";
+}
+
+TEST_F(QueryCli, IpcFileWrittenAtomically) {
+  const std::string path = ::testing::TempDir() + "/quiver-query-out.arrow";
+  std::remove(path.c_str());
+  for (const char* policy : {"heap", "mmap-after", "stream-mmap"}) {
+    Cmd c = Shell(Base() + " --token " + cfg_.token + " --policy " + policy + " -o " + path +
+                  " --compression lz4 'SELECT * FROM t'");
+    ASSERT_EQ(c.status, 0) << c.out;
+    ipc::ReadOptions ro;
+    ro.pool = pool_.get();
+    auto reader = ipc::RecordBatchReader::OpenPath(path, ro);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->format(), ipc::IpcFormat::kFile);
+    auto got = ipc::ReadAllBatches(reader->get());
+    ASSERT_TRUE(got.ok());
+    Status same = testing::SameRows(expected_, *got);
+    EXPECT_TRUE(same.ok()) << same.ToString();
+    struct stat st;
+    EXPECT_NE(stat((path + ".tmp-").c_str(), &st), 0);
+  }
+  std::remove(path.c_str());
+}
+
+TEST_F(QueryCli, MissingTokenAndUntrustedCertificate) {
+  Cmd c = Shell("env -u QUIVER_TOKEN " + Base() + " 'SELECT 1'");
+  EXPECT_NE(c.status, 0);
+  EXPECT_NE(c.out.find("no token"), std::string::npos) << c.out;
+  c = Shell(std::string(kBinary) + " query --server " + w_->url() + " --token " + cfg_.token + " 'SELECT 1'");
+  EXPECT_NE(c.status, 0);
+  EXPECT_NE(c.out.find("certificate"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find(cfg_.token), std::string::npos);
+  c = Shell(std::string(kBinary) + " query --insecure --server " + w_->url() + " --token " + cfg_.token +
+            " --format jsonl --limit 3 'SELECT 1'");
+  EXPECT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("WARNING: --insecure"), std::string::npos);
+  EXPECT_NE(c.out.find("{\"id\":2}"), std::string::npos) << c.out;
+}
+
+}  // namespace
+}  // namespace quiver::fetch
