@@ -5,6 +5,9 @@
 // baseline after every case.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "quiver/fetch/chunk_decoder.h"
 #include "quiver/fetch/tests/chunk_fixtures.h"
 #include "quiver/ipc/reader.h"
@@ -352,6 +355,42 @@ TEST(ChunkDecoder, ResetDropsPartialBody) {
   auto buf = (*d)->Finish();
   ASSERT_TRUE(buf.ok()) << buf.status().ToString();
   EXPECT_TRUE(SameRows(body.batches, ReadAll(*buf, pool.get())).ok());
+}
+
+}  // namespace
+}  // namespace quiver::fetch
+
+namespace quiver::fetch {
+namespace {
+
+// The fuzz corpus (fuzz/corpus/chunk_decode) decodes with the options its
+// first byte selects, to batches that read back (what the fuzz target does).
+TEST(ChunkDecoder, FuzzCorpusDecodes) {
+  std::string shared = QUIVER_SHARED_DIR;
+  const std::string suffix = "/../shared";
+  ASSERT_GT(shared.size(), suffix.size());
+  const std::string dir = shared.substr(0, shared.size() - suffix.size()) + "/fuzz/corpus/chunk_decode";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream f(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    ASSERT_GE(bytes.size(), 5u);
+    const uint8_t flags = static_cast<uint8_t>(bytes[0]);
+    uint32_t hint = 0;
+    std::memcpy(&hint, bytes.data() + 1, 4);
+    auto pool = MemoryPool::MakeRoot({});
+    ChunkDecoderOptions o;
+    o.pool = pool.get();
+    o.lz4 = (flags & 1) == 0;
+    o.policy = static_cast<ChunkPolicy>((flags >> 1) % 3);
+    o.bytes_num_is_exact = (flags & 8) == 0;
+    o.expected_bytes = (flags & 16) ? -1 : static_cast<int64_t>(hint);
+    auto body = DecodeChunk({reinterpret_cast<const uint8_t*>(bytes.data()) + 5, bytes.size() - 5}, o);
+    ASSERT_TRUE(body.ok()) << entry.path() << ": " << body.status().ToString();
+    EXPECT_FALSE(ReadAll(*body, pool.get()).empty()) << entry.path();
+    ++files;
+  }
+  EXPECT_GE(files, 8);
 }
 
 }  // namespace
