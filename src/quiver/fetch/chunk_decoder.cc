@@ -1,6 +1,7 @@
 // quiver/fetch/chunk_decoder.cc — see chunk_decoder.h.
 #include "quiver/fetch/chunk_decoder.h"
 
+#define LZ4F_STATIC_LINKING_ONLY  // LZ4F_createDecompressionContext_advanced, LZ4F_getErrorCode
 #include <lz4frame.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <cstdlib>
 #include <fstream>
 
 #include "quiver/base/checked_math.h"
@@ -226,6 +228,67 @@ class OutputRegion {
   bool fell_back_ = false;
 };
 
+// LZ4F's own buffers (a block of input, a block of output and the 64 KiB
+// history: ~8 MiB for 4 MiB blocks) are charged to the decoder's pool and,
+// when large, mapped privately, so that they go back to the OS when the
+// context is freed instead of staying in a malloc arena (the fragmentation the
+// seed measured).
+struct ScratchState {
+  MemoryPool* pool = nullptr;
+  std::atomic<int64_t> held{0};
+};
+
+constexpr size_t kScratchHeader = 64;               // keeps 64-byte alignment
+constexpr size_t kScratchMapThreshold = 256 << 10;  // mapped at or above
+
+void* ScratchAlloc(void* opaque, size_t size) {
+  auto* st = static_cast<ScratchState*>(opaque);
+  const size_t total = size + kScratchHeader;
+  const bool map = total >= kScratchMapThreshold;
+  const int64_t charge = map ? RoundToPage(static_cast<int64_t>(total)) : static_cast<int64_t>(total);
+  if (!st->pool->Reserve(charge).ok()) return nullptr;  // LZ4F reports allocation_failed
+  void* p = nullptr;
+  if (map) {
+    p = mmap(nullptr, static_cast<size_t>(charge), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) p = nullptr;
+  } else {
+    p = std::malloc(total);
+  }
+  if (p == nullptr) {
+    st->pool->Unreserve(charge);
+    return nullptr;
+  }
+  st->held += charge;
+  auto* header = static_cast<int64_t*>(p);
+  header[0] = charge;
+  header[1] = map ? 1 : 0;
+  return static_cast<uint8_t*>(p) + kScratchHeader;
+}
+
+void* ScratchCalloc(void* opaque, size_t size) {
+  void* p = ScratchAlloc(opaque, size);
+  if (p != nullptr) {
+    const auto* header = reinterpret_cast<const int64_t*>(static_cast<uint8_t*>(p) - kScratchHeader);
+    if (header[1] == 0) std::memset(p, 0, size);  // mappings are zero already
+  }
+  return p;
+}
+
+void ScratchFree(void* opaque, void* address) {
+  if (address == nullptr) return;
+  auto* st = static_cast<ScratchState*>(opaque);
+  uint8_t* base = static_cast<uint8_t*>(address) - kScratchHeader;
+  const auto* header = reinterpret_cast<const int64_t*>(base);
+  const int64_t charge = header[0];
+  if (header[1] != 0) {
+    munmap(base, static_cast<size_t>(charge));
+  } else {
+    std::free(base);
+  }
+  st->held -= charge;
+  st->pool->Unreserve(charge);
+}
+
 struct Lz4DctxDeleter {
   void operator()(LZ4F_dctx* d) const { LZ4F_freeDecompressionContext(d); }
 };
@@ -238,8 +301,10 @@ class ChunkDecoderImpl final : public ChunkDecoder {
   ~ChunkDecoderImpl() override { FreeHeld(); }
 
   Status Init() {
-    LZ4F_dctx* d = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&d, LZ4F_VERSION))) {
+    scratch_.pool = o_.pool;
+    LZ4F_CustomMem mem{ScratchAlloc, ScratchCalloc, ScratchFree, &scratch_};
+    LZ4F_dctx* d = LZ4F_createDecompressionContext_advanced(mem, LZ4F_VERSION);
+    if (d == nullptr) {
       return Status::OutOfMemory(o_.chunk_label + ": cannot create an LZ4 decompression context");
     }
     dctx_.reset(d);
@@ -256,14 +321,16 @@ class ChunkDecoderImpl final : public ChunkDecoder {
   void Reset() override {
     FreeHeld();
     out_.Clear();
-    LZ4F_resetDecompressionContext(dctx_.get());
+    // A fresh context: its scratch buffers go back too.
+    dctx_.reset();
+    if (!Init().ok()) error_ = Status::OutOfMemory(Label() + ": cannot create an LZ4 decompression context");
     received_ = produced_ = 0;
     in_frame_ = false;
     hdr_len_ = 0;
     hdr_size_ = 0;
     frames_ = 0;
     skip_left_ = 0;
-    error_ = Status::OK();
+    if (dctx_) error_ = Status::OK();
   }
 
   Result<std::shared_ptr<Buffer>> Finish() override {
@@ -274,7 +341,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
   }
 
   int64_t received_bytes() const override { return received_; }
-  int64_t held_bytes() const override { return out_.capacity() + held_.granted_bytes; }
+  int64_t held_bytes() const override { return out_.capacity() + held_.granted_bytes + scratch_.held.load(); }
   bool used_heap_fallback() const override { return out_.heap_fallback(); }
 
  private:
@@ -285,6 +352,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     error_ = st;
     FreeHeld();
     out_.Clear();
+    dctx_.reset();  // its scratch goes back now, not when the decoder is destroyed
   }
   void FreeHeld() {
     if (held_.data != nullptr) o_.pool->Free(held_);
@@ -490,6 +558,10 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     size_t src = in->size();
     size_t r = LZ4F_decompress(dctx_.get(), out, &dst, in->empty() ? &dummy : in->data(), &src, nullptr);
     if (LZ4F_isError(r)) {
+      if (LZ4F_getErrorCode(r) == LZ4F_ERROR_allocation_failed) {
+        return Status::OutOfMemory(Label() + ": LZ4 frame buffers refused by pool " + o_.pool->path() + " (held " +
+                                   Bytes(o_.pool->held_bytes()) + ", limit " + Bytes(o_.pool->limit_bytes()) + ")");
+      }
       return Status::Invalid(Label() + ": corrupt LZ4 data in frame " + std::to_string(frames_ - 1) + ": " +
                              LZ4F_getErrorName(r));
     }
@@ -540,6 +612,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
 
   ChunkDecoderOptions o_;
   OutputRegion out_;
+  ScratchState scratch_;  // declared before dctx_: outlives it
   std::unique_ptr<LZ4F_dctx, Lz4DctxDeleter> dctx_;
   PoolAllocation held_;
   int64_t held_used_ = 0;

@@ -25,6 +25,9 @@
 // reach options.max_live_mappings, derived from vm.max_map_count) the pool's
 // allocator is used instead. Every byte of a mapping is charged to the pool
 // (MemoryPool::Reserve) before it is mapped, and uncharged when unmapped.
+// LZ4F's internal buffers (one block in, one block out, ~2 x the frame's
+// block size) are charged to the pool too, mapped when >= 256 KiB, and
+// freed with the decoder.
 //
 // Integrity (each failure is Invalid naming options.chunk_label):
 //   - with bytes_num_is_exact, decompressed bytes == expected_bytes;

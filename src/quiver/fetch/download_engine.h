@@ -16,7 +16,9 @@
 //     until the consumer has read the whole chunk (release_window_share) or
 //     dropped its last batch (the returned Buffer owns the share), whichever
 //     comes first, so the window counts compressed bytes in flight and
-//     decompressed bytes not yet consumed;
+//     decompressed bytes not yet consumed. Each active download's LZ4F
+//     scratch (about two block sizes + 128 KiB, charged to the pool) comes
+//     on top, bounded by `parallel`;
 //   - faults: 5xx, 408, 429, timeouts (including the low-speed timeout that
 //     cuts a stalled body), resets and truncated bodies are retried with
 //     exponential backoff and jitter, at most max_retries times per chunk,

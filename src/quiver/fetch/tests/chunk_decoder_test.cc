@@ -80,6 +80,7 @@ TEST_P(PolicyTest, RoundTripEqualsSource) {
     if (policy != ChunkPolicy::kHeap) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>((*buf)->data()) % 4096, 0u) << "a mapping is page aligned";
     }
+    d->reset();  // the decoder's LZ4F scratch goes back with it
     auto got = ReadAll(*buf, pool.get());
     ASSERT_TRUE(SameRows(body.batches, got).ok()) << SameRows(body.batches, got).ToString();
     // The pool holds the chunk (rounded to pages for mappings) while the batches live.
@@ -262,7 +263,7 @@ TEST(ChunkDecoder, ContentSizeBombRefused) {
   auto pool = MemoryPool::MakeRoot({});
   Status st = DecodeErr(wire, -1, -1, ChunkPolicy::kStreamMmap, pool.get());
   EXPECT_TRUE(st.IsInvalid()) << st.ToString();
-  EXPECT_EQ(pool->peak_bytes(), 0);
+  EXPECT_LE(pool->peak_bytes(), 1024) << "only the LZ4F context (~350 bytes) was ever charged";
 }
 
 // 64 MiB of one repeated batch compresses to well under 1 MiB; under a pool
@@ -290,7 +291,7 @@ TEST(ChunkDecoder, VeryCompressibleUnderLimit) {
   }
   {
     MemoryPoolOptions po;
-    po.limit_bytes = n + (int64_t{1} << 20);
+    po.limit_bytes = n + (int64_t{10} << 20);
     auto pool = MemoryPool::MakeRoot(po);
     ChunkDecoderOptions o;
     o.pool = pool.get();
@@ -303,9 +304,12 @@ TEST(ChunkDecoder, VeryCompressibleUnderLimit) {
     }
     auto buf = (*d)->Finish();
     ASSERT_TRUE(buf.ok()) << buf.status().ToString();
-    EXPECT_EQ(pool->peak_bytes(), n);
+    // The output plus LZ4F's two 4 MiB block buffers (charged, mapped).
+    EXPECT_GE(pool->peak_bytes(), n);
+    EXPECT_LE(pool->peak_bytes(), n + (int64_t{9} << 20));
     EXPECT_EQ(0, std::memcmp((*buf)->data(), raw.data(), raw.size()));
     buf = Status::Cancelled("drop");
+    d->reset();
     EXPECT_EQ(pool->held_bytes(), 0);
   }
 }
@@ -350,7 +354,7 @@ TEST(ChunkDecoder, ResetDropsPartialBody) {
   ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size() / 2}).ok());
   EXPECT_GT(pool->held_bytes(), base);
   (*d)->Reset();
-  EXPECT_EQ(pool->held_bytes(), base);
+  EXPECT_LE(pool->held_bytes(), base + 1024) << "only a fresh LZ4F context";
   ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}).ok());
   auto buf = (*d)->Finish();
   ASSERT_TRUE(buf.ok()) << buf.status().ToString();

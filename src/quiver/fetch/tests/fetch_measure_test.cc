@@ -119,6 +119,13 @@ TEST(FetchMeasure, PolicyPeaksAndThroughput) {
   }
   auto w = testing::FakeWarehouse::Start(cfg);
   const double mib = 1024.0 * 1024.0;
+  // QUIVER_FETCH_MEASURE_ONLY="case:policy" runs one case (a fresh process
+  // per case keeps allocator state of one case out of the next).
+  const char* only_env = std::getenv("QUIVER_FETCH_MEASURE_ONLY");
+  const std::string only = only_env ? only_env : "";
+  auto want = [&](const char* kase, ChunkPolicy p) {
+    return only.empty() || only == std::string(kase) + ":" + std::string(ChunkPolicyName(p));
+  };
   auto line = [&](const char* kase, ChunkPolicy p, const Measured& m, int repeat) {
     std::printf(
         "{\"case\":\"%s\",\"policy\":\"%s\",\"table_mib\":%.1f,\"wire_mib\":%.1f,\"peak_rss_increase_mib\":%.1f,"
@@ -131,17 +138,20 @@ TEST(FetchMeasure, PolicyPeaksAndThroughput) {
   };
   const int64_t window = int64_t{256} << 20;
   for (ChunkPolicy p : {ChunkPolicy::kHeap, ChunkPolicy::kMmapAfter, ChunkPolicy::kStreamMmap}) {
+    if (!want("fetchall", p)) continue;
     Measured m = Fetch(*w, p, window, /*keep=*/true);
     EXPECT_EQ(m.rows, rows);
     line("fetchall", p, m, 1);
   }
-  for (ChunkPolicy p : {ChunkPolicy::kHeap, ChunkPolicy::kStreamMmap}) {
+  for (ChunkPolicy p : {ChunkPolicy::kHeap, ChunkPolicy::kMmapAfter, ChunkPolicy::kStreamMmap}) {
+    if (!want("repeat", p)) continue;
     Measured m = Fetch(*w, p, window, /*keep=*/true, 4);
     line("repeat", p, m, 4);
   }
   for (ChunkPolicy p : {ChunkPolicy::kHeap, ChunkPolicy::kMmapAfter, ChunkPolicy::kStreamMmap}) {
+    if (!want("stream", p)) continue;
     Measured m = Fetch(*w, p, int64_t{64} << 20, /*keep=*/false);
-    line("stream(window 64MiB)", p, m, 1);
+    line("stream", p, m, 1);
   }
 }
 

@@ -239,11 +239,12 @@ TEST(FetchResult, VeryCompressibleUnderMemoryLimit) {
   }
   {
     MemoryPoolOptions po;
-    po.limit_bytes = f.bytes_num + (int64_t{1} << 20);
+    po.limit_bytes = f.bytes_num + (int64_t{10} << 20);
     auto pool = MemoryPool::MakeRoot(po);
     Outcome out = RunQuery(*w, Options(pool.get()), pool);
     ExpectRows(s, out, pool);
-    EXPECT_LE(pool->peak_bytes(), f.bytes_num + 4096);
+    // The decoded size plus LZ4F's block buffers (2 x 4 MiB, charged too).
+    EXPECT_LE(pool->peak_bytes(), f.bytes_num + (int64_t{9} << 20));
   }
 }
 
@@ -326,7 +327,9 @@ TEST(FetchResult, WindowBoundsBytesInFlight) {
   Outcome out = RunQuery(*w, fo, pool, /*keep_batches=*/false);
   ASSERT_TRUE(out.status.ok()) << out.status.ToString();
   EXPECT_LE(out.window_peak, fo.download.window_bytes);
-  EXPECT_LE(pool->peak_bytes(), fo.download.window_bytes + 8 * 4096);
+  // Chunks stay within the window; each active download's LZ4F scratch
+  // (64 KiB blocks: ~260 KiB, charged to the pool) comes on top.
+  EXPECT_LE(pool->peak_bytes(), fo.download.window_bytes + 8 * 4096 + fo.download.parallel * (300 << 10));
   EXPECT_EQ(pool->held_bytes(), 0);
 }
 
