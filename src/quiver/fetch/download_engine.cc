@@ -216,6 +216,8 @@ class EngineImpl final : public DownloadEngine {
     stop_ = true;
     Wake();
     if (thread_.joinable()) thread_.join();
+    window_->SetWake(nullptr);
+    if (multi_ != nullptr) curl_multi_cleanup(multi_);
   }
 
   Status Init() {
@@ -292,8 +294,7 @@ class EngineImpl final : public DownloadEngine {
     }
     if (close_operation_) (void)client_->CloseOperation(op_);
     window_->SetWake(nullptr);
-    curl_multi_cleanup(multi_);
-    multi_ = nullptr;
+    // multi_ itself lives until the destructor: Cancel() may still wake it.
   }
 
   bool Stopping() const { return cancel_ || stop_; }
