@@ -128,8 +128,26 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
   void ExecuteStatement(tcli::TExecuteStatementResp& r, const tcli::TExecuteStatementReq& req) override {
     Ok(&r.status);
     r.__set_operationHandle(Op());
-    std::lock_guard<std::mutex> lock(mu);
-    polls_left = cfg.running_polls;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      polls_left = cfg.running_polls;
+    }
+    if (cfg.direct_results && req.__isset.getDirectResults) {
+      tcli::TSparkDirectResults d;
+      tcli::TGetOperationStatusResp st;
+      Ok(&st.status);
+      st.__set_operationState(tcli::TOperationState::FINISHED_STATE);
+      d.__set_operationStatus(st);
+      tcli::TGetResultSetMetadataResp meta;
+      GetResultSetMetadata(meta, tcli::TGetResultSetMetadataReq());
+      d.__set_resultSetMetadata(meta);
+      tcli::TFetchResultsResp page;
+      tcli::TFetchResultsReq fr;
+      fr.orientation = tcli::TFetchOrientation::FETCH_FIRST;
+      FetchResults(page, fr);
+      d.__set_resultSet(page);
+      r.__set_directResults(d);
+    }
   }
   void GetTypeInfo(tcli::TGetTypeInfoResp& r, const tcli::TGetTypeInfoReq&) override { Ok(&r.status); }
   void GetCatalogs(tcli::TGetCatalogsResp& r, const tcli::TGetCatalogsReq&) override { Ok(&r.status); }
@@ -173,7 +191,8 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
     col.position = 1;
     schema.columns.push_back(col);
     r.__set_schema(schema);
-    r.__set_resultFormat(tcli::TSparkRowSetType::URL_BASED_SET);
+    r.__set_resultFormat(cfg.inline_batches.empty() ? tcli::TSparkRowSetType::URL_BASED_SET
+                                                    : tcli::TSparkRowSetType::ARROW_BASED_SET);
     r.__set_lz4Compressed(cfg.lz4);
     if (!cfg.arrow_schema.empty()) r.__set_arrowSchema(cfg.arrow_schema);
     if (cfg.uncompressed_bytes >= 0) r.__set_uncompressedBytes(cfg.uncompressed_bytes);
@@ -183,6 +202,25 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
     Ok(&r.status);
     tcli::TRowSet rs;
     std::lock_guard<std::mutex> lock(mu);
+    if (!cfg.inline_batches.empty()) {
+      // Two inline batches per page, paged by row offset.
+      int64_t row = 0;
+      size_t i = 0;
+      const int64_t want = req.__isset.startRowOffset ? req.startRowOffset : 0;
+      while (i < cfg.inline_batches.size() && row < want) row += cfg.inline_batches[i++].second;
+      rs.startRowOffset = row;
+      std::vector<tcli::TSparkArrowBatch> batches;
+      for (size_t k = i; k < std::min(cfg.inline_batches.size(), i + 2); ++k) {
+        tcli::TSparkArrowBatch b;
+        b.batch = cfg.inline_batches[k].first;
+        b.rowCount = cfg.inline_batches[k].second;
+        batches.push_back(b);
+      }
+      rs.__set_arrowBatches(batches);
+      r.__set_results(rs);
+      r.__set_hasMoreRows(i + 2 < cfg.inline_batches.size());
+      return;
+    }
     if (empty_pages_left > 0) {
       --empty_pages_left;
       rs.startRowOffset = req.__isset.startRowOffset ? req.startRowOffset : 0;

@@ -67,6 +67,11 @@ struct FakeConfig {
   /// Delay before serving each file body (ms), to make cancellation midway
   /// deterministic.
   int64_t file_delay_ms = 0;
+  /// Inline Arrow results (ARROW_BASED_SET): each entry is one record batch
+  /// message (LZ4-framed when lz4) and its rowCount; `files` is then unused.
+  std::vector<std::pair<std::string, int64_t>> inline_batches;
+  /// Send the first page (and metadata) as direct results of ExecuteStatement.
+  bool direct_results = false;
 };
 
 struct FakeCounters {

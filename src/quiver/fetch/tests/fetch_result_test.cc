@@ -162,6 +162,47 @@ INSTANTIATE_TEST_SUITE_P(All, HappyPath,
                                                               ChunkPolicy::kStreamMmap),
                                             ::testing::Bool(), ::testing::Values(1, 7)));
 
+// Inline Arrow batches (ARROW_BASED_SET), LZ4 and raw, paged, with direct
+// results on and off; rows padded beyond a batch's rowCount are dropped.
+TEST(FetchResult, InlineArrowBatches) {
+  for (bool lz4 : {false, true}) {
+    for (bool direct : {false, true}) {
+      Scenario s;
+      s.expected = SeqBatches(s.src_pool.get(), 0, 9000, 1000);
+      const SchemaPtr schema = s.expected[0]->schema;
+      s.cfg.arrow_schema = SchemaMessage(s.src_pool.get(), schema);
+      s.cfg.lz4 = lz4;
+      s.cfg.direct_results = direct;
+      for (int64_t a = 0; a < 9000; a += 1000) {
+        // One batch of 1000 rows + 7 rows of padding, announced as 1000.
+        auto b = SeqBatches(s.src_pool.get(), a, 1007, 1007);
+        const std::string stream = IpcStream(s.src_pool.get(), schema, b);
+        std::string message = stream.substr(s.cfg.arrow_schema.size(), stream.size() - 8 - s.cfg.arrow_schema.size());
+        s.cfg.inline_batches.emplace_back(lz4 ? Lz4Frame(message) : message, 1000);
+      }
+      auto w = FakeWarehouse::Start(s.cfg);
+      auto pool = MemoryPool::MakeRoot({});
+      FetchOptions fo = Options(pool.get());
+      fo.direct_max_rows = direct ? 100000 : 0;
+      Outcome out = RunQuery(*w, fo, pool);
+      EXPECT_EQ(out.rows_dropped, 9 * 7);
+      ExpectRows(s, out, pool);
+      EXPECT_EQ(w->counters().close_operations, 1);
+    }
+  }
+}
+
+TEST(FetchResult, DirectResultsFirstPage) {
+  Scenario s = MakeScenario(30000, 5, true);
+  s.cfg.direct_results = true;
+  auto w = FakeWarehouse::Start(s.cfg);
+  auto pool = MemoryPool::MakeRoot({});
+  FetchOptions fo = Options(pool.get());
+  fo.direct_max_rows = 100000;
+  Outcome out = RunQuery(*w, fo, pool);
+  ExpectRows(s, out, pool);
+}
+
 TEST(FetchResult, NoArrowSchemaUsesFirstChunk) {
   Scenario s = MakeScenario(10000, 3, true);
   s.cfg.arrow_schema.clear();
