@@ -212,6 +212,7 @@ Result<StatementResult> ProtocolClient::Execute(const std::string& sql, int64_t 
   req.__set_queryTimeout(0);
   req.__set_canReadArrowResult(true);
   req.__set_canDownloadResult(true);
+  req.__set_canDecompressLZ4Result(true);
   req.__set_useArrowNativeTypes(true);
   if (direct_max_rows > 0) {
     tcli::TSparkGetDirectResults d;

@@ -375,6 +375,16 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
     if (cfg.file_delay_ms > 0) Sleep(cfg.file_delay_ms);
     const std::string& body = cfg.files[static_cast<size_t>(i)].wire;
     res.set_header("Accept-Ranges", cfg.range_support ? "bytes" : "none");
+    if (fault == GetFault::kEndless) {
+      const std::string* b = &body;
+      auto self = this;
+      res.set_chunked_content_provider("application/octet-stream", [b, self](size_t offset, httplib::DataSink& sink) {
+        if (self->stopping) return false;
+        const size_t at = offset % b->size();
+        return sink.write(b->data() + at, std::min<size_t>(b->size() - at, 64 << 10));
+      });
+      return;
+    }
     if (!req.ranges.empty()) counters.range_gets++;
     // cpp-httplib answers a Range itself (206, Content-Range) by asking the
     // provider for that slice of the whole body.

@@ -37,6 +37,7 @@ enum class GetFault {
   kCutShort,           ///< Content-Length of the whole body, half the bytes, then close
   kResetAfterHeaders,  ///< headers, then close without a body byte
   kStall,              ///< half the body, then no byte for stall_ms, then close
+  kEndless,            ///< chunked body (no Content-Length): the file, then its bytes again, forever
 };
 
 /// Which hostile FetchResults reply to send instead of the real one.

@@ -477,6 +477,21 @@ TEST(FetchResult, GapAndOverlapInOffsets) {
   ExpectError(out, StatusCode::kInvalid, {"chunk 0", "expected 0"});
 }
 
+// A body that never ends is cut at bytesNum (raw) or by the LZ4 frame end
+// (trailing bytes are not an LZ4 frame), with no runaway allocation.
+TEST(FetchResult, EndlessBodyIsRefused) {
+  for (bool lz4 : {false, true}) {
+    Scenario s = MakeScenario(20000, 2, lz4);
+    s.cfg.faults[{1, 0}] = GetFault::kEndless;
+    auto w = FakeWarehouse::Start(s.cfg);
+    auto pool = MemoryPool::MakeRoot({});
+    Outcome out = RunQuery(*w, Options(pool.get()), pool);
+    ExpectError(out, StatusCode::kInvalid, {"chunk 1 (rows [10000, 20000))", lz4 ? "bytesNum" : "exceeds bytesNum"});
+    EXPECT_LT(pool->peak_bytes(), 4 * s.cfg.files[1].bytes_num + (int64_t{2} << 20));
+    EXPECT_LT(out.seconds, 5.0);
+  }
+}
+
 TEST(FetchResult, CorruptLz4ChecksumNamesTheChunk) {
   Scenario s = MakeScenario(30000, 3, true);
   s.cfg.files[1].wire.back() ^= 0x5a;
