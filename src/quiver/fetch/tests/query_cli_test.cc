@@ -86,6 +86,9 @@ TEST_F(QueryCli, CsvToStdoutWithSummary) {
     ASSERT_EQ(line, std::to_string(r));
   }
   EXPECT_NE(c.out.find("quiver query: 25000 rows, 5 chunks"), std::string::npos) << c.out;
+  // Show the summary and memory report in the test log.
+  const size_t at = c.out.find("quiver query:");
+  if (at != std::string::npos) std::printf("%s", c.out.substr(at).c_str());
   EXPECT_NE(c.out.find("client pool held 0 B"), std::string::npos) << c.out;
   EXPECT_EQ(c.out.find(cfg_.token), std::string::npos) << "the token must never be printed";
 }
@@ -125,6 +128,23 @@ TEST_F(QueryCli, MissingTokenAndUntrustedCertificate) {
   EXPECT_EQ(c.status, 0) << c.out;
   EXPECT_NE(c.out.find("WARNING: --insecure"), std::string::npos);
   EXPECT_NE(c.out.find("{\"id\":2}"), std::string::npos) << c.out;
+}
+
+// Ctrl-C (SIGINT, sent by timeout(1)) midway: the operation is cancelled on
+// the server, no output file is left behind, the exit status is non-zero.
+TEST_F(QueryCli, InterruptCancelsOnTheServer) {
+  FakeConfig slow = cfg_;
+  slow.file_delay_ms = 400;
+  auto w = FakeWarehouse::Start(slow);
+  const std::string path = ::testing::TempDir() + "/quiver-query-interrupted.arrow";
+  std::remove(path.c_str());
+  Cmd c = Shell("timeout -s INT 1 " + std::string(kBinary) + " query --server " + w->url() + " --ca-cert " +
+                w->ca_cert_path() + " --token " + slow.token + " --parallel 1 -o " + path + " 'SELECT * FROM t'");
+  EXPECT_NE(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("interrupted: the operation was cancelled on the server"), std::string::npos) << c.out;
+  EXPECT_EQ(w->counters().cancels, 1);
+  struct stat st;
+  EXPECT_NE(stat(path.c_str(), &st), 0) << "no partial output file";
 }
 
 }  // namespace
