@@ -432,9 +432,13 @@ class EngineImpl final : public DownloadEngine {
     return Status::OK();
   }
 
+  // A chunk's window share: its decoded size, plus for LZ4 the input block
+  // LZ4F buffers while it streams (at most one 4 MiB block + 64 KiB, and
+  // never more than the chunk). The whole window when bytesNum is unknown.
   int64_t GrantFor(const Chunk& c) const {
     if (c.link.bytes_num <= 0) return window_->capacity();
-    return std::max<int64_t>(c.link.bytes_num, 1);
+    const int64_t scratch = lz4_ ? std::min<int64_t>(c.link.bytes_num, (int64_t{4} << 20) + (64 << 10)) : 0;
+    return std::max<int64_t>(c.link.bytes_num + scratch, 1);
   }
 
   Status StartNext() {

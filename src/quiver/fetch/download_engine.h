@@ -10,7 +10,9 @@
 //     (startRowOffsets start at 0 and are contiguous: a gap or an overlap is
 //     Invalid naming the chunk; rowCount >= 0; bytesNum <= the limit);
 //   - files start strictly in file order, each once the byte window grants
-//     its share (its bytesNum; the whole window when bytesNum is unknown):
+//     its share (its bytesNum, plus for LZ4 the input block LZ4F buffers,
+//     min(bytesNum, 4 MiB + 64 KiB); the whole window when bytesNum is
+//     unknown):
 //     a later file never takes budget the next-needed file waits for, and a
 //     file larger than the whole window proceeds alone. The share is held
 //     until the consumer has read the whole chunk (release_window_share) or
