@@ -1,6 +1,8 @@
 // quiver/fetch/fetch_result.cc — see fetch_result.h.
 #include "quiver/fetch/fetch_result.h"
 
+#include <deque>
+
 #include "quiver/columnar/compare.h"
 #include "quiver/ipc/reader.h"
 
@@ -31,6 +33,7 @@ class FetchResult::Impl {
   size_t page_batch = 0;
   int64_t next_row = 0;
   bool fetched_any = false;
+  std::deque<RecordBatchPtr> inline_queue;  // decoded batches of the current inline payload
 
   Status OpenChunk(ReadyChunk chunk) {
     label = ChunkLabel(chunk.index, chunk.link.start_row_offset, chunk.link.row_count);
@@ -131,6 +134,11 @@ class FetchResult::Impl {
   Result<RecordBatchPtr> NextInline(ProtocolClient* client) {
     for (;;) {
       if (cancel) return Status::Cancelled("fetch cancelled");
+      if (!inline_queue.empty()) {
+        RecordBatchPtr b = std::move(inline_queue.front());
+        inline_queue.pop_front();
+        return b;
+      }
       if (page && page_batch < page->arrow_batches.size()) {
         const InlineBatch& ib = page->arrow_batches[page_batch++];
         const std::string where = "inline batch (rows [" + std::to_string(next_row) + ", " +
@@ -158,22 +166,17 @@ class FetchResult::Impl {
         label = where;
         reader = std::move(*r);
         rows_in_chunk = 0;
-        RecordBatchPtr out;
-        std::vector<RecordBatchPtr> got;
+        // One TSparkArrowBatch may hold several record batch messages (quiver
+        // serve sends a chunk's messages); rowCount covers them all.
         for (;;) {
           auto b = reader->Next();
           if (!b.ok()) return b.status().WithContext(where);
           if (!*b) break;
           QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr t, Take(*b));
-          if (t && t->num_rows > 0) got.push_back(t);
+          if (t && t->num_rows > 0) inline_queue.push_back(t);
         }
         QUIVER_RETURN_NOT_OK(EndChunk());
         next_row += ib.row_count;
-        if (got.size() == 1) return got[0];
-        if (!got.empty()) {
-          // More than one batch in one message cannot happen; keep the first defensively.
-          return Status::Invalid(where + ": more than one batch");
-        }
         continue;
       }
       if (page && !page->has_more_rows) return RecordBatchPtr();

@@ -174,8 +174,10 @@ TEST(FetchResult, InlineArrowBatches) {
       s.cfg.lz4 = lz4;
       s.cfg.direct_results = direct;
       for (int64_t a = 0; a < 9000; a += 1000) {
-        // One batch of 1000 rows + 7 rows of padding, announced as 1000.
-        auto b = SeqBatches(s.src_pool.get(), a, 1007, 1007);
+        // Two record batch messages (600 + 407 rows) in one payload: 1000 rows
+        // and 7 rows of padding, announced as 1000 (quiver serve sends a
+        // chunk's messages in one TSparkArrowBatch).
+        auto b = SeqBatches(s.src_pool.get(), a, 1007, 600);
         const std::string stream = IpcStream(s.src_pool.get(), schema, b);
         std::string message = stream.substr(s.cfg.arrow_schema.size(), stream.size() - 8 - s.cfg.arrow_schema.size());
         s.cfg.inline_batches.emplace_back(lz4 ? Lz4Frame(message) : message, 1000);
