@@ -94,6 +94,7 @@ class TextSink {
   }
 
   void Rows(const RecordBatch& b) {
+    if (format_ == "none") return;
     const auto& fields = b.schema->fields;
     std::string line, v;
     if (format_ == "table") {
@@ -172,6 +173,7 @@ struct QueryOpts {
   int retries = 4;
   int64_t limit = -1;
   bool quiet = false;
+  bool hold = false;
 };
 
 Status RunQuery(Context& ctx, const QueryOpts& o) {
@@ -296,6 +298,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   } remove_tmp{&tmp_path};
 
   Status st;
+  std::vector<RecordBatchPtr> held;  // --hold
   for (;;) {
     auto b = result->Next();
     if (!b.ok()) {
@@ -308,6 +311,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
       QUIVER_ASSIGN_OR_RETURN(batch, SliceBatch(batch, 0, o.limit - rows));
     }
     rows += batch->num_rows;
+    if (o.hold) held.push_back(batch);
     if (writer) {
       st = writer->WriteBatch(*batch);
       if (!st.ok()) break;
@@ -331,6 +335,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   }
   std::fflush(stdout);
 
+  held.clear();
   // Summary and memory report (stderr).
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const fetch::DownloadStats* s = result->download_stats();
@@ -368,8 +373,9 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--ca-cert", o->ca_cert, "PEM file of a CA to trust (e.g. quiver serve's self-signed certificate)");
   cmd->add_flag("--insecure", o->insecure, "do NOT verify TLS certificates (dangerous)");
   cmd->add_option("SQL", o->sql, "the statement")->required();
-  cmd->add_option("--format", o->format, "stdout text format: table|csv|jsonl")
-      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
+  cmd->add_option("--format", o->format, "stdout text format: table|csv|jsonl|none (none: fetch and count only)")
+      ->check(CLI::IsMember({"table", "csv", "jsonl", "none"}));
+  cmd->add_flag("--hold", o->hold, "keep every batch until the end (measures fetch-all memory)");
   cmd->add_option("-o,--output", o->output, "write the result as an Arrow IPC file (atomically: temp file + rename)");
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd");
   cmd->add_option("--window", o->window, "download window in bytes (suffix K/M/G; default 256MiB)");
