@@ -48,6 +48,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action);
 /// and allocator library versions, one per line, without a final newline
 /// (tools/quiver/cmd_version.cc).
 std::string VersionText();
+// --- fetch client ---
+void AddQuery(CLI::App& app, Context& ctx, Action* action);  // quiver query (tools/quiver/cmd_query.cc)
+// --- end fetch client ---
 
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);

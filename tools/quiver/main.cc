@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
   AddBench(app, ctx, &action, &exit_code);
   AddJoin(app, ctx, &action, &exit_code);
   AddServe(app, ctx, &action);  // --- result server ---
+  // --- fetch client ---
+  AddQuery(app, ctx, &action);
+  // --- end fetch client ---
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

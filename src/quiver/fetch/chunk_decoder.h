@@ -1,0 +1,146 @@
+// quiver/fetch/chunk_decoder.h — turns the bytes of one CloudFetch file (an
+// Arrow IPC stream, optionally LZ4-framed) into one right-sized Buffer that
+// the IPC reader decodes zero-copy.
+//
+// The decoder is fed byte spans as they arrive (it does no I/O: the download
+// engine, a file, or a fuzzer feed it) and is finished once the body is
+// complete. Three policies are offered for comparison (the seed,
+// databricks-sql-python #1032, measured the first two):
+//   heap        — hold the compressed body in a growing heap buffer, then
+//                 decompress it whole into another heap buffer (the seed's
+//                 "before").
+//   mmap-after  — hold the compressed body, then decompress it into a
+//                 private anonymous mapping (the seed's "after").
+//   stream-mmap — decompress each span as it arrives (LZ4F streaming API)
+//                 into a private anonymous mapping sized from bytesNum and
+//                 the frame's content size; the compressed body is never
+//                 held whole (quiver's default). Peak per chunk ≈ its
+//                 decompressed size.
+// Uncompressed bodies are copied as they arrive into a mapping (mmap
+// policies) or a heap buffer (heap).
+//
+// Mappings: sized from the hint, grown with mremap when the hint is missing
+// or too small, the unused tail given back with mremap at the end; when a
+// mapping cannot be made (mmap fails, or the process's live chunk mappings
+// reach options.max_live_mappings, derived from vm.max_map_count) the pool's
+// allocator is used instead. Every byte of a mapping is charged to the pool
+// (MemoryPool::Reserve) before it is mapped, and uncharged when unmapped.
+// LZ4F's internal buffers (one block in, one block out, ~2 x the frame's
+// block size) are charged to the pool too, mapped when >= 256 KiB, and
+// freed with the decoder.
+//
+// Integrity (each failure is Invalid naming options.chunk_label):
+//   - with bytes_num_is_exact, decompressed bytes == expected_bytes;
+//   - an LZ4 frame's content size, when present, must fit expected_bytes;
+//   - expected_bytes and content sizes larger than the compressed bytes can
+//     produce (options.max_expansion_ratio, LZ4 ≈ 255:1) are refused before
+//     anything is mapped, when the compressed length is known;
+//   - the LZ4 content and block checksums verify (LZ4F does it);
+//   - the body ends on a frame boundary (no truncated frame);
+//   - bytes received == compressed_length when that is known.
+//
+// Thread safety: one decoder per thread. The Buffer it returns is immutable
+// and may be shared across threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "quiver/base/result.h"
+#include "quiver/memory/buffer.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::fetch {
+
+/// Where a chunk's decompressed bytes are built (see the file comment).
+enum class ChunkPolicy { kHeap, kMmapAfter, kStreamMmap };
+
+/// "heap", "mmap-after", "stream-mmap".
+std::string_view ChunkPolicyName(ChunkPolicy policy);
+/// Parses a ChunkPolicyName. Invalid lists the choices.
+Result<ChunkPolicy> ParseChunkPolicy(std::string_view name);
+
+struct ChunkDecoderOptions {
+  /// Pool charged with every byte the decoder holds (compressed bytes held,
+  /// mapping capacity, heap buffers). Required; must outlive the returned
+  /// Buffer (the Buffer keeps it alive through shared_from_this).
+  MemoryPool* pool = nullptr;
+  ChunkPolicy policy = ChunkPolicy::kStreamMmap;
+  /// The body is LZ4-framed (one frame or several concatenated frames).
+  bool lz4 = true;
+  /// The uncompressed size the server announced (bytesNum), in bytes;
+  /// <= 0 = unknown.
+  int64_t expected_bytes = -1;
+  /// When true (the Thrift protocol: bytesNum is the uncompressed size),
+  /// decompressed bytes != expected_bytes is an error. When false,
+  /// expected_bytes is only a sizing hint (grown or trimmed).
+  bool bytes_num_is_exact = true;
+  /// The body's length (Content-Length) in bytes; < 0 = unknown. When known,
+  /// the received total must equal it.
+  int64_t compressed_length = -1;
+  /// Largest decompressed size accepted when nothing bounds it, in bytes.
+  int64_t max_decompressed_bytes = int64_t{16} << 30;
+  /// Largest decompressed / compressed ratio believed (LZ4's maximum is
+  /// about 255:1; a 64 KiB allowance covers frame headers).
+  int64_t max_expansion_ratio = 256;
+  /// Live chunk mappings allowed in the process before falling back to the
+  /// heap; <= 0 = a quarter of vm.max_map_count (65530 → 16382).
+  int64_t max_live_mappings = 0;
+  /// Names the chunk in error messages, e.g. "chunk 3 (rows 300..399)".
+  std::string chunk_label = "chunk";
+};
+
+/// Process-wide counters of chunk mappings (all decoders). Thread-safe.
+struct MappingStats {
+  int64_t live_mappings = 0;
+  int64_t mapped_bytes = 0;       ///< bytes mapped now
+  int64_t peak_mapped_bytes = 0;  ///< highest mapped_bytes since reset
+  int64_t heap_fallbacks = 0;     ///< mappings refused and replaced by the heap
+  int64_t mremap_grows = 0;       ///< growths of a mapping
+  int64_t tail_trims = 0;         ///< mappings whose unused tail was given back
+};
+MappingStats GetMappingStats();
+/// Sets peak_mapped_bytes to mapped_bytes.
+void ResetMappingPeak();
+/// vm.max_map_count (65530 when it cannot be read).
+int64_t SystemMaxMapCount();
+
+class ChunkDecoder {
+ public:
+  /// Checks the options (Invalid: no pool; expected_bytes larger than
+  /// compressed_length can produce or than max_decompressed_bytes). Nothing
+  /// is allocated until bytes arrive.
+  static Result<std::unique_ptr<ChunkDecoder>> Make(ChunkDecoderOptions options);
+  virtual ~ChunkDecoder() = default;
+
+  /// Feeds the next bytes of the body. Errors (Invalid for bad data, with
+  /// the chunk label; OutOfMemory from the pool) are final: the decoder
+  /// then holds nothing.
+  virtual Status Consume(std::span<const uint8_t> bytes) = 0;
+
+  /// Drops what was received (a retry restarting the chunk): back to the
+  /// state after Make, nothing held.
+  virtual void Reset() = 0;
+
+  /// Ends the body and returns the decompressed bytes: a Buffer of exactly
+  /// the decompressed size (a mapping or a heap allocation, 64-byte aligned
+  /// or better) owning its memory, charged to the pool until released.
+  /// Errors: Invalid (truncated frame, length or size mismatch, bad
+  /// checksum); afterwards the decoder holds nothing.
+  virtual Result<std::shared_ptr<Buffer>> Finish() = 0;
+
+  /// Bytes received so far (compressed, as on the wire).
+  virtual int64_t received_bytes() const = 0;
+  /// Bytes the decoder charges to the pool now.
+  virtual int64_t held_bytes() const = 0;
+  /// Whether the output went to the heap because a mapping was refused.
+  virtual bool used_heap_fallback() const = 0;
+};
+
+/// Convenience: one decoder fed `body` whole.
+Result<std::shared_ptr<Buffer>> DecodeChunk(std::span<const uint8_t> body, ChunkDecoderOptions options);
+
+}  // namespace quiver::fetch

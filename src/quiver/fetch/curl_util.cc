@@ -1,0 +1,114 @@
+// quiver/fetch/curl_util.cc — see curl_util.h.
+#include "quiver/fetch/curl_util.h"
+
+#include <mutex>
+
+namespace quiver::fetch {
+
+void EnsureCurlGlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+Result<CurlEasyPtr> MakeEasy() {
+  EnsureCurlGlobalInit();
+  CurlEasyPtr easy(curl_easy_init());
+  if (!easy) return Status::OutOfMemory("curl_easy_init failed");
+  return easy;
+}
+
+void ApplyTls(CURL* easy, const TlsOptions& tls) {
+  if (!tls.ca_cert_path.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, tls.ca_cert_path.c_str());
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0L : 1L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0L : 2L);
+}
+
+Status CheckServerUrl(const std::string& url, bool allow_http) {
+  const bool https = url.rfind("https://", 0) == 0;
+  const bool http = url.rfind("http://", 0) == 0;
+  if (!https && !(allow_http && http)) {
+    return Status::Invalid("server URL must start with https:// (got '" + RedactUrl(url) + "')");
+  }
+  const size_t host = url.find("://") + 3;
+  if (host >= url.size() || url[host] == '/' || url[host] == ':') {
+    return Status::Invalid("server URL has no host: '" + RedactUrl(url) + "'");
+  }
+  return Status::OK();
+}
+
+std::string RedactUrl(const std::string& url) {
+  const size_t q = url.find_first_of("?#");
+  return q == std::string::npos ? url : url.substr(0, q) + "?…";
+}
+
+namespace {
+
+struct Sink {
+  std::string* body;
+  int64_t max_bytes;
+  bool too_long = false;
+};
+
+size_t WriteBody(char* data, size_t size, size_t n, void* user) {
+  auto* s = static_cast<Sink*>(user);
+  const size_t bytes = size * n;
+  if (static_cast<int64_t>(s->body->size() + bytes) > s->max_bytes) {
+    s->too_long = true;
+    return 0;  // aborts the transfer
+  }
+  s->body->append(data, bytes);
+  return bytes;
+}
+
+}  // namespace
+
+Result<HttpResponse> Perform(CURL* easy, const HttpRequest& r) {
+  HttpResponse resp;
+  Sink sink{&resp.body, r.max_body_bytes};
+  curl_slist* raw = nullptr;
+  for (const auto& h : r.headers) raw = curl_slist_append(raw, h.c_str());
+  if (r.bearer_token != nullptr && !r.bearer_token->empty()) {
+    raw = curl_slist_append(raw, ("Authorization: Bearer " + *r.bearer_token).c_str());
+  }
+  raw = curl_slist_append(raw, "Expect:");
+  CurlSlistPtr headers(raw);
+  curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
+  if (r.post_body != nullptr) {
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r.post_body->data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.post_body->size()));
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  }
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(r.connect_timeout_ms));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout_ms));
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https,http");
+  ApplyTls(easy, r.tls);
+  char err[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, err);
+  const CURLcode rc = curl_easy_perform(easy);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
+  if (sink.too_long) {
+    return Status::Invalid("reply from " + RedactUrl(r.url) + " exceeds the limit of " +
+                           std::to_string(r.max_body_bytes) + " bytes");
+  }
+  if (rc != CURLE_OK) {
+    return Status::IOError("request to " + RedactUrl(r.url) + " failed: " + curl_easy_strerror(rc) +
+                           (err[0] ? std::string(" (") + err + ")" : std::string()));
+  }
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
+  curl_off_t cl = -1;
+  curl_easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+  if (cl >= 0 && static_cast<curl_off_t>(resp.body.size()) != cl) {
+    return Status::Invalid("reply from " + RedactUrl(r.url) + " is " + std::to_string(resp.body.size()) +
+                           " bytes, Content-Length " + std::to_string(cl));
+  }
+  return resp;
+}
+
+}  // namespace quiver::fetch

@@ -1,0 +1,156 @@
+// quiver/fetch/download_engine.h — downloads the CloudFetch files of one
+// result in parallel with libcurl multi (HTTP/1.1 keep-alive, HTTP/2 where
+// offered), decoding each as its bytes arrive (chunk_decoder.h), with memory
+// bounded in bytes.
+//
+// One background thread owns the ProtocolClient and the curl multi handle:
+//   - links are requested page by page (FetchResults with an explicit
+//     startRowOffset) while fewer than `parallel` + 2 links wait; empty pages
+//     with hasMoreRows are fetched again (bounded); every link is checked
+//     (startRowOffsets start at 0 and are contiguous: a gap or an overlap is
+//     Invalid naming the chunk; rowCount >= 0; bytesNum <= the limit);
+//   - files start strictly in file order, each once the byte window grants
+//     its share (its bytesNum, plus for LZ4 the input block LZ4F buffers,
+//     min(bytesNum, 4 MiB + 64 KiB); the whole window when bytesNum is
+//     unknown):
+//     a later file never takes budget the next-needed file waits for, and a
+//     file larger than the whole window proceeds alone. The share is held
+//     until the consumer has read the whole chunk (release_window_share) or
+//     dropped its last batch (the returned Buffer owns the share), whichever
+//     comes first, so the window counts compressed bytes in flight and
+//     decompressed bytes not yet consumed. Each active download's LZ4F
+//     scratch (about two block sizes + 128 KiB, charged to the pool) comes
+//     on top, bounded by `parallel`;
+//   - faults: 5xx, 408, 429, timeouts (including the low-speed timeout that
+//     cuts a stalled body), resets and truncated bodies are retried with
+//     exponential backoff and jitter, at most max_retries times per chunk,
+//     resuming with Range when the server sent "Accept-Ranges: bytes" (else
+//     restarting the chunk from byte 0); an expired link (before starting,
+//     within refresh_margin_ms of expiryTime) or an HTTP 403 is refreshed by
+//     FetchResults(startRowOffset = the chunk's) — not charged to the retry
+//     budget, at most max_refreshes per chunk; decoding errors (bad LZ4,
+//     wrong bytesNum) and other 4xx are final.
+//   - Cancel() (any thread) stops every transfer, sends CancelOperation and
+//     makes Next() return Cancelled. After the last file the engine sends
+//     CloseOperation (unless the server closed the operation already).
+//
+// Errors name the chunk index and row range: "chunk 3 (rows [300, 400))".
+// Thread safety: Next() from one consumer thread; Cancel() and stats() from
+// any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "quiver/base/result.h"
+#include "quiver/fetch/chunk_decoder.h"
+#include "quiver/fetch/curl_util.h"
+#include "quiver/fetch/protocol_client.h"
+
+namespace quiver::fetch {
+
+struct DownloadOptions {
+  /// Pool charged with every chunk byte (decoders' memory). Required; must
+  /// outlive the chunks' Buffers.
+  MemoryPool* pool = nullptr;
+  ChunkPolicy policy = ChunkPolicy::kStreamMmap;
+  /// Byte window (see the file comment); default 256 MiB.
+  int64_t window_bytes = int64_t{256} << 20;
+  /// Files downloading at once (count bound, besides the byte window).
+  int parallel = 8;
+  /// Retries per chunk for retryable failures (not counting refreshes).
+  int max_retries = 4;
+  /// Backoff before retry k (0-based): min(max, initial * 2^k), times a
+  /// random factor in [0.5, 1.5).
+  int64_t retry_initial_ms = 100;
+  int64_t retry_max_ms = 5000;
+  /// Link refreshes per chunk (403 or expired) before giving up.
+  int max_refreshes = 8;
+  /// A link expiring within this many milliseconds is refreshed first.
+  int64_t refresh_margin_ms = 1000;
+  /// A body slower than low_speed_bytes per second for low_speed_time_s
+  /// seconds is cut (and retried).
+  int64_t low_speed_bytes = 1;
+  int64_t low_speed_time_s = 30;
+  /// A transfer that receives no byte for this long is cut (and retried);
+  /// sharper than libcurl's low-speed check, which averages over seconds.
+  int64_t stall_timeout_ms = 30000;
+  int64_t connect_timeout_ms = 10000;
+  TlsOptions tls;
+  /// Rows asked per FetchResults page.
+  int64_t page_rows = 1000000;
+  /// Consecutive empty pages with hasMoreRows accepted before Invalid.
+  int max_empty_pages = 1000;
+  /// bytesNum is the exact uncompressed size (Thrift protocol): true.
+  bool bytes_num_is_exact = true;
+  /// Largest bytesNum accepted.
+  int64_t max_chunk_bytes = int64_t{16} << 30;
+  /// Trust at most this many live chunk mappings (0 = decoder default).
+  int64_t max_live_mappings = 0;
+};
+
+/// Counters, updated while the engine runs. Thread-safe reads.
+struct DownloadStats {
+  std::atomic<int64_t> chunks_known{0};
+  std::atomic<int64_t> chunks_done{0};
+  std::atomic<bool> all_links_known{false};
+  std::atomic<int64_t> rows_announced{0};
+  std::atomic<int64_t> bytes_downloaded{0};  ///< wire bytes, retries included
+  std::atomic<int64_t> bytes_decoded{0};     ///< decompressed bytes of finished chunks
+  std::atomic<int64_t> retries{0};
+  std::atomic<int64_t> refreshes{0};
+  std::atomic<int64_t> range_resumes{0};
+  std::atomic<int64_t> restarts{0};
+  std::atomic<int64_t> pages{0};
+  std::atomic<int64_t> window_peak_bytes{0};
+  std::atomic<int64_t> heap_fallbacks{0};
+};
+
+/// A decoded chunk, handed to the consumer in file order.
+struct ReadyChunk {
+  int64_t index = 0;
+  ResultLink link;
+  /// The decompressed Arrow IPC stream. Owns the mapping and the chunk's
+  /// window share: both are released when the last reference (the batches
+  /// decoded from it) goes.
+  std::shared_ptr<Buffer> body;
+  /// Returns the chunk's window share now (idempotent; thread-safe). The
+  /// consumer calls it once every batch of the chunk was delivered: those
+  /// bytes are then the caller's (held in its pool, not in the window).
+  std::function<void()> release_window_share;
+};
+
+/// "chunk 3 (rows [300, 400))".
+std::string ChunkLabel(int64_t index, int64_t start_row, int64_t row_count);
+
+class DownloadEngine {
+ public:
+  /// Starts the engine thread. `client` is used only by that thread until
+  /// the engine is destroyed. `first_page` is the direct results page, if
+  /// any. Invalid for bad options.
+  static Result<std::unique_ptr<DownloadEngine>> Start(std::shared_ptr<ProtocolClient> client,
+                                                       OperationHandle operation, bool lz4,
+                                                       std::optional<FetchPage> first_page,
+                                                       bool close_operation, DownloadOptions options);
+  /// Cancels what is still running (no CancelOperation unless Cancel() was
+  /// called) and joins the thread.
+  virtual ~DownloadEngine() = default;
+
+  /// The next chunk in file order (blocking), or nullopt after the last.
+  /// Errors: the first chunk error (Invalid, IOError, Timeout, OutOfMemory),
+  /// Cancelled; afterwards every call returns the same error.
+  virtual Result<std::optional<ReadyChunk>> Next() = 0;
+
+  /// Cancels the fetch (thread-safe, idempotent).
+  virtual void Cancel() = 0;
+
+  virtual const DownloadStats& stats() const = 0;
+  /// Bytes of the window granted now.
+  virtual int64_t window_in_use_bytes() const = 0;
+};
+
+}  // namespace quiver::fetch
