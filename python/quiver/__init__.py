@@ -4,7 +4,9 @@ Arrow tables (``quiver.Table``) implement the Arrow PyCapsule interface
 (``__arrow_c_schema__``, ``__arrow_c_stream__``): pyarrow, polars, DuckDB and
 nanoarrow take them without copying buffers, and ``quiver.from_arrow`` takes
 theirs. ``read_ipc``/``write_ipc`` read and write Arrow IPC files and streams
-(LZ4_FRAME / ZSTD body compression).
+(LZ4_FRAME / ZSTD body compression). ``quiver.connect(...)`` is a PEP 249
+connection to a Databricks SQL endpoint (``quiver serve``), fetching results
+through quiver's memory-bounded CloudFetch client.
 
 Errors from the native layer are raised as ``quiver.ArrowError`` (a
 ``ValueError``) with quiver's message (where and what: message, field,
@@ -15,6 +17,9 @@ from __future__ import annotations
 
 from . import _quiver
 from ._quiver import ArrowError, Table, from_arrow, pool_held_bytes
+from .dbapi import (DatabaseError, DataError, Error, IntegrityError, InterfaceError, InternalError,
+                    NotSupportedError, OperationalError, ProgrammingError, apilevel, connect, paramstyle,
+                    threadsafety)
 
 __all__ = [
     "ArrowError",
@@ -23,6 +28,19 @@ __all__ = [
     "read_ipc",
     "write_ipc",
     "pool_held_bytes",
+    "connect",
+    "apilevel",
+    "threadsafety",
+    "paramstyle",
+    "Error",
+    "InterfaceError",
+    "DatabaseError",
+    "DataError",
+    "OperationalError",
+    "IntegrityError",
+    "InternalError",
+    "ProgrammingError",
+    "NotSupportedError",
 ]
 
 __version__ = "0.1.0"

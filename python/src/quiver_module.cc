@@ -15,14 +15,18 @@
 #include <pybind11/stl.h>
 
 #include <cstdlib>
+#include <optional>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/c_data.h"
 #include "quiver/columnar/value_format.h"
+#include "quiver/fetch/fetch_result.h"
+#include "quiver/fetch/protocol_client.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/ipc/writer.h"
@@ -391,6 +395,279 @@ py::tuple ColumnToNumpy(const Table& table, int col) {
   return py::make_tuple(out, py::none());
 }
 
+
+// ---- Python values (DB-API rows) -------------------------------------------------
+
+struct PyTypes {
+  py::object date, datetime, timedelta, timezone, decimal, zoneinfo;
+  static PyTypes& Get() {
+    static PyTypes* t = [] {
+      auto* x = new PyTypes();
+      py::module_ dt = py::module_::import("datetime");
+      x->date = dt.attr("date");
+      x->datetime = dt.attr("datetime");
+      x->timedelta = dt.attr("timedelta");
+      x->timezone = dt.attr("timezone");
+      x->decimal = py::module_::import("decimal").attr("Decimal");
+      x->zoneinfo = py::module_::import("zoneinfo").attr("ZoneInfo");
+      return x;
+    }();
+    return *t;
+  }
+};
+
+int64_t IntegerAt(const ArrayData& a, int64_t i) {
+  const uint8_t* p = a.GetValues<uint8_t>(1);
+  const int64_t k = a.offset + i;
+  switch (a.type->id) {
+    case TypeId::kInt8: return reinterpret_cast<const int8_t*>(p)[k];
+    case TypeId::kUInt8: return p[k];
+    case TypeId::kInt16: return bit_util::LoadLE<int16_t>(p + 2 * k);
+    case TypeId::kUInt16: return bit_util::LoadLE<uint16_t>(p + 2 * k);
+    case TypeId::kInt32: return bit_util::LoadLE<int32_t>(p + 4 * k);
+    case TypeId::kUInt32: return bit_util::LoadLE<uint32_t>(p + 4 * k);
+    default: return bit_util::LoadLE<int64_t>(p + 8 * k);
+  }
+}
+
+py::object PyValue(const ArrayData& a, int64_t i) {
+  const DataType& t = *a.type;
+  if (t.id == TypeId::kDictionary) {
+    if (!a.IsValid(i)) return py::none();
+    ArrayData indices = a;
+    indices.type = t.index_type;
+    const int64_t idx = IntegerAt(indices, i);
+    if (!a.dictionary || idx < 0 || idx >= a.dictionary->length) return py::none();
+    return PyValue(*a.dictionary, idx);
+  }
+  if (!a.IsValid(i)) return py::none();
+  const int64_t k = a.offset + i;
+  switch (t.id) {
+    case TypeId::kNull: return py::none();
+    case TypeId::kBool: return py::bool_(bit_util::GetBit(a.GetValues<uint8_t>(1), k));
+    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
+    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32:
+      return py::int_(IntegerAt(a, i));
+    case TypeId::kUInt64:
+      return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(bit_util::LoadLE<uint64_t>(a.GetValues<uint8_t>(1) + 8 * k)));
+    case TypeId::kFloat32: return py::float_(a.GetValues<float>(1)[k]);
+    case TypeId::kFloat64: return py::float_(a.GetValues<double>(1)[k]);
+    case TypeId::kBinary: {
+      const int32_t* o = a.GetValues<int32_t>(1) + k;
+      return py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]), static_cast<size_t>(o[1] - o[0]));
+    }
+    case TypeId::kLargeBinary: {
+      const int64_t* o = a.GetValues<int64_t>(1) + k;
+      return py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]), static_cast<size_t>(o[1] - o[0]));
+    }
+    case TypeId::kDate32: {
+      const int32_t days = a.GetValues<int32_t>(1)[k];
+      return PyTypes::Get().date.attr("fromordinal")(719163 + static_cast<int64_t>(days));
+    }
+    case TypeId::kDate64: {
+      const int64_t ms = a.GetValues<int64_t>(1)[k];
+      const int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+      return PyTypes::Get().date.attr("fromordinal")(719163 + days);
+    }
+    case TypeId::kTimestamp: {
+      const int64_t v = a.GetValues<int64_t>(1)[k];
+      int64_t micros = v;
+      switch (t.unit) {
+        case TimeUnit::kSecond: micros = v * 1000000; break;
+        case TimeUnit::kMilli: micros = v * 1000; break;
+        case TimeUnit::kMicro: break;
+        case TimeUnit::kNano: micros = v / 1000; break;
+      }
+      auto& T = PyTypes::Get();
+      py::object utc = T.timezone.attr("utc");
+      py::object epoch = T.datetime(1970, 1, 1, py::arg("tzinfo") = utc);
+      py::object value = epoch + T.timedelta(py::arg("microseconds") = micros);
+      if (t.timezone.empty()) return value.attr("replace")(py::arg("tzinfo") = py::none());
+      if (t.timezone == "UTC" || t.timezone == "Z" || t.timezone == "+00:00") return value;
+      if (t.timezone[0] == '+' || t.timezone[0] == '-') {
+        const int sign = t.timezone[0] == '-' ? -1 : 1;
+        const int hh = std::atoi(t.timezone.substr(1, 2).c_str());
+        const int mm = t.timezone.size() >= 6 ? std::atoi(t.timezone.substr(4, 2).c_str()) : 0;
+        return value.attr("astimezone")(T.timezone(T.timedelta(py::arg("minutes") = sign * (hh * 60 + mm))));
+      }
+      try {
+        return value.attr("astimezone")(T.zoneinfo(t.timezone));
+      } catch (const py::error_already_set&) {
+        return value;
+      }
+    }
+    default: break;
+  }
+  std::string text;
+  FormatValue(a, i, ValueFormat::kText, &text);
+  if (t.id == TypeId::kDecimal) return PyTypes::Get().decimal(text);
+  return py::str(text);
+}
+
+py::list TableToPylist(const Table& table) {
+  py::list rows;
+  const size_t ncols = table.schema->fields.size();
+  for (const auto& b : table.batches) {
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      py::tuple row(ncols);
+      for (size_t c = 0; c < ncols; ++c) row[c] = PyValue(*b->columns[c], r);
+      rows.append(std::move(row));
+    }
+  }
+  return rows;
+}
+
+/// PEP 249 description fields of one column: (name, type name as the
+/// Databricks connector reports it, precision, scale, nullable).
+py::tuple FieldDescription(const Field& f) {
+  const DataType& t = f.type->id == TypeId::kDictionary ? *f.type->value_type : *f.type;
+  std::string name;
+  py::object precision = py::none(), scale = py::none();
+  switch (t.id) {
+    case TypeId::kBool: name = "boolean"; break;
+    case TypeId::kInt8: name = "tinyint"; break;
+    case TypeId::kInt16: case TypeId::kUInt8: name = "smallint"; break;
+    case TypeId::kInt32: case TypeId::kUInt16: name = "int"; break;
+    case TypeId::kInt64: case TypeId::kUInt32: case TypeId::kUInt64: name = "bigint"; break;
+    case TypeId::kFloat16: case TypeId::kFloat32: name = "float"; break;
+    case TypeId::kFloat64: name = "double"; break;
+    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kUtf8View: name = "string"; break;
+    case TypeId::kBinary: case TypeId::kLargeBinary: case TypeId::kBinaryView: case TypeId::kFixedSizeBinary:
+      name = "binary"; break;
+    case TypeId::kDate32: case TypeId::kDate64: name = "date"; break;
+    case TypeId::kTimestamp: name = "timestamp"; break;
+    case TypeId::kDecimal:
+      name = "decimal";
+      precision = py::int_(t.precision);
+      scale = py::int_(t.scale);
+      break;
+    case TypeId::kList: case TypeId::kLargeList: case TypeId::kFixedSizeList: case TypeId::kListView:
+    case TypeId::kLargeListView: name = "array"; break;
+    case TypeId::kMap: name = "map"; break;
+    case TypeId::kStruct: name = "struct"; break;
+    case TypeId::kNull: name = "void"; break;
+    default: name = "string"; break;
+  }
+  return py::make_tuple(f.name, name, precision, scale, f.nullable);
+}
+
+// ---- DB-API: connections and statement results ------------------------------------
+
+struct Connection {
+  std::shared_ptr<fetch::ProtocolClient> client;
+  std::shared_ptr<MemoryPool> pool;
+  fetch::FetchOptions options;
+  std::mutex mu;  // one RPC sequence at a time per session
+};
+
+/// The result of one statement, fetched as the caller pulls.
+struct PyStatement {
+  std::shared_ptr<Connection> connection;
+  std::unique_ptr<fetch::FetchResult> result;
+  RecordBatchPtr pending;
+  int64_t pending_offset = 0;
+  bool done = false;
+  int64_t rows_returned = 0;
+
+  /// Up to `max_rows` rows (all remaining when < 0) as a Table. GIL released.
+  std::shared_ptr<Table> Fetch(int64_t max_rows) {
+    CheckOpen();
+    auto out = std::make_shared<Table>();
+    out->schema = result->schema();
+    Status st;
+    {
+      py::gil_scoped_release nogil;
+      st = [&]() -> Status {
+        int64_t want = max_rows;
+        while (!done && (want < 0 || want > 0)) {
+          if (!pending || pending_offset >= pending->num_rows) {
+            QUIVER_ASSIGN_OR_RETURN(pending, result->Next());
+            pending_offset = 0;
+            if (!pending) {
+              done = true;
+              break;
+            }
+            continue;
+          }
+          const int64_t available = pending->num_rows - pending_offset;
+          const int64_t take = want < 0 ? available : std::min(available, want);
+          QUIVER_ASSIGN_OR_RETURN(auto piece, SliceBatch(pending, pending_offset, take));
+          out->batches.push_back(std::move(piece));
+          pending_offset += take;
+          if (want > 0) want -= take;
+        }
+        return Status::OK();
+      }();
+    }
+    Check(st);
+    rows_returned += out->num_rows();
+    return out;
+  }
+
+  void CheckOpen() const {
+    if (!result) Raise(Status::Invalid("the statement's result is closed"));
+  }
+
+  py::dict Stats() const {
+    CheckOpen();
+    py::dict d;
+    d["rows_delivered"] = result->rows_delivered();
+    d["rows_dropped"] = result->rows_dropped();
+    d["chunks_consumed"] = result->chunks_consumed();
+    if (const fetch::DownloadStats* s = result->download_stats()) {
+      d["bytes_downloaded"] = s->bytes_downloaded.load();
+      d["chunks_done"] = s->chunks_done.load();
+    }
+    d["pool_held_bytes"] = connection->pool->held_bytes();
+    d["pool_peak_bytes"] = connection->pool->peak_bytes();
+    return d;
+  }
+};
+
+std::shared_ptr<Connection> Connect(const std::string& url, const std::string& token, const std::string& ca_cert,
+                                    bool insecure, int64_t window_bytes, int parallel, const std::string& policy,
+                                    int64_t connect_timeout_ms) {
+  auto c = std::make_shared<Connection>();
+  fetch::ConnectionOptions co;
+  co.server_url = url;
+  co.token = token;
+  co.ca_cert_path = ca_cert;
+  co.insecure = insecure;
+  co.connect_timeout_ms = connect_timeout_ms;
+  c->options.download.policy = Unwrap(fetch::ParseChunkPolicy(policy));
+  if (window_bytes <= 0) Raise(Status::Invalid("window_bytes must be > 0, got " + std::to_string(window_bytes)));
+  if (parallel < 1) Raise(Status::Invalid("parallel must be >= 1, got " + std::to_string(parallel)));
+  c->options.download.window_bytes = window_bytes;
+  c->options.download.parallel = parallel;
+  c->pool = std::static_pointer_cast<MemoryPool>(
+      ModulePool()->MakeChild({.name = "connection"}));
+  c->options.download.pool = c->pool.get();
+  Result<std::unique_ptr<fetch::ProtocolClient>> client = Status::OK();
+  {
+    py::gil_scoped_release nogil;
+    client = fetch::ProtocolClient::Connect(co);
+  }
+  c->client = Unwrap(std::move(client));
+  return c;
+}
+
+std::shared_ptr<PyStatement> Execute(const std::shared_ptr<Connection>& c, const std::string& sql) {
+  if (!c->client) Raise(Status::Invalid("the connection is closed"));
+  auto out = std::make_shared<PyStatement>();
+  out->connection = c;
+  Status st;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(c->mu);
+    st = [&]() -> Status {
+      QUIVER_ASSIGN_OR_RETURN(auto statement, c->client->Execute(sql, c->options.direct_max_rows));
+      QUIVER_ASSIGN_OR_RETURN(out->result, fetch::FetchResult::Open(c->client, std::move(statement), c->options));
+      return Status::OK();
+    }();
+  }
+  Check(st);
+  return out;
+}
 }  // namespace
 }  // namespace quiver::python
 
@@ -435,12 +712,52 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
           "PyCapsule 'arrow_array_stream' over the batches (C Stream Interface, zero-copy).")
       .def("_column_numpy", &ColumnToNumpy, py::arg("index"),
            "(numpy array, time zone or None) for one column; used by to_pandas().")
+      .def("to_pylist", [](const Table& t) { return TableToPylist(t); },
+           "Rows as a list of tuples of Python values (int, float, str, bytes, bool, "
+           "datetime.date, datetime.datetime, decimal.Decimal; None for nulls).")
       .def("__len__", &Table::num_rows)
       .def("__repr__", [](const Table& t) {
         return "quiver.Table(" + std::to_string(t.num_rows()) + " rows, " + std::to_string(t.batches.size()) +
                " batches)\n" + t.schema->ToString();
       });
 
+  py::class_<Connection, std::shared_ptr<Connection>>(m, "_Connection")
+      .def("close", [](Connection& c) {
+        py::gil_scoped_release nogil;
+        std::lock_guard<std::mutex> lock(c.mu);
+        if (c.client) {
+          (void)c.client->Close();
+          c.client.reset();
+        }
+      })
+      .def_property_readonly("closed", [](const Connection& c) { return !c.client; })
+      .def_property_readonly("pool_held_bytes", [](const Connection& c) { return c.pool->held_bytes(); })
+      .def_property_readonly("pool_peak_bytes", [](const Connection& c) { return c.pool->peak_bytes(); });
+  py::class_<PyStatement, std::shared_ptr<PyStatement>>(m, "_StatementResult")
+      .def("fetch", &PyStatement::Fetch, py::arg("max_rows"),
+           "Up to max_rows rows (all remaining when < 0) as a Table; GIL released while fetching.")
+      .def("description",
+           [](const PyStatement& r) {
+             r.CheckOpen();
+             py::list out;
+             for (const auto& f : r.result->schema()->fields) out.append(FieldDescription(*f));
+             return out;
+           })
+      .def_property_readonly("done", [](const PyStatement& r) { return r.done; })
+      .def_property_readonly("rows_returned", [](const PyStatement& r) { return r.rows_returned; })
+      .def("cancel", [](PyStatement& r) {
+        if (r.result) r.result->Cancel();
+      })
+      .def("stats", &PyStatement::Stats)
+      .def("close", [](PyStatement& r) {
+        py::gil_scoped_release nogil;
+        r.pending.reset();
+        r.result.reset();
+      });
+  m.def("_connect", &Connect, py::arg("url"), py::arg("token"), py::arg("ca_cert"), py::arg("insecure"),
+        py::arg("window_bytes"), py::arg("parallel"), py::arg("policy"), py::arg("connect_timeout_ms"));
+  m.def("_execute", &Execute, py::arg("connection"), py::arg("sql"));
+  m.def("_table_to_pylist", [](const Table& t) { return TableToPylist(t); });
   m.def("read_ipc", &ReadIpc, py::arg("path"),
         "Reads an Arrow IPC file or stream (format detected; memory-mapped, zero-copy).");
   m.def("write_ipc", &WriteIpc, py::arg("obj"), py::arg("path"), py::arg("compression") = "none",
