@@ -549,6 +549,20 @@ class Planner {
     return location;
   }
 
+  // Position of the first `keyword` (case-insensitive) in the statement, or 0.
+  int FirstKeyword(std::string_view keyword) const {
+    for (size_t p = 0; p + keyword.size() <= sql_.size(); ++p) {
+      bool match = true;
+      for (size_t k = 0; k < keyword.size() && match; ++k) {
+        char c = sql_[p + k];
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+        match = c == keyword[k];
+      }
+      if (match) return static_cast<int>(p);
+    }
+    return 0;
+  }
+
   static int MinLocation(Json& j) {
     int best = -1;
     if (j.is_object()) {
@@ -761,7 +775,10 @@ Status Planner::CheckSelectClauses(Json& s, bool subquery) const {
   for (const Clause& c : kClauses) {
     if (s.contains(c.key)) {
       int loc = MinLocation(s[c.key]);
-      if (loc < 0) loc = 0;
+      if (loc < 0) {
+        // No location inside (e.g. a plain DISTINCT): the keyword's first occurrence.
+        return Unsupported(c.name, FirstKeyword(c.keyword));
+      }
       return Unsupported(c.name, KeywordBefore(c.keyword, loc));
     }
   }
@@ -787,10 +804,13 @@ Status Planner::AddTable(Json& node, std::vector<BoundTable>* into) {
   if (!node.contains("RangeVar")) {
     int loc = 0;
     std::string what = node.empty() ? "FROM item" : node.begin().key();
-    if (what == "RangeSubselect") what = "subquery in FROM";
+    loc = std::max(MinLocation(node), 0);
+    if (what == "RangeSubselect") {
+      what = "subquery in FROM";
+      loc = KeywordBefore("(", loc);
+    }
     else if (what == "RangeFunction") what = "function in FROM";
     else if (what == "JoinExpr") what = "parenthesized join on the right of JOIN";
-    loc = std::max(MinLocation(node), 0);
     return Unsupported(what, loc);
   }
   Json& rv = node["RangeVar"];
@@ -898,7 +918,7 @@ Status Planner::BindEquiKeys(Json& quals, int right_table, std::vector<std::pair
     for (auto& a : quals["BoolExpr"]["args"]) QUIVER_RETURN_NOT_OK(BindEquiKeys(a, right_table, keys));
     return Status::OK();
   }
-  const int loc = std::max(LocationOf(quals), 0);
+  const int loc = std::max(MinLocation(quals), 0);
   if (!quals.contains("A_Expr") || quals["A_Expr"].value("kind", "") != "AEXPR_OP" ||
       StringField(quals["A_Expr"]["name"][0]) != "=" || !quals["A_Expr"].contains("lexpr") ||
       !quals["A_Expr"]["lexpr"].contains("ColumnRef") || !quals["A_Expr"].contains("rexpr") ||
