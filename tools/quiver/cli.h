@@ -40,6 +40,9 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action);
 void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
 void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
+// --- sql ---
+void AddSql(CLI::App& app, Context& ctx, Action* action);  // sql
+// --- sql ---
 
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);

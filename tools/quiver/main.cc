@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   AddDemo(app, ctx, &action);
   AddBench(app, ctx, &action, &exit_code);
   AddJoin(app, ctx, &action, &exit_code);
+  // --- sql ---
+  AddSql(app, ctx, &action);
+  // --- sql ---
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

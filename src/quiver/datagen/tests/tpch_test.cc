@@ -157,7 +157,8 @@ TEST_F(TpchTest, DeterministicAndIndependentOfBatchSize) {
     auto b = Gen(t, 0.002, 777);
     auto c = Gen(t, 0.002, 100, 43);
     ASSERT_EQ(Rows(a), Rows(b));
-    const auto& f = TpchSchema(t)->fields;
+    const SchemaPtr schema = TpchSchema(t);
+    const auto& f = schema->fields;
     bool any_diff = false;
     for (const auto& fld : f) {
       EXPECT_EQ(Texts(a, fld->name), Texts(b, fld->name)) << TpchTableName(t) << "." << fld->name;
