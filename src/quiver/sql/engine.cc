@@ -965,7 +965,7 @@ Result<Literal> Planner::BindLiteral(Json& node) const {
     // literal from the statement text at its location.
     size_t p = static_cast<size_t>(std::max(lit.location, 0));
     size_t e = p;
-    if (e < sql_.size() && sql_[e] == '-') ++e;
+    if (e < sql_.size() && (sql_[e] == '-' || sql_[e] == '+')) ++e;
     while (e < sql_.size() && sql_[e] == ' ') ++e;
     while (e < sql_.size() && sql_[e] >= '0' && sql_[e] <= '9') ++e;
     const std::string text(sql_.substr(p, e - p));

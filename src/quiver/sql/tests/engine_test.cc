@@ -529,7 +529,9 @@ TEST_F(SqlDifferentialTest, JoinsOfEveryTypeWithFilters) {
           if (keys == 2) on += " AND t2.s = t1.s";
           const std::string sql = "SELECT * FROM t1 " + std::string(text) + " " + right + " ON " + on +
                                   (with_where ? " WHERE " + p.sql : "");
-          auto out = Run(sql);
+          ExecuteOptions o = Options();
+          o.memory_mode = i % 2 ? join::MemoryMode::kOffHeap : join::MemoryMode::kOnHeap;
+          auto out = Run(sql, o);
           ASSERT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
           const ColumnAt lk = Col(from, 0, "k"), rk = Col(from, 1, "k");
           std::function<Tri(const RefRow&)> on_eval = [&](const RefRow& r) {
