@@ -700,6 +700,45 @@ TEST_F(SqlTest, LiteralForms) {
   }
 }
 
+TEST_F(SqlTest, TimestampsUnsignedAndWideDecimals) {
+  // ts: timestamp[us] at 1995-03-01 00:00:00 + i hours; u: uint64 near the top; w: decimal128(38, 10).
+  const int64_t base_us = Days(1995, 3, 1) * int64_t{86400} * 1000000;
+  std::vector<std::optional<int64_t>> ts;
+  std::vector<std::optional<uint64_t>> u;
+  std::vector<std::optional<__int128>> w;
+  for (int i = 0; i < 6; ++i) {
+    ts.push_back(i == 5 ? std::nullopt : std::optional<int64_t>(base_us + int64_t{i} * 3600 * 1000000));
+    u.push_back(std::optional<uint64_t>(UINT64_MAX - static_cast<uint64_t>(i)));
+    w.push_back(std::optional<__int128>(static_cast<__int128>(i) * 10000000000LL + 5000000000LL));  // i + 0.5
+  }
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("ts", timestamp(TimeUnit::kMicro, "UTC")), field("u", uint64()), field("w", decimal(128, 38, 10))};
+  auto batch = Batch(schema, {Primitive<int64_t>(pool_.get(), schema->fields[0]->type, ts),
+                              Primitive<uint64_t>(pool_.get(), uint64(), u),
+                              Primitive<__int128>(pool_.get(), schema->fields[2]->type, w)});
+  ASSERT_TRUE(catalog_->RegisterBatches("wide", schema, {batch}).ok());
+  auto n = [&](const std::string& where) -> int64_t {
+    auto out = Run("SELECT ts FROM wide WHERE " + where);
+    EXPECT_TRUE(out.ok()) << where << ": " << out.status().ToString();
+    return out.ok() ? static_cast<int64_t>(Rows(*out).size()) : -1;
+  };
+  EXPECT_EQ(n("ts >= TIMESTAMP '1995-03-01 02:00:00'"), 3);
+  EXPECT_EQ(n("ts > TIMESTAMP '1995-03-01 01:59:59.999999'"), 3);
+  EXPECT_EQ(n("ts < DATE '1995-03-02'"), 5);
+  EXPECT_EQ(n("ts = '1995-03-01T03:00'"), 1);
+  EXPECT_EQ(n("ts BETWEEN DATE '1995-03-01' AND TIMESTAMP '1995-03-01 01:00:00'"), 2);
+  EXPECT_EQ(n("u = 18446744073709551615"), 1);
+  EXPECT_EQ(n("u > 18446744073709551612"), 3);
+  EXPECT_EQ(n("u > 9223372036854775807"), 6);
+  EXPECT_EQ(n("w > 2.5"), 3);
+  EXPECT_EQ(n("w = 2.5000000000"), 1);
+  EXPECT_EQ(n("w < 1e0"), 1);
+  auto wide = engine_->Execute("SELECT ts FROM wide WHERE w = 2.00000000000000000001", Options());
+  ASSERT_FALSE(wide.ok());
+  EXPECT_TRUE(wide.status().IsNotImplemented()) << wide.status().ToString();
+  EXPECT_NE(wide.status().message().find("more than 38 digits"), std::string::npos) << wide.status().ToString();
+}
+
 TEST_F(SqlTest, ShowTablesAndDescribe) {
   auto out = Run("SHOW TABLES");
   ASSERT_TRUE(out.ok()) << out.status().ToString();
