@@ -1752,24 +1752,26 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
       return Status::NotImplemented("more than one statement is not supported (" +
                                     DescribePosition(sql, tree["stmts"][1].value("stmt_location", 0)) + ")");
     }
-    Json& st = tree["stmts"][0]["stmt"];
-    const int stmt_loc = tree["stmts"][0].value("stmt_location", 0);
-    const std::string key = st.empty() ? std::string() : st.begin().key();
-    if (key == "SelectStmt") {
-      Result<std::unique_ptr<RecordBatchStream>> planned = Status::Invalid("not planned");
-      try {
+    // The tree's shape is libpg_query's; a shape this code does not expect
+    // (nlohmann throws on a type mismatch) is reported, never trusted.
+    Result<std::unique_ptr<RecordBatchStream>> planned = Status::Invalid("not planned");
+    try {
+      Json& st = tree["stmts"][0]["stmt"];
+      const int stmt_loc = tree["stmts"][0].value("stmt_location", 0);
+      const std::string key = st.is_object() && !st.empty() ? st.begin().key() : std::string();
+      if (key == "SelectStmt") {
         planned = planner.PlanSelect(st["SelectStmt"]);
-      } catch (const std::exception& e) {
-        return Status::Invalid(std::string("unexpected parse tree shape: ") + e.what());
+      } else if (key == "VariableShowStmt" && st[key].value("name", "") == "tables") {
+        planned = planner.ShowTables();
+      } else if (key == "VariableShowStmt") {
+        planned = planner.Unsupported("SHOW " + st[key].value("name", ""), stmt_loc);
+      } else {
+        planned = planner.Unsupported(StatementName(key), stmt_loc);
       }
-      QUIVER_ASSIGN_OR_RETURN(root, std::move(planned));
-    } else if (key == "VariableShowStmt" && st[key].value("name", "") == "tables") {
-      QUIVER_ASSIGN_OR_RETURN(root, planner.ShowTables());
-    } else if (key == "VariableShowStmt") {
-      return planner.Unsupported("SHOW " + st[key].value("name", ""), stmt_loc);
-    } else {
-      return planner.Unsupported(StatementName(key), stmt_loc);
+    } catch (const std::exception& e) {
+      return Status::Invalid(std::string("unexpected parse tree shape: ") + e.what());
     }
+    QUIVER_ASSIGN_OR_RETURN(root, std::move(planned));
   }
   return std::unique_ptr<RecordBatchStream>(std::make_unique<StatementStream>(ctx, std::move(root)));
 }
