@@ -100,6 +100,10 @@ Status Catalog::RegisterPath(std::string_view name, const std::string& path, Mem
   info.name = FoldIdentifier(name);
   info.validation = validation;
   std::error_code ec;
+  if (path == "-" || (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec) &&
+                      !std::filesystem::is_regular_file(path, ec))) {
+    return Status::Invalid(path + ": a table must be a regular file or a directory (scans read it again)");
+  }
   if (std::filesystem::is_directory(path, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
       const std::string file_name = entry.path().filename().string();

@@ -57,6 +57,8 @@ class Catalog {
   /// not pool memory; streams and compressed bodies are decoded with
   /// `scratch_pool` batch by batch and released). `validation` is the level
   /// every later scan checks batches at (kFull for untrusted files).
+  /// Every scan reads the path again, so it must be a regular file or a
+  /// directory ("-" and pipes are refused: Invalid).
   /// Errors: Invalid for an empty or non-identifier name, a name already
   /// registered, an empty directory, files of one directory with different
   /// schemas; the reader's errors (IOError, Invalid) with the path in front.
