@@ -1,6 +1,6 @@
 // quiver sql: run one SQL statement in-process over Arrow IPC tables
 // (--table NAME=PATH) and/or generated TPC-H tables (--tpch SCALE), and
-// print the result as an aligned-free text table, CSV or JSON lines.
+// print the result as a pipe-separated text table, CSV or JSON lines.
 #include <unistd.h>
 
 #include <cstdio>

@@ -824,7 +824,7 @@ Status Planner::AddTable(Json& node, std::vector<BoundTable>* into) {
   t.info = std::move(*info);
   t.alias = rv.contains("alias") ? rv["alias"].value("aliasname", relname) : relname;
   t.schema = DecodedSchema(*t.info.schema);
-  for (auto& other : tables_) {
+  for (auto& other : *into) {  // an EXISTS subquery's table may shadow an outer name
     if (other.alias == t.alias) return Error("table name or alias '" + t.alias + "' is used twice in FROM", loc);
   }
   into->push_back(std::move(t));

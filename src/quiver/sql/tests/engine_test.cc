@@ -617,6 +617,16 @@ TEST_F(SqlDifferentialTest, ExistsAndNotExistsAreSemiAndAntiJoins) {
   }
 }
 
+TEST_F(SqlTest, ExistsSubqueryTableMayShadowAnOuterName) {
+  // The inner t2 shadows the outer t2; t3 stays visible for the correlation.
+  auto shadow = Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.k = t3.k AND t2.v > 3)");
+  ASSERT_TRUE(shadow.ok()) << shadow.status().ToString();
+  auto plain = Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 i WHERE i.k = t3.k AND i.v > 3)");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(Rows(*shadow), Rows(*plain));
+  EXPECT_FALSE(Rows(*plain).empty());
+}
+
 TEST_F(SqlDifferentialTest, LimitAndOffsetOnAScan) {
   const TestTable& t1 = tables_["t1"];
   for (int limit : {0, 1, 3, 6, 100}) {
