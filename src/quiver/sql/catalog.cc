@@ -192,6 +192,20 @@ std::vector<TableInfo> Catalog::ListTables() const {
   return tables_;
 }
 
+std::vector<ColumnInfo> Catalog::ListColumns(std::string_view table) const {
+  const std::string n = FoldIdentifier(table);
+  std::vector<ColumnInfo> out;
+  std::lock_guard lock(mutex_);
+  for (const TableInfo& t : tables_) {
+    if (!n.empty() && t.name != n) continue;
+    for (int c = 0; c < t.schema->num_fields(); ++c) {
+      const Field& f = *t.schema->fields[static_cast<size_t>(c)];
+      out.push_back({t.name, f.name, f.type, f.nullable, c});
+    }
+  }
+  return out;
+}
+
 Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& table, MemoryPool* pool) const {
   if (table.in_memory()) {
     return std::unique_ptr<RecordBatchStream>(std::make_unique<MemoryStream>(table.schema, table.batches));

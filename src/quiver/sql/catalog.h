@@ -45,6 +45,15 @@ struct TableInfo {
   bool in_memory() const { return paths.empty(); }
 };
 
+/// One column of one table (GetColumns).
+struct ColumnInfo {
+  std::string table;   ///< lower-case table name
+  std::string name;    ///< as stored in the schema
+  DataTypePtr type;    ///< the stored type (dictionary types as stored; SQL sees their value type)
+  bool nullable = true;
+  int ordinal = 0;     ///< 0-based position in the table's schema
+};
+
 class Catalog {
  public:
   Catalog() = default;
@@ -77,6 +86,10 @@ class Catalog {
   Result<TableInfo> GetTable(std::string_view name) const;
   /// Every table, sorted by name.
   std::vector<TableInfo> ListTables() const;
+  /// The columns of table `table` (case-insensitive), or of every table
+  /// when `table` is empty; tables by name, columns in schema order.
+  /// An unknown table gives an empty list.
+  std::vector<ColumnInfo> ListColumns(std::string_view table = {}) const;
 
   /// A stream over the table's batches, in storage order. Batches of
   /// in-memory tables are returned as registered; IPC batches are decoded

@@ -88,6 +88,14 @@ TEST_F(CatalogTest, FilesStreamsAndDirectoriesAreTables) {
   EXPECT_EQ(tables[1].name, "filet");
   EXPECT_EQ(tables[1].num_rows, 3);
   EXPECT_TRUE(tables[1].schema->Equals(*schema));
+  auto cols = catalog->ListColumns("FILET");
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(cols[1].table, "filet");
+  EXPECT_EQ(cols[1].name, "name");
+  EXPECT_EQ(cols[1].ordinal, 1);
+  EXPECT_TRUE(cols[1].type->Equals(*utf8()));
+  EXPECT_EQ(catalog->ListColumns().size(), 6u);
+  EXPECT_TRUE(catalog->ListColumns("nope").empty());
   Engine engine(catalog);
   EXPECT_EQ(Query(engine, "SELECT * FROM dir_t WHERE id > 1"), (std::vector<std::string>{"2|null", "4|w"}));
   EXPECT_EQ(Query(engine, "SELECT f.name, s.id FROM filet f FULL JOIN stream_t s ON s.id = f.id"),
