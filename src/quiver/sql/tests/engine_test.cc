@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <thread>
 #include <string>
 #include <variant>
 #include <vector>
@@ -891,6 +892,46 @@ TEST_F(SqlTest, CancellationStopsAndFrees) {
   auto pre = engine_->Execute("SELECT * FROM t1", o);
   ASSERT_FALSE(pre.ok());
   EXPECT_EQ(pre.status().code(), StatusCode::kCancelled);
+}
+
+TEST_F(SqlTest, StatementsRunConcurrentlyOnOneEngine) {
+  const std::vector<std::string> sqls = {
+      "SELECT * FROM t1 JOIN t2 ON t1.k = t2.k WHERE t1.d > 0.5",
+      "SELECT t3.w FROM t3 LEFT JOIN t1 ON t1.id = t3.k WHERE t1.s IS NULL",
+      "SELECT id FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t3 WHERE t3.k = t1.k)",
+      "SELECT k FROM t1 ORDER BY k"};
+  std::vector<std::vector<std::string>> expected;
+  for (const auto& sql : sqls) {
+    auto r = Run(sql);
+    expected.push_back(r.ok() ? Rows(*r) : std::vector<std::string>{r.status().ToString()});
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 40; ++i) {
+        const size_t q = static_cast<size_t>(t + i) % sqls.size();
+        ExecuteOptions o = Options();
+        o.memory_mode = i % 2 ? join::MemoryMode::kOffHeap : join::MemoryMode::kOnHeap;
+        auto stream = engine_->Execute(sqls[q], o);
+        std::vector<std::string> rows;
+        if (!stream.ok()) {
+          rows.push_back(stream.status().ToString());
+        } else {
+          std::vector<RecordBatchPtr> batches;
+          while (true) {
+            auto b = (*stream)->Next();
+            if (!b.ok() || !*b) break;
+            batches.push_back(*b);
+          }
+          rows = join::testing::RenderSorted(batches);
+        }
+        if (rows != expected[q]) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST_F(SqlTest, StreamsBatchesAsPulled) {
