@@ -2,10 +2,13 @@
 #   make run    install what is missing, build Release, run the main job
 #   make test   install what is missing, build, run every test
 JOBS ?= $(shell nproc)
+# ccache (when installed) keys objects by paths relative to the checkout, so
+# the release, pip and test builds share them.
+export CCACHE_BASEDIR := $(CURDIR)
 BUILD := build/release
 ASAN_BUILD := build/debug-asan
 
-.PHONY: run test deps build build-asan unit-test asan-test interop-deps clean
+.PHONY: run test deps build build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test
 
 deps:
 	./scripts/install-deps.sh
@@ -28,12 +31,31 @@ interop-deps:
 unit-test: build interop-deps
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 600
 
-# Every test but the npm interop and benchmark runs again under ASan and
-# UBSan: the fuzz/crash corpus and byte-mutation sweeps above all.
-asan-test: build-asan
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench"
+# The sanitizer build is the `fuzz` preset: clang with ASan + UBSan (and
+# libFuzzer coverage), tests included, warnings as errors. Every test but the
+# npm interop, benchmark, install and Python ones runs again in it (the
+# fuzz/crash corpus and byte-mutation sweeps above all), and then every
+# libFuzzer target runs FUZZ_SECONDS seconds seeded from arrow-testing and
+# fuzz/corpus/<name>/; a crash, leak or sanitizer report fails `make test`
+# and prints the input. (`make build-asan` still builds the GCC debug-asan
+# preset for local use.) One sanitizer build instead of two keeps `make test`
+# within its time budget on two cores.
+SAN_BUILD := build/fuzz
+FUZZ_SECONDS ?= 30
 
-test: unit-test asan-test
+build-san: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build $(SAN_BUILD) -j$(JOBS)
+
+build-fuzz: build-san
+
+asan-test: build-san
+	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python"
+
+fuzz-test: build-san
+	./scripts/run-fuzzers.sh $(FUZZ_SECONDS)
+
+test: unit-test asan-test fuzz-test
 
 clean:
 	rm -rf build

@@ -40,6 +40,15 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action);
 void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
 void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
+// --- result server ---
+void AddServe(CLI::App& app, Context& ctx, Action* action);
+// --- end result server ---
+
+/// `quiver --version`: "quiver <version> (<build type> build)" and the codec
+/// and allocator library versions, one per line, without a final newline
+/// (tools/quiver/cmd_version.cc).
+std::string VersionText();
+
 // --- sql ---
 void AddSql(CLI::App& app, Context& ctx, Action* action);  // sql
 // --- sql ---

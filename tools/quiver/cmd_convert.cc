@@ -45,7 +45,7 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
       ipc::IpcFormat format = reader->format();
       if (o->to == "stream") format = ipc::IpcFormat::kStream;
       if (o->to == "file") format = ipc::IpcFormat::kFile;
-      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->out));
+      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->out));  // committed on success only
       ipc::WriteOptions wo;
       wo.pool = write_pool.get();
       wo.compression = codec;
@@ -81,6 +81,7 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
         }
       }
       QUIVER_RETURN_NOT_OK(writer->Close());
+      QUIVER_RETURN_NOT_OK(sink->Commit());
       const auto& s = writer->stats();
       std::fprintf(stderr,
                    "wrote %lld batches, %lld rows (%s, codec %s level %d): body %lld B from %lld B of buffers, "

@@ -66,7 +66,7 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
       go.pool = gen_pool.get();
       QUIVER_ASSIGN_OR_RETURN(auto gen, datagen::BatchGenerator::Make(go));
       const ipc::IpcFormat format = o->format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream;
-      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->out));
+      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->out));  // committed on success only
       ipc::WriteOptions wo;
       wo.pool = write_pool.get();
       wo.compression = codec;
@@ -82,6 +82,7 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
         QUIVER_RETURN_NOT_OK(writer->WriteBatch(*batch));
       }
       QUIVER_RETURN_NOT_OK(writer->Close());
+      QUIVER_RETURN_NOT_OK(sink->Commit());
       const auto& s = writer->stats();
       std::fprintf(stderr,
                    "gen %s seed %llu: %lld batches, %lld rows, buffers %lld B (%s; largest batch %s), "

@@ -27,6 +27,7 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
   auto* cmd = app.add_subcommand("integration", "Arrow integration-test runner interface");
   struct Opts {
     std::string mode, arrow, json, stream = "-";
+    bool check_internal_names = false;  // hygiene (issue 10): strict internal field names
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--mode", o->mode, "VALIDATE|JSON_TO_ARROW|ARROW_TO_JSON|STREAM_TO_FILE|FILE_TO_STREAM")
@@ -35,6 +36,9 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
   cmd->add_option("--arrow", o->arrow, "Arrow IPC file (or stream for VALIDATE)");
   cmd->add_option("--json", o->json, "Arrow integration JSON file (.json or .json.gz)");
   cmd->add_option("--stream", o->stream, "stream side of STREAM_TO_FILE / FILE_TO_STREAM ('-' = stdin/stdout)");
+  cmd->add_flag("--check-internal-names", o->check_internal_names,
+                "VALIDATE: also compare internal field names (list item, map entries/key/value), which "
+                "Arrow C++ ignores unless metadata is checked (ARROW-14999)");
   cmd->callback([&ctx, o, action, exit_code] {
     *action = [&ctx, o, exit_code]() -> Status {
       auto pool = ctx.Child("integration");
@@ -50,6 +54,7 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
         QUIVER_ASSIGN_OR_RETURN(auto actual, ReadArrow(o->arrow, pool.get()));
         CompareOptions co;
         co.check_metadata = true;
+        co.check_internal_names = o->check_internal_names;
         Status diff = CompareSchemas(*expected.schema, *actual.first, co);
         if (diff.ok() && expected.batches.size() != actual.second.size()) {
           diff = Status::Invalid("JSON has " + std::to_string(expected.batches.size()) + " batches, Arrow has " +
@@ -70,28 +75,31 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
         QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
         QUIVER_RETURN_NOT_OK(need(o->json, "--json"));
         QUIVER_ASSIGN_OR_RETURN(auto table, ReadJsonIntegrationFile(o->json, pool.get()));
-        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->arrow));
+        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->arrow));  // committed on success only
         ipc::WriteOptions wo;
         wo.pool = pool.get();
-        return ipc::WriteTable(sink.get(), table.schema, table.batches, ipc::IpcFormat::kFile, wo);
+        QUIVER_RETURN_NOT_OK(ipc::WriteTable(sink.get(), table.schema, table.batches, ipc::IpcFormat::kFile, wo));
+        return sink->Commit();
       }
       if (mode == "ARROW_TO_JSON") {
         QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
         QUIVER_RETURN_NOT_OK(need(o->json, "--json"));
         QUIVER_ASSIGN_OR_RETURN(auto table, ReadArrow(o->arrow, pool.get()));
         QUIVER_ASSIGN_OR_RETURN(std::string text, WriteJsonIntegration(*table.first, table.second));
-        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->json));
-        return sink->Write({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->json));  // committed on success only
+        QUIVER_RETURN_NOT_OK(sink->Write({reinterpret_cast<const uint8_t*>(text.data()), text.size()}));
+        return sink->Commit();
       }
       // STREAM_TO_FILE / FILE_TO_STREAM
       QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
       const bool to_file = mode == "STREAM_TO_FILE";
       QUIVER_ASSIGN_OR_RETURN(auto table, ReadArrow(to_file ? o->stream : o->arrow, pool.get()));
-      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(to_file ? o->arrow : o->stream));
+      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(to_file ? o->arrow : o->stream));  // committed on success only
       ipc::WriteOptions wo;
       wo.pool = pool.get();
-      return ipc::WriteTable(sink.get(), table.first, table.second,
-                             to_file ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo);
+      QUIVER_RETURN_NOT_OK(ipc::WriteTable(sink.get(), table.first, table.second,
+                                           to_file ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
+      return sink->Commit();
     };
   });
 }

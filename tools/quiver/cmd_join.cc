@@ -165,7 +165,7 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       build_batches->clear();  // the relation holds the rows now
       const auto t1 = Clock::now();
       const join::RelationStats rs = relation->stats();
-      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(o->out));
+      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->out));  // committed on success only
       ipc::WriteOptions wo;
       wo.pool = write_pool.get();
       wo.compression = codec;
@@ -186,6 +186,7 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       }
       QUIVER_RETURN_NOT_OK(probe->Finish(write));
       QUIVER_RETURN_NOT_OK(writer->Close());
+      QUIVER_RETURN_NOT_OK(sink->Commit());
       const auto t2 = Clock::now();
       const int64_t out_rows = probe->output_rows();
       probe.reset();

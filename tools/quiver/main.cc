@@ -49,7 +49,10 @@ std::string FormatBytes(int64_t bytes) {
 int main(int argc, char** argv) {
   using namespace quiver::cli;
   CLI::App app{"quiver: move, inspect and convert Apache Arrow IPC data with accounted memory"};
-  app.require_subcommand(1);
+  // hygiene (issue 10 item 6): --version, and the help when no subcommand.
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", [] { return VersionText(); }, "print the version, build type and the codec "
+                       "and allocator library versions, then exit");
   Context ctx;
   app.add_option("--allocator", ctx.allocator_name,
                  "byte source: system|jemalloc|mimalloc|mmap (default: $QUIVER_ALLOCATOR or system)");
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
   AddDemo(app, ctx, &action);
   AddBench(app, ctx, &action, &exit_code);
   AddJoin(app, ctx, &action, &exit_code);
+  AddServe(app, ctx, &action);  // --- result server ---
   // --- sql ---
   AddSql(app, ctx, &action);
   // --- sql ---
@@ -72,6 +76,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (app.get_subcommands().empty()) {  // hygiene (issue 10 item 6)
+    std::fprintf(stderr, "%squiver: error: a subcommand is required (see the list above)\n", app.help().c_str());
+    return 1;
   }
   quiver::Status st = ctx.Init();
   if (st.ok()) st = action();

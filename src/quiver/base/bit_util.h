@@ -15,10 +15,14 @@ inline void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= uint8_t(1u << (i 
 inline void ClearBit(uint8_t* bits, int64_t i) { bits[i >> 3] &= uint8_t(~(1u << (i & 7))); }
 inline void SetBitTo(uint8_t* bits, int64_t i, bool v) { v ? SetBit(bits, i) : ClearBit(bits, i); }
 
-/// Bytes needed for `num_bits` bits (no overflow for num_bits <= INT64_MAX - 7).
-constexpr int64_t BytesForBits(int64_t num_bits) { return (num_bits + 7) / 8; }
+/// Bytes needed for `num_bits` bits (num_bits >= 0), i.e. ceil(num_bits / 8).
+/// Defined for every non-negative int64_t, INT64_MAX included: it never
+/// forms num_bits + 7 (lengths from input reach it; issue 10 item 5).
+constexpr int64_t BytesForBits(int64_t num_bits) { return num_bits / 8 + ((num_bits & 7) != 0); }
 
-/// Number of set bits in bits[offset, offset + length).
+/// Number of set bits in bits[offset, offset + length). Preconditions:
+/// offset >= 0, length >= 0, offset + length representable (callers pass a
+/// range already checked against the bitmap's size, e.g. by validation).
 int64_t CountSetBits(const uint8_t* bits, int64_t offset, int64_t length);
 
 /// Copies bits src[src_offset, +length) to dst[dst_offset, +length).

@@ -121,11 +121,18 @@ Result<RebasedOffsets> RebaseOffsets(const std::shared_ptr<Buffer>& offsets, int
                                      int64_t length, MemoryPool* pool) {
   RebasedOffsets out;
   constexpr int64_t kWidth = sizeof(O);
-  if (length == 0 && BufferSize(offsets) < (offset + 1) * kWidth) {
+  // (offset + length + 1) * kWidth, checked (issue 10 item 5).
+  int64_t entries, needed_bytes;
+  if (offset < 0 || length < 0 || !CheckedAdd<int64_t>(offset, length, &entries) ||
+      !CheckedAdd<int64_t>(entries, 1, &entries) || !CheckedMul<int64_t>(entries, kWidth, &needed_bytes)) {
+    return Status::Invalid("CompactArray: offset " + std::to_string(offset) + " + length " +
+                           std::to_string(length) + " overflows the offsets buffer size");
+  }
+  if (length == 0 && BufferSize(offsets) < needed_bytes) {
     out.buffer = BufferSize(offsets) == 0 ? offsets : nullptr;
     return out;
   }
-  if (BufferSize(offsets) < (offset + length + 1) * kWidth) {
+  if (BufferSize(offsets) < needed_bytes) {
     return Status::Invalid("CompactArray: offsets buffer too small");
   }
   out.first = LoadElement<O>(offsets.get(), offset);

@@ -14,24 +14,27 @@ namespace {
 
 constexpr size_t kMaxValueChars = 200;
 
-bool TypesCompatible(const DataType& e, const DataType& a, bool check_metadata);
+bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions& o);
 
-bool FieldsCompatible(const Field& e, const Field& a, bool check_metadata) {
-  if (e.name != a.name || e.nullable != a.nullable) return false;
-  if (check_metadata && !MetadataEquals(e.metadata, a.metadata)) return false;
+/// A field compared by name (when `compare_name`), nullability, type and
+/// (with o.check_metadata) metadata.
+bool FieldsCompatible(const Field& e, const Field& a, const CompareOptions& o, bool compare_name = true) {
+  if ((compare_name && e.name != a.name) || e.nullable != a.nullable) return false;
+  if (o.check_metadata && !MetadataEquals(e.metadata, a.metadata)) return false;
   if (!e.type || !a.type) return !e.type && !a.type;
-  return TypesCompatible(*e.type, *a.type, check_metadata);
+  return TypesCompatible(*e.type, *a.type, o);
 }
 
 /// Type equality for comparison purposes: like DataType::Equals, except that
 /// dictionary index types and orderedness are ignored (values are compared
-/// decoded).
-bool TypesCompatible(const DataType& e, const DataType& a, bool check_metadata) {
+/// decoded). Internal field names (list items, map entries / key / value)
+/// count only with o.check_internal_names, as in DataType::Equals.
+bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions& o) {
   if (e.id != a.id) return false;
   switch (e.id) {
     case TypeId::kDictionary:
       if (!e.value_type || !a.value_type) return !e.value_type && !a.value_type;
-      return TypesCompatible(*e.value_type, *a.value_type, check_metadata);
+      return TypesCompatible(*e.value_type, *a.value_type, o);
     case TypeId::kDecimal:
       if (e.bit_width != a.bit_width || e.precision != a.precision || e.scale != a.scale)
         return false;
@@ -61,12 +64,34 @@ bool TypesCompatible(const DataType& e, const DataType& a, bool check_metadata) 
       break;
   }
   if (e.children.size() != a.children.size()) return false;
+  const bool names = o.check_internal_names;
+  const bool list_like = e.id == TypeId::kList || e.id == TypeId::kLargeList || e.id == TypeId::kListView ||
+                         e.id == TypeId::kLargeListView || e.id == TypeId::kFixedSizeList;
+  if (e.id == TypeId::kMap && e.children.size() == 1 && e.children[0] && a.children[0] &&
+      e.children[0]->type && a.children[0]->type && e.children[0]->type->id == TypeId::kStruct &&
+      a.children[0]->type->id == TypeId::kStruct) {
+    const Field& ef = *e.children[0];
+    const Field& af = *a.children[0];
+    if ((names && ef.name != af.name) || ef.nullable != af.nullable) return false;
+    if (o.check_metadata && !MetadataEquals(ef.metadata, af.metadata)) return false;
+    const auto& ek = ef.type->children;
+    const auto& ak = af.type->children;
+    if (ek.size() != ak.size()) return false;
+    for (size_t k = 0; k < ek.size(); ++k) {
+      if (!ek[k] || !ak[k]) {
+        if (ek[k] != ak[k]) return false;
+        continue;
+      }
+      if (!FieldsCompatible(*ek[k], *ak[k], o, names)) return false;
+    }
+    return true;
+  }
   for (size_t k = 0; k < e.children.size(); ++k) {
     if (!e.children[k] || !a.children[k]) {
       if (e.children[k] != a.children[k]) return false;
       continue;
     }
-    if (!FieldsCompatible(*e.children[k], *a.children[k], check_metadata)) return false;
+    if (!FieldsCompatible(*e.children[k], *a.children[k], o, !list_like || names)) return false;
   }
   return true;
 }
@@ -330,7 +355,7 @@ Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
   if (!expected.type || !actual.type) {
     return Status::Invalid(path + ": array without a type");
   }
-  if (!TypesCompatible(*expected.type, *actual.type, options.check_metadata)) {
+  if (!TypesCompatible(*expected.type, *actual.type, options)) {
     return Status::Invalid(path + ": type mismatch: expected " + TypeText(expected.type) +
                            ", actual " + TypeText(actual.type));
   }
@@ -372,9 +397,14 @@ Status CompareSchemas(const Schema& expected, const Schema& actual, const Compar
                              (a->nullable ? "nullable" : "non-nullable"));
     }
     if (!e->type || !a->type ||
-        !TypesCompatible(*e->type, *a->type, options.check_metadata)) {
+        !TypesCompatible(*e->type, *a->type, options)) {
+      CompareOptions lenient = options;
+      lenient.check_internal_names = false;
+      const bool names_only = options.check_internal_names && e->type && a->type &&
+                              TypesCompatible(*e->type, *a->type, lenient);
       return Status::Invalid(where + " '" + e->name + "': type mismatch: expected " +
-                             TypeText(e->type) + ", actual " + TypeText(a->type));
+                             TypeText(e->type) + ", actual " + TypeText(a->type) +
+                             (names_only ? " (internal field names differ)" : ""));
     }
     if (options.check_metadata && !MetadataEquals(e->metadata, a->metadata)) {
       return Status::Invalid(where + " '" + e->name + "': metadata mismatch: expected " +

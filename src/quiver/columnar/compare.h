@@ -34,6 +34,11 @@ struct CompareOptions {
   double float_rel_tolerance = 1e-5;
   /// Also compare custom metadata of the schema, fields and nested fields.
   bool check_metadata = false;
+  /// Also compare internal field names: the item field of list-like types
+  /// and a map's entries / key / value fields (DataType::Equals). Off by
+  /// default, as in Arrow C++ (ARROW-14999): writers differ in these names
+  /// (e.g. Arrow C++ 1.0.0 wrote canonical map names over a JSON's own).
+  bool check_internal_names = false;
 };
 
 /// Compares two arrays logically (see the file comment).

@@ -50,16 +50,24 @@ void AppendMetadata(std::string* out, const KeyValueMetadata& metadata, const st
 }
 
 
-bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata) {
+bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata,
+                   bool check_internal_names) {
   if (a == b) return true;
   if (!a || !b) return false;
-  return a->Equals(*b, check_metadata);
+  return a->Equals(*b, check_metadata, check_internal_names);
 }
 
-bool FieldPtrEquals(const FieldPtr& a, const FieldPtr& b, bool check_metadata) {
+/// A child field compared as Field::Equals does, except that its name is
+/// compared only when `compare_name` (internal field names, ARROW-14999).
+bool ChildFieldEquals(const FieldPtr& a, const FieldPtr& b, bool check_metadata,
+                      bool check_internal_names, bool compare_name) {
   if (a == b) return true;
   if (!a || !b) return false;
-  return a->Equals(*b, check_metadata);
+  if (compare_name && a->name != b->name) return false;
+  if (a->nullable != b->nullable) return false;
+  if (!TypePtrEquals(a->type, b->type, check_metadata, check_internal_names)) return false;
+  if (check_metadata && !MetadataEquals(a->metadata, b->metadata)) return false;
+  return true;
 }
 
 std::string TypeText(const DataTypePtr& type) { return type ? type->ToString() : "<null type>"; }
@@ -389,7 +397,7 @@ std::string DataType::ToString() const {
   return "<unknown type>";
 }
 
-bool DataType::Equals(const DataType& other, bool check_metadata) const {
+bool DataType::Equals(const DataType& other, bool check_metadata, bool check_internal_names) const {
   if (this == &other) return true;
   if (id != other.id) return false;
   switch (id) {
@@ -404,8 +412,8 @@ bool DataType::Equals(const DataType& other, bool check_metadata) const {
       return unit == other.unit && timezone == other.timezone;
     case TypeId::kDictionary:
       return ordered == other.ordered &&
-             TypePtrEquals(index_type, other.index_type, check_metadata) &&
-             TypePtrEquals(value_type, other.value_type, check_metadata);
+             TypePtrEquals(index_type, other.index_type, check_metadata, check_internal_names) &&
+             TypePtrEquals(value_type, other.value_type, check_metadata, check_internal_names);
     default:
       break;
   }
@@ -413,8 +421,31 @@ bool DataType::Equals(const DataType& other, bool check_metadata) const {
   if (keys_sorted != other.keys_sorted && id == TypeId::kMap) return false;
   if (IsUnion(id) && type_codes != other.type_codes) return false;
   if (children.size() != other.children.size()) return false;
+  // Internal field names: a list-like type's item field, a map's entries
+  // field and the entries struct's key / value fields.
+  const bool list_like = id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kListView ||
+                         id == TypeId::kLargeListView || id == TypeId::kFixedSizeList;
+  if (id == TypeId::kMap && children.size() == 1 && children[0] && other.children[0] &&
+      children[0]->type && other.children[0]->type && children[0]->type->id == TypeId::kStruct &&
+      other.children[0]->type->id == TypeId::kStruct) {
+    const Field& e = *children[0];
+    const Field& o = *other.children[0];
+    if (check_internal_names && e.name != o.name) return false;
+    if (e.nullable != o.nullable) return false;
+    if (check_metadata && !MetadataEquals(e.metadata, o.metadata)) return false;
+    const auto& ek = e.type->children;
+    const auto& ok = o.type->children;
+    if (ek.size() != ok.size()) return false;
+    for (size_t i = 0; i < ek.size(); ++i) {
+      if (!ChildFieldEquals(ek[i], ok[i], check_metadata, check_internal_names, check_internal_names)) return false;
+    }
+    return true;
+  }
   for (size_t i = 0; i < children.size(); ++i) {
-    if (!FieldPtrEquals(children[i], other.children[i], check_metadata)) return false;
+    if (!ChildFieldEquals(children[i], other.children[i], check_metadata, check_internal_names,
+                          !list_like || check_internal_names)) {
+      return false;
+    }
   }
   return true;
 }
@@ -427,10 +458,10 @@ std::string Field::ToString() const {
   return out;
 }
 
-bool Field::Equals(const Field& other, bool check_metadata) const {
+bool Field::Equals(const Field& other, bool check_metadata, bool check_internal_names) const {
   if (this == &other) return true;
   if (name != other.name || nullable != other.nullable) return false;
-  if (!TypePtrEquals(type, other.type, check_metadata)) return false;
+  if (!TypePtrEquals(type, other.type, check_metadata, check_internal_names)) return false;
   if (check_metadata && !MetadataEquals(metadata, other.metadata)) return false;
   return true;
 }
@@ -468,11 +499,11 @@ std::string Schema::ToString() const {
   return out;
 }
 
-bool Schema::Equals(const Schema& other, bool check_metadata) const {
+bool Schema::Equals(const Schema& other, bool check_metadata, bool check_internal_names) const {
   if (this == &other) return true;
   if (fields.size() != other.fields.size()) return false;
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (!FieldPtrEquals(fields[i], other.fields[i], check_metadata)) return false;
+    if (!ChildFieldEquals(fields[i], other.fields[i], check_metadata, check_internal_names, true)) return false;
   }
   if (check_metadata) {
     if (!MetadataEquals(metadata, other.metadata)) return false;

@@ -88,7 +88,15 @@ struct DataType {
   /// Structural equality: the type id, the parameters that id uses, child
   /// field names, types and nullability, and child field metadata only when
   /// `check_metadata` is set. Pure; thread-safe.
-  bool Equals(const DataType& other, bool check_metadata = false) const;
+  ///
+  /// Internal field names — the item field of list, large list, list view,
+  /// large list view and fixed-size list, and a map's entries field with its
+  /// key / value fields — are not part of the type (Arrow C++ likewise,
+  /// ARROW-14999: writers rename them, e.g. "item"/"element",
+  /// "entries"/"key_value"); they are compared only when
+  /// `check_internal_names` is set. Their nullability, types and (with
+  /// `check_metadata`) metadata are always compared.
+  bool Equals(const DataType& other, bool check_metadata = false, bool check_internal_names = false) const;
 };
 
 struct Field {
@@ -102,10 +110,11 @@ struct Field {
   /// "name: type", plus " not null" for non-nullable fields (Arrow C++
   /// Field::ToString without metadata).
   std::string ToString() const;
-  /// Name, nullability and type (Equals); metadata only when
+  /// Name, nullability and type (DataType::Equals, internal field names
+  /// only with `check_internal_names`); metadata only when
   /// `check_metadata`. The dictionary id is an IPC assignment and is not
   /// compared.
-  bool Equals(const Field& other, bool check_metadata = false) const;
+  bool Equals(const Field& other, bool check_metadata = false, bool check_internal_names = false) const;
 };
 
 struct Schema {
@@ -124,9 +133,10 @@ struct Schema {
   /// metadata ends the text as "-- schema metadata --" and "key: 'value'"
   /// lines. No trailing newline.
   std::string ToString() const;
-  /// Fields pairwise (Field::Equals); schema metadata and endianness only
-  /// when `check_metadata` (arrays are native-endian either way).
-  bool Equals(const Schema& other, bool check_metadata = false) const;
+  /// Fields pairwise (Field::Equals; internal field names only with
+  /// `check_internal_names`); schema metadata and endianness only when
+  /// `check_metadata` (arrays are native-endian either way).
+  bool Equals(const Schema& other, bool check_metadata = false, bool check_internal_names = false) const;
 };
 using SchemaPtr = std::shared_ptr<const Schema>;
 

@@ -332,8 +332,11 @@ class Validator {
                       const char* limit_name) {
     const Buffer* offsets = a.buffers[1].get();
     if (a.length == 0 && BufferSize(a.buffers[1]) == 0) return Status::OK();
-    QUIVER_RETURN_NOT_OK(CheckBufferSize(a, 1, "offsets", a.offset + a.length + 1,
-                                         sizeof(O) * 8, path));
+    int64_t num_offsets;  // offset + length + 1, checked (issue 10 item 5)
+    if (!CheckedAdd<int64_t>(a.offset + a.length, 1, &num_offsets)) {
+      return FailBuffer(path, 1, "offsets", "offset + length + 1 overflows");
+    }
+    QUIVER_RETURN_NOT_OK(CheckBufferSize(a, 1, "offsets", num_offsets, sizeof(O) * 8, path));
     auto check_entry = [&](int64_t i, int64_t v, int64_t previous) -> Status {
       if (v < 0) {
         return FailBuffer(path, 1, "offsets",

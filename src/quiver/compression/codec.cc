@@ -10,11 +10,13 @@
 
 #include <lz4frame.h>
 #include <lz4hc.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_decompressBound, ZSTD_BLOCKSIZE_MAX (exported by libzstd 1.5)
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <string>
 
 namespace quiver {
@@ -84,7 +86,102 @@ Status TooLarge(std::string_view codec, size_t expected) {
                          std::to_string(expected) + " bytes");
 }
 
+/// a + b, or INT64_MAX when that overflows (bounds only grow).
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_add_overflow(a, b, &out) ? INT64_MAX : out;
+}
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t out;
+  return __builtin_mul_overflow(a, b, &out) ? INT64_MAX : out;
+}
+
 // ------------------------------------------------------------- LZ4_FRAME --
+
+// An LZ4 block of n compressed bytes decodes to at most about 255 * n bytes
+// (each match-length extension byte adds 255); the constant covers a block's
+// token, offset and last literals.
+constexpr int64_t kLz4MaxRatio = 255;
+constexpr int64_t kLz4RatioSlack = 64;
+
+uint32_t Load32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+/// The most bytes LZ4 frame data can decompress to, from its frame headers
+/// and block sizes alone (no decoding): per frame, the header's content size
+/// when present, else per block its size (uncompressed blocks) or
+/// min(block maximum, 255:1 of its size); skippable frames add nothing.
+/// Where the framing does not parse, the coarse 255:1 bound of the whole
+/// input (the decoder then reports the corruption).
+int64_t Lz4FrameBound(std::span<const uint8_t> in) {
+  const int64_t coarse = SaturatingAdd(SaturatingMul(static_cast<int64_t>(in.size()), kLz4MaxRatio), kLz4RatioSlack);
+  size_t pos = 0;
+  int64_t total = 0;
+  bool any_frame = false;
+  while (pos < in.size()) {
+    const std::span<const uint8_t> rest = in.subspan(pos);
+    if (any_frame && IsTolerablePadding(rest)) break;
+    if (rest.size() < 4) return coarse;
+    const uint32_t magic = Load32(rest.data());
+    if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {  // skippable frame
+      if (rest.size() < 8) return coarse;
+      const uint64_t skip = Load32(rest.data() + 4);
+      if (skip > rest.size() - 8) return coarse;
+      pos += 8 + static_cast<size_t>(skip);
+      any_frame = true;
+      continue;
+    }
+    if (magic != 0x184D2204u || rest.size() < 7) return coarse;
+    const uint8_t flg = rest[4];
+    const uint8_t bd = rest[5];
+    const bool block_checksum = flg & 0x10;
+    const bool has_content_size = flg & 0x08;
+    const bool content_checksum = flg & 0x04;
+    const bool has_dict_id = flg & 0x01;
+    const int block_id = (bd >> 4) & 7;
+    if ((flg >> 6) != 1 || block_id < 4) return coarse;
+    const int64_t block_max = int64_t{1} << (8 + 2 * block_id);  // 64 KiB .. 4 MiB
+    size_t header = 7 + (has_content_size ? 8 : 0) + (has_dict_id ? 4 : 0);
+    if (rest.size() < header) return coarse;
+    uint64_t content_size = 0;
+    if (has_content_size) std::memcpy(&content_size, rest.data() + 6, 8);
+    size_t at = header;
+    int64_t frame_bound = 0;
+    for (;;) {
+      if (rest.size() - at < 4) return coarse;
+      const uint32_t word = Load32(rest.data() + at);
+      at += 4;
+      if (word == 0) break;  // end mark
+      const bool raw = word & 0x80000000u;
+      const size_t size = word & 0x7FFFFFFFu;
+      if (size > rest.size() - at) return coarse;
+      at += size;
+      if (block_checksum) {
+        if (rest.size() - at < 4) return coarse;
+        at += 4;
+      }
+      const int64_t n = static_cast<int64_t>(size);
+      frame_bound = SaturatingAdd(
+          frame_bound, raw ? n : std::min(block_max, SaturatingAdd(SaturatingMul(n, kLz4MaxRatio), kLz4RatioSlack)));
+    }
+    if (content_checksum) {
+      if (rest.size() - at < 4) return coarse;
+      at += 4;
+    }
+    if (has_content_size) {
+      // liblz4 checks the content size at the frame's end: exact.
+      frame_bound = std::min<uint64_t>(static_cast<uint64_t>(frame_bound), content_size);
+    }
+    total = SaturatingAdd(total, frame_bound);
+    pos += at;
+    any_frame = true;
+  }
+  return total;
+}
+
 
 struct Lz4CctxDeleter {
   void operator()(LZ4F_cctx* c) const { LZ4F_freeCompressionContext(c); }
@@ -139,6 +236,10 @@ class Lz4FrameCodec final : public Codec {
     if (LZ4F_isError(n)) return CompressError("frame end", n, input.size(), output.size());
     written += n;
     return static_cast<int64_t>(written);
+  }
+
+  int64_t MaxDecompressedBytes(std::span<const uint8_t> input) const override {
+    return Lz4FrameBound(input);
   }
 
   Status Decompress(std::span<const uint8_t> input, std::span<uint8_t> output) override {
@@ -252,6 +353,37 @@ class ZstdCodec final : public Codec {
       return Status::Invalid(std::string("ZSTD compression failed: ") + ZSTD_getErrorName(n));
     }
     return static_cast<int64_t>(n);
+  }
+
+  /// Per frame: the header's content size when present, else
+  /// ZSTD_decompressBound of the frame (blocks x 128 KiB); skippable frames
+  /// add nothing. Where the framing does not parse, the coarse bound of
+  /// 128 KiB per 4 input bytes (an RLE block); the decoder then reports the
+  /// corruption.
+  int64_t MaxDecompressedBytes(std::span<const uint8_t> input) const override {
+    const int64_t coarse = SaturatingMul(static_cast<int64_t>(input.size() / 4 + 1), ZSTD_BLOCKSIZE_MAX);
+    size_t pos = 0;
+    int64_t total = 0;
+    bool any_frame = false;
+    while (pos < input.size()) {
+      const std::span<const uint8_t> rest = input.subspan(pos);
+      if (any_frame && IsTolerablePadding(rest)) break;
+      const size_t frame_bytes = ZSTD_findFrameCompressedSize(rest.data(), rest.size());
+      if (ZSTD_isError(frame_bytes) || frame_bytes == 0) return coarse;
+      const unsigned long long content = ZSTD_getFrameContentSize(rest.data(), frame_bytes);
+      unsigned long long bound = content;
+      if (content == ZSTD_CONTENTSIZE_ERROR) {
+        return coarse;
+      } else if (content == ZSTD_CONTENTSIZE_UNKNOWN) {
+        bound = ZSTD_decompressBound(rest.data(), frame_bytes);
+        if (bound == ZSTD_CONTENTSIZE_ERROR) return coarse;
+      }
+      total = SaturatingAdd(total, bound > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX
+                                                                                     : static_cast<int64_t>(bound));
+      pos += frame_bytes;
+      any_frame = true;
+    }
+    return total;
   }
 
   Status Decompress(std::span<const uint8_t> input, std::span<uint8_t> output) override {

@@ -53,6 +53,18 @@ class Codec {
   /// a smaller output may fail with Invalid ("output too small").
   virtual Result<int64_t> Compress(std::span<const uint8_t> input, std::span<uint8_t> output) = 0;
 
+  /// An upper bound of the bytes `input` (one or more frames, as Decompress
+  /// takes it) can decompress to, read from the framing alone without
+  /// decoding: the frame header's content size where present (LZ4_FRAME and
+  /// ZSTD), else per block at most the codec's expansion (LZ4: 255:1 and the
+  /// frame's block maximum; ZSTD: ZSTD_decompressBound). Decompress never
+  /// succeeds with more output than this, so a declared length above it is
+  /// a lie that can be rejected before sizing anything (issue 10 item 3).
+  /// Where the framing does not parse, a coarse bound from input.size()
+  /// (the decoder then reports the corruption). Never negative; saturates at
+  /// INT64_MAX. Reads `input` only; thread-safe.
+  virtual int64_t MaxDecompressedBytes(std::span<const uint8_t> input) const = 0;
+
   /// Decompresses `input` (one or more frames) into exactly `output.size()`
   /// bytes. Invalid when the data is corrupt, when it decodes to fewer bytes
   /// ("decompressed to N bytes, expected M") or to more bytes than

@@ -94,6 +94,75 @@ Result<std::unique_ptr<OutputStream>> OpenOutputStream(const std::string& path) 
   return std::unique_ptr<OutputStream>(new FdOutputStream(fd, path, true));
 }
 
+namespace {
+
+/// A direct sink (stdout, /dev/null, a pipe) seen as an OutputFile.
+class DirectOutputFile : public OutputFile {
+ public:
+  explicit DirectOutputFile(std::unique_ptr<OutputStream> inner) : inner_(std::move(inner)) {}
+  Status Write(std::span<const uint8_t> bytes) override { return inner_->Write(bytes); }
+  Status Flush() override { return inner_->Flush(); }
+  int64_t position() const override { return inner_->position(); }
+  Status Commit() override { return inner_->Flush(); }
+
+ private:
+  std::unique_ptr<OutputStream> inner_;
+};
+
+/// Writes to a temporary file beside the target; renames it on Commit,
+/// removes it otherwise.
+class TempOutputFile : public OutputFile {
+ public:
+  TempOutputFile(int fd, std::string temp_path, std::string target)
+      : out_(fd, temp_path, true), temp_path_(std::move(temp_path)), target_(std::move(target)) {}
+  ~TempOutputFile() override {
+    if (!committed_) ::unlink(temp_path_.c_str());
+  }
+  Status Write(std::span<const uint8_t> bytes) override {
+    if (committed_) return Status::IOError("cannot write '" + target_ + "': already committed");
+    return out_.Write(bytes);
+  }
+  int64_t position() const override { return out_.position(); }
+  Status Commit() override {
+    if (committed_) return Status::OK();
+    if (::rename(temp_path_.c_str(), target_.c_str()) != 0) return ErrnoError("cannot rename the output to", target_);
+    committed_ = true;
+    return Status::OK();
+  }
+
+ private:
+  FdOutputStream out_;
+  std::string temp_path_;
+  std::string target_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<OutputFile>> OpenOutputFile(const std::string& path) {
+  struct stat st {};
+  const bool exists = path != "-" && ::stat(path.c_str(), &st) == 0;
+  if (path == "-" || (exists && !S_ISREG(st.st_mode))) {
+    QUIVER_ASSIGN_OR_RETURN(auto direct, OpenOutputStream(path));
+    return std::unique_ptr<OutputFile>(new DirectOutputFile(std::move(direct)));
+  }
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string temp = dir + "." + name + ".quiver-tmp-XXXXXX";
+  int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) return ErrnoError("cannot create a temporary file beside", path);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0644 & ~mask) != 0) {
+    Status s = ErrnoError("cannot set the mode of a temporary file beside", path);
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return s;
+  }
+  return std::unique_ptr<OutputFile>(new TempOutputFile(fd, temp, path));
+}
+
 Result<std::shared_ptr<Buffer>> MapFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoError("cannot open", path);

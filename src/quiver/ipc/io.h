@@ -38,7 +38,37 @@ class OutputStream {
 Result<std::unique_ptr<InputStream>> OpenInputStream(const std::string& path);
 
 /// Opens (creates / truncates) `path` for writing; "-" is standard output.
+/// Bytes reach `path` as they are written, so a writer that fails part way
+/// leaves a partial file there; commands that write a file the user names
+/// use OpenOutputFile instead.
 Result<std::unique_ptr<OutputStream>> OpenOutputStream(const std::string& path);
+
+/// A sink whose bytes become visible at its target only on Commit().
+class OutputFile : public OutputStream {
+ public:
+  /// Flushes and publishes what was written: a temporary file is renamed
+  /// over the target (atomic within one file system). Call once, after the
+  /// last Write; later Writes fail. IOError naming the target.
+  virtual Status Commit() = 0;
+};
+
+/// Opens `path` for writing so that a failed command leaves nothing there
+/// that reads as valid (issue 10 item 2):
+///  - a regular file, or a path that does not exist yet: bytes go to a
+///    temporary file beside the target ("<dir>/.<name>.quiver-tmp-XXXXXX",
+///    mode 0644 less the umask); Commit() renames it over `path`. Destroying
+///    the sink without Commit() (any error path) removes the temporary file:
+///    `path` keeps what it held before, or stays absent.
+///  - "-" (standard output) and other targets that are not regular files
+///    (/dev/null, a pipe, a terminal): written directly; Commit() flushes.
+///    Bytes already written cannot be taken back: the IPC writers write the
+///    end-of-stream marker (and the file footer) only in Close(), so the
+///    output of a failed command ends without them, and the command exits
+///    non-zero. (Arrow readers, quiver's included, accept a stream that
+///    ends without the marker, so check the exit status of a pipeline.)
+/// IOError naming the path when the temporary file cannot be created.
+/// Not thread-safe.
+Result<std::unique_ptr<OutputFile>> OpenOutputFile(const std::string& path);
 
 /// An in-memory sink; bytes() holds what was written.
 class BufferOutputStream : public OutputStream {

@@ -369,7 +369,11 @@ Result<const Root*> VerifyRoot(std::span<const uint8_t> bytes, const ReadOptions
 }  // namespace
 
 std::string MetadataVersionName(fb::MetadataVersion version) {
-  return "V" + std::to_string(static_cast<int>(version) + 1);
+  // Appended rather than "V" + std::to_string(...): GCC 12 reports a false
+  // -Wrestrict on that operator+ at -O2 (GCC bug 105329).
+  std::string out = "V";
+  out += std::to_string(static_cast<int>(version) + 1);
+  return out;
 }
 
 Result<const fb::Message*> VerifyMessage(std::span<const uint8_t> bytes, const ReadOptions& options) {

@@ -41,10 +41,37 @@ struct FramePrefix {
   bool end_of_stream = false;
 };
 
+/// What the first bytes of an input that is not Arrow IPC look like, when
+/// that is cheap to tell from them: "Parquet (PAR1 magic)", "gzip-compressed
+/// data", "a Feather V1 file (FEA1 magic)", "text (CSV, JSON, ...)"; empty
+/// otherwise. Pure.
+std::string DescribeNonIpc(std::span<const uint8_t> head) {
+  auto starts = [&](std::string_view magic) {
+    return head.size() >= magic.size() && std::memcmp(head.data(), magic.data(), magic.size()) == 0;
+  };
+  if (starts("PAR1")) return "Parquet (PAR1 magic)";
+  if (starts("FEA1")) return "a Feather V1 file (FEA1 magic)";
+  if (starts("\x1f\x8b\x08")) return "gzip-compressed data";
+  if (starts("\x28\xb5\x2f\xfd")) return "a ZSTD frame";
+  if (starts("\x04\x22\x4d\x18")) return "an LZ4 frame";
+  if (starts("PK\x03\x04")) return "a ZIP archive";
+  if (starts("\xef\xbb\xbf")) return "text (UTF-8 with BOM: CSV, JSON, ...)";
+  bool text = !head.empty();
+  for (uint8_t c : head) {
+    if (!(c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7f) || c >= 0x80)) text = false;
+  }
+  if (text) return "text (CSV, JSON, ...)";
+  return "";
+}
+
 /// Decodes the framing at a message start from `bytes` (the next up to 8
-/// bytes). `needed` is set when more bytes are required to decide.
+/// bytes). `at_input_start`: these are the first bytes of the whole input
+/// (a stream's first message), where an implausible legacy length means the
+/// input is not Arrow IPC at all (issue 10 item 6); `input_bytes` is the
+/// input's whole size when known (else -1).
 Result<FramePrefix> DecodeFramePrefix(std::span<const uint8_t> bytes, int64_t index,
-                                      const ReadOptions& options) {
+                                      const ReadOptions& options, bool at_input_start = false,
+                                      int64_t input_bytes = -1) {
   FramePrefix out;
   if (bytes.empty()) {
     out.end_of_stream = true;  // stream ended without an end-of-stream marker
@@ -70,6 +97,17 @@ Result<FramePrefix> DecodeFramePrefix(std::span<const uint8_t> bytes, int64_t in
   if (len == 0) {
     out.end_of_stream = true;
     return out;
+  }
+  const std::string looks = at_input_start && out.prefix_bytes == 4 ? DescribeNonIpc(bytes) : std::string();
+  if (at_input_start && out.prefix_bytes == 4 &&
+      (len < 0 || len > options.max_metadata_bytes || (input_bytes >= 0 && len > input_bytes - 4) ||
+       !looks.empty())) {
+    // Neither the ARROW1 magic (checked before), nor a continuation marker,
+    // nor a plausible legacy (pre-0.15) metadata length, or a known magic of
+    // another format.
+    return Status::Invalid("not Arrow IPC data" + (looks.empty() ? std::string() : " (it looks like " + looks + ")") +
+                           ": no ARROW1 magic, no continuation marker, and the first 4 bytes read as a metadata "
+                           "length of " + std::to_string(len) + " bytes");
   }
   if (len < 0) {
     return Status::Invalid(Msg(index) + ": negative metadata length " + std::to_string(len));
@@ -134,7 +172,8 @@ class BufferMessageSource : public MessageSource {
     if (done_) return std::optional<RawMessage>();
     const int64_t avail = bytes_->size() - pos_;
     const auto head = std::span<const uint8_t>(bytes_->data() + pos_, static_cast<size_t>(std::min<int64_t>(avail, 8)));
-    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix(head, index_, options_));
+    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix(head, index_, options_, index_ == 0 && pos_ == 0,
+                                                              bytes_->size()));
     if (fp.end_of_stream) {
       done_ = true;
       return std::optional<RawMessage>();
@@ -181,7 +220,8 @@ class StreamMessageSource : public MessageSource {
       QUIVER_ASSIGN_OR_RETURN(int64_t more, ReadUpTo(head + 4, 4));
       got += more;
     }
-    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix({head, static_cast<size_t>(got)}, index_, options_));
+    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix({head, static_cast<size_t>(got)}, index_, options_,
+                                                              index_ == 0));
     if (fp.end_of_stream) {
       done_ = true;
       return std::optional<RawMessage>();
@@ -204,25 +244,58 @@ class StreamMessageSource : public MessageSource {
     return done;
   }
 
-  // Grows the buffer as bytes arrive, so a lying length costs at most twice
-  // the bytes really present.
+  // Grows the buffer as bytes arrive (from 64 KiB, doubling when full), so
+  // a lying length costs at most about twice the bytes really present. When
+  // the pool refuses to grow it, the rest is read through a small scratch
+  // buffer to tell a truncated message (Invalid, what the input is) from one
+  // that really does not fit (the pool's OutOfMemory) (issue 10 item 3).
   Result<std::shared_ptr<Buffer>> ReadExactly(int64_t n, const char* what) {
-    int64_t cap = std::min<int64_t>(n, int64_t{1} << 20);
-    QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(options_.pool, cap));
+    constexpr int64_t kFirstBytes = int64_t{64} << 10;
+    auto truncated = [&](int64_t have) {
+      return Status::Invalid(Msg(index_) + ": " + what + " truncated: declared " + std::to_string(n) +
+                             " bytes, got " + std::to_string(have));
+    };
+    int64_t cap = std::min<int64_t>(n, kFirstBytes);
+    auto first = Buffer::Allocate(options_.pool, cap);
+    if (!first.ok()) {
+      QUIVER_RETURN_NOT_OK(DrainOrFail(n, 0, what));
+      return first.status();
+    }
+    std::shared_ptr<Buffer> buf = std::move(first).value();
     int64_t have = 0;
     while (have < n) {
       if (have == cap) {
-        cap = std::min<int64_t>(n, cap * 2);
-        QUIVER_RETURN_NOT_OK(buf->Resize(cap, false));
+        const int64_t next_cap = cap > n / 2 ? n : cap * 2;
+        Status grown = buf->Resize(next_cap, false);
+        if (!grown.ok()) {
+          buf.reset();  // give the bytes back before reading on
+          QUIVER_RETURN_NOT_OK(DrainOrFail(n, have, what));
+          return grown;
+        }
+        cap = next_cap;
       }
       QUIVER_ASSIGN_OR_RETURN(int64_t r, input_->Read({buf->mutable_data() + have, static_cast<size_t>(cap - have)}));
+      if (r == 0) return truncated(have);
+      have += r;
+    }
+    return buf;
+  }
+
+  // After a failed allocation with `have` of `n` bytes read: reads on (and
+  // discards) up to n bytes; Invalid naming the truncation if the input
+  // ends first, OK if all n bytes are there.
+  Status DrainOrFail(int64_t n, int64_t have, const char* what) {
+    uint8_t scratch[4096];
+    while (have < n) {
+      QUIVER_ASSIGN_OR_RETURN(int64_t r,
+                              input_->Read({scratch, static_cast<size_t>(std::min<int64_t>(n - have, sizeof scratch))}));
       if (r == 0) {
         return Status::Invalid(Msg(index_) + ": " + what + " truncated: declared " + std::to_string(n) +
                                " bytes, got " + std::to_string(have));
       }
       have += r;
     }
-    return buf;
+    return Status::OK();
   }
 
   std::unique_ptr<InputStream> input_;
@@ -484,6 +557,16 @@ class BodyLoader {
           return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) + " is over " +
                                  std::to_string(options_.max_compression_ratio) + " times the compressed " +
                                  std::to_string(compressed) + " bytes");
+        }
+        // What this codec's framing can produce at most (issue 10 item 3):
+        // a lying prefix is Invalid here, before the pool is asked.
+        const std::span<const uint8_t> frames(body_->data() + offset + 8, static_cast<size_t>(compressed));
+        const int64_t bound = codec_->MaxDecompressedBytes(frames);
+        if (declared > bound) {
+          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) +
+                                 " is more than the " + std::to_string(compressed) + " compressed bytes of " +
+                                 std::string(CompressionTypeName(codec_->type())) + " data can produce (at most " +
+                                 std::to_string(bound) + " bytes)");
         }
         auto* pool = options_.pool;
         for (MemoryPool* p = pool; p != nullptr; p = p->parent()) {

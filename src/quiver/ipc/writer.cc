@@ -1,5 +1,7 @@
 #include "quiver/ipc/writer.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -474,8 +476,72 @@ Result<UnloadedBatch> BatchUnloader::Unload(const std::vector<ArrayDataPtr>& col
   return out;
 }
 
+namespace {
+
+void MaxDictionaryId(const Field& f, int64_t* max_id);
+
+void MaxDictionaryIdOfType(const DataType& t, int64_t* max_id) {
+  for (const auto& c : t.children) MaxDictionaryId(*c, max_id);
+  if (t.value_type) MaxDictionaryIdOfType(*t.value_type, max_id);
+}
+
+void MaxDictionaryId(const Field& f, int64_t* max_id) {
+  if (f.type->id == TypeId::kDictionary) *max_id = std::max(*max_id, f.dictionary_id);
+  MaxDictionaryIdOfType(*f.type, max_id);
+}
+
+FieldPtr WithIds(const FieldPtr& f, int64_t* next_id, bool* changed);
+
+DataTypePtr TypeWithIds(const DataTypePtr& t, int64_t* next_id, bool* changed) {
+  bool any = false;
+  auto copy = std::make_shared<DataType>(*t);
+  for (auto& c : copy->children) {
+    bool c_changed = false;
+    c = WithIds(c, next_id, &c_changed);
+    any |= c_changed;
+  }
+  if (copy->value_type) {
+    bool v_changed = false;
+    copy->value_type = TypeWithIds(copy->value_type, next_id, &v_changed);
+    any |= v_changed;
+  }
+  *changed |= any;
+  return any ? DataTypePtr(std::move(copy)) : t;
+}
+
+FieldPtr WithIds(const FieldPtr& f, int64_t* next_id, bool* changed) {
+  bool any = false;
+  DataTypePtr type = TypeWithIds(f->type, next_id, &any);
+  const bool needs_id = f->type->id == TypeId::kDictionary && f->dictionary_id < 0;
+  if (!any && !needs_id) return f;
+  auto copy = std::make_shared<Field>(*f);
+  copy->type = std::move(type);
+  if (needs_id) copy->dictionary_id = (*next_id)++;
+  *changed = true;
+  return copy;
+}
+
+/// `schema` with a fresh dictionary id (above every id in use) for each
+/// dictionary-encoded field that has none (-1): schemas built in memory or
+/// imported through the C Data Interface carry no IPC ids, and fields that
+/// share an id share one dictionary in the stream (Arrow C++ assigns ids the
+/// same way when writing). Fields with ids keep them.
+SchemaPtr AssignDictionaryIds(const SchemaPtr& schema) {
+  int64_t max_id = -1;
+  for (const auto& f : schema->fields) MaxDictionaryId(*f, &max_id);
+  int64_t next_id = max_id + 1;
+  bool changed = false;
+  auto copy = std::make_shared<Schema>(*schema);
+  for (auto& f : copy->fields) f = WithIds(f, &next_id, &changed);
+  return changed ? SchemaPtr(std::move(copy)) : schema;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RecordBatchWriter>> RecordBatchWriter::Make(OutputStream* sink, SchemaPtr schema,
                                                                    IpcFormat format, WriteOptions options) {
+  if (!schema) return Status::Invalid("RecordBatchWriter: null schema");
+  schema = AssignDictionaryIds(schema);
   auto w = std::make_unique<WriterImpl>(sink, std::move(schema), format, std::move(options));
   QUIVER_RETURN_NOT_OK(w->Start());
   return std::unique_ptr<RecordBatchWriter>(std::move(w));

@@ -338,6 +338,19 @@ Result<Allocator*> GetAllocator(AllocatorKind kind) {
       return &system;
     }
     case AllocatorKind::kJemalloc: {
+      // A binary may be linked with stubs instead of jemalloc (the Python
+      // module: jemalloc's initial-exec TLS cannot be loaded by dlopen);
+      // their mallctl fails, so "version" tells which this binary has.
+      static const bool available = [] {
+        const char* version = nullptr;
+        size_t len = sizeof(version);
+        return quiver_je_mallctl("version", &version, &len, nullptr, 0) == 0;
+      }();
+      if (!available) {
+        return Status::NotImplemented(
+            "the jemalloc allocator is not linked into this binary (the Python module leaves it out: "
+            "its initial-exec TLS cannot be loaded by dlopen); use system, mimalloc or mmap");
+      }
       static JemallocAllocator jemalloc;
       return &jemalloc;
     }

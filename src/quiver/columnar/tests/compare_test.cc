@@ -250,5 +250,41 @@ TEST_F(CompareTest, BatchesCompareSchemaAndColumns) {
   EXPECT_TRUE(CompareBatches(*e, *d, md).IsInvalid());
 }
 
+// Issue 10 item 1: a list's item name and a map's entries / key / value
+// names are internal; CompareSchemas / CompareBatches / CompareArrays ignore
+// them unless check_internal_names (even with check_metadata, which the
+// integration runner sets).
+TEST_F(CompareTest, InternalFieldNamesCountOnlyWhenAsked) {
+  auto values = Int32Array(pool(), {1, 2, 3});
+  auto e = ListArray(pool(), values, {0, 1, 3});
+  auto a = std::make_shared<ArrayData>(*e);
+  a->type = list(field("element", int32()));
+  CompareOptions md;
+  md.check_metadata = true;
+  EXPECT_TRUE(CompareArrays(*e, *a, md, "l").ok());
+  CompareOptions strict = md;
+  strict.check_internal_names = true;
+  Status st = CompareArrays(*e, *a, strict, "l");
+  ASSERT_TRUE(st.IsInvalid());
+  EXPECT_NE(st.message().find("type mismatch"), std::string::npos) << st.message();
+
+  auto canonical = std::make_shared<Schema>();
+  canonical->fields = {field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), false)))};
+  auto own = std::make_shared<Schema>();
+  own->fields = {field("m", map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false)))};
+  EXPECT_TRUE(CompareSchemas(*own, *canonical, md).ok());
+  st = CompareSchemas(*own, *canonical, strict);
+  ASSERT_TRUE(st.IsInvalid());
+  EXPECT_EQ(st.message(),
+            "schema field 0 'm': type mismatch: expected map<utf8, int32>, actual map<utf8, int32> "
+            "(internal field names differ)");
+  // Nullability of the map's value field is not internal.
+  auto nonnull_value = std::make_shared<Schema>();
+  nonnull_value->fields = {field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32(), false)}), false)))};
+  st = CompareSchemas(*canonical, *nonnull_value, md);
+  ASSERT_TRUE(st.IsInvalid());
+  EXPECT_EQ(st.message().find("internal"), std::string::npos) << st.message();
+}
+
 }  // namespace
 }  // namespace quiver

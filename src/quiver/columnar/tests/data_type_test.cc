@@ -148,7 +148,9 @@ TEST(DataTypeTest, EqualsIsStructural) {
   EXPECT_FALSE(time32(TimeUnit::kSecond)->Equals(*time32(TimeUnit::kMilli)));
 
   EXPECT_TRUE(list(field("item", int32()))->Equals(*list(field("item", int32()))));
-  EXPECT_FALSE(list(field("item", int32()))->Equals(*list(field("x", int32()))));
+  // Internal field names (ARROW-14999) count only under check_internal_names.
+  EXPECT_TRUE(list(field("item", int32()))->Equals(*list(field("x", int32()))));
+  EXPECT_FALSE(list(field("item", int32()))->Equals(*list(field("x", int32())), false, /*check_internal_names=*/true));
   EXPECT_FALSE(list(field("item", int32()))->Equals(*list(field("item", int32(), false))));
   EXPECT_FALSE(list(field("item", int32()))->Equals(*large_list(field("item", int32()))));
   EXPECT_FALSE(fixed_size_list(field("item", int32()), 2)
@@ -168,6 +170,41 @@ TEST(DataTypeTest, EqualsIsStructural) {
   auto b = list(field("item", int32()));
   EXPECT_TRUE(a->Equals(*b));
   EXPECT_FALSE(a->Equals(*b, /*check_metadata=*/true));
+}
+
+// Issue 10 item 1: a map's entries / key / value names and every list-like
+// item name are not part of the type unless asked for; nullability and child
+// types still are.
+TEST(DataTypeTest, InternalFieldNamesAreNotPartOfTheType) {
+  auto canonical = map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), false));
+  auto own = map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false));
+  EXPECT_TRUE(canonical->Equals(*own));
+  EXPECT_TRUE(canonical->Equals(*own, /*check_metadata=*/true));
+  EXPECT_FALSE(canonical->Equals(*own, false, /*check_internal_names=*/true));
+  EXPECT_TRUE(canonical->Equals(*canonical, true, true));
+  // Nullability of the map's children still matters.
+  auto nullable_value_not = map(field("entries", struct_({field("key", utf8(), false), field("value", int32(), false)}), false));
+  EXPECT_FALSE(canonical->Equals(*nullable_value_not));
+  auto nullable_entries = map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), true));
+  EXPECT_FALSE(canonical->Equals(*nullable_entries));
+  // ...and so do the key / value types.
+  auto other_value = map(field("entries", struct_({field("key", utf8(), false), field("value", int64())}), false));
+  EXPECT_FALSE(canonical->Equals(*other_value));
+  // Every list-like type, nested: the names inside a struct stay significant.
+  for (auto make : {+[](FieldPtr f) { return list(f); }, +[](FieldPtr f) { return large_list(f); },
+                    +[](FieldPtr f) { return list_view(f); }, +[](FieldPtr f) { return large_list_view(f); },
+                    +[](FieldPtr f) { return fixed_size_list(f, 3); }}) {
+    auto a = make(field("item", struct_({field("a", int32())})));
+    auto b = make(field("element", struct_({field("a", int32())})));
+    auto c = make(field("item", struct_({field("b", int32())})));
+    EXPECT_TRUE(a->Equals(*b)) << a->ToString();
+    EXPECT_FALSE(a->Equals(*b, false, true)) << a->ToString();
+    EXPECT_FALSE(a->Equals(*c)) << "struct field names are not internal: " << a->ToString();
+  }
+  // Through fields and schemas.
+  EXPECT_TRUE(field("m", canonical)->Equals(*field("m", own)));
+  EXPECT_FALSE(field("m", canonical)->Equals(*field("m", own), false, true));
+  EXPECT_FALSE(field("m", canonical)->Equals(*field("n", canonical)));
 }
 
 TEST(FieldTest, ToStringAndEquals) {

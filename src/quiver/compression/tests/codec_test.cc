@@ -332,5 +332,73 @@ TEST(ZstdTest, UnknownContentSizeAndChecksums) {
   EXPECT_TRUE(DecompressChecked(codec.get(), frame, input.size()).ok());
 }
 
+// Issue 10 item 3: MaxDecompressedBytes bounds what Decompress can produce,
+// from the framing alone; it is never below the true size, exact where a
+// frame declares its content size, and within the codec's expansion where
+// none does.
+TEST(MaxDecompressedBytesTest, Lz4FrameBoundsFromHeadersAndBlocks) {
+  std::unique_ptr<Codec> codec = MakeCodec(CompressionType::kLz4Frame);
+  Bytes input = Compressible(300000);
+  const Bytes noise = Random(50000, 3);
+  input.insert(input.end(), noise.begin(), noise.end());
+  const auto n = static_cast<int64_t>(input.size());
+  for (bool content_size : {false, true}) {
+    for (LZ4F_blockSizeID_t block : {LZ4F_max64KB, LZ4F_max4MB}) {
+      for (bool block_checksum : {false, true}) {
+        SCOPED_TRACE(std::to_string(content_size) + "/" + std::to_string(block) + "/" + std::to_string(block_checksum));
+        LZ4F_preferences_t prefs{};
+        prefs.frameInfo.blockSizeID = block;
+        prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+        prefs.frameInfo.blockChecksumFlag = block_checksum ? LZ4F_blockChecksumEnabled : LZ4F_noBlockChecksum;
+        prefs.frameInfo.contentSize = content_size ? input.size() : 0;
+        const Bytes frame = Lz4Frame(input, prefs);
+        const int64_t bound = codec->MaxDecompressedBytes(frame);
+        if (content_size) {
+          EXPECT_EQ(bound, n);
+        } else {
+          EXPECT_GE(bound, n);
+          EXPECT_LE(bound, static_cast<int64_t>(frame.size()) * 255 + 64);
+        }
+        // Two frames back to back, then alignment padding: the sum.
+        Bytes two = frame;
+        two.insert(two.end(), frame.begin(), frame.end());
+        two.insert(two.end(), 3, 0);
+        EXPECT_EQ(codec->MaxDecompressedBytes(two), 2 * bound);
+      }
+    }
+  }
+  // quiver's own frames (the writer's), and constant data at LZ4's ratio.
+  const Bytes zeros(1 << 20, 0);
+  const Bytes frame = CompressAll(codec.get(), zeros);
+  const int64_t bound = codec->MaxDecompressedBytes(frame);
+  EXPECT_GE(bound, int64_t{1} << 20);
+  EXPECT_LE(bound, static_cast<int64_t>(frame.size()) * 255 + 64);
+  // Unparseable framing: the coarse 255:1 bound of the input.
+  const Bytes junk = Random(16384, 5);
+  EXPECT_EQ(codec->MaxDecompressedBytes(junk), 16384 * 255 + 64);
+  EXPECT_EQ(codec->MaxDecompressedBytes({}), 0);
+}
+
+TEST(MaxDecompressedBytesTest, ZstdUsesContentSizeOrTheFrameBound) {
+  std::unique_ptr<Codec> codec = MakeCodec(CompressionType::kZstd);
+  const Bytes input = Compressible(500000);
+  const Bytes framed = CompressAll(codec.get(), input);  // quiver writes the content size
+  EXPECT_EQ(codec->MaxDecompressedBytes(framed), static_cast<int64_t>(input.size()));
+
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ASSERT_NE(cctx, nullptr);
+  ASSERT_FALSE(ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0)));
+  Bytes frame(ZSTD_compressBound(input.size()));
+  const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), input.data(), input.size());
+  ZSTD_freeCCtx(cctx);
+  ASSERT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+  frame.resize(n);
+  const int64_t bound = codec->MaxDecompressedBytes(frame);
+  EXPECT_GE(bound, static_cast<int64_t>(input.size()));
+  EXPECT_LE(bound, int64_t{128} << 10 << 3) << "500000 bytes are 4 blocks of at most 128 KiB";
+  // Corrupt framing: the coarse bound (128 KiB per 4 input bytes).
+  EXPECT_EQ(codec->MaxDecompressedBytes(Random(16, 1)), int64_t{5} * (128 << 10));
+}
+
 }  // namespace
 }  // namespace quiver

@@ -322,9 +322,14 @@ TEST(MemoryPoolTest, ListenersSeeTheirPoolAndDescendants) {
 // on every path. Returns the first error.
 Status Workload(MemoryPool* root) {
   struct Owned {
+    // A constructor, not aggregate initialization: make_unique's
+    // parenthesized aggregate init is C++20 that clang 14/16 lack.
+    Owned(MemoryPool* p, PoolAllocation alloc) : pool(p), a(alloc) {}
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+    ~Owned() { pool->Free(a); }
     MemoryPool* pool;
     PoolAllocation a;
-    ~Owned() { pool->Free(a); }
   };
   auto child = root->MakeChild(Named("w"));
   std::vector<std::unique_ptr<Owned>> owned;

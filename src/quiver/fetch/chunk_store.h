@@ -1,0 +1,122 @@
+// quiver/fetch/chunk_store.h — where served result chunks live between the
+// chunk writer and the downloads (CloudFetch files).
+//
+// ChunkStore is the small interface (put, link, get, remove) a server needs;
+// LocalChunkStore keeps chunks in memory up to a byte budget and spills the
+// rest to files in a private directory. A later store can put chunks into
+// object storage and hand out that store's presigned links instead.
+//
+// Lifetimes: a chunk lives until Remove(id), RemoveExpired(now) past its
+// expiry, or the store's destruction; at each of these its memory is released
+// (the store's reference; a download in progress may keep the bytes alive
+// until it ends) and its spill file is unlinked. Nothing outlives the store:
+// the destructor removes every chunk and the spill directory it created.
+//
+// Thread safety: all methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "quiver/base/result.h"
+#include "quiver/fetch/link_signer.h"
+#include "quiver/memory/buffer.h"
+
+namespace quiver::fetch {
+
+/// A signed link to a stored chunk (TSparkArrowResultLink fileLink + expiryTime).
+struct ChunkLink {
+  std::string url;
+  int64_t expiry_ms = 0;  ///< epoch milliseconds
+};
+
+class ChunkStore {
+ public:
+  virtual ~ChunkStore() = default;
+  /// Stores `bytes` (a chunk's served bytes) until `expiry_ms` (epoch ms;
+  /// <= 0: no expiry) and returns its id (kChunkIdChars hex digits). Errors:
+  /// OutOfMemory / IOError when neither the budget nor the spill can take it
+  /// (the message names both); nothing is kept then.
+  virtual Result<std::string> Put(std::shared_ptr<Buffer> bytes, int64_t expiry_ms) = 0;
+  /// A link that downloads the chunk until `link_expiry_ms`. NotFound-style
+  /// KeyError when the id is unknown.
+  virtual Result<ChunkLink> Link(const std::string& id, int64_t link_expiry_ms) const = 0;
+  /// The chunk's bytes (memory, or a read-only mapping of its spill file
+  /// that stays valid after a Remove). KeyError when unknown or removed.
+  virtual Result<std::shared_ptr<Buffer>> Get(const std::string& id) const = 0;
+  /// Removes a chunk (idempotent: unknown ids are ignored).
+  virtual void Remove(const std::string& id) = 0;
+};
+
+struct LocalChunkStoreOptions {
+  /// Bytes of chunks kept in memory; chunks beyond spill to `spill_dir`.
+  /// 0 = spill everything; -1 = no budget (never spill).
+  int64_t memory_budget_bytes = int64_t{1} << 30;
+  /// Directory for spill files; empty = a private directory made under
+  /// $TMPDIR (or /tmp) at construction and removed by the destructor. A
+  /// given directory must exist; only the store's own files are removed.
+  std::string spill_dir;
+  /// Bytes of spill files at most; -1 = no limit; 0 = spilling disabled.
+  int64_t spill_limit_bytes = -1;
+  /// Base of links, e.g. "https://127.0.0.1:8443" (no trailing slash); the
+  /// link is base + "/files/<id>?e=..&s=..".
+  std::string link_base_url;
+};
+
+/// Counters of a LocalChunkStore.
+struct ChunkStoreStats {
+  int64_t chunks = 0;             ///< live chunks
+  int64_t memory_bytes = 0;       ///< bytes of live in-memory chunks
+  int64_t spilled_bytes = 0;      ///< bytes of live spill files
+  int64_t spilled_chunks = 0;     ///< live spilled chunks
+  int64_t peak_memory_bytes = 0;
+  int64_t total_spilled_chunks = 0;  ///< chunks ever spilled
+};
+
+class LocalChunkStore : public ChunkStore {
+ public:
+  /// Errors: IOError when the private spill directory cannot be made or a
+  /// given one does not exist.
+  static Result<std::unique_ptr<LocalChunkStore>> Make(LocalChunkStoreOptions options, LinkSigner signer);
+  ~LocalChunkStore() override;
+
+  Result<std::string> Put(std::shared_ptr<Buffer> bytes, int64_t expiry_ms) override;
+  Result<ChunkLink> Link(const std::string& id, int64_t link_expiry_ms) const override;
+  Result<std::shared_ptr<Buffer>> Get(const std::string& id) const override;
+  void Remove(const std::string& id) override;
+  /// Removes the chunks whose expiry is <= now_ms; returns how many.
+  int64_t RemoveExpired(int64_t now_ms);
+
+  const LinkSigner& signer() const { return signer_; }
+  const std::string& spill_dir() const { return spill_dir_; }
+  ChunkStoreStats stats() const;
+  /// Count of regular files now in the spill directory (tests: 0 after cleanup).
+  int64_t CountSpillFiles() const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<Buffer> memory;  // null when spilled
+    std::string spill_path;          // empty when in memory
+    int64_t size_bytes = 0;
+    int64_t expiry_ms = 0;
+  };
+  LocalChunkStore(LocalChunkStoreOptions options, LinkSigner signer, std::string spill_dir, bool own_dir);
+  void EraseLocked(std::map<std::string, Entry>::iterator it);
+
+  LocalChunkStoreOptions options_;
+  LinkSigner signer_;
+  std::string spill_dir_;
+  bool own_spill_dir_;
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+  ChunkStoreStats stats_;
+};
+
+/// A fresh random chunk id (kChunkIdChars lowercase hex, 128 bits from
+/// RAND_bytes). Errors: IOError when the generator fails.
+Result<std::string> NewChunkId();
+
+}  // namespace quiver::fetch

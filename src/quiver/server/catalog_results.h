@@ -1,0 +1,78 @@
+// quiver/server/catalog_results.h — the Arrow results of the metadata
+// operations (GetCatalogs, GetSchemas, GetTables, GetColumns, GetTypeInfo),
+// with the JDBC DatabaseMetaData column names real clients read.
+//
+// quiver serves one catalog, kCatalogName, with one schema, kSchemaName,
+// holding the executor's tables. Name filters are JDBC LIKE patterns ('%'
+// any run, '_' one character, '\' escapes; case-insensitive); an empty
+// pattern matches everything.
+//
+// Every result is one record batch whose buffers are charged to `pool`.
+// Errors: OutOfMemory from the pool. Pure otherwise; thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/record_batch_stream.h"
+#include "quiver/server/statement_executor.h"
+
+namespace quiver::server {
+
+inline constexpr const char* kCatalogName = "quiver";
+inline constexpr const char* kSchemaName = "default";
+
+/// How a column's type is described in GetColumns.
+struct ColumnTypeInfo {
+  int32_t jdbc_type = 1111;  ///< java.sql.Types code (OTHER by default)
+  std::string type_name;     ///< Hive name, e.g. "BIGINT", "DECIMAL(12,2)"
+  int32_t column_size = 0;   ///< precision for decimals, else 0
+  int32_t decimal_digits = 0;
+};
+
+/// The java.sql.Types code of a Hive TTypeId value (e.g. BIGINT -5, DECIMAL 3).
+int32_t JdbcTypeCode(int hive_type_id);
+
+/// JDBC LIKE matching (see above). Pure.
+bool LikeMatch(std::string_view pattern, std::string_view text);
+
+/// A stream over batches already built (metadata results, tests).
+class BatchVectorStream : public RecordBatchStream {
+ public:
+  BatchVectorStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
+      : schema_(std::move(schema)), batches_(std::move(batches)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override;
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> batches_;
+  size_t next_ = 0;
+};
+
+/// TABLE_CAT.
+Result<std::unique_ptr<RecordBatchStream>> CatalogsResult(MemoryPool* pool);
+/// TABLE_SCHEM, TABLE_CATALOG.
+Result<std::unique_ptr<RecordBatchStream>> SchemasResult(const std::string& catalog, const std::string& schema_pattern,
+                                                         MemoryPool* pool);
+/// TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE ("TABLE"), REMARKS.
+Result<std::unique_ptr<RecordBatchStream>> TablesResult(const std::vector<TableInfo>& tables,
+                                                        const std::string& catalog, const std::string& schema_pattern,
+                                                        const std::string& table_pattern, MemoryPool* pool);
+/// TABLE_CAT, TABLE_SCHEM, TABLE_NAME, COLUMN_NAME, DATA_TYPE (int32),
+/// TYPE_NAME, COLUMN_SIZE (int32), DECIMAL_DIGITS (int32), NULLABLE (int32:
+/// 0 no nulls, 1 nullable), REMARKS, ORDINAL_POSITION (int32, 1-based),
+/// IS_NULLABLE ("YES"/"NO").
+Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(const std::vector<TableInfo>& tables,
+                                                         const std::string& catalog, const std::string& schema_pattern,
+                                                         const std::string& table_pattern,
+                                                         const std::string& column_pattern,
+                                                         const std::function<ColumnTypeInfo(const DataType&)>& type_info,
+                                                         MemoryPool* pool);
+/// TYPE_NAME, DATA_TYPE (int32) for the Hive primitive types.
+Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool);
+
+}  // namespace quiver::server

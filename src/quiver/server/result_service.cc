@@ -1,0 +1,1005 @@
+// quiver/server/result_service.cc — TCLIService handler: sessions,
+// operations, chunked results. The only file of the server that includes the
+// generated Thrift service code (with the fuzz target and the tests).
+#include "quiver/server/result_service.h"
+
+#include <openssl/rand.h>
+#include <thrift/TConfiguration.h>
+#include <thrift/TOutput.h>
+#include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/transport/TBufferTransports.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "quiver/fetch/chunk_writer.h"
+#include "quiver/fetch/link_signer.h"
+#include "quiver/ipc/io.h"
+#include "quiver/ipc/writer.h"
+#include "quiver/server/catalog_results.h"
+#include "quiver/tcli/TCLIService.h"
+
+namespace quiver::server {
+namespace t = ::quiver::tcli;
+using apache::thrift::transport::TMemoryBuffer;
+using fetch::NowEpochMs;
+
+namespace {
+
+// IPC end-of-stream marker length (0xFFFFFFFF, then int32 0).
+constexpr int64_t kEosBytes = 8;
+constexpr int kHandleBytes = 16;
+// Largest IPC bytes of inline batches in one FetchResults reply (beyond the
+// first chunk, which always goes).
+constexpr int64_t kMaxInlinePageBytes = int64_t{16} << 20;
+
+std::string RandomHandleBytes(bool uuid_v4) {
+  uint8_t b[kHandleBytes];
+  if (RAND_bytes(b, kHandleBytes) != 1) {
+    // RAND_bytes failing is extraordinary; fall back to the clock so that
+    // handles stay unique (they are not the authority: the secret is compared too).
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::memcpy(b, &now, sizeof now);
+    std::memcpy(b + 8, &now, sizeof now);
+  }
+  if (uuid_v4) {  // RFC 4122: version 4, variant 10xx
+    b[6] = static_cast<uint8_t>((b[6] & 0x0F) | 0x40);
+    b[8] = static_cast<uint8_t>((b[8] & 0x3F) | 0x80);
+  }
+  return std::string(reinterpret_cast<char*>(b), kHandleBytes);
+}
+
+t::TStatus OkStatus() {
+  t::TStatus s;
+  s.statusCode = t::TStatusCode::SUCCESS_STATUS;
+  return s;
+}
+
+t::TStatus ErrorStatus(const std::string& message, t::TStatusCode::type code = t::TStatusCode::ERROR_STATUS,
+                       const std::string& sql_state = "HY000") {
+  t::TStatus s;
+  s.statusCode = code;
+  s.__set_errorMessage(message);
+  s.__set_displayMessage(message);
+  s.__set_sqlState(sql_state);
+  s.__set_errorCode(code == t::TStatusCode::INVALID_HANDLE_STATUS ? 4 : 3);
+  return s;
+}
+
+std::string SqlStateFor(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kNotImplemented: return "0A000";
+    case StatusCode::kKeyError: return "42P01";
+    case StatusCode::kInvalid: return "42601";
+    case StatusCode::kCancelled: return "HY008";
+    case StatusCode::kOutOfMemory: return "53200";
+    default: return "HY000";
+  }
+}
+
+// ---- Arrow -> Hive types ---------------------------------------------------
+
+t::TTypeId::type HiveTypeId(const DataType& type) {
+  switch (type.id) {
+    case TypeId::kNull: return t::TTypeId::NULL_TYPE;
+    case TypeId::kBool: return t::TTypeId::BOOLEAN_TYPE;
+    case TypeId::kInt8: return t::TTypeId::TINYINT_TYPE;
+    case TypeId::kInt16: case TypeId::kUInt8: return t::TTypeId::SMALLINT_TYPE;
+    case TypeId::kInt32: case TypeId::kUInt16: return t::TTypeId::INT_TYPE;
+    case TypeId::kInt64: case TypeId::kUInt32: case TypeId::kUInt64: return t::TTypeId::BIGINT_TYPE;
+    case TypeId::kFloat16: case TypeId::kFloat32: return t::TTypeId::FLOAT_TYPE;
+    case TypeId::kFloat64: return t::TTypeId::DOUBLE_TYPE;
+    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kUtf8View: return t::TTypeId::STRING_TYPE;
+    case TypeId::kBinary: case TypeId::kLargeBinary: case TypeId::kBinaryView:
+    case TypeId::kFixedSizeBinary: return t::TTypeId::BINARY_TYPE;
+    case TypeId::kDecimal: return t::TTypeId::DECIMAL_TYPE;
+    case TypeId::kDate32: case TypeId::kDate64: return t::TTypeId::DATE_TYPE;
+    case TypeId::kTimestamp: return t::TTypeId::TIMESTAMP_TYPE;
+    case TypeId::kTime32: case TypeId::kTime64: return t::TTypeId::STRING_TYPE;
+    case TypeId::kDuration: return t::TTypeId::BIGINT_TYPE;
+    case TypeId::kIntervalYearMonth: return t::TTypeId::INTERVAL_YEAR_MONTH_TYPE;
+    case TypeId::kIntervalDayTime: case TypeId::kIntervalMonthDayNano: return t::TTypeId::INTERVAL_DAY_TIME_TYPE;
+    case TypeId::kList: case TypeId::kLargeList: case TypeId::kListView: case TypeId::kLargeListView:
+    case TypeId::kFixedSizeList: return t::TTypeId::ARRAY_TYPE;
+    case TypeId::kStruct: return t::TTypeId::STRUCT_TYPE;
+    case TypeId::kMap: return t::TTypeId::MAP_TYPE;
+    case TypeId::kSparseUnion: case TypeId::kDenseUnion: return t::TTypeId::UNION_TYPE;
+    case TypeId::kRunEndEncoded:
+      return type.children.size() == 2 ? HiveTypeId(*type.children[1]->type) : t::TTypeId::STRING_TYPE;
+    case TypeId::kDictionary: return type.value_type ? HiveTypeId(*type.value_type) : t::TTypeId::STRING_TYPE;
+  }
+  return t::TTypeId::STRING_TYPE;
+}
+
+t::TTableSchema HiveSchema(const Schema& schema) {
+  t::TTableSchema out;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    const Field& f = *schema.fields[i];
+    t::TPrimitiveTypeEntry prim;
+    prim.type = HiveTypeId(*f.type);
+    if (f.type->id == TypeId::kDecimal) {
+      t::TTypeQualifierValue p, s;
+      p.__set_i32Value(f.type->precision);
+      s.__set_i32Value(f.type->scale);
+      t::TTypeQualifiers q;
+      q.qualifiers["precision"] = p;
+      q.qualifiers["scale"] = s;
+      prim.__set_typeQualifiers(q);
+    }
+    t::TTypeEntry entry;
+    entry.__set_primitiveEntry(prim);
+    t::TColumnDesc col;
+    col.columnName = f.name;
+    col.typeDesc.types.push_back(entry);
+    col.position = i + 1;
+    out.columns.push_back(std::move(col));
+  }
+  return out;
+}
+
+// The IPC schema message of `schema` (encapsulated, no end-of-stream).
+Result<std::string> SchemaMessage(const SchemaPtr& schema, MemoryPool* pool) {
+  ipc::BufferOutputStream sink;
+  ipc::WriteOptions wo;
+  wo.pool = pool;
+  QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(&sink, schema, ipc::IpcFormat::kStream, wo));
+  const auto& bytes = sink.bytes();
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// One reservation on a pool for bytes held elsewhere (Thrift buffers).
+class ScopedReservation {
+ public:
+  ScopedReservation(MemoryPool* pool, int64_t bytes) : pool_(pool) {
+    if (pool_->Reserve(bytes).ok()) bytes_ = bytes;
+  }
+  ~ScopedReservation() {
+    if (bytes_ > 0) pool_->Unreserve(bytes_);
+  }
+  bool ok() const { return bytes_ >= 0; }
+  ScopedReservation(const ScopedReservation&) = delete;
+  ScopedReservation& operator=(const ScopedReservation&) = delete;
+
+ private:
+  MemoryPool* pool_;
+  int64_t bytes_ = -1;
+};
+
+struct ChunkRef {
+  std::string id;
+  int64_t start_row_offset = 0;
+  int64_t row_count = 0;
+  int64_t ipc_bytes = 0;
+  int64_t served_bytes = 0;
+  int64_t schema_message_bytes = 0;
+  bool lz4 = false;
+};
+
+struct Session {
+  std::string guid;
+  std::string secret;
+  std::atomic<int64_t> last_used_ms{0};
+};
+
+struct Operation {
+  std::string guid;
+  std::string secret;
+  std::string session_guid;
+  t::TOperationType::type type = t::TOperationType::EXECUTE_STATEMENT;
+  bool can_download = false;
+  bool inline_lz4 = false;
+  bool chunk_lz4 = false;
+  SchemaPtr schema;
+  std::string arrow_schema;
+  std::unique_ptr<RecordBatchStream> stream;
+  std::atomic<bool> cancel{false};
+  std::atomic<int64_t> last_used_ms{0};
+  int64_t started_ms = 0;
+  std::thread worker;
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<ChunkRef> chunks;
+  bool done = false;
+  bool decided = false;
+  bool inline_mode = false;
+  bool failed = false;
+  bool cancelled = false;
+  std::string error;
+  std::string sql_state;
+  int64_t completed_ms = 0;
+  int64_t total_ipc_bytes = 0;
+  int64_t total_served_bytes = 0;
+  size_t cursor = 0;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+class ResultService::Impl : public t::TCLIServiceIf {
+ public:
+  explicit Impl(ResultServiceOptions o) : o_(o) {
+    exec_pool_ = o.pool->MakeChild({.name = "exec"});
+    chunk_pool_ = o.pool->MakeChild({.name = "chunks"});
+    thrift_pool_ = o.pool->MakeChild({.name = "thrift"});
+    config_ = std::make_shared<apache::thrift::TConfiguration>(
+        static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)),
+        static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)), 64);
+  }
+
+  ~Impl() override {
+    std::vector<std::shared_ptr<Operation>> ops;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& [k, op] : ops_) ops.push_back(op);
+      ops_.clear();
+      sessions_.clear();
+    }
+    for (auto& op : ops) Finish(op);
+  }
+
+  Result<std::string> Dispatch(std::span<const uint8_t> request) {
+    ++rpcs_;
+    if (static_cast<int64_t>(request.size()) > o_.max_message_bytes) {
+      ++rpc_errors_;
+      return Status::Invalid("thrift: message of " + std::to_string(request.size()) + " bytes exceeds the limit " +
+                             std::to_string(o_.max_message_bytes));
+    }
+    ScopedReservation in_bytes(thrift_pool_.get(), static_cast<int64_t>(request.size()));
+    if (!in_bytes.ok()) return Status::OutOfMemory("thrift: no memory for a request of " + std::to_string(request.size()) + " bytes");
+    try {
+      auto in = std::make_shared<TMemoryBuffer>(const_cast<uint8_t*>(request.data()),
+                                                static_cast<uint32_t>(request.size()), TMemoryBuffer::OBSERVE, config_);
+      auto out = std::make_shared<TMemoryBuffer>();
+      const int32_t limit = static_cast<int32_t>(std::min<int64_t>(o_.max_message_bytes, INT32_MAX));
+      auto iprot = std::make_shared<apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer>>(in, limit, limit,
+                                                                                                  true, true);
+      auto oprot = std::make_shared<apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer>>(out);
+      processor_->process(iprot, oprot, nullptr);
+      std::string reply = out->getBufferAsString();
+      if (reply.empty()) {
+        ++rpc_errors_;
+        return Status::Invalid("thrift: the message was not a call (no reply)");
+      }
+      return reply;
+    } catch (const std::exception& e) {
+      ++rpc_errors_;
+      return Status::Invalid(std::string("thrift: malformed message: ") + e.what());
+    }
+  }
+
+  void SetProcessor(std::shared_ptr<t::TCLIServiceIf> self) {
+    processor_ = std::make_shared<t::TCLIServiceProcessor>(std::move(self));
+  }
+
+  // ---- sessions ----
+  void OpenSession(t::TOpenSessionResp& r, const t::TOpenSessionReq& req) override {
+    r.serverProtocolVersion = t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8;
+    if (req.__isset.client_protocol_i64 && req.client_protocol_i64 >= t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V1 &&
+        req.client_protocol_i64 < t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8) {
+      r.serverProtocolVersion = static_cast<t::TProtocolVersion::type>(req.client_protocol_i64);
+    }
+    auto s = std::make_shared<Session>();
+    s->guid = RandomHandleBytes(true);
+    s->secret = RandomHandleBytes(false);
+    s->last_used_ms = NowEpochMs();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (static_cast<int>(sessions_.size()) >= o_.max_sessions) {
+        r.status = ErrorStatus("too many open sessions: the server allows " + std::to_string(o_.max_sessions) +
+                               "; close one and retry");
+        return;
+      }
+      sessions_[s->guid] = s;
+    }
+    r.status = OkStatus();
+    t::TSessionHandle h;
+    h.sessionId.guid = s->guid;
+    h.sessionId.secret = s->secret;
+    r.__set_sessionHandle(h);
+    r.__set_canUseMultipleCatalogs(true);
+  }
+
+  void CloseSession(t::TCloseSessionResp& r, const t::TCloseSessionReq& req) override {
+    std::vector<std::shared_ptr<Operation>> ops;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = sessions_.find(req.sessionHandle.sessionId.guid);
+      if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, req.sessionHandle.sessionId.secret)) {
+        r.status = ErrorStatus("invalid session handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
+        return;
+      }
+      sessions_.erase(it);
+      ops = TakeSessionOpsLocked(req.sessionHandle.sessionId.guid);
+    }
+    for (auto& op : ops) Finish(op);
+    r.status = OkStatus();
+  }
+
+  void GetInfo(t::TGetInfoResp& r, const t::TGetInfoReq& req) override {
+    if (!FindSession(req.sessionHandle)) {
+      r.status = ErrorStatus("invalid session handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+      r.infoValue.__set_stringValue("");
+      return;
+    }
+    r.status = OkStatus();
+    switch (req.infoType) {
+      case t::TGetInfoType::CLI_SERVER_NAME: r.infoValue.__set_stringValue("quiver"); break;
+      case t::TGetInfoType::CLI_DBMS_NAME: r.infoValue.__set_stringValue("quiver"); break;
+      case t::TGetInfoType::CLI_DBMS_VER: r.infoValue.__set_stringValue("0.1.0"); break;
+      case t::TGetInfoType::CLI_MAX_CONCURRENT_ACTIVITIES: r.infoValue.__set_integerFlag(o_.max_operations); break;
+      case t::TGetInfoType::CLI_DATA_SOURCE_READ_ONLY: r.infoValue.__set_stringValue("Y"); break;
+      default:
+        r.status = ErrorStatus("GetInfo: info type " + std::to_string(static_cast<int>(req.infoType)) + " is not supported");
+        r.infoValue.__set_stringValue("");
+    }
+  }
+
+  // ---- statements and metadata operations ----
+  void ExecuteStatement(t::TExecuteStatementResp& r, const t::TExecuteStatementReq& req) override {
+    auto session = FindSession(req.sessionHandle);
+    if (!session) {
+      r.status = ErrorStatus("invalid session handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+      return;
+    }
+    ++statements_;
+    auto op = std::make_shared<Operation>();
+    auto stream = o_.executor->Execute(req.statement, &op->cancel, exec_pool_.get());
+    if (!stream.ok()) {
+      r.status = ErrorStatus(stream.status().ToString(), t::TStatusCode::ERROR_STATUS, SqlStateFor(stream.status()));
+      return;
+    }
+    const bool can_download = req.__isset.canDownloadResult && req.canDownloadResult;
+    const bool client_lz4 = req.__isset.canDecompressLZ4Result && req.canDecompressLZ4Result;
+    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT, std::move(stream).value(), can_download, client_lz4,
+          req.__isset.getDirectResults ? &req.getDirectResults : nullptr);
+  }
+
+  template <typename Resp, typename Req>
+  void MetadataOp(Resp& r, const Req& req, t::TOperationType::type type,
+                  Result<std::unique_ptr<RecordBatchStream>> (*make)(const Req&, const StatementExecutor&, MemoryPool*)) {
+    auto session = FindSession(req.sessionHandle);
+    if (!session) {
+      r.status = ErrorStatus("invalid session handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+      return;
+    }
+    auto stream = make(req, *o_.executor, exec_pool_.get());
+    if (!stream.ok()) {
+      r.status = ErrorStatus(stream.status().ToString());
+      return;
+    }
+    auto op = std::make_shared<Operation>();
+    t::TExecuteStatementResp er;
+    Start(er, op, session, type, std::move(stream).value(), false, false,
+          req.__isset.getDirectResults ? &req.getDirectResults : nullptr);
+    r.status = er.status;
+    if (er.__isset.operationHandle) r.__set_operationHandle(er.operationHandle);
+    if (er.__isset.directResults) r.__set_directResults(er.directResults);
+  }
+
+  static Result<std::unique_ptr<RecordBatchStream>> MakeCatalogs(const t::TGetCatalogsReq&, const StatementExecutor&,
+                                                                 MemoryPool* pool) {
+    return CatalogsResult(pool);
+  }
+  static Result<std::unique_ptr<RecordBatchStream>> MakeSchemas(const t::TGetSchemasReq& req, const StatementExecutor&,
+                                                                MemoryPool* pool) {
+    return SchemasResult(req.__isset.catalogName ? req.catalogName : "", req.__isset.schemaName ? req.schemaName : "",
+                         pool);
+  }
+  static Result<std::unique_ptr<RecordBatchStream>> MakeTables(const t::TGetTablesReq& req, const StatementExecutor& ex,
+                                                               MemoryPool* pool) {
+    return TablesResult(ex.ListTables(), req.__isset.catalogName ? req.catalogName : "",
+                        req.__isset.schemaName ? req.schemaName : "", req.__isset.tableName ? req.tableName : "", pool);
+  }
+  static Result<std::unique_ptr<RecordBatchStream>> MakeColumns(const t::TGetColumnsReq& req,
+                                                                const StatementExecutor& ex, MemoryPool* pool) {
+    return ColumnsResult(ex.ListTables(), req.__isset.catalogName ? req.catalogName : "",
+                         req.__isset.schemaName ? req.schemaName : "", req.__isset.tableName ? req.tableName : "",
+                         req.__isset.columnName ? req.columnName : "", &HiveTypeInfo, pool);
+  }
+  static Result<std::unique_ptr<RecordBatchStream>> MakeTypeInfo(const t::TGetTypeInfoReq&, const StatementExecutor&,
+                                                                 MemoryPool* pool) {
+    return TypeInfoResult(pool);
+  }
+
+  static ColumnTypeInfo HiveTypeInfo(const DataType& type) {
+    ColumnTypeInfo info;
+    const auto id = HiveTypeId(type);
+    auto it = t::_TTypeId_VALUES_TO_NAMES.find(static_cast<int>(id));
+    std::string name = it != t::_TTypeId_VALUES_TO_NAMES.end() ? it->second : "STRING_TYPE";
+    if (name.size() > 5 && name.substr(name.size() - 5) == "_TYPE") name.resize(name.size() - 5);
+    info.type_name = name;
+    if (type.id == TypeId::kDecimal) {
+      info.type_name = "DECIMAL(" + std::to_string(type.precision) + "," + std::to_string(type.scale) + ")";
+      info.column_size = type.precision;
+      info.decimal_digits = type.scale;
+    }
+    info.jdbc_type = JdbcTypeCode(static_cast<int>(id));
+    return info;
+  }
+
+  void GetTypeInfo(t::TGetTypeInfoResp& r, const t::TGetTypeInfoReq& req) override {
+    MetadataOp(r, req, t::TOperationType::GET_TYPE_INFO, &MakeTypeInfo);
+  }
+  void GetCatalogs(t::TGetCatalogsResp& r, const t::TGetCatalogsReq& req) override {
+    MetadataOp(r, req, t::TOperationType::GET_CATALOGS, &MakeCatalogs);
+  }
+  void GetSchemas(t::TGetSchemasResp& r, const t::TGetSchemasReq& req) override {
+    MetadataOp(r, req, t::TOperationType::GET_SCHEMAS, &MakeSchemas);
+  }
+  void GetTables(t::TGetTablesResp& r, const t::TGetTablesReq& req) override {
+    MetadataOp(r, req, t::TOperationType::GET_TABLES, &MakeTables);
+  }
+  void GetColumns(t::TGetColumnsResp& r, const t::TGetColumnsReq& req) override {
+    MetadataOp(r, req, t::TOperationType::GET_COLUMNS, &MakeColumns);
+  }
+
+  // ---- operation RPCs ----
+  void GetOperationStatus(t::TGetOperationStatusResp& r, const t::TGetOperationStatusReq& req) override {
+    auto op = FindOperation(req.operationHandle);
+    if (!op) {
+      r.status = ErrorStatus("invalid operation handle (unknown, closed or expired)",
+                             t::TStatusCode::INVALID_HANDLE_STATUS);
+      return;
+    }
+    r.status = OkStatus();
+    FillStatus(op.get(), &r);
+  }
+
+  void CancelOperation(t::TCancelOperationResp& r, const t::TCancelOperationReq& req) override {
+    auto op = FindOperation(req.operationHandle);
+    if (!op) {
+      r.status = ErrorStatus("invalid operation handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+      return;
+    }
+    op->cancel = true;
+    {
+      std::lock_guard<std::mutex> lock(op->mu);
+      if (!op->done && !op->failed) op->cancelled = true;
+      op->cv.notify_all();
+    }
+    r.status = OkStatus();
+  }
+
+  void CloseOperation(t::TCloseOperationResp& r, const t::TCloseOperationReq& req) override {
+    std::shared_ptr<Operation> op;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = ops_.find(req.operationHandle.operationId.guid);
+      if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, req.operationHandle.operationId.secret)) {
+        r.status = ErrorStatus("invalid operation handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+        return;
+      }
+      op = it->second;
+      ops_.erase(it);
+    }
+    Finish(op);
+    r.status = OkStatus();
+  }
+
+  void GetResultSetMetadata(t::TGetResultSetMetadataResp& r, const t::TGetResultSetMetadataReq& req) override {
+    auto op = FindOperation(req.operationHandle);
+    if (!op) {
+      r.status = ErrorStatus("invalid operation handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+      return;
+    }
+    FillMetadata(op.get(), &r);
+  }
+
+  void FetchResults(t::TFetchResultsResp& r, const t::TFetchResultsReq& req) override {
+    auto op = FindOperation(req.operationHandle);
+    if (!op) {
+      r.status = ErrorStatus("invalid operation handle", t::TStatusCode::INVALID_HANDLE_STATUS);
+      return;
+    }
+    if (req.orientation != t::TFetchOrientation::FETCH_NEXT && req.orientation != t::TFetchOrientation::FETCH_FIRST) {
+      r.status = ErrorStatus("FetchResults: only FETCH_NEXT and FETCH_FIRST are supported, got orientation " +
+                             std::to_string(static_cast<int>(req.orientation)));
+      return;
+    }
+    if (req.__isset.fetchType && req.fetchType != 0) {
+      r.status = ErrorStatus("FetchResults: fetchType " + std::to_string(req.fetchType) + " (logs) is not supported");
+      return;
+    }
+    FillPage(op.get(), req.orientation == t::TFetchOrientation::FETCH_FIRST,
+             req.__isset.startRowOffset ? req.startRowOffset : -1, req.maxRows, &r);
+    if (req.__isset.includeResultSetMetadata && req.includeResultSetMetadata) {
+      t::TGetResultSetMetadataResp m;
+      FillMetadata(op.get(), &m);
+      r.__set_resultSetMetadata(m);
+    }
+  }
+
+  // ---- housekeeping ----
+  int64_t ExpireIdle(int64_t now_ms) {
+    std::vector<std::shared_ptr<Operation>> ops;
+    int64_t n = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = sessions_.begin(); it != sessions_.end();) {
+        if (now_ms - it->second->last_used_ms.load() > o_.session_idle_timeout_ms) {
+          auto more = TakeSessionOpsLocked(it->first);
+          ops.insert(ops.end(), more.begin(), more.end());
+          it = sessions_.erase(it);
+          ++n;
+          ++expired_sessions_;
+        } else {
+          ++it;
+        }
+      }
+      for (auto it = ops_.begin(); it != ops_.end();) {
+        if (now_ms - it->second->last_used_ms.load() > o_.operation_idle_timeout_ms) {
+          ops.push_back(it->second);
+          it = ops_.erase(it);
+          ++expired_operations_;
+        } else {
+          ++it;
+        }
+      }
+    }
+    n += static_cast<int64_t>(ops.size());
+    for (auto& op : ops) Finish(op);
+    return n;
+  }
+
+  ResultServiceStats Stats() {
+    ResultServiceStats s;
+    std::lock_guard<std::mutex> lock(mu_);
+    s.open_sessions = static_cast<int64_t>(sessions_.size());
+    s.open_operations = static_cast<int64_t>(ops_.size());
+    for (auto& [k, op] : ops_) {
+      std::lock_guard<std::mutex> l2(op->mu);
+      if (!op->done && !op->failed && !op->cancelled) ++s.running_operations;
+    }
+    s.rpcs = rpcs_;
+    s.rpc_errors = rpc_errors_;
+    s.statements = statements_;
+    s.chunks_written = chunks_written_;
+    s.expired_sessions = expired_sessions_;
+    s.expired_operations = expired_operations_;
+    return s;
+  }
+
+  ResultServiceOptions o_;
+  std::shared_ptr<MemoryPool> exec_pool_, chunk_pool_, thrift_pool_;
+
+ private:
+  template <typename Handle>
+  std::shared_ptr<Session> FindSession(const Handle& h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(h.sessionId.guid);
+    if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, h.sessionId.secret)) return nullptr;
+    it->second->last_used_ms = NowEpochMs();
+    return it->second;
+  }
+
+  std::shared_ptr<Operation> FindOperation(const t::TOperationHandle& h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ops_.find(h.operationId.guid);
+    if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, h.operationId.secret)) return nullptr;
+    const int64_t now = NowEpochMs();
+    it->second->last_used_ms = now;
+    if (auto s = sessions_.find(it->second->session_guid); s != sessions_.end()) s->second->last_used_ms = now;
+    return it->second;
+  }
+
+  std::vector<std::shared_ptr<Operation>> TakeSessionOpsLocked(const std::string& session_guid) {
+    std::vector<std::shared_ptr<Operation>> out;
+    for (auto it = ops_.begin(); it != ops_.end();) {
+      if (it->second->session_guid == session_guid) {
+        out.push_back(it->second);
+        it = ops_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return out;
+  }
+
+  // Cancels, joins and removes the chunks of an operation already taken out of ops_.
+  void Finish(const std::shared_ptr<Operation>& op) {
+    op->cancel = true;
+    {
+      std::lock_guard<std::mutex> lock(op->mu);
+      op->cv.notify_all();
+    }
+    if (op->worker.joinable()) op->worker.join();
+    std::lock_guard<std::mutex> lock(op->mu);
+    for (const auto& c : op->chunks) o_.store->Remove(c.id);
+    op->chunks.clear();
+    op->stream.reset();
+  }
+
+  void Start(t::TExecuteStatementResp& r, const std::shared_ptr<Operation>& op, const std::shared_ptr<Session>& session,
+             t::TOperationType::type type, std::unique_ptr<RecordBatchStream> stream, bool can_download,
+             bool client_lz4, const t::TSparkGetDirectResults* direct) {
+    op->guid = RandomHandleBytes(true);
+    op->secret = RandomHandleBytes(false);
+    op->session_guid = session->guid;
+    op->type = type;
+    op->can_download = can_download;
+    op->chunk_lz4 = can_download && o_.lz4;
+    op->inline_lz4 = client_lz4 && o_.lz4;
+    op->schema = stream->schema();
+    op->stream = std::move(stream);
+    op->started_ms = NowEpochMs();
+    op->last_used_ms = op->started_ms;
+    auto schema_message = SchemaMessage(op->schema, exec_pool_.get());
+    if (!schema_message.ok()) {
+      r.status = ErrorStatus("result schema: " + schema_message.status().ToString());
+      return;
+    }
+    op->arrow_schema = std::move(schema_message).value();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (static_cast<int>(ops_.size()) >= o_.max_operations) {
+        r.status = ErrorStatus("too many open operations: the server allows " + std::to_string(o_.max_operations) +
+                               "; close finished operations and retry");
+        return;
+      }
+      if (sessions_.find(session->guid) == sessions_.end()) {
+        r.status = ErrorStatus("session closed while the statement started", t::TStatusCode::INVALID_HANDLE_STATUS);
+        return;
+      }
+      ops_[op->guid] = op;
+      op->worker = std::thread([this, op] { Run(op.get()); });
+    }
+    r.status = OkStatus();
+    t::TOperationHandle h;
+    h.operationId.guid = op->guid;
+    h.operationId.secret = op->secret;
+    h.operationType = type;
+    h.hasResultSet = true;
+    r.__set_operationHandle(h);
+    if (direct) FillDirect(op, *direct, &r);
+  }
+
+  void DecideLocked(Operation* op) {
+    if (op->decided) return;
+    if (!op->can_download) {
+      op->decided = true;
+      op->inline_mode = true;
+    } else if (op->done) {
+      op->decided = true;
+      op->inline_mode = op->total_ipc_bytes <= o_.inline_threshold_bytes;
+    } else if (op->total_ipc_bytes > o_.inline_threshold_bytes || op->chunks.size() >= 2) {
+      op->decided = true;
+      op->inline_mode = false;
+    }
+  }
+
+  void Run(Operation* op) {
+    fetch::ChunkWriterOptions wo;
+    wo.pool = chunk_pool_.get();
+    wo.target_chunk_bytes = o_.chunk_bytes;
+    wo.lz4 = op->chunk_lz4;
+    Status error;
+    {
+      auto writer = fetch::ChunkWriter::Make(op->stream.get(), wo);
+      if (!writer.ok()) error = writer.status();
+      while (error.ok()) {
+        if (op->cancel) break;
+        auto next = (*writer)->Next();
+        if (!next.ok()) {
+          error = next.status();
+          break;
+        }
+        if (!next->has_value()) break;
+        fetch::Chunk chunk = std::move(**next);
+        const int64_t served_bytes = chunk.bytes->size();
+        auto id = o_.store->Put(std::move(chunk.bytes), 0);
+        if (!id.ok()) {
+          error = id.status();
+          break;
+        }
+        ++chunks_written_;
+        ChunkRef ref{*id, chunk.start_row_offset, chunk.row_count, chunk.ipc_bytes, 0, chunk.schema_message_bytes,
+                     chunk.lz4};
+        std::lock_guard<std::mutex> lock(op->mu);
+        ref.served_bytes = served_bytes;
+        op->total_ipc_bytes += chunk.ipc_bytes;
+        op->total_served_bytes += served_bytes;
+        op->chunks.push_back(std::move(ref));
+        DecideLocked(op);
+        op->cv.notify_all();
+      }
+    }
+    op->stream.reset();  // releases the statement's memory (exec pool) now
+    std::lock_guard<std::mutex> lock(op->mu);
+    op->completed_ms = NowEpochMs();
+    if (op->cancel) {
+      op->cancelled = true;  // also when the producer stopped with Cancelled
+    } else if (!error.ok()) {
+      op->failed = true;
+      op->error = error.ToString();
+      op->sql_state = SqlStateFor(error);
+    } else {
+      op->done = true;
+      DecideLocked(op);
+    }
+    op->cv.notify_all();
+  }
+
+  // Waits (bounded) until pred() under op->mu; returns pred().
+  template <typename Pred>
+  bool WaitFor(Operation* op, std::unique_lock<std::mutex>& lock, Pred pred) {
+    return op->cv.wait_for(lock, std::chrono::milliseconds(o_.fetch_wait_ms), [&] {
+      return pred() || op->failed || op->cancelled || op->cancel.load();
+    }) && pred();
+  }
+
+  void FillStatus(Operation* op, t::TGetOperationStatusResp* r) {
+    std::unique_lock<std::mutex> lock(op->mu);
+    r->__set_operationStarted(op->started_ms);
+    r->__set_hasResultSet(true);
+    if (op->failed) {
+      r->__set_operationState(t::TOperationState::ERROR_STATE);
+      r->__set_errorMessage(op->error);
+      r->__set_displayMessage(op->error);
+      r->__set_sqlState(op->sql_state);
+      r->__set_errorCode(3);
+      r->__set_operationCompleted(op->completed_ms);
+    } else if (op->cancelled) {
+      r->__set_operationState(t::TOperationState::CANCELED_STATE);
+    } else if (op->decided) {
+      r->__set_operationState(t::TOperationState::FINISHED_STATE);
+      if (op->completed_ms) r->__set_operationCompleted(op->completed_ms);
+    } else {
+      r->__set_operationState(t::TOperationState::RUNNING_STATE);
+    }
+  }
+
+  void FillMetadata(Operation* op, t::TGetResultSetMetadataResp* r) {
+    std::unique_lock<std::mutex> lock(op->mu);
+    WaitFor(op, lock, [&] { return op->decided; });
+    if (op->failed) {
+      r->status = ErrorStatus(op->error, t::TStatusCode::ERROR_STATUS, op->sql_state);
+      return;
+    }
+    if (!op->decided) {
+      r->status = ErrorStatus("the operation is still running: poll GetOperationStatus until FINISHED",
+                              t::TStatusCode::STILL_EXECUTING_STATUS);
+      return;
+    }
+    r->status = OkStatus();
+    r->__set_schema(HiveSchema(*op->schema));
+    r->__set_resultFormat(op->inline_mode ? t::TSparkRowSetType::ARROW_BASED_SET : t::TSparkRowSetType::URL_BASED_SET);
+    r->__set_lz4Compressed(op->inline_mode ? op->inline_lz4 : op->chunk_lz4);
+    r->__set_arrowSchema(op->arrow_schema);
+    if (op->done) {
+      // Whole-result sizes, known once the statement has finished: the IPC
+      // bytes, and the bytes the chunk files hold (LZ4 frames or raw IPC).
+      r->__set_uncompressedBytes(op->total_ipc_bytes);
+      r->__set_compressedBytes(op->total_served_bytes);
+    }
+    r->__set_isStagingOperation(false);
+  }
+
+  // One page of results from the cursor.
+  void FillPage(Operation* op, bool first, int64_t start_row_offset, int64_t max_rows, t::TFetchResultsResp* r) {
+    std::vector<ChunkRef> refs;
+    bool inline_mode = false;
+    bool inline_lz4 = false;
+    int64_t page_start = 0;
+    {
+      std::unique_lock<std::mutex> lock(op->mu);
+      if (first) op->cursor = 0;
+      if (start_row_offset >= 0) {
+        // Wait until the chunk holding that row exists (or the result ended).
+        WaitFor(op, lock, [&] {
+          return op->done || (!op->chunks.empty() && op->chunks.back().start_row_offset + op->chunks.back().row_count >
+                                                         start_row_offset);
+        });
+        size_t k = 0;
+        while (k < op->chunks.size() && op->chunks[k].start_row_offset + op->chunks[k].row_count <= start_row_offset) ++k;
+        op->cursor = k;
+      }
+      WaitFor(op, lock, [&] { return op->decided && (op->cursor < op->chunks.size() || op->done); });
+      if (op->failed) {
+        r->status = ErrorStatus(op->error, t::TStatusCode::ERROR_STATUS, op->sql_state);
+        return;
+      }
+      if (op->cancelled || op->cancel) {
+        r->status = ErrorStatus("the operation was cancelled", t::TStatusCode::ERROR_STATUS, "HY008");
+        return;
+      }
+      if (!op->decided) {
+        r->status = OkStatus();
+        r->__set_hasMoreRows(true);
+        r->results.startRowOffset = 0;
+        r->__isset.results = true;
+        return;
+      }
+      inline_mode = op->inline_mode;
+      inline_lz4 = op->inline_lz4;
+      page_start = op->cursor < op->chunks.size() ? op->chunks[op->cursor].start_row_offset
+                   : op->chunks.empty()           ? 0
+                                                  : op->chunks.back().start_row_offset + op->chunks.back().row_count;
+      int64_t rows = 0;
+      int64_t page_ipc_bytes = 0;
+      while (op->cursor < op->chunks.size()) {
+        const ChunkRef& c = op->chunks[op->cursor];
+        if (inline_mode) {
+          // A page holds at least one chunk, then stops at maxRows rows or
+          // kMaxInlinePageBytes IPC bytes (one reply stays bounded).
+          if (!refs.empty() && ((max_rows > 0 && rows + c.row_count > max_rows) ||
+                                page_ipc_bytes + c.ipc_bytes > kMaxInlinePageBytes)) {
+            break;
+          }
+          page_ipc_bytes += c.ipc_bytes;
+        } else if (static_cast<int>(refs.size()) >= o_.max_links_per_fetch) {
+          break;
+        }
+        rows += c.row_count;
+        if (c.row_count > 0) refs.push_back(c);
+        ++op->cursor;
+      }
+      r->__set_hasMoreRows(!(op->done && op->cursor >= op->chunks.size()));
+    }
+    r->status = OkStatus();
+    r->results.startRowOffset = page_start;
+    r->__isset.results = true;
+    if (inline_mode) {
+      std::vector<t::TSparkArrowBatch> batches;
+      for (const auto& c : refs) {
+        auto payload = InlinePayload(c, inline_lz4);
+        if (!payload.ok()) {
+          r->status = ErrorStatus("inline result chunk at row " + std::to_string(c.start_row_offset) + ": " +
+                                  payload.status().ToString());
+          return;
+        }
+        t::TSparkArrowBatch b;
+        b.batch = std::move(payload).value();
+        b.rowCount = c.row_count;
+        batches.push_back(std::move(b));
+      }
+      r->results.__set_arrowBatches(std::move(batches));
+    } else {
+      std::vector<t::TSparkArrowResultLink> links;
+      const int64_t expiry = NowEpochMs() + o_.link_expiry_ms;
+      for (const auto& c : refs) {
+        auto link = o_.store->Link(c.id, expiry);
+        if (!link.ok()) {
+          r->status = ErrorStatus("result chunk at row " + std::to_string(c.start_row_offset) + ": " +
+                                  link.status().ToString());
+          return;
+        }
+        t::TSparkArrowResultLink l;
+        l.fileLink = link->url;
+        l.expiryTime = link->expiry_ms;
+        l.startRowOffset = c.start_row_offset;
+        l.rowCount = c.row_count;
+        l.bytesNum = c.ipc_bytes;
+        l.__set_httpHeaders({});
+        links.push_back(std::move(l));
+      }
+      r->results.__set_resultLinks(std::move(links));
+    }
+  }
+
+  // A chunk as one inline TSparkArrowBatch: its record batch messages
+  // (schema and end-of-stream cut off), LZ4-framed when asked.
+  Result<std::string> InlinePayload(const ChunkRef& c, bool lz4) {
+    QUIVER_ASSIGN_OR_RETURN(auto bytes, o_.store->Get(c.id));
+    if (c.lz4) {
+      QUIVER_ASSIGN_OR_RETURN(bytes, fetch::Lz4FrameDecompress(bytes->span(), exec_pool_.get(), c.ipc_bytes));
+    }
+    if (bytes->size() != c.ipc_bytes || c.ipc_bytes < c.schema_message_bytes + kEosBytes) {
+      return Status::Invalid("chunk holds " + std::to_string(bytes->size()) + " IPC bytes, expected " +
+                             std::to_string(c.ipc_bytes));
+    }
+    std::span<const uint8_t> messages(bytes->data() + c.schema_message_bytes,
+                                      static_cast<size_t>(c.ipc_bytes - c.schema_message_bytes - kEosBytes));
+    if (lz4) {
+      QUIVER_ASSIGN_OR_RETURN(auto frame, fetch::Lz4FrameCompress(messages, exec_pool_.get()));
+      return std::string(frame->view());
+    }
+    return std::string(reinterpret_cast<const char*>(messages.data()), messages.size());
+  }
+
+  void FillDirect(const std::shared_ptr<Operation>& op, const t::TSparkGetDirectResults& d,
+                  t::TExecuteStatementResp* r) {
+    t::TSparkDirectResults dr;
+    t::TGetOperationStatusResp st;
+    st.status = OkStatus();
+    {
+      std::unique_lock<std::mutex> lock(op->mu);
+      WaitFor(op.get(), lock, [&] { return op->decided; });
+    }
+    FillStatus(op.get(), &st);
+    dr.__set_operationStatus(st);
+    bool decided, failed;
+    {
+      std::lock_guard<std::mutex> lock(op->mu);
+      decided = op->decided;
+      failed = op->failed;
+    }
+    if (decided && !failed) {
+      t::TGetResultSetMetadataResp m;
+      FillMetadata(op.get(), &m);
+      dr.__set_resultSetMetadata(m);
+      t::TFetchResultsResp page;
+      FillPage(op.get(), false, -1, d.maxRows, &page);
+      const bool complete = page.status.statusCode == t::TStatusCode::SUCCESS_STATUS && !page.hasMoreRows;
+      bool inline_mode;
+      {
+        std::lock_guard<std::mutex> lock(op->mu);
+        inline_mode = op->inline_mode;
+      }
+      dr.__set_resultSet(page);
+      if (complete && inline_mode) {
+        // The whole result is in this reply: the client will not call
+        // CloseOperation, so the operation closes now.
+        std::shared_ptr<Operation> taken;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          auto it = ops_.find(op->guid);
+          if (it != ops_.end()) {
+            taken = it->second;
+            ops_.erase(it);
+          }
+        }
+        if (taken) Finish(taken);
+        t::TCloseOperationResp c;
+        c.status = OkStatus();
+        dr.__set_closeOperation(c);
+      }
+    }
+    r->__set_directResults(dr);
+  }
+
+  std::shared_ptr<apache::thrift::TConfiguration> config_;
+  std::shared_ptr<t::TCLIServiceProcessor> processor_;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
+  std::unordered_map<std::string, std::shared_ptr<Operation>> ops_;
+  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, chunks_written_{0}, expired_sessions_{0},
+      expired_operations_{0};
+};
+
+// ---------------------------------------------------------------------------
+
+namespace {
+// The processor holds a shared_ptr to its handler; the service owns the
+// handler, so the processor gets a non-owning alias.
+struct NoDelete {
+  void operator()(t::TCLIServiceIf*) const {}
+};
+}  // namespace
+
+Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions options) {
+  if (!options.pool || !options.executor || !options.store) {
+    return Status::Invalid("result service: pool, executor and store are required");
+  }
+  if (options.chunk_bytes < 1 || options.max_links_per_fetch < 1 || options.max_sessions < 1 ||
+      options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
+      options.fetch_wait_ms < 0) {
+    return Status::Invalid("result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations and "
+                           "link_expiry_ms must be >= 1, max_message_bytes >= 1024");
+  }
+  // Thrift's processor reports malformed messages on stderr; the service
+  // answers them (Invalid -> HTTP 400) and counts them in rpc_errors instead.
+  apache::thrift::GlobalOutput.setOutputFunction([](const char*) {});
+  auto impl = std::make_unique<Impl>(options);
+  impl->SetProcessor(std::shared_ptr<t::TCLIServiceIf>(impl.get(), NoDelete{}));
+  return std::unique_ptr<ResultService>(new ResultService(std::move(impl)));
+}
+
+ResultService::ResultService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ResultService::~ResultService() = default;
+
+Result<std::string> ResultService::Dispatch(std::span<const uint8_t> request) { return impl_->Dispatch(request); }
+int64_t ResultService::ExpireIdle(int64_t now_ms) { return impl_->ExpireIdle(now_ms); }
+ResultServiceStats ResultService::stats() const { return impl_->Stats(); }
+MemoryPool* ResultService::exec_pool() const { return impl_->exec_pool_.get(); }
+MemoryPool* ResultService::chunk_pool() const { return impl_->chunk_pool_.get(); }
+MemoryPool* ResultService::thrift_pool() const { return impl_->thrift_pool_.get(); }
+
+}  // namespace quiver::server

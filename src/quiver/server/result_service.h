@@ -1,0 +1,113 @@
+// quiver/server/result_service.h — the TCLIService (Databricks SQL
+// protocol, HiveServer2 Thrift) behind quiver's result server: sessions,
+// operations, results cut into CloudFetch chunks, inline Arrow batches and
+// signed links (../shared/docs/fetch-protocol.md).
+//
+// Transport-free: Dispatch() takes one Thrift binary message (the body of a
+// POST to the warehouse path) and returns the reply message; the HTTPS server
+// (http_server.h) feeds it. The generated Thrift code stays inside the .cc.
+//
+// Operations run on a thread each: the statement's batches go through a
+// ChunkWriter into the ChunkStore while the client polls; the operation is
+// FINISHED (results fetchable) as soon as the result format is decided (the
+// first chunks exist), so the first links are handed out before the last
+// batch exists. CloseOperation, CloseSession, idle expiry and the service's
+// destruction cancel and join the operation and remove its chunks.
+//
+// Memory: pools "exec" (statement results), "chunks" (chunk bytes in
+// memory) and "thrift" (request and reply bytes) are children of
+// options.pool. Thread safety: Dispatch and ExpireIdle may be called from any
+// number of threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "quiver/base/result.h"
+#include "quiver/fetch/chunk_store.h"
+#include "quiver/memory/memory_pool.h"
+#include "quiver/server/statement_executor.h"
+
+namespace quiver::server {
+
+struct ResultServiceOptions {
+  /// Parent of the service's pools. Required.
+  MemoryPool* pool = nullptr;
+  /// Runs statements; not owned, outlives the service. Required.
+  StatementExecutor* executor = nullptr;
+  /// Holds chunks and makes their links; not owned, outlives the service. Required.
+  fetch::ChunkStore* store = nullptr;
+  /// Target uncompressed IPC bytes per chunk.
+  int64_t chunk_bytes = int64_t{20} << 20;
+  /// Serve CloudFetch chunks as LZ4 frames (and inline batches too, when the
+  /// client sent canDecompressLZ4Result).
+  bool lz4 = true;
+  /// Results whose whole IPC size is at most this go inline (arrowBatches);
+  /// larger ones as links when the client can download (canDownloadResult).
+  int64_t inline_threshold_bytes = int64_t{1} << 20;
+  /// Lifetime of a link (TSparkArrowResultLink.expiryTime = now + this).
+  int64_t link_expiry_ms = 15 * 60 * 1000;
+  /// Sessions and operations untouched for this long are closed by ExpireIdle.
+  int64_t session_idle_timeout_ms = 60 * 60 * 1000;
+  int64_t operation_idle_timeout_ms = 30 * 60 * 1000;
+  /// Concurrent open sessions / operations; past them a request gets an
+  /// ERROR status naming the limit.
+  int max_sessions = 64;
+  int max_operations = 256;
+  /// Links per FetchResults reply (a page); >= 1.
+  int max_links_per_fetch = 32;
+  /// Largest Thrift message accepted; strings and containers inside are
+  /// bounded by it too (TConfiguration). Bytes.
+  int64_t max_message_bytes = int64_t{16} << 20;
+  /// How long FetchResults / direct results wait for the next chunk before
+  /// replying with what exists (hasMoreRows stays true).
+  int64_t fetch_wait_ms = 5000;
+};
+
+/// Counters for /metrics and --stats.
+struct ResultServiceStats {
+  int64_t open_sessions = 0;
+  int64_t open_operations = 0;
+  int64_t running_operations = 0;
+  int64_t rpcs = 0;
+  int64_t rpc_errors = 0;  ///< malformed messages (Dispatch errors)
+  int64_t statements = 0;
+  int64_t chunks_written = 0;
+  int64_t expired_sessions = 0;
+  int64_t expired_operations = 0;
+};
+
+class ResultService {
+ public:
+  /// Errors: Invalid for a missing pool / executor / store or a bad limit.
+  static Result<std::unique_ptr<ResultService>> Make(ResultServiceOptions options);
+  /// Cancels and joins every operation and removes their chunks.
+  ~ResultService();
+
+  /// Processes one Thrift binary-protocol message and returns the reply
+  /// message (HTTP 200 body). Errors: Invalid naming what is malformed (bad
+  /// message header, unknown method, a field or size beyond the limits,
+  /// truncated data); the caller answers those with HTTP 400. RPC-level
+  /// problems (unknown handles, statement errors, limits) are replies with
+  /// an ERROR / INVALID_HANDLE TStatus instead.
+  Result<std::string> Dispatch(std::span<const uint8_t> request);
+
+  /// Closes sessions and operations idle past their timeouts; returns how
+  /// many objects were closed.
+  int64_t ExpireIdle(int64_t now_ms);
+
+  ResultServiceStats stats() const;
+  MemoryPool* exec_pool() const;
+  MemoryPool* chunk_pool() const;
+  MemoryPool* thrift_pool() const;
+
+  class Impl;
+
+ private:
+  explicit ResultService(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver::server

@@ -1,0 +1,697 @@
+// End-to-end tests of the result server: RPCs through the generated Thrift
+// client over HTTPS (cpp-httplib client trusting the generated certificate),
+// chunk downloads, links, limits, bad input and cleanup.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/transport/TBufferTransports.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "quiver/datagen/batch_generator.h"
+#include "quiver/fetch/chunk_writer.h"
+#include "quiver/ipc/io.h"
+#include "quiver/ipc/reader.h"
+#include "quiver/ipc/writer.h"
+#include "quiver/server/http_server.h"
+#include "quiver/tcli/TCLIService.h"
+
+namespace quiver::server {
+namespace {
+namespace t = ::quiver::tcli;
+using apache::thrift::transport::TMemoryBuffer;
+
+const std::string kToken = "test-token-0123";
+
+// A lineitem table written to a temp file; its l_orderkey column (0) and row count.
+struct TableFile {
+  std::string path;
+  std::vector<int64_t> orderkeys;
+  std::vector<int64_t> linenumbers;
+  ~TableFile() {
+    if (!path.empty()) unlink(path.c_str());
+  }
+};
+
+std::unique_ptr<TableFile> MakeLineitem(int64_t rows, const std::string& tag) {
+  auto pool = MemoryPool::MakeRoot({});
+  datagen::GenOptions go;
+  go.kind = datagen::GenKind::kLineitem;
+  go.num_rows = rows;
+  go.max_bytes_per_batch = 256 << 10;
+  go.pool = pool.get();
+  auto batches = datagen::GenerateBatches(go).value();
+  auto tf = std::make_unique<TableFile>();
+  tf->path = "/tmp/quiver-server-test-" + std::to_string(getpid()) + "-" + tag + ".arrow";
+  auto sink = ipc::OpenOutputStream(tf->path).value();
+  ipc::WriteOptions wo;
+  wo.pool = pool.get();
+  EXPECT_TRUE(ipc::WriteTable(sink.get(), datagen::GenSchema(go.kind), batches, ipc::IpcFormat::kFile, wo).ok());
+  sink.reset();
+  for (const auto& b : batches) {
+    const auto* k = b->columns[0]->GetValues<int64_t>(1) + b->columns[0]->offset;
+    tf->orderkeys.insert(tf->orderkeys.end(), k, k + b->num_rows);
+  }
+  return tf;
+}
+
+// All l_orderkey values of an IPC stream held in `bytes`.
+std::vector<int64_t> OrderKeys(std::shared_ptr<Buffer> bytes, MemoryPool* pool) {
+  ipc::ReadOptions ro;
+  ro.pool = pool;
+  auto reader = ipc::RecordBatchReader::Open(std::move(bytes), ro);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<int64_t> out;
+  if (!reader.ok()) return out;
+  while (true) {
+    auto b = (*reader)->Next();
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    if (!b.ok() || !*b) break;
+    const auto& col = (*b)->columns[0];
+    const auto* k = col->GetValues<int64_t>(1) + col->offset;
+    out.insert(out.end(), k, k + (*b)->num_rows);
+  }
+  return out;
+}
+
+class Rpc {
+ public:
+  Rpc(const ResultServer& server, const std::string& token = kToken)
+      : http_("127.0.0.1", server.port()), path_(server.rpc_path()), token_(token) {
+    http_.set_ca_cert_path(server.cert_path());
+    http_.enable_server_certificate_verification(true);
+    http_.set_read_timeout(30, 0);
+    out_ = std::make_shared<TMemoryBuffer>();
+    in_ = std::make_shared<TMemoryBuffer>();
+    client_ = std::make_unique<t::TCLIServiceClient>(
+        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in_),
+        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out_));
+  }
+  t::TCLIServiceClient& c() { return *client_; }
+  // Sends what the client wrote; returns the HTTP status and loads the reply.
+  int Send(const std::string& body) {
+    httplib::Headers h;
+    if (!token_.empty()) h.emplace("Authorization", "Bearer " + token_);
+    auto r = http_.Post(path_.c_str(), h, body, "application/x-thrift");
+    if (!r) return -1;
+    last_body_ = r->body;
+    if (last_body_.empty()) {
+      in_->resetBuffer();  // (TMemoryBuffer's COPY of 0 bytes memcpy's to a null base)
+    } else {
+      in_->resetBuffer(reinterpret_cast<uint8_t*>(last_body_.data()), static_cast<uint32_t>(last_body_.size()),
+                       TMemoryBuffer::COPY);
+    }
+    return r->status;
+  }
+  std::string Take() {
+    std::string s = out_->getBufferAsString();
+    out_->resetBuffer();
+    return s;
+  }
+  httplib::SSLClient& http() { return http_; }
+  const std::string& last_body() const { return last_body_; }
+
+ private:
+  httplib::SSLClient http_;
+  std::string path_;
+  std::string token_;
+  std::string last_body_;
+  std::shared_ptr<TMemoryBuffer> out_, in_;
+  std::unique_ptr<t::TCLIServiceClient> client_;
+};
+
+#define RPC(rpc, Name, req, resp)                         \
+  do {                                                    \
+    (rpc).c().send_##Name(req);                           \
+    ASSERT_EQ((rpc).Send((rpc).Take()), 200) << #Name;    \
+    (rpc).c().recv_##Name(resp);                          \
+  } while (0)
+
+struct Fixture {
+  std::shared_ptr<MemoryPool> pool = MemoryPool::MakeRoot({.name = "test"});
+  TableExecutor executor;
+  std::unique_ptr<ResultServer> server;
+
+  void Start(ServerOptions so) {
+    so.token = kToken;
+    so.service.pool = pool.get();
+    so.service.executor = &executor;
+    auto s = ResultServer::Start(so);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    server = std::move(s).value();
+  }
+};
+
+t::TSessionHandle Open(Rpc& rpc) {
+  t::TOpenSessionReq req;
+  req.client_protocol = t::TProtocolVersion::HIVE_CLI_SERVICE_PROTOCOL_V10;
+  req.__set_client_protocol_i64(t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8);
+  t::TOpenSessionResp resp;
+  rpc.c().send_OpenSession(req);
+  EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+  rpc.c().recv_OpenSession(resp);
+  EXPECT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(resp.sessionHandle.sessionId.guid.size(), 16u);
+  EXPECT_EQ(static_cast<uint8_t>(resp.sessionHandle.sessionId.guid[6]) >> 4, 4) << "UUID version 4";
+  return resp.sessionHandle;
+}
+
+t::TExecuteStatementResp Execute(Rpc& rpc, const t::TSessionHandle& s, const std::string& sql, bool download,
+                                 bool lz4_inline = false, int64_t direct_rows = -1) {
+  t::TExecuteStatementReq req;
+  req.sessionHandle = s;
+  req.statement = sql;
+  req.__set_runAsync(true);
+  req.__set_canReadArrowResult(true);
+  req.__set_canDownloadResult(download);
+  if (lz4_inline) req.__set_canDecompressLZ4Result(true);
+  if (direct_rows >= 0) {
+    t::TSparkGetDirectResults d;
+    d.maxRows = direct_rows;
+    req.__set_getDirectResults(d);
+  }
+  t::TExecuteStatementResp resp;
+  rpc.c().send_ExecuteStatement(req);
+  EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+  rpc.c().recv_ExecuteStatement(resp);
+  return resp;
+}
+
+t::TOperationState::type WaitFinished(Rpc& rpc, const t::TOperationHandle& op) {
+  for (int i = 0; i < 500; ++i) {
+    t::TGetOperationStatusReq req;
+    req.operationHandle = op;
+    t::TGetOperationStatusResp resp;
+    rpc.c().send_GetOperationStatus(req);
+    EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+    rpc.c().recv_GetOperationStatus(resp);
+    if (resp.operationState != t::TOperationState::RUNNING_STATE &&
+        resp.operationState != t::TOperationState::INITIALIZED_STATE &&
+        resp.operationState != t::TOperationState::PENDING_STATE) {
+      return resp.operationState;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return t::TOperationState::TIMEDOUT_STATE;
+}
+
+t::TGetResultSetMetadataResp Metadata(Rpc& rpc, const t::TOperationHandle& op) {
+  t::TGetResultSetMetadataReq req;
+  req.operationHandle = op;
+  t::TGetResultSetMetadataResp resp;
+  rpc.c().send_GetResultSetMetadata(req);
+  EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+  rpc.c().recv_GetResultSetMetadata(resp);
+  return resp;
+}
+
+t::TFetchResultsResp Fetch(Rpc& rpc, const t::TOperationHandle& op, bool first, int64_t max_rows = 100000,
+                           int64_t start_row = -1) {
+  t::TFetchResultsReq req;
+  req.operationHandle = op;
+  req.orientation = first ? t::TFetchOrientation::FETCH_FIRST : t::TFetchOrientation::FETCH_NEXT;
+  req.maxRows = max_rows;
+  if (start_row >= 0) req.__set_startRowOffset(start_row);
+  t::TFetchResultsResp resp;
+  rpc.c().send_FetchResults(req);
+  EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+  rpc.c().recv_FetchResults(resp);
+  return resp;
+}
+
+t::TStatus CloseOp(Rpc& rpc, const t::TOperationHandle& op) {
+  t::TCloseOperationReq req;
+  req.operationHandle = op;
+  t::TCloseOperationResp resp;
+  rpc.c().send_CloseOperation(req);
+  EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+  rpc.c().recv_CloseOperation(resp);
+  return resp.status;
+}
+
+void CloseSession(Rpc& rpc, const t::TSessionHandle& s) {
+  t::TCloseSessionReq req;
+  req.sessionHandle = s;
+  t::TCloseSessionResp resp;
+  rpc.c().send_CloseSession(req);
+  EXPECT_EQ(rpc.Send(rpc.Take()), 200);
+  rpc.c().recv_CloseSession(resp);
+  EXPECT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+}
+
+std::string PathOf(const std::string& url) {
+  const size_t p = url.find("/files/");
+  return p == std::string::npos ? url : url.substr(p);
+}
+
+// Downloads and decodes all links of a result; checks the link fields.
+std::vector<int64_t> DownloadAll(Rpc& rpc, const std::vector<t::TSparkArrowResultLink>& links, bool lz4,
+                                 MemoryPool* pool, int64_t* next_row) {
+  std::vector<int64_t> keys;
+  for (const auto& l : links) {
+    EXPECT_EQ(l.startRowOffset, *next_row);
+    auto r = rpc.http().Get(PathOf(l.fileLink).c_str());
+    EXPECT_TRUE(r);
+    if (!r) return keys;
+    EXPECT_EQ(r->status, 200);
+    auto raw = Buffer::CopyOf(pool, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(r->body.data()),
+                                                             r->body.size()))
+                   .value();
+    std::shared_ptr<Buffer> ipc = raw;
+    if (lz4) {
+      auto d = fetch::Lz4FrameDecompress(raw->span(), pool, int64_t{1} << 30);
+      EXPECT_TRUE(d.ok()) << d.status().ToString();
+      ipc = *d;
+    }
+    EXPECT_EQ(ipc->size(), l.bytesNum) << "bytesNum is the uncompressed IPC size";
+    auto k = OrderKeys(ipc, pool);
+    EXPECT_EQ(static_cast<int64_t>(k.size()), l.rowCount);
+    keys.insert(keys.end(), k.begin(), k.end());
+    *next_row += l.rowCount;
+  }
+  return keys;
+}
+
+TEST(ResultServer, CloudFetchLz4SeveralChunksPagesAndSpill) {
+  auto table = MakeLineitem(60000, "cf");
+  Fixture f;
+  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ServerOptions so;
+  so.service.chunk_bytes = 512 << 10;
+  so.service.inline_threshold_bytes = 64 << 10;
+  so.service.max_links_per_fetch = 3;
+  so.store.memory_budget_bytes = 1 << 20;  // smaller than the result: spills
+  f.Start(so);
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  auto ex = Execute(rpc, s, "select * from lineitem", true);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << ex.status.errorMessage;
+  ASSERT_EQ(WaitFinished(rpc, ex.operationHandle), t::TOperationState::FINISHED_STATE);
+  auto md = Metadata(rpc, ex.operationHandle);
+  ASSERT_EQ(md.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(md.resultFormat, t::TSparkRowSetType::URL_BASED_SET);
+  EXPECT_TRUE(md.lz4Compressed);
+  ASSERT_EQ(md.schema.columns.size(), 16u);
+  EXPECT_EQ(md.schema.columns[0].columnName, "l_orderkey");
+  EXPECT_EQ(md.schema.columns[0].typeDesc.types[0].primitiveEntry.type, t::TTypeId::BIGINT_TYPE);
+  EXPECT_EQ(md.schema.columns[0].position, 1);
+  EXPECT_FALSE(md.arrowSchema.empty());
+
+  std::vector<int64_t> keys;
+  int64_t next_row = 0;
+  int pages = 0;
+  bool first = true;
+  std::vector<t::TSparkArrowResultLink> all_links;
+  while (true) {
+    auto page = Fetch(rpc, ex.operationHandle, first);
+    first = false;
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    ++pages;
+    EXPECT_LE(page.results.resultLinks.size(), 3u);
+    auto k = DownloadAll(rpc, page.results.resultLinks, true, f.pool.get(), &next_row);
+    keys.insert(keys.end(), k.begin(), k.end());
+    all_links.insert(all_links.end(), page.results.resultLinks.begin(), page.results.resultLinks.end());
+    if (!page.hasMoreRows) break;
+    ASSERT_LT(pages, 1000);
+  }
+  EXPECT_GE(pages, 2);
+  EXPECT_GE(all_links.size(), 4u);
+  EXPECT_EQ(keys, table->orderkeys);
+  // Once the statement has finished, the metadata carries the whole sizes.
+  auto md_done = Metadata(rpc, ex.operationHandle);
+  int64_t ipc_total = 0;
+  for (const auto& l : all_links) ipc_total += l.bytesNum;
+  EXPECT_EQ(md_done.uncompressedBytes, ipc_total);
+  EXPECT_GT(md_done.compressedBytes, 0);
+  EXPECT_LT(md_done.compressedBytes, md_done.uncompressedBytes) << "LZ4 frames are smaller than the IPC streams";
+  EXPECT_GT(f.server->store()->stats().total_spilled_chunks, 0) << "budget below the result spills";
+
+  // startRowOffset: links again from the chunk that holds a given row.
+  const auto& third = all_links[2];
+  auto again = Fetch(rpc, ex.operationHandle, false, 100000, third.startRowOffset + 1);
+  ASSERT_FALSE(again.results.resultLinks.empty());
+  EXPECT_EQ(again.results.resultLinks[0].startRowOffset, third.startRowOffset);
+  // FETCH_FIRST restarts.
+  auto restart = Fetch(rpc, ex.operationHandle, true);
+  ASSERT_FALSE(restart.results.resultLinks.empty());
+  EXPECT_EQ(restart.results.resultLinks[0].startRowOffset, 0);
+
+  // Links: Range -> 206 with the right bytes; forged and expired -> 403.
+  const std::string path = PathOf(all_links[0].fileLink);
+  auto full = rpc.http().Get(path.c_str());
+  ASSERT_TRUE(full);
+  ASSERT_EQ(full->status, 200);
+  auto part = rpc.http().Get(path.c_str(), httplib::Headers{{"Range", "bytes=100-1099"}});
+  ASSERT_TRUE(part);
+  EXPECT_EQ(part->status, 206);
+  EXPECT_EQ(part->body, full->body.substr(100, 1000));
+  auto tail = rpc.http().Get(path.c_str(), httplib::Headers{{"Range", "bytes=-10"}});
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->status, 206);
+  EXPECT_EQ(tail->body, full->body.substr(full->body.size() - 10));
+  std::string forged = path;
+  char& last = forged.back();
+  last = last == '0' ? '1' : '0';
+  EXPECT_EQ(rpc.http().Get(forged.c_str())->status, 403);
+  const std::string id = path.substr(7, 32);
+  const int64_t past = fetch::NowEpochMs() - 1000;
+  const std::string expired = "/files/" + id + "?" + f.server->store()->signer().Query(id, past);
+  EXPECT_EQ(rpc.http().Get(expired.c_str())->status, 403);
+  EXPECT_EQ(rpc.http().Get(("/files/" + id).c_str())->status, 403) << "no signature";
+  EXPECT_EQ(rpc.http().Get(("/files/" + id + "?e=1&s=").c_str())->status, 403) << "truncated";
+  EXPECT_EQ(rpc.http().Get("/files/..%2F..%2Fetc%2Fpasswd")->status, 404) << "decoded to a path outside /files/<id>";
+  EXPECT_EQ(rpc.http().Get("/files/..")->status, 400);
+  EXPECT_EQ(rpc.http().Get(("/files/" + id.substr(0, 31) + "G?" + path.substr(path.find('?') + 1)).c_str())->status, 400);
+  EXPECT_EQ(rpc.http().Get("/files/../../etc/passwd")->status / 100, 4);
+
+  // Removed: after CloseOperation the same signed link answers 404.
+  EXPECT_EQ(CloseOp(rpc, ex.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(rpc.http().Get(path.c_str())->status, 404);
+  EXPECT_EQ(CloseOp(rpc, ex.operationHandle).statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  CloseSession(rpc, s);
+  EXPECT_EQ(f.server->store()->stats().chunks, 0);
+  EXPECT_EQ(f.server->store()->CountSpillFiles(), 0);
+  EXPECT_EQ(f.server->service()->chunk_pool()->held_bytes(), 0);
+  EXPECT_EQ(f.server->service()->exec_pool()->held_bytes(), 0);
+}
+
+// Inline results: arrowSchema + arrowBatches decode to the table's values.
+std::vector<int64_t> InlineKeys(const t::TGetResultSetMetadataResp& md, const std::vector<t::TSparkArrowBatch>& batches,
+                                bool lz4, MemoryPool* pool, int64_t* rows) {
+  std::string stream = md.arrowSchema;
+  for (const auto& b : batches) {
+    *rows += b.rowCount;
+    if (lz4) {
+      auto d = fetch::Lz4FrameDecompress(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.batch.data()), b.batch.size()), pool, 1 << 30);
+      EXPECT_TRUE(d.ok());
+      stream += std::string((*d)->view());
+    } else {
+      stream += b.batch;
+    }
+  }
+  stream += std::string("\xff\xff\xff\xff\0\0\0\0", 8);
+  auto buf = Buffer::CopyOf(pool, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.data()), stream.size()));
+  return OrderKeys(*buf, pool);
+}
+
+TEST(ResultServer, InlineResultsPagesLz4AndDirectResults) {
+  auto table = MakeLineitem(5000, "inline");
+  Fixture f;
+  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ServerOptions so;
+  so.service.chunk_bytes = 128 << 10;
+  f.Start(so);
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  for (bool lz4 : {false, true}) {
+    auto ex = Execute(rpc, s, "SELECT * FROM lineitem", false, lz4);
+    ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    ASSERT_EQ(WaitFinished(rpc, ex.operationHandle), t::TOperationState::FINISHED_STATE);
+    auto md = Metadata(rpc, ex.operationHandle);
+    EXPECT_EQ(md.resultFormat, t::TSparkRowSetType::ARROW_BASED_SET);
+    EXPECT_EQ(md.lz4Compressed, lz4);
+    std::vector<int64_t> keys;
+    int64_t rows = 0;
+    int pages = 0;
+    for (bool first = true;; first = false) {
+      auto page = Fetch(rpc, ex.operationHandle, first, 2000);
+      ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+      EXPECT_TRUE(page.results.resultLinks.empty());
+      EXPECT_EQ(page.results.startRowOffset, rows);
+      auto k = InlineKeys(md, page.results.arrowBatches, lz4, f.pool.get(), &rows);
+      keys.insert(keys.end(), k.begin(), k.end());
+      ++pages;
+      if (!page.hasMoreRows) break;
+      ASSERT_LT(pages, 100);
+    }
+    EXPECT_GE(pages, 2);
+    EXPECT_EQ(keys, table->orderkeys);
+    EXPECT_EQ(CloseOp(rpc, ex.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+  }
+  // Direct results with the whole (small) result: closeOperation is set and
+  // the operation is gone.
+  auto ex = Execute(rpc, s, "SELECT * FROM lineitem LIMIT 7", true, false, 100000);
+  ASSERT_TRUE(ex.__isset.directResults);
+  ASSERT_TRUE(ex.directResults.__isset.resultSet);
+  EXPECT_EQ(ex.directResults.operationStatus.operationState, t::TOperationState::FINISHED_STATE);
+  EXPECT_TRUE(ex.directResults.__isset.closeOperation);
+  EXPECT_FALSE(ex.directResults.resultSet.hasMoreRows);
+  int64_t rows = 0;
+  auto keys = InlineKeys(ex.directResults.resultSetMetadata, ex.directResults.resultSet.results.arrowBatches, false,
+                         f.pool.get(), &rows);
+  EXPECT_EQ(rows, 7);
+  EXPECT_EQ(keys, std::vector<int64_t>(table->orderkeys.begin(), table->orderkeys.begin() + 7));
+  EXPECT_EQ(CloseOp(rpc, ex.operationHandle).statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  // Empty result.
+  auto empty = Execute(rpc, s, "SELECT * FROM lineitem LIMIT 0", true, false, 100000);
+  ASSERT_TRUE(empty.__isset.directResults);
+  EXPECT_FALSE(empty.directResults.resultSet.hasMoreRows);
+  EXPECT_TRUE(empty.directResults.resultSet.results.arrowBatches.empty());
+  CloseSession(rpc, s);
+  EXPECT_EQ(f.server->service()->stats().open_operations, 0);
+  EXPECT_EQ(f.server->store()->stats().chunks, 0);
+}
+
+TEST(ResultServer, StatementErrorsMetadataAndBadInput) {
+  auto table = MakeLineitem(100, "err");
+  Fixture f;
+  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ServerOptions so;
+  so.max_body_bytes = 64 << 10;
+  so.service.max_sessions = 3;
+  f.Start(so);
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  auto bad = Execute(rpc, s, "SELECT l_orderkey FROM lineitem WHERE 1 = 1", false);
+  EXPECT_EQ(bad.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(bad.status.displayMessage.find("not supported"), std::string::npos) << bad.status.displayMessage;
+  auto missing = Execute(rpc, s, "SELECT * FROM nope", false);
+  EXPECT_EQ(missing.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(missing.status.displayMessage.find("nope"), std::string::npos);
+
+  // GetTables / GetColumns are Arrow results.
+  {
+    t::TGetColumnsReq req;
+    req.sessionHandle = s;
+    req.__set_tableName("line%");
+    req.__set_columnName("l_order%");
+    t::TGetColumnsResp resp;
+    RPC(rpc, GetColumns, req, resp);
+    ASSERT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    ASSERT_EQ(WaitFinished(rpc, resp.operationHandle), t::TOperationState::FINISHED_STATE);
+    auto md = Metadata(rpc, resp.operationHandle);
+    ASSERT_GE(md.schema.columns.size(), 5u);
+    EXPECT_EQ(md.schema.columns[3].columnName, "COLUMN_NAME");
+    auto page = Fetch(rpc, resp.operationHandle, true);
+    ASSERT_EQ(page.results.arrowBatches.size(), 1u);
+    EXPECT_EQ(page.results.arrowBatches[0].rowCount, 1);  // l_orderkey
+    EXPECT_NE(page.results.arrowBatches[0].batch.find("l_orderkey"), std::string::npos);
+    EXPECT_EQ(CloseOp(rpc, resp.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+  }
+  {
+    t::TGetTablesReq req;
+    req.sessionHandle = s;
+    t::TGetTablesResp resp;
+    RPC(rpc, GetTables, req, resp);
+    ASSERT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    auto page = Fetch(rpc, resp.operationHandle, true);
+    ASSERT_EQ(page.results.arrowBatches.size(), 1u);
+    EXPECT_EQ(page.results.arrowBatches[0].rowCount, 1);
+    EXPECT_NE(page.results.arrowBatches[0].batch.find("lineitem"), std::string::npos);
+  }
+  {
+    t::TGetInfoReq req;
+    req.sessionHandle = s;
+    req.infoType = t::TGetInfoType::CLI_DBMS_NAME;
+    t::TGetInfoResp resp;
+    RPC(rpc, GetInfo, req, resp);
+    EXPECT_EQ(resp.infoValue.stringValue, "quiver");
+  }
+
+  // Unknown handles.
+  t::TOperationHandle fake;
+  fake.operationId.guid = std::string(16, 'x');
+  fake.operationId.secret = std::string(16, 'y');
+  t::TGetOperationStatusReq sreq;
+  sreq.operationHandle = fake;
+  t::TGetOperationStatusResp sresp;
+  RPC(rpc, GetOperationStatus, sreq, sresp);
+  EXPECT_EQ(sresp.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  auto fetch_fake = Fetch(rpc, fake, true);
+  EXPECT_EQ(fetch_fake.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  t::TSessionHandle wrong_secret = s;
+  wrong_secret.sessionId.secret[0] ^= 1;
+  auto ws = Execute(rpc, wrong_secret, "SELECT * FROM lineitem", false);
+  EXPECT_EQ(ws.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+
+  // Session limit.
+  Open(rpc);
+  Open(rpc);
+  {
+    t::TOpenSessionReq req;
+    t::TOpenSessionResp resp;
+    RPC(rpc, OpenSession, req, resp);
+    EXPECT_EQ(resp.status.statusCode, t::TStatusCode::ERROR_STATUS);
+    EXPECT_NE(resp.status.errorMessage.find("too many open sessions"), std::string::npos);
+  }
+
+  // HTTP-level bad input.
+  {
+    t::TOpenSessionReq req;
+    rpc.c().send_OpenSession(req);
+    const std::string good = rpc.Take();
+    Rpc no_token(*f.server, "");
+    EXPECT_EQ(no_token.Send(good), 401);
+    Rpc wrong(*f.server, "wrong-token-0123");
+    EXPECT_EQ(wrong.Send(good), 401);
+    EXPECT_EQ(rpc.Send("garbage that is not thrift"), 400);
+    EXPECT_EQ(rpc.Send(good.substr(0, good.size() / 2)), 400);
+    EXPECT_EQ(rpc.Send(std::string(100 << 10, 'a')), 413);
+    // A string length field claiming 2 GiB.
+    EXPECT_EQ(rpc.Send(std::string("\x80\x01\x00\x01\x00\x00\x00\x0bOpenSession\x00\x00\x00\x00\x0c\x00\x01\x0b\x00\x02\x7f\xff\xff\xff", 34)), 400);
+    // Every truncation of a valid message is refused without a crash.
+    for (size_t n = 0; n < good.size(); n += 3) EXPECT_EQ(rpc.Send(good.substr(0, n)), 400) << n;
+    auto r = rpc.http().Post("/sql/1.0/warehouses/other", httplib::Headers{{"Authorization", "Bearer " + kToken}}, good,
+                             "application/x-thrift");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404);
+    auto m = rpc.http().Get("/metrics", httplib::Headers{{"Authorization", "Bearer " + kToken}});
+    ASSERT_TRUE(m);
+    EXPECT_NE(m->body.find("pool test/chunks held_bytes="), std::string::npos) << m->body;
+    EXPECT_EQ(rpc.http().Get("/metrics")->status, 401);
+  }
+  // Still serving.
+  auto s2 = f.server->service()->stats();
+  EXPECT_GT(s2.rpc_errors, 0);
+  CloseSession(rpc, s);
+}
+
+TEST(ResultServer, ConcurrentClientsReleaseEverything) {
+  auto table = MakeLineitem(20000, "conc");
+  Fixture f;
+  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ServerOptions so;
+  so.service.chunk_bytes = 256 << 10;
+  so.service.inline_threshold_bytes = 256 << 10;
+  so.store.memory_budget_bytes = 2 << 20;  // several results at once spill
+  so.worker_threads = 8;
+  f.Start(so);
+  const int64_t baseline = f.pool->held_bytes();
+  constexpr int kClients = 8;
+  constexpr int kStatements = 25;  // 200 statements
+  std::atomic<int> good{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c) {
+    threads.emplace_back([&, c] {
+      auto pool = MemoryPool::MakeRoot({});
+      Rpc rpc(*f.server);
+      auto s = Open(rpc);
+      for (int i = 0; i < kStatements; ++i) {
+        const bool download = (i + c) % 2 == 0;
+        const int64_t limit = (i % 5 == 0) ? 20000 : 50 + 97 * i;
+        auto ex = Execute(rpc, s, "SELECT * FROM lineitem LIMIT " + std::to_string(limit), download);
+        if (ex.status.statusCode != t::TStatusCode::SUCCESS_STATUS) continue;
+        if (WaitFinished(rpc, ex.operationHandle) != t::TOperationState::FINISHED_STATE) continue;
+        auto md = Metadata(rpc, ex.operationHandle);
+        std::vector<int64_t> keys;
+        int64_t next_row = 0;
+        for (bool first = true;; first = false) {
+          auto page = Fetch(rpc, ex.operationHandle, first);
+          if (page.status.statusCode != t::TStatusCode::SUCCESS_STATUS) break;
+          std::vector<int64_t> k;
+          if (md.resultFormat == t::TSparkRowSetType::URL_BASED_SET) {
+            k = DownloadAll(rpc, page.results.resultLinks, md.lz4Compressed, pool.get(), &next_row);
+          } else {
+            k = InlineKeys(md, page.results.arrowBatches, md.lz4Compressed, pool.get(), &next_row);
+          }
+          keys.insert(keys.end(), k.begin(), k.end());
+          if (!page.hasMoreRows) break;
+        }
+        if (i % 7 != 3) CloseOp(rpc, ex.operationHandle);  // the rest close with the session
+        if (keys == std::vector<int64_t>(table->orderkeys.begin(), table->orderkeys.begin() + limit)) ++good;
+      }
+      CloseSession(rpc, s);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(good.load(), kClients * kStatements);
+  EXPECT_GT(f.server->store()->stats().total_spilled_chunks, 0);
+  EXPECT_EQ(f.server->service()->stats().open_operations, 0);
+  EXPECT_EQ(f.server->store()->stats().chunks, 0);
+  EXPECT_EQ(f.server->store()->CountSpillFiles(), 0);
+  EXPECT_EQ(f.server->service()->chunk_pool()->held_bytes(), 0);
+  EXPECT_EQ(f.server->service()->exec_pool()->held_bytes(), 0);
+  EXPECT_EQ(f.server->service()->thrift_pool()->held_bytes(), 0);
+  EXPECT_EQ(f.pool->held_bytes(), baseline);
+  EXPECT_GT(f.server->service()->chunk_pool()->peak_bytes(), 0);
+  const std::string spill_dir = f.server->store()->spill_dir();
+  f.server->Stop();
+  EXPECT_NE(access(spill_dir.c_str(), F_OK), 0) << "private spill dir removed";
+}
+
+TEST(ResultServer, IdleExpiryClosesSessionsAndOperations) {
+  auto table = MakeLineitem(3000, "idle");
+  Fixture f;
+  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ServerOptions so;
+  so.service.chunk_bytes = 64 << 10;
+  so.service.inline_threshold_bytes = 1;
+  so.service.operation_idle_timeout_ms = 300;
+  so.service.session_idle_timeout_ms = 600;
+  so.sweep_interval_ms = 50;
+  f.Start(so);
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  auto ex = Execute(rpc, s, "SELECT * FROM lineitem", true);
+  ASSERT_EQ(WaitFinished(rpc, ex.operationHandle), t::TOperationState::FINISHED_STATE);
+  auto page = Fetch(rpc, ex.operationHandle, true);
+  ASSERT_FALSE(page.results.resultLinks.empty());
+  EXPECT_GT(f.server->store()->stats().chunks, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(f.server->store()->stats().chunks, 0);
+  EXPECT_EQ(rpc.http().Get(PathOf(page.results.resultLinks[0].fileLink).c_str())->status, 404);
+  auto st = f.server->service()->stats();
+  EXPECT_EQ(st.open_operations, 0);
+  EXPECT_EQ(st.open_sessions, 0);
+  auto again = Execute(rpc, s, "SELECT * FROM lineitem", true);
+  EXPECT_EQ(again.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+TEST(ResultServer, StalledConnectionsDoNotHoldWorkers) {
+  Fixture f;
+  ServerOptions so;
+  so.worker_threads = 2;
+  so.read_timeout_s = 1;
+  f.Start(so);
+  // Connections that never finish the TLS handshake, more than the workers.
+  std::vector<int> stalled;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(f.server->port()));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const char partial[] = "\x16\x03\x01";  // the start of a TLS record, then silence
+    ASSERT_EQ(write(fd, partial, 3), 3);
+    stalled.push_back(fd);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 10.0) << "a worker came free after the read timeout";
+  CloseSession(rpc, s);
+  for (int fd : stalled) close(fd);
+}
+
+}  // namespace
+}  // namespace quiver::server

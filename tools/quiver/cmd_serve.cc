@@ -1,0 +1,145 @@
+// quiver serve: the result server (Databricks SQL protocol over HTTPS,
+// results as CloudFetch chunks). Runs until SIGINT / SIGTERM.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "quiver/cli.h"
+#include "quiver/server/http_server.h"
+#include "quiver/server/statement_executor.h"
+
+namespace quiver::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void OnSignal(int) { g_stop = 1; }
+
+}  // namespace
+
+void AddBenchServe(CLI::App* bench, Context& ctx, Action* action);  // cmd_bench_serve.cc
+
+void AddServe(CLI::App& app, Context& ctx, Action* action) {
+  // `quiver bench serve` hangs under the bench subcommand when it exists
+  // (AddBench runs first in main.cc).
+  try {
+    if (auto* bench = app.get_subcommand("bench")) AddBenchServe(bench, ctx, action);
+  } catch (const CLI::OptionNotFound&) {
+  }
+  auto* cmd = app.add_subcommand("serve", "serve tables over the Databricks SQL protocol (HTTPS, Thrift, CloudFetch)");
+  struct Opts {
+    int port = 0;
+    std::string host = "127.0.0.1", cert, key, cert_dir, token, warehouse_id = "quiver", spill_dir;
+    std::vector<std::string> tables;
+    int64_t chunk_bytes = int64_t{20} << 20;
+    int64_t inline_threshold_bytes = int64_t{1} << 20;
+    int64_t store_budget_bytes = int64_t{1} << 30;
+    int64_t spill_limit_bytes = -1;
+    int64_t link_expiry_s = 900;
+    int64_t session_idle_s = 3600, operation_idle_s = 1800;
+    int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 16;
+    int64_t max_body_bytes = int64_t{16} << 20;
+    int read_timeout_s = 30, write_timeout_s = 60;
+    bool no_lz4 = false;
+    double stats_interval_s = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)");
+  cmd->add_option("--host", o->host, "address to bind and to put in links (default 127.0.0.1)");
+  cmd->add_option("--cert", o->cert, "PEM certificate (default: a self-signed one is generated)");
+  cmd->add_option("--key", o->key, "PEM private key of --cert");
+  cmd->add_option("--cert-dir", o->cert_dir, "directory for the generated certificate (default: a temp dir)");
+  cmd->add_option("--token", o->token, "bearer token clients must send (default: $QUIVER_TOKEN)");
+  cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file or stream (repeatable)");
+  cmd->add_option("--warehouse-id", o->warehouse_id, "warehouse id in the RPC path (default quiver)");
+  cmd->add_option("--chunk-bytes", o->chunk_bytes, "target uncompressed IPC bytes per CloudFetch chunk (default 20 MiB)");
+  cmd->add_option("--inline-threshold-bytes", o->inline_threshold_bytes,
+                  "results up to this many IPC bytes are sent inline (default 1 MiB)");
+  cmd->add_option("--store-budget", o->store_budget_bytes, "bytes of chunks kept in memory before spilling (default 1 GiB)");
+  cmd->add_option("--spill-dir", o->spill_dir, "directory for spilled chunks (default: a private temp dir)");
+  cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)");
+  cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
+  cmd->add_option("--session-idle-s", o->session_idle_s, "close sessions idle this long (default 3600)");
+  cmd->add_option("--operation-idle-s", o->operation_idle_s, "close operations idle this long (default 1800)");
+  cmd->add_option("--max-sessions", o->max_sessions, "open sessions at most (default 64)");
+  cmd->add_option("--max-operations", o->max_operations, "open operations at most (default 256)");
+  cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
+  cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16 MiB)");
+  cmd->add_option("--read-timeout-s", o->read_timeout_s, "socket read timeout (default 30)");
+  cmd->add_option("--write-timeout-s", o->write_timeout_s, "socket write timeout (default 60)");
+  cmd->add_option("--threads", o->threads, "HTTP worker threads (default 16)");
+  cmd->add_flag("--no-lz4", o->no_lz4, "serve chunks without LZ4 compression");
+  cmd->add_option("--stats", o->stats_interval_s, "print a held/peak stats line to stderr every N seconds");
+  cmd->callback([&ctx, o, action] {
+    *action = [&ctx, o]() -> Status {
+      std::string token = o->token;
+      const bool token_from_env = token.empty();
+      if (token_from_env) {
+        const char* env = std::getenv("QUIVER_TOKEN");
+        if (env) token = env;
+      }
+      if (token.empty()) return Status::Invalid("serve: give a bearer token with --token or QUIVER_TOKEN");
+      auto server_pool = ctx.Child("serve");
+      auto executor = std::make_unique<server::TableExecutor>();
+      for (const auto& spec : o->tables) {
+        QUIVER_ASSIGN_OR_RETURN(auto nt, server::ParseTableSpec(spec));
+        QUIVER_RETURN_NOT_OK(executor->AddTable(nt.first, nt.second, server_pool.get()));
+      }
+      server::ServerOptions so;
+      so.host = o->host;
+      so.port = o->port;
+      so.cert_path = o->cert;
+      so.key_path = o->key;
+      so.cert_dir = o->cert_dir;
+      so.token = token;
+      so.warehouse_id = o->warehouse_id;
+      so.max_body_bytes = o->max_body_bytes;
+      so.read_timeout_s = o->read_timeout_s;
+      so.write_timeout_s = o->write_timeout_s;
+      so.worker_threads = o->threads;
+      so.store.memory_budget_bytes = o->store_budget_bytes;
+      so.store.spill_dir = o->spill_dir;
+      so.store.spill_limit_bytes = o->spill_limit_bytes;
+      so.service.pool = server_pool.get();
+      so.service.executor = executor.get();
+      so.service.chunk_bytes = o->chunk_bytes;
+      so.service.lz4 = !o->no_lz4;
+      so.service.inline_threshold_bytes = o->inline_threshold_bytes;
+      so.service.link_expiry_ms = o->link_expiry_s * 1000;
+      so.service.session_idle_timeout_ms = o->session_idle_s * 1000;
+      so.service.operation_idle_timeout_ms = o->operation_idle_s * 1000;
+      so.service.max_sessions = o->max_sessions;
+      so.service.max_operations = o->max_operations;
+      so.service.max_links_per_fetch = o->max_links_per_fetch;
+      QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
+      std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());
+      std::printf("port: %d\n", server->port());
+      std::printf("path: %s\n", server->rpc_path().c_str());
+      std::printf("certificate: %s\n", server->cert_path().c_str());
+      if (token_from_env) {
+        std::printf("token: from QUIVER_TOKEN (send it as 'Authorization: Bearer <token>')\n");
+      } else {
+        std::printf("token: as given by --token (send it as 'Authorization: Bearer <token>')\n");
+      }
+      for (const auto& t : executor->ListTables()) std::printf("table: %s\n", t.name.c_str());
+      std::printf("ready\n");
+      std::fflush(stdout);
+      std::signal(SIGINT, OnSignal);
+      std::signal(SIGTERM, OnSignal);
+      auto next_stats = std::chrono::steady_clock::now();
+      while (!g_stop) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (o->stats_interval_s > 0 && std::chrono::steady_clock::now() >= next_stats) {
+          std::fprintf(stderr, "quiver serve: stats %s\n", server->StatsLine().c_str());
+          next_stats = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(static_cast<int64_t>(o->stats_interval_s * 1000));
+        }
+      }
+      std::fprintf(stderr, "quiver serve: stopping; final stats %s\n", server->StatsLine().c_str());
+      server->Stop();
+      return Status::OK();
+    };
+  });
+}
+
+}  // namespace quiver::cli
