@@ -372,8 +372,11 @@ class PredGen {
               }};
     }
     if (form == 2) {
-      auto [lo_text, lo] = Literal(*col.col);
-      auto [hi_text, hi] = Literal(*col.col);
+      // (No structured bindings: clang 14 cannot capture them in lambdas.)
+      const auto lo_lit = Literal(*col.col);
+      const auto hi_lit = Literal(*col.col);
+      const std::string lo_text = lo_lit.first, hi_text = hi_lit.first;
+      const RefValue lo = lo_lit.second, hi = hi_lit.second;
       const bool neg = rng_() % 2;
       return {name + (neg ? " NOT BETWEEN " : " BETWEEN ") + lo_text + " AND " + hi_text,
               [col, lo, hi, neg](const RefRow& r) {
@@ -402,7 +405,9 @@ class PredGen {
                 return x.null ? U : (x.num != 0 ? T : F);
               }};
     }
-    auto [text, v] = Literal(*col.col);
+    const auto lit = Literal(*col.col);
+    const std::string text = lit.first;
+    const RefValue v = lit.second;
     const bool flip = rng_() % 4 == 0;  // literal on the left
     if (flip) {
       return {text + " " + op + " " + name, [col, v, op](const RefRow& r) { return Cmp(v, ValueOf(col, r), op); }};
