@@ -52,6 +52,10 @@ std::string VersionText();
 void AddQuery(CLI::App& app, Context& ctx, Action* action);  // quiver query (tools/quiver/cmd_query.cc)
 // --- end fetch client ---
 
+// --- sql ---
+void AddSql(CLI::App& app, Context& ctx, Action* action);  // sql
+// --- sql ---
+
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);
 

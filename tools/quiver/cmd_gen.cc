@@ -6,6 +6,9 @@
 #include "quiver/cli.h"
 #include "quiver/datagen/batch_generator.h"
 #include "quiver/ipc/writer.h"
+// --- sql ---
+#include "quiver/sql/tpch_tables.h"
+// --- sql ---
 
 namespace quiver::cli {
 
@@ -14,13 +17,17 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
       "gen", "write generated batches (bigint-seq|bigint-random|uuid|text|lineitem|orders) as Arrow IPC");
   struct Opts {
     std::string kind, out, compression = "none", format = "stream";
-    int64_t rows = 0, max_bytes = 0;
+    int64_t rows = -1, max_bytes = 0;
     uint64_t seed = 42;
     int level = Codec::kUseDefaultLevel;
+    double scale = 0.01;  // --- sql --- (tpch)
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders")->required();
-  cmd->add_option("--rows", o->rows, "total rows")->required();
+  cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders|tpch")->required();
+  // --- sql ---
+  cmd->add_option("--rows", o->rows, "total rows (required except for tpch)");
+  cmd->add_option("--scale", o->scale, "tpch: TPC-H scale factor (default 0.01); -o is then a directory");
+  // --- sql ---
   cmd->add_option("--max-bytes-per-batch", o->max_bytes,
                   "cut batches at this many Arrow buffer bytes (default 0: one batch)");
   cmd->add_option("--seed", o->seed, "seed of the generated values (default 42)");
@@ -30,8 +37,25 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("-o,--output", o->out, "output path ('-' = stdout)")->required();
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
-      QUIVER_ASSIGN_OR_RETURN(datagen::GenKind kind, datagen::ParseGenKind(o->kind));
       QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
+      // --- sql ---
+      if (o->kind == "tpch") {  // the eight TPC-H tables, one IPC file each in directory -o
+        auto pool = ctx.Child("gen");
+        sql::TpchFilesOptions to;
+        to.scale = o->scale;
+        to.seed = o->seed;
+        to.compression = codec;
+        to.pool = pool.get();
+        QUIVER_ASSIGN_OR_RETURN(auto files, sql::WriteTpchFiles(o->out, to));
+        for (const auto& f : files) {
+          std::fprintf(stderr, "gen tpch scale %g: %s %lld rows, %s\n", o->scale, f.path.c_str(),
+                       static_cast<long long>(f.num_rows), FormatBytes(f.file_bytes).c_str());
+        }
+        return Status::OK();
+      }
+      if (o->rows < 0) return Status::Invalid("gen " + o->kind + ": --rows is required");
+      // --- sql ---
+      QUIVER_ASSIGN_OR_RETURN(datagen::GenKind kind, datagen::ParseGenKind(o->kind));
       auto gen_pool = ctx.Child("gen");
       auto write_pool = ctx.Child("write");
       datagen::GenOptions go;

@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
   // --- fetch client ---
   AddQuery(app, ctx, &action);
   // --- end fetch client ---
+  // --- sql ---
+  AddSql(app, ctx, &action);
+  // --- sql ---
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,1 @@
+SELECT a.id, b.* FROM t1 a LEFT JOIN t2 b ON a.k = b.k AND a.s = b.s RIGHT JOIN t3 c ON c.k = b.k LIMIT 5 OFFSET 1

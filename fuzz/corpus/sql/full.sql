@@ -1,0 +1,1 @@
+SELECT * FROM t1 FULL JOIN t3 ON t3.k = t1.id WHERE t3.w IS NOT NULL

@@ -1,0 +1,1 @@
+SELECT * FROM t1 JOIN t2 ON t1.k = t2.k WHERE t1.s <> 'a' OR t2.v IS NULL

@@ -1,0 +1,218 @@
+// quiver/sql/catalog.cc — see catalog.h.
+#include "quiver/sql/catalog.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "quiver/ipc/reader.h"
+
+namespace quiver::sql {
+
+std::string FoldIdentifier(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+namespace {
+
+Status CheckName(std::string_view name) {
+  if (name.empty()) return Status::Invalid("table name is empty");
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) {
+      return Status::Invalid("table name '" + std::string(name) +
+                             "' is not an identifier (letters, digits, '_'; not starting with a digit)");
+    }
+  }
+  return Status::OK();
+}
+
+// Opens one IPC path for reading at `validation`.
+Result<std::unique_ptr<ipc::RecordBatchReader>> OpenOne(const std::string& path, MemoryPool* pool,
+                                                        ValidationLevel validation) {
+  ipc::ReadOptions ro;
+  ro.pool = pool;
+  ro.validation = validation;
+  auto r = ipc::RecordBatchReader::OpenPath(path, ro);
+  if (!r.ok()) return r.status().WithContext(path);
+  return r;
+}
+
+// A stream over several IPC paths in turn (a directory table).
+class MultiPathStream : public RecordBatchStream {
+ public:
+  MultiPathStream(SchemaPtr schema, std::vector<std::string> paths, MemoryPool* pool, ValidationLevel validation)
+      : schema_(std::move(schema)), paths_(std::move(paths)), pool_(pool), validation_(validation) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    while (true) {
+      if (!reader_) {
+        if (next_path_ >= paths_.size()) return RecordBatchPtr{};
+        const std::string& path = paths_[next_path_++];
+        QUIVER_ASSIGN_OR_RETURN(reader_, OpenOne(path, pool_, validation_));
+        if (!reader_->schema()->Equals(*schema_)) {
+          return Status::Invalid(path + ": schema changed since the table was registered");
+        }
+      }
+      auto b = reader_->Next();
+      if (!b.ok()) return b.status().WithContext(paths_[next_path_ - 1]);
+      if (*b) return b;
+      reader_.reset();
+    }
+  }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<std::string> paths_;
+  MemoryPool* pool_;
+  ValidationLevel validation_;
+  size_t next_path_ = 0;
+  std::unique_ptr<ipc::RecordBatchReader> reader_;
+};
+
+class MemoryStream : public RecordBatchStream {
+ public:
+  MemoryStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
+      : schema_(std::move(schema)), batches_(std::move(batches)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (next_ >= batches_.size()) return RecordBatchPtr{};
+    return batches_[next_++];
+  }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> batches_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+Status Catalog::RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
+                             ValidationLevel validation) {
+  QUIVER_RETURN_NOT_OK(CheckName(name));
+  if (scratch_pool == nullptr) return Status::Invalid("RegisterPath: scratch_pool is required");
+  TableInfo info;
+  info.name = FoldIdentifier(name);
+  info.validation = validation;
+  std::error_code ec;
+  if (path == "-" || (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec) &&
+                      !std::filesystem::is_regular_file(path, ec))) {
+    return Status::Invalid(path + ": a table must be a regular file or a directory (scans read it again)");
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      const std::string file_name = entry.path().filename().string();
+      if (file_name.empty() || file_name[0] == '.') continue;
+      std::error_code ec2;
+      if (!entry.is_regular_file(ec2)) continue;
+      info.paths.push_back(entry.path().string());
+    }
+    if (ec) return Status::IOError(path + ": cannot list directory: " + ec.message());
+    std::sort(info.paths.begin(), info.paths.end());
+    if (info.paths.empty()) return Status::Invalid(path + ": directory holds no files");
+  } else {
+    info.paths.push_back(path);
+  }
+  for (const std::string& p : info.paths) {
+    QUIVER_ASSIGN_OR_RETURN(auto reader, OpenOne(p, scratch_pool, validation));
+    if (!info.schema) {
+      info.schema = reader->schema();
+    } else if (!reader->schema()->Equals(*info.schema)) {
+      return Status::Invalid(p + ": schema differs from " + info.paths[0] + "'s (expected\n" +
+                             info.schema->ToString() + "\nactual\n" + reader->schema()->ToString() + ")");
+    }
+    while (true) {
+      auto b = reader->Next();
+      if (!b.ok()) return b.status().WithContext(p);
+      if (!*b) break;
+      info.num_rows += (*b)->num_rows;
+    }
+  }
+  std::lock_guard lock(mutex_);
+  auto it = std::lower_bound(tables_.begin(), tables_.end(), info.name,
+                             [](const TableInfo& t, const std::string& n) { return t.name < n; });
+  if (it != tables_.end() && it->name == info.name) {
+    return Status::Invalid("table '" + info.name + "' is already registered");
+  }
+  tables_.insert(it, std::move(info));
+  return Status::OK();
+}
+
+Status Catalog::RegisterBatches(std::string_view name, SchemaPtr schema, std::vector<RecordBatchPtr> batches) {
+  QUIVER_RETURN_NOT_OK(CheckName(name));
+  if (!schema) return Status::Invalid("RegisterBatches: schema is required");
+  TableInfo info;
+  info.name = FoldIdentifier(name);
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (!batches[i]) return Status::Invalid("RegisterBatches: batch " + std::to_string(i) + " is null");
+    QUIVER_RETURN_NOT_OK_CTX(batches[i]->CheckShape(), "table '" + info.name + "' batch " + std::to_string(i));
+    if (!batches[i]->schema->Equals(*schema)) {
+      return Status::Invalid("table '" + info.name + "' batch " + std::to_string(i) +
+                             ": schema differs from the table's");
+    }
+    info.num_rows += batches[i]->num_rows;
+  }
+  info.schema = std::move(schema);
+  info.batches = std::move(batches);
+  std::lock_guard lock(mutex_);
+  auto it = std::lower_bound(tables_.begin(), tables_.end(), info.name,
+                             [](const TableInfo& t, const std::string& n) { return t.name < n; });
+  if (it != tables_.end() && it->name == info.name) {
+    return Status::Invalid("table '" + info.name + "' is already registered");
+  }
+  tables_.insert(it, std::move(info));
+  return Status::OK();
+}
+
+Status Catalog::Unregister(std::string_view name) {
+  const std::string n = FoldIdentifier(name);
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(tables_.begin(), tables_.end(), [&](const TableInfo& t) { return t.name == n; });
+  if (it == tables_.end()) return Status::KeyError("no table named '" + n + "'");
+  tables_.erase(it);
+  return Status::OK();
+}
+
+Result<TableInfo> Catalog::GetTable(std::string_view name) const {
+  const std::string n = FoldIdentifier(name);
+  std::lock_guard lock(mutex_);
+  for (const TableInfo& t : tables_) {
+    if (t.name == n) return t;
+  }
+  return Status::KeyError("no table named '" + n + "'");
+}
+
+std::vector<TableInfo> Catalog::ListTables() const {
+  std::lock_guard lock(mutex_);
+  return tables_;
+}
+
+std::vector<ColumnInfo> Catalog::ListColumns(std::string_view table) const {
+  const std::string n = FoldIdentifier(table);
+  std::vector<ColumnInfo> out;
+  std::lock_guard lock(mutex_);
+  for (const TableInfo& t : tables_) {
+    if (!n.empty() && t.name != n) continue;
+    for (int c = 0; c < t.schema->num_fields(); ++c) {
+      const Field& f = *t.schema->fields[static_cast<size_t>(c)];
+      out.push_back({t.name, f.name, f.type, f.nullable, c});
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& table, MemoryPool* pool) const {
+  if (table.in_memory()) {
+    return std::unique_ptr<RecordBatchStream>(std::make_unique<MemoryStream>(table.schema, table.batches));
+  }
+  if (pool == nullptr) return Status::Invalid("OpenScan: pool is required");
+  return std::unique_ptr<RecordBatchStream>(
+      std::make_unique<MultiPathStream>(table.schema, table.paths, pool, table.validation));
+}
+
+}  // namespace quiver::sql

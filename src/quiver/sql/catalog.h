@@ -1,0 +1,112 @@
+// quiver/sql/catalog.h — the tables a SQL statement can name: Arrow IPC
+// files, streams or directories of IPC files on disk, or record batches
+// held in memory, each with its schema and row count known up front (the
+// planner picks a join's build side by row count; the server answers
+// GetTables / GetColumns from here).
+//
+// Table names are case-insensitive (stored lower-case, as PostgreSQL folds
+// unquoted identifiers). Paths are opened with ipc::RecordBatchReader::OpenPath
+// (regular files are memory-mapped: scans are zero-copy and charge no pool);
+// a directory is one table made of its regular files in name order, every
+// file with the same schema (hidden files, starting with '.', are skipped).
+//
+// Thread safety: every method is thread-safe (registration takes a lock;
+// lookups return copies of immutable descriptions). A Catalog is shared by
+// the engines and sessions that use it (std::shared_ptr<Catalog>).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/columnar/record_batch_stream.h"
+#include "quiver/columnar/validate.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::sql {
+
+/// What a table is made of and what it holds. Immutable once registered.
+struct TableInfo {
+  std::string name;  ///< lower-case
+  SchemaPtr schema;
+  int64_t num_rows = 0;
+  /// "memory", or the path(s): one path for a file or stream, the files of
+  /// a directory in scan order.
+  std::vector<std::string> paths;
+  /// Validation level the scans decode IPC batches at (ReadOptions).
+  ValidationLevel validation = ValidationLevel::kFull;
+  /// In-memory tables: the batches (shared, immutable). Empty for paths.
+  std::vector<RecordBatchPtr> batches;
+  bool in_memory() const { return paths.empty(); }
+};
+
+/// One column of one table (GetColumns).
+struct ColumnInfo {
+  std::string table;   ///< lower-case table name
+  std::string name;    ///< as stored in the schema
+  DataTypePtr type;    ///< the stored type (dictionary types as stored; SQL sees their value type)
+  bool nullable = true;
+  int ordinal = 0;     ///< 0-based position in the table's schema
+};
+
+class Catalog {
+ public:
+  Catalog() = default;
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  /// Registers `path` (an IPC file, an IPC stream, or a directory of IPC
+  /// files) as table `name`. Reads the whole input once to learn its schema
+  /// and row count (regular files are mapped, so this costs page faults,
+  /// not pool memory; streams and compressed bodies are decoded with
+  /// `scratch_pool` batch by batch and released). `validation` is the level
+  /// every later scan checks batches at (kFull for untrusted files).
+  /// Every scan reads the path again, so it must be a regular file or a
+  /// directory ("-" and pipes are refused: Invalid).
+  /// Errors: Invalid for an empty or non-identifier name, a name already
+  /// registered, an empty directory, files of one directory with different
+  /// schemas; the reader's errors (IOError, Invalid) with the path in front.
+  Status RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
+                      ValidationLevel validation = ValidationLevel::kFull);
+
+  /// Registers batches held in memory as table `name` (they are shared, not
+  /// copied; each must have `schema`'s shape). Errors: Invalid as above, or
+  /// for a batch whose shape does not match the schema.
+  Status RegisterBatches(std::string_view name, SchemaPtr schema, std::vector<RecordBatchPtr> batches);
+
+  /// Removes a table; KeyError when absent. Running scans keep their data.
+  Status Unregister(std::string_view name);
+
+  /// The table named `name` (case-insensitive); KeyError naming it when absent.
+  Result<TableInfo> GetTable(std::string_view name) const;
+  /// Every table, sorted by name.
+  std::vector<TableInfo> ListTables() const;
+  /// The columns of table `table` (case-insensitive), or of every table
+  /// when `table` is empty; tables by name, columns in schema order.
+  /// An unknown table gives an empty list.
+  std::vector<ColumnInfo> ListColumns(std::string_view table = {}) const;
+
+  /// A stream over the table's batches, in storage order. Batches of
+  /// in-memory tables are returned as registered; IPC batches are decoded
+  /// with `pool` (only non-zero-copy buffers are charged) at the table's
+  /// validation level. Dictionary-encoded columns come out as they are
+  /// stored (the engine decodes them). Errors: KeyError for an unknown
+  /// table; the reader's errors on open and on Next (IOError when a file
+  /// changed since registration shows up as Invalid/IOError from the
+  /// decoder, or Invalid "schema changed").
+  Result<std::unique_ptr<RecordBatchStream>> OpenScan(const TableInfo& table, MemoryPool* pool) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<TableInfo> tables_;  // sorted by name
+};
+
+/// Lower-case ASCII copy of `s` (identifier folding).
+std::string FoldIdentifier(std::string_view s);
+
+}  // namespace quiver::sql

@@ -1,0 +1,86 @@
+// End-to-end tests of `quiver gen tpch` and `quiver sql` (skipped when the
+// quiver binary has not been built).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+CliRun Quiver(const std::string& args) {
+  CliRun r;
+#ifndef QUIVER_BINARY
+  return r;
+#else
+  const fs::path base = fs::temp_directory_path() / ("quiver-sql-cli-" + std::to_string(::getpid()));
+  const std::string out = base.string() + ".out", err = base.string() + ".err";
+  const std::string cmd = std::string("'") + QUIVER_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int rc = std::system(cmd.c_str());
+  r.exit_code = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::error_code ec;
+  fs::remove(out, ec);
+  fs::remove(err, ec);
+  return r;
+#endif
+}
+
+bool HaveBinary() {
+#ifdef QUIVER_BINARY
+  return fs::exists(QUIVER_BINARY);
+#else
+  return false;
+#endif
+}
+
+TEST(SqlCliTest, GenTpchThenQuery) {
+  if (!HaveBinary()) GTEST_SKIP() << "quiver binary not built";
+  const fs::path dir = fs::temp_directory_path() / ("quiver-sql-cli-tpch-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CliRun gen = Quiver("gen tpch --scale 0.001 -o '" + dir.string() + "'");
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  for (const char* t : {"region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"}) {
+    EXPECT_TRUE(fs::exists(dir / (std::string(t) + ".arrow"))) << t;
+  }
+  CliRun q = Quiver("sql --table region='" + (dir / "region.arrow").string() + "' --table nation='" +
+                 (dir / "nation.arrow").string() +
+                 "' --format csv \"SELECT r.r_name, n.n_name FROM nation n JOIN region r ON r.r_regionkey = n.n_regionkey "
+                 "WHERE r.r_name = 'EUROPE' AND n.n_name <> 'RUSSIA'\"");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  std::istringstream lines(q.out);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(line);
+  std::sort(rows.begin() + 1, rows.end());
+  EXPECT_EQ(rows, (std::vector<std::string>{"r_name,n_name", "EUROPE,FRANCE", "EUROPE,GERMANY", "EUROPE,ROMANIA",
+                                            "EUROPE,UNITED KINGDOM"}));
+  CliRun j = Quiver("sql --tpch-dir '" + dir.string() + "' --tpch 0.001 --format jsonl \"SELECT n_name FROM nation WHERE n_nationkey = 7\"");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(j.out, "{\"n_name\":\"GERMANY\"}\n");
+  CliRun bad = Quiver("sql --table nation='" + (dir / "nation.arrow").string() + "' \"SELECT n_name FROM nation ORDER BY n_name\"");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("ORDER BY is not supported (line 1, column 27)"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace

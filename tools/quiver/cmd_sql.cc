@@ -1,0 +1,137 @@
+// quiver sql: run one SQL statement in-process over Arrow IPC tables
+// (--table NAME=PATH) and/or generated TPC-H tables (--tpch SCALE), and
+// print the result as a pipe-separated text table, CSV or JSON lines.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "quiver/cli.h"
+#include "quiver/columnar/value_format.h"
+#include "quiver/sql/engine.h"
+#include "quiver/sql/tpch_tables.h"
+
+namespace quiver::cli {
+namespace {
+
+void CsvField(std::string_view v, std::string* out) {
+  if (v.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out->append(v);
+    return;
+  }
+  out->push_back('"');
+  for (char c : v) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+}  // namespace
+
+void AddSql(CLI::App& app, Context& ctx, Action* action) {
+  auto* cmd = app.add_subcommand("sql", "run one SQL statement over Arrow IPC tables or generated TPC-H tables");
+  struct Opts {
+    std::vector<std::string> tables;
+    double tpch = 0;
+    std::string tpch_dir, sql, format = "table", memory_mode = "on-heap";
+    int64_t statement_limit = -1;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t)")->required();
+  cmd->add_option("--table", o->tables, "NAME=PATH: an IPC file, stream or directory of IPC files (repeatable)");
+  cmd->add_option("--tpch", o->tpch, "also generate the TPC-H tables at this scale factor (e.g. 0.01)");
+  cmd->add_option("--tpch-dir", o->tpch_dir, "where to write the TPC-H files (default: a temporary directory, removed)");
+  cmd->add_option("--format", o->format, "table|csv|jsonl (default table)")->check(CLI::IsMember({"table", "csv", "jsonl"}));
+  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
+  cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of the statement's pool (default none)");
+  cmd->callback([&ctx, o, action] {
+    *action = [&ctx, o]() -> Status {
+      QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
+      auto catalog = std::make_shared<sql::Catalog>();
+      auto load_pool = ctx.Child("load");
+      for (const std::string& spec : o->tables) {
+        const size_t eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0) return Status::Invalid("--table expects NAME=PATH, got '" + spec + "'");
+        QUIVER_RETURN_NOT_OK(catalog->RegisterPath(spec.substr(0, eq), spec.substr(eq + 1), load_pool.get()));
+      }
+      std::string temp_dir;
+      struct RemoveDir {
+        std::string* dir;
+        ~RemoveDir() {
+          std::error_code ec;
+          if (!dir->empty()) std::filesystem::remove_all(*dir, ec);
+        }
+      } remove_dir{&temp_dir};
+      if (o->tpch > 0) {
+        std::string dir = o->tpch_dir;
+        if (dir.empty()) {
+          temp_dir = (std::filesystem::temp_directory_path() / ("quiver-tpch-" + std::to_string(::getpid()))).string();
+          dir = temp_dir;
+        }
+        sql::TpchFilesOptions to;
+        to.scale = o->tpch;
+        to.pool = load_pool.get();
+        QUIVER_ASSIGN_OR_RETURN(auto files, sql::RegisterTpchTables(catalog.get(), dir, to));
+        int64_t bytes = 0;
+        for (const auto& f : files) bytes += f.file_bytes;
+        std::fprintf(stderr, "tpch scale %g: 8 tables, %s in %s\n", o->tpch, FormatBytes(bytes).c_str(), dir.c_str());
+      }
+      sql::Engine engine(catalog);
+      auto pool = ctx.Child("sql");
+      sql::ExecuteOptions eo;
+      eo.pool = pool.get();
+      eo.memory_mode = mode;
+      eo.memory_limit_bytes = o->statement_limit;
+      QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
+      const auto& fields = stream->schema()->fields;
+      std::string line;
+      if (o->format != "jsonl") {
+        for (size_t c = 0; c < fields.size(); ++c) {
+          if (c) line += o->format == "csv" ? "," : " | ";
+          if (o->format == "csv") CsvField(fields[c]->name, &line);
+          else line += fields[c]->name;
+        }
+        line += '\n';
+        std::fwrite(line.data(), 1, line.size(), stdout);
+      }
+      int64_t rows = 0;
+      std::string cell;
+      while (true) {
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+        if (!b) break;
+        for (int64_t r = 0; r < b->num_rows; ++r) {
+          line.clear();
+          if (o->format == "jsonl") line += '{';
+          for (size_t c = 0; c < fields.size(); ++c) {
+            const ArrayData& a = *b->columns[c];
+            if (o->format == "jsonl") {
+              if (c) line += ',';
+              AppendJsonString(fields[c]->name, &line);
+              line += ':';
+              FormatValue(a, r, ValueFormat::kJson, &line);
+              continue;
+            }
+            if (c) line += o->format == "csv" ? "," : " | ";
+            cell.clear();
+            if (a.IsValid(r)) FormatValue(a, r, ValueFormat::kText, &cell);
+            else if (o->format == "table") cell = "NULL";
+            if (o->format == "csv") CsvField(cell, &line);
+            else line += cell;
+          }
+          line += o->format == "jsonl" ? "}\n" : "\n";
+          std::fwrite(line.data(), 1, line.size(), stdout);
+        }
+        rows += b->num_rows;
+      }
+      std::fflush(stdout);
+      std::fprintf(stderr, "%lld rows; statement pool peak %s\n", static_cast<long long>(rows),
+                   FormatBytes(pool->peak_bytes()).c_str());
+      return Status::OK();
+    };
+  });
+}
+
+}  // namespace quiver::cli
