@@ -113,7 +113,7 @@ class RowStore {
   /// Space for one row of `size_bytes` (multiple of 8), 8-byte aligned.
   /// Errors: OutOfMemory from the page allocation.
   Result<uint8_t*> Append(int64_t size_bytes) {
-    if (cursor_ + size_bytes <= end_) {
+    if (size_bytes <= end_ - cursor_) {  // not cursor_ + size: cursor_ is null before the first page
       uint8_t* p = cursor_;
       cursor_ += size_bytes;
       return p;
