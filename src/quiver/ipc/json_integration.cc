@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/base/checked_math.h"
 #include "quiver/columnar/compare.h"
 #include "quiver/columnar/validate.h"
 #include "quiver/columnar/value_format.h"
@@ -868,9 +869,10 @@ class Reader {
             return Err(path, "DATA[" + std::to_string(k) + "] is not an even-length hex string");
           }
           const int64_t len = static_cast<int64_t>(is_utf8 ? s.size() : s.size() / 2);
-          int64_t o0, o1;
+          int64_t o0, o1, span;
           if (!ToInt64((*joff)[static_cast<size_t>(k)], &o0) ||
-              !ToInt64((*joff)[static_cast<size_t>(k + 1)], &o1) || o1 - o0 != len) {
+              !ToInt64((*joff)[static_cast<size_t>(k + 1)], &o1) || !CheckedSub(o1, o0, &span) ||
+              span != len) {  // o1 - o0, checked: both come from input (issue 10 item 5)
             return Err(path, "DATA[" + std::to_string(k) + "] has " + std::to_string(len) +
                                  " bytes, OFFSET says " + Brief((*joff)[static_cast<size_t>(k)]) +
                                  ".." + Brief((*joff)[static_cast<size_t>(k + 1)]));

@@ -270,6 +270,23 @@ TEST_F(JsonIntegrationTest, MalformedInputIsInvalid) {
   EXPECT_TRUE(unknown.status().IsNotImplemented()) << unknown.status().ToString();
 }
 
+// Issue 10 item 5: OFFSET entries are input; their difference is computed
+// checked. [-1, INT64_MAX] used to overflow in "o1 - o0" (undefined
+// behaviour; UBSan aborts here in the debug-asan and fuzz builds).
+TEST_F(JsonIntegrationTest, HostileOffsetsAreACleanError) {
+  for (const char* offsets : {R"("OFFSET":[-1,"9223372036854775807"])", R"("OFFSET":["9223372036854775807",-2])",
+                              R"("OFFSET":["-9223372036854775808",1])"}) {
+    SCOPED_TRACE(offsets);
+    for (const char* type : {R"({"name":"utf8"})", R"({"name":"largeutf8"})"}) {
+      auto f = Read(Doc(type, std::string(R"(,"VALIDITY":[1],)") + offsets + R"(,"DATA":["a"])", 1));
+      ASSERT_FALSE(f.ok());
+      EXPECT_TRUE(f.status().IsInvalid()) << f.status().ToString();
+      EXPECT_NE(f.status().message().find("DATA[0] has 1 bytes, OFFSET says"), std::string::npos)
+          << f.status().ToString();
+    }
+  }
+}
+
 TEST_F(JsonIntegrationTest, DeepNestingIsRejectedWithoutCrashing) {
   // A deeply nested value where an integer is expected.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');

@@ -18,8 +18,15 @@ namespace {
 
 // AddressSanitizer replaces malloc itself (and aborts on impossible sizes),
 // so the tests about glibc's heap do not apply under it.
+// GCC defines __SANITIZE_ADDRESS__; clang 14 only answers __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kMallocIsSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kMallocIsSanitized = true;
+#else
+constexpr bool kMallocIsSanitized = false;
+#endif
 #else
 constexpr bool kMallocIsSanitized = false;
 #endif
