@@ -39,6 +39,8 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
 void AddDemo(CLI::App& app, Context& ctx, Action* action);
 void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
+// --- bench fetch (issue 8) ---: bench fetch and the hidden bench fetch-client (cmd_bench_fetch.cc)
+void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action);
 void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
 // --- result server ---
 void AddServe(CLI::App& app, Context& ctx, Action* action);
