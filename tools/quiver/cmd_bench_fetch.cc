@@ -573,12 +573,12 @@ Status RunBench(Context& ctx, const BenchOpts& o) {
     std::printf("bench fetch: lineitem %lld rows, %.1f MiB decoded, %s chunks, LZ4, loopback TLS; window %s, parallel %d\n",
                 static_cast<long long>(table_rows), table_bytes / kMiB, FormatBytes(o.chunk_bytes).c_str(), o.window.c_str(),
                 o.parallel);
-    std::printf("%-9s %-12s %9s %10s %7s %8s %9s %7s %7s  %s\n", "case", "policy", "table MiB", "peak+ MiB", "peak/t",
-                "seconds", "MB/s", "vs curl", "vs node", "note");
+    std::printf("%-9s %-12s %9s %10s %7s %8s %9s %10s %7s %7s  %s\n", "case", "policy", "table MiB", "peak+ MiB", "peak/t",
+                "seconds", "MB/s", "rows/s", "vs curl", "vs node", "note");
     for (const auto& r : rows) {
-      std::printf("%-9s %-12s %9s %10s %7s %8s %9s %7s %7s  %s\n", r.kase.c_str(), r.policy ? r.policy->c_str() : "-",
+      std::printf("%-9s %-12s %9s %10s %7s %8s %9s %10s %7s %7s  %s\n", r.kase.c_str(), r.policy ? r.policy->c_str() : "-",
                   Cell(r.table_mib, "%.1f").c_str(), Cell(r.peak_mib, "%.1f").c_str(), Cell(r.peak_to_table, "%.3f").c_str(),
-                  Cell(r.seconds, "%.2f").c_str(), Cell(r.mb_per_s, "%.1f").c_str(), Cell(r.curl_ratio, "%.2f").c_str(),
+                  Cell(r.seconds, "%.2f").c_str(), Cell(r.mb_per_s, "%.1f").c_str(), Cell(r.rows_per_s, "%.0f").c_str(), Cell(r.curl_ratio, "%.2f").c_str(),
                   Cell(r.node_ratio, "%.2f").c_str(), r.note.c_str());
     }
     std::printf("peak/t: peak RSS increase / decoded table (stream: / window). vs curl: curl time / quiver time per byte "
