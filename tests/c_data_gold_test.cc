@@ -26,6 +26,8 @@ std::vector<CDataGoldCase> ListCases() {
   return out;
 }
 
+void PrintTo(const CDataGoldCase& c, std::ostream* os) { *os << c.label; }
+
 class VectorStream : public RecordBatchStream {
  public:
   VectorStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
