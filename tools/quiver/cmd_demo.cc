@@ -227,7 +227,7 @@ Status RunDemo(Context& ctx, const DemoOpts& o) {
   so.host = "127.0.0.1";
   so.port = 0;
   so.token = token;
-  so.worker_threads = 8;
+  so.worker_threads = 32;  // idle keep-alive connections hold a worker up to keep_alive_s: room for the download connections
   so.store.memory_budget_bytes = int64_t{1} << 30;
   so.service.pool = serve_pool.get();
   so.service.executor = executor.get();
@@ -266,7 +266,7 @@ Status RunDemo(Context& ctx, const DemoOpts& o) {
     fetch::FetchOptions fo;
     fo.download.pool = fetch_pool.get();
     fo.download.policy = fetch::ChunkPolicy::kStreamMmap;
-    fo.download.window_bytes = int64_t{64} << 20;
+    fo.download.window_bytes = int64_t{256} << 20;
     const double q0 = secs();
     Digest remote;
     int64_t chunks = 0, window_peak = 0, downloaded = 0, decoded = 0, store_mem = 0, store_peak = 0,
@@ -338,11 +338,11 @@ Status RunDemo(Context& ctx, const DemoOpts& o) {
                          " IPC target: IPC " + B(ipc) + " -> served " + B(served) + " (" + ratio + ")",
                      rss, hwm});
     table.push_back({tag + "serve", "chunk store", B(store_mem), B(store_peak),
-                     "held in memory at end of fetch; spilled " + B(store_spilled) + " (" +
+                     "held once the last chunk was read (the closing session removes them); spilled " + B(store_spilled) + " (" +
                          std::to_string(store_spilled_chunks) + " chunks ever), budget 1 GiB",
                      rss, hwm});
     table.push_back({tag + "download", "fetch window", B(0), B(window_peak),
-                     B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of 64 MiB", rss, hwm});
+                     B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of 256 MiB", rss, hwm});
     table.push_back({tag + "decompress", "chunk mappings", B(maps.mapped_bytes), B(maps.peak_mapped_bytes),
                      B(decoded) + " of IPC decompressed into private mappings (stream-mmap)", rss, hwm});
     table.push_back({tag + "decode", "fetch", B(fetch_pool->held_bytes()), B(fetch_pool->peak_bytes()),
