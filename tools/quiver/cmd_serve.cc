@@ -1,13 +1,20 @@
 // quiver serve: the result server (Databricks SQL protocol over HTTPS,
-// results as CloudFetch chunks). Runs until SIGINT / SIGTERM.
+// results as CloudFetch chunks). Statements run on the SQL layer
+// (server::SqlExecutor over a sql::Catalog of --table inputs and, with
+// --tpch, generated TPC-H tables). Runs until SIGINT / SIGTERM.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "quiver/cli.h"
 #include "quiver/server/http_server.h"
+#include "quiver/server/sql_executor.h"
 #include "quiver/server/statement_executor.h"
+#include "quiver/sql/tpch_tables.h"
 
 namespace quiver::cli {
 namespace {
@@ -42,6 +49,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int read_timeout_s = 30, write_timeout_s = 60;
     bool no_lz4 = false;
     double stats_interval_s = 0;
+    double tpch = 0;
+    std::string tpch_dir, memory_mode = "on-heap";
+    int64_t statement_limit = -1;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)");
@@ -50,7 +60,11 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--key", o->key, "PEM private key of --cert");
   cmd->add_option("--cert-dir", o->cert_dir, "directory for the generated certificate (default: a temp dir)");
   cmd->add_option("--token", o->token, "bearer token clients must send (default: $QUIVER_TOKEN)");
-  cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file or stream (repeatable)");
+  cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file, stream or directory of IPC files (repeatable)");
+  cmd->add_option("--tpch", o->tpch, "generate the 8 TPC-H tables at this scale factor (e.g. 0.01, 1) and serve them");
+  cmd->add_option("--tpch-dir", o->tpch_dir, "where to write the TPC-H files (default: a temporary directory, removed)");
+  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
+  cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of each statement's pool (default none)");
   cmd->add_option("--warehouse-id", o->warehouse_id, "warehouse id in the RPC path (default quiver)");
   cmd->add_option("--chunk-bytes", o->chunk_bytes, "target uncompressed IPC bytes per CloudFetch chunk (default 20 MiB)");
   cmd->add_option("--inline-threshold-bytes", o->inline_threshold_bytes,
@@ -80,11 +94,43 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       }
       if (token.empty()) return Status::Invalid("serve: give a bearer token with --token or QUIVER_TOKEN");
       auto server_pool = ctx.Child("serve");
-      auto executor = std::make_unique<server::TableExecutor>();
-      for (const auto& spec : o->tables) {
-        QUIVER_ASSIGN_OR_RETURN(auto nt, server::ParseTableSpec(spec));
-        QUIVER_RETURN_NOT_OK(executor->AddTable(nt.first, nt.second, server_pool.get()));
+      QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
+      auto catalog = std::make_shared<sql::Catalog>();
+      {
+        auto load_pool = ctx.Child("load");
+        for (const auto& spec : o->tables) {
+          QUIVER_ASSIGN_OR_RETURN(auto nt, server::ParseTableSpec(spec));
+          QUIVER_RETURN_NOT_OK(catalog->RegisterPath(nt.first, nt.second, load_pool.get()));
+        }
       }
+      std::string temp_dir;
+      struct RemoveDir {
+        std::string* dir;
+        ~RemoveDir() {
+          std::error_code ec;
+          if (!dir->empty()) std::filesystem::remove_all(*dir, ec);
+        }
+      } remove_dir{&temp_dir};
+      if (o->tpch > 0) {
+        std::string dir = o->tpch_dir;
+        if (dir.empty()) {
+          temp_dir = (std::filesystem::temp_directory_path() / ("quiver-serve-tpch-" + std::to_string(::getpid()))).string();
+          dir = temp_dir;
+        }
+        auto gen_pool = ctx.Child("tpch-gen");
+        sql::TpchFilesOptions to;
+        to.scale = o->tpch;
+        to.pool = gen_pool.get();
+        QUIVER_ASSIGN_OR_RETURN(auto files, sql::RegisterTpchTables(catalog.get(), dir, to));
+        int64_t bytes = 0;
+        for (const auto& f : files) bytes += f.file_bytes;
+        std::printf("tpch: scale %g, 8 tables, %s in %s%s\n", o->tpch, FormatBytes(bytes).c_str(), dir.c_str(),
+                    temp_dir.empty() ? "" : " (removed on exit)");
+      }
+      server::SqlExecutorOptions xo;
+      xo.memory_mode = mode;
+      xo.statement_memory_limit_bytes = o->statement_limit;
+      QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
       so.host = o->host;
       so.port = o->port;
@@ -121,7 +167,12 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       } else {
         std::printf("token: as given by --token (send it as 'Authorization: Bearer <token>')\n");
       }
-      for (const auto& t : executor->ListTables()) std::printf("table: %s\n", t.name.c_str());
+      for (const auto& t : catalog->ListTables()) {
+        std::printf("table: %s (%lld rows)\n", t.name.c_str(), static_cast<long long>(t.num_rows));
+      }
+      std::printf("from another terminal:\n  QUIVER_TOKEN=%s quiver query --server %s --ca-cert %s \"SHOW TABLES\"\n",
+                  token_from_env ? "\"$QUIVER_TOKEN\"" : "<the --token value>", server->rpc_url().c_str(),
+                  server->cert_path().c_str());
       std::printf("ready\n");
       std::fflush(stdout);
       std::signal(SIGINT, OnSignal);

@@ -562,6 +562,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
     s.rpc_errors = rpc_errors_;
     s.statements = statements_;
     s.chunks_written = chunks_written_;
+    s.chunk_ipc_bytes = chunk_ipc_bytes_;
+    s.chunk_served_bytes = chunk_served_bytes_;
     s.expired_sessions = expired_sessions_;
     s.expired_operations = expired_operations_;
     return s;
@@ -700,6 +702,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
           break;
         }
         ++chunks_written_;
+        chunk_ipc_bytes_ += chunk.ipc_bytes;
+        chunk_served_bytes_ += served_bytes;
         ChunkRef ref{*id, chunk.start_row_offset, chunk.row_count, chunk.ipc_bytes, 0, chunk.schema_message_bytes,
                      chunk.lz4};
         std::lock_guard<std::mutex> lock(op->mu);
@@ -960,7 +964,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, std::shared_ptr<Operation>> ops_;
-  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, chunks_written_{0}, expired_sessions_{0},
+  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, chunks_written_{0}, chunk_ipc_bytes_{0}, chunk_served_bytes_{0}, expired_sessions_{0},
       expired_operations_{0};
 };
 

@@ -75,6 +75,11 @@ struct ResultServiceStats {
   int64_t rpc_errors = 0;  ///< malformed messages (Dispatch errors)
   int64_t statements = 0;
   int64_t chunks_written = 0;
+  /// Since the service started, over every chunk written: the uncompressed
+  /// Arrow IPC bytes (sum of bytesNum) and the bytes served for them (the
+  /// LZ4 frames when chunks are compressed, else equal to chunk_ipc_bytes).
+  int64_t chunk_ipc_bytes = 0;
+  int64_t chunk_served_bytes = 0;
   int64_t expired_sessions = 0;
   int64_t expired_operations = 0;
 };

@@ -43,7 +43,9 @@ using i128 = __int128;
 // Execution context and operators
 
 struct ExecContext {
-  std::shared_ptr<MemoryPool> pool;
+  std::shared_ptr<MemoryPool> statement_pool;  // "sql-statement" (the limit)
+  std::shared_ptr<MemoryPool> build_pool;      // its child "build": join relations
+  std::shared_ptr<MemoryPool> pool;            // its child "probe": all else
   std::unique_ptr<join::TaskMemoryManager> tmm;
   std::shared_ptr<std::atomic<bool>> cancel;
   int64_t max_batch_rows = 64 * 1024;
@@ -1720,10 +1722,18 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   MemoryPoolOptions po;
   po.name = "sql-statement";
   po.limit_bytes = options.memory_limit_bytes;
-  ctx->pool = options.pool->MakeChild(po);
+  ctx->statement_pool = options.pool->MakeChild(po);
+  // Stage pools (engine.h "Memory"): join relations in "build", everything
+  // else the statement allocates in "probe".
+  MemoryPoolOptions bo;
+  bo.name = "build";
+  ctx->build_pool = ctx->statement_pool->MakeChild(bo);
+  MemoryPoolOptions qo;
+  qo.name = "probe";
+  ctx->pool = ctx->statement_pool->MakeChild(qo);
   join::TaskMemoryOptions to;
   to.mode = options.memory_mode;
-  ctx->tmm = std::make_unique<join::TaskMemoryManager>(ctx->pool.get(), to);
+  ctx->tmm = std::make_unique<join::TaskMemoryManager>(ctx->build_pool.get(), to);
   ctx->cancel = options.cancel;
   ctx->max_batch_rows = options.max_batch_rows;
   QUIVER_RETURN_NOT_OK(ctx->CheckCancel());

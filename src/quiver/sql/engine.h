@@ -60,6 +60,11 @@
 // ExecuteOptions::pool named "sql-statement", limited to
 // memory_limit_bytes; exceeding it is OutOfMemory for that statement, and
 // once the stream and its batches are gone the pool is back where it was.
+// That pool has two children, so that a reader can see the stages apart
+// (e.g. with an AllocationListener on ExecuteOptions::pool):
+// "sql-statement/build" holds the join relations (hashed build sides, in the
+// chosen memory mode) and "sql-statement/probe" everything else (scan
+// decoding, filtered copies, join output batches).
 #pragma once
 
 #include <atomic>

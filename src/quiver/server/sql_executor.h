@@ -1,0 +1,59 @@
+// quiver/server/sql_executor.h — the result server's StatementExecutor over
+// the SQL layer: statements run on quiver::sql::Engine against the tables
+// of a shared quiver::sql::Catalog (see quiver/sql/engine.h for the SQL
+// accepted and its error messages).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "quiver/join/task_memory_manager.h"
+#include "quiver/server/statement_executor.h"
+#include "quiver/sql/catalog.h"
+#include "quiver/sql/engine.h"
+
+namespace quiver::server {
+
+struct SqlExecutorOptions {
+  /// Where each statement's join relations live (sql::ExecuteOptions).
+  join::MemoryMode memory_mode = join::MemoryMode::kOnHeap;
+  /// Byte limit of each statement's pool ("sql-statement", a child of the
+  /// pool given to Execute); -1 = none. Exceeding it fails that statement
+  /// with OutOfMemory (the client sees an ERROR status), nothing else.
+  int64_t statement_memory_limit_bytes = -1;
+  /// Largest number of rows in one join output batch (> 0).
+  int64_t max_batch_rows = 64 * 1024;
+};
+
+class SqlExecutor : public StatementExecutor {
+ public:
+  /// `catalog` is shared (tables registered later are visible to later
+  /// statements). Errors: Invalid for a null catalog or bad options.
+  static Result<std::unique_ptr<SqlExecutor>> Make(std::shared_ptr<sql::Catalog> catalog,
+                                                   SqlExecutorOptions options = {});
+
+  /// Plans `statement` with sql::Engine::Execute. The statement's pool is a
+  /// child of `pool`; `cancel` (outlives the stream, per the interface) is
+  /// the engine's cancel flag, so setting it stops the statement at its next
+  /// batch boundary and releases its operators. Errors: the engine's
+  /// (Invalid, KeyError, NotImplemented with the position in the text).
+  Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const std::atomic<bool>* cancel,
+                                                     MemoryPool* pool) override;
+  /// The catalog's tables, sorted by name (GetTables / GetColumns use the
+  /// schemas).
+  std::vector<TableInfo> ListTables() const override;
+
+  const std::shared_ptr<sql::Catalog>& catalog() const { return catalog_; }
+  const SqlExecutorOptions& options() const { return options_; }
+
+ private:
+  SqlExecutor(std::shared_ptr<sql::Catalog> catalog, SqlExecutorOptions options);
+  std::shared_ptr<sql::Catalog> catalog_;
+  sql::Engine engine_;
+  SqlExecutorOptions options_;
+};
+
+}  // namespace quiver::server

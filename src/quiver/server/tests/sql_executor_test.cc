@@ -1,0 +1,177 @@
+// SqlExecutor: statements of the SQL layer behind the result server, and end
+// to end through ResultServer and quiver's CloudFetch client (TPC-H joins
+// equal the in-process engine's result; SQL errors reach the client with
+// their message and sqlState; per-statement limits and cancel).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+
+#include "quiver/fetch/fetch_result.h"
+#include "quiver/server/http_server.h"
+#include "quiver/server/sql_executor.h"
+#include "quiver/sql/engine.h"
+#include "quiver/sql/tpch_tables.h"
+
+namespace quiver::server {
+namespace {
+
+// TPC-H at scale 0.01 in a private directory, registered in a catalog.
+struct Tpch {
+  std::string dir;
+  std::shared_ptr<sql::Catalog> catalog = std::make_shared<sql::Catalog>();
+  std::shared_ptr<MemoryPool> pool = MemoryPool::MakeRoot({});
+  Tpch() {
+    dir = (std::filesystem::temp_directory_path() / ("quiver-sqlexec-test-" + std::to_string(getpid()))).string();
+    sql::TpchFilesOptions o;
+    o.scale = 0.01;
+    o.pool = pool.get();
+    EXPECT_TRUE(sql::RegisterTpchTables(catalog.get(), dir, o).ok());
+  }
+  ~Tpch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+Tpch& Shared() {
+  static Tpch* t = new Tpch();
+  return *t;
+}
+
+const char* kJoin =
+    "SELECT o.o_orderkey, l.l_linenumber, l.l_quantity FROM orders o JOIN lineitem l "
+    "ON o.o_orderkey = l.l_orderkey WHERE o.o_orderdate < DATE '1993-01-01'";
+
+// (orderkey, linenumber) -> quantity (decimal(15,2) unscaled low 64 bits).
+std::map<std::pair<int64_t, int32_t>, int64_t> Collect(RecordBatchStream* s, int64_t* rows) {
+  std::map<std::pair<int64_t, int32_t>, int64_t> out;
+  *rows = 0;
+  while (true) {
+    auto b = s->Next();
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    if (!b.ok() || !*b) break;
+    const RecordBatch& batch = **b;
+    const auto* k = batch.columns[0]->GetValues<int64_t>(1) + batch.columns[0]->offset;
+    const auto* n = batch.columns[1]->GetValues<int32_t>(1) + batch.columns[1]->offset;
+    const auto* q = batch.columns[2]->GetValues<int64_t>(1) + 2 * batch.columns[2]->offset;
+    for (int64_t r = 0; r < batch.num_rows; ++r) out[{k[r], n[r]}] = q[2 * r];
+    *rows += batch.num_rows;
+  }
+  return out;
+}
+
+TEST(SqlExecutor, RunsJoinsListsTablesAndReportsErrors) {
+  auto& t = Shared();
+  EXPECT_EQ(SqlExecutor::Make(nullptr).status().code(), StatusCode::kInvalid);
+  SqlExecutorOptions bad;
+  bad.statement_memory_limit_bytes = 0;
+  EXPECT_EQ(SqlExecutor::Make(t.catalog, bad).status().code(), StatusCode::kInvalid);
+  auto ex = SqlExecutor::Make(t.catalog).value();
+  const auto tables = ex->ListTables();
+  ASSERT_EQ(tables.size(), 8u);
+  EXPECT_EQ(tables[0].name, "customer");
+  EXPECT_EQ(tables[7].name, "supplier");
+  ASSERT_NE(tables[2].schema, nullptr);
+
+  auto pool = MemoryPool::MakeRoot({});
+  std::atomic<bool> cancel{false};
+  int64_t rows = 0;
+  {
+    auto s = ex->Execute(kJoin, &cancel, pool.get()).value();
+    auto got = Collect(s.get(), &rows);
+    sql::Engine engine(t.catalog);
+    sql::ExecuteOptions eo;
+    eo.pool = pool.get();
+    auto ref = engine.Execute(kJoin, eo).value();
+    int64_t ref_rows = 0;
+    auto want = Collect(ref.get(), &ref_rows);
+    EXPECT_GT(rows, 1000);
+    EXPECT_EQ(rows, ref_rows);
+    EXPECT_EQ(static_cast<int64_t>(got.size()), rows);  // (orderkey, linenumber) unique
+    EXPECT_EQ(got, want);
+  }
+  EXPECT_EQ(pool->held_bytes(), 0);
+
+  auto err = ex->Execute("SELECT o_orderkey FROM orders ORDER BY o_orderkey", &cancel, pool.get());
+  ASSERT_EQ(err.status().code(), StatusCode::kNotImplemented);
+  EXPECT_NE(err.status().message().find("ORDER BY is not supported (line 1, column"), std::string::npos);
+  EXPECT_EQ(ex->Execute("SELECT * FROM nosuch", &cancel, pool.get()).status().code(), StatusCode::kKeyError);
+
+  // The cancel flag stops the statement at its next batch.
+  {
+    auto s = ex->Execute(kJoin, &cancel, pool.get()).value();
+    cancel = true;
+    EXPECT_EQ(s->Next().status().code(), StatusCode::kCancelled);
+    cancel = false;
+  }
+  // A per-statement limit fails only that statement, as OutOfMemory.
+  SqlExecutorOptions lim;
+  lim.statement_memory_limit_bytes = 4096;
+  auto small = SqlExecutor::Make(t.catalog, lim).value();
+  {
+    auto s = small->Execute(kJoin, &cancel, pool.get()).value();
+    Status st;
+    while (st.ok()) {
+      auto b = s->Next();
+      if (!b.ok()) st = b.status();
+      else if (!*b) break;
+    }
+    EXPECT_EQ(st.code(), StatusCode::kOutOfMemory) << st.ToString();
+  }
+  EXPECT_EQ(pool->held_bytes(), 0);
+}
+
+TEST(SqlExecutor, ThroughTheServerAndTheCloudFetchClient) {
+  auto& t = Shared();
+  SqlExecutorOptions xo;
+  xo.memory_mode = join::MemoryMode::kOffHeap;
+  auto ex = SqlExecutor::Make(t.catalog, xo).value();
+  auto server_pool = MemoryPool::MakeRoot({});
+  ServerOptions so;
+  so.token = "sql-executor-test-token";
+  so.service.pool = server_pool.get();
+  so.service.executor = ex.get();
+  so.service.chunk_bytes = 64 << 10;
+  so.service.inline_threshold_bytes = 16 << 10;
+  auto server = ResultServer::Start(so).value();
+  fetch::ConnectionOptions conn;
+  conn.server_url = server->rpc_url();
+  conn.token = so.token;
+  conn.ca_cert_path = server->cert_path();
+  auto client_pool = MemoryPool::MakeRoot({});
+  fetch::FetchOptions fo;
+  fo.download.pool = client_pool.get();
+  {
+    auto r = fetch::FetchResult::Query(conn, kJoin, fo).value();
+    int64_t rows = 0;
+    auto got = Collect(r.get(), &rows);
+    EXPECT_GE(r->chunks_consumed(), 2);
+    sql::Engine engine(t.catalog);
+    sql::ExecuteOptions eo;
+    eo.pool = client_pool.get();
+    auto ref = engine.Execute(kJoin, eo).value();
+    int64_t ref_rows = 0;
+    EXPECT_EQ(got, Collect(ref.get(), &ref_rows));
+    EXPECT_EQ(rows, ref_rows);
+  }
+  const auto st = server->service()->stats();
+  EXPECT_GE(st.chunks_written, 2);
+  EXPECT_GT(st.chunk_ipc_bytes, st.chunk_served_bytes);  // LZ4 compresses TPC-H
+  EXPECT_GT(st.chunk_served_bytes, 0);
+  // A SQL error: ERROR status with the engine's message and its sqlState.
+  auto bad = fetch::FetchResult::Query(conn, "SELECT o_orderkey FROM orders ORDER BY 1", fo);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("ORDER BY is not supported"), std::string::npos) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("sqlState 0A000"), std::string::npos) << bad.status().ToString();
+  auto unknown = fetch::FetchResult::Query(conn, "SELECT * FROM nosuch", fo);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("sqlState 42P01"), std::string::npos) << unknown.status().ToString();
+  server->Stop();
+  EXPECT_EQ(client_pool->held_bytes(), 0);
+}
+
+}  // namespace
+}  // namespace quiver::server

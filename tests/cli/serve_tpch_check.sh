@@ -1,0 +1,43 @@
+#!/bin/sh
+# cli.serve-tpch: `quiver serve --tpch 0.01` answers a TPC-H join through
+# `quiver query` (CloudFetch, several LZ4 chunks) with exactly the rows of
+# `quiver sql --tpch 0.01` run in-process (sorted CSV compared byte for
+# byte), and an unsupported statement fails the client with the engine's
+# message and sqlState 0A000.
+# Usage: serve_tpch_check.sh QUIVER
+set -u
+q="$1"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/quiver-serve-tpch-check-XXXXXX")
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "serve_tpch_check: $*"; exit 1; }
+export QUIVER_TOKEN="check-$$-token"
+"$q" serve --port 0 --cert-dir "$dir" --tpch 0.01 --tpch-dir "$dir/tpch" --chunk-bytes 65536 \
+  --inline-threshold-bytes 16384 --memory-mode off-heap > "$dir/serve.out" 2> "$dir/serve.err" &
+pid=$!
+i=0
+while ! grep -q '^ready$' "$dir/serve.out" 2>/dev/null; do
+  i=$((i + 1)); [ $i -gt 600 ] && fail "server did not start: $(cat "$dir/serve.err")"
+  kill -0 "$pid" 2>/dev/null || fail "server exited: $(cat "$dir/serve.err")"
+  sleep 0.1
+done
+grep -q "$QUIVER_TOKEN" "$dir/serve.out" && fail "serve printed the token"
+url=$(sed -n 's/^quiver serve: listening on //p' "$dir/serve.out")
+cert=$(sed -n 's/^certificate: //p' "$dir/serve.out")
+grep -q '^table: lineitem (60036 rows)$' "$dir/serve.out" || fail "no lineitem table: $(cat "$dir/serve.out")"
+grep -q -- "quiver query --server $url --ca-cert $cert" "$dir/serve.out" || fail "no query hint"
+sql="SELECT o.o_orderkey, o.o_orderdate, o.o_totalprice, l.l_linenumber, l.l_extendedprice, l.l_shipdate FROM orders o JOIN lineitem l ON o.o_orderkey = l.l_orderkey WHERE o.o_orderdate < DATE '1993-01-01'"
+"$q" query --server "$url" --ca-cert "$cert" --format csv "$sql" > "$dir/remote.csv" 2> "$dir/query.err" || fail "query failed: $(cat "$dir/query.err")"
+"$q" sql --tpch 0.01 --format csv "$sql" > "$dir/local.csv" 2>/dev/null || fail "quiver sql failed"
+sort "$dir/remote.csv" > "$dir/remote.sorted"; sort "$dir/local.csv" > "$dir/local.sorted"
+rows=$(($(wc -l < "$dir/local.sorted") - 1))
+[ "$rows" -gt 1000 ] || fail "only $rows rows"
+cmp -s "$dir/remote.sorted" "$dir/local.sorted" || fail "served rows differ from the in-process rows"
+grep -Eq ' [2-9][0-9]* chunks| [1-9][0-9]+ chunks' "$dir/query.err" || fail "expected several chunks: $(cat "$dir/query.err")"
+if "$q" query --server "$url" --ca-cert "$cert" "SELECT o_orderkey FROM orders ORDER BY o_orderkey" > /dev/null 2> "$dir/err.txt"; then
+  fail "ORDER BY succeeded"
+fi
+grep -q 'ORDER BY is not supported (line 1, column' "$dir/err.txt" || fail "error message: $(cat "$dir/err.txt")"
+grep -q 'sqlState 0A000' "$dir/err.txt" || fail "no sqlState: $(cat "$dir/err.txt")"
+echo "serve_tpch_check: $rows rows equal; errors carry sqlState: ok"
