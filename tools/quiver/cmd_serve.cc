@@ -44,7 +44,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t spill_limit_bytes = -1;
     int64_t link_expiry_s = 900;
     int64_t session_idle_s = 3600, operation_idle_s = 1800;
-    int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 16;
+    int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
     int64_t max_body_bytes = int64_t{16} << 20;
     int read_timeout_s = 30, write_timeout_s = 60;
     bool no_lz4 = false;
@@ -81,7 +81,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16 MiB)");
   cmd->add_option("--read-timeout-s", o->read_timeout_s, "socket read timeout (default 30)");
   cmd->add_option("--write-timeout-s", o->write_timeout_s, "socket write timeout (default 60)");
-  cmd->add_option("--threads", o->threads, "HTTP worker threads (default 16)");
+  cmd->add_option("--threads", o->threads, "HTTP worker threads = client connections served at once (default 64)");
   cmd->add_flag("--no-lz4", o->no_lz4, "serve chunks without LZ4 compression");
   cmd->add_option("--stats", o->stats_interval_s, "print a held/peak stats line to stderr every N seconds");
   cmd->callback([&ctx, o, action] {

@@ -50,8 +50,13 @@ struct ServerOptions {
   int read_timeout_s = 30;
   int write_timeout_s = 60;
   int keep_alive_s = 10;
-  /// HTTP worker threads (requests served at once).
-  int worker_threads = 16;
+  /// HTTP worker threads. cpp-httplib keeps a worker on each open
+  /// keep-alive connection until it goes idle for keep_alive_s, so this is
+  /// the number of client connections served at once: clients open one RPC
+  /// connection plus one per parallel download (8 for quiver, 10 for the
+  /// Node driver), and a pool smaller than that stalls downloads for
+  /// keep_alive_s. 64 serves about six such clients at once.
+  int worker_threads = 64;
   /// How often idle sessions/operations and expired chunks are swept (ms).
   int64_t sweep_interval_ms = 1000;
   /// The chunk store (link_base_url is filled in by Start).
