@@ -28,6 +28,8 @@ from . import _quiver
 
 apilevel = "2.0"
 threadsafety = 1  # threads may share the module, not connections
+# PEP 249 requires a paramstyle; statement parameters are not supported yet
+# (execute with parameters raises NotSupportedError).
 paramstyle = "named"
 
 
@@ -279,6 +281,8 @@ def connect(server_hostname: str, http_path: str, access_token: Optional[str] = 
     Raises OperationalError when the server cannot be reached or refuses the
     token, InterfaceError for bad arguments.
     """
+    if policy not in ("stream-mmap", "mmap-after", "heap"):
+        raise InterfaceError(f"unknown policy {policy!r} (expected stream-mmap, mmap-after or heap)")
     token = access_token if access_token is not None else os.environ.get("QUIVER_TOKEN", "")
     if not token:
         raise InterfaceError("no access token: pass access_token or set QUIVER_TOKEN")

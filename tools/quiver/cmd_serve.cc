@@ -60,7 +60,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--key", o->key, "PEM private key of --cert");
   cmd->add_option("--cert-dir", o->cert_dir, "directory for the generated certificate (default: a temp dir)");
   cmd->add_option("--token", o->token, "bearer token clients must send (default: $QUIVER_TOKEN)");
-  cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file, stream or directory of IPC files (repeatable)");
+  cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file, stream or directory of IPC files (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "generate the 8 TPC-H tables at this scale factor (e.g. 0.01, 1) and serve them");
   cmd->add_option("--tpch-dir", o->tpch_dir, "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");

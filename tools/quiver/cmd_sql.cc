@@ -41,7 +41,10 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t)")->required();
-  cmd->add_option("--table", o->tables, "NAME=PATH: an IPC file, stream or directory of IPC files (repeatable)");
+  // One value per --table (CLI11 lets a vector option swallow the SQL text otherwise).
+  cmd->add_option("--table", o->tables, "NAME=PATH: an IPC file, stream or directory of IPC files (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "also generate the TPC-H tables at this scale factor (e.g. 0.01)");
   cmd->add_option("--tpch-dir", o->tpch_dir, "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->add_option("--format", o->format, "table|csv|jsonl (default table)")->check(CLI::IsMember({"table", "csv", "jsonl"}));

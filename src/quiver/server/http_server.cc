@@ -61,6 +61,7 @@ class ResultServer::Impl {
   }
 
   void HandleRpc(const httplib::Request& req, httplib::Response& res) {
+    const_cast<httplib::Request&>(req).ranges.clear();  // a reply is never partial (see HandleFile)
     if (req.matches.size() < 2 || req.matches[1].str() != o.warehouse_id) {
       res.status = 404;
       res.set_content("no such warehouse\n", "text/plain");
@@ -115,6 +116,15 @@ class ResultServer::Impl {
   }
 
   void HandleFile(const httplib::Request& req, httplib::Response& res) {
+    // Range (RFC 7233) is checked here, not by cpp-httplib 0.11: it answers a
+    // start past the end with a 206 whose Content-Length wraps below zero,
+    // gives multi-range parts a total of 0, and applies a Range to error
+    // bodies. httplib's writer reads req.ranges after the handler returns, so
+    // the handler leaves there exactly what may be applied (the only field
+    // of the request it changes).
+    auto& ranges = const_cast<httplib::Request&>(req).ranges;
+    const httplib::Ranges asked = ranges;
+    ranges.clear();
     const std::string id = req.matches.size() > 1 ? req.matches[1].str() : "";
     if (!fetch::IsValidChunkId(id)) {
       ++link_rejections;
@@ -138,8 +148,31 @@ class ResultServer::Impl {
       return;
     }
     std::shared_ptr<Buffer> buffer = std::move(bytes).value();
-    ++downloads;
     const size_t size = static_cast<size_t>(buffer->size());
+    if (asked.size() == 1) {
+      const int64_t n = static_cast<int64_t>(size);
+      int64_t first = asked[0].first;
+      int64_t last = asked[0].second;
+      bool satisfiable = true;
+      if (first < 0) {  // suffix: the last `last` bytes
+        satisfiable = last > 0 && n > 0;
+        first = std::max<int64_t>(0, n - last);
+        last = n - 1;
+      } else {
+        if (last < 0 || last >= n) last = n - 1;
+        satisfiable = first < n && first <= last;
+      }
+      if (!satisfiable) {
+        res.status = 416;
+        res.set_header("Content-Range", "bytes */" + std::to_string(n));
+        res.set_content("range not satisfiable: the chunk has " + std::to_string(n) + " bytes\n", "text/plain");
+        return;
+      }
+      ranges.emplace_back(first, last);
+    }
+    // Several ranges: the whole chunk with 200 (RFC 7233 lets a server
+    // ignore Range; clients resume with one range).
+    ++downloads;
     res.set_content_provider(size, "application/octet-stream",
                              [this, buffer](size_t offset, size_t length, httplib::DataSink& sink) {
                                const size_t end = std::min(offset + length, static_cast<size_t>(buffer->size()));

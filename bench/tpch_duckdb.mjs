@@ -1,0 +1,83 @@
+// The DuckDB side of bench/compare_tpch.sh: loads customer, orders and
+// lineitem from CSV files exported by `quiver cat --format csv` (DuckDB can't
+// read quiver's Arrow IPC files without its arrow extension, and there is no
+// network to install it), with explicit types matching quiver's schema, then
+// times each query (the statement plus reading its whole result with
+// runAndReadAll; the row count is read from the materialized chunks) for each
+// thread count, and prints one JSON object per (query, threads):
+//   {"query", "threads", "rows", "times_s", "median_s", "duckdb_version"}
+// plus one {"load_s"} line. Loading is outside the timing.
+//
+// Usage: node bench/tpch_duckdb.mjs --csv-dir DIR --queries FILE
+//          [--threads 1,2] [--rounds 3]
+// FILE holds one "NAME<TAB>SQL" line per query (the same SQL quiver runs).
+// Needs @duckdb/node-api in bench/node_modules (bench/install-duckdb.sh).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+
+const dir = arg('--csv-dir');
+const queriesFile = arg('--queries');
+if (!dir || !queriesFile) throw new Error('usage: tpch_duckdb.mjs --csv-dir DIR --queries FILE [--threads 1,2] [--rounds 3]');
+const threadList = arg('--threads', '1,2').split(',').map(Number);
+const rounds = Number(arg('--rounds', '3'));
+const queries = readFileSync(queriesFile, 'utf8').split('\n').filter((l) => l.trim())
+  .map((l) => { const t = l.indexOf('\t'); return { name: l.slice(0, t), sql: l.slice(t + 1) }; });
+
+// Types as `quiver sql "DESCRIBE t"` reports them: int64 -> BIGINT, int32 ->
+// INTEGER, decimal128(15, 2) -> DECIMAL(15,2), date32 -> DATE, utf8 -> VARCHAR.
+const D = 'DECIMAL(15,2)';
+const schemas = {
+  customer: { c_custkey: 'BIGINT', c_name: 'VARCHAR', c_address: 'VARCHAR', c_nationkey: 'BIGINT',
+    c_phone: 'VARCHAR', c_acctbal: D, c_mktsegment: 'VARCHAR', c_comment: 'VARCHAR' },
+  orders: { o_orderkey: 'BIGINT', o_custkey: 'BIGINT', o_orderstatus: 'VARCHAR', o_totalprice: D,
+    o_orderdate: 'DATE', o_orderpriority: 'VARCHAR', o_clerk: 'VARCHAR', o_shippriority: 'INTEGER',
+    o_comment: 'VARCHAR' },
+  lineitem: { l_orderkey: 'BIGINT', l_partkey: 'BIGINT', l_suppkey: 'BIGINT', l_linenumber: 'INTEGER',
+    l_quantity: D, l_extendedprice: D, l_discount: D, l_tax: D, l_returnflag: 'VARCHAR',
+    l_linestatus: 'VARCHAR', l_shipdate: 'DATE', l_commitdate: 'DATE', l_receiptdate: 'DATE',
+    l_shipinstruct: 'VARCHAR', l_shipmode: 'VARCHAR', l_comment: 'VARCHAR' },
+};
+
+// Load with all the threads asked for (loading is not timed against quiver);
+// each timing set then runs under SET threads = N.
+const instance = await DuckDBInstance.create(':memory:', { threads: String(Math.max(...threadList)) });
+const conn = await instance.connect();
+const t0 = performance.now();
+for (const [table, cols] of Object.entries(schemas)) {
+  const spec = '{' + Object.entries(cols).map(([c, t]) => `'${c}': '${t}'`).join(', ') + '}';
+  const path = join(dir, `${table}.csv`).replaceAll("'", "''");
+  await conn.run(`CREATE TABLE ${table} AS SELECT * FROM read_csv('${path}', header = true,
+                  delim = ',', quote = '"', escape = '"', columns = ${spec})`);
+}
+await conn.run('CHECKPOINT');
+console.log(JSON.stringify({ load_s: (performance.now() - t0) / 1000 }));
+
+const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+for (const threads of threadList) {
+  await conn.run(`SET threads = ${threads}`);
+  for (const q of queries) {
+    const times = [];
+    let rows = null;
+    for (let r = 0; r < rounds; r++) {
+      const a = performance.now();
+      const reader = await conn.runAndReadAll(q.sql);
+      const n = reader.currentRowCount;
+      times.push((performance.now() - a) / 1000);
+      if (rows !== null && rows !== n) throw new Error(`${q.name}: DuckDB row counts differ between rounds`);
+      rows = n;
+    }
+    console.log(JSON.stringify({ query: q.name, threads, rows, times_s: times, median_s: median(times),
+      duckdb_version: version }));
+  }
+}
