@@ -28,21 +28,6 @@ std::vector<CDataGoldCase> ListCases() {
 
 void PrintTo(const CDataGoldCase& c, std::ostream* os) { *os << c.label; }
 
-class VectorStream : public RecordBatchStream {
- public:
-  VectorStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
-      : schema_(std::move(schema)), batches_(std::move(batches)) {}
-  const SchemaPtr& schema() const override { return schema_; }
-  Result<RecordBatchPtr> Next() override {
-    if (next_ == batches_.size()) return RecordBatchPtr();
-    return batches_[next_++];
-  }
-
- private:
-  SchemaPtr schema_;
-  std::vector<RecordBatchPtr> batches_;
-  size_t next_ = 0;
-};
 
 class CDataGoldTest : public ::testing::TestWithParam<CDataGoldCase> {
  protected:
@@ -76,7 +61,7 @@ TEST_P(CDataGoldTest, ExportImportRoundTripsEveryBatch) {
     // Through a stream, with a consumer that moves the columns out of each
     // batch and releases them last-first, after the batch itself.
     ArrowArrayStream stream{};
-    QT_ASSERT_OK(ExportRecordBatchStream(std::make_unique<VectorStream>(table.schema, table.batches), &stream));
+    QT_ASSERT_OK(ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table.schema, table.batches), &stream));
     ArrowSchema ss{};
     ASSERT_EQ(stream.get_schema(&stream, &ss), 0);
     ss.release(&ss);
@@ -100,7 +85,7 @@ TEST_P(CDataGoldTest, ExportImportRoundTripsEveryBatch) {
     stream.release(&stream);
 
     // And the importer of streams.
-    QT_ASSERT_OK(ExportRecordBatchStream(std::make_unique<VectorStream>(table.schema, table.batches), &stream));
+    QT_ASSERT_OK(ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table.schema, table.batches), &stream));
     QT_ASSERT_OK_AND_ASSIGN(auto imported, ImportRecordBatchStream(&stream));
     IpcTable streamed;
     streamed.schema = imported->schema();

@@ -75,19 +75,6 @@ struct Table {
   }
 };
 
-class VectorStream final : public RecordBatchStream {
- public:
-  explicit VectorStream(std::shared_ptr<const Table> table) : table_(std::move(table)) {}
-  const SchemaPtr& schema() const override { return table_->schema; }
-  Result<RecordBatchPtr> Next() override {
-    if (next_ == table_->batches.size()) return RecordBatchPtr();
-    return table_->batches[next_++];
-  }
-
- private:
-  std::shared_ptr<const Table> table_;
-  size_t next_ = 0;
-};
 
 // ---- capsules ---------------------------------------------------------------
 
@@ -125,7 +112,7 @@ py::capsule SchemaCapsule(const Schema& schema) {
 py::capsule StreamCapsule(std::shared_ptr<const Table> table) {
   auto* c = new ArrowArrayStream{};
   c->release = nullptr;
-  Status st = ExportRecordBatchStream(std::make_unique<VectorStream>(std::move(table)), c);
+  Status st = ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table->schema, table->batches), c);
   if (!st.ok()) {
     delete c;
     Raise(st);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "quiver/cli.h"
+#include "table_catalog.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
 #include "quiver/server/statement_executor.h"
@@ -97,38 +98,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       if (token.empty()) return Status::Invalid("serve: give a bearer token with --token or QUIVER_TOKEN");
       auto server_pool = ctx.Child("serve");
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      auto catalog = std::make_shared<sql::Catalog>();
-      {
-        auto load_pool = ctx.Child("load");
-        for (const auto& spec : o->tables) {
-          QUIVER_ASSIGN_OR_RETURN(auto nt, server::ParseTableSpec(spec));
-          QUIVER_RETURN_NOT_OK(catalog->RegisterPath(nt.first, nt.second, load_pool.get()));
-        }
-      }
-      std::string temp_dir;
-      struct RemoveDir {
-        std::string* dir;
-        ~RemoveDir() {
-          std::error_code ec;
-          if (!dir->empty()) std::filesystem::remove_all(*dir, ec);
-        }
-      } remove_dir{&temp_dir};
-      if (o->tpch > 0) {
-        std::string dir = o->tpch_dir;
-        if (dir.empty()) {
-          temp_dir = (std::filesystem::temp_directory_path() / ("quiver-serve-tpch-" + std::to_string(::getpid()))).string();
-          dir = temp_dir;
-        }
-        auto gen_pool = ctx.Child("tpch-gen");
-        sql::TpchFilesOptions to;
-        to.scale = o->tpch;
-        to.pool = gen_pool.get();
-        QUIVER_ASSIGN_OR_RETURN(auto files, sql::RegisterTpchTables(catalog.get(), dir, to));
-        int64_t bytes = 0;
-        for (const auto& f : files) bytes += f.file_bytes;
-        std::printf("tpch: scale %g, 8 tables, %s in %s%s\n", o->tpch, FormatBytes(bytes).c_str(), dir.c_str(),
-                    temp_dir.empty() ? "" : " (removed on exit)");
-      }
+      QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
+      if (!tables->tpch_summary.empty()) std::printf("%s\n", tables->tpch_summary.c_str());
+      const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       server::SqlExecutorOptions xo;
       xo.memory_mode = mode;
       xo.statement_memory_limit_bytes = o->statement_limit;

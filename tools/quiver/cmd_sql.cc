@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "quiver/cli.h"
+#include "table_catalog.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
@@ -53,35 +54,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      auto catalog = std::make_shared<sql::Catalog>();
-      auto load_pool = ctx.Child("load");
-      for (const std::string& spec : o->tables) {
-        const size_t eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0) return Status::Invalid("--table expects NAME=PATH, got '" + spec + "'");
-        QUIVER_RETURN_NOT_OK(catalog->RegisterPath(spec.substr(0, eq), spec.substr(eq + 1), load_pool.get()));
-      }
-      std::string temp_dir;
-      struct RemoveDir {
-        std::string* dir;
-        ~RemoveDir() {
-          std::error_code ec;
-          if (!dir->empty()) std::filesystem::remove_all(*dir, ec);
-        }
-      } remove_dir{&temp_dir};
-      if (o->tpch > 0) {
-        std::string dir = o->tpch_dir;
-        if (dir.empty()) {
-          temp_dir = (std::filesystem::temp_directory_path() / ("quiver-tpch-" + std::to_string(::getpid()))).string();
-          dir = temp_dir;
-        }
-        sql::TpchFilesOptions to;
-        to.scale = o->tpch;
-        to.pool = load_pool.get();
-        QUIVER_ASSIGN_OR_RETURN(auto files, sql::RegisterTpchTables(catalog.get(), dir, to));
-        int64_t bytes = 0;
-        for (const auto& f : files) bytes += f.file_bytes;
-        std::fprintf(stderr, "tpch scale %g: 8 tables, %s in %s\n", o->tpch, FormatBytes(bytes).c_str(), dir.c_str());
-      }
+      QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-tpch-"));
+      if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
+      const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       sql::Engine engine(catalog);
       auto pool = ctx.Child("sql");
       sql::ExecuteOptions eo;

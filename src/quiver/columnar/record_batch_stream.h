@@ -6,6 +6,9 @@
 // RecordBatchReader and the C Stream Interface's get_schema/get_next.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
 
@@ -24,6 +27,24 @@ class RecordBatchStream {
   /// after an error the stream should not be used again.
   /// Thread safety: one thread at a time.
   virtual Result<RecordBatchPtr> Next() = 0;
+};
+
+/// A stream over batches already in memory, returned in order (shared, not
+/// copied; each should have `schema`'s shape — not checked here). Never fails.
+class BatchVectorStream final : public RecordBatchStream {
+ public:
+  BatchVectorStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
+      : schema_(std::move(schema)), batches_(std::move(batches)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (next_ >= batches_.size()) return RecordBatchPtr();
+    return batches_[next_++];
+  }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> batches_;
+  size_t next_ = 0;
 };
 
 }  // namespace quiver

@@ -134,10 +134,6 @@ int32_t JdbcTypeCode(int hive) {
   }
 }
 
-Result<RecordBatchPtr> BatchVectorStream::Next() {
-  if (next_ >= batches_.size()) return RecordBatchPtr();
-  return batches_[next_++];
-}
 
 Result<std::unique_ptr<RecordBatchStream>> CatalogsResult(MemoryPool* pool) {
   TableBuilder b;

@@ -39,19 +39,8 @@ int32_t JdbcTypeCode(int hive_type_id);
 /// JDBC LIKE matching (see above). Pure.
 bool LikeMatch(std::string_view pattern, std::string_view text);
 
-/// A stream over batches already built (metadata results, tests).
-class BatchVectorStream : public RecordBatchStream {
- public:
-  BatchVectorStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
-      : schema_(std::move(schema)), batches_(std::move(batches)) {}
-  const SchemaPtr& schema() const override { return schema_; }
-  Result<RecordBatchPtr> Next() override;
-
- private:
-  SchemaPtr schema_;
-  std::vector<RecordBatchPtr> batches_;
-  size_t next_ = 0;
-};
+/// Metadata results are BatchVectorStream (columnar/record_batch_stream.h).
+using quiver::BatchVectorStream;
 
 /// TABLE_CAT.
 Result<std::unique_ptr<RecordBatchStream>> CatalogsResult(MemoryPool* pool);

@@ -74,22 +74,6 @@ class MultiPathStream : public RecordBatchStream {
   std::unique_ptr<ipc::RecordBatchReader> reader_;
 };
 
-class MemoryStream : public RecordBatchStream {
- public:
-  MemoryStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
-      : schema_(std::move(schema)), batches_(std::move(batches)) {}
-  const SchemaPtr& schema() const override { return schema_; }
-  Result<RecordBatchPtr> Next() override {
-    if (next_ >= batches_.size()) return RecordBatchPtr{};
-    return batches_[next_++];
-  }
-
- private:
-  SchemaPtr schema_;
-  std::vector<RecordBatchPtr> batches_;
-  size_t next_ = 0;
-};
-
 }  // namespace
 
 Status Catalog::RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
@@ -208,7 +192,7 @@ std::vector<ColumnInfo> Catalog::ListColumns(std::string_view table) const {
 
 Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& table, MemoryPool* pool) const {
   if (table.in_memory()) {
-    return std::unique_ptr<RecordBatchStream>(std::make_unique<MemoryStream>(table.schema, table.batches));
+    return std::unique_ptr<RecordBatchStream>(std::make_unique<BatchVectorStream>(table.schema, table.batches));
   }
   if (pool == nullptr) return Status::Invalid("OpenScan: pool is required");
   return std::unique_ptr<RecordBatchStream>(

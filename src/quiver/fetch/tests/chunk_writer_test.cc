@@ -25,21 +25,6 @@ RecordBatchPtr MakeInt64Batch(MemoryPool* pool, const SchemaPtr& schema, int64_t
   return batch;
 }
 
-class VectorStream : public RecordBatchStream {
- public:
-  VectorStream(SchemaPtr schema, std::vector<RecordBatchPtr> batches)
-      : schema_(std::move(schema)), batches_(std::move(batches)) {}
-  const SchemaPtr& schema() const override { return schema_; }
-  Result<RecordBatchPtr> Next() override {
-    if (next_ == batches_.size()) return RecordBatchPtr();
-    return batches_[next_++];
-  }
-
- private:
-  SchemaPtr schema_;
-  std::vector<RecordBatchPtr> batches_;
-  size_t next_ = 0;
-};
 
 SchemaPtr Int64Schema() {
   auto s = std::make_shared<Schema>();
@@ -75,7 +60,7 @@ void CheckChunks(bool lz4) {
       batches.push_back(MakeInt64Batch(pool.get(), schema, next, rows));
       next += rows;
     }
-    VectorStream stream(schema, batches);
+    BatchVectorStream stream(schema, batches);
     ChunkWriterOptions o;
     o.pool = pool.get();
     o.target_chunk_bytes = 64 << 10;  // 8192 int64 rows of body per chunk
@@ -119,7 +104,7 @@ TEST(ChunkWriter, CutsIntoCompleteIpcStreamsRaw) { CheckChunks(false); }
 
 TEST(ChunkWriter, EmptyInputMakesOneEmptyChunk) {
   auto pool = MemoryPool::MakeRoot({});
-  VectorStream stream(Int64Schema(), {});
+  BatchVectorStream stream(Int64Schema(), {});
   ChunkWriterOptions o;
   o.pool = pool.get();
   auto writer = ChunkWriter::Make(&stream, o).value();
@@ -132,7 +117,7 @@ TEST(ChunkWriter, EmptyInputMakesOneEmptyChunk) {
 
 TEST(ChunkWriter, RejectsBadOptions) {
   auto pool = MemoryPool::MakeRoot({});
-  VectorStream stream(Int64Schema(), {});
+  BatchVectorStream stream(Int64Schema(), {});
   ChunkWriterOptions o;
   EXPECT_TRUE(ChunkWriter::Make(&stream, o).status().IsInvalid());
   o.pool = pool.get();

@@ -1,0 +1,51 @@
+#include "table_catalog.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "quiver/server/statement_executor.h"
+#include "quiver/sql/tpch_tables.h"
+
+namespace quiver::cli {
+
+TableCatalog::~TableCatalog() {
+  std::error_code ec;
+  if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ec);
+}
+
+Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::vector<std::string>& tables,
+                                                       double tpch_scale, const std::string& tpch_dir,
+                                                       const std::string& temp_prefix) {
+  auto out = std::make_unique<TableCatalog>();
+  out->catalog = std::make_shared<sql::Catalog>();
+  {
+    auto load_pool = ctx.Child("load");
+    for (const auto& spec : tables) {
+      QUIVER_ASSIGN_OR_RETURN(auto name_path, server::ParseTableSpec(spec));
+      QUIVER_RETURN_NOT_OK(out->catalog->RegisterPath(name_path.first, name_path.second, load_pool.get()));
+    }
+  }
+  if (tpch_scale > 0) {
+    std::string dir = tpch_dir;
+    if (dir.empty()) {
+      out->temp_dir =
+          (std::filesystem::temp_directory_path() / (temp_prefix + std::to_string(::getpid()))).string();
+      dir = out->temp_dir;
+    }
+    auto gen_pool = ctx.Child("tpch-gen");
+    sql::TpchFilesOptions to;
+    to.scale = tpch_scale;
+    to.pool = gen_pool.get();
+    QUIVER_ASSIGN_OR_RETURN(auto files, sql::RegisterTpchTables(out->catalog.get(), dir, to));
+    int64_t bytes = 0;
+    for (const auto& f : files) bytes += f.file_bytes;
+    char line[512];
+    std::snprintf(line, sizeof(line), "tpch: scale %g, 8 tables, %s in %s%s", tpch_scale, FormatBytes(bytes).c_str(),
+                  dir.c_str(), out->temp_dir.empty() ? "" : " (removed on exit)");
+    out->tpch_summary = line;
+  }
+  return out;
+}
+
+}  // namespace quiver::cli
