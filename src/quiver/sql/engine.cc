@@ -101,7 +101,7 @@ class ScanOp : public RecordBatchStream {
       }
       b = Rewrap(schema_, b->num_rows, b->columns);
       if (filter_) {
-        QUIVER_ASSIGN_OR_RETURN(b, FilterBatch(*filter_, b, ctx_->pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(b, FilterBatch(*filter_, b, ctx_->pool.get(), ctx_->cancel.get()));
         if (!b) continue;
       }
       return b;
@@ -128,7 +128,7 @@ class FilterOp : public RecordBatchStream {
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, child_->Next());
       if (!in) return in;
-      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, FilterBatch(*filter_, in, ctx_->pool.get()));
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, FilterBatch(*filter_, in, ctx_->pool.get(), ctx_->cancel.get()));
       if (out) return out;
     }
   }
@@ -1127,6 +1127,65 @@ Result<std::unique_ptr<Expr>> Planner::BindComparison(CompareOp op, Json& lnode,
   return e;
 }
 
+// Turns the OR of `column = literal` comparisons that an IN list was bound
+// to into one kInSet term per comparison class (plus one unknown term when
+// the list holds a NULL), with the same three-valued result: a row is true
+// when its value equals an item, unknown when it is NULL or no item matches
+// and the list holds a NULL, false otherwise. Terms that are not
+// column-literal comparisons (none today) are kept as they are.
+std::unique_ptr<Expr> HashInList(std::unique_ptr<Expr> chain) {
+  auto out = std::make_unique<Expr>();
+  out->kind = Expr::Kind::kOr;
+  std::shared_ptr<InSet> sets[5];
+  bool has_null = false;
+  for (auto& c : chain->args) {
+    if (c->kind == Expr::Kind::kConst && c->value == kUnknown) {
+      has_null = true;
+      continue;
+    }
+    if (c->kind != Expr::Kind::kCompare || c->op != CompareOp::kEq || c->lhs.column < 0 || c->rhs.column >= 0 ||
+        c->rhs.literal.is_null) {
+      out->args.push_back(std::move(c));
+      continue;
+    }
+    const int k = static_cast<int>(c->cls);
+    if (!sets[k]) {
+      sets[k] = std::make_shared<InSet>();
+      auto t = std::make_unique<Expr>();
+      t->kind = Expr::Kind::kInSet;
+      t->cls = c->cls;
+      t->lhs = c->lhs;
+      t->lhs.rescale = 0;  // kExact: the set holds values at the column's scale
+      t->in_set = sets[k];
+      out->args.push_back(std::move(t));
+    }
+    InSet& set = *sets[k];
+    const LiteralValue& lit = c->rhs.literal;
+    switch (c->cls) {
+      case CompareClass::kExact: {
+        // column * 10^rescale == literal  <=>  literal divisible by 10^rescale
+        // and column == literal / 10^rescale.
+        i128 p = 1;
+        for (int i = 0; i < c->lhs.rescale; ++i) p *= 10;
+        if (lit.exact % p == 0) set.exact.insert(lit.exact / p);
+        break;
+      }
+      case CompareClass::kTemporal:
+      case CompareClass::kBool: set.exact.insert(lit.exact); break;
+      case CompareClass::kFloat: set.real_bits.insert(InSet::CanonicalBits(lit.real)); break;
+      case CompareClass::kString: set.bytes.insert(lit.bytes); break;
+    }
+  }
+  if (has_null) {
+    auto u = std::make_unique<Expr>();
+    u->kind = Expr::Kind::kConst;
+    u->value = kUnknown;
+    out->args.push_back(std::move(u));
+  }
+  if (out->args.size() == 1) return std::move(out->args[0]);
+  return out;
+}
+
 Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inner, bool allow_outer) {
   if (!node.is_object() || node.empty()) return Error("empty expression", 0);
   const std::string key = node.begin().key();
@@ -1214,6 +1273,9 @@ Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inne
         QUIVER_ASSIGN_OR_RETURN(auto c, BindComparison(CompareOp::kEq, v["lexpr"], item, loc, allow_inner, allow_outer));
         e->args.push_back(std::move(c));
       }
+      // Each item was bound (and type-checked) as `lexpr = item`; when
+      // lexpr is a column, the comparisons become hashed sets.
+      if (v["lexpr"].contains("ColumnRef")) e = HashInList(std::move(e));
       if (op == "<>") {
         auto n = std::make_unique<Expr>();
         n->kind = Expr::Kind::kNot;
@@ -1340,7 +1402,8 @@ void Planner::CollectRefs(const Expr& e, std::vector<int>* out) const {
   if (e.kind == Expr::Kind::kCompare) {
     if (e.lhs.column >= 0) out->push_back(e.lhs.column);
     if (e.rhs.column >= 0) out->push_back(e.rhs.column);
-  } else if (e.kind == Expr::Kind::kIsNull || e.kind == Expr::Kind::kIsNotNull || e.kind == Expr::Kind::kBoolColumn) {
+  } else if (e.kind == Expr::Kind::kIsNull || e.kind == Expr::Kind::kIsNotNull || e.kind == Expr::Kind::kBoolColumn ||
+             e.kind == Expr::Kind::kInSet) {
     if (e.lhs.column >= 0) out->push_back(e.lhs.column);
   }
   for (auto& a : e.args) CollectRefs(*a, out);
@@ -1359,7 +1422,7 @@ uint64_t Planner::TablesOf(const Expr& e) const {
 
 void Planner::Remap(Expr* e, const std::function<int(const ColRef&)>& map) const {
   if (e->kind == Expr::Kind::kCompare || e->kind == Expr::Kind::kIsNull || e->kind == Expr::Kind::kIsNotNull ||
-      e->kind == Expr::Kind::kBoolColumn) {
+      e->kind == Expr::Kind::kBoolColumn || e->kind == Expr::Kind::kInSet) {
     if (e->lhs.column >= 0) e->lhs.column = map(refs_[static_cast<size_t>(e->lhs.column)]);
     if (e->kind == Expr::Kind::kCompare && e->rhs.column >= 0) e->rhs.column = map(refs_[static_cast<size_t>(e->rhs.column)]);
   }

@@ -13,7 +13,7 @@
 //              the right table)
 //     <pred>:  AND / OR / NOT of comparisons (= <> != < <= > >=) between
 //              columns and literals or columns, IS [NOT] NULL, [NOT] IN
-//              (literals), [NOT] BETWEEN, boolean columns, TRUE/FALSE,
+//              (literals; a hashed lookup per row), [NOT] BETWEEN, boolean columns, TRUE/FALSE,
 //              and, as top-level conjuncts, [NOT] EXISTS (SELECT ... FROM t
 //              WHERE t.x = outer.y [AND ...] [AND predicates on t only])
 //              which run as semi / anti joins.
@@ -93,8 +93,9 @@ struct ExecuteOptions {
   /// still apply).
   int64_t memory_limit_bytes = -1;
   /// When set and becoming true, the next batch boundary (scan, join build,
-  /// result pull) fails with Cancelled and the statement's operators and
-  /// their memory are released at once. May be set from any thread.
+  /// result pull) or the next term of an AND / OR being evaluated over a
+  /// batch fails with Cancelled and the statement's operators and their
+  /// memory are released at once. May be set from any thread.
   std::shared_ptr<std::atomic<bool>> cancel;
   /// Largest number of rows in one output batch of a join (> 0); scans and
   /// filters keep the batches of their input.

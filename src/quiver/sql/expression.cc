@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "quiver/base/bit_util.h"
@@ -177,24 +178,63 @@ void EvaluateCompare(const Expr& e, const RecordBatch& batch, std::vector<uint8_
   }
 }
 
+void EvaluateInSet(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out) {
+  Values v;
+  Load(e.lhs, e.cls, batch, &v);
+  const InSet& set = *e.in_set;
+  const int64_t n = batch.num_rows;
+  out->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t a = v.at(i);
+    if (!v.valid[a]) {
+      (*out)[i] = kUnknown;
+      continue;
+    }
+    bool found = false;
+    switch (e.cls) {
+      case CompareClass::kExact:
+      case CompareClass::kTemporal:
+      case CompareClass::kBool: found = set.exact.count(v.exact[a]) != 0; break;
+      case CompareClass::kFloat: found = set.real_bits.count(InSet::CanonicalBits(v.real[a])) != 0; break;
+      case CompareClass::kString: found = set.bytes.find(v.bytes[a]) != set.bytes.end(); break;
+    }
+    (*out)[i] = found ? kTrue : kFalse;
+  }
+}
+
+Status CheckCancel(const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return Status::Cancelled("statement cancelled");
+  return Status::OK();
+}
+
 }  // namespace
 
-void Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out) {
+uint64_t InSet::CanonicalBits(double v) {
+  if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
+  if (v == 0) v = 0.0;  // -0.0 == 0.0
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+Status Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out,
+                const std::atomic<bool>* cancel) {
   const int64_t n = batch.num_rows;
   switch (e.kind) {
-    case Expr::Kind::kConst: out->assign(static_cast<size_t>(n), e.value); return;
-    case Expr::Kind::kCompare: EvaluateCompare(e, batch, out); return;
+    case Expr::Kind::kConst: out->assign(static_cast<size_t>(n), e.value); return Status::OK();
+    case Expr::Kind::kCompare: EvaluateCompare(e, batch, out); return Status::OK();
+    case Expr::Kind::kInSet: EvaluateInSet(e, batch, out); return Status::OK();
     case Expr::Kind::kIsNull:
     case Expr::Kind::kIsNotNull: {
       out->resize(static_cast<size_t>(n));
       const bool want_null = e.kind == Expr::Kind::kIsNull;
       if (e.lhs.column < 0) {
         out->assign(static_cast<size_t>(n), (e.lhs.literal.is_null == want_null) ? kTrue : kFalse);
-        return;
+        return Status::OK();
       }
       const ArrayData& a = *batch.columns[static_cast<size_t>(e.lhs.column)];
       for (int64_t i = 0; i < n; ++i) (*out)[i] = (!a.IsValid(i) == want_null) ? kTrue : kFalse;
-      return;
+      return Status::OK();
     }
     case Expr::Kind::kBoolColumn: {
       out->resize(static_cast<size_t>(n));
@@ -203,20 +243,21 @@ void Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out
         (*out)[i] = !a.IsValid(i) ? kUnknown
                                   : (bit_util::GetBit(a.buffers[1]->data(), a.offset + i) ? kTrue : kFalse);
       }
-      return;
+      return Status::OK();
     }
     case Expr::Kind::kNot: {
-      Evaluate(*e.args[0], batch, out);
+      QUIVER_RETURN_NOT_OK(Evaluate(*e.args[0], batch, out, cancel));
       for (uint8_t& t : *out) t = t == kUnknown ? kUnknown : (t == kTrue ? kFalse : kTrue);
-      return;
+      return Status::OK();
     }
     case Expr::Kind::kAnd:
     case Expr::Kind::kOr: {
-      Evaluate(*e.args[0], batch, out);
+      QUIVER_RETURN_NOT_OK(Evaluate(*e.args[0], batch, out, cancel));
       std::vector<uint8_t> next;
       const bool is_and = e.kind == Expr::Kind::kAnd;
       for (size_t k = 1; k < e.args.size(); ++k) {
-        Evaluate(*e.args[k], batch, &next);
+        QUIVER_RETURN_NOT_OK(CheckCancel(cancel));
+        QUIVER_RETURN_NOT_OK(Evaluate(*e.args[k], batch, &next, cancel));
         for (int64_t i = 0; i < n; ++i) {
           const uint8_t a = (*out)[i], b = next[i];
           if (is_and) {
@@ -226,14 +267,16 @@ void Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out
           }
         }
       }
-      return;
+      return Status::OK();
     }
   }
+  return Status::OK();
 }
 
-Result<RecordBatchPtr> FilterBatch(const Expr& expr, const RecordBatchPtr& batch, MemoryPool* pool) {
+Result<RecordBatchPtr> FilterBatch(const Expr& expr, const RecordBatchPtr& batch, MemoryPool* pool,
+                                   const std::atomic<bool>* cancel) {
   std::vector<uint8_t> truth;
-  Evaluate(expr, *batch, &truth);
+  QUIVER_RETURN_NOT_OK(Evaluate(expr, *batch, &truth, cancel));
   std::vector<int64_t> selection;
   selection.reserve(truth.size());
   for (size_t i = 0; i < truth.size(); ++i) {
