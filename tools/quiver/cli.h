@@ -51,7 +51,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action);
 /// (tools/quiver/cmd_version.cc).
 std::string VersionText();
 // --- fetch client ---
-void AddQuery(CLI::App& app, Context& ctx, Action* action);  // quiver query (tools/quiver/cmd_query.cc)
+void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // quiver query (tools/quiver/cmd_query.cc)
 // --- end fetch client ---
 
 // --- sql ---

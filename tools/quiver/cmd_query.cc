@@ -225,7 +225,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
     std::unique_lock<std::mutex> lock(mu);
     bool cancelled = false;
     while (!done) {
-      cv.wait_for(lock, std::chrono::milliseconds(200));
+      cv.wait_for(lock, std::chrono::milliseconds(100));
       if (g_interrupted && !cancelled) {
         cancelled = true;
         cancel = true;
@@ -357,15 +357,12 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
                  hwm >= 0 && rss0 >= 0 ? FormatBytes(hwm - rss0).c_str() : "unknown");
   }
   if (o.limit >= 0 && rows >= o.limit && st.code() == StatusCode::kCancelled) st = Status::OK();
-  if (g_interrupted && st.code() == StatusCode::kCancelled) {
-    return Status::Cancelled("interrupted: the operation was cancelled on the server");
-  }
   return st;
 }
 
 }  // namespace
 
-void AddQuery(CLI::App& app, Context& ctx, Action* action) {
+void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   auto* cmd = app.add_subcommand("query", "run SQL on a Databricks SQL-protocol server and fetch the result (CloudFetch)");
   auto o = std::make_shared<QueryOpts>();
   cmd->add_option("--server", o->server, "https://HOST:PORT/PATH of the server (warehouse HTTP path)")->required();
@@ -385,7 +382,19 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--retries", o->retries, "retries per chunk on 5xx, timeouts, resets (default 4)");
   cmd->add_option("--limit", o->limit, "stop after N rows (cancels the rest)");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress, summary or memory report");
-  cmd->callback([&ctx, o, action] { *action = [&ctx, o]() -> Status { return RunQuery(ctx, *o); }; });
+  cmd->callback([&ctx, o, action, exit_code] {
+    *action = [&ctx, o, exit_code]() -> Status {
+      Status st = RunQuery(ctx, *o);
+      // Ctrl-C: the statement was cancelled on the server; exit 130 (128 + SIGINT) as shells expect.
+      if (g_interrupted && !st.ok()) {
+        *exit_code = 130;
+        if (st.code() == StatusCode::kCancelled) {
+          st = Status::Cancelled("interrupted: the operation was cancelled on the server");
+        }
+      }
+      return st;
+    };
+  });
 }
 
 }  // namespace quiver::cli

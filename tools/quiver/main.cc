@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   AddJoin(app, ctx, &action, &exit_code);
   AddServe(app, ctx, &action);  // --- result server ---
   // --- fetch client ---
-  AddQuery(app, ctx, &action);
+  AddQuery(app, ctx, &action, &exit_code);
   // --- end fetch client ---
   // --- sql ---
   AddSql(app, ctx, &action);

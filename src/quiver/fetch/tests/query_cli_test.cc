@@ -4,6 +4,7 @@
 // Skipped when the quiver binary has not been built.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -131,16 +132,18 @@ TEST_F(QueryCli, MissingTokenAndUntrustedCertificate) {
 }
 
 // Ctrl-C (SIGINT, sent by timeout(1)) midway: the operation is cancelled on
-// the server, no output file is left behind, the exit status is non-zero.
+// the server, no output file is left behind, the exit status is 130
+// (128 + SIGINT, as shells report an interrupted command).
 TEST_F(QueryCli, InterruptCancelsOnTheServer) {
   FakeConfig slow = cfg_;
   slow.file_delay_ms = 400;
   auto w = FakeWarehouse::Start(slow);
   const std::string path = ::testing::TempDir() + "/quiver-query-interrupted.arrow";
   std::remove(path.c_str());
-  Cmd c = Shell("timeout -s INT 1 " + std::string(kBinary) + " query --server " + w->url() + " --ca-cert " +
+  Cmd c = Shell("timeout --preserve-status -s INT 1 " + std::string(kBinary) + " query --server " + w->url() + " --ca-cert " +
                 w->ca_cert_path() + " --token " + slow.token + " --parallel 1 -o " + path + " 'SELECT * FROM t'");
-  EXPECT_NE(c.status, 0) << c.out;
+  ASSERT_TRUE(WIFEXITED(c.status)) << c.out;
+  EXPECT_EQ(WEXITSTATUS(c.status), 130) << c.out;
   EXPECT_NE(c.out.find("interrupted: the operation was cancelled on the server"), std::string::npos) << c.out;
   EXPECT_EQ(w->counters().cancels, 1);
   struct stat st;
