@@ -75,7 +75,10 @@ t::TStatus ErrorStatus(const std::string& message, t::TStatusCode::type code = t
 std::string SqlStateFor(const Status& st) {
   switch (st.code()) {
     case StatusCode::kNotImplemented: return "0A000";
-    case StatusCode::kKeyError: return "42P01";
+    case StatusCode::kKeyError:
+      // PostgreSQL's classes: undefined_column vs undefined_table (which
+      // also covers a missing FROM entry).
+      return st.message().rfind("no column named", 0) == 0 ? "42703" : "42P01";
     case StatusCode::kInvalid: return "42601";
     case StatusCode::kCancelled: return "HY008";
     case StatusCode::kOutOfMemory: return "53200";

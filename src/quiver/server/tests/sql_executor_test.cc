@@ -169,6 +169,11 @@ TEST(SqlExecutor, ThroughTheServerAndTheCloudFetchClient) {
   auto unknown = fetch::FetchResult::Query(conn, "SELECT * FROM nosuch", fo);
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("sqlState 42P01"), std::string::npos) << unknown.status().ToString();
+  auto no_column = fetch::FetchResult::Query(conn, "SELECT o_nosuch FROM orders", fo);
+  ASSERT_FALSE(no_column.ok());
+  EXPECT_NE(no_column.status().message().find("no column named 'o_nosuch'"), std::string::npos)
+      << no_column.status().ToString();
+  EXPECT_NE(no_column.status().message().find("sqlState 42703"), std::string::npos) << no_column.status().ToString();
   server->Stop();
   EXPECT_EQ(client_pool->held_bytes(), 0);
 }
