@@ -1,6 +1,8 @@
 // quiver/sql/catalog.cc — see catalog.h.
 #include "quiver/sql/catalog.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -42,25 +44,44 @@ Result<std::unique_ptr<ipc::RecordBatchReader>> OpenOne(const std::string& path,
   return r;
 }
 
-// A stream over several IPC paths in turn (a directory table).
+// A stream over several IPC paths in turn (a directory table). With
+// `columns`, only those top-level columns are validated (at `validation`;
+// the reader itself validates nothing), so a scan does not pay for
+// checking, e.g., the offsets of string columns it never reads.
 class MultiPathStream : public RecordBatchStream {
  public:
-  MultiPathStream(SchemaPtr schema, std::vector<std::string> paths, MemoryPool* pool, ValidationLevel validation)
-      : schema_(std::move(schema)), paths_(std::move(paths)), pool_(pool), validation_(validation) {}
+  MultiPathStream(SchemaPtr schema, std::vector<std::string> paths, MemoryPool* pool, ValidationLevel validation,
+                  std::optional<std::vector<int>> columns)
+      : schema_(std::move(schema)), paths_(std::move(paths)), pool_(pool), validation_(validation),
+        columns_(std::move(columns)) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     while (true) {
       if (!reader_) {
         if (next_path_ >= paths_.size()) return RecordBatchPtr{};
         const std::string& path = paths_[next_path_++];
-        QUIVER_ASSIGN_OR_RETURN(reader_, OpenOne(path, pool_, validation_));
+        QUIVER_ASSIGN_OR_RETURN(reader_, OpenOne(path, pool_, columns_ ? ValidationLevel::kNone : validation_));
         if (!reader_->schema()->Equals(*schema_)) {
           return Status::Invalid(path + ": schema changed since the table was registered");
         }
+        batch_index_ = 0;
       }
       auto b = reader_->Next();
       if (!b.ok()) return b.status().WithContext(paths_[next_path_ - 1]);
-      if (*b) return b;
+      if (*b) {
+        if (columns_ && validation_ != ValidationLevel::kNone) {
+          for (int c : *columns_) {
+            if (c < 0 || c >= static_cast<int>((*b)->columns.size())) return Status::Invalid("OpenScan: no column " + std::to_string(c));
+            Status st = ValidateArray(*(*b)->columns[static_cast<size_t>(c)], validation_,
+                                      schema_->fields[static_cast<size_t>(c)]->name);
+            if (!st.ok()) {
+              return st.WithContext("record batch " + std::to_string(batch_index_)).WithContext(paths_[next_path_ - 1]);
+            }
+          }
+        }
+        ++batch_index_;
+        return b;
+      }
       reader_.reset();
     }
   }
@@ -70,7 +91,9 @@ class MultiPathStream : public RecordBatchStream {
   std::vector<std::string> paths_;
   MemoryPool* pool_;
   ValidationLevel validation_;
+  std::optional<std::vector<int>> columns_;
   size_t next_path_ = 0;
+  int64_t batch_index_ = 0;
   std::unique_ptr<ipc::RecordBatchReader> reader_;
 };
 
@@ -190,13 +213,14 @@ std::vector<ColumnInfo> Catalog::ListColumns(std::string_view table) const {
   return out;
 }
 
-Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& table, MemoryPool* pool) const {
+Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& table, MemoryPool* pool,
+                                                             std::optional<std::vector<int>> columns) const {
   if (table.in_memory()) {
     return std::unique_ptr<RecordBatchStream>(std::make_unique<BatchVectorStream>(table.schema, table.batches));
   }
   if (pool == nullptr) return Status::Invalid("OpenScan: pool is required");
   return std::unique_ptr<RecordBatchStream>(
-      std::make_unique<MultiPathStream>(table.schema, table.paths, pool, table.validation));
+      std::make_unique<MultiPathStream>(table.schema, table.paths, pool, table.validation, std::move(columns)));
 }
 
 }  // namespace quiver::sql

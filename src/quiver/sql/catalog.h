@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -99,7 +100,12 @@ class Catalog {
   /// table; the reader's errors on open and on Next (IOError when a file
   /// changed since registration shows up as Invalid/IOError from the
   /// decoder, or Invalid "schema changed").
-  Result<std::unique_ptr<RecordBatchStream>> OpenScan(const TableInfo& table, MemoryPool* pool) const;
+  /// `columns` (top-level column indices): when given, only those columns
+  /// are validated (at the table's level, errors naming the path, record
+  /// batch and column) and the caller must not read the others; by default
+  /// every column is.
+  Result<std::unique_ptr<RecordBatchStream>> OpenScan(const TableInfo& table, MemoryPool* pool,
+                                                      std::optional<std::vector<int>> columns = std::nullopt) const;
 
  private:
   mutable std::mutex mutex_;

@@ -75,7 +75,7 @@ class ScanOp : public RecordBatchStream {
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     if (!source_) {
-      QUIVER_ASSIGN_OR_RETURN(source_, catalog_->OpenScan(table_, ctx_->pool.get()));
+      QUIVER_ASSIGN_OR_RETURN(source_, catalog_->OpenScan(table_, ctx_->pool.get(), columns_));
     }
     while (true) {
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
