@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
@@ -109,6 +112,45 @@ TEST_F(CatalogTest, FilesStreamsAndDirectoriesAreTables) {
   EXPECT_TRUE(mixed.IsInvalid()) << mixed.ToString();
   EXPECT_TRUE(catalog->Unregister("dir_t").ok());
   EXPECT_TRUE(catalog->Unregister("dir_t").IsKeyError());
+}
+
+// A scan validates the columns the statement reads, and only those: a file
+// replaced after registration by one whose string offsets are corrupt still
+// answers statements over its other columns, and a statement that reads the
+// corrupt column gets Invalid naming the file, record batch and column.
+TEST_F(CatalogTest, ScansValidateTheColumnsTheyRead) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("id", int64()), field("name", utf8())};
+  const std::string path = dir_ + "/t.arrow";
+  Write(path, Batch(schema, {Int64s(pool_.get(), {1, 2, 3}), Strings(pool_.get(), {"x", "y", "z"})}),
+        ipc::IpcFormat::kFile);
+  auto catalog = std::make_shared<Catalog>();
+  ASSERT_TRUE(catalog->RegisterPath("t", path, pool_.get()).ok());
+  {  // the writer refuses corrupt arrays, so patch the file's bytes: offsets 0,1,2,3 -> 0,1,2,1000
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const int32_t good[4] = {0, 1, 2, 3};
+    const size_t at = bytes.find(std::string(reinterpret_cast<const char*>(good), sizeof good));
+    ASSERT_NE(at, std::string::npos);
+    const int32_t bad = 1000;  // past the 3 data bytes
+    std::memcpy(&bytes[at + 12], &bad, sizeof bad);
+    std::ofstream out(path + ".new", std::ios::binary);
+    out << bytes;
+    out.close();
+    std::filesystem::rename(path + ".new", path);
+  }
+  Engine engine(catalog);
+  EXPECT_EQ(Query(engine, "SELECT id FROM t WHERE id > 1"), (std::vector<std::string>{"2", "3"}));
+  ExecuteOptions o;
+  o.pool = pool_.get();
+  auto stream = engine.Execute("SELECT name FROM t", o);
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  auto b = (*stream)->Next();
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(b.status().IsInvalid()) << b.status().ToString();
+  for (const char* part : {"t.arrow", "record batch 0", "name"}) {
+    EXPECT_NE(b.status().ToString().find(part), std::string::npos) << part << " in " << b.status().ToString();
+  }
 }
 
 TEST_F(CatalogTest, DictionaryColumnsFilterAndJoinAsTheirValues) {
