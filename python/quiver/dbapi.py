@@ -20,16 +20,20 @@ None).
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import math
 import os
 import re
+from collections.abc import Mapping
 from typing import Any, Optional, Sequence
 
 from . import _quiver
 
 apilevel = "2.0"
 threadsafety = 1  # threads may share the module, not connections
-# PEP 249 requires a paramstyle; statement parameters are not supported yet
-# (execute with parameters raises NotSupportedError).
+# Statement parameters: ``:name`` markers bound from a mapping, rendered as
+# SQL literals on the client (see bind_parameters).
 paramstyle = "named"
 
 
@@ -160,6 +164,89 @@ class Connection:
             pass
 
 
+def _literal(name: str, value: Any) -> str:
+    """The SQL literal for one parameter value (the types quiver's SQL has literals for)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise NotSupportedError(f"parameter :{name}: {value!r} has no SQL literal")
+        text = repr(value)
+        return text if ("e" in text or "E" in text) else text + "e0"  # a float literal, not an exact decimal
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise NotSupportedError(f"parameter :{name}: {value!r} has no SQL literal")
+        return format(value, "f")
+    if isinstance(value, str):
+        if "\0" in value:
+            raise DataError(f"parameter :{name}: a string with a NUL character")
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return "TIMESTAMP '" + value.isoformat(sep=" ") + "'"
+    if isinstance(value, datetime.date):
+        return "DATE '" + value.isoformat() + "'"
+    raise NotSupportedError(f"parameter :{name}: values of type {type(value).__name__} are not supported "
+                            "(None, bool, int, float, Decimal, str, date, datetime are)")
+
+
+def bind_parameters(operation: str, parameters: Mapping) -> str:
+    """``operation`` with each ``:name`` marker replaced by the SQL literal of
+    ``parameters[name]`` (paramstyle "named"). Markers inside string literals,
+    quoted identifiers and comments, and ``::`` casts, are left alone. Strings
+    are quoted with ``'`` doubled, so a value can never end its literal.
+    Errors: ProgrammingError for a marker without a value or parameters that
+    are not a mapping; NotSupportedError for a value without a SQL literal."""
+    if not isinstance(parameters, Mapping):
+        raise ProgrammingError("paramstyle is 'named': pass parameters as a mapping, e.g. {'k': 1} for :k")
+    out = []
+    i, n = 0, len(operation)
+    while i < n:
+        c = operation[i]
+        if c in "'\"":  # string literal or quoted identifier ('' / "" escape themselves)
+            j = i + 1
+            while j < n:
+                if operation[j] == c:
+                    if j + 1 < n and operation[j + 1] == c:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(operation[i:j + 1])
+            i = j + 1
+        elif operation.startswith("--", i):
+            j = operation.find("\n", i)
+            j = n if j < 0 else j
+            out.append(operation[i:j])
+            i = j
+        elif operation.startswith("/*", i):
+            j = operation.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(operation[i:j])
+            i = j
+        elif operation.startswith("::", i):
+            out.append("::")
+            i += 2
+        elif c == ":" and i + 1 < n and (operation[i + 1].isalpha() or operation[i + 1] == "_"):
+            j = i + 1
+            while j < n and (operation[j].isalnum() or operation[j] == "_"):
+                j += 1
+            name = operation[i + 1:j]
+            if name not in parameters:
+                raise ProgrammingError(f"no value for parameter :{name}")
+            out.append(_literal(name, parameters[name]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 class Cursor:
     """Runs statements and fetches their results (PEP 249 cursor)."""
 
@@ -173,10 +260,11 @@ class Cursor:
         self._closed = False
 
     def execute(self, operation: str, parameters: Optional[Any] = None) -> "Cursor":
-        """Runs ``operation`` (one SQL statement). Parameters are not supported."""
+        """Runs ``operation`` (one SQL statement). ``parameters``: a mapping
+        bound to ``:name`` markers as SQL literals (see bind_parameters)."""
         self._check()
-        if parameters:
-            raise NotSupportedError("statement parameters are not supported")
+        if parameters is not None:
+            operation = bind_parameters(operation, parameters)
         self._close_result()
         self.connection._check()
         self._result = _call(_quiver._execute, self.connection._conn, operation)

@@ -122,8 +122,12 @@ def test_errors_are_pep249_classes(server):
             cur.execute("SELECT * FROM no_such_table")
         assert e.value.sql_state is not None
         assert "no_such_table" in e.value.message
+        with pytest.raises(quiver.ProgrammingError):
+            cur.execute("SELECT * FROM lineitem WHERE l_orderkey = :k", [1])  # named: a mapping
+        with pytest.raises(quiver.ProgrammingError):
+            cur.execute("SELECT * FROM lineitem WHERE l_orderkey = :k", {"other": 1})
         with pytest.raises(quiver.NotSupportedError):
-            cur.execute("SELECT * FROM lineitem", {"x": 1})
+            cur.execute("SELECT * FROM lineitem WHERE l_comment = :c", {"c": b"bytes"})
     with pytest.raises(quiver.OperationalError):
         connect(server, access_token="wrong-token")
     with pytest.raises(quiver.InterfaceError):
@@ -158,3 +162,43 @@ def test_gil_is_released_while_fetching(server):
         t.join()
     assert table.num_rows == 60000
     assert during > 5, during
+
+
+def test_bind_parameters_renders_literals_outside_quotes_and_comments():
+    import datetime
+    import decimal
+    from quiver.dbapi import bind_parameters
+    sql = ("SELECT ':k' AS \"x:k\" FROM t -- :k\n"
+           "WHERE a = :k AND b = :s AND c IN (:f, :d, :n) AND d = :day AND e = :ts /* :k */ AND f = :b AND g::int = 1")
+    out = bind_parameters(sql, {"k": 7, "s": "it's", "f": 1.5, "d": decimal.Decimal("2.50"), "n": None,
+                                "day": datetime.date(1995, 3, 15),
+                                "ts": datetime.datetime(1995, 3, 15, 1, 2, 3, 400000), "b": True})
+    assert out == ("SELECT ':k' AS \"x:k\" FROM t -- :k\n"
+                   "WHERE a = 7 AND b = 'it''s' AND c IN (1.5e0, 2.50, NULL) AND d = DATE '1995-03-15' "
+                   "AND e = TIMESTAMP '1995-03-15 01:02:03.400000' /* :k */ AND f = TRUE AND g::int = 1")
+    # A value cannot end its string literal: every quote is doubled.
+    assert bind_parameters("x = :v", {"v": "'; DROP TABLE t; --"}) == "x = " + "'" + "''; DROP TABLE t; --" + "'"
+    utc = datetime.timezone.utc
+    plus2 = datetime.timezone(datetime.timedelta(hours=2))
+    assert bind_parameters(":t", {"t": datetime.datetime(2000, 1, 1, 2, 0, tzinfo=plus2)}) == \
+        bind_parameters(":t", {"t": datetime.datetime(2000, 1, 1, 0, 0, tzinfo=utc).replace(tzinfo=None)})
+    with pytest.raises(quiver.NotSupportedError):
+        bind_parameters(":x", {"x": float("nan")})
+    with pytest.raises(quiver.ProgrammingError):
+        bind_parameters(":missing", {})
+
+
+def test_named_parameters_select_the_same_rows_as_literals(server):
+    import datetime
+    import decimal
+    with connect(server) as conn, conn.cursor() as cur:
+        cur.execute("SELECT l_orderkey, l_linenumber, l_shipmode, l_quantity FROM lineitem "
+                    "WHERE l_shipmode = 'MAIL' AND l_quantity >= 10.5 AND l_shipdate < DATE '1995-01-01'")
+        expected = sorted(cur.fetchall())
+        assert expected
+        cur.execute("SELECT l_orderkey, l_linenumber, l_shipmode, l_quantity FROM lineitem "
+                    "WHERE l_shipmode = :mode AND l_quantity >= :q AND l_shipdate < :day",
+                    {"mode": "MAIL", "q": decimal.Decimal("10.5"), "day": datetime.date(1995, 1, 1)})
+        assert sorted(cur.fetchall()) == expected
+        cur.execute("SELECT l_orderkey FROM lineitem WHERE l_comment = :c", {"c": "it's ' -- not /* a */ comment"})
+        assert cur.fetchall() == []
