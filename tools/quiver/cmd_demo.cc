@@ -53,7 +53,9 @@ int64_t ProcBytes(const char* key) {
 // the observed interval). Reset() starts a new interval.
 class PeakByPath : public AllocationListener {
  public:
-  void OnAllocate(const MemoryPool& pool, int64_t, int64_t) override {
+  void OnAllocate(const MemoryPool& pool, int64_t, int64_t) override { Sample(pool); }
+  void OnReserve(const MemoryPool& pool, int64_t) override { Sample(pool); }  // off-heap pages
+  void Sample(const MemoryPool& pool) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const MemoryPool* p = &pool; p != nullptr; p = p->parent()) {
       int64_t& v = peak_[p->path()];
@@ -330,11 +332,7 @@ Status RunDemo(Context& ctx, const DemoOpts& o) {
     auto peak = [&](const std::string& suffix) { return serve_peaks->Peak(suffix); };
     const int64_t build_peak = peak("/sql-statement/build");
     std::string build_detail = std::string("hashed build side (") + std::string(join::MemoryModeName(mode)) + ")";
-    if (build_peak < 0) {
-      // Off-heap pages are charged with MemoryPool::Reserve, which listeners
-      // do not see; the "build + probe" row samples them through its total.
-      build_detail += ": pages reserved, not allocated; counted in the build + probe row";
-    }
+    if (mode == join::MemoryMode::kOffHeap) build_detail += ": mapped pages, charged with Reserve";
     table.push_back({tag + "build relation", "serve/exec/sql-statement/build", B(0), B(build_peak), build_detail, rss,
                      hwm});
     table.push_back({tag + "probe", "serve/exec/sql-statement/probe", B(0), B(peak("/sql-statement/probe")),

@@ -310,11 +310,19 @@ Status MemoryPool::Reserve(int64_t bytes) {
                            " bytes) in pool '" + path() + "'");
   }
   if (bytes == 0) return Status::OK();
-  return ReserveChain(bytes, bytes);
+  QUIVER_RETURN_NOT_OK(ReserveChain(bytes, bytes));
+  for (MemoryPool* pool = this; pool != nullptr; pool = pool->parent_.get()) {
+    for (const auto& listener : pool->ListenersSnapshot()) listener->OnReserve(*this, bytes);
+  }
+  return Status::OK();
 }
 
 void MemoryPool::Unreserve(int64_t bytes) {
-  if (bytes > 0) ReleaseChain(bytes);
+  if (bytes <= 0) return;
+  ReleaseChain(bytes);
+  for (MemoryPool* pool = this; pool != nullptr; pool = pool->parent_.get()) {
+    for (const auto& listener : pool->ListenersSnapshot()) listener->OnUnreserve(*this, bytes);
+  }
 }
 
 // ------------------------------------------------------------- listeners --

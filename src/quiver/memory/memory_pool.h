@@ -55,6 +55,11 @@ class AllocationListener {
   virtual void OnAllocate(const MemoryPool& pool, int64_t requested_bytes, int64_t granted_bytes) {}
   virtual void OnRelease(const MemoryPool& pool, int64_t granted_bytes) {}
   virtual void OnFailure(const MemoryPool& pool, int64_t requested_bytes, const Status& error) {}
+  /// Bytes charged / uncharged with Reserve / Unreserve (memory that did not
+  /// come from the pool's allocator, e.g. off-heap pages), after the charge
+  /// took effect (OnReserve) or was released (OnUnreserve).
+  virtual void OnReserve(const MemoryPool& pool, int64_t bytes) {}
+  virtual void OnUnreserve(const MemoryPool& pool, int64_t bytes) {}
 };
 
 struct MemoryPoolOptions {

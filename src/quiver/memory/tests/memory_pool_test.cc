@@ -287,9 +287,33 @@ struct RecordingListener : AllocationListener {
     events.push_back("failure " + pool.path() + " " + std::to_string(requested) + " " +
                      std::string(StatusCodeName(error.code())));
   }
+  void OnReserve(const MemoryPool& pool, int64_t bytes) override {
+    std::lock_guard<std::mutex> lock(mu);
+    events.push_back("reserve " + pool.path() + " " + std::to_string(bytes) + " held " +
+                     std::to_string(pool.held_bytes()));
+  }
+  void OnUnreserve(const MemoryPool& pool, int64_t bytes) override {
+    std::lock_guard<std::mutex> lock(mu);
+    events.push_back("unreserve " + pool.path() + " " + std::to_string(bytes) + " held " +
+                     std::to_string(pool.held_bytes()));
+  }
   std::mutex mu;
   std::vector<std::string> events;
 };
+
+// Reserve / Unreserve (off-heap pages) are seen by the listeners of the pool
+// and its ancestors, after the charge is taken / released; a refused
+// reservation is not reported as one.
+TEST(MemoryPoolTest, ListenersSeeReservations) {
+  auto root = Root(-1, RoundingPolicy::kExact);
+  auto child = root->MakeChild(Named("c", 5000));
+  auto on_root = std::make_shared<RecordingListener>();
+  root->AddListener(on_root);
+  ASSERT_TRUE(child->Reserve(4096).ok());
+  EXPECT_TRUE(child->Reserve(4096).IsOutOfMemory());
+  child->Unreserve(4096);
+  EXPECT_EQ(on_root->events, (std::vector<std::string>{"reserve root/c 4096 held 4096", "unreserve root/c 4096 held 0"}));
+}
 
 TEST(MemoryPoolTest, ListenersSeeTheirPoolAndDescendants) {
   auto root = Root(-1, RoundingPolicy::kPowerOfTwo);
