@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/dictionary.h"
+#include "quiver/columnar/take.h"
 #include "quiver/join/row_format.h"
 
 namespace quiver::join {
@@ -33,75 +35,7 @@ Status CheckIndices(const std::vector<int>& cols, const Schema& s, const char* w
   return Status::OK();
 }
 
-// An array of `n` nulls of `type` (for the missing side of outer rows).
-Result<ArrayDataPtr> AllNullArray(const DataTypePtr& type, int64_t n, MemoryPool* pool, const std::string& what) {
-  std::vector<int64_t> none(static_cast<size_t>(n), -1);
-  auto empty = std::make_shared<ArrayData>();
-  empty->type = type;
-  empty->length = 0;
-  FieldKind kind;
-  int32_t width;
-  QUIVER_RETURN_NOT_OK(FieldKindOf(*type, what, &kind, &width));
-  // TakeArray never reads the source for negative indices; give it a shape.
-  const int nb = NumLayoutBuffers(*type);
-  empty->buffers.resize(static_cast<size_t>(nb));
-  QUIVER_ASSIGN_OR_RETURN(auto zero, Buffer::AllocateZeroed(pool, 8));
-  for (int b = 1; b < nb; ++b) empty->buffers[b] = zero;
-  return TakeArray(*empty, none.data(), n, pool, what);
-}
-
-// The schema with dictionary fields replaced by their value type; sets
-// *any when there was one.
-Result<SchemaPtr> PlainSchema(const SchemaPtr& s, bool* any) {
-  *any = false;
-  auto out = std::make_shared<Schema>(*s);
-  for (auto& f : out->fields) {
-    if (f->type->id != TypeId::kDictionary) continue;
-    if (!f->type->value_type || f->type->value_type->id == TypeId::kDictionary) {
-      return Status::NotImplemented("column '" + f->name + "' is a dictionary of dictionaries");
-    }
-    f = field(f->name, f->type->value_type, f->nullable, f->metadata);
-    *any = true;
-  }
-  return SchemaPtr(out);
-}
-
 }  // namespace
-
-Result<RecordBatchPtr> HashJoin::DecodeDictionaries(const RecordBatchPtr& batch, MemoryPool* pool) {
-  bool any = false;
-  for (const auto& c : batch->columns) any |= c->type->id == TypeId::kDictionary;
-  if (!any) return batch;
-  bool schema_any = false;
-  QUIVER_ASSIGN_OR_RETURN(SchemaPtr plain, PlainSchema(batch->schema, &schema_any));
-  auto out = std::make_shared<RecordBatch>();
-  out->schema = plain;
-  out->num_rows = batch->num_rows;
-  for (size_t c = 0; c < batch->columns.size(); ++c) {
-    const ArrayData& a = *batch->columns[c];
-    if (a.type->id != TypeId::kDictionary) {
-      out->columns.push_back(batch->columns[c]);
-      continue;
-    }
-    const std::string what = "column '" + (c < batch->schema->fields.size() ? batch->schema->fields[c]->name : "?") + "'";
-    if (!a.dictionary) return Status::Invalid(what + " has no dictionary");
-    ArrayData indices = a;
-    indices.type = a.type->index_type;
-    std::vector<int64_t> idx(static_cast<size_t>(a.length));
-    if (a.length > 0) LoadKeysAsInt64(indices, 0, a.length, idx.data());
-    for (int64_t i = 0; i < a.length; ++i) {
-      if (!a.IsValid(i)) {
-        idx[i] = -1;
-      } else if (idx[i] < 0 || idx[i] >= a.dictionary->length) {
-        return Status::Invalid(what + ": index " + std::to_string(idx[i]) + " at row " + std::to_string(i) +
-                               " is outside its dictionary of " + std::to_string(a.dictionary->length));
-      }
-    }
-    QUIVER_ASSIGN_OR_RETURN(auto plain_col, TakeArray(*a.dictionary, idx.data(), a.length, pool, what));
-    out->columns.push_back(std::move(plain_col));
-  }
-  return RecordBatchPtr(out);
-}
 
 std::string_view JoinTypeName(JoinType type) {
   switch (type) {
@@ -152,8 +86,8 @@ Result<std::shared_ptr<const HashJoin>> HashJoin::Make(SchemaPtr build_schema, S
                            std::to_string(options.build_keys.size()));
   }
   bool decode_build = false, decode_probe = false;
-  QUIVER_ASSIGN_OR_RETURN(build_schema, PlainSchema(build_schema, &decode_build));
-  QUIVER_ASSIGN_OR_RETURN(probe_schema, PlainSchema(probe_schema, &decode_probe));
+  QUIVER_ASSIGN_OR_RETURN(build_schema, DecodedSchema(build_schema, &decode_build));
+  QUIVER_ASSIGN_OR_RETURN(probe_schema, DecodedSchema(probe_schema, &decode_probe));
   const Schema& bs = *build_schema;
   const Schema& ps = *probe_schema;
   QUIVER_RETURN_NOT_OK(CheckIndices(options.build_keys, bs, "build key"));
@@ -345,10 +279,10 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
   for (int c : j.probe_output_columns()) {
     const std::string what = "probe column '" + ps.fields[c]->name + "'";
     if (probe_batch != nullptr) {
-      QUIVER_ASSIGN_OR_RETURN(auto a, TakeArray(*probe_batch->columns[c], probe_rows_, n, pool, what));
+      QUIVER_ASSIGN_OR_RETURN(auto a, Take(*probe_batch->columns[c], {probe_rows_, static_cast<size_t>(n)}, pool, what));
       batch->columns.push_back(std::move(a));
     } else {
-      QUIVER_ASSIGN_OR_RETURN(auto a, AllNullArray(ps.fields[c]->type, n, pool, what));
+      QUIVER_ASSIGN_OR_RETURN(auto a, MakeArrayOfNull(ps.fields[c]->type, n, pool, what));
       batch->columns.push_back(std::move(a));
     }
   }
@@ -427,7 +361,7 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
   for (const auto& c : input.columns) {
     if (c->type->id == TypeId::kDictionary) {
       auto copy = std::make_shared<RecordBatch>(input);
-      QUIVER_ASSIGN_OR_RETURN(decoded, HashJoin::DecodeDictionaries(copy, j.options().output_pool));
+      QUIVER_ASSIGN_OR_RETURN(decoded, DecodeDictionaries(copy, j.options().output_pool));
       break;
     }
   }

@@ -32,7 +32,8 @@
 // Dictionary-encoded columns (as Arrow files from pandas or Spark carry
 // for strings) are decoded to their value type on the way in: they join as
 // keys and come out as plain columns (build_schema() / probe_schema() are
-// the decoded schemas). Decoded copies come from output_pool.
+// the decoded schemas; quiver/columnar/dictionary.h). Decoded copies come
+// from output_pool.
 //
 // Use:
 //   auto join = HashJoin::Make(build_schema, probe_schema, options);
@@ -113,10 +114,6 @@ class HashJoin : public std::enable_shared_from_this<HashJoin> {
   static Result<std::shared_ptr<const HashJoin>> Make(SchemaPtr build_schema, SchemaPtr probe_schema,
                                                       HashJoinOptions options);
   HashJoin(PrivateTag, SchemaPtr build_schema, SchemaPtr probe_schema, HashJoinOptions options);
-
-  /// `batch` with its dictionary-encoded columns decoded (itself when it
-  /// has none). Invalid for an index outside its dictionary.
-  static Result<RecordBatchPtr> DecodeDictionaries(const RecordBatchPtr& batch, MemoryPool* pool);
 
   const SchemaPtr& build_schema() const { return build_schema_; }
   const SchemaPtr& probe_schema() const { return probe_schema_; }

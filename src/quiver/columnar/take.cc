@@ -1,0 +1,262 @@
+// quiver/columnar/take.cc — see take.h.
+#include "quiver/columnar/take.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "quiver/base/bit_util.h"
+
+namespace quiver {
+namespace {
+
+// The physical layouts Take distinguishes.
+enum class GatherKind : uint8_t { kNull, kBool, kFixed, kVar32, kVar64, kUnsupported };
+
+GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes) {
+  *width_bytes = 0;
+  switch (type.id) {
+    case TypeId::kNull: return GatherKind::kNull;
+    case TypeId::kBool: return GatherKind::kBool;
+    case TypeId::kBinary:
+    case TypeId::kUtf8: return GatherKind::kVar32;
+    case TypeId::kLargeBinary:
+    case TypeId::kLargeUtf8: return GatherKind::kVar64;
+    case TypeId::kDictionary:
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View: return GatherKind::kUnsupported;
+    default: break;
+  }
+  if (IsNested(type.id)) return GatherKind::kUnsupported;
+  const int bits = FixedBitWidth(type);
+  if (bits <= 0 || bits % 8 != 0) return GatherKind::kUnsupported;
+  *width_bytes = bits / 8;
+  return GatherKind::kFixed;
+}
+
+Status NotGatherable(const DataType& type, const std::string& what) {
+  return Status::NotImplemented(what + " has type " + type.ToString() +
+                                ", which Take cannot gather (supported: null, bool, fixed-width, binary, utf8, "
+                                "large_binary, large_utf8)");
+}
+
+const uint8_t* BufferData(const ArrayData& a, size_t b) {
+  return b < a.buffers.size() && a.buffers[b] ? a.buffers[b]->data() : nullptr;
+}
+
+inline int64_t LoadOffset(const uint8_t* offsets, bool large, int64_t i) {
+  if (large) return bit_util::LoadLE<int64_t>(offsets + i * 8);
+  return bit_util::LoadLE<int32_t>(offsets + i * 4);
+}
+
+// Writes offset `pos` as entry i (the caller has checked that it fits).
+inline void StoreOffset(uint8_t* offsets, bool large, int64_t i, int64_t pos) {
+  if (large) {
+    std::memcpy(offsets + i * 8, &pos, 8);
+  } else {
+    const int32_t p32 = static_cast<int32_t>(pos);
+    std::memcpy(offsets + i * 4, &p32, 4);
+  }
+}
+
+// A zeroed bitmap of `n` bits (at least one byte).
+Result<std::shared_ptr<Buffer>> AllocateBitmap(MemoryPool* pool, int64_t n) {
+  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(1, bit_util::BytesForBits(n))));
+  std::memset(buf->mutable_data(), 0, static_cast<size_t>(buf->size()));
+  return buf;
+}
+
+// The offsets (n + 1 entries) and data (max(1, total) bytes) of a
+// variable-width output of n values holding `total` value bytes.
+Status AllocateVarOutput(MemoryPool* pool, int64_t n, bool large, int64_t total, const std::string& what,
+                         std::shared_ptr<Buffer>* offsets, std::shared_ptr<Buffer>* data) {
+  if (!large && total > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid(what + ": " + std::to_string(total) + " bytes of output values overflow 32-bit offsets");
+  }
+  QUIVER_ASSIGN_OR_RETURN(*offsets, Buffer::Allocate(pool, (n + 1) * (large ? 8 : 4)));
+  QUIVER_ASSIGN_OR_RETURN(*data, Buffer::Allocate(pool, std::max<int64_t>(1, total)));
+  return Status::OK();
+}
+
+std::shared_ptr<ArrayData> NewArray(const DataTypePtr& type, int64_t n) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = type;
+  a->length = n;
+  return a;
+}
+
+inline void CopyWidth(uint8_t* dst, const uint8_t* src, int32_t w) {
+  switch (w) {
+    case 1: std::memcpy(dst, src, 1); break;
+    case 2: std::memcpy(dst, src, 2); break;
+    case 4: std::memcpy(dst, src, 4); break;
+    case 8: std::memcpy(dst, src, 8); break;
+    case 16: std::memcpy(dst, src, 16); break;
+    default: std::memcpy(dst, src, static_cast<size_t>(w)); break;
+  }
+}
+
+}  // namespace
+
+bool IsGatherable(const DataType& type) {
+  int32_t w;
+  return GatherKindOf(type, &w) != GatherKind::kUnsupported;
+}
+
+Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indices, MemoryPool* pool,
+                          const std::string& what) {
+  int32_t w;
+  const GatherKind kind = GatherKindOf(*values.type, &w);
+  if (kind == GatherKind::kUnsupported) return NotGatherable(*values.type, what);
+  const int64_t n = static_cast<int64_t>(indices.size());
+  const int64_t* idx = indices.data();
+  // One pass: negative indices (nulls) and the largest index (bounds).
+  int64_t missing = 0;
+  int64_t largest = -1;
+  for (int64_t j = 0; j < n; ++j) {
+    missing += idx[j] < 0;
+    largest = std::max(largest, idx[j]);
+  }
+  if (largest >= values.length) {
+    for (int64_t j = 0; j < n; ++j) {
+      if (idx[j] >= values.length) {
+        return Status::Invalid(what + ": index " + std::to_string(idx[j]) + " at position " + std::to_string(j) +
+                               " is outside the array of " + std::to_string(values.length) + " rows");
+      }
+    }
+  }
+  auto out = NewArray(values.type, n);
+  if (kind == GatherKind::kNull) {
+    out->null_count = n;
+    return ArrayDataPtr(out);
+  }
+  const uint8_t* validity = values.null_count != 0 ? BufferData(values, 0) : nullptr;
+  const int64_t base = values.offset;
+  std::shared_ptr<Buffer> bitmap;
+  int64_t nulls = 0;
+  if (missing > 0 || validity) {
+    QUIVER_ASSIGN_OR_RETURN(bitmap, AllocateBitmap(pool, n));
+    uint8_t* bits = bitmap->mutable_data();
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t i = idx[j];
+      if (i >= 0 && (!validity || bit_util::GetBit(validity, base + i))) {
+        bit_util::SetBit(bits, j);
+      } else {
+        ++nulls;
+      }
+    }
+  }
+  out->null_count = nulls;
+  const uint8_t* src_values = BufferData(values, 1);
+  switch (kind) {
+    case GatherKind::kNull:
+    case GatherKind::kUnsupported:
+      break;
+    case GatherKind::kBool: {
+      QUIVER_ASSIGN_OR_RETURN(auto vb, AllocateBitmap(pool, n));
+      uint8_t* bits = vb->mutable_data();
+      for (int64_t j = 0; j < n; ++j) {
+        if (idx[j] >= 0 && bit_util::GetBit(src_values, base + idx[j])) bit_util::SetBit(bits, j);
+      }
+      out->buffers = {nulls ? bitmap : nullptr, vb};
+      break;
+    }
+    case GatherKind::kFixed: {
+      QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::Allocate(pool, std::max<int64_t>(1, n * w)));
+      uint8_t* dst = vb->mutable_data();
+      const uint8_t* src = src_values + base * w;
+      if (w == 8) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t i = idx[j];
+          if (i >= 0) {
+            std::memcpy(dst + j * 8, src + i * 8, 8);
+          } else {
+            std::memset(dst + j * 8, 0, 8);
+          }
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t i = idx[j];
+          if (i >= 0) {
+            CopyWidth(dst + j * w, src + i * w, w);
+          } else {
+            std::memset(dst + j * w, 0, static_cast<size_t>(w));
+          }
+        }
+      }
+      out->buffers = {nulls ? bitmap : nullptr, vb};
+      break;
+    }
+    case GatherKind::kVar32:
+    case GatherKind::kVar64: {
+      const bool large = kind == GatherKind::kVar64;
+      const uint8_t* data = BufferData(values, 2);
+      int64_t total = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t i = idx[j];
+        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
+        total += LoadOffset(src_values, large, base + i + 1) - LoadOffset(src_values, large, base + i);
+      }
+      std::shared_ptr<Buffer> offsets, db;
+      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, n, large, total, what, &offsets, &db));
+      uint8_t* o = offsets->mutable_data();
+      uint8_t* d = db->mutable_data();
+      int64_t pos = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        StoreOffset(o, large, j, pos);
+        const int64_t i = idx[j];
+        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
+        const int64_t s = LoadOffset(src_values, large, base + i);
+        const int64_t len = LoadOffset(src_values, large, base + i + 1) - s;
+        if (len > 0) std::memcpy(d + pos, data + s, static_cast<size_t>(len));
+        pos += len;
+      }
+      StoreOffset(o, large, n, pos);
+      out->buffers = {nulls ? bitmap : nullptr, offsets, db};
+      break;
+    }
+  }
+  return ArrayDataPtr(out);
+}
+
+Result<ArrayDataPtr> MakeArrayOfNull(const DataTypePtr& type, int64_t length, MemoryPool* pool,
+                                     const std::string& what) {
+  int32_t w;
+  const GatherKind kind = GatherKindOf(*type, &w);
+  if (kind == GatherKind::kUnsupported) return NotGatherable(*type, what);
+  if (length < 0) return Status::Invalid(what + ": negative length " + std::to_string(length));
+  auto out = NewArray(type, length);
+  out->null_count = length;
+  if (kind == GatherKind::kNull) return ArrayDataPtr(out);
+  std::shared_ptr<Buffer> bitmap;
+  if (length > 0) {
+    QUIVER_ASSIGN_OR_RETURN(bitmap, AllocateBitmap(pool, length));
+  }
+  switch (kind) {
+    case GatherKind::kNull:
+    case GatherKind::kUnsupported:
+      break;
+    case GatherKind::kBool: {
+      QUIVER_ASSIGN_OR_RETURN(auto vb, AllocateBitmap(pool, length));
+      out->buffers = {bitmap, vb};
+      break;
+    }
+    case GatherKind::kFixed: {
+      QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::AllocateZeroed(pool, std::max<int64_t>(1, length * w)));
+      out->buffers = {bitmap, vb};
+      break;
+    }
+    case GatherKind::kVar32:
+    case GatherKind::kVar64: {
+      const bool large = kind == GatherKind::kVar64;
+      std::shared_ptr<Buffer> offsets, data;
+      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, length, large, 0, what, &offsets, &data));
+      std::memset(offsets->mutable_data(), 0, static_cast<size_t>(offsets->size()));
+      out->buffers = {bitmap, offsets, data};
+      break;
+    }
+  }
+  return ArrayDataPtr(out);
+}
+
+}  // namespace quiver
