@@ -288,8 +288,7 @@ class WriterImpl : public RecordBatchWriter {
         if (old == d.dictionary) continue;
         bool extends = false;
         if (d.dictionary->length >= old->length) {
-          QUIVER_ASSIGN_OR_RETURN(auto prefix, SliceArray(d.dictionary, 0, old->length));
-          extends = CompareArrays(*old, *prefix, exact, "dictionary").ok();
+          extends = ArrayRangeEquals(*old, 0, *d.dictionary, 0, old->length, exact);
         }
         if (extends && d.dictionary->length == old->length) {
           it->second = d.dictionary;
