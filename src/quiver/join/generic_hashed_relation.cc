@@ -16,8 +16,6 @@ namespace {
 
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
 constexpr int64_t kPrefetchAhead = 16;
-constexpr double kMaxLoad = 0.8;
-constexpr double kEstimateSlack = 1.05;
 
 // Encoded keys of one chunk: bytes back to back, with offsets and hashes.
 struct EncodedChunk {
@@ -118,13 +116,8 @@ RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats
     e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
   }
   if (non_null > 0) {
-    const double est = options.distinct_keys_hint > 0
-                           ? static_cast<double>(options.distinct_keys_hint)
-                           : std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
-    const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
-    int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
-    homes = std::max<int64_t>({homes, 16, distinct + 1});
-    e.index_entries = TaggedIndex::SlotsFor(homes);
+    e.index_entries = SparseIndexSlots(PlannedDistinctKeys(non_null, stats.distinct_estimate, options),
+                                       options.load_factor);
     if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
       e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
     }
@@ -167,31 +160,6 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
   return rel;
 }
 
-Status GenericHashedRelation::GrowSparse(int64_t min_homes) {
-  const int64_t homes = std::max<int64_t>(min_homes, index_.capacity() + index_.capacity() / 2);
-  const int64_t slots = TaggedIndex::SlotsFor(homes);
-  int64_t bytes;
-  if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
-    return Status::OutOfMemory("generic index of " + std::to_string(slots) + " slots overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocateZeroedPage(bytes));
-  TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
-  const int32_t key_slot = layout_.key_slot_offset();
-  for (int64_t i = 0; i < index_.length(); ++i) {
-    const uint64_t s = index_.slots()[i];
-    if (s == 0) continue;
-    const std::string_view key = RowLayout::VarAt(TaggedIndex::RowOf(s), key_slot);
-    uint64_t p = fresh.Home(HashBytes(reinterpret_cast<const uint8_t*>(key.data()), static_cast<int64_t>(key.size())));
-    while (fresh.slots()[p] != 0) p = fresh.Next(p);
-    fresh.slots()[p] = s;
-  }
-  index_page_ = std::move(page);
-  index_ = fresh;
-  entries_ = slots;
-  ++stats_.grow_count;
-  return Status::OK();
-}
-
 Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& source) {
   const auto cols = KeyArrays(batch, key_columns_);
   const int64_t fixed = layout_.fixed_bytes();
@@ -222,11 +190,14 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
         std::memcpy(row + key_slot + 4, &z, 4);
         var_start[j] = fixed;
       } else {
-        if (static_cast<double>(stats_.num_keys + 1) >
-            std::min(0.95, std::max(kMaxLoad, options_.load_factor + 0.1)) * static_cast<double>(index_.capacity())) {
+        if (SparseIndexNeedsGrowth(index_)) {
           // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
-          QUIVER_RETURN_NOT_OK(GrowSparse(
-              static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor))));
+          QUIVER_RETURN_NOT_OK(GrowSparseIndex(&index_, &index_page_, &entries_, "generic index",
+                                               [key_slot](const uint8_t* r) {
+                                                 const std::string_view k = RowLayout::VarAt(r, key_slot);
+                                                 return HashBytes(reinterpret_cast<const uint8_t*>(k.data()),
+                                                                  static_cast<int64_t>(k.size()));
+                                               }));
           for (int64_t r = j; r < m; ++r) pos[r] = chunk->valid[r] ? index_.Home(chunk->hashes[r]) : 0;
         }
         const uint64_t tag = TaggedIndex::TagOf(chunk->hashes[j]);

@@ -477,4 +477,17 @@ Status ValidateRowRegion(const Header& h, const RowLayout& layout, const uint8_t
 }
 
 }  // namespace serde_internal
+int64_t PlannedDistinctKeys(int64_t non_null_rows, int64_t distinct_estimate, const HashedRelationOptions& options) {
+  const double est = options.distinct_keys_hint > 0
+                         ? static_cast<double>(options.distinct_keys_hint)
+                         : std::ceil(static_cast<double>(distinct_estimate) * kDistinctEstimateSlack);
+  return std::max<int64_t>(1, std::min<int64_t>(non_null_rows, static_cast<int64_t>(est)));
+}
+
+int64_t SparseIndexSlots(int64_t distinct, double load_factor) {
+  int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / load_factor));
+  homes = std::max<int64_t>({homes, 16, distinct + 1});
+  return TaggedIndex::SlotsFor(homes);
+}
+
 }  // namespace quiver::join
