@@ -8,6 +8,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/join/key_hash.h"
 #include "quiver/join/relation_serde.h"
 
@@ -73,15 +74,14 @@ Result<GenericBuildStats> GenericHashedRelation::ComputeStats(const Schema& sche
   int64_t index = 0;
   for (const auto& bp : batches) {
     const RecordBatch& b = *bp;
-    if (b.columns.size() != schema.fields.size()) {
+    const BatchShapeMismatch shape = FindBatchShapeMismatch(schema, b, {.columns = &options.key_columns});
+    if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
       return Status::Invalid("build batch " + std::to_string(index) + " has " + std::to_string(b.columns.size()) +
                              " columns, the schema " + std::to_string(schema.fields.size()));
     }
-    for (int k : options.key_columns) {
-      if (!b.columns[k]->type->Equals(*schema.fields[k]->type) || b.columns[k]->length != b.num_rows) {
-        return Status::Invalid("build batch " + std::to_string(index) + ": key column '" + schema.fields[k]->name +
-                               "' does not match the schema");
-      }
+    if (!shape.ok()) {
+      return Status::Invalid("build batch " + std::to_string(index) + ": key column '" +
+                             schema.fields[shape.column]->name + "' does not match the schema");
     }
     ++index;
     QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(var_layout, b));

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/columnar/dictionary.h"
 #include "quiver/columnar/take.h"
 #include "quiver/join/row_format.h"
@@ -148,16 +149,16 @@ Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vecto
   const std::vector<RecordBatchPtr>& build_batches = decode_build_ ? decoded : input_batches;
   for (size_t i = 0; i < build_batches.size(); ++i) {
     const RecordBatch& b = *build_batches[i];
-    if (b.columns.size() != build_schema_->fields.size()) {
+    const BatchShapeMismatch shape = FindBatchShapeMismatch(*build_schema_, b, {.types = true, .lengths = false});
+    if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
       return Status::Invalid("build batch " + std::to_string(i) + " has " + std::to_string(b.columns.size()) +
                              " columns, the build schema " + std::to_string(build_schema_->fields.size()));
     }
-    for (size_t c = 0; c < b.columns.size(); ++c) {
-      if (!b.columns[c]->type->Equals(*build_schema_->fields[c]->type)) {
-        return Status::Invalid("build batch " + std::to_string(i) + " column '" + build_schema_->fields[c]->name +
-                               "' has type " + b.columns[c]->type->ToString() + ", the schema " +
-                               build_schema_->fields[c]->type->ToString());
-      }
+    if (!shape.ok()) {
+      const size_t c = static_cast<size_t>(shape.column);
+      return Status::Invalid("build batch " + std::to_string(i) + " column '" + build_schema_->fields[c]->name +
+                             "' has type " + TypeTextOf(b.columns[c]) + ", the schema " +
+                             TypeTextOf(build_schema_->fields[c]));
     }
   }
   return BuildHashedRelation(*build_schema_, build_batches, relation_options_, key_specs_, tmm);
@@ -366,16 +367,17 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
     }
   }
   const RecordBatch& batch = decoded ? *decoded : input;
-  if (batch.columns.size() != ps.fields.size()) {
+  const BatchShapeMismatch shape = FindBatchShapeMismatch(ps, batch);
+  if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
     return Status::Invalid("probe batch has " + std::to_string(batch.columns.size()) + " columns, the probe schema " +
                            std::to_string(ps.fields.size()));
   }
-  for (size_t c = 0; c < batch.columns.size(); ++c) {
-    if (batch.columns[c]->length != batch.num_rows || !batch.columns[c]->type->Equals(*ps.fields[c]->type)) {
-      return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + batch.columns[c]->type->ToString() +
-                             ", " + std::to_string(batch.columns[c]->length) + " rows) does not match the probe schema (" +
-                             ps.fields[c]->type->ToString() + ", " + std::to_string(batch.num_rows) + " rows)");
-    }
+  if (!shape.ok()) {
+    const size_t c = static_cast<size_t>(shape.column);
+    const int64_t length = batch.columns[c] ? batch.columns[c]->length : 0;
+    return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + TypeTextOf(batch.columns[c]) + ", " +
+                           std::to_string(length) + " rows) does not match the probe schema (" +
+                           TypeTextOf(ps.fields[c]) + ", " + std::to_string(batch.num_rows) + " rows)");
   }
   if (finished_) return Status::Invalid("Probe after Finish");
   const JoinType t = j.options().type;

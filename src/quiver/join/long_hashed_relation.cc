@@ -7,6 +7,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/join/relation_serde.h"
 
 namespace quiver::join {
@@ -27,17 +28,21 @@ bool KeyValidity(const ArrayData& keys, int64_t begin, int64_t n, uint8_t* valid
 }
 
 Status CheckBatch(const Schema& schema, const RecordBatch& batch, int64_t index) {
-  if (batch.columns.size() != schema.fields.size()) {
+  const BatchShapeMismatch shape = FindBatchShapeMismatch(schema, batch, {.types = false, .lengths = true});
+  if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
     return Status::Invalid("build batch " + std::to_string(index) + " has " +
                            std::to_string(batch.columns.size()) + " columns, the schema " +
                            std::to_string(schema.fields.size()));
   }
-  for (size_t c = 0; c < batch.columns.size(); ++c) {
-    if (batch.columns[c]->length != batch.num_rows) {
-      return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) +
-                             " has " + std::to_string(batch.columns[c]->length) + " rows, the batch " +
-                             std::to_string(batch.num_rows));
-    }
+  if (shape.kind == BatchShapeMismatch::Kind::kNoArray) {
+    return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(shape.column) +
+                           " has no array");
+  }
+  if (!shape.ok()) {
+    const size_t c = static_cast<size_t>(shape.column);
+    return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) +
+                           " has " + std::to_string(batch.columns[c]->length) + " rows, the batch " +
+                           std::to_string(batch.num_rows));
   }
   return Status::OK();
 }
