@@ -386,103 +386,134 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
   const bool naaj_all = t == JoinType::kNullAwareAnti && rel.empty_input();
   std::vector<const ArrayData*> keys;
   for (int k : j.options().probe_keys) keys.push_back(batch.columns[k].get());
-  const bool unique = rel.keys_unique();
-  const bool track = matched_ != nullptr;
-  uint8_t* matched = track ? matched_->mutable_data() : nullptr;
   const uint8_t* heads[HashedRelation::kLookupChunk];
-  uint8_t valid[HashedRelation::kLookupChunk];
   const int64_t n = batch.num_rows;
   for (int64_t begin = 0; begin < n; begin += HashedRelation::kLookupChunk) {
     const int64_t m = std::min(HashedRelation::kLookupChunk, n - begin);
     if (naaj_all) {
+      // NOT IN over an empty set: every probe row.
       for (int64_t i = 0; i < m; ++i) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
       continue;
     }
     rel.Lookup(keys, begin, m, heads);
     switch (t) {
       case JoinType::kInner:
-      case JoinType::kLeftOuter:
       case JoinType::kRightOuter:
-      case JoinType::kFullOuter: {
-        const bool keep_probe = KeepsUnmatchedProbe(t);
-        if (!var_output_ && unique && !track && cap_ >= m) {
-          // Unique keys, no matched set: one output row per match (inner)
-          // or per probe row (left), written without branches.
-          if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-          int64_t n = n_;
-          for (int64_t i = 0; i < m; ++i) {
-            probe_rows_[n] = begin + i;
-            build_rows_[n] = heads[i];
-            n += keep_probe || heads[i] != nullptr;
-          }
-          n_ = n;
-          QUIVER_RETURN_NOT_OK(GatherPending());
-          if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-          break;
-        }
-        if (!var_output_) {
-          // Fixed-width output: the batch bound is a row count (cap_).
-          int64_t* pr = probe_rows_;
-          const uint8_t** br = build_rows_;
-          for (int64_t i = 0; i < m; ++i) {
-            const uint8_t* r = heads[i];
-            if (r == nullptr) {
-              if (!keep_probe) continue;
-              pr[n_] = begin + i;
-              br[n_] = nullptr;
-              if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-              continue;
-            }
-            do {
-              if (track) bit_util::SetBit(matched, RowLayout::Ordinal(r));
-              pr[n_] = begin + i;
-              br[n_] = r;
-              if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-              r = unique ? nullptr : RowLayout::Next(r);
-            } while (r != nullptr);
-          }
-          QUIVER_RETURN_NOT_OK(GatherPending());
-          break;
-        }
-        for (int64_t i = 0; i < m; ++i) {
-          const uint8_t* r = heads[i];
-          if (r == nullptr) {
-            if (keep_probe) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-            continue;
-          }
-          do {
-            if (track) bit_util::SetBit(matched, RowLayout::Ordinal(r));
-            QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, r, sink));
-            r = unique ? nullptr : RowLayout::Next(r);
-          } while (r != nullptr);
-        }
+        QUIVER_RETURN_NOT_OK(NextInnerJoin(batch, begin, m, heads, sink));
         break;
-      }
+      case JoinType::kLeftOuter:
+      case JoinType::kFullOuter:
+        QUIVER_RETURN_NOT_OK(NextLeftJoin(batch, begin, m, heads, sink));
+        break;
       case JoinType::kLeftSemi:
-      case JoinType::kLeftAnti: {
-        const bool want = t == JoinType::kLeftSemi;
-        for (int64_t i = 0; i < m; ++i) {
-          if ((heads[i] != nullptr) != want) continue;
-          if (var_output_) {
-            QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-          } else {
-            probe_rows_[n_] = begin + i;
-            build_rows_[n_] = nullptr;
-            if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-          }
-        }
+        QUIVER_RETURN_NOT_OK(NextSemiJoin(batch, begin, m, heads, sink));
         break;
-      }
-      case JoinType::kNullAwareAnti: {
-        CombineKeyValidity(keys, begin, m, valid);
-        for (int64_t i = 0; i < m; ++i) {
-          if (!heads[i] && valid[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-        }
+      case JoinType::kLeftAnti:
+        QUIVER_RETURN_NOT_OK(NextAntiJoin(batch, begin, m, heads, sink));
         break;
-      }
+      case JoinType::kNullAwareAnti:
+        QUIVER_RETURN_NOT_OK(NextNullAwareAntiJoin(batch, keys, begin, m, heads, sink));
+        break;
     }
   }
   return Flush(&batch, sink);
+}
+
+// ---- one routine per join family, over one looked-up chunk ----
+//
+// Rows [begin, begin + m) of `batch` were looked up; heads[i] is the first
+// build row of row begin + i's key (nullptr: no match). Outputs go through
+// the shared paths: AppendUniqueChunk (unique keys, fixed-width output),
+// AppendPair (one pair; bounded by rows, or by bytes via Emit when some
+// output column is variable-width).
+
+inline Status HashJoinProbe::AppendPair(const RecordBatch& batch, int64_t probe_row, const uint8_t* build_row,
+                                        const BatchSink& sink) {
+  if (var_output_) return Emit(&batch, probe_row, build_row, sink);
+  // Fixed-width output: the batch bound is a row count (cap_).
+  probe_rows_[n_] = probe_row;
+  build_rows_[n_] = build_row;
+  if (++n_ == cap_) return Flush(&batch, sink);
+  return Status::OK();
+}
+
+Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m,
+                                        const uint8_t* const* heads, bool keep_probe, const BatchSink& sink) {
+  // Unique keys, no matched set: one output row per match (inner) or per
+  // probe row (left), written without branches.
+  if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+  int64_t n = n_;
+  for (int64_t i = 0; i < m; ++i) {
+    probe_rows_[n] = begin + i;
+    build_rows_[n] = heads[i];
+    n += keep_probe || heads[i] != nullptr;
+  }
+  n_ = n;
+  QUIVER_RETURN_NOT_OK(GatherPending());
+  if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+  return Status::OK();
+}
+
+Status HashJoinProbe::AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                    bool keep_probe, const BatchSink& sink) {
+  const bool unique = relation_->keys_unique();
+  uint8_t* matched = matched_ ? matched_->mutable_data() : nullptr;
+  if (!var_output_ && unique && !matched && cap_ >= m) {
+    return AppendUniqueChunk(batch, begin, m, heads, keep_probe, sink);
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    const uint8_t* r = heads[i];
+    if (r == nullptr) {
+      if (keep_probe) QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, nullptr, sink));
+      continue;
+    }
+    do {
+      if (matched) bit_util::SetBit(matched, RowLayout::Ordinal(r));
+      QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, r, sink));
+      r = unique ? nullptr : RowLayout::Next(r);
+    } while (r != nullptr);
+  }
+  // Fixed-width build fields of this chunk's matches, while in cache.
+  if (!var_output_) QUIVER_RETURN_NOT_OK(GatherPending());
+  return Status::OK();
+}
+
+Status HashJoinProbe::NextInnerJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                    const BatchSink& sink) {
+  return AppendMatches(batch, begin, m, heads, /*keep_probe=*/false, sink);
+}
+
+Status HashJoinProbe::NextLeftJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                   const BatchSink& sink) {
+  return AppendMatches(batch, begin, m, heads, /*keep_probe=*/true, sink);
+}
+
+Status HashJoinProbe::NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                   const BatchSink& sink) {
+  for (int64_t i = 0; i < m; ++i) {
+    if (heads[i] != nullptr) QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, nullptr, sink));
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                   const BatchSink& sink) {
+  for (int64_t i = 0; i < m; ++i) {
+    if (heads[i] == nullptr) QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, nullptr, sink));
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::NextNullAwareAntiJoin(const RecordBatch& batch, const std::vector<const ArrayData*>& keys,
+                                            int64_t begin, int64_t m, const uint8_t* const* heads,
+                                            const BatchSink& sink) {
+  // A null probe key is unknown against a non-empty build side: not output.
+  uint8_t valid[HashedRelation::kLookupChunk];
+  CombineKeyValidity(keys, begin, m, valid);
+  for (int64_t i = 0; i < m; ++i) {
+    if (!heads[i] && valid[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+  }
+  return Status::OK();
 }
 
 Status HashJoinProbe::MergeMatched(const HashJoinProbe& other) {

@@ -181,6 +181,32 @@ class HashJoinProbe {
 
  private:
   struct Pending;
+  // One routine per join family over one looked-up chunk (rows [begin,
+  // begin + m) of `batch`; heads[i] = first build row of row begin + i's
+  // key, nullptr when none), as DuckDB's ScanStructure::NextInnerJoin /
+  // NextLeftJoin / NextSemiJoin / NextAntiJoin. Inner also serves right
+  // outer, left also full outer (unmatched build rows come from Finish).
+  Status NextInnerJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                       const BatchSink& sink);
+  Status NextLeftJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                      const BatchSink& sink);
+  Status NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                      const BatchSink& sink);
+  Status NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                      const BatchSink& sink);
+  Status NextNullAwareAntiJoin(const RecordBatch& batch, const std::vector<const ArrayData*>& keys, int64_t begin,
+                               int64_t m, const uint8_t* const* heads, const BatchSink& sink);
+  // Shared output paths. AppendMatches: every (probe row, build row) pair
+  // of the chunk (and, with keep_probe, unmatched probe rows with no build
+  // row), marking matched build rows when tracked. AppendUniqueChunk: its
+  // branch-free form for unique keys, fixed-width output and no matched
+  // set. AppendPair: one pending pair, flushed at cap_ rows (fixed-width
+  // output) or through Emit's byte bound (variable-width output).
+  Status AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                       bool keep_probe, const BatchSink& sink);
+  Status AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                           bool keep_probe, const BatchSink& sink);
+  Status AppendPair(const RecordBatch& batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
   Status Flush(const RecordBatch* probe_batch, const BatchSink& sink);
   Status Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
 
