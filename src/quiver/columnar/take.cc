@@ -3,15 +3,14 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/var_width_output.h"
 
 namespace quiver {
 namespace {
 
-// The physical layouts Take distinguishes.
-enum class GatherKind : uint8_t { kNull, kBool, kFixed, kVar32, kVar64, kUnsupported };
+}  // namespace
 
 GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes) {
   *width_bytes = 0;
@@ -34,6 +33,8 @@ GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes) {
   return GatherKind::kFixed;
 }
 
+namespace {
+
 Status NotGatherable(const DataType& type, const std::string& what) {
   return Status::NotImplemented(what + " has type " + type.ToString() +
                                 ", which Take cannot gather (supported: null, bool, fixed-width, binary, utf8, "
@@ -49,50 +50,30 @@ inline int64_t LoadOffset(const uint8_t* offsets, bool large, int64_t i) {
   return bit_util::LoadLE<int32_t>(offsets + i * 4);
 }
 
-// Writes offset `pos` as entry i (the caller has checked that it fits).
-inline void StoreOffset(uint8_t* offsets, bool large, int64_t i, int64_t pos) {
-  if (large) {
-    std::memcpy(offsets + i * 8, &pos, 8);
-  } else {
-    const int32_t p32 = static_cast<int32_t>(pos);
-    std::memcpy(offsets + i * 4, &p32, 4);
-  }
-}
-
 // A zeroed bitmap of `n` bits (at least one byte).
 Result<std::shared_ptr<Buffer>> AllocateBitmap(MemoryPool* pool, int64_t n) {
-  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(1, bit_util::BytesForBits(n))));
-  std::memset(buf->mutable_data(), 0, static_cast<size_t>(buf->size()));
-  return buf;
+  return Buffer::AllocateZeroed(pool, std::max<int64_t>(1, bit_util::BytesForBits(n)));
 }
 
-// The offsets (n + 1 entries) and data (max(1, total) bytes) of a
-// variable-width output of n values holding `total` value bytes.
-Status AllocateVarOutput(MemoryPool* pool, int64_t n, bool large, int64_t total, const std::string& what,
-                         std::shared_ptr<Buffer>* offsets, std::shared_ptr<Buffer>* data) {
-  if (!large && total > std::numeric_limits<int32_t>::max()) {
-    return Status::Invalid(what + ": " + std::to_string(total) + " bytes of output values overflow 32-bit offsets");
-  }
-  QUIVER_ASSIGN_OR_RETURN(*offsets, Buffer::Allocate(pool, (n + 1) * (large ? 8 : 4)));
-  QUIVER_ASSIGN_OR_RETURN(*data, Buffer::Allocate(pool, std::max<int64_t>(1, total)));
-  return Status::OK();
+std::shared_ptr<ArrayData> NewArray(const DataTypePtr& type, int64_t length) {
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = length;
+  return out;
 }
 
-std::shared_ptr<ArrayData> NewArray(const DataTypePtr& type, int64_t n) {
-  auto a = std::make_shared<ArrayData>();
-  a->type = type;
-  a->length = n;
-  return a;
-}
-
-inline void CopyWidth(uint8_t* dst, const uint8_t* src, int32_t w) {
-  switch (w) {
-    case 1: std::memcpy(dst, src, 1); break;
-    case 2: std::memcpy(dst, src, 2); break;
-    case 4: std::memcpy(dst, src, 4); break;
-    case 8: std::memcpy(dst, src, 8); break;
-    case 16: std::memcpy(dst, src, 16); break;
-    default: std::memcpy(dst, src, static_cast<size_t>(w)); break;
+// dst[j] = src[idx[j]] for values of W bytes (zero for a negative index);
+// W is a compile-time constant for the common widths, else `w`.
+template <int W>
+void TakeFixedWidth(uint8_t* dst, const uint8_t* src, const int64_t* idx, int64_t n, int32_t w) {
+  const size_t width = W > 0 ? static_cast<size_t>(W) : static_cast<size_t>(w);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t i = idx[j];
+    if (i >= 0) {
+      std::memcpy(dst + j * static_cast<int64_t>(width), src + i * static_cast<int64_t>(width), width);
+    } else {
+      std::memset(dst + j * static_cast<int64_t>(width), 0, width);
+    }
   }
 }
 
@@ -165,24 +146,13 @@ Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indi
       QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::Allocate(pool, std::max<int64_t>(1, n * w)));
       uint8_t* dst = vb->mutable_data();
       const uint8_t* src = src_values + base * w;
-      if (w == 8) {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t i = idx[j];
-          if (i >= 0) {
-            std::memcpy(dst + j * 8, src + i * 8, 8);
-          } else {
-            std::memset(dst + j * 8, 0, 8);
-          }
-        }
-      } else {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t i = idx[j];
-          if (i >= 0) {
-            CopyWidth(dst + j * w, src + i * w, w);
-          } else {
-            std::memset(dst + j * w, 0, static_cast<size_t>(w));
-          }
-        }
+      switch (w) {
+        case 1: TakeFixedWidth<1>(dst, src, idx, n, w); break;
+        case 2: TakeFixedWidth<2>(dst, src, idx, n, w); break;
+        case 4: TakeFixedWidth<4>(dst, src, idx, n, w); break;
+        case 8: TakeFixedWidth<8>(dst, src, idx, n, w); break;
+        case 16: TakeFixedWidth<16>(dst, src, idx, n, w); break;
+        default: TakeFixedWidth<0>(dst, src, idx, n, w); break;
       }
       out->buffers = {nulls ? bitmap : nullptr, vb};
       break;
@@ -190,28 +160,15 @@ Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indi
     case GatherKind::kVar32:
     case GatherKind::kVar64: {
       const bool large = kind == GatherKind::kVar64;
-      const uint8_t* data = BufferData(values, 2);
-      int64_t total = 0;
-      for (int64_t j = 0; j < n; ++j) {
+      const char* data = reinterpret_cast<const char*>(BufferData(values, 2));
+      auto value_at = [&](int64_t j) -> std::string_view {
         const int64_t i = idx[j];
-        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
-        total += LoadOffset(src_values, large, base + i + 1) - LoadOffset(src_values, large, base + i);
-      }
-      std::shared_ptr<Buffer> offsets, db;
-      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, n, large, total, what, &offsets, &db));
-      uint8_t* o = offsets->mutable_data();
-      uint8_t* d = db->mutable_data();
-      int64_t pos = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        StoreOffset(o, large, j, pos);
-        const int64_t i = idx[j];
-        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
+        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) return {};
         const int64_t s = LoadOffset(src_values, large, base + i);
-        const int64_t len = LoadOffset(src_values, large, base + i + 1) - s;
-        if (len > 0) std::memcpy(d + pos, data + s, static_cast<size_t>(len));
-        pos += len;
-      }
-      StoreOffset(o, large, n, pos);
+        return {data + s, static_cast<size_t>(LoadOffset(src_values, large, base + i + 1) - s)};
+      };
+      std::shared_ptr<Buffer> offsets, db;
+      QUIVER_RETURN_NOT_OK(BuildVarWidthBuffers(pool, n, large, what, value_at, &offsets, &db));
       out->buffers = {nulls ? bitmap : nullptr, offsets, db};
       break;
     }
@@ -250,7 +207,7 @@ Result<ArrayDataPtr> MakeArrayOfNull(const DataTypePtr& type, int64_t length, Me
     case GatherKind::kVar64: {
       const bool large = kind == GatherKind::kVar64;
       std::shared_ptr<Buffer> offsets, data;
-      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, length, large, 0, what, &offsets, &data));
+      QUIVER_RETURN_NOT_OK(AllocateVarWidthBuffers(pool, length, large, 0, what, &offsets, &data));
       std::memset(offsets->mutable_data(), 0, static_cast<size_t>(offsets->size()));
       out->buffers = {bitmap, offsets, data};
       break;

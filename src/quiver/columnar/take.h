@@ -29,6 +29,20 @@
 
 namespace quiver {
 
+/// The physical layouts Take distinguishes.
+enum class GatherKind : uint8_t {
+  kNull,         ///< the null type: no buffers
+  kBool,         ///< a bitmap of values
+  kFixed,        ///< fixed-width values of a whole number of bytes
+  kVar32,        ///< binary / utf8 (int32 offsets)
+  kVar64,        ///< large_binary / large_utf8 (int64 offsets)
+  kUnsupported,  ///< anything else (nested, dictionary, view, ...)
+};
+
+/// The gather layout of `type`; `*width_bytes` receives the value width for
+/// kFixed and 0 otherwise. Pure.
+GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes);
+
 /// True when Take and MakeArrayOfNull support `type` (see the file comment).
 bool IsGatherable(const DataType& type);
 

@@ -18,12 +18,10 @@ namespace {
 
 using testing::BitmapOf;
 using testing::BoolArray;
-using testing::BufferOf;
 using testing::BytesOf;
 using testing::Int32Array;
 using testing::ListArray;
 using testing::MakeArray;
-using testing::PrimitiveArray;
 using testing::StringArray;
 
 class TakeTest : public ::testing::Test {
