@@ -85,18 +85,22 @@ bool IsGatherable(const DataType& type) {
 }
 
 Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indices, MemoryPool* pool,
-                          const std::string& what) {
+                          const std::string& what, const TakeOptions& options) {
   int32_t w;
   const GatherKind kind = GatherKindOf(*values.type, &w);
   if (kind == GatherKind::kUnsupported) return NotGatherable(*values.type, what);
   const int64_t n = static_cast<int64_t>(indices.size());
   const int64_t* idx = indices.data();
-  // One pass: negative indices (nulls) and the largest index (bounds).
+  // One pass: negative indices (nulls) and, with boundscheck, the largest.
   int64_t missing = 0;
   int64_t largest = -1;
-  for (int64_t j = 0; j < n; ++j) {
-    missing += idx[j] < 0;
-    largest = std::max(largest, idx[j]);
+  if (options.boundscheck) {
+    for (int64_t j = 0; j < n; ++j) {
+      missing += idx[j] < 0;
+      largest = std::max(largest, idx[j]);
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) missing += idx[j] < 0;
   }
   if (largest >= values.length) {
     for (int64_t j = 0; j < n; ++j) {

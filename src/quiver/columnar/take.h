@@ -46,6 +46,15 @@ GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes);
 /// True when Take and MakeArrayOfNull support `type` (see the file comment).
 bool IsGatherable(const DataType& type);
 
+/// Options of Take (Arrow C++ compute::TakeOptions).
+struct TakeOptions {
+  /// Check every index against values.length (Invalid when one is past
+  /// the end). Callers whose indices are in range by construction (the
+  /// hash join's own probe row numbers) may turn it off to save a pass;
+  /// an index out of range is then undefined behaviour.
+  bool boundscheck = true;
+};
+
 /// The rows `indices` of `values` (logical rows: `values.offset` applied),
 /// in index order, as a new array of `values.type` with
 /// `indices.size()` rows. A negative index gives a null row; a valid index
@@ -55,14 +64,14 @@ bool IsGatherable(const DataType& type);
 /// Errors: NotImplemented "<what> has type <t>, which Take cannot gather
 /// (supported: ...)" for a type that is not gatherable; Invalid "<what>:
 /// index <i> at position <j> is outside the array of <n> rows" for an index
-/// >= values.length; Invalid "<what>: <b> bytes of output values overflow
+/// >= values.length (with options.boundscheck); Invalid "<what>: <b> bytes of output values overflow
 /// 32-bit offsets" when binary/utf8 output would pass INT32_MAX bytes;
 /// OutOfMemory from `pool`. Nothing is allocated when an index is out of
 /// range or the type is not supported.
 /// Preconditions: `values` is a valid array (ValidateArray) and `pool` is
 /// not null.
 Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indices, MemoryPool* pool,
-                          const std::string& what);
+                          const std::string& what, const TakeOptions& options = {});
 
 /// An array of `length` nulls of `type` (the missing side of an outer
 /// join's rows): what Take gives for `length` negative indices. Buffers

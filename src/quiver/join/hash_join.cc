@@ -280,7 +280,9 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
   for (int c : j.probe_output_columns()) {
     const std::string what = "probe column '" + ps.fields[c]->name + "'";
     if (probe_batch != nullptr) {
-      QUIVER_ASSIGN_OR_RETURN(auto a, Take(*probe_batch->columns[c], {probe_rows_, static_cast<size_t>(n)}, pool, what));
+      // probe_rows_ are row numbers of probe_batch (or -1): in range.
+      QUIVER_ASSIGN_OR_RETURN(auto a, Take(*probe_batch->columns[c], {probe_rows_, static_cast<size_t>(n)}, pool, what,
+                                           TakeOptions{.boundscheck = false}));
       batch->columns.push_back(std::move(a));
     } else {
       QUIVER_ASSIGN_OR_RETURN(auto a, MakeArrayOfNull(ps.fields[c]->type, n, pool, what));
@@ -424,18 +426,9 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
 // Rows [begin, begin + m) of `batch` were looked up; heads[i] is the first
 // build row of row begin + i's key (nullptr: no match). Outputs go through
 // the shared paths: AppendUniqueChunk (unique keys, fixed-width output),
-// AppendPair (one pair; bounded by rows, or by bytes via Emit when some
-// output column is variable-width).
-
-inline Status HashJoinProbe::AppendPair(const RecordBatch& batch, int64_t probe_row, const uint8_t* build_row,
-                                        const BatchSink& sink) {
-  if (var_output_) return Emit(&batch, probe_row, build_row, sink);
-  // Fixed-width output: the batch bound is a row count (cap_).
-  probe_rows_[n_] = probe_row;
-  build_rows_[n_] = build_row;
-  if (++n_ == cap_) return Flush(&batch, sink);
-  return Status::OK();
-}
+// AppendEachMatch, and per pair PushPair + Flush (fixed-width output: the
+// batch bound is a row count, cap_) or Emit (variable-width output: the
+// bound is in bytes). No Status is made per pair on the fixed-width path.
 
 Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m,
                                         const uint8_t* const* heads, bool keep_probe, const BatchSink& sink) {
@@ -461,20 +454,36 @@ Status HashJoinProbe::AppendMatches(const RecordBatch& batch, int64_t begin, int
   if (!var_output_ && unique && !matched && cap_ >= m) {
     return AppendUniqueChunk(batch, begin, m, heads, keep_probe, sink);
   }
+  if (var_output_) return AppendEachMatch<true>(batch, begin, m, heads, keep_probe, matched, unique, sink);
+  return AppendEachMatch<false>(batch, begin, m, heads, keep_probe, matched, unique, sink);
+}
+
+template <bool kVarOutput>
+Status HashJoinProbe::AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                      bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink) {
   for (int64_t i = 0; i < m; ++i) {
     const uint8_t* r = heads[i];
     if (r == nullptr) {
-      if (keep_probe) QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, nullptr, sink));
+      if (!keep_probe) continue;
+      if constexpr (kVarOutput) {
+        QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+      } else if (PushPair(begin + i, nullptr)) {
+        QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+      }
       continue;
     }
     do {
       if (matched) bit_util::SetBit(matched, RowLayout::Ordinal(r));
-      QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, r, sink));
+      if constexpr (kVarOutput) {
+        QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, r, sink));
+      } else if (PushPair(begin + i, r)) {
+        QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+      }
       r = unique ? nullptr : RowLayout::Next(r);
     } while (r != nullptr);
   }
   // Fixed-width build fields of this chunk's matches, while in cache.
-  if (!var_output_) QUIVER_RETURN_NOT_OK(GatherPending());
+  if constexpr (!kVarOutput) QUIVER_RETURN_NOT_OK(GatherPending());
   return Status::OK();
 }
 
@@ -491,7 +500,12 @@ Status HashJoinProbe::NextLeftJoin(const RecordBatch& batch, int64_t begin, int6
 Status HashJoinProbe::NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
                                    const BatchSink& sink) {
   for (int64_t i = 0; i < m; ++i) {
-    if (heads[i] != nullptr) QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, nullptr, sink));
+    if (heads[i] == nullptr) continue;
+    if (var_output_) {
+      QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+    } else if (PushPair(begin + i, nullptr)) {
+      QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+    }
   }
   return Status::OK();
 }
@@ -499,7 +513,12 @@ Status HashJoinProbe::NextSemiJoin(const RecordBatch& batch, int64_t begin, int6
 Status HashJoinProbe::NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
                                    const BatchSink& sink) {
   for (int64_t i = 0; i < m; ++i) {
-    if (heads[i] == nullptr) QUIVER_RETURN_NOT_OK(AppendPair(batch, begin + i, nullptr, sink));
+    if (heads[i] != nullptr) continue;
+    if (var_output_) {
+      QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+    } else if (PushPair(begin + i, nullptr)) {
+      QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+    }
   }
   return Status::OK();
 }

@@ -200,13 +200,22 @@ class HashJoinProbe {
   // of the chunk (and, with keep_probe, unmatched probe rows with no build
   // row), marking matched build rows when tracked. AppendUniqueChunk: its
   // branch-free form for unique keys, fixed-width output and no matched
-  // set. AppendPair: one pending pair, flushed at cap_ rows (fixed-width
-  // output) or through Emit's byte bound (variable-width output).
+  // set. AppendEachMatch: AppendMatches' loop with the output kind fixed
+  // at compile time. PushPair: queues one pair (fixed-width output) and
+  // says whether the pending pairs are full (cap_ rows; the caller then
+  // flushes); variable-width output goes through Emit's byte bound.
   Status AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
                        bool keep_probe, const BatchSink& sink);
+  template <bool kVarOutput>
+  Status AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                         bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink);
   Status AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
                            bool keep_probe, const BatchSink& sink);
-  Status AppendPair(const RecordBatch& batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
+  bool PushPair(int64_t probe_row, const uint8_t* build_row) {
+    probe_rows_[n_] = probe_row;
+    build_rows_[n_] = build_row;
+    return ++n_ == cap_;
+  }
   Status Flush(const RecordBatch* probe_batch, const BatchSink& sink);
   Status Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
 

@@ -269,7 +269,7 @@ class HashedRelation : public MemoryConsumer {
   /// error nothing changes. Errors: OutOfMemory "<what> of <n> slots
   /// overflows" when the size overflows, or from the memory manager.
   template <typename HashOfRow>
-  Status GrowSparseIndex(TaggedIndex* index, MemoryPage* page, int64_t* entries, std::string_view what,
+  [[gnu::noinline]] Status GrowSparseIndex(TaggedIndex* index, MemoryPage* page, int64_t* entries, std::string_view what,
                          HashOfRow hash_of_row) {
     const int64_t min_homes =
         static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor));

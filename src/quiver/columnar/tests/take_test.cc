@@ -186,6 +186,15 @@ TEST_F(TakeTest, IndexOutOfRangeIsInvalidAndNamesIt) {
   EXPECT_EQ(pool_->held_bytes(), held);
 }
 
+TEST_F(TakeTest, WithoutBoundsCheckInRangeIndicesGiveTheSameArray) {
+  auto values = StringArray<int32_t>(pool(), {"a", std::nullopt, "ccc"});
+  const std::vector<int64_t> indices = {2, -1, 0, 1};
+  auto checked = TakeOk(values, indices);
+  auto r = Take(*values, indices, pool(), "col", TakeOptions{.boundscheck = false});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectEqual(checked, *r);
+}
+
 TEST_F(TakeTest, UnsupportedTypesAreNotImplemented) {
   auto list_array = ListArray(pool(), Int32Array(pool(), {1, 2, 3}), {0, 1, 3});
   auto r = Take(*list_array, std::vector<int64_t>{0}, pool(), "column 'l'");
