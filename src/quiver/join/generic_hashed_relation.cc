@@ -110,19 +110,12 @@ RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats
                                                          const HashedRelationOptions& options) {
   RelationSizeEstimate e;
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
-  const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
-  if (!CheckedMul<int64_t>(stored, layout.fixed_bytes(), &e.row_bytes) ||
-      !CheckedAdd<int64_t>(e.row_bytes, stats.var_bytes, &e.row_bytes)) {
-    e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
-  }
   if (non_null > 0) {
     e.index_entries = SparseIndexSlots(PlannedDistinctKeys(non_null, stats.distinct_estimate, options),
                                        options.load_factor);
-    if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
-      e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
-    }
   }
-  if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
+  FillEstimateBytes(StoredRows(stats.input_rows, stats.null_key_rows, options), layout.fixed_bytes(), stats.var_bytes,
+                    &e);
   return e;
 }
 

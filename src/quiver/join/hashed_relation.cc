@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "quiver/base/checked_math.h"
 #include "quiver/join/generic_hashed_relation.h"
@@ -482,6 +483,18 @@ int64_t PlannedDistinctKeys(int64_t non_null_rows, int64_t distinct_estimate, co
                          ? static_cast<double>(options.distinct_keys_hint)
                          : std::ceil(static_cast<double>(distinct_estimate) * kDistinctEstimateSlack);
   return std::max<int64_t>(1, std::min<int64_t>(non_null_rows, static_cast<int64_t>(est)));
+}
+
+void FillEstimateBytes(int64_t stored_rows, int64_t row_fixed_bytes, int64_t var_bytes, RelationSizeEstimate* e) {
+  constexpr int64_t kSaturatedPart = std::numeric_limits<int64_t>::max() / 4;
+  if (!CheckedMul<int64_t>(e->index_entries, 8, &e->index_bytes)) e->index_bytes = kSaturatedPart;
+  if (!CheckedMul<int64_t>(stored_rows, row_fixed_bytes, &e->row_bytes) ||
+      !CheckedAdd<int64_t>(e->row_bytes, var_bytes, &e->row_bytes)) {
+    e->row_bytes = kSaturatedPart;
+  }
+  if (!CheckedAdd(e->row_bytes, e->index_bytes, &e->total_bytes)) {
+    e->total_bytes = std::numeric_limits<int64_t>::max() / 2;
+  }
 }
 
 int64_t SparseIndexSlots(int64_t distinct, double load_factor) {

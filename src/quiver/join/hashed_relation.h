@@ -113,6 +113,19 @@ int64_t PlannedDistinctKeys(int64_t non_null_rows, int64_t distinct_estimate, co
 /// home positions. Pure.
 int64_t SparseIndexSlots(int64_t distinct, double load_factor);
 
+/// The byte fields of a size estimate whose index_entries (8-byte slots or
+/// dense entries) is set: index_bytes = index_entries x 8; row_bytes =
+/// stored_rows x row_fixed_bytes + var_bytes; total_bytes their sum. A
+/// part that overflows saturates at INT64_MAX / 4, the total at
+/// INT64_MAX / 2 (so that a reservation of it fails cleanly). Pure.
+void FillEstimateBytes(int64_t stored_rows, int64_t row_fixed_bytes, int64_t var_bytes, RelationSizeEstimate* e);
+
+/// Rows a relation stores: the rows with a non-null key, plus those with a
+/// null key when options.keep_null_keys. Pure.
+inline int64_t StoredRows(int64_t input_rows, int64_t null_key_rows, const HashedRelationOptions& options) {
+  return input_rows - null_key_rows + (options.keep_null_keys ? null_key_rows : 0);
+}
+
 /// Counters of a built relation.
 struct RelationStats {
   int64_t input_rows = 0;      ///< build rows seen

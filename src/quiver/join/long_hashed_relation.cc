@@ -117,7 +117,6 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
                                                       const HashedRelationOptions& options) {
   RelationSizeEstimate e;
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
-  const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
   if (non_null > 0) {
     const int64_t distinct = PlannedDistinctKeys(non_null, stats.distinct_estimate, options);
     // Overflow-safe range: in uint64, keys INT64_MIN..INT64_MAX give 2^64-1.
@@ -131,19 +130,10 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
     } else {
       e.index_entries = SparseIndexSlots(distinct, options.load_factor);
     }
-    if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
-      e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
-    }
   }
   // Sparse rows carry their key.
   const int64_t row_fixed = layout.fixed_bytes() + (e.dense || non_null == 0 ? 0 : 8);
-  if (!CheckedMul<int64_t>(stored, row_fixed, &e.row_bytes) ||
-      !CheckedAdd<int64_t>(e.row_bytes, stats.var_bytes, &e.row_bytes)) {
-    e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
-  }
-  if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) {
-    e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
-  }
+  FillEstimateBytes(StoredRows(stats.input_rows, stats.null_key_rows, options), row_fixed, stats.var_bytes, &e);
   return e;
 }
 
