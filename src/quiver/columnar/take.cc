@@ -134,9 +134,6 @@ Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indi
   out->null_count = nulls;
   const uint8_t* src_values = BufferData(values, 1);
   switch (kind) {
-    case GatherKind::kNull:
-    case GatherKind::kUnsupported:
-      break;
     case GatherKind::kBool: {
       QUIVER_ASSIGN_OR_RETURN(auto vb, AllocateBitmap(pool, n));
       uint8_t* bits = vb->mutable_data();
@@ -176,6 +173,9 @@ Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indi
       out->buffers = {nulls ? bitmap : nullptr, offsets, db};
       break;
     }
+    case GatherKind::kNull:  // returned above
+    case GatherKind::kUnsupported:
+      break;
   }
   return ArrayDataPtr(out);
 }
@@ -193,29 +193,17 @@ Result<ArrayDataPtr> MakeArrayOfNull(const DataTypePtr& type, int64_t length, Me
   if (length > 0) {
     QUIVER_ASSIGN_OR_RETURN(bitmap, AllocateBitmap(pool, length));
   }
-  switch (kind) {
-    case GatherKind::kNull:
-    case GatherKind::kUnsupported:
-      break;
-    case GatherKind::kBool: {
-      QUIVER_ASSIGN_OR_RETURN(auto vb, AllocateBitmap(pool, length));
-      out->buffers = {bitmap, vb};
-      break;
-    }
-    case GatherKind::kFixed: {
-      QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::AllocateZeroed(pool, std::max<int64_t>(1, length * w)));
-      out->buffers = {bitmap, vb};
-      break;
-    }
-    case GatherKind::kVar32:
-    case GatherKind::kVar64: {
-      const bool large = kind == GatherKind::kVar64;
-      std::shared_ptr<Buffer> offsets, data;
-      QUIVER_RETURN_NOT_OK(AllocateVarWidthBuffers(pool, length, large, 0, what, &offsets, &data));
-      std::memset(offsets->mutable_data(), 0, static_cast<size_t>(offsets->size()));
-      out->buffers = {bitmap, offsets, data};
-      break;
-    }
+  if (kind == GatherKind::kVar32 || kind == GatherKind::kVar64) {
+    // Offsets all 0; one data byte.
+    std::shared_ptr<Buffer> offsets, data;
+    QUIVER_RETURN_NOT_OK(AllocateVarWidthBuffers(pool, length, kind == GatherKind::kVar64, 0, what, &offsets, &data));
+    std::memset(offsets->mutable_data(), 0, static_cast<size_t>(offsets->size()));
+    out->buffers = {bitmap, offsets, data};
+  } else {
+    // Zeroed values: a bitmap for bool, `w` bytes a value for fixed width.
+    const int64_t value_bytes = kind == GatherKind::kBool ? bit_util::BytesForBits(length) : length * w;
+    QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::AllocateZeroed(pool, std::max<int64_t>(1, value_bytes)));
+    out->buffers = {bitmap, vb};
   }
   return ArrayDataPtr(out);
 }
