@@ -14,6 +14,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/columnar/element_load.h"
 #include "quiver/columnar/validate.h"
 
@@ -445,27 +446,25 @@ Status RecordBatch::CheckShape() const {
   if (num_rows < 0) {
     return Status::Invalid("record batch num_rows " + std::to_string(num_rows) + " is negative");
   }
-  if (columns.size() != schema->fields.size()) {
+  const BatchShapeMismatch shape = FindBatchShapeMismatch(*schema, *this);
+  if (shape.ok()) return Status::OK();
+  if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
     return Status::Invalid("record batch has " + std::to_string(columns.size()) +
                            " columns, the schema " + std::to_string(schema->fields.size()) +
                            " fields");
   }
-  for (size_t i = 0; i < columns.size(); ++i) {
-    const FieldPtr& f = schema->fields[i];
-    const std::string where = "column " + std::to_string(i) + (f ? " '" + f->name + "'" : "");
-    if (!f || !f->type) return Status::Invalid(where + ": schema field has no type");
-    const ArrayDataPtr& c = columns[i];
-    if (!c || !c->type) return Status::Invalid(where + ": no array");
-    if (!c->type->Equals(*f->type)) {
-      return Status::Invalid(where + ": array type " + c->type->ToString() +
-                             " does not match the schema type " + f->type->ToString());
-    }
-    if (c->length != num_rows) {
-      return Status::Invalid(where + ": length " + std::to_string(c->length) +
-                             " does not match the batch's " + std::to_string(num_rows) + " rows");
-    }
+  const size_t i = static_cast<size_t>(shape.column);
+  const FieldPtr& f = schema->fields[i];
+  const ArrayDataPtr& c = columns[i];
+  const std::string where = "column " + std::to_string(i) + (f ? " '" + f->name + "'" : "");
+  if (!f || !f->type) return Status::Invalid(where + ": schema field has no type");
+  if (!c || !c->type) return Status::Invalid(where + ": no array");
+  if (shape.kind == BatchShapeMismatch::Kind::kType) {
+    return Status::Invalid(where + ": array type " + c->type->ToString() +
+                           " does not match the schema type " + f->type->ToString());
   }
-  return Status::OK();
+  return Status::Invalid(where + ": length " + std::to_string(c->length) +
+                         " does not match the batch's " + std::to_string(num_rows) + " rows");
 }
 
 Result<RecordBatchPtr> SliceBatch(const RecordBatchPtr& batch, int64_t offset, int64_t length) {

@@ -373,6 +373,20 @@ Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
   return Status::OK();
 }
 
+bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData& right,
+                      int64_t right_start, int64_t length, const CompareOptions& options) {
+  if (!left.type || !right.type || !TypesCompatible(*left.type, *right.type, options)) return false;
+  if (length < 0 || left_start < 0 || right_start < 0 || left_start > left.length - length ||
+      right_start > right.length - length) {
+    return false;
+  }
+  Comparer comparer(options);
+  for (int64_t k = 0; k < length; ++k) {
+    if (!comparer.Equal(left, left_start + k, right, right_start + k)) return false;
+  }
+  return true;
+}
+
 Status CompareSchemas(const Schema& expected, const Schema& actual, const CompareOptions& options) {
   if (expected.fields.size() != actual.fields.size()) {
     return Status::Invalid("schema field count mismatch: expected " +

@@ -51,6 +51,17 @@ struct CompareOptions {
 Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
                      const CompareOptions& options, const std::string& path);
 
+/// True when rows [left_start, left_start + length) of `left` equal rows
+/// [right_start, right_start + length) of `right` logically (see the file
+/// comment; float tolerance from `options`), as Arrow C++
+/// Array::RangeEquals. False, without reading values, when the types are
+/// not comparable (as CompareArrays), `length` is negative or a range
+/// falls outside its array. Use it where only the answer matters (e.g. the
+/// IPC writer's dictionary-delta check); CompareArrays names the
+/// difference.
+bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData& right,
+                      int64_t right_start, int64_t length, const CompareOptions& options);
+
 /// Compares two record batches: the schemas (field count, then per field the
 /// name, nullability and type; custom metadata of schema and fields when
 /// options.check_metadata), the row counts, then each column with

@@ -8,6 +8,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/columnar/compare.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/batch_unloader.h"
@@ -208,16 +209,15 @@ class WriterImpl : public RecordBatchWriter {
 
   Status WriteBatch(const RecordBatch& batch) override {
     if (closed_) return Status::Invalid("WriteBatch after Close");
-    if (batch.columns.size() != schema_->fields.size()) {
+    const BatchShapeMismatch shape = FindBatchShapeMismatch(*schema_, batch, {.types = true, .lengths = false});
+    if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
       return Status::Invalid("batch has " + std::to_string(batch.columns.size()) + " columns, the schema " +
                              std::to_string(schema_->fields.size()));
     }
-    for (size_t i = 0; i < batch.columns.size(); ++i) {
-      if (!batch.columns[i]->type->Equals(*schema_->fields[i]->type)) {
-        return Status::Invalid("column " + std::to_string(i) + " ('" + schema_->fields[i]->name + "') has type " +
-                               batch.columns[i]->type->ToString() + ", the schema " +
-                               schema_->fields[i]->type->ToString());
-      }
+    if (!shape.ok()) {
+      const size_t i = static_cast<size_t>(shape.column);
+      return Status::Invalid("column " + std::to_string(i) + " ('" + schema_->fields[i]->name + "') has type " +
+                             TypeTextOf(batch.columns[i]) + ", the schema " + TypeTextOf(schema_->fields[i]));
     }
     QUIVER_RETURN_NOT_OK(WriteDictionaries(batch));
     QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage(batch.columns, batch.num_rows, false, 0, false));
@@ -288,8 +288,7 @@ class WriterImpl : public RecordBatchWriter {
         if (old == d.dictionary) continue;
         bool extends = false;
         if (d.dictionary->length >= old->length) {
-          QUIVER_ASSIGN_OR_RETURN(auto prefix, SliceArray(d.dictionary, 0, old->length));
-          extends = CompareArrays(*old, *prefix, exact, "dictionary").ok();
+          extends = ArrayRangeEquals(*old, 0, *d.dictionary, 0, old->length, exact);
         }
         if (extends && d.dictionary->length == old->length) {
           it->second = d.dictionary;

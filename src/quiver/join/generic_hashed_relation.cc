@@ -8,6 +8,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/join/key_hash.h"
 #include "quiver/join/relation_serde.h"
 
@@ -16,8 +17,6 @@ namespace {
 
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
 constexpr int64_t kPrefetchAhead = 16;
-constexpr double kMaxLoad = 0.8;
-constexpr double kEstimateSlack = 1.05;
 
 // Encoded keys of one chunk: bytes back to back, with offsets and hashes.
 struct EncodedChunk {
@@ -75,15 +74,14 @@ Result<GenericBuildStats> GenericHashedRelation::ComputeStats(const Schema& sche
   int64_t index = 0;
   for (const auto& bp : batches) {
     const RecordBatch& b = *bp;
-    if (b.columns.size() != schema.fields.size()) {
+    const BatchShapeMismatch shape = FindBatchShapeMismatch(schema, b, {.columns = &options.key_columns});
+    if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
       return Status::Invalid("build batch " + std::to_string(index) + " has " + std::to_string(b.columns.size()) +
                              " columns, the schema " + std::to_string(schema.fields.size()));
     }
-    for (int k : options.key_columns) {
-      if (!b.columns[k]->type->Equals(*schema.fields[k]->type) || b.columns[k]->length != b.num_rows) {
-        return Status::Invalid("build batch " + std::to_string(index) + ": key column '" + schema.fields[k]->name +
-                               "' does not match the schema");
-      }
+    if (!shape.ok()) {
+      return Status::Invalid("build batch " + std::to_string(index) + ": key column '" +
+                             schema.fields[shape.column]->name + "' does not match the schema");
     }
     ++index;
     QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(var_layout, b));
@@ -112,24 +110,12 @@ RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats
                                                          const HashedRelationOptions& options) {
   RelationSizeEstimate e;
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
-  const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
-  if (!CheckedMul<int64_t>(stored, layout.fixed_bytes(), &e.row_bytes) ||
-      !CheckedAdd<int64_t>(e.row_bytes, stats.var_bytes, &e.row_bytes)) {
-    e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
-  }
   if (non_null > 0) {
-    const double est = options.distinct_keys_hint > 0
-                           ? static_cast<double>(options.distinct_keys_hint)
-                           : std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
-    const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
-    int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
-    homes = std::max<int64_t>({homes, 16, distinct + 1});
-    e.index_entries = TaggedIndex::SlotsFor(homes);
-    if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
-      e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
-    }
+    e.index_entries = SparseIndexSlots(PlannedDistinctKeys(non_null, stats.distinct_estimate, options),
+                                       options.load_factor);
   }
-  if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
+  FillEstimateBytes(StoredRows(stats.input_rows, stats.null_key_rows, options), layout.fixed_bytes(), stats.var_bytes,
+                    &e);
   return e;
 }
 
@@ -167,31 +153,6 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
   return rel;
 }
 
-Status GenericHashedRelation::GrowSparse(int64_t min_homes) {
-  const int64_t homes = std::max<int64_t>(min_homes, index_.capacity() + index_.capacity() / 2);
-  const int64_t slots = TaggedIndex::SlotsFor(homes);
-  int64_t bytes;
-  if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
-    return Status::OutOfMemory("generic index of " + std::to_string(slots) + " slots overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocateZeroedPage(bytes));
-  TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
-  const int32_t key_slot = layout_.key_slot_offset();
-  for (int64_t i = 0; i < index_.length(); ++i) {
-    const uint64_t s = index_.slots()[i];
-    if (s == 0) continue;
-    const std::string_view key = RowLayout::VarAt(TaggedIndex::RowOf(s), key_slot);
-    uint64_t p = fresh.Home(HashBytes(reinterpret_cast<const uint8_t*>(key.data()), static_cast<int64_t>(key.size())));
-    while (fresh.slots()[p] != 0) p = fresh.Next(p);
-    fresh.slots()[p] = s;
-  }
-  index_page_ = std::move(page);
-  index_ = fresh;
-  entries_ = slots;
-  ++stats_.grow_count;
-  return Status::OK();
-}
-
 Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& source) {
   const auto cols = KeyArrays(batch, key_columns_);
   const int64_t fixed = layout_.fixed_bytes();
@@ -222,11 +183,14 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
         std::memcpy(row + key_slot + 4, &z, 4);
         var_start[j] = fixed;
       } else {
-        if (static_cast<double>(stats_.num_keys + 1) >
-            std::min(0.95, std::max(kMaxLoad, options_.load_factor + 0.1)) * static_cast<double>(index_.capacity())) {
+        if (SparseIndexNeedsGrowth(index_)) {
           // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
-          QUIVER_RETURN_NOT_OK(GrowSparse(
-              static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor))));
+          QUIVER_RETURN_NOT_OK(GrowSparseIndex(&index_, &index_page_, &entries_, "generic index",
+                                               [key_slot](const uint8_t* r) {
+                                                 const std::string_view k = RowLayout::VarAt(r, key_slot);
+                                                 return HashBytes(reinterpret_cast<const uint8_t*>(k.data()),
+                                                                  static_cast<int64_t>(k.size()));
+                                               }));
           for (int64_t r = j; r < m; ++r) pos[r] = chunk->valid[r] ? index_.Home(chunk->hashes[r]) : 0;
         }
         const uint64_t tag = TaggedIndex::TagOf(chunk->hashes[j]);

@@ -82,7 +82,6 @@ class GenericHashedRelation final : public HashedRelation {
 
  private:
   Status Insert(const RecordBatch& batch, const RowSource& source);
-  Status GrowSparse(int64_t min_slots);
 
   KeyEncoder encoder_;
   int64_t entries_ = 0;

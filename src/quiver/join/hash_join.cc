@@ -5,6 +5,9 @@
 #include <cstring>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/batch_shape.h"
+#include "quiver/columnar/dictionary.h"
+#include "quiver/columnar/take.h"
 #include "quiver/join/row_format.h"
 
 namespace quiver::join {
@@ -33,75 +36,7 @@ Status CheckIndices(const std::vector<int>& cols, const Schema& s, const char* w
   return Status::OK();
 }
 
-// An array of `n` nulls of `type` (for the missing side of outer rows).
-Result<ArrayDataPtr> AllNullArray(const DataTypePtr& type, int64_t n, MemoryPool* pool, const std::string& what) {
-  std::vector<int64_t> none(static_cast<size_t>(n), -1);
-  auto empty = std::make_shared<ArrayData>();
-  empty->type = type;
-  empty->length = 0;
-  FieldKind kind;
-  int32_t width;
-  QUIVER_RETURN_NOT_OK(FieldKindOf(*type, what, &kind, &width));
-  // TakeArray never reads the source for negative indices; give it a shape.
-  const int nb = NumLayoutBuffers(*type);
-  empty->buffers.resize(static_cast<size_t>(nb));
-  QUIVER_ASSIGN_OR_RETURN(auto zero, Buffer::AllocateZeroed(pool, 8));
-  for (int b = 1; b < nb; ++b) empty->buffers[b] = zero;
-  return TakeArray(*empty, none.data(), n, pool, what);
-}
-
-// The schema with dictionary fields replaced by their value type; sets
-// *any when there was one.
-Result<SchemaPtr> PlainSchema(const SchemaPtr& s, bool* any) {
-  *any = false;
-  auto out = std::make_shared<Schema>(*s);
-  for (auto& f : out->fields) {
-    if (f->type->id != TypeId::kDictionary) continue;
-    if (!f->type->value_type || f->type->value_type->id == TypeId::kDictionary) {
-      return Status::NotImplemented("column '" + f->name + "' is a dictionary of dictionaries");
-    }
-    f = field(f->name, f->type->value_type, f->nullable, f->metadata);
-    *any = true;
-  }
-  return SchemaPtr(out);
-}
-
 }  // namespace
-
-Result<RecordBatchPtr> HashJoin::DecodeDictionaries(const RecordBatchPtr& batch, MemoryPool* pool) {
-  bool any = false;
-  for (const auto& c : batch->columns) any |= c->type->id == TypeId::kDictionary;
-  if (!any) return batch;
-  bool schema_any = false;
-  QUIVER_ASSIGN_OR_RETURN(SchemaPtr plain, PlainSchema(batch->schema, &schema_any));
-  auto out = std::make_shared<RecordBatch>();
-  out->schema = plain;
-  out->num_rows = batch->num_rows;
-  for (size_t c = 0; c < batch->columns.size(); ++c) {
-    const ArrayData& a = *batch->columns[c];
-    if (a.type->id != TypeId::kDictionary) {
-      out->columns.push_back(batch->columns[c]);
-      continue;
-    }
-    const std::string what = "column '" + (c < batch->schema->fields.size() ? batch->schema->fields[c]->name : "?") + "'";
-    if (!a.dictionary) return Status::Invalid(what + " has no dictionary");
-    ArrayData indices = a;
-    indices.type = a.type->index_type;
-    std::vector<int64_t> idx(static_cast<size_t>(a.length));
-    if (a.length > 0) LoadKeysAsInt64(indices, 0, a.length, idx.data());
-    for (int64_t i = 0; i < a.length; ++i) {
-      if (!a.IsValid(i)) {
-        idx[i] = -1;
-      } else if (idx[i] < 0 || idx[i] >= a.dictionary->length) {
-        return Status::Invalid(what + ": index " + std::to_string(idx[i]) + " at row " + std::to_string(i) +
-                               " is outside its dictionary of " + std::to_string(a.dictionary->length));
-      }
-    }
-    QUIVER_ASSIGN_OR_RETURN(auto plain_col, TakeArray(*a.dictionary, idx.data(), a.length, pool, what));
-    out->columns.push_back(std::move(plain_col));
-  }
-  return RecordBatchPtr(out);
-}
 
 std::string_view JoinTypeName(JoinType type) {
   switch (type) {
@@ -152,8 +87,8 @@ Result<std::shared_ptr<const HashJoin>> HashJoin::Make(SchemaPtr build_schema, S
                            std::to_string(options.build_keys.size()));
   }
   bool decode_build = false, decode_probe = false;
-  QUIVER_ASSIGN_OR_RETURN(build_schema, PlainSchema(build_schema, &decode_build));
-  QUIVER_ASSIGN_OR_RETURN(probe_schema, PlainSchema(probe_schema, &decode_probe));
+  QUIVER_ASSIGN_OR_RETURN(build_schema, DecodedSchema(build_schema, &decode_build));
+  QUIVER_ASSIGN_OR_RETURN(probe_schema, DecodedSchema(probe_schema, &decode_probe));
   const Schema& bs = *build_schema;
   const Schema& ps = *probe_schema;
   QUIVER_RETURN_NOT_OK(CheckIndices(options.build_keys, bs, "build key"));
@@ -214,16 +149,16 @@ Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vecto
   const std::vector<RecordBatchPtr>& build_batches = decode_build_ ? decoded : input_batches;
   for (size_t i = 0; i < build_batches.size(); ++i) {
     const RecordBatch& b = *build_batches[i];
-    if (b.columns.size() != build_schema_->fields.size()) {
+    const BatchShapeMismatch shape = FindBatchShapeMismatch(*build_schema_, b, {.types = true, .lengths = false});
+    if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
       return Status::Invalid("build batch " + std::to_string(i) + " has " + std::to_string(b.columns.size()) +
                              " columns, the build schema " + std::to_string(build_schema_->fields.size()));
     }
-    for (size_t c = 0; c < b.columns.size(); ++c) {
-      if (!b.columns[c]->type->Equals(*build_schema_->fields[c]->type)) {
-        return Status::Invalid("build batch " + std::to_string(i) + " column '" + build_schema_->fields[c]->name +
-                               "' has type " + b.columns[c]->type->ToString() + ", the schema " +
-                               build_schema_->fields[c]->type->ToString());
-      }
+    if (!shape.ok()) {
+      const size_t c = static_cast<size_t>(shape.column);
+      return Status::Invalid("build batch " + std::to_string(i) + " column '" + build_schema_->fields[c]->name +
+                             "' has type " + TypeTextOf(b.columns[c]) + ", the schema " +
+                             TypeTextOf(build_schema_->fields[c]));
     }
   }
   return BuildHashedRelation(*build_schema_, build_batches, relation_options_, key_specs_, tmm);
@@ -345,10 +280,12 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
   for (int c : j.probe_output_columns()) {
     const std::string what = "probe column '" + ps.fields[c]->name + "'";
     if (probe_batch != nullptr) {
-      QUIVER_ASSIGN_OR_RETURN(auto a, TakeArray(*probe_batch->columns[c], probe_rows_, n, pool, what));
+      // probe_rows_ are row numbers of probe_batch (or -1): in range.
+      QUIVER_ASSIGN_OR_RETURN(auto a, Take(*probe_batch->columns[c], {probe_rows_, static_cast<size_t>(n)}, pool, what,
+                                           TakeOptions{.boundscheck = false}));
       batch->columns.push_back(std::move(a));
     } else {
-      QUIVER_ASSIGN_OR_RETURN(auto a, AllNullArray(ps.fields[c]->type, n, pool, what));
+      QUIVER_ASSIGN_OR_RETURN(auto a, MakeArrayOfNull(ps.fields[c]->type, n, pool, what));
       batch->columns.push_back(std::move(a));
     }
   }
@@ -427,21 +364,22 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
   for (const auto& c : input.columns) {
     if (c->type->id == TypeId::kDictionary) {
       auto copy = std::make_shared<RecordBatch>(input);
-      QUIVER_ASSIGN_OR_RETURN(decoded, HashJoin::DecodeDictionaries(copy, j.options().output_pool));
+      QUIVER_ASSIGN_OR_RETURN(decoded, DecodeDictionaries(copy, j.options().output_pool));
       break;
     }
   }
   const RecordBatch& batch = decoded ? *decoded : input;
-  if (batch.columns.size() != ps.fields.size()) {
+  const BatchShapeMismatch shape = FindBatchShapeMismatch(ps, batch);
+  if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
     return Status::Invalid("probe batch has " + std::to_string(batch.columns.size()) + " columns, the probe schema " +
                            std::to_string(ps.fields.size()));
   }
-  for (size_t c = 0; c < batch.columns.size(); ++c) {
-    if (batch.columns[c]->length != batch.num_rows || !batch.columns[c]->type->Equals(*ps.fields[c]->type)) {
-      return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + batch.columns[c]->type->ToString() +
-                             ", " + std::to_string(batch.columns[c]->length) + " rows) does not match the probe schema (" +
-                             ps.fields[c]->type->ToString() + ", " + std::to_string(batch.num_rows) + " rows)");
-    }
+  if (!shape.ok()) {
+    const size_t c = static_cast<size_t>(shape.column);
+    const int64_t length = batch.columns[c] ? batch.columns[c]->length : 0;
+    return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + TypeTextOf(batch.columns[c]) + ", " +
+                           std::to_string(length) + " rows) does not match the probe schema (" +
+                           TypeTextOf(ps.fields[c]) + ", " + std::to_string(batch.num_rows) + " rows)");
   }
   if (finished_) return Status::Invalid("Probe after Finish");
   const JoinType t = j.options().type;
@@ -450,103 +388,151 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
   const bool naaj_all = t == JoinType::kNullAwareAnti && rel.empty_input();
   std::vector<const ArrayData*> keys;
   for (int k : j.options().probe_keys) keys.push_back(batch.columns[k].get());
-  const bool unique = rel.keys_unique();
-  const bool track = matched_ != nullptr;
-  uint8_t* matched = track ? matched_->mutable_data() : nullptr;
   const uint8_t* heads[HashedRelation::kLookupChunk];
-  uint8_t valid[HashedRelation::kLookupChunk];
   const int64_t n = batch.num_rows;
   for (int64_t begin = 0; begin < n; begin += HashedRelation::kLookupChunk) {
     const int64_t m = std::min(HashedRelation::kLookupChunk, n - begin);
     if (naaj_all) {
+      // NOT IN over an empty set: every probe row.
       for (int64_t i = 0; i < m; ++i) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
       continue;
     }
     rel.Lookup(keys, begin, m, heads);
     switch (t) {
       case JoinType::kInner:
-      case JoinType::kLeftOuter:
       case JoinType::kRightOuter:
-      case JoinType::kFullOuter: {
-        const bool keep_probe = KeepsUnmatchedProbe(t);
-        if (!var_output_ && unique && !track && cap_ >= m) {
-          // Unique keys, no matched set: one output row per match (inner)
-          // or per probe row (left), written without branches.
-          if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-          int64_t n = n_;
-          for (int64_t i = 0; i < m; ++i) {
-            probe_rows_[n] = begin + i;
-            build_rows_[n] = heads[i];
-            n += keep_probe || heads[i] != nullptr;
-          }
-          n_ = n;
-          QUIVER_RETURN_NOT_OK(GatherPending());
-          if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-          break;
-        }
-        if (!var_output_) {
-          // Fixed-width output: the batch bound is a row count (cap_).
-          int64_t* pr = probe_rows_;
-          const uint8_t** br = build_rows_;
-          for (int64_t i = 0; i < m; ++i) {
-            const uint8_t* r = heads[i];
-            if (r == nullptr) {
-              if (!keep_probe) continue;
-              pr[n_] = begin + i;
-              br[n_] = nullptr;
-              if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-              continue;
-            }
-            do {
-              if (track) bit_util::SetBit(matched, RowLayout::Ordinal(r));
-              pr[n_] = begin + i;
-              br[n_] = r;
-              if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-              r = unique ? nullptr : RowLayout::Next(r);
-            } while (r != nullptr);
-          }
-          QUIVER_RETURN_NOT_OK(GatherPending());
-          break;
-        }
-        for (int64_t i = 0; i < m; ++i) {
-          const uint8_t* r = heads[i];
-          if (r == nullptr) {
-            if (keep_probe) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-            continue;
-          }
-          do {
-            if (track) bit_util::SetBit(matched, RowLayout::Ordinal(r));
-            QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, r, sink));
-            r = unique ? nullptr : RowLayout::Next(r);
-          } while (r != nullptr);
-        }
+        QUIVER_RETURN_NOT_OK(NextInnerJoin(batch, begin, m, heads, sink));
         break;
-      }
+      case JoinType::kLeftOuter:
+      case JoinType::kFullOuter:
+        QUIVER_RETURN_NOT_OK(NextLeftJoin(batch, begin, m, heads, sink));
+        break;
       case JoinType::kLeftSemi:
-      case JoinType::kLeftAnti: {
-        const bool want = t == JoinType::kLeftSemi;
-        for (int64_t i = 0; i < m; ++i) {
-          if ((heads[i] != nullptr) != want) continue;
-          if (var_output_) {
-            QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-          } else {
-            probe_rows_[n_] = begin + i;
-            build_rows_[n_] = nullptr;
-            if (++n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-          }
-        }
+        QUIVER_RETURN_NOT_OK(NextSemiJoin(batch, begin, m, heads, sink));
         break;
-      }
-      case JoinType::kNullAwareAnti: {
-        CombineKeyValidity(keys, begin, m, valid);
-        for (int64_t i = 0; i < m; ++i) {
-          if (!heads[i] && valid[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-        }
+      case JoinType::kLeftAnti:
+        QUIVER_RETURN_NOT_OK(NextAntiJoin(batch, begin, m, heads, sink));
         break;
-      }
+      case JoinType::kNullAwareAnti:
+        QUIVER_RETURN_NOT_OK(NextNullAwareAntiJoin(batch, keys, begin, m, heads, sink));
+        break;
     }
   }
   return Flush(&batch, sink);
+}
+
+// ---- one routine per join family, over one looked-up chunk ----
+//
+// Rows [begin, begin + m) of `batch` were looked up; heads[i] is the first
+// build row of row begin + i's key (nullptr: no match). Outputs go through
+// the shared paths: AppendUniqueChunk (unique keys, fixed-width output),
+// AppendEachMatch, and per pair PushPair + Flush (fixed-width output: the
+// batch bound is a row count, cap_) or Emit (variable-width output: the
+// bound is in bytes). No Status is made per pair on the fixed-width path.
+
+Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m,
+                                        const uint8_t* const* heads, bool keep_probe, const BatchSink& sink) {
+  // Unique keys, no matched set: one output row per match (inner) or per
+  // probe row (left), written without branches.
+  if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+  int64_t n = n_;
+  for (int64_t i = 0; i < m; ++i) {
+    probe_rows_[n] = begin + i;
+    build_rows_[n] = heads[i];
+    n += keep_probe || heads[i] != nullptr;
+  }
+  n_ = n;
+  QUIVER_RETURN_NOT_OK(GatherPending());
+  if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+  return Status::OK();
+}
+
+Status HashJoinProbe::AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                    bool keep_probe, const BatchSink& sink) {
+  const bool unique = relation_->keys_unique();
+  uint8_t* matched = matched_ ? matched_->mutable_data() : nullptr;
+  if (!var_output_ && unique && !matched && cap_ >= m) {
+    return AppendUniqueChunk(batch, begin, m, heads, keep_probe, sink);
+  }
+  if (var_output_) return AppendEachMatch<true>(batch, begin, m, heads, keep_probe, matched, unique, sink);
+  return AppendEachMatch<false>(batch, begin, m, heads, keep_probe, matched, unique, sink);
+}
+
+template <bool kVarOutput>
+Status HashJoinProbe::AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                      bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink) {
+  for (int64_t i = 0; i < m; ++i) {
+    const uint8_t* r = heads[i];
+    if (r == nullptr) {
+      if (!keep_probe) continue;
+      if constexpr (kVarOutput) {
+        QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+      } else if (PushPair(begin + i, nullptr)) {
+        QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+      }
+      continue;
+    }
+    do {
+      if (matched) bit_util::SetBit(matched, RowLayout::Ordinal(r));
+      if constexpr (kVarOutput) {
+        QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, r, sink));
+      } else if (PushPair(begin + i, r)) {
+        QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+      }
+      r = unique ? nullptr : RowLayout::Next(r);
+    } while (r != nullptr);
+  }
+  // Fixed-width build fields of this chunk's matches, while in cache.
+  if constexpr (!kVarOutput) QUIVER_RETURN_NOT_OK(GatherPending());
+  return Status::OK();
+}
+
+Status HashJoinProbe::NextInnerJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                    const BatchSink& sink) {
+  return AppendMatches(batch, begin, m, heads, /*keep_probe=*/false, sink);
+}
+
+Status HashJoinProbe::NextLeftJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                   const BatchSink& sink) {
+  return AppendMatches(batch, begin, m, heads, /*keep_probe=*/true, sink);
+}
+
+Status HashJoinProbe::NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                   const BatchSink& sink) {
+  for (int64_t i = 0; i < m; ++i) {
+    if (heads[i] == nullptr) continue;
+    if (var_output_) {
+      QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+    } else if (PushPair(begin + i, nullptr)) {
+      QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+    }
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                   const BatchSink& sink) {
+  for (int64_t i = 0; i < m; ++i) {
+    if (heads[i] != nullptr) continue;
+    if (var_output_) {
+      QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+    } else if (PushPair(begin + i, nullptr)) {
+      QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+    }
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::NextNullAwareAntiJoin(const RecordBatch& batch, const std::vector<const ArrayData*>& keys,
+                                            int64_t begin, int64_t m, const uint8_t* const* heads,
+                                            const BatchSink& sink) {
+  // A null probe key is unknown against a non-empty build side: not output.
+  uint8_t valid[HashedRelation::kLookupChunk];
+  CombineKeyValidity(keys, begin, m, valid);
+  for (int64_t i = 0; i < m; ++i) {
+    if (!heads[i] && valid[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
+  }
+  return Status::OK();
 }
 
 Status HashJoinProbe::MergeMatched(const HashJoinProbe& other) {

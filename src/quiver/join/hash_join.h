@@ -32,7 +32,8 @@
 // Dictionary-encoded columns (as Arrow files from pandas or Spark carry
 // for strings) are decoded to their value type on the way in: they join as
 // keys and come out as plain columns (build_schema() / probe_schema() are
-// the decoded schemas). Decoded copies come from output_pool.
+// the decoded schemas; quiver/columnar/dictionary.h). Decoded copies come
+// from output_pool.
 //
 // Use:
 //   auto join = HashJoin::Make(build_schema, probe_schema, options);
@@ -114,10 +115,6 @@ class HashJoin : public std::enable_shared_from_this<HashJoin> {
                                                       HashJoinOptions options);
   HashJoin(PrivateTag, SchemaPtr build_schema, SchemaPtr probe_schema, HashJoinOptions options);
 
-  /// `batch` with its dictionary-encoded columns decoded (itself when it
-  /// has none). Invalid for an index outside its dictionary.
-  static Result<RecordBatchPtr> DecodeDictionaries(const RecordBatchPtr& batch, MemoryPool* pool);
-
   const SchemaPtr& build_schema() const { return build_schema_; }
   const SchemaPtr& probe_schema() const { return probe_schema_; }
   const SchemaPtr& output_schema() const { return output_schema_; }
@@ -184,6 +181,41 @@ class HashJoinProbe {
 
  private:
   struct Pending;
+  // One routine per join family over one looked-up chunk (rows [begin,
+  // begin + m) of `batch`; heads[i] = first build row of row begin + i's
+  // key, nullptr when none), as DuckDB's ScanStructure::NextInnerJoin /
+  // NextLeftJoin / NextSemiJoin / NextAntiJoin. Inner also serves right
+  // outer, left also full outer (unmatched build rows come from Finish).
+  Status NextInnerJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                       const BatchSink& sink);
+  Status NextLeftJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                      const BatchSink& sink);
+  Status NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                      const BatchSink& sink);
+  Status NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                      const BatchSink& sink);
+  Status NextNullAwareAntiJoin(const RecordBatch& batch, const std::vector<const ArrayData*>& keys, int64_t begin,
+                               int64_t m, const uint8_t* const* heads, const BatchSink& sink);
+  // Shared output paths. AppendMatches: every (probe row, build row) pair
+  // of the chunk (and, with keep_probe, unmatched probe rows with no build
+  // row), marking matched build rows when tracked. AppendUniqueChunk: its
+  // branch-free form for unique keys, fixed-width output and no matched
+  // set. AppendEachMatch: AppendMatches' loop with the output kind fixed
+  // at compile time. PushPair: queues one pair (fixed-width output) and
+  // says whether the pending pairs are full (cap_ rows; the caller then
+  // flushes); variable-width output goes through Emit's byte bound.
+  Status AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                       bool keep_probe, const BatchSink& sink);
+  template <bool kVarOutput>
+  Status AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                         bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink);
+  Status AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                           bool keep_probe, const BatchSink& sink);
+  bool PushPair(int64_t probe_row, const uint8_t* build_row) {
+    probe_rows_[n_] = probe_row;
+    build_rows_[n_] = build_row;
+    return ++n_ == cap_;
+  }
   Status Flush(const RecordBatch* probe_batch, const BatchSink& sink);
   Status Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
 

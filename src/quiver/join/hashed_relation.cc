@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "quiver/base/checked_math.h"
 #include "quiver/join/generic_hashed_relation.h"
@@ -477,4 +478,29 @@ Status ValidateRowRegion(const Header& h, const RowLayout& layout, const uint8_t
 }
 
 }  // namespace serde_internal
+int64_t PlannedDistinctKeys(int64_t non_null_rows, int64_t distinct_estimate, const HashedRelationOptions& options) {
+  const double est = options.distinct_keys_hint > 0
+                         ? static_cast<double>(options.distinct_keys_hint)
+                         : std::ceil(static_cast<double>(distinct_estimate) * kDistinctEstimateSlack);
+  return std::max<int64_t>(1, std::min<int64_t>(non_null_rows, static_cast<int64_t>(est)));
+}
+
+void FillEstimateBytes(int64_t stored_rows, int64_t row_fixed_bytes, int64_t var_bytes, RelationSizeEstimate* e) {
+  constexpr int64_t kSaturatedPart = std::numeric_limits<int64_t>::max() / 4;
+  if (!CheckedMul<int64_t>(e->index_entries, 8, &e->index_bytes)) e->index_bytes = kSaturatedPart;
+  if (!CheckedMul<int64_t>(stored_rows, row_fixed_bytes, &e->row_bytes) ||
+      !CheckedAdd<int64_t>(e->row_bytes, var_bytes, &e->row_bytes)) {
+    e->row_bytes = kSaturatedPart;
+  }
+  if (!CheckedAdd(e->row_bytes, e->index_bytes, &e->total_bytes)) {
+    e->total_bytes = std::numeric_limits<int64_t>::max() / 2;
+  }
+}
+
+int64_t SparseIndexSlots(int64_t distinct, double load_factor) {
+  int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / load_factor));
+  homes = std::max<int64_t>({homes, 16, distinct + 1});
+  return TaggedIndex::SlotsFor(homes);
+}
+
 }  // namespace quiver::join

@@ -16,6 +16,8 @@
 // fails at once with OutOfMemory naming the bytes needed and available.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,10 +26,12 @@
 #include <string_view>
 #include <vector>
 
+#include "quiver/base/checked_math.h"
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
 #include "quiver/join/key_types.h"
 #include "quiver/join/row_format.h"
+#include "quiver/join/tagged_index.h"
 #include "quiver/join/task_memory_manager.h"
 
 namespace quiver::join {
@@ -86,6 +90,41 @@ struct RelationSizeEstimate {
   int64_t row_bytes = 0;
   int64_t total_bytes = 0;
 };
+
+// ---- sparse index sizing, shared by both relations ----
+//
+// A sparse index (TaggedIndex, 8-byte slots) is sized before the build for
+// the planned number of distinct keys at options.load_factor, and grows
+// (HashedRelation::GrowSparseIndex) when the estimate was low.
+
+/// Allowance for the distinct-count sketch's error (+5%).
+inline constexpr double kDistinctEstimateSlack = 1.05;
+/// The sparse index grows when its real load passes
+/// min(0.95, max(kSparseMaxLoad, load_factor + 0.1)).
+inline constexpr double kSparseMaxLoad = 0.8;
+
+/// Distinct non-null keys a sparse index is sized for:
+/// options.distinct_keys_hint when > 0, else ceil(distinct_estimate *
+/// kDistinctEstimateSlack); clamped to [1, non_null_rows]. Pure.
+int64_t PlannedDistinctKeys(int64_t non_null_rows, int64_t distinct_estimate, const HashedRelationOptions& options);
+
+/// Slots (home positions + TaggedIndex::kWindow) of a sparse index for
+/// `distinct` keys: max(ceil(distinct / load_factor), 16, distinct + 1)
+/// home positions. Pure.
+int64_t SparseIndexSlots(int64_t distinct, double load_factor);
+
+/// The byte fields of a size estimate whose index_entries (8-byte slots or
+/// dense entries) is set: index_bytes = index_entries x 8; row_bytes =
+/// stored_rows x row_fixed_bytes + var_bytes; total_bytes their sum. A
+/// part that overflows saturates at INT64_MAX / 4, the total at
+/// INT64_MAX / 2 (so that a reservation of it fails cleanly). Pure.
+void FillEstimateBytes(int64_t stored_rows, int64_t row_fixed_bytes, int64_t var_bytes, RelationSizeEstimate* e);
+
+/// Rows a relation stores: the rows with a non-null key, plus those with a
+/// null key when options.keep_null_keys. Pure.
+inline int64_t StoredRows(int64_t input_rows, int64_t null_key_rows, const HashedRelationOptions& options) {
+  return input_rows - null_key_rows + (options.keep_null_keys ? null_key_rows : 0);
+}
 
 /// Counters of a built relation.
 struct RelationStats {
@@ -228,6 +267,45 @@ class HashedRelation : public MemoryConsumer {
       ++stats_.num_keys;
     }
     return true;
+  }
+  /// True when indexing one more key would take the sparse `index` past
+  /// its growth load (kSparseMaxLoad above; stats_.num_keys keys now).
+  bool SparseIndexNeedsGrowth(const TaggedIndex& index) const {
+    return static_cast<double>(stats_.num_keys + 1) >
+           std::min(0.95, std::max(kSparseMaxLoad, options_.load_factor + 0.1)) * static_cast<double>(index.capacity());
+  }
+  /// Grows the sparse index `*index` (living in `*page`, `*entries` slots)
+  /// to max(ceil((stats_.num_keys + 1) / load_factor), 1.5 x capacity) home
+  /// positions in a new zeroed page charged to this relation, re-homing
+  /// every entry by `hash_of_row(row)` (the hash Home() was given for the
+  /// row's key); then replaces the three and counts stats_.grow_count. On
+  /// error nothing changes. Errors: OutOfMemory "<what> of <n> slots
+  /// overflows" when the size overflows, or from the memory manager.
+  template <typename HashOfRow>
+  [[gnu::noinline]] Status GrowSparseIndex(TaggedIndex* index, MemoryPage* page, int64_t* entries, std::string_view what,
+                         HashOfRow hash_of_row) {
+    const int64_t min_homes =
+        static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor));
+    const int64_t homes = std::max<int64_t>(min_homes, index->capacity() + index->capacity() / 2);
+    const int64_t slots = TaggedIndex::SlotsFor(homes);
+    int64_t bytes;
+    if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
+      return Status::OutOfMemory(std::string(what) + " of " + std::to_string(slots) + " slots overflows");
+    }
+    QUIVER_ASSIGN_OR_RETURN(MemoryPage fresh_page, AllocateZeroedPage(bytes));
+    TaggedIndex fresh(reinterpret_cast<uint64_t*>(fresh_page.data()), homes);
+    for (int64_t i = 0; i < index->length(); ++i) {
+      const uint64_t s = index->slots()[i];
+      if (s == 0) continue;
+      uint64_t p = fresh.Home(hash_of_row(TaggedIndex::RowOf(s)));
+      while (fresh.slots()[p] != 0) p = fresh.Next(p);
+      fresh.slots()[p] = s;
+    }
+    *page = std::move(fresh_page);
+    *index = fresh;
+    *entries = slots;
+    ++stats_.grow_count;
+    return Status::OK();
   }
   /// Ends a build: the row store forgets `reservation`, which is released
   /// (returning what the build did not use), and stats_ records the row

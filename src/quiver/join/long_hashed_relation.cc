@@ -7,6 +7,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/batch_shape.h"
 #include "quiver/join/relation_serde.h"
 
 namespace quiver::join {
@@ -15,10 +16,6 @@ namespace {
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
 // How many keys ahead the index entry of a key is prefetched.
 constexpr int64_t kPrefetchAhead = 16;
-// The sparse index grows when the real load passes this (estimate too low).
-constexpr double kMaxLoad = 0.8;
-// Allowance for the distinct-count estimate's error.
-constexpr double kEstimateSlack = 1.05;
 
 // Key validity of rows [begin, begin + n) of one column as bytes; returns
 // false (and leaves `valid` untouched) when the column has no nulls.
@@ -31,17 +28,21 @@ bool KeyValidity(const ArrayData& keys, int64_t begin, int64_t n, uint8_t* valid
 }
 
 Status CheckBatch(const Schema& schema, const RecordBatch& batch, int64_t index) {
-  if (batch.columns.size() != schema.fields.size()) {
+  const BatchShapeMismatch shape = FindBatchShapeMismatch(schema, batch, {.types = false, .lengths = true});
+  if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
     return Status::Invalid("build batch " + std::to_string(index) + " has " +
                            std::to_string(batch.columns.size()) + " columns, the schema " +
                            std::to_string(schema.fields.size()));
   }
-  for (size_t c = 0; c < batch.columns.size(); ++c) {
-    if (batch.columns[c]->length != batch.num_rows) {
-      return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) +
-                             " has " + std::to_string(batch.columns[c]->length) + " rows, the batch " +
-                             std::to_string(batch.num_rows));
-    }
+  if (shape.kind == BatchShapeMismatch::Kind::kNoArray) {
+    return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(shape.column) +
+                           " has no array");
+  }
+  if (!shape.ok()) {
+    const size_t c = static_cast<size_t>(shape.column);
+    return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) +
+                           " has " + std::to_string(batch.columns[c]->length) + " rows, the batch " +
+                           std::to_string(batch.num_rows));
   }
   return Status::OK();
 }
@@ -116,12 +117,8 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
                                                       const HashedRelationOptions& options) {
   RelationSizeEstimate e;
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
-  const int64_t stored = non_null + (options.keep_null_keys ? stats.null_key_rows : 0);
   if (non_null > 0) {
-    const double est = options.distinct_keys_hint > 0
-                           ? static_cast<double>(options.distinct_keys_hint)
-                           : std::ceil(static_cast<double>(stats.distinct_estimate) * kEstimateSlack);
-    const int64_t distinct = std::max<int64_t>(1, std::min<int64_t>(non_null, static_cast<int64_t>(est)));
+    const int64_t distinct = PlannedDistinctKeys(non_null, stats.distinct_estimate, options);
     // Overflow-safe range: in uint64, keys INT64_MIN..INT64_MAX give 2^64-1.
     const uint64_t range_minus_one =
         static_cast<uint64_t>(stats.max_key) - static_cast<uint64_t>(stats.min_key);
@@ -131,23 +128,12 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
       e.dense = true;
       e.index_entries = static_cast<int64_t>(range_minus_one) + 1;
     } else {
-      int64_t homes = static_cast<int64_t>(std::ceil(static_cast<double>(distinct) / options.load_factor));
-      homes = std::max<int64_t>({homes, 16, distinct + 1});
-      e.index_entries = TaggedIndex::SlotsFor(homes);
-    }
-    if (!CheckedMul<int64_t>(e.index_entries, 8, &e.index_bytes)) {
-      e.index_bytes = std::numeric_limits<int64_t>::max() / 4;
+      e.index_entries = SparseIndexSlots(distinct, options.load_factor);
     }
   }
   // Sparse rows carry their key.
   const int64_t row_fixed = layout.fixed_bytes() + (e.dense || non_null == 0 ? 0 : 8);
-  if (!CheckedMul<int64_t>(stored, row_fixed, &e.row_bytes) ||
-      !CheckedAdd<int64_t>(e.row_bytes, stats.var_bytes, &e.row_bytes)) {
-    e.row_bytes = std::numeric_limits<int64_t>::max() / 4;
-  }
-  if (!CheckedAdd(e.row_bytes, e.index_bytes, &e.total_bytes)) {
-    e.total_bytes = std::numeric_limits<int64_t>::max() / 2;
-  }
+  FillEstimateBytes(StoredRows(stats.input_rows, stats.null_key_rows, options), row_fixed, stats.var_bytes, &e);
   return e;
 }
 
@@ -194,31 +180,6 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
   }
   rel->FinishBuild(&reservation, rel->entries_);
   return rel;
-}
-
-Status LongHashedRelation::GrowSparse(int64_t min_homes) {
-  const int64_t homes = std::max<int64_t>(min_homes, index_.capacity() + index_.capacity() / 2);
-  const int64_t slots = TaggedIndex::SlotsFor(homes);
-  int64_t bytes;
-  if (!CheckedMul<int64_t>(slots, 8, &bytes)) {
-    return Status::OutOfMemory("sparse index of " + std::to_string(slots) + " slots overflows");
-  }
-  QUIVER_ASSIGN_OR_RETURN(MemoryPage page, AllocateZeroedPage(bytes));
-  TaggedIndex fresh(reinterpret_cast<uint64_t*>(page.data()), homes);
-  const int32_t ko = layout_.int64_key_offset();
-  for (int64_t i = 0; i < index_.length(); ++i) {
-    const uint64_t s = index_.slots()[i];
-    if (s == 0) continue;
-    const int64_t key = RowLayout::LoadInt64(TaggedIndex::RowOf(s), ko);
-    uint64_t p = fresh.Home(HashInt64(key));
-    while (fresh.slots()[p] != 0) p = fresh.Next(p);
-    fresh.slots()[p] = s;
-  }
-  index_page_ = std::move(page);
-  index_ = fresh;
-  entries_ = slots;
-  ++stats_.grow_count;
-  return Status::OK();
 }
 
 Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, const RowSource& source,
@@ -284,11 +245,10 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         head = row;
       } else {
         const int64_t k = kbuf[j];
-        if (static_cast<double>(stats_.num_keys + 1) >
-            std::min(0.95, std::max(kMaxLoad, options_.load_factor + 0.1)) * static_cast<double>(index_.capacity())) {
+        if (SparseIndexNeedsGrowth(index_)) {
           // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
-          QUIVER_RETURN_NOT_OK(GrowSparse(static_cast<int64_t>(
-              std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor))));
+          QUIVER_RETURN_NOT_OK(GrowSparseIndex(&index_, &index_page_, &entries_, "sparse index",
+                                               [ko](const uint8_t* r) { return HashInt64(RowLayout::LoadInt64(r, ko)); }));
           for (int64_t r = j; r < m; ++r) pos[r] = index_.Home(HashInt64(kbuf[r]));
         }
         const uint64_t at = index_.FindSlot(pos[j], tags[j], [&](const uint8_t* r) {

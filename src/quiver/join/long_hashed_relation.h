@@ -131,7 +131,6 @@ class LongHashedRelation final : public HashedRelation {
  private:
   Status Insert(const RecordBatch& batch, int key_column, const RowSource& source,
                 MemoryReservation* reservation);
-  Status GrowSparse(int64_t min_slots);
 
   bool dense_ = false;
   int64_t min_key_ = 0;

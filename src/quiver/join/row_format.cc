@@ -6,6 +6,8 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
+#include "quiver/columnar/take.h"
+#include "quiver/columnar/var_width_output.h"
 
 namespace quiver::join {
 namespace {
@@ -43,33 +45,6 @@ inline int64_t LoadOffset(const uint8_t* offsets, bool large, int64_t i) {
   return v;
 }
 
-// Writes offset `pos` as entry i of an offsets buffer (int64 when
-// `large`, else int32; the caller has checked that pos fits).
-inline void StoreOffset(uint8_t* offsets, bool large, int64_t i, int64_t pos) {
-  if (large) {
-    std::memcpy(offsets + i * 8, &pos, 8);
-  } else {
-    const int32_t p32 = static_cast<int32_t>(pos);
-    std::memcpy(offsets + i * 4, &p32, 4);
-  }
-}
-
-// Allocates the buffers of a variable-width output column of n values
-// holding `total` value bytes: n + 1 offsets (8 bytes each when `large`,
-// else 4) and max(1, total) data bytes. Invalid "<what>: <total> bytes of
-// output values overflow 32-bit offsets" when !large and total does not
-// fit an int32; OutOfMemory from the pool.
-Status AllocateVarOutput(MemoryPool* pool, int64_t n, bool large, int64_t total, const std::string& what,
-                         std::shared_ptr<Buffer>* offsets, std::shared_ptr<Buffer>* data) {
-  if (!large && total > std::numeric_limits<int32_t>::max()) {
-    return Status::Invalid(what + ": " + std::to_string(total) + " bytes of output values overflow 32-bit offsets");
-  }
-  const int64_t ow = large ? 8 : 4;
-  QUIVER_ASSIGN_OR_RETURN(*offsets, Buffer::Allocate(pool, (n + 1) * ow));
-  QUIVER_ASSIGN_OR_RETURN(*data, Buffer::Allocate(pool, std::max<int64_t>(1, total)));
-  return Status::OK();
-}
-
 Result<std::shared_ptr<Buffer>> AllocateBitmap(MemoryPool* pool, int64_t n) {
   QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, std::max<int64_t>(1, bit_util::BytesForBits(n))));
   std::memset(buf->mutable_data(), 0, static_cast<size_t>(buf->size()));
@@ -86,26 +61,15 @@ std::shared_ptr<ArrayData> NewArray(const DataTypePtr& type, int64_t n) {
 }  // namespace
 
 Status FieldKindOf(const DataType& type, const std::string& what, FieldKind* kind, int32_t* width) {
-  switch (type.id) {
-    case TypeId::kNull: *kind = FieldKind::kNull; *width = 0; return Status::OK();
-    case TypeId::kBool: *kind = FieldKind::kBool; *width = 1; return Status::OK();
-    case TypeId::kBinary: case TypeId::kUtf8:
-      *kind = FieldKind::kVar32; *width = 8; return Status::OK();
-    case TypeId::kLargeBinary: case TypeId::kLargeUtf8:
-      *kind = FieldKind::kVar64; *width = 8; return Status::OK();
-    case TypeId::kDictionary:
-    case TypeId::kBinaryView: case TypeId::kUtf8View:
-      break;
-    default:
-      if (!IsNested(type.id)) {
-        const int bits = FixedBitWidth(type);
-        if (bits > 0 && bits % 8 == 0) {
-          *kind = FieldKind::kFixed;
-          *width = bits / 8;
-          return Status::OK();
-        }
-      }
-      break;
+  // Rows hold what columnar gathers can produce (Take's types).
+  int32_t value_width = 0;
+  switch (GatherKindOf(type, &value_width)) {
+    case GatherKind::kNull: *kind = FieldKind::kNull; *width = 0; return Status::OK();
+    case GatherKind::kBool: *kind = FieldKind::kBool; *width = 1; return Status::OK();
+    case GatherKind::kFixed: *kind = FieldKind::kFixed; *width = value_width; return Status::OK();
+    case GatherKind::kVar32: *kind = FieldKind::kVar32; *width = 8; return Status::OK();
+    case GatherKind::kVar64: *kind = FieldKind::kVar64; *width = 8; return Status::OK();
+    case GatherKind::kUnsupported: break;
   }
   return Status::NotImplemented(what + " has type " + type.ToString() +
                                 ", which the join cannot carry (supported: null, bool, "
@@ -402,126 +366,11 @@ Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8
     case FieldKind::kVar32:
     case FieldKind::kVar64: {
       const bool large = f.kind == FieldKind::kVar64;
-      int64_t total = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        if (rows[j]) total += static_cast<int64_t>(RowLayout::VarAt(rows[j], slot).size());
-      }
       std::shared_ptr<Buffer> offsets, data;
-      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, n, large, total, "column '" + f.name + "'", &offsets, &data));
-      uint8_t* o = offsets->mutable_data();
-      uint8_t* d = data->mutable_data();
-      int64_t pos = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        StoreOffset(o, large, j, pos);
-        if (rows[j]) {
-          const std::string_view v = RowLayout::VarAt(rows[j], slot);
-          if (!v.empty()) std::memcpy(d + pos, v.data(), v.size());
-          pos += static_cast<int64_t>(v.size());
-        }
-      }
-      StoreOffset(o, large, n, pos);
+      QUIVER_RETURN_NOT_OK(BuildVarWidthBuffers(
+          pool, n, large, "column '" + f.name + "'",
+          [&](int64_t j) { return rows[j] ? RowLayout::VarAt(rows[j], slot) : std::string_view(); }, &offsets, &data));
       out->buffers = {nulls ? bitmap : nullptr, offsets, data};
-      break;
-    }
-  }
-  return ArrayDataPtr(out);
-}
-
-Result<ArrayDataPtr> TakeArray(const ArrayData& array, const int64_t* indices, int64_t n,
-                               MemoryPool* pool, const std::string& what) {
-  FieldKind kind;
-  int32_t w;
-  QUIVER_RETURN_NOT_OK(FieldKindOf(*array.type, what, &kind, &w));
-  auto out = NewArray(array.type, n);
-  if (kind == FieldKind::kNull) {
-    out->null_count = n;
-    return ArrayDataPtr(out);
-  }
-  const uint8_t* validity =
-      array.null_count != 0 && !array.buffers.empty() && array.buffers[0] ? array.buffers[0]->data() : nullptr;
-  const int64_t base = array.offset;
-  int64_t missing = 0;
-  for (int64_t j = 0; j < n; ++j) missing += indices[j] < 0;
-  std::shared_ptr<Buffer> bitmap;
-  int64_t nulls = 0;
-  if (missing > 0 || validity) {
-    QUIVER_ASSIGN_OR_RETURN(bitmap, AllocateBitmap(pool, n));
-    uint8_t* bits = bitmap->mutable_data();
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t i = indices[j];
-      if (i >= 0 && (!validity || bit_util::GetBit(validity, base + i))) {
-        bit_util::SetBit(bits, j);
-      } else {
-        ++nulls;
-      }
-    }
-  }
-  out->null_count = nulls;
-  const uint8_t* values = array.buffers[1] ? array.buffers[1]->data() : nullptr;
-  switch (kind) {
-    case FieldKind::kNull:
-      break;
-    case FieldKind::kBool: {
-      QUIVER_ASSIGN_OR_RETURN(auto vb, AllocateBitmap(pool, n));
-      uint8_t* bits = vb->mutable_data();
-      for (int64_t j = 0; j < n; ++j) {
-        if (indices[j] >= 0 && bit_util::GetBit(values, base + indices[j])) bit_util::SetBit(bits, j);
-      }
-      out->buffers = {nulls ? bitmap : nullptr, vb};
-      break;
-    }
-    case FieldKind::kFixed: {
-      QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::Allocate(pool, std::max<int64_t>(1, n * w)));
-      uint8_t* dst = vb->mutable_data();
-      const uint8_t* src = values + base * w;
-      if (w == 8) {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t i = indices[j];
-          if (i >= 0) {
-            CopyFixed<8>(dst + j * 8, src + i * 8);
-          } else {
-            std::memset(dst + j * 8, 0, 8);
-          }
-        }
-      } else {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t i = indices[j];
-          if (i >= 0) {
-            CopyWidth(dst + j * w, src + i * w, w);
-          } else {
-            std::memset(dst + j * w, 0, static_cast<size_t>(w));
-          }
-        }
-      }
-      out->buffers = {nulls ? bitmap : nullptr, vb};
-      break;
-    }
-    case FieldKind::kVar32:
-    case FieldKind::kVar64: {
-      const bool large = kind == FieldKind::kVar64;
-      const uint8_t* data = array.buffers[2] ? array.buffers[2]->data() : nullptr;
-      int64_t total = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const int64_t i = indices[j];
-        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
-        total += LoadOffset(values, large, base + i + 1) - LoadOffset(values, large, base + i);
-      }
-      std::shared_ptr<Buffer> offsets, db;
-      QUIVER_RETURN_NOT_OK(AllocateVarOutput(pool, n, large, total, what, &offsets, &db));
-      uint8_t* o = offsets->mutable_data();
-      uint8_t* d = db->mutable_data();
-      int64_t pos = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        StoreOffset(o, large, j, pos);
-        const int64_t i = indices[j];
-        if (i < 0 || (validity && !bit_util::GetBit(validity, base + i))) continue;
-        const int64_t s = LoadOffset(values, large, base + i);
-        const int64_t len = LoadOffset(values, large, base + i + 1) - s;
-        if (len > 0) std::memcpy(d + pos, data + s, static_cast<size_t>(len));
-        pos += len;
-      }
-      StoreOffset(o, large, n, pos);
-      out->buffers = {nulls ? bitmap : nullptr, offsets, db};
       break;
     }
   }

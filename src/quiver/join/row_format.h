@@ -193,12 +193,6 @@ class RowSource {
 Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8_t* const* rows,
                                  int64_t n, MemoryPool* pool);
 
-/// Takes rows of `array` by index into a new array (indices[i] < 0 gives
-/// a null). Types as FieldKindOf accepts; `what` names the column in
-/// errors. Errors: NotImplemented for other types; OutOfMemory.
-Result<ArrayDataPtr> TakeArray(const ArrayData& array, const int64_t* indices, int64_t n,
-                               MemoryPool* pool, const std::string& what);
-
 /// Bytes one value of a field of this kind/width adds to an output array,
 /// not counting variable-width bytes (bitmap bits rounded up): for output
 /// batch size bounds.

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/dictionary.h"
 #include "quiver/join/hash_join.h"
 #include "quiver/join/row_format.h"
 #include "quiver/sql/expression.h"
@@ -97,7 +98,7 @@ class ScanOp : public RecordBatchStream {
       projected_schema->fields = std::move(fields);
       RecordBatchPtr b = Rewrap(projected_schema, in->num_rows, std::move(cols));
       if (dict) {
-        QUIVER_ASSIGN_OR_RETURN(b, join::HashJoin::DecodeDictionaries(b, ctx_->pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(b, DecodeDictionaries(b, ctx_->pool.get()));
       }
       b = Rewrap(schema_, b->num_rows, b->columns);
       if (filter_) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/take.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/join/key_types.h"
 #include "quiver/join/row_format.h"
@@ -289,8 +290,8 @@ Result<RecordBatchPtr> FilterBatch(const Expr& expr, const RecordBatchPtr& batch
   out->num_rows = static_cast<int64_t>(selection.size());
   out->columns.reserve(batch->columns.size());
   for (size_t c = 0; c < batch->columns.size(); ++c) {
-    QUIVER_ASSIGN_OR_RETURN(auto col, join::TakeArray(*batch->columns[c], selection.data(), out->num_rows, pool,
-                                                      "column '" + batch->schema->fields[c]->name + "'"));
+    QUIVER_ASSIGN_OR_RETURN(auto col,
+                            Take(*batch->columns[c], selection, pool, "column '" + batch->schema->fields[c]->name + "'"));
     out->columns.push_back(std::move(col));
   }
   return RecordBatchPtr(std::move(out));

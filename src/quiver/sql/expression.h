@@ -117,7 +117,7 @@ Status Evaluate(const Expr& expr, const RecordBatch& batch, std::vector<uint8_t>
 
 /// The rows of `batch` for which `expr` is true: the batch itself when all
 /// are, nullptr when none is, otherwise a new batch of those rows (columns
-/// gathered with join::TakeArray from `pool`, the same schema).
+/// gathered with Take (columnar/take.h) from `pool`, the same schema).
 /// Errors: OutOfMemory from `pool`; NotImplemented for a column type rows
 /// cannot be gathered for (checked when planning); Cancelled as Evaluate.
 Result<RecordBatchPtr> FilterBatch(const Expr& expr, const RecordBatchPtr& batch, MemoryPool* pool,

@@ -286,5 +286,55 @@ TEST_F(CompareTest, InternalFieldNamesCountOnlyWhenAsked) {
   EXPECT_EQ(st.message().find("internal"), std::string::npos) << st.message();
 }
 
+TEST_F(CompareTest, RangeEqualsPrefixAndOffsets) {
+  auto old_dict = StringArray(pool(), {"a", "b", std::nullopt});
+  auto grown = StringArray(pool(), {"a", "b", std::nullopt, "d"});
+  CompareOptions exact;
+  EXPECT_TRUE(ArrayRangeEquals(*old_dict, 0, *grown, 0, 3, exact));
+  EXPECT_FALSE(ArrayRangeEquals(*old_dict, 0, *grown, 1, 3, exact));
+  EXPECT_TRUE(ArrayRangeEquals(*old_dict, 1, *grown, 1, 0, exact));
+  // Offsets of both sides apply.
+  auto sliced = Slice(grown, 1, 3);  // [b, null, d]
+  EXPECT_TRUE(ArrayRangeEquals(*sliced, 0, *old_dict, 1, 2, exact));
+  EXPECT_FALSE(ArrayRangeEquals(*sliced, 0, *old_dict, 0, 2, exact));
+  // Nulls against values differ; values under nulls do not count.
+  auto bitmap = BitmapOf(pool(), {true, false}, nullptr);
+  auto e = MakeArray(int32(), 2, {bitmap, BufferOf<int32_t>(pool(), {1, 7})}, {}, 1);
+  auto a = MakeArray(int32(), 2, {bitmap, BufferOf<int32_t>(pool(), {1, 99})}, {}, 1);
+  EXPECT_TRUE(ArrayRangeEquals(*e, 0, *a, 0, 2, exact));
+  EXPECT_FALSE(ArrayRangeEquals(*e, 0, *Int32Array(pool(), {1, 7}), 0, 2, exact));
+}
+
+TEST_F(CompareTest, RangeEqualsFloatsAndTypes) {
+  CompareOptions exact;
+  exact.float_abs_tolerance = 0;
+  exact.float_rel_tolerance = 0;
+  auto x = Float64s({1.0, std::nan(""), 3.0});
+  auto y = Float64s({1.0, std::nan(""), 3.0 + 1e-9});
+  EXPECT_TRUE(ArrayRangeEquals(*x, 0, *y, 0, 2, exact));  // NaN equals NaN
+  EXPECT_FALSE(ArrayRangeEquals(*x, 0, *y, 0, 3, exact));
+  EXPECT_TRUE(ArrayRangeEquals(*x, 0, *y, 0, 3, CompareOptions{}));  // within tolerance
+  // Different types never compare equal, not even empty ranges.
+  EXPECT_FALSE(ArrayRangeEquals(*x, 0, *Int32Array(pool(), {1}), 0, 0, exact));
+}
+
+TEST_F(CompareTest, RangeEqualsOutOfBoundsIsFalse) {
+  auto a = Int32Array(pool(), {1, 2, 3});
+  CompareOptions o;
+  EXPECT_TRUE(ArrayRangeEquals(*a, 0, *a, 0, 3, o));
+  EXPECT_FALSE(ArrayRangeEquals(*a, 0, *a, 0, 4, o));
+  EXPECT_FALSE(ArrayRangeEquals(*a, 2, *a, 0, 2, o));
+  EXPECT_FALSE(ArrayRangeEquals(*a, 0, *a, 2, 2, o));
+  EXPECT_FALSE(ArrayRangeEquals(*a, -1, *a, 0, 1, o));
+  EXPECT_FALSE(ArrayRangeEquals(*a, 0, *a, 0, -1, o));
+  EXPECT_TRUE(ArrayRangeEquals(*a, 3, *a, 3, 0, o));
+}
+
+TEST_F(CompareTest, RangeEqualsDictionariesByValue) {
+  auto d1 = DictArray({0, 1}, StringArray(pool(), {"x", "y"}));
+  auto d2 = DictArray({1, 0}, StringArray(pool(), {"y", "x"}));
+  EXPECT_TRUE(ArrayRangeEquals(*d1, 0, *d2, 0, 2, CompareOptions{}));
+}
+
 }  // namespace
 }  // namespace quiver
