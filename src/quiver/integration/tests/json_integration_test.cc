@@ -1,8 +1,8 @@
-// Tests for quiver/ipc/json_integration.h: every arrow-testing gold JSON
+// Tests for quiver/integration/json_integration.h: every arrow-testing gold JSON
 // parses and round-trips (read -> write -> read -> CompareBatches), hand
 // written documents decode to the expected values, malformed input gives a
 // clean Invalid.
-#include "quiver/ipc/json_integration.h"
+#include "quiver/integration/json_integration.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "quiver/columnar/validate.h"
 #include "quiver/columnar/value_format.h"
 
-namespace quiver {
+namespace quiver::integration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -360,4 +360,4 @@ TEST_F(JsonIntegrationTest, BuffersComeFromThePool) {
 }
 
 }  // namespace
-}  // namespace quiver
+}  // namespace quiver::integration
