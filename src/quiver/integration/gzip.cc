@@ -51,8 +51,8 @@ Result<std::string> Gunzip(std::string_view compressed, const std::string& path,
       if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
         return Status::Invalid(path + ": truncated gzip data");
       }
-      return Status::Invalid(path + ": corrupt gzip data (" +
-                             std::string(zs.msg != nullptr ? zs.msg : "zlib error") + ")");
+      return Status::Invalid(path + ": corrupt gzip data (" + std::string(zs.msg != nullptr ? zs.msg : "zlib error") +
+                             ")");
     }
     pos = static_cast<size_t>(zs.next_in - base);
   }

@@ -86,7 +86,6 @@ Result<JsonIntegrationFile> ReadJsonIntegrationFile(const std::string& path, Mem
 /// NotImplemented (replacements cannot be represented in this format).
 /// Invalid UTF-8 in utf8 values is replaced by U+FFFD in the output.
 /// Errors: Invalid for batches that do not match the schema.
-Result<std::string> WriteJsonIntegration(const Schema& schema,
-                                         const std::vector<RecordBatchPtr>& batches);
+Result<std::string> WriteJsonIntegration(const Schema& schema, const std::vector<RecordBatchPtr>& batches);
 
 }  // namespace quiver::integration

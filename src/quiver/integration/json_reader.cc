@@ -69,8 +69,8 @@ class ColumnReader {
       const std::string cpath = path + ".columns[" + std::to_string(k) + "](" + f.name + ")";
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr col, ParseColumn((*jcols)[k], f, cpath, 0));
       if (col->length != count) {
-        return Err(cpath, "count " + std::to_string(col->length) + " differs from batch count " +
-                              std::to_string(count));
+        return Err(cpath,
+                   "count " + std::to_string(col->length) + " differs from batch count " + std::to_string(count));
       }
       QUIVER_RETURN_NOT_OK(ValidateArray(*col, ValidationLevel::kFull, cpath));
       batch->columns.push_back(std::move(col));
@@ -81,23 +81,20 @@ class ColumnReader {
 
  private:
  private:
-  Result<std::shared_ptr<Buffer>> Alloc(int64_t bytes) {
-    return Buffer::AllocateZeroed(pool_, bytes);
-  }
+  Result<std::shared_ptr<Buffer>> Alloc(int64_t bytes) { return Buffer::AllocateZeroed(pool_, bytes); }
 
   /// The JSON array `key` of `col` with exactly `n` entries.
   Result<const Json*> SizedArray(const Json& col, const char* key, int64_t n, const std::string& path) {
     const Json* v = Member(col, key);
     if (v == nullptr || !v->is_array()) return Err(path, std::string("missing \"") + key + "\" array");
     if (static_cast<int64_t>(v->size()) != n) {
-      return Err(path, std::string(key) + " has " + std::to_string(v->size()) +
-                           " entries, expected " + std::to_string(n));
+      return Err(path,
+                 std::string(key) + " has " + std::to_string(v->size()) + " entries, expected " + std::to_string(n));
     }
     return v;
   }
 
-  Status ParseChildren(const Json& col, const DataType& type, const std::string& path, int depth,
-                       ArrayData* out) {
+  Status ParseChildren(const Json& col, const DataType& type, const std::string& path, int depth, ArrayData* out) {
     const Json* jc = Member(col, "children");
     const size_t n = type.children.size();
     if (jc == nullptr || jc->is_null()) {
@@ -112,15 +109,13 @@ class ColumnReader {
       const Field& cf = *type.children[k];
       QUIVER_ASSIGN_OR_RETURN(
           ArrayDataPtr child,
-          ParseColumn((*jc)[k], cf, path + ".children[" + std::to_string(k) + "](" + cf.name + ")",
-                      depth + 1));
+          ParseColumn((*jc)[k], cf, path + ".children[" + std::to_string(k) + "](" + cf.name + ")", depth + 1));
       out->children.push_back(std::move(child));
     }
     return Status::OK();
   }
 
-  Result<ArrayDataPtr> ParseColumn(const Json& col, const Field& field, const std::string& path,
-                                   int depth) {
+  Result<ArrayDataPtr> ParseColumn(const Json& col, const Field& field, const std::string& path, int depth) {
     if (depth > kJsonIntegrationMaxDepth) return Err(path, "columns nested too deeply");
     if (!col.is_object()) return Err(path, "column is not a JSON object");
     if (!field.type) return Err(path, "field without a type");
@@ -141,8 +136,8 @@ class ColumnReader {
       const Json* jv = Member(col, "VALIDITY");
       if (jv != nullptr && !jv->is_null()) {
         if (!jv->is_array() || static_cast<int64_t>(jv->size()) != count) {
-          return Err(path, "VALIDITY has " + std::to_string(jv->is_array() ? jv->size() : 0) +
-                               " entries, count is " + std::to_string(count));
+          return Err(path, "VALIDITY has " + std::to_string(jv->is_array() ? jv->size() : 0) + " entries, count is " +
+                               std::to_string(count));
         }
         QUIVER_ASSIGN_OR_RETURN(validity, Alloc(bit_util::BytesForBits(count)));
         uint8_t* bits = validity->mutable_data();
@@ -176,9 +171,7 @@ class ColumnReader {
     auto is_valid = [&](int64_t k) { return valid_bits == nullptr || bit_util::GetBit(valid_bits, k); };
 
     switch (type.id) {
-      case TypeId::kNull:
-        out->null_count = count;
-        break;
+      case TypeId::kNull: out->null_count = count; break;
       case TypeId::kBool: {
         QUIVER_ASSIGN_OR_RETURN(const Json* jd, SizedArray(col, "DATA", count, path));
         QUIVER_ASSIGN_OR_RETURN(auto data, Alloc(bit_util::BytesForBits(count)));
@@ -198,16 +191,29 @@ class ColumnReader {
         out->buffers = {validity, data};
         break;
       }
-      case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-      case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      case TypeId::kDate32: case TypeId::kDate64: case TypeId::kTime32: case TypeId::kTime64:
-      case TypeId::kTimestamp: case TypeId::kDuration: case TypeId::kIntervalYearMonth: {
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64:
+      case TypeId::kUInt8:
+      case TypeId::kUInt16:
+      case TypeId::kUInt32:
+      case TypeId::kUInt64:
+      case TypeId::kDate32:
+      case TypeId::kDate64:
+      case TypeId::kTime32:
+      case TypeId::kTime64:
+      case TypeId::kTimestamp:
+      case TypeId::kDuration:
+      case TypeId::kIntervalYearMonth: {
         QUIVER_ASSIGN_OR_RETURN(const Json* jd, SizedArray(col, "DATA", count, path));
         QUIVER_ASSIGN_OR_RETURN(auto data, IntegerData(pool_, type.id, *jd, count, valid_bits, path, "DATA"));
         out->buffers = {validity, data};
         break;
       }
-      case TypeId::kFloat16: case TypeId::kFloat32: case TypeId::kFloat64: {
+      case TypeId::kFloat16:
+      case TypeId::kFloat32:
+      case TypeId::kFloat64: {
         QUIVER_ASSIGN_OR_RETURN(const Json* jd, SizedArray(col, "DATA", count, path));
         const int width = type.id == TypeId::kFloat16 ? 2 : type.id == TypeId::kFloat32 ? 4 : 8;
         QUIVER_ASSIGN_OR_RETURN(auto data, Alloc(count * width));
@@ -219,8 +225,7 @@ class ColumnReader {
             uint16_t bits;
             if (!ToInt(v, &bits)) {
               if (is_valid(k)) {
-                return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) +
-                                     " is not a float16 bit pattern");
+                return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a float16 bit pattern");
               }
               bits = 0;
             }
@@ -260,8 +265,7 @@ class ColumnReader {
           }
           if (!ok) {
             if (is_valid(k)) {
-              return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) +
-                                   " is not a decimal integer within " +
+              return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a decimal integer within " +
                                    std::to_string(type.bit_width) + " bits");
             }
             std::memset(p + k * width, 0, static_cast<size_t>(width));
@@ -278,13 +282,12 @@ class ColumnReader {
         uint8_t* p = data->mutable_data();
         for (int64_t k = 0; k < count; ++k) {
           const Json& v = (*jd)[static_cast<size_t>(k)];
-          const bool ok = v.is_string() &&
-                          static_cast<int64_t>(v.get_ref<const std::string&>().size()) == 2 * width &&
+          const bool ok = v.is_string() && static_cast<int64_t>(v.get_ref<const std::string&>().size()) == 2 * width &&
                           HexDecode(v.get_ref<const std::string&>(), p + k * width);
           if (!ok) {
             if (is_valid(k)) {
-              return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not " +
-                                   std::to_string(width) + " hex-encoded bytes");
+              return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not " + std::to_string(width) +
+                                   " hex-encoded bytes");
             }
             std::memset(p + k * width, 0, static_cast<size_t>(width));
           }
@@ -292,15 +295,17 @@ class ColumnReader {
         out->buffers = {validity, data};
         break;
       }
-      case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary: case TypeId::kLargeUtf8: {
+      case TypeId::kBinary:
+      case TypeId::kUtf8:
+      case TypeId::kLargeBinary:
+      case TypeId::kLargeUtf8: {
         const bool is_utf8 = type.id == TypeId::kUtf8 || type.id == TypeId::kLargeUtf8;
         const bool large = type.id == TypeId::kLargeBinary || type.id == TypeId::kLargeUtf8;
         QUIVER_ASSIGN_OR_RETURN(const Json* jd, SizedArray(col, "DATA", count, path));
         const Json* joff = Member(col, "OFFSET");
         if (joff == nullptr || !joff->is_array() ||
             !(static_cast<int64_t>(joff->size()) == count + 1 || (count == 0 && joff->empty()))) {
-          return Err(path, "OFFSET must be an array of count + 1 = " + std::to_string(count + 1) +
-                               " entries");
+          return Err(path, "OFFSET must be an array of count + 1 = " + std::to_string(count + 1) + " entries");
         }
         // Pass 1: lengths (null slots hold no bytes, as in Arrow C++).
         int64_t total = 0;
@@ -316,12 +321,11 @@ class ColumnReader {
           }
           const int64_t len = static_cast<int64_t>(is_utf8 ? s.size() : s.size() / 2);
           int64_t o0, o1, span;
-          if (!ToInt64((*joff)[static_cast<size_t>(k)], &o0) ||
-              !ToInt64((*joff)[static_cast<size_t>(k + 1)], &o1) || !CheckedSub(o1, o0, &span) ||
-              span != len) {  // o1 - o0, checked: both come from input (issue 10 item 5)
-            return Err(path, "DATA[" + std::to_string(k) + "] has " + std::to_string(len) +
-                                 " bytes, OFFSET says " + Brief((*joff)[static_cast<size_t>(k)]) +
-                                 ".." + Brief((*joff)[static_cast<size_t>(k + 1)]));
+          if (!ToInt64((*joff)[static_cast<size_t>(k)], &o0) || !ToInt64((*joff)[static_cast<size_t>(k + 1)], &o1) ||
+              !CheckedSub(o1, o0, &span) || span != len) {  // o1 - o0, checked: both come from input (issue 10 item 5)
+            return Err(path, "DATA[" + std::to_string(k) + "] has " + std::to_string(len) + " bytes, OFFSET says " +
+                                 Brief((*joff)[static_cast<size_t>(k)]) + ".." +
+                                 Brief((*joff)[static_cast<size_t>(k + 1)]));
           }
           total += len;
         }
@@ -360,7 +364,8 @@ class ColumnReader {
         out->buffers = {validity, offsets, data};
         break;
       }
-      case TypeId::kBinaryView: case TypeId::kUtf8View: {
+      case TypeId::kBinaryView:
+      case TypeId::kUtf8View: {
         const bool is_utf8 = type.id == TypeId::kUtf8View;
         QUIVER_ASSIGN_OR_RETURN(const Json* jviews, SizedArray(col, "VIEWS", count, path));
         std::vector<std::shared_ptr<Buffer>> variadic;
@@ -399,8 +404,8 @@ class ColumnReader {
             const std::string& s = jin->get_ref<const std::string&>();
             if (is_utf8) {
               if (static_cast<int64_t>(s.size()) != size) {
-                return Err(vpath, "INLINED has " + std::to_string(s.size()) + " bytes, SIZE is " +
-                                      std::to_string(size));
+                return Err(vpath,
+                           "INLINED has " + std::to_string(s.size()) + " bytes, SIZE is " + std::to_string(size));
               }
               if (!s.empty()) std::memcpy(view + 4, s.data(), s.size());
             } else {
@@ -417,10 +422,8 @@ class ColumnReader {
                 !HexDecode(jp->get_ref<const std::string&>(), view + 4)) {
               return Err(vpath, "PREFIX_HEX must be 4 hex-encoded bytes");
             }
-            if (jbi == nullptr || !ToInt(*jbi, &bi) || bi < 0 ||
-                static_cast<size_t>(bi) >= variadic.size()) {
-              return Err(vpath, "BUFFER_INDEX is missing or not in [0, " +
-                                    std::to_string(variadic.size()) + ")");
+            if (jbi == nullptr || !ToInt(*jbi, &bi) || bi < 0 || static_cast<size_t>(bi) >= variadic.size()) {
+              return Err(vpath, "BUFFER_INDEX is missing or not in [0, " + std::to_string(variadic.size()) + ")");
             }
             if (jo == nullptr || !ToInt(*jo, &off) || off < 0 ||
                 int64_t{off} + size > variadic[static_cast<size_t>(bi)]->size()) {
@@ -434,12 +437,13 @@ class ColumnReader {
         for (auto& b : variadic) out->buffers.push_back(std::move(b));
         break;
       }
-      case TypeId::kIntervalDayTime: case TypeId::kIntervalMonthDayNano: {
+      case TypeId::kIntervalDayTime:
+      case TypeId::kIntervalMonthDayNano: {
         const bool mdn = type.id == TypeId::kIntervalMonthDayNano;
         QUIVER_ASSIGN_OR_RETURN(const Json* jd, SizedArray(col, "DATA", count, path));
         const int width = mdn ? 16 : 8;
         QUIVER_ASSIGN_OR_RETURN(auto data, Alloc(count * width));
-        uint8_t* p = data->mutable_data() ;
+        uint8_t* p = data->mutable_data();
         for (int64_t k = 0; k < count; ++k) {
           const Json& v = (*jd)[static_cast<size_t>(k)];
           const bool valid = is_valid(k);
@@ -458,8 +462,8 @@ class ColumnReader {
             int32_t months = 0, days = 0;
             int64_t nanos = 0;
             const Json* jn = Member(v, "nanoseconds");
-            const bool ok = field32("months", &months) && field32("days", &days) && jn != nullptr &&
-                            ToInt64(*jn, &nanos);
+            const bool ok =
+                field32("months", &months) && field32("days", &days) && jn != nullptr && ToInt64(*jn, &nanos);
             if (!ok && valid) return bad("needs integer months, days, nanoseconds");
             if (ok) {
               bit_util::StoreLE<int32_t>(p + 16 * k, months);
@@ -479,7 +483,9 @@ class ColumnReader {
         out->buffers = {validity, data};
         break;
       }
-      case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: {
+      case TypeId::kList:
+      case TypeId::kLargeList:
+      case TypeId::kMap: {
         const Json* joff = Member(col, "OFFSET");
         std::shared_ptr<Buffer> offsets;
         if (count == 0 && joff != nullptr && joff->is_array() && joff->empty()) {
@@ -488,13 +494,14 @@ class ColumnReader {
           QUIVER_ASSIGN_OR_RETURN(const Json* jo, SizedArray(col, "OFFSET", count + 1, path));
           QUIVER_ASSIGN_OR_RETURN(
               offsets, IntegerData(pool_, type.id == TypeId::kLargeList ? TypeId::kInt64 : TypeId::kInt32, *jo,
-                               count + 1, nullptr, path, "OFFSET"));
+                                   count + 1, nullptr, path, "OFFSET"));
         }
         out->buffers = {validity, offsets};
         QUIVER_RETURN_NOT_OK(ParseChildren(col, type, path, depth, out.get()));
         break;
       }
-      case TypeId::kListView: case TypeId::kLargeListView: {
+      case TypeId::kListView:
+      case TypeId::kLargeListView: {
         const TypeId ot = type.id == TypeId::kLargeListView ? TypeId::kInt64 : TypeId::kInt32;
         QUIVER_ASSIGN_OR_RETURN(const Json* jo, SizedArray(col, "OFFSET", count, path));
         QUIVER_ASSIGN_OR_RETURN(const Json* js, SizedArray(col, "SIZE", count, path));
@@ -509,8 +516,8 @@ class ColumnReader {
         QUIVER_RETURN_NOT_OK(ParseChildren(col, type, path, depth, out.get()));
         const int64_t need = count * type.list_size;  // both <= 2^31: no overflow
         if (out->children[0]->length < need) {
-          return Err(path, "child has " + std::to_string(out->children[0]->length) +
-                               " values, fixed-size list needs " + std::to_string(need));
+          return Err(path, "child has " + std::to_string(out->children[0]->length) + " values, fixed-size list needs " +
+                               std::to_string(need));
         }
         break;
       }
@@ -519,21 +526,22 @@ class ColumnReader {
         QUIVER_RETURN_NOT_OK(ParseChildren(col, type, path, depth, out.get()));
         for (size_t k = 0; k < out->children.size(); ++k) {
           if (out->children[k]->length < count) {
-            return Err(path, "struct child " + std::to_string(k) + " has " +
-                                 std::to_string(out->children[k]->length) + " values, count is " +
-                                 std::to_string(count));
+            return Err(path, "struct child " + std::to_string(k) + " has " + std::to_string(out->children[k]->length) +
+                                 " values, count is " + std::to_string(count));
           }
         }
         break;
       }
-      case TypeId::kSparseUnion: case TypeId::kDenseUnion: {
+      case TypeId::kSparseUnion:
+      case TypeId::kDenseUnion: {
         QUIVER_ASSIGN_OR_RETURN(const Json* jt, SizedArray(col, "TYPE_ID", count, path));
         QUIVER_ASSIGN_OR_RETURN(auto type_ids, IntegerData(pool_, TypeId::kInt8, *jt, count, nullptr, path, "TYPE_ID"));
         out->null_count = 0;
         out->buffers = {type_ids};
         if (type.id == TypeId::kDenseUnion) {
           QUIVER_ASSIGN_OR_RETURN(const Json* jo, SizedArray(col, "OFFSET", count, path));
-          QUIVER_ASSIGN_OR_RETURN(auto offsets, IntegerData(pool_, TypeId::kInt32, *jo, count, nullptr, path, "OFFSET"));
+          QUIVER_ASSIGN_OR_RETURN(auto offsets,
+                                  IntegerData(pool_, TypeId::kInt32, *jo, count, nullptr, path, "OFFSET"));
           out->buffers.push_back(std::move(offsets));
         }
         QUIVER_RETURN_NOT_OK(ParseChildren(col, type, path, depth, out.get()));
@@ -555,7 +563,8 @@ class ColumnReader {
       case TypeId::kDictionary: {
         if (!type.index_type || !type.value_type) return Err(path, "incomplete dictionary type");
         QUIVER_ASSIGN_OR_RETURN(const Json* jd, SizedArray(col, "DATA", count, path));
-        QUIVER_ASSIGN_OR_RETURN(auto indices, IntegerData(pool_, type.index_type->id, *jd, count, valid_bits, path, "DATA"));
+        QUIVER_ASSIGN_OR_RETURN(auto indices,
+                                IntegerData(pool_, type.index_type->id, *jd, count, valid_bits, path, "DATA"));
         out->buffers = {validity, indices};
         if (field.dictionary_id < 0) return Err(path, "dictionary-typed field without an id");
         QUIVER_ASSIGN_OR_RETURN(out->dictionary, Dictionary(field.dictionary_id, path, depth + 1));
@@ -595,8 +604,8 @@ class ColumnReader {
     if (!result.ok()) return result.status();
     ArrayDataPtr arr = std::move(result).value();
     if (arr->length != count) {
-      return Err(path, "column count " + std::to_string(arr->length) + " differs from data.count " +
-                           std::to_string(count));
+      return Err(path,
+                 "column count " + std::to_string(arr->length) + " differs from data.count " + std::to_string(count));
     }
     QUIVER_RETURN_NOT_OK(ValidateArray(*arr, ValidationLevel::kFull, path));
     dict_arrays_.emplace(id, arr);
@@ -626,8 +635,8 @@ Result<JsonIntegrationFile> ReadImpl(std::string_view json_text, MemoryPool* poo
   if (jbatches != nullptr && !jbatches->is_null()) {
     if (!jbatches->is_array()) return Status::Invalid("integration JSON: \"batches\" is not an array");
     for (size_t k = 0; k < jbatches->size(); ++k) {
-      QUIVER_ASSIGN_OR_RETURN(
-          RecordBatchPtr b, reader.ParseBatch((*jbatches)[k], file.schema, "batches[" + std::to_string(k) + "]"));
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b,
+                              reader.ParseBatch((*jbatches)[k], file.schema, "batches[" + std::to_string(k) + "]"));
       file.batches.push_back(std::move(b));
     }
   }

@@ -48,8 +48,7 @@ Result<SchemaPtr> JsonSchemaReader::ParseSchema(const Json& j) {
   const Json* jfields = Member(j, "fields");
   if (jfields == nullptr || !jfields->is_array()) return Err(path, "missing \"fields\" array");
   for (size_t k = 0; k < jfields->size(); ++k) {
-    QUIVER_ASSIGN_OR_RETURN(FieldPtr f,
-                            ParseField((*jfields)[k], path + ".fields[" + std::to_string(k) + "]", 0));
+    QUIVER_ASSIGN_OR_RETURN(FieldPtr f, ParseField((*jfields)[k], path + ".fields[" + std::to_string(k) + "]", 0));
     schema->fields.push_back(std::move(f));
   }
   QUIVER_RETURN_NOT_OK(ParseMetadata(j, path, &schema->metadata));
@@ -85,15 +84,16 @@ Result<DataTypePtr> JsonSchemaReader::ParseIntType(const Json& jt, const std::st
   return AtPath(MakeIntegerType(bw, is_signed), path);
 }
 
-Result<DataTypePtr> JsonSchemaReader::ParseType(const Json& jt, std::vector<FieldPtr> children, const std::string& path) {
+Result<DataTypePtr> JsonSchemaReader::ParseType(const Json& jt, std::vector<FieldPtr> children,
+                                                const std::string& path) {
   if (!jt.is_object()) return Err(path, "\"type\" is not a JSON object");
   const Json* jname = Member(jt, "name");
   if (jname == nullptr || !jname->is_string()) return Err(path, "type without a \"name\"");
   const std::string& name = jname->get_ref<const std::string&>();
   auto need_children = [&](size_t n) -> Status {
     if (children.size() != n) {
-      return Err(path, "type '" + name + "' needs " + std::to_string(n) + " children, got " +
-                           std::to_string(children.size()));
+      return Err(
+          path, "type '" + name + "' needs " + std::to_string(n) + " children, got " + std::to_string(children.size()));
     }
     return Status::OK();
   };
@@ -111,13 +111,13 @@ Result<DataTypePtr> JsonSchemaReader::ParseType(const Json& jt, std::vector<Fiel
       if (required) return Err(path, "type '" + name + "' needs integer \"" + key + "\"");
       return Status::OK();
     }
-    if (!ToInt64(*v, out)) return Err(path, "\"" + std::string(key) + "\" is not an integer");
+    if (!ToInt64(*v, out)) return Err(path, std::string("\"") + key + "\" is not an integer");
     return Status::OK();
   };
 
-  const bool leaf = name != "list" && name != "largelist" && name != "listview" &&
-                    name != "largelistview" && name != "fixedsizelist" && name != "struct" &&
-                    name != "map" && name != "union" && name != "runendencoded";
+  const bool leaf = name != "list" && name != "largelist" && name != "listview" && name != "largelistview" &&
+                    name != "fixedsizelist" && name != "struct" && name != "map" && name != "union" &&
+                    name != "runendencoded";
   if (leaf) QUIVER_RETURN_NOT_OK(need_children(0));
 
   if (name == "null") return null();
@@ -235,8 +235,8 @@ Result<DataTypePtr> JsonSchemaReader::ParseType(const Json& jt, std::vector<Fiel
         codes->push_back(c);
       }
     }
-    return AtPath(MakeUnionType(mode == "SPARSE" ? TypeId::kSparseUnion : TypeId::kDenseUnion,
-                                std::move(children), std::move(codes)),
+    return AtPath(MakeUnionType(mode == "SPARSE" ? TypeId::kSparseUnion : TypeId::kDenseUnion, std::move(children),
+                                std::move(codes)),
                   path);
   }
   if (name == "runendencoded") {
@@ -262,8 +262,8 @@ Result<FieldPtr> JsonSchemaReader::ParseField(const Json& j, const std::string& 
   if (const Json* jc = Member(j, "children"); jc != nullptr && !jc->is_null()) {
     if (!jc->is_array()) return Err(fpath, "\"children\" is not an array");
     for (size_t k = 0; k < jc->size(); ++k) {
-      QUIVER_ASSIGN_OR_RETURN(
-          FieldPtr c, ParseField((*jc)[k], fpath + ".children[" + std::to_string(k) + "]", depth + 1));
+      QUIVER_ASSIGN_OR_RETURN(FieldPtr c,
+                              ParseField((*jc)[k], fpath + ".children[" + std::to_string(k) + "]", depth + 1));
       children.push_back(std::move(c));
     }
   }
@@ -294,9 +294,8 @@ Result<FieldPtr> JsonSchemaReader::ParseField(const Json& j, const std::string& 
     }
     auto [it, inserted] = dict_value_types_.emplace(dictionary_id, type);
     if (!inserted && !it->second->Equals(*type)) {
-      return Err(fpath, "dictionary id " + std::to_string(dictionary_id) +
-                            " is used with different value types " + it->second->ToString() +
-                            " and " + type->ToString());
+      return Err(fpath, "dictionary id " + std::to_string(dictionary_id) + " is used with different value types " +
+                            it->second->ToString() + " and " + type->ToString());
     }
     type = dictionary(std::move(index_type), std::move(type), ordered);
   }
@@ -352,35 +351,60 @@ OJson JsonSchemaWriter::TypeJson(const DataType& t) const {
   switch (t.id) {
     case TypeId::kNull: j["name"] = "null"; break;
     case TypeId::kBool: j["name"] = "bool"; break;
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64: {
-      static const std::map<TypeId, int> kBits = {
-          {TypeId::kInt8, 8}, {TypeId::kInt16, 16}, {TypeId::kInt32, 32}, {TypeId::kInt64, 64},
-          {TypeId::kUInt8, 8}, {TypeId::kUInt16, 16}, {TypeId::kUInt32, 32}, {TypeId::kUInt64, 64}};
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64: {
+      static const std::map<TypeId, int> kBits = {{TypeId::kInt8, 8},    {TypeId::kInt16, 16}, {TypeId::kInt32, 32},
+                                                  {TypeId::kInt64, 64},  {TypeId::kUInt8, 8},  {TypeId::kUInt16, 16},
+                                                  {TypeId::kUInt32, 32}, {TypeId::kUInt64, 64}};
       j["name"] = "int";
       j["isSigned"] = IsSignedInteger(t.id);
       j["bitWidth"] = kBits.at(t.id);
       break;
     }
-    case TypeId::kFloat16: j["name"] = "floatingpoint"; j["precision"] = "HALF"; break;
-    case TypeId::kFloat32: j["name"] = "floatingpoint"; j["precision"] = "SINGLE"; break;
-    case TypeId::kFloat64: j["name"] = "floatingpoint"; j["precision"] = "DOUBLE"; break;
+    case TypeId::kFloat16:
+      j["name"] = "floatingpoint";
+      j["precision"] = "HALF";
+      break;
+    case TypeId::kFloat32:
+      j["name"] = "floatingpoint";
+      j["precision"] = "SINGLE";
+      break;
+    case TypeId::kFloat64:
+      j["name"] = "floatingpoint";
+      j["precision"] = "DOUBLE";
+      break;
     case TypeId::kBinary: j["name"] = "binary"; break;
     case TypeId::kUtf8: j["name"] = "utf8"; break;
     case TypeId::kLargeBinary: j["name"] = "largebinary"; break;
     case TypeId::kLargeUtf8: j["name"] = "largeutf8"; break;
     case TypeId::kBinaryView: j["name"] = "binaryview"; break;
     case TypeId::kUtf8View: j["name"] = "utf8view"; break;
-    case TypeId::kFixedSizeBinary: j["name"] = "fixedsizebinary"; j["byteWidth"] = t.byte_width; break;
+    case TypeId::kFixedSizeBinary:
+      j["name"] = "fixedsizebinary";
+      j["byteWidth"] = t.byte_width;
+      break;
     case TypeId::kDecimal:
       j["name"] = "decimal";
       j["precision"] = t.precision;
       j["scale"] = t.scale;
       j["bitWidth"] = t.bit_width;
       break;
-    case TypeId::kDate32: j["name"] = "date"; j["unit"] = "DAY"; break;
-    case TypeId::kDate64: j["name"] = "date"; j["unit"] = "MILLISECOND"; break;
-    case TypeId::kTime32: case TypeId::kTime64:
+    case TypeId::kDate32:
+      j["name"] = "date";
+      j["unit"] = "DAY";
+      break;
+    case TypeId::kDate64:
+      j["name"] = "date";
+      j["unit"] = "MILLISECOND";
+      break;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
       j["name"] = "time";
       j["unit"] = UnitName(t.unit);
       j["bitWidth"] = t.id == TypeId::kTime32 ? 32 : 64;
@@ -390,18 +414,37 @@ OJson JsonSchemaWriter::TypeJson(const DataType& t) const {
       j["unit"] = UnitName(t.unit);
       if (!t.timezone.empty()) j["timezone"] = t.timezone;
       break;
-    case TypeId::kDuration: j["name"] = "duration"; j["unit"] = UnitName(t.unit); break;
-    case TypeId::kIntervalYearMonth: j["name"] = "interval"; j["unit"] = "YEAR_MONTH"; break;
-    case TypeId::kIntervalDayTime: j["name"] = "interval"; j["unit"] = "DAY_TIME"; break;
-    case TypeId::kIntervalMonthDayNano: j["name"] = "interval"; j["unit"] = "MONTH_DAY_NANO"; break;
+    case TypeId::kDuration:
+      j["name"] = "duration";
+      j["unit"] = UnitName(t.unit);
+      break;
+    case TypeId::kIntervalYearMonth:
+      j["name"] = "interval";
+      j["unit"] = "YEAR_MONTH";
+      break;
+    case TypeId::kIntervalDayTime:
+      j["name"] = "interval";
+      j["unit"] = "DAY_TIME";
+      break;
+    case TypeId::kIntervalMonthDayNano:
+      j["name"] = "interval";
+      j["unit"] = "MONTH_DAY_NANO";
+      break;
     case TypeId::kList: j["name"] = "list"; break;
     case TypeId::kLargeList: j["name"] = "largelist"; break;
     case TypeId::kListView: j["name"] = "listview"; break;
     case TypeId::kLargeListView: j["name"] = "largelistview"; break;
-    case TypeId::kFixedSizeList: j["name"] = "fixedsizelist"; j["listSize"] = t.list_size; break;
+    case TypeId::kFixedSizeList:
+      j["name"] = "fixedsizelist";
+      j["listSize"] = t.list_size;
+      break;
     case TypeId::kStruct: j["name"] = "struct"; break;
-    case TypeId::kMap: j["name"] = "map"; j["keysSorted"] = t.keys_sorted; break;
-    case TypeId::kSparseUnion: case TypeId::kDenseUnion: {
+    case TypeId::kMap:
+      j["name"] = "map";
+      j["keysSorted"] = t.keys_sorted;
+      break;
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
       j["name"] = "union";
       j["mode"] = t.id == TypeId::kSparseUnion ? "SPARSE" : "DENSE";
       OJson ids = OJson::array();
@@ -410,8 +453,7 @@ OJson JsonSchemaWriter::TypeJson(const DataType& t) const {
       break;
     }
     case TypeId::kRunEndEncoded: j["name"] = "runendencoded"; break;
-    case TypeId::kDictionary:
-      return t.value_type ? TypeJson(*t.value_type) : OJson::object();
+    case TypeId::kDictionary: return t.value_type ? TypeJson(*t.value_type) : OJson::object();
   }
   return j;
 }

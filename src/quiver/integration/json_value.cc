@@ -13,9 +13,7 @@ const Json* Member(const Json& obj, const char* key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
-Status Err(const std::string& path, const std::string& msg) {
-  return Status::Invalid(path + ": " + msg);
-}
+Status Err(const std::string& path, const std::string& msg) { return Status::Invalid(path + ": " + msg); }
 
 /// A short rendering of a JSON value for messages (containers by kind only:
 /// dumping a deeply nested value would recurse without bound).
@@ -88,7 +86,6 @@ int HexNibble(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   return -1;
 }
-
 
 }  // namespace
 
@@ -200,14 +197,12 @@ Result<std::shared_ptr<Buffer>> IntegerData(MemoryPool* pool, TypeId id, const J
     case TypeId::kInt32:
     case TypeId::kDate32:
     case TypeId::kTime32:
-    case TypeId::kIntervalYearMonth:
-      return IntegerBuffer<int32_t>(pool, arr, n, valid_bits, path, key);
+    case TypeId::kIntervalYearMonth: return IntegerBuffer<int32_t>(pool, arr, n, valid_bits, path, key);
     case TypeId::kInt64:
     case TypeId::kDate64:
     case TypeId::kTime64:
     case TypeId::kTimestamp:
-    case TypeId::kDuration:
-      return IntegerBuffer<int64_t>(pool, arr, n, valid_bits, path, key);
+    case TypeId::kDuration: return IntegerBuffer<int64_t>(pool, arr, n, valid_bits, path, key);
     case TypeId::kUInt8: return IntegerBuffer<uint8_t>(pool, arr, n, valid_bits, path, key);
     case TypeId::kUInt16: return IntegerBuffer<uint16_t>(pool, arr, n, valid_bits, path, key);
     case TypeId::kUInt32: return IntegerBuffer<uint32_t>(pool, arr, n, valid_bits, path, key);

@@ -43,9 +43,8 @@ class ColumnWriter {
     exact.float_rel_tolerance = 0;
     Status st = CompareArrays(*prefix, *shorter, exact, path + " dictionary " + std::to_string(id));
     if (!st.ok()) {
-      return Status::NotImplemented(
-          path + ": batches carry different dictionaries for id " + std::to_string(id) +
-          " (a replacement, not representable in integration JSON): " + st.message());
+      return Status::NotImplemented(path + ": batches carry different dictionaries for id " + std::to_string(id) +
+                                    " (a replacement, not representable in integration JSON): " + st.message());
     }
     if (grow) it->second.second = dict;
     return Status::OK();
@@ -66,11 +65,13 @@ class ColumnWriter {
       switch (id) {
         case TypeId::kInt8: arr.push_back(bit_util::LoadLE<int8_t>(d + p)); break;
         case TypeId::kInt16: arr.push_back(bit_util::LoadLE<int16_t>(d + 2 * p)); break;
-        case TypeId::kInt32: case TypeId::kDate32: case TypeId::kTime32: case TypeId::kIntervalYearMonth:
-          arr.push_back(bit_util::LoadLE<int32_t>(d + 4 * p));
-          break;
+        case TypeId::kInt32:
+        case TypeId::kDate32:
+        case TypeId::kTime32:
+        case TypeId::kIntervalYearMonth: arr.push_back(bit_util::LoadLE<int32_t>(d + 4 * p)); break;
         case TypeId::kUInt8: arr.push_back(bit_util::LoadLE<uint8_t>(d + p)); break;
-        case TypeId::kUInt16: case TypeId::kFloat16: arr.push_back(bit_util::LoadLE<uint16_t>(d + 2 * p)); break;
+        case TypeId::kUInt16:
+        case TypeId::kFloat16: arr.push_back(bit_util::LoadLE<uint16_t>(d + 2 * p)); break;
         case TypeId::kUInt32: arr.push_back(bit_util::LoadLE<uint32_t>(d + 4 * p)); break;
         case TypeId::kUInt64: arr.push_back(std::to_string(bit_util::LoadLE<uint64_t>(d + 8 * p))); break;
         default: arr.push_back(Int64Json(bit_util::LoadLE<int64_t>(d + 8 * p))); break;
@@ -79,8 +80,8 @@ class ColumnWriter {
     return arr;
   }
 
-  Result<OJson> Column(const Field& f, const ArrayData& a, int64_t start, int64_t len,
-                       const std::string& path, int depth) {
+  Result<OJson> Column(const Field& f, const ArrayData& a, int64_t start, int64_t len, const std::string& path,
+                       int depth) {
     if (depth > kJsonIntegrationMaxDepth) return Status::Invalid(path + ": nested too deeply");
     if (!a.type) return Status::Invalid(path + ": array without a type");
     const DataType& t = *a.type;
@@ -106,22 +107,31 @@ class ColumnWriter {
     const uint8_t* b2 = a.buffers.size() > 2 && a.buffers[2] ? a.buffers[2]->data() : nullptr;
     const int64_t p0 = a.offset + start;
     switch (t.id) {
-      case TypeId::kNull:
-        break;
+      case TypeId::kNull: break;
       case TypeId::kBool: {
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) d.push_back(b1 != nullptr && bit_util::GetBit(b1, p0 + k));
         c["DATA"] = std::move(d);
         break;
       }
-      case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-      case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      case TypeId::kDate32: case TypeId::kDate64: case TypeId::kTime32: case TypeId::kTime64:
-      case TypeId::kTimestamp: case TypeId::kDuration: case TypeId::kIntervalYearMonth:
-      case TypeId::kFloat16:
-        c["DATA"] = IntDataJson(a, t.id, start, len);
-        break;
-      case TypeId::kFloat32: case TypeId::kFloat64: {
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64:
+      case TypeId::kUInt8:
+      case TypeId::kUInt16:
+      case TypeId::kUInt32:
+      case TypeId::kUInt64:
+      case TypeId::kDate32:
+      case TypeId::kDate64:
+      case TypeId::kTime32:
+      case TypeId::kTime64:
+      case TypeId::kTimestamp:
+      case TypeId::kDuration:
+      case TypeId::kIntervalYearMonth:
+      case TypeId::kFloat16: c["DATA"] = IntDataJson(a, t.id, start, len); break;
+      case TypeId::kFloat32:
+      case TypeId::kFloat64: {
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) {
           double v = 0;
@@ -160,7 +170,10 @@ class ColumnWriter {
         c["DATA"] = std::move(d);
         break;
       }
-      case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary: case TypeId::kLargeUtf8: {
+      case TypeId::kBinary:
+      case TypeId::kUtf8:
+      case TypeId::kLargeBinary:
+      case TypeId::kLargeUtf8: {
         const bool is_utf8 = t.id == TypeId::kUtf8 || t.id == TypeId::kLargeUtf8;
         const bool large = t.id == TypeId::kLargeBinary || t.id == TypeId::kLargeUtf8;
         OJson offsets = OJson::array();
@@ -177,7 +190,8 @@ class ColumnWriter {
         c["DATA"] = std::move(d);
         break;
       }
-      case TypeId::kBinaryView: case TypeId::kUtf8View: {
+      case TypeId::kBinaryView:
+      case TypeId::kUtf8View: {
         const bool is_utf8 = t.id == TypeId::kUtf8View;
         OJson views = OJson::array();
         for (int64_t k = 0; k < len; ++k) {
@@ -206,7 +220,8 @@ class ColumnWriter {
         c["VARIADIC_DATA_BUFFERS"] = std::move(bufs);
         break;
       }
-      case TypeId::kIntervalDayTime: case TypeId::kIntervalMonthDayNano: {
+      case TypeId::kIntervalDayTime:
+      case TypeId::kIntervalMonthDayNano: {
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) {
           OJson v = OJson::object();
@@ -225,20 +240,22 @@ class ColumnWriter {
         c["DATA"] = std::move(d);
         break;
       }
-      case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: {
+      case TypeId::kList:
+      case TypeId::kLargeList:
+      case TypeId::kMap: {
         const bool large = t.id == TypeId::kLargeList;
         int64_t first = 0, last = 0;
         if (b1 != nullptr) {
           first = large ? bit_util::LoadLE<int64_t>(b1 + 8 * p0) : bit_util::LoadLE<int32_t>(b1 + 4 * p0);
-          last = large ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + len))
-                       : bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + len));
+          last =
+              large ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + len)) : bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + len));
         }
         OJson offsets = OJson::array();
         for (int64_t k = 0; k <= len; ++k) {
           int64_t o = 0;
           if (b1 != nullptr) {
-            o = (large ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + k))
-                       : bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + k))) - first;
+            o = (large ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + k)) : bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + k))) -
+                first;
           }
           large ? offsets.push_back(Int64Json(o)) : offsets.push_back(o);
         }
@@ -247,7 +264,8 @@ class ColumnWriter {
         c["children"] = OJson::array({std::move(child)});
         break;
       }
-      case TypeId::kListView: case TypeId::kLargeListView: {
+      case TypeId::kListView:
+      case TypeId::kLargeListView: {
         const bool large = t.id == TypeId::kLargeListView;
         OJson offsets = OJson::array();
         OJson sizes = OJson::array();
@@ -281,7 +299,8 @@ class ColumnWriter {
         c["children"] = std::move(children);
         break;
       }
-      case TypeId::kSparseUnion: case TypeId::kDenseUnion: {
+      case TypeId::kSparseUnion:
+      case TypeId::kDenseUnion: {
         const uint8_t* ids = !a.buffers.empty() && a.buffers[0] ? a.buffers[0]->data() : nullptr;
         OJson tids = OJson::array();
         for (int64_t k = 0; k < len; ++k) tids.push_back(ids ? static_cast<int>(static_cast<int8_t>(ids[p0 + k])) : 0);
@@ -393,8 +412,7 @@ class ColumnWriter {
 
 }  // namespace
 
-Result<std::string> WriteJsonIntegration(const Schema& schema,
-                                         const std::vector<RecordBatchPtr>& batches) {
+Result<std::string> WriteJsonIntegration(const Schema& schema, const std::vector<RecordBatchPtr>& batches) {
   try {
     JsonSchemaWriter schema_writer;
     schema_writer.AssignIds(schema);
@@ -417,9 +435,8 @@ Result<std::string> WriteJsonIntegration(const Schema& schema,
       if (!batch) return Status::Invalid("WriteJsonIntegration: " + bpath + " is null");
       QUIVER_RETURN_NOT_OK_CTX(batch->CheckShape(), "WriteJsonIntegration: " + bpath);
       if (batch->columns.size() != schema.fields.size()) {
-        return Status::Invalid("WriteJsonIntegration: " + bpath + " has " +
-                               std::to_string(batch->columns.size()) + " columns, schema has " +
-                               std::to_string(schema.fields.size()));
+        return Status::Invalid("WriteJsonIntegration: " + bpath + " has " + std::to_string(batch->columns.size()) +
+                               " columns, schema has " + std::to_string(schema.fields.size()));
       }
       OJson cols = OJson::array();
       for (size_t k = 0; k < batch->columns.size(); ++k) {
@@ -429,8 +446,8 @@ Result<std::string> WriteJsonIntegration(const Schema& schema,
           return Status::Invalid("WriteJsonIntegration: " + bpath + " column " + f.name +
                                  " length differs from num_rows");
         }
-        QUIVER_ASSIGN_OR_RETURN(OJson col, writer.Column(f, *batch->columns[k], 0, batch->num_rows,
-                                                         bpath + "." + f.name, 0));
+        QUIVER_ASSIGN_OR_RETURN(OJson col,
+                                writer.Column(f, *batch->columns[k], 0, batch->num_rows, bpath + "." + f.name, 0));
         cols.push_back(std::move(col));
       }
       OJson bo = OJson::object();

@@ -77,8 +77,7 @@ TEST(TypeFactoriesTest, UnionTypeCodes) {
                 "union has 1 type codes for 2 children");
   ExpectInvalid(MakeUnionType(TypeId::kSparseUnion, two, std::vector<int64_t>{1, 128}).status(),
                 "union type code 128 is not in [0, 127]");
-  ExpectInvalid(MakeUnionType(TypeId::kSparseUnion, two, std::vector<int64_t>{-1, 0}).status(),
-                "union type code -1");
+  ExpectInvalid(MakeUnionType(TypeId::kSparseUnion, two, std::vector<int64_t>{-1, 0}).status(), "union type code -1");
   ExpectInvalid(MakeUnionType(TypeId::kSparseUnion, two, std::vector<int64_t>{3, 3}).status(),
                 "union type code 3 is declared twice");
   ExpectInvalid(MakeUnionType(TypeId::kStruct, two, std::nullopt).status(), "union mode");
@@ -92,7 +91,8 @@ TEST(TypeFactoriesTest, MapEntriesAndRunEnds) {
   ExpectInvalid(MakeMapType(field("entries", int32(), false), false).status(),
                 "map entries type int32 is not a struct of two fields");
   auto values = field("values", utf8());
-  for (auto t : {int16(), int32(), int64()}) EXPECT_TRUE(MakeRunEndEncodedType(field("run_ends", t, false), values).ok());
+  for (auto t : {int16(), int32(), int64()})
+    EXPECT_TRUE(MakeRunEndEncodedType(field("run_ends", t, false), values).ok());
   ExpectInvalid(MakeRunEndEncodedType(field("run_ends", int8(), false), values).status(),
                 "run ends type int8 is not int16, int32 or int64");
 }
