@@ -1,4 +1,4 @@
-#include "quiver/ipc/metadata.h"
+#include "quiver/ipc/metadata_internal.h"
 
 #include <optional>
 #include <string>
