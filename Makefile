@@ -10,8 +10,16 @@ ASAN_BUILD := build/debug-asan
 
 .PHONY: run test deps build build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test
 
-deps:
+# scripts/install-deps.sh runs once per version of itself on this machine:
+# the stamp build/.deps-<hash of the script> marks it done (a fresh clone,
+# `make clean` or an edited script runs it again).
+DEPS_STAMP := build/.deps-$(shell sha256sum scripts/install-deps.sh | cut -c1-16)
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/install-deps.sh
 	./scripts/install-deps.sh
+	mkdir -p build && rm -f build/.deps-* && touch $@
 
 build: deps
 	cmake --preset release >/dev/null

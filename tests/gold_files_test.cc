@@ -17,10 +17,13 @@
 #include <sstream>
 
 #include "cross_test_support.h"
-#include "quiver/ipc/json_integration.h"
+#include "quiver/integration/json_integration.h"
 
 namespace quiver::cross_test {
 namespace {
+
+using integration::JsonIntegrationFile;
+using integration::ReadJsonIntegrationFile;
 
 struct GoldCase {
   std::string version;  ///< folder, e.g. "cpp-21.0.0"

@@ -6,7 +6,7 @@
 
 #include "quiver/cli.h"
 #include "quiver/columnar/compare.h"
-#include "quiver/ipc/json_integration.h"
+#include "quiver/integration/json_integration.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/ipc/writer.h"
 
@@ -50,7 +50,7 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
       if (mode == "VALIDATE") {
         QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
         QUIVER_RETURN_NOT_OK(need(o->json, "--json"));
-        QUIVER_ASSIGN_OR_RETURN(auto expected, ReadJsonIntegrationFile(o->json, pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(auto expected, integration::ReadJsonIntegrationFile(o->json, pool.get()));
         QUIVER_ASSIGN_OR_RETURN(auto actual, ReadArrow(o->arrow, pool.get()));
         CompareOptions co;
         co.check_metadata = true;
@@ -74,7 +74,7 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
       if (mode == "JSON_TO_ARROW") {
         QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
         QUIVER_RETURN_NOT_OK(need(o->json, "--json"));
-        QUIVER_ASSIGN_OR_RETURN(auto table, ReadJsonIntegrationFile(o->json, pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(auto table, integration::ReadJsonIntegrationFile(o->json, pool.get()));
         QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->arrow));  // committed on success only
         ipc::WriteOptions wo;
         wo.pool = pool.get();
@@ -85,7 +85,7 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
         QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
         QUIVER_RETURN_NOT_OK(need(o->json, "--json"));
         QUIVER_ASSIGN_OR_RETURN(auto table, ReadArrow(o->arrow, pool.get()));
-        QUIVER_ASSIGN_OR_RETURN(std::string text, WriteJsonIntegration(*table.first, table.second));
+        QUIVER_ASSIGN_OR_RETURN(std::string text, integration::WriteJsonIntegration(*table.first, table.second));
         QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->json));  // committed on success only
         QUIVER_RETURN_NOT_OK(sink->Write({reinterpret_cast<const uint8_t*>(text.data()), text.size()}));
         return sink->Commit();

@@ -186,6 +186,60 @@ DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool orde
 FieldPtr field(std::string name, DataTypePtr type, bool nullable = true,
                KeyValueMetadata metadata = {}, int64_t dictionary_id = -1);
 
+// ---- validating type factories ---------------------------------------------
+// The columnar format's rules for type parameters (format/Schema.fbs,
+// "Columnar Format"), each written once here. Decoders of untrusted
+// metadata -- the IPC flatbuffer reader (ipc/metadata.cc) and the
+// integration JSON reader (integration/json_schema.cc) -- build types with
+// the Make* factories; ValidateArray (columnar/validate.cc) checks types that
+// are already built with the Check* functions. The plain factories above
+// check nothing (for callers that pass constants).
+//
+// Errors: Invalid stating the rule, without a location, e.g. "decimal bit
+// width 100 is not 32, 64, 128 or 256"; callers add where ("field 'x': ...",
+// "column 'c': ..."). Pure; thread-safe.
+
+/// 8, 16, 32 or 64.
+Status CheckIntegerBitWidth(int64_t bit_width);
+/// 32, 64, 128 or 256.
+Status CheckDecimalBitWidth(int64_t bit_width);
+/// Precision in [1, 76] (decimal256's maximum); scale within int32.
+Status CheckDecimalPrecision(int64_t precision, int64_t scale);
+/// Bytes per value in [0, 2^31 / 8): the value's width in bits (FixedBitWidth)
+/// must fit an int.
+Status CheckFixedSizeBinaryWidth(int64_t byte_width);
+/// Values per list in [0, 2^31 - 1].
+Status CheckFixedSizeListSize(int64_t list_size);
+/// Time32 holds seconds or milliseconds (32 bits); Time64 microseconds or
+/// nanoseconds (64 bits).
+Status CheckTimeBitWidth(TimeUnit unit, int64_t bit_width);
+/// One type code per child, each in [0, 127], none twice.
+Status CheckUnionTypeCodes(const std::vector<int64_t>& type_codes, size_t num_children);
+/// A map's entries field is a struct of two fields (key, value).
+Status CheckMapEntries(const Field& entries_field);
+/// Run ends are int16, int32 or int64.
+Status CheckRunEndsType(const DataType& run_ends_type);
+
+/// int8..int64 / uint8..uint64 (CheckIntegerBitWidth).
+Result<DataTypePtr> MakeIntegerType(int64_t bit_width, bool is_signed);
+/// decimal(bit_width, precision, scale) (CheckDecimalBitWidth, CheckDecimalPrecision).
+Result<DataTypePtr> MakeDecimalType(int64_t bit_width, int64_t precision, int64_t scale);
+/// fixed_size_binary(byte_width) (CheckFixedSizeBinaryWidth).
+Result<DataTypePtr> MakeFixedSizeBinaryType(int64_t byte_width);
+/// fixed_size_list(value_field, list_size) (CheckFixedSizeListSize); `value_field` not null.
+Result<DataTypePtr> MakeFixedSizeListType(FieldPtr value_field, int64_t list_size);
+/// time32(unit) or time64(unit) as `bit_width` says (CheckTimeBitWidth).
+Result<DataTypePtr> MakeTimeType(TimeUnit unit, int64_t bit_width);
+/// map(entries_field, keys_sorted) (CheckMapEntries); `entries_field` not null.
+Result<DataTypePtr> MakeMapType(FieldPtr entries_field, bool keys_sorted);
+/// A sparse (`mode` kSparseUnion) or dense (kDenseUnion) union of `fields`;
+/// `type_codes` absent means 0, 1, ..., fields.size() - 1
+/// (CheckUnionTypeCodes either way). Invalid for another `mode`.
+Result<DataTypePtr> MakeUnionType(TypeId mode, std::vector<FieldPtr> fields,
+                                  std::optional<std::vector<int64_t>> type_codes);
+/// run_end_encoded(run_ends_field, values_field) (CheckRunEndsType); both not null.
+Result<DataTypePtr> MakeRunEndEncodedType(FieldPtr run_ends_field, FieldPtr values_field);
+
 // ---- type traits ----------------------------------------------------------
 bool IsInteger(TypeId id);
 bool IsSignedInteger(TypeId id);

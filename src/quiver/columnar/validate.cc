@@ -129,6 +129,12 @@ class Validator {
     return ok ? Status::OK() : Fail(path, what);
   }
 
+  /// A type rule's error (data_type.h, "validating type factories") located
+  /// at the column.
+  static Status InType(const Status& rule, const std::string& path) {
+    return rule.ok() ? rule : Fail(path, rule.message());
+  }
+
   /// Type parameters the layout depends on.
   static Status CheckType(const DataType& type, const std::string& path) {
     for (size_t i = 0; i < type.children.size(); ++i) {
@@ -145,55 +151,25 @@ class Validator {
     };
     switch (type.id) {
       case TypeId::kDecimal:
-        if (type.bit_width != 32 && type.bit_width != 64 && type.bit_width != 128 &&
-            type.bit_width != 256) {
-          return Fail(path, "decimal bit width " + Str(type.bit_width) +
-                                " is not 32, 64, 128 or 256");
-        }
-        return Status::OK();
+        return InType(quiver::CheckDecimalBitWidth(type.bit_width), path);
       case TypeId::kFixedSizeBinary:
-        return OkOrFail(type.byte_width >= 0 && type.byte_width <= (INT32_MAX / 8), path,
-                        "fixed_size_binary byte width " + Str(type.byte_width) + " is invalid");
+        return InType(quiver::CheckFixedSizeBinaryWidth(type.byte_width), path);
       case TypeId::kList: case TypeId::kLargeList: case TypeId::kListView:
       case TypeId::kLargeListView:
         return want_children(1);
       case TypeId::kFixedSizeList:
         QUIVER_RETURN_NOT_OK(want_children(1));
-        return OkOrFail(type.list_size >= 0, path,
-                        "fixed_size_list list size " + Str(type.list_size) + " is negative");
-      case TypeId::kMap: {
+        return InType(quiver::CheckFixedSizeListSize(type.list_size), path);
+      case TypeId::kMap:
         QUIVER_RETURN_NOT_OK(want_children(1));
-        const DataType& entries = *type.children[0]->type;
-        if (entries.id != TypeId::kStruct || entries.children.size() != 2) {
-          return Fail(path, "map entries type " + entries.ToString() +
-                                " is not a struct of two fields");
-        }
-        return Status::OK();
-      }
-      case TypeId::kSparseUnion: case TypeId::kDenseUnion: {
-        if (type.type_codes.size() != type.children.size()) {
-          return Fail(path, "union has " + Str(type.type_codes.size()) + " type codes for " +
-                                Str(type.children.size()) + " children");
-        }
-        std::array<bool, 128> seen{};
-        for (int8_t code : type.type_codes) {
-          if (code < 0) return Fail(path, "union type code " + Str(code) + " is negative");
-          if (seen[static_cast<size_t>(code)]) {
-            return Fail(path, "union type code " + Str(code) + " is declared twice");
-          }
-          seen[static_cast<size_t>(code)] = true;
-        }
-        return Status::OK();
-      }
-      case TypeId::kRunEndEncoded: {
+        return InType(quiver::CheckMapEntries(*type.children[0]), path);
+      case TypeId::kSparseUnion: case TypeId::kDenseUnion:
+        return InType(quiver::CheckUnionTypeCodes({type.type_codes.begin(), type.type_codes.end()},
+                                          type.children.size()),
+                      path);
+      case TypeId::kRunEndEncoded:
         QUIVER_RETURN_NOT_OK(want_children(2));
-        const TypeId re = type.children[0]->type->id;
-        if (re != TypeId::kInt16 && re != TypeId::kInt32 && re != TypeId::kInt64) {
-          return Fail(path, "run ends type " + type.children[0]->type->ToString() +
-                                " is not int16, int32 or int64");
-        }
-        return Status::OK();
-      }
+        return InType(quiver::CheckRunEndsType(*type.children[0]->type), path);
       case TypeId::kDictionary:
         if (!type.index_type || !IsInteger(type.index_type->id)) {
           return Fail(path, "dictionary index type " +

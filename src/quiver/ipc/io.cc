@@ -193,13 +193,24 @@ Result<std::shared_ptr<Buffer>> MapFile(const std::string& path) {
   return Buffer::Wrap(data, static_cast<int64_t>(mapping->size), mapping);
 }
 
-Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool) {
+namespace {
+
+/// ReadAll with an optional limit: at most `limit_bytes` + 1 bytes are read
+/// (-1: no limit); *over is set when the source held more than the limit.
+Result<std::shared_ptr<Buffer>> ReadUpTo(InputStream* input, MemoryPool* pool, int64_t limit_bytes, bool* over) {
+  *over = false;
   int64_t capacity = 64 * 1024;
+  if (limit_bytes >= 0 && limit_bytes + 1 < capacity) capacity = limit_bytes + 1;
   QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buf, Buffer::Allocate(pool, capacity));
   int64_t size = 0;
   while (true) {
     if (size == capacity) {
+      if (limit_bytes >= 0 && size > limit_bytes) {
+        *over = true;
+        break;
+      }
       capacity *= 2;
+      if (limit_bytes >= 0 && capacity > limit_bytes + 1) capacity = limit_bytes + 1;
       QUIVER_RETURN_NOT_OK(buf->Resize(capacity, false));
     }
     QUIVER_ASSIGN_OR_RETURN(int64_t n, input->Read({buf->mutable_data() + size, static_cast<size_t>(capacity - size)}));
@@ -207,6 +218,22 @@ Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool) {
     size += n;
   }
   QUIVER_RETURN_NOT_OK(buf->Resize(size, true));
+  return buf;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool) {
+  bool over = false;
+  return ReadUpTo(input, pool, -1, &over);
+}
+
+Result<std::shared_ptr<Buffer>> ReadFile(const std::string& path, MemoryPool* pool, int64_t max_size_bytes) {
+  if (max_size_bytes < 0) return Status::Invalid("ReadFile: max_size_bytes " + std::to_string(max_size_bytes) + " < 0");
+  QUIVER_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> input, OpenInputStream(path));
+  bool over = false;
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buf, ReadUpTo(input.get(), pool, max_size_bytes, &over));
+  if (over) return Status::Invalid("'" + path + "' is larger than " + std::to_string(max_size_bytes) + " bytes");
   return buf;
 }
 

@@ -92,4 +92,13 @@ Result<std::shared_ptr<Buffer>> MapFile(const std::string& path);
 /// memory stays within 2x what was actually read). For stdin and pipes.
 Result<std::shared_ptr<Buffer>> ReadAll(InputStream* input, MemoryPool* pool);
 
+/// Reads the whole of `path` ("-" is standard input) into one buffer from
+/// `pool` (growing as ReadAll does), for formats parsed as one document
+/// (integration JSON). At most `max_size_bytes` (>= 0) are accepted: a
+/// longer source is Invalid "'<path>' is larger than N bytes" after reading
+/// N + 1 bytes. Errors: IOError naming the path when it cannot be opened or
+/// read; OutOfMemory from the pool. Not thread-safe for "-" (standard input
+/// is shared).
+Result<std::shared_ptr<Buffer>> ReadFile(const std::string& path, MemoryPool* pool, int64_t max_size_bytes);
+
 }  // namespace quiver::ipc

@@ -1,5 +1,6 @@
-#include "quiver/ipc/metadata.h"
+#include "quiver/ipc/metadata_internal.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,17 +56,16 @@ fb::TimeUnit UnitTo(TimeUnit unit) {
   return fb::TimeUnit::SECOND;
 }
 
+/// A type rule's result (columnar/data_type.h, "validating type factories")
+/// located at the field.
+Result<DataTypePtr> AtField(Result<DataTypePtr> type, const std::string& path) {
+  if (!type.ok()) return Status::Invalid("field '" + path + "': " + type.status().message());
+  return type;
+}
+
 Result<DataTypePtr> IntFrom(const fb::Int* t, const std::string& path) {
   if (t == nullptr) return Status::Invalid("field '" + path + "': Int type table missing");
-  const bool s = t->is_signed();
-  switch (t->bit_width()) {
-    case 8: return s ? int8() : uint8();
-    case 16: return s ? int16() : uint16();
-    case 32: return s ? int32() : uint32();
-    case 64: return s ? int64() : uint64();
-  }
-  return Status::Invalid("field '" + path + "': Int bit width " + std::to_string(t->bit_width()) +
-                         " (expected 8, 16, 32 or 64)");
+  return AtField(MakeIntegerType(t->bit_width(), t->is_signed()), path);
 }
 
 Status ExpectChildren(const std::vector<FieldPtr>& children, size_t n, const std::string& path,
@@ -109,16 +109,7 @@ Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
     case T::Bool: return boolean();
     case T::Decimal: {
       const auto* t = f->type_as_Decimal();
-      const int bw = t->bit_width();
-      if (bw != 32 && bw != 64 && bw != 128 && bw != 256) {
-        return Status::Invalid("field '" + path + "': decimal bit width " + std::to_string(bw) +
-                               " (expected 32, 64, 128 or 256)");
-      }
-      if (t->precision() <= 0) {
-        return Status::Invalid("field '" + path + "': decimal precision " +
-                               std::to_string(t->precision()) + " (expected > 0)");
-      }
-      return decimal(bw, t->precision(), t->scale());
+      return AtField(MakeDecimalType(t->bit_width(), t->precision(), t->scale()), path);
     }
     case T::Date: {
       const auto u = f->type_as_Date()->unit();
@@ -129,12 +120,7 @@ Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
     case T::Time: {
       const auto* t = f->type_as_Time();
       QUIVER_ASSIGN_OR_RETURN(TimeUnit unit, UnitFrom(t->unit(), path));
-      const bool is32 = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
-      if (is32 && t->bit_width() == 32) return time32(unit);
-      if (!is32 && t->bit_width() == 64) return time64(unit);
-      return Status::Invalid("field '" + path + "': time unit " + std::string(TimeUnitName(unit)) +
-                             " with bit width " + std::to_string(t->bit_width()) +
-                             " (expected " + (is32 ? "32" : "64") + ")");
+      return AtField(MakeTimeType(unit, t->bit_width()), path);
     }
     case T::Timestamp: {
       const auto* t = f->type_as_Timestamp();
@@ -167,59 +153,28 @@ Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
       return large_list_view(children[0]);
     case T::FixedSizeList: {
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "fixed_size_list"));
-      const int32_t n = f->type_as_FixedSizeList()->list_size();
-      if (n < 0) return Status::Invalid("field '" + path + "': fixed_size_list size " + std::to_string(n) + " < 0");
-      return fixed_size_list(children[0], n);
+      return AtField(MakeFixedSizeListType(children[0], f->type_as_FixedSizeList()->list_size()), path);
     }
-    case T::FixedSizeBinary: {
-      const int32_t w = f->type_as_FixedSizeBinary()->byte_width();
-      if (w < 0) return Status::Invalid("field '" + path + "': fixed_size_binary width " + std::to_string(w) + " < 0");
-      return fixed_size_binary(w);
-    }
+    case T::FixedSizeBinary:
+      return AtField(MakeFixedSizeBinaryType(f->type_as_FixedSizeBinary()->byte_width()), path);
     case T::Struct_: return struct_(std::move(children));
     case T::Map: {
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "map"));
-      const auto& entries = children[0];
-      if (entries->type->id != TypeId::kStruct || entries->type->children.size() != 2) {
-        return Status::Invalid("field '" + path + "': map entries must be a struct of 2 fields, got " +
-                               entries->type->ToString());
-      }
-      return map(entries, f->type_as_Map()->keys_sorted());
+      return AtField(MakeMapType(children[0], f->type_as_Map()->keys_sorted()), path);
     }
     case T::Union: {
       const auto* u = f->type_as_Union();
-      std::vector<int8_t> codes;
-      if (u->type_ids() != nullptr) {
-        if (u->type_ids()->size() != children.size()) {
-          return Status::Invalid("field '" + path + "': union has " + std::to_string(children.size()) +
-                                 " children but " + std::to_string(u->type_ids()->size()) + " type ids");
-        }
-        for (int32_t c : *u->type_ids()) {
-          if (c < 0 || c > 127) {
-            return Status::Invalid("field '" + path + "': union type id " + std::to_string(c) +
-                                   " outside [0, 127]");
-          }
-          for (int8_t prev : codes) {
-            if (prev == c) return Status::Invalid("field '" + path + "': duplicate union type id " + std::to_string(c));
-          }
-          codes.push_back(static_cast<int8_t>(c));
-        }
-      } else {
-        if (children.size() > 128) return Status::Invalid("field '" + path + "': union with more than 128 children");
-        for (size_t i = 0; i < children.size(); ++i) codes.push_back(static_cast<int8_t>(i));
+      std::optional<std::vector<int64_t>> codes;
+      if (u->type_ids() != nullptr) codes.emplace(u->type_ids()->begin(), u->type_ids()->end());
+      if (u->mode() != fb::UnionMode::Sparse && u->mode() != fb::UnionMode::Dense) {
+        return Status::Invalid("field '" + path + "': unknown union mode");
       }
-      if (u->mode() == fb::UnionMode::Sparse) return sparse_union(std::move(children), std::move(codes));
-      if (u->mode() == fb::UnionMode::Dense) return dense_union(std::move(children), std::move(codes));
-      return Status::Invalid("field '" + path + "': unknown union mode");
+      const TypeId mode = u->mode() == fb::UnionMode::Sparse ? TypeId::kSparseUnion : TypeId::kDenseUnion;
+      return AtField(MakeUnionType(mode, std::move(children), std::move(codes)), path);
     }
     case T::RunEndEncoded: {
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 2, path, "run_end_encoded"));
-      const TypeId r = children[0]->type->id;
-      if (r != TypeId::kInt16 && r != TypeId::kInt32 && r != TypeId::kInt64) {
-        return Status::Invalid("field '" + path + "': run ends must be int16, int32 or int64, got " +
-                               children[0]->type->ToString());
-      }
-      return run_end_encoded(children[0], children[1]);
+      return AtField(MakeRunEndEncodedType(children[0], children[1]), path);
     }
     case T::NONE:
       return Status::Invalid("field '" + path + "': type missing");

@@ -11,7 +11,7 @@
 #include "quiver/columnar/concatenate.h"
 #include "quiver/columnar/validate.h"
 #include "quiver/compression/codec.h"
-#include "quiver/ipc/metadata.h"
+#include "quiver/ipc/metadata_internal.h"
 
 namespace quiver::ipc {
 namespace {

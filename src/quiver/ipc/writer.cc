@@ -12,7 +12,7 @@
 #include "quiver/columnar/compare.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/batch_unloader.h"
-#include "quiver/ipc/metadata.h"
+#include "quiver/ipc/metadata_internal.h"
 
 namespace quiver::ipc {
 namespace {

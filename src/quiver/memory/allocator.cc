@@ -177,6 +177,9 @@ struct MimallocApi {
 // process exit).
 Result<const MimallocApi*> LoadMimalloc() {
   static const Result<const MimallocApi*> loaded = []() -> Result<const MimallocApi*> {
+#ifdef QUIVER_WITHOUT_MIMALLOC  // CMake option QUIVER_WITH_MIMALLOC=OFF
+    return Status::NotImplemented("the mimalloc allocator is not built in (QUIVER_WITH_MIMALLOC=OFF)");
+#endif
     void* handle = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
       const char* why = dlerror();

@@ -1,8 +1,8 @@
-// Tests for quiver/ipc/json_integration.h: every arrow-testing gold JSON
+// Tests for quiver/integration/json_integration.h: every arrow-testing gold JSON
 // parses and round-trips (read -> write -> read -> CompareBatches), hand
 // written documents decode to the expected values, malformed input gives a
 // clean Invalid.
-#include "quiver/ipc/json_integration.h"
+#include "quiver/integration/json_integration.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "quiver/columnar/validate.h"
 #include "quiver/columnar/value_format.h"
 
-namespace quiver {
+namespace quiver::integration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -91,15 +91,11 @@ TEST_P(GoldJsonTest, ParsesAndRoundTrips) {
 INSTANTIATE_TEST_SUITE_P(Gold, GoldJsonTest, ::testing::ValuesIn(GoldJsonFiles()), TestName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GoldJsonTest);
 
-TEST(GoldJsonListing, FindsTheGoldFiles) {
-  EXPECT_GE(GoldJsonFiles().size(), 40u) << kIntegrationDir;
-}
+TEST(GoldJsonListing, FindsTheGoldFiles) { EXPECT_GE(GoldJsonFiles().size(), 40u) << kIntegrationDir; }
 
 class JsonIntegrationTest : public ::testing::Test {
  protected:
-  Result<JsonIntegrationFile> Read(const std::string& text) {
-    return ReadJsonIntegration(text, pool_.get());
-  }
+  Result<JsonIntegrationFile> Read(const std::string& text) { return ReadJsonIntegration(text, pool_.get()); }
   std::string Value(const JsonIntegrationFile& f, int col, int64_t row, int batch = 0) {
     return FormatValueToString(*f.batches[batch]->columns[col], row, ValueFormat::kText);
   }
@@ -109,10 +105,9 @@ class JsonIntegrationTest : public ::testing::Test {
 // A document with one column of `type_json` and column body `column_json`.
 std::string Doc(const std::string& type_json, const std::string& column_json, int64_t count,
                 const std::string& extra_field = "", const std::string& dictionaries = "") {
-  return R"({"schema":{"fields":[{"name":"c","nullable":true,"type":)" + type_json +
-         R"(,"children":[])" + extra_field + R"(}]},"batches":[{"count":)" + std::to_string(count) +
-         R"(,"columns":[{"name":"c","count":)" + std::to_string(count) + column_json + "}]}]" +
-         dictionaries + "}";
+  return R"({"schema":{"fields":[{"name":"c","nullable":true,"type":)" + type_json + R"(,"children":[])" + extra_field +
+         R"(}]},"batches":[{"count":)" + std::to_string(count) + R"(,"columns":[{"name":"c","count":)" +
+         std::to_string(count) + column_json + "}]}]" + dictionaries + "}";
 }
 
 TEST_F(JsonIntegrationTest, PrimitiveValues) {
@@ -131,8 +126,7 @@ TEST_F(JsonIntegrationTest, DecimalsAndHalfFloats) {
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(Value(*f, 0, 0), "-123.45");
   EXPECT_EQ(Value(*f, 0, 1), "0.05");
-  auto h = Read(Doc(R"({"name":"floatingpoint","precision":"HALF"})",
-                    R"(,"VALIDITY":[1,1],"DATA":[15360, 49152])", 2));
+  auto h = Read(Doc(R"({"name":"floatingpoint","precision":"HALF"})", R"(,"VALIDITY":[1,1],"DATA":[15360, 49152])", 2));
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   EXPECT_EQ(Value(*h, 0, 0), "1");
   EXPECT_EQ(Value(*h, 0, 1), "-2");
@@ -220,10 +214,10 @@ TEST_F(JsonIntegrationTest, MalformedInputIsInvalid) {
       R"({"schema":{"fields":[{"name":"c"}]}})",
       R"({"schema":{"fields":[]},"batches":[{"count":-1,"columns":[]}]})",
       R"({"schema":{"fields":[]},"batches":[{"count":1,"columns":[{"name":"x","count":1}]}]})",
-      Doc(int32_type, R"(,"VALIDITY":[1,1],"DATA":[1])", 2),            // DATA short
-      Doc(int32_type, R"(,"VALIDITY":[1],"DATA":[1,2])", 2),            // VALIDITY short
-      Doc(int32_type, R"(,"VALIDITY":[1,2],"DATA":[1,2])", 2),          // validity not 0/1
-      Doc(int32_type, R"(,"VALIDITY":[1,1],"DATA":[1,"x"])", 2),        // not an int
+      Doc(int32_type, R"(,"VALIDITY":[1,1],"DATA":[1])", 2),             // DATA short
+      Doc(int32_type, R"(,"VALIDITY":[1],"DATA":[1,2])", 2),             // VALIDITY short
+      Doc(int32_type, R"(,"VALIDITY":[1,2],"DATA":[1,2])", 2),           // validity not 0/1
+      Doc(int32_type, R"(,"VALIDITY":[1,1],"DATA":[1,"x"])", 2),         // not an int
       Doc(int32_type, R"(,"VALIDITY":[1,1],"DATA":[1,4294967296])", 2),  // out of range
       Doc(R"({"name":"int","bitWidth":8,"isSigned":true})", R"(,"VALIDITY":[1],"DATA":[300])", 1),
       Doc(R"({"name":"int","bitWidth":12,"isSigned":true})", R"(,"VALIDITY":[1],"DATA":[3])", 1),
@@ -235,7 +229,8 @@ TEST_F(JsonIntegrationTest, MalformedInputIsInvalid) {
       Doc(R"({"name":"utf8view"})",
           R"(,"VALIDITY":[1],"VIEWS":[{"SIZE":20,"PREFIX_HEX":"00000000","BUFFER_INDEX":3,"OFFSET":0}],"VARIADIC_DATA_BUFFERS":[])",
           1),
-      Doc(R"({"name":"utf8view"})", R"(,"VALIDITY":[1],"VIEWS":[{"SIZE":3,"INLINED":"ab"}],"VARIADIC_DATA_BUFFERS":[])", 1),
+      Doc(R"({"name":"utf8view"})", R"(,"VALIDITY":[1],"VIEWS":[{"SIZE":3,"INLINED":"ab"}],"VARIADIC_DATA_BUFFERS":[])",
+          1),
       Doc(R"({"name":"decimal","precision":3,"scale":0,"bitWidth":100})", R"(,"VALIDITY":[1],"DATA":["1"])", 1),
       Doc(R"({"name":"decimal","precision":3,"scale":0})", R"(,"VALIDITY":[1],"DATA":["1.5"])", 1),
       Doc(R"({"name":"timestamp","unit":"FORTNIGHT"})", R"(,"VALIDITY":[1],"DATA":["1"])", 1),
@@ -290,8 +285,7 @@ TEST_F(JsonIntegrationTest, HostileOffsetsAreACleanError) {
 TEST_F(JsonIntegrationTest, DeepNestingIsRejectedWithoutCrashing) {
   // A deeply nested value where an integer is expected.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  auto r = Read(Doc(R"({"name":"int","bitWidth":32,"isSigned":true})",
-                    R"(,"VALIDITY":[1],"DATA":[)" + deep + "]", 1));
+  auto r = Read(Doc(R"({"name":"int","bitWidth":32,"isSigned":true})", R"(,"VALIDITY":[1],"DATA":[)" + deep + "]", 1));
   EXPECT_TRUE(r.status().IsInvalid()) << r.status().ToString();
   // Fields nested beyond kJsonIntegrationMaxDepth.
   std::string field = R"({"name":"leaf","nullable":true,"type":{"name":"null"},"children":[]})";
@@ -303,11 +297,9 @@ TEST_F(JsonIntegrationTest, DeepNestingIsRejectedWithoutCrashing) {
 }
 
 TEST_F(JsonIntegrationTest, ErrorsNameTheLocation) {
-  auto r = Read(Doc(R"({"name":"int","bitWidth":32,"isSigned":true})",
-                    R"(,"VALIDITY":[1,1],"DATA":[1])", 2));
+  auto r = Read(Doc(R"({"name":"int","bitWidth":32,"isSigned":true})", R"(,"VALIDITY":[1,1],"DATA":[1])", 2));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("batches[0].columns[0](c)"), std::string::npos)
-      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("batches[0].columns[0](c)"), std::string::npos) << r.status().ToString();
   EXPECT_NE(r.status().message().find("DATA"), std::string::npos) << r.status().ToString();
 }
 
@@ -316,8 +308,7 @@ TEST_F(JsonIntegrationTest, TruncatedGoldDocumentsFailCleanly) {
   if (files.empty()) GTEST_SKIP() << "no gold files";
   // Take a small gold document, write it back as text, then cut it at many
   // places and flip characters: every result is an error or a valid file.
-  auto f = ReadJsonIntegrationFile(std::string(kIntegrationDir) + "/cpp-21.0.0/generated_union.json.gz",
-                                   pool_.get());
+  auto f = ReadJsonIntegrationFile(std::string(kIntegrationDir) + "/cpp-21.0.0/generated_union.json.gz", pool_.get());
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   auto text = WriteJsonIntegration(*f->schema, f->batches);
   ASSERT_TRUE(text.ok());
@@ -351,8 +342,7 @@ TEST_F(JsonIntegrationTest, BuffersComeFromThePool) {
   auto pool = MemoryPool::MakeRoot();
   {
     auto f = ReadJsonIntegration(
-        Doc(R"({"name":"utf8"})", R"(,"VALIDITY":[1,0],"OFFSET":[0,3,3],"DATA":["abc",""])", 2),
-        pool.get());
+        Doc(R"({"name":"utf8"})", R"(,"VALIDITY":[1,0],"OFFSET":[0,3,3],"DATA":["abc",""])", 2), pool.get());
     ASSERT_TRUE(f.ok()) << f.status().ToString();
     EXPECT_GT(pool->held_bytes(), 0);
   }
@@ -360,4 +350,4 @@ TEST_F(JsonIntegrationTest, BuffersComeFromThePool) {
 }
 
 }  // namespace
-}  // namespace quiver
+}  // namespace quiver::integration

@@ -1,5 +1,5 @@
-// quiver/ipc/json_integration.h — the Apache Arrow integration-test JSON
-// format (Arrow docs "Integration Testing" → "JSON test data format";
+// quiver/integration/json_integration.h — the Apache Arrow integration-test
+// JSON format (Arrow docs "Integration Testing" → "JSON test data format";
 // reference implementation Arrow C++ cpp/src/arrow/integration/
 // json_internal.cc; gold files in arrow-testing data/arrow-ipc-stream/
 // integration/*/generated_*.json.gz).
@@ -14,6 +14,12 @@
 // values are their uint16 bit patterns; dictionary-encoded columns hold the
 // indices, the values live in the "dictionaries" section by id.
 //
+// The integration layer sits beside ipc (it uses columnar and ipc/io.h, and
+// is the only layer that links nlohmann-json and zlib): the format is a test
+// interchange, not IPC. Files: json_schema.cc (the "schema" object),
+// json_reader.cc (columns, dictionaries, files), json_writer.cc, and
+// json_value.cc / gzip.cc (scalar conversions, gunzip).
+//
 // Thread safety: the functions are reentrant; results are immutable.
 #pragma once
 
@@ -25,7 +31,7 @@
 #include "quiver/columnar/array_data.h"
 #include "quiver/memory/memory_pool.h"
 
-namespace quiver {
+namespace quiver::integration {
 
 /// The content of one integration JSON document.
 struct JsonIntegrationFile {
@@ -43,7 +49,7 @@ struct JsonIntegrationFile {
 };
 
 /// Nesting limit of fields and columns in the JSON input (deeper input is
-/// Invalid rather than exhausting the stack).
+/// Invalid rather than exhausting the stack) and in what is written.
 inline constexpr int kJsonIntegrationMaxDepth = 64;
 
 /// Parses an integration JSON document held in memory.
@@ -59,11 +65,14 @@ inline constexpr int kJsonIntegrationMaxDepth = 64;
 /// OutOfMemory from the pool. Never throws.
 Result<JsonIntegrationFile> ReadJsonIntegration(std::string_view json_text, MemoryPool* pool);
 
-/// Reads a file and parses it with ReadJsonIntegration. A name ending in
-/// ".gz" is gunzipped first (zlib; concatenated gzip members are accepted).
+/// Reads a file (ipc::ReadFile; "-" is standard input) and parses it with
+/// ReadJsonIntegration. A name ending in ".gz" is gunzipped first (zlib;
+/// concatenated gzip members are accepted). The file and the decompressed
+/// text are each limited to 1 GiB (Invalid naming `path` beyond); the file's
+/// bytes are charged to `pool` while it is parsed.
 /// Errors: IOError naming `path` when it cannot be opened or read, Invalid
-/// naming `path` for corrupt gzip data, then as ReadJsonIntegration.
-/// Decompressed input is limited to 1 GiB (Invalid beyond).
+/// naming `path` for corrupt gzip data, then as ReadJsonIntegration with
+/// `path` as context.
 Result<JsonIntegrationFile> ReadJsonIntegrationFile(const std::string& path, MemoryPool* pool);
 
 /// Writes `schema` and `batches` as an integration JSON document (compact,
@@ -77,7 +86,6 @@ Result<JsonIntegrationFile> ReadJsonIntegrationFile(const std::string& path, Mem
 /// NotImplemented (replacements cannot be represented in this format).
 /// Invalid UTF-8 in utf8 values is replaced by U+FFFD in the output.
 /// Errors: Invalid for batches that do not match the schema.
-Result<std::string> WriteJsonIntegration(const Schema& schema,
-                                         const std::vector<RecordBatchPtr>& batches);
+Result<std::string> WriteJsonIntegration(const Schema& schema, const std::vector<RecordBatchPtr>& batches);
 
-}  // namespace quiver
+}  // namespace quiver::integration

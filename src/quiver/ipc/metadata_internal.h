@@ -1,4 +1,4 @@
-// quiver/ipc/metadata.h — conversion between quiver's Schema/Field/DataType
+// quiver/ipc/metadata_internal.h — conversion between quiver's Schema/Field/DataType
 // and the IPC flatbuffer metadata (format/Schema.fbs, Message.fbs, File.fbs),
 // plus verification of untrusted metadata bytes.
 //
