@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/datagen/batch_generator.h"
 #include "quiver/fetch/chunk_decoder.h"
@@ -47,16 +48,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 constexpr double kMiB = 1024.0 * 1024.0;
-
-int64_t ProcStatus(const char* key) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  const std::string k = std::string(key) + ":";
-  while (std::getline(f, line)) {
-    if (line.rfind(k, 0) == 0) return std::strtoll(line.c_str() + k.size(), nullptr, 10) * 1024;
-  }
-  return -1;
-}
 
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -189,7 +180,7 @@ Status RunClient(Context& ctx, const ClientOpts& o) {
   const int rounds = o.mode == "repeat" ? o.repeat : 1;
   // Baseline: resident bytes just before the first fetch; the high-water
   // mark is reset to it (clear_refs 5) when the kernel allows.
-  const int64_t rss0 = ProcStatus("VmRSS");
+  const int64_t rss0 = bench::ProcStatusBytes("VmRSS");
   { std::ofstream("/proc/self/clear_refs") << "5"; }
   fetch::ResetMappingPeak();
   json runs = json::array();
@@ -221,7 +212,7 @@ Status RunClient(Context& ctx, const ClientOpts& o) {
     runs.push_back({{"rows", rows}, {"seconds", Since(tr)}, {"held_after", pool->held_bytes()}});
   }
   const double secs = Since(t0);
-  const int64_t hwm = ProcStatus("VmHWM");
+  const int64_t hwm = bench::ProcStatusBytes("VmHWM");
   const fetch::MappingStats ms = fetch::GetMappingStats();
   json out = {{"rows", runs.back()["rows"]}, {"runs", runs}, {"seconds", secs}, {"decoded_bytes", decoded},
               {"wire_bytes", wire}, {"rss_baseline", rss0}, {"hwm", hwm}, {"peak_rss_increase", hwm - rss0},

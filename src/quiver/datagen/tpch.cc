@@ -8,19 +8,15 @@
 #include <string>
 
 #include "quiver/memory/buffer.h"
+#include "quiver/datagen/splitmix64.h"
 
 namespace quiver::datagen {
 namespace {
 
 // ---- deterministic draws (splitmix64) --------------------------------------
 
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
-
-constexpr uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+constexpr uint64_t kGolden = kSplitMix64Golden;
+constexpr uint64_t Mix(uint64_t z) { return SplitMix64Mix(z); }
 
 class Rng {
  public:
