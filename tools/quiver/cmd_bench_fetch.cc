@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/bench/generated_stream.h"
 #include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/datagen/batch_generator.h"
@@ -326,19 +327,7 @@ Status RunBench(Context& ctx, const BenchOpts& o) {
     go.num_rows = target / 64 + 1000;  // more than enough: stops by bytes
     go.max_bytes_per_batch = 4 << 20;
     go.pool = gen_pool.get();
-    QUIVER_ASSIGN_OR_RETURN(auto gen, datagen::BatchGenerator::Make(go));
-    QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(table));
-    ipc::WriteOptions wo;
-    wo.pool = gen_pool.get();
-    QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), gen->schema(), ipc::IpcFormat::kStream, wo));
-    while (sink->position() < target) {
-      QUIVER_ASSIGN_OR_RETURN(auto batch, gen->Next());
-      if (!batch) break;
-      table_rows += batch->num_rows;
-      QUIVER_RETURN_NOT_OK(writer->WriteBatch(*batch));
-    }
-    QUIVER_RETURN_NOT_OK(writer->Close());
-    QUIVER_RETURN_NOT_OK(sink->Flush());
+    QUIVER_ASSIGN_OR_RETURN(table_rows, bench::WriteGeneratedStream(go, table, target));
   }
   std::fprintf(stderr, "bench fetch: generated lineitem, %lld rows, in %.1f s\n", static_cast<long long>(table_rows), Since(tg));
 
