@@ -61,28 +61,48 @@ std::string SelfExe() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
-// Runs argv, returns (exit status, stdout). stderr passes through.
-Result<std::pair<int, std::string>> RunCapture(const std::vector<std::string>& argv) {
+// Starts argv as a child process whose stdout is a pipe; returns its pid and
+// the pipe's read end in *stdout_fd (the caller closes it). stderr passes
+// through unless `silence_stderr` (then /dev/null). `search_path`: the
+// program is looked up in PATH (execvp) rather than taken as a path (execv).
+Result<pid_t> SpawnWithStdoutPipe(const std::vector<std::string>& argv, bool silence_stderr, bool search_path,
+                                  int* stdout_fd) {
   int fds[2];
   if (pipe(fds) != 0) return Status::IOError("bench fetch: pipe failed");
   const pid_t pid = fork();
   if (pid < 0) return Status::IOError("bench fetch: fork failed");
   if (pid == 0) {
     dup2(fds[1], STDOUT_FILENO);
+    if (silence_stderr) {
+      const int devnull = open("/dev/null", O_WRONLY);
+      if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    }
     close(fds[0]);
     close(fds[1]);
     std::vector<char*> a;
     for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
     a.push_back(nullptr);
-    execvp(a[0], a.data());
+    if (search_path) {
+      execvp(a[0], a.data());
+    } else {
+      execv(a[0], a.data());
+    }
     _exit(127);
   }
   close(fds[1]);
+  *stdout_fd = fds[0];
+  return pid;
+}
+
+// Runs argv, returns (exit status, stdout). stderr passes through.
+Result<std::pair<int, std::string>> RunCapture(const std::vector<std::string>& argv) {
+  int out_fd = -1;
+  QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, false, true, &out_fd));
   std::string out;
   char buf[65536];
   ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
+  while ((n = read(out_fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(out_fd);
   int status = 0;
   waitpid(pid, &status, 0);
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -122,31 +142,16 @@ struct ServerProcess {
 };
 
 Status StartServer(const std::vector<std::string>& argv, ServerProcess* s) {
-  int fds[2];
-  if (pipe(fds) != 0) return Status::IOError("bench fetch: pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return Status::IOError("bench fetch: fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    const int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> a;
-    for (const auto& x : argv) a.push_back(const_cast<char*>(x.c_str()));
-    a.push_back(nullptr);
-    execv(a[0], a.data());
-    _exit(127);
-  }
-  close(fds[1]);
+  int out_fd = -1;
+  QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, true, false, &out_fd));
   s->pid = pid;
   std::string out;
   char buf[4096];
   ssize_t n;
-  while (out.find("ready\n") == std::string::npos && (n = read(fds[0], buf, sizeof buf)) > 0) {
+  while (out.find("ready\n") == std::string::npos && (n = read(out_fd, buf, sizeof buf)) > 0) {
     out.append(buf, static_cast<size_t>(n));
   }
-  close(fds[0]);
+  close(out_fd);
   if (out.find("ready\n") == std::string::npos) return Status::IOError("bench fetch: quiver serve did not start: " + out);
   auto field = [&](const std::string& key) {
     const size_t p = out.find("\n" + key + ": ");

@@ -61,16 +61,6 @@ Result<int64_t> ParseBytes(const std::string& text) {
   return static_cast<int64_t>(bytes);
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // Writes rows as text: table (per batch, widths of that batch), csv, jsonl.
 class TextSink {
  public:

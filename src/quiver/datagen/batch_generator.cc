@@ -55,26 +55,13 @@ enum : uint64_t {
   kStreamLine = 0x4c494e45,    // "LINE"
 };
 
-class Rng {
+class Rng : public SplitMix64Stream {
  public:
-  Rng(uint64_t seed, uint64_t stream, uint64_t index) : state_(Mix(Mix(seed ^ stream) + index * kGolden)) {}
-  uint64_t Next() {
-    state_ += kGolden;
-    return Mix(state_);
-  }
-  /// Uniform in [lo, hi] (multiply-shift; the bias, below 2^-40 for our
-  /// ranges, is irrelevant here and keeps the draw count fixed).
-  int64_t Uniform(int64_t lo, int64_t hi) {
-    const auto range = static_cast<unsigned __int128>(static_cast<uint64_t>(hi - lo) + 1);
-    return lo + static_cast<int64_t>((static_cast<unsigned __int128>(Next()) * range) >> 64);
-  }
+  Rng(uint64_t seed, uint64_t stream, uint64_t index) : SplitMix64Stream(Mix(Mix(seed ^ stream) + index * kGolden)) {}
   template <typename T, size_t N>
   const T& Pick(const std::array<T, N>& items) {
     return items[static_cast<size_t>(Uniform(0, static_cast<int64_t>(N) - 1))];
   }
-
- private:
-  uint64_t state_;
 };
 
 // ---- vocabularies ----------------------------------------------------------

@@ -25,4 +25,28 @@ constexpr uint64_t SplitMix64Mix(uint64_t z) {
 /// value a generator seeded with `x` returns first. A pure function of x.
 constexpr uint64_t SplitMix64(uint64_t x) { return SplitMix64Mix(x + kSplitMix64Golden); }
 
+/// A splitmix64 stream from a start state: Next() adds the golden increment
+/// and mixes. The generators derive their start states from (seed, stream,
+/// row) so that every value is a pure function of them. Not thread-safe
+/// (one stream per thread); copyable.
+class SplitMix64Stream {
+ public:
+  explicit constexpr SplitMix64Stream(uint64_t state) : state_(state) {}
+
+  constexpr uint64_t Next() {
+    state_ += kSplitMix64Golden;
+    return SplitMix64Mix(state_);
+  }
+
+  /// Uniform in [lo, hi] (lo <= hi) from one draw, by multiply-shift: the
+  /// bias (below 2^-40 for ranges under 2^24) keeps the draw count fixed.
+  constexpr int64_t Uniform(int64_t lo, int64_t hi) {
+    const auto range = static_cast<unsigned __int128>(static_cast<uint64_t>(hi - lo) + 1);
+    return lo + static_cast<int64_t>((static_cast<unsigned __int128>(Next()) * range) >> 64);
+  }
+
+ private:
+  uint64_t state_;
+};
+
 }  // namespace quiver::datagen
