@@ -23,13 +23,6 @@
 namespace quiver::cli {
 namespace {
 
-using join::HashJoin;
-using join::HashJoinOptions;
-using join::JoinType;
-using join::MemoryMode;
-using join::TaskMemoryManager;
-using join::TaskMemoryOptions;
-
 using bench::Clock;
 using bench::Seconds;
 
@@ -93,8 +86,8 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       // Everything that can be refused is checked before any work.
-      QUIVER_ASSIGN_OR_RETURN(JoinType type, join::ParseJoinType(o->type));
-      QUIVER_ASSIGN_OR_RETURN(MemoryMode mode, join::ParseMemoryMode(o->mode));
+      QUIVER_ASSIGN_OR_RETURN(join::JoinType type, join::ParseJoinType(o->type));
+      QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->mode));
       QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
       if (o->build == "-" && o->probe == "-") return Status::Invalid("--build and --probe cannot both be stdin");
       MemoryPoolOptions jo;
@@ -109,23 +102,23 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       if (!build_reader.ok()) return build_reader.status().WithContext("--build " + o->build);
       auto probe_reader = ipc::RecordBatchReader::OpenPath(o->probe, ro);
       if (!probe_reader.ok()) return probe_reader.status().WithContext("--probe " + o->probe);
-      HashJoinOptions jopt;
+      join::HashJoinOptions jopt;
       jopt.type = type;
       jopt.output_pool = join_pool.get();
       jopt.max_output_rows = o->max_rows;
       jopt.max_output_bytes = o->max_bytes;
       QUIVER_RETURN_NOT_OK(ParseOnSpec(o->on, **build_reader, o->build, **probe_reader, o->probe,
                                        &jopt.build_keys, &jopt.probe_keys));
-      QUIVER_ASSIGN_OR_RETURN(auto join, HashJoin::Make((*build_reader)->schema(), (*probe_reader)->schema(), jopt));
+      QUIVER_ASSIGN_OR_RETURN(auto join, join::HashJoin::Make((*build_reader)->schema(), (*probe_reader)->schema(), jopt));
       // Build (the output is opened only once the relation stands).
       const auto t0 = Clock::now();
       auto build_batches = ipc::ReadAllBatches(build_reader->get());
       if (!build_batches.ok()) return build_batches.status().WithContext("--build " + o->build);
-      TaskMemoryOptions to;
+      join::TaskMemoryOptions to;
       to.mode = mode;
       to.huge_pages = o->huge_pages;
       to.prefault = o->prefault;
-      TaskMemoryManager tmm(join_pool.get(), to);
+      join::TaskMemoryManager tmm(join_pool.get(), to);
       QUIVER_ASSIGN_OR_RETURN(auto relation, join->BuildRelation(*build_batches, &tmm));
       build_batches->clear();  // the relation holds the rows now
       const auto t1 = Clock::now();
