@@ -37,31 +37,31 @@ class CDataGoldTest : public ::testing::TestWithParam<CDataGoldCase> {
 TEST_P(CDataGoldTest, ExportImportRoundTripsEveryBatch) {
   const auto& c = GetParam();
   {
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable table, ReadIpcPath(c.file, pool_.get()));
+    ASSERT_OK_AND_ASSIGN(IpcTable table, ReadIpcPath(c.file, pool_.get()));
     const CompareOptions exact = ExactCompare(/*check_metadata=*/true);
 
     // Schema and batches one by one.
     ArrowSchema cs{};
-    QT_ASSERT_OK(ExportSchema(*table.schema, &cs));
-    QT_ASSERT_OK_AND_ASSIGN(SchemaPtr schema, ImportSchema(&cs));
-    QT_ASSERT_OK(CompareSchemas(*table.schema, *schema, exact));
+    ASSERT_OK(ExportSchema(*table.schema, &cs));
+    ASSERT_OK_AND_ASSIGN(SchemaPtr schema, ImportSchema(&cs));
+    ASSERT_OK(CompareSchemas(*table.schema, *schema, exact));
     std::vector<RecordBatchPtr> back;
     for (const auto& batch : table.batches) {
       ArrowArray ca{};
-      QT_ASSERT_OK(ExportRecordBatch(*batch, &ca));
-      QT_ASSERT_OK_AND_ASSIGN(auto b, ImportRecordBatch(&ca, schema));
-      QT_ASSERT_OK(ValidateBatch(*b, ValidationLevel::kFull));
+      ASSERT_OK(ExportRecordBatch(*batch, &ca));
+      ASSERT_OK_AND_ASSIGN(auto b, ImportRecordBatch(&ca, schema));
+      ASSERT_OK(ValidateBatch(*b, ValidationLevel::kFull));
       back.push_back(std::move(b));
     }
     IpcTable back_table;
     back_table.schema = schema;
     back_table.batches = back;
-    QT_EXPECT_OK(CompareTables(table.schema, table.batches, back_table, exact));
+    EXPECT_OK(CompareTables(table.schema, table.batches, back_table, exact));
 
     // Through a stream, with a consumer that moves the columns out of each
     // batch and releases them last-first, after the batch itself.
     ArrowArrayStream stream{};
-    QT_ASSERT_OK(ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table.schema, table.batches), &stream));
+    ASSERT_OK(ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table.schema, table.batches), &stream));
     ArrowSchema ss{};
     ASSERT_EQ(stream.get_schema(&stream, &ss), 0);
     ss.release(&ss);
@@ -85,16 +85,16 @@ TEST_P(CDataGoldTest, ExportImportRoundTripsEveryBatch) {
     stream.release(&stream);
 
     // And the importer of streams.
-    QT_ASSERT_OK(ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table.schema, table.batches), &stream));
-    QT_ASSERT_OK_AND_ASSIGN(auto imported, ImportRecordBatchStream(&stream));
+    ASSERT_OK(ExportRecordBatchStream(std::make_unique<BatchVectorStream>(table.schema, table.batches), &stream));
+    ASSERT_OK_AND_ASSIGN(auto imported, ImportRecordBatchStream(&stream));
     IpcTable streamed;
     streamed.schema = imported->schema();
     while (true) {
-      QT_ASSERT_OK_AND_ASSIGN(auto b, imported->Next());
+      ASSERT_OK_AND_ASSIGN(auto b, imported->Next());
       if (!b) break;
       streamed.batches.push_back(std::move(b));
     }
-    QT_EXPECT_OK(CompareTables(table.schema, table.batches, streamed, exact));
+    EXPECT_OK(CompareTables(table.schema, table.batches, streamed, exact));
   }
   EXPECT_EQ(pool_->held_bytes(), 0) << "an exported buffer was not released";
 }

@@ -15,7 +15,9 @@
 #include <sstream>
 
 #include "cross_test_support.h"
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::cross_test {
 namespace {
@@ -106,7 +108,7 @@ class CliHygieneTest : public ::testing::Test {
     ipc::BufferOutputStream sink;
     ipc::WriteOptions wo;
     wo.pool = pool.get();
-    ASSERT_TRUE(ipc::WriteTable(&sink, schema, batches, ipc::IpcFormat::kStream, wo).ok());
+    ASSERT_OK(ipc::WriteTable(&sink, schema, batches, ipc::IpcFormat::kStream, wo));
     const auto& bytes = sink.bytes();
     good_ = dir_ / "good.arrows";
     cut_ = dir_ / "cut.arrows";

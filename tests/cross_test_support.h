@@ -26,38 +26,14 @@
 #include "quiver/ipc/writer.h"
 #include "quiver/memory/buffer.h"
 #include "quiver/memory/memory_pool.h"
-
-#ifndef QUIVER_SHARED_DIR
-#error "QUIVER_SHARED_DIR must name the shared data folder"
-#endif
+#include "quiver/testing/shared_data.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::cross_test {
 
 namespace fs = std::filesystem;
 
-#define QT_ASSERT_OK(expr)                                   \
-  do {                                                       \
-    const ::quiver::Status _qt_st = (expr);                  \
-    ASSERT_TRUE(_qt_st.ok()) << #expr << ": " << _qt_st.ToString(); \
-  } while (false)
-
-#define QT_EXPECT_OK(expr)                                   \
-  do {                                                       \
-    const ::quiver::Status _qt_st = (expr);                  \
-    EXPECT_TRUE(_qt_st.ok()) << #expr << ": " << _qt_st.ToString(); \
-  } while (false)
-
-#define QT_CONCAT_INNER(a, b) a##b
-#define QT_CONCAT(a, b) QT_CONCAT_INNER(a, b)
-#define QT_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, rexpr)                         \
-  auto tmp = (rexpr);                                                         \
-  ASSERT_TRUE(tmp.ok()) << #rexpr << ": " << tmp.status().ToString();         \
-  lhs = std::move(tmp).value()
-/// `lhs = value of rexpr`, or a fatal test failure naming the error.
-#define QT_ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
-  QT_ASSERT_OK_AND_ASSIGN_IMPL(QT_CONCAT(_qt_res_, __LINE__), lhs, rexpr)
-
-inline fs::path SharedDir() { return fs::path(QUIVER_SHARED_DIR); }
+inline fs::path SharedDir() { return ::quiver::testing::SharedDataDir(); }
 inline fs::path ArrowTestingData() { return SharedDir() / "arrow-testing" / "data"; }
 inline fs::path IntegrationDir() { return ArrowTestingData() / "arrow-ipc-stream" / "integration"; }
 inline fs::path RealWorldDir() { return SharedDir() / "data" / "real-world"; }

@@ -21,7 +21,9 @@
 #include <random>
 
 #include "cross_test_support.h"
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::cross_test {
 namespace {
@@ -151,7 +153,7 @@ std::shared_ptr<Buffer> OwnedBytes(std::vector<uint8_t> bytes) {
 
 std::vector<uint8_t> FileBytes(const fs::path& path) {
   auto mapped = ipc::MapFile(path.string());
-  EXPECT_TRUE(mapped.ok()) << path << ": " << mapped.status().ToString();
+  EXPECT_OK(mapped) << path;
   if (!mapped.ok()) return {};
   return {(*mapped)->data(), (*mapped)->data() + (*mapped)->size()};
 }
@@ -214,7 +216,7 @@ TEST_P(FuzzCorpusTest, ReadsCleanlyUnderCappedPool) {
   // A private copy (aligned heap memory, like a loaded stream), and the
   // mapping itself (file offsets as they are on disk).
   auto mapped = ipc::MapFile(c.path.string());
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  ASSERT_OK(mapped);
   auto copy = OwnedBytes(FileBytes(c.path));
 
   for (ReadPath path : {ReadPath::kBuffer, ReadPath::kSequential}) {
@@ -269,7 +271,7 @@ TEST(FuzzCorpus, UnionChildLengthOverflowIsACleanError) {
 TEST(FuzzCorpus, FutureMetadataVersionIsRejected) {
   const fs::path v6 = ArrowTestingData() / "forward-compatibility" / "schema_v6.arrow";
   auto bytes = ipc::MapFile(v6.string());
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  ASSERT_OK(bytes);
   for (ReadPath path : {ReadPath::kBuffer, ReadPath::kSequential}) {
     ReadOutcome o = ReadUntrusted(*bytes, path);
     ASSERT_FALSE(o.status.ok()) << "schema_v6.arrow was accepted";
@@ -316,7 +318,7 @@ std::vector<uint8_t> QuiverWrittenStream(CompressionType codec, ipc::IpcFormat f
   wo.compression = codec;
   // Two batches of 20 rows: a second record batch message after the first.
   Status st = ipc::WriteTable(&sink, schema, {batch}, format, wo, /*max_rows_per_batch=*/20);
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_OK(st);
   return sink.bytes();
 }
 
@@ -371,7 +373,7 @@ void SweepMutations(const std::function<std::vector<uint8_t>(const std::vector<u
     ASSERT_FALSE(input.bytes.empty());
     // The unmutated input reads OK.
     ReadOutcome base = ReadUntrusted(OwnedBytes(input.bytes), ReadPath::kBuffer);
-    ASSERT_TRUE(base.status.ok()) << base.status.ToString();
+    ASSERT_OK(base.status);
     int64_t ok = 0, errors = 0, failures = 0;
     for (size_t pos : Positions(input.bytes.size())) {
       auto mutated = OwnedBytes(mutate(input.bytes, pos));
@@ -455,7 +457,7 @@ TEST(EndOfStream, BytesAfterTheMarkerAreIgnored) {
 
     std::vector<RecordBatchPtr> expected;
     ReadOutcome base = ReadUntrusted(OwnedBytes(input.bytes), ReadPath::kBuffer, &expected);
-    ASSERT_TRUE(base.status.ok()) << base.status.ToString();
+    ASSERT_OK(base.status);
 
     std::vector<std::vector<uint8_t>> tails;
     tails.push_back(std::vector<uint8_t>(64, 0xFF));  // continuation markers with absurd lengths
@@ -476,10 +478,10 @@ TEST(EndOfStream, BytesAfterTheMarkerAreIgnored) {
         SCOPED_TRACE("tail " + std::to_string(t) + (path == ReadPath::kBuffer ? " Open" : " OpenStream"));
         std::vector<RecordBatchPtr> got;
         ReadOutcome o = ReadUntrusted(buffer, path, &got);
-        ASSERT_TRUE(o.status.ok()) << o.status.ToString();
+        ASSERT_OK(o.status);
         ASSERT_EQ(got.size(), expected.size());
         for (size_t i = 0; i < got.size(); ++i) {
-          QT_EXPECT_OK(CompareBatches(*expected[i], *got[i], ExactCompare()));
+          EXPECT_OK(CompareBatches(*expected[i], *got[i], ExactCompare()));
         }
       }
     }

@@ -145,7 +145,7 @@ class GoldFileTest : public ::testing::TestWithParam<GoldCase> {
 /// (mapped, and read sequentially through OpenStream).
 TEST_P(GoldFileTest, ArrowFileAndStreamMatchJson) {
   const GoldCase& c = GetParam();
-  QT_ASSERT_OK_AND_ASSIGN(JsonIntegrationFile expected, ReadJsonIntegrationFile(c.json().string(), pool_.get()));
+  ASSERT_OK_AND_ASSIGN(JsonIntegrationFile expected, ReadJsonIntegrationFile(c.json().string(), pool_.get()));
   CompareOptions co;  // default float tolerance, like the integration runner
   co.check_metadata = true;
 
@@ -155,14 +155,14 @@ TEST_P(GoldFileTest, ArrowFileAndStreamMatchJson) {
 
   {
     SCOPED_TRACE(c.arrow_file().filename().string());
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable file, ReadIpcPath(c.arrow_file(), pool_.get()));
+    ASSERT_OK_AND_ASSIGN(IpcTable file, ReadIpcPath(c.arrow_file(), pool_.get()));
     EXPECT_EQ(file.format, ipc::IpcFormat::kFile);
-    QT_EXPECT_OK(CompareTables(expected.schema, expected.batches, file, co));
+    EXPECT_OK(CompareTables(expected.schema, expected.batches, file, co));
   }
   // What the .stream must equal (see StreamHasCanonicalMapNames).
   const bool canonical_map_names = StreamHasCanonicalMapNames(c);
   auto check_stream = [&](const IpcTable& stream) {
-    QT_EXPECT_OK(CompareTables(expected.schema, expected.batches, stream, co));
+    EXPECT_OK(CompareTables(expected.schema, expected.batches, stream, co));
     if (canonical_map_names) {
       CompareOptions strict = co;
       strict.check_internal_names = true;
@@ -171,18 +171,18 @@ TEST_P(GoldFileTest, ArrowFileAndStreamMatchJson) {
       EXPECT_NE(diff.message().find("map_other_names"), std::string::npos) << diff.ToString();
       EXPECT_NE(diff.message().find("internal field names differ"), std::string::npos) << diff.ToString();
       const JsonIntegrationFile canonical = WithCanonicalMapNames(expected);
-      QT_EXPECT_OK(CompareTables(canonical.schema, canonical.batches, stream, strict));
+      EXPECT_OK(CompareTables(canonical.schema, canonical.batches, stream, strict));
     }
   };
   {
     SCOPED_TRACE(c.stream().filename().string() + " (mapped)");
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable stream, ReadIpcPath(c.stream(), pool_.get()));
+    ASSERT_OK_AND_ASSIGN(IpcTable stream, ReadIpcPath(c.stream(), pool_.get()));
     EXPECT_EQ(stream.format, ipc::IpcFormat::kStream);
     check_stream(stream);
   }
   {
     SCOPED_TRACE(c.stream().filename().string() + " (sequential)");
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable stream, ReadIpcSequential(c.stream(), ro));
+    ASSERT_OK_AND_ASSIGN(IpcTable stream, ReadIpcSequential(c.stream(), ro));
     check_stream(stream);
   }
 }
@@ -191,7 +191,7 @@ TEST_P(GoldFileTest, ArrowFileAndStreamMatchJson) {
 /// ZSTD) and back through its reader: identical, bit for bit in floats.
 TEST_P(GoldFileTest, WriterRoundTripsJsonContent) {
   const GoldCase& c = GetParam();
-  QT_ASSERT_OK_AND_ASSIGN(JsonIntegrationFile expected, ReadJsonIntegrationFile(c.json().string(), pool_.get()));
+  ASSERT_OK_AND_ASSIGN(JsonIntegrationFile expected, ReadJsonIntegrationFile(c.json().string(), pool_.get()));
   const CompareOptions exact = ExactCompare(/*check_metadata=*/true);
   auto write_pool = pool_->MakeChild({.name = "write"});
   auto read_pool = pool_->MakeChild({.name = "read"});
@@ -202,18 +202,18 @@ TEST_P(GoldFileTest, WriterRoundTripsJsonContent) {
   for (ipc::IpcFormat format : {ipc::IpcFormat::kStream, ipc::IpcFormat::kFile}) {
     for (CompressionType codec : {CompressionType::kNone, CompressionType::kLz4Frame, CompressionType::kZstd}) {
       SCOPED_TRACE(std::string(ipc::IpcFormatName(format)) + "/" + std::string(CodecLabel(codec)));
-      QT_ASSERT_OK_AND_ASSIGN(auto bytes, WriteIpc(expected.schema, expected.batches, format, codec, write_pool.get()));
+      ASSERT_OK_AND_ASSIGN(auto bytes, WriteIpc(expected.schema, expected.batches, format, codec, write_pool.get()));
       EXPECT_EQ(write_pool->held_bytes(), 0) << "the writer left bytes charged";
       {
-        QT_ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
+        ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
         EXPECT_EQ(back.format, format);
         EXPECT_EQ(back.metadata_version, "V5");
         if (!back.batches.empty()) {
           EXPECT_EQ(back.last_codec, codec);
         }
-        QT_EXPECT_OK(CompareTables(expected.schema, expected.batches, back, exact));
+        EXPECT_OK(CompareTables(expected.schema, expected.batches, back, exact));
         for (size_t i = 0; i < back.batches.size(); ++i) {
-          QT_EXPECT_OK(ValidateBatch(*back.batches[i], ValidationLevel::kFull));
+          EXPECT_OK(ValidateBatch(*back.batches[i], ValidationLevel::kFull));
         }
       }
       EXPECT_EQ(read_pool->held_bytes(), 0) << "batches read back are gone, their bytes are not";

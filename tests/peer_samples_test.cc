@@ -49,7 +49,7 @@ TEST_P(PeerSampleTest, ReadsTheTable) {
   const PeerCase& c = GetParam();
   auto pool = MemoryPool::MakeRoot({.name = "peer"});
   {
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(PeerSamplesDir() / c.file, pool.get()));
+    ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(PeerSamplesDir() / c.file, pool.get()));
     EXPECT_EQ(t.format, EndsWith(c.file, ".arrow_file") ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream);
     EXPECT_EQ(t.last_codec, c.codec);
     ASSERT_EQ(t.schema->num_fields(), 3);
@@ -67,7 +67,7 @@ TEST_P(PeerSampleTest, ReadsTheTable) {
 
     int64_t id = 0, mismatches = 0;
     for (const auto& b : t.batches) {
-      QT_EXPECT_OK(ValidateBatch(*b, ValidationLevel::kFull));
+      EXPECT_OK(ValidateBatch(*b, ValidationLevel::kFull));
       const ArrayData& ids = *b->columns[0];
       const ArrayData& xs = *b->columns[1];
       const ArrayData& ss = *b->columns[2];
@@ -107,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
 /// (cross-checked with flechette 2.6.0).
 TEST(PeerSample, FlechetteSmallRawOffsets) {
   auto pool = MemoryPool::MakeRoot({});
-  QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(PeerSamplesDir() / "fl_zstd_small.stream", pool.get()));
+  ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(PeerSamplesDir() / "fl_zstd_small.stream", pool.get()));
   ASSERT_EQ(t.schema->num_fields(), 1);
   EXPECT_EQ(t.schema->fields[0]->type->id, TypeId::kUtf8);
   EXPECT_EQ(t.last_codec, CompressionType::kZstd);
@@ -140,7 +140,7 @@ TEST_P(InvalidPeerSampleTest, IsRejectedNamingBufferAndSize) {
   Status error;
   int64_t batches_before_error = 0;
   {
-    QT_ASSERT_OK_AND_ASSIGN(auto bytes, ipc::MapFile((PeerSamplesDir() / file).string()));
+    ASSERT_OK_AND_ASSIGN(auto bytes, ipc::MapFile((PeerSamplesDir() / file).string()));
     ipc::ReadOptions ro;
     ro.pool = pool.get();
     auto reader = ipc::RecordBatchReader::Open(bytes, ro);

@@ -85,21 +85,21 @@ class RealWorldTest : public ::testing::TestWithParam<RealWorldCase> {
 };
 
 TEST_P(RealWorldTest, ConvertsToZstdAndLz4AndBackUnchanged) {
-  QT_ASSERT_OK_AND_ASSIGN(IpcTable original, ReadIpcPath(GetParam().path, pool_.get()));
+  ASSERT_OK_AND_ASSIGN(IpcTable original, ReadIpcPath(GetParam().path, pool_.get()));
   ASSERT_GT(original.num_rows(), 0);
-  for (const auto& b : original.batches) QT_ASSERT_OK(ValidateBatch(*b, ValidationLevel::kFull));
+  for (const auto& b : original.batches) ASSERT_OK(ValidateBatch(*b, ValidationLevel::kFull));
   const CompareOptions exact = ExactCompare(/*check_metadata=*/true);
   ipc::ReadOptions ro;
   ro.pool = pool_.get();
   for (CompressionType codec : {CompressionType::kZstd, CompressionType::kLz4Frame}) {
     for (ipc::IpcFormat format : {ipc::IpcFormat::kStream, ipc::IpcFormat::kFile}) {
       SCOPED_TRACE(std::string(CodecLabel(codec)) + " " + std::string(ipc::IpcFormatName(format)));
-      QT_ASSERT_OK_AND_ASSIGN(auto bytes, WriteIpc(original.schema, original.batches, format, codec, pool_.get()));
-      QT_ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
+      ASSERT_OK_AND_ASSIGN(auto bytes, WriteIpc(original.schema, original.batches, format, codec, pool_.get()));
+      ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
       EXPECT_EQ(back.format, format);
       EXPECT_EQ(back.last_codec, codec);
       EXPECT_EQ(back.num_rows(), original.num_rows());
-      QT_EXPECT_OK(CompareTables(original.schema, original.batches, back, exact));
+      EXPECT_OK(CompareTables(original.schema, original.batches, back, exact));
     }
   }
 }
@@ -113,7 +113,7 @@ TEST(RealWorld, AllThreeFilesArePresent) { EXPECT_EQ(ListRealWorld().size(), 3u)
 
 TEST(RealWorld, VegaFlights321) {
   auto pool = MemoryPool::MakeRoot({});
-  QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(VegaFlights321(), pool.get()));
+  ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(VegaFlights321(), pool.get()));
   EXPECT_EQ(t.format, ipc::IpcFormat::kFile);
   EXPECT_EQ(t.metadata_version, "V5");
   EXPECT_EQ(t.last_codec, CompressionType::kNone);
@@ -138,7 +138,7 @@ TEST(RealWorld, VegaFlights321) {
 
 TEST(RealWorld, VegaFlights1311LegacyStream) {
   auto pool = MemoryPool::MakeRoot({});
-  QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(VegaFlights1311(), pool.get()));
+  ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(VegaFlights1311(), pool.get()));
   EXPECT_EQ(t.format, ipc::IpcFormat::kStream);
   EXPECT_EQ(t.metadata_version, "V4");
   ASSERT_EQ(t.batches.size(), 1u);
@@ -157,7 +157,7 @@ TEST(RealWorld, VegaFlights1311LegacyStream) {
 
 TEST(RealWorld, SuperstoreLz4Stream) {
   auto pool = MemoryPool::MakeRoot({});
-  QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(Superstore(), pool.get()));
+  ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(Superstore(), pool.get()));
   EXPECT_EQ(t.format, ipc::IpcFormat::kStream);  // despite the .arrow name
   EXPECT_EQ(t.metadata_version, "V5");
   EXPECT_EQ(t.last_codec, CompressionType::kLz4Frame);
@@ -236,12 +236,12 @@ void ExpectZeroCopy(const fs::path& path) {
   SCOPED_TRACE(path.string());
   auto pool = MemoryPool::MakeRoot({.name = "zero-copy"});
   {
-    QT_ASSERT_OK_AND_ASSIGN(auto mapping, ipc::MapFile(path.string()));
+    ASSERT_OK_AND_ASSIGN(auto mapping, ipc::MapFile(path.string()));
     const uint8_t* begin = mapping->data();
     const uint8_t* end = begin + mapping->size();
     ipc::ReadOptions ro;
     ro.pool = pool.get();
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpc(mapping, ro));
+    ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpc(mapping, ro));
     ASSERT_FALSE(t.batches.empty());
     EXPECT_LT(pool->held_bytes(), 4096) << "bytes held while the batches are alive";
     std::vector<const Buffer*> buffers;
@@ -286,10 +286,10 @@ TEST(ZeroCopy, MappedQuiverWrittenFilesHoldNothing) {
   // Superstore: 13 dictionaries and utf8 values, decompressed from LZ4 and
   // written back uncompressed; the 1.31.1 legacy stream as a V5 file.
   for (const auto& [source, stem] : {std::pair{Superstore(), "superstore"}, std::pair{VegaFlights1311(), "flights"}}) {
-    QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(source, pool.get()));
+    ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(source, pool.get()));
     for (ipc::IpcFormat format : {ipc::IpcFormat::kFile, ipc::IpcFormat::kStream}) {
       TempFile out(std::string(stem) + "_" + std::string(ipc::IpcFormatName(format)));
-      QT_ASSERT_OK(WriteFile(out.path, t, format, CompressionType::kNone, pool.get()));
+      ASSERT_OK(WriteFile(out.path, t, format, CompressionType::kNone, pool.get()));
       ExpectZeroCopy(out.path);
     }
   }
@@ -299,16 +299,16 @@ TEST(ZeroCopy, MappedQuiverWrittenFilesHoldNothing) {
 /// size, and transient scratch stays small.
 TEST(ZeroCopy, ReadingZstdAllocatesAboutTheDecompressedSize) {
   auto pool = MemoryPool::MakeRoot({});
-  QT_ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(VegaFlights321(), pool.get()));
+  ASSERT_OK_AND_ASSIGN(IpcTable t, ReadIpcPath(VegaFlights321(), pool.get()));
   for (ipc::IpcFormat format : {ipc::IpcFormat::kFile, ipc::IpcFormat::kStream}) {
     SCOPED_TRACE(std::string(ipc::IpcFormatName(format)));
-    QT_ASSERT_OK_AND_ASSIGN(auto bytes, WriteIpc(t.schema, t.batches, format, CompressionType::kZstd, pool.get()));
+    ASSERT_OK_AND_ASSIGN(auto bytes, WriteIpc(t.schema, t.batches, format, CompressionType::kZstd, pool.get()));
     ASSERT_LT(bytes->size(), 1600000) << "ZSTD should compress the flights columns";
     auto read_pool = MemoryPool::MakeRoot({.name = "zstd-read"});
     {
       ipc::ReadOptions ro;
       ro.pool = read_pool.get();
-      QT_ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
+      ASSERT_OK_AND_ASSIGN(IpcTable back, ReadIpc(bytes, ro));
       int64_t decompressed = 0;
       for (const auto& b : back.batches) {
         for (const auto& c : b->columns) decompressed += c->TotalBufferBytes();

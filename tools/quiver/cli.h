@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "quiver/base/result.h"
 #include "quiver/memory/memory_pool.h"
@@ -60,5 +61,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action);  // sql
 
 /// "12.3 MiB"-style text for a byte count.
 std::string FormatBytes(int64_t bytes);
+
+/// One CSV field (RFC 4180): `text` as is, or in double quotes with inner
+/// quotes doubled when it holds a comma, a quote, CR or LF.
+std::string CsvField(std::string_view text);
 
 }  // namespace quiver::cli

@@ -7,24 +7,15 @@
 #include <chrono>
 #include <cstdio>
 
+#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/ipc/writer.h"
 
 namespace quiver::cli {
-namespace {
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
-}
-
-double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-}  // namespace
+using bench::Median;
+using bench::Seconds;
 
 void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   auto* bench = app.add_subcommand("bench", "benchmarks (side-by-side comparisons live in bench/)");

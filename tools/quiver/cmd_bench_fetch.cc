@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "quiver/bench/generated_stream.h"
+#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/datagen/batch_generator.h"
 #include "quiver/fetch/chunk_decoder.h"
@@ -48,16 +50,6 @@ namespace {
 using json = nlohmann::ordered_json;
 constexpr double kMiB = 1024.0 * 1024.0;
 
-int64_t ProcStatus(const char* key) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  const std::string k = std::string(key) + ":";
-  while (std::getline(f, line)) {
-    if (line.rfind(k, 0) == 0) return std::strtoll(line.c_str() + k.size(), nullptr, 10) * 1024;
-  }
-  return -1;
-}
-
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -69,28 +61,48 @@ std::string SelfExe() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
-// Runs argv, returns (exit status, stdout). stderr passes through.
-Result<std::pair<int, std::string>> RunCapture(const std::vector<std::string>& argv) {
+// Starts argv as a child process whose stdout is a pipe; returns its pid and
+// the pipe's read end in *stdout_fd (the caller closes it). stderr passes
+// through unless `silence_stderr` (then /dev/null). `search_path`: the
+// program is looked up in PATH (execvp) rather than taken as a path (execv).
+Result<pid_t> SpawnWithStdoutPipe(const std::vector<std::string>& argv, bool silence_stderr, bool search_path,
+                                  int* stdout_fd) {
   int fds[2];
   if (pipe(fds) != 0) return Status::IOError("bench fetch: pipe failed");
   const pid_t pid = fork();
   if (pid < 0) return Status::IOError("bench fetch: fork failed");
   if (pid == 0) {
     dup2(fds[1], STDOUT_FILENO);
+    if (silence_stderr) {
+      const int devnull = open("/dev/null", O_WRONLY);
+      if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    }
     close(fds[0]);
     close(fds[1]);
     std::vector<char*> a;
     for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
     a.push_back(nullptr);
-    execvp(a[0], a.data());
+    if (search_path) {
+      execvp(a[0], a.data());
+    } else {
+      execv(a[0], a.data());
+    }
     _exit(127);
   }
   close(fds[1]);
+  *stdout_fd = fds[0];
+  return pid;
+}
+
+// Runs argv, returns (exit status, stdout). stderr passes through.
+Result<std::pair<int, std::string>> RunCapture(const std::vector<std::string>& argv) {
+  int out_fd = -1;
+  QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, false, true, &out_fd));
   std::string out;
   char buf[65536];
   ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
+  while ((n = read(out_fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(out_fd);
   int status = 0;
   waitpid(pid, &status, 0);
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -130,31 +142,16 @@ struct ServerProcess {
 };
 
 Status StartServer(const std::vector<std::string>& argv, ServerProcess* s) {
-  int fds[2];
-  if (pipe(fds) != 0) return Status::IOError("bench fetch: pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return Status::IOError("bench fetch: fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    const int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> a;
-    for (const auto& x : argv) a.push_back(const_cast<char*>(x.c_str()));
-    a.push_back(nullptr);
-    execv(a[0], a.data());
-    _exit(127);
-  }
-  close(fds[1]);
+  int out_fd = -1;
+  QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, true, false, &out_fd));
   s->pid = pid;
   std::string out;
   char buf[4096];
   ssize_t n;
-  while (out.find("ready\n") == std::string::npos && (n = read(fds[0], buf, sizeof buf)) > 0) {
+  while (out.find("ready\n") == std::string::npos && (n = read(out_fd, buf, sizeof buf)) > 0) {
     out.append(buf, static_cast<size_t>(n));
   }
-  close(fds[0]);
+  close(out_fd);
   if (out.find("ready\n") == std::string::npos) return Status::IOError("bench fetch: quiver serve did not start: " + out);
   auto field = [&](const std::string& key) {
     const size_t p = out.find("\n" + key + ": ");
@@ -189,7 +186,7 @@ Status RunClient(Context& ctx, const ClientOpts& o) {
   const int rounds = o.mode == "repeat" ? o.repeat : 1;
   // Baseline: resident bytes just before the first fetch; the high-water
   // mark is reset to it (clear_refs 5) when the kernel allows.
-  const int64_t rss0 = ProcStatus("VmRSS");
+  const int64_t rss0 = bench::ProcStatusBytes("VmRSS");
   { std::ofstream("/proc/self/clear_refs") << "5"; }
   fetch::ResetMappingPeak();
   json runs = json::array();
@@ -221,7 +218,7 @@ Status RunClient(Context& ctx, const ClientOpts& o) {
     runs.push_back({{"rows", rows}, {"seconds", Since(tr)}, {"held_after", pool->held_bytes()}});
   }
   const double secs = Since(t0);
-  const int64_t hwm = ProcStatus("VmHWM");
+  const int64_t hwm = bench::ProcStatusBytes("VmHWM");
   const fetch::MappingStats ms = fetch::GetMappingStats();
   json out = {{"rows", runs.back()["rows"]}, {"runs", runs}, {"seconds", secs}, {"decoded_bytes", decoded},
               {"wire_bytes", wire}, {"rss_baseline", rss0}, {"hwm", hwm}, {"peak_rss_increase", hwm - rss0},
@@ -335,19 +332,7 @@ Status RunBench(Context& ctx, const BenchOpts& o) {
     go.num_rows = target / 64 + 1000;  // more than enough: stops by bytes
     go.max_bytes_per_batch = 4 << 20;
     go.pool = gen_pool.get();
-    QUIVER_ASSIGN_OR_RETURN(auto gen, datagen::BatchGenerator::Make(go));
-    QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(table));
-    ipc::WriteOptions wo;
-    wo.pool = gen_pool.get();
-    QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), gen->schema(), ipc::IpcFormat::kStream, wo));
-    while (sink->position() < target) {
-      QUIVER_ASSIGN_OR_RETURN(auto batch, gen->Next());
-      if (!batch) break;
-      table_rows += batch->num_rows;
-      QUIVER_RETURN_NOT_OK(writer->WriteBatch(*batch));
-    }
-    QUIVER_RETURN_NOT_OK(writer->Close());
-    QUIVER_RETURN_NOT_OK(sink->Flush());
+    QUIVER_ASSIGN_OR_RETURN(table_rows, bench::WriteGeneratedStream(go, table, target));
   }
   std::fprintf(stderr, "bench fetch: generated lineitem, %lld rows, in %.1f s\n", static_cast<long long>(table_rows), Since(tg));
 

@@ -19,6 +19,7 @@
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
 
+#include "quiver/bench/generated_stream.h"
 #include "quiver/cli.h"
 #include "quiver/datagen/batch_generator.h"
 #include "quiver/fetch/link_signer.h"
@@ -119,17 +120,7 @@ void AddBenchServe(CLI::App* bench, Context& ctx, Action* action) {
         go.num_rows = o->rows;
         go.max_bytes_per_batch = 4 << 20;
         go.pool = gen_pool.get();
-        QUIVER_ASSIGN_OR_RETURN(auto gen, datagen::BatchGenerator::Make(go));
-        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(table));
-        ipc::WriteOptions wo;
-        wo.pool = gen_pool.get();
-        QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), gen->schema(), ipc::IpcFormat::kStream, wo));
-        while (true) {
-          QUIVER_ASSIGN_OR_RETURN(auto batch, gen->Next());
-          if (!batch) break;
-          QUIVER_RETURN_NOT_OK(writer->WriteBatch(*batch));
-        }
-        QUIVER_RETURN_NOT_OK(writer->Close());
+        QUIVER_RETURN_NOT_OK(bench::WriteGeneratedStream(go, table, /*stop_at_bytes=*/0).status());
       }
       auto server_pool = ctx.Child("serve");
       server::TableExecutor executor;

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <random>
 
+#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/fetch/chunk_decoder.h"
@@ -35,17 +36,6 @@
 
 namespace quiver::cli {
 namespace {
-
-// VmRSS / VmHWM of this process in bytes (-1 when unknown).
-int64_t ProcBytes(const char* key) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  const std::string k = std::string(key) + ":";
-  while (std::getline(f, line)) {
-    if (line.rfind(k, 0) == 0) return std::strtoll(line.c_str() + k.size(), nullptr, 10) * 1024;
-  }
-  return -1;
-}
 
 // Highest held bytes seen per pool path, for a pool and its descendants:
 // on every allocation the pool and each ancestor is sampled (held is read
@@ -214,8 +204,8 @@ Status RunDemo(Context& ctx, const DemoOpts& o) {
   std::printf("== TPC-H scale %g: 8 tables, %s of Arrow IPC files (%s rows) in %.1f s\n", o.scale,
               FormatBytes(file_bytes).c_str(), sizes.c_str(), secs());
   table.push_back({"generate", "generate", B(gen_pool->held_bytes()), B(gen_pool->peak_bytes()),
-                   "8 IPC files, " + B(file_bytes) + " on disk (scans map them: no pool bytes)", ProcBytes("VmRSS"),
-                   ProcBytes("VmHWM")});
+                   "8 IPC files, " + B(file_bytes) + " on disk (scans map them: no pool bytes)", bench::ProcStatusBytes("VmRSS"),
+                   bench::ProcStatusBytes("VmHWM")});
 
   // 2. The server, in-process.
   auto serve_pool = ctx.Child("serve");
@@ -300,7 +290,7 @@ Status RunDemo(Context& ctx, const DemoOpts& o) {
     const double fetch_s = secs() - q0;
     for (const auto& r : remote.first_rows) std::printf("   %s\n", r.c_str());
     const auto svc1 = server->service()->stats();
-    const int64_t rss = ProcBytes("VmRSS"), hwm = ProcBytes("VmHWM");
+    const int64_t rss = bench::ProcStatusBytes("VmRSS"), hwm = bench::ProcStatusBytes("VmHWM");
     const auto maps = fetch::GetMappingStats();
 
     // The same statement in-process.

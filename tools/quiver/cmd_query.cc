@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/fetch/chunk_decoder.h"
@@ -58,27 +59,6 @@ Result<int64_t> ParseBytes(const std::string& text) {
   const long double bytes = v * mul;
   if (!(bytes >= 1) || bytes > 9.0e18L) return Status::Invalid("byte count out of range: '" + text + "'");
   return static_cast<int64_t>(bytes);
-}
-
-// VmRSS / VmHWM of this process in bytes (-1 when unknown).
-int64_t ProcStatusBytes(const char* key) {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  const std::string k = std::string(key) + ":";
-  while (std::getline(f, line)) {
-    if (line.rfind(k, 0) == 0) return std::strtoll(line.c_str() + k.size(), nullptr, 10) * 1024;
-  }
-  return -1;
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 // Writes rows as text: table (per batch, widths of that batch), csv, jsonl.
@@ -178,7 +158,7 @@ struct QueryOpts {
 
 Status RunQuery(Context& ctx, const QueryOpts& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int64_t rss0 = ProcStatusBytes("VmRSS");
+  const int64_t rss0 = bench::ProcStatusBytes("VmRSS");
   fetch::ConnectionOptions conn;
   conn.server_url = o.server;
   conn.token = o.token;
@@ -348,7 +328,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
                  static_cast<long long>(s ? s->retries.load() : 0), static_cast<long long>(s ? s->refreshes.load() : 0), secs);
     if (s && secs > 0) std::fprintf(stderr, " (%.1f MB/s)", s->bytes_downloaded.load() / 1e6 / secs);
     std::fprintf(stderr, "\n");
-    const int64_t hwm = ProcStatusBytes("VmHWM");
+    const int64_t hwm = bench::ProcStatusBytes("VmHWM");
     std::fprintf(stderr, "memory: policy %s, window %s (peak %s), client pool held %s, peak %s; mapped peak %s, heap fallbacks %lld; peak RSS increase %s\n",
                  o.policy.c_str(), FormatBytes(fo.download.window_bytes).c_str(),
                  FormatBytes(s ? s->window_peak_bytes.load() : 0).c_str(), FormatBytes(pool->held_bytes()).c_str(),

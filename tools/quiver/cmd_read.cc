@@ -15,17 +15,6 @@ std::string JsonString(const std::string& s) {
   return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 void Emit(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 /// Prints rows of a batch in one format; `widths` are kept across batches

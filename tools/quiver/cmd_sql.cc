@@ -15,22 +15,6 @@
 #include "quiver/sql/tpch_tables.h"
 
 namespace quiver::cli {
-namespace {
-
-void CsvField(std::string_view v, std::string* out) {
-  if (v.find_first_of(",\"\n\r") == std::string_view::npos) {
-    out->append(v);
-    return;
-  }
-  out->push_back('"');
-  for (char c : v) {
-    if (c == '"') out->push_back('"');
-    out->push_back(c);
-  }
-  out->push_back('"');
-}
-
-}  // namespace
 
 void AddSql(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("sql", "run one SQL statement over Arrow IPC tables or generated TPC-H tables");
@@ -69,7 +53,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       if (o->format != "jsonl") {
         for (size_t c = 0; c < fields.size(); ++c) {
           if (c) line += o->format == "csv" ? "," : " | ";
-          if (o->format == "csv") CsvField(fields[c]->name, &line);
+          if (o->format == "csv") line += CsvField(fields[c]->name);
           else line += fields[c]->name;
         }
         line += '\n';
@@ -96,7 +80,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
             cell.clear();
             if (a.IsValid(r)) FormatValue(a, r, ValueFormat::kText, &cell);
             else if (o->format == "table") cell = "NULL";
-            if (o->format == "csv") CsvField(cell, &line);
+            if (o->format == "csv") line += CsvField(cell);
             else line += cell;
           }
           line += o->format == "jsonl" ? "}\n" : "\n";

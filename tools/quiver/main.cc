@@ -44,6 +44,17 @@ std::string FormatBytes(int64_t bytes) {
   return buf;
 }
 
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
 }  // namespace quiver::cli
 
 int main(int argc, char** argv) {

@@ -36,19 +36,15 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/memory/buffer.h"
+#include "quiver/datagen/splitmix64.h"
 
 namespace quiver::datagen {
 namespace {
 
 // ---- splitmix64 ------------------------------------------------------------
 
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
-
-constexpr uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+constexpr uint64_t kGolden = kSplitMix64Golden;
+constexpr uint64_t Mix(uint64_t z) { return SplitMix64Mix(z); }
 
 /// Stream tags: one per kind of draw, so that streams never overlap.
 enum : uint64_t {
@@ -59,26 +55,13 @@ enum : uint64_t {
   kStreamLine = 0x4c494e45,    // "LINE"
 };
 
-class Rng {
+class Rng : public SplitMix64Stream {
  public:
-  Rng(uint64_t seed, uint64_t stream, uint64_t index) : state_(Mix(Mix(seed ^ stream) + index * kGolden)) {}
-  uint64_t Next() {
-    state_ += kGolden;
-    return Mix(state_);
-  }
-  /// Uniform in [lo, hi] (multiply-shift; the bias, below 2^-40 for our
-  /// ranges, is irrelevant here and keeps the draw count fixed).
-  int64_t Uniform(int64_t lo, int64_t hi) {
-    const auto range = static_cast<unsigned __int128>(static_cast<uint64_t>(hi - lo) + 1);
-    return lo + static_cast<int64_t>((static_cast<unsigned __int128>(Next()) * range) >> 64);
-  }
+  Rng(uint64_t seed, uint64_t stream, uint64_t index) : SplitMix64Stream(Mix(Mix(seed ^ stream) + index * kGolden)) {}
   template <typename T, size_t N>
   const T& Pick(const std::array<T, N>& items) {
     return items[static_cast<size_t>(Uniform(0, static_cast<int64_t>(N) - 1))];
   }
-
- private:
-  uint64_t state_;
 };
 
 // ---- vocabularies ----------------------------------------------------------

@@ -8,38 +8,24 @@
 #include <string>
 
 #include "quiver/memory/buffer.h"
+#include "quiver/datagen/splitmix64.h"
 
 namespace quiver::datagen {
 namespace {
 
 // ---- deterministic draws (splitmix64) --------------------------------------
 
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
+constexpr uint64_t kGolden = kSplitMix64Golden;
+constexpr uint64_t Mix(uint64_t z) { return SplitMix64Mix(z); }
 
-constexpr uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-class Rng {
+class Rng : public SplitMix64Stream {
  public:
-  Rng(uint64_t seed, uint64_t table, uint64_t row) : state_(Mix(Mix(seed ^ (table * 0x7470636800ULL)) + row * kGolden)) {}
-  uint64_t Next() {
-    state_ += kGolden;
-    return Mix(state_);
-  }
-  int64_t Uniform(int64_t lo, int64_t hi) {
-    const auto range = static_cast<unsigned __int128>(static_cast<uint64_t>(hi - lo) + 1);
-    return lo + static_cast<int64_t>((static_cast<unsigned __int128>(Next()) * range) >> 64);
-  }
+  Rng(uint64_t seed, uint64_t table, uint64_t row)
+      : SplitMix64Stream(Mix(Mix(seed ^ (table * 0x7470636800ULL)) + row * kGolden)) {}
   template <size_t N>
   const char* Pick(const char* const (&list)[N]) {
     return list[Uniform(0, static_cast<int64_t>(N) - 1)];
   }
-
- private:
-  uint64_t state_;
 };
 
 // ---- domains (TPC-H clause 4.2.2.13 and 4.2.3) ------------------------------

@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "quiver/columnar/array_data.h"
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 #include "quiver/columnar/validate.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver {
 namespace {
@@ -18,15 +20,15 @@ class ArrayDataTest : public ::testing::Test {
   /// full, same values as the slice. Returns the compacted array.
   ArrayDataPtr SliceAndCompact(const ArrayDataPtr& array, int64_t offset, int64_t length) {
     auto sliced = SliceArray(array, offset, length);
-    EXPECT_TRUE(sliced.ok()) << sliced.status().ToString();
+    EXPECT_OK(sliced);
     auto compacted = CompactArray(*sliced, pool());
-    EXPECT_TRUE(compacted.ok()) << compacted.status().ToString();
+    EXPECT_OK(compacted);
     const ArrayDataPtr& c = *compacted;
     EXPECT_EQ(c->offset, 0);
     EXPECT_EQ(c->length, length);
     EXPECT_EQ(c->null_count, (*sliced)->null_count);
     Status st = ValidateArray(*c, ValidationLevel::kFull, "compacted");
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
     EXPECT_EQ(Render(*c), Render(**sliced));
     return c;
   }
@@ -52,7 +54,7 @@ TEST_F(ArrayDataTest, SliceRecomputesNullCount) {
   auto a = Int32Array(pool(), {1, std::nullopt, 3, std::nullopt, 5});
   ASSERT_EQ(a->null_count, 2);
   auto s = SliceArray(a, 2, 3);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ((*s)->offset, 2);
   EXPECT_EQ((*s)->length, 3);
   EXPECT_EQ((*s)->null_count, 1);
@@ -60,7 +62,7 @@ TEST_F(ArrayDataTest, SliceRecomputesNullCount) {
   EXPECT_EQ(Render(**s), "3,null,5");
   // Slice of a slice.
   auto s2 = SliceArray(*s, 1, 1);
-  ASSERT_TRUE(s2.ok());
+  ASSERT_OK(s2);
   EXPECT_EQ((*s2)->offset, 3);
   EXPECT_EQ((*s2)->null_count, 1);
   // Whole range returns the input.
@@ -73,19 +75,19 @@ TEST_F(ArrayDataTest, SliceRejectsOutOfRange) {
   EXPECT_TRUE(SliceArray(a, -1, 1).status().IsInvalid());
   EXPECT_TRUE(SliceArray(a, 1, -1).status().IsInvalid());
   EXPECT_TRUE(SliceArray(a, INT64_MAX, 1).status().IsInvalid());
-  EXPECT_TRUE(SliceArray(a, 3, 0).ok());
+  EXPECT_OK(SliceArray(a, 3, 0));
 }
 
 TEST_F(ArrayDataTest, SliceNullCountRulesForLayoutsWithoutBitmap) {
   auto nulls = MakeArray(null(), 10, {}, {}, 10);
   auto s = SliceArray(nulls, 2, 5);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   EXPECT_EQ((*s)->null_count, 5);
   auto u_type = sparse_union({field("a", int32())}, {0});
   auto u = MakeArray(u_type, 3, {BufferOf<int8_t>(pool(), {0, 0, 0})},
                      {Int32Array(pool(), {1, std::nullopt, 3})});
   auto su = SliceArray(u, 1, 2);
-  ASSERT_TRUE(su.ok());
+  ASSERT_OK(su);
   EXPECT_EQ((*su)->null_count, 0);
 }
 
@@ -136,7 +138,7 @@ TEST_F(ArrayDataTest, CompactFixedWidthSlicesWithoutCopying) {
 TEST_F(ArrayDataTest, CompactReturnsInputWhenAlreadyCompact) {
   auto a = Int32Array(pool(), {1, std::nullopt, 3});
   auto c = CompactArray(a, pool());
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   EXPECT_EQ(c->get(), a.get());
   auto s = StringArray(pool(), {"x", "yy"});
   EXPECT_EQ(CompactArray(s, pool())->get(), s.get());
@@ -311,7 +313,7 @@ TEST_F(ArrayDataTest, CompactPropagatesOutOfMemory) {
   auto small = MemoryPool::MakeRoot({.name = "tiny", .limit_bytes = 0});
   auto a = BoolArray(pool(), {true, false, true, true});
   auto s = SliceArray(a, 1, 3);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   auto c = CompactArray(*s, small.get());
   EXPECT_TRUE(c.status().IsOutOfMemory()) << c.status().ToString();
 }
@@ -323,11 +325,11 @@ TEST_F(ArrayDataTest, RecordBatchShapeAndSlice) {
   batch->schema = schema;
   batch->num_rows = 3;
   batch->columns = {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"x", std::nullopt, "z"})};
-  EXPECT_TRUE(batch->CheckShape().ok());
-  EXPECT_TRUE(ValidateBatch(*batch, ValidationLevel::kFull).ok());
+  EXPECT_OK(batch->CheckShape());
+  EXPECT_OK(ValidateBatch(*batch, ValidationLevel::kFull));
 
   auto sliced = SliceBatch(batch, 1, 2);
-  ASSERT_TRUE(sliced.ok());
+  ASSERT_OK(sliced);
   EXPECT_EQ((*sliced)->num_rows, 2);
   EXPECT_EQ(Render(*(*sliced)->columns[1]), "null,z");
   EXPECT_TRUE(SliceBatch(batch, 2, 2).status().IsInvalid());

@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 
 namespace quiver {
 namespace {

@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 #include "quiver/columnar/compare.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver {
 namespace {
@@ -28,7 +30,7 @@ class CDataTest : public ::testing::Test {
 
 std::string FormatOf(const DataTypePtr& t) {
   auto r = CDataFormatOf(*t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
   return r.ok() ? *r : std::string();
 }
 
@@ -70,7 +72,7 @@ TEST(CDataSchema, RoundTripsNamesFlagsMetadataAndDictionaries) {
   schema->metadata = {{"origin", "test"}, {"empty", ""}};
 
   ArrowSchema c{};
-  ASSERT_TRUE(ExportSchema(*schema, &c).ok());
+  ASSERT_OK(ExportSchema(*schema, &c));
   EXPECT_STREQ(c.format, "+s");
   ASSERT_EQ(c.n_children, 6);
   EXPECT_STREQ(c.children[0]->name, "id");
@@ -82,7 +84,7 @@ TEST(CDataSchema, RoundTripsNamesFlagsMetadataAndDictionaries) {
   EXPECT_EQ(c.children[2]->flags & ARROW_FLAG_DICTIONARY_ORDERED, ARROW_FLAG_DICTIONARY_ORDERED);
 
   auto back = ImportSchema(&c);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_OK(back);
   EXPECT_EQ(c.release, nullptr);  // moved in and released
   EXPECT_TRUE((*back)->Equals(*schema, /*check_metadata=*/true))
       << (*back)->ToString() << "\nvs\n" << schema->ToString();
@@ -95,7 +97,7 @@ TEST_F(CDataTest, ArrayRoundTripIsZeroCopyAndKeepsBuffersAliveUntilRelease) {
   {
     auto strings = StringArray(pool_.get(), {"a", std::nullopt, "ccc", ""});
     values_address = strings->buffers[2]->data();
-    ASSERT_TRUE(ExportArray(strings, &c).ok());
+    ASSERT_OK(ExportArray(strings, &c));
   }
   // The quiver array is gone; the export still holds its buffers.
   EXPECT_GT(pool_->held_bytes(), baseline);
@@ -105,12 +107,12 @@ TEST_F(CDataTest, ArrayRoundTripIsZeroCopyAndKeepsBuffersAliveUntilRelease) {
   EXPECT_EQ(c.buffers[2], values_address);
 
   auto imported = ImportArray(&c, utf8());
-  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  ASSERT_OK(imported);
   EXPECT_EQ(c.release, nullptr);
   EXPECT_EQ((*imported)->buffers[2]->data(), values_address);  // zero-copy both ways
   EXPECT_EQ((*imported)->buffers[2]->size(), 4);               // from the last offset
   auto expected = StringArray(pool_.get(), {"a", std::nullopt, "ccc", ""});
-  EXPECT_TRUE(CompareArrays(*expected, **imported, {}, "s").ok());
+  EXPECT_OK(CompareArrays(*expected, **imported, {}, "s"));
   expected.reset();
   imported = Status::Invalid("dropped");
   EXPECT_EQ(pool_->held_bytes(), baseline);  // released exactly when the last user went
@@ -123,7 +125,7 @@ TEST_F(CDataTest, ChildrenMovedOutAndReleasedInAnyOrder) {
   auto st = MakeArray(struct_({field("l", lists->type), field("n", int32())}), 3, {nullptr},
                       {lists, Int32Array(pool_.get(), {7, 8, 9})});
   ArrowArray c{};
-  ASSERT_TRUE(ExportArray(st, &c).ok());
+  ASSERT_OK(ExportArray(st, &c));
   st.reset();
   lists.reset();
   child.reset();
@@ -136,7 +138,7 @@ TEST_F(CDataTest, ChildrenMovedOutAndReleasedInAnyOrder) {
   EXPECT_EQ(c.release, nullptr);
   EXPECT_GT(pool_->held_bytes(), baseline);
   auto list_back = ImportArray(&moved, list(field("item", int32())));
-  ASSERT_TRUE(list_back.ok()) << list_back.status().ToString();
+  ASSERT_OK(list_back);
   EXPECT_EQ((*list_back)->length, 3);
   EXPECT_EQ((*list_back)->children[0]->length, 5);
   EXPECT_EQ((*list_back)->children[0]->null_count, 1);
@@ -159,31 +161,30 @@ TEST_F(CDataTest, RecordBatchAndDictionaryRoundTrip) {
 
   ArrowArray ca{};
   ArrowSchema cs{};
-  ASSERT_TRUE(ExportRecordBatch(*batch, &ca, &cs).ok());
+  ASSERT_OK(ExportRecordBatch(*batch, &ca, &cs));
   EXPECT_STREQ(cs.format, "+s");
   EXPECT_EQ(ca.n_children, 2);
   ASSERT_NE(ca.children[0]->dictionary, nullptr);
   auto schema_back = ImportSchema(&cs);
-  ASSERT_TRUE(schema_back.ok()) << schema_back.status().ToString();
+  ASSERT_OK(schema_back);
   auto batch_back = ImportRecordBatch(&ca, *schema_back);
-  ASSERT_TRUE(batch_back.ok()) << batch_back.status().ToString();
-  EXPECT_TRUE(CompareBatches(*batch, **batch_back, {}).ok());
+  ASSERT_OK(batch_back);
+  EXPECT_OK(CompareBatches(*batch, **batch_back, {}));
 }
 
 TEST_F(CDataTest, ImportRejectsInconsistentArrays) {
   // Wrong buffer count for int32.
   auto ints = Int32Array(pool_.get(), {1, 2, 3});
   ArrowArray c{};
-  ASSERT_TRUE(ExportArray(ints, &c).ok());
+  ASSERT_OK(ExportArray(ints, &c));
   c.n_buffers = 1;
   auto r = ImportArray(&c, int32());
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsInvalid());
+  ASSERT_RAISES(Invalid, r);
   EXPECT_NE(r.status().ToString().find("expected 2 buffers, got 1"), std::string::npos) << r.status().ToString();
   EXPECT_EQ(c.release, nullptr);  // released on failure too
 
   // Offsets pointing past... a negative length.
-  ASSERT_TRUE(ExportArray(ints, &c).ok());
+  ASSERT_OK(ExportArray(ints, &c));
   c.length = -1;
   r = ImportArray(&c, int32());
   ASSERT_FALSE(r.ok());
@@ -191,7 +192,7 @@ TEST_F(CDataTest, ImportRejectsInconsistentArrays) {
 
   // Unknown format string.
   ArrowSchema s{};
-  ASSERT_TRUE(ExportType(*int32(), &s).ok());
+  ASSERT_OK(ExportType(*int32(), &s));
   const char* saved = s.format;
   s.format = "Q";
   auto t = ImportType(&s);
@@ -224,7 +225,7 @@ TEST_F(CDataTest, StreamErrorsReachGetLastErrorAndRoundTrip) {
   batch->columns = {Int32Array(pool_.get(), {1, std::nullopt, 3})};
 
   ArrowArrayStream c{};
-  ASSERT_TRUE(ExportRecordBatchStream(std::make_unique<FailingStream>(batch), &c).ok());
+  ASSERT_OK(ExportRecordBatchStream(std::make_unique<FailingStream>(batch), &c));
   ArrowArray a{};
   ASSERT_EQ(c.get_next(&c, &a), 0);
   ASSERT_NE(a.release, nullptr);
@@ -236,16 +237,15 @@ TEST_F(CDataTest, StreamErrorsReachGetLastErrorAndRoundTrip) {
   EXPECT_EQ(c.release, nullptr);
 
   // Through the importer: the first batch, then the error as a Status.
-  ASSERT_TRUE(ExportRecordBatchStream(std::make_unique<FailingStream>(batch), &c).ok());
+  ASSERT_OK(ExportRecordBatchStream(std::make_unique<FailingStream>(batch), &c));
   auto imported = ImportRecordBatchStream(&c);
-  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  ASSERT_OK(imported);
   EXPECT_EQ(c.release, nullptr);
   auto first = (*imported)->Next();
-  ASSERT_TRUE(first.ok());
-  EXPECT_TRUE(CompareBatches(*batch, **first, {}).ok());
+  ASSERT_OK(first);
+  EXPECT_OK(CompareBatches(*batch, **first, {}));
   auto second = (*imported)->Next();
-  ASSERT_FALSE(second.ok());
-  EXPECT_TRUE(second.status().IsInvalid());
+  ASSERT_RAISES(Invalid, second);
   EXPECT_NE(second.status().ToString().find("C stream get_next failed"), std::string::npos);
   EXPECT_NE(second.status().ToString().find("expected 10 rows, got 7"), std::string::npos);
 }

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver {
 namespace {
@@ -26,7 +28,7 @@ class CompareTest : public ::testing::Test {
 
   ArrayDataPtr Slice(const ArrayDataPtr& a, int64_t offset, int64_t length) {
     auto r = SliceArray(a, offset, length);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_OK(r);
     return *r;
   }
 
@@ -50,7 +52,7 @@ class CompareTest : public ::testing::Test {
 };
 
 TEST_F(CompareTest, EqualIntegers) {
-  EXPECT_TRUE(Cmp(Int32Array(pool(), {1, 2, 3}), Int32Array(pool(), {1, 2, 3})).ok());
+  EXPECT_OK(Cmp(Int32Array(pool(), {1, 2, 3}), Int32Array(pool(), {1, 2, 3})));
 }
 
 TEST_F(CompareTest, FirstDifferenceNamesRowAndValues) {
@@ -66,7 +68,7 @@ TEST_F(CompareTest, ValuesUnderNullsIgnored) {
   auto bitmap = BitmapOf(pool(), {true, false, true}, nullptr);
   auto e = MakeArray(int32(), 3, {bitmap, BufferOf<int32_t>(pool(), {1, 7, 3})}, {}, 1);
   auto a = MakeArray(int32(), 3, {bitmap, BufferOf<int32_t>(pool(), {1, 99, 3})}, {}, 1);
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
 }
 
 TEST_F(CompareTest, NullVersusValueDiffers) {
@@ -79,7 +81,7 @@ TEST_F(CompareTest, NullVersusValueDiffers) {
 TEST_F(CompareTest, RespectsOffsetsOnBothSides) {
   auto e = Slice(Int32Array(pool(), {9, 1, 2, std::nullopt, 8}), 1, 3);
   auto a = Slice(Int32Array(pool(), {7, 7, 1, 2, std::nullopt}), 2, 3);
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
   auto b = Slice(Int32Array(pool(), {7, 7, 1, 3, std::nullopt}), 2, 3);
   Status st = Cmp(e, b);
   ASSERT_TRUE(st.IsInvalid());
@@ -100,7 +102,7 @@ TEST_F(CompareTest, LengthAndTypeMismatch) {
 TEST_F(CompareTest, FloatTolerance) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(Cmp(Float64s({1.0, 100.0, nan, inf}), Float64s({1.000001, 100.0005, nan, inf})).ok());
+  EXPECT_OK(Cmp(Float64s({1.0, 100.0, nan, inf}), Float64s({1.000001, 100.0005, nan, inf})));
   EXPECT_TRUE(Cmp(Float64s({1.0}), Float64s({1.1})).IsInvalid());
   EXPECT_TRUE(Cmp(Float64s({nan}), Float64s({1.0})).IsInvalid());
   EXPECT_TRUE(Cmp(Float64s({inf}), Float64s({1e308})).IsInvalid());
@@ -112,13 +114,13 @@ TEST_F(CompareTest, FloatTolerance) {
   // float32 too.
   auto e = PrimitiveArray<float>(pool(), float32(), {1.5f, std::nullopt});
   auto a = PrimitiveArray<float>(pool(), float32(), {1.5000001f, std::nullopt});
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
 }
 
 TEST_F(CompareTest, StringsByBytesWhateverTheOffsets) {
   auto e = StringArray(pool(), {"ab", std::nullopt, "", "xyz"});
   auto a = Slice(StringArray(pool(), {"zzz", "ab", std::nullopt, "", "xyz"}), 1, 4);
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
   auto large = StringArray<int64_t>(pool(), {"ab", std::nullopt, "", "xyz"});
   EXPECT_TRUE(Cmp(e, large).IsInvalid());  // utf8 vs large_utf8: type mismatch
   Status st = Cmp(e, StringArray(pool(), {"ab", std::nullopt, "", "xyw"}));
@@ -130,7 +132,7 @@ TEST_F(CompareTest, DictionariesCompareDecoded) {
   auto e = DictArray({0, 1, std::nullopt, 0}, StringArray(pool(), {"a", "b"}));
   auto a = DictArray({2, 0, 1, 2}, StringArray(pool(), {"b", std::nullopt, "a"}));
   // Row 2: index null vs valid index to a null value: both logically null.
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
   auto c = DictArray({0, 0, std::nullopt, 0}, StringArray(pool(), {"a", "b"}));
   Status st = Cmp(e, c);
   ASSERT_TRUE(st.IsInvalid());
@@ -141,7 +143,7 @@ TEST_F(CompareTest, DictionariesCompareDecoded) {
 TEST_F(CompareTest, ListsByLogicalRanges) {
   auto e = ListArray(pool(), Int32Array(pool(), {1, 2, 3, 4}), {0, 2, 2, 4});
   auto a = ListArray(pool(), Int32Array(pool(), {0, 0, 1, 2, 3, 4}), {2, 4, 4, 6});
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
   auto b = ListArray(pool(), Int32Array(pool(), {1, 2, 3, 5}), {0, 2, 2, 4});
   Status st = Cmp(e, b);
   ASSERT_TRUE(st.IsInvalid());
@@ -163,7 +165,7 @@ TEST_F(CompareTest, ListViewAgainstItself) {
   auto a = MakeArray(type, 3,
                      {nullptr, BufferOf<int32_t>(pool(), {0, 3, 2}), BufferOf<int32_t>(pool(), {2, 0, 1})},
                      {child2});
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
 }
 
 TEST_F(CompareTest, StructNamesNestedPath) {
@@ -178,7 +180,7 @@ TEST_F(CompareTest, StructNamesNestedPath) {
   // Struct with an offset: children are read at parent offset + row.
   auto wide = MakeArray(type, 3, {nullptr},
                         {Int32Array(pool(), {0, 1, 2}), StringArray(pool(), {"q", "x", "y"})});
-  EXPECT_TRUE(Cmp(e, Slice(wide, 1, 2)).ok());
+  EXPECT_OK(Cmp(e, Slice(wide, 1, 2)));
 }
 
 TEST_F(CompareTest, RunEndEncodedByExpansion) {
@@ -187,7 +189,7 @@ TEST_F(CompareTest, RunEndEncodedByExpansion) {
                      {Int32Array(pool(), {2, 3}), StringArray(pool(), {"a", "b"})});
   auto a = MakeArray(type, 3, {},
                      {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "a", "b"})});
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
   auto b = MakeArray(type, 3, {},
                      {Int32Array(pool(), {1, 3}), StringArray(pool(), {"a", "b"})});
   Status st = Cmp(e, b);
@@ -203,7 +205,7 @@ TEST_F(CompareTest, SparseUnionByCodeAndValue) {
   };
   auto e = make({5, 7}, Int32Array(pool(), {1, 0}), StringArray(pool(), {"", "s"}));
   auto a = make({5, 7}, Int32Array(pool(), {1, 9}), StringArray(pool(), {"zz", "s"}));
-  EXPECT_TRUE(Cmp(e, a).ok());
+  EXPECT_OK(Cmp(e, a));
   auto b = make({5, 5}, Int32Array(pool(), {1, 9}), StringArray(pool(), {"zz", "s"}));
   Status st = Cmp(e, b);
   ASSERT_TRUE(st.IsInvalid());
@@ -222,7 +224,7 @@ TEST_F(CompareTest, BatchesCompareSchemaAndColumns) {
   };
   auto e = make(schema, Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "b"}));
   auto a = make(schema, Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "b"}));
-  EXPECT_TRUE(CompareBatches(*e, *a, {}).ok());
+  EXPECT_OK(CompareBatches(*e, *a, {}));
 
   auto c = make(schema, Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "c"}));
   Status st = CompareBatches(*e, *c, {});
@@ -244,7 +246,7 @@ TEST_F(CompareTest, BatchesCompareSchemaAndColumns) {
   auto with_md = std::make_shared<Schema>(*schema);
   with_md->metadata = {{"k", "v"}};
   auto d = make(with_md, Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "b"}));
-  EXPECT_TRUE(CompareBatches(*e, *d, {}).ok());
+  EXPECT_OK(CompareBatches(*e, *d, {}));
   CompareOptions md;
   md.check_metadata = true;
   EXPECT_TRUE(CompareBatches(*e, *d, md).IsInvalid());
@@ -261,7 +263,7 @@ TEST_F(CompareTest, InternalFieldNamesCountOnlyWhenAsked) {
   a->type = list(field("element", int32()));
   CompareOptions md;
   md.check_metadata = true;
-  EXPECT_TRUE(CompareArrays(*e, *a, md, "l").ok());
+  EXPECT_OK(CompareArrays(*e, *a, md, "l"));
   CompareOptions strict = md;
   strict.check_internal_names = true;
   Status st = CompareArrays(*e, *a, strict, "l");
@@ -272,7 +274,7 @@ TEST_F(CompareTest, InternalFieldNamesCountOnlyWhenAsked) {
   canonical->fields = {field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), false)))};
   auto own = std::make_shared<Schema>();
   own->fields = {field("m", map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false)))};
-  EXPECT_TRUE(CompareSchemas(*own, *canonical, md).ok());
+  EXPECT_OK(CompareSchemas(*own, *canonical, md));
   st = CompareSchemas(*own, *canonical, strict);
   ASSERT_TRUE(st.IsInvalid());
   EXPECT_EQ(st.message(),

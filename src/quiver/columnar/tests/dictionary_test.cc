@@ -6,7 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "quiver/columnar/compare.h"
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 #include "quiver/columnar/validate.h"
 
 namespace quiver {

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "quiver/columnar/compare.h"
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 #include "quiver/columnar/validate.h"
 
 namespace quiver {

@@ -3,8 +3,10 @@
 // arrays pass.
 #include <gtest/gtest.h>
 
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 #include "quiver/columnar/validate.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver {
 namespace {
@@ -21,7 +23,7 @@ class ValidateTest : public ::testing::Test {
 
   static void ExpectValid(const ArrayDataPtr& a) {
     Status st = ValidateArray(*a, ValidationLevel::kFull, "a");
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
   }
 
   /// Invalid at `level` with `fragment` in the message.
@@ -36,7 +38,7 @@ class ValidateTest : public ::testing::Test {
   /// Passes structural checks, fails full ones with `fragment`.
   static void ExpectFullOnly(const ArrayDataPtr& a, const std::string& fragment) {
     Status st = ValidateArray(*a, ValidationLevel::kStructural, "a");
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_OK(st);
     ExpectInvalid(a, ValidationLevel::kFull, fragment);
   }
 
@@ -53,7 +55,7 @@ TEST_F(ValidateTest, AcceptsValidArrays) {
   ExpectValid(MakeArray(utf8(), 0, {nullptr, nullptr, nullptr}));
   ExpectValid(ListArray(pool(), Int32Array(pool(), {1, 2, 3}), {0, 1, 1, 3}, {true, false, true}));
   auto sliced = SliceArray(StringArray(pool(), {"a", "b", std::nullopt, "d"}), 1, 2);
-  ASSERT_TRUE(sliced.ok());
+  ASSERT_OK(sliced);
   ExpectValid(*sliced);
   ExpectValid(MakeArray(fixed_size_binary(3), 2, {nullptr, BytesOf(pool(), "abcdef")}));
   ExpectValid(MakeArray(decimal(128, 10, 2), 1, {nullptr, BytesOf(pool(), std::string(16, '\0'))}));
@@ -63,7 +65,7 @@ TEST_F(ValidateTest, AcceptsValidArrays) {
 TEST_F(ValidateTest, LevelNoneAcceptsAnything) {
   auto a = Mutable(Int32Array(pool(), {1, 2}));
   a->length = -5;
-  EXPECT_TRUE(ValidateArray(*a, ValidationLevel::kNone, "a").ok());
+  EXPECT_OK(ValidateArray(*a, ValidationLevel::kNone, "a"));
 }
 
 TEST_F(ValidateTest, RejectsBadLengthsAndCounts) {
@@ -333,7 +335,7 @@ TEST_F(ValidateTest, RunEndEncodedChecks) {
   // A slice of an REE array is valid; one past its run ends is not.
   auto a = MakeArray(type, 9, {}, {Int32Array(pool(), {3, 5, 9}), values});
   auto s = SliceArray(a, 4, 5);
-  ASSERT_TRUE(s.ok());
+  ASSERT_OK(s);
   ExpectValid(*s);
 }
 
@@ -391,7 +393,7 @@ TEST_F(ValidateTest, ValidateBatchNamesTheColumn) {
   EXPECT_NE(st.message().find("column 'name' buffer 1 (offsets): offset 5 at index 1"),
             std::string::npos)
       << st.ToString();
-  EXPECT_TRUE(ValidateBatch(batch, ValidationLevel::kStructural).ok());
+  EXPECT_OK(ValidateBatch(batch, ValidationLevel::kStructural));
   batch.num_rows = 3;
   EXPECT_TRUE(ValidateBatch(batch, ValidationLevel::kStructural).IsInvalid());
 }
@@ -440,9 +442,9 @@ TEST(ValidateMutationTest, AcceptedMutantsAreSafeToUse) {
   arrays.push_back(dict_array);
   for (const auto& original : arrays) {
     auto sliced = SliceArray(original, 1, original->length - 1);
-    ASSERT_TRUE(sliced.ok());
+    ASSERT_OK(sliced);
     for (const ArrayDataPtr& a : {original, *sliced}) {
-      ASSERT_TRUE(ValidateArray(*a, ValidationLevel::kFull, "a").ok()) << a->type->ToString();
+      ASSERT_OK(ValidateArray(*a, ValidationLevel::kFull, "a")) << a->type->ToString();
       std::vector<Buffer*> buffers;
       CollectBuffers(*a, &buffers);
       for (Buffer* b : buffers) {
@@ -452,8 +454,8 @@ TEST(ValidateMutationTest, AcceptedMutantsAreSafeToUse) {
             b->mutable_data()[i] = v;
             if (ValidateArray(*a, ValidationLevel::kFull, "a").ok()) {
               auto c = CompactArray(a, p);
-              ASSERT_TRUE(c.ok()) << c.status().ToString();
-              ASSERT_TRUE(ValidateArray(**c, ValidationLevel::kFull, "c").ok());
+              ASSERT_OK(c);
+              ASSERT_OK(ValidateArray(**c, ValidationLevel::kFull, "c"));
               EXPECT_EQ(Render(**c), Render(*a));
             }
           }

@@ -7,7 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "quiver/columnar/tests/array_fixtures.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 
 namespace quiver {
 namespace {

@@ -12,6 +12,7 @@
 #include "quiver/base/bit_util.h"
 #include "quiver/compression/body_compressor.h"
 #include "quiver/memory/allocator.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver {
 namespace {
@@ -119,7 +120,7 @@ TEST_P(EveryCodec, NoMemoryForTheRightSizedBufferKeepsTheOutputAndSucceeds) {
     rig.outputs->InjectFailureAt(2);  // 1: the work buffer, 2: the right-sized copy
     auto region = rig.compressor->Compress(in);
     rig.outputs->InjectFailureAt(0);
-    ASSERT_TRUE(region.ok()) << OutputPolicyName(policy) << ": " << region.status().ToString();
+    ASSERT_OK(region) << OutputPolicyName(policy);
     const int64_t big = GrantedBytes(RoundingPolicy::kPowerOfTwo, 8 + Bound(GetParam(), 1 << 20));
     EXPECT_EQ(region->held_bytes(), big) << OutputPolicyName(policy);
     // The output is complete and decodes.

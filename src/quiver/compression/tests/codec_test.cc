@@ -1,4 +1,5 @@
 #include "quiver/compression/codec.h"
+#include "quiver/testing/status_assertions.h"
 
 #include <gtest/gtest.h>
 #include <lz4frame.h>
@@ -28,14 +29,14 @@ Bytes Random(size_t n, uint32_t seed = 42) {
 
 std::unique_ptr<Codec> MakeCodec(CompressionType type, int level = Codec::kUseDefaultLevel) {
   Result<std::unique_ptr<Codec>> codec = Codec::Make(type, level);
-  EXPECT_TRUE(codec.ok()) << codec.status().ToString();
+  EXPECT_OK(codec);
   return codec.ok() ? std::move(codec).value() : nullptr;
 }
 
 Bytes CompressAll(Codec* codec, const Bytes& input) {
   Bytes out(static_cast<size_t>(codec->MaxCompressedBytes(static_cast<int64_t>(input.size()))));
   Result<int64_t> n = codec->Compress(input, out);
-  EXPECT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_OK(n);
   out.resize(n.ok() ? static_cast<size_t>(*n) : 0);
   return out;
 }
@@ -78,7 +79,7 @@ TEST_P(CodecTest, RoundTripSizes) {
       }
       Bytes output;
       Status st = DecompressChecked(codec_.get(), compressed, n, &output);
-      ASSERT_TRUE(st.ok()) << st.ToString();
+      ASSERT_OK(st);
       EXPECT_EQ(output, input);
     }
   }
@@ -99,11 +100,11 @@ TEST_P(CodecTest, WrongExpectedSize) {
             std::string::npos)
       << large.ToString();
   // The codec is still usable after errors.
-  EXPECT_TRUE(DecompressChecked(codec_.get(), compressed, input.size()).ok());
+  EXPECT_OK(DecompressChecked(codec_.get(), compressed, input.size()));
 }
 
 TEST_P(CodecTest, EmptyInput) {
-  EXPECT_TRUE(codec_->Decompress({}, {}).ok());
+  EXPECT_OK(codec_->Decompress({}, {}));
   Bytes out(5);
   EXPECT_TRUE(codec_->Decompress({}, out).IsInvalid());
 }
@@ -116,7 +117,7 @@ TEST_P(CodecTest, MultipleFramesBackToBack) {
   joined.insert(joined.end(), cb.begin(), cb.end());
   Bytes output;
   Status st = DecompressChecked(codec_.get(), joined, a.size() + b.size(), &output);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   Bytes expected = a;
   expected.insert(expected.end(), b.begin(), b.end());
   EXPECT_EQ(output, expected);
@@ -128,7 +129,7 @@ TEST_P(CodecTest, TrailingBytes) {
   Bytes compressed = CompressAll(codec_.get(), input);
   Bytes padded = compressed;
   padded.resize(padded.size() + 7, 0);
-  EXPECT_TRUE(DecompressChecked(codec_.get(), padded, input.size()).ok()) << "< 8 zero bytes";
+  EXPECT_OK(DecompressChecked(codec_.get(), padded, input.size())) << "< 8 zero bytes";
   padded.push_back(0);
   EXPECT_TRUE(DecompressChecked(codec_.get(), padded, input.size()).IsInvalid());
   Bytes junk = compressed;
@@ -157,15 +158,14 @@ TEST_P(CodecTest, CorruptInputNeverCrashes) {
     Status st = DecompressChecked(codec_.get(), Random(1 + seed * 37, seed), 1000);
     EXPECT_TRUE(st.IsInvalid()) << st.ToString();
   }
-  EXPECT_TRUE(DecompressChecked(codec_.get(), compressed, input.size()).ok());
+  EXPECT_OK(DecompressChecked(codec_.get(), compressed, input.size()));
 }
 
 TEST_P(CodecTest, OutputTooSmall) {
   const Bytes input = Random(10000);
   Bytes out(100);
   Result<int64_t> n = codec_->Compress(input, out);
-  ASSERT_FALSE(n.ok());
-  EXPECT_TRUE(n.status().IsInvalid());
+  ASSERT_RAISES(Invalid, n);
   EXPECT_NE(n.status().message().find("output too small"), std::string::npos)
       << n.status().ToString();
 }
@@ -191,8 +191,7 @@ TEST_P(CodecTest, LevelRange) {
   range += "]";
   for (int level : {min - 1, max + 1}) {
     Result<std::unique_ptr<Codec>> codec = Codec::Make(type, level);
-    ASSERT_FALSE(codec.ok());
-    EXPECT_TRUE(codec.status().IsInvalid());
+    ASSERT_RAISES(Invalid, codec);
     EXPECT_EQ(codec.status().message(),
               std::string(CompressionTypeName(type)) + " compression level " +
                   std::to_string(level) + " is outside the valid range " + range);
@@ -211,8 +210,7 @@ TEST(CodecLevelsTest, DocumentedRanges) {
   EXPECT_EQ(Codec::MaxLevel(CompressionType::kZstd), ZSTD_maxCLevel());
   EXPECT_EQ(Codec::DefaultLevel(CompressionType::kZstd), 3);
   Result<std::unique_ptr<Codec>> none = Codec::Make(CompressionType::kNone);
-  ASSERT_FALSE(none.ok());
-  EXPECT_TRUE(none.status().IsInvalid());
+  ASSERT_RAISES(Invalid, none);
   Result<std::unique_ptr<Codec>> bad = Codec::Make(CompressionType::kZstd, 23);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("[-131072, 22]"), std::string::npos)
@@ -231,7 +229,7 @@ TEST(CompressionTypeTest, NamesAndParsing) {
                  Case{"lz4", CompressionType::kLz4Frame}, Case{"LZ4_FRAME", CompressionType::kLz4Frame},
                  Case{"Zstd", CompressionType::kZstd}}) {
     Result<CompressionType> parsed = ParseCompressionType(c.name);
-    ASSERT_TRUE(parsed.ok()) << c.name;
+    ASSERT_OK(parsed) << c.name;
     EXPECT_EQ(*parsed, c.type);
   }
   Result<CompressionType> bad = ParseCompressionType("snappy");
@@ -269,7 +267,7 @@ TEST(Lz4FrameTest, DecodesChecksumsLinkedBlocksAndContentSize) {
         const Bytes frame = Lz4Frame(input, prefs);
         Bytes output;
         Status st = DecompressChecked(codec.get(), frame, input.size(), &output);
-        ASSERT_TRUE(st.ok()) << st.ToString();
+        ASSERT_OK(st);
         EXPECT_EQ(output, input);
         EXPECT_TRUE(DecompressChecked(codec.get(), frame, input.size() - 1).IsInvalid());
         EXPECT_TRUE(DecompressChecked(codec.get(), frame, input.size() + 1).IsInvalid());
@@ -312,7 +310,7 @@ TEST(ZstdTest, UnknownContentSizeAndChecksums) {
 
   Bytes output;
   Status st = DecompressChecked(codec.get(), frame, input.size(), &output);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_OK(st);
   EXPECT_EQ(output, input);
 
   Status small = DecompressChecked(codec.get(), frame, input.size() - 1);
@@ -329,7 +327,7 @@ TEST(ZstdTest, UnknownContentSizeAndChecksums) {
     Bytes cut(frame.begin(), frame.begin() + len);
     EXPECT_TRUE(DecompressChecked(codec.get(), cut, input.size()).IsInvalid()) << len;
   }
-  EXPECT_TRUE(DecompressChecked(codec.get(), frame, input.size()).ok());
+  EXPECT_OK(DecompressChecked(codec.get(), frame, input.size()));
 }
 
 // Issue 10 item 3: MaxDecompressedBytes bounds what Decompress can produce,

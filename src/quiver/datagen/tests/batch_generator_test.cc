@@ -11,6 +11,7 @@
 
 #include "quiver/columnar/validate.h"
 #include "quiver/memory/memory_pool.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::datagen {
 namespace {
@@ -29,7 +30,7 @@ class DatagenTest : public ::testing::Test {
     o.seed = seed;
     o.pool = pool_.get();
     auto r = GenerateBatches(o);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_OK(r);
     return r.ok() ? *r : std::vector<RecordBatchPtr>{};
   }
   std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot();
@@ -70,7 +71,7 @@ bool SameBuffers(const RecordBatch& a, const RecordBatch& b) {
 TEST(ParseGenKindTest, NamesRoundTripAndErrorListsChoices) {
   for (GenKind k : kAllKinds) {
     auto r = ParseGenKind(GenKindName(k));
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     EXPECT_EQ(*r, k);
   }
   auto bad = ParseGenKind("lineitems");
@@ -101,7 +102,7 @@ TEST_F(DatagenTest, EveryKindValidatesWithAllValidBitmaps) {
     ASSERT_FALSE(batches.empty());
     int64_t rows = 0;
     for (const auto& b : batches) {
-      ASSERT_TRUE(ValidateBatch(*b, ValidationLevel::kFull).ok()) << ValidateBatch(*b, ValidationLevel::kFull).ToString();
+      ASSERT_OK(ValidateBatch(*b, ValidationLevel::kFull));
       EXPECT_TRUE(b->schema->Equals(*GenSchema(k)));
       for (size_t c = 0; c < b->columns.size(); ++c) {
         const auto& a = *b->columns[c];
@@ -159,7 +160,7 @@ TEST_F(DatagenTest, RowsDoNotDependOnBatchCutting) {
     int64_t off = 0;
     for (const auto& piece : cut) {
       auto slice = SliceBatch(whole[0], off, piece->num_rows);
-      ASSERT_TRUE(slice.ok());
+      ASSERT_OK(slice);
       for (size_t c = 0; c < piece->columns.size(); ++c) {
         const auto& p = *piece->columns[c];
         const auto& s = *(*slice)->columns[c];
@@ -397,9 +398,9 @@ TEST_F(DatagenTest, ReferenceRowCountsAt64MiB) {
   o.max_bytes_per_batch = k64MiB;
   o.pool = pool_.get();
   auto gen = BatchGenerator::Make(o);
-  ASSERT_TRUE(gen.ok());
+  ASSERT_OK(gen);
   auto first = (*gen)->Next();
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   const int64_t lineitem_rows = (*first)->num_rows;
   EXPECT_NEAR(static_cast<double>(lineitem_rows), 389390, 389390 * 0.15);
   EXPECT_LE(BatchBufferBytes(**first), k64MiB);
@@ -408,9 +409,9 @@ TEST_F(DatagenTest, ReferenceRowCountsAt64MiB) {
   o.kind = GenKind::kText;
   o.num_rows = 20000;
   auto tgen = BatchGenerator::Make(o);
-  ASSERT_TRUE(tgen.ok());
+  ASSERT_OK(tgen);
   auto tfirst = (*tgen)->Next();
-  ASSERT_TRUE(tfirst.ok());
+  ASSERT_OK(tfirst);
   EXPECT_NEAR(static_cast<double>((*tfirst)->num_rows), 8348, 8348 * 0.15);
   EXPECT_LE(BatchBufferBytes(**tfirst), k64MiB);
   std::printf("64 MiB cap: lineitem %lld rows, text %lld rows\n", static_cast<long long>(lineitem_rows),
@@ -426,10 +427,9 @@ TEST_F(DatagenTest, OutOfMemoryLeavesNothingChargedAndRetries) {
   o.num_rows = 10000;
   o.pool = small.get();
   auto gen = BatchGenerator::Make(o);
-  ASSERT_TRUE(gen.ok());
+  ASSERT_OK(gen);
   auto r = (*gen)->Next();
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsOutOfMemory()) << r.status().ToString();
+  ASSERT_RAISES(OutOfMemory, r);
   EXPECT_EQ(small->held_bytes(), 0);
   EXPECT_EQ((*gen)->rows_generated(), 0);
 }

@@ -10,6 +10,7 @@
 
 #include "quiver/columnar/validate.h"
 #include "quiver/columnar/value_format.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::datagen {
 namespace {
@@ -24,13 +25,13 @@ class TpchTest : public ::testing::Test {
     o.batch_rows = batch_rows;
     o.pool = pool_.get();
     auto g = TpchGenerator::Make(o);
-    EXPECT_TRUE(g.ok()) << g.status().ToString();
+    EXPECT_OK(g);
     std::vector<RecordBatchPtr> out;
     while (true) {
       auto b = (*g)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      EXPECT_OK(b);
       if (!b.ok() || !*b) break;
-      EXPECT_TRUE(ValidateBatch(**b, ValidationLevel::kFull).ok());
+      EXPECT_OK(ValidateBatch(**b, ValidationLevel::kFull));
       EXPECT_TRUE((*b)->schema->Equals(*TpchSchema(t)));
       out.push_back(*b);
     }
@@ -169,7 +170,7 @@ TEST_F(TpchTest, DeterministicAndIndependentOfBatchSize) {
   EXPECT_FALSE(TpchGenerator::Make({TpchTable::kOrders, 0, 42, 10, pool_.get()}).ok());
   EXPECT_FALSE(TpchGenerator::Make({TpchTable::kOrders, 1, 42, 0, pool_.get()}).ok());
   EXPECT_FALSE(TpchGenerator::Make({TpchTable::kOrders, 1, 42, 10, nullptr}).ok());
-  EXPECT_TRUE(ParseTpchTable("partsupp").ok());
+  EXPECT_OK(ParseTpchTable("partsupp"));
   EXPECT_FALSE(ParseTpchTable("nope").ok());
 }
 

@@ -11,6 +11,8 @@
 #include "quiver/fetch/chunk_decoder.h"
 #include "quiver/fetch/tests/chunk_fixtures.h"
 #include "quiver/ipc/reader.h"
+#include "quiver/testing/shared_data.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::fetch {
 namespace {
@@ -36,10 +38,10 @@ std::vector<RecordBatchPtr> ReadAll(const std::shared_ptr<Buffer>& buf, MemoryPo
   ipc::ReadOptions ro;
   ro.pool = pool;
   auto r = ipc::RecordBatchReader::Open(buf, ro);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_OK(r);
   if (!r.ok()) return {};
   auto all = ipc::ReadAllBatches(r->get());
-  EXPECT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_OK(all);
   return all.ok() ? *all : std::vector<RecordBatchPtr>{};
 }
 
@@ -64,16 +66,16 @@ TEST_P(PolicyTest, RoundTripEqualsSource) {
     o.expected_bytes = static_cast<int64_t>(body.raw.size());
     o.compressed_length = static_cast<int64_t>(wire.size());
     auto d = ChunkDecoder::Make(o);
-    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    ASSERT_OK(d);
     const size_t step = piece == 0 ? wire.size() : static_cast<size_t>(piece);
     for (size_t i = 0; i < wire.size(); i += step) {
       auto part = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wire.data()) + i,
                                            std::min(step, wire.size() - i));
-      ASSERT_TRUE((*d)->Consume(part).ok());
+      ASSERT_OK((*d)->Consume(part));
     }
     EXPECT_EQ((*d)->received_bytes(), static_cast<int64_t>(wire.size()));
     auto buf = (*d)->Finish();
-    ASSERT_TRUE(buf.ok()) << buf.status().ToString();
+    ASSERT_OK(buf);
     EXPECT_EQ((*buf)->size(), static_cast<int64_t>(body.raw.size()));
     EXPECT_EQ(0, std::memcmp((*buf)->data(), body.raw.data(), body.raw.size()));
     EXPECT_EQ(reinterpret_cast<uintptr_t>((*buf)->data()) % 64, 0u);
@@ -82,7 +84,7 @@ TEST_P(PolicyTest, RoundTripEqualsSource) {
     }
     d->reset();  // the decoder's LZ4F scratch goes back with it
     auto got = ReadAll(*buf, pool.get());
-    ASSERT_TRUE(SameRows(body.batches, got).ok()) << SameRows(body.batches, got).ToString();
+    ASSERT_OK(SameRows(body.batches, got));
     // The pool holds the chunk (rounded to pages for mappings) while the batches live.
     EXPECT_GE(pool->held_bytes(), static_cast<int64_t>(body.raw.size()));
     EXPECT_LE(pool->held_bytes(), static_cast<int64_t>(body.raw.size()) + 4096);
@@ -97,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(All, PolicyTest,
 TEST(ChunkDecoder, PolicyNames) {
   for (ChunkPolicy p : kPolicies) {
     auto r = ParseChunkPolicy(ChunkPolicyName(p));
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     EXPECT_EQ(*r, p);
   }
   auto bad = ParseChunkPolicy("mmap");
@@ -117,21 +119,21 @@ TEST(ChunkDecoder, NoSizeHintGrowsAndTrims) {
     o.pool = pool.get();
     o.expected_bytes = -1;
     auto d = ChunkDecoder::Make(o);
-    ASSERT_TRUE(d.ok());
+    ASSERT_OK(d);
     for (size_t i = 0; i < wire.size(); i += 10000) {
       ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i,
                                  std::min<size_t>(10000, wire.size() - i)})
                       .ok());
     }
     auto buf = (*d)->Finish();
-    ASSERT_TRUE(buf.ok()) << buf.status().ToString();
+    ASSERT_OK(buf);
     EXPECT_EQ((*buf)->size(), static_cast<int64_t>(body.raw.size()));
     EXPECT_EQ((*buf)->capacity_bytes(), (static_cast<int64_t>(body.raw.size()) + 4095) / 4096 * 4096);
     EXPECT_FALSE((*d)->used_heap_fallback());
     const MappingStats after = GetMappingStats();
     EXPECT_GT(after.mremap_grows, before.mremap_grows);
     EXPECT_GT(after.tail_trims, before.tail_trims);
-    EXPECT_TRUE(SameRows(body.batches, ReadAll(*buf, pool.get())).ok());
+    EXPECT_OK(SameRows(body.batches, ReadAll(*buf, pool.get())));
   }
   // Only the source batches remain.
   std::vector<RecordBatchPtr>().swap(body.batches);
@@ -151,7 +153,7 @@ TEST(ChunkDecoder, LooseHintTooSmallAndTooLarge) {
       o.bytes_num_is_exact = false;
       const std::string wire = Lz4Frame(body.raw, content);
       auto buf = DecodeChunk({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}, o);
-      ASSERT_TRUE(buf.ok()) << hint << " " << buf.status().ToString();
+      ASSERT_OK(buf) << hint;
       EXPECT_EQ((*buf)->size(), static_cast<int64_t>(body.raw.size()));
       EXPECT_EQ(0, std::memcmp((*buf)->data(), body.raw.data(), body.raw.size()));
     }
@@ -174,13 +176,13 @@ TEST(ChunkDecoder, ConcatenatedFrames) {
     o.policy = p;
     o.expected_bytes = static_cast<int64_t>(body.raw.size());
     auto d = ChunkDecoder::Make(o);
-    ASSERT_TRUE(d.ok());
+    ASSERT_OK(d);
     for (size_t i = 0; i < wire.size(); i += 777) {
-      ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(777, wire.size() - i)}).ok());
+      ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(777, wire.size() - i)}));
     }
     auto buf = (*d)->Finish();
-    ASSERT_TRUE(buf.ok()) << ChunkPolicyName(p) << ": " << buf.status().ToString();
-    EXPECT_TRUE(SameRows(body.batches, ReadAll(*buf, pool.get())).ok());
+    ASSERT_OK(buf) << ChunkPolicyName(p);
+    EXPECT_OK(SameRows(body.batches, ReadAll(*buf, pool.get())));
   }
 }
 
@@ -284,7 +286,7 @@ TEST(ChunkDecoder, VeryCompressibleUnderLimit) {
     o.pool = pool.get();
     o.expected_bytes = n;
     auto d = ChunkDecoder::Make(o);
-    ASSERT_TRUE(d.ok());
+    ASSERT_OK(d);
     Status st = (*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()});
     EXPECT_TRUE(st.IsOutOfMemory()) << st.ToString();
     EXPECT_EQ(pool->held_bytes(), 0);
@@ -298,12 +300,12 @@ TEST(ChunkDecoder, VeryCompressibleUnderLimit) {
     o.expected_bytes = n;
     o.compressed_length = static_cast<int64_t>(wire.size());
     auto d = ChunkDecoder::Make(o);
-    ASSERT_TRUE(d.ok());
+    ASSERT_OK(d);
     for (size_t i = 0; i < wire.size(); i += 16384) {
-      ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(16384, wire.size() - i)}).ok());
+      ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(16384, wire.size() - i)}));
     }
     auto buf = (*d)->Finish();
-    ASSERT_TRUE(buf.ok()) << buf.status().ToString();
+    ASSERT_OK(buf);
     // The output plus LZ4F's two 4 MiB block buffers (charged, mapped).
     EXPECT_GE(pool->peak_bytes(), n);
     EXPECT_LE(pool->peak_bytes(), n + (int64_t{9} << 20));
@@ -327,10 +329,10 @@ TEST(ChunkDecoder, MapCountLimitFallsBackToHeap) {
     o.expected_bytes = static_cast<int64_t>(body.raw.size());
     o.max_live_mappings = base + 3;
     auto d = ChunkDecoder::Make(o);
-    ASSERT_TRUE(d.ok());
-    ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}).ok());
+    ASSERT_OK(d);
+    ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}));
     auto buf = (*d)->Finish();
-    ASSERT_TRUE(buf.ok());
+    ASSERT_OK(buf);
     EXPECT_EQ((*d)->used_heap_fallback(), i >= 3) << i;
     live.push_back(*buf);
   }
@@ -350,15 +352,15 @@ TEST(ChunkDecoder, ResetDropsPartialBody) {
   o.pool = pool.get();
   o.expected_bytes = static_cast<int64_t>(body.raw.size());
   auto d = ChunkDecoder::Make(o);
-  ASSERT_TRUE(d.ok());
-  ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size() / 2}).ok());
+  ASSERT_OK(d);
+  ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size() / 2}));
   EXPECT_GT(pool->held_bytes(), base);
   (*d)->Reset();
   EXPECT_LE(pool->held_bytes(), base + 1024) << "only a fresh LZ4F context";
-  ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}).ok());
+  ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}));
   auto buf = (*d)->Finish();
-  ASSERT_TRUE(buf.ok()) << buf.status().ToString();
-  EXPECT_TRUE(SameRows(body.batches, ReadAll(*buf, pool.get())).ok());
+  ASSERT_OK(buf);
+  EXPECT_OK(SameRows(body.batches, ReadAll(*buf, pool.get())));
 }
 
 }  // namespace
@@ -370,10 +372,7 @@ namespace {
 // The fuzz corpus (fuzz/corpus/chunk_decode) decodes with the options its
 // first byte selects, to batches that read back (what the fuzz target does).
 TEST(ChunkDecoder, FuzzCorpusDecodes) {
-  std::string shared = QUIVER_SHARED_DIR;
-  const std::string suffix = "/../shared";
-  ASSERT_GT(shared.size(), suffix.size());
-  const std::string dir = shared.substr(0, shared.size() - suffix.size()) + "/fuzz/corpus/chunk_decode";
+  const std::string dir = (::quiver::testing::SourceDir() / "fuzz" / "corpus" / "chunk_decode").string();
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream f(entry.path(), std::ios::binary);
@@ -390,7 +389,7 @@ TEST(ChunkDecoder, FuzzCorpusDecodes) {
     o.bytes_num_is_exact = (flags & 8) == 0;
     o.expected_bytes = (flags & 16) ? -1 : static_cast<int64_t>(hint);
     auto body = DecodeChunk({reinterpret_cast<const uint8_t*>(bytes.data()) + 5, bytes.size() - 5}, o);
-    ASSERT_TRUE(body.ok()) << entry.path() << ": " << body.status().ToString();
+    ASSERT_OK(body) << entry.path();
     EXPECT_FALSE(ReadAll(*body, pool.get()).empty()) << entry.path();
     ++files;
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quiver/fetch/chunk_store.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::fetch {
 namespace {
@@ -73,8 +74,8 @@ TEST(ChunkStore, FullBudgetAndSpillLimitFailsCleanly) {
   o.spill_limit_bytes = 150;
   auto store = LocalChunkStore::Make(o, LinkSigner(FixedSecret(4))).value();
   auto b = Buffer::Allocate(pool.get(), 100).value();
-  ASSERT_TRUE(store->Put(b, 0).ok());
-  ASSERT_TRUE(store->Put(b, 0).ok());  // spilled
+  ASSERT_OK(store->Put(b, 0));
+  ASSERT_OK(store->Put(b, 0));  // spilled
   auto r = store->Put(b, 0);
   ASSERT_TRUE(r.status().IsOutOfMemory());
   EXPECT_NE(r.status().message().find("spill limit"), std::string::npos) << r.status().ToString();

@@ -15,6 +15,7 @@
 #include "quiver/fetch/fetch_result.h"
 #include "quiver/fetch/tests/chunk_fixtures.h"
 #include "quiver/fetch/tests/fake_warehouse.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::fetch {
 namespace {
@@ -62,12 +63,12 @@ Measured Fetch(testing::FakeWarehouse& w, ChunkPolicy policy, int64_t window, bo
     c.poll_initial_ms = 5;
     std::vector<RecordBatchPtr> kept;
     auto r = FetchResult::Query(c, "SELECT * FROM t", fo);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_OK(r);
     if (!r.ok()) return m;
     m.rows = 0;
     for (;;) {
       auto b = (*r)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       m.rows += (*b)->num_rows;
       if (keep) kept.push_back(*b);

@@ -11,6 +11,7 @@
 #include "quiver/fetch/fetch_result.h"
 #include "quiver/fetch/tests/chunk_fixtures.h"
 #include "quiver/fetch/tests/fake_warehouse.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::fetch {
 namespace {
@@ -126,9 +127,9 @@ Outcome RunQuery(FakeWarehouse& w, FetchOptions fo, std::shared_ptr<MemoryPool> 
 }
 
 void ExpectRows(const Scenario& s, Outcome& out, const std::shared_ptr<MemoryPool>& pool) {
-  ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+  ASSERT_OK(out.status);
   Status same = SameRows(s.expected, out.batches);
-  EXPECT_TRUE(same.ok()) << same.ToString();
+  EXPECT_OK(same);
   out.batches.clear();
   EXPECT_EQ(pool->held_bytes(), 0);
 }
@@ -250,7 +251,7 @@ TEST(FetchResult, VeryCompressibleUnderMemoryLimit) {
   auto src = MemoryPool::MakeRoot({});
   const int64_t rows = int64_t{8} << 20;
   auto zeros = Buffer::AllocateZeroed(src.get(), rows * 8);
-  ASSERT_TRUE(zeros.ok());
+  ASSERT_OK(zeros);
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("z", int64())};
   auto arr = std::make_shared<ArrayData>();
@@ -368,7 +369,7 @@ TEST(FetchResult, WindowBoundsBytesInFlight) {
   fo.download.parallel = 8;
   // Consume and drop every batch: the pool never holds more than the window.
   Outcome out = RunQuery(*w, fo, pool, /*keep_batches=*/false);
-  ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+  ASSERT_OK(out.status);
   EXPECT_LE(out.window_peak, fo.download.window_bytes);
   // Chunks stay within the window; each active download's LZ4F scratch
   // (64 KiB blocks: ~260 KiB, charged to the pool) comes on top.
@@ -525,7 +526,7 @@ TEST(FetchResult, CancellationMidway) {
   const auto t0 = std::chrono::steady_clock::now();
   {
     auto r = FetchResult::Query(Conn(*w), "SELECT 1", fo);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     auto b = (*r)->Next();
     ASSERT_TRUE(b.ok() && *b);
     (*r)->Cancel();
@@ -572,11 +573,10 @@ TEST(ProtocolClient, TlsVerificationIsOnByDefault) {
   ConnectionOptions c = Conn(*w);
   c.ca_cert_path.clear();
   auto r = ProtocolClient::Connect(c);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kIOError) << r.status().ToString();
+  ASSERT_RAISES(IOError, r);
   c.insecure = true;
   auto ok = ProtocolClient::Connect(c);
-  EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_OK(ok);
   ConnectionOptions h = Conn(*w);
   h.server_url = "http://127.0.0.1:1/x";
   auto refused = ProtocolClient::Connect(h);

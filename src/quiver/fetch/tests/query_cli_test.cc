@@ -14,6 +14,7 @@
 #include "quiver/fetch/tests/chunk_fixtures.h"
 #include "quiver/fetch/tests/fake_warehouse.h"
 #include "quiver/ipc/reader.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::fetch {
 namespace {
@@ -104,12 +105,12 @@ TEST_F(QueryCli, IpcFileWrittenAtomically) {
     ipc::ReadOptions ro;
     ro.pool = pool_.get();
     auto reader = ipc::RecordBatchReader::OpenPath(path, ro);
-    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ASSERT_OK(reader);
     EXPECT_EQ((*reader)->format(), ipc::IpcFormat::kFile);
     auto got = ipc::ReadAllBatches(reader->get());
-    ASSERT_TRUE(got.ok());
+    ASSERT_OK(got);
     Status same = testing::SameRows(expected_, *got);
-    EXPECT_TRUE(same.ok()) << same.ToString();
+    EXPECT_OK(same);
     struct stat st;
     EXPECT_NE(stat((path + ".tmp-").c_str(), &st), 0);
   }
@@ -240,9 +241,9 @@ TEST(QueryServe, MultiChunkLz4FromQuiverServe) {
   ipc::ReadOptions ro;
   ro.pool = pool.get();
   auto src = ipc::RecordBatchReader::OpenPath(table, ro);
-  ASSERT_TRUE(src.ok());
+  ASSERT_OK(src);
   auto expected = ipc::ReadAllBatches(src->get());
-  ASSERT_TRUE(expected.ok());
+  ASSERT_OK(expected);
   setenv("QUIVER_TOKEN", "serve-test-token", 1);
   for (const char* expiry : {"900", "1"}) {
     ServeProcess serve;
@@ -261,11 +262,11 @@ TEST(QueryServe, MultiChunkLz4FromQuiverServe) {
         EXPECT_EQ(c.out.find(" 0 refreshes"), std::string::npos) << c.out;
       }
       auto r = ipc::RecordBatchReader::OpenPath(out, ro);
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ASSERT_OK(r);
       auto got = ipc::ReadAllBatches(r->get());
-      ASSERT_TRUE(got.ok());
+      ASSERT_OK(got);
       Status same = testing::SameRows(*expected, *got);
-      EXPECT_TRUE(same.ok()) << same.ToString();
+      EXPECT_OK(same);
     }
   }
   unsetenv("QUIVER_TOKEN");

@@ -14,13 +14,16 @@
 #include "quiver/columnar/compare.h"
 #include "quiver/columnar/validate.h"
 #include "quiver/columnar/value_format.h"
+#include "quiver/testing/shared_data.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::integration {
 namespace {
 
 namespace fs = std::filesystem;
 
-const char* kIntegrationDir = QUIVER_SHARED_DIR "/arrow-testing/data/arrow-ipc-stream/integration";
+const std::string kIntegrationDir =
+    (::quiver::testing::SharedDataDir() / "arrow-testing/data/arrow-ipc-stream/integration").string();
 
 std::vector<std::string> GoldJsonFiles() {
   std::vector<std::string> files;
@@ -55,11 +58,11 @@ class GoldJsonTest : public ::testing::TestWithParam<std::string> {
 TEST_P(GoldJsonTest, ParsesAndRoundTrips) {
   const std::string path = std::string(kIntegrationDir) + "/" + GetParam();
   auto read = ReadJsonIntegrationFile(path, pool_.get());
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_OK(read);
   const JsonIntegrationFile& file = *read;
   ASSERT_NE(file.schema, nullptr);
   for (const auto& b : file.batches) {
-    ASSERT_TRUE(ValidateBatch(*b, ValidationLevel::kFull).ok());
+    ASSERT_OK(ValidateBatch(*b, ValidationLevel::kFull));
     // Every value formats (exercises every type in the gold files).
     std::string text;
     for (const auto& col : b->columns) {
@@ -71,16 +74,16 @@ TEST_P(GoldJsonTest, ParsesAndRoundTrips) {
   }
 
   auto written = WriteJsonIntegration(*file.schema, file.batches);
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  ASSERT_OK(written);
   auto again = ReadJsonIntegration(*written, pool_.get());
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_OK(again);
   CompareOptions opts;
   opts.check_metadata = true;
-  ASSERT_TRUE(CompareSchemas(*file.schema, *again->schema, opts).ok());
+  ASSERT_OK(CompareSchemas(*file.schema, *again->schema, opts));
   ASSERT_EQ(file.batches.size(), again->batches.size());
   for (size_t k = 0; k < file.batches.size(); ++k) {
     Status st = CompareBatches(*file.batches[k], *again->batches[k], opts);
-    ASSERT_TRUE(st.ok()) << "batch " << k << ": " << st.ToString();
+    ASSERT_OK(st) << "batch " << k;
   }
   // Dictionary ids survive.
   for (size_t k = 0; k < file.schema->fields.size(); ++k) {
@@ -113,7 +116,7 @@ std::string Doc(const std::string& type_json, const std::string& column_json, in
 TEST_F(JsonIntegrationTest, PrimitiveValues) {
   auto f = Read(Doc(R"({"name":"int","bitWidth":64,"isSigned":true})",
                     R"(,"VALIDITY":[1,0,1],"DATA":["-9223372036854775808","0","42"])", 3));
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_EQ(Value(*f, 0, 0), "-9223372036854775808");
   EXPECT_EQ(Value(*f, 0, 1), "null");
   EXPECT_EQ(Value(*f, 0, 2), "42");
@@ -123,11 +126,12 @@ TEST_F(JsonIntegrationTest, PrimitiveValues) {
 TEST_F(JsonIntegrationTest, DecimalsAndHalfFloats) {
   auto f = Read(Doc(R"({"name":"decimal","precision":10,"scale":2,"bitWidth":256})",
                     R"(,"VALIDITY":[1,1],"DATA":["-12345","5"])", 2));
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_EQ(Value(*f, 0, 0), "-123.45");
   EXPECT_EQ(Value(*f, 0, 1), "0.05");
-  auto h = Read(Doc(R"({"name":"floatingpoint","precision":"HALF"})", R"(,"VALIDITY":[1,1],"DATA":[15360, 49152])", 2));
-  ASSERT_TRUE(h.ok()) << h.status().ToString();
+  auto h = Read(Doc(R"({"name":"floatingpoint","precision":"HALF"})",
+                    R"(,"VALIDITY":[1,1],"DATA":[15360, 49152])", 2));
+  ASSERT_OK(h);
   EXPECT_EQ(Value(*h, 0, 0), "1");
   EXPECT_EQ(Value(*h, 0, 1), "-2");
   auto big = Read(Doc(R"({"name":"decimal","precision":3,"scale":0,"bitWidth":32})",
@@ -135,7 +139,7 @@ TEST_F(JsonIntegrationTest, DecimalsAndHalfFloats) {
   EXPECT_TRUE(big.status().IsInvalid()) << big.status().ToString();
   auto min32 = Read(Doc(R"({"name":"decimal","precision":3,"scale":0,"bitWidth":32})",
                         R"(,"VALIDITY":[1],"DATA":["-2147483648"])", 1));
-  EXPECT_TRUE(min32.ok()) << min32.status().ToString();
+  EXPECT_OK(min32);
 }
 
 TEST_F(JsonIntegrationTest, BinaryViewsBuildRealViews) {
@@ -144,7 +148,7 @@ TEST_F(JsonIntegrationTest, BinaryViewsBuildRealViews) {
                     R"({"SIZE":13,"PREFIX_HEX":"00010203","BUFFER_INDEX":0,"OFFSET":1},{"SIZE":0,"INLINED":""}],)"
                     R"("VARIADIC_DATA_BUFFERS":["FF000102030405060708090A0B0C"])",
                     3));
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_EQ(Value(*f, 0, 0), "F34D");
   EXPECT_EQ(Value(*f, 0, 1), "000102030405060708090A0B0C");
   EXPECT_EQ(Value(*f, 0, 2), "null");
@@ -167,7 +171,7 @@ TEST_F(JsonIntegrationTest, NestedDictionariesResolved) {
   const std::string batches =
       R"("batches":[{"count":3,"columns":[{"name":"ld","count":3,"VALIDITY":[1,0,1],"DATA":[1,0,0]}]}]})";
   auto f = Read(schema + dicts + batches);
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_OK(f);
   EXPECT_EQ(Value(*f, 0, 0), "[bc]");  // index 1 -> dict1[1] = [s=1] -> "bc"
   EXPECT_EQ(Value(*f, 0, 1), "null");
   EXPECT_EQ(Value(*f, 0, 2), "[bc, a]");
@@ -176,11 +180,11 @@ TEST_F(JsonIntegrationTest, NestedDictionariesResolved) {
   EXPECT_EQ(f->schema->fields[0]->type->index_type->id, TypeId::kUInt16);
 
   auto text = WriteJsonIntegration(*f->schema, f->batches);
-  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  ASSERT_OK(text);
   EXPECT_NE(text->find("\"dictionaries\""), std::string::npos);
   auto again = Read(*text);
-  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << *text;
-  EXPECT_TRUE(CompareBatches(*f->batches[0], *again->batches[0], {}).ok());
+  ASSERT_OK(again) << "\n" << *text;
+  EXPECT_OK(CompareBatches(*f->batches[0], *again->batches[0], {}));
 }
 
 TEST_F(JsonIntegrationTest, WriterHandlesSlices) {
@@ -191,14 +195,14 @@ TEST_F(JsonIntegrationTest, WriterHandlesSlices) {
       R"("children":[{"name":"item","count":5,"VALIDITY":[1,1,1,0,1],"OFFSET":[0,1,2,3,3,4],)"
       R"("DATA":["a","b","c","","e"]}]}]}]})";
   auto g = Read(doc);
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_OK(g);
   auto sliced = SliceBatch(g->batches[0], 1, 3);
-  ASSERT_TRUE(sliced.ok()) << sliced.status().ToString();
+  ASSERT_OK(sliced);
   auto text = WriteJsonIntegration(*g->schema, {*sliced});
-  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  ASSERT_OK(text);
   auto again = Read(*text);
-  ASSERT_TRUE(again.ok()) << again.status().ToString() << "\n" << *text;
-  EXPECT_TRUE(CompareBatches(**sliced, *again->batches[0], {}).ok());
+  ASSERT_OK(again) << "\n" << *text;
+  EXPECT_OK(CompareBatches(**sliced, *again->batches[0], {}));
   EXPECT_EQ(Value(*again, 0, 0), "[c]");
   EXPECT_EQ(Value(*again, 0, 2), "[null, e]");
 }
@@ -274,8 +278,7 @@ TEST_F(JsonIntegrationTest, HostileOffsetsAreACleanError) {
     SCOPED_TRACE(offsets);
     for (const char* type : {R"({"name":"utf8"})", R"({"name":"largeutf8"})"}) {
       auto f = Read(Doc(type, std::string(R"(,"VALIDITY":[1],)") + offsets + R"(,"DATA":["a"])", 1));
-      ASSERT_FALSE(f.ok());
-      EXPECT_TRUE(f.status().IsInvalid()) << f.status().ToString();
+      ASSERT_RAISES(Invalid, f);
       EXPECT_NE(f.status().message().find("DATA[0] has 1 bytes, OFFSET says"), std::string::npos)
           << f.status().ToString();
     }
@@ -308,10 +311,11 @@ TEST_F(JsonIntegrationTest, TruncatedGoldDocumentsFailCleanly) {
   if (files.empty()) GTEST_SKIP() << "no gold files";
   // Take a small gold document, write it back as text, then cut it at many
   // places and flip characters: every result is an error or a valid file.
-  auto f = ReadJsonIntegrationFile(std::string(kIntegrationDir) + "/cpp-21.0.0/generated_union.json.gz", pool_.get());
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  auto f = ReadJsonIntegrationFile(std::string(kIntegrationDir) + "/cpp-21.0.0/generated_union.json.gz",
+                                   pool_.get());
+  ASSERT_OK(f);
   auto text = WriteJsonIntegration(*f->schema, f->batches);
-  ASSERT_TRUE(text.ok());
+  ASSERT_OK(text);
   const std::string& doc = *text;
   for (size_t cut = 0; cut < doc.size(); cut += std::max<size_t>(1, doc.size() / 300)) {
     auto r = Read(doc.substr(0, cut));
@@ -325,7 +329,7 @@ TEST_F(JsonIntegrationTest, TruncatedGoldDocumentsFailCleanly) {
       auto r = Read(mutated);
       if (r.ok()) {
         for (const auto& b : r->batches) {
-          EXPECT_TRUE(ValidateBatch(*b, ValidationLevel::kFull).ok());
+          EXPECT_OK(ValidateBatch(*b, ValidationLevel::kFull));
         }
       }
     }
@@ -342,8 +346,9 @@ TEST_F(JsonIntegrationTest, BuffersComeFromThePool) {
   auto pool = MemoryPool::MakeRoot();
   {
     auto f = ReadJsonIntegration(
-        Doc(R"({"name":"utf8"})", R"(,"VALIDITY":[1,0],"OFFSET":[0,3,3],"DATA":["abc",""])", 2), pool.get());
-    ASSERT_TRUE(f.ok()) << f.status().ToString();
+        Doc(R"({"name":"utf8"})", R"(,"VALIDITY":[1,0],"OFFSET":[0,3,3],"DATA":["abc",""])", 2),
+        pool.get());
+    ASSERT_OK(f);
     EXPECT_GT(pool->held_bytes(), 0);
   }
   EXPECT_EQ(pool->held_bytes(), 0);

@@ -8,6 +8,7 @@
 
 #include "quiver/join/hash_join.h"
 #include "quiver/join/tests/join_test_util.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::join {
 namespace {
@@ -15,11 +16,11 @@ namespace {
 using testing::AllJoinTypes;
 using testing::Batch;
 using testing::Collector;
-using testing::Int32s;
-using testing::Int64s;
+using testing::Int32Array;
+using testing::Int64Array;
 using testing::NaiveJoin;
 using testing::RenderSorted;
-using testing::Strings;
+using testing::StringArray;
 
 struct Inputs {
   SchemaPtr bs, ps;
@@ -58,8 +59,8 @@ Inputs MakeInputs(MemoryPool* pool, int64_t nb, int64_t np, uint64_t seed) {
     pw.push_back(static_cast<int32_t>(i));
   }
   Inputs in{bs, ps, {}, {}};
-  in.build = testing::Split(Batch(bs, {Int32s(pool, ba), Strings(pool, bstr), Int64s(pool, bv)}), 37);
-  in.probe = testing::Split(Batch(ps, {Strings(pool, pstr, true), Int64s(pool, pa), Int32s(pool, pw)}), 53);
+  in.build = testing::Split(Batch(bs, {Int32Array(pool, ba), StringArray(pool, bstr), Int64Array(pool, bv)}), 37);
+  in.probe = testing::Split(Batch(ps, {StringArray(pool, pstr, true), Int64Array(pool, pa), Int32Array(pool, pw)}), 53);
   return in;
 }
 
@@ -86,15 +87,15 @@ TEST_P(GenericJoin, MultiColumnKeysMatchTheNaiveJoinInBothModes) {
       to.mode = m == 0 ? MemoryMode::kOnHeap : MemoryMode::kOffHeap;
       TaskMemoryManager tmm(root.get(), to);
       auto join = HashJoin::Make(in.bs, in.ps, o);
-      ASSERT_TRUE(join.ok()) << join.status().ToString();
+      ASSERT_OK(join);
       Collector c;
       auto rel = (*join)->BuildRelation(in.build, &tmm);
-      ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+      ASSERT_OK(rel);
       EXPECT_EQ((*rel)->kind(), RelationKind::kGeneric);
       auto probe = (*join)->MakeProbe(*rel);
-      ASSERT_TRUE(probe.ok());
-      for (const auto& b : in.probe) ASSERT_TRUE((*probe)->Probe(*b, c.sink()).ok());
-      ASSERT_TRUE((*probe)->Finish(c.sink()).ok());
+      ASSERT_OK(probe);
+      for (const auto& b : in.probe) ASSERT_OK((*probe)->Probe(*b, c.sink()));
+      ASSERT_OK((*probe)->Finish(c.sink()));
       got[m] = RenderSorted(c.batches);
     }
     ASSERT_EQ(got[0], want);
@@ -119,14 +120,14 @@ TEST(GenericRelation, SerializeRoundTripAndCorruption) {
   }
   TaskMemoryManager tmm(root.get(), {});
   auto rel = GenericHashedRelation::Build(*in.bs, in.build, o, specs, &tmm);
-  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  ASSERT_OK(rel);
   EXPECT_LE(static_cast<double>((*rel)->stats().index_bytes) / std::max<int64_t>(1, (*rel)->stats().num_keys), 16.0 / 0.75 * 1.06 + 16);
   auto bytes = (*rel)->Serialize(root.get());
-  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(bytes);
   auto back = DeserializeHashedRelation(*in.bs, **bytes, &tmm);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_OK(back);
   auto again = (*back)->Serialize(root.get());
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_TRUE((*again)->Equals(**bytes));
   const Buffer& good = **bytes;
   for (int64_t i = 0; i < good.size(); i += 3) {
@@ -144,18 +145,18 @@ TEST(GenericRelation, FloatKeysNormalizeZeroAndNaN) {
   auto s = std::make_shared<Schema>();
   s->fields = {field("f", float64())};
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto build = Batch(s, {testing::Primitive<double>(pool.get(), float64(), {0.0, nan, 1.5})});
-  auto probe = Batch(s, {testing::Primitive<double>(pool.get(), float64(), {-0.0, -nan, 1.5, 2.0, std::nullopt})});
+  auto build = Batch(s, {testing::PrimitiveArray<double>(pool.get(), float64(), {0.0, nan, 1.5})});
+  auto probe = Batch(s, {testing::PrimitiveArray<double>(pool.get(), float64(), {-0.0, -nan, 1.5, 2.0, std::nullopt})});
   HashJoinOptions o;
   o.type = JoinType::kLeftSemi;
   o.build_keys = {0};
   o.probe_keys = {0};
   o.output_pool = pool.get();
   auto join = HashJoin::Make(s, s, o);
-  ASSERT_TRUE(join.ok());
+  ASSERT_OK(join);
   TaskMemoryManager tmm(pool.get(), {});
   Collector c;
-  ASSERT_TRUE(RunHashJoin(**join, {build}, {probe}, &tmm, c.sink()).ok());
+  ASSERT_OK(RunHashJoin(**join, {build}, {probe}, &tmm, c.sink()));
   int64_t rows = 0;
   for (const auto& b : c.batches) rows += b->num_rows;
   EXPECT_EQ(rows, 3);  // -0.0, NaN, 1.5
@@ -192,8 +193,7 @@ TEST(GenericRelation, FailureInjectionAndLimit) {
     to.mode = mode;
     TaskMemoryManager tmm(root.get(), to);
     auto rel = GenericHashedRelation::Build(*in.bs, in.build, o, specs, &tmm);
-    ASSERT_FALSE(rel.ok());
-    EXPECT_TRUE(rel.status().IsOutOfMemory());
+    ASSERT_RAISES(OutOfMemory, rel);
     EXPECT_NE(rel.status().message().find("bytes available"), std::string::npos);
     EXPECT_EQ(root->held_bytes(), 0);
   }
@@ -214,7 +214,7 @@ TEST(GenericRelation, LowDistinctHintGrowsTheIndex) {
   std::vector<KeyColumnSpec> specs = {KeyColumnSpec{}, KeyColumnSpec{KeyClass::kVarBytes, 4}};
   TaskMemoryManager tmm(root.get(), {});
   auto rel = GenericHashedRelation::Build(*in.bs, in.build, o, specs, &tmm);
-  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  ASSERT_OK(rel);
   EXPECT_GT((*rel)->stats().grow_count, 0);
   // Every build key finds a chain holding its row count.
   int64_t rows = 0;

@@ -12,6 +12,7 @@
 
 #include "quiver/join/long_hashed_relation.h"
 #include "quiver/join/tests/join_test_util.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::join {
 namespace {
@@ -19,11 +20,11 @@ namespace {
 using testing::AllJoinTypes;
 using testing::Batch;
 using testing::Collector;
-using testing::Int32s;
-using testing::Int64s;
+using testing::Int32Array;
+using testing::Int64Array;
 using testing::NaiveJoin;
 using testing::RenderSorted;
-using testing::Strings;
+using testing::StringArray;
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -110,8 +111,8 @@ Inputs MakeInputs(MemoryPool* pool, const Case& c, uint64_t seed) {
     pv.push_back(static_cast<int32_t>(i));
     pstr.push_back(rng() % 4 == 0 ? std::optional<std::string>() : testing::Cat("p", std::string(static_cast<size_t>(i % 9), 'x')));
   }
-  auto b = Batch(bs, {Int64s(pool, bk), Int64s(pool, bv), Strings(pool, bstr)});
-  auto p = Batch(ps, {Int32s(pool, pv), Int64s(pool, pk), Strings(pool, pstr)});
+  auto b = Batch(bs, {Int64Array(pool, bk), Int64Array(pool, bv), StringArray(pool, bstr)});
+  auto p = Batch(ps, {Int32Array(pool, pv), Int64Array(pool, pk), StringArray(pool, pstr)});
   in.build = testing::Split(b, std::max<int64_t>(1, c.build_rows / 3 + 1));
   in.probe = testing::Split(p, std::max<int64_t>(1, c.probe_rows / 4 + 1));
   return in;
@@ -162,9 +163,9 @@ TEST_P(HashJoinDifferential, EveryJoinTypeMatchesTheNaiveJoinInBothModes) {
       }
       const auto want = NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o);
       auto on = RunJoin(in, o, MemoryMode::kOnHeap, task.get());
-      ASSERT_TRUE(on.ok()) << on.status().ToString();
+      ASSERT_OK(on);
       auto off = RunJoin(in, o, MemoryMode::kOffHeap, task.get());
-      ASSERT_TRUE(off.ok()) << off.status().ToString();
+      ASSERT_OK(off);
       ASSERT_EQ(*on, want);
       ASSERT_EQ(*off, *on);
       EXPECT_EQ(root->held_bytes(), 0);
@@ -189,11 +190,11 @@ TEST(HashJoin, NullAwareAntiSemantics) {
   bs->fields = {field("k", int64())};
   auto ps = bs;
   auto run = [&](std::vector<std::optional<int64_t>> build, std::vector<std::optional<int64_t>> probe) {
-    Inputs in{bs, ps, {Batch(bs, {Int64s(pool.get(), build)})}, {Batch(ps, {Int64s(pool.get(), probe)})}};
+    Inputs in{bs, ps, {Batch(bs, {Int64Array(pool.get(), build)})}, {Batch(ps, {Int64Array(pool.get(), probe)})}};
     HashJoinOptions o = JoinOptions(JoinType::kNullAwareAnti, pool.get());
     o.probe_keys = {0};
     auto r = RunJoin(in, o, MemoryMode::kOffHeap, pool.get());
-    EXPECT_TRUE(r.ok());
+    EXPECT_OK(r);
     return *r;
   };
   using V = std::vector<std::string>;
@@ -221,11 +222,10 @@ TEST(HashJoin, PlanErrorsNameTheColumns) {
   EXPECT_NE(r.status().message().find("above INT64_MAX"), std::string::npos);
   o.build_keys = {1};
   r = HashJoin::Make(bs, ps, o);  // probe column y (a list) cannot be output
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsNotImplemented());
+  ASSERT_RAISES(NotImplemented, r);
   EXPECT_NE(r.status().message().find("probe column 'y'"), std::string::npos);
   o.probe_output = std::vector<int>{0};
-  EXPECT_TRUE(HashJoin::Make(bs, ps, o).ok());
+  EXPECT_OK(HashJoin::Make(bs, ps, o));
   o.build_keys = {7};
   EXPECT_TRUE(HashJoin::Make(bs, ps, o).status().IsInvalid());
   o.build_keys = {1, 1};
@@ -244,9 +244,9 @@ TEST(HashJoin, OutputBatchesAreBoundedByRowsAndBytes) {
     o.max_output_rows = 50;
     TaskMemoryManager tmm(root.get(), {});
     auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
-    ASSERT_TRUE(join.ok());
+    ASSERT_OK(join);
     Collector c;
-    ASSERT_TRUE(RunHashJoin(**join, in.build, in.probe, &tmm, c.sink()).ok());
+    ASSERT_OK(RunHashJoin(**join, in.build, in.probe, &tmm, c.sink()));
     ASSERT_GT(c.batches.size(), 2u);
     for (const auto& b : c.batches) {
       EXPECT_LE(b->num_rows, 50);
@@ -275,20 +275,20 @@ TEST(HashJoin, BroadcastFromSeveralThreads) {
       auto root = MemoryPool::MakeRoot({.name = "root"});
       HashJoinOptions o = JoinOptions(t, root.get());
       auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
-      ASSERT_TRUE(join.ok());
+      ASSERT_OK(join);
       TaskMemoryManager driver(root.get(), {});
       auto rel = (*join)->BuildRelation(in.build, &driver);
-      ASSERT_TRUE(rel.ok());
+      ASSERT_OK(rel);
       std::shared_ptr<HashedRelation> relation = *rel;
       TaskMemoryOptions wo;
       wo.mode = MemoryMode::kOffHeap;
       TaskMemoryManager worker(root.get(), wo);
       if (shipped) {
         auto bytes = relation->Serialize(root.get());
-        ASSERT_TRUE(bytes.ok());
+        ASSERT_OK(bytes);
         relation->Close();
         auto loaded = (*join)->LoadRelation(**bytes, &worker);
-        ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+        ASSERT_OK(loaded);
         relation = *loaded;
       }
       constexpr int kThreads = 4;
@@ -296,7 +296,7 @@ TEST(HashJoin, BroadcastFromSeveralThreads) {
       std::vector<Collector> outs(kThreads);
       for (int i = 0; i < kThreads; ++i) {
         auto p = (*join)->MakeProbe(relation);
-        ASSERT_TRUE(p.ok());
+        ASSERT_OK(p);
         probes.push_back(std::move(*p));
       }
       std::vector<std::thread> threads;
@@ -313,9 +313,9 @@ TEST(HashJoin, BroadcastFromSeveralThreads) {
         });
       }
       for (auto& th : threads) th.join();
-      for (const auto& st : results) ASSERT_TRUE(st.ok()) << st.ToString();
-      for (int i = 1; i < kThreads; ++i) ASSERT_TRUE(probes[0]->MergeMatched(*probes[i]).ok());
-      ASSERT_TRUE(probes[0]->Finish(outs[0].sink()).ok());
+      for (const auto& st : results) ASSERT_OK(st);
+      for (int i = 1; i < kThreads; ++i) ASSERT_OK(probes[0]->MergeMatched(*probes[i]));
+      ASSERT_OK(probes[0]->Finish(outs[0].sink()));
       std::vector<RecordBatchPtr> all;
       for (auto& c : outs) all.insert(all.end(), c.batches.begin(), c.batches.end());
       EXPECT_EQ(RenderSorted(all), NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o));
@@ -360,14 +360,14 @@ TEST(HashJoin, ShuffledPartitions) {
     auto root = MemoryPool::MakeRoot({.name = "root"});
     HashJoinOptions o = JoinOptions(t, root.get());
     auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
-    ASSERT_TRUE(join.ok());
+    ASSERT_OK(join);
     TaskMemoryOptions to;
     to.mode = MemoryMode::kOffHeap;
     TaskMemoryManager tmm(root.get(), to);
     Collector c;
     for (int p = 0; p < kParts; ++p) {
       int64_t peak_before = tmm.held_bytes();
-      ASSERT_TRUE(RunHashJoin(**join, bparts[p], pparts[p], &tmm, c.sink()).ok());
+      ASSERT_OK(RunHashJoin(**join, bparts[p], pparts[p], &tmm, c.sink()));
       EXPECT_EQ(tmm.held_bytes(), peak_before);  // the partition's relation was closed
     }
     EXPECT_EQ(RenderSorted(c.batches), NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o));
@@ -388,7 +388,7 @@ TEST(HashJoin, FailureInjectionDuringTheJoin) {
       auto root = MemoryPool::MakeRoot({.name = "root"});
       probe_o.output_pool = root.get();
       auto join = HashJoin::Make(in.build_schema, in.probe_schema, probe_o);
-      ASSERT_TRUE(join.ok());
+      ASSERT_OK(join);
       TaskMemoryOptions to;
       to.mode = mode;
       TaskMemoryManager tmm(root.get(), to);
@@ -411,19 +411,19 @@ TEST(HashJoin, OtherIntegerWidthsUseTheLongRelation) {
   bs->fields = {field("k", int32())};
   auto ps = std::make_shared<Schema>();
   ps->fields = {field("k", int64())};
-  auto build = Batch(bs, {Int32s(pool.get(), {1, 2, std::nullopt, -7, 2})});
-  auto probe = Batch(ps, {Int64s(pool.get(), {2, -7, int64_t{1} << 40, std::nullopt, 1})});
+  auto build = Batch(bs, {Int32Array(pool.get(), {1, 2, std::nullopt, -7, 2})});
+  auto probe = Batch(ps, {Int64Array(pool.get(), {2, -7, int64_t{1} << 40, std::nullopt, 1})});
   HashJoinOptions o = JoinOptions(JoinType::kInner, pool.get());
   o.probe_keys = {0};
   auto join = HashJoin::Make(bs, ps, o);
-  ASSERT_TRUE(join.ok());
+  ASSERT_OK(join);
   TaskMemoryManager tmm(pool.get(), {});
   auto rel = (*join)->BuildRelation({build}, &tmm);
-  ASSERT_TRUE(rel.ok());
+  ASSERT_OK(rel);
   EXPECT_EQ((*rel)->kind(), RelationKind::kLong);
   Inputs in{bs, ps, {build}, {probe}};
   auto r = RunJoin(in, o, MemoryMode::kOnHeap, pool.get());
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(*r, (std::vector<std::string>{"-7|-7", "1|1", "2|2", "2|2"}));
 }
 
@@ -440,22 +440,22 @@ TEST(HashJoin, DictionaryColumnsAreDecoded) {
   bs->fields = {field("name", dict_type), field("v", int64())};
   auto ps = std::make_shared<Schema>();
   ps->fields = {field("name", large_utf8())};
-  auto idx = std::const_pointer_cast<ArrayData>(testing::Int32s(pool.get(), {0, 1, std::nullopt, 1, 2}));
+  auto idx = std::const_pointer_cast<ArrayData>(testing::Int32Array(pool.get(), {0, 1, std::nullopt, 1, 2}));
   idx->type = dict_type;
-  idx->dictionary = testing::Strings(pool.get(), {"ann", "bob", "cy"});
-  auto build = testing::Batch(bs, {idx, testing::Int64s(pool.get(), {10, 11, 12, 13, 14})});
-  auto probe = testing::Batch(ps, {testing::Strings(pool.get(), {"bob", "cy", "dan", std::nullopt}, true)});
+  idx->dictionary = testing::StringArray(pool.get(), {"ann", "bob", "cy"});
+  auto build = testing::Batch(bs, {idx, testing::Int64Array(pool.get(), {10, 11, 12, 13, 14})});
+  auto probe = testing::Batch(ps, {testing::StringArray(pool.get(), {"bob", "cy", "dan", std::nullopt}, true)});
   HashJoinOptions o;
   o.type = JoinType::kLeftOuter;
   o.build_keys = {0};
   o.probe_keys = {0};
   o.output_pool = pool.get();
   auto join = HashJoin::Make(bs, ps, o);
-  ASSERT_TRUE(join.ok()) << join.status().ToString();
+  ASSERT_OK(join);
   EXPECT_EQ((*join)->output_schema()->fields[1]->type->id, TypeId::kUtf8);
   TaskMemoryManager tmm(pool.get(), {});
   testing::Collector c;
-  ASSERT_TRUE(RunHashJoin(**join, {build}, {probe}, &tmm, c.sink()).ok());
+  ASSERT_OK(RunHashJoin(**join, {build}, {probe}, &tmm, c.sink()));
   EXPECT_EQ(testing::RenderSorted(c.batches),
             (std::vector<std::string>{"bob|bob|11", "bob|bob|13", "cy|cy|14", "dan|null|null", "null|null|null"}));
 }

@@ -1,5 +1,6 @@
-// quiver/join/tests/join_test_util.h — array builders, random inputs and
-// a naive nested-loop reference join for the join layer's tests.
+// quiver/join/tests/join_test_util.h — row rendering, output collection and
+// a naive nested-loop reference join for the join layer's tests (the array
+// builders are quiver/testing/array_builders.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -19,105 +20,14 @@
 #include "quiver/join/hash_join.h"
 #include "quiver/memory/buffer.h"
 #include "quiver/memory/memory_pool.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::join::testing {
 
-inline std::shared_ptr<Buffer> Bytes(MemoryPool* pool, const void* data, int64_t size) {
-  auto r = Buffer::Allocate(pool, std::max<int64_t>(size, 1));
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (size > 0) std::memcpy((*r)->mutable_data(), data, static_cast<size_t>(size));
-  return *r;
-}
-
-inline std::shared_ptr<Buffer> Bitmap(MemoryPool* pool, const std::vector<bool>& valid, int64_t* nulls) {
-  std::vector<uint8_t> bits(static_cast<size_t>(bit_util::BytesForBits(static_cast<int64_t>(valid.size()))) + 1, 0);
-  *nulls = 0;
-  for (size_t i = 0; i < valid.size(); ++i) {
-    if (valid[i]) {
-      bit_util::SetBit(bits.data(), static_cast<int64_t>(i));
-    } else {
-      ++*nulls;
-    }
-  }
-  return Bytes(pool, bits.data(), static_cast<int64_t>(bits.size()));
-}
-
-template <typename T>
-ArrayDataPtr Primitive(MemoryPool* pool, DataTypePtr type, const std::vector<std::optional<T>>& values) {
-  std::vector<T> data;
-  std::vector<bool> valid;
-  for (const auto& v : values) {
-    data.push_back(v.value_or(T{}));
-    valid.push_back(v.has_value());
-  }
-  auto a = std::make_shared<ArrayData>();
-  a->type = std::move(type);
-  a->length = static_cast<int64_t>(values.size());
-  int64_t nulls = 0;
-  auto bitmap = Bitmap(pool, valid, &nulls);
-  a->null_count = nulls;
-  a->buffers = {nulls ? bitmap : nullptr,
-                Bytes(pool, data.data(), static_cast<int64_t>(data.size() * sizeof(T)))};
-  return a;
-}
-
-inline ArrayDataPtr Int64s(MemoryPool* pool, const std::vector<std::optional<int64_t>>& v) {
-  return Primitive<int64_t>(pool, int64(), v);
-}
-inline ArrayDataPtr Int32s(MemoryPool* pool, const std::vector<std::optional<int32_t>>& v) {
-  return Primitive<int32_t>(pool, int32(), v);
-}
-
-inline ArrayDataPtr Strings(MemoryPool* pool, const std::vector<std::optional<std::string>>& values,
-                            bool large = false) {
-  std::string data;
-  std::vector<int64_t> offsets{0};
-  std::vector<bool> valid;
-  for (const auto& v : values) {
-    if (v) data += *v;
-    offsets.push_back(static_cast<int64_t>(data.size()));
-    valid.push_back(v.has_value());
-  }
-  auto a = std::make_shared<ArrayData>();
-  a->type = large ? large_utf8() : utf8();
-  a->length = static_cast<int64_t>(values.size());
-  int64_t nulls = 0;
-  auto bitmap = Bitmap(pool, valid, &nulls);
-  a->null_count = nulls;
-  std::shared_ptr<Buffer> off;
-  if (large) {
-    off = Bytes(pool, offsets.data(), static_cast<int64_t>(offsets.size() * 8));
-  } else {
-    std::vector<int32_t> o32(offsets.begin(), offsets.end());
-    off = Bytes(pool, o32.data(), static_cast<int64_t>(o32.size() * 4));
-  }
-  a->buffers = {nulls ? bitmap : nullptr, off, Bytes(pool, data.data(), static_cast<int64_t>(data.size()))};
-  return a;
-}
-
-inline RecordBatchPtr Batch(SchemaPtr schema, std::vector<ArrayDataPtr> cols) {
-  auto b = std::make_shared<RecordBatch>();
-  b->schema = std::move(schema);
-  b->num_rows = cols.empty() ? 0 : cols[0]->length;
-  b->columns = std::move(cols);
-  EXPECT_TRUE(b->CheckShape().ok()) << b->CheckShape().ToString();
-  return b;
-}
-
-/// Splits a batch into pieces of at most `rows` rows (slices: offsets != 0).
-inline std::vector<RecordBatchPtr> Split(const RecordBatchPtr& b, int64_t rows) {
-  std::vector<RecordBatchPtr> out;
-  if (b->num_rows == 0) {
-    out.push_back(b);
-    return out;
-  }
-  for (int64_t off = 0; off < b->num_rows; off += rows) {
-    auto s = SliceBatch(b, off, std::min(rows, b->num_rows - off));
-    EXPECT_TRUE(s.ok());
-    out.push_back(*s);
-  }
-  return out;
-}
+// The array builders (Int64Array, StringArray, Batch, Split, ...) are the
+// shared ones of quiver_testing, visible here as join::testing::X.
+using namespace ::quiver::testing;  // NOLINT(build/namespaces)
 
 /// prefix + text, spelled out (GCC 12 warns falsely on "x" + std::string).
 inline std::string Cat(std::string prefix, const std::string& text) {
@@ -135,7 +45,7 @@ inline std::string Cell(const ArrayData& a, int64_t row) {
 inline std::vector<std::string> RenderSorted(const std::vector<RecordBatchPtr>& batches) {
   std::vector<std::string> rows;
   for (const auto& b : batches) {
-    EXPECT_TRUE(ValidateBatch(*b, ValidationLevel::kFull).ok()) << ValidateBatch(*b, ValidationLevel::kFull).ToString();
+    EXPECT_OK(ValidateBatch(*b, ValidationLevel::kFull));
     for (int64_t r = 0; r < b->num_rows; ++r) {
       std::string s;
       for (size_t c = 0; c < b->columns.size(); ++c) {

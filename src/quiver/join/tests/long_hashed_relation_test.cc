@@ -12,13 +12,14 @@
 #include <thread>
 
 #include "quiver/join/tests/join_test_util.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::join {
 namespace {
 
 using testing::Batch;
-using testing::Int64s;
-using testing::Strings;
+using testing::Int64Array;
+using testing::StringArray;
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -52,7 +53,7 @@ RecordBatchPtr MakeKeys(MemoryPool* pool, const std::vector<std::optional<int64_
       s.push_back(testing::Cat("s", std::to_string(i)));
     }
   }
-  return Batch(KV(), {Int64s(pool, keys), Int64s(pool, v), Strings(pool, s)});
+  return Batch(KV(), {Int64Array(pool, keys), Int64Array(pool, v), StringArray(pool, s)});
 }
 
 // All rows of a key's chain as "v:s" strings, sorted.
@@ -82,7 +83,7 @@ TEST_P(LongRelationModes, SpecialKeysSparse) {
   const std::vector<std::optional<int64_t>> keys = {kMin, -1, 0, kMax, kMin + 1, kMax - 1, 42, std::nullopt, -1};
   auto b = MakeKeys(f.pool.get(), keys);
   auto rel = LongHashedRelation::Build(*KV(), {b}, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  ASSERT_OK(rel);
   const auto& r = **rel;
   EXPECT_FALSE(r.dense());  // the range spans all of int64
   EXPECT_EQ(r.min_key(), kMin);
@@ -107,7 +108,7 @@ TEST_P(LongRelationModes, DenseRange) {
   std::shuffle(keys.begin(), keys.end(), std::mt19937_64(7));
   auto b = MakeKeys(f.pool.get(), keys);
   auto rel = LongHashedRelation::Build(*KV(), {b}, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  ASSERT_OK(rel);
   const auto& r = **rel;
   EXPECT_TRUE(r.dense());
   EXPECT_TRUE(r.keys_unique());
@@ -133,7 +134,7 @@ TEST_P(LongRelationModes, DenseAtTheEdgesOfInt64) {
     std::vector<std::optional<int64_t>> keys;
     for (int64_t i = 0; i < 100; ++i) keys.push_back(base + i);
     auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, Opts(), f.tmm.get());
-    ASSERT_TRUE(rel.ok());
+    ASSERT_OK(rel);
     EXPECT_TRUE((*rel)->dense());
     for (int64_t i = 0; i < 100; ++i) ASSERT_NE((*rel)->Find(base + i), nullptr);
     if (base != kMin) {
@@ -163,7 +164,7 @@ TEST_P(LongRelationModes, RandomSparseMatchesAMap) {
   auto b = MakeKeys(f.pool.get(), keys, /*string_nulls=*/true);
   auto batches = testing::Split(b, 3000);
   auto rel = LongHashedRelation::Build(*KV(), batches, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+  ASSERT_OK(rel);
   const auto& r = **rel;
   EXPECT_FALSE(r.dense());
   EXPECT_EQ(r.stats().grow_count, 0);
@@ -198,7 +199,7 @@ TEST_P(LongRelationModes, NullKeysKeptIgnoredAndNullAware) {
     o.keep_null_keys = true;
     o.with_ordinals = true;
     auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
-    ASSERT_TRUE(rel.ok());
+    ASSERT_OK(rel);
     EXPECT_EQ((*rel)->stats().stored_rows, 6);
     int64_t seen = 0;
     (*rel)->ForEachRow([&](const uint8_t* row) { EXPECT_EQ(RowLayout::Ordinal(row), seen++); });
@@ -209,7 +210,7 @@ TEST_P(LongRelationModes, NullKeysKeptIgnoredAndNullAware) {
     o.ignore_duplicate_keys = true;
     o.payload_columns = std::vector<int>{};
     auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
-    ASSERT_TRUE(rel.ok());
+    ASSERT_OK(rel);
     EXPECT_EQ((*rel)->stats().stored_rows, 3);
     EXPECT_TRUE((*rel)->keys_unique());
     EXPECT_EQ((*rel)->layout().fixed_bytes(), 8);  // key-only rows: just the chain word
@@ -218,7 +219,7 @@ TEST_P(LongRelationModes, NullKeysKeptIgnoredAndNullAware) {
     auto o = Opts();
     o.null_aware = true;
     auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
-    ASSERT_TRUE(rel.ok());
+    ASSERT_OK(rel);
     EXPECT_TRUE((*rel)->all_null_keys());
     EXPECT_EQ((*rel)->used_bytes(), 0);
   }
@@ -229,15 +230,15 @@ TEST_P(LongRelationModes, EmptyAndAllNullInputs) {
   Fixture f(GetParam());
   auto empty = MakeKeys(f.pool.get(), {});
   auto rel = LongHashedRelation::Build(*KV(), {empty}, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel.ok());
+  ASSERT_OK(rel);
   EXPECT_TRUE((*rel)->empty_input());
   EXPECT_EQ((*rel)->Find(0), nullptr);
   auto nulls = MakeKeys(f.pool.get(), {std::nullopt, std::nullopt});
   auto rel2 = LongHashedRelation::Build(*KV(), {nulls}, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel2.ok());
+  ASSERT_OK(rel2);
   EXPECT_EQ((*rel2)->Find(0), nullptr);
   auto rel3 = LongHashedRelation::Build(*KV(), {}, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel3.ok());
+  ASSERT_OK(rel3);
 }
 
 TEST_P(LongRelationModes, SerializeRoundTrip) {
@@ -253,13 +254,13 @@ TEST_P(LongRelationModes, SerializeRoundTrip) {
     o.keep_null_keys = true;
     o.with_ordinals = true;
     auto rel = LongHashedRelation::Build(*KV(), testing::Split(b, 999), o, f.tmm.get());
-    ASSERT_TRUE(rel.ok());
+    ASSERT_OK(rel);
     EXPECT_EQ((*rel)->dense(), dense);
     auto bytes = (*rel)->Serialize(f.pool.get());
-    ASSERT_TRUE(bytes.ok());
+    ASSERT_OK(bytes);
     Fixture g(GetParam() == MemoryMode::kOnHeap ? MemoryMode::kOffHeap : MemoryMode::kOnHeap);
     auto back = DeserializeHashedRelation(*KV(), **bytes, g.tmm.get());
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_OK(back);
     auto* lr = dynamic_cast<LongHashedRelation*>(back->get());
     ASSERT_NE(lr, nullptr);
     EXPECT_EQ(lr->dense(), dense);
@@ -275,7 +276,7 @@ TEST_P(LongRelationModes, SerializeRoundTrip) {
     for (size_t i = 0; i < ords.size(); ++i) ASSERT_EQ(ords[i], static_cast<int64_t>(i));
     // Serializing the copy gives the same bytes.
     auto again = lr->Serialize(f.pool.get());
-    ASSERT_TRUE(again.ok());
+    ASSERT_OK(again);
     EXPECT_TRUE((*again)->Equals(**bytes));
   }
 }
@@ -288,9 +289,9 @@ TEST(LongRelation, CorruptSerializationIsRejectedCleanly) {
   o.keep_null_keys = true;
   o.allow_dense = false;
   auto rel = LongHashedRelation::Build(*KV(), {b}, o, f.tmm.get());
-  ASSERT_TRUE(rel.ok());
+  ASSERT_OK(rel);
   auto bytes = (*rel)->Serialize(f.pool.get());
-  ASSERT_TRUE(bytes.ok());
+  ASSERT_OK(bytes);
   const auto& good = **bytes;
   const int64_t held_before = f.pool->held_bytes();
   // Flip each byte, truncate at each length: every result is OK or a clean
@@ -298,7 +299,7 @@ TEST(LongRelation, CorruptSerializationIsRejectedCleanly) {
   for (int64_t i = 0; i < good.size(); ++i) {
     for (uint8_t x : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xFF}}) {
       auto copy = Buffer::CopyOf(f.pool.get(), good.span());
-      ASSERT_TRUE(copy.ok());
+      ASSERT_OK(copy);
       (*copy)->mutable_data()[i] ^= x;
       auto r = DeserializeHashedRelation(*KV(), **copy, f.tmm.get());
       if (r.ok()) {
@@ -313,8 +314,7 @@ TEST(LongRelation, CorruptSerializationIsRejectedCleanly) {
   }
   for (int64_t len = 0; len < good.size(); ++len) {
     auto r = DeserializeHashedRelation(*KV(), *Buffer::Unowned(good.data(), len), f.tmm.get());
-    ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(r.status().IsInvalid());
+    ASSERT_RAISES(Invalid, r);
   }
   EXPECT_EQ(f.pool->held_bytes(), held_before);
 }
@@ -327,7 +327,7 @@ TEST(LongRelation, EstimateIsPureAndReservedUpFront) {
   st.max_key = kMax;
   auto schema = KV();
   auto layout = RowLayout::Make(*schema, {1}, {});
-  ASSERT_TRUE(layout.ok());
+  ASSERT_OK(layout);
   auto o = Opts();
   const auto e1 = LongHashedRelation::EstimateSize(st, *layout, o);
   const auto e2 = LongHashedRelation::EstimateSize(st, *layout, o);
@@ -362,8 +362,7 @@ TEST_P(LongRelationModes, OverTheLimitIsOutOfMemoryAndHeldReturnsToZero) {
   for (int64_t i = 0; i < 100000; ++i) keys.push_back(i * 7919);
   auto b = MakeKeys(data_root.get(), keys);
   auto rel = LongHashedRelation::Build(*KV(), {b}, Opts(), &tmm);
-  ASSERT_FALSE(rel.ok());
-  EXPECT_TRUE(rel.status().IsOutOfMemory());
+  ASSERT_RAISES(OutOfMemory, rel);
   const std::string& msg = rel.status().message();
   EXPECT_NE(msg.find("LongHashedRelation build of 100000 rows"), std::string::npos) << msg;
   EXPECT_NE(msg.find("needs "), std::string::npos) << msg;
@@ -420,7 +419,7 @@ TEST_P(LongRelationModes, CloseReturnsEveryPageAtOnce) {
   auto o = Opts();
   o.max_page_bytes = 128 << 10;
   auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, o, f.tmm.get());
-  ASSERT_TRUE(rel.ok());
+  ASSERT_OK(rel);
   const int64_t before = f.pool->held_bytes();
   EXPECT_GT((*rel)->used_bytes(), 0);
   EXPECT_GT(f.tmm->stats().live_pages, 2);
@@ -438,7 +437,7 @@ TEST_P(LongRelationModes, ConcurrentReadOnlyProbes) {
   std::vector<std::optional<int64_t>> keys;
   for (int64_t i = 0; i < 40000; ++i) keys.push_back(i * 1000003 + 7);
   auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, Opts(), f.tmm.get());
-  ASSERT_TRUE(rel.ok());
+  ASSERT_OK(rel);
   std::vector<std::thread> threads;
   std::atomic<int64_t> found{0};
   for (int t = 0; t < 4; ++t) {
@@ -473,7 +472,7 @@ TEST(LongRelation, LowDistinctHintGrowsTheIndex) {
     auto o = Opts();
     o.distinct_keys_hint = 10;
     auto rel = LongHashedRelation::Build(*KV(), {MakeKeys(f.pool.get(), keys)}, o, f.tmm.get());
-    ASSERT_TRUE(rel.ok()) << rel.status().ToString();
+    ASSERT_OK(rel);
     EXPECT_GT((*rel)->stats().grow_count, 3);
     EXPECT_EQ((*rel)->stats().num_keys, 5000);
     for (int64_t i = 0; i < 5000; ++i) {
@@ -483,9 +482,9 @@ TEST(LongRelation, LowDistinctHintGrowsTheIndex) {
     }
     EXPECT_EQ((*rel)->Find(7), nullptr);
     auto bytes = (*rel)->Serialize(f.pool.get());
-    ASSERT_TRUE(bytes.ok());
+    ASSERT_OK(bytes);
     auto back = DeserializeHashedRelation(*KV(), **bytes, f.tmm.get());
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_OK(back);
   }
 }
 

@@ -2,6 +2,7 @@
 // tree, limits give OutOfMemory naming needed and available bytes, pages
 // and reservations are RAII, off-heap pages are unmapped when freed.
 #include "quiver/join/task_memory_manager.h"
+#include "quiver/testing/status_assertions.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +24,7 @@ TEST_P(TaskMemoryModes, PagesAreChargedAndReturned) {
     TaskMemoryManager tmm(pool.get(), o);
     MemoryConsumer consumer(&tmm, "test");
     auto p = consumer.AllocatePage(100000);
-    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    ASSERT_OK(p);
     EXPECT_EQ(p->size_bytes(), 100000);
     EXPECT_GE(p->charged_bytes(), 100000);
     EXPECT_EQ(p->mode(), GetParam());
@@ -58,10 +59,9 @@ TEST_P(TaskMemoryModes, LimitGivesOutOfMemoryNamingNeededAndAvailable) {
   o.mode = GetParam();
   TaskMemoryManager tmm(pool.get(), o);
   auto first = tmm.AllocatePage(256 << 10, nullptr);
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   auto big = tmm.AllocatePage(2 << 20, nullptr);
-  ASSERT_FALSE(big.ok());
-  EXPECT_TRUE(big.status().IsOutOfMemory());
+  ASSERT_RAISES(OutOfMemory, big);
   EXPECT_NE(big.status().message().find("needs"), std::string::npos) << big.status().ToString();
   EXPECT_NE(big.status().message().find("available"), std::string::npos) << big.status().ToString();
   EXPECT_NE(big.status().message().find("root"), std::string::npos) << big.status().ToString();
@@ -82,11 +82,11 @@ TEST_P(TaskMemoryModes, ReservationPaysForPages) {
   o.mode = GetParam();
   TaskMemoryManager tmm(root.get(), o);
   auto r = tmm.Reserve(1 << 20, "test");
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   EXPECT_EQ(root->held_bytes(), 1 << 20);
   EXPECT_EQ(tmm.held_bytes(), 1 << 20);
   auto p = tmm.AllocatePage(512 << 10, nullptr, &*r);
-  ASSERT_TRUE(p.ok());
+  ASSERT_OK(p);
   EXPECT_EQ(r->remaining_bytes(), (1 << 20) - (512 << 10));
   EXPECT_EQ(root->held_bytes(), 1 << 20);  // no double charge
   r->Release();
@@ -105,11 +105,10 @@ TEST_P(TaskMemoryModes, InjectedFailureIsRecoverable) {
   auto a = tmm.AllocatePage(4096, nullptr);
   auto b = tmm.AllocatePage(4096, nullptr);
   auto c = tmm.AllocatePage(4096, nullptr);
-  EXPECT_TRUE(a.ok());
-  ASSERT_FALSE(b.ok());
-  EXPECT_TRUE(b.status().IsOutOfMemory());
+  EXPECT_OK(a);
+  ASSERT_RAISES(OutOfMemory, b);
   EXPECT_NE(b.status().message().find("injected"), std::string::npos);
-  EXPECT_TRUE(c.ok());
+  EXPECT_OK(c);
   EXPECT_EQ(tmm.page_attempts(), 3);
   a->Free();
   c->Free();
@@ -124,7 +123,7 @@ TEST_P(TaskMemoryModes, PrefaultAndHugePages) {
   o.huge_pages = true;
   TaskMemoryManager tmm(root.get(), o);
   auto p = tmm.AllocatePage(5 << 20, nullptr);
-  ASSERT_TRUE(p.ok());
+  ASSERT_OK(p);
   if (GetParam() == MemoryMode::kOffHeap) {
     EXPECT_EQ(p->charged_bytes(), 6 << 20);  // rounded to 2 MiB
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p->data()) % kHugePageBytes, 0u);
@@ -146,7 +145,7 @@ TEST_P(TaskMemoryModes, ThreadsShareOneManager) {
     threads.emplace_back([&] {
       for (int i = 0; i < 50; ++i) {
         auto p = tmm.AllocatePage(64 << 10, nullptr);
-        ASSERT_TRUE(p.ok());
+        ASSERT_OK(p);
         p->data()[0] = 1;
       }
     });
@@ -165,7 +164,7 @@ TEST_P(TaskMemoryModes, RetainedPagesAreReusedAndTrimmed) {
   auto tmm = std::make_unique<TaskMemoryManager>(root.get(), o);
   MemoryConsumer consumer(tmm.get(), "c");
   auto a = consumer.AllocatePage(3 << 20);
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   uint8_t* where = a->data();
   const int64_t charged = a->charged_bytes();
   a->Free();
@@ -173,9 +172,9 @@ TEST_P(TaskMemoryModes, RetainedPagesAreReusedAndTrimmed) {
   EXPECT_EQ(tmm->stats().retained_bytes, charged);
   EXPECT_EQ(root->held_bytes(), charged);  // kept pages stay charged
   auto r = tmm->Reserve(3 << 20, "reuse");
-  ASSERT_TRUE(r.ok());
+  ASSERT_OK(r);
   auto b = tmm->AllocatePage(3 << 20, &consumer, &*r);  // same size: the kept page
-  ASSERT_TRUE(b.ok());
+  ASSERT_OK(b);
   EXPECT_EQ(b->data(), where);
   EXPECT_FALSE(b->zeroed());
   EXPECT_EQ(tmm->stats().pages_reused, 1);
@@ -183,7 +182,7 @@ TEST_P(TaskMemoryModes, RetainedPagesAreReusedAndTrimmed) {
   r->Release();
   EXPECT_EQ(root->held_bytes(), charged);
   auto small = tmm->AllocatePage(64 << 10, nullptr);  // much smaller: a new page
-  ASSERT_TRUE(small.ok());
+  ASSERT_OK(small);
   EXPECT_NE(small->data(), where);
   b->Free();
   small->Free();
@@ -192,7 +191,7 @@ TEST_P(TaskMemoryModes, RetainedPagesAreReusedAndTrimmed) {
   EXPECT_EQ(root->held_bytes(), 0);
   EXPECT_EQ(tmm->mapped_bytes(), 0);
   auto c = tmm->AllocatePage(1 << 20, nullptr);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   c->Free();
   tmm.reset();  // the destructor trims
   EXPECT_EQ(root->held_bytes(), 0);
@@ -211,7 +210,7 @@ TEST(TaskMemory, PagesLargerThan8GiB) {
   TaskMemoryManager tmm(root.get(), o);
   const int64_t size = int64_t{9} << 30;
   auto p = tmm.AllocatePage(size, nullptr);
-  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_OK(p);
   p->data()[0] = 1;
   p->data()[size - 1] = 2;
   EXPECT_EQ(root->held_bytes(), size);
@@ -234,8 +233,7 @@ TEST(TaskMemory, PoolInjectionAppliesToOnHeapPages) {
   TaskMemoryManager tmm(root.get(), {});
   root->InjectFailureAt(1);
   auto p = tmm.AllocatePage(4096, nullptr);
-  ASSERT_FALSE(p.ok());
-  EXPECT_TRUE(p.status().IsOutOfMemory());
+  ASSERT_RAISES(OutOfMemory, p);
   EXPECT_EQ(root->held_bytes(), 0);
   EXPECT_EQ(tmm.held_bytes(), 0);
 }

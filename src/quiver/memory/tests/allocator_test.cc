@@ -1,6 +1,7 @@
 // One contract suite run over every allocator kind, plus the proof that
 // `system` really is glibc malloc (neither jemalloc nor mimalloc interposes).
 #include "quiver/memory/allocator.h"
+#include "quiver/testing/status_assertions.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -51,7 +52,7 @@ class AllocatorContractTest : public ::testing::TestWithParam<AllocatorKind> {
  protected:
   void SetUp() override {
     Result<Allocator*> allocator = GetAllocator(GetParam());
-    ASSERT_TRUE(allocator.ok()) << allocator.status().ToString();
+    ASSERT_OK(allocator);
     allocator_ = *allocator;
   }
   Allocator* allocator_ = nullptr;
@@ -61,7 +62,7 @@ TEST_P(AllocatorContractTest, KindAndName) {
   EXPECT_EQ(allocator_->kind(), GetParam());
   EXPECT_EQ(allocator_->name(), AllocatorKindName(GetParam()));
   Result<Allocator*> again = GetAllocator(GetParam());
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_EQ(*again, allocator_) << "GetAllocator returns the process-wide instance";
 }
 
@@ -219,12 +220,11 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, AllocatorContractTest, ::testing::ValuesIn(kA
 TEST(AllocatorKindTest, NamesRoundTrip) {
   for (AllocatorKind kind : kAllKinds) {
     Result<AllocatorKind> parsed = ParseAllocatorKind(AllocatorKindName(kind));
-    ASSERT_TRUE(parsed.ok());
+    ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, kind);
   }
   Result<AllocatorKind> bad = ParseAllocatorKind("tcmalloc");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(bad.status().IsInvalid());
+  ASSERT_RAISES(Invalid, bad);
   EXPECT_EQ(bad.status().message(),
             "unknown allocator 'tcmalloc' (expected system, jemalloc, mimalloc or mmap)");
 }
@@ -232,18 +232,17 @@ TEST(AllocatorKindTest, NamesRoundTrip) {
 TEST(AllocatorKindTest, FromEnvironment) {
   ASSERT_EQ(unsetenv("QUIVER_ALLOCATOR"), 0);
   Result<AllocatorKind> kind = AllocatorKindFromEnvironment();
-  ASSERT_TRUE(kind.ok());
+  ASSERT_OK(kind);
   EXPECT_EQ(*kind, AllocatorKind::kSystem);
 
   ASSERT_EQ(setenv("QUIVER_ALLOCATOR", "jemalloc", 1), 0);
   kind = AllocatorKindFromEnvironment();
-  ASSERT_TRUE(kind.ok());
+  ASSERT_OK(kind);
   EXPECT_EQ(*kind, AllocatorKind::kJemalloc);
 
   ASSERT_EQ(setenv("QUIVER_ALLOCATOR", "nope", 1), 0);
   kind = AllocatorKindFromEnvironment();
-  ASSERT_FALSE(kind.ok());
-  EXPECT_TRUE(kind.status().IsInvalid());
+  ASSERT_RAISES(Invalid, kind);
   EXPECT_NE(kind.status().message().find("QUIVER_ALLOCATOR: unknown allocator 'nope'"),
             std::string::npos);
   ASSERT_EQ(unsetenv("QUIVER_ALLOCATOR"), 0);
@@ -267,7 +266,7 @@ int64_t GlibcHeapInUse() {
 TEST(SystemIsGlibcTest, MallocSymbolsResolveToLibc) {
   if (kMallocIsSanitized) GTEST_SKIP() << "ASan interposes malloc";
   // Load every allocator first: neither jemalloc nor mimalloc may take over.
-  for (AllocatorKind kind : kAllKinds) ASSERT_TRUE(GetAllocator(kind).ok());
+  for (AllocatorKind kind : kAllKinds) ASSERT_OK(GetAllocator(kind));
   for (const char* name : {"malloc", "free", "realloc", "calloc", "posix_memalign"}) {
     SCOPED_TRACE(name);
     void* libc = LibcSymbol(name);
@@ -278,7 +277,7 @@ TEST(SystemIsGlibcTest, MallocSymbolsResolveToLibc) {
 
 TEST(SystemIsGlibcTest, OnlySystemAllocationsShowInGlibcHeap) {
   if (kMallocIsSanitized) GTEST_SKIP() << "ASan interposes malloc";
-  for (AllocatorKind kind : kAllKinds) ASSERT_TRUE(GetAllocator(kind).ok());
+  for (AllocatorKind kind : kAllKinds) ASSERT_OK(GetAllocator(kind));
   const int64_t size = 3 << 20;
   for (AllocatorKind kind : kAllKinds) {
     SCOPED_TRACE(std::string(AllocatorKindName(kind)));

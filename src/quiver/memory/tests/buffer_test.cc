@@ -1,4 +1,5 @@
 #include "quiver/memory/buffer.h"
+#include "quiver/testing/status_assertions.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +39,7 @@ TEST(BufferTest, ReleasesExactlyOnce) {
   auto pool = Pool(&counting);
   {
     Result<std::shared_ptr<Buffer>> buffer = Buffer::Allocate(pool.get(), 4096);
-    ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+    ASSERT_OK(buffer);
     std::shared_ptr<Buffer> copy = *buffer;
     EXPECT_EQ((*buffer)->size(), 4096);
     EXPECT_EQ((*buffer)->capacity_bytes(), 4096);
@@ -51,7 +52,7 @@ TEST(BufferTest, ReleasesExactlyOnce) {
   EXPECT_EQ(counting.allocations.load(), 1);
   EXPECT_EQ(counting.frees.load(), 1);
   EXPECT_EQ(pool->held_bytes(), 0);
-  EXPECT_TRUE(pool->Close().ok());
+  EXPECT_OK(pool->Close());
 }
 
 TEST(BufferTest, BufferKeepsPoolAlive) {
@@ -59,7 +60,7 @@ TEST(BufferTest, BufferKeepsPoolAlive) {
   auto child = pool->MakeChild(MemoryPoolOptions{.name = "child"});
   std::weak_ptr<MemoryPool> weak_child = child;
   Result<std::shared_ptr<Buffer>> buffer = Buffer::Allocate(child.get(), 100);
-  ASSERT_TRUE(buffer.ok());
+  ASSERT_OK(buffer);
   child.reset();
   EXPECT_FALSE(weak_child.expired());
   EXPECT_EQ(pool->held_bytes(), 100);
@@ -74,7 +75,7 @@ TEST(BufferTest, SlicesKeepParentAlive) {
   std::vector<uint8_t> bytes(256);
   std::iota(bytes.begin(), bytes.end(), 0);
   Result<std::shared_ptr<Buffer>> parent = Buffer::CopyOf(pool.get(), bytes);
-  ASSERT_TRUE(parent.ok());
+  ASSERT_OK(parent);
   std::shared_ptr<Buffer> slice = Buffer::Slice(*parent, 10, 20);
   std::shared_ptr<Buffer> nested = Buffer::Slice(slice, 5, 5);
   parent->reset();
@@ -117,10 +118,10 @@ TEST(BufferTest, WrapKeepsOwnerAndUnownedDoesNot) {
 TEST(BufferTest, AllocateZeroedAndZeroSize) {
   auto pool = Pool();
   Result<std::shared_ptr<Buffer>> zeroed = Buffer::AllocateZeroed(pool.get(), 1000);
-  ASSERT_TRUE(zeroed.ok());
+  ASSERT_OK(zeroed);
   for (uint8_t b : (*zeroed)->span()) ASSERT_EQ(b, 0);
   Result<std::shared_ptr<Buffer>> empty = Buffer::Allocate(pool.get(), 0);
-  ASSERT_TRUE(empty.ok());
+  ASSERT_OK(empty);
   EXPECT_NE((*empty)->data(), nullptr);
   EXPECT_EQ((*empty)->size(), 0);
   EXPECT_EQ(pool->held_bytes(), 1000);
@@ -129,8 +130,7 @@ TEST(BufferTest, AllocateZeroedAndZeroSize) {
 TEST(BufferTest, AllocateFailureChargesNothing) {
   auto pool = Pool(nullptr, 100);
   Result<std::shared_ptr<Buffer>> buffer = Buffer::Allocate(pool.get(), 101);
-  ASSERT_FALSE(buffer.ok());
-  EXPECT_TRUE(buffer.status().IsOutOfMemory());
+  ASSERT_RAISES(OutOfMemory, buffer);
   EXPECT_EQ(pool->held_bytes(), 0);
   EXPECT_TRUE(Buffer::Allocate(nullptr, 10).status().IsInvalid());
 }
@@ -141,20 +141,20 @@ TEST(BufferTest, ResizeFollowsCapacity) {
     SCOPED_TRACE(std::string(AllocatorKindName(kind)));
     auto pool = Pool(*GetAllocator(kind), 1 << 20);
     Result<std::shared_ptr<Buffer>> r = Buffer::Allocate(pool.get(), 1000);
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     std::shared_ptr<Buffer> buffer = *r;
     for (int i = 0; i < 1000; ++i) buffer->mutable_data()[i] = static_cast<uint8_t>(i * 3);
 
-    ASSERT_TRUE(buffer->Resize(100000).ok());
+    ASSERT_OK(buffer->Resize(100000));
     EXPECT_EQ(buffer->size(), 100000);
     EXPECT_EQ(buffer->capacity_bytes(), 100000);
     EXPECT_EQ(pool->held_bytes(), 100000);
 
-    ASSERT_TRUE(buffer->Resize(500, /*shrink_to_fit=*/false).ok());
+    ASSERT_OK(buffer->Resize(500, /*shrink_to_fit=*/false));
     EXPECT_EQ(buffer->size(), 500);
     EXPECT_EQ(buffer->capacity_bytes(), 100000);
 
-    ASSERT_TRUE(buffer->Resize(500).ok());
+    ASSERT_OK(buffer->Resize(500));
     EXPECT_EQ(buffer->capacity_bytes(), 500);
     EXPECT_EQ(pool->held_bytes(), 500);
     for (int i = 0; i < 500; ++i) ASSERT_EQ(buffer->data()[i], static_cast<uint8_t>(i * 3));

@@ -1,4 +1,5 @@
 #include "quiver/memory/memory_pool.h"
+#include "quiver/testing/status_assertions.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ TEST(GrantedBytesTest, Policies) {
 TEST(MemoryPoolTest, AllocateChargesAndFreeReleases) {
   auto pool = Root();
   Result<PoolAllocation> a = pool->Allocate(1000, 64);
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_OK(a);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(a->data) % 64, 0u);
   EXPECT_EQ(a->requested_bytes, 1000);
   EXPECT_EQ(a->granted_bytes, 1000);
@@ -86,14 +87,14 @@ TEST(MemoryPoolTest, AllocateChargesAndFreeReleases) {
   EXPECT_EQ(s.failed_allocations, 0);
   pool->ResetPeak();
   EXPECT_EQ(pool->peak_bytes(), 0);
-  EXPECT_TRUE(pool->Close().ok());
+  EXPECT_OK(pool->Close());
 }
 
 TEST(MemoryPoolTest, ZeroByteAllocationIsStaticAndFree) {
   auto pool = Root(0);
   for (int64_t alignment : {8, 64, 4096}) {
     Result<PoolAllocation> a = pool->Allocate(0, alignment);
-    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_OK(a);
     EXPECT_NE(a->data, nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(a->data) % static_cast<uintptr_t>(alignment), 0u);
     EXPECT_EQ(a->granted_bytes, 0);
@@ -115,7 +116,7 @@ TEST(MemoryPoolTest, LimitOutOfMemoryText) {
   auto root = Root(268435456);
   auto child = root->MakeChild(Named("ipc-read"));
   EXPECT_EQ(child->path(), "root/ipc-read");
-  ASSERT_TRUE(root->Reserve(268000000).ok());
+  ASSERT_OK(root->Reserve(268000000));
   Result<PoolAllocation> a = child->Allocate(1048576);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.status().ToString(),
@@ -125,7 +126,7 @@ TEST(MemoryPoolTest, LimitOutOfMemoryText) {
 
   auto limited = root->MakeChild(Named("ipc-write", 1000));
   Result<PoolAllocation> b = limited->Allocate(600);
-  ASSERT_TRUE(b.ok());
+  ASSERT_OK(b);
   Result<PoolAllocation> c = limited->Allocate(500);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().ToString(),
@@ -146,7 +147,7 @@ TEST(MemoryPoolTest, TreeChargingAndAncestorRollback) {
   EXPECT_EQ(leaf->allocator(), root->allocator());
 
   Result<PoolAllocation> a = leaf->Allocate(3000);
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   EXPECT_EQ(leaf->held_bytes(), 3000);
   EXPECT_EQ(mid->held_bytes(), 3000);
   EXPECT_EQ(root->held_bytes(), 3000);
@@ -165,7 +166,7 @@ TEST(MemoryPoolTest, TreeChargingAndAncestorRollback) {
 
   // root's limit stops a sibling after charging it.
   auto other = root->MakeChild(Named("other"));
-  ASSERT_TRUE(root->Reserve(6000).ok());
+  ASSERT_OK(root->Reserve(6000));
   Result<PoolAllocation> c = other->Allocate(2000);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(other->held_bytes(), 0);
@@ -184,10 +185,9 @@ TEST(MemoryPoolTest, AllocatorFailureRollsBack) {
   auto root = Root(1 << 20, RoundingPolicy::kExact, &failing);
   auto child = root->MakeChild(Named("child"));
   Result<PoolAllocation> a = child->Allocate(100);
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   Result<PoolAllocation> b = child->Allocate(200);
-  ASSERT_FALSE(b.ok());
-  EXPECT_TRUE(b.status().IsOutOfMemory());
+  ASSERT_RAISES(OutOfMemory, b);
   EXPECT_EQ(b.status().message(),
             "cannot allocate 200 bytes in pool 'root/child': the system allocator returned no "
             "memory (200 bytes, alignment 64)");
@@ -247,11 +247,11 @@ TEST(MemoryPoolTest, ConcurrentAllocationNeverPassesTheLimit) {
 TEST(MemoryPoolTest, PowerOfTwoRounding) {
   auto pool = Root(-1, RoundingPolicy::kPowerOfTwo);
   Result<PoolAllocation> a = pool->Allocate(1000);
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   EXPECT_EQ(a->requested_bytes, 1000);
   EXPECT_EQ(a->granted_bytes, 1024);
   Result<PoolAllocation> b = pool->Allocate(17 << 20);
-  ASSERT_TRUE(b.ok());
+  ASSERT_OK(b);
   EXPECT_EQ(b->granted_bytes, 17 << 20);
   MemoryPoolStats s = pool->stats();
   EXPECT_EQ(s.requested_bytes, 1000 + (17 << 20));
@@ -263,7 +263,7 @@ TEST(MemoryPoolTest, PowerOfTwoRounding) {
 
   auto limited = Root(1500, RoundingPolicy::kPowerOfTwo);
   Result<PoolAllocation> c = limited->Allocate(1000);
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   Result<PoolAllocation> d = limited->Allocate(300);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().message(),
@@ -326,11 +326,11 @@ TEST(MemoryPoolTest, ListenersSeeTheirPoolAndDescendants) {
   child->AddListener(on_child);
 
   Result<PoolAllocation> a = child->Allocate(1000);
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   EXPECT_FALSE(child->Allocate(1500).ok());
   child->Free(*a);
   Result<PoolAllocation> b = root->Allocate(10);
-  ASSERT_TRUE(b.ok());
+  ASSERT_OK(b);
   root->Free(*b);
 
   const std::vector<std::string> child_events = {"alloc root/c 1000/1024", "failure root/c 1500 OutOfMemory",
@@ -385,7 +385,7 @@ TEST(MemoryPoolTest, FailureInjectionAtEveryIndex) {
   }
   EXPECT_EQ(n, 8) << "six allocations and one growth, each failed once";
   root->InjectFailureAt(0);
-  EXPECT_TRUE(Workload(root.get()).ok());
+  EXPECT_OK(Workload(root.get()));
   EXPECT_EQ(root->stats().failed_allocations, 7);
 }
 
@@ -394,7 +394,7 @@ TEST(MemoryPoolTest, InjectionInAncestorCountsDescendantAttempts) {
   auto child = root->MakeChild(Named("child"));
   root->InjectFailureAt(2);
   Result<PoolAllocation> a = child->Allocate(10);
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   Result<PoolAllocation> b = child->Allocate(10);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().ToString(),
@@ -407,20 +407,20 @@ TEST(MemoryPoolTest, CloseReportsOutstandingBytes) {
   auto pool = root->MakeChild(Named("scan"));
   Result<PoolAllocation> a = pool->Allocate(100);
   Result<PoolAllocation> b = pool->Allocate(23);
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   Status st = pool->Close();
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.ToString(),
             "Invalid: pool 'root/scan' closed with 123 bytes still held in 2 live allocations");
   Result<PoolAllocation> c = pool->Allocate(1);
-  ASSERT_FALSE(c.ok());
-  EXPECT_TRUE(c.status().IsInvalid());
+  ASSERT_RAISES(Invalid, c);
   EXPECT_NE(c.status().message().find("is closed"), std::string::npos);
   pool->Free(*a);
   pool->Free(*b);  // frees still work after Close
   EXPECT_EQ(root->held_bytes(), 0);
-  EXPECT_TRUE(pool->Close().ok());
-  EXPECT_TRUE(root->Close().ok());
+  EXPECT_OK(pool->Close());
+  EXPECT_OK(root->Close());
 }
 
 TEST(MemoryPoolTest, ReallocateGrowShrinkKeepsData) {
@@ -429,10 +429,10 @@ TEST(MemoryPoolTest, ReallocateGrowShrinkKeepsData) {
     SCOPED_TRACE(std::string(AllocatorKindName(kind)));
     auto pool = Root(8 << 20, RoundingPolicy::kExact, *GetAllocator(kind));
     Result<PoolAllocation> r = pool->Allocate(1000);
-    ASSERT_TRUE(r.ok());
+    ASSERT_OK(r);
     PoolAllocation a = *r;
     for (int i = 0; i < 1000; ++i) a.data[i] = static_cast<uint8_t>(i);
-    ASSERT_TRUE(pool->Reallocate(&a, 4 << 20).ok());
+    ASSERT_OK(pool->Reallocate(&a, 4 << 20));
     EXPECT_EQ(pool->held_bytes(), 4 << 20);
     for (int i = 0; i < 1000; ++i) ASSERT_EQ(a.data[i], static_cast<uint8_t>(i));
 
@@ -446,14 +446,14 @@ TEST(MemoryPoolTest, ReallocateGrowShrinkKeepsData) {
 
     // jemalloc shrinks a large block in place while it stays large.
     uint8_t* old_data = a.data;
-    ASSERT_TRUE(pool->Reallocate(&a, 1 << 20).ok());
+    ASSERT_OK(pool->Reallocate(&a, 1 << 20));
     EXPECT_EQ(pool->held_bytes(), 1 << 20);
     if (kind == AllocatorKind::kMmap || kind == AllocatorKind::kJemalloc) {
       EXPECT_EQ(a.data, old_data) << "shrunk in place";
     }
     // A small size moves (except for mmap, which unmaps the tail pages).
     old_data = a.data;
-    ASSERT_TRUE(pool->Reallocate(&a, 5000).ok());
+    ASSERT_OK(pool->Reallocate(&a, 5000));
     EXPECT_EQ(pool->held_bytes(), 5000);
     EXPECT_EQ(a.granted_bytes, 5000);
     if (kind == AllocatorKind::kMmap) {
@@ -461,9 +461,9 @@ TEST(MemoryPoolTest, ReallocateGrowShrinkKeepsData) {
     }
     for (int i = 0; i < 1000; ++i) ASSERT_EQ(a.data[i], static_cast<uint8_t>(i));
 
-    ASSERT_TRUE(pool->Reallocate(&a, 0).ok());
+    ASSERT_OK(pool->Reallocate(&a, 0));
     EXPECT_EQ(pool->held_bytes(), 0);
-    ASSERT_TRUE(pool->Reallocate(&a, 10).ok());
+    ASSERT_OK(pool->Reallocate(&a, 10));
     EXPECT_EQ(pool->held_bytes(), 10);
     pool->Free(a);
     EXPECT_EQ(pool->held_bytes(), 0);
@@ -473,7 +473,7 @@ TEST(MemoryPoolTest, ReallocateGrowShrinkKeepsData) {
 
 TEST(MemoryPoolTest, ReserveHonoursLimits) {
   auto root = Root(100);
-  ASSERT_TRUE(root->Reserve(60).ok());
+  ASSERT_OK(root->Reserve(60));
   Status st = root->Reserve(41);
   EXPECT_EQ(st.ToString(), "OutOfMemory: cannot allocate 41 bytes in pool 'root': held 60 of limit 100 bytes");
   root->Unreserve(60);
@@ -493,7 +493,7 @@ TEST(MemoryPoolTest, ChildAllocatorOverride) {
 TEST(MemoryPoolTest, DefaultRootPoolFollowsEnvironment) {
   ASSERT_EQ(setenv("QUIVER_ALLOCATOR", "mmap", 1), 0);
   Result<std::shared_ptr<MemoryPool>> pool = MakeDefaultRootPool("tool", 1 << 20);
-  ASSERT_TRUE(pool.ok()) << pool.status().ToString();
+  ASSERT_OK(pool);
   EXPECT_EQ((*pool)->allocator()->kind(), AllocatorKind::kMmap);
   EXPECT_EQ((*pool)->name(), "tool");
   EXPECT_EQ((*pool)->limit_bytes(), 1 << 20);
@@ -501,7 +501,7 @@ TEST(MemoryPoolTest, DefaultRootPoolFollowsEnvironment) {
   EXPECT_TRUE(MakeDefaultRootPool().status().IsInvalid());
   ASSERT_EQ(unsetenv("QUIVER_ALLOCATOR"), 0);
   pool = MakeDefaultRootPool();
-  ASSERT_TRUE(pool.ok());
+  ASSERT_OK(pool);
   EXPECT_EQ((*pool)->allocator()->kind(), AllocatorKind::kSystem);
 }
 

@@ -21,6 +21,7 @@
 #include "quiver/ipc/writer.h"
 #include "quiver/server/http_server.h"
 #include "quiver/tcli/TCLIService.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::server {
 namespace {
@@ -52,7 +53,7 @@ std::unique_ptr<TableFile> MakeLineitem(int64_t rows, const std::string& tag) {
   auto sink = ipc::OpenOutputStream(tf->path).value();
   ipc::WriteOptions wo;
   wo.pool = pool.get();
-  EXPECT_TRUE(ipc::WriteTable(sink.get(), datagen::GenSchema(go.kind), batches, ipc::IpcFormat::kFile, wo).ok());
+  EXPECT_OK(ipc::WriteTable(sink.get(), datagen::GenSchema(go.kind), batches, ipc::IpcFormat::kFile, wo));
   sink.reset();
   for (const auto& b : batches) {
     const auto* k = b->columns[0]->GetValues<int64_t>(1) + b->columns[0]->offset;
@@ -66,12 +67,12 @@ std::vector<int64_t> OrderKeys(std::shared_ptr<Buffer> bytes, MemoryPool* pool) 
   ipc::ReadOptions ro;
   ro.pool = pool;
   auto reader = ipc::RecordBatchReader::Open(std::move(bytes), ro);
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_OK(reader);
   std::vector<int64_t> out;
   if (!reader.ok()) return out;
   while (true) {
     auto b = (*reader)->Next();
-    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_OK(b);
     if (!b.ok() || !*b) break;
     const auto& col = (*b)->columns[0];
     const auto* k = col->GetValues<int64_t>(1) + col->offset;
@@ -143,7 +144,7 @@ struct Fixture {
     so.service.pool = pool.get();
     so.service.executor = &executor;
     auto s = ResultServer::Start(so);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_OK(s);
     server = std::move(s).value();
   }
 };
@@ -266,7 +267,7 @@ std::vector<int64_t> DownloadAll(Rpc& rpc, const std::vector<t::TSparkArrowResul
     std::shared_ptr<Buffer> ipc = raw;
     if (lz4) {
       auto d = fetch::Lz4FrameDecompress(raw->span(), pool, int64_t{1} << 30);
-      EXPECT_TRUE(d.ok()) << d.status().ToString();
+      EXPECT_OK(d);
       ipc = *d;
     }
     EXPECT_EQ(ipc->size(), l.bytesNum) << "bytesNum is the uncompressed IPC size";
@@ -281,7 +282,7 @@ std::vector<int64_t> DownloadAll(Rpc& rpc, const std::vector<t::TSparkArrowResul
 TEST(ResultServer, CloudFetchLz4SeveralChunksPagesAndSpill) {
   auto table = MakeLineitem(60000, "cf");
   Fixture f;
-  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
   ServerOptions so;
   so.service.chunk_bytes = 512 << 10;
   so.service.inline_threshold_bytes = 64 << 10;
@@ -413,7 +414,7 @@ std::vector<int64_t> InlineKeys(const t::TGetResultSetMetadataResp& md, const st
     if (lz4) {
       auto d = fetch::Lz4FrameDecompress(
           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.batch.data()), b.batch.size()), pool, 1 << 30);
-      EXPECT_TRUE(d.ok());
+      EXPECT_OK(d);
       stream += std::string((*d)->view());
     } else {
       stream += b.batch;
@@ -427,7 +428,7 @@ std::vector<int64_t> InlineKeys(const t::TGetResultSetMetadataResp& md, const st
 TEST(ResultServer, InlineResultsPagesLz4AndDirectResults) {
   auto table = MakeLineitem(5000, "inline");
   Fixture f;
-  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
   ServerOptions so;
   so.service.chunk_bytes = 128 << 10;
   f.Start(so);
@@ -485,7 +486,7 @@ TEST(ResultServer, InlineResultsPagesLz4AndDirectResults) {
 TEST(ResultServer, StatementErrorsMetadataAndBadInput) {
   auto table = MakeLineitem(100, "err");
   Fixture f;
-  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
   ServerOptions so;
   so.max_body_bytes = 64 << 10;
   so.service.max_sessions = 3;
@@ -599,7 +600,7 @@ TEST(ResultServer, StatementErrorsMetadataAndBadInput) {
 TEST(ResultServer, ConcurrentClientsReleaseEverything) {
   auto table = MakeLineitem(20000, "conc");
   Fixture f;
-  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
   ServerOptions so;
   so.service.chunk_bytes = 256 << 10;
   so.service.inline_threshold_bytes = 256 << 10;
@@ -662,7 +663,7 @@ TEST(ResultServer, ConcurrentClientsReleaseEverything) {
 TEST(ResultServer, IdleExpiryClosesSessionsAndOperations) {
   auto table = MakeLineitem(3000, "idle");
   Fixture f;
-  ASSERT_TRUE(f.executor.AddTable("lineitem", table->path, f.pool.get()).ok());
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
   ServerOptions so;
   so.service.chunk_bytes = 64 << 10;
   so.service.inline_threshold_bytes = 1;

@@ -18,6 +18,8 @@
 #include "quiver/server/catalog_results.h"
 #include "quiver/server/result_service.h"
 #include "quiver/tcli/TCLIService.h"
+#include "quiver/testing/shared_data.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::server {
 namespace {
@@ -173,8 +175,7 @@ TEST(DispatchBadInput, TruncationsAndByteFlipsOfEveryRpc) {
     SCOPED_TRACE(name);
     for (size_t n = 0; n < bytes.size(); ++n) {
       auto r = w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), n));
-      ASSERT_FALSE(r.ok()) << "truncated to " << n << " of " << bytes.size() << " bytes";
-      ASSERT_TRUE(r.status().IsInvalid());
+      ASSERT_RAISES(Invalid, r) << "truncated to " << n << " of " << bytes.size() << " bytes";
     }
     for (size_t i = 0; i < bytes.size(); ++i) {
       std::string m = bytes;
@@ -191,15 +192,9 @@ TEST(DispatchBadInput, TruncationsAndByteFlipsOfEveryRpc) {
   EXPECT_EQ(w.service->exec_pool()->held_bytes(), 0);
 }
 
-// fuzz/corpus beside the checkout's sources (QUIVER_SHARED_DIR is
-// "<source dir>/../shared").
+// fuzz/corpus of the checkout's sources.
 fs::path CorpusDir(const std::string& name) {
-  std::string shared = QUIVER_SHARED_DIR;
-  const std::string suffix = "/../shared";
-  if (shared.size() > suffix.size() && shared.compare(shared.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    return fs::path(shared.substr(0, shared.size() - suffix.size())) / "fuzz" / "corpus" / name;
-  }
-  return {};
+  return ::quiver::testing::SourceDir() / "fuzz" / "corpus" / name;
 }
 
 std::string ReadFile(const fs::path& p) {
@@ -223,7 +218,7 @@ TEST(DispatchBadInput, CommittedCorpus) {
     if (name == "huge_string_length" || name.rfind("regression_", 0) == 0) {
       EXPECT_FALSE(r.ok());
     } else {
-      EXPECT_TRUE(r.ok()) << name << ": " << r.status().ToString();  // a reply (maybe INVALID_HANDLE / ERROR)
+      EXPECT_OK(r) << name;  // a reply (maybe INVALID_HANDLE / ERROR)
     }
     ++n;
   }
@@ -334,7 +329,7 @@ class Caller {
     std::string req = out_->getBufferAsString();
     out_->resetBuffer();
     auto r = s_->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.data()), req.size()));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_OK(r);
     reply_ = std::move(r).value();
     in_->resetBuffer(reinterpret_cast<uint8_t*>(reply_.data()), static_cast<uint32_t>(reply_.size()), TMemoryBuffer::COPY);
   }

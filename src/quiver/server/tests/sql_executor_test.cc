@@ -14,6 +14,7 @@
 #include "quiver/server/sql_executor.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::server {
 namespace {
@@ -28,7 +29,7 @@ struct Tpch {
     sql::TpchFilesOptions o;
     o.scale = 0.01;
     o.pool = pool.get();
-    EXPECT_TRUE(sql::RegisterTpchTables(catalog.get(), dir, o).ok());
+    EXPECT_OK(sql::RegisterTpchTables(catalog.get(), dir, o));
   }
   ~Tpch() {
     std::error_code ec;
@@ -51,7 +52,7 @@ std::map<std::pair<int64_t, int32_t>, int64_t> Collect(RecordBatchStream* s, int
   *rows = 0;
   while (true) {
     auto b = s->Next();
-    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_OK(b);
     if (!b.ok() || !*b) break;
     const RecordBatch& batch = **b;
     const auto* k = batch.columns[0]->GetValues<int64_t>(1) + batch.columns[0]->offset;

@@ -18,13 +18,14 @@
 #include "quiver/join/tests/join_test_util.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::sql {
 namespace {
 
 using join::testing::Batch;
-using join::testing::Int64s;
-using join::testing::Strings;
+using join::testing::Int64Array;
+using join::testing::StringArray;
 
 class CatalogTest : public ::testing::Test {
  protected:
@@ -40,21 +41,21 @@ class CatalogTest : public ::testing::Test {
 
   void Write(const std::string& path, const RecordBatchPtr& batch, ipc::IpcFormat format) {
     auto sink = ipc::OpenOutputStream(path);
-    ASSERT_TRUE(sink.ok());
+    ASSERT_OK(sink);
     ipc::WriteOptions wo;
     wo.pool = pool_.get();
-    ASSERT_TRUE(ipc::WriteTable(sink->get(), batch->schema, {batch}, format, wo).ok());
+    ASSERT_OK(ipc::WriteTable(sink->get(), batch->schema, {batch}, format, wo));
   }
 
   std::vector<std::string> Query(Engine& engine, const std::string& sql) {
     ExecuteOptions o;
     o.pool = pool_.get();
     auto stream = engine.Execute(sql, o);
-    EXPECT_TRUE(stream.ok()) << sql << ": " << stream.status().ToString();
+    EXPECT_OK(stream) << sql;
     std::vector<RecordBatchPtr> batches;
     while (stream.ok()) {
       auto b = (*stream)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       batches.push_back(*b);
     }
@@ -68,17 +69,17 @@ class CatalogTest : public ::testing::Test {
 TEST_F(CatalogTest, FilesStreamsAndDirectoriesAreTables) {
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("id", int64()), field("name", utf8())};
-  auto a = Batch(schema, {Int64s(pool_.get(), {1, 2, std::nullopt}), Strings(pool_.get(), {"x", std::nullopt, "z"})});
-  auto b = Batch(schema, {Int64s(pool_.get(), {4}), Strings(pool_.get(), {"w"})});
+  auto a = Batch(schema, {Int64Array(pool_.get(), {1, 2, std::nullopt}), StringArray(pool_.get(), {"x", std::nullopt, "z"})});
+  auto b = Batch(schema, {Int64Array(pool_.get(), {4}), StringArray(pool_.get(), {"w"})});
   Write(dir_ + "/a.arrow", a, ipc::IpcFormat::kFile);
   Write(dir_ + "/b.arrows", b, ipc::IpcFormat::kStream);
   std::filesystem::create_directories(dir_ + "/parts");
   Write(dir_ + "/parts/1.arrow", a, ipc::IpcFormat::kFile);
   Write(dir_ + "/parts/2.arrows", b, ipc::IpcFormat::kStream);
   auto catalog = std::make_shared<Catalog>();
-  ASSERT_TRUE(catalog->RegisterPath("FileT", dir_ + "/a.arrow", pool_.get()).ok());
-  ASSERT_TRUE(catalog->RegisterPath("stream_t", dir_ + "/b.arrows", pool_.get()).ok());
-  ASSERT_TRUE(catalog->RegisterPath("dir_t", dir_ + "/parts", pool_.get()).ok());
+  ASSERT_OK(catalog->RegisterPath("FileT", dir_ + "/a.arrow", pool_.get()));
+  ASSERT_OK(catalog->RegisterPath("stream_t", dir_ + "/b.arrows", pool_.get()));
+  ASSERT_OK(catalog->RegisterPath("dir_t", dir_ + "/parts", pool_.get()));
   auto dup = catalog->RegisterPath("filet", dir_ + "/a.arrow", pool_.get());
   EXPECT_TRUE(dup.IsInvalid()) << dup.ToString();
   EXPECT_TRUE(catalog->RegisterPath("bad name", dir_ + "/a.arrow", pool_.get()).IsInvalid());
@@ -107,10 +108,10 @@ TEST_F(CatalogTest, FilesStreamsAndDirectoriesAreTables) {
   // A directory whose files disagree on the schema is refused.
   auto other = std::make_shared<Schema>();
   other->fields = {field("id", int64())};
-  Write(dir_ + "/parts/3.arrow", Batch(other, {Int64s(pool_.get(), {9})}), ipc::IpcFormat::kFile);
+  Write(dir_ + "/parts/3.arrow", Batch(other, {Int64Array(pool_.get(), {9})}), ipc::IpcFormat::kFile);
   auto mixed = catalog->RegisterPath("mixed", dir_ + "/parts", pool_.get());
   EXPECT_TRUE(mixed.IsInvalid()) << mixed.ToString();
-  EXPECT_TRUE(catalog->Unregister("dir_t").ok());
+  EXPECT_OK(catalog->Unregister("dir_t"));
   EXPECT_TRUE(catalog->Unregister("dir_t").IsKeyError());
 }
 
@@ -122,7 +123,7 @@ TEST_F(CatalogTest, ScansValidateTheColumnsTheyRead) {
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("id", int64()), field("name", utf8())};
   const std::string path = dir_ + "/t.arrow";
-  Write(path, Batch(schema, {Int64s(pool_.get(), {1, 2, 3}), Strings(pool_.get(), {"x", "y", "z"})}),
+  Write(path, Batch(schema, {Int64Array(pool_.get(), {1, 2, 3}), StringArray(pool_.get(), {"x", "y", "z"})}),
         ipc::IpcFormat::kFile);
   auto catalog = std::make_shared<Catalog>();
   ASSERT_TRUE(catalog->RegisterPath("t", path, pool_.get()).ok());
@@ -154,20 +155,20 @@ TEST_F(CatalogTest, ScansValidateTheColumnsTheyRead) {
 }
 
 TEST_F(CatalogTest, DictionaryColumnsFilterAndJoinAsTheirValues) {
-  auto dict_values = Strings(pool_.get(), {"red", "green", "blue"});
-  auto indices = join::testing::Int32s(pool_.get(), {2, 0, std::nullopt, 1, 2});
+  auto dict_values = StringArray(pool_.get(), {"red", "green", "blue"});
+  auto indices = join::testing::Int32Array(pool_.get(), {2, 0, std::nullopt, 1, 2});
   auto d = std::make_shared<ArrayData>(*indices);
   d->type = dictionary(int32(), utf8());
   d->dictionary = dict_values;
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("id", int64()), field("color", d->type)};
-  auto batch = Batch(schema, {Int64s(pool_.get(), {1, 2, 3, 4, 5}), d});
+  auto batch = Batch(schema, {Int64Array(pool_.get(), {1, 2, 3, 4, 5}), d});
   auto names_schema = std::make_shared<Schema>();
   names_schema->fields = {field("color", utf8()), field("rank", int64())};
-  auto names = Batch(names_schema, {Strings(pool_.get(), {"blue", "red"}), Int64s(pool_.get(), {1, 2})});
+  auto names = Batch(names_schema, {StringArray(pool_.get(), {"blue", "red"}), Int64Array(pool_.get(), {1, 2})});
   auto catalog = std::make_shared<Catalog>();
-  ASSERT_TRUE(catalog->RegisterBatches("paint", schema, {batch}).ok());
-  ASSERT_TRUE(catalog->RegisterBatches("names", names_schema, {names}).ok());
+  ASSERT_OK(catalog->RegisterBatches("paint", schema, {batch}));
+  ASSERT_OK(catalog->RegisterBatches("names", names_schema, {names}));
   Engine engine(catalog);
   EXPECT_EQ(Query(engine, "SELECT id, color FROM paint WHERE color >= 'green'"),
             (std::vector<std::string>{"2|red", "4|green"}));
@@ -182,7 +183,7 @@ TEST_F(CatalogTest, TpchJoinsMatchTheGenerator) {
   to.batch_rows = 1000;
   to.pool = pool_.get();
   auto files = RegisterTpchTables(catalog.get(), dir_, to);
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  ASSERT_OK(files);
   ASSERT_EQ(files->size(), 8u);
   EXPECT_EQ(catalog->ListTables().size(), 8u);
   // Reference: order dates and customers straight from the generator.
@@ -191,10 +192,10 @@ TEST_F(CatalogTest, TpchJoinsMatchTheGenerator) {
   {
     datagen::TpchOptions go{datagen::TpchTable::kOrders, 0.002, 42, 500, pool_.get()};
     auto g = datagen::TpchGenerator::Make(go);
-    ASSERT_TRUE(g.ok());
+    ASSERT_OK(g);
     while (true) {
       auto b = (*g)->Next();
-      ASSERT_TRUE(b.ok());
+      ASSERT_OK(b);
       if (!*b) break;
       for (int64_t i = 0; i < (*b)->num_rows; ++i) {
         const int64_t k = (*b)->columns[0]->GetValues<int64_t>(1)[i];
@@ -208,10 +209,10 @@ TEST_F(CatalogTest, TpchJoinsMatchTheGenerator) {
   {
     datagen::TpchOptions go{datagen::TpchTable::kLineitem, 0.002, 42, 500, pool_.get()};
     auto g = datagen::TpchGenerator::Make(go);
-    ASSERT_TRUE(g.ok());
+    ASSERT_OK(g);
     while (true) {
       auto b = (*g)->Next();
-      ASSERT_TRUE(b.ok());
+      ASSERT_OK(b);
       if (!*b) break;
       for (int64_t i = 0; i < (*b)->num_rows; ++i) {
         const int64_t k = (*b)->columns[0]->GetValues<int64_t>(1)[i];

@@ -21,17 +21,18 @@
 #include "quiver/columnar/validate.h"
 #include "quiver/sql/expression.h"
 #include "quiver/join/tests/join_test_util.h"
+#include "quiver/testing/status_assertions.h"
 
 namespace quiver::sql {
 namespace {
 
 using join::testing::Batch;
 using join::testing::Cell;
-using join::testing::Int32s;
-using join::testing::Int64s;
-using join::testing::Primitive;
+using join::testing::Int32Array;
+using join::testing::Int64Array;
+using join::testing::PrimitiveArray;
 using join::testing::Split;
-using join::testing::Strings;
+using join::testing::StringArray;
 
 // ---- test tables -------------------------------------------------------------
 
@@ -61,7 +62,7 @@ int64_t Days(int y, unsigned m, unsigned d) {
 ArrayDataPtr Decimals(MemoryPool* pool, const std::vector<std::optional<double>>& v) {
   std::vector<std::optional<__int128>> x;
   for (const auto& d : v) x.push_back(d ? std::optional<__int128>(static_cast<__int128>(std::llround(*d * 100))) : std::nullopt);
-  return Primitive<__int128>(pool, decimal(128, 15, 2), x);
+  return PrimitiveArray<__int128>(pool, decimal(128, 15, 2), x);
 }
 
 ArrayDataPtr Bools(MemoryPool* pool, const std::vector<std::optional<double>>& v) {
@@ -76,9 +77,9 @@ ArrayDataPtr Bools(MemoryPool* pool, const std::vector<std::optional<double>>& v
     if (v[i] && *v[i] != 0) bits[i / 8] |= uint8_t(1u << (i % 8));
   }
   int64_t nulls = 0;
-  auto bitmap = join::testing::Bitmap(pool, valid, &nulls);
+  auto bitmap = join::testing::BitmapOf(pool, valid, &nulls);
   a->null_count = nulls;
-  a->buffers = {nulls ? bitmap : nullptr, join::testing::Bytes(pool, bits.data(), static_cast<int64_t>(bits.size()))};
+  a->buffers = {nulls ? bitmap : nullptr, join::testing::BufferOf(pool, bits)};
   return a;
 }
 
@@ -146,23 +147,23 @@ class SqlTest : public ::testing::Test {
       if (spec.type == "int64") {
         std::vector<std::optional<int64_t>> v;
         for (auto& x : c.num) v.push_back(x ? std::optional<int64_t>(static_cast<int64_t>(*x)) : std::nullopt);
-        a = Int64s(p, v);
+        a = Int64Array(p, v);
       } else if (spec.type == "int32") {
         std::vector<std::optional<int32_t>> v;
         for (auto& x : c.num) v.push_back(x ? std::optional<int32_t>(static_cast<int32_t>(*x)) : std::nullopt);
-        a = Int32s(p, v);
+        a = Int32Array(p, v);
       } else if (spec.type == "decimal") {
         a = Decimals(p, c.num);
       } else if (spec.type == "float64") {
-        a = Primitive<double>(p, float64(), c.num);
+        a = PrimitiveArray<double>(p, float64(), c.num);
       } else if (spec.type == "date32") {
         std::vector<std::optional<int32_t>> v;
         for (auto& x : c.num) v.push_back(x ? std::optional<int32_t>(static_cast<int32_t>(*x)) : std::nullopt);
-        a = Primitive<int32_t>(p, date32(), v);
+        a = PrimitiveArray<int32_t>(p, date32(), v);
       } else if (spec.type == "bool") {
         a = Bools(p, c.num);
       } else {
-        a = Strings(p, c.str, spec.type == "large_utf8");
+        a = StringArray(p, c.str, spec.type == "large_utf8");
       }
       c.array = a;
       schema->fields.push_back(field(spec.name, a->type, spec.name != "id"));
@@ -171,7 +172,7 @@ class SqlTest : public ::testing::Test {
     }
     t.schema = schema;
     auto batch = Batch(schema, arrays);
-    ASSERT_TRUE(catalog_->RegisterBatches(name, schema, Split(batch, 7)).ok());
+    ASSERT_OK(catalog_->RegisterBatches(name, schema, Split(batch, 7)));
     tables_[name] = std::move(t);
   }
 
@@ -198,7 +199,7 @@ class SqlTest : public ::testing::Test {
   std::vector<std::string> Rows(const std::vector<RecordBatchPtr>& batches, bool sorted = true) {
     std::vector<std::string> rows;
     for (const auto& b : batches) {
-      EXPECT_TRUE(ValidateBatch(*b, ValidationLevel::kFull).ok());
+      EXPECT_OK(ValidateBatch(*b, ValidationLevel::kFull));
       for (int64_t r = 0; r < b->num_rows; ++r) {
         std::string s;
         for (size_t c = 0; c < b->columns.size(); ++c) {
@@ -504,7 +505,7 @@ TEST_F(SqlDifferentialTest, SingleTableWherePredicates) {
     Pred p = gen.Make(3);
     const std::string sql = "SELECT * FROM t1 WHERE " + p.sql;
     auto out = Run(sql);
-    ASSERT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
+    ASSERT_OK(out) << sql;
     std::vector<RefRow> ref;
     for (int64_t r = 0; r < tables_["t1"].rows; ++r) {
       if (p.eval({r}) == T) ref.push_back({r});
@@ -539,7 +540,7 @@ TEST_F(SqlDifferentialTest, JoinsOfEveryTypeWithFilters) {
           ExecuteOptions o = Options();
           o.memory_mode = i % 2 ? join::MemoryMode::kOffHeap : join::MemoryMode::kOnHeap;
           auto out = Run(sql, o);
-          ASSERT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
+          ASSERT_OK(out) << sql;
           const ColumnAt lk = Col(from, 0, "k"), rk = Col(from, 1, "k");
           std::function<Tri(const RefRow&)> on_eval = [&](const RefRow& r) {
             Tri t = Cmp(ValueOf(lk, r), ValueOf(rk, r), "=");
@@ -572,7 +573,7 @@ TEST_F(SqlDifferentialTest, ThreeTableChains) {
         const std::string sql = std::string("SELECT * FROM t1 ") + text1 + " t2 ON t2.k = t1.k " + text2 +
                                 " t3 ON t3.k = t2.k" + (i > 0 ? " WHERE " + p.sql : "");
         auto out = Run(sql);
-        ASSERT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
+        ASSERT_OK(out) << sql;
         std::vector<RefRow> rows;
         for (int64_t r = 0; r < tables_["t1"].rows; ++r) rows.push_back({r});
         rows = RefJoin(rows, tables_["t2"].rows, jt1,
@@ -605,7 +606,7 @@ TEST_F(SqlDifferentialTest, ExistsAndNotExistsAreSemiAndAntiJoins) {
                             "EXISTS (SELECT * FROM t2 WHERE t2.k = t1.k AND t2.v > " + std::to_string(threshold) +
                             (two_keys ? " AND t1.s = t2.s" : "") + ")";
     auto out = Run(sql);
-    ASSERT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
+    ASSERT_OK(out) << sql;
     std::vector<std::string> ref;
     const TestTable& t1 = tables_["t1"];
     for (int64_t r = 0; r < t1.rows; ++r) {
@@ -627,9 +628,9 @@ TEST_F(SqlDifferentialTest, ExistsAndNotExistsAreSemiAndAntiJoins) {
 TEST_F(SqlTest, ExistsSubqueryTableMayShadowAnOuterName) {
   // The inner t2 shadows the outer t2; t3 stays visible for the correlation.
   auto shadow = Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.k = t3.k AND t2.v > 3)");
-  ASSERT_TRUE(shadow.ok()) << shadow.status().ToString();
+  ASSERT_OK(shadow);
   auto plain = Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 i WHERE i.k = t3.k AND i.v > 3)");
-  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_OK(plain);
   EXPECT_EQ(Rows(*shadow), Rows(*plain));
   EXPECT_FALSE(Rows(*plain).empty());
 }
@@ -640,7 +641,7 @@ TEST_F(SqlDifferentialTest, LimitAndOffsetOnAScan) {
     for (int offset : {0, 2, 7, 50}) {
       const std::string sql = "SELECT id FROM t1 WHERE k >= 1 LIMIT " + std::to_string(limit) + " OFFSET " + std::to_string(offset);
       auto out = Run(sql);
-      ASSERT_TRUE(out.ok()) << sql << ": " << out.status().ToString();
+      ASSERT_OK(out) << sql;
       std::vector<std::string> ref;
       for (int64_t r = 0; r < t1.rows; ++r) {
         if (!t1.cols[1].IsNull(r) && *t1.cols[1].num[r] >= 1) ref.push_back(Cell(*t1.cols[0].array, r));
@@ -651,26 +652,25 @@ TEST_F(SqlDifferentialTest, LimitAndOffsetOnAScan) {
     }
   }
   auto all = Run("SELECT id FROM t1 LIMIT ALL OFFSET 40");
-  ASSERT_TRUE(all.ok());
+  ASSERT_OK(all);
   EXPECT_EQ(Rows(*all, false), std::vector<std::string>{"40"});
 }
 
 TEST_F(SqlTest, SelectListShapes) {
   auto out = Run("SELECT b.v AS value, a.*, a.id AS x, a.s FROM t1 a JOIN t2 b ON a.k = b.k WHERE a.id < 3");
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_OK(out);
   auto stream = engine_->Execute("SELECT b.v AS value, a.*, a.id AS x, v FROM t1 a JOIN t2 b ON a.k = b.k", Options());
-  ASSERT_TRUE(stream.ok());
+  ASSERT_OK(stream);
   std::vector<std::string> names;
   for (const auto& f : (*stream)->schema()->fields) names.push_back(f->name);
   EXPECT_EQ(names, (std::vector<std::string>{"value", "id", "k", "s", "d", "dt", "f", "b", "x", "v"}));
   // Unqualified 's' is ambiguous between t1 and t2.
   auto amb = Run("SELECT s FROM t1 JOIN t2 ON t1.k = t2.k");
-  ASSERT_FALSE(amb.ok());
-  EXPECT_TRUE(amb.status().IsInvalid());
+  ASSERT_RAISES(Invalid, amb);
   EXPECT_NE(amb.status().message().find("'s' is ambiguous (line 1, column 8)"), std::string::npos) << amb.status().ToString();
   // Case-insensitive table and column names; a quoted name keeps its case.
   auto upper = Run("SELECT ID, T1.K FROM T1 WHERE Id = 3");
-  ASSERT_TRUE(upper.ok()) << upper.status().ToString();
+  ASSERT_OK(upper);
   EXPECT_EQ(Rows(*upper).size(), 1u);
 }
 
@@ -712,7 +712,7 @@ TEST_F(SqlTest, LiteralForms) {
   };
   for (const auto& c : cases) {
     auto out = Run("SELECT id FROM t1 WHERE " + c.where);
-    ASSERT_TRUE(out.ok()) << c.where << ": " << out.status().ToString();
+    ASSERT_OK(out) << c.where;
     EXPECT_EQ(Rows(*out).size(), count(c.keep)) << c.where;
   }
 }
@@ -730,13 +730,13 @@ TEST_F(SqlTest, TimestampsUnsignedAndWideDecimals) {
   }
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("ts", timestamp(TimeUnit::kMicro, "UTC")), field("u", uint64()), field("w", decimal(128, 38, 10))};
-  auto batch = Batch(schema, {Primitive<int64_t>(pool_.get(), schema->fields[0]->type, ts),
-                              Primitive<uint64_t>(pool_.get(), uint64(), u),
-                              Primitive<__int128>(pool_.get(), schema->fields[2]->type, w)});
-  ASSERT_TRUE(catalog_->RegisterBatches("wide", schema, {batch}).ok());
+  auto batch = Batch(schema, {PrimitiveArray<int64_t>(pool_.get(), schema->fields[0]->type, ts),
+                              PrimitiveArray<uint64_t>(pool_.get(), uint64(), u),
+                              PrimitiveArray<__int128>(pool_.get(), schema->fields[2]->type, w)});
+  ASSERT_OK(catalog_->RegisterBatches("wide", schema, {batch}));
   auto n = [&](const std::string& where) -> int64_t {
     auto out = Run("SELECT ts FROM wide WHERE " + where);
-    EXPECT_TRUE(out.ok()) << where << ": " << out.status().ToString();
+    EXPECT_OK(out) << where;
     return out.ok() ? static_cast<int64_t>(Rows(*out).size()) : -1;
   };
   EXPECT_EQ(n("ts >= TIMESTAMP '1995-03-01 02:00:00'"), 3);
@@ -751,24 +751,22 @@ TEST_F(SqlTest, TimestampsUnsignedAndWideDecimals) {
   EXPECT_EQ(n("w = 2.5000000000"), 1);
   EXPECT_EQ(n("w < 1e0"), 1);
   auto wide = engine_->Execute("SELECT ts FROM wide WHERE w = 2.00000000000000000001", Options());
-  ASSERT_FALSE(wide.ok());
-  EXPECT_TRUE(wide.status().IsNotImplemented()) << wide.status().ToString();
+  ASSERT_RAISES(NotImplemented, wide);
   EXPECT_NE(wide.status().message().find("more than 38 digits"), std::string::npos) << wide.status().ToString();
 }
 
 TEST_F(SqlTest, ShowTablesAndDescribe) {
   auto out = Run("SHOW TABLES");
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_OK(out);
   EXPECT_EQ(Rows(*out), (std::vector<std::string>{"t1|41", "t2|29", "t3|67"}));
   auto desc = Run("DESCRIBE t2");
-  ASSERT_TRUE(desc.ok()) << desc.status().ToString();
+  ASSERT_OK(desc);
   EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"k|int64|true", "s|large_utf8|true", "v|int32|true"}));
   auto desc2 = Run("  desc T1 ;");
-  ASSERT_TRUE(desc2.ok());
+  ASSERT_OK(desc2);
   EXPECT_EQ(Rows(*desc2).size(), 7u);
   auto missing = Run("DESCRIBE nope");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_TRUE(missing.status().IsKeyError()) << missing.status().ToString();
+  ASSERT_RAISES(KeyError, missing);
 }
 
 // ---- errors -------------------------------------------------------------------------
@@ -865,13 +863,12 @@ TEST_F(SqlTest, MemoryLimitGivesOutOfMemoryAndReturnsThePool) {
     o.memory_mode = mode;
     o.memory_limit_bytes = 512;
     auto r = Run("SELECT * FROM t1 JOIN t3 ON t1.k = t3.k WHERE t1.s <> 'a'", o);
-    ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(r.status().IsOutOfMemory()) << r.status().ToString();
+    ASSERT_RAISES(OutOfMemory, r);
     EXPECT_EQ(pool_->held_bytes(), baseline);
     // The same statement fits a larger limit.
     o.memory_limit_bytes = int64_t{64} << 20;
     auto ok = Run("SELECT * FROM t1 JOIN t3 ON t1.k = t3.k WHERE t1.s <> 'a'", o);
-    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    ASSERT_OK(ok);
     ok->clear();
     EXPECT_EQ(pool_->held_bytes(), baseline);
   }
@@ -882,22 +879,20 @@ TEST_F(SqlTest, CancellationStopsAndFrees) {
   ExecuteOptions o = Options();
   o.cancel = std::make_shared<std::atomic<bool>>(false);
   auto stream = engine_->Execute("SELECT * FROM t3 JOIN t1 ON t1.k = t3.k", o);
-  ASSERT_TRUE(stream.ok());
+  ASSERT_OK(stream);
   auto first = (*stream)->Next();
-  ASSERT_TRUE(first.ok());
+  ASSERT_OK(first);
   ASSERT_NE(*first, nullptr);
   o.cancel->store(true);
   auto next = (*stream)->Next();
-  ASSERT_FALSE(next.ok());
-  EXPECT_EQ(next.status().code(), StatusCode::kCancelled);
+  ASSERT_RAISES(Cancelled, next);
   auto again = (*stream)->Next();
   EXPECT_EQ(again.status().code(), StatusCode::kCancelled);
   first = RecordBatchPtr{};
   EXPECT_EQ(pool_->held_bytes(), baseline);  // the relation and pending batches are gone
   // Cancelled before planning.
   auto pre = engine_->Execute("SELECT * FROM t1", o);
-  ASSERT_FALSE(pre.ok());
-  EXPECT_EQ(pre.status().code(), StatusCode::kCancelled);
+  ASSERT_RAISES(Cancelled, pre);
 }
 
 // A long IN list is one hashed lookup per row, not an OR chain of
@@ -915,7 +910,7 @@ TEST_F(SqlTest, LongInListsAreHashedWithTheChainsThreeValuedResult) {
     if (i % 17 != 2) d[i] = static_cast<double>(i % 3000) / 100.0;
   }
   auto schema = std::make_shared<Schema>();
-  std::vector<ArrayDataPtr> cols = {Int64s(pool_.get(), k), Strings(pool_.get(), s, false), Decimals(pool_.get(), d)};
+  std::vector<ArrayDataPtr> cols = {Int64Array(pool_.get(), k), StringArray(pool_.get(), s, false), Decimals(pool_.get(), d)};
   for (const char* name : {"k", "s", "d"}) schema->fields.push_back(field(name, cols[schema->fields.size()]->type, true));
   ASSERT_TRUE(catalog_->RegisterBatches("big", schema, {Batch(schema, cols)}).ok());
 
@@ -975,7 +970,7 @@ TEST_F(SqlTest, CancellationIsPolledInsideALongPredicate) {
   std::vector<std::optional<int64_t>> v(1000);
   for (int i = 0; i < 1000; ++i) v[i] = i;
   schema->fields.push_back(field("k", int64(), true));
-  auto batch = Batch(schema, {Int64s(pool_.get(), v)});
+  auto batch = Batch(schema, {Int64Array(pool_.get(), v)});
   Expr chain;
   chain.kind = Expr::Kind::kOr;
   for (int i = 0; i < 3; ++i) {
@@ -1001,7 +996,7 @@ TEST_F(SqlTest, CancellationIsPolledInsideALongPredicate) {
   for (int64_t i = 0; i < 400000; ++i) big[i] = i;
   auto bschema = std::make_shared<Schema>();
   bschema->fields.push_back(field("k", int64(), true));
-  ASSERT_TRUE(catalog_->RegisterBatches("wide", bschema, {Batch(bschema, {Int64s(pool_.get(), big)})}).ok());
+  ASSERT_TRUE(catalog_->RegisterBatches("wide", bschema, {Batch(bschema, {Int64Array(pool_.get(), big)})}).ok());
   std::string sql = "SELECT k FROM wide WHERE k = -1";
   for (int i = 0; i < 4000; ++i) sql += " OR k = " + std::to_string(i * 97);
   ExecuteOptions o = Options();
@@ -1065,11 +1060,11 @@ TEST_F(SqlTest, StatementsRunConcurrentlyOnOneEngine) {
 TEST_F(SqlTest, StreamsBatchesAsPulled) {
   // A LIMIT stops pulling: the statement's pool holds no more than a few batches.
   auto stream = engine_->Execute("SELECT t3.w FROM t3 JOIN t1 ON t1.k = t3.k LIMIT 2", Options());
-  ASSERT_TRUE(stream.ok());
+  ASSERT_OK(stream);
   int64_t rows = 0;
   while (true) {
     auto b = (*stream)->Next();
-    ASSERT_TRUE(b.ok());
+    ASSERT_OK(b);
     if (!*b) break;
     rows += (*b)->num_rows;
   }
