@@ -5,6 +5,7 @@
 // quiver's names for the string types ("utf8", "large_utf8", "utf8_view").
 #include <algorithm>
 #include "quiver/columnar/data_type.h"
+#include "quiver/columnar/layout.h"
 
 #include <string>
 #include <utility>
@@ -302,23 +303,7 @@ int FixedBitWidth(const DataType& type) {
   }
 }
 
-int NumLayoutBuffers(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kNull: return 0;
-    case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary:
-    case TypeId::kLargeUtf8:
-      return 3;
-    case TypeId::kBinaryView: case TypeId::kUtf8View: return 2;
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: return 2;
-    case TypeId::kListView: case TypeId::kLargeListView: return 3;
-    case TypeId::kFixedSizeList: case TypeId::kStruct: return 1;
-    case TypeId::kSparseUnion: return 1;
-    case TypeId::kDenseUnion: return 2;
-    case TypeId::kRunEndEncoded: return 0;
-    case TypeId::kDictionary: return type.index_type ? NumLayoutBuffers(*type.index_type) : 2;
-    default: return 2;  // bool, numbers, decimals, temporal, fixed-size binary
-  }
-}
+int NumLayoutBuffers(const DataType& type) { return LayoutOf(type).num_buffers; }
 
 // ---- DataType ---------------------------------------------------------------
 
