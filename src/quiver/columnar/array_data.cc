@@ -19,10 +19,10 @@
 
 namespace quiver {
 
-using columnar_internal::BufferSize;
-using columnar_internal::IntegerByteWidth;
-using columnar_internal::LoadElement;
-using columnar_internal::LoadIntegerAsInt64;
+
+
+
+
 
 bool ArrayData::IsValid(int64_t i) const {
   if (!type) return true;

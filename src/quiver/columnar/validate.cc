@@ -21,10 +21,10 @@ namespace quiver {
 
 namespace {
 
-using columnar_internal::BufferSize;
-using columnar_internal::IntegerByteWidth;
-using columnar_internal::LoadElement;
-using columnar_internal::LoadIntegerAsInt64;
+
+
+
+
 
 /// Deeper nesting than this is rejected rather than recursed into (a
 /// hostile schema must not exhaust the stack).
