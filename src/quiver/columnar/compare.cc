@@ -96,38 +96,6 @@ bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions&
   return true;
 }
 
-/// Bytes per value for fixed-width types compared bytewise; 0 otherwise.
-int ByteWidth(const DataType& t) {
-  switch (t.id) {
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      return 1;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-      return 2;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-    case TypeId::kIntervalYearMonth:
-      return 4;
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration:
-    case TypeId::kIntervalDayTime:
-      return 8;
-    case TypeId::kIntervalMonthDayNano:
-      return 16;
-    case TypeId::kDecimal:
-      return t.bit_width / 8;
-    default:
-      return 0;
-  }
-}
-
 const uint8_t* Data(const ArrayData& a, size_t b) {
   return (b < a.buffers.size() && a.buffers[b]) ? a.buffers[b]->data() : nullptr;
 }
@@ -284,7 +252,9 @@ class Comparer {
       default:
         break;
     }
-    const int width = ByteWidth(t);
+    // Integers, temporal types, intervals and decimals: compared bytewise
+    // (whole bytes per value; bool and fixed_size_binary are handled above).
+    const int width = FixedBitWidth(t) / 8;
     if (width > 0) {
       const uint8_t* eb = Data(e, 1);
       const uint8_t* ab = Data(a, 1);

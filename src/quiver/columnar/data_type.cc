@@ -6,6 +6,7 @@
 #include <algorithm>
 #include "quiver/columnar/data_type.h"
 #include "quiver/columnar/layout.h"
+#include "quiver/columnar/type_visit.h"
 
 #include <string>
 #include <utility>
@@ -237,13 +238,7 @@ FieldPtr field(std::string name, DataTypePtr type, bool nullable, KeyValueMetada
 // ---- traits -----------------------------------------------------------------
 
 bool IsInteger(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      return true;
-    default:
-      return false;
-  }
+  return VisitTypeId(id, []<TypeId kId>(TypeIdTag<kId>) { return TypeTraits<kId>::kIsInteger; });
 }
 
 bool IsSignedInteger(TypeId id) {
@@ -281,26 +276,28 @@ bool HasValidityBitmap(TypeId id) {
 }
 
 int FixedBitWidth(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kBool: return 1;
-    case TypeId::kInt8: case TypeId::kUInt8: return 8;
-    case TypeId::kInt16: case TypeId::kUInt16: case TypeId::kFloat16: return 16;
-    case TypeId::kInt32: case TypeId::kUInt32: case TypeId::kFloat32: return 32;
-    case TypeId::kInt64: case TypeId::kUInt64: case TypeId::kFloat64: return 64;
-    case TypeId::kDate32: case TypeId::kTime32: case TypeId::kIntervalYearMonth: return 32;
-    case TypeId::kDate64: case TypeId::kTime64: case TypeId::kTimestamp:
-    case TypeId::kDuration: case TypeId::kIntervalDayTime:
+  return VisitTypeId(type.id, [&]<TypeId kId>(TypeIdTag<kId>) -> int {
+    using C = typename TypeTraits<kId>::CType;
+    if constexpr (!std::is_void_v<C>) {
+      return static_cast<int>(sizeof(C) * 8);  // numbers, dates, times, timestamps, durations
+    } else if constexpr (kId == TypeId::kBool) {
+      return 1;
+    } else if constexpr (kId == TypeId::kIntervalDayTime) {
       return 64;
-    case TypeId::kIntervalMonthDayNano: return 128;
-    case TypeId::kDecimal: return type.bit_width;
-    case TypeId::kFixedSizeBinary: {
+    } else if constexpr (kId == TypeId::kIntervalMonthDayNano) {
+      return 128;
+    } else if constexpr (kId == TypeId::kDecimal) {
+      return type.bit_width;
+    } else if constexpr (kId == TypeId::kFixedSizeBinary) {
       // Saturate instead of overflowing for absurd widths; validation rejects them.
       const int64_t bits = int64_t{type.byte_width} * 8;
       return bits > 0 && bits <= INT32_MAX ? static_cast<int>(bits) : 0;
+    } else if constexpr (kId == TypeId::kDictionary) {
+      return type.index_type ? FixedBitWidth(*type.index_type) : 0;
+    } else {
+      return 0;
     }
-    case TypeId::kDictionary: return type.index_type ? FixedBitWidth(*type.index_type) : 0;
-    default: return 0;
-  }
+  });
 }
 
 int NumLayoutBuffers(const DataType& type) { return LayoutOf(type).num_buffers; }
