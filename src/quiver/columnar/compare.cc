@@ -31,38 +31,11 @@ bool FieldsCompatible(const Field& e, const Field& a, const CompareOptions& o, b
 /// count only with o.check_internal_names, as in DataType::Equals.
 bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions& o) {
   if (e.id != a.id) return false;
-  switch (e.id) {
-    case TypeId::kDictionary:
-      if (!e.value_type || !a.value_type) return !e.value_type && !a.value_type;
-      return TypesCompatible(*e.value_type, *a.value_type, o);
-    case TypeId::kDecimal:
-      if (e.bit_width != a.bit_width || e.precision != a.precision || e.scale != a.scale)
-        return false;
-      break;
-    case TypeId::kFixedSizeBinary:
-      if (e.byte_width != a.byte_width) return false;
-      break;
-    case TypeId::kTime32:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      if (e.unit != a.unit) return false;
-      break;
-    case TypeId::kTimestamp:
-      if (e.unit != a.unit || e.timezone != a.timezone) return false;
-      break;
-    case TypeId::kFixedSizeList:
-      if (e.list_size != a.list_size) return false;
-      break;
-    case TypeId::kMap:
-      if (e.keys_sorted != a.keys_sorted) return false;
-      break;
-    case TypeId::kSparseUnion:
-    case TypeId::kDenseUnion:
-      if (e.type_codes != a.type_codes) return false;
-      break;
-    default:
-      break;
+  if (e.id == TypeId::kDictionary) {
+    if (!e.value_type || !a.value_type) return !e.value_type && !a.value_type;
+    return TypesCompatible(*e.value_type, *a.value_type, o);
   }
+  if (!TypeParametersEqual(e, a)) return false;
   if (e.children.size() != a.children.size()) return false;
   const bool names = o.check_internal_names;
   const bool list_like = e.id == TypeId::kList || e.id == TypeId::kLargeList || e.id == TypeId::kListView ||

@@ -379,29 +379,30 @@ std::string DataType::ToString() const {
   return "<unknown type>";
 }
 
+bool TypeParametersEqual(const DataType& a, const DataType& b) {
+  if (a.id != b.id) return false;
+  switch (a.id) {
+    case TypeId::kFixedSizeBinary: return a.byte_width == b.byte_width;
+    case TypeId::kDecimal:
+      return a.bit_width == b.bit_width && a.precision == b.precision && a.scale == b.scale;
+    case TypeId::kTime32: case TypeId::kTime64: case TypeId::kDuration: return a.unit == b.unit;
+    case TypeId::kTimestamp: return a.unit == b.unit && a.timezone == b.timezone;
+    case TypeId::kFixedSizeList: return a.list_size == b.list_size;
+    case TypeId::kMap: return a.keys_sorted == b.keys_sorted;
+    case TypeId::kSparseUnion: case TypeId::kDenseUnion: return a.type_codes == b.type_codes;
+    default: return true;
+  }
+}
+
 bool DataType::Equals(const DataType& other, bool check_metadata, bool check_internal_names) const {
   if (this == &other) return true;
   if (id != other.id) return false;
-  switch (id) {
-    case TypeId::kFixedSizeBinary:
-      return byte_width == other.byte_width;
-    case TypeId::kDecimal:
-      return bit_width == other.bit_width && precision == other.precision &&
-             scale == other.scale;
-    case TypeId::kTime32: case TypeId::kTime64: case TypeId::kDuration:
-      return unit == other.unit;
-    case TypeId::kTimestamp:
-      return unit == other.unit && timezone == other.timezone;
-    case TypeId::kDictionary:
-      return ordered == other.ordered &&
-             TypePtrEquals(index_type, other.index_type, check_metadata, check_internal_names) &&
-             TypePtrEquals(value_type, other.value_type, check_metadata, check_internal_names);
-    default:
-      break;
+  if (id == TypeId::kDictionary) {
+    return ordered == other.ordered &&
+           TypePtrEquals(index_type, other.index_type, check_metadata, check_internal_names) &&
+           TypePtrEquals(value_type, other.value_type, check_metadata, check_internal_names);
   }
-  if (list_size != other.list_size && id == TypeId::kFixedSizeList) return false;
-  if (keys_sorted != other.keys_sorted && id == TypeId::kMap) return false;
-  if (IsUnion(id) && type_codes != other.type_codes) return false;
+  if (!TypeParametersEqual(*this, other)) return false;
   if (children.size() != other.children.size()) return false;
   // Internal field names: a list-like type's item field, a map's entries
   // field and the entries struct's key / value fields.

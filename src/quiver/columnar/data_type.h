@@ -99,6 +99,14 @@ struct DataType {
   bool Equals(const DataType& other, bool check_metadata = false, bool check_internal_names = false) const;
 };
 
+/// True when `a` and `b` have the same id and the same values of the
+/// parameters that id uses, children and dictionary types aside: decimal
+/// bit width / precision / scale, fixed_size_binary byte width, time /
+/// duration unit, timestamp unit and time zone, fixed_size_list size, map
+/// keys_sorted, union type codes. Shared by DataType::Equals and the array
+/// comparison's type check (compare.h). Pure; thread-safe.
+bool TypeParametersEqual(const DataType& a, const DataType& b);
+
 struct Field {
   std::string name;
   DataTypePtr type;
