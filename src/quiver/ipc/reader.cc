@@ -11,6 +11,7 @@
 #include "quiver/columnar/concatenate.h"
 #include "quiver/columnar/layout.h"
 #include "quiver/columnar/validate.h"
+#include "quiver/compression/body_region.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/metadata.h"
 
@@ -428,6 +429,7 @@ class BodyLoader {
     if (bi >= total) {
       return Status::Invalid(where() + ": missing (the batch has " + std::to_string(total) + " buffers)");
     }
+    // 1. Locate: the region's bounds in the body.
     const fb::Buffer b_value = LoadStruct<fb::Buffer>(buffers, bi);
     const fb::Buffer* b = &b_value;
     const int64_t offset = b->offset();
@@ -440,65 +442,30 @@ class BodyLoader {
       stats_->stored_buffer_bytes.push_back(length);
       stats_->stored_bytes += length;
     }
+    // 2. Decode: a compressed body's region is decompressed (or, stored
+    //    raw, sliced past its prefix) by the one region rule.
     std::shared_ptr<Buffer> out;
     bool owned = false;  // true when `out` is a fresh pool buffer we may modify
     if (length == 0) {
       out = Buffer::Slice(body_, offset, 0);
     } else if (codec_ != nullptr) {
-      if (length < 8) {
-        return Status::Invalid(where() + ": compressed region of " + std::to_string(length) +
-                               " bytes is shorter than its 8-byte length prefix");
-      }
-      const int64_t declared = bit_util::LoadLE<int64_t>(body_->data() + offset);
-      if (declared == -1) {
-        out = Buffer::Slice(body_, offset + 8, length - 8);
-      } else {
-        const int64_t compressed = length - 8;
-        if (declared < 0) {
-          return Status::Invalid(where() + ": negative uncompressed length " + std::to_string(declared));
-        }
-        if (declared > options_.max_decompressed_bytes) {
-          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) +
-                                 " exceeds the limit of " + std::to_string(options_.max_decompressed_bytes) + " bytes");
-        }
-        int64_t ratio_cap;
-        if (CheckedMul(std::max<int64_t>(compressed, 1), options_.max_compression_ratio, &ratio_cap) &&
-            declared > ratio_cap) {
-          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) + " is over " +
-                                 std::to_string(options_.max_compression_ratio) + " times the compressed " +
-                                 std::to_string(compressed) + " bytes");
-        }
-        // What this codec's framing can produce at most (issue 10 item 3):
-        // a lying prefix is Invalid here, before the pool is asked.
-        const std::span<const uint8_t> frames(body_->data() + offset + 8, static_cast<size_t>(compressed));
-        const int64_t bound = codec_->MaxDecompressedBytes(frames);
-        if (declared > bound) {
-          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) +
-                                 " is more than the " + std::to_string(compressed) + " compressed bytes of " +
-                                 std::string(CompressionTypeName(codec_->type())) + " data can produce (at most " +
-                                 std::to_string(bound) + " bytes)");
-        }
-        auto* pool = options_.pool;
-        for (MemoryPool* p = pool; p != nullptr; p = p->parent()) {
-          if (p->limit_bytes() >= 0 && declared > p->limit_bytes() - p->held_bytes()) {
-            return Status::OutOfMemory(where() + ": uncompressed length " + std::to_string(declared) +
-                                       " bytes exceeds what pool '" + p->path() + "' has left (" +
-                                       std::to_string(p->limit_bytes() - p->held_bytes()) + " of limit " +
-                                       std::to_string(p->limit_bytes()) + ")");
-          }
-        }
-        auto alloc = Buffer::Allocate(pool, declared);
-        if (!alloc.ok()) return alloc.status().WithContext(where());
-        out = std::move(alloc).value();
-        Status st = codec_->Decompress({body_->data() + offset + 8, static_cast<size_t>(compressed)},
-                                       {out->mutable_data(), static_cast<size_t>(declared)});
-        if (!st.ok()) return st.WithContext(where() + " (" + std::string(CompressionTypeName(codec_->type())) + ")");
-        owned = true;
-      }
+      const RegionLimits limits{options_.max_decompressed_bytes, options_.max_compression_ratio};
+      QUIVER_ASSIGN_OR_RETURN(DecodedRegion region,
+                              DecodeRegion(body_, offset, length, *codec_, limits, options_.pool, where()));
+      out = std::move(region.bytes);
+      owned = region.decompressed;
     } else {
       out = Buffer::Slice(body_, offset, length);
     }
     if (stats_) stats_->uncompressed_bytes += out->size();
+    // 3. Native form: realigned and byte-swapped as the options and the
+    //    schema's endianness ask.
+    return ToNative(std::move(out), owned, swap, where);
+  }
+
+  template <typename Where>
+  Result<std::shared_ptr<Buffer>> ToNative(std::shared_ptr<Buffer> out, bool owned, ByteSwapRule swap,
+                                           const Where& where) const {
     const bool misaligned = (reinterpret_cast<uintptr_t>(out->data()) & 7) != 0;
     const bool must_swap = big_endian_ && swap != ByteSwapRule::kNone && out->size() > 0;
     if (!owned && out->size() > 0 && (must_swap || (misaligned && options_.ensure_alignment))) {

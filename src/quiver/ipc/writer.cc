@@ -359,9 +359,9 @@ class WriterImpl : public RecordBatchWriter {
     QUIVER_RETURN_NOT_OK(Write({kZeros, static_cast<size_t>(padded - meta)}));
     for (const auto& r : regions) {
       if (r.raw) {
-        uint8_t p[8];
-        bit_util::StoreLE<int64_t>(p, -1);
-        QUIVER_RETURN_NOT_OK(Write({p, 8}));
+        uint8_t p[kRegionPrefixBytes];
+        EncodeRegionPrefix(kRawRegionPrefix, p);
+        QUIVER_RETURN_NOT_OK(Write({p, sizeof p}));
       }
       if (r.bytes && r.bytes->size() > 0) QUIVER_RETURN_NOT_OK(Write(r.bytes->span()));
       const int64_t pad = RoundUpTo8(r.region_bytes()) - r.region_bytes();
@@ -434,9 +434,10 @@ Result<UnloadedBatch> BatchUnloader::Unload(const std::vector<ArrayDataPtr>& col
       const bool compress = column_compressed_.empty() || column_compressed_[static_cast<size_t>(col)];
       if (compressor_ != nullptr && compress) {
         QUIVER_ASSIGN_OR_RETURN(r, compressor_->Compress(b));
+      } else if (compressor_ != nullptr) {
+        r = CompressedRegion::StoredRaw(b);  // a column left raw inside a compressed batch
       } else {
-        r.bytes = b;
-        r.raw = compressor_ != nullptr;  // inside a compressed batch: -1 prefix
+        r.bytes = b;  // a batch without body compression: no prefixes
       }
     }
     out.regions.push_back(std::move(r));
