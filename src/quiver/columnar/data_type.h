@@ -224,7 +224,8 @@ int FixedBitWidth(const DataType& type);
 /// 1; map 2; sparse union 1 (type ids); dense union 2 (type ids, offsets);
 /// run-end encoded 0; dictionary as its index type.
 /// (Columnar format "Buffer Listing for Each Layout"; unions have no
-/// validity bitmap since format version 1.0.)
+/// validity bitmap since format version 1.0.) LayoutOf(type).num_buffers:
+/// columnar/layout.h holds the table (buffer kinds, widths, children).
 int NumLayoutBuffers(const DataType& type);
 
 }  // namespace quiver
