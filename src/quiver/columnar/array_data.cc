@@ -16,14 +16,15 @@
 #include "quiver/base/checked_math.h"
 #include "quiver/columnar/batch_shape.h"
 #include "quiver/columnar/element_load.h"
+#include "quiver/columnar/layout.h"
 #include "quiver/columnar/validate.h"
 
 namespace quiver {
 
-using columnar_internal::BufferSize;
-using columnar_internal::IntegerByteWidth;
-using columnar_internal::LoadElement;
-using columnar_internal::LoadIntegerAsInt64;
+
+
+
+
 
 bool ArrayData::IsValid(int64_t i) const {
   if (!type) return true;
@@ -340,11 +341,8 @@ Status CompactRunEndEncoded(const ArrayData& in, ArrayData* out, MemoryPool* poo
     uint8_t* dst = buffer->mutable_data();
     for (int64_t k = 0; k < count; ++k) {
       const int64_t v = std::min(run_end_at(first_run + k), end) - begin;
-      switch (width) {
-        case 2: { const int16_t x = static_cast<int16_t>(v); std::memcpy(dst + k * 2, &x, 2); break; }
-        case 4: { const int32_t x = static_cast<int32_t>(v); std::memcpy(dst + k * 4, &x, 4); break; }
-        default: std::memcpy(dst + k * 8, &v, 8); break;
-      }
+      VisitIntegerType(
+          re_id, [&]<typename T>() { bit_util::StoreLE<T>(dst + k * width, static_cast<T>(v)); }, [] {});
     }
     auto re = std::make_shared<ArrayData>();
     re->type = run_ends.type;
@@ -365,7 +363,8 @@ Result<ArrayDataPtr> CompactImpl(const ArrayDataPtr& array, MemoryPool* pool) {
   const int64_t o = in.offset;
   const int64_t n = in.length;
 
-  if (HasValidityBitmap(type.id) && !in.buffers.empty()) {
+  const TypeLayout layout = LayoutOf(type);
+  if (layout.has_validity && !in.buffers.empty()) {
     if (in.null_count == 0) {
       out->buffers[0] = nullptr;
     } else {
@@ -373,55 +372,50 @@ Result<ArrayDataPtr> CompactImpl(const ArrayDataPtr& array, MemoryPool* pool) {
     }
   }
 
-  switch (type.id) {
-    case TypeId::kNull:
+  // Driven by the layout table: the second buffer's kind and how the
+  // children's rows follow the parent's.
+  const BufferLayout& b1 = layout.buffers[1];
+  const bool wide = b1.element_bits == 64;
+  switch (layout.child_rows) {
+    case ChildRows::kNone:
+      if (layout.num_buffers < 2) break;  // null
+      if (b1.kind == BufferKind::kOffsets) {  // binary, utf8 and large forms
+        QUIVER_RETURN_NOT_OK(wide ? CompactOffsetsLayout<int64_t>(in, out.get(), pool)
+                                  : CompactOffsetsLayout<int32_t>(in, out.get(), pool));
+      } else if (b1.kind == BufferKind::kViews) {
+        // Variadic data buffers are kept whole: views point anywhere into them.
+        out->buffers[1] = SliceBytes(in.buffers[1], o * 16, n * 16);
+      } else {
+        // Fixed-width layouts, dictionary indices included (the dictionary
+        // is kept as is: indices refer to all of it).
+        QUIVER_ASSIGN_OR_RETURN(out->buffers[1], CompactFixedWidth(in.buffers[1], b1.element_bits, o, n, pool));
+      }
       break;
-    case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kList: case TypeId::kMap:
-      QUIVER_RETURN_NOT_OK(CompactOffsetsLayout<int32_t>(in, out.get(), pool));
+    case ChildRows::kByOffsets:
+      QUIVER_RETURN_NOT_OK(wide ? CompactOffsetsLayout<int64_t>(in, out.get(), pool)
+                                : CompactOffsetsLayout<int32_t>(in, out.get(), pool));
       break;
-    case TypeId::kLargeBinary: case TypeId::kLargeUtf8: case TypeId::kLargeList:
-      QUIVER_RETURN_NOT_OK(CompactOffsetsLayout<int64_t>(in, out.get(), pool));
+    case ChildRows::kByListViews:
+      QUIVER_RETURN_NOT_OK(wide ? CompactListView<int64_t>(in, out.get(), pool)
+                                : CompactListView<int32_t>(in, out.get(), pool));
       break;
-    case TypeId::kListView:
-      QUIVER_RETURN_NOT_OK(CompactListView<int32_t>(in, out.get(), pool));
-      break;
-    case TypeId::kLargeListView:
-      QUIVER_RETURN_NOT_OK(CompactListView<int64_t>(in, out.get(), pool));
-      break;
-    case TypeId::kBinaryView: case TypeId::kUtf8View:
-      // Variadic data buffers are kept whole: views point anywhere into them.
-      out->buffers[1] = SliceBytes(in.buffers[1], o * 16, n * 16);
-      break;
-    case TypeId::kFixedSizeList: {
+    case ChildRows::kFixedSize: {
       const int64_t ls = type.list_size;
       QUIVER_ASSIGN_OR_RETURN(out->children[0], CompactChildRange(in.children[0], o * ls, n * ls, pool));
       break;
     }
-    case TypeId::kStruct:
+    case ChildRows::kSameRows:  // struct, sparse union (its type ids sliced)
+      if (layout.buffers[0].kind == BufferKind::kTypeIds) out->buffers[0] = SliceBytes(in.buffers[0], o, n);
       for (size_t c = 0; c < in.children.size(); ++c) {
         QUIVER_ASSIGN_OR_RETURN(out->children[c], CompactChildRange(in.children[c], o, n, pool));
       }
       break;
-    case TypeId::kSparseUnion:
-      out->buffers[0] = SliceBytes(in.buffers[0], o, n);
-      for (size_t c = 0; c < in.children.size(); ++c) {
-        QUIVER_ASSIGN_OR_RETURN(out->children[c], CompactChildRange(in.children[c], o, n, pool));
-      }
-      break;
-    case TypeId::kDenseUnion:
+    case ChildRows::kByUnionOffsets:
       QUIVER_RETURN_NOT_OK(CompactDenseUnion(in, out.get(), pool));
       break;
-    case TypeId::kRunEndEncoded:
+    case ChildRows::kByRunEnds:
       QUIVER_RETURN_NOT_OK(CompactRunEndEncoded(in, out.get(), pool));
       break;
-    default: {
-      // Fixed-width layouts, dictionary indices included (the dictionary is
-      // kept as is: indices refer to all of it).
-      const int bit_width = FixedBitWidth(type);
-      QUIVER_ASSIGN_OR_RETURN(out->buffers[1],
-                              CompactFixedWidth(in.buffers[1], bit_width, o, n, pool));
-      break;
-    }
   }
 
   if (o == 0 && out->buffers == in.buffers && out->children == in.children) return array;

@@ -1,6 +1,7 @@
 // quiver/columnar/c_data.cc — Arrow C Data / C Stream Interface export and
 // import (see c_data.h for the contract).
 #include "quiver/columnar/c_data.h"
+#include "quiver/columnar/layout.h"
 
 #include <cerrno>
 #include <charconv>
@@ -321,58 +322,33 @@ Result<ArrayDataPtr> ImportArrayRec(const ArrowArray& a, const DataTypePtr& type
     return Status::OK();
   };
 
-  switch (id) {
-    case TypeId::kNull:
-    case TypeId::kStruct:
-    case TypeId::kFixedSizeList:
-    case TypeId::kRunEndEncoded:
-      break;
-    case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kList: case TypeId::kMap:
-      QUIVER_RETURN_NOT_OK(offsets_then_data(4));
-      break;
-    case TypeId::kLargeBinary: case TypeId::kLargeUtf8: case TypeId::kLargeList:
-      QUIVER_RETURN_NOT_OK(offsets_then_data(8));
-      break;
-    case TypeId::kListView:
-      QUIVER_RETURN_NOT_OK(fixed(1, 32));
-      QUIVER_RETURN_NOT_OK(fixed(2, 32));
-      break;
-    case TypeId::kLargeListView:
-      QUIVER_RETURN_NOT_OK(fixed(1, 64));
-      QUIVER_RETURN_NOT_OK(fixed(2, 64));
-      break;
-    case TypeId::kSparseUnion:
-      QUIVER_RETURN_NOT_OK(fixed(0, 8));
-      break;
-    case TypeId::kDenseUnion:
-      QUIVER_RETURN_NOT_OK(fixed(0, 8));
-      QUIVER_RETURN_NOT_OK(fixed(1, 32));
-      break;
-    case TypeId::kBinaryView: case TypeId::kUtf8View: {
-      QUIVER_RETURN_NOT_OK(fixed(1, 128));
-      const int64_t sizes_index = a.n_buffers - 1;
-      if (a.buffers[sizes_index] == nullptr && num_variadic > 0) {
-        return Status::Invalid("C data import: " + ctx.path + ": the variadic sizes buffer is null");
-      }
-      const auto* sizes = static_cast<const int64_t*>(a.buffers[sizes_index]);
-      for (int64_t v = 0; v < num_variadic; ++v) {
-        if (sizes[v] < 0) {
-          return Status::Invalid("C data import: " + ctx.path + ": variadic buffer " + std::to_string(v) +
-                                 " has negative size " + std::to_string(sizes[v]));
-        }
-        QUIVER_ASSIGN_OR_RETURN(out->buffers[2 + v], WrapBuffer(a, 2 + v, sizes[v], false, ctx));
-      }
-      out->buffers.resize(static_cast<size_t>(2 + num_variadic));  // quiver keeps no sizes buffer
-      break;
+  // The buffers after validity, as the layout table lists them.
+  const TypeLayout layout = LayoutOf(t);
+  for (int i = first; i < layout.num_buffers; ++i) {
+    const BufferLayout& spec = layout.buffers[static_cast<size_t>(i)];
+    if (spec.kind == BufferKind::kData) continue;  // wrapped with its offsets
+    if (spec.kind == BufferKind::kOffsets) {
+      QUIVER_RETURN_NOT_OK(offsets_then_data(spec.element_bits / 8));
+    } else if (spec.kind == BufferKind::kValues && spec.element_bits <= 0) {
+      return Status::NotImplemented("C data import: " + ctx.path + ": no layout for " + type->ToString());
+    } else {
+      QUIVER_RETURN_NOT_OK(fixed(i, spec.element_bits));
     }
-    default: {
-      const int bits = FixedBitWidth(t);
-      if (bits <= 0) {
-        return Status::NotImplemented("C data import: " + ctx.path + ": no layout for " + type->ToString());
-      }
-      QUIVER_RETURN_NOT_OK(fixed(first, bits));
-      break;
+  }
+  if (layout.variadic_data) {
+    const int64_t sizes_index = a.n_buffers - 1;
+    if (a.buffers[sizes_index] == nullptr && num_variadic > 0) {
+      return Status::Invalid("C data import: " + ctx.path + ": the variadic sizes buffer is null");
     }
+    const auto* sizes = static_cast<const int64_t*>(a.buffers[sizes_index]);
+    for (int64_t v = 0; v < num_variadic; ++v) {
+      if (sizes[v] < 0) {
+        return Status::Invalid("C data import: " + ctx.path + ": variadic buffer " + std::to_string(v) +
+                               " has negative size " + std::to_string(sizes[v]));
+      }
+      QUIVER_ASSIGN_OR_RETURN(out->buffers[2 + v], WrapBuffer(a, 2 + v, sizes[v], false, ctx));
+    }
+    out->buffers.resize(static_cast<size_t>(2 + num_variadic));  // quiver keeps no sizes buffer
   }
 
   // Null count: computed from the bitmap when the producer did not.

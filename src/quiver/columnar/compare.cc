@@ -31,38 +31,11 @@ bool FieldsCompatible(const Field& e, const Field& a, const CompareOptions& o, b
 /// count only with o.check_internal_names, as in DataType::Equals.
 bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions& o) {
   if (e.id != a.id) return false;
-  switch (e.id) {
-    case TypeId::kDictionary:
-      if (!e.value_type || !a.value_type) return !e.value_type && !a.value_type;
-      return TypesCompatible(*e.value_type, *a.value_type, o);
-    case TypeId::kDecimal:
-      if (e.bit_width != a.bit_width || e.precision != a.precision || e.scale != a.scale)
-        return false;
-      break;
-    case TypeId::kFixedSizeBinary:
-      if (e.byte_width != a.byte_width) return false;
-      break;
-    case TypeId::kTime32:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      if (e.unit != a.unit) return false;
-      break;
-    case TypeId::kTimestamp:
-      if (e.unit != a.unit || e.timezone != a.timezone) return false;
-      break;
-    case TypeId::kFixedSizeList:
-      if (e.list_size != a.list_size) return false;
-      break;
-    case TypeId::kMap:
-      if (e.keys_sorted != a.keys_sorted) return false;
-      break;
-    case TypeId::kSparseUnion:
-    case TypeId::kDenseUnion:
-      if (e.type_codes != a.type_codes) return false;
-      break;
-    default:
-      break;
+  if (e.id == TypeId::kDictionary) {
+    if (!e.value_type || !a.value_type) return !e.value_type && !a.value_type;
+    return TypesCompatible(*e.value_type, *a.value_type, o);
   }
+  if (!TypeParametersEqual(e, a)) return false;
   if (e.children.size() != a.children.size()) return false;
   const bool names = o.check_internal_names;
   const bool list_like = e.id == TypeId::kList || e.id == TypeId::kLargeList || e.id == TypeId::kListView ||
@@ -94,38 +67,6 @@ bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions&
     if (!FieldsCompatible(*e.children[k], *a.children[k], o, !list_like || names)) return false;
   }
   return true;
-}
-
-/// Bytes per value for fixed-width types compared bytewise; 0 otherwise.
-int ByteWidth(const DataType& t) {
-  switch (t.id) {
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      return 1;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-      return 2;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-    case TypeId::kIntervalYearMonth:
-      return 4;
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration:
-    case TypeId::kIntervalDayTime:
-      return 8;
-    case TypeId::kIntervalMonthDayNano:
-      return 16;
-    case TypeId::kDecimal:
-      return t.bit_width / 8;
-    default:
-      return 0;
-  }
 }
 
 const uint8_t* Data(const ArrayData& a, size_t b) {
@@ -284,7 +225,9 @@ class Comparer {
       default:
         break;
     }
-    const int width = ByteWidth(t);
+    // Integers, temporal types, intervals and decimals: compared bytewise
+    // (whole bytes per value; bool and fixed_size_binary are handled above).
+    const int width = FixedBitWidth(t) / 8;
     if (width > 0) {
       const uint8_t* eb = Data(e, 1);
       const uint8_t* ab = Data(a, 1);

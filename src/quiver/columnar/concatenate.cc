@@ -1,4 +1,5 @@
 #include "quiver/columnar/concatenate.h"
+#include "quiver/columnar/layout.h"
 
 #include <cstring>
 #include <limits>
@@ -99,40 +100,33 @@ Result<ArrayDataPtr> ConcatenateArrays(const std::vector<ArrayDataPtr>& arrays, 
   if (phys.id == TypeId::kNull) return ArrayDataPtr(out);
   QUIVER_ASSIGN_OR_RETURN(auto validity, ConcatValidity(arrays, out->length, out->null_count, pool));
   out->buffers.push_back(std::move(validity));
-  switch (phys.id) {
-    case TypeId::kBinary: case TypeId::kUtf8: {
-      QUIVER_RETURN_NOT_OK(ConcatBinaryOrList<int32_t>(arrays, out.get(), pool, false));
-      return ArrayDataPtr(out);
-    }
-    case TypeId::kLargeBinary: case TypeId::kLargeUtf8:
-      QUIVER_RETURN_NOT_OK(ConcatBinaryOrList<int64_t>(arrays, out.get(), pool, false));
-      return ArrayDataPtr(out);
-    case TypeId::kList: case TypeId::kMap:
-      QUIVER_RETURN_NOT_OK(ConcatBinaryOrList<int32_t>(arrays, out.get(), pool, true));
-      return ArrayDataPtr(out);
-    case TypeId::kLargeList:
-      QUIVER_RETURN_NOT_OK(ConcatBinaryOrList<int64_t>(arrays, out.get(), pool, true));
-      return ArrayDataPtr(out);
-    case TypeId::kStruct:
-    case TypeId::kFixedSizeList: {
-      const int64_t per = phys.id == TypeId::kFixedSizeList ? phys.list_size : 1;
-      for (size_t c = 0; c < phys.children.size(); ++c) {
-        std::vector<ArrayDataPtr> parts;
-        for (const auto& a : arrays) {
-          QUIVER_ASSIGN_OR_RETURN(auto s, SliceArray(a->children[c], a->offset * per, a->length * per));
-          parts.push_back(std::move(s));
-        }
-        QUIVER_ASSIGN_OR_RETURN(auto child, ConcatenateArrays(parts, pool));
-        out->children.push_back(std::move(child));
-      }
-      return ArrayDataPtr(out);
-    }
-    default:
-      break;
+  // Driven by the layout table: offsets (binary and list-likes), children
+  // row for row (struct, fixed-size list), or fixed-width values.
+  const TypeLayout layout = LayoutOf(phys);
+  const BufferLayout& b1 = layout.buffers[1];
+  if (layout.num_buffers >= 2 && b1.kind == BufferKind::kOffsets) {
+    const bool into_child = layout.child_rows == ChildRows::kByOffsets;
+    QUIVER_RETURN_NOT_OK(b1.element_bits == 64 ? ConcatBinaryOrList<int64_t>(arrays, out.get(), pool, into_child)
+                                               : ConcatBinaryOrList<int32_t>(arrays, out.get(), pool, into_child));
+    return ArrayDataPtr(out);
   }
-  const int bits = FixedBitWidth(phys);
-  if (bits <= 0 || phys.id == TypeId::kBinaryView || phys.id == TypeId::kUtf8View || IsUnion(phys.id) ||
-      phys.id == TypeId::kRunEndEncoded || phys.id == TypeId::kListView || phys.id == TypeId::kLargeListView) {
+  if (layout.has_validity &&
+      (layout.child_rows == ChildRows::kSameRows || layout.child_rows == ChildRows::kFixedSize)) {
+    const int64_t per = layout.child_rows == ChildRows::kFixedSize ? phys.list_size : 1;
+    for (size_t c = 0; c < phys.children.size(); ++c) {
+      std::vector<ArrayDataPtr> parts;
+      for (const auto& a : arrays) {
+        QUIVER_ASSIGN_OR_RETURN(auto s, SliceArray(a->children[c], a->offset * per, a->length * per));
+        parts.push_back(std::move(s));
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto child, ConcatenateArrays(parts, pool));
+      out->children.push_back(std::move(child));
+    }
+    return ArrayDataPtr(out);
+  }
+  // Views, list views, unions and run-end encoded arrays are not supported.
+  const int bits = b1.element_bits;
+  if (layout.num_buffers != 2 || b1.kind != BufferKind::kValues || bits <= 0) {
     return Status::NotImplemented("concatenating arrays of type " + type.ToString());
   }
   if (bits == 1) {

@@ -5,6 +5,8 @@
 // quiver's names for the string types ("utf8", "large_utf8", "utf8_view").
 #include <algorithm>
 #include "quiver/columnar/data_type.h"
+#include "quiver/columnar/layout.h"
+#include "quiver/columnar/type_visit.h"
 
 #include <string>
 #include <utility>
@@ -236,13 +238,7 @@ FieldPtr field(std::string name, DataTypePtr type, bool nullable, KeyValueMetada
 // ---- traits -----------------------------------------------------------------
 
 bool IsInteger(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      return true;
-    default:
-      return false;
-  }
+  return VisitTypeId(id, []<TypeId kId>(TypeIdTag<kId>) { return TypeTraits<kId>::kIsInteger; });
 }
 
 bool IsSignedInteger(TypeId id) {
@@ -280,45 +276,31 @@ bool HasValidityBitmap(TypeId id) {
 }
 
 int FixedBitWidth(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kBool: return 1;
-    case TypeId::kInt8: case TypeId::kUInt8: return 8;
-    case TypeId::kInt16: case TypeId::kUInt16: case TypeId::kFloat16: return 16;
-    case TypeId::kInt32: case TypeId::kUInt32: case TypeId::kFloat32: return 32;
-    case TypeId::kInt64: case TypeId::kUInt64: case TypeId::kFloat64: return 64;
-    case TypeId::kDate32: case TypeId::kTime32: case TypeId::kIntervalYearMonth: return 32;
-    case TypeId::kDate64: case TypeId::kTime64: case TypeId::kTimestamp:
-    case TypeId::kDuration: case TypeId::kIntervalDayTime:
+  return VisitTypeId(type.id, [&]<TypeId kId>(TypeIdTag<kId>) -> int {
+    using C = typename TypeTraits<kId>::CType;
+    if constexpr (!std::is_void_v<C>) {
+      return static_cast<int>(sizeof(C) * 8);  // numbers, dates, times, timestamps, durations
+    } else if constexpr (kId == TypeId::kBool) {
+      return 1;
+    } else if constexpr (kId == TypeId::kIntervalDayTime) {
       return 64;
-    case TypeId::kIntervalMonthDayNano: return 128;
-    case TypeId::kDecimal: return type.bit_width;
-    case TypeId::kFixedSizeBinary: {
+    } else if constexpr (kId == TypeId::kIntervalMonthDayNano) {
+      return 128;
+    } else if constexpr (kId == TypeId::kDecimal) {
+      return type.bit_width;
+    } else if constexpr (kId == TypeId::kFixedSizeBinary) {
       // Saturate instead of overflowing for absurd widths; validation rejects them.
       const int64_t bits = int64_t{type.byte_width} * 8;
       return bits > 0 && bits <= INT32_MAX ? static_cast<int>(bits) : 0;
+    } else if constexpr (kId == TypeId::kDictionary) {
+      return type.index_type ? FixedBitWidth(*type.index_type) : 0;
+    } else {
+      return 0;
     }
-    case TypeId::kDictionary: return type.index_type ? FixedBitWidth(*type.index_type) : 0;
-    default: return 0;
-  }
+  });
 }
 
-int NumLayoutBuffers(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kNull: return 0;
-    case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary:
-    case TypeId::kLargeUtf8:
-      return 3;
-    case TypeId::kBinaryView: case TypeId::kUtf8View: return 2;
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: return 2;
-    case TypeId::kListView: case TypeId::kLargeListView: return 3;
-    case TypeId::kFixedSizeList: case TypeId::kStruct: return 1;
-    case TypeId::kSparseUnion: return 1;
-    case TypeId::kDenseUnion: return 2;
-    case TypeId::kRunEndEncoded: return 0;
-    case TypeId::kDictionary: return type.index_type ? NumLayoutBuffers(*type.index_type) : 2;
-    default: return 2;  // bool, numbers, decimals, temporal, fixed-size binary
-  }
-}
+int NumLayoutBuffers(const DataType& type) { return LayoutOf(type).num_buffers; }
 
 // ---- DataType ---------------------------------------------------------------
 
@@ -397,29 +379,30 @@ std::string DataType::ToString() const {
   return "<unknown type>";
 }
 
+bool TypeParametersEqual(const DataType& a, const DataType& b) {
+  if (a.id != b.id) return false;
+  switch (a.id) {
+    case TypeId::kFixedSizeBinary: return a.byte_width == b.byte_width;
+    case TypeId::kDecimal:
+      return a.bit_width == b.bit_width && a.precision == b.precision && a.scale == b.scale;
+    case TypeId::kTime32: case TypeId::kTime64: case TypeId::kDuration: return a.unit == b.unit;
+    case TypeId::kTimestamp: return a.unit == b.unit && a.timezone == b.timezone;
+    case TypeId::kFixedSizeList: return a.list_size == b.list_size;
+    case TypeId::kMap: return a.keys_sorted == b.keys_sorted;
+    case TypeId::kSparseUnion: case TypeId::kDenseUnion: return a.type_codes == b.type_codes;
+    default: return true;
+  }
+}
+
 bool DataType::Equals(const DataType& other, bool check_metadata, bool check_internal_names) const {
   if (this == &other) return true;
   if (id != other.id) return false;
-  switch (id) {
-    case TypeId::kFixedSizeBinary:
-      return byte_width == other.byte_width;
-    case TypeId::kDecimal:
-      return bit_width == other.bit_width && precision == other.precision &&
-             scale == other.scale;
-    case TypeId::kTime32: case TypeId::kTime64: case TypeId::kDuration:
-      return unit == other.unit;
-    case TypeId::kTimestamp:
-      return unit == other.unit && timezone == other.timezone;
-    case TypeId::kDictionary:
-      return ordered == other.ordered &&
-             TypePtrEquals(index_type, other.index_type, check_metadata, check_internal_names) &&
-             TypePtrEquals(value_type, other.value_type, check_metadata, check_internal_names);
-    default:
-      break;
+  if (id == TypeId::kDictionary) {
+    return ordered == other.ordered &&
+           TypePtrEquals(index_type, other.index_type, check_metadata, check_internal_names) &&
+           TypePtrEquals(value_type, other.value_type, check_metadata, check_internal_names);
   }
-  if (list_size != other.list_size && id == TypeId::kFixedSizeList) return false;
-  if (keys_sorted != other.keys_sorted && id == TypeId::kMap) return false;
-  if (IsUnion(id) && type_codes != other.type_codes) return false;
+  if (!TypeParametersEqual(*this, other)) return false;
   if (children.size() != other.children.size()) return false;
   // Internal field names: a list-like type's item field, a map's entries
   // field and the entries struct's key / value fields.

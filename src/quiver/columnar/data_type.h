@@ -99,6 +99,14 @@ struct DataType {
   bool Equals(const DataType& other, bool check_metadata = false, bool check_internal_names = false) const;
 };
 
+/// True when `a` and `b` have the same id and the same values of the
+/// parameters that id uses, children and dictionary types aside: decimal
+/// bit width / precision / scale, fixed_size_binary byte width, time /
+/// duration unit, timestamp unit and time zone, fixed_size_list size, map
+/// keys_sorted, union type codes. Shared by DataType::Equals and the array
+/// comparison's type check (compare.h). Pure; thread-safe.
+bool TypeParametersEqual(const DataType& a, const DataType& b);
+
 struct Field {
   std::string name;
   DataTypePtr type;
@@ -270,7 +278,8 @@ int FixedBitWidth(const DataType& type);
 /// 1; map 2; sparse union 1 (type ids); dense union 2 (type ids, offsets);
 /// run-end encoded 0; dictionary as its index type.
 /// (Columnar format "Buffer Listing for Each Layout"; unions have no
-/// validity bitmap since format version 1.0.)
+/// validity bitmap since format version 1.0.) LayoutOf(type).num_buffers:
+/// columnar/layout.h holds the table (buffer kinds, widths, children).
 int NumLayoutBuffers(const DataType& type);
 
 }  // namespace quiver

@@ -16,15 +16,16 @@
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
 #include "quiver/columnar/element_load.h"
+#include "quiver/columnar/layout.h"
 
 namespace quiver {
 
 namespace {
 
-using columnar_internal::BufferSize;
-using columnar_internal::IntegerByteWidth;
-using columnar_internal::LoadElement;
-using columnar_internal::LoadIntegerAsInt64;
+
+
+
+
 
 /// Deeper nesting than this is rejected rather than recursed into (a
 /// hostile schema must not exhaust the stack).
@@ -59,61 +60,59 @@ class Validator {
       return Fail(path, "a " + type.ToString() + " array has a dictionary");
     }
 
-    switch (type.id) {
-      case TypeId::kNull:
-        return OkOrFail(a.null_count == a.length, path,
-                        "null array null_count " + Str(a.null_count) + " != length " +
-                            Str(a.length));
-      case TypeId::kBinary: case TypeId::kUtf8:
-        QUIVER_RETURN_NOT_OK(NoChildren(a, path));
-        return CheckOffsets<int32_t>(a, path, BufferSize(a.buffers[2]), "data buffer");
-      case TypeId::kLargeBinary: case TypeId::kLargeUtf8:
-        QUIVER_RETURN_NOT_OK(NoChildren(a, path));
-        return CheckOffsets<int64_t>(a, path, BufferSize(a.buffers[2]), "data buffer");
-      case TypeId::kBinaryView: case TypeId::kUtf8View:
-        QUIVER_RETURN_NOT_OK(NoChildren(a, path));
-        return CheckViews(a, path, end);
-      case TypeId::kList: case TypeId::kMap:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
+    if (type.id == TypeId::kNull) {
+      return OkOrFail(a.null_count == a.length, path,
+                      "null array null_count " + Str(a.null_count) + " != length " + Str(a.length));
+    }
+    if (type.id == TypeId::kDictionary) {
+      QUIVER_RETURN_NOT_OK(NoChildren(a, path));
+      QUIVER_RETURN_NOT_OK(CheckFixedWidthData(a, path, end, "indices"));
+      return CheckDictionary(a, path, depth);
+    }
+    // The buffers after validity, as the layout table lists them, and how
+    // the children's rows follow this array's rows.
+    const TypeLayout layout = LayoutOf(type);
+    const BufferLayout& b1 = layout.buffers[1];
+    const bool wide = b1.element_bits == 64;
+    if (layout.child_rows == ChildRows::kNone) {
+      QUIVER_RETURN_NOT_OK(NoChildren(a, path));
+    } else {
+      QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
+    }
+    switch (layout.child_rows) {
+      case ChildRows::kNone:
+        if (b1.kind == BufferKind::kOffsets) {  // binary, utf8 and large forms
+          const int64_t data_size = BufferSize(a.buffers[2]);
+          return wide ? CheckOffsets<int64_t>(a, path, data_size, "data buffer")
+                      : CheckOffsets<int32_t>(a, path, data_size, "data buffer");
+        }
+        if (b1.kind == BufferKind::kViews) return CheckViews(a, path, end);
+        return CheckFixedWidthData(a, path, end, "data");
+      case ChildRows::kByOffsets:
         if (type.id == TypeId::kMap) QUIVER_RETURN_NOT_OK(CheckMapEntries(a, path));
-        return CheckOffsets<int32_t>(a, path, a.children[0]->length, "child");
-      case TypeId::kLargeList:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
-        return CheckOffsets<int64_t>(a, path, a.children[0]->length, "child");
-      case TypeId::kListView:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
-        return CheckListView<int32_t>(a, path, end);
-      case TypeId::kLargeListView:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
-        return CheckListView<int64_t>(a, path, end);
-      case TypeId::kFixedSizeList: {
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
+        return wide ? CheckOffsets<int64_t>(a, path, a.children[0]->length, "child")
+                    : CheckOffsets<int32_t>(a, path, a.children[0]->length, "child");
+      case ChildRows::kByListViews:
+        return wide ? CheckListView<int64_t>(a, path, end) : CheckListView<int32_t>(a, path, end);
+      case ChildRows::kFixedSize: {
         int64_t needed;
         if (!CheckedMul<int64_t>(end, type.list_size, &needed)) {
           return Fail(path, "(offset + length) * list_size overflows");
         }
         return CheckChildLength(a, 0, needed, path, "(offset + length) * list_size");
       }
-      case TypeId::kStruct:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
+      case ChildRows::kSameRows:
+        if (IsUnion(type.id)) return CheckUnion(a, path, end);
         for (size_t c = 0; c < a.children.size(); ++c) {
           QUIVER_RETURN_NOT_OK(CheckChildLength(a, c, end, path, "offset + length"));
         }
         return Status::OK();
-      case TypeId::kSparseUnion: case TypeId::kDenseUnion:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
+      case ChildRows::kByUnionOffsets:
         return CheckUnion(a, path, end);
-      case TypeId::kRunEndEncoded:
-        QUIVER_RETURN_NOT_OK(ValidateChildren(a, path, depth));
+      case ChildRows::kByRunEnds:
         return CheckRunEnds(a, path, end);
-      case TypeId::kDictionary:
-        QUIVER_RETURN_NOT_OK(NoChildren(a, path));
-        QUIVER_RETURN_NOT_OK(CheckFixedWidthData(a, path, end, "indices"));
-        return CheckDictionary(a, path, depth);
-      default:
-        QUIVER_RETURN_NOT_OK(NoChildren(a, path));
-        return CheckFixedWidthData(a, path, end, "data");
     }
+    return Status::OK();
   }
 
  private:
@@ -184,9 +183,10 @@ class Validator {
   }
 
   static Status CheckBufferCount(const ArrayData& a, const std::string& path) {
-    const int expected = NumLayoutBuffers(*a.type);
+    const TypeLayout layout = LayoutOf(*a.type);
+    const int expected = layout.num_buffers;
     const auto actual = static_cast<int64_t>(a.buffers.size());
-    const bool view = a.type->id == TypeId::kBinaryView || a.type->id == TypeId::kUtf8View;
+    const bool view = layout.variadic_data;
     if (view ? actual < expected : actual != expected) {
       return Fail(path, "has " + Str(actual) + " buffers, expected " + (view ? "at least " : "") +
                             Str(expected) + " for " + a.type->ToString());

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/element_load.h"
 
 namespace quiver {
 
@@ -17,11 +18,6 @@ const uint8_t* BufferData(const ArrayData& a, size_t b) {
   return (b < a.buffers.size() && a.buffers[b]) ? a.buffers[b]->data() : nullptr;
 }
 
-template <typename T>
-T LoadAt(const uint8_t* base, int64_t index) {
-  if (base == nullptr) return T{};
-  return bit_util::LoadLE<T>(base + index * static_cast<int64_t>(sizeof(T)));
-}
 
 constexpr char kHexUpper[] = "0123456789ABCDEF";
 
@@ -329,6 +325,10 @@ class Formatter {
     }
     const int64_t p = a.offset + i;
     const uint8_t* data = BufferData(a, 1);
+    if (IsInteger(t.id)) {  // in full, uint64 above INT64_MAX included
+      VisitIntegerType(t.id, [&]<typename T>() { AppendInt(LoadValue<T>(data, p), out_); }, [] {});
+      return;
+    }
     switch (t.id) {
       case TypeId::kNull:
         out_->append("null");
@@ -336,17 +336,9 @@ class Formatter {
       case TypeId::kBool:
         out_->append(data != nullptr && bit_util::GetBit(data, p) ? "true" : "false");
         return;
-      case TypeId::kInt8: AppendInt(LoadAt<int8_t>(data, p), out_); return;
-      case TypeId::kInt16: AppendInt(LoadAt<int16_t>(data, p), out_); return;
-      case TypeId::kInt32: AppendInt(LoadAt<int32_t>(data, p), out_); return;
-      case TypeId::kInt64: AppendInt(LoadAt<int64_t>(data, p), out_); return;
-      case TypeId::kUInt8: AppendInt(LoadAt<uint8_t>(data, p), out_); return;
-      case TypeId::kUInt16: AppendInt(LoadAt<uint16_t>(data, p), out_); return;
-      case TypeId::kUInt32: AppendInt(LoadAt<uint32_t>(data, p), out_); return;
-      case TypeId::kUInt64: AppendInt(LoadAt<uint64_t>(data, p), out_); return;
-      case TypeId::kFloat16: Float(HalfToDouble(LoadAt<uint16_t>(data, p)), true); return;
-      case TypeId::kFloat32: Float(LoadAt<float>(data, p), true); return;
-      case TypeId::kFloat64: Float(LoadAt<double>(data, p), false); return;
+      case TypeId::kFloat16: Float(HalfToDouble(LoadValue<uint16_t>(data, p)), true); return;
+      case TypeId::kFloat32: Float(LoadValue<float>(data, p), true); return;
+      case TypeId::kFloat64: Float(LoadValue<double>(data, p), false); return;
       case TypeId::kUtf8:
       case TypeId::kLargeUtf8:
       case TypeId::kUtf8View:
@@ -376,26 +368,26 @@ class Formatter {
         return;
       }
       case TypeId::kDate32:
-        Quoted([&] { AppendDate(LoadAt<int32_t>(data, p), out_); });
+        Quoted([&] { AppendDate(LoadValue<int32_t>(data, p), out_); });
         return;
       case TypeId::kDate64:
-        Quoted([&] { AppendDate(FloorDiv(LoadAt<int64_t>(data, p), 86400000), out_); });
+        Quoted([&] { AppendDate(FloorDiv(LoadValue<int64_t>(data, p), 86400000), out_); });
         return;
       case TypeId::kTime32:
-        Quoted([&] { AppendTime(LoadAt<int32_t>(data, p), t.unit, out_); });
+        Quoted([&] { AppendTime(LoadValue<int32_t>(data, p), t.unit, out_); });
         return;
       case TypeId::kTime64:
-        Quoted([&] { AppendTime(LoadAt<int64_t>(data, p), t.unit, out_); });
+        Quoted([&] { AppendTime(LoadValue<int64_t>(data, p), t.unit, out_); });
         return;
       case TypeId::kTimestamp:
-        Quoted([&] { AppendTimestamp(LoadAt<int64_t>(data, p), t, out_); });
+        Quoted([&] { AppendTimestamp(LoadValue<int64_t>(data, p), t, out_); });
         return;
       case TypeId::kDuration:
-        AppendInt(LoadAt<int64_t>(data, p), out_);
+        AppendInt(LoadValue<int64_t>(data, p), out_);
         if (!json_) out_->append(UnitSuffix(t.unit));
         return;
       case TypeId::kIntervalYearMonth: {
-        const int32_t months = LoadAt<int32_t>(data, p);
+        const int32_t months = LoadValue<int32_t>(data, p);
         if (json_) {
           out_->append("{\"months\":");
           AppendInt(months, out_);
@@ -407,8 +399,8 @@ class Formatter {
         return;
       }
       case TypeId::kIntervalDayTime: {
-        const int32_t days = LoadAt<int32_t>(data, 2 * p);
-        const int32_t ms = LoadAt<int32_t>(data, 2 * p + 1);
+        const int32_t days = LoadValue<int32_t>(data, 2 * p);
+        const int32_t ms = LoadValue<int32_t>(data, 2 * p + 1);
         if (json_) {
           out_->append("{\"days\":");
           AppendInt(days, out_);
@@ -575,17 +567,8 @@ class Formatter {
 // ---- logical access ---------------------------------------------------------
 
 bool IsPhysicalNull(const ArrayData& array, int64_t i) {
-  switch (array.type->id) {
-    case TypeId::kNull:
-      return true;
-    case TypeId::kSparseUnion:
-    case TypeId::kDenseUnion:
-    case TypeId::kRunEndEncoded:
-      return false;
-    default:
-      break;
-  }
-  if (array.null_count == 0) return false;
+  if (array.type->id == TypeId::kNull) return true;
+  if (!HasValidityBitmap(array.type->id) || array.null_count == 0) return false;
   const uint8_t* bits = BufferData(array, 0);
   return bits != nullptr && !bit_util::GetBit(bits, array.offset + i);
 }
@@ -611,50 +594,37 @@ bool IsLogicalNull(const ArrayData& array, int64_t i) {
 
 std::string_view BinaryValueAt(const ArrayData& array, int64_t i) {
   const int64_t p = array.offset + i;
-  switch (array.type->id) {
-    case TypeId::kBinary:
-    case TypeId::kUtf8: {
-      const uint8_t* offsets = BufferData(array, 1);
-      const uint8_t* data = BufferData(array, 2);
-      if (offsets == nullptr) return {};
-      const int32_t start = bit_util::LoadLE<int32_t>(offsets + 4 * p);
-      const int32_t end = bit_util::LoadLE<int32_t>(offsets + 4 * (p + 1));
-      if (data == nullptr || end <= start) return {};
-      return {reinterpret_cast<const char*>(data) + start, static_cast<size_t>(end - start)};
-    }
-    case TypeId::kLargeBinary:
-    case TypeId::kLargeUtf8: {
-      const uint8_t* offsets = BufferData(array, 1);
-      const uint8_t* data = BufferData(array, 2);
-      if (offsets == nullptr) return {};
-      const int64_t start = bit_util::LoadLE<int64_t>(offsets + 8 * p);
-      const int64_t end = bit_util::LoadLE<int64_t>(offsets + 8 * (p + 1));
-      if (data == nullptr || end <= start) return {};
-      return {reinterpret_cast<const char*>(data) + start, static_cast<size_t>(end - start)};
-    }
-    case TypeId::kBinaryView:
-    case TypeId::kUtf8View: {
-      const uint8_t* views = BufferData(array, 1);
-      if (views == nullptr) return {};
-      const uint8_t* v = views + 16 * p;
-      const int32_t size = bit_util::LoadLE<int32_t>(v);
-      if (size <= 0) return {};
-      if (size <= 12) return {reinterpret_cast<const char*>(v + 4), static_cast<size_t>(size)};
-      const int32_t buffer_index = bit_util::LoadLE<int32_t>(v + 8);
-      const int32_t offset = bit_util::LoadLE<int32_t>(v + 12);
-      const uint8_t* data = BufferData(array, 2 + static_cast<size_t>(buffer_index));
-      if (data == nullptr) return {};
-      return {reinterpret_cast<const char*>(data) + offset, static_cast<size_t>(size)};
-    }
-    case TypeId::kFixedSizeBinary: {
-      const uint8_t* data = BufferData(array, 1);
-      const int64_t w = array.type->byte_width;
-      if (data == nullptr || w <= 0) return {};
-      return {reinterpret_cast<const char*>(data) + p * w, static_cast<size_t>(w)};
-    }
-    default:
-      return {};
+  const TypeId id = array.type->id;
+  if (IsBinaryLike(id) || IsLargeBinaryLike(id)) {
+    const uint8_t* offsets = BufferData(array, 1);
+    const uint8_t* data = BufferData(array, 2);
+    if (offsets == nullptr) return {};
+    const int bits = IsLargeBinaryLike(id) ? 64 : 32;
+    const int64_t start = LoadOffset(offsets, p, bits);
+    const int64_t end = LoadOffset(offsets, p + 1, bits);
+    if (data == nullptr || end <= start) return {};
+    return {reinterpret_cast<const char*>(data) + start, static_cast<size_t>(end - start)};
   }
+  if (id == TypeId::kBinaryView || id == TypeId::kUtf8View) {
+    const uint8_t* views = BufferData(array, 1);
+    if (views == nullptr) return {};
+    const uint8_t* v = views + 16 * p;
+    const int32_t size = bit_util::LoadLE<int32_t>(v);
+    if (size <= 0) return {};
+    if (size <= 12) return {reinterpret_cast<const char*>(v + 4), static_cast<size_t>(size)};
+    const int32_t buffer_index = bit_util::LoadLE<int32_t>(v + 8);
+    const int32_t offset = bit_util::LoadLE<int32_t>(v + 12);
+    const uint8_t* data = BufferData(array, 2 + static_cast<size_t>(buffer_index));
+    if (data == nullptr) return {};
+    return {reinterpret_cast<const char*>(data) + offset, static_cast<size_t>(size)};
+  }
+  if (id == TypeId::kFixedSizeBinary) {
+    const uint8_t* data = BufferData(array, 1);
+    const int64_t w = array.type->byte_width;
+    if (data == nullptr || w <= 0) return {};
+    return {reinterpret_cast<const char*>(data) + p * w, static_cast<size_t>(w)};
+  }
+  return {};
 }
 
 void ListRangeAt(const ArrayData& array, int64_t i, int64_t* child_offset, int64_t* child_length) {
@@ -662,33 +632,23 @@ void ListRangeAt(const ArrayData& array, int64_t i, int64_t* child_offset, int64
   *child_offset = 0;
   *child_length = 0;
   const uint8_t* b1 = BufferData(array, 1);
-  switch (array.type->id) {
+  const TypeId id = array.type->id;
+  const int bits = id == TypeId::kLargeList || id == TypeId::kLargeListView ? 64 : 32;
+  switch (id) {
     case TypeId::kList:
     case TypeId::kMap:
-      if (b1 != nullptr) {
-        *child_offset = bit_util::LoadLE<int32_t>(b1 + 4 * p);
-        *child_length = bit_util::LoadLE<int32_t>(b1 + 4 * (p + 1)) - *child_offset;
-      }
-      break;
     case TypeId::kLargeList:
       if (b1 != nullptr) {
-        *child_offset = bit_util::LoadLE<int64_t>(b1 + 8 * p);
-        *child_length = bit_util::LoadLE<int64_t>(b1 + 8 * (p + 1)) - *child_offset;
+        *child_offset = LoadOffset(b1, p, bits);
+        *child_length = LoadOffset(b1, p + 1, bits) - *child_offset;
       }
       break;
-    case TypeId::kListView: {
-      const uint8_t* b2 = BufferData(array, 2);
-      if (b1 != nullptr && b2 != nullptr) {
-        *child_offset = bit_util::LoadLE<int32_t>(b1 + 4 * p);
-        *child_length = bit_util::LoadLE<int32_t>(b2 + 4 * p);
-      }
-      break;
-    }
+    case TypeId::kListView:
     case TypeId::kLargeListView: {
       const uint8_t* b2 = BufferData(array, 2);
       if (b1 != nullptr && b2 != nullptr) {
-        *child_offset = bit_util::LoadLE<int64_t>(b1 + 8 * p);
-        *child_length = bit_util::LoadLE<int64_t>(b2 + 8 * p);
+        *child_offset = LoadOffset(b1, p, bits);
+        *child_length = LoadOffset(b2, p, bits);
       }
       break;
     }
@@ -720,7 +680,7 @@ bool UnionChildAt(const ArrayData& array, int64_t i, int* child, int64_t* child_
   if (array.type->id == TypeId::kDenseUnion) {
     const uint8_t* offsets = BufferData(array, 1);
     if (offsets == nullptr) return false;
-    *child_index = bit_util::LoadLE<int32_t>(offsets + 4 * p);
+    *child_index = LoadValue<int32_t>(offsets, p);
   } else {
     *child_index = p;
   }
@@ -745,45 +705,12 @@ int64_t RunIndexAt(const ArrayData& array, int64_t i) {
 }
 
 int64_t IntegerValueAt(const ArrayData& array, int64_t i) {
-  const int64_t p = array.offset + i;
-  const uint8_t* data = BufferData(array, 1);
-  switch (array.type->id) {
-    case TypeId::kInt8: return LoadAt<int8_t>(data, p);
-    case TypeId::kInt16: return LoadAt<int16_t>(data, p);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-    case TypeId::kIntervalYearMonth:
-      return LoadAt<int32_t>(data, p);
-    case TypeId::kInt64:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration:
-      return LoadAt<int64_t>(data, p);
-    case TypeId::kUInt8: return LoadAt<uint8_t>(data, p);
-    case TypeId::kUInt16: return LoadAt<uint16_t>(data, p);
-    case TypeId::kUInt32: return LoadAt<uint32_t>(data, p);
-    case TypeId::kUInt64: return static_cast<int64_t>(LoadAt<uint64_t>(data, p));
-    default: return 0;
-  }
+  return LoadIntegerAsInt64(array.type->id, BufferData(array, 1), array.offset + i);
 }
 
 int64_t DictionaryIndexAt(const ArrayData& array, int64_t i) {
-  const int64_t p = array.offset + i;
-  const uint8_t* data = BufferData(array, 1);
   const TypeId index_id = array.type->index_type ? array.type->index_type->id : TypeId::kInt32;
-  switch (index_id) {
-    case TypeId::kInt8: return LoadAt<int8_t>(data, p);
-    case TypeId::kInt16: return LoadAt<int16_t>(data, p);
-    case TypeId::kInt32: return LoadAt<int32_t>(data, p);
-    case TypeId::kInt64: return LoadAt<int64_t>(data, p);
-    case TypeId::kUInt8: return LoadAt<uint8_t>(data, p);
-    case TypeId::kUInt16: return LoadAt<uint16_t>(data, p);
-    case TypeId::kUInt32: return LoadAt<uint32_t>(data, p);
-    case TypeId::kUInt64: return static_cast<int64_t>(LoadAt<uint64_t>(data, p));
-    default: return 0;
-  }
+  return LoadIntegerAsInt64(index_id, BufferData(array, 1), array.offset + i);
 }
 
 double HalfToDouble(uint16_t bits) {

@@ -103,12 +103,15 @@ bool UnionChildAt(const ArrayData& array, int64_t i, int* child, int64_t* child_
 int64_t RunIndexAt(const ArrayData& array, int64_t i);
 
 /// Dictionary index of row `i` of a dictionary-typed array (read with the
-/// index type's width and signedness).
+/// index type's width and signedness; uint64 indices above INT64_MAX
+/// saturate to INT64_MAX, the element_load.h policy).
 int64_t DictionaryIndexAt(const ArrayData& array, int64_t i);
 
 /// Value of an integer-typed (any width, signed or unsigned; also date,
 /// time, timestamp, duration, interval year_month) row as int64 (uint64
-/// values above INT64_MAX wrap; use the raw bytes when that matters).
+/// values above INT64_MAX saturate to INT64_MAX — one policy with
+/// LoadIntegerAsInt64 in element_load.h; load uint64_t with LoadValue when
+/// the bit pattern matters). Other types read as 0.
 int64_t IntegerValueAt(const ArrayData& array, int64_t i);
 
 /// IEEE 754 binary16 bits to double (exact).

@@ -65,7 +65,7 @@ Result<CompressedRegion> BufferCompressor::Compress(const std::shared_ptr<Buffer
     return region;  // zero-length region
   }
   const int64_t bound = codec_->MaxCompressedBytes(n);
-  const int64_t work_bytes = 8 + bound;
+  const int64_t work_bytes = kRegionPrefixBytes + bound;
 
   // The buffer the codec writes into: a fresh bound-sized one (keep,
   // shrink-if-halves) or the reusable scratch (exact).
@@ -83,14 +83,12 @@ Result<CompressedRegion> BufferCompressor::Compress(const std::shared_ptr<Buffer
   }
   uint8_t* out = work->mutable_data();
   QUIVER_ASSIGN_OR_RETURN(int64_t written,
-                          codec_->Compress(input->span(), {out + 8, static_cast<size_t>(bound)}));
+                          codec_->Compress(input->span(), {out + kRegionPrefixBytes, static_cast<size_t>(bound)}));
   if (!SavesEnough(n, written)) {
-    region.bytes = input;  // stored raw: -1 prefix + the input, shared
-    region.raw = true;
-    return region;         // `work` (if not the scratch) is released here
+    return CompressedRegion::StoredRaw(input);  // `work` (if not the scratch) is released here
   }
-  bit_util::StoreLE<int64_t>(out, n);
-  const int64_t region_bytes = 8 + written;
+  EncodeRegionPrefix(n, out);
+  const int64_t region_bytes = kRegionPrefixBytes + written;
   region.prefix_in_bytes = true;
 
   switch (options_.output_policy) {

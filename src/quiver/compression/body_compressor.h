@@ -22,6 +22,7 @@
 #include <memory>
 #include <string_view>
 
+#include "quiver/compression/body_region.h"
 #include "quiver/compression/codec.h"
 #include "quiver/memory/buffer.h"
 
@@ -83,10 +84,19 @@ struct CompressedRegion {
   std::shared_ptr<Buffer> bytes;
   bool prefix_in_bytes = false;
   bool raw = false;
+  /// A region stored raw: the -1 prefix (body_region.h kRawRegionPrefix),
+  /// then `input`, shared. Used when compression does not pay and for
+  /// columns written uncompressed inside a compressed batch.
+  static CompressedRegion StoredRaw(std::shared_ptr<Buffer> input) {
+    CompressedRegion region;
+    region.bytes = std::move(input);
+    region.raw = true;
+    return region;
+  }
   /// Bytes the region takes in the IPC body (prefix included).
   int64_t region_bytes() const {
     if (bytes == nullptr) return 0;
-    return raw ? 8 + bytes->size() : bytes->size();
+    return raw ? kRegionPrefixBytes + bytes->size() : bytes->size();
   }
   /// Memory this region holds of its own (the capacity of a compressed
   /// output buffer; 0 for raw and empty regions, which share the input).

@@ -9,7 +9,9 @@
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
 #include "quiver/columnar/concatenate.h"
+#include "quiver/columnar/layout.h"
 #include "quiver/columnar/validate.h"
+#include "quiver/compression/body_region.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/metadata_internal.h"
 
@@ -306,19 +308,6 @@ class StreamMessageSource : public MessageSource {
 
 // ---- body decoding -------------------------------------------------------
 
-enum class Swap { kNone, k2, k4, k8, k16, k32, kMonthDayNano, kViews };
-
-Swap SwapForWidth(int bits) {
-  switch (bits) {
-    case 16: return Swap::k2;
-    case 32: return Swap::k4;
-    case 64: return Swap::k8;
-    case 128: return Swap::k16;
-    case 256: return Swap::k32;
-    default: return Swap::kNone;
-  }
-}
-
 struct DictionaryEntry {
   DataTypePtr value_type;
   ArrayDataPtr dictionary;
@@ -356,131 +345,53 @@ class BodyLoader {
     }
     const DataType& t = field.type->id == TypeId::kDictionary ? *field.type->index_type : *field.type;
     auto& bufs = out->buffers;
-    auto validity = [&]() -> Status {
-      QUIVER_ASSIGN_OR_RETURN(auto b, ReadBuffer(path, "validity", Swap::kNone));
-      if (out->null_count == 0 || b->size() == 0) b = nullptr;
-      bufs.push_back(std::move(b));
-      return Status::OK();
-    };
-    auto plain = [&](const char* role, Swap swap) -> Status {
-      QUIVER_ASSIGN_OR_RETURN(auto b, ReadBuffer(path, role, swap));
-      bufs.push_back(std::move(b));
-      return Status::OK();
-    };
     auto child = [&](const FieldPtr& f) -> Status {
       QUIVER_ASSIGN_OR_RETURN(auto c, Load(*f, path + "." + f->name, depth + 1));
       out->children.push_back(std::move(c));
       return Status::OK();
     };
-    switch (t.id) {
-      case TypeId::kNull:
-        out->null_count = out->length;
-        break;
-      case TypeId::kBool:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("data", Swap::kNone));
-        break;
-      case TypeId::kIntervalMonthDayNano:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("data", Swap::kMonthDayNano));
-        break;
-      case TypeId::kIntervalDayTime:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("data", Swap::k4));
-        break;
-      case TypeId::kFixedSizeBinary:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("data", Swap::kNone));
-        break;
-      case TypeId::kBinary: case TypeId::kUtf8:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k4));
-        QUIVER_RETURN_NOT_OK(plain("data", Swap::kNone));
-        break;
-      case TypeId::kLargeBinary: case TypeId::kLargeUtf8:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k8));
-        QUIVER_RETURN_NOT_OK(plain("data", Swap::kNone));
-        break;
-      case TypeId::kBinaryView: case TypeId::kUtf8View: {
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("views", Swap::kViews));
-        const auto* counts = rb_->variadic_buffer_counts();
-        const int64_t n_counts = counts ? counts->size() : 0;
-        if (variadic_i_ >= n_counts) {
-          return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(variadic_i_) +
-                                 " missing (the batch has " + std::to_string(n_counts) + ")");
-        }
-        int64_t n;
-        std::memcpy(&n, counts->Data() + sizeof(int64_t) * static_cast<size_t>(variadic_i_++), sizeof n);
-        const int64_t total = rb_->buffers() ? rb_->buffers()->size() : 0;
-        if (n < 0 || n > total - buffer_i_) {
-          return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(n) +
-                                 " exceeds the " + std::to_string(total - buffer_i_) + " buffers left");
-        }
-        for (int64_t i = 0; i < n; ++i) QUIVER_RETURN_NOT_OK(plain("variadic data", Swap::kNone));
-        break;
-      }
-      case TypeId::kList: case TypeId::kMap:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k4));
-        QUIVER_RETURN_NOT_OK(child(t.children[0]));
-        break;
-      case TypeId::kLargeList:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k8));
-        QUIVER_RETURN_NOT_OK(child(t.children[0]));
-        break;
-      case TypeId::kListView:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k4));
-        QUIVER_RETURN_NOT_OK(plain("sizes", Swap::k4));
-        QUIVER_RETURN_NOT_OK(child(t.children[0]));
-        break;
-      case TypeId::kLargeListView:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k8));
-        QUIVER_RETURN_NOT_OK(plain("sizes", Swap::k8));
-        QUIVER_RETURN_NOT_OK(child(t.children[0]));
-        break;
-      case TypeId::kFixedSizeList:
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(child(t.children[0]));
-        break;
-      case TypeId::kStruct:
-        QUIVER_RETURN_NOT_OK(validity());
-        for (const auto& c : t.children) QUIVER_RETURN_NOT_OK(child(c));
-        break;
-      case TypeId::kSparseUnion:
-      case TypeId::kDenseUnion:
-        if (v4_) {
-          // Metadata V4 unions carry a validity bitmap; V5 dropped it.
-          QUIVER_ASSIGN_OR_RETURN(auto vb, ReadBuffer(path, "validity (V4 union)", Swap::kNone));
-          if (out->null_count != 0) {
-            return Status::NotImplemented(Where(path) + ": V4 union with " + std::to_string(out->null_count) +
-                                          " top-level nulls");
-          }
-        }
-        out->null_count = 0;
-        QUIVER_RETURN_NOT_OK(plain("type ids", Swap::kNone));
-        if (t.id == TypeId::kDenseUnion) QUIVER_RETURN_NOT_OK(plain("offsets", Swap::k4));
-        for (const auto& c : t.children) QUIVER_RETURN_NOT_OK(child(c));
-        break;
-      case TypeId::kRunEndEncoded:
-        out->null_count = 0;
-        for (const auto& c : t.children) QUIVER_RETURN_NOT_OK(child(c));
-        break;
-      default: {
-        // Fixed-width numbers, decimals, dates, times, timestamps, durations.
-        const int bits = FixedBitWidth(t);
-        if (bits <= 0) {
-          return Status::NotImplemented(Where(path) + ": cannot load type " + t.ToString());
-        }
-        QUIVER_RETURN_NOT_OK(validity());
-        QUIVER_RETURN_NOT_OK(plain("data", SwapForWidth(bits)));
-        break;
+    // The buffers the layout table lists, then the variadic buffers of
+    // views, then the children; dictionaries load as their index type.
+    const TypeLayout layout = LayoutOf(t);
+    if (IsUnion(t.id) && v4_) {
+      // Metadata V4 unions carry a validity bitmap; V5 dropped it.
+      QUIVER_ASSIGN_OR_RETURN(auto vb, ReadBuffer(path, "validity (V4 union)", ByteSwapRule::kNone));
+      if (out->null_count != 0) {
+        return Status::NotImplemented(Where(path) + ": V4 union with " + std::to_string(out->null_count) +
+                                      " top-level nulls");
       }
     }
+    if (!layout.has_validity) out->null_count = t.id == TypeId::kNull ? out->length : 0;
+    const BufferLayout& last = layout.buffers[static_cast<size_t>(std::max(layout.num_buffers - 1, 0))];
+    if (last.kind == BufferKind::kValues && last.element_bits <= 0 && t.id != TypeId::kFixedSizeBinary) {
+      return Status::NotImplemented(Where(path) + ": cannot load type " + t.ToString());
+    }
+    for (int i = 0; i < layout.num_buffers; ++i) {
+      const BufferLayout& spec = layout.buffers[static_cast<size_t>(i)];
+      QUIVER_ASSIGN_OR_RETURN(auto b, ReadBuffer(path, spec.name, spec.swap));
+      if (spec.kind == BufferKind::kValidity && (out->null_count == 0 || b->size() == 0)) b = nullptr;
+      bufs.push_back(std::move(b));
+    }
+    if (layout.variadic_data) {
+      const auto* counts = rb_->variadic_buffer_counts();
+      const int64_t n_counts = counts ? counts->size() : 0;
+      if (variadic_i_ >= n_counts) {
+        return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(variadic_i_) +
+                               " missing (the batch has " + std::to_string(n_counts) + ")");
+      }
+      int64_t n;
+      std::memcpy(&n, counts->Data() + sizeof(int64_t) * static_cast<size_t>(variadic_i_++), sizeof n);
+      const int64_t total = rb_->buffers() ? rb_->buffers()->size() : 0;
+      if (n < 0 || n > total - buffer_i_) {
+        return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(n) +
+                               " exceeds the " + std::to_string(total - buffer_i_) + " buffers left");
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        QUIVER_ASSIGN_OR_RETURN(auto b, ReadBuffer(path, "variadic data", ByteSwapRule::kNone));
+        bufs.push_back(std::move(b));
+      }
+    }
+    for (const auto& c : t.children) QUIVER_RETURN_NOT_OK(child(c));
     if (field.type->id == TypeId::kDictionary) {
       auto it = dictionaries_->find(field.dictionary_id);
       if (it == dictionaries_->end() || it->second.dictionary == nullptr) {
@@ -510,14 +421,15 @@ class BodyLoader {
  private:
   std::string Where(const std::string& path) const { return Msg(index_) + ": field '" + path + "'"; }
 
-  Result<std::shared_ptr<Buffer>> ReadBuffer(const std::string& path, const char* role, Swap swap) {
+  Result<std::shared_ptr<Buffer>> ReadBuffer(const std::string& path, std::string_view role, ByteSwapRule swap) {
     const auto* buffers = rb_->buffers();
     const int64_t total = buffers ? buffers->size() : 0;
     const int64_t bi = buffer_i_++;
-    auto where = [&] { return Where(path) + " buffer " + std::to_string(bi) + " (" + role + ")"; };
+    auto where = [&] { return Where(path) + " buffer " + std::to_string(bi) + " (" + std::string(role) + ")"; };
     if (bi >= total) {
       return Status::Invalid(where() + ": missing (the batch has " + std::to_string(total) + " buffers)");
     }
+    // 1. Locate: the region's bounds in the body.
     const fb::Buffer b_value = LoadStruct<fb::Buffer>(buffers, bi);
     const fb::Buffer* b = &b_value;
     const int64_t offset = b->offset();
@@ -530,99 +442,39 @@ class BodyLoader {
       stats_->stored_buffer_bytes.push_back(length);
       stats_->stored_bytes += length;
     }
+    // 2. Decode: a compressed body's region is decompressed (or, stored
+    //    raw, sliced past its prefix) by the one region rule.
     std::shared_ptr<Buffer> out;
     bool owned = false;  // true when `out` is a fresh pool buffer we may modify
     if (length == 0) {
       out = Buffer::Slice(body_, offset, 0);
     } else if (codec_ != nullptr) {
-      if (length < 8) {
-        return Status::Invalid(where() + ": compressed region of " + std::to_string(length) +
-                               " bytes is shorter than its 8-byte length prefix");
-      }
-      const int64_t declared = bit_util::LoadLE<int64_t>(body_->data() + offset);
-      if (declared == -1) {
-        out = Buffer::Slice(body_, offset + 8, length - 8);
-      } else {
-        const int64_t compressed = length - 8;
-        if (declared < 0) {
-          return Status::Invalid(where() + ": negative uncompressed length " + std::to_string(declared));
-        }
-        if (declared > options_.max_decompressed_bytes) {
-          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) +
-                                 " exceeds the limit of " + std::to_string(options_.max_decompressed_bytes) + " bytes");
-        }
-        int64_t ratio_cap;
-        if (CheckedMul(std::max<int64_t>(compressed, 1), options_.max_compression_ratio, &ratio_cap) &&
-            declared > ratio_cap) {
-          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) + " is over " +
-                                 std::to_string(options_.max_compression_ratio) + " times the compressed " +
-                                 std::to_string(compressed) + " bytes");
-        }
-        // What this codec's framing can produce at most (issue 10 item 3):
-        // a lying prefix is Invalid here, before the pool is asked.
-        const std::span<const uint8_t> frames(body_->data() + offset + 8, static_cast<size_t>(compressed));
-        const int64_t bound = codec_->MaxDecompressedBytes(frames);
-        if (declared > bound) {
-          return Status::Invalid(where() + ": uncompressed length " + std::to_string(declared) +
-                                 " is more than the " + std::to_string(compressed) + " compressed bytes of " +
-                                 std::string(CompressionTypeName(codec_->type())) + " data can produce (at most " +
-                                 std::to_string(bound) + " bytes)");
-        }
-        auto* pool = options_.pool;
-        for (MemoryPool* p = pool; p != nullptr; p = p->parent()) {
-          if (p->limit_bytes() >= 0 && declared > p->limit_bytes() - p->held_bytes()) {
-            return Status::OutOfMemory(where() + ": uncompressed length " + std::to_string(declared) +
-                                       " bytes exceeds what pool '" + p->path() + "' has left (" +
-                                       std::to_string(p->limit_bytes() - p->held_bytes()) + " of limit " +
-                                       std::to_string(p->limit_bytes()) + ")");
-          }
-        }
-        auto alloc = Buffer::Allocate(pool, declared);
-        if (!alloc.ok()) return alloc.status().WithContext(where());
-        out = std::move(alloc).value();
-        Status st = codec_->Decompress({body_->data() + offset + 8, static_cast<size_t>(compressed)},
-                                       {out->mutable_data(), static_cast<size_t>(declared)});
-        if (!st.ok()) return st.WithContext(where() + " (" + std::string(CompressionTypeName(codec_->type())) + ")");
-        owned = true;
-      }
+      const RegionLimits limits{options_.max_decompressed_bytes, options_.max_compression_ratio};
+      QUIVER_ASSIGN_OR_RETURN(DecodedRegion region,
+                              DecodeRegion(body_, offset, length, *codec_, limits, options_.pool, where()));
+      out = std::move(region.bytes);
+      owned = region.decompressed;
     } else {
       out = Buffer::Slice(body_, offset, length);
     }
     if (stats_) stats_->uncompressed_bytes += out->size();
+    // 3. Native form: realigned and byte-swapped as the options and the
+    //    schema's endianness ask.
+    return ToNative(std::move(out), owned, swap, where);
+  }
+
+  template <typename Where>
+  Result<std::shared_ptr<Buffer>> ToNative(std::shared_ptr<Buffer> out, bool owned, ByteSwapRule swap,
+                                           const Where& where) const {
     const bool misaligned = (reinterpret_cast<uintptr_t>(out->data()) & 7) != 0;
-    const bool must_swap = big_endian_ && swap != Swap::kNone && out->size() > 0;
+    const bool must_swap = big_endian_ && swap != ByteSwapRule::kNone && out->size() > 0;
     if (!owned && out->size() > 0 && (must_swap || (misaligned && options_.ensure_alignment))) {
       auto copy = Buffer::CopyOf(options_.pool, out->span());
       if (!copy.ok()) return copy.status().WithContext(where());
       out = std::move(copy).value();
     }
-    if (must_swap) SwapInPlace(out->mutable_data(), out->size(), swap);
+    if (must_swap) ByteSwapBuffer(out->mutable_data(), out->size(), swap);
     return out;
-  }
-
-  static void SwapInPlace(uint8_t* d, int64_t size, Swap swap) {
-    switch (swap) {
-      case Swap::kNone: break;
-      case Swap::k2: bit_util::ByteSwapElements(d, size / 2, 2); break;
-      case Swap::k4: bit_util::ByteSwapElements(d, size / 4, 4); break;
-      case Swap::k8: bit_util::ByteSwapElements(d, size / 8, 8); break;
-      case Swap::k16: bit_util::ByteSwapElements(d, size / 16, 16); break;
-      case Swap::k32: bit_util::ByteSwapElements(d, size / 32, 32); break;
-      case Swap::kMonthDayNano:
-        for (int64_t i = 0; i + 16 <= size; i += 16) {
-          bit_util::ByteSwapElements(d + i, 2, 4);
-          bit_util::ByteSwapElements(d + i + 8, 1, 8);
-        }
-        break;
-      case Swap::kViews:
-        for (int64_t i = 0; i + 16 <= size; i += 16) {
-          bit_util::ByteSwapElements(d + i, 1, 4);
-          int32_t len;
-          std::memcpy(&len, d + i, 4);
-          if (len > 12) bit_util::ByteSwapElements(d + i + 8, 2, 4);
-        }
-        break;
-    }
   }
 
   const fb::RecordBatch* rb_;

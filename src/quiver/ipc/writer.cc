@@ -10,6 +10,7 @@
 #include "quiver/base/checked_math.h"
 #include "quiver/columnar/batch_shape.h"
 #include "quiver/columnar/compare.h"
+#include "quiver/columnar/layout.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/batch_unloader.h"
 #include "quiver/ipc/metadata_internal.h"
@@ -47,81 +48,48 @@ class Collector {
     const DataType& t = a.type->id == TypeId::kDictionary ? *a.type->index_type : *a.type;
     if (a.offset != 0) return Status::Invalid("internal: unloading an array with offset " + std::to_string(a.offset));
     const int64_t n = a.length;
-    const bool no_validity = IsUnion(t.id) || t.id == TypeId::kRunEndEncoded || t.id == TypeId::kNull;
-    out_->nodes.push_back({n, no_validity && t.id != TypeId::kNull ? 0 : a.null_count});
+    // The buffers the layout table lists, each cut to what `n` rows use,
+    // then the variadic buffers of views, then the children.
+    const TypeLayout layout = LayoutOf(t);
+    out_->nodes.push_back({n, !layout.has_validity && t.id != TypeId::kNull ? 0 : a.null_count});
     auto buf = [&](size_t i) { return i < a.buffers.size() ? a.buffers[i] : nullptr; };
-    auto validity = [&] {
-      if (a.null_count == 0 || buf(0) == nullptr) {
-        Add(nullptr);
-      } else {
-        Add(Truncate(buf(0), bit_util::BytesForBits(n)));
-      }
-    };
-    switch (t.id) {
-      case TypeId::kNull:
-        return Status::OK();
-      case TypeId::kBool:
-        validity();
-        Add(Truncate(buf(1), bit_util::BytesForBits(n)));
-        return Status::OK();
-      case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary: case TypeId::kLargeUtf8: {
-        validity();
-        const int w = IsBinaryLike(t.id) ? 4 : 8;
-        auto offsets = buf(1);
-        Add(n > 0 ? Truncate(offsets, (n + 1) * w) : offsets);
-        int64_t end = 0;
-        if (n > 0 && offsets != nullptr) {
-          end = w == 4 ? reinterpret_cast<const int32_t*>(offsets->data())[n]
-                       : reinterpret_cast<const int64_t*>(offsets->data())[n];
+    for (int i = 0; i < layout.num_buffers; ++i) {
+      const BufferLayout& spec = layout.buffers[static_cast<size_t>(i)];
+      const auto bi = static_cast<size_t>(i);
+      switch (spec.kind) {
+        case BufferKind::kValidity:
+          Add(a.null_count == 0 || buf(bi) == nullptr ? nullptr : Truncate(buf(bi), bit_util::BytesForBits(n)));
+          break;
+        case BufferKind::kOffsets:
+          Add(n > 0 ? Truncate(buf(bi), MinBufferBytes(spec, n)) : buf(bi));
+          break;
+        case BufferKind::kData: {
+          // Up to the last offset (buffer bi - 1).
+          const auto& offsets = buf(bi - 1);
+          int64_t end = 0;
+          if (n > 0 && offsets != nullptr) {
+            const uint8_t* last = offsets->data() + n * (layout.buffers[bi - 1].element_bits / 8);
+            end = layout.buffers[bi - 1].element_bits == 32 ? bit_util::LoadLE<int32_t>(last)
+                                                             : bit_util::LoadLE<int64_t>(last);
+          }
+          Add(Truncate(buf(bi), end));
+          break;
         }
-        Add(Truncate(buf(2), end));
-        return Status::OK();
-      }
-      case TypeId::kBinaryView: case TypeId::kUtf8View:
-        validity();
-        Add(Truncate(buf(1), n * 16));
-        for (size_t i = 2; i < a.buffers.size(); ++i) Add(a.buffers[i]);
-        out_->variadic_counts.push_back(static_cast<int64_t>(a.buffers.size()) - 2);
-        return Status::OK();
-      case TypeId::kList: case TypeId::kMap:
-        validity();
-        Add(n > 0 ? Truncate(buf(1), (n + 1) * 4) : buf(1));
-        return Unload(*a.children[0]);
-      case TypeId::kLargeList:
-        validity();
-        Add(n > 0 ? Truncate(buf(1), (n + 1) * 8) : buf(1));
-        return Unload(*a.children[0]);
-      case TypeId::kListView: case TypeId::kLargeListView: {
-        validity();
-        const int w = t.id == TypeId::kListView ? 4 : 8;
-        Add(Truncate(buf(1), n * w));
-        Add(Truncate(buf(2), n * w));
-        return Unload(*a.children[0]);
-      }
-      case TypeId::kFixedSizeList:
-        validity();
-        return Unload(*a.children[0]);
-      case TypeId::kStruct:
-        validity();
-        for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
-        return Status::OK();
-      case TypeId::kSparseUnion:
-      case TypeId::kDenseUnion:
-        Add(Truncate(buf(0), n));
-        if (t.id == TypeId::kDenseUnion) Add(Truncate(buf(1), n * 4));
-        for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
-        return Status::OK();
-      case TypeId::kRunEndEncoded:
-        for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
-        return Status::OK();
-      default: {
-        const int bits = FixedBitWidth(t);
-        if (bits <= 0) return Status::NotImplemented("cannot write type " + t.ToString());
-        validity();
-        Add(Truncate(buf(1), n * (bits / 8)));
-        return Status::OK();
+        case BufferKind::kValues:
+          if (spec.element_bits <= 0) return Status::NotImplemented("cannot write type " + t.ToString());
+          Add(Truncate(buf(bi), MinBufferBytes(spec, n)));
+          break;
+        default:  // list-view offsets and sizes, type ids, union offsets, views
+          Add(Truncate(buf(bi), MinBufferBytes(spec, n)));
+          break;
       }
     }
+    if (layout.variadic_data) {
+      for (size_t i = 2; i < a.buffers.size(); ++i) Add(a.buffers[i]);
+      out_->variadic_counts.push_back(static_cast<int64_t>(a.buffers.size()) - 2);
+    }
+    for (const auto& c : a.children) QUIVER_RETURN_NOT_OK(Unload(*c));
+    return Status::OK();
   }
 
  private:
@@ -390,9 +358,9 @@ class WriterImpl : public RecordBatchWriter {
     QUIVER_RETURN_NOT_OK(Write({kZeros, static_cast<size_t>(padded - meta)}));
     for (const auto& r : regions) {
       if (r.raw) {
-        uint8_t p[8];
-        bit_util::StoreLE<int64_t>(p, -1);
-        QUIVER_RETURN_NOT_OK(Write({p, 8}));
+        uint8_t p[kRegionPrefixBytes];
+        EncodeRegionPrefix(kRawRegionPrefix, p);
+        QUIVER_RETURN_NOT_OK(Write({p, sizeof p}));
       }
       if (r.bytes && r.bytes->size() > 0) QUIVER_RETURN_NOT_OK(Write(r.bytes->span()));
       const int64_t pad = RoundUpTo8(r.region_bytes()) - r.region_bytes();
@@ -465,9 +433,10 @@ Result<UnloadedBatch> BatchUnloader::Unload(const std::vector<ArrayDataPtr>& col
       const bool compress = column_compressed_.empty() || column_compressed_[static_cast<size_t>(col)];
       if (compressor_ != nullptr && compress) {
         QUIVER_ASSIGN_OR_RETURN(r, compressor_->Compress(b));
+      } else if (compressor_ != nullptr) {
+        r = CompressedRegion::StoredRaw(b);  // a column left raw inside a compressed batch
       } else {
-        r.bytes = b;
-        r.raw = compressor_ != nullptr;  // inside a compressed batch: -1 prefix
+        r.bytes = b;  // a batch without body compression: no prefixes
       }
     }
     out.regions.push_back(std::move(r));

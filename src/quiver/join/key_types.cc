@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/element_load.h"
+#include "quiver/columnar/type_visit.h"
 
 namespace quiver::join {
 namespace {
@@ -40,17 +42,8 @@ bool IsBytesLike(TypeId id) {
          id == TypeId::kLargeUtf8;
 }
 
-template <typename T>
-inline T Load(const uint8_t* base, int64_t i) {
-  T v;
-  std::memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
-}
-
 inline int64_t LoadOffset(const ArrayData& a, int64_t p) {
-  const uint8_t* o = a.buffers[1]->data();
-  if (a.type->id == TypeId::kLargeBinary || a.type->id == TypeId::kLargeUtf8) return Load<int64_t>(o, p);
-  return Load<int32_t>(o, p);
+  return quiver::LoadOffset(a.buffers[1]->data(), p, IsLargeBinaryLike(a.type->id) ? 64 : 32);
 }
 
 }  // namespace
@@ -103,33 +96,24 @@ bool LoadsAsInt64(const DataType& type) {
 void LoadKeysAsInt64(const ArrayData& a, int64_t begin, int64_t n, int64_t* out) {
   const uint8_t* v = a.buffers[1]->data();
   const int64_t p = a.offset + begin;
-  switch (a.type->id) {
-    case TypeId::kInt64: case TypeId::kUInt64: case TypeId::kDate64: case TypeId::kTime64:
-    case TypeId::kTimestamp: case TypeId::kDuration:
-      std::memcpy(out, v + p * 8, static_cast<size_t>(n) * 8);
-      return;
-    case TypeId::kInt32: case TypeId::kDate32: case TypeId::kTime32:
-      for (int64_t j = 0; j < n; ++j) out[j] = Load<int32_t>(v, p + j);
-      return;
-    case TypeId::kInt16:
-      for (int64_t j = 0; j < n; ++j) out[j] = Load<int16_t>(v, p + j);
-      return;
-    case TypeId::kInt8:
-      for (int64_t j = 0; j < n; ++j) out[j] = Load<int8_t>(v, p + j);
-      return;
-    case TypeId::kUInt32:
-      for (int64_t j = 0; j < n; ++j) out[j] = Load<uint32_t>(v, p + j);
-      return;
-    case TypeId::kUInt16:
-      for (int64_t j = 0; j < n; ++j) out[j] = Load<uint16_t>(v, p + j);
-      return;
-    case TypeId::kUInt8:
-      for (int64_t j = 0; j < n; ++j) out[j] = Load<uint8_t>(v, p + j);
-      return;
-    default:
-      std::memset(out, 0, static_cast<size_t>(n) * 8);
-      return;
+  const TypeId id = a.type->id;
+  if (!IsInteger(id) && !IsTemporalInt(id)) {
+    std::memset(out, 0, static_cast<size_t>(n) * 8);
+    return;
   }
+  VisitTypeId(id, [&]<TypeId kId>(TypeIdTag<kId>) {
+    using C = typename TypeTraits<kId>::CType;
+    if constexpr (std::is_integral_v<C> && sizeof(C) == 8) {
+      // 64-bit keys are copied as bit patterns. For uint64 this is the one
+      // deliberate exception to element_load.h's saturation policy: uint64
+      // keys meet only unsigned keys (ResolveKeyPair), so reinterpreting the
+      // bits as int64 is one-to-one, where saturating would make every key
+      // above INT64_MAX equal.
+      std::memcpy(out, v + p * 8, static_cast<size_t>(n) * 8);
+    } else if constexpr (std::is_integral_v<C>) {
+      for (int64_t j = 0; j < n; ++j) out[j] = LoadValue<C>(v, p + j);
+    }
+  });
 }
 
 bool CombineKeyValidity(const std::vector<const ArrayData*>& columns, int64_t begin, int64_t n,
@@ -190,7 +174,7 @@ void KeyEncoder::Encode(const std::vector<const ArrayData*>& columns, int64_t i,
         *out++ = bit_util::GetBit(a.buffers[1]->data(), p) ? 1 : 0;
         break;
       case KeyClass::kFloat32: {
-        float v = Load<float>(a.buffers[1]->data(), p);
+        float v = LoadValue<float>(a.buffers[1]->data(), p);
         if (v == 0.0f) v = 0.0f;
         if (std::isnan(v)) v = std::numeric_limits<float>::quiet_NaN();
         std::memcpy(out, &v, 4);
@@ -198,7 +182,7 @@ void KeyEncoder::Encode(const std::vector<const ArrayData*>& columns, int64_t i,
         break;
       }
       case KeyClass::kFloat64: {
-        double v = Load<double>(a.buffers[1]->data(), p);
+        double v = LoadValue<double>(a.buffers[1]->data(), p);
         if (v == 0.0) v = 0.0;
         if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
         std::memcpy(out, &v, 8);

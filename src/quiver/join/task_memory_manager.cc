@@ -159,37 +159,8 @@ void TaskMemoryManager::AddMapped(int64_t bytes) {
   if (bytes > 0) RaiseToAtLeast(peak_mapped_, now);
 }
 
-int64_t TaskMemoryManager::AvailableBytes(const MemoryPool& pool) {
-  int64_t available = -1;
-  for (const MemoryPool* p = &pool; p != nullptr; p = p->parent()) {
-    if (p->limit_bytes() < 0) continue;
-    const int64_t room = std::max<int64_t>(0, p->limit_bytes() - p->held_bytes());
-    available = available < 0 ? room : std::min(available, room);
-  }
-  return available;
-}
-
 Status TaskMemoryManager::OutOfMemoryError(std::string_view purpose, int64_t needed_bytes) const {
-  // Name the tightest limited pool on the path.
-  const MemoryPool* tight = nullptr;
-  int64_t tight_room = -1;
-  for (const MemoryPool* p = pool_; p != nullptr; p = p->parent()) {
-    if (p->limit_bytes() < 0) continue;
-    const int64_t room = std::max<int64_t>(0, p->limit_bytes() - p->held_bytes());
-    if (tight == nullptr || room < tight_room) {
-      tight = p;
-      tight_room = room;
-    }
-  }
-  std::string msg = std::string(purpose) + " needs " + std::to_string(needed_bytes) + " bytes";
-  if (tight != nullptr) {
-    msg += " but pool '" + tight->path() + "' has " + std::to_string(tight_room) +
-           " bytes available (held " + std::to_string(tight->held_bytes()) + " of limit " +
-           std::to_string(tight->limit_bytes()) + ")";
-  } else {
-    msg += " but the pool refused them (no limit set: the byte count overflowed)";
-  }
-  return Status::OutOfMemory(std::move(msg));
+  return pool_->OutOfMemoryError(purpose, needed_bytes);
 }
 
 Result<MemoryReservation> TaskMemoryManager::Reserve(int64_t bytes, std::string_view purpose) {
@@ -317,7 +288,7 @@ Result<MemoryPage> TaskMemoryManager::AllocatePage(int64_t size_bytes, MemoryCon
     }
     auto alloc = pool_->Allocate(size_bytes, 64);
     if (!alloc.ok()) {
-      const int64_t available = AvailableBytes(*pool_);
+      const int64_t available = pool_->AvailableBytes();
       if (alloc.status().IsOutOfMemory() && available >= 0 && available < size_bytes) {
         return OutOfMemoryError("an on-heap page", size_bytes);
       }

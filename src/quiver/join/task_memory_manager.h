@@ -219,11 +219,6 @@ class TaskMemoryManager {
   int64_t held_bytes() const { return held_.load(std::memory_order_relaxed); }
   int64_t mapped_bytes() const { return mapped_.load(std::memory_order_relaxed); }
 
-  /// Free room for `bytes` more in `pool` and its limited ancestors: the
-  /// least (limit - held) along the path to the root, or -1 when no pool on
-  /// the path has a limit. A snapshot (other threads may change it).
-  static int64_t AvailableBytes(const MemoryPool& pool);
-
  private:
   friend class MemoryPage;
   friend class MemoryReservation;
@@ -233,6 +228,7 @@ class TaskMemoryManager {
   void ReleaseReservation(int64_t bytes);
   void AddHeld(int64_t bytes);
   void AddMapped(int64_t bytes);
+  /// pool_->OutOfMemoryError (memory_pool.h): the one OutOfMemory text.
   Status OutOfMemoryError(std::string_view purpose, int64_t needed_bytes) const;
   Status MapPage(int64_t size_bytes, MemoryPage* page);
 

@@ -10,6 +10,7 @@
 // stats describe the whole tree), as held_bytes does.
 #include "quiver/memory/memory_pool.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 #include <utility>
@@ -75,6 +76,45 @@ std::shared_ptr<MemoryPool> MemoryPool::MakeChild(MemoryPoolOptions options) {
 std::string MemoryPool::path() const {
   if (parent_ == nullptr) return options_.name;
   return parent_->path() + "/" + options_.name;
+}
+
+// ------------------------------------------------------------- room left --
+
+namespace {
+// The limited pool with the least room on the path from `pool` to the root
+// (nullptr when none has a limit), and that room (>= 0).
+const MemoryPool* TightestPool(const MemoryPool* pool, int64_t* room_bytes) {
+  const MemoryPool* tight = nullptr;
+  *room_bytes = -1;
+  for (const MemoryPool* p = pool; p != nullptr; p = p->parent()) {
+    if (p->limit_bytes() < 0) continue;
+    const int64_t room = std::max<int64_t>(0, p->limit_bytes() - p->held_bytes());
+    if (tight == nullptr || room < *room_bytes) {
+      tight = p;
+      *room_bytes = room;
+    }
+  }
+  return tight;
+}
+}  // namespace
+
+int64_t MemoryPool::AvailableBytes() const {
+  int64_t room;
+  TightestPool(this, &room);
+  return room;
+}
+
+Status MemoryPool::OutOfMemoryError(std::string_view what, int64_t needed_bytes) const {
+  int64_t room;
+  const MemoryPool* tight = TightestPool(this, &room);
+  std::string msg = std::string(what) + " needs " + std::to_string(needed_bytes) + " bytes";
+  if (tight != nullptr) {
+    msg += " but pool '" + tight->path() + "' has " + std::to_string(room) + " bytes available (held " +
+           std::to_string(tight->held_bytes()) + " of limit " + std::to_string(tight->limit_bytes()) + ")";
+  } else {
+    msg += " but the pool refused them (no limit set: the byte count overflowed)";
+  }
+  return Status::OutOfMemory(std::move(msg));
 }
 
 // ------------------------------------------------------------- accounting --

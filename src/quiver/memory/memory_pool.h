@@ -153,6 +153,21 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
 
   int64_t held_bytes() const { return held_.load(std::memory_order_relaxed); }
   int64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
+
+  /// Room left for new charges here: the smallest (limit - held), never
+  /// negative, over this pool and its ancestors that have a limit; -1 when
+  /// none of them has one. A snapshot (other threads may charge the pools
+  /// right after): use it to refuse early with a clear message, never as
+  /// the reservation itself — Allocate and Reserve still reserve first.
+  int64_t AvailableBytes() const;
+
+  /// The one OutOfMemory text for "`what` cannot get `needed_bytes` here",
+  /// naming the limited pool with the least room on the path to the root:
+  ///   "<what> needs N bytes but pool 'P' has R bytes available (held H of
+  ///   limit L)", or, when no pool on the path has a limit,
+  ///   "<what> needs N bytes but the pool refused them (no limit set: the
+  ///   byte count overflowed)". Thread-safe (reads counters only).
+  Status OutOfMemoryError(std::string_view what, int64_t needed_bytes) const;
   MemoryPoolStats stats() const;
   /// Resets peak to the current held.
   void ResetPeak();

@@ -138,6 +138,33 @@ TEST(MemoryPoolTest, LimitOutOfMemoryText) {
   limited->Free(*b);
 }
 
+TEST(MemoryPoolTest, AvailableBytesIsTheLeastRoomUpToTheRoot) {
+  auto root = MemoryPool::MakeRoot({"root", 1000});
+  auto mid = root->MakeChild({"mid"});  // no limit of its own
+  auto leaf = mid->MakeChild({"leaf", 600});
+  EXPECT_EQ(leaf->AvailableBytes(), 600);
+  EXPECT_EQ(mid->AvailableBytes(), 1000);
+  auto other = mid->MakeChild({"other"});
+  auto a = other->Allocate(500);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(leaf->AvailableBytes(), 1000 - a->granted_bytes);  // the root is now tighter
+  EXPECT_EQ(MemoryPool::MakeRoot({"free"})->AvailableBytes(), -1);
+  other->Free(*a);
+  EXPECT_EQ(leaf->AvailableBytes(), 600);
+}
+
+TEST(MemoryPoolTest, OutOfMemoryErrorNamesTheTightestPool) {
+  auto root = MemoryPool::MakeRoot({"root", 1000});
+  auto leaf = root->MakeChild({"leaf", 600});
+  ASSERT_TRUE(leaf->Reserve(100).ok());
+  Status st = leaf->OutOfMemoryError("a page", 4096);
+  EXPECT_TRUE(st.IsOutOfMemory());
+  EXPECT_EQ(st.message(), "a page needs 4096 bytes but pool 'root/leaf' has 500 bytes available (held 100 of limit 600)");
+  Status none = MemoryPool::MakeRoot({"free"})->OutOfMemoryError("a page", 8);
+  EXPECT_EQ(none.message(), "a page needs 8 bytes but the pool refused them (no limit set: the byte count overflowed)");
+  leaf->Unreserve(100);
+}
+
 TEST(MemoryPoolTest, TreeChargingAndAncestorRollback) {
   auto root = Root(10000);
   auto mid = root->MakeChild(Named("mid", 5000));
