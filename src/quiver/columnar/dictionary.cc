@@ -25,7 +25,7 @@ Result<ArrayDataPtr> DecodeDictionary(const ArrayData& a, MemoryPool* pool, cons
       idx[i] = -1;
       continue;
     }
-    idx[i] = columnar_internal::LoadIntegerAsInt64(index_id, index_buffer, a.offset + i);
+    idx[i] = LoadIntegerAsInt64(index_id, index_buffer, a.offset + i);
     if (idx[i] < 0 || idx[i] >= a.dictionary->length) {
       return Status::Invalid(what + ": index " + std::to_string(idx[i]) + " at row " + std::to_string(i) +
                              " is outside its dictionary of " + std::to_string(a.dictionary->length));

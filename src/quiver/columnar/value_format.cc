@@ -330,6 +330,15 @@ class Formatter {
       return;
     }
     switch (t.id) {
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64:
+      case TypeId::kUInt8:
+      case TypeId::kUInt16:
+      case TypeId::kUInt32:
+      case TypeId::kUInt64:
+        return;  // formatted above
       case TypeId::kNull:
         out_->append("null");
         return;
