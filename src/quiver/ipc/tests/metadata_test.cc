@@ -1,7 +1,7 @@
-// Direct tests for quiver/ipc/metadata.h VerifyMessage: the flatbuffer
+// Direct tests for quiver/ipc/metadata_internal.h VerifyMessage: the flatbuffer
 // verifier's limits and the metadata version window (V4..V5), on messages
 // built here with the generated flatbuffer API.
-#include "quiver/ipc/metadata.h"
+#include "quiver/ipc/metadata_internal.h"
 
 #include <gtest/gtest.h>
 
