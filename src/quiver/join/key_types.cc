@@ -103,15 +103,17 @@ void LoadKeysAsInt64(const ArrayData& a, int64_t begin, int64_t n, int64_t* out)
   }
   VisitTypeId(id, [&]<TypeId kId>(TypeIdTag<kId>) {
     using C = typename TypeTraits<kId>::CType;
-    if constexpr (std::is_integral_v<C> && sizeof(C) == 8) {
-      // 64-bit keys are copied as bit patterns. For uint64 this is the one
-      // deliberate exception to element_load.h's saturation policy: uint64
-      // keys meet only unsigned keys (ResolveKeyPair), so reinterpreting the
-      // bits as int64 is one-to-one, where saturating would make every key
-      // above INT64_MAX equal.
-      std::memcpy(out, v + p * 8, static_cast<size_t>(n) * 8);
-    } else if constexpr (std::is_integral_v<C>) {
-      for (int64_t j = 0; j < n; ++j) out[j] = LoadValue<C>(v, p + j);
+    if constexpr (std::is_integral_v<C>) {  // (nested: clang 14 evaluates sizeof(void) in a && chain)
+      if constexpr (sizeof(C) == 8) {
+        // 64-bit keys are copied as bit patterns. For uint64 this is the one
+        // deliberate exception to element_load.h's saturation policy: uint64
+        // keys meet only unsigned keys (ResolveKeyPair), so reinterpreting the
+        // bits as int64 is one-to-one, where saturating would make every key
+        // above INT64_MAX equal.
+        std::memcpy(out, v + p * 8, static_cast<size_t>(n) * 8);
+      } else {
+        for (int64_t j = 0; j < n; ++j) out[j] = LoadValue<C>(v, p + j);
+      }
     }
   });
 }
