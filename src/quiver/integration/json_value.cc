@@ -2,8 +2,10 @@
 #include "quiver/integration/json_value_internal.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/type_visit.h"
 
 namespace quiver::integration {
 
@@ -191,24 +193,16 @@ Result<std::shared_ptr<Buffer>> IntegerBuffer(MemoryPool* pool, const Json& arr,
 
 Result<std::shared_ptr<Buffer>> IntegerData(MemoryPool* pool, TypeId id, const Json& arr, int64_t n,
                                             const uint8_t* valid_bits, const std::string& path, const char* key) {
-  switch (id) {
-    case TypeId::kInt8: return IntegerBuffer<int8_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kInt16: return IntegerBuffer<int16_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-    case TypeId::kIntervalYearMonth: return IntegerBuffer<int32_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kInt64:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration: return IntegerBuffer<int64_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kUInt8: return IntegerBuffer<uint8_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kUInt16: return IntegerBuffer<uint16_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kUInt32: return IntegerBuffer<uint32_t>(pool, arr, n, valid_bits, path, key);
-    case TypeId::kUInt64: return IntegerBuffer<uint64_t>(pool, arr, n, valid_bits, path, key);
-    default: return Err(path, "not an integer type");
-  }
+  return VisitTypeId(id, [&]<TypeId kId>(TypeIdTag<kId>) -> Result<std::shared_ptr<Buffer>> {
+    using CType = typename TypeTraits<kId>::CType;
+    // Integer-backed: the integers and the temporal types stored as their
+    // integer (float16's CType is its uint16 bit pattern, not a value).
+    if constexpr (std::is_integral_v<CType> && kId != TypeId::kFloat16) {
+      return IntegerBuffer<CType>(pool, arr, n, valid_bits, path, key);
+    } else {
+      return Err(path, "not an integer type");
+    }
+  });
 }
 
 }  // namespace quiver::integration

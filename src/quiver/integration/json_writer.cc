@@ -5,10 +5,13 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/compare.h"
+#include "quiver/columnar/layout.h"
+#include "quiver/columnar/type_visit.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/integration/json_integration.h"
 #include "quiver/integration/json_schema_internal.h"
@@ -52,86 +55,43 @@ class ColumnWriter {
 
   static OJson Int64Json(int64_t v) { return OJson(std::to_string(v)); }
 
-  /// DATA entries for integer-backed types (64-bit as strings).
+  /// DATA entries for integer-backed types (64-bit as strings); float16 as
+  /// its uint16 bit pattern.
   static OJson IntDataJson(const ArrayData& a, TypeId id, int64_t start, int64_t len) {
     OJson arr = OJson::array();
     const uint8_t* d = a.buffers.size() > 1 && a.buffers[1] ? a.buffers[1]->data() : nullptr;
-    for (int64_t k = 0; k < len; ++k) {
-      const int64_t p = a.offset + start + k;
-      if (d == nullptr) {
-        arr.push_back(0);
-        continue;
+    VisitTypeId(id, [&]<TypeId kId>(TypeIdTag<kId>) {
+      using CType = typename TypeTraits<kId>::CType;
+      // Any other id (callers pass none) reads as int64, as before.
+      using T = std::conditional_t<std::is_integral_v<CType>, CType, int64_t>;
+      for (int64_t k = 0; k < len; ++k) {
+        if (d == nullptr) {
+          arr.push_back(0);
+          continue;
+        }
+        const T v = bit_util::LoadLE<T>(d + static_cast<int64_t>(sizeof(T)) * (a.offset + start + k));
+        if constexpr (sizeof(T) == 8) {
+          arr.push_back(std::to_string(v));
+        } else {
+          arr.push_back(v);
+        }
       }
-      switch (id) {
-        case TypeId::kInt8: arr.push_back(bit_util::LoadLE<int8_t>(d + p)); break;
-        case TypeId::kInt16: arr.push_back(bit_util::LoadLE<int16_t>(d + 2 * p)); break;
-        case TypeId::kInt32:
-        case TypeId::kDate32:
-        case TypeId::kTime32:
-        case TypeId::kIntervalYearMonth: arr.push_back(bit_util::LoadLE<int32_t>(d + 4 * p)); break;
-        case TypeId::kUInt8: arr.push_back(bit_util::LoadLE<uint8_t>(d + p)); break;
-        case TypeId::kUInt16:
-        case TypeId::kFloat16: arr.push_back(bit_util::LoadLE<uint16_t>(d + 2 * p)); break;
-        case TypeId::kUInt32: arr.push_back(bit_util::LoadLE<uint32_t>(d + 4 * p)); break;
-        case TypeId::kUInt64: arr.push_back(std::to_string(bit_util::LoadLE<uint64_t>(d + 8 * p))); break;
-        default: arr.push_back(Int64Json(bit_util::LoadLE<int64_t>(d + 8 * p))); break;
-      }
-    }
+    });
     return arr;
   }
 
-  Result<OJson> Column(const Field& f, const ArrayData& a, int64_t start, int64_t len, const std::string& path,
-                       int depth) {
-    if (depth > kJsonIntegrationMaxDepth) return Status::Invalid(path + ": nested too deeply");
-    if (!a.type) return Status::Invalid(path + ": array without a type");
-    const DataType& t = *a.type;
-    OJson c = OJson::object();
-    c["name"] = f.name;
-    c["count"] = len;
-    if (HasValidityBitmap(t.id)) {
-      OJson v = OJson::array();
-      for (int64_t k = 0; k < len; ++k) v.push_back(IsPhysicalNull(a, start + k) ? 0 : 1);
-      c["VALIDITY"] = std::move(v);
-    }
-    auto child_field = [&](size_t k) -> const Field* {
-      return k < t.children.size() && t.children[k] ? t.children[k].get() : nullptr;
-    };
-    auto write_child = [&](size_t k, int64_t cstart, int64_t clen) -> Result<OJson> {
-      const Field* cf = child_field(k);
-      if (cf == nullptr || k >= a.children.size() || !a.children[k]) {
-        return Status::Invalid(path + ": missing child " + std::to_string(k));
-      }
-      return Column(*cf, *a.children[k], cstart, clen, path + "." + cf->name, depth + 1);
-    };
+  /// DATA of a fixed-width type: the JSON value encoding is the type's own.
+  static OJson ValuesJson(const ArrayData& a, const DataType& t, int64_t start, int64_t len) {
     const uint8_t* b1 = a.buffers.size() > 1 && a.buffers[1] ? a.buffers[1]->data() : nullptr;
-    const uint8_t* b2 = a.buffers.size() > 2 && a.buffers[2] ? a.buffers[2]->data() : nullptr;
     const int64_t p0 = a.offset + start;
     switch (t.id) {
-      case TypeId::kNull: break;
       case TypeId::kBool: {
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) d.push_back(b1 != nullptr && bit_util::GetBit(b1, p0 + k));
-        c["DATA"] = std::move(d);
-        break;
+        return d;
       }
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-      case TypeId::kInt64:
-      case TypeId::kUInt8:
-      case TypeId::kUInt16:
-      case TypeId::kUInt32:
-      case TypeId::kUInt64:
-      case TypeId::kDate32:
-      case TypeId::kDate64:
-      case TypeId::kTime32:
-      case TypeId::kTime64:
-      case TypeId::kTimestamp:
-      case TypeId::kDuration:
-      case TypeId::kIntervalYearMonth:
-      case TypeId::kFloat16: c["DATA"] = IntDataJson(a, t.id, start, len); break;
       case TypeId::kFloat32:
-      case TypeId::kFloat64: {
+      case TypeId::kFloat64: {  // NaN and infinities as strings
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) {
           double v = 0;
@@ -147,10 +107,9 @@ class ColumnWriter {
             d.push_back(v);
           }
         }
-        c["DATA"] = std::move(d);
-        break;
+        return d;
       }
-      case TypeId::kDecimal: {
+      case TypeId::kDecimal: {  // unscaled integers as strings
         ArrayData unscaled = a;
         unscaled.type = decimal(t.bit_width, t.precision, 0);
         OJson d = OJson::array();
@@ -161,67 +120,15 @@ class ColumnWriter {
             d.push_back(FormatValueToString(unscaled, start + k, ValueFormat::kText));
           }
         }
-        c["DATA"] = std::move(d);
-        break;
+        return d;
       }
-      case TypeId::kFixedSizeBinary: {
+      case TypeId::kFixedSizeBinary: {  // hex
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) d.push_back(HexEncode(BinaryValueAt(a, start + k)));
-        c["DATA"] = std::move(d);
-        break;
-      }
-      case TypeId::kBinary:
-      case TypeId::kUtf8:
-      case TypeId::kLargeBinary:
-      case TypeId::kLargeUtf8: {
-        const bool is_utf8 = t.id == TypeId::kUtf8 || t.id == TypeId::kLargeUtf8;
-        const bool large = t.id == TypeId::kLargeBinary || t.id == TypeId::kLargeUtf8;
-        OJson offsets = OJson::array();
-        OJson d = OJson::array();
-        int64_t pos = 0;
-        for (int64_t k = 0; k < len; ++k) {
-          large ? offsets.push_back(Int64Json(pos)) : offsets.push_back(pos);
-          std::string_view v = BinaryValueAt(a, start + k);
-          d.push_back(is_utf8 ? std::string(v) : HexEncode(v));
-          pos += static_cast<int64_t>(v.size());
-        }
-        large ? offsets.push_back(Int64Json(pos)) : offsets.push_back(pos);
-        c["OFFSET"] = std::move(offsets);
-        c["DATA"] = std::move(d);
-        break;
-      }
-      case TypeId::kBinaryView:
-      case TypeId::kUtf8View: {
-        const bool is_utf8 = t.id == TypeId::kUtf8View;
-        OJson views = OJson::array();
-        for (int64_t k = 0; k < len; ++k) {
-          OJson v = OJson::object();
-          const uint8_t* view = b1 != nullptr ? b1 + 16 * (p0 + k) : nullptr;
-          const int32_t size = view != nullptr ? bit_util::LoadLE<int32_t>(view) : 0;
-          v["SIZE"] = size;
-          if (size <= 12) {
-            std::string_view bytes =
-                view != nullptr && size > 0
-                    ? std::string_view(reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size))
-                    : std::string_view();
-            v["INLINED"] = is_utf8 ? std::string(bytes) : HexEncode(bytes);
-          } else {
-            v["PREFIX_HEX"] = HexEncode(std::string_view(reinterpret_cast<const char*>(view + 4), 4));
-            v["BUFFER_INDEX"] = bit_util::LoadLE<int32_t>(view + 8);
-            v["OFFSET"] = bit_util::LoadLE<int32_t>(view + 12);
-          }
-          views.push_back(std::move(v));
-        }
-        OJson bufs = OJson::array();
-        for (size_t b = 2; b < a.buffers.size(); ++b) {
-          bufs.push_back(a.buffers[b] ? HexEncode(a.buffers[b]->view()) : std::string());
-        }
-        c["VIEWS"] = std::move(views);
-        c["VARIADIC_DATA_BUFFERS"] = std::move(bufs);
-        break;
+        return d;
       }
       case TypeId::kIntervalDayTime:
-      case TypeId::kIntervalMonthDayNano: {
+      case TypeId::kIntervalMonthDayNano: {  // objects of named parts
         OJson d = OJson::array();
         for (int64_t k = 0; k < len; ++k) {
           OJson v = OJson::object();
@@ -237,94 +144,159 @@ class ColumnWriter {
           }
           d.push_back(std::move(v));
         }
-        c["DATA"] = std::move(d);
-        break;
+        return d;
       }
-      case TypeId::kList:
-      case TypeId::kLargeList:
-      case TypeId::kMap: {
-        const bool large = t.id == TypeId::kLargeList;
-        int64_t first = 0, last = 0;
-        if (b1 != nullptr) {
-          first = large ? bit_util::LoadLE<int64_t>(b1 + 8 * p0) : bit_util::LoadLE<int32_t>(b1 + 4 * p0);
-          last =
-              large ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + len)) : bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + len));
-        }
-        OJson offsets = OJson::array();
-        for (int64_t k = 0; k <= len; ++k) {
-          int64_t o = 0;
-          if (b1 != nullptr) {
-            o = (large ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + k)) : bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + k))) -
-                first;
+      case TypeId::kDictionary: return IntDataJson(a, t.index_type->id, start, len);
+      default: return IntDataJson(a, t.id, start, len);  // integer-backed and float16
+    }
+  }
+
+  Result<OJson> Column(const Field& f, const ArrayData& a, int64_t start, int64_t len, const std::string& path,
+                       int depth) {
+    if (depth > kJsonIntegrationMaxDepth) return Status::Invalid(path + ": nested too deeply");
+    if (!a.type) return Status::Invalid(path + ": array without a type");
+    const DataType& t = *a.type;
+    // VALIDITY, then the other buffers in the layout's order (LayoutOf),
+    // each as its JSON member, then the children.
+    const TypeLayout layout = LayoutOf(t);
+    OJson c = OJson::object();
+    c["name"] = f.name;
+    c["count"] = len;
+    if (layout.has_validity) {
+      OJson v = OJson::array();
+      for (int64_t k = 0; k < len; ++k) v.push_back(IsPhysicalNull(a, start + k) ? 0 : 1);
+      c["VALIDITY"] = std::move(v);
+    }
+    if (t.id == TypeId::kDictionary && !t.index_type) {
+      return Status::Invalid(path + ": dictionary type without index type");
+    }
+    auto child_field = [&](size_t k) -> const Field* {
+      return k < t.children.size() && t.children[k] ? t.children[k].get() : nullptr;
+    };
+    auto write_child = [&](size_t k, int64_t cstart, int64_t clen) -> Result<OJson> {
+      const Field* cf = child_field(k);
+      if (cf == nullptr || k >= a.children.size() || !a.children[k]) {
+        return Status::Invalid(path + ": missing child " + std::to_string(k));
+      }
+      return Column(*cf, *a.children[k], cstart, clen, path + "." + cf->name, depth + 1);
+    };
+    const int64_t p0 = a.offset + start;
+    int64_t first = 0, last = 0;  // list / map: the child rows the slice spans
+    for (int b = 0; b < layout.num_buffers; ++b) {
+      const BufferLayout& buf = layout.buffers[b];
+      const size_t bi = static_cast<size_t>(b);
+      const uint8_t* data = bi < a.buffers.size() && a.buffers[bi] ? a.buffers[bi]->data() : nullptr;
+      // Element i of an offsets / sizes / type ids buffer (0 when absent);
+      // 64-bit ones are written as strings.
+      auto load = [&](int64_t i) -> int64_t {
+        if (data == nullptr) return 0;
+        if (buf.element_bits == 64) return bit_util::LoadLE<int64_t>(data + 8 * i);
+        if (buf.element_bits == 32) return bit_util::LoadLE<int32_t>(data + 4 * i);
+        return static_cast<int8_t>(data[i]);
+      };
+      auto number = [&](int64_t v) { return buf.element_bits == 64 ? Int64Json(v) : OJson(v); };
+      switch (buf.kind) {
+        case BufferKind::kValidity: break;  // VALIDITY above
+        case BufferKind::kData: break;      // with its offsets
+        case BufferKind::kValues: c["DATA"] = ValuesJson(a, t, start, len); break;
+        case BufferKind::kOffsets: {
+          if (b + 1 < layout.num_buffers && layout.buffers[b + 1].kind == BufferKind::kData) {
+            // Binary: OFFSET from 0 and DATA as utf8 or hex.
+            const bool is_utf8 = t.id == TypeId::kUtf8 || t.id == TypeId::kLargeUtf8;
+            OJson offsets = OJson::array();
+            OJson d = OJson::array();
+            int64_t pos = 0;
+            for (int64_t k = 0; k < len; ++k) {
+              offsets.push_back(number(pos));
+              std::string_view v = BinaryValueAt(a, start + k);
+              d.push_back(is_utf8 ? std::string(v) : HexEncode(v));
+              pos += static_cast<int64_t>(v.size());
+            }
+            offsets.push_back(number(pos));
+            c["OFFSET"] = std::move(offsets);
+            c["DATA"] = std::move(d);
+            break;
           }
-          large ? offsets.push_back(Int64Json(o)) : offsets.push_back(o);
+          first = load(p0);
+          last = load(p0 + len);
+          OJson offsets = OJson::array();
+          for (int64_t k = 0; k <= len; ++k) offsets.push_back(number(load(p0 + k) - first));
+          c["OFFSET"] = std::move(offsets);
+          break;
         }
-        c["OFFSET"] = std::move(offsets);
+        case BufferKind::kListViewOffsets:
+        case BufferKind::kUnionOffsets:
+        case BufferKind::kSizes:
+        case BufferKind::kTypeIds: {
+          OJson values = OJson::array();
+          for (int64_t k = 0; k < len; ++k) values.push_back(number(load(p0 + k)));
+          c[buf.kind == BufferKind::kSizes     ? "SIZE"
+            : buf.kind == BufferKind::kTypeIds ? "TYPE_ID"
+                                               : "OFFSET"] = std::move(values);
+          break;
+        }
+        case BufferKind::kViews: {
+          const bool is_utf8 = t.id == TypeId::kUtf8View;
+          OJson views = OJson::array();
+          for (int64_t k = 0; k < len; ++k) {
+            OJson v = OJson::object();
+            const uint8_t* view = data != nullptr ? data + 16 * (p0 + k) : nullptr;
+            const int32_t size = view != nullptr ? bit_util::LoadLE<int32_t>(view) : 0;
+            v["SIZE"] = size;
+            if (size <= 12) {
+              std::string_view bytes =
+                  view != nullptr && size > 0
+                      ? std::string_view(reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size))
+                      : std::string_view();
+              v["INLINED"] = is_utf8 ? std::string(bytes) : HexEncode(bytes);
+            } else {
+              v["PREFIX_HEX"] = HexEncode(std::string_view(reinterpret_cast<const char*>(view + 4), 4));
+              v["BUFFER_INDEX"] = bit_util::LoadLE<int32_t>(view + 8);
+              v["OFFSET"] = bit_util::LoadLE<int32_t>(view + 12);
+            }
+            views.push_back(std::move(v));
+          }
+          OJson bufs = OJson::array();
+          for (size_t v = bi + 1; v < a.buffers.size(); ++v) {  // the variadic data buffers
+            bufs.push_back(a.buffers[v] ? HexEncode(a.buffers[v]->view()) : std::string());
+          }
+          c["VIEWS"] = std::move(views);
+          c["VARIADIC_DATA_BUFFERS"] = std::move(bufs);
+          break;
+        }
+      }
+    }
+    switch (layout.child_rows) {
+      case ChildRows::kNone: break;
+      case ChildRows::kByOffsets: {
         QUIVER_ASSIGN_OR_RETURN(OJson child, write_child(0, first, last - first));
         c["children"] = OJson::array({std::move(child)});
         break;
       }
-      case TypeId::kListView:
-      case TypeId::kLargeListView: {
-        const bool large = t.id == TypeId::kLargeListView;
-        OJson offsets = OJson::array();
-        OJson sizes = OJson::array();
-        for (int64_t k = 0; k < len; ++k) {
-          if (large) {
-            offsets.push_back(Int64Json(b1 ? bit_util::LoadLE<int64_t>(b1 + 8 * (p0 + k)) : 0));
-            sizes.push_back(Int64Json(b2 ? bit_util::LoadLE<int64_t>(b2 + 8 * (p0 + k)) : 0));
-          } else {
-            offsets.push_back(b1 ? bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + k)) : 0);
-            sizes.push_back(b2 ? bit_util::LoadLE<int32_t>(b2 + 4 * (p0 + k)) : 0);
-          }
-        }
-        c["OFFSET"] = std::move(offsets);
-        c["SIZE"] = std::move(sizes);
+      case ChildRows::kByListViews: {
         const int64_t clen = a.children.empty() || !a.children[0] ? 0 : a.children[0]->length;
         QUIVER_ASSIGN_OR_RETURN(OJson child, write_child(0, 0, clen));
         c["children"] = OJson::array({std::move(child)});
         break;
       }
-      case TypeId::kFixedSizeList: {
+      case ChildRows::kFixedSize: {
         QUIVER_ASSIGN_OR_RETURN(OJson child, write_child(0, p0 * t.list_size, len * t.list_size));
         c["children"] = OJson::array({std::move(child)});
         break;
       }
-      case TypeId::kStruct: {
+      case ChildRows::kSameRows:
+      case ChildRows::kByUnionOffsets: {  // the slice's rows / every child whole
+        const bool whole = layout.child_rows == ChildRows::kByUnionOffsets;
         OJson children = OJson::array();
         for (size_t k = 0; k < t.children.size(); ++k) {
-          QUIVER_ASSIGN_OR_RETURN(OJson child, write_child(k, p0, len));
+          const int64_t clen = k < a.children.size() && a.children[k] ? a.children[k]->length : 0;
+          QUIVER_ASSIGN_OR_RETURN(OJson child, whole ? write_child(k, 0, clen) : write_child(k, p0, len));
           children.push_back(std::move(child));
         }
         c["children"] = std::move(children);
         break;
       }
-      case TypeId::kSparseUnion:
-      case TypeId::kDenseUnion: {
-        const uint8_t* ids = !a.buffers.empty() && a.buffers[0] ? a.buffers[0]->data() : nullptr;
-        OJson tids = OJson::array();
-        for (int64_t k = 0; k < len; ++k) tids.push_back(ids ? static_cast<int>(static_cast<int8_t>(ids[p0 + k])) : 0);
-        c["TYPE_ID"] = std::move(tids);
-        OJson children = OJson::array();
-        if (t.id == TypeId::kDenseUnion) {
-          OJson offs = OJson::array();
-          for (int64_t k = 0; k < len; ++k) offs.push_back(b1 ? bit_util::LoadLE<int32_t>(b1 + 4 * (p0 + k)) : 0);
-          c["OFFSET"] = std::move(offs);
-          for (size_t k = 0; k < t.children.size(); ++k) {
-            const int64_t clen = k < a.children.size() && a.children[k] ? a.children[k]->length : 0;
-            QUIVER_ASSIGN_OR_RETURN(OJson child, write_child(k, 0, clen));
-            children.push_back(std::move(child));
-          }
-        } else {
-          for (size_t k = 0; k < t.children.size(); ++k) {
-            QUIVER_ASSIGN_OR_RETURN(OJson child, write_child(k, p0, len));
-            children.push_back(std::move(child));
-          }
-        }
-        c["children"] = std::move(children);
-        break;
-      }
-      case TypeId::kRunEndEncoded: {
+      case ChildRows::kByRunEnds: {
         if (a.children.size() != 2 || !a.children[0] || !a.children[1] || t.children.size() != 2) {
           return Status::Invalid(path + ": run-end encoded array needs two children");
         }
@@ -350,14 +322,11 @@ class ColumnWriter {
         c["children"] = OJson::array({std::move(rj), std::move(vj)});
         break;
       }
-      case TypeId::kDictionary: {
-        if (!t.index_type) return Status::Invalid(path + ": dictionary type without index type");
-        c["DATA"] = IntDataJson(a, t.index_type->id, start, len);
-        const int64_t id = schema_.FieldId(f);
-        if (id < 0) return Status::Invalid(path + ": dictionary field without an id");
-        QUIVER_RETURN_NOT_OK(RegisterDictionary(id, t.value_type, a.dictionary, path));
-        break;
-      }
+    }
+    if (t.id == TypeId::kDictionary) {
+      const int64_t id = schema_.FieldId(f);
+      if (id < 0) return Status::Invalid(path + ": dictionary field without an id");
+      QUIVER_RETURN_NOT_OK(RegisterDictionary(id, t.value_type, a.dictionary, path));
     }
     return c;
   }
