@@ -8,9 +8,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "quiver/base/result.h"
+#include "quiver/columnar/data_type.h"
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::cli {
@@ -65,5 +67,12 @@ std::string FormatBytes(int64_t bytes);
 /// One CSV field (RFC 4180): `text` as is, or in double quotes with inner
 /// quotes doubled when it holds a comma, a quote, CR or LF.
 std::string CsvField(std::string_view text);
+
+/// The keys of a jsonl row for `schema`'s fields, unique so that no value is
+/// lost when a JSON reader keeps one value per key: the first field of a
+/// name keeps it, the k-th (k >= 2) becomes "name_k" (k raised further while
+/// that collides with another field's name). E.g. a self-join's
+/// `SELECT *` -> "k", "v", "k_2", "v_2".
+std::vector<std::string> UniqueJsonKeys(const Schema& schema);
 
 }  // namespace quiver::cli

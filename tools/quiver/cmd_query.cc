@@ -81,13 +81,14 @@ class TextSink {
       for (int64_t start = 0; start < b.num_rows; start += 1000) Table(b, start, std::min(b.num_rows, start + 1000));
       return;
     }
+    const std::vector<std::string> keys = format_ == "jsonl" ? UniqueJsonKeys(*b.schema) : std::vector<std::string>{};
     for (int64_t r = 0; r < b.num_rows; ++r) {
       line.clear();
       if (format_ == "jsonl") line += "{";
       for (size_t c = 0; c < fields.size(); ++c) {
         v.clear();
         if (format_ == "jsonl") {
-          line += (c ? "," : "") + nlohmann::json(fields[c]->name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ":";
+          line += (c ? "," : "") + nlohmann::json(keys[c]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ":";
           FormatValue(*b.columns[c], r, ValueFormat::kJson, &v);
           line += v;
         } else {

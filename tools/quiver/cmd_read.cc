@@ -24,11 +24,12 @@ void PrintRows(const RecordBatch& batch, int64_t begin, int64_t end, const std::
   std::string line;
   std::string v;
   if (format == "jsonl") {
+    const std::vector<std::string> keys = UniqueJsonKeys(*batch.schema);
     for (int64_t r = begin; r < end; ++r) {
       line = "{";
       for (size_t c = 0; c < fields.size(); ++c) {
         if (c) line += ",";
-        line += JsonString(fields[c]->name);
+        line += JsonString(keys[c]);
         line += ":";
         v.clear();
         FormatValue(*batch.columns[c], r, ValueFormat::kJson, &v);

@@ -49,6 +49,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.memory_limit_bytes = o->statement_limit;
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
       const auto& fields = stream->schema()->fields;
+      const std::vector<std::string> keys = UniqueJsonKeys(*stream->schema());
       std::string line;
       if (o->format != "jsonl") {
         for (size_t c = 0; c < fields.size(); ++c) {
@@ -71,7 +72,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
             const ArrayData& a = *b->columns[c];
             if (o->format == "jsonl") {
               if (c) line += ',';
-              AppendJsonString(fields[c]->name, &line);
+              AppendJsonString(keys[c], &line);
               line += ':';
               FormatValue(a, r, ValueFormat::kJson, &line);
               continue;

@@ -1,5 +1,7 @@
 // quiver — command-line entry point: global options and subcommand dispatch.
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "quiver/cli.h"
 #include "quiver/memory/allocator.h"
@@ -53,6 +55,27 @@ std::string CsvField(std::string_view text) {
   }
   out += '"';
   return out;
+}
+
+std::vector<std::string> UniqueJsonKeys(const Schema& schema) {
+  std::set<std::string> taken;
+  for (const auto& f : schema.fields) taken.insert(f->name);
+  std::map<std::string, int> seen;
+  std::vector<std::string> keys;
+  keys.reserve(schema.fields.size());
+  for (const auto& f : schema.fields) {
+    int& n = seen[f->name];
+    if (++n == 1) {
+      keys.push_back(f->name);
+      continue;
+    }
+    std::string key;
+    do {
+      key = f->name + "_" + std::to_string(n);
+    } while (!taken.insert(key).second && ++n);
+    keys.push_back(key);
+  }
+  return keys;
 }
 
 }  // namespace quiver::cli

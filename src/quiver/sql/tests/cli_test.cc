@@ -77,6 +77,13 @@ TEST(SqlCliTest, GenTpchThenQuery) {
   CliRun j = Quiver("sql --tpch-dir '" + dir.string() + "' --tpch 0.001 --format jsonl \"SELECT n_name FROM nation WHERE n_nationkey = 7\"");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_EQ(j.out, "{\"n_name\":\"GERMANY\"}\n");
+  // A self-join's SELECT * repeats column names; jsonl keys stay unique
+  // (the k-th field of a name is "name_k") so no value is lost.
+  CliRun self = Quiver("sql --table r='" + (dir / "region.arrow").string() +
+                       "' --format jsonl \"SELECT a.r_regionkey, b.r_regionkey, a.r_regionkey AS r_regionkey_2 FROM r a "
+                       "JOIN r b ON a.r_regionkey = b.r_regionkey WHERE a.r_regionkey = 3\"");
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  EXPECT_EQ(self.out, "{\"r_regionkey\":3,\"r_regionkey_3\":3,\"r_regionkey_2\":3}\n");
   CliRun bad = Quiver("sql --table nation='" + (dir / "nation.arrow").string() + "' \"SELECT n_name FROM nation ORDER BY n_name\"");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("ORDER BY is not supported (line 1, column 27)"), std::string::npos) << bad.err;
