@@ -325,10 +325,6 @@ class Formatter {
     }
     const int64_t p = a.offset + i;
     const uint8_t* data = BufferData(a, 1);
-    if (IsInteger(t.id)) {  // in full, uint64 above INT64_MAX included
-      VisitIntegerType(t.id, [&]<typename T>() { AppendInt(LoadValue<T>(data, p), out_); }, [] {});
-      return;
-    }
     switch (t.id) {
       case TypeId::kInt8:
       case TypeId::kInt16:
@@ -337,8 +333,9 @@ class Formatter {
       case TypeId::kUInt8:
       case TypeId::kUInt16:
       case TypeId::kUInt32:
-      case TypeId::kUInt64:
-        return;  // formatted above
+      case TypeId::kUInt64:  // in full, uint64 above INT64_MAX included
+        VisitIntegerType(t.id, [&]<typename T>() { AppendInt(LoadValue<T>(data, p), out_); }, [] {});
+        return;
       case TypeId::kNull:
         out_->append("null");
         return;
