@@ -2,6 +2,7 @@
 // import (see c_data.h for the contract).
 #include "quiver/columnar/c_data.h"
 #include "quiver/columnar/layout.h"
+#include "quiver/columnar/type_info.h"
 
 #include <cerrno>
 #include <charconv>
@@ -424,30 +425,7 @@ Result<DataTypePtr> ParseType(const ArrowSchema& s, int depth) {
     QUIVER_RETURN_NOT_OK(need_children(0));
     return t;
   };
-  if (f.size() == 1) {
-    switch (f[0]) {
-      case 'n': return leaf(null());
-      case 'b': return leaf(boolean());
-      case 'c': return leaf(int8());
-      case 'C': return leaf(uint8());
-      case 's': return leaf(int16());
-      case 'S': return leaf(uint16());
-      case 'i': return leaf(int32());
-      case 'I': return leaf(uint32());
-      case 'l': return leaf(int64());
-      case 'L': return leaf(uint64());
-      case 'e': return leaf(float16());
-      case 'f': return leaf(float32());
-      case 'g': return leaf(float64());
-      case 'z': return leaf(binary());
-      case 'Z': return leaf(large_binary());
-      case 'u': return leaf(utf8());
-      case 'U': return leaf(large_utf8());
-      default: break;
-    }
-  }
-  if (f == "vz") return leaf(binary_view());
-  if (f == "vu") return leaf(utf8_view());
+  if (const std::optional<TypeId> id = LeafTypeIdOfCFormat(f)) return leaf(LeafType(*id));
   auto unit_of = [&](char c) -> Result<TimeUnit> {
     switch (c) {
       case 's': return TimeUnit::kSecond;
@@ -457,15 +435,10 @@ Result<DataTypePtr> ParseType(const ArrowSchema& s, int depth) {
       default: return Status::Invalid("C data import: bad time unit in format '" + format + "'");
     }
   };
-  if (f == "tdD") return leaf(date32());
-  if (f == "tdm") return leaf(date64());
   if (f == "tts") return leaf(time32(TimeUnit::kSecond));
   if (f == "ttm") return leaf(time32(TimeUnit::kMilli));
   if (f == "ttu") return leaf(time64(TimeUnit::kMicro));
   if (f == "ttn") return leaf(time64(TimeUnit::kNano));
-  if (f == "tiM") return leaf(interval_year_month());
-  if (f == "tiD") return leaf(interval_day_time());
-  if (f == "tin") return leaf(interval_month_day_nano());
   if (f.size() == 3 && f.substr(0, 2) == "tD") {
     QUIVER_ASSIGN_OR_RETURN(auto unit, unit_of(f[2]));
     return leaf(duration(unit));
@@ -682,56 +655,38 @@ class ImportedStream final : public RecordBatchStream {
 // ---- public: export -----------------------------------------------------------------
 
 Result<std::string> CDataFormatOf(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kNull: return std::string("n");
-    case TypeId::kBool: return std::string("b");
-    case TypeId::kInt8: return std::string("c");
-    case TypeId::kUInt8: return std::string("C");
-    case TypeId::kInt16: return std::string("s");
-    case TypeId::kUInt16: return std::string("S");
-    case TypeId::kInt32: return std::string("i");
-    case TypeId::kUInt32: return std::string("I");
-    case TypeId::kInt64: return std::string("l");
-    case TypeId::kUInt64: return std::string("L");
-    case TypeId::kFloat16: return std::string("e");
-    case TypeId::kFloat32: return std::string("f");
-    case TypeId::kFloat64: return std::string("g");
-    case TypeId::kBinary: return std::string("z");
-    case TypeId::kLargeBinary: return std::string("Z");
-    case TypeId::kUtf8: return std::string("u");
-    case TypeId::kLargeUtf8: return std::string("U");
-    case TypeId::kBinaryView: return std::string("vz");
-    case TypeId::kUtf8View: return std::string("vu");
-    case TypeId::kFixedSizeBinary: return "w:" + std::to_string(type.byte_width);
-    case TypeId::kDecimal: {
-      std::string out = "d:" + std::to_string(type.precision) + "," + std::to_string(type.scale);
+  const TypeInfo& info = TypeInfoOf(type.id);
+  std::string out(info.c_format);
+  switch (info.params) {
+    case TypeParams::kNone:
+    case TypeParams::kKeysSorted:  // "+m"; keys_sorted travels in ArrowSchema.flags
+      break;
+    case TypeParams::kByteWidth:
+      out += std::to_string(type.byte_width);
+      break;
+    case TypeParams::kDecimal:
+      out += std::to_string(type.precision) + "," + std::to_string(type.scale);
       if (type.bit_width != 128) out += "," + std::to_string(type.bit_width);
-      return out;
-    }
-    case TypeId::kDate32: return std::string("tdD");
-    case TypeId::kDate64: return std::string("tdm");
-    case TypeId::kTime32: return std::string("tt") + UnitChar(type.unit);
-    case TypeId::kTime64: return std::string("tt") + UnitChar(type.unit);
-    case TypeId::kTimestamp: return std::string("ts") + UnitChar(type.unit) + ":" + type.timezone;
-    case TypeId::kDuration: return std::string("tD") + UnitChar(type.unit);
-    case TypeId::kIntervalYearMonth: return std::string("tiM");
-    case TypeId::kIntervalDayTime: return std::string("tiD");
-    case TypeId::kIntervalMonthDayNano: return std::string("tin");
-    case TypeId::kList: return std::string("+l");
-    case TypeId::kLargeList: return std::string("+L");
-    case TypeId::kListView: return std::string("+vl");
-    case TypeId::kLargeListView: return std::string("+vL");
-    case TypeId::kFixedSizeList: return "+w:" + std::to_string(type.list_size);
-    case TypeId::kStruct: return std::string("+s");
-    case TypeId::kMap: return std::string("+m");
-    case TypeId::kSparseUnion: return "+us:" + UnionCodes(type);
-    case TypeId::kDenseUnion: return "+ud:" + UnionCodes(type);
-    case TypeId::kRunEndEncoded: return std::string("+r");
-    case TypeId::kDictionary:
+      break;
+    case TypeParams::kUnit:
+      out += UnitChar(type.unit);
+      break;
+    case TypeParams::kUnitAndTimezone:
+      out += UnitChar(type.unit);
+      out += ":" + type.timezone;
+      break;
+    case TypeParams::kListSize:
+      out += std::to_string(type.list_size);
+      break;
+    case TypeParams::kTypeCodes:
+      out += UnionCodes(type);
+      break;
+    case TypeParams::kDictionary:  // the format of the indices; values in ArrowSchema.dictionary
       if (!type.index_type) return Status::Invalid("C data export: dictionary type without an index type");
       return CDataFormatOf(*type.index_type);
   }
-  return Status::NotImplemented("C data export: no format string for " + type.ToString());
+  if (out.empty()) return Status::NotImplemented("C data export: no format string for " + type.ToString());
+  return out;
 }
 
 Status ExportField(const Field& field, ArrowSchema* out) {

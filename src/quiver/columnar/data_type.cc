@@ -6,8 +6,10 @@
 #include <algorithm>
 #include "quiver/columnar/data_type.h"
 #include "quiver/columnar/layout.h"
+#include "quiver/columnar/type_info.h"
 #include "quiver/columnar/type_visit.h"
 
+#include <array>
 #include <string>
 #include <utility>
 
@@ -143,6 +145,22 @@ DataTypePtr date64() {
   return kInstance;
 }
 
+DataTypePtr LeafType(TypeId id) {
+  static const auto kLeaves = [] {
+    std::array<DataTypePtr, static_cast<size_t>(TypeId::kDictionary) + 1> out{};
+    for (const DataTypePtr& t :
+         {null(), boolean(), int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64(),
+          float16(), float32(), float64(), binary(), utf8(), large_binary(), large_utf8(), binary_view(),
+          utf8_view(), date32(), date64(), interval_year_month(), interval_day_time(),
+          interval_month_day_nano()}) {
+      out[static_cast<size_t>(t->id)] = t;
+    }
+    return out;
+  }();
+  const auto i = static_cast<size_t>(id);
+  return i < kLeaves.size() ? kLeaves[i] : nullptr;
+}
+
 DataTypePtr fixed_size_binary(int32_t byte_width) {
   auto t = MakeType(TypeId::kFixedSizeBinary);
   t->byte_width = byte_width;
@@ -250,6 +268,11 @@ bool IsFloating(TypeId id) {
   return id == TypeId::kFloat16 || id == TypeId::kFloat32 || id == TypeId::kFloat64;
 }
 
+bool IsTemporal(TypeId id) {
+  return id == TypeId::kDate32 || id == TypeId::kDate64 || id == TypeId::kTime32 ||
+         id == TypeId::kTime64 || id == TypeId::kTimestamp || id == TypeId::kDuration;
+}
+
 bool IsBinaryLike(TypeId id) { return id == TypeId::kBinary || id == TypeId::kUtf8; }
 
 bool IsLargeBinaryLike(TypeId id) {
@@ -258,17 +281,7 @@ bool IsLargeBinaryLike(TypeId id) {
 
 bool IsUnion(TypeId id) { return id == TypeId::kSparseUnion || id == TypeId::kDenseUnion; }
 
-bool IsNested(TypeId id) {
-  switch (id) {
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kListView:
-    case TypeId::kLargeListView: case TypeId::kFixedSizeList: case TypeId::kStruct:
-    case TypeId::kMap: case TypeId::kSparseUnion: case TypeId::kDenseUnion:
-    case TypeId::kRunEndEncoded:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsNested(TypeId id) { return TypeInfoOf(id).child_rows != ChildRows::kNone; }
 
 bool HasValidityBitmap(TypeId id) {
   return id != TypeId::kNull && id != TypeId::kSparseUnion && id != TypeId::kDenseUnion &&
@@ -305,93 +318,68 @@ int NumLayoutBuffers(const DataType& type) { return LayoutOf(type).num_buffers; 
 // ---- DataType ---------------------------------------------------------------
 
 std::string DataType::ToString() const {
-  switch (id) {
-    case TypeId::kNull: return "null";
-    case TypeId::kBool: return "bool";
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kUInt8: return "uint8";
-    case TypeId::kUInt16: return "uint16";
-    case TypeId::kUInt32: return "uint32";
-    case TypeId::kUInt64: return "uint64";
-    case TypeId::kFloat16: return "halffloat";
-    case TypeId::kFloat32: return "float";
-    case TypeId::kFloat64: return "double";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kUtf8: return "utf8";
-    case TypeId::kLargeBinary: return "large_binary";
-    case TypeId::kLargeUtf8: return "large_utf8";
-    case TypeId::kBinaryView: return "binary_view";
-    case TypeId::kUtf8View: return "utf8_view";
-    case TypeId::kFixedSizeBinary: return "fixed_size_binary[" + std::to_string(byte_width) + "]";
-    case TypeId::kDecimal:
-      return "decimal" + std::to_string(bit_width) + "(" + std::to_string(precision) + ", " +
+  const TypeInfo& info = TypeInfoOf(id);
+  std::string out(info.name);
+  switch (info.params) {
+    case TypeParams::kNone:
+      break;
+    case TypeParams::kByteWidth:
+      return out + "[" + std::to_string(byte_width) + "]";
+    case TypeParams::kDecimal:
+      return out + std::to_string(bit_width) + "(" + std::to_string(precision) + ", " +
              std::to_string(scale) + ")";
-    case TypeId::kDate32: return "date32[day]";
-    case TypeId::kDate64: return "date64[ms]";
-    case TypeId::kTime32: return "time32[" + std::string(TimeUnitName(unit)) + "]";
-    case TypeId::kTime64: return "time64[" + std::string(TimeUnitName(unit)) + "]";
-    case TypeId::kTimestamp: {
-      std::string out = "timestamp[" + std::string(TimeUnitName(unit));
-      if (!timezone.empty()) out += ", tz=" + timezone;
+    case TypeParams::kUnit:
+    case TypeParams::kUnitAndTimezone:
+      out += '[';
+      out += TimeUnitName(unit);
+      if (id == TypeId::kTimestamp && !timezone.empty()) out += ", tz=" + timezone;
       return out + "]";
-    }
-    case TypeId::kDuration: return "duration[" + std::string(TimeUnitName(unit)) + "]";
-    case TypeId::kIntervalYearMonth: return "interval[month]";
-    case TypeId::kIntervalDayTime: return "interval[day_time]";
-    case TypeId::kIntervalMonthDayNano: return "interval[month_day_nano]";
-    case TypeId::kList: return "list" + ChildrenText(*this, false);
-    case TypeId::kLargeList: return "large_list" + ChildrenText(*this, false);
-    case TypeId::kListView: return "list_view" + ChildrenText(*this, false);
-    case TypeId::kLargeListView: return "large_list_view" + ChildrenText(*this, false);
-    case TypeId::kFixedSizeList:
-      return "fixed_size_list" + ChildrenText(*this, false) + "[" + std::to_string(list_size) + "]";
-    case TypeId::kStruct: return "struct" + ChildrenText(*this, false);
-    case TypeId::kMap: {
+    case TypeParams::kListSize:
+      return out + ChildrenText(*this, false) + "[" + std::to_string(list_size) + "]";
+    case TypeParams::kKeysSorted: {
       // map<key type, item type>; a malformed entries field prints as is.
       const DataType* entries =
           children.size() == 1 && children[0] && children[0]->type ? children[0]->type.get()
                                                                    : nullptr;
       if (entries == nullptr || entries->id != TypeId::kStruct || entries->children.size() != 2 ||
           !entries->children[0] || !entries->children[1]) {
-        return "map" + ChildrenText(*this, false);
+        return out + ChildrenText(*this, false);
       }
-      std::string out = "map<" + TypeText(entries->children[0]->type) + ", " +
-                        TypeText(entries->children[1]->type);
+      out += '<';
+      out += TypeText(entries->children[0]->type);
+      out += ", ";
+      out += TypeText(entries->children[1]->type);
       if (keys_sorted) out += ", keys_sorted";
       return out + ">";
     }
-    case TypeId::kSparseUnion: return "sparse_union" + ChildrenText(*this, true);
-    case TypeId::kDenseUnion: return "dense_union" + ChildrenText(*this, true);
-    case TypeId::kRunEndEncoded: {
-      if (children.size() != 2 || !children[0] || !children[1]) {
-        return "run_end_encoded" + ChildrenText(*this, false);
-      }
-      return "run_end_encoded<run_ends: " + TypeText(children[0]->type) +
-             ", values: " + TypeText(children[1]->type) + ">";
-    }
-    case TypeId::kDictionary:
-      return "dictionary<values=" + TypeText(value_type) + ", indices=" + TypeText(index_type) +
+    case TypeParams::kTypeCodes:
+      return out + ChildrenText(*this, true);
+    case TypeParams::kDictionary:
+      return out + "<values=" + TypeText(value_type) + ", indices=" + TypeText(index_type) +
              ", ordered=" + (ordered ? "1" : "0") + ">";
   }
-  return "<unknown type>";
+  if (id == TypeId::kRunEndEncoded && children.size() == 2 && children[0] && children[1]) {
+    return out + "<run_ends: " + TypeText(children[0]->type) + ", values: " + TypeText(children[1]->type) + ">";
+  }
+  return info.child_rows != ChildRows::kNone ? out + ChildrenText(*this, false) : out;
 }
 
 bool TypeParametersEqual(const DataType& a, const DataType& b) {
   if (a.id != b.id) return false;
-  switch (a.id) {
-    case TypeId::kFixedSizeBinary: return a.byte_width == b.byte_width;
-    case TypeId::kDecimal:
+  switch (TypeInfoOf(a.id).params) {
+    case TypeParams::kNone: return true;
+    case TypeParams::kByteWidth: return a.byte_width == b.byte_width;
+    case TypeParams::kDecimal:
       return a.bit_width == b.bit_width && a.precision == b.precision && a.scale == b.scale;
-    case TypeId::kTime32: case TypeId::kTime64: case TypeId::kDuration: return a.unit == b.unit;
-    case TypeId::kTimestamp: return a.unit == b.unit && a.timezone == b.timezone;
-    case TypeId::kFixedSizeList: return a.list_size == b.list_size;
-    case TypeId::kMap: return a.keys_sorted == b.keys_sorted;
-    case TypeId::kSparseUnion: case TypeId::kDenseUnion: return a.type_codes == b.type_codes;
-    default: return true;
+    case TypeParams::kUnit: return a.unit == b.unit;
+    case TypeParams::kUnitAndTimezone: return a.unit == b.unit && a.timezone == b.timezone;
+    case TypeParams::kListSize: return a.list_size == b.list_size;
+    case TypeParams::kKeysSorted: return a.keys_sorted == b.keys_sorted;
+    case TypeParams::kTypeCodes: return a.type_codes == b.type_codes;
+    case TypeParams::kDictionary:  // index / value types and `ordered`: DataType::Equals
+      return true;
   }
+  return true;
 }
 
 bool DataType::Equals(const DataType& other, bool check_metadata, bool check_internal_names) const {

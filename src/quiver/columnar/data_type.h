@@ -190,6 +190,12 @@ DataTypePtr sparse_union(std::vector<FieldPtr> fields, std::vector<int8_t> type_
 DataTypePtr dense_union(std::vector<FieldPtr> fields, std::vector<int8_t> type_codes);
 DataTypePtr run_end_encoded(FieldPtr run_ends_field, FieldPtr values_field);
 DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered = false);
+/// The shared instance of a type with no parameters and no children (null,
+/// bool, the integers and floats, the binary / utf8 families and views,
+/// date32, date64, the intervals: TypeInfoOf(id).params == kNone and
+/// child_rows == kNone, columnar/type_info.h); nullptr for any other id.
+/// Thread-safe (instances are created once and never change).
+DataTypePtr LeafType(TypeId id);
 
 FieldPtr field(std::string name, DataTypePtr type, bool nullable = true,
                KeyValueMetadata metadata = {}, int64_t dictionary_id = -1);
@@ -252,6 +258,9 @@ Result<DataTypePtr> MakeRunEndEncodedType(FieldPtr run_ends_field, FieldPtr valu
 bool IsInteger(TypeId id);
 bool IsSignedInteger(TypeId id);
 bool IsFloating(TypeId id);
+/// date32, date64, time32, time64, timestamp, duration: one integer count
+/// of a time unit per value (intervals are not).
+bool IsTemporal(TypeId id);
 /// Binary, Utf8 (32-bit offsets).
 bool IsBinaryLike(TypeId id);
 /// LargeBinary, LargeUtf8 (64-bit offsets).

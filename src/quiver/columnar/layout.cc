@@ -30,17 +30,15 @@ BufferLayout Offsets(BufferKind kind, int bits) {
   return {kind, bits, SwapForBits(bits), kind == BufferKind::kSizes ? "sizes" : "offsets"};
 }
 
-TypeLayout Make(std::initializer_list<BufferLayout> buffers, ChildRows child_rows = ChildRows::kNone) {
+TypeLayout Make(std::initializer_list<BufferLayout> buffers) {
   TypeLayout out;
   for (const BufferLayout& b : buffers) out.buffers[static_cast<size_t>(out.num_buffers++)] = b;
   out.has_validity = out.num_buffers > 0 && out.buffers[0].kind == BufferKind::kValidity;
-  out.child_rows = child_rows;
   return out;
 }
 
-}  // namespace
-
-TypeLayout LayoutOf(const DataType& type) {
+// The buffers of `type` (child_rows left kNone).
+TypeLayout BuffersOf(const DataType& type) {
   switch (type.id) {
     case TypeId::kNull: return Make({});
     case TypeId::kBinary: case TypeId::kUtf8:
@@ -53,20 +51,17 @@ TypeLayout LayoutOf(const DataType& type) {
       return out;
     }
     case TypeId::kList: case TypeId::kMap:
-      return Make({kValidity, Offsets(BufferKind::kOffsets, 32)}, ChildRows::kByOffsets);
+      return Make({kValidity, Offsets(BufferKind::kOffsets, 32)});
     case TypeId::kLargeList:
-      return Make({kValidity, Offsets(BufferKind::kOffsets, 64)}, ChildRows::kByOffsets);
+      return Make({kValidity, Offsets(BufferKind::kOffsets, 64)});
     case TypeId::kListView:
-      return Make({kValidity, Offsets(BufferKind::kListViewOffsets, 32), Offsets(BufferKind::kSizes, 32)},
-                  ChildRows::kByListViews);
+      return Make({kValidity, Offsets(BufferKind::kListViewOffsets, 32), Offsets(BufferKind::kSizes, 32)});
     case TypeId::kLargeListView:
-      return Make({kValidity, Offsets(BufferKind::kListViewOffsets, 64), Offsets(BufferKind::kSizes, 64)},
-                  ChildRows::kByListViews);
-    case TypeId::kFixedSizeList: return Make({kValidity}, ChildRows::kFixedSize);
-    case TypeId::kStruct: return Make({kValidity}, ChildRows::kSameRows);
-    case TypeId::kSparseUnion: return Make({kTypeIds}, ChildRows::kSameRows);
-    case TypeId::kDenseUnion: return Make({kTypeIds, kUnionOffsets}, ChildRows::kByUnionOffsets);
-    case TypeId::kRunEndEncoded: return Make({}, ChildRows::kByRunEnds);
+      return Make({kValidity, Offsets(BufferKind::kListViewOffsets, 64), Offsets(BufferKind::kSizes, 64)});
+    case TypeId::kFixedSizeList: case TypeId::kStruct: return Make({kValidity});
+    case TypeId::kSparseUnion: return Make({kTypeIds});
+    case TypeId::kDenseUnion: return Make({kTypeIds, kUnionOffsets});
+    case TypeId::kRunEndEncoded: return Make({});
     case TypeId::kDictionary: return type.index_type ? LayoutOf(*type.index_type) : LayoutOf(*int32());
     case TypeId::kIntervalDayTime:  // two int32 per value
       return Make({kValidity, {BufferKind::kValues, 64, ByteSwapRule::k4, "data"}});
@@ -80,6 +75,14 @@ TypeLayout LayoutOf(const DataType& type) {
       return Make({kValidity, {BufferKind::kValues, bits, SwapForBits(bits), "data"}});
     }
   }
+}
+
+}  // namespace
+
+TypeLayout LayoutOf(const DataType& type) {
+  TypeLayout out = BuffersOf(type);
+  out.child_rows = TypeInfoOf(type.id).child_rows;
+  return out;
 }
 
 int64_t MinBufferBytes(const BufferLayout& buffer, int64_t slots) {

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "quiver/columnar/data_type.h"
+#include "quiver/columnar/type_info.h"  // ChildRows
 
 namespace quiver {
 
@@ -52,17 +53,6 @@ struct BufferLayout {
   std::string_view name;
 };
 
-/// How the rows of an array's children relate to its own rows.
-enum class ChildRows : uint8_t {
-  kNone,            ///< no children (null, primitives, binary, views, dictionary)
-  kByOffsets,       ///< list, large list, map: rows offsets[i] .. offsets[i + 1]
-  kByListViews,     ///< list views: rows offsets[i] .. offsets[i] + sizes[i]
-  kFixedSize,       ///< fixed-size list: list_size rows per row
-  kSameRows,        ///< struct, sparse union: row i of every child
-  kByUnionOffsets,  ///< dense union: row offsets[i] of child type_ids[i]
-  kByRunEnds,       ///< run-end encoded: children[0] run ends, children[1] values
-};
-
 struct TypeLayout {
   /// The fixed buffers in ArrayData::buffers / IPC body order; only the
   /// first num_buffers are meaningful.
@@ -73,6 +63,7 @@ struct TypeLayout {
   /// View types: any number of variadic data buffers follow the fixed ones
   /// (their count travels in RecordBatch.variadicBufferCounts).
   bool variadic_data = false;
+  /// TypeInfoOf(id).child_rows (kNone for dictionaries).
   ChildRows child_rows = ChildRows::kNone;
 };
 

@@ -9,6 +9,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/element_load.h"
+#include "quiver/columnar/type_info.h"
 
 namespace quiver {
 
@@ -640,17 +641,14 @@ void ListRangeAt(const ArrayData& array, int64_t i, int64_t* child_offset, int64
   const uint8_t* b1 = BufferData(array, 1);
   const TypeId id = array.type->id;
   const int bits = id == TypeId::kLargeList || id == TypeId::kLargeListView ? 64 : 32;
-  switch (id) {
-    case TypeId::kList:
-    case TypeId::kMap:
-    case TypeId::kLargeList:
+  switch (TypeInfoOf(id).child_rows) {
+    case ChildRows::kByOffsets:  // list, large list, map
       if (b1 != nullptr) {
         *child_offset = LoadOffset(b1, p, bits);
         *child_length = LoadOffset(b1, p + 1, bits) - *child_offset;
       }
       break;
-    case TypeId::kListView:
-    case TypeId::kLargeListView: {
+    case ChildRows::kByListViews: {
       const uint8_t* b2 = BufferData(array, 2);
       if (b1 != nullptr && b2 != nullptr) {
         *child_offset = LoadOffset(b1, p, bits);
@@ -658,11 +656,11 @@ void ListRangeAt(const ArrayData& array, int64_t i, int64_t* child_offset, int64
       }
       break;
     }
-    case TypeId::kFixedSizeList:
+    case ChildRows::kFixedSize:
       *child_offset = p * array.type->list_size;
       *child_length = array.type->list_size;
       break;
-    default:
+    default:  // not a list-like
       break;
   }
   if (*child_length < 0) *child_length = 0;

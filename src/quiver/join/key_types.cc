@@ -12,30 +12,10 @@
 namespace quiver::join {
 namespace {
 
-bool IsSmallInteger(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32:
-      return true;
-    default:
-      return false;
-  }
-}
+// The integers whose every value has an int64 equal (all but uint64).
+bool IsSmallInteger(TypeId id) { return IsInteger(id) && id != TypeId::kUInt64; }
 
-bool IsUnsignedInteger(TypeId id) {
-  return id == TypeId::kUInt8 || id == TypeId::kUInt16 || id == TypeId::kUInt32 ||
-         id == TypeId::kUInt64;
-}
-
-bool IsTemporalInt(TypeId id) {
-  switch (id) {
-    case TypeId::kDate32: case TypeId::kDate64: case TypeId::kTime32: case TypeId::kTime64:
-    case TypeId::kTimestamp: case TypeId::kDuration:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsUnsignedInteger(TypeId id) { return IsInteger(id) && !IsSignedInteger(id); }
 
 bool IsBytesLike(TypeId id) {
   return id == TypeId::kBinary || id == TypeId::kUtf8 || id == TypeId::kLargeBinary ||
@@ -63,7 +43,7 @@ Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& b
     if (IsInteger(b) && IsInteger(p)) return refuse("uint64 values above INT64_MAX have no signed equal");
     return refuse("");
   }
-  if (IsTemporalInt(b) || IsTemporalInt(p)) {
+  if (IsTemporal(b) || IsTemporal(p)) {
     if (b == p && build.unit == probe.unit) return s;
     return refuse("temporal keys need the same type and unit");
   }
@@ -90,14 +70,14 @@ Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& b
 }
 
 bool LoadsAsInt64(const DataType& type) {
-  return IsInteger(type.id) || IsTemporalInt(type.id);
+  return IsInteger(type.id) || IsTemporal(type.id);
 }
 
 void LoadKeysAsInt64(const ArrayData& a, int64_t begin, int64_t n, int64_t* out) {
   const uint8_t* v = a.buffers[1]->data();
   const int64_t p = a.offset + begin;
   const TypeId id = a.type->id;
-  if (!IsInteger(id) && !IsTemporalInt(id)) {
+  if (!IsInteger(id) && !IsTemporal(id)) {
     std::memset(out, 0, static_cast<size_t>(n) * 8);
     return;
   }

@@ -14,8 +14,7 @@ namespace quiver::join {
 namespace {
 
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
-// How many keys ahead the index entry of a key is prefetched.
-constexpr int64_t kPrefetchAhead = 16;
+constexpr int64_t kPrefetchAhead = HashedRelation::kPrefetchAhead;
 
 // Key validity of rows [begin, begin + n) of one column as bytes; returns
 // false (and leaves `valid` untouched) when the column has no nulls.

@@ -8,6 +8,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/take.h"
+#include "quiver/columnar/type_visit.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/join/key_types.h"
 #include "quiver/join/row_format.h"
@@ -33,28 +34,20 @@ struct Values {
   size_t at(int64_t i) const { return is_const ? 0 : static_cast<size_t>(i); }
 };
 
+// An exact numeric (an integer of any width, uint64 in full, or a decimal
+// of up to 128 bits) as an i128 at the column's own scale.
 i128 LoadExact(const ArrayData& a, int64_t i) {
   const int64_t j = a.offset + i;
-  switch (a.type->id) {
-    case TypeId::kInt8: return a.GetValues<int8_t>(1)[j];
-    case TypeId::kInt16: return a.GetValues<int16_t>(1)[j];
-    case TypeId::kInt32: return a.GetValues<int32_t>(1)[j];
-    case TypeId::kInt64: return a.GetValues<int64_t>(1)[j];
-    case TypeId::kUInt8: return a.GetValues<uint8_t>(1)[j];
-    case TypeId::kUInt16: return a.GetValues<uint16_t>(1)[j];
-    case TypeId::kUInt32: return a.GetValues<uint32_t>(1)[j];
-    case TypeId::kUInt64: return a.GetValues<uint64_t>(1)[j];
-    case TypeId::kDecimal:
-      if (a.type->bit_width == 32) return a.GetValues<int32_t>(1)[j];
-      if (a.type->bit_width == 64) return a.GetValues<int64_t>(1)[j];
-      {
-        const uint8_t* p = a.GetValues<uint8_t>(1) + j * 16;
-        const uint64_t lo = bit_util::LoadLE<uint64_t>(p);
-        const int64_t hi = bit_util::LoadLE<int64_t>(p + 8);
-        return static_cast<i128>((static_cast<unsigned __int128>(static_cast<uint64_t>(hi)) << 64) | lo);
-      }
-    default: return 0;
+  if (a.type->id == TypeId::kDecimal) {
+    if (a.type->bit_width == 32) return a.GetValues<int32_t>(1)[j];
+    if (a.type->bit_width == 64) return a.GetValues<int64_t>(1)[j];
+    const uint8_t* p = a.GetValues<uint8_t>(1) + j * 16;
+    const uint64_t lo = bit_util::LoadLE<uint64_t>(p);
+    const int64_t hi = bit_util::LoadLE<int64_t>(p + 8);
+    return static_cast<i128>((static_cast<unsigned __int128>(static_cast<uint64_t>(hi)) << 64) | lo);
   }
+  return VisitIntegerType(
+      a.type->id, [&]<typename T>() -> i128 { return a.GetValues<T>(1)[j]; }, []() -> i128 { return 0; });
 }
 
 i128 LoadTemporalNs(const ArrayData& a, int64_t i) {

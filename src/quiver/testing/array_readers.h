@@ -12,6 +12,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/array_data.h"
+#include "quiver/columnar/value_format.h"
 
 namespace quiver::testing {
 
@@ -61,17 +62,7 @@ inline std::string RenderRange(const ArrayData& a, int64_t begin, int64_t end) {
 /// slices and compactions. Supports the types the tests build.
 inline std::string Render(const ArrayData& a) { return RenderRange(a, 0, a.length); }
 
-inline int64_t IntAt(const ArrayData& a, int64_t i) {
-  switch (a.type->id) {
-    case TypeId::kInt8: return ValueAt<int8_t>(a, i);
-    case TypeId::kInt16: return ValueAt<int16_t>(a, i);
-    case TypeId::kInt32: return ValueAt<int32_t>(a, i);
-    case TypeId::kInt64: return ValueAt<int64_t>(a, i);
-    case TypeId::kUInt8: return ValueAt<uint8_t>(a, i);
-    case TypeId::kUInt32: return ValueAt<uint32_t>(a, i);
-    default: return 0;
-  }
-}
+inline int64_t IntAt(const ArrayData& a, int64_t i) { return IntegerValueAt(a, i); }
 
 inline std::string RenderValue(const ArrayData& a, int64_t i) {
   const TypeId id = a.type->id;
