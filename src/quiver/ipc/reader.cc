@@ -1,6 +1,5 @@
 #include "quiver/ipc/reader.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -686,33 +685,30 @@ class ReaderImpl : public RecordBatchReader {
     if (rb == nullptr) return Status::Invalid(Msg(raw.index) + ": record batch header missing");
     if (rb->length() < 0) return Status::Invalid(Msg(raw.index) + ": negative batch length " + std::to_string(rb->length()));
     QUIVER_ASSIGN_OR_RETURN(Codec* codec, CodecFor(rb, raw.index));
+    // Body statistics only when asked (ReadOptions::collect_body_stats):
+    // otherwise no copies and no per-buffer bookkeeping.
+    const bool collect = options_.collect_body_stats;
     BatchBodyStats stats;
-    stats.message_index = raw.index;
-    stats.num_rows = rb->length();
-    stats.codec = codec ? codec->type() : CompressionType::kNone;
-    if (const auto* md = raw.message->custom_metadata(); md != nullptr) {
-      for (const fb::KeyValue* kv : *md) {
-        if (kv != nullptr && kv->key() != nullptr && kv->value() != nullptr &&
-            kv->key()->string_view() == "quiver.compression.level") {
-          const std::string v = kv->value()->str();
-          char* end = nullptr;
-          const long level = std::strtol(v.c_str(), &end, 10);
-          if (end != v.c_str() && *end == '\0' && level >= -1000000 && level <= 1000) stats.codec_level = static_cast<int>(level);
-        }
-      }
+    if (collect) {
+      stats.message_index = raw.index;
+      stats.num_rows = rb->length();
+      stats.codec = codec ? codec->type() : CompressionType::kNone;
+      stats.message_metadata = MetadataFrom(raw.message->custom_metadata());
+      stats.metadata_bytes = raw.metadata->size();
+      stats.body_bytes = raw.body->size();
+      stats.columns.resize(schema_->fields.size());
     }
-    stats.metadata_bytes = raw.metadata->size();
-    stats.body_bytes = raw.body->size();
     BodyLoader loader(rb, raw.body, codec, schema_->big_endian, raw.message->version() == fb::MetadataVersion::V4,
                       options_, raw.index, &dictionaries_);
     auto batch = std::make_shared<RecordBatch>();
     batch->schema = schema_;
     batch->num_rows = rb->length();
-    stats.columns.resize(schema_->fields.size());
     for (size_t i = 0; i < schema_->fields.size(); ++i) {
       const Field& f = *schema_->fields[i];
-      stats.columns[i].name = f.name;
-      loader.set_stats(&stats.columns[i]);
+      if (collect) {
+        stats.columns[i].name = f.name;
+        loader.set_stats(&stats.columns[i]);
+      }
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr col, loader.Load(f, f.name, 1));
       if (col->length != batch->num_rows) {
         return Status::Invalid(Msg(raw.index) + ": column '" + f.name + "' has " + std::to_string(col->length) +
@@ -724,7 +720,7 @@ class ReaderImpl : public RecordBatchReader {
     if (options_.validation != ValidationLevel::kNone) {
       QUIVER_RETURN_NOT_OK_CTX(ValidateBatch(*batch, options_.validation), Msg(raw.index));
     }
-    last_stats_ = std::move(stats);
+    if (collect) last_stats_ = std::move(stats);
     return RecordBatchPtr(std::move(batch));
   }
 
