@@ -1,13 +1,18 @@
-// Body statistics of the IPC reader (ReadOptions::collect_body_stats): off
-// by default, and then empty; filled per column when asked; the record
-// batch message's custom metadata handed through as stored, unparsed (the
-// codec level key is quiver's writer's business and `quiver stats`').
+// Loading a record batch body in the IPC reader:
+//  - body statistics (ReadOptions::collect_body_stats): off by default, and
+//    then empty; filled per column when asked; the record batch message's
+//    custom metadata handed through as stored, unparsed (the codec level key
+//    is quiver's writer's business and `quiver stats`');
+//  - the passes: every buffer of a batch is located and bounds-checked
+//    before any is decompressed, so a structurally broken batch costs no
+//    decompression.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <numeric>
 
-#include "quiver/ipc/metadata_internal.h"  // the flatbuffer API, for a hand-built message
+#include "quiver/compression/body_region.h"
+#include "quiver/ipc/metadata_internal.h"  // the flatbuffer API, for hand-built messages
 #include "quiver/ipc/tests/ipc_test_batches.h"
 #include "quiver/testing/status_assertions.h"
 
@@ -87,7 +92,9 @@ TEST_P(BodyStats, OnFillsEachColumnAndChangesNothingElse) {
     EXPECT_EQ(col.stored_buffer_bytes.size(), num_buffers[c]);
     EXPECT_EQ(col.stored_bytes, std::accumulate(col.stored_buffer_bytes.begin(), col.stored_buffer_bytes.end(), int64_t{0}));
     EXPECT_GT(col.uncompressed_bytes, 0);
-    if (codec == CompressionType::kNone) EXPECT_EQ(col.uncompressed_bytes, col.stored_bytes);
+    if (codec == CompressionType::kNone) {
+      EXPECT_EQ(col.uncompressed_bytes, col.stored_bytes);
+    }
     stored += col.stored_bytes;
   }
   EXPECT_LE(stored, s.body_bytes);
@@ -163,6 +170,72 @@ TEST(BodyStatsMetadata, MessageMetadataIsHandedOnAsStored) {
   ASSERT_OK_AND_ASSIGN(back, Read(bytes, f.pool.get(), &reader));
   ASSERT_EQ(back.size(), 1u);
   ExpectEmpty(reader->last_batch_stats());
+}
+
+/// The stream bytes of `schema` without batches, end-of-stream marker cut off.
+std::vector<uint8_t> SchemaMessageBytes(const SchemaPtr& schema, MemoryPool* pool) {
+  BufferOutputStream sink;
+  WriteOptions wo;
+  wo.pool = pool;
+  EXPECT_OK(WriteTable(&sink, schema, {}, IpcFormat::kStream, wo));
+  std::vector<uint8_t> bytes = sink.bytes();
+  bytes.resize(bytes.size() >= 8 ? bytes.size() - 8 : 0);
+  return bytes;
+}
+
+TEST(BodyLoading, EveryBufferIsLocatedBeforeAnyIsDecompressed) {
+  Fixture f;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("x", int32(), false), field("y", int32(), false)};
+  // One ZSTD region holding 4096 int32 values (16 KiB decompressed).
+  const int64_t rows = 4096, raw_bytes = rows * 4;
+  const std::vector<int32_t> values(static_cast<size_t>(rows), 5);
+  ASSERT_OK_AND_ASSIGN(auto codec, Codec::Make(CompressionType::kZstd));
+  std::vector<uint8_t> body(static_cast<size_t>(kRegionPrefixBytes + codec->MaxCompressedBytes(raw_bytes)));
+  EncodeRegionPrefix(raw_bytes, body.data());
+  ASSERT_OK_AND_ASSIGN(int64_t frame, codec->Compress({reinterpret_cast<const uint8_t*>(values.data()),
+                                                       static_cast<size_t>(raw_bytes)},
+                                                      {body.data() + kRegionPrefixBytes, body.size() - 8}));
+  const int64_t region = kRegionPrefixBytes + frame;
+  body.resize(static_cast<size_t>((region + 7) / 8 * 8), 0);
+  const int64_t body_len = static_cast<int64_t>(body.size());
+  // x's data is that region; y's data the same region (a good batch), or
+  // one past the end of the body.
+  auto stream = [&](int64_t y_offset) {
+    std::vector<uint8_t> bytes = SchemaMessageBytes(schema, f.pool.get());
+    flatbuffers::FlatBufferBuilder fbb;
+    const std::vector<fb::FieldNode> nodes{fb::FieldNode(rows, 0), fb::FieldNode(rows, 0)};
+    const std::vector<fb::Buffer> buffers{fb::Buffer(0, 0), fb::Buffer(0, region), fb::Buffer(0, 0),
+                                          fb::Buffer(y_offset, region)};
+    auto nodes_off = fbb.CreateVectorOfStructs(nodes);
+    auto buffers_off = fbb.CreateVectorOfStructs(buffers);
+    auto compression = fb::CreateBodyCompression(fbb, fb::CompressionType::ZSTD, fb::BodyCompressionMethod::BUFFER);
+    auto rb = fb::CreateRecordBatch(fbb, rows, nodes_off, buffers_off, compression);
+    fbb.Finish(fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch, rb.Union(), body_len));
+    AppendMessage(fbb, &bytes);
+    bytes.insert(bytes.end(), body.begin(), body.end());
+    bytes.insert(bytes.end(), {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0});
+    return bytes;
+  };
+  {
+    auto pool = f.pool->MakeChild({"good"});
+    ASSERT_OK_AND_ASSIGN(auto back, Read(stream(0), pool.get()));
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0]->columns[1]->length, rows);
+    EXPECT_GE(pool->peak_bytes(), 2 * raw_bytes);  // both regions decompressed
+  }
+  {
+    // y's region is outside the body: the error names it, and x's region,
+    // which comes first, was never decompressed.
+    auto pool = f.pool->MakeChild({"bad"});
+    ASSERT_RAISES_WITH_MESSAGE(Invalid,
+                               "message 1: field 'y' buffer 3 (data): region [" + std::to_string(body_len) + ", +" +
+                                   std::to_string(region) + ") is outside the body of " + std::to_string(body_len) +
+                                   " bytes",
+                               Read(stream(body_len), pool.get()));
+    EXPECT_LT(pool->peak_bytes(), raw_bytes);
+    EXPECT_EQ(pool->held_bytes(), 0);
+  }
 }
 
 }  // namespace
