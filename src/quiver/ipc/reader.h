@@ -14,7 +14,13 @@
 // allocation, a slice or an index; decoded batches are validated at
 // options.validation. Errors name the message index, field path and buffer
 // index with declared and actual values. Bytes after the end-of-stream
-// marker are never read.
+// marker are never read. A batch body is loaded in passes (Arrow C++'s
+// order): every buffer located and bounds-checked against the schema, then
+// the regions decompressed, then buffers realigned / byte-swapped; so a
+// structurally broken batch is refused before anything is decompressed.
+//
+// Body statistics (per-buffer sizes, message custom metadata) are kept only
+// with options.collect_body_stats (last_batch_stats()).
 //
 // Memory: buffers that can be used in place (uncompressed, native order,
 // 8-byte aligned) are zero-copy slices of the input, which the batches keep
