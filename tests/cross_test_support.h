@@ -104,7 +104,8 @@ struct IpcTable {
   }
 };
 
-/// Reads every batch of `reader`.
+/// Reads every batch of `reader` (last_codec needs the reader opened with
+/// ReadOptions::collect_body_stats; kNone otherwise).
 inline Result<IpcTable> DrainReader(ipc::RecordBatchReader* reader) {
   IpcTable t;
   t.schema = reader->schema();
@@ -116,16 +117,23 @@ inline Result<IpcTable> DrainReader(ipc::RecordBatchReader* reader) {
   return t;
 }
 
-/// Reads every batch from a reader opened over `bytes`.
+/// `options` with body statistics on (IpcTable::last_codec comes from them).
+inline ipc::ReadOptions WithBodyStats(ipc::ReadOptions options) {
+  options.collect_body_stats = true;
+  return options;
+}
+
+/// Reads every batch from a reader opened over `bytes` (body statistics on).
 inline Result<IpcTable> ReadIpc(std::shared_ptr<Buffer> bytes, const ipc::ReadOptions& options) {
-  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::Open(std::move(bytes), options));
+  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::Open(std::move(bytes), WithBodyStats(options)));
   return DrainReader(reader.get());
 }
 
-/// Reads a stream-format file sequentially (RecordBatchReader::OpenStream).
+/// Reads a stream-format file sequentially (RecordBatchReader::OpenStream;
+/// body statistics on).
 inline Result<IpcTable> ReadIpcSequential(const fs::path& path, const ipc::ReadOptions& options) {
   QUIVER_ASSIGN_OR_RETURN(auto input, ipc::OpenInputStream(path.string()));
-  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenStream(std::move(input), options));
+  QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenStream(std::move(input), WithBodyStats(options)));
   return DrainReader(reader.get());
 }
 

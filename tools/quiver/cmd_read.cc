@@ -1,6 +1,8 @@
 // quiver cat / schema / stats: read an IPC file or stream and show it.
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -150,6 +152,22 @@ void AddSchema(CLI::App& app, Context& ctx, Action* action) {
   });
 }
 
+/// The codec level quiver's writer recorded in a record batch message's
+/// custom metadata (key ipc::kCompressionLevelMetadataKey, value a decimal
+/// integer in [-1000000, 1000]); nullopt when no pair holds a valid one
+/// (other writers, uncompressed batches, a malformed value). When the key
+/// repeats, the last valid value wins. Pure.
+std::optional<int> RecordedCodecLevel(const KeyValueMetadata& message_metadata) {
+  std::optional<int> out;
+  for (const auto& [key, value] : message_metadata) {
+    if (key != ipc::kCompressionLevelMetadataKey) continue;
+    char* end = nullptr;
+    const long level = std::strtol(value.c_str(), &end, 10);
+    if (end != value.c_str() && *end == '\0' && level >= -1000000 && level <= 1000) out = static_cast<int>(level);
+  }
+  return out;
+}
+
 void AddStats(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("stats", "print per-batch buffer sizes, compression and memory");
   auto path = std::make_shared<std::string>();
@@ -159,6 +177,7 @@ void AddStats(CLI::App& app, Context& ctx, Action* action) {
       auto pool = ctx.Child("stats");
       ipc::ReadOptions ro;
       ro.pool = pool.get();
+      ro.collect_body_stats = true;
       QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(*path, ro));
       std::string out = "format: " + std::string(ipc::IpcFormatName(reader->format())) + ", metadata " +
                         reader->metadata_version() + "\n";
@@ -167,9 +186,10 @@ void AddStats(CLI::App& app, Context& ctx, Action* action) {
         QUIVER_ASSIGN_OR_RETURN(auto batch, reader->Next());
         if (!batch) break;
         const auto& s = reader->last_batch_stats();
+        const std::optional<int> level = RecordedCodecLevel(s.message_metadata);
         out += "batch " + std::to_string(batches) + ": rows " + std::to_string(s.num_rows) + ", codec " +
                 std::string(CompressionTypeName(s.codec)) +
-               (s.codec_level ? " level " + std::to_string(*s.codec_level) : std::string()) + ", metadata " + std::to_string(s.metadata_bytes) +
+               (level ? " level " + std::to_string(*level) : std::string()) + ", metadata " + std::to_string(s.metadata_bytes) +
                " B, body " + std::to_string(s.body_bytes) + " B\n";
         for (const auto& c : s.columns) {
           out += "  " + c.name + ": buffers [";

@@ -5,6 +5,19 @@
 #include <vector>
 
 namespace quiver::ipc {
+
+KeyValueMetadata MetadataFrom(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs) {
+  KeyValueMetadata out;
+  if (kvs == nullptr) return out;
+  out.reserve(kvs->size());
+  for (const fb::KeyValue* kv : *kvs) {
+    if (kv == nullptr) continue;
+    out.emplace_back(kv->key() ? kv->key()->str() : std::string(),
+                     kv->value() ? kv->value()->str() : std::string());
+  }
+  return out;
+}
+
 namespace {
 
 using flatbuffers::FlatBufferBuilder;
@@ -21,18 +34,6 @@ Status CheckVersion(fb::MetadataVersion version) {
                                   " is older than the oldest supported (V4)");
   }
   return Status::OK();
-}
-
-KeyValueMetadata MetadataFrom(const flatbuffers::Vector<Offset<fb::KeyValue>>* kvs) {
-  KeyValueMetadata out;
-  if (kvs == nullptr) return out;
-  out.reserve(kvs->size());
-  for (const fb::KeyValue* kv : *kvs) {
-    if (kv == nullptr) continue;
-    out.emplace_back(kv->key() ? kv->key()->str() : std::string(),
-                     kv->value() ? kv->value()->str() : std::string());
-  }
-  return out;
 }
 
 Result<TimeUnit> UnitFrom(fb::TimeUnit unit, const std::string& path) {

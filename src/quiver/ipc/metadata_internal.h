@@ -41,6 +41,12 @@ Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema* schema, const ReadOptio
 flatbuffers::Offset<fb::Schema> SchemaToFlatbuffer(flatbuffers::FlatBufferBuilder& builder,
                                                    const Schema& schema);
 
+/// Copies custom metadata (Schema, Field or Message custom_metadata) into
+/// ordered key/value pairs, keeping order and repeated keys; a missing key
+/// or value reads as "" (the Arrow spec leaves both optional); null = none.
+/// Pure; the returned strings are copies (no reference to the flatbuffer).
+KeyValueMetadata MetadataFrom(const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* kvs);
+
 /// Metadata version name ("V4"...).
 std::string MetadataVersionName(fb::MetadataVersion version);
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "quiver/columnar/validate.h"
 #include "quiver/compression/body_compressor.h"
@@ -12,6 +13,15 @@
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::ipc {
+
+/// The custom metadata key under which quiver's writer records the codec
+/// level of each compressed record batch and dictionary batch message
+/// (Message.custom_metadata; value: the level in decimal, e.g. "3"). Not
+/// part of the Arrow format: other readers ignore it, other writers do not
+/// write it. Written by RecordBatchWriter (ipc/writer.cc); read by nobody in
+/// the library — the reader hands message metadata through unparsed
+/// (BatchBodyStats::message_metadata) and `quiver stats` parses the level.
+inline constexpr std::string_view kCompressionLevelMetadataKey = "quiver.compression.level";
 
 struct ReadOptions {
   /// Pool for every buffer the reader allocates (decompressed or swapped
@@ -37,6 +47,13 @@ struct ReadOptions {
   /// Copy buffers whose address is not 8-byte aligned (always on for
   /// typed safety; zero-copy is kept for aligned bodies).
   bool ensure_alignment = true;
+  /// Fill RecordBatchReader::last_batch_stats() for every record batch
+  /// read: stored and uncompressed bytes per buffer and column, column
+  /// names and the message's custom metadata (reader.h BatchBodyStats).
+  /// Off (default): nothing is recorded (no per-buffer bookkeeping, no
+  /// copies) and last_batch_stats() stays empty. Decoding, limits, errors
+  /// and memory use of the batches are the same either way.
+  bool collect_body_stats = false;
 };
 
 struct WriteOptions {

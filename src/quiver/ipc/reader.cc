@@ -1,8 +1,8 @@
 #include "quiver/ipc/reader.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <forward_list>
 #include <optional>
 #include <unordered_map>
 
@@ -313,6 +313,21 @@ struct DictionaryEntry {
   ArrayDataPtr dictionary;
 };
 
+/// Turns the body of one RecordBatch message (a record batch, or the
+/// values of a dictionary batch) into arrays, in three passes over its
+/// buffers, as Arrow C++ does (ArrayLoader, then DecompressBuffers, then the
+/// endianness swap):
+///   1. Load(): walk the schema against the field nodes and buffer list;
+///      every buffer is located and bounds-checked, nothing is decoded or
+///      allocated (arrays get empty buffer slots);
+///   2. Decode(): decompress every region of a compressed body
+///      (DecodeRegion), or slice it when the body is not compressed;
+///   3. then, still in Decode(): each buffer in native form (realigned and
+///      byte-swapped as the options and the schema's endianness ask), and
+///      into its array's slot.
+/// So a malformed batch is rejected by its structure before any
+/// decompression; errors name the message, field path and buffer index.
+/// Single use: Load() each field, CheckAllConsumed(), then Decode() once.
 class BodyLoader {
  public:
   BodyLoader(const fb::RecordBatch* rb, std::shared_ptr<Buffer> body, Codec* codec, bool big_endian,
@@ -321,8 +336,14 @@ class BodyLoader {
       : rb_(rb), body_(std::move(body)), codec_(codec), big_endian_(big_endian), v4_(v4),
         options_(options), index_(message_index), dictionaries_(dictionaries) {}
 
+  /// Where the sizes of the buffers located from now on are added
+  /// (nullptr = not collected).
   void set_stats(ColumnBodyStats* stats) { stats_ = stats; }
 
+  /// Pass 1 for one field (`path` its name in error texts; it must outlive
+  /// Decode()): the array with its children and dictionary, checked against
+  /// the field nodes and buffer list, its buffers located but still empty
+  /// (nullptr) until Decode().
   Result<ArrayDataPtr> Load(const Field& field, const std::string& path, int depth) {
     if (depth > options_.max_nesting_depth) {
       return Status::Invalid(Where(path) + ": nesting deeper than " + std::to_string(options_.max_nesting_depth));
@@ -344,9 +365,10 @@ class BodyLoader {
                              " / null count " + std::to_string(out->null_count) + " out of range");
     }
     const DataType& t = field.type->id == TypeId::kDictionary ? *field.type->index_type : *field.type;
-    auto& bufs = out->buffers;
     auto child = [&](const FieldPtr& f) -> Status {
-      QUIVER_ASSIGN_OR_RETURN(auto c, Load(*f, path + "." + f->name, depth + 1));
+      // Kept for the error texts of the later passes (stable addresses).
+      child_paths_.push_front(path + "." + f->name);
+      QUIVER_ASSIGN_OR_RETURN(auto c, Load(*f, child_paths_.front(), depth + 1));
       out->children.push_back(std::move(c));
       return Status::OK();
     };
@@ -355,7 +377,8 @@ class BodyLoader {
     const TypeLayout layout = LayoutOf(t);
     if (IsUnion(t.id) && v4_) {
       // Metadata V4 unions carry a validity bitmap; V5 dropped it.
-      QUIVER_ASSIGN_OR_RETURN(auto vb, ReadBuffer(path, "validity (V4 union)", ByteSwapRule::kNone));
+      // Located and decoded (for its errors) like any buffer, then dropped.
+      QUIVER_RETURN_NOT_OK(LocateBuffer(nullptr, -1, false, path, "validity (V4 union)", ByteSwapRule::kNone));
       if (out->null_count != 0) {
         return Status::NotImplemented(Where(path) + ": V4 union with " + std::to_string(out->null_count) +
                                       " top-level nulls");
@@ -366,11 +389,12 @@ class BodyLoader {
     if (last.kind == BufferKind::kValues && last.element_bits <= 0 && t.id != TypeId::kFixedSizeBinary) {
       return Status::NotImplemented(Where(path) + ": cannot load type " + t.ToString());
     }
+    out->buffers.reserve(static_cast<size_t>(layout.num_buffers));
     for (int i = 0; i < layout.num_buffers; ++i) {
       const BufferLayout& spec = layout.buffers[static_cast<size_t>(i)];
-      QUIVER_ASSIGN_OR_RETURN(auto b, ReadBuffer(path, spec.name, spec.swap));
-      if (spec.kind == BufferKind::kValidity && (out->null_count == 0 || b->size() == 0)) b = nullptr;
-      bufs.push_back(std::move(b));
+      QUIVER_RETURN_NOT_OK(LocateBuffer(out.get(), static_cast<int32_t>(out->buffers.size()),
+                                        spec.kind == BufferKind::kValidity, path, spec.name, spec.swap));
+      out->buffers.emplace_back();
     }
     if (layout.variadic_data) {
       const auto* counts = rb_->variadic_buffer_counts();
@@ -387,8 +411,9 @@ class BodyLoader {
                                " exceeds the " + std::to_string(total - buffer_i_) + " buffers left");
       }
       for (int64_t i = 0; i < n; ++i) {
-        QUIVER_ASSIGN_OR_RETURN(auto b, ReadBuffer(path, "variadic data", ByteSwapRule::kNone));
-        bufs.push_back(std::move(b));
+        QUIVER_RETURN_NOT_OK(LocateBuffer(out.get(), static_cast<int32_t>(out->buffers.size()), false, path,
+                                          "variadic data", ByteSwapRule::kNone));
+        out->buffers.emplace_back();
       }
     }
     for (const auto& c : t.children) QUIVER_RETURN_NOT_OK(child(c));
@@ -418,50 +443,94 @@ class BodyLoader {
     return Status::OK();
   }
 
+  /// Passes 2 and 3 over the buffers Load() located, in buffer order:
+  /// decompress (or slice) every region, then bring each buffer to native
+  /// form and into its array's slot. On error the arrays are incomplete
+  /// and not to be used; what was decoded is released with them and the
+  /// loader.
+  Status Decode() {
+    // 2. Decode: a compressed body's region is decompressed (or, stored
+    //    raw, sliced past its prefix) by the one region rule.
+    for (PendingBuffer& p : pending_) {
+      if (p.length == 0) {
+        p.bytes = Buffer::Slice(body_, p.offset, 0);
+      } else if (codec_ != nullptr) {
+        const RegionLimits limits{options_.max_decompressed_bytes, options_.max_compression_ratio};
+        QUIVER_ASSIGN_OR_RETURN(DecodedRegion region, DecodeRegion(body_, p.offset, p.length, *codec_, limits,
+                                                                   options_.pool, Where(p)));
+        p.bytes = std::move(region.bytes);
+        p.owned = region.decompressed;
+      } else {
+        p.bytes = Buffer::Slice(body_, p.offset, p.length);
+      }
+      if (p.stats) p.stats->uncompressed_bytes += p.bytes->size();
+    }
+    // 3. Native form: realigned and byte-swapped as the options and the
+    //    schema's endianness ask; then into the arrays.
+    for (PendingBuffer& p : pending_) {
+      QUIVER_ASSIGN_OR_RETURN(p.bytes, ToNative(std::move(p.bytes), p.owned, p.swap, [&] { return Where(p); }));
+      if (p.array == nullptr) continue;
+      if (p.validity && (p.array->null_count == 0 || p.bytes->size() == 0)) p.bytes = nullptr;
+      p.array->buffers[static_cast<size_t>(p.slot)] = std::move(p.bytes);
+    }
+    pending_.clear();
+    return Status::OK();
+  }
+
  private:
   std::string Where(const std::string& path) const { return Msg(index_) + ": field '" + path + "'"; }
 
-  Result<std::shared_ptr<Buffer>> ReadBuffer(const std::string& path, std::string_view role, ByteSwapRule swap) {
+  /// Pass 1 for one IPC buffer: its region is located and bounds-checked;
+  /// it will go to array->buffers[slot] (nullptr: decoded, then dropped),
+  /// or nullptr when `validity` and the array has no nulls or the buffer
+  /// decodes empty.
+  Status LocateBuffer(ArrayData* array, int32_t slot, bool validity, const std::string& path,
+                      std::string_view role, ByteSwapRule swap) {
     const auto* buffers = rb_->buffers();
     const int64_t total = buffers ? buffers->size() : 0;
     const int64_t bi = buffer_i_++;
-    auto where = [&] { return Where(path) + " buffer " + std::to_string(bi) + " (" + std::string(role) + ")"; };
     if (bi >= total) {
-      return Status::Invalid(where() + ": missing (the batch has " + std::to_string(total) + " buffers)");
+      return Status::Invalid(Where(path, bi, role) + ": missing (the batch has " + std::to_string(total) + " buffers)");
     }
-    // 1. Locate: the region's bounds in the body.
-    const fb::Buffer b_value = LoadStruct<fb::Buffer>(buffers, bi);
-    const fb::Buffer* b = &b_value;
-    const int64_t offset = b->offset();
-    const int64_t length = b->length();
+    // `total` is the message's word: reserve no more than a typical batch.
+    if (pending_.empty()) pending_.reserve(static_cast<size_t>(std::min<int64_t>(total, 256)));
+    const fb::Buffer b = LoadStruct<fb::Buffer>(buffers, bi);
+    const int64_t offset = b.offset();
+    const int64_t length = b.length();
     if (!RangeInBounds(offset, length, body_->size())) {
-      return Status::Invalid(where() + ": region [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                             ") is outside the body of " + std::to_string(body_->size()) + " bytes");
+      return Status::Invalid(Where(path, bi, role) + ": region [" + std::to_string(offset) + ", +" +
+                             std::to_string(length) + ") is outside the body of " + std::to_string(body_->size()) +
+                             " bytes");
     }
     if (stats_) {
       stats_->stored_buffer_bytes.push_back(length);
       stats_->stored_bytes += length;
     }
-    // 2. Decode: a compressed body's region is decompressed (or, stored
-    //    raw, sliced past its prefix) by the one region rule.
-    std::shared_ptr<Buffer> out;
-    bool owned = false;  // true when `out` is a fresh pool buffer we may modify
-    if (length == 0) {
-      out = Buffer::Slice(body_, offset, 0);
-    } else if (codec_ != nullptr) {
-      const RegionLimits limits{options_.max_decompressed_bytes, options_.max_compression_ratio};
-      QUIVER_ASSIGN_OR_RETURN(DecodedRegion region,
-                              DecodeRegion(body_, offset, length, *codec_, limits, options_.pool, where()));
-      out = std::move(region.bytes);
-      owned = region.decompressed;
-    } else {
-      out = Buffer::Slice(body_, offset, length);
-    }
-    if (stats_) stats_->uncompressed_bytes += out->size();
-    // 3. Native form: realigned and byte-swapped as the options and the
-    //    schema's endianness ask.
-    return ToNative(std::move(out), owned, swap, where);
+    pending_.push_back(PendingBuffer{array, slot, validity, swap, bi, offset, length, &path, role, stats_, nullptr,
+                                     false});
+    return Status::OK();
   }
+
+  /// One IPC buffer between the passes.
+  struct PendingBuffer {
+    ArrayData* array;  // owner of the slot; nullptr: decoded, then dropped
+    int32_t slot;
+    bool validity;
+    ByteSwapRule swap;
+    int64_t index;  // in the message's buffer list
+    int64_t offset;
+    int64_t length;
+    const std::string* path;  // the field's (a schema name or child_paths_)
+    std::string_view role;    // static text
+    ColumnBodyStats* stats;
+    std::shared_ptr<Buffer> bytes;  // passes 2 and 3
+    bool owned;                     // bytes is a fresh pool buffer we may modify
+  };
+
+  std::string Where(const std::string& path, int64_t bi, std::string_view role) const {
+    return Where(path) + " buffer " + std::to_string(bi) + " (" + std::string(role) + ")";
+  }
+  std::string Where(const PendingBuffer& p) const { return Where(*p.path, p.index, p.role); }
 
   template <typename Where>
   Result<std::shared_ptr<Buffer>> ToNative(std::shared_ptr<Buffer> out, bool owned, ByteSwapRule swap,
@@ -486,6 +555,8 @@ class BodyLoader {
   int64_t index_;
   const std::unordered_map<int64_t, DictionaryEntry>* dictionaries_;
   ColumnBodyStats* stats_ = nullptr;
+  std::vector<PendingBuffer> pending_;
+  std::forward_list<std::string> child_paths_;  // stable addresses; no allocation when empty
   int64_t node_i_ = 0;
   int64_t buffer_i_ = 0;
   int64_t variadic_i_ = 0;
@@ -686,33 +757,30 @@ class ReaderImpl : public RecordBatchReader {
     if (rb == nullptr) return Status::Invalid(Msg(raw.index) + ": record batch header missing");
     if (rb->length() < 0) return Status::Invalid(Msg(raw.index) + ": negative batch length " + std::to_string(rb->length()));
     QUIVER_ASSIGN_OR_RETURN(Codec* codec, CodecFor(rb, raw.index));
+    // Body statistics only when asked (ReadOptions::collect_body_stats):
+    // otherwise no copies and no per-buffer bookkeeping.
+    const bool collect = options_.collect_body_stats;
     BatchBodyStats stats;
-    stats.message_index = raw.index;
-    stats.num_rows = rb->length();
-    stats.codec = codec ? codec->type() : CompressionType::kNone;
-    if (const auto* md = raw.message->custom_metadata(); md != nullptr) {
-      for (const fb::KeyValue* kv : *md) {
-        if (kv != nullptr && kv->key() != nullptr && kv->value() != nullptr &&
-            kv->key()->string_view() == "quiver.compression.level") {
-          const std::string v = kv->value()->str();
-          char* end = nullptr;
-          const long level = std::strtol(v.c_str(), &end, 10);
-          if (end != v.c_str() && *end == '\0' && level >= -1000000 && level <= 1000) stats.codec_level = static_cast<int>(level);
-        }
-      }
+    if (collect) {
+      stats.message_index = raw.index;
+      stats.num_rows = rb->length();
+      stats.codec = codec ? codec->type() : CompressionType::kNone;
+      stats.message_metadata = MetadataFrom(raw.message->custom_metadata());
+      stats.metadata_bytes = raw.metadata->size();
+      stats.body_bytes = raw.body->size();
+      stats.columns.resize(schema_->fields.size());
     }
-    stats.metadata_bytes = raw.metadata->size();
-    stats.body_bytes = raw.body->size();
     BodyLoader loader(rb, raw.body, codec, schema_->big_endian, raw.message->version() == fb::MetadataVersion::V4,
                       options_, raw.index, &dictionaries_);
     auto batch = std::make_shared<RecordBatch>();
     batch->schema = schema_;
     batch->num_rows = rb->length();
-    stats.columns.resize(schema_->fields.size());
     for (size_t i = 0; i < schema_->fields.size(); ++i) {
       const Field& f = *schema_->fields[i];
-      stats.columns[i].name = f.name;
-      loader.set_stats(&stats.columns[i]);
+      if (collect) {
+        stats.columns[i].name = f.name;
+        loader.set_stats(&stats.columns[i]);
+      }
       QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr col, loader.Load(f, f.name, 1));
       if (col->length != batch->num_rows) {
         return Status::Invalid(Msg(raw.index) + ": column '" + f.name + "' has " + std::to_string(col->length) +
@@ -721,10 +789,11 @@ class ReaderImpl : public RecordBatchReader {
       batch->columns.push_back(std::move(col));
     }
     QUIVER_RETURN_NOT_OK(loader.CheckAllConsumed());
+    QUIVER_RETURN_NOT_OK(loader.Decode());
     if (options_.validation != ValidationLevel::kNone) {
       QUIVER_RETURN_NOT_OK_CTX(ValidateBatch(*batch, options_.validation), Msg(raw.index));
     }
-    last_stats_ = std::move(stats);
+    if (collect) last_stats_ = std::move(stats);
     return RecordBatchPtr(std::move(batch));
   }
 
@@ -748,6 +817,7 @@ class ReaderImpl : public RecordBatchReader {
       return Status::Invalid(Msg(raw.index) + ": dictionary " + std::to_string(id) + " has " +
                              std::to_string(values->length) + " values, the batch declares " + std::to_string(rb->length()));
     }
+    QUIVER_RETURN_NOT_OK(loader.Decode());
     if (options_.validation != ValidationLevel::kNone) {
       QUIVER_RETURN_NOT_OK_CTX(ValidateArray(*values, options_.validation, value_field.name), Msg(raw.index));
     }

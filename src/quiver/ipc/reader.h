@@ -14,7 +14,13 @@
 // allocation, a slice or an index; decoded batches are validated at
 // options.validation. Errors name the message index, field path and buffer
 // index with declared and actual values. Bytes after the end-of-stream
-// marker are never read.
+// marker are never read. A batch body is loaded in passes (Arrow C++'s
+// order): every buffer located and bounds-checked against the schema, then
+// the regions decompressed, then buffers realigned / byte-swapped; so a
+// structurally broken batch is refused before anything is decompressed.
+//
+// Body statistics (per-buffer sizes, message custom metadata) are kept only
+// with options.collect_body_stats (last_batch_stats()).
 //
 // Memory: buffers that can be used in place (uncompressed, native order,
 // 8-byte aligned) are zero-copy slices of the input, which the batches keep
@@ -41,9 +47,10 @@ namespace quiver::ipc {
 enum class IpcFormat { kStream, kFile };
 std::string_view IpcFormatName(IpcFormat format);  // "stream" / "file"
 
-/// Sizes of one top-level column in one message body.
+/// Sizes of one top-level column in one message body (collected only with
+/// ReadOptions::collect_body_stats).
 struct ColumnBodyStats {
-  std::string name;
+  std::string name;  ///< the schema field's name (a copy)
   /// Bytes of each IPC buffer of the column (depth-first, children
   /// included) as stored in the body (compressed size, prefix included).
   std::vector<int64_t> stored_buffer_bytes;
@@ -51,16 +58,25 @@ struct ColumnBodyStats {
   int64_t uncompressed_bytes = 0;  ///< bytes after decompression
 };
 
-/// What one record batch message held.
+/// What one record batch message held (collected only with
+/// ReadOptions::collect_body_stats; a default-constructed value otherwise).
+/// A plain value: copies own their strings; no reference into the input.
 struct BatchBodyStats {
+  /// Stream: the message's index in the stream (0 = the schema);
+  /// file: the record batch block's index in the footer.
   int64_t message_index = 0;
   int64_t num_rows = 0;
+  /// The BodyCompression codec; kNone for an uncompressed body.
   CompressionType codec = CompressionType::kNone;
-  /// The codec level, when the writer recorded it (quiver writes the
-  /// message custom metadata key "quiver.compression.level"); empty otherwise.
-  std::optional<int> codec_level;
-  int64_t metadata_bytes = 0;
-  int64_t body_bytes = 0;
+  /// The message's custom metadata (Message.custom_metadata), as stored:
+  /// order and repeated keys kept, a missing key or value as "". Not
+  /// interpreted by the reader; e.g. quiver's writer records its codec level
+  /// under kCompressionLevelMetadataKey (options.h), which `quiver stats`
+  /// shows.
+  KeyValueMetadata message_metadata;
+  int64_t metadata_bytes = 0;  ///< the Message flatbuffer's size in bytes
+  int64_t body_bytes = 0;      ///< the message body's size in bytes
+  /// One entry per top-level schema field, in schema order.
   std::vector<ColumnBodyStats> columns;
 };
 
@@ -91,7 +107,12 @@ class RecordBatchReader : public RecordBatchStream {
   /// applied on the way. After an error the reader should not be used.
   Result<RecordBatchPtr> Next() override = 0;
 
-  /// Body statistics of the batch last returned by Next().
+  /// With ReadOptions::collect_body_stats on: the body statistics of the
+  /// last batch Next() returned (empty before the first; kept when Next()
+  /// then returns nullptr or an error). Off: always an empty BatchBodyStats
+  /// (zeros, kNone, no metadata, no columns). The reference is to the
+  /// reader's own member: valid while the reader lives, its content
+  /// replaced by the next batch.
   virtual const BatchBodyStats& last_batch_stats() const = 0;
   /// Dictionary batches read so far (initial, delta, replacement).
   virtual int64_t num_dictionary_batches() const = 0;

@@ -319,10 +319,11 @@ class WriterImpl : public RecordBatchWriter {
     if (!u.variadic_buffer_counts.empty()) variadic = fbb.CreateVector(u.variadic_buffer_counts);
     auto rb = fb::CreateRecordBatch(fbb, u.num_rows, nodes_off, bufs, comp, variadic);
     // The codec level is not part of the format; quiver records it in the
-    // message's custom metadata so that `quiver stats` can show it.
+    // message's custom metadata (kCompressionLevelMetadataKey, options.h) so
+    // that `quiver stats` can show it.
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> md = 0;
     if (u.codec != CompressionType::kNone) {
-      auto k = fbb.CreateString("quiver.compression.level");
+      auto k = fbb.CreateString(kCompressionLevelMetadataKey.data(), kCompressionLevelMetadataKey.size());
       auto v = fbb.CreateString(std::to_string(u.codec_level));
       std::vector<flatbuffers::Offset<fb::KeyValue>> kvs{fb::CreateKeyValue(fbb, k, v)};
       md = fbb.CreateVector(kvs);

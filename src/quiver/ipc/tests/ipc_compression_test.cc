@@ -29,7 +29,7 @@ TEST(IpcWriter, IncompressibleBuffersAreStoredRaw) {
     auto bytes = Write({b}, IpcFormat::kStream, codec, pool);
     ASSERT_OK(bytes);
     std::unique_ptr<RecordBatchReader> reader;
-    auto back = Read(*bytes, pool, &reader);
+    auto back = Read(*bytes, pool, &reader, /*collect_body_stats=*/true);
     ASSERT_OK(back);
     const auto& col = reader->last_batch_stats().columns[0];
     // validity: zero-length region; data: -1 prefix + 16384 raw bytes.

@@ -21,7 +21,7 @@ TEST_P(RoundTrip, MixedTypesSurviveEveryFormatAndCodec) {
   auto bytes = Write({batch, batch}, format, codec, f.pool.get());
   ASSERT_OK(bytes);
   std::unique_ptr<RecordBatchReader> reader;
-  auto back = Read(*bytes, f.pool.get(), &reader);
+  auto back = Read(*bytes, f.pool.get(), &reader, /*collect_body_stats=*/true);
   ASSERT_OK(back);
   ASSERT_EQ(back->size(), 2u);
   EXPECT_EQ(reader->format(), format);

@@ -82,10 +82,14 @@ inline Result<std::vector<uint8_t>> Write(const std::vector<RecordBatchPtr>& bat
   return sink.bytes();
 }
 
+/// Reads every batch of `bytes`; `keep` receives the reader (for its
+/// last_batch_stats(), filled only with `collect_body_stats`).
 inline Result<std::vector<RecordBatchPtr>> Read(const std::vector<uint8_t>& bytes, MemoryPool* pool,
-                                         std::unique_ptr<RecordBatchReader>* keep = nullptr) {
+                                         std::unique_ptr<RecordBatchReader>* keep = nullptr,
+                                         bool collect_body_stats = false) {
   ReadOptions ro;
   ro.pool = pool;
+  ro.collect_body_stats = collect_body_stats;
   QUIVER_ASSIGN_OR_RETURN(auto reader,
                           RecordBatchReader::Open(Buffer::Unowned(bytes.data(), static_cast<int64_t>(bytes.size())), ro));
   auto batches = ReadAllBatches(reader.get());
