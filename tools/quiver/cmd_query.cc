@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -32,112 +31,6 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 
 void OnSigint(int) { g_interrupted = true; }
-
-// "256MiB", "64M", "1G", "1048576" -> bytes.
-Result<int64_t> ParseBytes(const std::string& text) {
-  size_t pos = 0;
-  long double v = 0;
-  try {
-    v = std::stold(text, &pos);
-  } catch (...) {
-    return Status::Invalid("not a byte count: '" + text + "'");
-  }
-  std::string unit = text.substr(pos);
-  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  long double mul = 1;
-  if (unit.empty() || unit == "b") {
-    mul = 1;
-  } else if (unit == "k" || unit == "kib" || unit == "kb") {
-    mul = 1024.0L;
-  } else if (unit == "m" || unit == "mib" || unit == "mb") {
-    mul = 1024.0L * 1024;
-  } else if (unit == "g" || unit == "gib" || unit == "gb") {
-    mul = 1024.0L * 1024 * 1024;
-  } else {
-    return Status::Invalid("unknown byte unit in '" + text + "' (use K, M, G)");
-  }
-  const long double bytes = v * mul;
-  if (!(bytes >= 1) || bytes > 9.0e18L) return Status::Invalid("byte count out of range: '" + text + "'");
-  return static_cast<int64_t>(bytes);
-}
-
-// Writes rows as text: table (per batch, widths of that batch), csv, jsonl.
-class TextSink {
- public:
-  TextSink(std::string format, FILE* out) : format_(std::move(format)), out_(out) {}
-
-  void Header(const Schema& schema) {
-    if (format_ != "csv") return;
-    std::string h;
-    for (size_t c = 0; c < schema.fields.size(); ++c) h += (c ? "," : "") + CsvField(schema.fields[c]->name);
-    Put(h + "\n");
-  }
-
-  void Rows(const RecordBatch& b) {
-    if (format_ == "none") return;
-    const auto& fields = b.schema->fields;
-    std::string line, v;
-    if (format_ == "table") {
-      for (int64_t start = 0; start < b.num_rows; start += 1000) Table(b, start, std::min(b.num_rows, start + 1000));
-      return;
-    }
-    const std::vector<std::string> keys = format_ == "jsonl" ? UniqueJsonKeys(*b.schema) : std::vector<std::string>{};
-    for (int64_t r = 0; r < b.num_rows; ++r) {
-      line.clear();
-      if (format_ == "jsonl") line += "{";
-      for (size_t c = 0; c < fields.size(); ++c) {
-        v.clear();
-        if (format_ == "jsonl") {
-          line += (c ? "," : "") + nlohmann::json(keys[c]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ":";
-          FormatValue(*b.columns[c], r, ValueFormat::kJson, &v);
-          line += v;
-        } else {
-          if (c) line += ",";
-          if (!IsLogicalNull(*b.columns[c], r)) {
-            FormatValue(*b.columns[c], r, ValueFormat::kText, &v);
-            line += CsvField(v);
-          }
-        }
-      }
-      line += format_ == "jsonl" ? "}\n" : "\n";
-      Put(line);
-    }
-  }
-
- private:
-  void Table(const RecordBatch& b, int64_t begin, int64_t end) {
-    const auto& fields = b.schema->fields;
-    std::vector<size_t> w(fields.size());
-    std::vector<std::vector<std::string>> cells;
-    for (size_t c = 0; c < fields.size(); ++c) w[c] = fields[c]->name.size();
-    for (int64_t r = begin; r < end; ++r) {
-      std::vector<std::string> row;
-      for (size_t c = 0; c < fields.size(); ++c) {
-        std::string v;
-        FormatValue(*b.columns[c], r, ValueFormat::kText, &v);
-        if (v.size() > 60) v = v.substr(0, 57) + "...";
-        w[c] = std::max(w[c], v.size());
-        row.push_back(std::move(v));
-      }
-      cells.push_back(std::move(row));
-    }
-    auto pad = [](const std::string& s, size_t n) { return s + std::string(n > s.size() ? n - s.size() : 0, ' '); };
-    std::string line;
-    for (size_t c = 0; c < fields.size(); ++c) line += (c ? " | " : "") + pad(fields[c]->name, w[c]);
-    line += "\n";
-    for (size_t c = 0; c < fields.size(); ++c) line += (c ? "-+-" : "") + std::string(w[c], '-');
-    Put(line + "\n");
-    for (const auto& row : cells) {
-      line.clear();
-      for (size_t c = 0; c < row.size(); ++c) line += (c ? " | " : "") + pad(row[c], w[c]);
-      Put(line + "\n");
-    }
-  }
-  void Put(const std::string& s) { std::fwrite(s.data(), 1, s.size(), out_); }
-
-  std::string format_;
-  FILE* out_;
-};
 
 struct QueryOpts {
   std::string server;
@@ -258,7 +151,8 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   std::string tmp_path;
   std::unique_ptr<ipc::OutputStream> file;
   std::unique_ptr<ipc::RecordBatchWriter> writer;
-  TextSink text(o.format, stdout);
+  QUIVER_ASSIGN_OR_RETURN(const RowTextFormat text_format, ParseRowTextFormat(o.format));
+  RowTextWriter text(text_format, stdout);
   auto write_pool = ctx.Child("write");
   if (!o.output.empty() && o.output != "-") {
     QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o.compression));
@@ -269,7 +163,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
     wo.compression = codec;
     QUIVER_ASSIGN_OR_RETURN(writer, ipc::RecordBatchWriter::Make(file.get(), result->schema(), ipc::IpcFormat::kFile, wo));
   } else {
-    text.Header(*result->schema());
+    text.WriteHeader(*result->schema());
   }
   struct RemoveTmp {
     std::string* path;
@@ -297,7 +191,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
       st = writer->WriteBatch(*batch);
       if (!st.ok()) break;
     } else {
-      text.Rows(*batch);
+      text.WriteRows(*batch);
     }
     if (o.limit >= 0 && rows >= o.limit) {
       result->Cancel();
