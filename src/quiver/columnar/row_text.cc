@@ -14,8 +14,10 @@ namespace {
 constexpr int64_t kTableBlockRows = 1000;
 constexpr size_t kTableMaxCellBytes = 60;
 
-std::string Pad(const std::string& s, size_t width) {
-  return s + std::string(width > s.size() ? width - s.size() : 0, ' ');
+// `s`, then spaces up to `width` bytes.
+void AppendPadded(const std::string& s, size_t width, std::string* out) {
+  out->append(s);
+  if (width > s.size()) out->append(width - s.size(), ' ');
 }
 
 }  // namespace
@@ -87,7 +89,8 @@ void RowTextWriter::WriteRows(const RecordBatch& batch, int64_t begin, int64_t e
       const std::vector<std::string> keys = UniqueJsonKeys(*batch.schema);
       std::string line;
       for (int64_t r = begin; r < end; ++r) {
-        line = "{";
+        line.clear();
+        line += '{';
         for (size_t c = 0; c < batch.columns.size(); ++c) {
           if (c) line += ',';
           AppendJsonString(keys[c], &line);
@@ -139,20 +142,32 @@ void RowTextWriter::WriteTableBlock(const RecordBatch& batch, int64_t begin, int
     for (size_t c = 0; c < fields.size(); ++c) {
       std::string v;
       FormatValue(*batch.columns[c], r, ValueFormat::kText, &v);
-      if (v.size() > kTableMaxCellBytes) v = v.substr(0, kTableMaxCellBytes - 3) + "...";
+      if (v.size() > kTableMaxCellBytes) {
+        v.resize(kTableMaxCellBytes - 3);
+        v += "...";
+      }
       widths[c] = std::max(widths[c], v.size());
       row.push_back(std::move(v));
     }
   }
   std::string line;
-  for (size_t c = 0; c < fields.size(); ++c) line += (c ? " | " : "") + Pad(fields[c]->name, widths[c]);
+  for (size_t c = 0; c < fields.size(); ++c) {
+    if (c) line += " | ";
+    AppendPadded(fields[c]->name, widths[c], &line);
+  }
   line += "\n";
-  for (size_t c = 0; c < fields.size(); ++c) line += (c ? "-+-" : "") + std::string(widths[c], '-');
+  for (size_t c = 0; c < fields.size(); ++c) {
+    if (c) line += "-+-";
+    line.append(widths[c], '-');
+  }
   line += "\n";
   Put(line);
   for (const auto& row : cells) {
     line.clear();
-    for (size_t c = 0; c < row.size(); ++c) line += (c ? " | " : "") + Pad(row[c], widths[c]);
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c) line += " | ";
+      AppendPadded(row[c], widths[c], &line);
+    }
     line += "\n";
     Put(line);
   }
