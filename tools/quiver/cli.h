@@ -11,8 +11,10 @@
 #include <vector>
 #include <string_view>
 
+#include "quiver/base/byte_size.h"  // FormatBytes, ParseBytes
 #include "quiver/base/result.h"
 #include "quiver/columnar/data_type.h"
+#include "quiver/columnar/row_text.h"  // RowTextWriter, CsvField, UniqueJsonKeys
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::cli {
@@ -60,19 +62,5 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // 
 // --- sql ---
 void AddSql(CLI::App& app, Context& ctx, Action* action);  // sql
 // --- sql ---
-
-/// "12.3 MiB"-style text for a byte count.
-std::string FormatBytes(int64_t bytes);
-
-/// One CSV field (RFC 4180): `text` as is, or in double quotes with inner
-/// quotes doubled when it holds a comma, a quote, CR or LF.
-std::string CsvField(std::string_view text);
-
-/// The keys of a jsonl row for `schema`'s fields, unique so that no value is
-/// lost when a JSON reader keeps one value per key: the first field of a
-/// name keeps it, the k-th (k >= 2) becomes "name_k" (k raised further while
-/// that collides with another field's name). E.g. a self-join's
-/// `SELECT *` -> "k", "v", "k_2", "v_2".
-std::vector<std::string> UniqueJsonKeys(const Schema& schema);
 
 }  // namespace quiver::cli

@@ -1,30 +1,20 @@
-// quiver query: run SQL on a Databricks SQL-protocol server (quiver serve, or
-// a warehouse) and fetch the result with quiver's CloudFetch client
-// (quiver/fetch/fetch_result.h): rows to stdout as table|csv|jsonl, or to an
-// Arrow IPC file written atomically (-o FILE, temp file + rename). Progress
-// on stderr when it is a terminal; a summary and a memory report at the end.
-// Ctrl-C cancels the operation on the server and frees everything.
+// quiver query: the options of the CloudFetch client run
+// (quiver/job/query_job.h): SQL on a Databricks SQL-protocol server (quiver
+// serve, or a warehouse), rows to stdout as table|csv|jsonl, or to an Arrow
+// IPC file written atomically (-o FILE). Progress on stderr when it is a
+// terminal; a summary and a memory report at the end. Ctrl-C cancels the
+// operation on the server, frees everything and exits 130.
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <mutex>
-#include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
-#include <thread>
 
-#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
-#include "quiver/columnar/value_format.h"
-#include "quiver/fetch/chunk_decoder.h"
-#include "quiver/fetch/fetch_result.h"
-#include "quiver/ipc/io.h"
-#include "quiver/ipc/writer.h"
+#include "quiver/job/query_job.h"
 
 namespace quiver::cli {
 namespace {
@@ -32,112 +22,6 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 
 void OnSigint(int) { g_interrupted = true; }
-
-// "256MiB", "64M", "1G", "1048576" -> bytes.
-Result<int64_t> ParseBytes(const std::string& text) {
-  size_t pos = 0;
-  long double v = 0;
-  try {
-    v = std::stold(text, &pos);
-  } catch (...) {
-    return Status::Invalid("not a byte count: '" + text + "'");
-  }
-  std::string unit = text.substr(pos);
-  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  long double mul = 1;
-  if (unit.empty() || unit == "b") {
-    mul = 1;
-  } else if (unit == "k" || unit == "kib" || unit == "kb") {
-    mul = 1024.0L;
-  } else if (unit == "m" || unit == "mib" || unit == "mb") {
-    mul = 1024.0L * 1024;
-  } else if (unit == "g" || unit == "gib" || unit == "gb") {
-    mul = 1024.0L * 1024 * 1024;
-  } else {
-    return Status::Invalid("unknown byte unit in '" + text + "' (use K, M, G)");
-  }
-  const long double bytes = v * mul;
-  if (!(bytes >= 1) || bytes > 9.0e18L) return Status::Invalid("byte count out of range: '" + text + "'");
-  return static_cast<int64_t>(bytes);
-}
-
-// Writes rows as text: table (per batch, widths of that batch), csv, jsonl.
-class TextSink {
- public:
-  TextSink(std::string format, FILE* out) : format_(std::move(format)), out_(out) {}
-
-  void Header(const Schema& schema) {
-    if (format_ != "csv") return;
-    std::string h;
-    for (size_t c = 0; c < schema.fields.size(); ++c) h += (c ? "," : "") + CsvField(schema.fields[c]->name);
-    Put(h + "\n");
-  }
-
-  void Rows(const RecordBatch& b) {
-    if (format_ == "none") return;
-    const auto& fields = b.schema->fields;
-    std::string line, v;
-    if (format_ == "table") {
-      for (int64_t start = 0; start < b.num_rows; start += 1000) Table(b, start, std::min(b.num_rows, start + 1000));
-      return;
-    }
-    const std::vector<std::string> keys = format_ == "jsonl" ? UniqueJsonKeys(*b.schema) : std::vector<std::string>{};
-    for (int64_t r = 0; r < b.num_rows; ++r) {
-      line.clear();
-      if (format_ == "jsonl") line += "{";
-      for (size_t c = 0; c < fields.size(); ++c) {
-        v.clear();
-        if (format_ == "jsonl") {
-          line += (c ? "," : "") + nlohmann::json(keys[c]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ":";
-          FormatValue(*b.columns[c], r, ValueFormat::kJson, &v);
-          line += v;
-        } else {
-          if (c) line += ",";
-          if (!IsLogicalNull(*b.columns[c], r)) {
-            FormatValue(*b.columns[c], r, ValueFormat::kText, &v);
-            line += CsvField(v);
-          }
-        }
-      }
-      line += format_ == "jsonl" ? "}\n" : "\n";
-      Put(line);
-    }
-  }
-
- private:
-  void Table(const RecordBatch& b, int64_t begin, int64_t end) {
-    const auto& fields = b.schema->fields;
-    std::vector<size_t> w(fields.size());
-    std::vector<std::vector<std::string>> cells;
-    for (size_t c = 0; c < fields.size(); ++c) w[c] = fields[c]->name.size();
-    for (int64_t r = begin; r < end; ++r) {
-      std::vector<std::string> row;
-      for (size_t c = 0; c < fields.size(); ++c) {
-        std::string v;
-        FormatValue(*b.columns[c], r, ValueFormat::kText, &v);
-        if (v.size() > 60) v = v.substr(0, 57) + "...";
-        w[c] = std::max(w[c], v.size());
-        row.push_back(std::move(v));
-      }
-      cells.push_back(std::move(row));
-    }
-    auto pad = [](const std::string& s, size_t n) { return s + std::string(n > s.size() ? n - s.size() : 0, ' '); };
-    std::string line;
-    for (size_t c = 0; c < fields.size(); ++c) line += (c ? " | " : "") + pad(fields[c]->name, w[c]);
-    line += "\n";
-    for (size_t c = 0; c < fields.size(); ++c) line += (c ? "-+-" : "") + std::string(w[c], '-');
-    Put(line + "\n");
-    for (const auto& row : cells) {
-      line.clear();
-      for (size_t c = 0; c < row.size(); ++c) line += (c ? " | " : "") + pad(row[c], w[c]);
-      Put(line + "\n");
-    }
-  }
-  void Put(const std::string& s) { std::fwrite(s.data(), 1, s.size(), out_); }
-
-  std::string format_;
-  FILE* out_;
-};
 
 struct QueryOpts {
   std::string server;
@@ -158,33 +42,37 @@ struct QueryOpts {
 };
 
 Status RunQuery(Context& ctx, const QueryOpts& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int64_t rss0 = bench::ProcStatusBytes("VmRSS");
-  fetch::ConnectionOptions conn;
-  conn.server_url = o.server;
-  conn.token = o.token;
-  if (conn.token.empty()) {
-    if (const char* env = std::getenv("QUIVER_TOKEN")) conn.token = env;
+  job::QueryJobOptions jo;
+  jo.server_url = o.server;
+  jo.token = o.token;
+  if (jo.token.empty()) {
+    if (const char* env = std::getenv("QUIVER_TOKEN")) jo.token = env;
   }
-  if (conn.token.empty()) return Status::Invalid("no token: pass --token or set QUIVER_TOKEN");
-  conn.ca_cert_path = o.ca_cert;
-  conn.insecure = o.insecure;
+  if (jo.token.empty()) return Status::Invalid("no token: pass --token or set QUIVER_TOKEN");
+  jo.ca_cert_path = o.ca_cert;
+  jo.insecure = o.insecure;
   if (o.insecure) {
     std::fprintf(stderr,
                  "quiver: WARNING: --insecure: TLS certificates and host names are NOT verified; "
                  "anyone on the path can read the token and the data\n");
   }
-  auto pool = ctx.Child("fetch");
-  fetch::FetchOptions fo;
-  fo.download.pool = pool.get();
-  QUIVER_ASSIGN_OR_RETURN(fo.download.policy, fetch::ParseChunkPolicy(o.policy));
-  QUIVER_ASSIGN_OR_RETURN(fo.download.window_bytes, ParseBytes(o.window));
+  QUIVER_ASSIGN_OR_RETURN(jo.policy, fetch::ParseChunkPolicy(o.policy));
+  QUIVER_ASSIGN_OR_RETURN(jo.window_bytes, ParseBytes(o.window));
   if (o.parallel < 1) return Status::Invalid("--parallel must be >= 1");
-  fo.download.parallel = o.parallel;
+  jo.parallel = o.parallel;
   if (o.retries < 0) return Status::Invalid("--retries must be >= 0");
-  fo.download.max_retries = o.retries;
-  std::atomic<bool> cancel{false};
-  conn.cancel = &cancel;
+  jo.retries = o.retries;
+  jo.sql = o.sql;
+  QUIVER_ASSIGN_OR_RETURN(jo.format, ParseRowTextFormat(o.format));
+  jo.output_path = o.output;
+  if (!o.output.empty() && o.output != "-") {
+    QUIVER_ASSIGN_OR_RETURN(jo.compression, ParseCompressionType(o.compression));
+  }
+  jo.limit = o.limit;
+  jo.hold = o.hold;
+  jo.progress = isatty(STDERR_FILENO) && !o.quiet;
+  jo.report = !o.quiet;
+  jo.interrupt = &g_interrupted;
 
   struct sigaction sa {};
   sa.sa_handler = OnSigint;
@@ -195,150 +83,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
     struct sigaction old;
     ~RestoreSignal() { sigaction(SIGINT, &old, nullptr); }
   } restore{old_sa};
-
-  // A watcher: turns Ctrl-C into Cancel(), draws the progress line.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  fetch::FetchResult* live = nullptr;
-  const bool tty = isatty(STDERR_FILENO) && !o.quiet;
-  std::thread watcher([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    bool cancelled = false;
-    while (!done) {
-      cv.wait_for(lock, std::chrono::milliseconds(100));
-      if (g_interrupted && !cancelled) {
-        cancelled = true;
-        cancel = true;
-        if (live) live->Cancel();
-      }
-      if (tty && live) {
-        const fetch::DownloadStats* s = live->download_stats();
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s) {
-          std::fprintf(stderr, "\r%lld/%lld%s chunks, %.1f MB/s, %lld rows   ",
-                       static_cast<long long>(s->chunks_done.load()), static_cast<long long>(s->chunks_known.load()),
-                       s->all_links_known ? "" : "+", s->bytes_downloaded.load() / 1e6 / std::max(secs, 1e-3),
-                       static_cast<long long>(live->rows_delivered()));
-        }
-      }
-    }
-  });
-  struct Join {
-    std::thread* t;
-    std::mutex* mu;
-    std::condition_variable* cv;
-    bool* done;
-    ~Join() {
-      {
-        std::lock_guard<std::mutex> lock(*mu);
-        *done = true;
-      }
-      cv->notify_all();
-      t->join();
-    }
-  } join{&watcher, &mu, &cv, &done};
-
-  QUIVER_ASSIGN_OR_RETURN(auto result, fetch::FetchResult::Query(conn, o.sql, fo));
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    live = result.get();
-    if (g_interrupted) result->Cancel();
-  }
-  struct Unlive {
-    std::mutex* mu;
-    fetch::FetchResult** live;
-    ~Unlive() {
-      std::lock_guard<std::mutex> lock(*mu);
-      *live = nullptr;
-    }
-  } unlive{&mu, &live};
-
-  int64_t rows = 0;
-  std::string tmp_path;
-  std::unique_ptr<ipc::OutputStream> file;
-  std::unique_ptr<ipc::RecordBatchWriter> writer;
-  TextSink text(o.format, stdout);
-  auto write_pool = ctx.Child("write");
-  if (!o.output.empty() && o.output != "-") {
-    QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o.compression));
-    tmp_path = o.output + ".tmp-" + std::to_string(getpid());
-    QUIVER_ASSIGN_OR_RETURN(file, ipc::OpenOutputStream(tmp_path));
-    ipc::WriteOptions wo;
-    wo.pool = write_pool.get();
-    wo.compression = codec;
-    QUIVER_ASSIGN_OR_RETURN(writer, ipc::RecordBatchWriter::Make(file.get(), result->schema(), ipc::IpcFormat::kFile, wo));
-  } else {
-    text.Header(*result->schema());
-  }
-  struct RemoveTmp {
-    std::string* path;
-    ~RemoveTmp() {
-      if (!path->empty()) std::remove(path->c_str());
-    }
-  } remove_tmp{&tmp_path};
-
-  Status st;
-  std::vector<RecordBatchPtr> held;  // --hold
-  for (;;) {
-    auto b = result->Next();
-    if (!b.ok()) {
-      st = b.status();
-      break;
-    }
-    if (!*b) break;
-    RecordBatchPtr batch = *b;
-    if (o.limit >= 0 && rows + batch->num_rows > o.limit) {
-      QUIVER_ASSIGN_OR_RETURN(batch, SliceBatch(batch, 0, o.limit - rows));
-    }
-    rows += batch->num_rows;
-    if (o.hold) held.push_back(batch);
-    if (writer) {
-      st = writer->WriteBatch(*batch);
-      if (!st.ok()) break;
-    } else {
-      text.Rows(*batch);
-    }
-    if (o.limit >= 0 && rows >= o.limit) {
-      result->Cancel();
-      break;
-    }
-  }
-  if (tty) std::fprintf(stderr, "\r\033[K");
-  if (st.ok() && writer) {
-    st = writer->Close();
-    if (st.ok()) st = file->Flush();
-    file.reset();
-    if (st.ok() && std::rename(tmp_path.c_str(), o.output.c_str()) != 0) {
-      st = Status::IOError("cannot rename " + tmp_path + " to " + o.output);
-    }
-    if (st.ok()) tmp_path.clear();
-  }
-  std::fflush(stdout);
-
-  held.clear();
-  // Summary and memory report (stderr).
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const fetch::DownloadStats* s = result->download_stats();
-  const fetch::MappingStats ms = fetch::GetMappingStats();
-  if (!o.quiet) {
-    std::fprintf(stderr, "quiver query: %lld rows, %lld chunks, %s downloaded, %s decoded, %lld retries, %lld refreshes, %.2f s",
-                 static_cast<long long>(rows), static_cast<long long>(result->chunks_consumed()),
-                 FormatBytes(s ? s->bytes_downloaded.load() : 0).c_str(),
-                 FormatBytes(s ? s->bytes_decoded.load() : 0).c_str(),
-                 static_cast<long long>(s ? s->retries.load() : 0), static_cast<long long>(s ? s->refreshes.load() : 0), secs);
-    if (s && secs > 0) std::fprintf(stderr, " (%.1f MB/s)", s->bytes_downloaded.load() / 1e6 / secs);
-    std::fprintf(stderr, "\n");
-    const int64_t hwm = bench::ProcStatusBytes("VmHWM");
-    std::fprintf(stderr, "memory: policy %s, window %s (peak %s), client pool held %s, peak %s; mapped peak %s, heap fallbacks %lld; peak RSS increase %s\n",
-                 o.policy.c_str(), FormatBytes(fo.download.window_bytes).c_str(),
-                 FormatBytes(s ? s->window_peak_bytes.load() : 0).c_str(), FormatBytes(pool->held_bytes()).c_str(),
-                 FormatBytes(pool->peak_bytes()).c_str(), FormatBytes(ms.peak_mapped_bytes).c_str(),
-                 static_cast<long long>(ms.heap_fallbacks),
-                 hwm >= 0 && rss0 >= 0 ? FormatBytes(hwm - rss0).c_str() : "unknown");
-  }
-  if (o.limit >= 0 && rows >= o.limit && st.code() == StatusCode::kCancelled) st = Status::OK();
-  return st;
+  return job::RunQueryJob(jo, ctx.root, stdout, stderr);
 }
 
 }  // namespace

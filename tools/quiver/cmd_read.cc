@@ -13,80 +13,7 @@
 namespace quiver::cli {
 namespace {
 
-std::string JsonString(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 void Emit(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
-
-/// Prints rows of a batch in one format; `widths` are kept across batches
-/// for the table format (widened when a value needs it).
-void PrintRows(const RecordBatch& batch, int64_t begin, int64_t end, const std::string& format) {
-  const auto& fields = batch.schema->fields;
-  std::string line;
-  std::string v;
-  if (format == "jsonl") {
-    const std::vector<std::string> keys = UniqueJsonKeys(*batch.schema);
-    for (int64_t r = begin; r < end; ++r) {
-      line = "{";
-      for (size_t c = 0; c < fields.size(); ++c) {
-        if (c) line += ",";
-        line += JsonString(keys[c]);
-        line += ":";
-        v.clear();
-        FormatValue(*batch.columns[c], r, ValueFormat::kJson, &v);
-        line += v;
-      }
-      line += "}\n";
-      Emit(line);
-    }
-    return;
-  }
-  if (format == "csv") {
-    for (int64_t r = begin; r < end; ++r) {
-      line.clear();
-      for (size_t c = 0; c < fields.size(); ++c) {
-        if (c) line += ",";
-        if (batch.columns[c]->IsValid(r) || batch.columns[c]->type->id == TypeId::kDictionary) {
-          v.clear();
-          FormatValue(*batch.columns[c], r, ValueFormat::kText, &v);
-          if (v != "null" || batch.columns[c]->IsValid(r)) line += CsvField(v);
-        }
-      }
-      line += "\n";
-      Emit(line);
-    }
-    return;
-  }
-  // table: columns separated by " | ", each padded to the widest value of
-  // the rows printed together.
-  std::vector<std::vector<std::string>> cells(static_cast<size_t>(end - begin));
-  std::vector<size_t> widths(fields.size());
-  for (size_t c = 0; c < fields.size(); ++c) widths[c] = fields[c]->name.size();
-  for (int64_t r = begin; r < end; ++r) {
-    auto& row = cells[static_cast<size_t>(r - begin)];
-    for (size_t c = 0; c < fields.size(); ++c) {
-      v.clear();
-      FormatValue(*batch.columns[c], r, ValueFormat::kText, &v);
-      if (v.size() > 60) v = v.substr(0, 57) + "...";
-      widths[c] = std::max(widths[c], v.size());
-      row.push_back(v);
-    }
-  }
-  auto pad = [](const std::string& s, size_t w) { return s + std::string(w > s.size() ? w - s.size() : 0, ' '); };
-  line.clear();
-  for (size_t c = 0; c < fields.size(); ++c) line += (c ? " | " : "") + pad(fields[c]->name, widths[c]);
-  line += "\n";
-  for (size_t c = 0; c < fields.size(); ++c) line += (c ? "-+-" : "") + std::string(widths[c], '-');
-  line += "\n";
-  Emit(line);
-  for (const auto& row : cells) {
-    line.clear();
-    for (size_t c = 0; c < row.size(); ++c) line += (c ? " | " : "") + pad(row[c], widths[c]);
-    line += "\n";
-    Emit(line);
-  }
-}
 
 }  // namespace
 
@@ -107,24 +34,16 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
       ipc::ReadOptions ro;
       ro.pool = pool.get();
       QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(o->path, ro));
+      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
+      RowTextWriter text(format, stdout);
+      text.WriteHeader(*reader->schema());
       int64_t printed = 0;
-      bool header_done = false;
-      if (o->format == "csv") {
-        std::string h;
-        const auto& fields = reader->schema()->fields;
-        for (size_t c = 0; c < fields.size(); ++c) h += (c ? "," : "") + CsvField(fields[c]->name);
-        h += "\n";
-        Emit(h);
-        header_done = true;
-      }
-      (void)header_done;
       while (o->limit < 0 || printed < o->limit) {
         QUIVER_ASSIGN_OR_RETURN(auto batch, reader->Next());
         if (!batch) break;
         int64_t n = batch->num_rows;
         if (o->limit >= 0) n = std::min(n, o->limit - printed);
-        // Tables print in blocks of 1000 rows so widths stay local.
-        for (int64_t b = 0; b < n; b += 1000) PrintRows(*batch, b, std::min(n, b + 1000), o->format);
+        text.WriteRows(*batch, 0, n);  // tables in blocks of 1000 rows, so widths stay local
         printed += n;
       }
       std::fflush(stdout);

@@ -10,7 +10,6 @@
 
 #include "quiver/cli.h"
 #include "table_catalog.h"
-#include "quiver/columnar/value_format.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
 
@@ -48,45 +47,16 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.memory_mode = mode;
       eo.memory_limit_bytes = o->statement_limit;
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
-      const auto& fields = stream->schema()->fields;
-      const std::vector<std::string> keys = UniqueJsonKeys(*stream->schema());
-      std::string line;
-      if (o->format != "jsonl") {
-        for (size_t c = 0; c < fields.size(); ++c) {
-          if (c) line += o->format == "csv" ? "," : " | ";
-          if (o->format == "csv") line += CsvField(fields[c]->name);
-          else line += fields[c]->name;
-        }
-        line += '\n';
-        std::fwrite(line.data(), 1, line.size(), stdout);
-      }
+      // --format table is the pipe-separated table (names once, unpadded, NULL).
+      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format,
+                              ParseRowTextFormat(o->format == "table" ? "pipe" : o->format));
+      RowTextWriter text(format, stdout);
+      text.WriteHeader(*stream->schema());
       int64_t rows = 0;
-      std::string cell;
       while (true) {
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
         if (!b) break;
-        for (int64_t r = 0; r < b->num_rows; ++r) {
-          line.clear();
-          if (o->format == "jsonl") line += '{';
-          for (size_t c = 0; c < fields.size(); ++c) {
-            const ArrayData& a = *b->columns[c];
-            if (o->format == "jsonl") {
-              if (c) line += ',';
-              AppendJsonString(keys[c], &line);
-              line += ':';
-              FormatValue(a, r, ValueFormat::kJson, &line);
-              continue;
-            }
-            if (c) line += o->format == "csv" ? "," : " | ";
-            cell.clear();
-            if (a.IsValid(r)) FormatValue(a, r, ValueFormat::kText, &cell);
-            else if (o->format == "table") cell = "NULL";
-            if (o->format == "csv") line += CsvField(cell);
-            else line += cell;
-          }
-          line += o->format == "jsonl" ? "}\n" : "\n";
-          std::fwrite(line.data(), 1, line.size(), stdout);
-        }
+        text.WriteRows(*b);
         rows += b->num_rows;
       }
       std::fflush(stdout);

@@ -1,7 +1,5 @@
 // quiver — command-line entry point: global options and subcommand dispatch.
 #include <cstdio>
-#include <map>
-#include <set>
 
 #include "quiver/cli.h"
 #include "quiver/memory/allocator.h"
@@ -29,53 +27,6 @@ std::shared_ptr<MemoryPool> Context::Child(const std::string& name) {
   MemoryPoolOptions o;
   o.name = name;
   return root->MakeChild(o);
-}
-
-std::string FormatBytes(int64_t bytes) {
-  char buf[64];
-  const double b = static_cast<double>(bytes);
-  if (bytes < 1024) {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  } else if (bytes < (int64_t{1} << 20)) {
-    std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024);
-  } else if (bytes < (int64_t{1} << 30)) {
-    std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1 << 20));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1 << 30));
-  }
-  return buf;
-}
-
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-std::vector<std::string> UniqueJsonKeys(const Schema& schema) {
-  std::set<std::string> taken;
-  for (const auto& f : schema.fields) taken.insert(f->name);
-  std::map<std::string, int> seen;
-  std::vector<std::string> keys;
-  keys.reserve(schema.fields.size());
-  for (const auto& f : schema.fields) {
-    int& n = seen[f->name];
-    if (++n == 1) {
-      keys.push_back(f->name);
-      continue;
-    }
-    std::string key;
-    do {
-      key = f->name + "_" + std::to_string(n);
-    } while (!taken.insert(key).second && ++n);
-    keys.push_back(key);
-  }
-  return keys;
 }
 
 }  // namespace quiver::cli

@@ -27,6 +27,10 @@ double Median(std::vector<double> values);
 /// CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID).
 double ThreadCpuSeconds();
 
+/// CPU seconds (user + system) the whole process has used, every thread
+/// included, child processes not (getrusage RUSAGE_SELF).
+double ProcessCpuSeconds();
+
 /// The process's resident set in bytes (/proc/self/statm), 0 when unreadable.
 int64_t ResidentBytes();
 
