@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -41,6 +42,7 @@ class ResultServer::Impl {
   std::unique_ptr<ResultService> service;
   std::unique_ptr<httplib::SSLServer> http;
   std::thread listen_thread;
+  std::atomic<bool> listen_returned{false};  // listen_after_bind came back
   std::thread sweep_thread;
   std::mutex sweep_mu;
   std::condition_variable sweep_cv;
@@ -326,7 +328,16 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
     }
     res.set_content(self->Metrics(), "text/plain");
   });
-  impl->listen_thread = std::thread([self] { self->http->listen_after_bind(); });
+  impl->listen_thread = std::thread([self] {
+    self->http->listen_after_bind();
+    self->listen_returned = true;
+  });
+  // cpp-httplib (0.11) ignores stop() until its accept loop has started, so
+  // a server stopped before that would never stop: Start returns only once
+  // the loop runs (or has already ended), at most 10 s.
+  for (int waited_ms = 0; waited_ms < 10000 && !http.is_running() && !impl->listen_returned; ++waited_ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   impl->sweep_thread = std::thread([self] { self->SweepLoop(); });
   return std::unique_ptr<ResultServer>(new ResultServer(std::move(impl)));
 }

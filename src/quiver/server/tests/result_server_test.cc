@@ -719,3 +719,24 @@ TEST(ResultServer, StalledConnectionsDoNotHoldWorkers) {
 
 }  // namespace
 }  // namespace quiver::server
+
+namespace quiver::server {
+namespace {
+
+// A server stopped at once, before any request, stops: cpp-httplib 0.11
+// ignores stop() until its accept loop runs, so Start waits for the loop
+// (this hung until the test timeout before).
+TEST(ResultServer, StopRightAfterStartReturns) {
+  for (int i = 0; i < 20; ++i) {
+    Fixture f;
+    f.Start(ServerOptions{});
+    ASSERT_NE(f.server, nullptr);
+    EXPECT_GT(f.server->port(), 0);
+    const auto begin = std::chrono::steady_clock::now();
+    f.server->Stop();
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5)) << "round " << i;
+  }
+}
+
+}  // namespace
+}  // namespace quiver::server
