@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace quiver;
   auto pool = MemoryPool::MakeRoot({"fuzz", int64_t{256} << 20});
   {
-    auto file = integration::ReadJsonIntegration(std::string_view(reinterpret_cast<const char*>(data), size), pool.get());
+    auto file =
+        integration::ReadJsonIntegration(std::string_view(reinterpret_cast<const char*>(data), size), pool.get());
     if (file.ok()) {
       for (const auto& b : file->batches) {
         if (!ValidateBatch(*b, ValidationLevel::kFull).ok()) __builtin_trap();

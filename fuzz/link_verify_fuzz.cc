@@ -19,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t a = in.find('\n');
   const size_t b = a == std::string_view::npos ? a : in.find('\n', a + 1);
   const std::string_view id = in.substr(0, a);
-  const std::string_view expiry = a == std::string_view::npos ? std::string_view() : in.substr(a + 1, b == std::string_view::npos ? std::string_view::npos : b - a - 1);
+  const std::string_view expiry =
+      a == std::string_view::npos ? std::string_view()
+                                  : in.substr(a + 1, b == std::string_view::npos ? std::string_view::npos : b - a - 1);
   const std::string_view sig = b == std::string_view::npos ? std::string_view() : in.substr(b + 1);
   const LinkCheck check = signer.Verify(id, expiry, sig, 1'700'000'000'000);
   if (check == LinkCheck::kOk || check == LinkCheck::kExpired) {

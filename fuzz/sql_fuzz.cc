@@ -33,8 +33,10 @@ ArrayDataPtr Column(MemoryPool* pool, DataTypePtr type, int64_t n, int salt) {
   a->length = n;
   std::vector<uint8_t> bits(static_cast<size_t>(bit_util::BytesForBits(n)) + 1, 0);
   for (int64_t i = 0; i < n; ++i) {
-    if ((i * 7 + salt) % 5 != 0) bit_util::SetBit(bits.data(), i);
-    else ++a->null_count;
+    if ((i * 7 + salt) % 5 != 0)
+      bit_util::SetBit(bits.data(), i);
+    else
+      ++a->null_count;
   }
   auto validity = Copy(pool, bits.data(), static_cast<int64_t>(bits.size()));
   if (type->id == TypeId::kUtf8) {
@@ -99,8 +101,15 @@ struct Fixture {
   }
 
   Fixture() {
-    Add("t1", {{"id", int64()}, {"k", int32()}, {"s", utf8()}, {"d", decimal(128, 15, 2)}, {"dt", date32()},
-               {"f", float64()}, {"b", boolean()}}, 11, 0);
+    Add("t1",
+        {{"id", int64()},
+         {"k", int32()},
+         {"s", utf8()},
+         {"d", decimal(128, 15, 2)},
+         {"dt", date32()},
+         {"f", float64()},
+         {"b", boolean()}},
+        11, 0);
     Add("t2", {{"k", int64()}, {"s", utf8()}, {"v", int32()}}, 9, 3);
     Add("t3", {{"k", int64()}, {"w", utf8()}}, 13, 1);
     engine = std::make_unique<sql::Engine>(catalog);

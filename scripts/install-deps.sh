@@ -8,7 +8,8 @@ pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libflatbuffers
       libcurl4-openssl-dev curl libpg-query-dev ccache
       python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pandas python3-pytest
       python3-setuptools python3-venv python3-pip
-      clang libclang-rt-dev)  # the fuzz preset: clang, libFuzzer and the ASan/UBSan runtimes
+      clang libclang-rt-dev  # the fuzz preset: clang, libFuzzer and the ASan/UBSan runtimes
+      clang-format)          # scripts/format.sh and the style test
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

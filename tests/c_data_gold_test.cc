@@ -19,7 +19,8 @@ struct CDataGoldCase {
 std::vector<CDataGoldCase> ListCases() {
   std::vector<CDataGoldCase> out;
   for (const auto& dir : ListDirs(IntegrationDir())) {
-    for (const auto& f : ListFiles(dir, [](const fs::path& p) { return EndsWith(p.filename().string(), ".arrow_file"); })) {
+    for (const auto& f :
+         ListFiles(dir, [](const fs::path& p) { return EndsWith(p.filename().string(), ".arrow_file"); })) {
       out.push_back({dir.filename().string() + "_" + f.stem().string(), f});
     }
   }
@@ -27,7 +28,6 @@ std::vector<CDataGoldCase> ListCases() {
 }
 
 void PrintTo(const CDataGoldCase& c, std::ostream* os) { *os << c.label; }
-
 
 class CDataGoldTest : public ::testing::TestWithParam<CDataGoldCase> {
  protected:

@@ -31,8 +31,10 @@ struct CliResult {
 std::string Quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
   }
   return out + "'";
 }
@@ -53,9 +55,8 @@ void WriteText(const fs::path& p, const std::string& bytes) {
 class CliHygieneTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("quiver_cli_hygiene_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("quiver_cli_hygiene_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -168,8 +169,8 @@ TEST_F(CliHygieneTest, FailedJoinGenAndIntegrationLeaveNoFile) {
   MakeStreams();
   const fs::path out = dir_ / "out.arrows";
   // join: the probe side is cut off after the output was opened.
-  CliResult r = Quiver("join --build " + Quote(good_.string()) + " --probe " + Quote(cut_.string()) +
-                 " --on x=x -o " + Quote(out.string()));
+  CliResult r = Quiver("join --build " + Quote(good_.string()) + " --probe " + Quote(cut_.string()) + " --on x=x -o " +
+                       Quote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("runs past the end of the input"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
@@ -222,8 +223,10 @@ TEST_F(CliHygieneTest, InputThatIsNotArrowIpcIsNamed) {
       {"data.csv", "Row ID,Order ID,Order Date\n1,CA-2016-152156,11/8/2016\n", "text (CSV, JSON, ...)"},
       {"data.parquet", std::string("PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00", 16) + "PAR1",
        "Parquet (PAR1 magic)"},
-      {"data.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b\x4c\x4a\x06\x00", 15), "gzip-compressed data"},
-      {"data.feather", std::string("FEA1\x00\x00\x00\x00\x01\x02\x03\x04", 12) + "FEA1", "a Feather V1 file (FEA1 magic)"},
+      {"data.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b\x4c\x4a\x06\x00", 15),
+       "gzip-compressed data"},
+      {"data.feather", std::string("FEA1\x00\x00\x00\x00\x01\x02\x03\x04", 12) + "FEA1",
+       "a Feather V1 file (FEA1 magic)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);

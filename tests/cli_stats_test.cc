@@ -20,8 +20,10 @@ namespace {
 std::string Quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
   }
   return out + "'";
 }
@@ -29,9 +31,8 @@ std::string Quote(const std::string& s) {
 class CliStatsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("quiver_cli_stats_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("quiver_cli_stats_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -67,7 +68,8 @@ class CliStatsTest : public ::testing::Test {
       std::ofstream f(in, std::ios::binary | std::ios::trunc);
       f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
-    const std::string cmd = Quote(QUIVER_BINARY) + " stats " + Quote(in.string()) + " >" + Quote(out.string()) + " 2>&1";
+    const std::string cmd =
+        Quote(QUIVER_BINARY) + " stats " + Quote(in.string()) + " >" + Quote(out.string()) + " 2>&1";
     const int rc = std::system(cmd.c_str());
     std::ifstream f(out, std::ios::binary);
     std::stringstream ss;
@@ -107,7 +109,10 @@ TEST_F(CliStatsTest, NoLevelWithoutAValidValueUnderTheKey) {
   const std::string written = WriteStream(CompressionType::kZstd, 7);
   // The value is the flatbuffer string "7" (uint32 length 1, '7', NUL),
   // placed just before the key string (the builder grows downwards).
-  const std::string value("\x01\x00\x00\x00" "7\x00", 6);
+  const std::string value(
+      "\x01\x00\x00\x00"
+      "7\x00",
+      6);
   auto patch_value = [&](char c) {
     std::string bytes = written;
     int patched = 0;

@@ -42,8 +42,7 @@ inline fs::path PeerSamplesDir() { return SharedDir() / "data" / "peer-samples";
 /// Regular files directly in `dir` (not recursive) that `keep` accepts,
 /// sorted by name. An absent folder gives an empty list (the suite then
 /// reports that it found nothing, see GTEST_ALLOW_UNINSTANTIATED below).
-inline std::vector<fs::path> ListFiles(const fs::path& dir,
-                                       const std::function<bool(const fs::path&)>& keep = {}) {
+inline std::vector<fs::path> ListFiles(const fs::path& dir, const std::function<bool(const fs::path&)>& keep = {}) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
@@ -158,10 +157,8 @@ inline std::shared_ptr<Buffer> TakeBytes(ipc::BufferOutputStream* sink) {
 }
 
 /// Writes a table with quiver's writer into memory.
-inline Result<std::shared_ptr<Buffer>> WriteIpc(const SchemaPtr& schema,
-                                                const std::vector<RecordBatchPtr>& batches,
-                                                ipc::IpcFormat format, CompressionType compression,
-                                                MemoryPool* pool) {
+inline Result<std::shared_ptr<Buffer>> WriteIpc(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
+                                                ipc::IpcFormat format, CompressionType compression, MemoryPool* pool) {
   ipc::BufferOutputStream sink;
   ipc::WriteOptions wo;
   wo.pool = pool;
@@ -171,13 +168,12 @@ inline Result<std::shared_ptr<Buffer>> WriteIpc(const SchemaPtr& schema,
 }
 
 /// Schemas (with `options.check_metadata`), batch counts, then each batch.
-inline Status CompareTables(const SchemaPtr& expected_schema,
-                            const std::vector<RecordBatchPtr>& expected_batches,
+inline Status CompareTables(const SchemaPtr& expected_schema, const std::vector<RecordBatchPtr>& expected_batches,
                             const IpcTable& actual, const CompareOptions& options) {
   QUIVER_RETURN_NOT_OK_CTX(CompareSchemas(*expected_schema, *actual.schema, options), "schema");
   if (expected_batches.size() != actual.batches.size()) {
-    return Status::Invalid("batch count mismatch: expected " + std::to_string(expected_batches.size()) +
-                           ", actual " + std::to_string(actual.batches.size()));
+    return Status::Invalid("batch count mismatch: expected " + std::to_string(expected_batches.size()) + ", actual " +
+                           std::to_string(actual.batches.size()));
   }
   for (size_t i = 0; i < expected_batches.size(); ++i) {
     QUIVER_RETURN_NOT_OK_CTX(CompareBatches(*expected_batches[i], *actual.batches[i], options),

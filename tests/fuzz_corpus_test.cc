@@ -71,9 +71,8 @@ ReadOutcome ReadUntrusted(const std::shared_ptr<Buffer>& bytes, ReadPath path,
     ro.pool = pool.get();
     ro.validation = ValidationLevel::kFull;
     Result<std::unique_ptr<ipc::RecordBatchReader>> reader =
-        path == ReadPath::kBuffer
-            ? ipc::RecordBatchReader::Open(bytes, ro)
-            : ipc::RecordBatchReader::OpenStream(std::make_unique<MemoryInputStream>(bytes), ro);
+        path == ReadPath::kBuffer ? ipc::RecordBatchReader::Open(bytes, ro)
+                                  : ipc::RecordBatchReader::OpenStream(std::make_unique<MemoryInputStream>(bytes), ro);
     std::vector<RecordBatchPtr> batches;
     if (!reader.ok()) {
       out.status = reader.status();
@@ -230,10 +229,10 @@ TEST_P(FuzzCorpusTest, ReadsCleanlyUnderCappedPool) {
       EXPECT_LT(seconds, 5.0) << "reading took " << seconds << " s";
       EXPECT_LE(o.peak_bytes, kPoolLimitBytes);
       if (bytes == copy) {
-        RecordProperty(std::string(label) + "_outcome",
-                       o.status.ok() ? "ok: " + std::to_string(o.num_batches) + " batches, " +
-                                           std::to_string(o.num_rows) + " rows"
-                                     : Printable(o.status.ToString()));
+        RecordProperty(std::string(label) + "_outcome", o.status.ok()
+                                                            ? "ok: " + std::to_string(o.num_batches) + " batches, " +
+                                                                  std::to_string(o.num_rows) + " rows"
+                                                            : Printable(o.status.ToString()));
       }
     }
   }
@@ -330,10 +329,10 @@ struct MutationInput {
 std::vector<MutationInput> MutationInputs() {
   const fs::path gold = IntegrationDir();
   std::vector<MutationInput> in;
-  for (const auto& rel : {"2.0.0-compression/generated_lz4.stream", "2.0.0-compression/generated_zstd.stream",
-                          "2.0.0-compression/generated_uncompressible_lz4.stream",
-                          "cpp-21.0.0/generated_dictionary.stream", "cpp-21.0.0/generated_null_trivial.stream",
-                          "0.14.1/generated_map.stream"}) {
+  for (const auto& rel :
+       {"2.0.0-compression/generated_lz4.stream", "2.0.0-compression/generated_zstd.stream",
+        "2.0.0-compression/generated_uncompressible_lz4.stream", "cpp-21.0.0/generated_dictionary.stream",
+        "cpp-21.0.0/generated_null_trivial.stream", "0.14.1/generated_map.stream"}) {
     in.push_back({rel, FileBytes(gold / rel)});
   }
   in.push_back({"quiver stream, uncompressed", QuiverWrittenStream(CompressionType::kNone)});
@@ -384,8 +383,8 @@ void SweepMutations(const std::function<std::vector<uint8_t>(const std::vector<u
         auto clean = IsCleanOutcome(o);
         if (!clean) {
           if (++failures <= 5) {
-            ADD_FAILURE() << what << " at byte " << pos << " ("
-                          << (path == ReadPath::kBuffer ? "Open" : "OpenStream") << "): " << clean.message();
+            ADD_FAILURE() << what << " at byte " << pos << " (" << (path == ReadPath::kBuffer ? "Open" : "OpenStream")
+                          << "): " << clean.message();
           }
           continue;
         }
@@ -393,8 +392,9 @@ void SweepMutations(const std::function<std::vector<uint8_t>(const std::vector<u
       }
     }
     EXPECT_EQ(failures, 0) << what << ": " << failures << " unclean reads";
-    std::cout << "[ sweep    ] " << what << " over " << input.label << " (" << input.bytes.size()
-              << " B, " << Positions(input.bytes.size()).size() << " positions): " << ok << " read OK, " << errors << " clean errors" << std::endl;
+    std::cout << "[ sweep    ] " << what << " over " << input.label << " (" << input.bytes.size() << " B, "
+              << Positions(input.bytes.size()).size() << " positions): " << ok << " read OK, " << errors
+              << " clean errors" << std::endl;
   }
 }
 

@@ -40,7 +40,8 @@ std::ostream& operator<<(std::ostream& os, const GoldCase& c) { return os << c.v
 std::vector<GoldCase> ListGoldCases() {
   std::vector<GoldCase> out;
   for (const auto& dir : ListDirs(IntegrationDir())) {
-    for (const auto& json : ListFiles(dir, [](const fs::path& p) { return EndsWith(p.filename().string(), ".json.gz"); })) {
+    for (const auto& json :
+         ListFiles(dir, [](const fs::path& p) { return EndsWith(p.filename().string(), ".json.gz"); })) {
       std::string file = json.filename().string();
       std::string stem = file.substr(0, file.size() - std::string_view(".json.gz").size());
       GoldCase c;
@@ -244,15 +245,16 @@ struct CliRun {
 std::string ShellQuote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out.push_back(c);
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
   }
   return out + "'";
 }
 
 CliRun RunValidate(const fs::path& arrow, const fs::path& json, const std::string& extra_args = "") {
-  const fs::path err = fs::temp_directory_path() /
-                       ("quiver_cross_validate_" + std::to_string(::getpid()) + ".stderr");
+  const fs::path err = fs::temp_directory_path() / ("quiver_cross_validate_" + std::to_string(::getpid()) + ".stderr");
   const std::string cmd = ShellQuote(QUIVER_BINARY) + " integration --mode VALIDATE --arrow " +
                           ShellQuote(arrow.string()) + " --json " + ShellQuote(json.string()) + extra_args +
                           " >/dev/null 2>" + ShellQuote(err.string());
@@ -270,9 +272,11 @@ CliRun RunValidate(const fs::path& arrow, const fs::path& json, const std::strin
 
 TEST(GoldFileCli, ValidatePassesOnMatchingPairs) {
   const fs::path dir = IntegrationDir();
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"cpp-21.0.0", "primitive"}, {"2.0.0-compression", "lz4"}, {"1.0.0-bigendian", "dictionary"},
-      {"0.14.1", "datetime"},      {"4.0.0-shareddict", "shared_dict"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"cpp-21.0.0", "primitive"},
+                                                                  {"2.0.0-compression", "lz4"},
+                                                                  {"1.0.0-bigendian", "dictionary"},
+                                                                  {"0.14.1", "datetime"},
+                                                                  {"4.0.0-shareddict", "shared_dict"}};
   for (const auto& [version, name] : cases) {
     const fs::path stem = dir / version / ("generated_" + name);
     for (const char* ext : {".stream", ".arrow_file"}) {

@@ -77,8 +77,8 @@ TEST_P(PeerSampleTest, ReadsTheTable) {
         if (any_null || NumberCell(ids, r) != static_cast<double>(id) ||
             NumberCell(xs, r) != static_cast<double>(id) * 0.5 || StringCell(ss, r) != want_s) {
           if (++mismatches <= 3) {
-            ADD_FAILURE() << "row " << id << ": id " << NumberCell(ids, r) << ", x " << NumberCell(xs, r)
-                          << ", s '" << StringCell(ss, r) << "' (null: " << any_null << ")";
+            ADD_FAILURE() << "row " << id << ": id " << NumberCell(ids, r) << ", x " << NumberCell(xs, r) << ", s '"
+                          << StringCell(ss, r) << "' (null: " << any_null << ")";
           }
         }
       }
@@ -91,15 +91,14 @@ TEST_P(PeerSampleTest, ReadsTheTable) {
 
 INSTANTIATE_TEST_SUITE_P(
     Valid, PeerSampleTest,
-    ::testing::Values(
-        PeerCase{"fl_none.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kNone},
-        PeerCase{"fl_lz4.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kLz4Frame},
-        PeerCase{"fl_zstd.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kZstd},
-        PeerCase{"fl_zstd.arrow_file", TypeId::kInt32, TypeId::kDictionary, CompressionType::kZstd},
-        PeerCase{"js_none.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kNone},
-        PeerCase{"pl_uncompressed.stream", TypeId::kFloat64, TypeId::kLargeUtf8, CompressionType::kNone},
-        PeerCase{"pl_zstd.stream", TypeId::kFloat64, TypeId::kLargeUtf8, CompressionType::kZstd},
-        PeerCase{"pl_zstd.arrow_file", TypeId::kFloat64, TypeId::kUtf8View, CompressionType::kZstd}),
+    ::testing::Values(PeerCase{"fl_none.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kNone},
+                      PeerCase{"fl_lz4.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kLz4Frame},
+                      PeerCase{"fl_zstd.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kZstd},
+                      PeerCase{"fl_zstd.arrow_file", TypeId::kInt32, TypeId::kDictionary, CompressionType::kZstd},
+                      PeerCase{"js_none.stream", TypeId::kInt32, TypeId::kDictionary, CompressionType::kNone},
+                      PeerCase{"pl_uncompressed.stream", TypeId::kFloat64, TypeId::kLargeUtf8, CompressionType::kNone},
+                      PeerCase{"pl_zstd.stream", TypeId::kFloat64, TypeId::kLargeUtf8, CompressionType::kZstd},
+                      PeerCase{"pl_zstd.arrow_file", TypeId::kFloat64, TypeId::kUtf8View, CompressionType::kZstd}),
     [](const ::testing::TestParamInfo<PeerCase>& i) { return TestNameOf(i.param.file); });
 
 /// fl_zstd_small: a 10-row utf8 column whose offsets buffer is stored raw
@@ -121,10 +120,10 @@ TEST(PeerSample, FlechetteSmallRawOffsets) {
 }
 
 TEST(PeerSample, EverySampleIsCovered) {
-  std::set<std::string> covered = {"fl_none.stream", "fl_lz4.stream", "fl_zstd.stream", "fl_zstd.arrow_file",
-                                   "js_none.stream", "pl_uncompressed.stream", "pl_zstd.stream",
-                                   "pl_zstd.arrow_file", "fl_zstd_small.stream", "js_lz4.stream",
-                                   "js_zstd.stream", "js_zstd.arrow_file", "js_dict_zstd.stream"};
+  std::set<std::string> covered = {
+      "fl_none.stream",         "fl_lz4.stream",      "fl_zstd.stream",     "fl_zstd.arrow_file",   "js_none.stream",
+      "pl_uncompressed.stream", "pl_zstd.stream",     "pl_zstd.arrow_file", "fl_zstd_small.stream", "js_lz4.stream",
+      "js_zstd.stream",         "js_zstd.arrow_file", "js_dict_zstd.stream"};
   for (const auto& f : ListFiles(PeerSamplesDir())) {
     EXPECT_TRUE(covered.count(f.filename().string())) << "sample without a test: " << f;
   }

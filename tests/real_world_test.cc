@@ -316,9 +316,8 @@ TEST(ZeroCopy, ReadingZstdAllocatesAboutTheDecompressedSize) {
       EXPECT_EQ(decompressed, 1600000);  // 2 x int16 + float32, 200,000 rows, no validity buffers
       const int64_t held = read_pool->held_bytes();
       const int64_t peak = read_pool->peak_bytes();
-      std::cout << "[ zstd     ] " << ipc::IpcFormatName(format) << ": file " << bytes->size()
-                << " B, decompressed " << decompressed << " B, held " << held << " B, peak " << peak << " B"
-                << std::endl;
+      std::cout << "[ zstd     ] " << ipc::IpcFormatName(format) << ": file " << bytes->size() << " B, decompressed "
+                << decompressed << " B, held " << held << " B, peak " << peak << " B" << std::endl;
       EXPECT_GE(held, decompressed);
       EXPECT_LE(held, decompressed + decompressed / 50 + 4096) << "held beyond the decompressed size";
       EXPECT_LE(peak, decompressed + decompressed / 4 + 65536) << "transient memory beyond 1.25x";

@@ -15,10 +15,10 @@
 #include <pybind11/stl.h>
 
 #include <cstdlib>
-#include <optional>
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,7 +74,6 @@ struct Table {
     return n;
   }
 };
-
 
 // ---- capsules ---------------------------------------------------------------
 
@@ -203,9 +202,10 @@ void WriteIpc(const py::object& obj, const std::string& path, const std::string&
         ipc::WriteOptions wo;
         wo.pool = ModulePool();
         wo.compression = codec;
-        QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(
-                                                 out.get(), table->schema,
-                                                 format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
+        QUIVER_ASSIGN_OR_RETURN(
+            auto writer,
+            ipc::RecordBatchWriter::Make(out.get(), table->schema,
+                                         format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
         for (const auto& b : table->batches) QUIVER_RETURN_NOT_OK(writer->WriteBatch(*b));
         QUIVER_RETURN_NOT_OK(writer->Close());
         return out->Flush();
@@ -276,12 +276,15 @@ py::tuple ColumnToNumpy(const Table& table, int col) {
     each([&](const ArrayData& a, int64_t row) {
       const int width = FixedBitWidth(type) / 8;
       if (!to_float) {
-        std::memcpy(base + row * width, a.GetValues<uint8_t>(1) + a.offset * width, static_cast<size_t>(a.length * width));
+        std::memcpy(base + row * width, a.GetValues<uint8_t>(1) + a.offset * width,
+                    static_cast<size_t>(a.length * width));
         if (a.null_count > 0) {  // float columns: NaN for nulls
           for (int64_t i = 0; i < a.length; ++i) {
             if (!a.IsValid(i)) {
-              if (type.id == TypeId::kFloat32) reinterpret_cast<float*>(base)[row + i] = std::numeric_limits<float>::quiet_NaN();
-              else reinterpret_cast<double*>(base)[row + i] = std::numeric_limits<double>::quiet_NaN();
+              if (type.id == TypeId::kFloat32)
+                reinterpret_cast<float*>(base)[row + i] = std::numeric_limits<float>::quiet_NaN();
+              else
+                reinterpret_cast<double*>(base)[row + i] = std::numeric_limits<double>::quiet_NaN();
             }
           }
         }
@@ -334,7 +337,8 @@ py::tuple ColumnToNumpy(const Table& table, int col) {
         }
       }
     });
-    py::object tz = type.id == TypeId::kTimestamp && !type.timezone.empty() ? py::object(py::str(type.timezone)) : py::none();
+    py::object tz =
+        type.id == TypeId::kTimestamp && !type.timezone.empty() ? py::object(py::str(type.timezone)) : py::none();
     return py::make_tuple(out, tz);
   }
   // Object columns: str / bytes / bool / None, or the formatted value.
@@ -343,7 +347,8 @@ py::tuple ColumnToNumpy(const Table& table, int col) {
   const bool is_string = type.id == TypeId::kUtf8 || type.id == TypeId::kLargeUtf8 || type.id == TypeId::kUtf8View ||
                          (type.id == TypeId::kDictionary && type.value_type &&
                           (type.value_type->id == TypeId::kUtf8 || type.value_type->id == TypeId::kLargeUtf8));
-  const bool is_binary = type.id == TypeId::kBinary || type.id == TypeId::kLargeBinary || type.id == TypeId::kBinaryView;
+  const bool is_binary =
+      type.id == TypeId::kBinary || type.id == TypeId::kLargeBinary || type.id == TypeId::kBinaryView;
   each([&](const ArrayData& a, int64_t) {
     for (int64_t i = 0; i < a.length; ++i) {
       if (!a.IsValid(i) && type.id != TypeId::kDictionary) {
@@ -358,12 +363,14 @@ py::tuple ColumnToNumpy(const Table& table, int col) {
         // The value bytes, from the offsets (views: through FormatValue's hex is not wanted).
         if (type.id == TypeId::kBinary) {
           const int32_t* o = a.GetValues<int32_t>(1) + a.offset + i;
-          values.append(py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]), static_cast<size_t>(o[1] - o[0])));
+          values.append(py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]),
+                                  static_cast<size_t>(o[1] - o[0])));
           continue;
         }
         if (type.id == TypeId::kLargeBinary) {
           const int64_t* o = a.GetValues<int64_t>(1) + a.offset + i;
-          values.append(py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]), static_cast<size_t>(o[1] - o[0])));
+          values.append(py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]),
+                                  static_cast<size_t>(o[1] - o[0])));
           continue;
         }
       }
@@ -381,7 +388,6 @@ py::tuple ColumnToNumpy(const Table& table, int col) {
   py::array out = py::module_::import("numpy").attr("array")(values, py::arg("dtype") = "object");
   return py::make_tuple(out, py::none());
 }
-
 
 // ---- Python values (DB-API rows) -------------------------------------------------
 
@@ -432,11 +438,16 @@ py::object PyValue(const ArrayData& a, int64_t i) {
   switch (t.id) {
     case TypeId::kNull: return py::none();
     case TypeId::kBool: return py::bool_(bit_util::GetBit(a.GetValues<uint8_t>(1), k));
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32:
-      return py::int_(IntegerAt(a, i));
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32: return py::int_(IntegerAt(a, i));
     case TypeId::kUInt64:
-      return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(bit_util::LoadLE<uint64_t>(a.GetValues<uint8_t>(1) + 8 * k)));
+      return py::reinterpret_steal<py::object>(
+          PyLong_FromUnsignedLongLong(bit_util::LoadLE<uint64_t>(a.GetValues<uint8_t>(1) + 8 * k)));
     case TypeId::kFloat32: return py::float_(a.GetValues<float>(1)[k]);
     case TypeId::kFloat64: return py::float_(a.GetValues<double>(1)[k]);
     case TypeId::kBinary: {
@@ -513,22 +524,35 @@ py::tuple FieldDescription(const Field& f) {
   switch (t.id) {
     case TypeId::kBool: name = "boolean"; break;
     case TypeId::kInt8: name = "tinyint"; break;
-    case TypeId::kInt16: case TypeId::kUInt8: name = "smallint"; break;
-    case TypeId::kInt32: case TypeId::kUInt16: name = "int"; break;
-    case TypeId::kInt64: case TypeId::kUInt32: case TypeId::kUInt64: name = "bigint"; break;
-    case TypeId::kFloat16: case TypeId::kFloat32: name = "float"; break;
+    case TypeId::kInt16:
+    case TypeId::kUInt8: name = "smallint"; break;
+    case TypeId::kInt32:
+    case TypeId::kUInt16: name = "int"; break;
+    case TypeId::kInt64:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64: name = "bigint"; break;
+    case TypeId::kFloat16:
+    case TypeId::kFloat32: name = "float"; break;
     case TypeId::kFloat64: name = "double"; break;
-    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kUtf8View: name = "string"; break;
-    case TypeId::kBinary: case TypeId::kLargeBinary: case TypeId::kBinaryView: case TypeId::kFixedSizeBinary:
-      name = "binary"; break;
-    case TypeId::kDate32: case TypeId::kDate64: name = "date"; break;
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kUtf8View: name = "string"; break;
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+    case TypeId::kBinaryView:
+    case TypeId::kFixedSizeBinary: name = "binary"; break;
+    case TypeId::kDate32:
+    case TypeId::kDate64: name = "date"; break;
     case TypeId::kTimestamp: name = "timestamp"; break;
     case TypeId::kDecimal:
       name = "decimal";
       precision = py::int_(t.precision);
       scale = py::int_(t.scale);
       break;
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kFixedSizeList: case TypeId::kListView:
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kListView:
     case TypeId::kLargeListView: name = "array"; break;
     case TypeId::kMap: name = "map"; break;
     case TypeId::kStruct: name = "struct"; break;
@@ -626,8 +650,7 @@ std::shared_ptr<Connection> Connect(const std::string& url, const std::string& t
   if (parallel < 1) Raise(Status::Invalid("parallel must be >= 1, got " + std::to_string(parallel)));
   c->options.download.window_bytes = window_bytes;
   c->options.download.parallel = parallel;
-  c->pool = std::static_pointer_cast<MemoryPool>(
-      ModulePool()->MakeChild({.name = "connection"}));
+  c->pool = std::static_pointer_cast<MemoryPool>(ModulePool()->MakeChild({.name = "connection"}));
   c->options.download.pool = c->pool.get();
   Result<std::unique_ptr<fetch::ProtocolClient>> client = Status::OK();
   {
@@ -663,9 +686,8 @@ PYBIND11_MODULE(_quiver, m) {
   using namespace quiver::python;
   m.doc() = "quiver native module: Arrow tables (PyCapsule interface), IPC read/write";
 
-  ArrowErrorType() = py::reinterpret_steal<py::object>(
-      PyErr_NewExceptionWithDoc("quiver.ArrowError", "A quiver error: invalid Arrow data, I/O, out of memory.",
-                                PyExc_ValueError, nullptr));
+  ArrowErrorType() = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+      "quiver.ArrowError", "A quiver error: invalid Arrow data, I/O, out of memory.", PyExc_ValueError, nullptr));
   m.attr("ArrowError") = ArrowErrorType();
 
   py::class_<Table, std::shared_ptr<Table>>(m, "Table", R"doc(
@@ -683,10 +705,11 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
                                for (const auto& f : t.schema->fields) names.push_back(f->name);
                                return names;
                              })
-      .def_property_readonly("schema_text", [](const Table& t) { return t.schema->ToString(); },
-                             "The schema as text, one field per line.")
-      .def("__arrow_c_schema__", [](const Table& t) { return SchemaCapsule(*t.schema); },
-           "PyCapsule 'arrow_schema' holding the schema (C Data Interface).")
+      .def_property_readonly(
+          "schema_text", [](const Table& t) { return t.schema->ToString(); }, "The schema as text, one field per line.")
+      .def(
+          "__arrow_c_schema__", [](const Table& t) { return SchemaCapsule(*t.schema); },
+          "PyCapsule 'arrow_schema' holding the schema (C Data Interface).")
       .def(
           "__arrow_c_stream__",
           [](std::shared_ptr<Table> t, py::object requested_schema) {
@@ -699,9 +722,10 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
           "PyCapsule 'arrow_array_stream' over the batches (C Stream Interface, zero-copy).")
       .def("_column_numpy", &ColumnToNumpy, py::arg("index"),
            "(numpy array, time zone or None) for one column; used by to_pandas().")
-      .def("to_pylist", [](const Table& t) { return TableToPylist(t); },
-           "Rows as a list of tuples of Python values (int, float, str, bytes, bool, "
-           "datetime.date, datetime.datetime, decimal.Decimal; None for nulls).")
+      .def(
+          "to_pylist", [](const Table& t) { return TableToPylist(t); },
+          "Rows as a list of tuples of Python values (int, float, str, bytes, bool, "
+          "datetime.date, datetime.datetime, decimal.Decimal; None for nulls).")
       .def("__len__", &Table::num_rows)
       .def("__repr__", [](const Table& t) {
         return "quiver.Table(" + std::to_string(t.num_rows()) + " rows, " + std::to_string(t.batches.size()) +
@@ -709,14 +733,15 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
       });
 
   py::class_<Connection, std::shared_ptr<Connection>>(m, "_Connection")
-      .def("close", [](Connection& c) {
-        py::gil_scoped_release nogil;
-        std::lock_guard<std::mutex> lock(c.mu);
-        if (c.client) {
-          (void)c.client->Close();
-          c.client.reset();
-        }
-      })
+      .def("close",
+           [](Connection& c) {
+             py::gil_scoped_release nogil;
+             std::lock_guard<std::mutex> lock(c.mu);
+             if (c.client) {
+               (void)c.client->Close();
+               c.client.reset();
+             }
+           })
       .def_property_readonly("closed", [](const Connection& c) { return !c.client; })
       .def_property_readonly("pool_held_bytes", [](const Connection& c) { return c.pool->held_bytes(); })
       .def_property_readonly("pool_peak_bytes", [](const Connection& c) { return c.pool->peak_bytes(); });
@@ -732,9 +757,10 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
            })
       .def_property_readonly("done", [](const PyStatement& r) { return r.done; })
       .def_property_readonly("rows_returned", [](const PyStatement& r) { return r.rows_returned; })
-      .def("cancel", [](PyStatement& r) {
-        if (r.result) r.result->Cancel();
-      })
+      .def("cancel",
+           [](PyStatement& r) {
+             if (r.result) r.result->Cancel();
+           })
       .def("stats", &PyStatement::Stats)
       .def("close", [](PyStatement& r) {
         py::gil_scoped_release nogil;
@@ -752,6 +778,7 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
         "Writes a quiver.Table or any __arrow_c_stream__ object as an Arrow IPC file/stream.");
   m.def("from_arrow", &TableFromArrow, py::arg("obj"),
         "A quiver.Table from any object implementing __arrow_c_stream__ (zero-copy).");
-  m.def("pool_held_bytes", []() { return ModulePool()->held_bytes(); },
-        "Bytes the module's pool holds now (decoded buffers not mapped from files).");
+  m.def(
+      "pool_held_bytes", []() { return ModulePool()->held_bytes(); },
+      "Bytes the module's pool holds now (decoded buffers not mapped from files).");
 }

@@ -8,8 +8,8 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "quiver/base/byte_size.h"  // FormatBytes, ParseBytes
 #include "quiver/base/result.h"

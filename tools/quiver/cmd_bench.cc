@@ -60,8 +60,8 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
         auto t1 = std::chrono::steady_clock::now();
         ipc::ReadOptions bo;
         bo.pool = pool.get();
-        QUIVER_ASSIGN_OR_RETURN(auto back, ipc::RecordBatchReader::Open(
-                                               Buffer::Unowned(sink.bytes().data(), sink.position()), bo));
+        QUIVER_ASSIGN_OR_RETURN(
+            auto back, ipc::RecordBatchReader::Open(Buffer::Unowned(sink.bytes().data(), sink.position()), bo));
         QUIVER_ASSIGN_OR_RETURN(auto got, ipc::ReadAllBatches(back.get()));
         auto t2 = std::chrono::steady_clock::now();
         rows = 0;
@@ -82,11 +82,12 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
             static_cast<long long>(rows), static_cast<long long>(ws.uncompressed_body_bytes),
             static_cast<long long>(ws.total_bytes), w, r, mib / w, mib / r, o->rounds);
       } else {
-        std::printf("%s codec %s (%s): %lld rows, %s of buffers -> %lld B IPC; write median %.3f ms (%.0f MiB/s), "
-                    "read median %.3f ms (%.0f MiB/s) over %d rounds\n",
-                    o->path.c_str(), std::string(CompressionTypeName(codec)).c_str(), o->format.c_str(),
-                    static_cast<long long>(rows), FormatBytes(ws.uncompressed_body_bytes).c_str(),
-                    static_cast<long long>(ws.total_bytes), w * 1e3, mib / w, r * 1e3, mib / r, o->rounds);
+        std::printf(
+            "%s codec %s (%s): %lld rows, %s of buffers -> %lld B IPC; write median %.3f ms (%.0f MiB/s), "
+            "read median %.3f ms (%.0f MiB/s) over %d rounds\n",
+            o->path.c_str(), std::string(CompressionTypeName(codec)).c_str(), o->format.c_str(),
+            static_cast<long long>(rows), FormatBytes(ws.uncompressed_body_bytes).c_str(),
+            static_cast<long long>(ws.total_bytes), w * 1e3, mib / w, r * 1e3, mib / r, o->rounds);
       }
       return Status::OK();
     };

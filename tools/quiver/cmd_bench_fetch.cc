@@ -26,7 +26,8 @@ std::string SelfExe() {
 }  // namespace
 
 void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
-  auto* cmd = bench->add_subcommand("fetch", "fetch path side by side: policies, curl --parallel, the Node @databricks/sql client");
+  auto* cmd = bench->add_subcommand(
+      "fetch", "fetch path side by side: policies, curl --parallel, the Node @databricks/sql client");
   struct Opts {
     bench::FetchBenchOptions bench;
     bool json = false;
@@ -38,7 +39,8 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
   cmd->add_option("--window", b.window, "download window of every quiver case (default 256MiB)");
   cmd->add_option("--parallel", b.parallel, "parallel downloads of quiver and curl (default 8)");
   cmd->add_flag("--json", o->json, "JSON lines, one per case");
-  cmd->add_flag("--check", b.check, "check the results (rows, JSON, stream peak bound, Node rows); non-zero exit on failure");
+  cmd->add_flag("--check", b.check,
+                "check the results (rows, JSON, stream peak bound, Node rows); non-zero exit on failure");
   cmd->add_option("--curl", b.curl, "curl binary (default curl)");
   cmd->add_flag("--no-curl", b.no_curl, "skip curl");
   cmd->add_option("--node", b.node, "node binary (default node)");

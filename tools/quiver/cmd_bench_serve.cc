@@ -11,7 +11,8 @@
 namespace quiver::cli {
 
 void AddBenchServe(CLI::App* bench, Context& ctx, Action* action) {
-  auto* cmd = bench->add_subcommand("serve", "loopback TLS download throughput of quiver serve's CloudFetch chunks (curl --parallel)");
+  auto* cmd = bench->add_subcommand(
+      "serve", "loopback TLS download throughput of quiver serve's CloudFetch chunks (curl --parallel)");
   struct Opts {
     bench::ServeBenchOptions bench;
     bool no_lz4 = false;

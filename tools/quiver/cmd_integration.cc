@@ -94,7 +94,8 @@ void AddIntegration(CLI::App& app, Context& ctx, Action* action, int* exit_code)
       QUIVER_RETURN_NOT_OK(need(o->arrow, "--arrow"));
       const bool to_file = mode == "STREAM_TO_FILE";
       QUIVER_ASSIGN_OR_RETURN(auto table, ReadArrow(to_file ? o->stream : o->arrow, pool.get()));
-      QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(to_file ? o->arrow : o->stream));  // committed on success only
+      QUIVER_ASSIGN_OR_RETURN(auto sink,
+                              ipc::OpenOutputFile(to_file ? o->arrow : o->stream));  // committed on success only
       ipc::WriteOptions wo;
       wo.pool = pool.get();
       QUIVER_RETURN_NOT_OK(ipc::WriteTable(sink.get(), table.first, table.second,

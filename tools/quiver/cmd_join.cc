@@ -46,13 +46,13 @@ Status ParseOnSpec(const std::string& spec, const ipc::RecordBatchReader& build,
     const std::string b = pair.substr(0, eq), p = pair.substr(eq + 1);
     const int bi = build.schema()->FieldIndex(b);
     if (bi < 0) {
-      return Status::KeyError("build column '" + b + "' is not in " + build_path + " (columns: " +
-                              columns_of(*build.schema()) + ")");
+      return Status::KeyError("build column '" + b + "' is not in " + build_path +
+                              " (columns: " + columns_of(*build.schema()) + ")");
     }
     const int pi = probe.schema()->FieldIndex(p);
     if (pi < 0) {
-      return Status::KeyError("probe column '" + p + "' is not in " + probe_path + " (columns: " +
-                              columns_of(*probe.schema()) + ")");
+      return Status::KeyError("probe column '" + p + "' is not in " + probe_path +
+                              " (columns: " + columns_of(*probe.schema()) + ")");
     }
     build_keys->push_back(bi);
     probe_keys->push_back(pi);
@@ -64,8 +64,7 @@ Status ParseOnSpec(const std::string& spec, const ipc::RecordBatchReader& build,
 void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("join", "hash join of two Arrow IPC inputs (build side in a hashed relation)");
   struct Opts {
-    std::string build, probe, on, type = "inner", mode = "on-heap", out = "-", compression = "none",
-                                  format = "stream";
+    std::string build, probe, on, type = "inner", mode = "on-heap", out = "-", compression = "none", format = "stream";
     int64_t limit = -1, max_rows = 64 * 1024, max_bytes = int64_t{16} << 20;
     bool huge_pages = false, prefault = false;
   };
@@ -107,9 +106,10 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       jopt.output_pool = join_pool.get();
       jopt.max_output_rows = o->max_rows;
       jopt.max_output_bytes = o->max_bytes;
-      QUIVER_RETURN_NOT_OK(ParseOnSpec(o->on, **build_reader, o->build, **probe_reader, o->probe,
-                                       &jopt.build_keys, &jopt.probe_keys));
-      QUIVER_ASSIGN_OR_RETURN(auto join, join::HashJoin::Make((*build_reader)->schema(), (*probe_reader)->schema(), jopt));
+      QUIVER_RETURN_NOT_OK(
+          ParseOnSpec(o->on, **build_reader, o->build, **probe_reader, o->probe, &jopt.build_keys, &jopt.probe_keys));
+      QUIVER_ASSIGN_OR_RETURN(auto join,
+                              join::HashJoin::Make((*build_reader)->schema(), (*probe_reader)->schema(), jopt));
       // Build (the output is opened only once the relation stands).
       const auto t0 = Clock::now();
       auto build_batches = ipc::ReadAllBatches(build_reader->get());
@@ -127,11 +127,10 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
       ipc::WriteOptions wo;
       wo.pool = write_pool.get();
       wo.compression = codec;
-      QUIVER_ASSIGN_OR_RETURN(auto writer,
-                              ipc::RecordBatchWriter::Make(sink.get(), join->output_schema(),
-                                                           o->format == "file" ? ipc::IpcFormat::kFile
-                                                                               : ipc::IpcFormat::kStream,
-                                                           wo));
+      QUIVER_ASSIGN_OR_RETURN(
+          auto writer,
+          ipc::RecordBatchWriter::Make(sink.get(), join->output_schema(),
+                                       o->format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
       QUIVER_ASSIGN_OR_RETURN(auto probe, join->MakeProbe(relation));
       int64_t probe_rows = 0;
       auto write = [&](RecordBatchPtr b) { return writer->WriteBatch(*b); };
@@ -164,16 +163,17 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
                    rs.num_keys ? static_cast<double>(rs.index_bytes) / static_cast<double>(rs.num_keys) : 0.0,
                    static_cast<long long>(probe_rows), static_cast<long long>(out_rows), Seconds(t0, t1),
                    Seconds(t1, t2), std::string(join::MemoryModeName(mode)).c_str(),
-                   FormatBytes(relation_bytes).c_str(), FormatBytes(join_pool->held_bytes()).c_str(), FormatBytes(join_pool->peak_bytes()).c_str(),
-                   FormatBytes(ts.mapped_bytes).c_str(), FormatBytes(ts.peak_mapped_bytes).c_str());
+                   FormatBytes(relation_bytes).c_str(), FormatBytes(join_pool->held_bytes()).c_str(),
+                   FormatBytes(join_pool->peak_bytes()).c_str(), FormatBytes(ts.mapped_bytes).c_str(),
+                   FormatBytes(ts.peak_mapped_bytes).c_str());
       return Status::OK();
     };
   });
 }
 
 void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exit_code) {
-  auto* cmd = bench->add_subcommand(
-      "join", "hashed relation build/probe and hash joins, side by side with DuckDB (threads=1)");
+  auto* cmd =
+      bench->add_subcommand("join", "hashed relation build/probe and hash joins, side by side with DuckDB (threads=1)");
   struct Opts {
     std::string scale = "small", duckdb_script = std::string(QUIVER_BENCH_DIR) + "/duckdb_join.mjs";
     bool json = false, no_duckdb = false, require_duckdb = false, skip_micro = false, verbose = false;
@@ -181,8 +181,9 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
     std::vector<std::string> cases;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--scale", o->scale, "small (tests: 50K/200K keys, 200K x 400K joins) or full (500K/10M keys, "
-                                       "10M x 20M joins)")
+  cmd->add_option("--scale", o->scale,
+                  "small (tests: 50K/200K keys, 200K x 400K joins) or full (500K/10M keys, "
+                  "10M x 20M joins)")
       ->check(CLI::IsMember({"small", "full"}));
   cmd->add_flag("--json", o->json, "one JSON object per case and line");
   cmd->add_option("--rounds", o->rounds, "measured rounds per case (default: small 1, full 3); medians")

@@ -89,7 +89,8 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
 }  // namespace
 
 void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
-  auto* cmd = app.add_subcommand("query", "run SQL on a Databricks SQL-protocol server and fetch the result (CloudFetch)");
+  auto* cmd =
+      app.add_subcommand("query", "run SQL on a Databricks SQL-protocol server and fetch the result (CloudFetch)");
   auto o = std::make_shared<QueryOpts>();
   cmd->add_option("--server", o->server, "https://HOST:PORT/PATH of the server (warehouse HTTP path)")->required();
   cmd->add_option("--token", o->token, "bearer token (default: $QUIVER_TOKEN); never printed");

@@ -62,8 +62,8 @@ void AddSchema(CLI::App& app, Context& ctx, Action* action) {
       ipc::ReadOptions ro;
       ro.pool = pool.get();
       QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(*path, ro));
-      std::string out = "format: " + std::string(ipc::IpcFormatName(reader->format())) +
-                        ", metadata " + reader->metadata_version() + "\n" + reader->schema()->ToString();
+      std::string out = "format: " + std::string(ipc::IpcFormatName(reader->format())) + ", metadata " +
+                        reader->metadata_version() + "\n" + reader->schema()->ToString();
       if (out.back() != '\n') out += "\n";
       Emit(out);
       return Status::OK();
@@ -107,9 +107,9 @@ void AddStats(CLI::App& app, Context& ctx, Action* action) {
         const auto& s = reader->last_batch_stats();
         const std::optional<int> level = RecordedCodecLevel(s.message_metadata);
         out += "batch " + std::to_string(batches) + ": rows " + std::to_string(s.num_rows) + ", codec " +
-                std::string(CompressionTypeName(s.codec)) +
-               (level ? " level " + std::to_string(*level) : std::string()) + ", metadata " + std::to_string(s.metadata_bytes) +
-               " B, body " + std::to_string(s.body_bytes) + " B\n";
+               std::string(CompressionTypeName(s.codec)) +
+               (level ? " level " + std::to_string(*level) : std::string()) + ", metadata " +
+               std::to_string(s.metadata_bytes) + " B, body " + std::to_string(s.body_bytes) + " B\n";
         for (const auto& c : s.columns) {
           out += "  " + c.name + ": buffers [";
           for (size_t i = 0; i < c.stored_buffer_bytes.size(); ++i) {
@@ -134,8 +134,8 @@ void AddStats(CLI::App& app, Context& ctx, Action* action) {
              std::to_string(stored) + " B, uncompressed " + std::to_string(uncompressed) + " B, dictionary batches " +
              std::to_string(reader->num_dictionary_batches()) + " (deltas " +
              std::to_string(reader->num_dictionary_deltas()) + ")\n";
-      out += "memory (pool '" + pool->path() + "', allocator " + std::string(pool->allocator()->name()) +
-             "): held " + FormatBytes(pool->held_bytes()) + ", peak " + FormatBytes(pool->peak_bytes()) + "\n";
+      out += "memory (pool '" + pool->path() + "', allocator " + std::string(pool->allocator()->name()) + "): held " +
+             FormatBytes(pool->held_bytes()) + ", peak " + FormatBytes(pool->peak_bytes()) + "\n";
       Emit(out);
       return Status::OK();
     };

@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "quiver/cli.h"
-#include "table_catalog.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
 #include "quiver/server/statement_executor.h"
 #include "quiver/sql/tpch_tables.h"
+#include "table_catalog.h"
 
 namespace quiver::cli {
 namespace {
@@ -65,14 +65,17 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "generate the 8 TPC-H tables at this scale factor (e.g. 0.01, 1) and serve them");
-  cmd->add_option("--tpch-dir", o->tpch_dir, "where to write the TPC-H files (default: a temporary directory, removed)");
+  cmd->add_option("--tpch-dir", o->tpch_dir,
+                  "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
   cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of each statement's pool (default none)");
   cmd->add_option("--warehouse-id", o->warehouse_id, "warehouse id in the RPC path (default quiver)");
-  cmd->add_option("--chunk-bytes", o->chunk_bytes, "target uncompressed IPC bytes per CloudFetch chunk (default 20 MiB)");
+  cmd->add_option("--chunk-bytes", o->chunk_bytes,
+                  "target uncompressed IPC bytes per CloudFetch chunk (default 20 MiB)");
   cmd->add_option("--inline-threshold-bytes", o->inline_threshold_bytes,
                   "results up to this many IPC bytes are sent inline (default 1 MiB)");
-  cmd->add_option("--store-budget", o->store_budget_bytes, "bytes of chunks kept in memory before spilling (default 1 GiB)");
+  cmd->add_option("--store-budget", o->store_budget_bytes,
+                  "bytes of chunks kept in memory before spilling (default 1 GiB)");
   cmd->add_option("--spill-dir", o->spill_dir, "directory for spilled chunks (default: a private temp dir)");
   cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)");
   cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
@@ -98,7 +101,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       if (token.empty()) return Status::Invalid("serve: give a bearer token with --token or QUIVER_TOKEN");
       auto server_pool = ctx.Child("serve");
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
+      QUIVER_ASSIGN_OR_RETURN(auto tables,
+                              OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
       if (!tables->tpch_summary.empty()) std::printf("%s\n", tables->tpch_summary.c_str());
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       server::SqlExecutorOptions xo;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "quiver/cli.h"
-#include "table_catalog.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
+#include "table_catalog.h"
 
 namespace quiver::cli {
 
@@ -30,8 +30,10 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "also generate the TPC-H tables at this scale factor (e.g. 0.01)");
-  cmd->add_option("--tpch-dir", o->tpch_dir, "where to write the TPC-H files (default: a temporary directory, removed)");
-  cmd->add_option("--format", o->format, "table|csv|jsonl (default table)")->check(CLI::IsMember({"table", "csv", "jsonl"}));
+  cmd->add_option("--tpch-dir", o->tpch_dir,
+                  "where to write the TPC-H files (default: a temporary directory, removed)");
+  cmd->add_option("--format", o->format, "table|csv|jsonl (default table)")
+      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
   cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of the statement's pool (default none)");
   cmd->callback([&ctx, o, action] {

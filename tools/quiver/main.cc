@@ -36,8 +36,10 @@ int main(int argc, char** argv) {
   CLI::App app{"quiver: move, inspect and convert Apache Arrow IPC data with accounted memory"};
   // hygiene (issue 10 item 6): --version, and the help when no subcommand.
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", [] { return VersionText(); }, "print the version, build type and the codec "
-                       "and allocator library versions, then exit");
+  app.set_version_flag(
+      "--version", [] { return VersionText(); },
+      "print the version, build type and the codec "
+      "and allocator library versions, then exit");
   Context ctx;
   app.add_option("--allocator", ctx.allocator_name,
                  "byte source: system|jemalloc|mimalloc|mmap (default: $QUIVER_ALLOCATOR or system)");

@@ -29,8 +29,7 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
   if (tpch_scale > 0) {
     std::string dir = tpch_dir;
     if (dir.empty()) {
-      out->temp_dir =
-          (std::filesystem::temp_directory_path() / (temp_prefix + std::to_string(::getpid()))).string();
+      out->temp_dir = (std::filesystem::temp_directory_path() / (temp_prefix + std::to_string(::getpid()))).string();
       dir = out->temp_dir;
     }
     auto gen_pool = ctx.Child("tpch-gen");

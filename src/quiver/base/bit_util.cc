@@ -26,8 +26,7 @@ int64_t CountSetBits(const uint8_t* bits, int64_t offset, int64_t length) {
   return count;
 }
 
-void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t* dst,
-                int64_t dst_offset) {
+void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t* dst, int64_t dst_offset) {
   if ((src_offset & 7) == 0 && (dst_offset & 7) == 0) {
     const int64_t whole = length / 8;
     std::memcpy(dst + dst_offset / 8, src + src_offset / 8, static_cast<size_t>(whole));

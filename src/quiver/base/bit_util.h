@@ -26,8 +26,7 @@ constexpr int64_t BytesForBits(int64_t num_bits) { return num_bits / 8 + ((num_b
 int64_t CountSetBits(const uint8_t* bits, int64_t offset, int64_t length);
 
 /// Copies bits src[src_offset, +length) to dst[dst_offset, +length).
-void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t* dst,
-                int64_t dst_offset);
+void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t* dst, int64_t dst_offset);
 
 inline constexpr bool kLittleEndian = std::endian::native == std::endian::little;
 static_assert(kLittleEndian, "quiver supports little-endian hosts only");

@@ -17,7 +17,7 @@ namespace quiver {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(implicit)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(implicit)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(implicit)
     assert(!std::get<Status>(v_).ok() && "Result built from an OK Status");
     if (std::get<Status>(v_).ok()) v_ = Status::Invalid("Result built from an OK Status");
@@ -26,9 +26,18 @@ class [[nodiscard]] Result {
   bool ok() const noexcept { return std::holds_alternative<T>(v_); }
   Status status() const { return ok() ? Status::OK() : std::get<Status>(v_); }
 
-  const T& value() const& { assert(ok()); return std::get<T>(v_); }
-  T& value() & { assert(ok()); return std::get<T>(v_); }
-  T&& value() && { assert(ok()); return std::get<T>(std::move(v_)); }
+  const T& value() const& {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T& value() & {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<T>(std::move(v_));
+  }
   T ValueOr(T fallback) && { return ok() ? std::get<T>(std::move(v_)) : std::move(fallback); }
 
   const T& operator*() const& { return value(); }

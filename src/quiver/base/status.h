@@ -25,7 +25,7 @@ enum class StatusCode : int {
   kEndOfStream,     ///< no more data where more was required
   kTimeout,
   kCancelled,
-  kKeyError,        ///< a named thing (column, field) does not exist
+  kKeyError,  ///< a named thing (column, field) does not exist
 };
 
 /// Returns the human name of a code, e.g. "Invalid".
@@ -78,16 +78,16 @@ class [[nodiscard]] Status {
 #define QUIVER_CONCAT(a, b) QUIVER_CONCAT_INNER(a, b)
 
 /// Returns the Status of `expr` from the enclosing function when not OK.
-#define QUIVER_RETURN_NOT_OK(expr)                    \
-  do {                                                \
-    ::quiver::Status _quiver_st = (expr);             \
-    if (!_quiver_st.ok()) return _quiver_st;          \
+#define QUIVER_RETURN_NOT_OK(expr)           \
+  do {                                       \
+    ::quiver::Status _quiver_st = (expr);    \
+    if (!_quiver_st.ok()) return _quiver_st; \
   } while (false)
 
 /// As QUIVER_RETURN_NOT_OK, adding `ctx` (a std::string expression) in front
 /// of the message.
-#define QUIVER_RETURN_NOT_OK_CTX(expr, ctx)                             \
-  do {                                                                  \
-    ::quiver::Status _quiver_st = (expr);                               \
-    if (!_quiver_st.ok()) return _quiver_st.WithContext(ctx);           \
+#define QUIVER_RETURN_NOT_OK_CTX(expr, ctx)                   \
+  do {                                                        \
+    ::quiver::Status _quiver_st = (expr);                     \
+    if (!_quiver_st.ok()) return _quiver_st.WithContext(ctx); \
   } while (false)

@@ -94,9 +94,9 @@ Result<std::vector<uint8_t>> Serialize(const SchemaPtr& schema, const ipc::Unloa
 /// machine hits all policies alike. Returns, per policy, each round's time
 /// relative to keep's time in the same round.
 Result<std::map<OutputPolicy, std::vector<double>>> InterleavedCpuRatios(MemoryPool* root, const RecordBatch& batch,
-                                                                       const BodyCompressionOptions& base,
-                                                                       RoundingPolicy rounding, int rounds,
-                                                                       const std::string& tag) {
+                                                                         const BodyCompressionOptions& base,
+                                                                         RoundingPolicy rounding, int rounds,
+                                                                         const std::string& tag) {
   std::map<OutputPolicy, PolicyRig> rigs;
   for (OutputPolicy p : kPolicies) {
     QUIVER_ASSIGN_OR_RETURN(rigs[p], MakeRig(root, p, base, rounding, tag));
@@ -115,7 +115,8 @@ Result<std::map<OutputPolicy, std::vector<double>>> InterleavedCpuRatios(MemoryP
       t[p] = ThreadCpuSeconds() - t0;
     }
     if (r < 0) continue;
-    for (OutputPolicy p : kPolicies) ratios[p].push_back(t[OutputPolicy::kKeep] > 0 ? t[p] / t[OutputPolicy::kKeep] : 1);
+    for (OutputPolicy p : kPolicies)
+      ratios[p].push_back(t[OutputPolicy::kKeep] > 0 ? t[p] / t[OutputPolicy::kKeep] : 1);
   }
   return ratios;
 }
@@ -144,8 +145,8 @@ Result<ThroughputRatios> RawLibraryRatios(const RecordBatch& batch, const BodyCo
   }
   QUIVER_ASSIGN_OR_RETURN(auto rig, MakeRig(pool, kDefaultOutputPolicy, o, RoundingPolicy::kExact, "-tput"));
   QUIVER_ASSIGN_OR_RETURN(auto codec, Codec::Make(o.codec, o.level));
-  std::vector<uint8_t> out(static_cast<size_t>(
-      std::max<size_t>(ZSTD_compressBound(max_in), LZ4F_compressFrameBound(max_in, nullptr)) + 64));
+  std::vector<uint8_t> out(
+      static_cast<size_t>(std::max<size_t>(ZSTD_compressBound(max_in), LZ4F_compressFrameBound(max_in, nullptr)) + 64));
   std::fill(out.begin(), out.end(), 0);  // pre-fault
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   LZ4F_cctx* lctx = nullptr;
@@ -200,8 +201,8 @@ Result<ThroughputRatios> RawLibraryRatios(const RecordBatch& batch, const BodyCo
 
 }  // namespace
 
-Status RunCompressBench(const CompressBenchOptions& options, const std::shared_ptr<MemoryPool>& root,
-                        std::FILE* out, std::vector<std::string>* violations) {
+Status RunCompressBench(const CompressBenchOptions& options, const std::shared_ptr<MemoryPool>& root, std::FILE* out,
+                        std::vector<std::string>* violations) {
   QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(options.codec));
   if (codec == CompressionType::kNone) return Status::Invalid("bench compress needs --codec zstd or lz4");
   BodyCompressionOptions base;
@@ -215,14 +216,15 @@ Status RunCompressBench(const CompressBenchOptions& options, const std::shared_p
   const auto specs = Specs(options.small);
   violations->clear();
   if (!options.json) {
-    std::fprintf(out, "codec %s level %d, allocator %s, rounding %s, default policy %s; MiB, held/peak on top of the "
-                "vectors; cpu = thread CPU of unload+release vs keep (median of %d rounds)\n",
-                std::string(CompressionTypeName(codec)).c_str(), base.level,
-                std::string(root->allocator()->name()).c_str(), options.rounding.c_str(),
-                std::string(OutputPolicyName(kDefaultOutputPolicy)).c_str(), options.rounds);
-    std::fprintf(out, "%-30s %8s %8s | %7s %7s %5s %5s | %7s %7s %5s %5s | %7s %7s %5s %5s | %5s %5s %s\n", "batch", "vectors",
-                "compr", "keep:h", "peak", "cpu1", "cpu2", "shrk:h", "peak", "cpu1", "cpu2", "exct:h", "peak",
-                "cpu1", "cpu2", "codec", "path", "same");
+    std::fprintf(out,
+                 "codec %s level %d, allocator %s, rounding %s, default policy %s; MiB, held/peak on top of the "
+                 "vectors; cpu = thread CPU of unload+release vs keep (median of %d rounds)\n",
+                 std::string(CompressionTypeName(codec)).c_str(), base.level,
+                 std::string(root->allocator()->name()).c_str(), options.rounding.c_str(),
+                 std::string(OutputPolicyName(kDefaultOutputPolicy)).c_str(), options.rounds);
+    std::fprintf(out, "%-30s %8s %8s | %7s %7s %5s %5s | %7s %7s %5s %5s | %7s %7s %5s %5s | %5s %5s %s\n", "batch",
+                 "vectors", "compr", "keep:h", "peak", "cpu1", "cpu2", "shrk:h", "peak", "cpu1", "cpu2", "exct:h",
+                 "peak", "cpu1", "cpu2", "codec", "path", "same");
   }
   // The largest batch (lineitem 1,000,000 rows, 178 MiB in the reference)
   // gets the RSS view too.
@@ -273,7 +275,7 @@ Status RunCompressBench(const CompressBenchOptions& options, const std::shared_p
       const int64_t left = rig.parent->held_bytes() - rig.compressor->scratch_bytes();
       if (left != 0) {
         violations->push_back(spec.name + ": " + std::string(OutputPolicyName(policy)) + " still holds " +
-                             std::to_string(left) + " bytes after release");
+                              std::to_string(left) + " bytes after release");
       }
     }
     // CPU: 1 thread, then 2 threads each unloading the same batch with rigs of their own.
@@ -304,29 +306,33 @@ Status RunCompressBench(const CompressBenchOptions& options, const std::shared_p
     if (!same) violations->push_back(spec.name + ": serialized bytes differ across policies");
     if (def.held_mib > 1.02 * compressed_mib + 1e-9) {
       violations->push_back(spec.name + ": default held " + std::to_string(def.held_mib) + " MiB > 1.02 x " +
-                           std::to_string(compressed_mib));
+                            std::to_string(compressed_mib));
     }
     if (def.peak_mib > compressed_mib + static_cast<double>(largest_bound) / kMiB + 1e-9) {
       violations->push_back(spec.name + ": default peak " + std::to_string(def.peak_mib) +
-                           " MiB > compressed + largest bound");
+                            " MiB > compressed + largest bound");
     }
     if (options.json) {
-      std::fprintf(out, "{\"batch\": \"%s\", \"rows\": %lld, \"vectors_mib\": %.2f, \"compressed_mib\": %.2f, "
-                  "\"default_policy\": \"%s\", \"identical_bytes\": %s, \"codec_vs_raw_library\": %.3f, \"write_path_vs_raw_library\": %.3f, "
-                  "\"policies\": {",
-                  spec.name.c_str(), static_cast<long long>(batch->num_rows), static_cast<double>(vectors) / kMiB,
-                  compressed_mib, std::string(OutputPolicyName(kDefaultOutputPolicy)).c_str(),
-                  same ? "true" : "false", tput.codec, tput.write_path);
+      std::fprintf(out,
+                   "{\"batch\": \"%s\", \"rows\": %lld, \"vectors_mib\": %.2f, \"compressed_mib\": %.2f, "
+                   "\"default_policy\": \"%s\", \"identical_bytes\": %s, \"codec_vs_raw_library\": %.3f, "
+                   "\"write_path_vs_raw_library\": %.3f, "
+                   "\"policies\": {",
+                   spec.name.c_str(), static_cast<long long>(batch->num_rows), static_cast<double>(vectors) / kMiB,
+                   compressed_mib, std::string(OutputPolicyName(kDefaultOutputPolicy)).c_str(), same ? "true" : "false",
+                   tput.codec, tput.write_path);
       bool first = true;
       for (OutputPolicy p : kPolicies) {
         const auto& r = results[p];
-        std::fprintf(out, "%s\"%s\": {\"held_mib\": %.2f, \"peak_mib\": %.2f, \"cpu_ratio\": %.3f, "
-                    "\"cpu_ratio_2_threads\": %.3f%s}",
-                    first ? "" : ", ", std::string(OutputPolicyName(p)).c_str(), r.held_mib, r.peak_mib,
-                    r.cpu_ratio, r.cpu_ratio_2t,
-                    r.rss_held_bytes >= 0
-                        ? (", \"rss_held_mib\": " + std::to_string(static_cast<double>(r.rss_held_bytes) / kMiB)).c_str()
-                        : "");
+        std::fprintf(
+            out,
+            "%s\"%s\": {\"held_mib\": %.2f, \"peak_mib\": %.2f, \"cpu_ratio\": %.3f, "
+            "\"cpu_ratio_2_threads\": %.3f%s}",
+            first ? "" : ", ", std::string(OutputPolicyName(p)).c_str(), r.held_mib, r.peak_mib, r.cpu_ratio,
+            r.cpu_ratio_2t,
+            r.rss_held_bytes >= 0
+                ? (", \"rss_held_mib\": " + std::to_string(static_cast<double>(r.rss_held_bytes) / kMiB)).c_str()
+                : "");
         first = false;
       }
       std::fprintf(out, "}}\n");
@@ -339,9 +345,9 @@ Status RunCompressBench(const CompressBenchOptions& options, const std::shared_p
       std::fprintf(out, " | %5.3f %5.3f %s\n", tput.codec, tput.write_path, same ? "yes" : "NO");
       if (si == largest) {
         std::fprintf(out, "%-30s RSS growth while held (MiB): keep %.2f, shrink-if-halves %.2f, exact %.2f\n", "",
-                    static_cast<double>(results[OutputPolicy::kKeep].rss_held_bytes) / kMiB,
-                    static_cast<double>(results[OutputPolicy::kShrinkIfHalves].rss_held_bytes) / kMiB,
-                    static_cast<double>(results[OutputPolicy::kExact].rss_held_bytes) / kMiB);
+                     static_cast<double>(results[OutputPolicy::kKeep].rss_held_bytes) / kMiB,
+                     static_cast<double>(results[OutputPolicy::kShrinkIfHalves].rss_held_bytes) / kMiB,
+                     static_cast<double>(results[OutputPolicy::kExact].rss_held_bytes) / kMiB);
       }
     }
     std::fflush(out);

@@ -22,13 +22,13 @@
 namespace quiver::bench {
 
 struct CompressBenchOptions {
-  std::string codec = "zstd";                ///< "zstd" or "lz4" (ParseCompressionType)
-  int level = Codec::kUseDefaultLevel;       ///< codec level (zstd default 3)
-  bool small = false;                        ///< 1/100 of the reference batch sizes
-  std::string rounding = "exact";            ///< pool rounding: "exact" or "power-of-two"
-  int rounds = 7;                            ///< CPU rounds per policy (medians)
-  bool json = false;                         ///< one JSON object per batch on `out`
-  std::string only;                          ///< only batches whose name contains this text
+  std::string codec = "zstd";           ///< "zstd" or "lz4" (ParseCompressionType)
+  int level = Codec::kUseDefaultLevel;  ///< codec level (zstd default 3)
+  bool small = false;                   ///< 1/100 of the reference batch sizes
+  std::string rounding = "exact";       ///< pool rounding: "exact" or "power-of-two"
+  int rounds = 7;                       ///< CPU rounds per policy (medians)
+  bool json = false;                    ///< one JSON object per batch on `out`
+  std::string only;                     ///< only batches whose name contains this text
 };
 
 /// Runs the study, writing a table (or JSON lines) to `out` as each batch
@@ -39,7 +39,7 @@ struct CompressBenchOptions {
 /// release); the caller decides whether they fail the run. Errors: Invalid
 /// for an unknown codec or kNone ("bench compress needs --codec zstd or
 /// lz4") or a bad level, OutOfMemory from the pools.
-Status RunCompressBench(const CompressBenchOptions& options, const std::shared_ptr<MemoryPool>& root,
-                        std::FILE* out, std::vector<std::string>* violations);
+Status RunCompressBench(const CompressBenchOptions& options, const std::shared_ptr<MemoryPool>& root, std::FILE* out,
+                        std::vector<std::string>* violations);
 
 }  // namespace quiver::bench

@@ -6,14 +6,13 @@
 
 namespace quiver::bench {
 
-Result<int64_t> WriteGeneratedStream(const datagen::GenOptions& gen, const std::string& path,
-                                     int64_t stop_at_bytes) {
+Result<int64_t> WriteGeneratedStream(const datagen::GenOptions& gen, const std::string& path, int64_t stop_at_bytes) {
   QUIVER_ASSIGN_OR_RETURN(auto generator, datagen::BatchGenerator::Make(gen));
   QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputStream(path));
   ipc::WriteOptions wo;
   wo.pool = gen.pool;
-  QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), generator->schema(),
-                                                                    ipc::IpcFormat::kStream, wo));
+  QUIVER_ASSIGN_OR_RETURN(auto writer,
+                          ipc::RecordBatchWriter::Make(sink.get(), generator->schema(), ipc::IpcFormat::kStream, wo));
   int64_t rows = 0;
   while (stop_at_bytes <= 0 || sink->position() < stop_at_bytes) {
     QUIVER_ASSIGN_OR_RETURN(auto batch, generator->Next());

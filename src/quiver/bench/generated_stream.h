@@ -20,7 +20,6 @@ namespace quiver::bench {
 /// rows written. Errors: those of the generator, of opening or writing
 /// `path` (IOError naming it) and of the pool (OutOfMemory); a partly
 /// written file is left in place.
-Result<int64_t> WriteGeneratedStream(const datagen::GenOptions& gen, const std::string& path,
-                                     int64_t stop_at_bytes);
+Result<int64_t> WriteGeneratedStream(const datagen::GenOptions& gen, const std::string& path, int64_t stop_at_bytes);
 
 }  // namespace quiver::bench

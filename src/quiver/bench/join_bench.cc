@@ -75,7 +75,6 @@ using join::TaskMemoryOptions;
 
 constexpr uint64_t kPermMul = 2654435761u, kPermAdd = 12345, kProbeSeed = 24301;
 
-
 uint64_t BuildPerm(uint64_t i, uint64_t n) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(i) * kPermMul + kPermAdd) % n);
 }
@@ -163,8 +162,9 @@ Result<std::vector<MicroResult>> RunMicro(BenchKeys keys, int64_t n, int rounds,
   // Payload = the key index p, so each lookup can be checked on its own.
   QUIVER_ASSIGN_OR_RETURN(auto batches, Generate(schema, n, 1 << 20, data_pool, [&](int64_t i) {
                             const uint64_t p = BuildPerm(static_cast<uint64_t>(i), un);
-                            return std::make_pair(BuildKey(keys == BenchKeys::kDup30 ? BenchKeys::kSparse : keys, p, un),
-                                                  static_cast<int64_t>(p));
+                            return std::make_pair(
+                                BuildKey(keys == BenchKeys::kDup30 ? BenchKeys::kSparse : keys, p, un),
+                                static_cast<int64_t>(p));
                           }));
   // Lookups in random order (with replacement), all hits.
   std::vector<int64_t> lookup_keys(static_cast<size_t>(n));
@@ -231,7 +231,8 @@ Result<std::vector<MicroResult>> RunMicro(BenchKeys keys, int64_t n, int rounds,
         probe_s[m].push_back(Seconds(t1, t2));
       }
       r.dense = rel->dense();
-      r.index_bytes_per_key = static_cast<double>(rel->stats().index_bytes) / static_cast<double>(rel->stats().num_keys);
+      r.index_bytes_per_key =
+          static_cast<double>(rel->stats().index_bytes) / static_cast<double>(rel->stats().num_keys);
       r.total_bytes_per_key = static_cast<double>(rel->stats().index_bytes + rel->stats().row_bytes) /
                               static_cast<double>(rel->stats().num_keys);
       rel->Close();
@@ -268,7 +269,8 @@ JoinCheck ExpectedJoin(BenchKeys keys, uint64_t n, uint64_t m) {
     }
     return t < 0 ? t + mod : t;
   };
-  const auto ainv = static_cast<unsigned __int128>(inv_mod(static_cast<int64_t>(kPermMul % n), static_cast<int64_t>(n)));
+  const auto ainv =
+      static_cast<unsigned __int128>(inv_mod(static_cast<int64_t>(kPermMul % n), static_cast<int64_t>(n)));
   auto row_of = [&](uint64_t p) {
     return static_cast<uint64_t>(((static_cast<unsigned __int128>((p + n - kPermAdd % n) % n)) * ainv) % n);
   };
@@ -417,9 +419,8 @@ Result<std::vector<JoinTimes>> TimeQuiverJoins(BenchKeys keys, const std::vector
 // Runs bench/duckdb_join.mjs; returns its JSON, or a note why it could not.
 Result<nlohmann::json> RunDuckDb(const std::string& script, BenchKeys keys, int64_t n, int64_t m, int rounds,
                                  std::string* note) {
-  const std::string cmd = "node '" + script + "' --case " + BenchKeysName(keys) + " --build-rows " +
-                          std::to_string(n) + " --probe-rows " + std::to_string(m) + " --rounds " +
-                          std::to_string(rounds) + " 2>&1";
+  const std::string cmd = "node '" + script + "' --case " + BenchKeysName(keys) + " --build-rows " + std::to_string(n) +
+                          " --probe-rows " + std::to_string(m) + " --rounds " + std::to_string(rounds) + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   if (f == nullptr) {
     *note = "could not start node";
@@ -439,8 +440,8 @@ Result<nlohmann::json> RunDuckDb(const std::string& script, BenchKeys keys, int6
     *note = "duckdb side failed (exit " + std::to_string(rc) + "): " + tail;
     return nlohmann::json();
   }
-  auto j = nlohmann::json::parse(out.substr(out.rfind("\n{") == std::string::npos ? 0 : out.rfind("\n{") + 1),
-                                 nullptr, false);
+  auto j = nlohmann::json::parse(out.substr(out.rfind("\n{") == std::string::npos ? 0 : out.rfind("\n{") + 1), nullptr,
+                                 false);
   if (j.is_discarded()) {
     *note = "duckdb side printed no JSON";
     return nlohmann::json();
@@ -461,15 +462,16 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
   // 1. Relation micro-benchmarks.
   if (!options.skip_micro) {
     if (!options.json) {
-      std::fprintf(out, "relation build and probe: a cold round pre-faults the pages (a write per 4 KiB on-heap, "
-                  "MADV_POPULATE_WRITE off-heap; +thp: transparent huge pages), then %d measured round%s reuse "
-                  "them (medians); build ns/row excludes the faults, cold ns/row includes them\n",
-                  rounds, rounds > 1 ? "s" : "");
+      std::fprintf(out,
+                   "relation build and probe: a cold round pre-faults the pages (a write per 4 KiB on-heap, "
+                   "MADV_POPULATE_WRITE off-heap; +thp: transparent huge pages), then %d measured round%s reuse "
+                   "them (medians); build ns/row excludes the faults, cold ns/row includes them\n",
+                   rounds, rounds > 1 ? "s" : "");
       std::fprintf(out, "%-8s %10s %-12s %-6s %12s %12s %12s %14s %12s %12s\n", "keys", "n", "memory", "index",
-                  "build ns/row", "cold ns/row", "fault ns/row", "probe ns/look", "index B/key", "total B/key");
+                   "build ns/row", "cold ns/row", "fault ns/row", "probe ns/look", "index B/key", "total B/key");
     }
-    const std::vector<int64_t> sizes = full ? std::vector<int64_t>{500000, 10000000}
-                                            : std::vector<int64_t>{50000, 200000};
+    const std::vector<int64_t> sizes =
+        full ? std::vector<int64_t>{500000, 10000000} : std::vector<int64_t>{50000, 200000};
     for (int64_t n : sizes) {
       for (BenchKeys k : {BenchKeys::kDense, BenchKeys::kSparse}) {
         auto data = root->MakeChild({.name = "bench-micro-data"});
@@ -478,10 +480,9 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
           const MemoryMode mode = r.memory.mode;
           if (!options.json) {
             std::fprintf(out, "%-8s %10lld %-12s %-6s %12.1f %12.1f %12.1f %14.1f %12.1f %12.1f\n", BenchKeysName(k),
-                        static_cast<long long>(n), r.memory.name,
-                        r.dense ? "dense" : "sparse", r.build_ns_per_row, r.cold_build_ns_per_row,
-                        r.prefault_ns_per_row, r.probe_ns_per_lookup, r.index_bytes_per_key,
-                        r.total_bytes_per_key);
+                         static_cast<long long>(n), r.memory.name, r.dense ? "dense" : "sparse", r.build_ns_per_row,
+                         r.cold_build_ns_per_row, r.prefault_ns_per_row, r.probe_ns_per_lookup, r.index_bytes_per_key,
+                         r.total_bytes_per_key);
           }
           emit({{"case", r.name},
                 {"keys", BenchKeysName(k)},
@@ -496,8 +497,8 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
                 {"index_bytes_per_key", r.index_bytes_per_key},
                 {"total_bytes_per_key", r.total_bytes_per_key},
                 {"prefault", mode == MemoryMode::kOnHeap ? "touch per 4 KiB, reused"
-                             : r.memory.huge_pages     ? "MADV_POPULATE_WRITE with THP, reused"
-                                                       : "MADV_POPULATE_WRITE, reused"}});
+                             : r.memory.huge_pages       ? "MADV_POPULATE_WRITE with THP, reused"
+                                                         : "MADV_POPULATE_WRITE, reused"}});
         }
       }
     }
@@ -507,17 +508,19 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
   const int64_t m = 2 * n;
   std::vector<BenchKeys> cases;
   for (BenchKeys k : {BenchKeys::kDense, BenchKeys::kSparse, BenchKeys::kDup30}) {
-    if (options.cases.empty() || std::find(options.cases.begin(), options.cases.end(), BenchKeysName(k)) != options.cases.end()) {
+    if (options.cases.empty() ||
+        std::find(options.cases.begin(), options.cases.end(), BenchKeysName(k)) != options.cases.end()) {
       cases.push_back(k);
     }
   }
   if (!options.json) {
-    std::fprintf(out, "\ninner joins, %lld-row build x %lld-row probe, quiver (1 thread; warm medians, cold first "
-                "rounds) vs DuckDB (threads=1, median); same data and result (row count, sum(bv*pv)); "
-                "quiver_s = off-heap, ratio = duckdb_s / quiver_s\n",
-                static_cast<long long>(n), static_cast<long long>(m));
+    std::fprintf(out,
+                 "\ninner joins, %lld-row build x %lld-row probe, quiver (1 thread; warm medians, cold first "
+                 "rounds) vs DuckDB (threads=1, median); same data and result (row count, sum(bv*pv)); "
+                 "quiver_s = off-heap, ratio = duckdb_s / quiver_s\n",
+                 static_cast<long long>(n), static_cast<long long>(m));
     std::fprintf(out, "%-6s %9s %22s %9s %9s %9s %9s %9s %9s %9s %7s\n", "case", "rows", "checksum", "quiver_s",
-                "on-heap_s", "thp_s", "cold_s", "on-cold_s", "thp-cold", "duckdb_s", "ratio");
+                 "on-heap_s", "thp_s", "cold_s", "on-cold_s", "thp-cold", "duckdb_s", "ratio");
   }
   bool duckdb_failed = false;
   for (BenchKeys k : cases) {
@@ -548,8 +551,7 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
       const std::string dsum = duck.value("checksum", std::string("?"));
       if (drows != std::to_string(c.result.rows) || dsum != Int128ToString(c.result.checksum)) {
         return Status::Invalid("bench join " + c.name + ": DuckDB produced " + drows + " rows, checksum " + dsum +
-                               "; quiver " + std::to_string(c.result.rows) + ", " +
-                               Int128ToString(c.result.checksum));
+                               "; quiver " + std::to_string(c.result.rows) + ", " + Int128ToString(c.result.checksum));
       }
       c.duckdb_s = duck.value("median_s", -1.0);
     } else {
@@ -558,10 +560,10 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
     const double ratio = c.duckdb_s > 0 ? c.duckdb_s / off.median_s : 0;
     if (!options.json) {
       std::fprintf(out, "%-6s %9lld %22s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9s %7s\n", BenchKeysName(k),
-                  static_cast<long long>(c.result.rows), Int128ToString(c.result.checksum).c_str(), off.median_s,
-                  on.median_s, thp.median_s, off.cold_s, on.cold_s, thp.cold_s,
-                  c.duckdb_s > 0 ? std::to_string(c.duckdb_s).substr(0, 6).c_str() : "-",
-                  c.duckdb_s > 0 ? std::to_string(ratio).substr(0, 5).c_str() : "-");
+                   static_cast<long long>(c.result.rows), Int128ToString(c.result.checksum).c_str(), off.median_s,
+                   on.median_s, thp.median_s, off.cold_s, on.cold_s, thp.cold_s,
+                   c.duckdb_s > 0 ? std::to_string(c.duckdb_s).substr(0, 6).c_str() : "-",
+                   c.duckdb_s > 0 ? std::to_string(ratio).substr(0, 5).c_str() : "-");
       if (c.duckdb_s <= 0) std::fprintf(out, "         duckdb: %s\n", c.duckdb_note.c_str());
     }
     nlohmann::json j = {{"case", c.name},

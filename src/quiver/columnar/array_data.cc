@@ -21,11 +21,6 @@
 
 namespace quiver {
 
-
-
-
-
-
 bool ArrayData::IsValid(int64_t i) const {
   if (!type) return true;
   if (type->id == TypeId::kNull) return false;
@@ -61,9 +56,8 @@ int64_t NullCountOfRange(const ArrayData& array, int64_t offset, int64_t length)
 Result<ArrayDataPtr> SliceArray(const ArrayDataPtr& array, int64_t offset, int64_t length) {
   if (!array) return Status::Invalid("SliceArray: null array");
   if (!RangeInBounds(offset, length, array->length)) {
-    return Status::Invalid("SliceArray: range [" + std::to_string(offset) + ", " +
-                           std::to_string(offset) + " + " + std::to_string(length) +
-                           ") is outside an array of length " + std::to_string(array->length));
+    return Status::Invalid("SliceArray: range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+                           std::to_string(length) + ") is outside an array of length " + std::to_string(array->length));
   }
   if (offset == 0 && length == array->length) return array;
   auto out = std::make_shared<ArrayData>(*array);
@@ -79,8 +73,7 @@ namespace {
 
 /// A view of bytes [byte_offset, +size_bytes) of `buffer`; the buffer itself
 /// when that is all of it. The caller checked the range.
-std::shared_ptr<Buffer> SliceBytes(const std::shared_ptr<Buffer>& buffer, int64_t byte_offset,
-                                   int64_t size_bytes) {
+std::shared_ptr<Buffer> SliceBytes(const std::shared_ptr<Buffer>& buffer, int64_t byte_offset, int64_t size_bytes) {
   if (!buffer) return nullptr;
   if (byte_offset == 0 && size_bytes == buffer->size()) return buffer;
   return Buffer::Slice(buffer, byte_offset, size_bytes);
@@ -89,8 +82,7 @@ std::shared_ptr<Buffer> SliceBytes(const std::shared_ptr<Buffer>& buffer, int64_
 /// Bits [bit_offset, +length) of `bitmap` starting at bit 0: a byte-aligned
 /// view when bit_offset % 8 == 0, else a re-packed copy from `pool` (the
 /// bits after `length` in its last byte are zero).
-Result<std::shared_ptr<Buffer>> CompactBitmap(const std::shared_ptr<Buffer>& bitmap,
-                                              int64_t bit_offset, int64_t length,
+Result<std::shared_ptr<Buffer>> CompactBitmap(const std::shared_ptr<Buffer>& bitmap, int64_t bit_offset, int64_t length,
                                               MemoryPool* pool) {
   if (!bitmap) return std::shared_ptr<Buffer>();
   const int64_t size_bytes = bit_util::BytesForBits(length);
@@ -101,9 +93,8 @@ Result<std::shared_ptr<Buffer>> CompactBitmap(const std::shared_ptr<Buffer>& bit
 }
 
 /// The data buffer of a fixed-width layout of `bit_width` bits per value.
-Result<std::shared_ptr<Buffer>> CompactFixedWidth(const std::shared_ptr<Buffer>& data,
-                                                  int bit_width, int64_t offset, int64_t length,
-                                                  MemoryPool* pool) {
+Result<std::shared_ptr<Buffer>> CompactFixedWidth(const std::shared_ptr<Buffer>& data, int bit_width, int64_t offset,
+                                                  int64_t length, MemoryPool* pool) {
   if (bit_width == 1) return CompactBitmap(data, offset, length, pool);
   const int64_t width_bytes = bit_width / 8;
   return SliceBytes(data, offset * width_bytes, length * width_bytes);
@@ -119,16 +110,16 @@ struct RebasedOffsets {
 /// rebased to start at 0 (a view when they already do). Length-0 arrays
 /// without an offsets buffer stay without one.
 template <typename O>
-Result<RebasedOffsets> RebaseOffsets(const std::shared_ptr<Buffer>& offsets, int64_t offset,
-                                     int64_t length, MemoryPool* pool) {
+Result<RebasedOffsets> RebaseOffsets(const std::shared_ptr<Buffer>& offsets, int64_t offset, int64_t length,
+                                     MemoryPool* pool) {
   RebasedOffsets out;
   constexpr int64_t kWidth = sizeof(O);
   // (offset + length + 1) * kWidth, checked (issue 10 item 5).
   int64_t entries, needed_bytes;
   if (offset < 0 || length < 0 || !CheckedAdd<int64_t>(offset, length, &entries) ||
       !CheckedAdd<int64_t>(entries, 1, &entries) || !CheckedMul<int64_t>(entries, kWidth, &needed_bytes)) {
-    return Status::Invalid("CompactArray: offset " + std::to_string(offset) + " + length " +
-                           std::to_string(length) + " overflows the offsets buffer size");
+    return Status::Invalid("CompactArray: offset " + std::to_string(offset) + " + length " + std::to_string(length) +
+                           " overflows the offsets buffer size");
   }
   if (length == 0 && BufferSize(offsets) < needed_bytes) {
     out.buffer = BufferSize(offsets) == 0 ? offsets : nullptr;
@@ -140,8 +131,8 @@ Result<RebasedOffsets> RebaseOffsets(const std::shared_ptr<Buffer>& offsets, int
   out.first = LoadElement<O>(offsets.get(), offset);
   out.last = LoadElement<O>(offsets.get(), offset + length);
   if (out.first < 0 || out.last < out.first) {
-    return Status::Invalid("CompactArray: offsets " + std::to_string(out.first) + ".." +
-                           std::to_string(out.last) + " are not a valid range");
+    return Status::Invalid("CompactArray: offsets " + std::to_string(out.first) + ".." + std::to_string(out.last) +
+                           " are not a valid range");
   }
   if (out.first == 0) {
     out.buffer = SliceBytes(offsets, offset * kWidth, (length + 1) * kWidth);
@@ -159,8 +150,7 @@ Result<RebasedOffsets> RebaseOffsets(const std::shared_ptr<Buffer>& offsets, int
 Result<ArrayDataPtr> CompactImpl(const ArrayDataPtr& array, MemoryPool* pool);
 
 /// Compacts rows [offset, +length) of `child`.
-Result<ArrayDataPtr> CompactChildRange(const ArrayDataPtr& child, int64_t offset, int64_t length,
-                                       MemoryPool* pool) {
+Result<ArrayDataPtr> CompactChildRange(const ArrayDataPtr& child, int64_t offset, int64_t length, MemoryPool* pool) {
   QUIVER_ASSIGN_OR_RETURN(auto sliced, SliceArray(child, offset, length));
   return CompactImpl(sliced, pool);
 }
@@ -172,15 +162,12 @@ Status CompactOffsetsLayout(const ArrayData& in, ArrayData* out, MemoryPool* poo
   QUIVER_ASSIGN_OR_RETURN(auto rebased, RebaseOffsets<O>(in.buffers[1], in.offset, in.length, pool));
   out->buffers[1] = rebased.buffer;
   const int64_t span = rebased.last - rebased.first;
-  if (in.type->id == TypeId::kList || in.type->id == TypeId::kLargeList ||
-      in.type->id == TypeId::kMap) {
-    QUIVER_ASSIGN_OR_RETURN(out->children[0],
-                            CompactChildRange(in.children[0], rebased.first, span, pool));
+  if (in.type->id == TypeId::kList || in.type->id == TypeId::kLargeList || in.type->id == TypeId::kMap) {
+    QUIVER_ASSIGN_OR_RETURN(out->children[0], CompactChildRange(in.children[0], rebased.first, span, pool));
   } else {
     if (rebased.last > BufferSize(in.buffers[2])) {
       return Status::Invalid("CompactArray: last offset " + std::to_string(rebased.last) +
-                             " is past the data buffer end " +
-                             std::to_string(BufferSize(in.buffers[2])));
+                             " is past the data buffer end " + std::to_string(BufferSize(in.buffers[2])));
     }
     out->buffers[2] = SliceBytes(in.buffers[2], rebased.first, span);
   }
@@ -202,17 +189,16 @@ Status CompactListView(const ArrayData& in, ArrayData* out, MemoryPool* pool) {
     const int64_t size = LoadElement<O>(sizes, i);
     if (size == 0) continue;
     if (off < 0 || size < 0 || off > child_length - size) {
-      return Status::Invalid("CompactArray: list view " + std::to_string(i) + " (offset " +
-                             std::to_string(off) + ", size " + std::to_string(size) +
-                             ") is outside the child of length " + std::to_string(child_length));
+      return Status::Invalid("CompactArray: list view " + std::to_string(i) + " (offset " + std::to_string(off) +
+                             ", size " + std::to_string(size) + ") is outside the child of length " +
+                             std::to_string(child_length));
     }
     min_offset = std::min(min_offset, off);
     max_end = std::max(max_end, off + size);
   }
   if (min_offset > max_end) min_offset = max_end = 0;  // no non-empty views
   const int64_t new_child_length = max_end - min_offset;
-  QUIVER_ASSIGN_OR_RETURN(out->children[0],
-                          CompactChildRange(in.children[0], min_offset, new_child_length, pool));
+  QUIVER_ASSIGN_OR_RETURN(out->children[0], CompactChildRange(in.children[0], min_offset, new_child_length, pool));
   out->buffers[2] = SliceBytes(in.buffers[2], in.offset * kWidth, in.length * kWidth);
   // New offsets; empty views are clamped into the new child.
   bool unchanged = true;
@@ -228,10 +214,8 @@ Status CompactListView(const ArrayData& in, ArrayData* out, MemoryPool* pool) {
   if (unchanged) {
     out->buffers[1] = SliceBytes(in.buffers[1], in.offset * kWidth, in.length * kWidth);
   } else {
-    QUIVER_ASSIGN_OR_RETURN(
-        out->buffers[1],
-        Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(rebased.data()),
-                              static_cast<size_t>(in.length * kWidth)}));
+    QUIVER_ASSIGN_OR_RETURN(out->buffers[1], Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(rebased.data()),
+                                                                   static_cast<size_t>(in.length * kWidth)}));
   }
   return Status::OK();
 }
@@ -255,14 +239,13 @@ Status CompactDenseUnion(const ArrayData& in, ArrayData* out, MemoryPool* pool) 
     const int8_t code = LoadElement<int8_t>(ids, i);
     const int c = code >= 0 ? child_of_code[static_cast<size_t>(code)] : -1;
     if (c < 0 || static_cast<size_t>(c) >= num_children) {
-      return Status::Invalid("CompactArray: undeclared union type id " + std::to_string(code) +
-                             " at index " + std::to_string(i));
+      return Status::Invalid("CompactArray: undeclared union type id " + std::to_string(code) + " at index " +
+                             std::to_string(i));
     }
     const int64_t off = LoadElement<int32_t>(offsets, i);
     if (off < 0 || off >= in.children[static_cast<size_t>(c)]->length) {
-      return Status::Invalid("CompactArray: dense union offset " + std::to_string(off) +
-                             " at index " + std::to_string(i) + " is outside child " +
-                             std::to_string(c));
+      return Status::Invalid("CompactArray: dense union offset " + std::to_string(off) + " at index " +
+                             std::to_string(i) + " is outside child " + std::to_string(c));
     }
     min_off[static_cast<size_t>(c)] = std::min(min_off[static_cast<size_t>(c)], off);
     max_off[static_cast<size_t>(c)] = std::max(max_off[static_cast<size_t>(c)], off);
@@ -276,8 +259,7 @@ Status CompactDenseUnion(const ArrayData& in, ArrayData* out, MemoryPool* pool) 
       count = max_off[c] - min_off[c] + 1;
     }
     rebase_needed = rebase_needed || start != 0;
-    QUIVER_ASSIGN_OR_RETURN(out->children[c],
-                            CompactChildRange(in.children[c], start, count, pool));
+    QUIVER_ASSIGN_OR_RETURN(out->children[c], CompactChildRange(in.children[c], start, count, pool));
   }
   out->buffers[0] = SliceBytes(in.buffers[0], in.offset, in.length);
   if (!rebase_needed) {
@@ -317,23 +299,28 @@ Status CompactRunEndEncoded(const ArrayData& in, ArrayData* out, MemoryPool* poo
     int64_t lo = 0, hi = num_runs;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (run_end_at(mid) > begin) hi = mid; else lo = mid + 1;
+      if (run_end_at(mid) > begin)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     first_run = lo;
     lo = first_run;
     hi = num_runs;
     while (lo < hi) {
       const int64_t mid = lo + (hi - lo) / 2;
-      if (run_end_at(mid) >= end) hi = mid; else lo = mid + 1;
+      if (run_end_at(mid) >= end)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     if (lo >= num_runs) {
-      return Status::Invalid("CompactArray: run ends do not cover the array end " +
-                             std::to_string(end));
+      return Status::Invalid("CompactArray: run ends do not cover the array end " + std::to_string(end));
     }
     count = lo - first_run + 1;
   }
-  const bool unchanged = begin == 0 && first_run == 0 && count == num_runs &&
-                         (count == 0 || run_end_at(count - 1) == end);
+  const bool unchanged =
+      begin == 0 && first_run == 0 && count == num_runs && (count == 0 || run_end_at(count - 1) == end);
   if (unchanged) {
     QUIVER_ASSIGN_OR_RETURN(out->children[0], CompactImpl(in.children[0], pool));
   } else {
@@ -350,8 +337,7 @@ Status CompactRunEndEncoded(const ArrayData& in, ArrayData* out, MemoryPool* poo
     re->buffers = {nullptr, std::move(buffer)};
     out->children[0] = std::move(re);
   }
-  QUIVER_ASSIGN_OR_RETURN(out->children[1],
-                          CompactChildRange(in.children[1], first_run, count, pool));
+  QUIVER_ASSIGN_OR_RETURN(out->children[1], CompactChildRange(in.children[1], first_run, count, pool));
   return Status::OK();
 }
 
@@ -378,7 +364,7 @@ Result<ArrayDataPtr> CompactImpl(const ArrayDataPtr& array, MemoryPool* pool) {
   const bool wide = b1.element_bits == 64;
   switch (layout.child_rows) {
     case ChildRows::kNone:
-      if (layout.num_buffers < 2) break;  // null
+      if (layout.num_buffers < 2) break;      // null
       if (b1.kind == BufferKind::kOffsets) {  // binary, utf8 and large forms
         QUIVER_RETURN_NOT_OK(wide ? CompactOffsetsLayout<int64_t>(in, out.get(), pool)
                                   : CompactOffsetsLayout<int32_t>(in, out.get(), pool));
@@ -410,12 +396,8 @@ Result<ArrayDataPtr> CompactImpl(const ArrayDataPtr& array, MemoryPool* pool) {
         QUIVER_ASSIGN_OR_RETURN(out->children[c], CompactChildRange(in.children[c], o, n, pool));
       }
       break;
-    case ChildRows::kByUnionOffsets:
-      QUIVER_RETURN_NOT_OK(CompactDenseUnion(in, out.get(), pool));
-      break;
-    case ChildRows::kByRunEnds:
-      QUIVER_RETURN_NOT_OK(CompactRunEndEncoded(in, out.get(), pool));
-      break;
+    case ChildRows::kByUnionOffsets: QUIVER_RETURN_NOT_OK(CompactDenseUnion(in, out.get(), pool)); break;
+    case ChildRows::kByRunEnds: QUIVER_RETURN_NOT_OK(CompactRunEndEncoded(in, out.get(), pool)); break;
   }
 
   if (o == 0 && out->buffers == in.buffers && out->children == in.children) return array;
@@ -428,8 +410,7 @@ Result<ArrayDataPtr> CompactArray(const ArrayDataPtr& array, MemoryPool* pool) {
   if (!array) return Status::Invalid("CompactArray: null array");
   // The structural checks make every read below (first/last offsets, run
   // ends, child ranges) land inside the buffers.
-  QUIVER_RETURN_NOT_OK_CTX(ValidateArray(*array, ValidationLevel::kStructural, "array"),
-                           "CompactArray");
+  QUIVER_RETURN_NOT_OK_CTX(ValidateArray(*array, ValidationLevel::kStructural, "array"), "CompactArray");
   return CompactImpl(array, pool);
 }
 
@@ -443,9 +424,8 @@ Status RecordBatch::CheckShape() const {
   const BatchShapeMismatch shape = FindBatchShapeMismatch(*schema, *this);
   if (shape.ok()) return Status::OK();
   if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
-    return Status::Invalid("record batch has " + std::to_string(columns.size()) +
-                           " columns, the schema " + std::to_string(schema->fields.size()) +
-                           " fields");
+    return Status::Invalid("record batch has " + std::to_string(columns.size()) + " columns, the schema " +
+                           std::to_string(schema->fields.size()) + " fields");
   }
   const size_t i = static_cast<size_t>(shape.column);
   const FieldPtr& f = schema->fields[i];
@@ -454,19 +434,19 @@ Status RecordBatch::CheckShape() const {
   if (!f || !f->type) return Status::Invalid(where + ": schema field has no type");
   if (!c || !c->type) return Status::Invalid(where + ": no array");
   if (shape.kind == BatchShapeMismatch::Kind::kType) {
-    return Status::Invalid(where + ": array type " + c->type->ToString() +
-                           " does not match the schema type " + f->type->ToString());
+    return Status::Invalid(where + ": array type " + c->type->ToString() + " does not match the schema type " +
+                           f->type->ToString());
   }
-  return Status::Invalid(where + ": length " + std::to_string(c->length) +
-                         " does not match the batch's " + std::to_string(num_rows) + " rows");
+  return Status::Invalid(where + ": length " + std::to_string(c->length) + " does not match the batch's " +
+                         std::to_string(num_rows) + " rows");
 }
 
 Result<RecordBatchPtr> SliceBatch(const RecordBatchPtr& batch, int64_t offset, int64_t length) {
   if (!batch) return Status::Invalid("SliceBatch: null batch");
   if (!RangeInBounds(offset, length, batch->num_rows)) {
-    return Status::Invalid("SliceBatch: range [" + std::to_string(offset) + ", " +
-                           std::to_string(offset) + " + " + std::to_string(length) +
-                           ") is outside a batch of " + std::to_string(batch->num_rows) + " rows");
+    return Status::Invalid("SliceBatch: range [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+                           std::to_string(length) + ") is outside a batch of " + std::to_string(batch->num_rows) +
+                           " rows");
   }
   auto out = std::make_shared<RecordBatch>();
   out->schema = batch->schema;

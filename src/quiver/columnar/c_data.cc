@@ -109,8 +109,7 @@ void ReleaseSchema(ArrowSchema* schema) {
 /// On failure nothing is left allocated and `out` is untouched.
 template <typename FillChild>
 Status FillSchema(std::string format, std::string name, const KeyValueMetadata& metadata, int64_t flags,
-                  size_t num_children, FillChild&& fill_child, const DataType* dictionary_values,
-                  ArrowSchema* out) {
+                  size_t num_children, FillChild&& fill_child, const DataType* dictionary_values, ArrowSchema* out) {
   auto priv = std::make_unique<SchemaPrivate>();
   priv->format = std::move(format);
   priv->name = std::move(name);
@@ -152,8 +151,8 @@ Status FillSchema(std::string format, std::string name, const KeyValueMetadata& 
   return Status::OK();
 }
 
-Status ExportFieldParts(const std::string& name, const DataType& type, bool nullable,
-                        const KeyValueMetadata& metadata, ArrowSchema* out) {
+Status ExportFieldParts(const std::string& name, const DataType& type, bool nullable, const KeyValueMetadata& metadata,
+                        ArrowSchema* out) {
   const bool is_dict = type.id == TypeId::kDictionary;
   if (is_dict && (!type.index_type || !type.value_type)) {
     return Status::Invalid("C data export: dictionary type without index or value type");
@@ -235,11 +234,10 @@ Result<int64_t> Add(int64_t a, int64_t b, const std::string& what) {
   return out;
 }
 
-Result<ArrayDataPtr> ImportArrayRec(const ArrowArray& a, const DataTypePtr& type, const ImportContext& ctx,
-                                    int depth);
+Result<ArrayDataPtr> ImportArrayRec(const ArrowArray& a, const DataTypePtr& type, const ImportContext& ctx, int depth);
 
-Result<std::shared_ptr<Buffer>> WrapBuffer(const ArrowArray& a, int64_t index, int64_t size_bytes,
-                                           bool may_be_null, const ImportContext& ctx) {
+Result<std::shared_ptr<Buffer>> WrapBuffer(const ArrowArray& a, int64_t index, int64_t size_bytes, bool may_be_null,
+                                           const ImportContext& ctx) {
   const void* p = a.buffers[index];
   if (p == nullptr) {
     if (may_be_null) return std::shared_ptr<Buffer>();
@@ -250,14 +248,13 @@ Result<std::shared_ptr<Buffer>> WrapBuffer(const ArrowArray& a, int64_t index, i
   return Buffer::Wrap(static_cast<const uint8_t*>(p), size_bytes, ctx.owner);
 }
 
-Result<ArrayDataPtr> ImportArrayRec(const ArrowArray& a, const DataTypePtr& type, const ImportContext& ctx,
-                                    int depth) {
+Result<ArrayDataPtr> ImportArrayRec(const ArrowArray& a, const DataTypePtr& type, const ImportContext& ctx, int depth) {
   if (depth > 64) return Status::Invalid("C data import: nesting deeper than 64 levels at " + ctx.path);
   if (!type) return Status::Invalid("C data import: " + ctx.path + " has no type");
   if (a.length < 0 || a.offset < 0 || a.null_count < -1 || a.n_buffers < 0 || a.n_children < 0) {
     return Status::Invalid("C data import: " + ctx.path + ": negative length " + std::to_string(a.length) +
-                           ", offset " + std::to_string(a.offset) + ", null_count " +
-                           std::to_string(a.null_count) + " or counts");
+                           ", offset " + std::to_string(a.offset) + ", null_count " + std::to_string(a.null_count) +
+                           " or counts");
   }
   if ((a.n_buffers > 0 && a.buffers == nullptr) || (a.n_children > 0 && a.children == nullptr)) {
     return Status::Invalid("C data import: " + ctx.path + ": null buffers or children pointer");
@@ -369,7 +366,8 @@ Result<ArrayDataPtr> ImportArrayRec(const ArrowArray& a, const DataTypePtr& type
 
   for (int64_t i = 0; i < a.n_children; ++i) {
     const ArrowArray* child = a.children[i];
-    if (child == nullptr) return Status::Invalid("C data import: " + ctx.path + ": child " + std::to_string(i) + " is null");
+    if (child == nullptr)
+      return Status::Invalid("C data import: " + ctx.path + ": child " + std::to_string(i) + " is null");
     ImportContext sub{ctx.owner, ctx.path + "." + t.children[static_cast<size_t>(i)]->name};
     QUIVER_ASSIGN_OR_RETURN(auto c, ImportArrayRec(*child, t.children[static_cast<size_t>(i)]->type, sub, depth + 1));
     out->children.push_back(std::move(c));
@@ -403,7 +401,8 @@ Result<std::vector<FieldPtr>> ImportChildren(const ArrowSchema& s, int depth) {
   }
   std::vector<FieldPtr> out;
   for (int64_t i = 0; i < s.n_children; ++i) {
-    if (s.children[i] == nullptr) return Status::Invalid("C data import: child schema " + std::to_string(i) + " is null");
+    if (s.children[i] == nullptr)
+      return Status::Invalid("C data import: child schema " + std::to_string(i) + " is null");
     QUIVER_ASSIGN_OR_RETURN(auto f, ImportFieldRec(*s.children[i], depth + 1));
     out.push_back(std::move(f));
   }
@@ -416,8 +415,8 @@ Result<DataTypePtr> ParseType(const ArrowSchema& s, int depth) {
   std::string_view f = format;
   auto need_children = [&](int64_t n) -> Status {
     if (s.n_children != n) {
-      return Status::Invalid("C data import: format '" + format + "' needs " + std::to_string(n) +
-                             " children, got " + std::to_string(s.n_children));
+      return Status::Invalid("C data import: format '" + format + "' needs " + std::to_string(n) + " children, got " +
+                             std::to_string(s.n_children));
     }
     return Status::OK();
   };
@@ -461,7 +460,8 @@ Result<DataTypePtr> ParseType(const ArrowSchema& s, int depth) {
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }
-    if (parts.size() < 2 || parts.size() > 3) return Status::Invalid("C data import: bad decimal format '" + format + "'");
+    if (parts.size() < 2 || parts.size() > 3)
+      return Status::Invalid("C data import: bad decimal format '" + format + "'");
     QUIVER_ASSIGN_OR_RETURN(int32_t precision, ParseInt(parts[0], format));
     QUIVER_ASSIGN_OR_RETURN(int32_t scale, ParseInt(parts[1], format));
     int32_t bits = 128;
@@ -476,10 +476,22 @@ Result<DataTypePtr> ParseType(const ArrowSchema& s, int depth) {
   if (f.size() >= 2 && f[0] == '+') {
     QUIVER_ASSIGN_OR_RETURN(auto children, ImportChildren(s, depth));
     auto one_child = [&]() -> Status { return need_children(1); };
-    if (f == "+l") { QUIVER_RETURN_NOT_OK(one_child()); return list(children[0]); }
-    if (f == "+L") { QUIVER_RETURN_NOT_OK(one_child()); return large_list(children[0]); }
-    if (f == "+vl") { QUIVER_RETURN_NOT_OK(one_child()); return list_view(children[0]); }
-    if (f == "+vL") { QUIVER_RETURN_NOT_OK(one_child()); return large_list_view(children[0]); }
+    if (f == "+l") {
+      QUIVER_RETURN_NOT_OK(one_child());
+      return list(children[0]);
+    }
+    if (f == "+L") {
+      QUIVER_RETURN_NOT_OK(one_child());
+      return large_list(children[0]);
+    }
+    if (f == "+vl") {
+      QUIVER_RETURN_NOT_OK(one_child());
+      return list_view(children[0]);
+    }
+    if (f == "+vL") {
+      QUIVER_RETURN_NOT_OK(one_child());
+      return large_list_view(children[0]);
+    }
     if (f.substr(0, 3) == "+w:") {
       QUIVER_RETURN_NOT_OK(one_child());
       QUIVER_ASSIGN_OR_RETURN(int32_t n, ParseInt(f.substr(3), format));
@@ -661,26 +673,18 @@ Result<std::string> CDataFormatOf(const DataType& type) {
     case TypeParams::kNone:
     case TypeParams::kKeysSorted:  // "+m"; keys_sorted travels in ArrowSchema.flags
       break;
-    case TypeParams::kByteWidth:
-      out += std::to_string(type.byte_width);
-      break;
+    case TypeParams::kByteWidth: out += std::to_string(type.byte_width); break;
     case TypeParams::kDecimal:
       out += std::to_string(type.precision) + "," + std::to_string(type.scale);
       if (type.bit_width != 128) out += "," + std::to_string(type.bit_width);
       break;
-    case TypeParams::kUnit:
-      out += UnitChar(type.unit);
-      break;
+    case TypeParams::kUnit: out += UnitChar(type.unit); break;
     case TypeParams::kUnitAndTimezone:
       out += UnitChar(type.unit);
       out += ":" + type.timezone;
       break;
-    case TypeParams::kListSize:
-      out += std::to_string(type.list_size);
-      break;
-    case TypeParams::kTypeCodes:
-      out += UnionCodes(type);
-      break;
+    case TypeParams::kListSize: out += std::to_string(type.list_size); break;
+    case TypeParams::kTypeCodes: out += UnionCodes(type); break;
     case TypeParams::kDictionary:  // the format of the indices; values in ArrowSchema.dictionary
       if (!type.index_type) return Status::Invalid("C data export: dictionary type without an index type");
       return CDataFormatOf(*type.index_type);
@@ -712,9 +716,8 @@ Status ExportArray(const ArrayDataPtr& array, ArrowArray* out) {
   const bool is_view = IsViewType(layout.id);
   const size_t layout_buffers = static_cast<size_t>(NumLayoutBuffers(layout));
   if (is_view ? array->buffers.size() < 2 : array->buffers.size() != layout_buffers) {
-    return Status::Invalid("C data export: " + type.ToString() + " array has " +
-                           std::to_string(array->buffers.size()) + " buffers, its layout has " +
-                           std::to_string(layout_buffers));
+    return Status::Invalid("C data export: " + type.ToString() + " array has " + std::to_string(array->buffers.size()) +
+                           " buffers, its layout has " + std::to_string(layout_buffers));
   }
   const size_t expected_children = is_dict ? 0 : layout.children.size();
   if (array->children.size() != expected_children) {
@@ -817,7 +820,8 @@ Status ExportRecordBatchStream(std::unique_ptr<RecordBatchStream> stream, ArrowA
 // ---- public: import -----------------------------------------------------------------
 
 Result<FieldPtr> ImportField(ArrowSchema* schema) {
-  if (schema == nullptr || schema->release == nullptr) return Status::Invalid("C data import: released or null ArrowSchema");
+  if (schema == nullptr || schema->release == nullptr)
+    return Status::Invalid("C data import: released or null ArrowSchema");
   SchemaReleaser releaser{schema};
   return ImportFieldRec(*schema, 0);
 }
@@ -828,7 +832,8 @@ Result<DataTypePtr> ImportType(ArrowSchema* schema) {
 }
 
 Result<SchemaPtr> ImportSchema(ArrowSchema* schema) {
-  if (schema == nullptr || schema->release == nullptr) return Status::Invalid("C data import: released or null ArrowSchema");
+  if (schema == nullptr || schema->release == nullptr)
+    return Status::Invalid("C data import: released or null ArrowSchema");
   SchemaReleaser releaser{schema};
   if (schema->format == nullptr || std::string_view(schema->format) != "+s") {
     return Status::Invalid(std::string("C data import: a schema must be a struct (\"+s\"), got format '") +
@@ -842,7 +847,8 @@ Result<SchemaPtr> ImportSchema(ArrowSchema* schema) {
 }
 
 Result<ArrayDataPtr> ImportArray(ArrowArray* array, const DataTypePtr& type) {
-  if (array == nullptr || array->release == nullptr) return Status::Invalid("C data import: released or null ArrowArray");
+  if (array == nullptr || array->release == nullptr)
+    return Status::Invalid("C data import: released or null ArrowArray");
   auto owner = std::make_shared<ImportedArray>();
   owner->array = *array;
   array->release = nullptr;
@@ -859,8 +865,8 @@ Result<RecordBatchPtr> ImportRecordBatch(ArrowArray* array, const SchemaPtr& sch
   }
   QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr as_struct, ImportArray(array, struct_(schema->fields)));
   if (as_struct->null_count > 0) {
-    return Status::Invalid("C data import: a record batch struct array has " +
-                           std::to_string(as_struct->null_count) + " top-level nulls");
+    return Status::Invalid("C data import: a record batch struct array has " + std::to_string(as_struct->null_count) +
+                           " top-level nulls");
   }
   auto batch = std::make_shared<RecordBatch>();
   batch->schema = schema;
@@ -878,7 +884,8 @@ Result<RecordBatchPtr> ImportRecordBatch(ArrowArray* array, const SchemaPtr& sch
 }
 
 Result<std::unique_ptr<RecordBatchStream>> ImportRecordBatchStream(ArrowArrayStream* stream) {
-  if (stream == nullptr || stream->release == nullptr) return Status::Invalid("C stream import: released or null stream");
+  if (stream == nullptr || stream->release == nullptr)
+    return Status::Invalid("C stream import: released or null stream");
   auto out = std::make_unique<ImportedStream>(*stream);
   stream->release = nullptr;
   QUIVER_RETURN_NOT_OK(out->Init());

@@ -40,9 +40,8 @@ bool TypesCompatible(const DataType& e, const DataType& a, const CompareOptions&
   const bool names = o.check_internal_names;
   const bool list_like = e.id == TypeId::kList || e.id == TypeId::kLargeList || e.id == TypeId::kListView ||
                          e.id == TypeId::kLargeListView || e.id == TypeId::kFixedSizeList;
-  if (e.id == TypeId::kMap && e.children.size() == 1 && e.children[0] && a.children[0] &&
-      e.children[0]->type && a.children[0]->type && e.children[0]->type->id == TypeId::kStruct &&
-      a.children[0]->type->id == TypeId::kStruct) {
+  if (e.id == TypeId::kMap && e.children.size() == 1 && e.children[0] && a.children[0] && e.children[0]->type &&
+      a.children[0]->type && e.children[0]->type->id == TypeId::kStruct && a.children[0]->type->id == TypeId::kStruct) {
     const Field& ef = *e.children[0];
     const Field& af = *a.children[0];
     if ((names && ef.name != af.name) || ef.nullable != af.nullable) return false;
@@ -88,8 +87,7 @@ class Comparer {
   bool Equal(const ArrayData& e, int64_t i, const ArrayData& a, int64_t j) {
     const DataType& t = *e.type;
     switch (t.id) {
-      case TypeId::kNull:
-        return true;
+      case TypeId::kNull: return true;
       case TypeId::kSparseUnion:
       case TypeId::kDenseUnion: {
         const uint8_t* ecodes = Data(e, 0);
@@ -97,9 +95,7 @@ class Comparer {
         const int8_t ec = ecodes ? static_cast<int8_t>(ecodes[e.offset + i]) : 0;
         const int8_t ac = acodes ? static_cast<int8_t>(acodes[a.offset + j]) : 0;
         if (ec != ac) {
-          return Fail(e, i, a, j,
-                      "union type code differs (" + std::to_string(ec) + " vs " +
-                          std::to_string(ac) + ")");
+          return Fail(e, i, a, j, "union type code differs (" + std::to_string(ec) + " vs " + std::to_string(ac) + ")");
         }
         int ech = 0, ach = 0;
         int64_t eci = 0, aci = 0;
@@ -135,8 +131,7 @@ class Comparer {
         }
         return Equal(*e.dictionary, DictionaryIndexAt(e, i), *a.dictionary, DictionaryIndexAt(a, j));
       }
-      default:
-        break;
+      default: break;
     }
 
     const bool en = IsPhysicalNull(e, i);
@@ -194,9 +189,7 @@ class Comparer {
         ListRangeAt(e, i, &eo, &el);
         ListRangeAt(a, j, &ao, &al);
         if (el != al) {
-          return Fail(e, i, a, j,
-                      "list length differs (" + std::to_string(el) + " vs " + std::to_string(al) +
-                          ")");
+          return Fail(e, i, a, j, "list length differs (" + std::to_string(el) + " vs " + std::to_string(al) + ")");
         }
         if (el == 0) return true;
         if (e.children.empty() || a.children.empty() || !e.children[0] || !a.children[0]) {
@@ -222,8 +215,7 @@ class Comparer {
         }
         return true;
       }
-      default:
-        break;
+      default: break;
     }
     // Integers, temporal types, intervals and decimals: compared bytewise
     // (whole bytes per value; bool and fixed_size_binary are handled above).
@@ -246,8 +238,8 @@ class Comparer {
     for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) loc += *it;
     std::string msg = loc + ": " + what_;
     if (fe_ != nullptr && fa_ != nullptr) {
-      msg += ": expected " + Shorten(FormatValueToString(*fe_, fei_, ValueFormat::kText)) +
-             ", actual " + Shorten(FormatValueToString(*fa_, fai_, ValueFormat::kText));
+      msg += ": expected " + Shorten(FormatValueToString(*fe_, fei_, ValueFormat::kText)) + ", actual " +
+             Shorten(FormatValueToString(*fa_, fai_, ValueFormat::kText));
     }
     return msg;
   }
@@ -293,18 +285,17 @@ std::string TypeText(const DataTypePtr& t) { return t ? t->ToString() : std::str
 
 }  // namespace
 
-Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
-                     const CompareOptions& options, const std::string& path) {
+Status CompareArrays(const ArrayData& expected, const ArrayData& actual, const CompareOptions& options,
+                     const std::string& path) {
   if (!expected.type || !actual.type) {
     return Status::Invalid(path + ": array without a type");
   }
   if (!TypesCompatible(*expected.type, *actual.type, options)) {
-    return Status::Invalid(path + ": type mismatch: expected " + TypeText(expected.type) +
-                           ", actual " + TypeText(actual.type));
+    return Status::Invalid(path + ": type mismatch: expected " + TypeText(expected.type) + ", actual " +
+                           TypeText(actual.type));
   }
   if (expected.length != actual.length) {
-    return Status::Invalid(path + ": length mismatch: expected " +
-                           std::to_string(expected.length) + ", actual " +
+    return Status::Invalid(path + ": length mismatch: expected " + std::to_string(expected.length) + ", actual " +
                            std::to_string(actual.length));
   }
   Comparer comparer(options);
@@ -316,8 +307,8 @@ Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
   return Status::OK();
 }
 
-bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData& right,
-                      int64_t right_start, int64_t length, const CompareOptions& options) {
+bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData& right, int64_t right_start,
+                      int64_t length, const CompareOptions& options) {
   if (!left.type || !right.type || !TypesCompatible(*left.type, *right.type, options)) return false;
   if (length < 0 || left_start < 0 || right_start < 0 || left_start > left.length - length ||
       right_start > right.length - length) {
@@ -332,9 +323,8 @@ bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData
 
 Status CompareSchemas(const Schema& expected, const Schema& actual, const CompareOptions& options) {
   if (expected.fields.size() != actual.fields.size()) {
-    return Status::Invalid("schema field count mismatch: expected " +
-                           std::to_string(expected.fields.size()) + ", actual " +
-                           std::to_string(actual.fields.size()));
+    return Status::Invalid("schema field count mismatch: expected " + std::to_string(expected.fields.size()) +
+                           ", actual " + std::to_string(actual.fields.size()));
   }
   for (size_t k = 0; k < expected.fields.size(); ++k) {
     const FieldPtr& e = expected.fields[k];
@@ -345,53 +335,46 @@ Status CompareSchemas(const Schema& expected, const Schema& actual, const Compar
       continue;
     }
     if (e->name != a->name) {
-      return Status::Invalid(where + ": name mismatch: expected '" + e->name + "', actual '" +
-                             a->name + "'");
+      return Status::Invalid(where + ": name mismatch: expected '" + e->name + "', actual '" + a->name + "'");
     }
     if (e->nullable != a->nullable) {
       return Status::Invalid(where + " '" + e->name + "': nullability mismatch: expected " +
                              (e->nullable ? "nullable" : "non-nullable") + ", actual " +
                              (a->nullable ? "nullable" : "non-nullable"));
     }
-    if (!e->type || !a->type ||
-        !TypesCompatible(*e->type, *a->type, options)) {
+    if (!e->type || !a->type || !TypesCompatible(*e->type, *a->type, options)) {
       CompareOptions lenient = options;
       lenient.check_internal_names = false;
-      const bool names_only = options.check_internal_names && e->type && a->type &&
-                              TypesCompatible(*e->type, *a->type, lenient);
-      return Status::Invalid(where + " '" + e->name + "': type mismatch: expected " +
-                             TypeText(e->type) + ", actual " + TypeText(a->type) +
-                             (names_only ? " (internal field names differ)" : ""));
+      const bool names_only =
+          options.check_internal_names && e->type && a->type && TypesCompatible(*e->type, *a->type, lenient);
+      return Status::Invalid(where + " '" + e->name + "': type mismatch: expected " + TypeText(e->type) + ", actual " +
+                             TypeText(a->type) + (names_only ? " (internal field names differ)" : ""));
     }
     if (options.check_metadata && !MetadataEquals(e->metadata, a->metadata)) {
-      return Status::Invalid(where + " '" + e->name + "': metadata mismatch: expected " +
-                             e->ToString() + ", actual " + a->ToString());
+      return Status::Invalid(where + " '" + e->name + "': metadata mismatch: expected " + e->ToString() + ", actual " +
+                             a->ToString());
     }
   }
   if (options.check_metadata && !MetadataEquals(expected.metadata, actual.metadata)) {
-    return Status::Invalid("schema metadata mismatch: expected " +
-                           std::to_string(expected.metadata.size()) + " entries, actual " +
-                           std::to_string(actual.metadata.size()) + " (or different contents)");
+    return Status::Invalid("schema metadata mismatch: expected " + std::to_string(expected.metadata.size()) +
+                           " entries, actual " + std::to_string(actual.metadata.size()) + " (or different contents)");
   }
   return Status::OK();
 }
 
-Status CompareBatches(const RecordBatch& expected, const RecordBatch& actual,
-                      const CompareOptions& options) {
+Status CompareBatches(const RecordBatch& expected, const RecordBatch& actual, const CompareOptions& options) {
   if (expected.schema && actual.schema) {
     QUIVER_RETURN_NOT_OK(CompareSchemas(*expected.schema, *actual.schema, options));
   } else if (expected.schema || actual.schema) {
     return Status::Invalid("batch schema missing on one side");
   }
   if (expected.num_rows != actual.num_rows) {
-    return Status::Invalid("batch row count mismatch: expected " +
-                           std::to_string(expected.num_rows) + ", actual " +
+    return Status::Invalid("batch row count mismatch: expected " + std::to_string(expected.num_rows) + ", actual " +
                            std::to_string(actual.num_rows));
   }
   if (expected.columns.size() != actual.columns.size()) {
-    return Status::Invalid("batch column count mismatch: expected " +
-                           std::to_string(expected.columns.size()) + ", actual " +
-                           std::to_string(actual.columns.size()));
+    return Status::Invalid("batch column count mismatch: expected " + std::to_string(expected.columns.size()) +
+                           ", actual " + std::to_string(actual.columns.size()));
   }
   for (size_t k = 0; k < expected.columns.size(); ++k) {
     std::string path = "column " + std::to_string(k);

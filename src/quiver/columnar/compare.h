@@ -48,8 +48,8 @@ struct CompareOptions {
 /// Different types give Invalid "<path>: type mismatch: expected <type>,
 /// actual <type>"; different lengths give Invalid naming both lengths.
 /// `path` names the column in messages (e.g. the field name).
-Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
-                     const CompareOptions& options, const std::string& path);
+Status CompareArrays(const ArrayData& expected, const ArrayData& actual, const CompareOptions& options,
+                     const std::string& path);
 
 /// True when rows [left_start, left_start + length) of `left` equal rows
 /// [right_start, right_start + length) of `right` logically (see the file
@@ -59,16 +59,15 @@ Status CompareArrays(const ArrayData& expected, const ArrayData& actual,
 /// falls outside its array. Use it where only the answer matters (e.g. the
 /// IPC writer's dictionary-delta check); CompareArrays names the
 /// difference.
-bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData& right,
-                      int64_t right_start, int64_t length, const CompareOptions& options);
+bool ArrayRangeEquals(const ArrayData& left, int64_t left_start, const ArrayData& right, int64_t right_start,
+                      int64_t length, const CompareOptions& options);
 
 /// Compares two record batches: the schemas (field count, then per field the
 /// name, nullability and type; custom metadata of schema and fields when
 /// options.check_metadata), the row counts, then each column with
 /// CompareArrays (path = field name). Returns OK or Invalid naming the first
 /// difference.
-Status CompareBatches(const RecordBatch& expected, const RecordBatch& actual,
-                      const CompareOptions& options);
+Status CompareBatches(const RecordBatch& expected, const RecordBatch& actual, const CompareOptions& options);
 
 /// Compares two schemas as CompareBatches does. Returns OK or Invalid naming
 /// the first differing field.

@@ -28,8 +28,7 @@ Result<std::shared_ptr<Buffer>> ConcatValidity(const std::vector<ArrayDataPtr>& 
 
 // Offsets (rebased) plus either the data bytes or the concatenated child.
 template <typename Offset>
-Status ConcatBinaryOrList(const std::vector<ArrayDataPtr>& arrays, ArrayData* out,
-                                        MemoryPool* pool, bool is_list) {
+Status ConcatBinaryOrList(const std::vector<ArrayDataPtr>& arrays, ArrayData* out, MemoryPool* pool, bool is_list) {
   QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (out->length + 1) * int64_t(sizeof(Offset))));
   auto* dst = reinterpret_cast<Offset*>(offsets->mutable_data());
   int64_t row = 0;
@@ -143,7 +142,8 @@ Result<ArrayDataPtr> ConcatenateArrays(const std::vector<ArrayDataPtr>& arrays, 
   QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, out->length * width));
   int64_t pos = 0;
   for (const auto& a : arrays) {
-    if (a->length > 0) std::memcpy(data->mutable_data() + pos, a->buffers[1]->data() + a->offset * width, a->length * width);
+    if (a->length > 0)
+      std::memcpy(data->mutable_data() + pos, a->buffers[1]->data() + a->offset * width, a->length * width);
     pos += a->length * width;
   }
   out->buffers.push_back(std::move(data));

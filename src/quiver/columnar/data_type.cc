@@ -3,15 +3,16 @@
 //
 // Text follows Arrow C++ DataType::ToString (cpp/src/arrow/type.cc), with
 // quiver's names for the string types ("utf8", "large_utf8", "utf8_view").
-#include <algorithm>
 #include "quiver/columnar/data_type.h"
-#include "quiver/columnar/layout.h"
-#include "quiver/columnar/type_info.h"
-#include "quiver/columnar/type_visit.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
+
+#include "quiver/columnar/layout.h"
+#include "quiver/columnar/type_info.h"
+#include "quiver/columnar/type_visit.h"
 
 namespace quiver {
 
@@ -35,10 +36,10 @@ std::shared_ptr<DataType> MakeType(TypeId id, int32_t bit_width = 0) {
 
 // A process-wide immutable instance of a parameterless type. Function-local
 // statics are initialised thread-safely (C++11 "magic statics").
-#define QUIVER_SINGLETON_TYPE(fn, type_id, width)             \
-  DataTypePtr fn() {                                          \
+#define QUIVER_SINGLETON_TYPE(fn, type_id, width)                  \
+  DataTypePtr fn() {                                               \
     static const DataTypePtr kInstance = MakeType(type_id, width); \
-    return kInstance;                                         \
+    return kInstance;                                              \
   }
 
 // Appends "key: 'value'" lines with `indent` in front of each.
@@ -53,9 +54,7 @@ void AppendMetadata(std::string* out, const KeyValueMetadata& metadata, const st
   }
 }
 
-
-bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata,
-                   bool check_internal_names) {
+bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata, bool check_internal_names) {
   if (a == b) return true;
   if (!a || !b) return false;
   return a->Equals(*b, check_metadata, check_internal_names);
@@ -63,8 +62,8 @@ bool TypePtrEquals(const DataTypePtr& a, const DataTypePtr& b, bool check_metada
 
 /// A child field compared as Field::Equals does, except that its name is
 /// compared only when `compare_name` (internal field names, ARROW-14999).
-bool ChildFieldEquals(const FieldPtr& a, const FieldPtr& b, bool check_metadata,
-                      bool check_internal_names, bool compare_name) {
+bool ChildFieldEquals(const FieldPtr& a, const FieldPtr& b, bool check_metadata, bool check_internal_names,
+                      bool compare_name) {
   if (a == b) return true;
   if (!a || !b) return false;
   if (compare_name && a->name != b->name) return false;
@@ -148,13 +147,13 @@ DataTypePtr date64() {
 DataTypePtr LeafType(TypeId id) {
   static const auto kLeaves = [] {
     std::array<DataTypePtr, static_cast<size_t>(TypeId::kDictionary) + 1> out{};
-    for (const DataTypePtr& t :
-         {null(), boolean(), int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64(),
-          float16(), float32(), float64(), binary(), utf8(), large_binary(), large_utf8(), binary_view(),
-          utf8_view(), date32(), date64(), interval_year_month(), interval_day_time(),
-          interval_month_day_nano()}) {
-      out[static_cast<size_t>(t->id)] = t;
-    }
+    // clang-format off
+    const DataTypePtr leaves[] = {
+        null(), boolean(), int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64(),
+        float16(), float32(), float64(), binary(), utf8(), large_binary(), large_utf8(), binary_view(),
+        utf8_view(), date32(), date64(), interval_year_month(), interval_day_time(), interval_month_day_nano()};
+    // clang-format on
+    for (const DataTypePtr& t : leaves) out[static_cast<size_t>(t->id)] = t;
     return out;
   }();
   const auto i = static_cast<size_t>(id);
@@ -199,12 +198,8 @@ DataTypePtr timestamp(TimeUnit unit, std::string timezone) {
 }
 
 DataTypePtr list(FieldPtr value_field) { return WithChildren(TypeId::kList, {std::move(value_field)}); }
-DataTypePtr large_list(FieldPtr value_field) {
-  return WithChildren(TypeId::kLargeList, {std::move(value_field)});
-}
-DataTypePtr list_view(FieldPtr value_field) {
-  return WithChildren(TypeId::kListView, {std::move(value_field)});
-}
+DataTypePtr large_list(FieldPtr value_field) { return WithChildren(TypeId::kLargeList, {std::move(value_field)}); }
+DataTypePtr list_view(FieldPtr value_field) { return WithChildren(TypeId::kListView, {std::move(value_field)}); }
 DataTypePtr large_list_view(FieldPtr value_field) {
   return WithChildren(TypeId::kLargeListView, {std::move(value_field)});
 }
@@ -213,9 +208,7 @@ DataTypePtr fixed_size_list(FieldPtr value_field, int32_t list_size) {
   t->list_size = list_size;
   return t;
 }
-DataTypePtr struct_(std::vector<FieldPtr> fields) {
-  return WithChildren(TypeId::kStruct, std::move(fields));
-}
+DataTypePtr struct_(std::vector<FieldPtr> fields) { return WithChildren(TypeId::kStruct, std::move(fields)); }
 DataTypePtr map(FieldPtr entries_field, bool keys_sorted) {
   auto t = WithChildren(TypeId::kMap, {std::move(entries_field)});
   t->keys_sorted = keys_sorted;
@@ -242,8 +235,7 @@ DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool orde
   return t;
 }
 
-FieldPtr field(std::string name, DataTypePtr type, bool nullable, KeyValueMetadata metadata,
-               int64_t dictionary_id) {
+FieldPtr field(std::string name, DataTypePtr type, bool nullable, KeyValueMetadata metadata, int64_t dictionary_id) {
   auto f = std::make_shared<Field>();
   f->name = std::move(name);
   f->type = std::move(type);
@@ -260,32 +252,26 @@ bool IsInteger(TypeId id) {
 }
 
 bool IsSignedInteger(TypeId id) {
-  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
-         id == TypeId::kInt64;
+  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
 }
 
-bool IsFloating(TypeId id) {
-  return id == TypeId::kFloat16 || id == TypeId::kFloat32 || id == TypeId::kFloat64;
-}
+bool IsFloating(TypeId id) { return id == TypeId::kFloat16 || id == TypeId::kFloat32 || id == TypeId::kFloat64; }
 
 bool IsTemporal(TypeId id) {
-  return id == TypeId::kDate32 || id == TypeId::kDate64 || id == TypeId::kTime32 ||
-         id == TypeId::kTime64 || id == TypeId::kTimestamp || id == TypeId::kDuration;
+  return id == TypeId::kDate32 || id == TypeId::kDate64 || id == TypeId::kTime32 || id == TypeId::kTime64 ||
+         id == TypeId::kTimestamp || id == TypeId::kDuration;
 }
 
 bool IsBinaryLike(TypeId id) { return id == TypeId::kBinary || id == TypeId::kUtf8; }
 
-bool IsLargeBinaryLike(TypeId id) {
-  return id == TypeId::kLargeBinary || id == TypeId::kLargeUtf8;
-}
+bool IsLargeBinaryLike(TypeId id) { return id == TypeId::kLargeBinary || id == TypeId::kLargeUtf8; }
 
 bool IsUnion(TypeId id) { return id == TypeId::kSparseUnion || id == TypeId::kDenseUnion; }
 
 bool IsNested(TypeId id) { return TypeInfoOf(id).child_rows != ChildRows::kNone; }
 
 bool HasValidityBitmap(TypeId id) {
-  return id != TypeId::kNull && id != TypeId::kSparseUnion && id != TypeId::kDenseUnion &&
-         id != TypeId::kRunEndEncoded;
+  return id != TypeId::kNull && id != TypeId::kSparseUnion && id != TypeId::kDenseUnion && id != TypeId::kRunEndEncoded;
 }
 
 int FixedBitWidth(const DataType& type) {
@@ -321,26 +307,21 @@ std::string DataType::ToString() const {
   const TypeInfo& info = TypeInfoOf(id);
   std::string out(info.name);
   switch (info.params) {
-    case TypeParams::kNone:
-      break;
-    case TypeParams::kByteWidth:
-      return out + "[" + std::to_string(byte_width) + "]";
+    case TypeParams::kNone: break;
+    case TypeParams::kByteWidth: return out + "[" + std::to_string(byte_width) + "]";
     case TypeParams::kDecimal:
-      return out + std::to_string(bit_width) + "(" + std::to_string(precision) + ", " +
-             std::to_string(scale) + ")";
+      return out + std::to_string(bit_width) + "(" + std::to_string(precision) + ", " + std::to_string(scale) + ")";
     case TypeParams::kUnit:
     case TypeParams::kUnitAndTimezone:
       out += '[';
       out += TimeUnitName(unit);
       if (id == TypeId::kTimestamp && !timezone.empty()) out += ", tz=" + timezone;
       return out + "]";
-    case TypeParams::kListSize:
-      return out + ChildrenText(*this, false) + "[" + std::to_string(list_size) + "]";
+    case TypeParams::kListSize: return out + ChildrenText(*this, false) + "[" + std::to_string(list_size) + "]";
     case TypeParams::kKeysSorted: {
       // map<key type, item type>; a malformed entries field prints as is.
       const DataType* entries =
-          children.size() == 1 && children[0] && children[0]->type ? children[0]->type.get()
-                                                                   : nullptr;
+          children.size() == 1 && children[0] && children[0]->type ? children[0]->type.get() : nullptr;
       if (entries == nullptr || entries->id != TypeId::kStruct || entries->children.size() != 2 ||
           !entries->children[0] || !entries->children[1]) {
         return out + ChildrenText(*this, false);
@@ -352,8 +333,7 @@ std::string DataType::ToString() const {
       if (keys_sorted) out += ", keys_sorted";
       return out + ">";
     }
-    case TypeParams::kTypeCodes:
-      return out + ChildrenText(*this, true);
+    case TypeParams::kTypeCodes: return out + ChildrenText(*this, true);
     case TypeParams::kDictionary:
       return out + "<values=" + TypeText(value_type) + ", indices=" + TypeText(index_type) +
              ", ordered=" + (ordered ? "1" : "0") + ">";
@@ -369,8 +349,7 @@ bool TypeParametersEqual(const DataType& a, const DataType& b) {
   switch (TypeInfoOf(a.id).params) {
     case TypeParams::kNone: return true;
     case TypeParams::kByteWidth: return a.byte_width == b.byte_width;
-    case TypeParams::kDecimal:
-      return a.bit_width == b.bit_width && a.precision == b.precision && a.scale == b.scale;
+    case TypeParams::kDecimal: return a.bit_width == b.bit_width && a.precision == b.precision && a.scale == b.scale;
     case TypeParams::kUnit: return a.unit == b.unit;
     case TypeParams::kUnitAndTimezone: return a.unit == b.unit && a.timezone == b.timezone;
     case TypeParams::kListSize: return a.list_size == b.list_size;
@@ -396,8 +375,8 @@ bool DataType::Equals(const DataType& other, bool check_metadata, bool check_int
   // field and the entries struct's key / value fields.
   const bool list_like = id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kListView ||
                          id == TypeId::kLargeListView || id == TypeId::kFixedSizeList;
-  if (id == TypeId::kMap && children.size() == 1 && children[0] && other.children[0] &&
-      children[0]->type && other.children[0]->type && children[0]->type->id == TypeId::kStruct &&
+  if (id == TypeId::kMap && children.size() == 1 && children[0] && other.children[0] && children[0]->type &&
+      other.children[0]->type && children[0]->type->id == TypeId::kStruct &&
       other.children[0]->type->id == TypeId::kStruct) {
     const Field& e = *children[0];
     const Field& o = *other.children[0];

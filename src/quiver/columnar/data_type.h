@@ -21,21 +21,43 @@ namespace quiver {
 enum class TypeId : uint8_t {
   kNull,
   kBool,
-  kInt8, kInt16, kInt32, kInt64,
-  kUInt8, kUInt16, kUInt32, kUInt64,
-  kFloat16, kFloat32, kFloat64,
-  kBinary, kUtf8, kLargeBinary, kLargeUtf8, kBinaryView, kUtf8View,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kFloat32,
+  kFloat64,
+  kBinary,
+  kUtf8,
+  kLargeBinary,
+  kLargeUtf8,
+  kBinaryView,
+  kUtf8View,
   kFixedSizeBinary,
   kDecimal,  ///< bit_width 32, 64, 128 or 256
-  kDate32, kDate64,
-  kTime32, kTime64,
+  kDate32,
+  kDate64,
+  kTime32,
+  kTime64,
   kTimestamp,
   kDuration,
-  kIntervalYearMonth, kIntervalDayTime, kIntervalMonthDayNano,
-  kList, kLargeList, kListView, kLargeListView, kFixedSizeList,
+  kIntervalYearMonth,
+  kIntervalDayTime,
+  kIntervalMonthDayNano,
+  kList,
+  kLargeList,
+  kListView,
+  kLargeListView,
+  kFixedSizeList,
   kStruct,
   kMap,
-  kSparseUnion, kDenseUnion,
+  kSparseUnion,
+  kDenseUnion,
   kRunEndEncoded,
   kDictionary,  ///< dictionary-encoded: index_type + value_type
 };
@@ -197,8 +219,8 @@ DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool orde
 /// Thread-safe (instances are created once and never change).
 DataTypePtr LeafType(TypeId id);
 
-FieldPtr field(std::string name, DataTypePtr type, bool nullable = true,
-               KeyValueMetadata metadata = {}, int64_t dictionary_id = -1);
+FieldPtr field(std::string name, DataTypePtr type, bool nullable = true, KeyValueMetadata metadata = {},
+               int64_t dictionary_id = -1);
 
 // ---- validating type factories ---------------------------------------------
 // The columnar format's rules for type parameters (format/Schema.fbs,

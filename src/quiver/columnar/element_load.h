@@ -81,12 +81,11 @@ inline int64_t LoadOffset(const uint8_t* data, int64_t index, int bits) {
 
 /// Byte size of an integer type id (1, 2, 4, 8); 0 for other ids.
 inline int IntegerByteWidth(TypeId id) {
-  return VisitIntegerType(id, []<typename T>() { return static_cast<int>(sizeof(T)); }, [] { return 0; });
+  return VisitIntegerType(
+      id, []<typename T>() { return static_cast<int>(sizeof(T)); }, [] { return 0; });
 }
 
 /// Size of a possibly absent buffer (absent = 0 bytes).
-inline int64_t BufferSize(const std::shared_ptr<Buffer>& buffer) {
-  return buffer ? buffer->size() : 0;
-}
+inline int64_t BufferSize(const std::shared_ptr<Buffer>& buffer) { return buffer ? buffer->size() : 0; }
 
 }  // namespace quiver

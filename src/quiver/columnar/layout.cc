@@ -41,24 +41,25 @@ TypeLayout Make(std::initializer_list<BufferLayout> buffers) {
 TypeLayout BuffersOf(const DataType& type) {
   switch (type.id) {
     case TypeId::kNull: return Make({});
-    case TypeId::kBinary: case TypeId::kUtf8:
-      return Make({kValidity, Offsets(BufferKind::kOffsets, 32), kBytes});
-    case TypeId::kLargeBinary: case TypeId::kLargeUtf8:
-      return Make({kValidity, Offsets(BufferKind::kOffsets, 64), kBytes});
-    case TypeId::kBinaryView: case TypeId::kUtf8View: {
+    case TypeId::kBinary:
+    case TypeId::kUtf8: return Make({kValidity, Offsets(BufferKind::kOffsets, 32), kBytes});
+    case TypeId::kLargeBinary:
+    case TypeId::kLargeUtf8: return Make({kValidity, Offsets(BufferKind::kOffsets, 64), kBytes});
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View: {
       TypeLayout out = Make({kValidity, kViews});
       out.variadic_data = true;
       return out;
     }
-    case TypeId::kList: case TypeId::kMap:
-      return Make({kValidity, Offsets(BufferKind::kOffsets, 32)});
-    case TypeId::kLargeList:
-      return Make({kValidity, Offsets(BufferKind::kOffsets, 64)});
+    case TypeId::kList:
+    case TypeId::kMap: return Make({kValidity, Offsets(BufferKind::kOffsets, 32)});
+    case TypeId::kLargeList: return Make({kValidity, Offsets(BufferKind::kOffsets, 64)});
     case TypeId::kListView:
       return Make({kValidity, Offsets(BufferKind::kListViewOffsets, 32), Offsets(BufferKind::kSizes, 32)});
     case TypeId::kLargeListView:
       return Make({kValidity, Offsets(BufferKind::kListViewOffsets, 64), Offsets(BufferKind::kSizes, 64)});
-    case TypeId::kFixedSizeList: case TypeId::kStruct: return Make({kValidity});
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct: return Make({kValidity});
     case TypeId::kSparseUnion: return Make({kTypeIds});
     case TypeId::kDenseUnion: return Make({kTypeIds, kUnionOffsets});
     case TypeId::kRunEndEncoded: return Make({});
@@ -67,7 +68,8 @@ TypeLayout BuffersOf(const DataType& type) {
       return Make({kValidity, {BufferKind::kValues, 64, ByteSwapRule::k4, "data"}});
     case TypeId::kIntervalMonthDayNano:
       return Make({kValidity, {BufferKind::kValues, 128, ByteSwapRule::kMonthDayNano, "data"}});
-    case TypeId::kBool: case TypeId::kFixedSizeBinary:
+    case TypeId::kBool:
+    case TypeId::kFixedSizeBinary:
       return Make({kValidity, {BufferKind::kValues, FixedBitWidth(type), ByteSwapRule::kNone, "data"}});
     default: {
       // Numbers, decimals, dates, times, timestamps, durations, interval year_month.

@@ -8,9 +8,7 @@
 #include "quiver/columnar/var_width_output.h"
 
 namespace quiver {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes) {
   *width_bytes = 0;
@@ -174,8 +172,7 @@ Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indi
       break;
     }
     case GatherKind::kNull:  // returned above
-    case GatherKind::kUnsupported:
-      break;
+    case GatherKind::kUnsupported: break;
   }
   return ArrayDataPtr(out);
 }

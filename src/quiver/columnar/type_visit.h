@@ -24,6 +24,8 @@
 
 namespace quiver {
 
+// clang-format off
+
 /// Every TypeId enumerator, in declaration order (X-macro: X(kNull) ...).
 #define QUIVER_FOR_EACH_TYPE_ID(X)                                                        \
   X(kNull) X(kBool) X(kInt8) X(kInt16) X(kInt32) X(kInt64) X(kUInt8) X(kUInt16)          \
@@ -33,6 +35,8 @@ namespace quiver {
   X(kIntervalYearMonth) X(kIntervalDayTime) X(kIntervalMonthDayNano) X(kList)            \
   X(kLargeList) X(kListView) X(kLargeListView) X(kFixedSizeList) X(kStruct) X(kMap)      \
   X(kSparseUnion) X(kDenseUnion) X(kRunEndEncoded) X(kDictionary)
+
+// clang-format on
 
 /// Number of TypeId enumerators (kNull .. kDictionary).
 inline constexpr int kNumTypeIds = static_cast<int>(TypeId::kDictionary) + 1;
@@ -121,8 +125,7 @@ template <typename Visitor>
 decltype(auto) VisitTypeId(TypeId id, Visitor&& visitor) {
   switch (id) {
 #define QUIVER_VISIT_CASE(name) \
-  case TypeId::name:            \
-    return std::forward<Visitor>(visitor)(TypeIdTag<TypeId::name>{});
+  case TypeId::name: return std::forward<Visitor>(visitor)(TypeIdTag<TypeId::name>{});
     QUIVER_FOR_EACH_TYPE_ID(QUIVER_VISIT_CASE)
 #undef QUIVER_VISIT_CASE
   }

@@ -22,11 +22,6 @@ namespace quiver {
 
 namespace {
 
-
-
-
-
-
 /// Deeper nesting than this is rejected rather than recursed into (a
 /// hostile schema must not exhaust the stack).
 constexpr int kMaxNestingDepth = 256;
@@ -51,8 +46,7 @@ class Validator {
       return Fail(path, "offset " + Str(a.offset) + " + length " + Str(a.length) + " overflows");
     }
     if (a.null_count < 0 || a.null_count > a.length) {
-      return Fail(path, "null_count " + Str(a.null_count) + " is outside [0, length " +
-                            Str(a.length) + "]");
+      return Fail(path, "null_count " + Str(a.null_count) + " is outside [0, length " + Str(a.length) + "]");
     }
     QUIVER_RETURN_NOT_OK(CheckBufferCount(a, path));
     QUIVER_RETURN_NOT_OK(CheckValidity(a, path, end));
@@ -107,10 +101,8 @@ class Validator {
           QUIVER_RETURN_NOT_OK(CheckChildLength(a, c, end, path, "offset + length"));
         }
         return Status::OK();
-      case ChildRows::kByUnionOffsets:
-        return CheckUnion(a, path, end);
-      case ChildRows::kByRunEnds:
-        return CheckRunEnds(a, path, end);
+      case ChildRows::kByUnionOffsets: return CheckUnion(a, path, end);
+      case ChildRows::kByRunEnds: return CheckRunEnds(a, path, end);
     }
     return Status::OK();
   }
@@ -119,10 +111,8 @@ class Validator {
   static Status Fail(const std::string& path, const std::string& what) {
     return Status::Invalid("column '" + path + "': " + what);
   }
-  static Status FailBuffer(const std::string& path, int index, const char* name,
-                           const std::string& what) {
-    return Status::Invalid("column '" + path + "' buffer " + std::to_string(index) + " (" + name +
-                           "): " + what);
+  static Status FailBuffer(const std::string& path, int index, const char* name, const std::string& what) {
+    return Status::Invalid("column '" + path + "' buffer " + std::to_string(index) + " (" + name + "): " + what);
   }
   static Status OkOrFail(bool ok, const std::string& path, const std::string& what) {
     return ok ? Status::OK() : Fail(path, what);
@@ -138,47 +128,42 @@ class Validator {
   static Status CheckType(const DataType& type, const std::string& path) {
     for (size_t i = 0; i < type.children.size(); ++i) {
       if (!type.children[i] || !type.children[i]->type) {
-        return Fail(path, "type " + type.ToString() + " child " + Str(static_cast<int64_t>(i)) +
-                              " has no type");
+        return Fail(path, "type " + type.ToString() + " child " + Str(static_cast<int64_t>(i)) + " has no type");
       }
     }
     auto want_children = [&](size_t n) {
-      return type.children.size() == n
-                 ? Status::OK()
-                 : Fail(path, "type " + type.ToString() + " has " + Str(type.children.size()) +
-                                  " child fields, expected " + Str(static_cast<int64_t>(n)));
+      return type.children.size() == n ? Status::OK()
+                                       : Fail(path, "type " + type.ToString() + " has " + Str(type.children.size()) +
+                                                        " child fields, expected " + Str(static_cast<int64_t>(n)));
     };
     switch (type.id) {
-      case TypeId::kDecimal:
-        return InType(quiver::CheckDecimalBitWidth(type.bit_width), path);
-      case TypeId::kFixedSizeBinary:
-        return InType(quiver::CheckFixedSizeBinaryWidth(type.byte_width), path);
-      case TypeId::kList: case TypeId::kLargeList: case TypeId::kListView:
-      case TypeId::kLargeListView:
-        return want_children(1);
+      case TypeId::kDecimal: return InType(quiver::CheckDecimalBitWidth(type.bit_width), path);
+      case TypeId::kFixedSizeBinary: return InType(quiver::CheckFixedSizeBinaryWidth(type.byte_width), path);
+      case TypeId::kList:
+      case TypeId::kLargeList:
+      case TypeId::kListView:
+      case TypeId::kLargeListView: return want_children(1);
       case TypeId::kFixedSizeList:
         QUIVER_RETURN_NOT_OK(want_children(1));
         return InType(quiver::CheckFixedSizeListSize(type.list_size), path);
       case TypeId::kMap:
         QUIVER_RETURN_NOT_OK(want_children(1));
         return InType(quiver::CheckMapEntries(*type.children[0]), path);
-      case TypeId::kSparseUnion: case TypeId::kDenseUnion:
-        return InType(quiver::CheckUnionTypeCodes({type.type_codes.begin(), type.type_codes.end()},
-                                          type.children.size()),
-                      path);
+      case TypeId::kSparseUnion:
+      case TypeId::kDenseUnion:
+        return InType(
+            quiver::CheckUnionTypeCodes({type.type_codes.begin(), type.type_codes.end()}, type.children.size()), path);
       case TypeId::kRunEndEncoded:
         QUIVER_RETURN_NOT_OK(want_children(2));
         return InType(quiver::CheckRunEndsType(*type.children[0]->type), path);
       case TypeId::kDictionary:
         if (!type.index_type || !IsInteger(type.index_type->id)) {
-          return Fail(path, "dictionary index type " +
-                                (type.index_type ? type.index_type->ToString() : "<none>") +
+          return Fail(path, "dictionary index type " + (type.index_type ? type.index_type->ToString() : "<none>") +
                                 " is not an integer type");
         }
         if (!type.value_type) return Fail(path, "dictionary has no value type");
         return Status::OK();
-      default:
-        return Status::OK();
+      default: return Status::OK();
     }
   }
 
@@ -188,8 +173,8 @@ class Validator {
     const auto actual = static_cast<int64_t>(a.buffers.size());
     const bool view = layout.variadic_data;
     if (view ? actual < expected : actual != expected) {
-      return Fail(path, "has " + Str(actual) + " buffers, expected " + (view ? "at least " : "") +
-                            Str(expected) + " for " + a.type->ToString());
+      return Fail(path, "has " + Str(actual) + " buffers, expected " + (view ? "at least " : "") + Str(expected) +
+                            " for " + a.type->ToString());
     }
     return Status::OK();
   }
@@ -205,23 +190,21 @@ class Validator {
     const Buffer* bitmap = a.buffers[0].get();
     if (bitmap == nullptr) {
       if (a.null_count != 0) {
-        return FailBuffer(path, 0, "validity",
-                          "absent, but null_count is " + Str(a.null_count));
+        return FailBuffer(path, 0, "validity", "absent, but null_count is " + Str(a.null_count));
       }
       return Status::OK();
     }
     const int64_t needed = bit_util::BytesForBits(end);
     if (bitmap->size() < needed) {
       return FailBuffer(path, 0, "validity",
-                        "size " + Str(bitmap->size()) + " bytes, expected at least " +
-                            Str(needed) + " for offset + length " + Str(end) + " bits");
+                        "size " + Str(bitmap->size()) + " bytes, expected at least " + Str(needed) +
+                            " for offset + length " + Str(end) + " bits");
     }
     if (full_) {
       const int64_t nulls = a.length - bit_util::CountSetBits(bitmap->data(), a.offset, a.length);
       if (nulls != a.null_count) {
         return FailBuffer(path, 0, "validity",
-                          "bitmap has " + Str(nulls) + " nulls, null_count says " +
-                              Str(a.null_count));
+                          "bitmap has " + Str(nulls) + " nulls, null_count says " + Str(a.null_count));
       }
     }
     return Status::OK();
@@ -229,8 +212,7 @@ class Validator {
 
   static Status NoChildren(const ArrayData& a, const std::string& path) {
     if (!a.children.empty()) {
-      return Fail(path, "a " + a.type->ToString() + " array has " + Str(a.children.size()) +
-                            " children, expected 0");
+      return Fail(path, "a " + a.type->ToString() + " array has " + Str(a.children.size()) + " children, expected 0");
     }
     return Status::OK();
   }
@@ -239,8 +221,8 @@ class Validator {
   Status ValidateChildren(const ArrayData& a, const std::string& path, int depth) {
     const DataType& type = *a.type;
     if (a.children.size() != type.children.size()) {
-      return Fail(path, "has " + Str(a.children.size()) + " children, expected " +
-                            Str(type.children.size()) + " for " + type.ToString());
+      return Fail(path, "has " + Str(a.children.size()) + " children, expected " + Str(type.children.size()) + " for " +
+                            type.ToString());
     }
     for (size_t c = 0; c < a.children.size(); ++c) {
       const Field& f = *type.children[c];
@@ -256,13 +238,12 @@ class Validator {
     return Status::OK();
   }
 
-  static Status CheckChildLength(const ArrayData& a, size_t c, int64_t needed,
-                                 const std::string& path, const char* what) {
+  static Status CheckChildLength(const ArrayData& a, size_t c, int64_t needed, const std::string& path,
+                                 const char* what) {
     const int64_t have = a.children[c]->length;
     if (have < needed) {
       return Fail(path + "." + a.type->children[c]->name,
-                  "child length " + Str(have) + " is less than the parent's " + what + " " +
-                      Str(needed));
+                  "child length " + Str(have) + " is less than the parent's " + what + " " + Str(needed));
     }
     return Status::OK();
   }
@@ -274,25 +255,23 @@ class Validator {
     return bit_width == 1 ? bit_util::BytesForBits(bits) : bits / 8 + (bits % 8 != 0);
   }
 
-  static Status CheckBufferSize(const ArrayData& a, int index, const char* name,
-                                int64_t elements, int64_t bit_width, const std::string& path) {
+  static Status CheckBufferSize(const ArrayData& a, int index, const char* name, int64_t elements, int64_t bit_width,
+                                const std::string& path) {
     const int64_t needed = BytesFor(elements, bit_width);
     const int64_t have = BufferSize(a.buffers[static_cast<size_t>(index)]);
     if (needed < 0) {
       return FailBuffer(path, index, name,
-                        "size of " + Str(elements) + " elements of " + Str(bit_width) +
-                            " bits overflows");
+                        "size of " + Str(elements) + " elements of " + Str(bit_width) + " bits overflows");
     }
     if (have < needed) {
       return FailBuffer(path, index, name,
-                        "size " + Str(have) + " bytes, expected at least " + Str(needed) +
-                            " for " + Str(elements) + " elements of " + Str(bit_width) + " bits");
+                        "size " + Str(have) + " bytes, expected at least " + Str(needed) + " for " + Str(elements) +
+                            " elements of " + Str(bit_width) + " bits");
     }
     return Status::OK();
   }
 
-  static Status CheckFixedWidthData(const ArrayData& a, const std::string& path, int64_t end,
-                                    const char* name) {
+  static Status CheckFixedWidthData(const ArrayData& a, const std::string& path, int64_t end, const char* name) {
     const int bit_width = FixedBitWidth(*a.type);
     if (bit_width <= 0 && a.type->id != TypeId::kFixedSizeBinary) {
       return Fail(path, "type " + a.type->ToString() + " has no fixed bit width");
@@ -304,8 +283,7 @@ class Validator {
   /// Offsets buffer (index 1) of binary, list and map layouts; `limit` is
   /// the data buffer size or the child length.
   template <typename O>
-  Status CheckOffsets(const ArrayData& a, const std::string& path, int64_t limit,
-                      const char* limit_name) {
+  Status CheckOffsets(const ArrayData& a, const std::string& path, int64_t limit, const char* limit_name) {
     const Buffer* offsets = a.buffers[1].get();
     if (a.length == 0 && BufferSize(a.buffers[1]) == 0) return Status::OK();
     int64_t num_offsets;  // offset + length + 1, checked (issue 10 item 5)
@@ -315,18 +293,17 @@ class Validator {
     QUIVER_RETURN_NOT_OK(CheckBufferSize(a, 1, "offsets", num_offsets, sizeof(O) * 8, path));
     auto check_entry = [&](int64_t i, int64_t v, int64_t previous) -> Status {
       if (v < 0) {
-        return FailBuffer(path, 1, "offsets",
-                          "offset " + Str(v) + " at index " + Str(i) + " is negative");
+        return FailBuffer(path, 1, "offsets", "offset " + Str(v) + " at index " + Str(i) + " is negative");
       }
       if (v > limit) {
-        return FailBuffer(path, 1, "offsets",
-                          "offset " + Str(v) + " at index " + Str(i) + " is past the " +
-                              limit_name + " end " + Str(limit));
+        return FailBuffer(
+            path, 1, "offsets",
+            "offset " + Str(v) + " at index " + Str(i) + " is past the " + limit_name + " end " + Str(limit));
       }
       if (v < previous) {
-        return FailBuffer(path, 1, "offsets",
-                          "offset " + Str(v) + " at index " + Str(i) +
-                              " is less than the previous offset " + Str(previous));
+        return FailBuffer(
+            path, 1, "offsets",
+            "offset " + Str(v) + " at index " + Str(i) + " is less than the previous offset " + Str(previous));
       }
       return Status::OK();
     };
@@ -358,12 +335,10 @@ class Validator {
       const int64_t off = LoadElement<O>(offsets, i);
       const int64_t size = LoadElement<O>(sizes, i);
       if (size < 0) {
-        return FailBuffer(path, 2, "sizes", "size " + Str(size) + " at index " + Str(i) +
-                                                " is negative");
+        return FailBuffer(path, 2, "sizes", "size " + Str(size) + " at index " + Str(i) + " is negative");
       }
       if (off < 0) {
-        return FailBuffer(path, 1, "offsets", "offset " + Str(off) + " at index " + Str(i) +
-                                                  " is negative");
+        return FailBuffer(path, 1, "offsets", "offset " + Str(off) + " at index " + Str(i) + " is negative");
       }
       if (off > child_length - size) {
         return FailBuffer(path, 1, "offsets",
@@ -378,8 +353,7 @@ class Validator {
     const ArrayData& entries = *a.children[0];
     const std::string entries_path = path + "." + a.type->children[0]->name;
     if (entries.null_count != 0) {
-      return Fail(entries_path, "map entries have " + Str(entries.null_count) +
-                                    " nulls, expected none");
+      return Fail(entries_path, "map entries have " + Str(entries.null_count) + " nulls, expected none");
     }
     const ArrayData& keys = *entries.children[0];
     if (keys.null_count != 0) {
@@ -400,23 +374,21 @@ class Validator {
       int32_t size, buffer_index, buffer_offset;
       std::memcpy(&size, view, 4);
       if (size < 0) {
-        return FailBuffer(path, 1, "views",
-                          "view at index " + Str(i) + " has negative length " + Str(size));
+        return FailBuffer(path, 1, "views", "view at index " + Str(i) + " has negative length " + Str(size));
       }
       if (size <= 12) continue;
       std::memcpy(&buffer_index, view + 8, 4);
       std::memcpy(&buffer_offset, view + 12, 4);
       if (buffer_index < 0 || buffer_index >= num_variadic) {
         return FailBuffer(path, 1, "views",
-                          "view at index " + Str(i) + " refers to data buffer " +
-                              Str(buffer_index) + ", but there are " + Str(num_variadic));
+                          "view at index " + Str(i) + " refers to data buffer " + Str(buffer_index) +
+                              ", but there are " + Str(num_variadic));
       }
       const int64_t data_size = BufferSize(a.buffers[static_cast<size_t>(buffer_index) + 2]);
       if (buffer_offset < 0 || int64_t{buffer_offset} + size > data_size) {
         return FailBuffer(path, 1, "views",
-                          "view at index " + Str(i) + " (offset " + Str(buffer_offset) +
-                              ", length " + Str(size) + ") is past the end " + Str(data_size) +
-                              " of data buffer " + Str(buffer_index));
+                          "view at index " + Str(i) + " (offset " + Str(buffer_offset) + ", length " + Str(size) +
+                              ") is past the end " + Str(data_size) + " of data buffer " + Str(buffer_index));
       }
     }
     return Status::OK();
@@ -445,8 +417,7 @@ class Validator {
       const int c = code >= 0 ? child_of_code[static_cast<size_t>(code)] : -1;
       if (c < 0) {
         return FailBuffer(path, 0, "type ids",
-                          "type id " + Str(code) + " at index " + Str(i) +
-                              " is not a declared type code");
+                          "type id " + Str(code) + " at index " + Str(i) + " is not a declared type code");
       }
       if (dense) {
         const int64_t off = LoadElement<int32_t>(a.buffers[1].get(), i);
@@ -454,8 +425,7 @@ class Validator {
         if (off < 0 || off >= child_length) {
           return FailBuffer(path, 1, "offsets",
                             "offset " + Str(off) + " at index " + Str(i) + " is outside child '" +
-                                type.children[static_cast<size_t>(c)]->name + "' of length " +
-                                Str(child_length));
+                                type.children[static_cast<size_t>(c)]->name + "' of length " + Str(child_length));
         }
       }
     }
@@ -471,12 +441,10 @@ class Validator {
     }
     if (values.length < run_ends.length) {
       return Fail(path + "." + a.type->children[1]->name,
-                  "values length " + Str(values.length) + " is less than the run ends length " +
-                      Str(run_ends.length));
+                  "values length " + Str(values.length) + " is less than the run ends length " + Str(run_ends.length));
     }
     if (run_ends.length == 0) {
-      return OkOrFail(a.length == 0, re_path,
-                      "no run ends for a run-end encoded array of length " + Str(a.length));
+      return OkOrFail(a.length == 0, re_path, "no run ends for a run-end encoded array of length " + Str(a.length));
     }
     // The run ends child's data buffer was validated for its offset + length.
     const TypeId re_id = run_ends.type->id;
@@ -484,22 +452,19 @@ class Validator {
     auto at = [&](int64_t j) { return LoadIntegerAsInt64(re_id, data, run_ends.offset + j); };
     const int64_t last = at(run_ends.length - 1);
     if (last < end) {
-      return FailBuffer(re_path, 1, "data",
-                        "last run end " + Str(last) + " is less than offset + length " +
-                            Str(end));
+      return FailBuffer(re_path, 1, "data", "last run end " + Str(last) + " is less than offset + length " + Str(end));
     }
     if (!full_) return Status::OK();
     int64_t previous = 0;
     for (int64_t j = 0; j < run_ends.length; ++j) {
       const int64_t v = at(j);
       if (v <= 0) {
-        return FailBuffer(re_path, 1, "data",
-                          "run end " + Str(v) + " at index " + Str(j) + " is not positive");
+        return FailBuffer(re_path, 1, "data", "run end " + Str(v) + " at index " + Str(j) + " is not positive");
       }
       if (j > 0 && v <= previous) {
-        return FailBuffer(re_path, 1, "data",
-                          "run end " + Str(v) + " at index " + Str(j) +
-                              " is not greater than the previous run end " + Str(previous));
+        return FailBuffer(
+            re_path, 1, "data",
+            "run end " + Str(v) + " at index " + Str(j) + " is not greater than the previous run end " + Str(previous));
       }
       previous = v;
     }

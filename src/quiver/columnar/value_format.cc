@@ -19,7 +19,6 @@ const uint8_t* BufferData(const ArrayData& a, size_t b) {
   return (b < a.buffers.size() && a.buffers[b]) ? a.buffers[b]->data() : nullptr;
 }
 
-
 constexpr char kHexUpper[] = "0123456789ABCDEF";
 
 void AppendHex(std::string_view bytes, std::string* out) {
@@ -158,12 +157,10 @@ bool ParseFixedOffset(std::string_view tz, int64_t* seconds) {
   std::string_view rest = tz.substr(1);
   int hh = 0, mm = 0;
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (rest.size() == 5 && rest[2] == ':' && digit(rest[0]) && digit(rest[1]) && digit(rest[3]) &&
-      digit(rest[4])) {
+  if (rest.size() == 5 && rest[2] == ':' && digit(rest[0]) && digit(rest[1]) && digit(rest[3]) && digit(rest[4])) {
     hh = (rest[0] - '0') * 10 + (rest[1] - '0');
     mm = (rest[3] - '0') * 10 + (rest[4] - '0');
-  } else if (rest.size() == 4 && digit(rest[0]) && digit(rest[1]) && digit(rest[2]) &&
-             digit(rest[3])) {
+  } else if (rest.size() == 4 && digit(rest[0]) && digit(rest[1]) && digit(rest[2]) && digit(rest[3])) {
     hh = (rest[0] - '0') * 10 + (rest[1] - '0');
     mm = (rest[2] - '0') * 10 + (rest[3] - '0');
   } else if (rest.size() == 2 && digit(rest[0]) && digit(rest[1])) {
@@ -177,8 +174,8 @@ bool ParseFixedOffset(std::string_view tz, int64_t* seconds) {
 }
 
 bool IsUtcName(std::string_view tz) {
-  return tz == "UTC" || tz == "utc" || tz == "Z" || tz == "Etc/UTC" || tz == "GMT" ||
-         tz == "Etc/GMT" || tz == "+00:00" || tz == "-00:00" || tz == "+0000" || tz == "+00";
+  return tz == "UTC" || tz == "utc" || tz == "Z" || tz == "Etc/UTC" || tz == "GMT" || tz == "Etc/GMT" ||
+         tz == "+00:00" || tz == "-00:00" || tz == "+0000" || tz == "+00";
 }
 
 void AppendTimestamp(int64_t value, const DataType& type, std::string* out) {
@@ -297,20 +294,16 @@ int Utf8SequenceLength(std::string_view s, size_t i) {
   const size_t n = s.size();
   auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = b(i);
-  auto cont = [&](size_t k, unsigned char lo, unsigned char hi) {
-    return k < n && b(k) >= lo && b(k) <= hi;
-  };
+  auto cont = [&](size_t k, unsigned char lo, unsigned char hi) { return k < n && b(k) >= lo && b(k) <= hi; };
   if (c >= 0xC2 && c <= 0xDF) return cont(i + 1, 0x80, 0xBF) ? 2 : 0;
   if (c == 0xE0) return cont(i + 1, 0xA0, 0xBF) && cont(i + 2, 0x80, 0xBF) ? 3 : 0;
   if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
     return cont(i + 1, 0x80, 0xBF) && cont(i + 2, 0x80, 0xBF) ? 3 : 0;
   if (c == 0xED) return cont(i + 1, 0x80, 0x9F) && cont(i + 2, 0x80, 0xBF) ? 3 : 0;
-  if (c == 0xF0)
-    return cont(i + 1, 0x90, 0xBF) && cont(i + 2, 0x80, 0xBF) && cont(i + 3, 0x80, 0xBF) ? 4 : 0;
+  if (c == 0xF0) return cont(i + 1, 0x90, 0xBF) && cont(i + 2, 0x80, 0xBF) && cont(i + 3, 0x80, 0xBF) ? 4 : 0;
   if (c >= 0xF1 && c <= 0xF3)
     return cont(i + 1, 0x80, 0xBF) && cont(i + 2, 0x80, 0xBF) && cont(i + 3, 0x80, 0xBF) ? 4 : 0;
-  if (c == 0xF4)
-    return cont(i + 1, 0x80, 0x8F) && cont(i + 2, 0x80, 0xBF) && cont(i + 3, 0x80, 0xBF) ? 4 : 0;
+  if (c == 0xF4) return cont(i + 1, 0x80, 0x8F) && cont(i + 2, 0x80, 0xBF) && cont(i + 3, 0x80, 0xBF) ? 4 : 0;
   return 0;
 }
 
@@ -335,14 +328,11 @@ class Formatter {
       case TypeId::kUInt16:
       case TypeId::kUInt32:
       case TypeId::kUInt64:  // in full, uint64 above INT64_MAX included
-        VisitIntegerType(t.id, [&]<typename T>() { AppendInt(LoadValue<T>(data, p), out_); }, [] {});
+        VisitIntegerType(
+            t.id, [&]<typename T>() { AppendInt(LoadValue<T>(data, p), out_); }, [] {});
         return;
-      case TypeId::kNull:
-        out_->append("null");
-        return;
-      case TypeId::kBool:
-        out_->append(data != nullptr && bit_util::GetBit(data, p) ? "true" : "false");
-        return;
+      case TypeId::kNull: out_->append("null"); return;
+      case TypeId::kBool: out_->append(data != nullptr && bit_util::GetBit(data, p) ? "true" : "false"); return;
       case TypeId::kFloat16: Float(HalfToDouble(LoadValue<uint16_t>(data, p)), true); return;
       case TypeId::kFloat32: Float(LoadValue<float>(data, p), true); return;
       case TypeId::kFloat64: Float(LoadValue<double>(data, p), false); return;
@@ -374,21 +364,11 @@ class Formatter {
         if (json_) out_->push_back('"');
         return;
       }
-      case TypeId::kDate32:
-        Quoted([&] { AppendDate(LoadValue<int32_t>(data, p), out_); });
-        return;
-      case TypeId::kDate64:
-        Quoted([&] { AppendDate(FloorDiv(LoadValue<int64_t>(data, p), 86400000), out_); });
-        return;
-      case TypeId::kTime32:
-        Quoted([&] { AppendTime(LoadValue<int32_t>(data, p), t.unit, out_); });
-        return;
-      case TypeId::kTime64:
-        Quoted([&] { AppendTime(LoadValue<int64_t>(data, p), t.unit, out_); });
-        return;
-      case TypeId::kTimestamp:
-        Quoted([&] { AppendTimestamp(LoadValue<int64_t>(data, p), t, out_); });
-        return;
+      case TypeId::kDate32: Quoted([&] { AppendDate(LoadValue<int32_t>(data, p), out_); }); return;
+      case TypeId::kDate64: Quoted([&] { AppendDate(FloorDiv(LoadValue<int64_t>(data, p), 86400000), out_); }); return;
+      case TypeId::kTime32: Quoted([&] { AppendTime(LoadValue<int32_t>(data, p), t.unit, out_); }); return;
+      case TypeId::kTime64: Quoted([&] { AppendTime(LoadValue<int64_t>(data, p), t.unit, out_); }); return;
+      case TypeId::kTimestamp: Quoted([&] { AppendTimestamp(LoadValue<int64_t>(data, p), t, out_); }); return;
       case TypeId::kDuration:
         AppendInt(LoadValue<int64_t>(data, p), out_);
         if (!json_) out_->append(UnitSuffix(t.unit));
@@ -594,8 +574,7 @@ bool IsLogicalNull(const ArrayData& array, int64_t i) {
       if (!UnionChildAt(array, i, &child, &ci)) return true;
       return IsLogicalNull(*array.children[child], ci);
     }
-    default:
-      return IsPhysicalNull(array, i);
+    default: return IsPhysicalNull(array, i);
   }
 }
 
@@ -725,8 +704,7 @@ double HalfToDouble(uint16_t bits) {
   if (exponent == 0) {
     v = std::ldexp(static_cast<double>(mantissa), -24);
   } else if (exponent == 31) {
-    v = mantissa == 0 ? std::numeric_limits<double>::infinity()
-                      : std::numeric_limits<double>::quiet_NaN();
+    v = mantissa == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
   } else {
     v = std::ldexp(static_cast<double>(mantissa | 0x400), exponent - 25);
   }
@@ -755,8 +733,7 @@ uint16_t DoubleToHalf(double value) {
     return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::ldexp(rounded, 24)));
   }
   const uint16_t biased = static_cast<uint16_t>(re + 15);
-  const uint16_t mant =
-      static_cast<uint16_t>(std::ldexp(rounded, 10 - re) - 1024.0);  // 10 fraction bits
+  const uint16_t mant = static_cast<uint16_t>(std::ldexp(rounded, 10 - re) - 1024.0);  // 10 fraction bits
   return static_cast<uint16_t>(sign | (biased << 10) | mant);
 }
 

@@ -25,27 +25,26 @@ Result<OutputPolicy> ParseOutputPolicy(std::string_view name) {
 
 BufferCompressor::BufferCompressor(BodyCompressionOptions options, std::unique_ptr<Codec> codec,
                                    MemoryPool* output_pool, MemoryPool* scratch_pool)
-    : options_(options), codec_(std::move(codec)), output_pool_(output_pool),
+    : options_(options),
+      codec_(std::move(codec)),
+      output_pool_(output_pool),
       scratch_pool_(scratch_pool ? scratch_pool : output_pool) {}
 
 BufferCompressor::~BufferCompressor() = default;
 
 Result<std::unique_ptr<BufferCompressor>> BufferCompressor::Make(const BodyCompressionOptions& options,
-                                                                 MemoryPool* output_pool,
-                                                                 MemoryPool* scratch_pool) {
+                                                                 MemoryPool* output_pool, MemoryPool* scratch_pool) {
   if (output_pool == nullptr) return Status::Invalid("BufferCompressor needs an output pool");
   if (options.codec == CompressionType::kNone) {
     return Status::Invalid("BufferCompressor needs a codec (lz4 or zstd), got none");
   }
   if (!(options.min_space_saving >= 0 && options.min_space_saving < 1)) {
-    return Status::Invalid("min_space_saving " + std::to_string(options.min_space_saving) +
-                           " is outside [0, 1)");
+    return Status::Invalid("min_space_saving " + std::to_string(options.min_space_saving) + " is outside [0, 1)");
   }
   QUIVER_ASSIGN_OR_RETURN(auto codec, Codec::Make(options.codec, options.level));
   BodyCompressionOptions resolved = options;
   resolved.level = codec->level();
-  return std::unique_ptr<BufferCompressor>(
-      new BufferCompressor(resolved, std::move(codec), output_pool, scratch_pool));
+  return std::unique_ptr<BufferCompressor>(new BufferCompressor(resolved, std::move(codec), output_pool, scratch_pool));
 }
 
 CompressionType BufferCompressor::codec() const { return codec_->type(); }

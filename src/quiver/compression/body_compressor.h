@@ -110,8 +110,7 @@ class BufferCompressor {
   /// min_space_saving outside [0, 1). Outputs are allocated from
   /// `output_pool`, the scratch buffer (kExact) from `scratch_pool`
   /// (nullptr = output_pool). Both pools must outlive the compressor.
-  static Result<std::unique_ptr<BufferCompressor>> Make(const BodyCompressionOptions& options,
-                                                        MemoryPool* output_pool,
+  static Result<std::unique_ptr<BufferCompressor>> Make(const BodyCompressionOptions& options, MemoryPool* output_pool,
                                                         MemoryPool* scratch_pool = nullptr);
   ~BufferCompressor();
 

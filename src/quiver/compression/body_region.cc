@@ -15,9 +15,8 @@ void EncodeRegionPrefix(int64_t uncompressed_bytes, uint8_t* out) {
   bit_util::StoreLE<int64_t>(out, uncompressed_bytes);
 }
 
-Result<DecodedRegion> DecodeRegion(const std::shared_ptr<Buffer>& body, int64_t offset, int64_t length,
-                                   Codec& codec, const RegionLimits& limits, MemoryPool* pool,
-                                   std::string_view where) {
+Result<DecodedRegion> DecodeRegion(const std::shared_ptr<Buffer>& body, int64_t offset, int64_t length, Codec& codec,
+                                   const RegionLimits& limits, MemoryPool* pool, std::string_view where) {
   const std::string at(where);
   const std::string codec_name(CompressionTypeName(codec.type()));
   if (length < kRegionPrefixBytes) {
@@ -39,22 +38,19 @@ Result<DecodedRegion> DecodeRegion(const std::shared_ptr<Buffer>& body, int64_t 
                            std::to_string(limits.max_decompressed_bytes) + " bytes");
   }
   int64_t ratio_cap;
-  if (CheckedMul(std::max<int64_t>(compressed, 1), limits.max_compression_ratio, &ratio_cap) &&
-      declared > ratio_cap) {
+  if (CheckedMul(std::max<int64_t>(compressed, 1), limits.max_compression_ratio, &ratio_cap) && declared > ratio_cap) {
     return Status::Invalid(at + ": uncompressed length " + std::to_string(declared) + " is over " +
                            std::to_string(limits.max_compression_ratio) + " times the compressed " +
                            std::to_string(compressed) + " bytes");
   }
   // What this codec's framing can produce at most (issue 10 item 3): a
   // lying prefix is Invalid here, before the pool is asked.
-  const std::span<const uint8_t> frames(body->data() + offset + kRegionPrefixBytes,
-                                        static_cast<size_t>(compressed));
+  const std::span<const uint8_t> frames(body->data() + offset + kRegionPrefixBytes, static_cast<size_t>(compressed));
   const int64_t bound = codec.MaxDecompressedBytes(frames);
   if (declared > bound) {
     return Status::Invalid(at + ": uncompressed length " + std::to_string(declared) + " is more than the " +
-                           std::to_string(compressed) + " compressed bytes of " +
-                           codec_name + " data can produce (at most " +
-                           std::to_string(bound) + " bytes)");
+                           std::to_string(compressed) + " compressed bytes of " + codec_name +
+                           " data can produce (at most " + std::to_string(bound) + " bytes)");
   }
   // Refuse early, naming the pool, when a limit leaves no room (Allocate
   // below still reserves first; this only words the common case).

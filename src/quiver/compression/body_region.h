@@ -77,8 +77,7 @@ struct DecodedRegion {
 ///                                   the decompressed frames (codec errors
 ///                                   are returned with the codec's name)
 /// Nothing stays allocated on error.
-Result<DecodedRegion> DecodeRegion(const std::shared_ptr<Buffer>& body, int64_t offset, int64_t length,
-                                   Codec& codec, const RegionLimits& limits, MemoryPool* pool,
-                                   std::string_view where);
+Result<DecodedRegion> DecodeRegion(const std::shared_ptr<Buffer>& body, int64_t offset, int64_t length, Codec& codec,
+                                   const RegionLimits& limits, MemoryPool* pool, std::string_view where);
 
 }  // namespace quiver

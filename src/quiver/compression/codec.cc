@@ -37,8 +37,7 @@ Result<CompressionType> ParseCompressionType(std::string_view name) {
   if (lower == "none") return CompressionType::kNone;
   if (lower == "lz4" || lower == "lz4_frame") return CompressionType::kLz4Frame;
   if (lower == "zstd") return CompressionType::kZstd;
-  return Status::Invalid("unknown compression '" + std::string(name) +
-                         "' (expected none, lz4, lz4_frame or zstd)");
+  return Status::Invalid("unknown compression '" + std::string(name) + "' (expected none, lz4, lz4_frame or zstd)");
 }
 
 int Codec::MinLevel(CompressionType type) {
@@ -182,7 +181,6 @@ int64_t Lz4FrameBound(std::span<const uint8_t> in) {
   return total;
 }
 
-
 struct Lz4CctxDeleter {
   void operator()(LZ4F_cctx* c) const { LZ4F_freeCompressionContext(c); }
 };
@@ -210,8 +208,7 @@ class Lz4FrameCodec final : public Codec {
       return Status::OutOfMemory("cannot create an LZ4 frame decompression context");
     }
     std::unique_ptr<LZ4F_dctx, Lz4DctxDeleter> dctx_owner(dctx);
-    return std::unique_ptr<Codec>(
-        std::make_unique<Lz4FrameCodec>(level, std::move(cctx_owner), std::move(dctx_owner)));
+    return std::unique_ptr<Codec>(std::make_unique<Lz4FrameCodec>(level, std::move(cctx_owner), std::move(dctx_owner)));
   }
 
   CompressionType type() const override { return CompressionType::kLz4Frame; }
@@ -228,8 +225,7 @@ class Lz4FrameCodec final : public Codec {
     size_t n = LZ4F_compressBegin(cctx_.get(), dst, capacity, &prefs_);
     if (LZ4F_isError(n)) return CompressError("frame header", n, input.size(), output.size());
     size_t written = n;
-    n = LZ4F_compressUpdate(cctx_.get(), dst + written, capacity - written, input.data(),
-                            input.size(), nullptr);
+    n = LZ4F_compressUpdate(cctx_.get(), dst + written, capacity - written, input.data(), input.size(), nullptr);
     if (LZ4F_isError(n)) return CompressError("blocks", n, input.size(), output.size());
     written += n;
     n = LZ4F_compressEnd(cctx_.get(), dst + written, capacity - written, nullptr);
@@ -238,9 +234,7 @@ class Lz4FrameCodec final : public Codec {
     return static_cast<int64_t>(written);
   }
 
-  int64_t MaxDecompressedBytes(std::span<const uint8_t> input) const override {
-    return Lz4FrameBound(input);
-  }
+  int64_t MaxDecompressedBytes(std::span<const uint8_t> input) const override { return Lz4FrameBound(input); }
 
   Status Decompress(std::span<const uint8_t> input, std::span<uint8_t> output) override {
     // A context left mid-frame by an earlier error must start clean.
@@ -256,13 +250,11 @@ class Lz4FrameCodec final : public Codec {
       if (hint == 0 && decoded_a_frame && IsTolerablePadding(input.subspan(in_pos))) break;
       size_t src_size = input.size() - in_pos;
       size_t dst_size = output.size() - out_pos;
-      hint = LZ4F_decompress(dctx_.get(), out_base + out_pos, &dst_size,
-                             input.data() + in_pos, &src_size, nullptr);
+      hint = LZ4F_decompress(dctx_.get(), out_base + out_pos, &dst_size, input.data() + in_pos, &src_size, nullptr);
       if (LZ4F_isError(hint)) {
         LZ4F_resetDecompressionContext(dctx_.get());
-        return Status::Invalid("corrupt LZ4 frame data near input byte " + std::to_string(in_pos) +
-                               " of " + std::to_string(input.size()) + ": " +
-                               LZ4F_getErrorName(hint));
+        return Status::Invalid("corrupt LZ4 frame data near input byte " + std::to_string(in_pos) + " of " +
+                               std::to_string(input.size()) + ": " + LZ4F_getErrorName(hint));
       }
       in_pos += src_size;
       out_pos += dst_size;
@@ -272,34 +264,28 @@ class Lz4FrameCodec final : public Codec {
         // still has bytes to produce.
         LZ4F_resetDecompressionContext(dctx_.get());
         if (out_pos == output.size()) return TooLarge("LZ4 frame", output.size());
-        return Status::Invalid("LZ4 frame decoder made no progress at input byte " +
-                               std::to_string(in_pos));
+        return Status::Invalid("LZ4 frame decoder made no progress at input byte " + std::to_string(in_pos));
       }
     }
     if (hint != 0) {
       LZ4F_resetDecompressionContext(dctx_.get());
       if (out_pos == output.size()) return TooLarge("LZ4 frame", output.size());
-      return Status::Invalid("truncated LZ4 frame: input ends inside a frame after " +
-                             std::to_string(out_pos) + " decompressed bytes (expected " +
-                             std::to_string(output.size()) + ")");
+      return Status::Invalid("truncated LZ4 frame: input ends inside a frame after " + std::to_string(out_pos) +
+                             " decompressed bytes (expected " + std::to_string(output.size()) + ")");
     }
     if (out_pos != output.size()) return SizeMismatch("LZ4 frame", out_pos, output.size());
     return Status::OK();
   }
 
  private:
-  Status CompressError(std::string_view stage, size_t code, size_t input_bytes,
-                       size_t output_bytes) const {
+  Status CompressError(std::string_view stage, size_t code, size_t input_bytes, size_t output_bytes) const {
     const std::string_view name = LZ4F_getErrorName(code);
     if (name.find("dstMaxSize_tooSmall") != std::string_view::npos) {
-      return Status::Invalid("LZ4 frame compression: output too small (" +
-                             std::to_string(output_bytes) + " bytes for " +
-                             std::to_string(input_bytes) + " input bytes; bound " +
-                             std::to_string(MaxCompressedBytes(static_cast<int64_t>(input_bytes))) +
-                             ")");
+      return Status::Invalid("LZ4 frame compression: output too small (" + std::to_string(output_bytes) +
+                             " bytes for " + std::to_string(input_bytes) + " input bytes; bound " +
+                             std::to_string(MaxCompressedBytes(static_cast<int64_t>(input_bytes))) + ")");
     }
-    return Status::Invalid("LZ4 frame compression failed (" + std::string(stage) +
-                           "): " + std::string(name));
+    return Status::Invalid("LZ4 frame compression failed (" + std::string(stage) + "): " + std::string(name));
   }
 
   int level_;
@@ -328,25 +314,21 @@ class ZstdCodec final : public Codec {
     if (cctx == nullptr) return Status::OutOfMemory("cannot create a ZSTD compression context");
     std::unique_ptr<ZSTD_DCtx, ZstdDctxDeleter> dctx(ZSTD_createDCtx());
     if (dctx == nullptr) return Status::OutOfMemory("cannot create a ZSTD decompression context");
-    return std::unique_ptr<Codec>(
-        std::make_unique<ZstdCodec>(level, std::move(cctx), std::move(dctx)));
+    return std::unique_ptr<Codec>(std::make_unique<ZstdCodec>(level, std::move(cctx), std::move(dctx)));
   }
 
   CompressionType type() const override { return CompressionType::kZstd; }
   int level() const override { return level_; }
 
   int64_t MaxCompressedBytes(int64_t input_bytes) const override {
-    return static_cast<int64_t>(
-        ZSTD_compressBound(static_cast<size_t>(std::max<int64_t>(input_bytes, 0))));
+    return static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(std::max<int64_t>(input_bytes, 0))));
   }
 
   Result<int64_t> Compress(std::span<const uint8_t> input, std::span<uint8_t> output) override {
-    const size_t n = ZSTD_compressCCtx(cctx_.get(), output.data(), output.size(), input.data(),
-                                       input.size(), level_);
+    const size_t n = ZSTD_compressCCtx(cctx_.get(), output.data(), output.size(), input.data(), input.size(), level_);
     if (ZSTD_isError(n)) {
       if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) {
-        return Status::Invalid("ZSTD compression: output too small (" +
-                               std::to_string(output.size()) + " bytes for " +
+        return Status::Invalid("ZSTD compression: output too small (" + std::to_string(output.size()) + " bytes for " +
                                std::to_string(input.size()) + " input bytes; bound " +
                                std::to_string(ZSTD_compressBound(input.size())) + ")");
       }
@@ -378,8 +360,8 @@ class ZstdCodec final : public Codec {
         bound = ZSTD_decompressBound(rest.data(), frame_bytes);
         if (bound == ZSTD_CONTENTSIZE_ERROR) return coarse;
       }
-      total = SaturatingAdd(total, bound > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX
-                                                                                     : static_cast<int64_t>(bound));
+      total = SaturatingAdd(
+          total, bound > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(bound));
       pos += frame_bytes;
       any_frame = true;
     }
@@ -395,25 +377,23 @@ class ZstdCodec final : public Codec {
       if (decoded_a_frame && IsTolerablePadding(rest)) break;
       const size_t frame_bytes = ZSTD_findFrameCompressedSize(rest.data(), rest.size());
       if (ZSTD_isError(frame_bytes)) {
-        return Status::Invalid("corrupt ZSTD data at input byte " + std::to_string(in_pos) +
-                               " of " + std::to_string(input.size()) + ": " +
-                               ZSTD_getErrorName(frame_bytes));
+        return Status::Invalid("corrupt ZSTD data at input byte " + std::to_string(in_pos) + " of " +
+                               std::to_string(input.size()) + ": " + ZSTD_getErrorName(frame_bytes));
       }
       const std::span<const uint8_t> frame = rest.first(frame_bytes);
       const std::span<uint8_t> room = output.subspan(out_pos);
       const unsigned long long content = ZSTD_getFrameContentSize(frame.data(), frame.size());
       if (content == ZSTD_CONTENTSIZE_ERROR) {
-        return Status::Invalid("corrupt ZSTD frame header at input byte " +
-                               std::to_string(in_pos));
+        return Status::Invalid("corrupt ZSTD frame header at input byte " + std::to_string(in_pos));
       }
       size_t produced = 0;
       if (content != ZSTD_CONTENTSIZE_UNKNOWN) {
         if (content > room.size()) return TooLarge("ZSTD", output.size());
-        produced = ZSTD_decompressDCtx(dctx_.get(), room.data(), static_cast<size_t>(content),
-                                       frame.data(), frame.size());
+        produced =
+            ZSTD_decompressDCtx(dctx_.get(), room.data(), static_cast<size_t>(content), frame.data(), frame.size());
         if (ZSTD_isError(produced)) {
-          return Status::Invalid("corrupt ZSTD frame at input byte " + std::to_string(in_pos) +
-                                 ": " + ZSTD_getErrorName(produced));
+          return Status::Invalid("corrupt ZSTD frame at input byte " + std::to_string(in_pos) + ": " +
+                                 ZSTD_getErrorName(produced));
         }
       } else {
         QUIVER_ASSIGN_OR_RETURN(produced, DecompressUnknownSize(frame, room, output.size()));
@@ -429,8 +409,7 @@ class ZstdCodec final : public Codec {
  private:
   // Streams one frame without a declared content size into `room`; returns
   // the bytes produced. Invalid when the frame would produce more than fits.
-  Result<size_t> DecompressUnknownSize(std::span<const uint8_t> frame, std::span<uint8_t> room,
-                                       size_t expected_total) {
+  Result<size_t> DecompressUnknownSize(std::span<const uint8_t> frame, std::span<uint8_t> room, size_t expected_total) {
     ZSTD_DCtx_reset(dctx_.get(), ZSTD_reset_session_only);
     ZSTD_inBuffer in{frame.data(), frame.size(), 0};
     ZSTD_outBuffer out{room.data(), room.size(), 0};
@@ -461,15 +440,13 @@ class ZstdCodec final : public Codec {
 
 Result<std::unique_ptr<Codec>> Codec::Make(CompressionType type, int level) {
   if (type != CompressionType::kLz4Frame && type != CompressionType::kZstd) {
-    return Status::Invalid("no codec for compression type '" +
-                           std::string(CompressionTypeName(type)) + "'");
+    return Status::Invalid("no codec for compression type '" + std::string(CompressionTypeName(type)) + "'");
   }
   if (level == kUseDefaultLevel) level = DefaultLevel(type);
   if (level < MinLevel(type) || level > MaxLevel(type)) {
-    return Status::Invalid(std::string(CompressionTypeName(type)) + " compression level " +
-                           std::to_string(level) + " is outside the valid range [" +
-                           std::to_string(MinLevel(type)) + ", " + std::to_string(MaxLevel(type)) +
-                           "]");
+    return Status::Invalid(std::string(CompressionTypeName(type)) + " compression level " + std::to_string(level) +
+                           " is outside the valid range [" + std::to_string(MinLevel(type)) + ", " +
+                           std::to_string(MaxLevel(type)) + "]");
   }
   if (type == CompressionType::kLz4Frame) return Lz4FrameCodec::Make(level);
   return ZstdCodec::Make(level);

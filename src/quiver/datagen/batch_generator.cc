@@ -30,13 +30,13 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
-#include <span>
 #include <limits>
+#include <span>
 #include <string>
 
 #include "quiver/base/bit_util.h"
-#include "quiver/memory/buffer.h"
 #include "quiver/datagen/splitmix64.h"
+#include "quiver/memory/buffer.h"
 
 namespace quiver::datagen {
 namespace {
@@ -69,40 +69,40 @@ class Rng : public SplitMix64Stream {
 constexpr std::array<std::string_view, 4> kShipInstruct = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
                                                            "TAKE BACK RETURN"};
 constexpr std::array<std::string_view, 7> kShipMode = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
-constexpr std::array<std::string_view, 5> kPriority = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED",
-                                                       "5-LOW"};
+constexpr std::array<std::string_view, 5> kPriority = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"};
 
 // TPC-H comment grammar words (clause 4.2.2.10), shortened.
 constexpr std::array<std::string_view, 64> kTpchWords = {
-    "furiously", "sly", "careful", "blithe", "quick", "fluffy", "slow", "quiet", "ruthless", "thin",
-    "close", "dogged", "daring", "brave", "stealthy", "permanent", "enticing", "idle", "busy", "regular",
-    "final", "ironic", "even", "bold", "silent", "pending", "express", "special", "unusual", "deposits",
-    "packages", "requests", "accounts", "instructions", "foxes", "theodolites", "pinto", "beans", "ideas",
-    "dependencies", "excuses", "platelets", "asymptotes", "courts", "dolphins", "sleep", "wake", "are",
-    "haggle", "nag", "use", "boost", "affix", "detect", "integrate", "cajole", "among", "about", "above",
-    "across", "after", "against", "along", "the"};
+    "furiously", "sly",          "careful",    "blithe",      "quick",    "fluffy",   "slow",      "quiet",
+    "ruthless",  "thin",         "close",      "dogged",      "daring",   "brave",    "stealthy",  "permanent",
+    "enticing",  "idle",         "busy",       "regular",     "final",    "ironic",   "even",      "bold",
+    "silent",    "pending",      "express",    "special",     "unusual",  "deposits", "packages",  "requests",
+    "accounts",  "instructions", "foxes",      "theodolites", "pinto",    "beans",    "ideas",     "dependencies",
+    "excuses",   "platelets",    "asymptotes", "courts",      "dolphins", "sleep",    "wake",      "are",
+    "haggle",    "nag",          "use",        "boost",       "affix",    "detect",   "integrate", "cajole",
+    "among",     "about",        "above",      "across",      "after",    "against",  "along",     "the"};
 
 // Text kind: JSON keys and values.
-constexpr std::array<std::string_view, 12> kEventTypes = {"click", "view", "purchase", "login", "logout",
-                                                          "search", "add_to_cart", "remove_from_cart",
-                                                          "share", "comment", "like", "error"};
+constexpr std::array<std::string_view, 12> kEventTypes = {"click",  "view",    "purchase",    "login",
+                                                          "logout", "search",  "add_to_cart", "remove_from_cart",
+                                                          "share",  "comment", "like",        "error"};
 constexpr std::array<std::string_view, 16> kAttrKeys = {
-    "browser", "os", "country", "region", "campaign", "referrer", "device", "plan",
-    "locale", "currency", "variant", "segment", "channel", "source", "medium", "page"};
+    "browser", "os",       "country", "region",  "campaign", "referrer", "device", "plan",
+    "locale",  "currency", "variant", "segment", "channel",  "source",   "medium", "page"};
 constexpr std::array<std::string_view, 128> kWords = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma",
-    "omega", "red", "green", "blue", "yellow", "orange", "purple", "silver", "golden", "black",
-    "white", "north", "south", "east", "west", "river", "mountain", "forest", "ocean", "desert",
-    "city", "village", "market", "station", "garden", "library", "museum", "harbor", "bridge", "tower",
-    "quick", "slow", "bright", "dark", "quiet", "loud", "happy", "sad", "early", "late",
-    "order", "customer", "product", "invoice", "payment", "shipment", "account", "session", "device", "network",
-    "server", "client", "request", "response", "error", "warning", "status", "update", "delete", "create",
-    "report", "summary", "detail", "record", "value", "result", "query", "index", "table", "column",
-    "chrome", "firefox", "safari", "linux", "windows", "android", "ios", "mobile", "desktop", "tablet",
-    "germany", "france", "spain", "italy", "japan", "brazil", "canada", "india", "mexico", "norway",
-    "premium", "basic", "trial", "enterprise", "free", "standard", "monthly", "yearly", "weekly", "daily",
-    "the", "a", "of", "and", "to", "in", "with", "for", "on", "by",
-    "was", "is", "has", "will", "not", "from", "at", "this"};
+    "alpha",   "beta",     "gamma",   "delta",      "epsilon", "zeta",     "theta",    "kappa",   "lambda",  "sigma",
+    "omega",   "red",      "green",   "blue",       "yellow",  "orange",   "purple",   "silver",  "golden",  "black",
+    "white",   "north",    "south",   "east",       "west",    "river",    "mountain", "forest",  "ocean",   "desert",
+    "city",    "village",  "market",  "station",    "garden",  "library",  "museum",   "harbor",  "bridge",  "tower",
+    "quick",   "slow",     "bright",  "dark",       "quiet",   "loud",     "happy",    "sad",     "early",   "late",
+    "order",   "customer", "product", "invoice",    "payment", "shipment", "account",  "session", "device",  "network",
+    "server",  "client",   "request", "response",   "error",   "warning",  "status",   "update",  "delete",  "create",
+    "report",  "summary",  "detail",  "record",     "value",   "result",   "query",    "index",   "table",   "column",
+    "chrome",  "firefox",  "safari",  "linux",      "windows", "android",  "ios",      "mobile",  "desktop", "tablet",
+    "germany", "france",   "spain",   "italy",      "japan",   "brazil",   "canada",   "india",   "mexico",  "norway",
+    "premium", "basic",    "trial",   "enterprise", "free",    "standard", "monthly",  "yearly",  "weekly",  "daily",
+    "the",     "a",        "of",      "and",        "to",      "in",       "with",     "for",     "on",      "by",
+    "was",     "is",       "has",     "will",       "not",     "from",     "at",       "this"};
 
 void AppendWords(Rng& rng, std::string* out, size_t target_len, const std::string_view* words, size_t n) {
   while (out->size() < target_len) {
@@ -121,9 +121,9 @@ void TpchComment(Rng& rng, int64_t min_len, int64_t max_len, std::string* out) {
 
 // ---- dates (days since 1970-01-01) ----------------------------------------
 
-constexpr int32_t kStartDate = 8035;     // 1992-01-01
-constexpr int32_t kEndDate = 10591;      // 1998-12-31
-constexpr int32_t kCurrentDate = 9298;   // 1995-06-17
+constexpr int32_t kStartDate = 8035;    // 1992-01-01
+constexpr int32_t kEndDate = 10591;     // 1998-12-31
+constexpr int32_t kCurrentDate = 9298;  // 1995-06-17
 
 void AppendInt(std::string* out, int64_t v) { out->append(std::to_string(v)); }
 
@@ -216,7 +216,8 @@ enum class ColKind { kInt64, kInt32, kDate32, kDecimal128, kUtf8 };
 int ValueWidth(ColKind k) {
   switch (k) {
     case ColKind::kInt64: return 8;
-    case ColKind::kInt32: case ColKind::kDate32: return 4;
+    case ColKind::kInt32:
+    case ColKind::kDate32: return 4;
     case ColKind::kDecimal128: return 16;
     case ColKind::kUtf8: return 0;
   }
@@ -240,17 +241,32 @@ DataTypePtr TypeOf(ColKind k) {
 }
 
 constexpr std::array<ColSpec, 16> kLineitemCols = {{
-    {"l_orderkey", ColKind::kInt64}, {"l_partkey", ColKind::kInt64}, {"l_suppkey", ColKind::kInt64},
-    {"l_linenumber", ColKind::kInt32}, {"l_quantity", ColKind::kDecimal128},
-    {"l_extendedprice", ColKind::kDecimal128}, {"l_discount", ColKind::kDecimal128},
-    {"l_tax", ColKind::kDecimal128}, {"l_returnflag", ColKind::kUtf8}, {"l_linestatus", ColKind::kUtf8},
-    {"l_shipdate", ColKind::kDate32}, {"l_commitdate", ColKind::kDate32}, {"l_receiptdate", ColKind::kDate32},
-    {"l_shipinstruct", ColKind::kUtf8}, {"l_shipmode", ColKind::kUtf8}, {"l_comment", ColKind::kUtf8},
+    {"l_orderkey", ColKind::kInt64},
+    {"l_partkey", ColKind::kInt64},
+    {"l_suppkey", ColKind::kInt64},
+    {"l_linenumber", ColKind::kInt32},
+    {"l_quantity", ColKind::kDecimal128},
+    {"l_extendedprice", ColKind::kDecimal128},
+    {"l_discount", ColKind::kDecimal128},
+    {"l_tax", ColKind::kDecimal128},
+    {"l_returnflag", ColKind::kUtf8},
+    {"l_linestatus", ColKind::kUtf8},
+    {"l_shipdate", ColKind::kDate32},
+    {"l_commitdate", ColKind::kDate32},
+    {"l_receiptdate", ColKind::kDate32},
+    {"l_shipinstruct", ColKind::kUtf8},
+    {"l_shipmode", ColKind::kUtf8},
+    {"l_comment", ColKind::kUtf8},
 }};
 constexpr std::array<ColSpec, 9> kOrdersCols = {{
-    {"o_orderkey", ColKind::kInt64}, {"o_custkey", ColKind::kInt64}, {"o_orderstatus", ColKind::kUtf8},
-    {"o_totalprice", ColKind::kDecimal128}, {"o_orderdate", ColKind::kDate32},
-    {"o_orderpriority", ColKind::kUtf8}, {"o_clerk", ColKind::kUtf8}, {"o_shippriority", ColKind::kInt32},
+    {"o_orderkey", ColKind::kInt64},
+    {"o_custkey", ColKind::kInt64},
+    {"o_orderstatus", ColKind::kUtf8},
+    {"o_totalprice", ColKind::kDecimal128},
+    {"o_orderdate", ColKind::kDate32},
+    {"o_orderpriority", ColKind::kUtf8},
+    {"o_clerk", ColKind::kUtf8},
+    {"o_shippriority", ColKind::kInt32},
     {"o_comment", ColKind::kUtf8},
 }};
 constexpr std::array<ColSpec, 1> kBigintSeqCols = {{{"id", ColKind::kInt64}}};
@@ -273,7 +289,8 @@ std::span<const ColSpec> ColumnsOf(GenKind kind) {
 /// Approximate buffer bytes per row, to size the first allocation.
 int64_t EstimatedRowBytes(GenKind kind) {
   switch (kind) {
-    case GenKind::kBigintSeq: case GenKind::kBigintRandom: return 8;
+    case GenKind::kBigintSeq:
+    case GenKind::kBigintRandom: return 8;
     case GenKind::kUuid: return 40;
     case GenKind::kText: return 8040;
     case GenKind::kLineitem: return 172;
@@ -420,7 +437,8 @@ class GeneratorImpl final : public BatchGenerator {
             b.data.Append(&row_.ints[c], 8);
             break;
           }
-          case ColKind::kInt32: case ColKind::kDate32: {
+          case ColKind::kInt32:
+          case ColKind::kDate32: {
             const auto v = static_cast<int32_t>(row_.ints[c]);
             QUIVER_RETURN_NOT_OK(b.data.Reserve(4));
             b.data.Append(&v, 4);
@@ -502,24 +520,16 @@ class GeneratorImpl final : public BatchGenerator {
   void MakeRow(const Cursor& cur, Row* row) const {
     const uint64_t seed = options_.seed;
     switch (options_.kind) {
-      case GenKind::kBigintSeq:
-        row->ints[0] = cur.row;
-        return;
+      case GenKind::kBigintSeq: row->ints[0] = cur.row; return;
       case GenKind::kBigintRandom:
         row->ints[0] = static_cast<int64_t>(Rng(seed, kStreamRandom, static_cast<uint64_t>(cur.row)).Next());
         return;
-      case GenKind::kUuid:
-        MakeUuid(Rng(seed, kStreamUuid, static_cast<uint64_t>(cur.row)), &row->strs[0]);
-        return;
+      case GenKind::kUuid: MakeUuid(Rng(seed, kStreamUuid, static_cast<uint64_t>(cur.row)), &row->strs[0]); return;
       case GenKind::kText:
         MakeText(Rng(seed, kStreamText, static_cast<uint64_t>(cur.row)), cur.row, &row->strs[0]);
         return;
-      case GenKind::kLineitem:
-        MakeLineitemRow(cur, row);
-        return;
-      case GenKind::kOrders:
-        MakeOrdersRow(cur, row);
-        return;
+      case GenKind::kLineitem: MakeLineitemRow(cur, row); return;
+      case GenKind::kOrders: MakeOrdersRow(cur, row); return;
     }
   }
 
@@ -693,8 +703,8 @@ std::string_view GenKindName(GenKind kind) {
 }
 
 Result<GenKind> ParseGenKind(std::string_view name) {
-  for (GenKind k : {GenKind::kBigintSeq, GenKind::kBigintRandom, GenKind::kUuid, GenKind::kText,
-                    GenKind::kLineitem, GenKind::kOrders}) {
+  for (GenKind k : {GenKind::kBigintSeq, GenKind::kBigintRandom, GenKind::kUuid, GenKind::kText, GenKind::kLineitem,
+                    GenKind::kOrders}) {
     if (name == GenKindName(k)) return k;
   }
   return Status::Invalid("unknown batch kind '" + std::string(name) +

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "quiver/memory/buffer.h"
 #include "quiver/datagen/splitmix64.h"
+#include "quiver/memory/buffer.h"
 
 namespace quiver::datagen {
 namespace {
@@ -36,11 +36,11 @@ struct NationDef {
   int region;
 };
 const NationDef kNations[] = {
-    {"ALGERIA", 0},    {"ARGENTINA", 1}, {"BRAZIL", 1},       {"CANADA", 1},     {"EGYPT", 4},
-    {"ETHIOPIA", 0},   {"FRANCE", 3},    {"GERMANY", 3},      {"INDIA", 2},      {"INDONESIA", 2},
-    {"IRAN", 4},       {"IRAQ", 4},      {"JAPAN", 2},        {"JORDAN", 4},     {"KENYA", 0},
-    {"MOROCCO", 0},    {"MOZAMBIQUE", 0}, {"PERU", 1},        {"CHINA", 2},      {"ROMANIA", 3},
-    {"SAUDI ARABIA", 4}, {"VIETNAM", 2}, {"RUSSIA", 3},       {"UNITED KINGDOM", 3}, {"UNITED STATES", 1},
+    {"ALGERIA", 0},      {"ARGENTINA", 1},  {"BRAZIL", 1},  {"CANADA", 1},         {"EGYPT", 4},
+    {"ETHIOPIA", 0},     {"FRANCE", 3},     {"GERMANY", 3}, {"INDIA", 2},          {"INDONESIA", 2},
+    {"IRAN", 4},         {"IRAQ", 4},       {"JAPAN", 2},   {"JORDAN", 4},         {"KENYA", 0},
+    {"MOROCCO", 0},      {"MOZAMBIQUE", 0}, {"PERU", 1},    {"CHINA", 2},          {"ROMANIA", 3},
+    {"SAUDI ARABIA", 4}, {"VIETNAM", 2},    {"RUSSIA", 3},  {"UNITED KINGDOM", 3}, {"UNITED STATES", 1},
 };
 const char* const kSegments[] = {"AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY", "HOUSEHOLD"};
 const char* const kPriorities[] = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"};
@@ -52,26 +52,30 @@ const char* const kTypeS3[] = {"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"};
 const char* const kContS1[] = {"SM", "LG", "MED", "JUMBO", "WRAP"};
 const char* const kContS2[] = {"CASE", "BOX", "BAG", "JAR", "PKG", "PACK", "CAN", "DRUM"};
 const char* const kColors[] = {
-    "almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue", "blush",
-    "brown", "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral", "cornflower", "cornsilk",
-    "cream", "cyan", "dark", "deep", "dim", "dodger", "drab", "firebrick", "floral", "forest", "frosted",
-    "gainsboro", "ghost", "goldenrod", "green", "grey", "honeydew", "hot", "indian", "ivory", "khaki", "lace",
-    "lavender", "lawn", "lemon", "light", "lime", "linen", "magenta", "maroon", "medium", "metallic",
-    "midnight", "mint", "misty", "moccasin", "navajo", "navy", "olive", "orange", "orchid", "pale", "papaya",
-    "peach", "peru", "pink", "plum", "powder", "puff", "purple", "red", "rose", "rosy", "royal", "saddle",
-    "salmon", "sandy", "seashell", "sienna", "sky", "slate", "smoke", "snow", "spring", "steel", "tan",
-    "thistle", "tomato", "turquoise", "violet", "wheat", "white", "yellow"};
+    "almond",   "antique", "aquamarine", "azure",     "beige",      "bisque",    "black",     "blanched", "blue",
+    "blush",    "brown",   "burlywood",  "burnished", "chartreuse", "chiffon",   "chocolate", "coral",    "cornflower",
+    "cornsilk", "cream",   "cyan",       "dark",      "deep",       "dim",       "dodger",    "drab",     "firebrick",
+    "floral",   "forest",  "frosted",    "gainsboro", "ghost",      "goldenrod", "green",     "grey",     "honeydew",
+    "hot",      "indian",  "ivory",      "khaki",     "lace",       "lavender",  "lawn",      "lemon",    "light",
+    "lime",     "linen",   "magenta",    "maroon",    "medium",     "metallic",  "midnight",  "mint",     "misty",
+    "moccasin", "navajo",  "navy",       "olive",     "orange",     "orchid",    "pale",      "papaya",   "peach",
+    "peru",     "pink",    "plum",       "powder",    "puff",       "purple",    "red",       "rose",     "rosy",
+    "royal",    "saddle",  "salmon",     "sandy",     "seashell",   "sienna",    "sky",       "slate",    "smoke",
+    "snow",     "spring",  "steel",      "tan",       "thistle",    "tomato",    "turquoise", "violet",   "wheat",
+    "white",    "yellow"};
 const char* const kWords[] = {
-    "furiously", "quickly", "carefully", "blithely", "slyly", "fluffily", "ironic", "final", "regular",
-    "express", "special", "pending", "bold", "even", "silent", "unusual", "packages", "deposits", "requests",
-    "accounts", "theodolites", "pinto", "beans", "instructions", "dependencies", "foxes", "ideas", "platelets",
-    "asymptotes", "courts", "dolphins", "multipliers", "sauternes", "warthogs", "frets", "dinos", "attainments",
-    "somas", "sleep", "wake", "are", "cajole", "haggle", "nag", "use", "boost", "affix", "detect", "integrate",
-    "among", "across", "above", "against", "along", "after", "about", "the", "of", "to"};
+    "furiously",    "quickly",  "carefully", "blithely",  "slyly",       "fluffily", "ironic",   "final",
+    "regular",      "express",  "special",   "pending",   "bold",        "even",     "silent",   "unusual",
+    "packages",     "deposits", "requests",  "accounts",  "theodolites", "pinto",    "beans",    "instructions",
+    "dependencies", "foxes",    "ideas",     "platelets", "asymptotes",  "courts",   "dolphins", "multipliers",
+    "sauternes",    "warthogs", "frets",     "dinos",     "attainments", "somas",    "sleep",    "wake",
+    "are",          "cajole",   "haggle",    "nag",       "use",         "boost",    "affix",    "detect",
+    "integrate",    "among",    "across",    "above",     "against",     "along",    "after",    "about",
+    "the",          "of",       "to"};
 
-constexpr int64_t kStartDate = 8035;   // 1992-01-01 (days since 1970-01-01)
-constexpr int64_t kEndDate = 10591;    // 1998-12-31
-constexpr int64_t kCurrentDate = 9298; // 1995-06-17
+constexpr int64_t kStartDate = 8035;    // 1992-01-01 (days since 1970-01-01)
+constexpr int64_t kEndDate = 10591;     // 1998-12-31
+constexpr int64_t kCurrentDate = 9298;  // 1995-06-17
 
 // Words drawn until the text is between min and max characters long.
 std::string Text(Rng& r, int min_len, int max_len) {
@@ -96,8 +100,9 @@ std::string Address(Rng& r) {
 
 std::string Phone(Rng& r, int64_t nation) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%02d-%03d-%03d-%04d", static_cast<int>(nation + 10), static_cast<int>(r.Uniform(100, 999)),
-                static_cast<int>(r.Uniform(100, 999)), static_cast<int>(r.Uniform(1000, 9999)));
+  std::snprintf(buf, sizeof buf, "%02d-%03d-%03d-%04d", static_cast<int>(nation + 10),
+                static_cast<int>(r.Uniform(100, 999)), static_cast<int>(r.Uniform(100, 999)),
+                static_cast<int>(r.Uniform(1000, 9999)));
   return buf;
 }
 
@@ -126,8 +131,10 @@ class ColumnBuilder {
     a->length = length();
     if (type_->id == TypeId::kUtf8) {
       if (data_.size() > static_cast<size_t>(INT32_MAX)) return Status::Invalid("tpch: string column over 2 GiB");
-      QUIVER_ASSIGN_OR_RETURN(auto off, Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(offsets_.data()), offsets_.size() * 4}));
-      QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(data_.data()), data_.size()}));
+      QUIVER_ASSIGN_OR_RETURN(
+          auto off, Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(offsets_.data()), offsets_.size() * 4}));
+      QUIVER_ASSIGN_OR_RETURN(auto data,
+                              Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(data_.data()), data_.size()}));
       a->buffers = {nullptr, off, data};
       return ArrayDataPtr(a);
     }
@@ -251,9 +258,9 @@ Order MakeOrder(uint64_t seed, const Counts& c, int64_t index) {
 }  // namespace
 
 const std::vector<TpchTable>& AllTpchTables() {
-  static const std::vector<TpchTable> kAll = {TpchTable::kRegion, TpchTable::kNation,   TpchTable::kSupplier,
-                                              TpchTable::kCustomer, TpchTable::kPart,   TpchTable::kPartSupp,
-                                              TpchTable::kOrders, TpchTable::kLineitem};
+  static const std::vector<TpchTable> kAll = {TpchTable::kRegion,   TpchTable::kNation,  TpchTable::kSupplier,
+                                              TpchTable::kCustomer, TpchTable::kPart,    TpchTable::kPartSupp,
+                                              TpchTable::kOrders,   TpchTable::kLineitem};
   return kAll;
 }
 
@@ -284,17 +291,20 @@ SchemaPtr TpchSchema(TpchTable t) {
     case TpchTable::kRegion:
       return MakeSchema({F("r_regionkey", int64()), F("r_name", utf8()), F("r_comment", utf8())});
     case TpchTable::kNation:
-      return MakeSchema({F("n_nationkey", int64()), F("n_name", utf8()), F("n_regionkey", int64()), F("n_comment", utf8())});
+      return MakeSchema(
+          {F("n_nationkey", int64()), F("n_name", utf8()), F("n_regionkey", int64()), F("n_comment", utf8())});
     case TpchTable::kSupplier:
-      return MakeSchema({F("s_suppkey", int64()), F("s_name", utf8()), F("s_address", utf8()), F("s_nationkey", int64()),
-                         F("s_phone", utf8()), F("s_acctbal", Money()), F("s_comment", utf8())});
+      return MakeSchema({F("s_suppkey", int64()), F("s_name", utf8()), F("s_address", utf8()),
+                         F("s_nationkey", int64()), F("s_phone", utf8()), F("s_acctbal", Money()),
+                         F("s_comment", utf8())});
     case TpchTable::kCustomer:
-      return MakeSchema({F("c_custkey", int64()), F("c_name", utf8()), F("c_address", utf8()), F("c_nationkey", int64()),
-                         F("c_phone", utf8()), F("c_acctbal", Money()), F("c_mktsegment", utf8()), F("c_comment", utf8())});
+      return MakeSchema({F("c_custkey", int64()), F("c_name", utf8()), F("c_address", utf8()),
+                         F("c_nationkey", int64()), F("c_phone", utf8()), F("c_acctbal", Money()),
+                         F("c_mktsegment", utf8()), F("c_comment", utf8())});
     case TpchTable::kPart:
       return MakeSchema({F("p_partkey", int64()), F("p_name", utf8()), F("p_mfgr", utf8()), F("p_brand", utf8()),
-                         F("p_type", utf8()), F("p_size", int32()), F("p_container", utf8()), F("p_retailprice", Money()),
-                         F("p_comment", utf8())});
+                         F("p_type", utf8()), F("p_size", int32()), F("p_container", utf8()),
+                         F("p_retailprice", Money()), F("p_comment", utf8())});
     case TpchTable::kPartSupp:
       return MakeSchema({F("ps_partkey", int64()), F("ps_suppkey", int64()), F("ps_availqty", int32()),
                          F("ps_supplycost", Money()), F("ps_comment", utf8())});
@@ -303,12 +313,11 @@ SchemaPtr TpchSchema(TpchTable t) {
                          F("o_totalprice", Money()), F("o_orderdate", date32()), F("o_orderpriority", utf8()),
                          F("o_clerk", utf8()), F("o_shippriority", int32()), F("o_comment", utf8())});
     case TpchTable::kLineitem:
-      return MakeSchema({F("l_orderkey", int64()), F("l_partkey", int64()), F("l_suppkey", int64()),
-                         F("l_linenumber", int32()), F("l_quantity", Money()), F("l_extendedprice", Money()),
-                         F("l_discount", Money()), F("l_tax", Money()), F("l_returnflag", utf8()),
-                         F("l_linestatus", utf8()), F("l_shipdate", date32()), F("l_commitdate", date32()),
-                         F("l_receiptdate", date32()), F("l_shipinstruct", utf8()), F("l_shipmode", utf8()),
-                         F("l_comment", utf8())});
+      return MakeSchema(
+          {F("l_orderkey", int64()), F("l_partkey", int64()), F("l_suppkey", int64()), F("l_linenumber", int32()),
+           F("l_quantity", Money()), F("l_extendedprice", Money()), F("l_discount", Money()), F("l_tax", Money()),
+           F("l_returnflag", utf8()), F("l_linestatus", utf8()), F("l_shipdate", date32()), F("l_commitdate", date32()),
+           F("l_receiptdate", date32()), F("l_shipinstruct", utf8()), F("l_shipmode", utf8()), F("l_comment", utf8())});
   }
   return nullptr;
 }
@@ -341,8 +350,8 @@ struct TpchGenerator::Impl {
   TpchOptions options;
   Counts counts{};
   SchemaPtr schema;
-  int64_t total = 0;     // units: rows, or orders for lineitem
-  int64_t next = 0;      // next unit
+  int64_t total = 0;  // units: rows, or orders for lineitem
+  int64_t next = 0;   // next unit
   int64_t rows_out = 0;
 
   Result<RecordBatchPtr> Generate() {
@@ -503,7 +512,8 @@ Result<std::unique_ptr<TpchGenerator>> TpchGenerator::Make(const TpchOptions& op
   impl->options = options;
   impl->counts = CountsFor(options.scale);
   impl->schema = TpchSchema(options.table);
-  impl->total = options.table == TpchTable::kLineitem ? impl->counts.orders : TpchRowCount(options.table, options.scale);
+  impl->total =
+      options.table == TpchTable::kLineitem ? impl->counts.orders : TpchRowCount(options.table, options.scale);
   return std::unique_ptr<TpchGenerator>(new TpchGenerator(std::move(impl)));
 }
 

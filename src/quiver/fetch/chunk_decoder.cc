@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "quiver/base/checked_math.h"
@@ -29,8 +29,7 @@ Result<ChunkPolicy> ParseChunkPolicy(std::string_view name) {
   if (name == "heap") return ChunkPolicy::kHeap;
   if (name == "mmap-after") return ChunkPolicy::kMmapAfter;
   if (name == "stream-mmap") return ChunkPolicy::kStreamMmap;
-  return Status::Invalid("unknown chunk policy '" + std::string(name) +
-                         "' (expected heap, mmap-after or stream-mmap)");
+  return Status::Invalid("unknown chunk policy '" + std::string(name) + "' (expected heap, mmap-after or stream-mmap)");
 }
 
 namespace {
@@ -68,8 +67,7 @@ std::string Bytes(int64_t n) { return std::to_string(n) + " bytes"; }
 // mapping (munmapped and uncharged on destruction) or a pool allocation.
 class ChunkBuffer final : public Buffer {
  public:
-  ChunkBuffer(uint8_t* data, int64_t size, int64_t map_bytes, PoolAllocation heap,
-              std::shared_ptr<MemoryPool> pool)
+  ChunkBuffer(uint8_t* data, int64_t size, int64_t map_bytes, PoolAllocation heap, std::shared_ptr<MemoryPool> pool)
       : Buffer(data, size, false), map_bytes_(map_bytes), heap_(heap), pool_(std::move(pool)) {}
   ~ChunkBuffer() override {
     if (map_bytes_ > 0) {
@@ -296,8 +294,7 @@ struct Lz4DctxDeleter {
 class ChunkDecoderImpl final : public ChunkDecoder {
  public:
   explicit ChunkDecoderImpl(ChunkDecoderOptions o)
-      : o_(std::move(o)),
-        out_(o_.pool, o_.policy != ChunkPolicy::kHeap, o_.max_live_mappings) {}
+      : o_(std::move(o)), out_(o_.pool, o_.policy != ChunkPolicy::kHeap, o_.max_live_mappings) {}
   ~ChunkDecoderImpl() override { FreeHeld(); }
 
   Status Init() {
@@ -423,11 +420,11 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     const int64_t bound = OutputBound();
     if (produced_ >= bound) {
       if (Exact() && produced_ >= o_.expected_bytes) {
-        return Status::Invalid(Label() + ": decompressed size exceeds bytesNum: expected " +
-                               Bytes(o_.expected_bytes) + ", actual more");
+        return Status::Invalid(Label() + ": decompressed size exceeds bytesNum: expected " + Bytes(o_.expected_bytes) +
+                               ", actual more");
       }
-      return Status::Invalid(Label() + ": decompressed size exceeds the limit of " + Bytes(bound) +
-                             " (received " + Bytes(received_) + ")");
+      return Status::Invalid(Label() + ": decompressed size exceeds the limit of " + Bytes(bound) + " (received " +
+                             Bytes(received_) + ")");
     }
     int64_t want;
     if (out_.capacity() == 0) {
@@ -505,10 +502,10 @@ class ChunkDecoderImpl final : public ChunkDecoder {
         if (hdr_len_ == LZ4F_MIN_SIZE_TO_KNOW_HEADER_LENGTH && hdr_size_ == 0) {
           size_t hs = LZ4F_headerSize(hdr_, hdr_len_);
           if (LZ4F_isError(hs) || hs > sizeof hdr_) {
-            return Status::Invalid(Label() + ": frame " + std::to_string(frames_) + " at byte " +
-                                   std::to_string(received_ - static_cast<int64_t>(in.size()) -
-                                                  static_cast<int64_t>(hdr_len_)) +
-                                   " is not an LZ4 frame: " + LZ4F_getErrorName(hs));
+            return Status::Invalid(
+                Label() + ": frame " + std::to_string(frames_) + " at byte " +
+                std::to_string(received_ - static_cast<int64_t>(in.size()) - static_cast<int64_t>(hdr_len_)) +
+                " is not an LZ4 frame: " + LZ4F_getErrorName(hs));
           }
           hdr_size_ = hs;
         }
@@ -574,8 +571,8 @@ class ChunkDecoderImpl final : public ChunkDecoder {
 
   Result<std::shared_ptr<Buffer>> FinishImpl() {
     if (o_.compressed_length >= 0 && received_ != o_.compressed_length) {
-      return Status::Invalid(Label() + ": body cut short: expected " + Bytes(o_.compressed_length) +
-                             ", actual " + Bytes(received_));
+      return Status::Invalid(Label() + ": body cut short: expected " + Bytes(o_.compressed_length) + ", actual " +
+                             Bytes(received_));
     }
     if (!Streaming()) {
       // heap / mmap-after: decompress the held body now, then drop it.
@@ -665,8 +662,8 @@ Result<std::unique_ptr<ChunkDecoder>> ChunkDecoder::Make(ChunkDecoderOptions opt
     const int64_t slack = options.lz4 ? int64_t{64} << 10 : 0;
     if (CheckedMul(options.compressed_length, ratio, &bound) && CheckedAdd(bound, slack, &bound) &&
         options.expected_bytes > bound) {
-      return Status::Invalid(options.chunk_label + ": bytesNum " + Bytes(options.expected_bytes) +
-                             " is more than " + Bytes(options.compressed_length) +
+      return Status::Invalid(options.chunk_label + ": bytesNum " + Bytes(options.expected_bytes) + " is more than " +
+                             Bytes(options.compressed_length) +
                              (options.lz4 ? " of LZ4 data can produce" : " of uncompressed data hold"));
     }
   }

@@ -29,8 +29,7 @@ Result<std::string> NewChunkId() {
   return id;
 }
 
-Result<std::unique_ptr<LocalChunkStore>> LocalChunkStore::Make(LocalChunkStoreOptions options,
-                                                               LinkSigner signer) {
+Result<std::unique_ptr<LocalChunkStore>> LocalChunkStore::Make(LocalChunkStoreOptions options, LinkSigner signer) {
   std::string dir = options.spill_dir;
   bool own = false;
   if (dir.empty()) {
@@ -52,8 +51,7 @@ Result<std::unique_ptr<LocalChunkStore>> LocalChunkStore::Make(LocalChunkStoreOp
   return std::unique_ptr<LocalChunkStore>(new LocalChunkStore(std::move(options), signer, dir, own));
 }
 
-LocalChunkStore::LocalChunkStore(LocalChunkStoreOptions options, LinkSigner signer, std::string spill_dir,
-                                 bool own_dir)
+LocalChunkStore::LocalChunkStore(LocalChunkStoreOptions options, LinkSigner signer, std::string spill_dir, bool own_dir)
     : options_(std::move(options)), signer_(signer), spill_dir_(std::move(spill_dir)), own_spill_dir_(own_dir) {}
 
 LocalChunkStore::~LocalChunkStore() {
@@ -119,8 +117,8 @@ Result<std::string> LocalChunkStore::Put(std::shared_ptr<Buffer> bytes, int64_t 
       return Status::OutOfMemory("chunk store: a chunk of " + std::to_string(size) +
                                  " bytes fits neither the memory budget (" + std::to_string(stats_.memory_bytes) +
                                  " of " + std::to_string(options_.memory_budget_bytes) +
-                                 " bytes held) nor the spill limit (" + std::to_string(stats_.spilled_bytes) +
-                                 " of " + std::to_string(options_.spill_limit_bytes) + " bytes used)");
+                                 " bytes held) nor the spill limit (" + std::to_string(stats_.spilled_bytes) + " of " +
+                                 std::to_string(options_.spill_limit_bytes) + " bytes used)");
     }
     // Reserve the spill bytes before writing outside the lock.
     stats_.spilled_bytes += size;

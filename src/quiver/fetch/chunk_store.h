@@ -68,10 +68,10 @@ struct LocalChunkStoreOptions {
 
 /// Counters of a LocalChunkStore.
 struct ChunkStoreStats {
-  int64_t chunks = 0;             ///< live chunks
-  int64_t memory_bytes = 0;       ///< bytes of live in-memory chunks
-  int64_t spilled_bytes = 0;      ///< bytes of live spill files
-  int64_t spilled_chunks = 0;     ///< live spilled chunks
+  int64_t chunks = 0;          ///< live chunks
+  int64_t memory_bytes = 0;    ///< bytes of live in-memory chunks
+  int64_t spilled_bytes = 0;   ///< bytes of live spill files
+  int64_t spilled_chunks = 0;  ///< live spilled chunks
   int64_t peak_memory_bytes = 0;
   int64_t total_spilled_chunks = 0;  ///< chunks ever spilled
 };

@@ -33,8 +33,7 @@ class PoolBufferSink : public ipc::OutputStream {
   }
   int64_t position() const override { return size_; }
   std::span<const uint8_t> bytes() const {
-    return buffer_ ? std::span<const uint8_t>(buffer_->data(), static_cast<size_t>(size_))
-                   : std::span<const uint8_t>();
+    return buffer_ ? std::span<const uint8_t>(buffer_->data(), static_cast<size_t>(size_)) : std::span<const uint8_t>();
   }
   /// The written bytes in an exact-size buffer (the sink is empty after).
   Result<std::shared_ptr<Buffer>> Finish() {
@@ -86,8 +85,7 @@ Result<std::shared_ptr<Buffer>> Lz4FrameDecompress(std::span<const uint8_t> fram
   if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
     return Status::OutOfMemory("LZ4F_createDecompressionContext failed");
   }
-  std::unique_ptr<LZ4F_dctx, decltype(&LZ4F_freeDecompressionContext)> guard(dctx,
-                                                                             LZ4F_freeDecompressionContext);
+  std::unique_ptr<LZ4F_dctx, decltype(&LZ4F_freeDecompressionContext)> guard(dctx, LZ4F_freeDecompressionContext);
   LZ4F_frameInfo_t info;
   size_t consumed = frame.size();
   size_t r = LZ4F_getFrameInfo(dctx, &info, frame.data(), &consumed);
@@ -96,8 +94,8 @@ Result<std::shared_ptr<Buffer>> Lz4FrameDecompress(std::span<const uint8_t> fram
     // contentSize 0 means "not present" (or a truly empty frame).
   }
   if (info.contentSize > static_cast<unsigned long long>(max_output_bytes)) {
-    return Status::Invalid("LZ4 frame declares " + std::to_string(info.contentSize) +
-                           " bytes, above the limit " + std::to_string(max_output_bytes));
+    return Status::Invalid("LZ4 frame declares " + std::to_string(info.contentSize) + " bytes, above the limit " +
+                           std::to_string(max_output_bytes));
   }
   const int64_t size = static_cast<int64_t>(info.contentSize);
   QUIVER_ASSIGN_OR_RETURN(auto out, Buffer::Allocate(pool, size));
@@ -112,20 +110,17 @@ Result<std::shared_ptr<Buffer>> Lz4FrameDecompress(std::span<const uint8_t> fram
     out_pos += dst;
     if (r == 0) break;  // frame complete (checksum verified)
     if (src == 0 && dst == 0) {
-      return Status::Invalid("LZ4 frame truncated or larger than its declared content size " +
-                             std::to_string(size));
+      return Status::Invalid("LZ4 frame truncated or larger than its declared content size " + std::to_string(size));
     }
   }
   if (out_pos != static_cast<size_t>(size) || in_pos != frame.size()) {
     return Status::Invalid("LZ4 frame: decoded " + std::to_string(out_pos) + " of " + std::to_string(size) +
-                           " bytes, consumed " + std::to_string(in_pos) + " of " +
-                           std::to_string(frame.size()));
+                           " bytes, consumed " + std::to_string(in_pos) + " of " + std::to_string(frame.size()));
   }
   return out;
 }
 
-ChunkWriter::ChunkWriter(RecordBatchStream* input, ChunkWriterOptions options)
-    : input_(input), options_(options) {}
+ChunkWriter::ChunkWriter(RecordBatchStream* input, ChunkWriterOptions options) : input_(input), options_(options) {}
 ChunkWriter::~ChunkWriter() = default;
 
 Result<std::unique_ptr<ChunkWriter>> ChunkWriter::Make(RecordBatchStream* input, ChunkWriterOptions options) {

@@ -40,12 +40,12 @@ struct ChunkWriterOptions {
 
 /// One finished chunk.
 struct Chunk {
-  int64_t index = 0;             ///< 0-based position in the result
-  int64_t start_row_offset = 0;  ///< result row of the chunk's first row
-  int64_t row_count = 0;         ///< rows in the chunk (>= 0)
-  int64_t ipc_bytes = 0;         ///< uncompressed IPC stream size (Thrift bytesNum)
+  int64_t index = 0;                 ///< 0-based position in the result
+  int64_t start_row_offset = 0;      ///< result row of the chunk's first row
+  int64_t row_count = 0;             ///< rows in the chunk (>= 0)
+  int64_t ipc_bytes = 0;             ///< uncompressed IPC stream size (Thrift bytesNum)
   int64_t schema_message_bytes = 0;  ///< size of the leading schema message in the IPC stream
-  bool lz4 = false;              ///< `bytes` is an LZ4 frame of the IPC stream
+  bool lz4 = false;                  ///< `bytes` is an LZ4 frame of the IPC stream
   /// The served bytes (LZ4 frame or raw IPC stream), charged to the writer's
   /// pool, size == capacity. Shared: the store and downloads may hold it.
   std::shared_ptr<Buffer> bytes;

@@ -50,8 +50,8 @@ std::string RedactUrl(const std::string& url);
 
 struct HttpRequest {
   std::string url;
-  const std::string* post_body = nullptr;  ///< POST when set, else GET
-  std::vector<std::string> headers;        ///< "Name: value"
+  const std::string* post_body = nullptr;     ///< POST when set, else GET
+  std::vector<std::string> headers;           ///< "Name: value"
   const std::string* bearer_token = nullptr;  ///< sent as Authorization; never logged
   TlsOptions tls;
   int64_t connect_timeout_ms = 10000;

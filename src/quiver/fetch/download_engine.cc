@@ -112,7 +112,8 @@ bool StartsWithNoCase(const char* s, size_t n, const char* prefix) {
   const size_t m = std::strlen(prefix);
   if (n < m) return false;
   for (size_t i = 0; i < m; ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
   }
   return true;
 }
@@ -161,9 +162,9 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       c->stats->restarts += 1;
     }
     if (c->status == 206 && (c->range_from == 0 || c->content_range_start != c->range_from)) {
-      c->write_error = Status::IOError(c->label + ": HTTP 206 with Content-Range start " +
-                                       std::to_string(c->content_range_start) + ", expected " +
-                                       std::to_string(c->range_from));
+      c->write_error =
+          Status::IOError(c->label + ": HTTP 206 with Content-Range start " + std::to_string(c->content_range_start) +
+                          ", expected " + std::to_string(c->range_from));
       c->decoder.reset();
       c->range_from = 0;
       return 0;
@@ -427,7 +428,8 @@ class EngineImpl final : public DownloadEngine {
     curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     ApplyTls(e, o_.tls);
     c->last_progress = Clock::now();
-    if (curl_multi_add_handle(multi_, e) != CURLM_OK) return Status::IOError(c->label + ": curl_multi_add_handle failed");
+    if (curl_multi_add_handle(multi_, e) != CURLM_OK)
+      return Status::IOError(c->label + ": curl_multi_add_handle failed");
     c->state = Chunk::State::kActive;
     return Status::OK();
   }
@@ -545,7 +547,8 @@ class EngineImpl final : public DownloadEngine {
       return Status::IOError(c->label + ": " + what);
     }
     if (!c->write_error.ok()) return Retry(c, c->write_error);
-    std::string what = std::string(curl_easy_strerror(rc)) + (c->error_buffer[0] ? std::string(" (") + c->error_buffer + ")" : "");
+    std::string what =
+        std::string(curl_easy_strerror(rc)) + (c->error_buffer[0] ? std::string(" (") + c->error_buffer + ")" : "");
     if (rc == CURLE_OPERATION_TIMEDOUT) return Retry(c, Status::Timeout(what));
     switch (rc) {
       case CURLE_PARTIAL_FILE:
@@ -555,10 +558,8 @@ class EngineImpl final : public DownloadEngine {
       case CURLE_COULDNT_CONNECT:
       case CURLE_HTTP2:
       case CURLE_HTTP2_STREAM:
-      case CURLE_SSL_CONNECT_ERROR:
-        return Retry(c, Status::IOError(what));
-      default:
-        return Status::IOError(c->label + ": download failed: " + what);
+      case CURLE_SSL_CONNECT_ERROR: return Retry(c, Status::IOError(what));
+      default: return Status::IOError(c->label + ": download failed: " + what);
     }
   }
 
@@ -603,8 +604,8 @@ class EngineImpl final : public DownloadEngine {
           curl_multi_remove_handle(multi_, c->easy.get());
           c->easy.reset();
           c->headers.reset();
-          QUIVER_RETURN_NOT_OK(Retry(c.get(), Status::Timeout("no byte received for " +
-                                                              std::to_string(o_.stall_timeout_ms) + " ms")));
+          QUIVER_RETURN_NOT_OK(
+              Retry(c.get(), Status::Timeout("no byte received for " + std::to_string(o_.stall_timeout_ms) + " ms")));
         } else {
           next_wake = std::min(next_wake, c->last_progress + stall);
         }
@@ -656,8 +657,8 @@ class EngineImpl final : public DownloadEngine {
 
 Result<std::unique_ptr<DownloadEngine>> DownloadEngine::Start(std::shared_ptr<ProtocolClient> client,
                                                               OperationHandle operation, bool lz4,
-                                                              std::optional<FetchPage> first_page,
-                                                              bool close_operation, DownloadOptions options) {
+                                                              std::optional<FetchPage> first_page, bool close_operation,
+                                                              DownloadOptions options) {
   if (options.pool == nullptr) return Status::Invalid("DownloadEngine: pool is required");
   if (!client) return Status::Invalid("DownloadEngine: client is required");
   if (options.window_bytes <= 0) return Status::Invalid("DownloadEngine: window_bytes must be > 0");

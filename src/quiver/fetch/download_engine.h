@@ -134,8 +134,8 @@ class DownloadEngine {
   /// any. Invalid for bad options.
   static Result<std::unique_ptr<DownloadEngine>> Start(std::shared_ptr<ProtocolClient> client,
                                                        OperationHandle operation, bool lz4,
-                                                       std::optional<FetchPage> first_page,
-                                                       bool close_operation, DownloadOptions options);
+                                                       std::optional<FetchPage> first_page, bool close_operation,
+                                                       DownloadOptions options);
   /// Cancels what is still running (no CancelOperation unless Cancel() was
   /// called) and joins the thread.
   virtual ~DownloadEngine() = default;

@@ -141,8 +141,8 @@ class FetchResult::Impl {
       }
       if (page && page_batch < page->arrow_batches.size()) {
         const InlineBatch& ib = page->arrow_batches[page_batch++];
-        const std::string where = "inline batch (rows [" + std::to_string(next_row) + ", " +
-                                  std::to_string(next_row + ib.row_count) + "))";
+        const std::string where =
+            "inline batch (rows [" + std::to_string(next_row) + ", " + std::to_string(next_row + ib.row_count) + "))";
         if (ib.row_count < 0) return Status::Invalid(where + ": negative rowCount");
         std::string message = ib.batch;
         if (statement.info.lz4_compressed) {
@@ -150,13 +150,16 @@ class FetchResult::Impl {
           d.pool = o.download.pool;
           d.policy = ChunkPolicy::kHeap;
           d.chunk_label = where;
-          QUIVER_ASSIGN_OR_RETURN(auto raw, DecodeChunk({reinterpret_cast<const uint8_t*>(message.data()), message.size()}, d));
+          QUIVER_ASSIGN_OR_RETURN(auto raw,
+                                  DecodeChunk({reinterpret_cast<const uint8_t*>(message.data()), message.size()}, d));
           message.assign(reinterpret_cast<const char*>(raw->data()), static_cast<size_t>(raw->size()));
         }
         std::string stream = statement.info.arrow_schema_message + message;
         const uint8_t eos[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
         stream.append(reinterpret_cast<const char*>(eos), sizeof eos);
-        QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::CopyOf(o.download.pool, {reinterpret_cast<const uint8_t*>(stream.data()), stream.size()}));
+        QUIVER_ASSIGN_OR_RETURN(
+            auto buf,
+            Buffer::CopyOf(o.download.pool, {reinterpret_cast<const uint8_t*>(stream.data()), stream.size()}));
         ipc::ReadOptions ro;
         ro.pool = o.download.pool;
         auto r = ipc::RecordBatchReader::Open(buf, ro);
@@ -185,7 +188,8 @@ class FetchResult::Impl {
         statement.first_page.reset();
         fetched_any = true;
       } else {
-        QUIVER_ASSIGN_OR_RETURN(FetchPage p, client->Fetch(statement.operation, !fetched_any, next_row, o.download.page_rows));
+        QUIVER_ASSIGN_OR_RETURN(FetchPage p,
+                                client->Fetch(statement.operation, !fetched_any, next_row, o.download.page_rows));
         fetched_any = true;
         if (!p.links.empty()) return Status::NotImplemented("links in an inline Arrow result");
         page = std::move(p);
@@ -243,9 +247,9 @@ Result<std::unique_ptr<FetchResult>> FetchResult::Open(std::shared_ptr<ProtocolC
   }
   std::optional<FetchPage> first = std::move(im.statement.first_page);
   im.statement.first_page.reset();
-  QUIVER_ASSIGN_OR_RETURN(im.engine, DownloadEngine::Start(client, im.statement.operation,
-                                                           im.statement.info.lz4_compressed, std::move(first),
-                                                           !im.statement.closed_by_server, options.download));
+  QUIVER_ASSIGN_OR_RETURN(im.engine,
+                          DownloadEngine::Start(client, im.statement.operation, im.statement.info.lz4_compressed,
+                                                std::move(first), !im.statement.closed_by_server, options.download));
   if (!im.schema) {
     // No arrowSchema: the first chunk's schema is the result's.
     QUIVER_ASSIGN_OR_RETURN(auto chunk, im.engine->Next());
@@ -288,8 +292,6 @@ void FetchResult::Cancel() {
   if (impl_->engine) impl_->engine->Cancel();
 }
 
-const DownloadStats* FetchResult::download_stats() const {
-  return impl_->engine ? &impl_->engine->stats() : nullptr;
-}
+const DownloadStats* FetchResult::download_stats() const { return impl_->engine ? &impl_->engine->stats() : nullptr; }
 
 }  // namespace quiver::fetch

@@ -51,8 +51,8 @@ class FetchResult : public RecordBatchStream {
   static Result<std::unique_ptr<FetchResult>> Query(ConnectionOptions connection, const std::string& sql,
                                                     FetchOptions options);
   /// Opens the result of a finished statement of `client`.
-  static Result<std::unique_ptr<FetchResult>> Open(std::shared_ptr<ProtocolClient> client,
-                                                   StatementResult statement, FetchOptions options);
+  static Result<std::unique_ptr<FetchResult>> Open(std::shared_ptr<ProtocolClient> client, StatementResult statement,
+                                                   FetchOptions options);
   ~FetchResult() override;
 
   /// The result's schema (arrowSchema, else the first chunk's; an empty

@@ -66,8 +66,8 @@ std::string LinkSigner::Query(std::string_view id, int64_t expiry_ms) const {
   return "e=" + std::to_string(expiry_ms) + "&s=" + Sign(id, expiry_ms);
 }
 
-LinkCheck LinkSigner::Verify(std::string_view id, std::string_view expiry_text,
-                             std::string_view signature_hex, int64_t now_ms) const {
+LinkCheck LinkSigner::Verify(std::string_view id, std::string_view expiry_text, std::string_view signature_hex,
+                             int64_t now_ms) const {
   if (!IsValidChunkId(id)) return LinkCheck::kMalformed;
   if (expiry_text.empty() || expiry_text.size() > 18) return LinkCheck::kMalformed;
   int64_t expiry_ms = 0;
@@ -94,8 +94,7 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 }
 
 int64_t NowEpochMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 

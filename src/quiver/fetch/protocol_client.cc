@@ -27,7 +27,8 @@ Result<SchemaPtr> DecodeSchemaMessage(const std::string& message, MemoryPool* po
   std::string stream = message;
   const uint8_t eos[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
   stream.append(reinterpret_cast<const char*>(eos), sizeof eos);
-  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(stream.data()), stream.size()}));
+  QUIVER_ASSIGN_OR_RETURN(auto buf,
+                          Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(stream.data()), stream.size()}));
   ipc::ReadOptions ro;
   ro.pool = pool;
   QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::Open(buf, ro));
@@ -129,8 +130,8 @@ class ProtocolClient::Impl {
     try {
       // The maximum message size is the reply's length: Thrift refuses any
       // string or container whose claimed size exceeds the bytes left.
-      auto config = std::make_shared<TConfiguration>(static_cast<int>(reply.size()) + 1,
-                                                     static_cast<int>(reply.size()) + 1, 64);
+      auto config =
+          std::make_shared<TConfiguration>(static_cast<int>(reply.size()) + 1, static_cast<int>(reply.size()) + 1, 64);
       auto in = std::make_shared<TMemoryBuffer>(reinterpret_cast<uint8_t*>(reply.data()),
                                                 static_cast<uint32_t>(reply.size()), TMemoryBuffer::OBSERVE, config);
       auto proto = std::make_shared<TBinaryProtocol>(in);
@@ -280,9 +281,7 @@ Result<StatementResult> ProtocolClient::Execute(const std::string& sql, int64_t 
       return m;
     };
     switch (state) {
-      case tcli::TOperationState::FINISHED_STATE:
-        finished = true;
-        break;
+      case tcli::TOperationState::FINISHED_STATE: finished = true; break;
       case tcli::TOperationState::INITIALIZED_STATE:
       case tcli::TOperationState::RUNNING_STATE:
       case tcli::TOperationState::PENDING_STATE:
@@ -293,8 +292,7 @@ Result<StatementResult> ProtocolClient::Execute(const std::string& sql, int64_t 
         return Status::Cancelled("the statement was canceled on the server: " + server_message());
       case tcli::TOperationState::TIMEDOUT_STATE:
         return Status::Timeout("the statement timed out on the server: " + server_message());
-      case tcli::TOperationState::ERROR_STATE:
-        return Status::IOError("the statement failed: " + server_message());
+      case tcli::TOperationState::ERROR_STATE: return Status::IOError("the statement failed: " + server_message());
       default:
         return Status::Invalid("GetOperationStatus: unexpected operation state " +
                                std::to_string(static_cast<int>(state)) + ": " + server_message());

@@ -145,8 +145,7 @@ class ProtocolClient {
   /// FetchResults. `first` sends FETCH_FIRST, otherwise FETCH_NEXT;
   /// `start_row_offset` >= 0 is sent as startRowOffset (paging by explicit
   /// offset, and link refresh). `max_rows` is the page size requested.
-  Result<FetchPage> Fetch(const OperationHandle& op, bool first, int64_t start_row_offset,
-                          int64_t max_rows = 100000);
+  Result<FetchPage> Fetch(const OperationHandle& op, bool first, int64_t start_row_offset, int64_t max_rows = 100000);
 
   Status CancelOperation(const OperationHandle& op);
   Status CloseOperation(const OperationHandle& op);

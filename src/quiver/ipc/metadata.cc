@@ -12,8 +12,7 @@ KeyValueMetadata MetadataFrom(const flatbuffers::Vector<flatbuffers::Offset<fb::
   out.reserve(kvs->size());
   for (const fb::KeyValue* kv : *kvs) {
     if (kv == nullptr) continue;
-    out.emplace_back(kv->key() ? kv->key()->str() : std::string(),
-                     kv->value() ? kv->value()->str() : std::string());
+    out.emplace_back(kv->key() ? kv->key()->str() : std::string(), kv->value() ? kv->value()->str() : std::string());
   }
   return out;
 }
@@ -43,8 +42,7 @@ Result<TimeUnit> UnitFrom(fb::TimeUnit unit, const std::string& path) {
     case fb::TimeUnit::MICROSECOND: return TimeUnit::kMicro;
     case fb::TimeUnit::NANOSECOND: return TimeUnit::kNano;
   }
-  return Status::Invalid("field '" + path + "': unknown time unit " +
-                         std::to_string(static_cast<int>(unit)));
+  return Status::Invalid("field '" + path + "': unknown time unit " + std::to_string(static_cast<int>(unit)));
 }
 
 fb::TimeUnit UnitTo(TimeUnit unit) {
@@ -69,8 +67,7 @@ Result<DataTypePtr> IntFrom(const fb::Int* t, const std::string& path) {
   return AtField(MakeIntegerType(t->bit_width(), t->is_signed()), path);
 }
 
-Status ExpectChildren(const std::vector<FieldPtr>& children, size_t n, const std::string& path,
-                      const char* type_name) {
+Status ExpectChildren(const std::vector<FieldPtr>& children, size_t n, const std::string& path, const char* type_name) {
   if (children.size() != n) {
     return Status::Invalid("field '" + path + "': " + type_name + " needs " + std::to_string(n) +
                            " child field(s), got " + std::to_string(children.size()));
@@ -78,11 +75,9 @@ Status ExpectChildren(const std::vector<FieldPtr>& children, size_t n, const std
   return Status::OK();
 }
 
-Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int depth,
-                           const std::string& parent_path);
+Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int depth, const std::string& parent_path);
 
-Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
-                             const std::string& path) {
+Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children, const std::string& path) {
   using T = fb::Type;
   if (f->type_type() != T::NONE && f->type() == nullptr) {
     return Status::Invalid("field '" + path + "': " + std::string(fb::EnumNameType(f->type_type())) +
@@ -140,9 +135,7 @@ Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
       }
       return Status::Invalid("field '" + path + "': unknown interval unit");
     }
-    case T::List:
-      QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list"));
-      return list(children[0]);
+    case T::List: QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list")); return list(children[0]);
     case T::LargeList:
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list"));
       return large_list(children[0]);
@@ -156,8 +149,7 @@ Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "fixed_size_list"));
       return AtField(MakeFixedSizeListType(children[0], f->type_as_FixedSizeList()->list_size()), path);
     }
-    case T::FixedSizeBinary:
-      return AtField(MakeFixedSizeBinaryType(f->type_as_FixedSizeBinary()->byte_width()), path);
+    case T::FixedSizeBinary: return AtField(MakeFixedSizeBinaryType(f->type_as_FixedSizeBinary()->byte_width()), path);
     case T::Struct_: return struct_(std::move(children));
     case T::Map: {
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 1, path, "map"));
@@ -177,21 +169,19 @@ Result<DataTypePtr> TypeFrom(const fb::Field* f, std::vector<FieldPtr> children,
       QUIVER_RETURN_NOT_OK(ExpectChildren(children, 2, path, "run_end_encoded"));
       return AtField(MakeRunEndEncodedType(children[0], children[1]), path);
     }
-    case T::NONE:
-      return Status::Invalid("field '" + path + "': type missing");
+    case T::NONE: return Status::Invalid("field '" + path + "': type missing");
   }
   return Status::NotImplemented("field '" + path + "': unknown type (union value " +
                                 std::to_string(static_cast<int>(f->type_type())) + ")");
 }
 
-Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int depth,
-                           const std::string& parent_path) {
+Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int depth, const std::string& parent_path) {
   if (f == nullptr) return Status::Invalid("field '" + parent_path + "': null field entry");
   std::string name = f->name() ? f->name()->str() : std::string();
   std::string path = parent_path.empty() ? name : parent_path + "." + name;
   if (depth > options.max_nesting_depth) {
-    return Status::Invalid("field '" + path + "': nesting deeper than " +
-                           std::to_string(options.max_nesting_depth) + " levels");
+    return Status::Invalid("field '" + path + "': nesting deeper than " + std::to_string(options.max_nesting_depth) +
+                           " levels");
   }
   std::vector<FieldPtr> children;
   if (f->children() != nullptr) {
@@ -212,14 +202,12 @@ Result<FieldPtr> FieldFrom(const fb::Field* f, const ReadOptions& options, int d
     dictionary_id = d->id();
     type = dictionary(index, type, d->is_ordered());
   }
-  return field(std::move(name), std::move(type), f->nullable(), MetadataFrom(f->custom_metadata()),
-               dictionary_id);
+  return field(std::move(name), std::move(type), f->nullable(), MetadataFrom(f->custom_metadata()), dictionary_id);
 }
 
 // ---- writing ------------------------------------------------------------
 
-Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> MetadataTo(FlatBufferBuilder& b,
-                                                            const KeyValueMetadata& md) {
+Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> MetadataTo(FlatBufferBuilder& b, const KeyValueMetadata& md) {
   if (md.empty()) return 0;
   std::vector<Offset<fb::KeyValue>> kvs;
   for (const auto& [k, v] : md) {
@@ -241,9 +229,14 @@ std::pair<fb::Type, Offset<void>> TypeTo(FlatBufferBuilder& b, const DataType& t
   switch (t.id) {
     case TypeId::kNull: return {T::Null, fb::CreateNull(b).Union()};
     case TypeId::kBool: return {T::Bool, fb::CreateBool(b).Union()};
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      return {T::Int, IntTo(b, t).Union()};
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64: return {T::Int, IntTo(b, t).Union()};
     case TypeId::kFloat16: return {T::FloatingPoint, fb::CreateFloatingPoint(b, fb::Precision::HALF).Union()};
     case TypeId::kFloat32: return {T::FloatingPoint, fb::CreateFloatingPoint(b, fb::Precision::SINGLE).Union()};
     case TypeId::kFloat64: return {T::FloatingPoint, fb::CreateFloatingPoint(b, fb::Precision::DOUBLE).Union()};
@@ -266,7 +259,8 @@ std::pair<fb::Type, Offset<void>> TypeTo(FlatBufferBuilder& b, const DataType& t
     case TypeId::kDuration: return {T::Duration, fb::CreateDuration(b, UnitTo(t.unit)).Union()};
     case TypeId::kIntervalYearMonth: return {T::Interval, fb::CreateInterval(b, fb::IntervalUnit::YEAR_MONTH).Union()};
     case TypeId::kIntervalDayTime: return {T::Interval, fb::CreateInterval(b, fb::IntervalUnit::DAY_TIME).Union()};
-    case TypeId::kIntervalMonthDayNano: return {T::Interval, fb::CreateInterval(b, fb::IntervalUnit::MONTH_DAY_NANO).Union()};
+    case TypeId::kIntervalMonthDayNano:
+      return {T::Interval, fb::CreateInterval(b, fb::IntervalUnit::MONTH_DAY_NANO).Union()};
     case TypeId::kList: return {T::List, fb::CreateList(b).Union()};
     case TypeId::kLargeList: return {T::LargeList, fb::CreateLargeList(b).Union()};
     case TypeId::kListView: return {T::ListView, fb::CreateListView(b).Union()};
@@ -278,7 +272,9 @@ std::pair<fb::Type, Offset<void>> TypeTo(FlatBufferBuilder& b, const DataType& t
     case TypeId::kDenseUnion: {
       std::vector<int32_t> codes(t.type_codes.begin(), t.type_codes.end());
       auto v = b.CreateVector(codes);
-      return {T::Union, fb::CreateUnion(b, t.id == TypeId::kDenseUnion ? fb::UnionMode::Dense : fb::UnionMode::Sparse, v).Union()};
+      return {
+          T::Union,
+          fb::CreateUnion(b, t.id == TypeId::kDenseUnion ? fb::UnionMode::Dense : fb::UnionMode::Sparse, v).Union()};
     }
     case TypeId::kRunEndEncoded: return {T::RunEndEncoded, fb::CreateRunEndEncoded(b).Union()};
     case TypeId::kDictionary: return TypeTo(b, *t.value_type);
@@ -304,8 +300,7 @@ Offset<fb::Field> FieldTo(FlatBufferBuilder& b, const Field& f) {
 }
 
 template <typename Root>
-Result<const Root*> VerifyRoot(std::span<const uint8_t> bytes, const ReadOptions& options,
-                               const char* what) {
+Result<const Root*> VerifyRoot(std::span<const uint8_t> bytes, const ReadOptions& options, const char* what) {
   if (bytes.size() < 8) {
     return Status::Invalid(std::string(what) + " flatbuffer of " + std::to_string(bytes.size()) +
                            " bytes is too small");
@@ -316,8 +311,8 @@ Result<const Root*> VerifyRoot(std::span<const uint8_t> bytes, const ReadOptions
   vo.check_alignment = true;
   flatbuffers::Verifier verifier(bytes.data(), bytes.size(), vo);
   if (!verifier.VerifyBuffer<Root>(nullptr)) {
-    return Status::Invalid(std::string(what) + " flatbuffer failed verification (" +
-                           std::to_string(bytes.size()) + " bytes)");
+    return Status::Invalid(std::string(what) + " flatbuffer failed verification (" + std::to_string(bytes.size()) +
+                           " bytes)");
   }
   return flatbuffers::GetRoot<Root>(bytes.data());
 }

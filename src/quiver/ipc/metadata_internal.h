@@ -38,8 +38,7 @@ Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema* schema, const ReadOptio
 
 /// Serialises a schema into `builder` (dictionary fields carry their value
 /// type and a DictionaryEncoding with their id and index type).
-flatbuffers::Offset<fb::Schema> SchemaToFlatbuffer(flatbuffers::FlatBufferBuilder& builder,
-                                                   const Schema& schema);
+flatbuffers::Offset<fb::Schema> SchemaToFlatbuffer(flatbuffers::FlatBufferBuilder& builder, const Schema& schema);
 
 /// Copies custom metadata (Schema, Field or Message custom_metadata) into
 /// ordered key/value pairs, keeping order and repeated keys; a missing key

@@ -71,17 +71,15 @@ std::string DescribeNonIpc(std::span<const uint8_t> head) {
 /// (a stream's first message), where an implausible legacy length means the
 /// input is not Arrow IPC at all (issue 10 item 6); `input_bytes` is the
 /// input's whole size when known (else -1).
-Result<FramePrefix> DecodeFramePrefix(std::span<const uint8_t> bytes, int64_t index,
-                                      const ReadOptions& options, bool at_input_start = false,
-                                      int64_t input_bytes = -1) {
+Result<FramePrefix> DecodeFramePrefix(std::span<const uint8_t> bytes, int64_t index, const ReadOptions& options,
+                                      bool at_input_start = false, int64_t input_bytes = -1) {
   FramePrefix out;
   if (bytes.empty()) {
     out.end_of_stream = true;  // stream ended without an end-of-stream marker
     return out;
   }
   if (bytes.size() < 4) {
-    return Status::Invalid(Msg(index) + ": truncated message prefix (" + std::to_string(bytes.size()) +
-                           " of 4 bytes)");
+    return Status::Invalid(Msg(index) + ": truncated message prefix (" + std::to_string(bytes.size()) + " of 4 bytes)");
   }
   uint32_t first = bit_util::LoadLE<uint32_t>(bytes.data());
   int64_t len;
@@ -102,14 +100,14 @@ Result<FramePrefix> DecodeFramePrefix(std::span<const uint8_t> bytes, int64_t in
   }
   const std::string looks = at_input_start && out.prefix_bytes == 4 ? DescribeNonIpc(bytes) : std::string();
   if (at_input_start && out.prefix_bytes == 4 &&
-      (len < 0 || len > options.max_metadata_bytes || (input_bytes >= 0 && len > input_bytes - 4) ||
-       !looks.empty())) {
+      (len < 0 || len > options.max_metadata_bytes || (input_bytes >= 0 && len > input_bytes - 4) || !looks.empty())) {
     // Neither the ARROW1 magic (checked before), nor a continuation marker,
     // nor a plausible legacy (pre-0.15) metadata length, or a known magic of
     // another format.
     return Status::Invalid("not Arrow IPC data" + (looks.empty() ? std::string() : " (it looks like " + looks + ")") +
                            ": no ARROW1 magic, no continuation marker, and the first 4 bytes read as a metadata "
-                           "length of " + std::to_string(len) + " bytes");
+                           "length of " +
+                           std::to_string(len) + " bytes");
   }
   if (len < 0) {
     return Status::Invalid(Msg(index) + ": negative metadata length " + std::to_string(len));
@@ -136,8 +134,7 @@ Result<std::shared_ptr<Buffer>> Aligned(std::shared_ptr<Buffer> buf, MemoryPool*
   return Buffer::CopyOf(pool, buf->span());
 }
 
-Result<RawMessage> ParseMetadata(std::shared_ptr<Buffer> metadata, int64_t index,
-                                 const ReadOptions& options) {
+Result<RawMessage> ParseMetadata(std::shared_ptr<Buffer> metadata, int64_t index, const ReadOptions& options) {
   RawMessage raw;
   raw.index = index;
   QUIVER_ASSIGN_OR_RETURN(raw.metadata, Aligned(std::move(metadata), options.pool));
@@ -149,8 +146,8 @@ Result<RawMessage> ParseMetadata(std::shared_ptr<Buffer> metadata, int64_t index
     return Status::Invalid(Msg(index) + ": negative body length " + std::to_string(body_len));
   }
   if (body_len > options.max_body_bytes) {
-    return Status::Invalid(Msg(index) + ": body length " + std::to_string(body_len) +
-                           " exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
+    return Status::Invalid(Msg(index) + ": body length " + std::to_string(body_len) + " exceeds the limit of " +
+                           std::to_string(options.max_body_bytes) + " bytes");
   }
   return raw;
 }
@@ -174,16 +171,16 @@ class BufferMessageSource : public MessageSource {
     if (done_) return std::optional<RawMessage>();
     const int64_t avail = bytes_->size() - pos_;
     const auto head = std::span<const uint8_t>(bytes_->data() + pos_, static_cast<size_t>(std::min<int64_t>(avail, 8)));
-    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix(head, index_, options_, index_ == 0 && pos_ == 0,
-                                                              bytes_->size()));
+    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp,
+                            DecodeFramePrefix(head, index_, options_, index_ == 0 && pos_ == 0, bytes_->size()));
     if (fp.end_of_stream) {
       done_ = true;
       return std::optional<RawMessage>();
     }
     if (!RangeInBounds(pos_ + fp.prefix_bytes, fp.metadata_bytes, bytes_->size())) {
       return Status::Invalid(Msg(index_) + ": metadata of " + std::to_string(fp.metadata_bytes) +
-                             " bytes runs past the end of the input (" +
-                             std::to_string(avail - fp.prefix_bytes) + " bytes left)");
+                             " bytes runs past the end of the input (" + std::to_string(avail - fp.prefix_bytes) +
+                             " bytes left)");
     }
     auto meta = Buffer::Slice(bytes_, pos_ + fp.prefix_bytes, fp.metadata_bytes);
     QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ParseMetadata(std::move(meta), index_, options_));
@@ -191,8 +188,8 @@ class BufferMessageSource : public MessageSource {
     const int64_t body_len = raw.message->body_length();
     if (!RangeInBounds(body_start, body_len, bytes_->size())) {
       return Status::Invalid(Msg(index_) + ": body of " + std::to_string(body_len) +
-                             " bytes runs past the end of the input (" +
-                             std::to_string(bytes_->size() - body_start) + " bytes left)");
+                             " bytes runs past the end of the input (" + std::to_string(bytes_->size() - body_start) +
+                             " bytes left)");
     }
     raw.body = Buffer::Slice(bytes_, body_start, body_len);
     pos_ = body_start + body_len;
@@ -222,8 +219,8 @@ class StreamMessageSource : public MessageSource {
       QUIVER_ASSIGN_OR_RETURN(int64_t more, ReadUpTo(head + 4, 4));
       got += more;
     }
-    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix({head, static_cast<size_t>(got)}, index_, options_,
-                                                              index_ == 0));
+    QUIVER_ASSIGN_OR_RETURN(FramePrefix fp,
+                            DecodeFramePrefix({head, static_cast<size_t>(got)}, index_, options_, index_ == 0));
     if (fp.end_of_stream) {
       done_ = true;
       return std::optional<RawMessage>();
@@ -254,8 +251,8 @@ class StreamMessageSource : public MessageSource {
   Result<std::shared_ptr<Buffer>> ReadExactly(int64_t n, const char* what) {
     constexpr int64_t kFirstBytes = int64_t{64} << 10;
     auto truncated = [&](int64_t have) {
-      return Status::Invalid(Msg(index_) + ": " + what + " truncated: declared " + std::to_string(n) +
-                             " bytes, got " + std::to_string(have));
+      return Status::Invalid(Msg(index_) + ": " + what + " truncated: declared " + std::to_string(n) + " bytes, got " +
+                             std::to_string(have));
     };
     int64_t cap = std::min<int64_t>(n, kFirstBytes);
     auto first = Buffer::Allocate(options_.pool, cap);
@@ -289,8 +286,8 @@ class StreamMessageSource : public MessageSource {
   Status DrainOrFail(int64_t n, int64_t have, const char* what) {
     uint8_t scratch[4096];
     while (have < n) {
-      QUIVER_ASSIGN_OR_RETURN(int64_t r,
-                              input_->Read({scratch, static_cast<size_t>(std::min<int64_t>(n - have, sizeof scratch))}));
+      QUIVER_ASSIGN_OR_RETURN(
+          int64_t r, input_->Read({scratch, static_cast<size_t>(std::min<int64_t>(n - have, sizeof scratch))}));
       if (r == 0) {
         return Status::Invalid(Msg(index_) + ": " + what + " truncated: declared " + std::to_string(n) +
                                " bytes, got " + std::to_string(have));
@@ -330,11 +327,17 @@ struct DictionaryEntry {
 /// Single use: Load() each field, CheckAllConsumed(), then Decode() once.
 class BodyLoader {
  public:
-  BodyLoader(const fb::RecordBatch* rb, std::shared_ptr<Buffer> body, Codec* codec, bool big_endian,
-             bool v4, const ReadOptions& options, int64_t message_index,
+  BodyLoader(const fb::RecordBatch* rb, std::shared_ptr<Buffer> body, Codec* codec, bool big_endian, bool v4,
+             const ReadOptions& options, int64_t message_index,
              const std::unordered_map<int64_t, DictionaryEntry>* dictionaries)
-      : rb_(rb), body_(std::move(body)), codec_(codec), big_endian_(big_endian), v4_(v4),
-        options_(options), index_(message_index), dictionaries_(dictionaries) {}
+      : rb_(rb),
+        body_(std::move(body)),
+        codec_(codec),
+        big_endian_(big_endian),
+        v4_(v4),
+        options_(options),
+        index_(message_index),
+        dictionaries_(dictionaries) {}
 
   /// Where the sizes of the buffers located from now on are added
   /// (nullptr = not collected).
@@ -351,8 +354,8 @@ class BodyLoader {
     const auto* nodes = rb_->nodes();
     const int64_t num_nodes = nodes ? nodes->size() : 0;
     if (node_i_ >= num_nodes) {
-      return Status::Invalid(Where(path) + ": field node " + std::to_string(node_i_) +
-                             " missing (the batch has " + std::to_string(num_nodes) + ")");
+      return Status::Invalid(Where(path) + ": field node " + std::to_string(node_i_) + " missing (the batch has " +
+                             std::to_string(num_nodes) + ")");
     }
     const fb::FieldNode node_value = LoadStruct<fb::FieldNode>(nodes, node_i_++);
     const fb::FieldNode* node = &node_value;
@@ -361,8 +364,8 @@ class BodyLoader {
     out->length = node->length();
     out->null_count = node->null_count();
     if (out->length < 0 || out->null_count < 0 || out->null_count > out->length) {
-      return Status::Invalid(Where(path) + ": field node length " + std::to_string(out->length) +
-                             " / null count " + std::to_string(out->null_count) + " out of range");
+      return Status::Invalid(Where(path) + ": field node length " + std::to_string(out->length) + " / null count " +
+                             std::to_string(out->null_count) + " out of range");
     }
     const DataType& t = field.type->id == TypeId::kDictionary ? *field.type->index_type : *field.type;
     auto child = [&](const FieldPtr& f) -> Status {
@@ -407,8 +410,8 @@ class BodyLoader {
       std::memcpy(&n, counts->Data() + sizeof(int64_t) * static_cast<size_t>(variadic_i_++), sizeof n);
       const int64_t total = rb_->buffers() ? rb_->buffers()->size() : 0;
       if (n < 0 || n > total - buffer_i_) {
-        return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(n) +
-                               " exceeds the " + std::to_string(total - buffer_i_) + " buffers left");
+        return Status::Invalid(Where(path) + ": variadic buffer count " + std::to_string(n) + " exceeds the " +
+                               std::to_string(total - buffer_i_) + " buffers left");
       }
       for (int64_t i = 0; i < n; ++i) {
         QUIVER_RETURN_NOT_OK(LocateBuffer(out.get(), static_cast<int32_t>(out->buffers.size()), false, path,
@@ -456,8 +459,8 @@ class BodyLoader {
         p.bytes = Buffer::Slice(body_, p.offset, 0);
       } else if (codec_ != nullptr) {
         const RegionLimits limits{options_.max_decompressed_bytes, options_.max_compression_ratio};
-        QUIVER_ASSIGN_OR_RETURN(DecodedRegion region, DecodeRegion(body_, p.offset, p.length, *codec_, limits,
-                                                                   options_.pool, Where(p)));
+        QUIVER_ASSIGN_OR_RETURN(DecodedRegion region,
+                                DecodeRegion(body_, p.offset, p.length, *codec_, limits, options_.pool, Where(p)));
         p.bytes = std::move(region.bytes);
         p.owned = region.decompressed;
       } else {
@@ -484,8 +487,8 @@ class BodyLoader {
   /// it will go to array->buffers[slot] (nullptr: decoded, then dropped),
   /// or nullptr when `validity` and the array has no nulls or the buffer
   /// decodes empty.
-  Status LocateBuffer(ArrayData* array, int32_t slot, bool validity, const std::string& path,
-                      std::string_view role, ByteSwapRule swap) {
+  Status LocateBuffer(ArrayData* array, int32_t slot, bool validity, const std::string& path, std::string_view role,
+                      ByteSwapRule swap) {
     const auto* buffers = rb_->buffers();
     const int64_t total = buffers ? buffers->size() : 0;
     const int64_t bi = buffer_i_++;
@@ -506,8 +509,8 @@ class BodyLoader {
       stats_->stored_buffer_bytes.push_back(length);
       stats_->stored_bytes += length;
     }
-    pending_.push_back(PendingBuffer{array, slot, validity, swap, bi, offset, length, &path, role, stats_, nullptr,
-                                     false});
+    pending_.push_back(
+        PendingBuffer{array, slot, validity, swap, bi, offset, length, &path, role, stats_, nullptr, false});
     return Status::OK();
   }
 
@@ -614,7 +617,8 @@ class ReaderImpl : public RecordBatchReader {
     file_ = std::move(bytes);
     const int64_t size = file_->size();
     const uint8_t* d = file_->data();
-    if (size < 18) return Status::Invalid("file of " + std::to_string(size) + " bytes is too small for the IPC file format");
+    if (size < 18)
+      return Status::Invalid("file of " + std::to_string(size) + " bytes is too small for the IPC file format");
     if (std::memcmp(d + size - 6, kFileMagic, 6) != 0) {
       return Status::Invalid("file does not end with the ARROW1 magic (truncated file?)");
     }
@@ -648,7 +652,8 @@ class ReaderImpl : public RecordBatchReader {
     QUIVER_RETURN_NOT_OK(SetSchema(std::move(schema).value()));
     if (const auto* dicts = footer_->dictionaries(); dicts != nullptr) {
       for (flatbuffers::uoffset_t i = 0; i < dicts->size(); ++i) {
-        QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ReadBlock(LoadStruct<fb::Block>(dicts, i), "dictionary block " + std::to_string(i)));
+        QUIVER_ASSIGN_OR_RETURN(RawMessage raw,
+                                ReadBlock(LoadStruct<fb::Block>(dicts, i), "dictionary block " + std::to_string(i)));
         if (raw.message->header_type() != fb::MessageHeader::DictionaryBatch) {
           return Status::Invalid("dictionary block " + std::to_string(i) + " holds a " +
                                  std::string(fb::EnumNameMessageHeader(raw.message->header_type())) + " message");
@@ -665,8 +670,8 @@ class ReaderImpl : public RecordBatchReader {
       const int64_t n = blocks ? blocks->size() : 0;
       if (next_block_ >= n) return RecordBatchPtr();
       const int64_t bi = next_block_++;
-      QUIVER_ASSIGN_OR_RETURN(RawMessage raw, ReadBlock(LoadStruct<fb::Block>(blocks, bi),
-                                                       "record batch block " + std::to_string(bi)));
+      QUIVER_ASSIGN_OR_RETURN(RawMessage raw,
+                              ReadBlock(LoadStruct<fb::Block>(blocks, bi), "record batch block " + std::to_string(bi)));
       raw.index = bi;
       if (raw.message->header_type() != fb::MessageHeader::RecordBatch) {
         return Status::Invalid("record batch block " + std::to_string(bi) + " holds a " +
@@ -678,13 +683,9 @@ class ReaderImpl : public RecordBatchReader {
       QUIVER_ASSIGN_OR_RETURN(std::optional<RawMessage> raw, source_->Next());
       if (!raw) return RecordBatchPtr();
       switch (raw->message->header_type()) {
-        case fb::MessageHeader::DictionaryBatch:
-          QUIVER_RETURN_NOT_OK(ApplyDictionary(*raw));
-          continue;
-        case fb::MessageHeader::RecordBatch:
-          return LoadBatch(*raw);
-        case fb::MessageHeader::Schema:
-          return Status::Invalid(Msg(raw->index) + ": unexpected second Schema message");
+        case fb::MessageHeader::DictionaryBatch: QUIVER_RETURN_NOT_OK(ApplyDictionary(*raw)); continue;
+        case fb::MessageHeader::RecordBatch: return LoadBatch(*raw);
+        case fb::MessageHeader::Schema: return Status::Invalid(Msg(raw->index) + ": unexpected second Schema message");
         case fb::MessageHeader::Tensor:
         case fb::MessageHeader::SparseTensor:
           return Status::NotImplemented(Msg(raw->index) + ": tensor messages are not supported");
@@ -717,7 +718,8 @@ class ReaderImpl : public RecordBatchReader {
     QUIVER_ASSIGN_OR_RETURN(FramePrefix fp, DecodeFramePrefix(head, next_block_, options_));
     if (fp.end_of_stream || fp.prefix_bytes + fp.metadata_bytes > meta_len) {
       return Status::Invalid(what + ": message framing (" + std::to_string(fp.metadata_bytes) +
-                             " bytes of metadata) does not fit the block's metadata length " + std::to_string(meta_len));
+                             " bytes of metadata) does not fit the block's metadata length " +
+                             std::to_string(meta_len));
     }
     auto meta = Buffer::Slice(file_, off + fp.prefix_bytes, fp.metadata_bytes);
     auto parsed = ParseMetadata(std::move(meta), 0, options_);
@@ -743,7 +745,8 @@ class ReaderImpl : public RecordBatchReader {
       case fb::CompressionType::LZ4_FRAME: type = CompressionType::kLz4Frame; break;
       case fb::CompressionType::ZSTD: type = CompressionType::kZstd; break;
       default:
-        return Status::Invalid(Msg(index) + ": unknown compression codec " + std::to_string(static_cast<int>(c->codec())));
+        return Status::Invalid(Msg(index) + ": unknown compression codec " +
+                               std::to_string(static_cast<int>(c->codec())));
     }
     auto& slot = codecs_[static_cast<int>(type)];
     if (!slot) {
@@ -755,8 +758,9 @@ class ReaderImpl : public RecordBatchReader {
   Result<RecordBatchPtr> LoadBatch(const RawMessage& raw) {
     const fb::RecordBatch* rb = raw.message->header_as_RecordBatch();
     if (rb == nullptr) return Status::Invalid(Msg(raw.index) + ": record batch header missing");
-    if (rb->length() < 0) return Status::Invalid(Msg(raw.index) + ": negative batch length " + std::to_string(rb->length()));
-    QUIVER_ASSIGN_OR_RETURN(Codec* codec, CodecFor(rb, raw.index));
+    if (rb->length() < 0)
+      return Status::Invalid(Msg(raw.index) + ": negative batch length " + std::to_string(rb->length()));
+    QUIVER_ASSIGN_OR_RETURN(Codec * codec, CodecFor(rb, raw.index));
     // Body statistics only when asked (ReadOptions::collect_body_stats):
     // otherwise no copies and no per-buffer bookkeeping.
     const bool collect = options_.collect_body_stats;
@@ -799,7 +803,8 @@ class ReaderImpl : public RecordBatchReader {
 
   Status ApplyDictionary(const RawMessage& raw) {
     const fb::DictionaryBatch* db = raw.message->header_as_DictionaryBatch();
-    if (db == nullptr || db->data() == nullptr) return Status::Invalid(Msg(raw.index) + ": dictionary batch data missing");
+    if (db == nullptr || db->data() == nullptr)
+      return Status::Invalid(Msg(raw.index) + ": dictionary batch data missing");
     const int64_t id = db->id();
     auto it = dictionaries_.find(id);
     if (it == dictionaries_.end()) {
@@ -807,7 +812,7 @@ class ReaderImpl : public RecordBatchReader {
                              " that no schema field uses");
     }
     const fb::RecordBatch* rb = db->data();
-    QUIVER_ASSIGN_OR_RETURN(Codec* codec, CodecFor(rb, raw.index));
+    QUIVER_ASSIGN_OR_RETURN(Codec * codec, CodecFor(rb, raw.index));
     BodyLoader loader(rb, raw.body, codec, schema_->big_endian, raw.message->version() == fb::MetadataVersion::V4,
                       options_, raw.index, &dictionaries_);
     Field value_field{"dictionary " + std::to_string(id), it->second.value_type, true, {}, -1};
@@ -815,7 +820,8 @@ class ReaderImpl : public RecordBatchReader {
     QUIVER_RETURN_NOT_OK(loader.CheckAllConsumed());
     if (values->length != rb->length()) {
       return Status::Invalid(Msg(raw.index) + ": dictionary " + std::to_string(id) + " has " +
-                             std::to_string(values->length) + " values, the batch declares " + std::to_string(rb->length()));
+                             std::to_string(values->length) + " values, the batch declares " +
+                             std::to_string(rb->length()));
     }
     QUIVER_RETURN_NOT_OK(loader.Decode());
     if (options_.validation != ValidationLevel::kNone) {
@@ -859,20 +865,17 @@ class ReaderImpl : public RecordBatchReader {
 
 }  // namespace
 
-std::string_view IpcFormatName(IpcFormat format) {
-  return format == IpcFormat::kFile ? "file" : "stream";
-}
+std::string_view IpcFormatName(IpcFormat format) { return format == IpcFormat::kFile ? "file" : "stream"; }
 
-Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::Open(std::shared_ptr<Buffer> bytes,
-                                                                   ReadOptions options) {
+Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::Open(std::shared_ptr<Buffer> bytes, ReadOptions options) {
   if (options.pool == nullptr) return Status::Invalid("ReadOptions.pool is required");
   auto reader = std::make_unique<ReaderImpl>(std::move(options));
   const bool is_file = bytes->size() >= 8 && std::memcmp(bytes->data(), kFileMagic, 6) == 0;
   if (is_file) {
     QUIVER_RETURN_NOT_OK(reader->OpenFile(std::move(bytes)));
   } else {
-    QUIVER_RETURN_NOT_OK(reader->OpenStream(
-        std::make_unique<BufferMessageSource>(std::move(bytes), 0, reader->options())));
+    QUIVER_RETURN_NOT_OK(
+        reader->OpenStream(std::make_unique<BufferMessageSource>(std::move(bytes), 0, reader->options())));
   }
   return std::unique_ptr<RecordBatchReader>(std::move(reader));
 }
@@ -881,8 +884,7 @@ Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenStream(std::un
                                                                          ReadOptions options) {
   if (options.pool == nullptr) return Status::Invalid("ReadOptions.pool is required");
   auto reader = std::make_unique<ReaderImpl>(std::move(options));
-  QUIVER_RETURN_NOT_OK(
-      reader->OpenStream(std::make_unique<StreamMessageSource>(std::move(input), reader->options())));
+  QUIVER_RETURN_NOT_OK(reader->OpenStream(std::make_unique<StreamMessageSource>(std::move(input), reader->options())));
   return std::unique_ptr<RecordBatchReader>(std::move(reader));
 }
 
@@ -916,8 +918,7 @@ bool IsRegularFile(const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenPath(const std::string& path,
-                                                                       ReadOptions options) {
+Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenPath(const std::string& path, ReadOptions options) {
   if (options.pool == nullptr) return Status::Invalid("ReadOptions.pool is required");
   Result<std::unique_ptr<RecordBatchReader>> reader = Status::Invalid("unopened");
   if (IsRegularFile(path)) {

@@ -32,8 +32,8 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,17 +88,14 @@ class RecordBatchReader : public RecordBatchStream {
   /// the format is detected from the content (ARROW1 magic = file). The
   /// reader and the batches keep `bytes` alive. Errors: Invalid for
   /// malformed framing or schema, NotImplemented for unsupported versions.
-  static Result<std::unique_ptr<RecordBatchReader>> Open(std::shared_ptr<Buffer> bytes,
-                                                         ReadOptions options);
+  static Result<std::unique_ptr<RecordBatchReader>> Open(std::shared_ptr<Buffer> bytes, ReadOptions options);
 
   /// Opens a sequential stream-format source (e.g. a pipe); reads message by
   /// message, so memory stays at one message at a time.
-  static Result<std::unique_ptr<RecordBatchReader>> OpenStream(std::unique_ptr<InputStream> input,
-                                                               ReadOptions options);
+  static Result<std::unique_ptr<RecordBatchReader>> OpenStream(std::unique_ptr<InputStream> input, ReadOptions options);
 
   /// Opens a path: file or stream detected from content; "-" is stdin.
-  static Result<std::unique_ptr<RecordBatchReader>> OpenPath(const std::string& path,
-                                                             ReadOptions options);
+  static Result<std::unique_ptr<RecordBatchReader>> OpenPath(const std::string& path, ReadOptions options);
 
   const SchemaPtr& schema() const override = 0;
   virtual IpcFormat format() const = 0;

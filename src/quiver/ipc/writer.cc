@@ -60,9 +60,7 @@ class Collector {
         case BufferKind::kValidity:
           Add(a.null_count == 0 || buf(bi) == nullptr ? nullptr : Truncate(buf(bi), bit_util::BytesForBits(n)));
           break;
-        case BufferKind::kOffsets:
-          Add(n > 0 ? Truncate(buf(bi), MinBufferBytes(spec, n)) : buf(bi));
-          break;
+        case BufferKind::kOffsets: Add(n > 0 ? Truncate(buf(bi), MinBufferBytes(spec, n)) : buf(bi)); break;
         case BufferKind::kData: {
           // Up to the last offset (buffer bi - 1).
           const auto& offsets = buf(bi - 1);
@@ -70,7 +68,7 @@ class Collector {
           if (n > 0 && offsets != nullptr) {
             const uint8_t* last = offsets->data() + n * (layout.buffers[bi - 1].element_bits / 8);
             end = layout.buffers[bi - 1].element_bits == 32 ? bit_util::LoadLE<int32_t>(last)
-                                                             : bit_util::LoadLE<int64_t>(last);
+                                                            : bit_util::LoadLE<int64_t>(last);
           }
           Add(Truncate(buf(bi), end));
           break;
@@ -263,14 +261,16 @@ class WriterImpl : public RecordBatchWriter {
           continue;
         }
         if (extends) {
-          QUIVER_ASSIGN_OR_RETURN(auto delta, SliceArray(d.dictionary, old->length, d.dictionary->length - old->length));
+          QUIVER_ASSIGN_OR_RETURN(auto delta,
+                                  SliceArray(d.dictionary, old->length, d.dictionary->length - old->length));
           QUIVER_ASSIGN_OR_RETURN(auto cd, CompactArray(delta, options_.pool));
           QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage({cd}, cd->length, true, d.id, true));
           ++stats_.num_dictionary_deltas;
         } else {
           if (format_ == IpcFormat::kFile) {
-            return Status::Invalid("dictionary " + std::to_string(d.id) +
-                                   " changed in a way that is not a delta; the IPC file format cannot replace dictionaries");
+            return Status::Invalid(
+                "dictionary " + std::to_string(d.id) +
+                " changed in a way that is not a delta; the IPC file format cannot replace dictionaries");
           }
           QUIVER_ASSIGN_OR_RETURN(auto cd, CompactArray(d.dictionary, options_.pool));
           QUIVER_RETURN_NOT_OK(WriteRecordBatchMessage({cd}, cd->length, true, d.id, false));
@@ -288,8 +288,7 @@ class WriterImpl : public RecordBatchWriter {
 
   Status WriteRecordBatchMessage(const std::vector<ArrayDataPtr>& columns, int64_t num_rows, bool is_dictionary,
                                  int64_t dictionary_id, bool is_delta) {
-    BatchUnloader unloader(options_.pool, compressor_.get(),
-                           is_dictionary ? std::vector<bool>{} : column_compressed_);
+    BatchUnloader unloader(options_.pool, compressor_.get(), is_dictionary ? std::vector<bool>{} : column_compressed_);
     QUIVER_ASSIGN_OR_RETURN(UnloadedBatch unloaded, unloader.Unload(columns, num_rows));
     return WriteUnloadedMessage(unloaded, is_dictionary, dictionary_id, is_delta);
   }
@@ -331,7 +330,8 @@ class WriterImpl : public RecordBatchWriter {
     flatbuffers::Offset<fb::Message> msg;
     if (is_dictionary) {
       auto db = fb::CreateDictionaryBatch(fbb, dictionary_id, rb, is_delta);
-      msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::DictionaryBatch, db.Union(), body_len, md);
+      msg =
+          fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::DictionaryBatch, db.Union(), body_len, md);
     } else {
       msg = fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::RecordBatch, rb.Union(), body_len, md);
     }

@@ -51,8 +51,8 @@ class RecordBatchWriter {
   /// Invalid for options (unknown codec, level out of range, a per-column
   /// codec naming no column or disagreeing with the batch codec), IOError
   /// from the sink.
-  static Result<std::unique_ptr<RecordBatchWriter>> Make(OutputStream* sink, SchemaPtr schema,
-                                                         IpcFormat format, WriteOptions options);
+  static Result<std::unique_ptr<RecordBatchWriter>> Make(OutputStream* sink, SchemaPtr schema, IpcFormat format,
+                                                         WriteOptions options);
   virtual ~RecordBatchWriter() = default;
 
   /// Writes one batch (and the dictionary batches it needs first). The

@@ -111,8 +111,8 @@ RelationSizeEstimate GenericHashedRelation::EstimateSize(const GenericBuildStats
   RelationSizeEstimate e;
   const int64_t non_null = stats.input_rows - stats.null_key_rows;
   if (non_null > 0) {
-    e.index_entries = SparseIndexSlots(PlannedDistinctKeys(non_null, stats.distinct_estimate, options),
-                                       options.load_factor);
+    e.index_entries =
+        SparseIndexSlots(PlannedDistinctKeys(non_null, stats.distinct_estimate, options), options.load_factor);
   }
   FillEstimateBytes(StoredRows(stats.input_rows, stats.null_key_rows, options), layout.fixed_bytes(), stats.var_bytes,
                     &e);
@@ -133,16 +133,15 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Build(cons
   auto rel = std::make_unique<GenericHashedRelation>(PrivateTag{}, tmm, specs);
   if (rel->StartBuild(options, std::move(layout), st.input_rows, st.null_key_rows)) return rel;
   const RelationSizeEstimate est = EstimateSize(st, rel->layout_, options);
-  QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
-                          rel->ReserveForBuild(est, "GenericHashedRelation build of " +
-                                                        std::to_string(st.input_rows) + " rows (" +
-                                                        std::to_string(st.distinct_estimate) +
-                                                        " distinct keys estimated)"));
+  QUIVER_ASSIGN_OR_RETURN(
+      MemoryReservation reservation,
+      rel->ReserveForBuild(est, "GenericHashedRelation build of " + std::to_string(st.input_rows) + " rows (" +
+                                    std::to_string(st.distinct_estimate) + " distinct keys estimated)"));
   rel->entries_ = est.index_entries;
   if (est.index_entries > 0) {
     QUIVER_ASSIGN_OR_RETURN(rel->index_page_, rel->AllocateZeroedPage(est.index_bytes, &reservation));
-    rel->index_ = TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()),
-                              est.index_entries - TaggedIndex::kWindow);
+    rel->index_ =
+        TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()), est.index_entries - TaggedIndex::kWindow);
   }
   rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
   for (const auto& b : batches) {
@@ -185,12 +184,11 @@ Status GenericHashedRelation::Insert(const RecordBatch& batch, const RowSource& 
       } else {
         if (SparseIndexNeedsGrowth(index_)) {
           // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
-          QUIVER_RETURN_NOT_OK(GrowSparseIndex(&index_, &index_page_, &entries_, "generic index",
-                                               [key_slot](const uint8_t* r) {
-                                                 const std::string_view k = RowLayout::VarAt(r, key_slot);
-                                                 return HashBytes(reinterpret_cast<const uint8_t*>(k.data()),
-                                                                  static_cast<int64_t>(k.size()));
-                                               }));
+          QUIVER_RETURN_NOT_OK(
+              GrowSparseIndex(&index_, &index_page_, &entries_, "generic index", [key_slot](const uint8_t* r) {
+                const std::string_view k = RowLayout::VarAt(r, key_slot);
+                return HashBytes(reinterpret_cast<const uint8_t*>(k.data()), static_cast<int64_t>(k.size()));
+              }));
           for (int64_t r = j; r < m; ++r) pos[r] = chunk->valid[r] ? index_.Home(chunk->hashes[r]) : 0;
         }
         const uint64_t tag = TaggedIndex::TagOf(chunk->hashes[j]);
@@ -307,7 +305,8 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserializ
                            " bytes given");
   }
   if (h.index_entries > 0 && h.index_entries <= TaggedIndex::kWindow) {
-    return Status::Invalid("serialized relation: an index of " + std::to_string(h.index_entries) + " slots is too small");
+    return Status::Invalid("serialized relation: an index of " + std::to_string(h.index_entries) +
+                           " slots is too small");
   }
   const uint8_t* rows = bytes.data() + off;
   const uint8_t* idx = rows + h.row_bytes;
@@ -328,8 +327,8 @@ Result<std::unique_ptr<GenericHashedRelation>> GenericHashedRelation::Deserializ
   uint8_t* row_base = nullptr;
   QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
                           rel->LoadRowsPage(h, index_bytes, rows, "GenericHashedRelation deserialization", &row_base));
-  QUIVER_ASSIGN_OR_RETURN(uint64_t* dst, rel->LoadIndex(h, index_bytes, idx, TaggedIndex::kPointerMask, row_base,
-                                                        &reservation, &rel->index_page_));
+  QUIVER_ASSIGN_OR_RETURN(uint64_t * dst, rel->LoadIndex(h, index_bytes, idx, TaggedIndex::kPointerMask, row_base,
+                                                         &reservation, &rel->index_page_));
   if (dst != nullptr) rel->index_ = TaggedIndex(dst, h.index_entries - TaggedIndex::kWindow);
   rel->entries_ = h.index_entries;
   return rel;

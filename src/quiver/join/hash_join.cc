@@ -14,8 +14,7 @@ namespace quiver::join {
 namespace {
 
 bool OutputsBuildRows(JoinType t) {
-  return t == JoinType::kInner || t == JoinType::kLeftOuter || t == JoinType::kRightOuter ||
-         t == JoinType::kFullOuter;
+  return t == JoinType::kInner || t == JoinType::kLeftOuter || t == JoinType::kRightOuter || t == JoinType::kFullOuter;
 }
 bool KeepsUnmatchedProbe(JoinType t) { return t == JoinType::kLeftOuter || t == JoinType::kFullOuter; }
 bool KeepsUnmatchedBuild(JoinType t) { return t == JoinType::kRightOuter || t == JoinType::kFullOuter; }
@@ -240,7 +239,8 @@ Status HashJoinProbe::GatherPending() {
     const int32_t w = f.width;
     if (!inc_values_[i]) {
       QUIVER_ASSIGN_OR_RETURN(inc_values_[i], Buffer::Allocate(pool, std::max<int64_t>(1, cap_ * w)));
-      QUIVER_ASSIGN_OR_RETURN(inc_bits_[i], Buffer::AllocateZeroed(pool, std::max<int64_t>(1, bit_util::BytesForBits(cap_))));
+      QUIVER_ASSIGN_OR_RETURN(inc_bits_[i],
+                              Buffer::AllocateZeroed(pool, std::max<int64_t>(1, bit_util::BytesForBits(cap_))));
       inc_nulls_[i] = 0;
     }
     uint8_t* dst = inc_values_[i]->mutable_data();
@@ -341,7 +341,8 @@ Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, co
     }
     if (build_row != nullptr) {
       const RowLayout& l = relation_->layout();
-      for (int f : l.var_fields()) bytes += static_cast<int64_t>(RowLayout::VarAt(build_row, l.fields()[f].slot_offset).size());
+      for (int f : l.var_fields())
+        bytes += static_cast<int64_t>(RowLayout::VarAt(build_row, l.fields()[f].slot_offset).size());
     }
   }
   if (n_ > 0 && (pending_bytes_ + bytes > o.max_output_bytes)) {
@@ -400,19 +401,11 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
     rel.Lookup(keys, begin, m, heads);
     switch (t) {
       case JoinType::kInner:
-      case JoinType::kRightOuter:
-        QUIVER_RETURN_NOT_OK(NextInnerJoin(batch, begin, m, heads, sink));
-        break;
+      case JoinType::kRightOuter: QUIVER_RETURN_NOT_OK(NextInnerJoin(batch, begin, m, heads, sink)); break;
       case JoinType::kLeftOuter:
-      case JoinType::kFullOuter:
-        QUIVER_RETURN_NOT_OK(NextLeftJoin(batch, begin, m, heads, sink));
-        break;
-      case JoinType::kLeftSemi:
-        QUIVER_RETURN_NOT_OK(NextSemiJoin(batch, begin, m, heads, sink));
-        break;
-      case JoinType::kLeftAnti:
-        QUIVER_RETURN_NOT_OK(NextAntiJoin(batch, begin, m, heads, sink));
-        break;
+      case JoinType::kFullOuter: QUIVER_RETURN_NOT_OK(NextLeftJoin(batch, begin, m, heads, sink)); break;
+      case JoinType::kLeftSemi: QUIVER_RETURN_NOT_OK(NextSemiJoin(batch, begin, m, heads, sink)); break;
+      case JoinType::kLeftAnti: QUIVER_RETURN_NOT_OK(NextAntiJoin(batch, begin, m, heads, sink)); break;
       case JoinType::kNullAwareAnti:
         QUIVER_RETURN_NOT_OK(NextNullAwareAntiJoin(batch, keys, begin, m, heads, sink));
         break;
@@ -430,8 +423,8 @@ Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
 // batch bound is a row count, cap_) or Emit (variable-width output: the
 // bound is in bytes). No Status is made per pair on the fixed-width path.
 
-Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m,
-                                        const uint8_t* const* heads, bool keep_probe, const BatchSink& sink) {
+Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
+                                        bool keep_probe, const BatchSink& sink) {
   // Unique keys, no matched set: one output row per match (inner) or per
   // probe row (left), written without branches.
   if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));

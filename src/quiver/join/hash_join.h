@@ -204,8 +204,8 @@ class HashJoinProbe {
   // at compile time. PushPair: queues one pair (fixed-width output) and
   // says whether the pending pairs are full (cap_ rows; the caller then
   // flushes); variable-width output goes through Emit's byte bound.
-  Status AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                       bool keep_probe, const BatchSink& sink);
+  Status AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads, bool keep_probe,
+                       const BatchSink& sink);
   template <bool kVarOutput>
   Status AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
                          bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink);
@@ -250,7 +250,6 @@ class HashJoinProbe {
 /// finishes, and closes the relation (its pages go back at once, also on
 /// error).
 Status RunHashJoin(const HashJoin& join, const std::vector<RecordBatchPtr>& build_batches,
-                   const std::vector<RecordBatchPtr>& probe_batches, TaskMemoryManager* tmm,
-                   const BatchSink& sink);
+                   const std::vector<RecordBatchPtr>& probe_batches, TaskMemoryManager* tmm, const BatchSink& sink);
 
 }  // namespace quiver::join

@@ -110,8 +110,7 @@ bool HashedRelation::StartBuild(const HashedRelationOptions& options, RowLayout 
   return false;
 }
 
-Result<MemoryReservation> HashedRelation::ReserveForBuild(const RelationSizeEstimate& est,
-                                                          std::string_view purpose) {
+Result<MemoryReservation> HashedRelation::ReserveForBuild(const RelationSizeEstimate& est, std::string_view purpose) {
   TaskMemoryManager* tmm = memory_manager();
   stats_.estimated_bytes = est.total_bytes;
   int64_t reserve_bytes = 0;
@@ -198,9 +197,9 @@ Result<MemoryReservation> HashedRelation::LoadRowsPage(const serde_internal::Hea
   return reservation;
 }
 
-Result<uint64_t*> HashedRelation::LoadIndex(const serde_internal::Header& h, int64_t index_bytes,
-                                            const uint8_t* idx, uint64_t ref_mask, uint8_t* row_base,
-                                            MemoryReservation* reservation, MemoryPage* index_page) {
+Result<uint64_t*> HashedRelation::LoadIndex(const serde_internal::Header& h, int64_t index_bytes, const uint8_t* idx,
+                                            uint64_t ref_mask, uint8_t* row_base, MemoryReservation* reservation,
+                                            MemoryPage* index_page) {
   uint64_t* dst = nullptr;
   if (h.index_entries > 0) {
     QUIVER_ASSIGN_OR_RETURN(*index_page, AllocatePage(index_bytes, reservation));
@@ -222,14 +221,12 @@ Status CheckRelationOptions(const Schema& build_schema, const HashedRelationOpti
   if (options.key_columns.empty()) return Status::Invalid("a hashed relation needs a key column");
   for (int k : options.key_columns) {
     if (k < 0 || k >= build_schema.num_fields()) {
-      return Status::Invalid("key column index " + std::to_string(k) +
-                             " is out of range (the build schema has " +
+      return Status::Invalid("key column index " + std::to_string(k) + " is out of range (the build schema has " +
                              std::to_string(build_schema.num_fields()) + " fields)");
     }
   }
   if (!(options.load_factor > 0 && options.load_factor <= 0.9)) {
-    return Status::Invalid("load_factor must be in (0, 0.9], got " +
-                           std::to_string(options.load_factor));
+    return Status::Invalid("load_factor must be in (0, 0.9], got " + std::to_string(options.load_factor));
   }
   if (options.max_page_bytes <= 0) return Status::Invalid("max_page_bytes must be positive");
   return Status::OK();
@@ -260,8 +257,7 @@ Result<std::shared_ptr<HashedRelation>> BuildHashedRelation(const Schema& build_
   return std::shared_ptr<HashedRelation>(std::move(r));
 }
 
-Result<std::shared_ptr<HashedRelation>> DeserializeHashedRelation(const Schema& build_schema,
-                                                                  const Buffer& bytes,
+Result<std::shared_ptr<HashedRelation>> DeserializeHashedRelation(const Schema& build_schema, const Buffer& bytes,
                                                                   TaskMemoryManager* tmm) {
   serde_internal::Header h;
   int64_t consumed = 0;
@@ -312,12 +308,11 @@ void WriteHeader(const Header& h, uint8_t* out) {
 Status ReadHeader(const uint8_t* data, int64_t size, Header* h, int64_t* consumed) {
   constexpr int64_t kFixed = 24 + 64;
   if (size < kFixed) {
-    return Status::Invalid("serialized relation: " + std::to_string(size) +
-                           " bytes is shorter than the " + std::to_string(kFixed) + "-byte header");
+    return Status::Invalid("serialized relation: " + std::to_string(size) + " bytes is shorter than the " +
+                           std::to_string(kFixed) + "-byte header");
   }
   if (std::memcmp(data, kMagic, 8) != 0) return Status::Invalid("serialized relation: bad magic");
-  if (data[8] != static_cast<uint8_t>(RelationKind::kLong) &&
-      data[8] != static_cast<uint8_t>(RelationKind::kGeneric)) {
+  if (data[8] != static_cast<uint8_t>(RelationKind::kLong) && data[8] != static_cast<uint8_t>(RelationKind::kGeneric)) {
     return Status::Invalid("serialized relation: unknown kind " + std::to_string(data[8]));
   }
   h->kind = static_cast<RelationKind>(data[8]);
@@ -349,8 +344,8 @@ Status ReadHeader(const uint8_t* data, int64_t size, Header* h, int64_t* consume
     if (vals[i] < 0) return Status::Invalid("serialized relation: negative count in the header");
   }
   if (nk == 0 || nk > 4096 || ns > 1u << 20) {
-    return Status::Invalid("serialized relation: " + std::to_string(nk) + " key columns and " +
-                           std::to_string(ns) + " stored columns are out of range");
+    return Status::Invalid("serialized relation: " + std::to_string(nk) + " key columns and " + std::to_string(ns) +
+                           " stored columns are out of range");
   }
   const int64_t ints_bytes = RoundUpTo8((int64_t{nk} + ns) * 4);
   if (size - kFixed < ints_bytes) return Status::Invalid("serialized relation: truncated header");
@@ -382,8 +377,7 @@ uint64_t RefMap::RefOf(const uint8_t* row) const {
   if (row == nullptr) return 0;
   const auto a = reinterpret_cast<uintptr_t>(row);
   if (spans_.size() == 1) return static_cast<uint64_t>(a - spans_[0].begin + spans_[0].region_offset) + 1;
-  auto it = std::upper_bound(spans_.begin(), spans_.end(), a,
-                             [](uintptr_t v, const Span& s) { return v < s.begin; });
+  auto it = std::upper_bound(spans_.begin(), spans_.end(), a, [](uintptr_t v, const Span& s) { return v < s.begin; });
   --it;
   return static_cast<uint64_t>(a - it->begin + it->region_offset) + 1;
 }
@@ -414,8 +408,8 @@ Status ValidateRows(const RowLayout& layout, const uint8_t* data, int64_t size, 
   for (int f : layout.var_fields()) var_slots.push_back(layout.fields()[f].slot_offset);
   while (off < size) {
     auto bad = [&](const std::string& what) {
-      return Status::Invalid("serialized relation: row " + std::to_string(index) + " at offset " +
-                             std::to_string(off) + ": " + what);
+      return Status::Invalid("serialized relation: row " + std::to_string(index) + " at offset " + std::to_string(off) +
+                             ": " + what);
     };
     if (size - off < fixed) return bad("truncated (needs " + std::to_string(fixed) + " bytes)");
     const uint8_t* row = data + off;
@@ -432,8 +426,7 @@ Status ValidateRows(const RowLayout& layout, const uint8_t* data, int64_t size, 
       std::memcpy(&o, row + slot, 4);
       std::memcpy(&n, row + slot + 4, 4);
       if (o < fixed || int64_t{o} + n > size - off) {
-        return bad("variable-width value [" + std::to_string(o) + ", +" + std::to_string(n) +
-                   ") is outside the row");
+        return bad("variable-width value [" + std::to_string(o) + ", +" + std::to_string(n) + ") is outside the row");
       }
       end = std::max<int64_t>(end, int64_t{o} + n);
     }

@@ -128,15 +128,15 @@ inline int64_t StoredRows(int64_t input_rows, int64_t null_key_rows, const Hashe
 
 /// Counters of a built relation.
 struct RelationStats {
-  int64_t input_rows = 0;      ///< build rows seen
-  int64_t stored_rows = 0;     ///< rows in pages (ordinals 0..stored_rows-1)
-  int64_t null_key_rows = 0;   ///< input rows with a null key
-  int64_t num_keys = 0;        ///< distinct non-null keys indexed
-  int64_t index_bytes = 0;     ///< bytes of the index (slots or dense array)
-  int64_t row_bytes = 0;       ///< bytes of rows written
-  int64_t page_bytes = 0;      ///< bytes charged for row pages and the index
-  int64_t estimated_bytes = 0; ///< EstimateSize's total, reserved up front
-  int64_t grow_count = 0;      ///< sparse index regrowths (estimate too low)
+  int64_t input_rows = 0;       ///< build rows seen
+  int64_t stored_rows = 0;      ///< rows in pages (ordinals 0..stored_rows-1)
+  int64_t null_key_rows = 0;    ///< input rows with a null key
+  int64_t num_keys = 0;         ///< distinct non-null keys indexed
+  int64_t index_bytes = 0;      ///< bytes of the index (slots or dense array)
+  int64_t row_bytes = 0;        ///< bytes of rows written
+  int64_t page_bytes = 0;       ///< bytes charged for row pages and the index
+  int64_t estimated_bytes = 0;  ///< EstimateSize's total, reserved up front
+  int64_t grow_count = 0;       ///< sparse index regrowths (estimate too low)
 };
 
 /// Pages of rows, written once, walked in write order.
@@ -147,8 +147,7 @@ class RowStore {
   RowStore& operator=(RowStore&&) = default;
 
   /// Sets where pages come from and the planned total (for page sizes).
-  void Init(MemoryConsumer* consumer, MemoryReservation* reservation, int64_t planned_bytes,
-            int64_t max_page_bytes);
+  void Init(MemoryConsumer* consumer, MemoryReservation* reservation, int64_t planned_bytes, int64_t max_page_bytes);
   /// Space for one row of `size_bytes` (multiple of 8), 8-byte aligned.
   /// Errors: OutOfMemory from the page allocation.
   Result<uint8_t*> Append(int64_t size_bytes) {
@@ -248,8 +247,7 @@ class HashedRelation : public MemoryConsumer {
   /// Returns true when the relation is complete already: a null-aware
   /// build that saw a null key is marked all_null_keys() and stores
   /// nothing.
-  bool StartBuild(const HashedRelationOptions& options, RowLayout layout, int64_t input_rows,
-                  int64_t null_key_rows);
+  bool StartBuild(const HashedRelationOptions& options, RowLayout layout, int64_t input_rows, int64_t null_key_rows);
   /// Reserves the pages `est` predicts from the memory manager: the page
   /// charges of index_bytes and row_bytes (est.total_bytes when their sum
   /// overflows), and records est.total_bytes as stats_.estimated_bytes.
@@ -286,8 +284,8 @@ class HashedRelation : public MemoryConsumer {
   /// error nothing changes. Errors: OutOfMemory "<what> of <n> slots
   /// overflows" when the size overflows, or from the memory manager.
   template <typename HashOfRow>
-  [[gnu::noinline]] Status GrowSparseIndex(TaggedIndex* index, MemoryPage* page, int64_t* entries, std::string_view what,
-                         HashOfRow hash_of_row) {
+  [[gnu::noinline]] Status GrowSparseIndex(TaggedIndex* index, MemoryPage* page, int64_t* entries,
+                                           std::string_view what, HashOfRow hash_of_row) {
     const int64_t min_homes =
         static_cast<int64_t>(std::ceil(static_cast<double>(stats_.num_keys + 1) / options_.load_factor));
     const int64_t homes = std::max<int64_t>(min_homes, index->capacity() + index->capacity() / 2);
@@ -340,8 +338,8 @@ class HashedRelation : public MemoryConsumer {
   /// the row store; `*row_base` receives that page (nullptr when there
   /// are no rows). Errors: OutOfMemory; NotImplemented for a page above
   /// 2^48. The reservation is returned for LoadIndex.
-  Result<MemoryReservation> LoadRowsPage(const serde_internal::Header& h, int64_t index_bytes,
-                                         const uint8_t* rows, std::string_view purpose, uint8_t** row_base);
+  Result<MemoryReservation> LoadRowsPage(const serde_internal::Header& h, int64_t index_bytes, const uint8_t* rows,
+                                         std::string_view purpose, uint8_t** row_base);
   /// Deserialization: when h.index_entries > 0, allocates `*index_page`
   /// (index_bytes, from `reservation`) and fills it from the serialized
   /// entries at `idx`, turning each ref (entry & ref_mask, offset + 1)
@@ -374,18 +372,18 @@ std::vector<int> PayloadColumns(const Schema& build_schema, const HashedRelation
 /// key column whose type loads as int64 (and whose probe pair resolved to
 /// KeyClass::kInt64), GenericHashedRelation otherwise. `specs` are the
 /// resolved key pairs (one per key column).
-Result<std::shared_ptr<HashedRelation>> BuildHashedRelation(
-    const Schema& build_schema, const std::vector<RecordBatchPtr>& batches,
-    const HashedRelationOptions& options, const std::vector<KeyColumnSpec>& specs,
-    TaskMemoryManager* tmm);
+Result<std::shared_ptr<HashedRelation>> BuildHashedRelation(const Schema& build_schema,
+                                                            const std::vector<RecordBatchPtr>& batches,
+                                                            const HashedRelationOptions& options,
+                                                            const std::vector<KeyColumnSpec>& specs,
+                                                            TaskMemoryManager* tmm);
 
 /// Reads a relation written by Serialize (either kind). `build_schema` is
 /// the schema the relation was built from (the row layout is checked
 /// against it). Every length, offset and pointer in `bytes` is checked:
 /// malformed input gives Invalid, never a crash or a hang. Memory from
 /// `tmm`, reserved up front.
-Result<std::shared_ptr<HashedRelation>> DeserializeHashedRelation(const Schema& build_schema,
-                                                                  const Buffer& bytes,
+Result<std::shared_ptr<HashedRelation>> DeserializeHashedRelation(const Schema& build_schema, const Buffer& bytes,
                                                                   TaskMemoryManager* tmm);
 
 }  // namespace quiver::join

@@ -57,8 +57,7 @@ inline uint64_t Load64(const uint8_t* p) {
 inline uint64_t HashBytes(const uint8_t* data, int64_t size, uint64_t seed = 0) {
   using key_hash_internal::Fold;
   using key_hash_internal::Load64;
-  constexpr uint64_t k0 = 0xA0761D6478BD642FULL, k1 = 0xE7037ED1A0B428DBULL,
-                     k2 = 0x8EBC6AF09C88C6E3ULL;
+  constexpr uint64_t k0 = 0xA0761D6478BD642FULL, k1 = 0xE7037ED1A0B428DBULL, k2 = 0x8EBC6AF09C88C6E3ULL;
   uint64_t h = seed ^ k0 ^ static_cast<uint64_t>(size) * k2;
   int64_t i = 0;
   for (; i + 16 <= size; i += 16) {

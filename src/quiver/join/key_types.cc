@@ -18,8 +18,7 @@ bool IsSmallInteger(TypeId id) { return IsInteger(id) && id != TypeId::kUInt64; 
 bool IsUnsignedInteger(TypeId id) { return IsInteger(id) && !IsSignedInteger(id); }
 
 bool IsBytesLike(TypeId id) {
-  return id == TypeId::kBinary || id == TypeId::kUtf8 || id == TypeId::kLargeBinary ||
-         id == TypeId::kLargeUtf8;
+  return id == TypeId::kBinary || id == TypeId::kUtf8 || id == TypeId::kLargeBinary || id == TypeId::kLargeUtf8;
 }
 
 inline int64_t LoadOffset(const ArrayData& a, int64_t p) {
@@ -28,12 +27,11 @@ inline int64_t LoadOffset(const ArrayData& a, int64_t p) {
 
 }  // namespace
 
-Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& build_name,
-                                     const DataType& probe, const std::string& probe_name) {
+Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& build_name, const DataType& probe,
+                                     const std::string& probe_name) {
   auto refuse = [&](const std::string& why) {
-    return Status::Invalid("key columns '" + build_name + "' (" + build.ToString() + ") and '" +
-                           probe_name + "' (" + probe.ToString() + ") cannot be compared" +
-                           (why.empty() ? "" : ": " + why));
+    return Status::Invalid("key columns '" + build_name + "' (" + build.ToString() + ") and '" + probe_name + "' (" +
+                           probe.ToString() + ") cannot be compared" + (why.empty() ? "" : ": " + why));
   };
   const TypeId b = build.id, p = probe.id;
   KeyColumnSpec s;
@@ -54,24 +52,33 @@ Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& b
   }
   if (b != p) return refuse("");
   switch (b) {
-    case TypeId::kBool: s.key_class = KeyClass::kBool; s.width = 1; return s;
-    case TypeId::kFloat32: s.key_class = KeyClass::kFloat32; s.width = 4; return s;
-    case TypeId::kFloat64: s.key_class = KeyClass::kFloat64; s.width = 8; return s;
-    case TypeId::kFloat16: case TypeId::kDecimal: case TypeId::kFixedSizeBinary:
-    case TypeId::kIntervalYearMonth: case TypeId::kIntervalDayTime:
+    case TypeId::kBool:
+      s.key_class = KeyClass::kBool;
+      s.width = 1;
+      return s;
+    case TypeId::kFloat32:
+      s.key_class = KeyClass::kFloat32;
+      s.width = 4;
+      return s;
+    case TypeId::kFloat64:
+      s.key_class = KeyClass::kFloat64;
+      s.width = 8;
+      return s;
+    case TypeId::kFloat16:
+    case TypeId::kDecimal:
+    case TypeId::kFixedSizeBinary:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kIntervalDayTime:
     case TypeId::kIntervalMonthDayNano:
       if (!build.Equals(probe)) return refuse("the types differ");
       s.key_class = KeyClass::kBytes;
       s.width = FixedBitWidth(build) / 8;
       return s;
-    default:
-      return refuse("this type is not supported as a join key");
+    default: return refuse("this type is not supported as a join key");
   }
 }
 
-bool LoadsAsInt64(const DataType& type) {
-  return IsInteger(type.id) || IsTemporal(type.id);
-}
+bool LoadsAsInt64(const DataType& type) { return IsInteger(type.id) || IsTemporal(type.id); }
 
 void LoadKeysAsInt64(const ArrayData& a, int64_t begin, int64_t n, int64_t* out) {
   const uint8_t* v = a.buffers[1]->data();
@@ -98,8 +105,7 @@ void LoadKeysAsInt64(const ArrayData& a, int64_t begin, int64_t n, int64_t* out)
   });
 }
 
-bool CombineKeyValidity(const std::vector<const ArrayData*>& columns, int64_t begin, int64_t n,
-                        uint8_t* valid) {
+bool CombineKeyValidity(const std::vector<const ArrayData*>& columns, int64_t begin, int64_t n, uint8_t* valid) {
   std::memset(valid, 1, static_cast<size_t>(n));
   bool any_null = false;
   for (const ArrayData* a : columns) {
@@ -152,9 +158,7 @@ void KeyEncoder::Encode(const std::vector<const ArrayData*>& columns, int64_t i,
         out += 8;
         break;
       }
-      case KeyClass::kBool:
-        *out++ = bit_util::GetBit(a.buffers[1]->data(), p) ? 1 : 0;
-        break;
+      case KeyClass::kBool: *out++ = bit_util::GetBit(a.buffers[1]->data(), p) ? 1 : 0; break;
       case KeyClass::kFloat32: {
         float v = LoadValue<float>(a.buffers[1]->data(), p);
         if (v == 0.0f) v = 0.0f;

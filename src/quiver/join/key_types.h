@@ -30,12 +30,12 @@ namespace quiver::join {
 
 /// How one key column pair is compared.
 enum class KeyClass : uint8_t {
-  kInt64,   ///< widened to int64 (integers, uint64 pairs by bit pattern, temporal)
-  kBool,    ///< one byte
-  kFloat32, ///< 4 bytes, normalized
-  kFloat64, ///< 8 bytes, normalized
-  kBytes,   ///< fixed-width raw bytes (`width`)
-  kVarBytes ///< length-prefixed bytes
+  kInt64,    ///< widened to int64 (integers, uint64 pairs by bit pattern, temporal)
+  kBool,     ///< one byte
+  kFloat32,  ///< 4 bytes, normalized
+  kFloat64,  ///< 8 bytes, normalized
+  kBytes,    ///< fixed-width raw bytes (`width`)
+  kVarBytes  ///< length-prefixed bytes
 };
 
 struct KeyColumnSpec {
@@ -47,8 +47,8 @@ struct KeyColumnSpec {
 /// type `probe` can be compared, and how. `build_name` / `probe_name` name
 /// them in the Invalid error, e.g. "key columns 'a' (utf8) and 'b' (int64)
 /// cannot be compared".
-Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& build_name,
-                                     const DataType& probe, const std::string& probe_name);
+Result<KeyColumnSpec> ResolveKeyPair(const DataType& build, const std::string& build_name, const DataType& probe,
+                                     const std::string& probe_name);
 
 /// True when values of this type load as int64 (LoadKeysAsInt64).
 bool LoadsAsInt64(const DataType& type);
@@ -60,8 +60,7 @@ void LoadKeysAsInt64(const ArrayData& array, int64_t begin, int64_t n, int64_t* 
 /// Validity of rows [begin, begin + n) of several key columns combined:
 /// valid[j] = 1 when every column is valid at row begin + j, else 0.
 /// Returns true when some row has a null key.
-bool CombineKeyValidity(const std::vector<const ArrayData*>& columns, int64_t begin, int64_t n,
-                        uint8_t* valid);
+bool CombineKeyValidity(const std::vector<const ArrayData*>& columns, int64_t begin, int64_t n, uint8_t* valid);
 
 /// Encodes multi-column keys into bytes for the generic relation. Built
 /// from the resolved specs; the same encoder is used on the build and the

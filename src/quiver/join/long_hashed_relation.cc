@@ -29,9 +29,8 @@ bool KeyValidity(const ArrayData& keys, int64_t begin, int64_t n, uint8_t* valid
 Status CheckBatch(const Schema& schema, const RecordBatch& batch, int64_t index) {
   const BatchShapeMismatch shape = FindBatchShapeMismatch(schema, batch, {.types = false, .lengths = true});
   if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
-    return Status::Invalid("build batch " + std::to_string(index) + " has " +
-                           std::to_string(batch.columns.size()) + " columns, the schema " +
-                           std::to_string(schema.fields.size()));
+    return Status::Invalid("build batch " + std::to_string(index) + " has " + std::to_string(batch.columns.size()) +
+                           " columns, the schema " + std::to_string(schema.fields.size()));
   }
   if (shape.kind == BatchShapeMismatch::Kind::kNoArray) {
     return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(shape.column) +
@@ -39,8 +38,8 @@ Status CheckBatch(const Schema& schema, const RecordBatch& batch, int64_t index)
   }
   if (!shape.ok()) {
     const size_t c = static_cast<size_t>(shape.column);
-    return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) +
-                           " has " + std::to_string(batch.columns[c]->length) + " rows, the batch " +
+    return Status::Invalid("build batch " + std::to_string(index) + " column " + std::to_string(c) + " has " +
+                           std::to_string(batch.columns[c]->length) + " rows, the batch " +
                            std::to_string(batch.num_rows));
   }
   return Status::OK();
@@ -80,8 +79,8 @@ Result<LongBuildStats> LongHashedRelation::ComputeStats(const Schema& schema,
     QUIVER_RETURN_NOT_OK(CheckBatch(schema, b, batch_index++));
     const ArrayData& keys = *b.columns[key];
     if (!keys.type->Equals(*kf.type)) {
-      return Status::Invalid("key column '" + kf.name + "' has type " + keys.type->ToString() +
-                             " in a batch, " + kf.type->ToString() + " in the schema");
+      return Status::Invalid("key column '" + kf.name + "' has type " + keys.type->ToString() + " in a batch, " +
+                             kf.type->ToString() + " in the schema");
     }
     QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(var_layout, b));
     st.payload_nulls |= src.any_nulls();
@@ -119,8 +118,7 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
   if (non_null > 0) {
     const int64_t distinct = PlannedDistinctKeys(non_null, stats.distinct_estimate, options);
     // Overflow-safe range: in uint64, keys INT64_MIN..INT64_MAX give 2^64-1.
-    const uint64_t range_minus_one =
-        static_cast<uint64_t>(stats.max_key) - static_cast<uint64_t>(stats.min_key);
+    const uint64_t range_minus_one = static_cast<uint64_t>(stats.max_key) - static_cast<uint64_t>(stats.min_key);
     const double dense_limit = options.dense_entries_per_key * static_cast<double>(distinct);
     if (options.allow_dense && static_cast<double>(range_minus_one) + 1.0 <= dense_limit &&
         range_minus_one < (uint64_t{1} << 60)) {
@@ -138,9 +136,10 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
 
 // ------------------------------------------------------------------ build --
 
-Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
-    const Schema& schema, const std::vector<RecordBatchPtr>& batches, const HashedRelationOptions& options,
-    TaskMemoryManager* tmm) {
+Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(const Schema& schema,
+                                                                      const std::vector<RecordBatchPtr>& batches,
+                                                                      const HashedRelationOptions& options,
+                                                                      TaskMemoryManager* tmm) {
   QUIVER_ASSIGN_OR_RETURN(LongBuildStats st, ComputeStats(schema, batches, options));
   RowLayoutOptions lo;
   lo.with_ordinal = options.with_ordinals;
@@ -167,8 +166,8 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(
     if (est.dense) {
       rel->dense_rows_ = reinterpret_cast<const uint8_t**>(rel->index_page_.data());
     } else {
-      rel->index_ = TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()),
-                                est.index_entries - TaggedIndex::kWindow);
+      rel->index_ =
+          TaggedIndex(reinterpret_cast<uint64_t*>(rel->index_page_.data()), est.index_entries - TaggedIndex::kWindow);
     }
   }
   rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
@@ -246,13 +245,13 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         const int64_t k = kbuf[j];
         if (SparseIndexNeedsGrowth(index_)) {
           // The distinct-count estimate was low: grow, and re-home the rest of the chunk.
-          QUIVER_RETURN_NOT_OK(GrowSparseIndex(&index_, &index_page_, &entries_, "sparse index",
-                                               [ko](const uint8_t* r) { return HashInt64(RowLayout::LoadInt64(r, ko)); }));
+          QUIVER_RETURN_NOT_OK(
+              GrowSparseIndex(&index_, &index_page_, &entries_, "sparse index",
+                              [ko](const uint8_t* r) { return HashInt64(RowLayout::LoadInt64(r, ko)); }));
           for (int64_t r = j; r < m; ++r) pos[r] = index_.Home(HashInt64(kbuf[r]));
         }
-        const uint64_t at = index_.FindSlot(pos[j], tags[j], [&](const uint8_t* r) {
-          return RowLayout::LoadInt64(r, ko) == k;
-        });
+        const uint64_t at =
+            index_.FindSlot(pos[j], tags[j], [&](const uint8_t* r) { return RowLayout::LoadInt64(r, ko) == k; });
         uint64_t& slot = index_.slots()[at];
         const uint8_t* head = slot == 0 ? nullptr : TaggedIndex::RowOf(slot);
         if (!AdmitKeyRow(head)) {
@@ -278,8 +277,7 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
 
 // ------------------------------------------------------------------ probe --
 
-void LongHashedRelation::FindBatch(const int64_t* keys, const uint8_t* valid, int64_t n,
-                                   const uint8_t** out) const {
+void LongHashedRelation::FindBatch(const int64_t* keys, const uint8_t* valid, int64_t n, const uint8_t** out) const {
   if (closed_ || entries_ == 0) {
     std::fill(out, out + n, nullptr);
     return;
@@ -347,8 +345,8 @@ void LongHashedRelation::Lookup(const std::vector<const ArrayData*>& probe_keys,
     const bool has_nulls = KeyValidity(a, begin + base, m, valid);
     const int64_t* keys;
     const TypeId id = a.type->id;
-    if (id == TypeId::kInt64 || id == TypeId::kUInt64 || id == TypeId::kTimestamp ||
-        id == TypeId::kDate64 || id == TypeId::kTime64 || id == TypeId::kDuration) {
+    if (id == TypeId::kInt64 || id == TypeId::kUInt64 || id == TypeId::kTimestamp || id == TypeId::kDate64 ||
+        id == TypeId::kTime64 || id == TypeId::kDuration) {
       keys = reinterpret_cast<const int64_t*>(a.buffers[1]->data()) + a.offset + begin + base;
       if (reinterpret_cast<uintptr_t>(keys) % alignof(int64_t) != 0) {
         LoadKeysAsInt64(a, begin + base, m, kbuf);
@@ -386,8 +384,7 @@ Result<std::shared_ptr<Buffer>> LongHashedRelation::Serialize(MemoryPool* pool) 
   });
 }
 
-Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(const Schema& schema,
-                                                                            const Buffer& bytes,
+Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(const Schema& schema, const Buffer& bytes,
                                                                             TaskMemoryManager* tmm) {
   using namespace serde_internal;
   Header h;
@@ -433,7 +430,8 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
                            std::to_string(h.num_keys) + " keys");
   }
   if (dense && h.index_entries > 0 &&
-      static_cast<uint64_t>(h.max_key) - static_cast<uint64_t>(h.min_key) + 1 != static_cast<uint64_t>(h.index_entries)) {
+      static_cast<uint64_t>(h.max_key) - static_cast<uint64_t>(h.min_key) + 1 !=
+          static_cast<uint64_t>(h.index_entries)) {
     return Status::Invalid("serialized relation: dense range does not match its entry count");
   }
   if (!dense && h.index_entries > 0 && h.num_keys >= h.index_entries) {
@@ -449,8 +447,8 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
   uint8_t* row_base = nullptr;
   QUIVER_ASSIGN_OR_RETURN(MemoryReservation reservation,
                           rel->LoadRowsPage(h, index_bytes, rows, "LongHashedRelation deserialization", &row_base));
-  QUIVER_ASSIGN_OR_RETURN(uint64_t* dst, rel->LoadIndex(h, index_bytes, idx, ref_mask, row_base, &reservation,
-                                                        &rel->index_page_));
+  QUIVER_ASSIGN_OR_RETURN(uint64_t * dst,
+                          rel->LoadIndex(h, index_bytes, idx, ref_mask, row_base, &reservation, &rel->index_page_));
   if (dst != nullptr) {
     if (dense) {
       rel->dense_rows_ = reinterpret_cast<const uint8_t**>(dst);

@@ -73,8 +73,7 @@ class LongHashedRelation final : public HashedRelation {
   /// Statistics pass over `batches` (key column options.key_columns[0],
   /// which must load as int64). Errors: Invalid for a bad key column or a
   /// batch whose shape does not match `schema`.
-  static Result<LongBuildStats> ComputeStats(const Schema& schema,
-                                             const std::vector<RecordBatchPtr>& batches,
+  static Result<LongBuildStats> ComputeStats(const Schema& schema, const std::vector<RecordBatchPtr>& batches,
                                              const HashedRelationOptions& options);
 
   /// Predicted memory of a build: a pure function of the statistics, the
@@ -96,8 +95,7 @@ class LongHashedRelation final : public HashedRelation {
                                                            TaskMemoryManager* tmm);
 
   /// Reads Serialize output (called by DeserializeHashedRelation).
-  static Result<std::unique_ptr<LongHashedRelation>> Deserialize(const Schema& schema,
-                                                                 const Buffer& bytes,
+  static Result<std::unique_ptr<LongHashedRelation>> Deserialize(const Schema& schema, const Buffer& bytes,
                                                                  TaskMemoryManager* tmm);
 
   RelationKind kind() const override { return RelationKind::kLong; }
@@ -129,16 +127,15 @@ class LongHashedRelation final : public HashedRelation {
   void Close() override;
 
  private:
-  Status Insert(const RecordBatch& batch, int key_column, const RowSource& source,
-                MemoryReservation* reservation);
+  Status Insert(const RecordBatch& batch, int key_column, const RowSource& source, MemoryReservation* reservation);
 
   bool dense_ = false;
   int64_t min_key_ = 0;
   int64_t max_key_ = 0;
   int64_t entries_ = 0;
   MemoryPage index_page_;
-  TaggedIndex index_;                      // sparse
-  const uint8_t** dense_rows_ = nullptr;   // dense
+  TaggedIndex index_;                     // sparse
+  const uint8_t** dense_rows_ = nullptr;  // dense
 };
 
 }  // namespace quiver::join

@@ -80,8 +80,8 @@ class RefMap {
 /// `layout` and `expected_rows` (ordinals must count 0, 1, ... when the
 /// layout has them); on success `*row_starts` has bit (offset / 8) set for
 /// every row start. Invalid naming the row and the problem otherwise.
-Status ValidateRows(const RowLayout& layout, const uint8_t* data, int64_t size,
-                    int64_t expected_rows, std::vector<uint64_t>* row_starts);
+Status ValidateRows(const RowLayout& layout, const uint8_t* data, int64_t size, int64_t expected_rows,
+                    std::vector<uint64_t>* row_starts);
 
 /// True when `ref` (offset + 1) names a row start (ref 0 is "none").
 inline bool IsRowStart(const std::vector<uint64_t>& row_starts, uint64_t ref, int64_t size) {

@@ -64,11 +64,26 @@ Status FieldKindOf(const DataType& type, const std::string& what, FieldKind* kin
   // Rows hold what columnar gathers can produce (Take's types).
   int32_t value_width = 0;
   switch (GatherKindOf(type, &value_width)) {
-    case GatherKind::kNull: *kind = FieldKind::kNull; *width = 0; return Status::OK();
-    case GatherKind::kBool: *kind = FieldKind::kBool; *width = 1; return Status::OK();
-    case GatherKind::kFixed: *kind = FieldKind::kFixed; *width = value_width; return Status::OK();
-    case GatherKind::kVar32: *kind = FieldKind::kVar32; *width = 8; return Status::OK();
-    case GatherKind::kVar64: *kind = FieldKind::kVar64; *width = 8; return Status::OK();
+    case GatherKind::kNull:
+      *kind = FieldKind::kNull;
+      *width = 0;
+      return Status::OK();
+    case GatherKind::kBool:
+      *kind = FieldKind::kBool;
+      *width = 1;
+      return Status::OK();
+    case GatherKind::kFixed:
+      *kind = FieldKind::kFixed;
+      *width = value_width;
+      return Status::OK();
+    case GatherKind::kVar32:
+      *kind = FieldKind::kVar32;
+      *width = 8;
+      return Status::OK();
+    case GatherKind::kVar64:
+      *kind = FieldKind::kVar64;
+      *width = 8;
+      return Status::OK();
     case GatherKind::kUnsupported: break;
   }
   return Status::NotImplemented(what + " has type " + type.ToString() +
@@ -78,8 +93,7 @@ Status FieldKindOf(const DataType& type, const std::string& what, FieldKind* kin
 
 // ----------------------------------------------------------------- layout --
 
-Result<RowLayout> RowLayout::Make(const Schema& schema, const std::vector<int>& columns,
-                                  RowLayoutOptions options) {
+Result<RowLayout> RowLayout::Make(const Schema& schema, const std::vector<int>& columns, RowLayoutOptions options) {
   RowLayout l;
   l.options_ = options;
   std::vector<bool> seen(schema.fields.size(), false);
@@ -119,9 +133,8 @@ Result<RowLayout> RowLayout::Make(const Schema& schema, const std::vector<int>& 
   // Slots by decreasing alignment: no padding between them.
   std::vector<int> order(l.fields_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return SlotAlignment(l.fields_[a].width) > SlotAlignment(l.fields_[b].width);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return SlotAlignment(l.fields_[a].width) > SlotAlignment(l.fields_[b].width); });
   for (int i : order) {
     l.fields_[i].slot_offset = off;
     off += l.fields_[i].width;
@@ -183,8 +196,8 @@ Result<RowSource> RowSource::Make(const RowLayout& layout, const RecordBatch& ba
     }
     const ArrayData& a = *batch.columns[f.column];
     if (!a.type->Equals(*f.type)) {
-      return Status::Invalid("column '" + f.name + "' has type " + a.type->ToString() +
-                             " in this batch, " + f.type->ToString() + " in the relation");
+      return Status::Invalid("column '" + f.name + "' has type " + a.type->ToString() + " in this batch, " +
+                             f.type->ToString() + " in the relation");
     }
     Column c;
     c.array = &a;
@@ -243,8 +256,7 @@ void RowSource::Write(int64_t begin, int64_t n, uint8_t* const* rows, const int6
       }
     }
     switch (f.kind) {
-      case FieldKind::kNull:
-        break;
+      case FieldKind::kNull: break;
       case FieldKind::kBool:
         for (int64_t j = 0; j < n; ++j) {
           if (rows[j]) rows[j][slot] = bit_util::GetBit(c.values, c.offset + begin + j) ? 1 : 0;
@@ -298,8 +310,8 @@ void RowSource::Write(int64_t begin, int64_t n, uint8_t* const* rows, const int6
 
 // ----------------------------------------------------------------- gather --
 
-Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8_t* const* rows,
-                                 int64_t n, MemoryPool* pool) {
+Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8_t* const* rows, int64_t n,
+                                 MemoryPool* pool) {
   const RowField& f = layout.fields()[field];
   auto out = NewArray(f.type, n);
   if (f.kind == FieldKind::kNull) {
@@ -326,8 +338,7 @@ Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8
   out->null_count = nulls;
   const int32_t slot = f.slot_offset;
   switch (f.kind) {
-    case FieldKind::kNull:
-      break;
+    case FieldKind::kNull: break;
     case FieldKind::kBool: {
       QUIVER_ASSIGN_OR_RETURN(auto values, AllocateBitmap(pool, n));
       uint8_t* bits = values->mutable_data();

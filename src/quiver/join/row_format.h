@@ -63,7 +63,7 @@ Status FieldKindOf(const DataType& type, const std::string& what, FieldKind* kin
 
 /// One stored field.
 struct RowField {
-  int column = 0;        ///< index in the source schema
+  int column = 0;  ///< index in the source schema
   std::string name;
   DataTypePtr type;
   bool nullable = true;
@@ -86,8 +86,7 @@ class RowLayout {
   /// A layout for `columns` (indices into `schema`, each at most once, any
   /// order; may be empty). Errors: Invalid for an index out of range;
   /// NotImplemented for a type rows cannot hold.
-  static Result<RowLayout> Make(const Schema& schema, const std::vector<int>& columns,
-                                RowLayoutOptions options);
+  static Result<RowLayout> Make(const Schema& schema, const std::vector<int>& columns, RowLayoutOptions options);
 
   const std::vector<RowField>& fields() const { return fields_; }
   int num_fields() const { return static_cast<int>(fields_.size()); }
@@ -190,8 +189,8 @@ class RowSource {
 /// Gathers field `field` of `rows[0..n)` into a new array of the field's
 /// type; a null row pointer gives a null. Buffers come from `pool`.
 /// Errors: OutOfMemory; Invalid if 32-bit offsets would overflow.
-Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8_t* const* rows,
-                                 int64_t n, MemoryPool* pool);
+Result<ArrayDataPtr> GatherField(const RowLayout& layout, int field, const uint8_t* const* rows, int64_t n,
+                                 MemoryPool* pool);
 
 /// Bytes one value of a field of this kind/width adds to an output array,
 /// not counting variable-width bytes (bitmap bits rounded up): for output

@@ -31,29 +31,24 @@ void TouchPages(uint8_t* data, int64_t size_bytes) {
 }
 
 int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
 }  // namespace
 
-std::string_view MemoryModeName(MemoryMode mode) {
-  return mode == MemoryMode::kOnHeap ? "on-heap" : "off-heap";
-}
+std::string_view MemoryModeName(MemoryMode mode) { return mode == MemoryMode::kOnHeap ? "on-heap" : "off-heap"; }
 
 Result<MemoryMode> ParseMemoryMode(std::string_view name) {
   if (name == "on-heap" || name == "onheap") return MemoryMode::kOnHeap;
   if (name == "off-heap" || name == "offheap") return MemoryMode::kOffHeap;
-  return Status::Invalid("unknown memory mode '" + std::string(name) +
-                         "' (expected on-heap or off-heap)");
+  return Status::Invalid("unknown memory mode '" + std::string(name) + "' (expected on-heap or off-heap)");
 }
 
 // ------------------------------------------------------------ reservation --
 
 MemoryReservation::MemoryReservation(MemoryReservation&& other) noexcept
-    : manager_(std::exchange(other.manager_, nullptr)),
-      remaining_bytes_(std::exchange(other.remaining_bytes_, 0)) {}
+    : manager_(std::exchange(other.manager_, nullptr)), remaining_bytes_(std::exchange(other.remaining_bytes_, 0)) {}
 
 MemoryReservation& MemoryReservation::operator=(MemoryReservation&& other) noexcept {
   if (this != &other) {
@@ -113,8 +108,7 @@ void MemoryPage::Free() {
 
 // ---------------------------------------------------------------- manager --
 
-TaskMemoryManager::TaskMemoryManager(MemoryPool* pool, TaskMemoryOptions options)
-    : pool_(pool), options_(options) {}
+TaskMemoryManager::TaskMemoryManager(MemoryPool* pool, TaskMemoryOptions options) : pool_(pool), options_(options) {}
 
 TaskMemoryManager::~TaskMemoryManager() { TrimRetained(); }
 
@@ -165,8 +159,8 @@ Status TaskMemoryManager::OutOfMemoryError(std::string_view purpose, int64_t nee
 
 Result<MemoryReservation> TaskMemoryManager::Reserve(int64_t bytes, std::string_view purpose) {
   if (bytes < 0) {
-    return Status::Invalid(std::string(purpose) + ": cannot reserve a negative size (" +
-                           std::to_string(bytes) + " bytes)");
+    return Status::Invalid(std::string(purpose) + ": cannot reserve a negative size (" + std::to_string(bytes) +
+                           " bytes)");
   }
   MemoryReservation r;
   r.manager_ = this;
@@ -251,15 +245,13 @@ Status TaskMemoryManager::MapPage(int64_t size_bytes, MemoryPage* page) {
 Result<MemoryPage> TaskMemoryManager::AllocatePage(int64_t size_bytes, MemoryConsumer* consumer,
                                                    MemoryReservation* reservation) {
   if (size_bytes <= 0) {
-    return Status::Invalid("a page needs a positive size, got " + std::to_string(size_bytes) +
-                           " bytes");
+    return Status::Invalid("a page needs a positive size, got " + std::to_string(size_bytes) + " bytes");
   }
   const int64_t attempt = attempts_.fetch_add(1, std::memory_order_relaxed) + 1;
   const int64_t inject_at = inject_at_.load(std::memory_order_relaxed);
   if (inject_at > 0 && attempt == inject_at) {
     return Status::OutOfMemory("cannot allocate a " + std::to_string(size_bytes) + "-byte " +
-                               std::string(MemoryModeName(options_.mode)) +
-                               " page: injected failure");
+                               std::string(MemoryModeName(options_.mode)) + " page: injected failure");
   }
   if (reservation != nullptr && reservation->manager_ != this) reservation = nullptr;
 
@@ -310,8 +302,7 @@ Result<MemoryPage> TaskMemoryManager::AllocatePage(int64_t size_bytes, MemoryCon
     const bool huge = options_.huge_pages && size_bytes >= kHugePageBytes;
     int64_t charge;
     if (!CheckedRoundUp(size_bytes, huge ? kHugePageBytes : kBasePageBytes, &charge)) {
-      return Status::OutOfMemory("cannot map " + std::to_string(size_bytes) +
-                                 " bytes: size overflows");
+      return Status::OutOfMemory("cannot map " + std::to_string(size_bytes) + " bytes: size overflows");
     }
     bool from_reservation = false;
     if (reservation != nullptr && reservation->remaining_bytes_ >= charge) {

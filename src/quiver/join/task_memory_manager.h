@@ -30,9 +30,9 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/memory/memory_pool.h"
@@ -159,8 +159,8 @@ class MemoryPage {
   uint8_t* data_ = nullptr;
   int64_t size_bytes_ = 0;
   int64_t charged_bytes_ = 0;
-  int64_t mapped_bytes_ = 0;  // off-heap: length of the mapping
-  PoolAllocation allocation_;  // on-heap: the pool allocation
+  int64_t mapped_bytes_ = 0;    // off-heap: length of the mapping
+  PoolAllocation allocation_;   // on-heap: the pool allocation
   int64_t capacity_bytes_ = 0;  // usable bytes of the block (>= size_bytes_)
   MemoryMode mode_ = MemoryMode::kOnHeap;
   bool zeroed_ = false;
@@ -255,8 +255,7 @@ class TaskMemoryManager {
 class MemoryConsumer {
  public:
   /// `manager` must outlive the consumer. `name` appears in reports.
-  MemoryConsumer(TaskMemoryManager* manager, std::string name)
-      : manager_(manager), name_(std::move(name)) {}
+  MemoryConsumer(TaskMemoryManager* manager, std::string name) : manager_(manager), name_(std::move(name)) {}
   virtual ~MemoryConsumer() = default;
   MemoryConsumer(const MemoryConsumer&) = delete;
   MemoryConsumer& operator=(const MemoryConsumer&) = delete;

@@ -45,12 +45,11 @@ std::string_view AllocatorKindName(AllocatorKind kind) {
 }
 
 Result<AllocatorKind> ParseAllocatorKind(std::string_view name) {
-  for (AllocatorKind kind : {AllocatorKind::kSystem, AllocatorKind::kJemalloc,
-                             AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
+  for (AllocatorKind kind :
+       {AllocatorKind::kSystem, AllocatorKind::kJemalloc, AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
     if (name == AllocatorKindName(kind)) return kind;
   }
-  return Status::Invalid("unknown allocator '" + std::string(name) +
-                         "' (expected system, jemalloc, mimalloc or mmap)");
+  return Status::Invalid("unknown allocator '" + std::string(name) + "' (expected system, jemalloc, mimalloc or mmap)");
 }
 
 uint8_t* Allocator::Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
@@ -67,8 +66,7 @@ namespace {
 
 // True for the block shapes every allocator accepts (see Allocator::Allocate).
 bool ValidRequest(int64_t size_bytes, int64_t alignment) {
-  return size_bytes > 0 && alignment >= 8 && alignment <= 4096 &&
-         (alignment & (alignment - 1)) == 0;
+  return size_bytes > 0 && alignment >= 8 && alignment <= 4096 && (alignment & (alignment - 1)) == 0;
 }
 
 // ---------------------------------------------------------------- system ---
@@ -118,8 +116,7 @@ class JemallocAllocator final : public Allocator {
 
   uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept override {
     if (!ValidRequest(size_bytes, alignment)) return nullptr;
-    return static_cast<uint8_t*>(
-        quiver_je_mallocx(static_cast<size_t>(size_bytes), JemallocFlags(alignment)));
+    return static_cast<uint8_t*>(quiver_je_mallocx(static_cast<size_t>(size_bytes), JemallocFlags(alignment)));
   }
 
   void Free(uint8_t* ptr, int64_t size_bytes, int64_t alignment) noexcept override {
@@ -139,11 +136,9 @@ class JemallocAllocator final : public Allocator {
     return quiver_je_xallocx(ptr, static_cast<size_t>(new_size_bytes), 0, flags) == target;
   }
 
-  uint8_t* Reallocate(uint8_t* ptr, int64_t, int64_t new_size_bytes,
-                      int64_t alignment) noexcept override {
+  uint8_t* Reallocate(uint8_t* ptr, int64_t, int64_t new_size_bytes, int64_t alignment) noexcept override {
     if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
-    return static_cast<uint8_t*>(
-        quiver_je_rallocx(ptr, static_cast<size_t>(new_size_bytes), JemallocFlags(alignment)));
+    return static_cast<uint8_t*>(quiver_je_rallocx(ptr, static_cast<size_t>(new_size_bytes), JemallocFlags(alignment)));
   }
 
   int64_t reserved_bytes() const noexcept override {
@@ -168,8 +163,7 @@ struct MimallocApi {
   size_t (*usable_size)(const void*) = nullptr;
   size_t (*good_size)(size_t) = nullptr;
   // Optional: reserved_bytes reports -1 without it.
-  void (*process_info)(size_t*, size_t*, size_t*, size_t*, size_t*, size_t*, size_t*,
-                       size_t*) = nullptr;
+  void (*process_info)(size_t*, size_t*, size_t*, size_t*, size_t*, size_t*, size_t*, size_t*) = nullptr;
 };
 
 // Loads libmimalloc.so.2 once. RTLD_LOCAL keeps its malloc/free out of the
@@ -201,11 +195,9 @@ Result<const MimallocApi*> LoadMimalloc() {
     resolve(api.usable_size, "mi_usable_size");
     resolve(api.good_size, "mi_good_size");
     if (!missing.empty()) {
-      return Status::IOError("cannot load the mimalloc allocator: libmimalloc.so.2 lacks " +
-                             missing);
+      return Status::IOError("cannot load the mimalloc allocator: libmimalloc.so.2 lacks " + missing);
     }
-    api.process_info = reinterpret_cast<decltype(api.process_info)>(
-        dlsym(handle, "mi_process_info"));
+    api.process_info = reinterpret_cast<decltype(api.process_info)>(dlsym(handle, "mi_process_info"));
     return &api;
   }();
   return loaded;
@@ -219,8 +211,7 @@ class MimallocAllocator final : public Allocator {
 
   uint8_t* Allocate(int64_t size_bytes, int64_t alignment) noexcept override {
     if (!ValidRequest(size_bytes, alignment)) return nullptr;
-    return static_cast<uint8_t*>(
-        api_->malloc_aligned(static_cast<size_t>(size_bytes), static_cast<size_t>(alignment)));
+    return static_cast<uint8_t*>(api_->malloc_aligned(static_cast<size_t>(size_bytes), static_cast<size_t>(alignment)));
   }
 
   void Free(uint8_t* ptr, int64_t, int64_t) noexcept override { api_->free(ptr); }
@@ -228,26 +219,23 @@ class MimallocAllocator final : public Allocator {
   // mi_expand accepts any shrink but never gives bytes back, so a shrink
   // counts as in place only when the block already is the size class the
   // new size would get (no hidden slack); otherwise the pool moves it.
-  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
-                     int64_t) noexcept override {
+  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes, int64_t) noexcept override {
     if (ptr == nullptr || new_size_bytes <= 0 || new_size_bytes >= old_size_bytes) return false;
     const size_t new_size = static_cast<size_t>(new_size_bytes);
     if (api_->good_size(new_size) < api_->usable_size(ptr)) return false;
     return api_->expand(ptr, new_size) == ptr;
   }
 
-  uint8_t* Reallocate(uint8_t* ptr, int64_t, int64_t new_size_bytes,
-                      int64_t alignment) noexcept override {
+  uint8_t* Reallocate(uint8_t* ptr, int64_t, int64_t new_size_bytes, int64_t alignment) noexcept override {
     if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
-    return static_cast<uint8_t*>(api_->realloc_aligned(ptr, static_cast<size_t>(new_size_bytes),
-                                                       static_cast<size_t>(alignment)));
+    return static_cast<uint8_t*>(
+        api_->realloc_aligned(ptr, static_cast<size_t>(new_size_bytes), static_cast<size_t>(alignment)));
   }
 
   // mimalloc's committed bytes (process-wide, all of its heaps).
   int64_t reserved_bytes() const noexcept override {
     if (api_->process_info == nullptr) return -1;
-    size_t elapsed = 0, user = 0, sys = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0,
-           faults = 0;
+    size_t elapsed = 0, user = 0, sys = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0, faults = 0;
     api_->process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
     return static_cast<int64_t>(commit);
   }
@@ -269,8 +257,8 @@ class MmapAllocator final : public Allocator {
     if (!ValidRequest(size_bytes, alignment)) return nullptr;
     int64_t mapped_bytes;
     if (!CheckedRoundUp(size_bytes, page_bytes_, &mapped_bytes)) return nullptr;
-    void* p = mmap(nullptr, static_cast<size_t>(mapped_bytes), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p =
+        mmap(nullptr, static_cast<size_t>(mapped_bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     mapped_bytes_.fetch_add(mapped_bytes, std::memory_order_relaxed);
     return static_cast<uint8_t*>(p);
@@ -285,8 +273,7 @@ class MmapAllocator final : public Allocator {
   }
 
   // Unmaps the whole pages past the new end; always in place.
-  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
-                     int64_t) noexcept override {
+  bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes, int64_t) noexcept override {
     if (ptr == nullptr || new_size_bytes <= 0 || new_size_bytes >= old_size_bytes) return false;
     const int64_t old_mapped = RoundUpToPage(old_size_bytes);
     const int64_t new_mapped = RoundUpToPage(new_size_bytes);
@@ -303,25 +290,21 @@ class MmapAllocator final : public Allocator {
   uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
                       int64_t alignment) noexcept override {
     if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
-    if (new_size_bytes < old_size_bytes &&
-        ShrinkInPlace(ptr, old_size_bytes, new_size_bytes, alignment)) {
+    if (new_size_bytes < old_size_bytes && ShrinkInPlace(ptr, old_size_bytes, new_size_bytes, alignment)) {
       return ptr;
     }
     const int64_t old_mapped = RoundUpToPage(old_size_bytes);
     int64_t new_mapped;
     if (!CheckedRoundUp(new_size_bytes, page_bytes_, &new_mapped)) return nullptr;
     if (new_mapped == old_mapped) return ptr;
-    void* p = mremap(ptr, static_cast<size_t>(old_mapped), static_cast<size_t>(new_mapped),
-                     MREMAP_MAYMOVE);
+    void* p = mremap(ptr, static_cast<size_t>(old_mapped), static_cast<size_t>(new_mapped), MREMAP_MAYMOVE);
     if (p == MAP_FAILED) return nullptr;
     mapped_bytes_.fetch_add(new_mapped - old_mapped, std::memory_order_relaxed);
     return static_cast<uint8_t*>(p);
   }
 
   // Bytes mapped by live blocks.
-  int64_t reserved_bytes() const noexcept override {
-    return mapped_bytes_.load(std::memory_order_relaxed);
-  }
+  int64_t reserved_bytes() const noexcept override { return mapped_bytes_.load(std::memory_order_relaxed); }
 
  private:
   // Sizes given back to Free / ShrinkInPlace were rounded once already in

@@ -50,9 +50,11 @@ class Allocator {
   /// when the allocator can (jemalloc xallocx, mimalloc in-place, mmap
   /// partial munmap); returns false, with the block unchanged, otherwise.
   /// On true, the block must later be freed with `new_size_bytes`.
-  virtual bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
-                             int64_t alignment) noexcept {
-    (void)ptr; (void)old_size_bytes; (void)new_size_bytes; (void)alignment;
+  virtual bool ShrinkInPlace(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes, int64_t alignment) noexcept {
+    (void)ptr;
+    (void)old_size_bytes;
+    (void)new_size_bytes;
+    (void)alignment;
     return false;
   }
 
@@ -60,8 +62,7 @@ class Allocator {
   /// min(old, new) bytes. Returns the new address, or nullptr with the old
   /// block untouched and still owned by the caller. Default: Allocate + copy
   /// + Free.
-  virtual uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
-                              int64_t alignment) noexcept;
+  virtual uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes, int64_t alignment) noexcept;
 
   /// Bytes the allocator reserves from the OS right now, where it reports
   /// it (jemalloc stats.resident, mimalloc process info); -1 if unknown.

@@ -16,9 +16,7 @@ namespace {
 class PoolBuffer final : public Buffer {
  public:
   PoolBuffer(std::shared_ptr<MemoryPool> pool, PoolAllocation allocation, int64_t size_bytes)
-      : Buffer(allocation.data, size_bytes, /*is_mutable=*/true),
-        pool_(std::move(pool)),
-        allocation_(allocation) {}
+      : Buffer(allocation.data, size_bytes, /*is_mutable=*/true), pool_(std::move(pool)), allocation_(allocation) {}
 
   ~PoolBuffer() override { pool_->Free(allocation_); }
 
@@ -26,13 +24,12 @@ class PoolBuffer final : public Buffer {
 
   Status Resize(int64_t new_size_bytes, bool shrink_to_fit) override {
     if (new_size_bytes < 0) {
-      return Status::Invalid("cannot resize a buffer to a negative size (" +
-                             std::to_string(new_size_bytes) + " bytes)");
+      return Status::Invalid("cannot resize a buffer to a negative size (" + std::to_string(new_size_bytes) +
+                             " bytes)");
     }
     const bool grows_past_capacity = new_size_bytes > allocation_.granted_bytes;
     const bool shrinks_capacity =
-        shrink_to_fit &&
-        GrantedBytes(pool_->rounding(), new_size_bytes) < allocation_.granted_bytes;
+        shrink_to_fit && GrantedBytes(pool_->rounding(), new_size_bytes) < allocation_.granted_bytes;
     if (grows_past_capacity || shrinks_capacity) {
       PoolAllocation resized = allocation_;
       QUIVER_RETURN_NOT_OK(pool_->Reallocate(&resized, new_size_bytes));
@@ -63,17 +60,14 @@ class ViewBuffer final : public Buffer {
 
 }  // namespace
 
-Result<std::shared_ptr<Buffer>> Buffer::Allocate(MemoryPool* pool, int64_t size_bytes,
-                                                 int64_t alignment) {
+Result<std::shared_ptr<Buffer>> Buffer::Allocate(MemoryPool* pool, int64_t size_bytes, int64_t alignment) {
   if (pool == nullptr) return Status::Invalid("Buffer::Allocate needs a memory pool");
   std::shared_ptr<MemoryPool> owner = pool->weak_from_this().lock();
   if (owner == nullptr) {
-    return Status::Invalid("Buffer::Allocate: pool '" + pool->path() +
-                           "' is not owned by a std::shared_ptr");
+    return Status::Invalid("Buffer::Allocate: pool '" + pool->path() + "' is not owned by a std::shared_ptr");
   }
   QUIVER_ASSIGN_OR_RETURN(PoolAllocation allocation, pool->Allocate(size_bytes, alignment));
-  return std::shared_ptr<Buffer>(
-      std::make_shared<PoolBuffer>(std::move(owner), allocation, size_bytes));
+  return std::shared_ptr<Buffer>(std::make_shared<PoolBuffer>(std::move(owner), allocation, size_bytes));
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::AllocateZeroed(MemoryPool* pool, int64_t size_bytes) {
@@ -83,20 +77,17 @@ Result<std::shared_ptr<Buffer>> Buffer::AllocateZeroed(MemoryPool* pool, int64_t
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::CopyOf(MemoryPool* pool, std::span<const uint8_t> bytes) {
-  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer,
-                          Allocate(pool, static_cast<int64_t>(bytes.size())));
+  QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> buffer, Allocate(pool, static_cast<int64_t>(bytes.size())));
   if (!bytes.empty()) std::memcpy(buffer->mutable_data(), bytes.data(), bytes.size());
   return buffer;
 }
 
-std::shared_ptr<Buffer> Buffer::Slice(const std::shared_ptr<Buffer>& parent, int64_t offset,
-                                      int64_t length) {
+std::shared_ptr<Buffer> Buffer::Slice(const std::shared_ptr<Buffer>& parent, int64_t offset, int64_t length) {
   assert(parent != nullptr && RangeInBounds(offset, length, parent->size()));
   return std::make_shared<ViewBuffer>(parent->data() + offset, length, parent);
 }
 
-std::shared_ptr<Buffer> Buffer::Wrap(const uint8_t* data, int64_t size_bytes,
-                                     std::shared_ptr<void> owner) {
+std::shared_ptr<Buffer> Buffer::Wrap(const uint8_t* data, int64_t size_bytes, std::shared_ptr<void> owner) {
   return std::make_shared<ViewBuffer>(data, size_bytes, std::move(owner));
 }
 
@@ -105,8 +96,8 @@ std::shared_ptr<Buffer> Buffer::Unowned(const uint8_t* data, int64_t size_bytes)
 }
 
 Status Buffer::Resize(int64_t new_size_bytes, bool) {
-  return Status::Invalid("cannot resize a view buffer (size " + std::to_string(size_) +
-                         " bytes) to " + std::to_string(new_size_bytes) + " bytes");
+  return Status::Invalid("cannot resize a view buffer (size " + std::to_string(size_) + " bytes) to " +
+                         std::to_string(new_size_bytes) + " bytes");
 }
 
 MemoryPool* BufferPool(const Buffer& buffer) {

@@ -36,17 +36,14 @@ class Buffer {
   /// for views.
   virtual int64_t capacity_bytes() const { return 0; }
   std::span<const uint8_t> span() const { return {data_, static_cast<size_t>(size_)}; }
-  std::string_view view() const {
-    return {reinterpret_cast<const char*>(data_), static_cast<size_t>(size_)};
-  }
+  std::string_view view() const { return {reinterpret_cast<const char*>(data_), static_cast<size_t>(size_)}; }
   bool Equals(const Buffer& other) const {
     return size_ == other.size_ && (size_ == 0 || std::memcmp(data_, other.data_, size_) == 0);
   }
 
   /// A new pool-owned buffer of `size_bytes`, contents uninitialised.
   /// Errors: OutOfMemory from the pool. Nothing is charged on error.
-  static Result<std::shared_ptr<Buffer>> Allocate(MemoryPool* pool, int64_t size_bytes,
-                                                  int64_t alignment = 64);
+  static Result<std::shared_ptr<Buffer>> Allocate(MemoryPool* pool, int64_t size_bytes, int64_t alignment = 64);
   /// As Allocate, zero-filled.
   static Result<std::shared_ptr<Buffer>> AllocateZeroed(MemoryPool* pool, int64_t size_bytes);
   /// A pool-owned copy of `bytes`.
@@ -54,12 +51,10 @@ class Buffer {
 
   /// A view of `parent` bytes [offset, offset + length); keeps parent alive.
   /// The range must be inside the parent (checked by callers: this asserts).
-  static std::shared_ptr<Buffer> Slice(const std::shared_ptr<Buffer>& parent, int64_t offset,
-                                       int64_t length);
+  static std::shared_ptr<Buffer> Slice(const std::shared_ptr<Buffer>& parent, int64_t offset, int64_t length);
 
   /// A view of memory kept alive by `owner` (e.g. a memory mapping).
-  static std::shared_ptr<Buffer> Wrap(const uint8_t* data, int64_t size_bytes,
-                                      std::shared_ptr<void> owner);
+  static std::shared_ptr<Buffer> Wrap(const uint8_t* data, int64_t size_bytes, std::shared_ptr<void> owner);
 
   /// A view of static or caller-managed memory that outlives the buffer.
   static std::shared_ptr<Buffer> Unowned(const uint8_t* data, int64_t size_bytes);
@@ -70,8 +65,7 @@ class Buffer {
   virtual Status Resize(int64_t new_size_bytes, bool shrink_to_fit = true);
 
  protected:
-  Buffer(const uint8_t* data, int64_t size, bool is_mutable)
-      : data_(data), size_(size), mutable_(is_mutable) {}
+  Buffer(const uint8_t* data, int64_t size, bool is_mutable) : data_(data), size_(size), mutable_(is_mutable) {}
   const uint8_t* data_;
   int64_t size_;
   bool mutable_;

@@ -42,8 +42,7 @@ void RaiseToAtLeast(std::atomic<int64_t>& peak, int64_t value) {
 }  // namespace
 
 int64_t GrantedBytes(RoundingPolicy policy, int64_t requested_bytes) {
-  if (policy == RoundingPolicy::kExact || requested_bytes <= 0 ||
-      requested_bytes >= kRoundingChunkBytes) {
+  if (policy == RoundingPolicy::kExact || requested_bytes <= 0 || requested_bytes >= kRoundingChunkBytes) {
     return requested_bytes;
   }
   return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(requested_bytes)));
@@ -51,8 +50,7 @@ int64_t GrantedBytes(RoundingPolicy policy, int64_t requested_bytes) {
 
 // ------------------------------------------------------------ construction --
 
-MemoryPool::MemoryPool(MemoryPoolOptions options, std::shared_ptr<MemoryPool> parent,
-                       Allocator* allocator)
+MemoryPool::MemoryPool(MemoryPoolOptions options, std::shared_ptr<MemoryPool> parent, Allocator* allocator)
     : options_(std::move(options)), parent_(std::move(parent)), allocator_(allocator) {
   options_.allocator = allocator_;
 }
@@ -69,8 +67,7 @@ std::shared_ptr<MemoryPool> MemoryPool::MakeRoot(MemoryPoolOptions options) {
 
 std::shared_ptr<MemoryPool> MemoryPool::MakeChild(MemoryPoolOptions options) {
   Allocator* allocator = options.allocator != nullptr ? options.allocator : allocator_;
-  return std::shared_ptr<MemoryPool>(
-      new MemoryPool(std::move(options), shared_from_this(), allocator));
+  return std::shared_ptr<MemoryPool>(new MemoryPool(std::move(options), shared_from_this(), allocator));
 }
 
 std::string MemoryPool::path() const {
@@ -132,8 +129,8 @@ Status MemoryPool::ReserveChain(int64_t bytes, int64_t requested_bytes) {
         }
         std::string msg = "cannot allocate " + std::to_string(requested_bytes) + " bytes";
         if (bytes != requested_bytes) msg += " (" + std::to_string(bytes) + " after rounding)";
-        msg += " in pool '" + pool->path() + "': held " + std::to_string(held) + " of limit " +
-               std::to_string(limit) + " bytes";
+        msg += " in pool '" + pool->path() + "': held " + std::to_string(held) + " of limit " + std::to_string(limit) +
+               " bytes";
         if (pool != this) msg += " (requested in '" + path() + "')";
         return Status::OutOfMemory(std::move(msg));
       }
@@ -168,32 +165,28 @@ void MemoryPool::InjectFailureAt(int64_t nth) {
   inject_at_.store(nth < 0 ? 0 : nth, std::memory_order_relaxed);
 }
 
-int64_t MemoryPool::attempts_since_injection() const {
-  return attempts_.load(std::memory_order_relaxed);
-}
+int64_t MemoryPool::attempts_since_injection() const { return attempts_.load(std::memory_order_relaxed); }
 
 // ------------------------------------------------------------ allocation --
 
 Result<PoolAllocation> MemoryPool::Allocate(int64_t size_bytes, int64_t alignment) {
   if (closed_.load(std::memory_order_acquire)) {
-    return Status::Invalid("cannot allocate " + std::to_string(size_bytes) + " bytes: pool '" +
-                           path() + "' is closed");
+    return Status::Invalid("cannot allocate " + std::to_string(size_bytes) + " bytes: pool '" + path() + "' is closed");
   }
   if (size_bytes < 0) {
-    return Status::Invalid("cannot allocate a negative size (" + std::to_string(size_bytes) +
-                           " bytes) in pool '" + path() + "'");
+    return Status::Invalid("cannot allocate a negative size (" + std::to_string(size_bytes) + " bytes) in pool '" +
+                           path() + "'");
   }
   if (!ValidAlignment(alignment)) {
-    return Status::Invalid("alignment " + std::to_string(alignment) +
-                           " is not a power of two in [8, 4096]");
+    return Status::Invalid("alignment " + std::to_string(alignment) + " is not a power of two in [8, 4096]");
   }
   if (size_bytes == 0) return PoolAllocation{zero_size_area, 0, 0, alignment};
 
   const int64_t granted = GrantedBytes(options_.rounding, size_bytes);
   Status st;
   if (ShouldInjectFailure()) {
-    st = Status::OutOfMemory("cannot allocate " + std::to_string(size_bytes) + " bytes in pool '" +
-                             path() + "': injected failure");
+    st = Status::OutOfMemory("cannot allocate " + std::to_string(size_bytes) + " bytes in pool '" + path() +
+                             "': injected failure");
   } else {
     st = ReserveChain(granted, size_bytes);
   }
@@ -202,11 +195,9 @@ Result<PoolAllocation> MemoryPool::Allocate(int64_t size_bytes, int64_t alignmen
     data = allocator_->Allocate(granted, alignment);
     if (data == nullptr) {
       ReleaseChain(granted);
-      st = Status::OutOfMemory("cannot allocate " + std::to_string(size_bytes) +
-                               " bytes in pool '" + path() + "': the " +
-                               std::string(allocator_->name()) + " allocator returned no memory (" +
-                               std::to_string(granted) + " bytes, alignment " +
-                               std::to_string(alignment) + ")");
+      st = Status::OutOfMemory("cannot allocate " + std::to_string(size_bytes) + " bytes in pool '" + path() +
+                               "': the " + std::string(allocator_->name()) + " allocator returned no memory (" +
+                               std::to_string(granted) + " bytes, alignment " + std::to_string(alignment) + ")");
     }
   }
 
@@ -246,12 +237,12 @@ void MemoryPool::Free(const PoolAllocation& allocation) {
 
 Status MemoryPool::Reallocate(PoolAllocation* allocation, int64_t new_size_bytes) {
   if (closed_.load(std::memory_order_acquire)) {
-    return Status::Invalid("cannot reallocate to " + std::to_string(new_size_bytes) +
-                           " bytes: pool '" + path() + "' is closed");
+    return Status::Invalid("cannot reallocate to " + std::to_string(new_size_bytes) + " bytes: pool '" + path() +
+                           "' is closed");
   }
   if (new_size_bytes < 0) {
-    return Status::Invalid("cannot reallocate to a negative size (" +
-                           std::to_string(new_size_bytes) + " bytes) in pool '" + path() + "'");
+    return Status::Invalid("cannot reallocate to a negative size (" + std::to_string(new_size_bytes) +
+                           " bytes) in pool '" + path() + "'");
   }
   if (allocation->data == nullptr || IsZeroSizeBlock(*allocation)) {
     QUIVER_ASSIGN_OR_RETURN(*allocation, Allocate(new_size_bytes, allocation->alignment));
@@ -280,11 +271,9 @@ Status MemoryPool::Reallocate(PoolAllocation* allocation, int64_t new_size_bytes
     if (!allocator_->ShrinkInPlace(data, old_granted, new_granted, alignment)) {
       data = allocator_->Reallocate(data, old_granted, new_granted, alignment);
       if (data == nullptr) {
-        return Status::OutOfMemory("cannot shrink an allocation from " +
-                                   std::to_string(old_granted) + " to " +
-                                   std::to_string(new_granted) + " bytes in pool '" + path() +
-                                   "': the " + std::string(allocator_->name()) +
-                                   " allocator returned no memory");
+        return Status::OutOfMemory("cannot shrink an allocation from " + std::to_string(old_granted) + " to " +
+                                   std::to_string(new_granted) + " bytes in pool '" + path() + "': the " +
+                                   std::string(allocator_->name()) + " allocator returned no memory");
       }
     }
     ReleaseChain(old_granted - new_granted);
@@ -301,22 +290,21 @@ Status MemoryPool::Reallocate(PoolAllocation* allocation, int64_t new_size_bytes
   const int64_t delta = new_granted - old_granted;
   Status st;
   if (ShouldInjectFailure()) {
-    st = Status::OutOfMemory("cannot grow an allocation to " + std::to_string(new_size_bytes) +
-                             " bytes in pool '" + path() + "': injected failure");
+    st = Status::OutOfMemory("cannot grow an allocation to " + std::to_string(new_size_bytes) + " bytes in pool '" +
+                             path() + "': injected failure");
   } else {
-    st = ReserveChain(delta, delta).WithContext(
-        "growing an allocation from " + std::to_string(old_granted) + " to " +
-        std::to_string(new_granted) + " bytes");
+    st = ReserveChain(delta, delta)
+             .WithContext("growing an allocation from " + std::to_string(old_granted) + " to " +
+                          std::to_string(new_granted) + " bytes");
   }
   uint8_t* data = nullptr;
   if (st.ok()) {
     data = allocator_->Reallocate(allocation->data, old_granted, new_granted, alignment);
     if (data == nullptr) {
       ReleaseChain(delta);
-      st = Status::OutOfMemory("cannot grow an allocation from " + std::to_string(old_granted) +
-                               " to " + std::to_string(new_granted) + " bytes in pool '" + path() +
-                               "': the " + std::string(allocator_->name()) +
-                               " allocator returned no memory");
+      st = Status::OutOfMemory("cannot grow an allocation from " + std::to_string(old_granted) + " to " +
+                               std::to_string(new_granted) + " bytes in pool '" + path() + "': the " +
+                               std::string(allocator_->name()) + " allocator returned no memory");
     }
   }
   if (!st.ok()) {
@@ -329,8 +317,7 @@ Status MemoryPool::Reallocate(PoolAllocation* allocation, int64_t new_size_bytes
     return st;
   }
   const int64_t requested_delta =
-      new_size_bytes > allocation->requested_bytes ? new_size_bytes - allocation->requested_bytes
-                                                   : 0;
+      new_size_bytes > allocation->requested_bytes ? new_size_bytes - allocation->requested_bytes : 0;
   for (MemoryPool* pool = this; pool != nullptr; pool = pool->parent_.get()) {
     pool->total_allocated_.fetch_add(delta, std::memory_order_relaxed);
     pool->requested_total_.fetch_add(requested_delta, std::memory_order_relaxed);
@@ -342,12 +329,11 @@ Status MemoryPool::Reallocate(PoolAllocation* allocation, int64_t new_size_bytes
 
 Status MemoryPool::Reserve(int64_t bytes) {
   if (closed_.load(std::memory_order_acquire)) {
-    return Status::Invalid("cannot reserve " + std::to_string(bytes) + " bytes: pool '" + path() +
-                           "' is closed");
+    return Status::Invalid("cannot reserve " + std::to_string(bytes) + " bytes: pool '" + path() + "' is closed");
   }
   if (bytes < 0) {
-    return Status::Invalid("cannot reserve a negative size (" + std::to_string(bytes) +
-                           " bytes) in pool '" + path() + "'");
+    return Status::Invalid("cannot reserve a negative size (" + std::to_string(bytes) + " bytes) in pool '" + path() +
+                           "'");
   }
   if (bytes == 0) return Status::OK();
   QUIVER_RETURN_NOT_OK(ReserveChain(bytes, bytes));
@@ -393,9 +379,8 @@ Status MemoryPool::Close() {
   const int64_t held = held_.load(std::memory_order_relaxed);
   const int64_t live = live_allocations_.load(std::memory_order_relaxed);
   if (held == 0 && live == 0) return Status::OK();
-  return Status::Invalid("pool '" + path() + "' closed with " + std::to_string(held) +
-                         " bytes still held in " + std::to_string(live) + " live allocation" +
-                         (live == 1 ? "" : "s"));
+  return Status::Invalid("pool '" + path() + "' closed with " + std::to_string(held) + " bytes still held in " +
+                         std::to_string(live) + " live allocation" + (live == 1 ? "" : "s"));
 }
 
 MemoryPoolStats MemoryPool::stats() const {

@@ -204,7 +204,6 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
 
 /// A root pool over the allocator named by QUIVER_ALLOCATOR (or system),
 /// with no limit. For tools and tests; library code takes pools explicitly.
-Result<std::shared_ptr<MemoryPool>> MakeDefaultRootPool(std::string name = "root",
-                                                         int64_t limit_bytes = -1);
+Result<std::shared_ptr<MemoryPool>> MakeDefaultRootPool(std::string name = "root", int64_t limit_bytes = -1);
 
 }  // namespace quiver

@@ -112,28 +112,27 @@ bool LikeMatch(std::string_view p, std::string_view s) {
 
 int32_t JdbcTypeCode(int hive) {
   switch (hive) {
-    case 0: return 16;      // BOOLEAN
-    case 1: return -6;      // TINYINT
-    case 2: return 5;       // SMALLINT
-    case 3: return 4;       // INTEGER
-    case 4: return -5;      // BIGINT
-    case 5: return 6;       // FLOAT
-    case 6: return 8;       // DOUBLE
-    case 7: return 12;      // VARCHAR (STRING)
-    case 8: return 93;      // TIMESTAMP
-    case 9: return -2;      // BINARY
-    case 10: return 2003;   // ARRAY
-    case 11: return 2000;   // MAP (JAVA_OBJECT)
-    case 12: return 2002;   // STRUCT
-    case 15: return 3;      // DECIMAL
-    case 16: return 0;      // NULL
-    case 17: return 91;     // DATE
-    case 18: return 12;     // VARCHAR
-    case 19: return 1;      // CHAR
-    default: return 1111;   // OTHER
+    case 0: return 16;     // BOOLEAN
+    case 1: return -6;     // TINYINT
+    case 2: return 5;      // SMALLINT
+    case 3: return 4;      // INTEGER
+    case 4: return -5;     // BIGINT
+    case 5: return 6;      // FLOAT
+    case 6: return 8;      // DOUBLE
+    case 7: return 12;     // VARCHAR (STRING)
+    case 8: return 93;     // TIMESTAMP
+    case 9: return -2;     // BINARY
+    case 10: return 2003;  // ARRAY
+    case 11: return 2000;  // MAP (JAVA_OBJECT)
+    case 12: return 2002;  // STRUCT
+    case 15: return 3;     // DECIMAL
+    case 16: return 0;     // NULL
+    case 17: return 91;    // DATE
+    case 18: return 12;    // VARCHAR
+    case 19: return 1;     // CHAR
+    default: return 1111;  // OTHER
   }
 }
-
 
 Result<std::unique_ptr<RecordBatchStream>> CatalogsResult(MemoryPool* pool) {
   TableBuilder b;
@@ -172,12 +171,10 @@ Result<std::unique_ptr<RecordBatchStream>> TablesResult(const std::vector<TableI
   return b.Finish(pool);
 }
 
-Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(const std::vector<TableInfo>& tables,
-                                                         const std::string& catalog, const std::string& schema_pattern,
-                                                         const std::string& table_pattern,
-                                                         const std::string& column_pattern,
-                                                         const std::function<ColumnTypeInfo(const DataType&)>& type_info,
-                                                         MemoryPool* pool) {
+Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(
+    const std::vector<TableInfo>& tables, const std::string& catalog, const std::string& schema_pattern,
+    const std::string& table_pattern, const std::string& column_pattern,
+    const std::function<ColumnTypeInfo(const DataType&)>& type_info, MemoryPool* pool) {
   TableBuilder b;
   b.AddUtf8("TABLE_CAT");
   b.AddUtf8("TABLE_SCHEM");
@@ -221,9 +218,9 @@ Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool) {
   b.AddUtf8("TYPE_NAME");
   b.AddInt32("DATA_TYPE");
   static const std::pair<const char*, int> kTypes[] = {
-      {"BOOLEAN", 0}, {"TINYINT", 1}, {"SMALLINT", 2}, {"INT", 3},   {"BIGINT", 4},  {"FLOAT", 5},
-      {"DOUBLE", 6},  {"STRING", 7},  {"TIMESTAMP", 8}, {"BINARY", 9}, {"ARRAY", 10}, {"MAP", 11},
-      {"STRUCT", 12}, {"DECIMAL", 15}, {"NULL", 16},   {"DATE", 17}};
+      {"BOOLEAN", 0}, {"TINYINT", 1},  {"SMALLINT", 2},  {"INT", 3},    {"BIGINT", 4}, {"FLOAT", 5},
+      {"DOUBLE", 6},  {"STRING", 7},   {"TIMESTAMP", 8}, {"BINARY", 9}, {"ARRAY", 10}, {"MAP", 11},
+      {"STRUCT", 12}, {"DECIMAL", 15}, {"NULL", 16},     {"DATE", 17}};
   for (const auto& [name, hive] : kTypes) {
     b.Set(0, std::string(name));
     b.Set(1, JdbcTypeCode(hive));

@@ -55,12 +55,10 @@ Result<std::unique_ptr<RecordBatchStream>> TablesResult(const std::vector<TableI
 /// TYPE_NAME, COLUMN_SIZE (int32), DECIMAL_DIGITS (int32), NULLABLE (int32:
 /// 0 no nulls, 1 nullable), REMARKS, ORDINAL_POSITION (int32, 1-based),
 /// IS_NULLABLE ("YES"/"NO").
-Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(const std::vector<TableInfo>& tables,
-                                                         const std::string& catalog, const std::string& schema_pattern,
-                                                         const std::string& table_pattern,
-                                                         const std::string& column_pattern,
-                                                         const std::function<ColumnTypeInfo(const DataType&)>& type_info,
-                                                         MemoryPool* pool);
+Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(
+    const std::vector<TableInfo>& tables, const std::string& catalog, const std::string& schema_pattern,
+    const std::string& table_pattern, const std::string& column_pattern,
+    const std::function<ColumnTypeInfo(const DataType&)>& type_info, MemoryPool* pool);
 /// TYPE_NAME, DATA_TYPE (int32) for the Hive primitive types.
 Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool);
 

@@ -81,8 +81,8 @@ class ResultServer::Impl {
       res.set_content("request body over the limit\n", "text/plain");
       return;
     }
-    auto reply = service->Dispatch(
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size()));
+    auto reply =
+        service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size()));
     if (!reply.ok()) {
       res.status = reply.status().IsOutOfMemory() ? 503 : 400;
       res.set_content(reply.status().ToString() + "\n", "text/plain");
@@ -175,15 +175,14 @@ class ResultServer::Impl {
     // Several ranges: the whole chunk with 200 (RFC 7233 lets a server
     // ignore Range; clients resume with one range).
     ++downloads;
-    res.set_content_provider(size, "application/octet-stream",
-                             [this, buffer](size_t offset, size_t length, httplib::DataSink& sink) {
-                               const size_t end = std::min(offset + length, static_cast<size_t>(buffer->size()));
-                               if (offset >= end) return true;
-                               const bool ok = sink.write(reinterpret_cast<const char*>(buffer->data()) + offset,
-                                                          end - offset);
-                               if (ok) download_bytes += static_cast<int64_t>(end - offset);
-                               return ok;
-                             });
+    res.set_content_provider(
+        size, "application/octet-stream", [this, buffer](size_t offset, size_t length, httplib::DataSink& sink) {
+          const size_t end = std::min(offset + length, static_cast<size_t>(buffer->size()));
+          if (offset >= end) return true;
+          const bool ok = sink.write(reinterpret_cast<const char*>(buffer->data()) + offset, end - offset);
+          if (ok) download_bytes += static_cast<int64_t>(end - offset);
+          return ok;
+        });
   }
 
   void SweepLoop() {
@@ -214,8 +213,8 @@ class ResultServer::Impl {
         << " running=" << sv.running_operations << " rpcs=" << sv.rpcs << " rpc_errors=" << sv.rpc_errors
         << " statements=" << sv.statements << " chunks_written=" << sv.chunks_written
         << " expired_sessions=" << sv.expired_sessions << " expired_operations=" << sv.expired_operations << "\n";
-    out << "http downloads=" << downloads << " download_bytes=" << download_bytes
-        << " auth_failures=" << auth_failures << " link_rejections=" << link_rejections << "\n";
+    out << "http downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
+        << " link_rejections=" << link_rejections << "\n";
     return out.str();
   }
 
@@ -288,7 +287,8 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
   http.set_keep_alive_timeout(options.keep_alive_s);
   http.set_keep_alive_max_count(1000);
   http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
-  const int port = options.port == 0 ? http.bind_to_any_port(options.host) : (http.bind_to_port(options.host, options.port) ? options.port : -1);
+  const int port = options.port == 0 ? http.bind_to_any_port(options.host)
+                                     : (http.bind_to_port(options.host, options.port) ? options.port : -1);
   if (port <= 0) {
     impl->Stop();
     return Status::IOError("serve: cannot bind " + options.host + ":" + std::to_string(options.port));
@@ -319,7 +319,8 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
   Impl* self = impl.get();
   http.Post(R"(/sql/1\.0/warehouses/([^/]+))",
             [self](const httplib::Request& req, httplib::Response& res) { self->HandleRpc(req, res); });
-  http.Get(R"(/files/([^/]*))", [self](const httplib::Request& req, httplib::Response& res) { self->HandleFile(req, res); });
+  http.Get(R"(/files/([^/]*))",
+           [self](const httplib::Request& req, httplib::Response& res) { self->HandleFile(req, res); });
   http.Get("/metrics", [self](const httplib::Request& req, httplib::Response& res) {
     if (!self->Authorized(req)) {
       res.status = 401;

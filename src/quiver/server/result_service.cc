@@ -93,26 +93,42 @@ t::TTypeId::type HiveTypeId(const DataType& type) {
     case TypeId::kNull: return t::TTypeId::NULL_TYPE;
     case TypeId::kBool: return t::TTypeId::BOOLEAN_TYPE;
     case TypeId::kInt8: return t::TTypeId::TINYINT_TYPE;
-    case TypeId::kInt16: case TypeId::kUInt8: return t::TTypeId::SMALLINT_TYPE;
-    case TypeId::kInt32: case TypeId::kUInt16: return t::TTypeId::INT_TYPE;
-    case TypeId::kInt64: case TypeId::kUInt32: case TypeId::kUInt64: return t::TTypeId::BIGINT_TYPE;
-    case TypeId::kFloat16: case TypeId::kFloat32: return t::TTypeId::FLOAT_TYPE;
+    case TypeId::kInt16:
+    case TypeId::kUInt8: return t::TTypeId::SMALLINT_TYPE;
+    case TypeId::kInt32:
+    case TypeId::kUInt16: return t::TTypeId::INT_TYPE;
+    case TypeId::kInt64:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64: return t::TTypeId::BIGINT_TYPE;
+    case TypeId::kFloat16:
+    case TypeId::kFloat32: return t::TTypeId::FLOAT_TYPE;
     case TypeId::kFloat64: return t::TTypeId::DOUBLE_TYPE;
-    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kUtf8View: return t::TTypeId::STRING_TYPE;
-    case TypeId::kBinary: case TypeId::kLargeBinary: case TypeId::kBinaryView:
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kUtf8View: return t::TTypeId::STRING_TYPE;
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+    case TypeId::kBinaryView:
     case TypeId::kFixedSizeBinary: return t::TTypeId::BINARY_TYPE;
     case TypeId::kDecimal: return t::TTypeId::DECIMAL_TYPE;
-    case TypeId::kDate32: case TypeId::kDate64: return t::TTypeId::DATE_TYPE;
+    case TypeId::kDate32:
+    case TypeId::kDate64: return t::TTypeId::DATE_TYPE;
     case TypeId::kTimestamp: return t::TTypeId::TIMESTAMP_TYPE;
-    case TypeId::kTime32: case TypeId::kTime64: return t::TTypeId::STRING_TYPE;
+    case TypeId::kTime32:
+    case TypeId::kTime64: return t::TTypeId::STRING_TYPE;
     case TypeId::kDuration: return t::TTypeId::BIGINT_TYPE;
     case TypeId::kIntervalYearMonth: return t::TTypeId::INTERVAL_YEAR_MONTH_TYPE;
-    case TypeId::kIntervalDayTime: case TypeId::kIntervalMonthDayNano: return t::TTypeId::INTERVAL_DAY_TIME_TYPE;
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kListView: case TypeId::kLargeListView:
+    case TypeId::kIntervalDayTime:
+    case TypeId::kIntervalMonthDayNano: return t::TTypeId::INTERVAL_DAY_TIME_TYPE;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
     case TypeId::kFixedSizeList: return t::TTypeId::ARRAY_TYPE;
     case TypeId::kStruct: return t::TTypeId::STRUCT_TYPE;
     case TypeId::kMap: return t::TTypeId::MAP_TYPE;
-    case TypeId::kSparseUnion: case TypeId::kDenseUnion: return t::TTypeId::UNION_TYPE;
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: return t::TTypeId::UNION_TYPE;
     case TypeId::kRunEndEncoded:
       return type.children.size() == 2 ? HiveTypeId(*type.children[1]->type) : t::TTypeId::STRING_TYPE;
     case TypeId::kDictionary: return type.value_type ? HiveTypeId(*type.value_type) : t::TTypeId::STRING_TYPE;
@@ -256,14 +272,15 @@ class ResultService::Impl : public t::TCLIServiceIf {
                              std::to_string(o_.max_message_bytes));
     }
     ScopedReservation in_bytes(thrift_pool_.get(), static_cast<int64_t>(request.size()));
-    if (!in_bytes.ok()) return Status::OutOfMemory("thrift: no memory for a request of " + std::to_string(request.size()) + " bytes");
+    if (!in_bytes.ok())
+      return Status::OutOfMemory("thrift: no memory for a request of " + std::to_string(request.size()) + " bytes");
     try {
       auto in = std::make_shared<TMemoryBuffer>(const_cast<uint8_t*>(request.data()),
                                                 static_cast<uint32_t>(request.size()), TMemoryBuffer::OBSERVE, config_);
       auto out = std::make_shared<TMemoryBuffer>();
       const int32_t limit = static_cast<int32_t>(std::min<int64_t>(o_.max_message_bytes, INT32_MAX));
-      auto iprot = std::make_shared<apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer>>(in, limit, limit,
-                                                                                                  true, true);
+      auto iprot =
+          std::make_shared<apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer>>(in, limit, limit, true, true);
       auto oprot = std::make_shared<apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer>>(out);
       processor_->process(iprot, oprot, nullptr);
       std::string reply = out->getBufferAsString();
@@ -285,7 +302,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
   // ---- sessions ----
   void OpenSession(t::TOpenSessionResp& r, const t::TOpenSessionReq& req) override {
     r.serverProtocolVersion = t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8;
-    if (req.__isset.client_protocol_i64 && req.client_protocol_i64 >= t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V1 &&
+    if (req.__isset.client_protocol_i64 &&
+        req.client_protocol_i64 >= t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V1 &&
         req.client_protocol_i64 < t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8) {
       r.serverProtocolVersion = static_cast<t::TProtocolVersion::type>(req.client_protocol_i64);
     }
@@ -316,7 +334,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = sessions_.find(req.sessionHandle.sessionId.guid);
       if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, req.sessionHandle.sessionId.secret)) {
-        r.status = ErrorStatus("invalid session handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
+        r.status =
+            ErrorStatus("invalid session handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
         return;
       }
       sessions_.erase(it);
@@ -340,7 +359,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
       case t::TGetInfoType::CLI_MAX_CONCURRENT_ACTIVITIES: r.infoValue.__set_integerFlag(o_.max_operations); break;
       case t::TGetInfoType::CLI_DATA_SOURCE_READ_ONLY: r.infoValue.__set_stringValue("Y"); break;
       default:
-        r.status = ErrorStatus("GetInfo: info type " + std::to_string(static_cast<int>(req.infoType)) + " is not supported");
+        r.status =
+            ErrorStatus("GetInfo: info type " + std::to_string(static_cast<int>(req.infoType)) + " is not supported");
         r.infoValue.__set_stringValue("");
     }
   }
@@ -367,7 +387,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
 
   template <typename Resp, typename Req>
   void MetadataOp(Resp& r, const Req& req, t::TOperationType::type type,
-                  Result<std::unique_ptr<RecordBatchStream>> (*make)(const Req&, const StatementExecutor&, MemoryPool*)) {
+                  Result<std::unique_ptr<RecordBatchStream>> (*make)(const Req&, const StatementExecutor&,
+                                                                     MemoryPool*)) {
     auto session = FindSession(req.sessionHandle);
     if (!session) {
       r.status = ErrorStatus("invalid session handle", t::TStatusCode::INVALID_HANDLE_STATUS);
@@ -448,8 +469,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
   void GetOperationStatus(t::TGetOperationStatusResp& r, const t::TGetOperationStatusReq& req) override {
     auto op = FindOperation(req.operationHandle);
     if (!op) {
-      r.status = ErrorStatus("invalid operation handle (unknown, closed or expired)",
-                             t::TStatusCode::INVALID_HANDLE_STATUS);
+      r.status =
+          ErrorStatus("invalid operation handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
       return;
     }
     r.status = OkStatus();
@@ -707,8 +728,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
         ++chunks_written_;
         chunk_ipc_bytes_ += chunk.ipc_bytes;
         chunk_served_bytes_ += served_bytes;
-        ChunkRef ref{*id, chunk.start_row_offset, chunk.row_count, chunk.ipc_bytes, 0, chunk.schema_message_bytes,
-                     chunk.lz4};
+        ChunkRef ref{*id, chunk.start_row_offset,     chunk.row_count, chunk.ipc_bytes,
+                     0,   chunk.schema_message_bytes, chunk.lz4};
         std::lock_guard<std::mutex> lock(op->mu);
         ref.served_bytes = served_bytes;
         op->total_ipc_bytes += chunk.ipc_bytes;
@@ -801,11 +822,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
       if (start_row_offset >= 0) {
         // Wait until the chunk holding that row exists (or the result ended).
         WaitFor(op, lock, [&] {
-          return op->done || (!op->chunks.empty() && op->chunks.back().start_row_offset + op->chunks.back().row_count >
-                                                         start_row_offset);
+          return op->done || (!op->chunks.empty() &&
+                              op->chunks.back().start_row_offset + op->chunks.back().row_count > start_row_offset);
         });
         size_t k = 0;
-        while (k < op->chunks.size() && op->chunks[k].start_row_offset + op->chunks[k].row_count <= start_row_offset) ++k;
+        while (k < op->chunks.size() && op->chunks[k].start_row_offset + op->chunks[k].row_count <= start_row_offset)
+          ++k;
         op->cursor = k;
       }
       WaitFor(op, lock, [&] { return op->decided && (op->cursor < op->chunks.size() || op->done); });
@@ -836,8 +858,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
         if (inline_mode) {
           // A page holds at least one chunk, then stops at maxRows rows or
           // kMaxInlinePageBytes IPC bytes (one reply stays bounded).
-          if (!refs.empty() && ((max_rows > 0 && rows + c.row_count > max_rows) ||
-                                page_ipc_bytes + c.ipc_bytes > kMaxInlinePageBytes)) {
+          if (!refs.empty() &&
+              ((max_rows > 0 && rows + c.row_count > max_rows) || page_ipc_bytes + c.ipc_bytes > kMaxInlinePageBytes)) {
             break;
           }
           page_ipc_bytes += c.ipc_bytes;
@@ -967,8 +989,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, std::shared_ptr<Operation>> ops_;
-  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, chunks_written_{0}, chunk_ipc_bytes_{0}, chunk_served_bytes_{0}, expired_sessions_{0},
-      expired_operations_{0};
+  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, chunks_written_{0}, chunk_ipc_bytes_{0},
+      chunk_served_bytes_{0}, expired_sessions_{0}, expired_operations_{0};
 };
 
 // ---------------------------------------------------------------------------
@@ -988,8 +1010,9 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
   if (options.chunk_bytes < 1 || options.max_links_per_fetch < 1 || options.max_sessions < 1 ||
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
       options.fetch_wait_ms < 0) {
-    return Status::Invalid("result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations and "
-                           "link_expiry_ms must be >= 1, max_message_bytes >= 1024");
+    return Status::Invalid(
+        "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations and "
+        "link_expiry_ms must be >= 1, max_message_bytes >= 1024");
   }
   // Thrift's processor reports malformed messages on stderr; the service
   // answers them (Invalid -> HTTP 400) and counts them in rpc_errors instead.

@@ -136,19 +136,21 @@ std::vector<TableInfo> TableExecutor::ListTables() const {
 }
 
 Result<std::unique_ptr<RecordBatchStream>> TableExecutor::Execute(std::string_view statement,
-                                                                  const std::atomic<bool>* cancel,
-                                                                  MemoryPool* pool) {
+                                                                  const std::atomic<bool>* cancel, MemoryPool* pool) {
   Tokens t(statement);
   const std::string unsupported =
-      "not supported by quiver's built-in executor (only SELECT * FROM <table> [LIMIT n]): '" + Shorten(statement) + "'";
-  if (!t.Accept("SELECT") || !t.Accept("*") || !t.Accept("FROM")) return Status::NotImplemented("statement " + unsupported);
+      "not supported by quiver's built-in executor (only SELECT * FROM <table> [LIMIT n]): '" + Shorten(statement) +
+      "'";
+  if (!t.Accept("SELECT") || !t.Accept("*") || !t.Accept("FROM"))
+    return Status::NotImplemented("statement " + unsupported);
   std::string name = t.Identifier();
   // Accept catalog/schema qualification "quiver.default.t" / "default.t".
   if (const size_t dot = name.rfind('.'); dot != std::string::npos) name = name.substr(dot + 1);
   if (name.empty()) return Status::Invalid("statement: expected a table name after FROM: '" + Shorten(statement) + "'");
   int64_t limit = -1;
   if (t.Accept("LIMIT")) {
-    if (!t.Integer(&limit)) return Status::Invalid("statement: LIMIT expects a non-negative integer: '" + Shorten(statement) + "'");
+    if (!t.Integer(&limit))
+      return Status::Invalid("statement: LIMIT expects a non-negative integer: '" + Shorten(statement) + "'");
   }
   t.Accept(";");
   if (!t.AtEnd()) return Status::NotImplemented("clause '" + Shorten(t.Rest()) + "' " + unsupported);

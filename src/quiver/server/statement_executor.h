@@ -35,8 +35,7 @@ class StatementExecutor {
   /// unknown table, IOError from storage. Thread safety: Execute may be
   /// called from several threads at once; each stream is used by one.
   virtual Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement,
-                                                             const std::atomic<bool>* cancel,
-                                                             MemoryPool* pool) = 0;
+                                                             const std::atomic<bool>* cancel, MemoryPool* pool) = 0;
   /// The tables statements can name, sorted by name. Thread-safe.
   virtual std::vector<TableInfo> ListTables() const = 0;
 };

@@ -57,7 +57,8 @@ Result<GeneratedCert> GenerateSelfSignedCert(const std::string& dir) {
   X509_set_pubkey(cert.get(), key.get());
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("quiver serve"), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("quiver serve"), -1, -1,
+                             0);
   X509_set_issuer_name(cert.get(), name);
   QUIVER_RETURN_NOT_OK(AddExtension(cert.get(), NID_basic_constraints, "critical,CA:TRUE"));
   QUIVER_RETURN_NOT_OK(AddExtension(cert.get(), NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost"));

@@ -52,7 +52,10 @@ class MultiPathStream : public RecordBatchStream {
  public:
   MultiPathStream(SchemaPtr schema, std::vector<std::string> paths, MemoryPool* pool, ValidationLevel validation,
                   std::optional<std::vector<int>> columns)
-      : schema_(std::move(schema)), paths_(std::move(paths)), pool_(pool), validation_(validation),
+      : schema_(std::move(schema)),
+        paths_(std::move(paths)),
+        pool_(pool),
+        validation_(validation),
         columns_(std::move(columns)) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
@@ -71,7 +74,8 @@ class MultiPathStream : public RecordBatchStream {
       if (*b) {
         if (columns_ && validation_ != ValidationLevel::kNone) {
           for (int c : *columns_) {
-            if (c < 0 || c >= static_cast<int>((*b)->columns.size())) return Status::Invalid("OpenScan: no column " + std::to_string(c));
+            if (c < 0 || c >= static_cast<int>((*b)->columns.size()))
+              return Status::Invalid("OpenScan: no column " + std::to_string(c));
             Status st = ValidateArray(*(*b)->columns[static_cast<size_t>(c)], validation_,
                                       schema_->fields[static_cast<size_t>(c)]->name);
             if (!st.ok()) {
@@ -130,8 +134,8 @@ Status Catalog::RegisterPath(std::string_view name, const std::string& path, Mem
     if (!info.schema) {
       info.schema = reader->schema();
     } else if (!reader->schema()->Equals(*info.schema)) {
-      return Status::Invalid(p + ": schema differs from " + info.paths[0] + "'s (expected\n" +
-                             info.schema->ToString() + "\nactual\n" + reader->schema()->ToString() + ")");
+      return Status::Invalid(p + ": schema differs from " + info.paths[0] + "'s (expected\n" + info.schema->ToString() +
+                             "\nactual\n" + reader->schema()->ToString() + ")");
     }
     while (true) {
       auto b = reader->Next();

@@ -17,8 +17,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +48,11 @@ struct TableInfo {
 
 /// One column of one table (GetColumns).
 struct ColumnInfo {
-  std::string table;   ///< lower-case table name
-  std::string name;    ///< as stored in the schema
-  DataTypePtr type;    ///< the stored type (dictionary types as stored; SQL sees their value type)
+  std::string table;  ///< lower-case table name
+  std::string name;   ///< as stored in the schema
+  DataTypePtr type;   ///< the stored type (dictionary types as stored; SQL sees their value type)
   bool nullable = true;
-  int ordinal = 0;     ///< 0-based position in the table's schema
+  int ordinal = 0;  ///< 0-based position in the table's schema
 };
 
 class Catalog {

@@ -71,8 +71,12 @@ class ScanOp : public RecordBatchStream {
  public:
   ScanOp(ExecContext* ctx, std::shared_ptr<const Catalog> catalog, TableInfo table, std::vector<int> columns,
          SchemaPtr schema, std::unique_ptr<Expr> filter)
-      : ctx_(ctx), catalog_(std::move(catalog)), table_(std::move(table)), columns_(std::move(columns)),
-        schema_(std::move(schema)), filter_(std::move(filter)) {}
+      : ctx_(ctx),
+        catalog_(std::move(catalog)),
+        table_(std::move(table)),
+        columns_(std::move(columns)),
+        schema_(std::move(schema)),
+        filter_(std::move(filter)) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     if (!source_) {
@@ -146,8 +150,12 @@ class JoinOp : public RecordBatchStream {
  public:
   JoinOp(ExecContext* ctx, std::shared_ptr<const join::HashJoin> join, std::unique_ptr<RecordBatchStream> probe,
          std::unique_ptr<RecordBatchStream> build, std::vector<int> reorder, SchemaPtr schema)
-      : ctx_(ctx), join_(std::move(join)), probe_input_(std::move(probe)), build_input_(std::move(build)),
-        reorder_(std::move(reorder)), schema_(std::move(schema)) {}
+      : ctx_(ctx),
+        join_(std::move(join)),
+        probe_input_(std::move(probe)),
+        build_input_(std::move(build)),
+        reorder_(std::move(reorder)),
+        schema_(std::move(schema)) {}
   ~JoinOp() override {
     prober_.reset();
     if (relation_) relation_->Close();
@@ -394,8 +402,8 @@ bool ParseTemporal(std::string_view s, bool date_only, i128* ns) {
   static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (mo < 1 || mo > 12 || d < 1) return false;
   if (d > kDays[mo - 1] + (mo == 2 && IsLeap(y) ? 1 : 0)) return false;
-  i128 v = static_cast<i128>(DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400 *
-           1000000000LL;
+  i128 v =
+      static_cast<i128>(DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400 * 1000000000LL;
   if (p < s.size() && !date_only && (s[p] == ' ' || s[p] == 'T')) {
     ++p;
     int64_t h, mi, sec = 0, frac = 0;
@@ -491,7 +499,7 @@ bool ParseNumber(std::string_view t, Literal* lit) {
 // The planner
 
 struct ColRef {
-  int table = -1;  // index into Planner::tables_, or kInnerTable for an EXISTS subquery's table
+  int table = -1;   // index into Planner::tables_, or kInnerTable for an EXISTS subquery's table
   int column = -1;  // in the table's (decoded) schema
 };
 
@@ -594,12 +602,14 @@ class Planner {
   Status BindFrom(Json& from);
   Status AddTable(Json& range_var, std::vector<BoundTable>* into);
   Result<ColRef> ResolveColumn(Json& column_ref, bool allow_inner, bool allow_outer) const;
-  const BoundTable& Table(const ColRef& r) const { return r.table == kInnerTable ? *inner_ : tables_[static_cast<size_t>(r.table)]; }
+  const BoundTable& Table(const ColRef& r) const {
+    return r.table == kInnerTable ? *inner_ : tables_[static_cast<size_t>(r.table)];
+  }
   const Field& FieldOf(const ColRef& r) const { return *Table(r).schema->fields[static_cast<size_t>(r.column)]; }
   Result<Literal> BindLiteral(Json& node) const;
   Result<std::unique_ptr<Expr>> BindPredicate(Json& node, bool allow_inner, bool allow_outer);
-  Result<std::unique_ptr<Expr>> BindComparison(CompareOp op, Json& lhs, Json& rhs, int location,
-                                               bool allow_inner, bool allow_outer);
+  Result<std::unique_ptr<Expr>> BindComparison(CompareOp op, Json& lhs, Json& rhs, int location, bool allow_inner,
+                                               bool allow_outer);
   Status BindExists(Json& sublink, bool anti);
   Status BindEquiKeys(Json& quals, int left_tables, std::vector<std::pair<ColRef, ColRef>>* keys);
   Status ConstructName(Json& node, int* location, std::string* name) const;
@@ -641,24 +651,60 @@ SchemaPtr DecodedSchema(const Schema& s) {
 bool ClassOfType(const DataType& t, CompareClass* cls, int* scale, int* digits) {
   *scale = 0;
   switch (t.id) {
-    case TypeId::kInt8: case TypeId::kUInt8: *cls = CompareClass::kExact; *digits = 3; return true;
-    case TypeId::kInt16: case TypeId::kUInt16: *cls = CompareClass::kExact; *digits = 5; return true;
-    case TypeId::kInt32: case TypeId::kUInt32: *cls = CompareClass::kExact; *digits = 10; return true;
-    case TypeId::kInt64: *cls = CompareClass::kExact; *digits = 19; return true;
-    case TypeId::kUInt64: *cls = CompareClass::kExact; *digits = 20; return true;
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+      *cls = CompareClass::kExact;
+      *digits = 3;
+      return true;
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+      *cls = CompareClass::kExact;
+      *digits = 5;
+      return true;
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+      *cls = CompareClass::kExact;
+      *digits = 10;
+      return true;
+    case TypeId::kInt64:
+      *cls = CompareClass::kExact;
+      *digits = 19;
+      return true;
+    case TypeId::kUInt64:
+      *cls = CompareClass::kExact;
+      *digits = 20;
+      return true;
     case TypeId::kDecimal:
       if (t.bit_width > 128 || t.scale < 0) return false;
       *cls = CompareClass::kExact;
       *scale = t.scale;
       *digits = std::max(t.precision, t.scale + 1);
       return true;
-    case TypeId::kFloat32: case TypeId::kFloat64: *cls = CompareClass::kFloat; *digits = 0; return true;
-    case TypeId::kBinary: case TypeId::kUtf8: case TypeId::kLargeBinary: case TypeId::kLargeUtf8:
-    case TypeId::kBinaryView: case TypeId::kUtf8View: case TypeId::kFixedSizeBinary:
-      *cls = CompareClass::kString; *digits = 0; return true;
-    case TypeId::kDate32: case TypeId::kDate64: case TypeId::kTimestamp:
-      *cls = CompareClass::kTemporal; *digits = 0; return true;
-    case TypeId::kBool: *cls = CompareClass::kBool; *digits = 0; return true;
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      *cls = CompareClass::kFloat;
+      *digits = 0;
+      return true;
+    case TypeId::kBinary:
+    case TypeId::kUtf8:
+    case TypeId::kLargeBinary:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View:
+    case TypeId::kFixedSizeBinary:
+      *cls = CompareClass::kString;
+      *digits = 0;
+      return true;
+    case TypeId::kDate32:
+    case TypeId::kDate64:
+    case TypeId::kTimestamp:
+      *cls = CompareClass::kTemporal;
+      *digits = 0;
+      return true;
+    case TypeId::kBool:
+      *cls = CompareClass::kBool;
+      *digits = 0;
+      return true;
     default: return false;
   }
 }
@@ -667,7 +713,8 @@ bool IsNumeric(CompareClass c) { return c == CompareClass::kExact || c == Compar
 
 const std::string& StringField(Json& j) {
   static const std::string kEmpty;
-  if (j.is_object() && j.contains("String") && j["String"].contains("sval")) return j["String"]["sval"].get_ref<const std::string&>();
+  if (j.is_object() && j.contains("String") && j["String"].contains("sval"))
+    return j["String"]["sval"].get_ref<const std::string&>();
   return kEmpty;
 }
 
@@ -689,8 +736,8 @@ std::string ExprNodeName(const std::string& key, Json& v) {
     if (v.contains("funcname")) {
       for (auto& n : v["funcname"]) name = StringField(n);
     }
-    static const char* kAggregates[] = {"count", "sum", "avg", "min", "max", "stddev", "variance", "array_agg",
-                                        "string_agg", "bool_and", "bool_or", "every"};
+    static const char* kAggregates[] = {"count",    "sum",       "avg",        "min",      "max",     "stddev",
+                                        "variance", "array_agg", "string_agg", "bool_and", "bool_or", "every"};
     if (v.contains("over")) return "window function " + name + "() OVER";
     for (const char* a : kAggregates) {
       if (name == a) return "aggregate function " + name + "()";
@@ -734,7 +781,8 @@ Status Planner::ConstructName(Json& node, int* location, std::string* name) cons
   }
   const std::string key = node.begin().key();
   Json& v = node.begin().value();
-  *location = v.contains("location") && v["location"].is_number_integer() ? v["location"].get<int>() : MinLocation(node);
+  *location =
+      v.contains("location") && v["location"].is_number_integer() ? v["location"].get<int>() : MinLocation(node);
   if (*location < 0) *location = 0;
   if (key == "A_Expr") {
     const std::string kind = v.value("kind", "");
@@ -742,16 +790,26 @@ Status Planner::ConstructName(Json& node, int* location, std::string* name) cons
     if (v.contains("name")) {
       for (auto& n : v["name"]) op = StringField(n);
     }
-    if (kind == "AEXPR_LIKE") *name = "LIKE";
-    else if (kind == "AEXPR_ILIKE") *name = "ILIKE";
-    else if (kind == "AEXPR_SIMILAR") *name = "SIMILAR TO";
-    else if (kind == "AEXPR_DISTINCT") *name = "IS DISTINCT FROM";
-    else if (kind == "AEXPR_NOT_DISTINCT") *name = "IS NOT DISTINCT FROM";
-    else if (kind == "AEXPR_NULLIF") *name = "NULLIF";
-    else if (kind == "AEXPR_OP_ANY") *name = "ANY (array)";
-    else if (kind == "AEXPR_OP_ALL") *name = "ALL (array)";
-    else if (kind == "AEXPR_BETWEEN_SYM" || kind == "AEXPR_NOT_BETWEEN_SYM") *name = "BETWEEN SYMMETRIC";
-    else *name = "operator '" + op + "'";
+    if (kind == "AEXPR_LIKE")
+      *name = "LIKE";
+    else if (kind == "AEXPR_ILIKE")
+      *name = "ILIKE";
+    else if (kind == "AEXPR_SIMILAR")
+      *name = "SIMILAR TO";
+    else if (kind == "AEXPR_DISTINCT")
+      *name = "IS DISTINCT FROM";
+    else if (kind == "AEXPR_NOT_DISTINCT")
+      *name = "IS NOT DISTINCT FROM";
+    else if (kind == "AEXPR_NULLIF")
+      *name = "NULLIF";
+    else if (kind == "AEXPR_OP_ANY")
+      *name = "ANY (array)";
+    else if (kind == "AEXPR_OP_ALL")
+      *name = "ALL (array)";
+    else if (kind == "AEXPR_BETWEEN_SYM" || kind == "AEXPR_NOT_BETWEEN_SYM")
+      *name = "BETWEEN SYMMETRIC";
+    else
+      *name = "operator '" + op + "'";
     return Status::OK();
   }
   *name = ExprNodeName(key, v);
@@ -811,9 +869,10 @@ Status Planner::AddTable(Json& node, std::vector<BoundTable>* into) {
     if (what == "RangeSubselect") {
       what = "subquery in FROM";
       loc = KeywordBefore("(", loc);
-    }
-    else if (what == "RangeFunction") what = "function in FROM";
-    else if (what == "JoinExpr") what = "parenthesized join on the right of JOIN";
+    } else if (what == "RangeFunction")
+      what = "function in FROM";
+    else if (what == "JoinExpr")
+      what = "parenthesized join on the right of JOIN";
     return Unsupported(what, loc);
   }
   Json& rv = node["RangeVar"];
@@ -855,16 +914,22 @@ Status Planner::BindFrom(Json& from) {
     JoinStep step;
     step.location = KeywordBefore("JOIN", loc);
     const std::string type = j.value("jointype", "JOIN_INNER");
-    if (type == "JOIN_INNER") step.type = SqlJoin::kInner;
-    else if (type == "JOIN_LEFT") step.type = SqlJoin::kLeft;
-    else if (type == "JOIN_RIGHT") step.type = SqlJoin::kRight;
-    else if (type == "JOIN_FULL") step.type = SqlJoin::kFull;
-    else return Unsupported("join type " + type, step.location);
+    if (type == "JOIN_INNER")
+      step.type = SqlJoin::kInner;
+    else if (type == "JOIN_LEFT")
+      step.type = SqlJoin::kLeft;
+    else if (type == "JOIN_RIGHT")
+      step.type = SqlJoin::kRight;
+    else if (type == "JOIN_FULL")
+      step.type = SqlJoin::kFull;
+    else
+      return Unsupported("join type " + type, step.location);
     if (!j.contains("quals")) return Unsupported("CROSS JOIN (a join without ON)", step.location);
     QUIVER_RETURN_NOT_OK(AddTable(j["rarg"], &tables_));
     QUIVER_RETURN_NOT_OK(BindEquiKeys(j["quals"], static_cast<int>(tables_.size()) - 1, &step.keys));
     const int right = static_cast<int>(tables_.size()) - 1;
-    if (step.type == SqlJoin::kLeft || step.type == SqlJoin::kFull) tables_[static_cast<size_t>(right)].null_supplied = true;
+    if (step.type == SqlJoin::kLeft || step.type == SqlJoin::kFull)
+      tables_[static_cast<size_t>(right)].null_supplied = true;
     if (step.type == SqlJoin::kRight || step.type == SqlJoin::kFull) {
       for (int t = 0; t < right; ++t) tables_[static_cast<size_t>(t)].null_supplied = true;
     }
@@ -899,8 +964,10 @@ Result<ColRef> Planner::ResolveColumn(Json& column_ref, bool allow_inner, bool a
       if (qualifier && *qualifier != t->alias) continue;
       for (int c = 0; c < t->schema->num_fields(); ++c) {
         const std::string& fname = t->schema->fields[static_cast<size_t>(c)]->name;
-        if (fname == name) exact.push_back({id, c});
-        else if (FoldIdentifier(fname) == FoldIdentifier(name)) folded.push_back({id, c});
+        if (fname == name)
+          exact.push_back({id, c});
+        else if (FoldIdentifier(fname) == FoldIdentifier(name))
+          folded.push_back({id, c});
       }
     }
     const auto& found = exact.empty() ? folded : exact;
@@ -911,7 +978,9 @@ Result<ColRef> Planner::ResolveColumn(Json& column_ref, bool allow_inner, bool a
   if (qualifier) {
     bool known = false;
     for (auto& [id, t] : scopes) known |= t->alias == *qualifier;
-    if (!known) return Status::KeyError("missing FROM entry for table '" + *qualifier + "' (" + DescribePosition(sql_, loc) + ")");
+    if (!known)
+      return Status::KeyError("missing FROM entry for table '" + *qualifier + "' (" + DescribePosition(sql_, loc) +
+                              ")");
   }
   return Status::KeyError("no column named '" + full + "' (" + DescribePosition(sql_, loc) + ")");
 }
@@ -1037,7 +1106,8 @@ Result<std::unique_ptr<Expr>> Planner::BindComparison(CompareOp op, Json& lnode,
     }
   }
   auto e = std::make_unique<Expr>();
-  if ((!s[0].column && s[0].lit.kind == Literal::Kind::kNull) || (!s[1].column && s[1].lit.kind == Literal::Kind::kNull)) {
+  if ((!s[0].column && s[0].lit.kind == Literal::Kind::kNull) ||
+      (!s[1].column && s[1].lit.kind == Literal::Kind::kNull)) {
     // A comparison with NULL is unknown on every row; the other side still
     // has to name a real column.
     e->kind = Expr::Kind::kConst;
@@ -1051,11 +1121,20 @@ Result<std::unique_ptr<Expr>> Planner::BindComparison(CompareOp op, Json& lnode,
     Side& me = s[k];
     const Side& other = s[1 - k];
     switch (me.lit.kind) {
-      case Literal::Kind::kInt: me.cls = CompareClass::kExact; me.scale = 0; me.digits = me.lit.digits; break;
-      case Literal::Kind::kDecimal: me.cls = CompareClass::kExact; me.scale = me.lit.scale; me.digits = me.lit.digits; break;
+      case Literal::Kind::kInt:
+        me.cls = CompareClass::kExact;
+        me.scale = 0;
+        me.digits = me.lit.digits;
+        break;
+      case Literal::Kind::kDecimal:
+        me.cls = CompareClass::kExact;
+        me.scale = me.lit.scale;
+        me.digits = me.lit.digits;
+        break;
       case Literal::Kind::kFloat: me.cls = CompareClass::kFloat; break;
       case Literal::Kind::kBool: me.cls = CompareClass::kBool; break;
-      case Literal::Kind::kDate: case Literal::Kind::kTimestamp: me.cls = CompareClass::kTemporal; break;
+      case Literal::Kind::kDate:
+      case Literal::Kind::kTimestamp: me.cls = CompareClass::kTemporal; break;
       case Literal::Kind::kString:
         me.cls = CompareClass::kString;
         if (other.column && other.cls == CompareClass::kTemporal) {
@@ -1091,9 +1170,9 @@ Result<std::unique_ptr<Expr>> Planner::BindComparison(CompareOp op, Json& lnode,
       if (cls == CompareClass::kExact) {
         o.rescale = common_scale - s[k].scale;
         if (s[k].digits + o.rescale > 38) {
-          return Unsupported("comparison of " + s[k].desc + " at scale " + std::to_string(common_scale) +
-                                 " (more than 38 digits)",
-                             location);
+          return Unsupported(
+              "comparison of " + s[k].desc + " at scale " + std::to_string(common_scale) + " (more than 38 digits)",
+              location);
         }
       }
       o.source_scale = s[k].scale;
@@ -1199,7 +1278,8 @@ Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inne
       QUIVER_ASSIGN_OR_RETURN(auto sub, BindPredicate(a, allow_inner, allow_outer));
       e->args.push_back(std::move(sub));
     }
-    if (e->args.empty() || (e->kind == Expr::Kind::kNot && e->args.size() != 1)) return Error("malformed boolean expression", v.value("location", 0));
+    if (e->args.empty() || (e->kind == Expr::Kind::kNot && e->args.size() != 1))
+      return Error("malformed boolean expression", v.value("location", 0));
     return e;
   }
   if (key == "NullTest") {
@@ -1237,9 +1317,12 @@ Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inne
     QUIVER_ASSIGN_OR_RETURN(Literal lit, BindLiteral(node));
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Kind::kConst;
-    if (lit.kind == Literal::Kind::kNull) e->value = kUnknown;
-    else if (lit.kind == Literal::Kind::kBool) e->value = lit.boolean ? kTrue : kFalse;
-    else return Error("argument of WHERE must be boolean, not " + std::string(LiteralKindName(lit.kind)), lit.location);
+    if (lit.kind == Literal::Kind::kNull)
+      e->value = kUnknown;
+    else if (lit.kind == Literal::Kind::kBool)
+      e->value = lit.boolean ? kTrue : kFalse;
+    else
+      return Error("argument of WHERE must be boolean, not " + std::string(LiteralKindName(lit.kind)), lit.location);
     return e;
   }
   if (key == "A_Expr") {
@@ -1251,13 +1334,20 @@ Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inne
     }
     if (kind == "AEXPR_OP" && v.contains("lexpr") && v.contains("rexpr")) {
       CompareOp cop;
-      if (op == "=") cop = CompareOp::kEq;
-      else if (op == "<>" || op == "!=") cop = CompareOp::kNe;
-      else if (op == "<") cop = CompareOp::kLt;
-      else if (op == "<=") cop = CompareOp::kLe;
-      else if (op == ">") cop = CompareOp::kGt;
-      else if (op == ">=") cop = CompareOp::kGe;
-      else return Unsupported("operator '" + op + "'", loc);
+      if (op == "=")
+        cop = CompareOp::kEq;
+      else if (op == "<>" || op == "!=")
+        cop = CompareOp::kNe;
+      else if (op == "<")
+        cop = CompareOp::kLt;
+      else if (op == "<=")
+        cop = CompareOp::kLe;
+      else if (op == ">")
+        cop = CompareOp::kGt;
+      else if (op == ">=")
+        cop = CompareOp::kGe;
+      else
+        return Unsupported("operator '" + op + "'", loc);
       return BindComparison(cop, v["lexpr"], v["rexpr"], loc, allow_inner, allow_outer);
     }
     if (kind == "AEXPR_IN") {
@@ -1271,7 +1361,8 @@ Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inne
           QUIVER_RETURN_NOT_OK(ConstructName(item, &l, &name));
           return Unsupported(item.contains("ColumnRef") ? std::string("column in an IN list") : name, l);
         }
-        QUIVER_ASSIGN_OR_RETURN(auto c, BindComparison(CompareOp::kEq, v["lexpr"], item, loc, allow_inner, allow_outer));
+        QUIVER_ASSIGN_OR_RETURN(auto c,
+                                BindComparison(CompareOp::kEq, v["lexpr"], item, loc, allow_inner, allow_outer));
         e->args.push_back(std::move(c));
       }
       // Each item was bound (and type-checked) as `lexpr = item`; when
@@ -1289,8 +1380,10 @@ Result<std::unique_ptr<Expr>> Planner::BindPredicate(Json& node, bool allow_inne
       Json& items = v["rexpr"]["List"]["items"];
       auto e = std::make_unique<Expr>();
       e->kind = Expr::Kind::kAnd;
-      QUIVER_ASSIGN_OR_RETURN(auto lo, BindComparison(CompareOp::kGe, v["lexpr"], items[0], loc, allow_inner, allow_outer));
-      QUIVER_ASSIGN_OR_RETURN(auto hi, BindComparison(CompareOp::kLe, v["lexpr"], items[1], loc, allow_inner, allow_outer));
+      QUIVER_ASSIGN_OR_RETURN(auto lo,
+                              BindComparison(CompareOp::kGe, v["lexpr"], items[0], loc, allow_inner, allow_outer));
+      QUIVER_ASSIGN_OR_RETURN(auto hi,
+                              BindComparison(CompareOp::kLe, v["lexpr"], items[1], loc, allow_inner, allow_outer));
       e->args.push_back(std::move(lo));
       e->args.push_back(std::move(hi));
       if (kind == "AEXPR_NOT_BETWEEN") {
@@ -1368,8 +1461,14 @@ Status Planner::BindExists(Json& sublink, bool anti) {
           (*t)["A_Expr"]["rexpr"].contains("ColumnRef")) {
         auto a = ResolveColumn((*t)["A_Expr"]["lexpr"], true, true);
         auto b = ResolveColumn((*t)["A_Expr"]["rexpr"], true, true);
-        if (!a.ok()) { st = a.status(); break; }
-        if (!b.ok()) { st = b.status(); break; }
+        if (!a.ok()) {
+          st = a.status();
+          break;
+        }
+        if (!b.ok()) {
+          st = b.status();
+          break;
+        }
         ColRef x = *a, y = *b;
         if (x.table == kInnerTable && y.table != kInnerTable) std::swap(x, y);
         if (x.table != kInnerTable && y.table == kInnerTable) {
@@ -1378,7 +1477,10 @@ Status Planner::BindExists(Json& sublink, bool anti) {
         }
       }
       auto e = BindPredicate(*t, true, true);
-      if (!e.ok()) { st = e.status(); break; }
+      if (!e.ok()) {
+        st = e.status();
+        break;
+      }
       const uint64_t outer = TablesOf(**e);
       std::vector<int> rs;
       CollectRefs(**e, &rs);
@@ -1425,7 +1527,8 @@ void Planner::Remap(Expr* e, const std::function<int(const ColRef&)>& map) const
   if (e->kind == Expr::Kind::kCompare || e->kind == Expr::Kind::kIsNull || e->kind == Expr::Kind::kIsNotNull ||
       e->kind == Expr::Kind::kBoolColumn || e->kind == Expr::Kind::kInSet) {
     if (e->lhs.column >= 0) e->lhs.column = map(refs_[static_cast<size_t>(e->lhs.column)]);
-    if (e->kind == Expr::Kind::kCompare && e->rhs.column >= 0) e->rhs.column = map(refs_[static_cast<size_t>(e->rhs.column)]);
+    if (e->kind == Expr::Kind::kCompare && e->rhs.column >= 0)
+      e->rhs.column = map(refs_[static_cast<size_t>(e->rhs.column)]);
   }
   for (auto& a : e->args) Remap(a.get(), map);
 }
@@ -1452,7 +1555,8 @@ Result<int64_t> LimitValue(const Planner& p, Json& node, const std::string_view 
   (void)sql;
   if (node.contains("A_Const") && node["A_Const"].value("isnull", false)) return int64_t{-1};  // LIMIT ALL / NULL
   if (!node.contains("A_Const") || !node["A_Const"].contains("ival")) {
-    return p.Unsupported(std::string(what) + " other than an integer constant", std::max(Planner::MinLocation(node), 0));
+    return p.Unsupported(std::string(what) + " other than an integer constant",
+                         std::max(Planner::MinLocation(node), 0));
   }
   Json& c = node["A_Const"];
   if (!c["ival"].contains("ival")) {
@@ -1491,7 +1595,9 @@ Result<std::unique_ptr<RecordBatchStream>> Planner::PlanSelect(Json& s) {
             out_cols.push_back({{static_cast<int>(t), c}, tables_[t].schema->fields[static_cast<size_t>(c)]->name});
           }
         }
-        if (!any) return Status::KeyError("missing FROM entry for table '" + StringField(fields[0]) + "' (" + DescribePosition(sql_, loc) + ")");
+        if (!any)
+          return Status::KeyError("missing FROM entry for table '" + StringField(fields[0]) + "' (" +
+                                  DescribePosition(sql_, loc) + ")");
         continue;
       }
       QUIVER_ASSIGN_OR_RETURN(ColRef r, ResolveColumn(val, false, true));
@@ -1548,7 +1654,8 @@ Result<std::unique_ptr<RecordBatchStream>> Planner::PlanSelect(Json& s) {
       continue;
     }
     QUIVER_ASSIGN_OR_RETURN(Literal lit, BindLiteral(s[k]));
-    if (lit.unscaled < 0) return Error(std::string(k[5] == 'C' ? "LIMIT" : "OFFSET") + " must not be negative", lit.location);
+    if (lit.unscaled < 0)
+      return Error(std::string(k[5] == 'C' ? "LIMIT" : "OFFSET") + " must not be negative", lit.location);
   }
 
   // Needed columns per table.
@@ -1591,7 +1698,9 @@ Result<std::unique_ptr<RecordBatchStream>> Planner::PlanSelect(Json& s) {
   auto local_index = [](const BoundTable& t, int column) {
     return static_cast<int>(std::lower_bound(t.needed.begin(), t.needed.end(), column) - t.needed.begin());
   };
-  auto compact = [&](const ColRef& r) { return base[static_cast<size_t>(r.table)] + local_index(tables_[static_cast<size_t>(r.table)], r.column); };
+  auto compact = [&](const ColRef& r) {
+    return base[static_cast<size_t>(r.table)] + local_index(tables_[static_cast<size_t>(r.table)], r.column);
+  };
 
   // Scans.
   auto make_scan = [&](BoundTable& t) -> Result<std::unique_ptr<RecordBatchStream>> {
@@ -1602,7 +1711,8 @@ Result<std::unique_ptr<RecordBatchStream>> Planner::PlanSelect(Json& s) {
     }
     auto filter = AndOf(std::move(t.pushed));
     if (filter) QUIVER_RETURN_NOT_OK(CheckGatherable(*schema, "filtering table '" + t.alias + "'"));
-    return std::unique_ptr<RecordBatchStream>(std::make_unique<ScanOp>(ctx_, catalog_, t.info, t.needed, schema, std::move(filter)));
+    return std::unique_ptr<RecordBatchStream>(
+        std::make_unique<ScanOp>(ctx_, catalog_, t.info, t.needed, schema, std::move(filter)));
   };
   QUIVER_ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchStream> current, make_scan(tables_[0]));
   int64_t estimate = tables_[0].info.num_rows;
@@ -1674,7 +1784,8 @@ Result<std::unique_ptr<RecordBatchStream>> Planner::PlanSelect(Json& s) {
       return Status(made.status().code(), made.status().message() + " (" + DescribePosition(sql_, sm.location) + ")");
     }
     SchemaPtr schema = current->schema();
-    current = std::make_unique<JoinOp>(ctx_, *made, std::move(current), std::move(inner_scan), std::vector<int>{}, schema);
+    current =
+        std::make_unique<JoinOp>(ctx_, *made, std::move(current), std::move(inner_scan), std::vector<int>{}, schema);
   }
   // Projection.
   auto schema = std::make_shared<Schema>();
@@ -1701,13 +1812,14 @@ Result<std::unique_ptr<RecordBatchStream>> Planner::ShowTables() {
   schema->fields = {field("table_name", utf8(), false), field("num_rows", int64(), false)};
   QUIVER_ASSIGN_OR_RETURN(auto a, BuildUtf8(names, ctx_->pool.get()));
   QUIVER_ASSIGN_OR_RETURN(auto b, BuildInt64(rows, ctx_->pool.get()));
-  return std::unique_ptr<RecordBatchStream>(
-      std::make_unique<ConstStream>(schema, names.empty() ? nullptr : Rewrap(schema, static_cast<int64_t>(names.size()), {a, b})));
+  return std::unique_ptr<RecordBatchStream>(std::make_unique<ConstStream>(
+      schema, names.empty() ? nullptr : Rewrap(schema, static_cast<int64_t>(names.size()), {a, b})));
 }
 
 Result<std::unique_ptr<RecordBatchStream>> Planner::Describe(std::string_view name, int location) {
   auto t = catalog_->GetTable(name);
-  if (!t.ok()) return Status::KeyError("no table named '" + FoldIdentifier(name) + "' (" + DescribePosition(sql_, location) + ")");
+  if (!t.ok())
+    return Status::KeyError("no table named '" + FoldIdentifier(name) + "' (" + DescribePosition(sql_, location) + ")");
   std::vector<std::string> names, types;
   std::vector<bool> nullable;
   for (auto& f : t->schema->fields) {
@@ -1759,13 +1871,28 @@ bool MatchDescribe(std::string_view sql, std::string* name, int* name_offset) {
 
 std::string StatementName(const std::string& key) {
   static const std::pair<const char*, const char*> kNames[] = {
-      {"InsertStmt", "INSERT"}, {"UpdateStmt", "UPDATE"}, {"DeleteStmt", "DELETE"}, {"MergeStmt", "MERGE"},
-      {"CreateStmt", "CREATE TABLE"}, {"CreateTableAsStmt", "CREATE TABLE AS"}, {"DropStmt", "DROP"},
-      {"AlterTableStmt", "ALTER TABLE"}, {"IndexStmt", "CREATE INDEX"}, {"ViewStmt", "CREATE VIEW"},
-      {"TruncateStmt", "TRUNCATE"}, {"CopyStmt", "COPY"}, {"ExplainStmt", "EXPLAIN"},
-      {"TransactionStmt", "transaction control (BEGIN/COMMIT/ROLLBACK)"}, {"VariableSetStmt", "SET"},
-      {"CreateSchemaStmt", "CREATE SCHEMA"}, {"GrantStmt", "GRANT/REVOKE"}, {"PrepareStmt", "PREPARE"},
-      {"ExecuteStmt", "EXECUTE"}, {"CallStmt", "CALL"}, {"DoStmt", "DO"}, {"VacuumStmt", "VACUUM/ANALYZE"},
+      {"InsertStmt", "INSERT"},
+      {"UpdateStmt", "UPDATE"},
+      {"DeleteStmt", "DELETE"},
+      {"MergeStmt", "MERGE"},
+      {"CreateStmt", "CREATE TABLE"},
+      {"CreateTableAsStmt", "CREATE TABLE AS"},
+      {"DropStmt", "DROP"},
+      {"AlterTableStmt", "ALTER TABLE"},
+      {"IndexStmt", "CREATE INDEX"},
+      {"ViewStmt", "CREATE VIEW"},
+      {"TruncateStmt", "TRUNCATE"},
+      {"CopyStmt", "COPY"},
+      {"ExplainStmt", "EXPLAIN"},
+      {"TransactionStmt", "transaction control (BEGIN/COMMIT/ROLLBACK)"},
+      {"VariableSetStmt", "SET"},
+      {"CreateSchemaStmt", "CREATE SCHEMA"},
+      {"GrantStmt", "GRANT/REVOKE"},
+      {"PrepareStmt", "PREPARE"},
+      {"ExecuteStmt", "EXECUTE"},
+      {"CallStmt", "CALL"},
+      {"DoStmt", "DO"},
+      {"VacuumStmt", "VACUUM/ANALYZE"},
   };
   for (auto& [k, n] : kNames) {
     if (key == k) return n;

@@ -211,8 +211,7 @@ uint64_t InSet::CanonicalBits(double v) {
   return bits;
 }
 
-Status Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out,
-                const std::atomic<bool>* cancel) {
+Status Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* out, const std::atomic<bool>* cancel) {
   const int64_t n = batch.num_rows;
   switch (e.kind) {
     case Expr::Kind::kConst: out->assign(static_cast<size_t>(n), e.value); return Status::OK();
@@ -234,8 +233,7 @@ Status Evaluate(const Expr& e, const RecordBatch& batch, std::vector<uint8_t>* o
       out->resize(static_cast<size_t>(n));
       const ArrayData& a = *batch.columns[static_cast<size_t>(e.lhs.column)];
       for (int64_t i = 0; i < n; ++i) {
-        (*out)[i] = !a.IsValid(i) ? kUnknown
-                                  : (bit_util::GetBit(a.buffers[1]->data(), a.offset + i) ? kTrue : kFalse);
+        (*out)[i] = !a.IsValid(i) ? kUnknown : (bit_util::GetBit(a.buffers[1]->data(), a.offset + i) ? kTrue : kFalse);
       }
       return Status::OK();
     }
@@ -283,8 +281,8 @@ Result<RecordBatchPtr> FilterBatch(const Expr& expr, const RecordBatchPtr& batch
   out->num_rows = static_cast<int64_t>(selection.size());
   out->columns.reserve(batch->columns.size());
   for (size_t c = 0; c < batch->columns.size(); ++c) {
-    QUIVER_ASSIGN_OR_RETURN(auto col,
-                            Take(*batch->columns[c], selection, pool, "column '" + batch->schema->fields[c]->name + "'"));
+    QUIVER_ASSIGN_OR_RETURN(
+        auto col, Take(*batch->columns[c], selection, pool, "column '" + batch->schema->fields[c]->name + "'"));
     out->columns.push_back(std::move(col));
   }
   return RecordBatchPtr(std::move(out));

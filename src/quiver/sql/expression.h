@@ -101,8 +101,8 @@ struct Expr {
   std::vector<std::unique_ptr<Expr>> args;  ///< kAnd / kOr (>= 1), kNot (1)
   CompareOp op = CompareOp::kEq;
   CompareClass cls = CompareClass::kExact;
-  Operand lhs, rhs;    ///< kCompare; kIsNull / kIsNotNull / kBoolColumn use lhs
-  Truth value = kTrue; ///< kConst
+  Operand lhs, rhs;                     ///< kCompare; kIsNull / kIsNotNull / kBoolColumn use lhs
+  Truth value = kTrue;                  ///< kConst
   std::shared_ptr<const InSet> in_set;  ///< kInSet
 };
 

@@ -29,7 +29,8 @@ Result<std::vector<TpchFile>> WriteTpchFiles(const std::string& dir, const TpchF
     ipc::WriteOptions wo;
     wo.pool = options.pool;
     wo.compression = options.compression;
-    QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), gen->schema(), ipc::IpcFormat::kFile, wo));
+    QUIVER_ASSIGN_OR_RETURN(auto writer,
+                            ipc::RecordBatchWriter::Make(sink.get(), gen->schema(), ipc::IpcFormat::kFile, wo));
     while (true) {
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, gen->Next());
       if (!b) break;

@@ -24,11 +24,9 @@
 
 namespace quiver::testing {
 
-
 template <typename T>
 std::shared_ptr<Buffer> BufferOf(MemoryPool* pool, const std::vector<T>& values) {
-  auto r = Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(values.data()),
-                                 values.size() * sizeof(T)});
+  auto r = Buffer::CopyOf(pool, {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(T)});
   EXPECT_OK(r);
   return r.ok() ? *r : nullptr;
 }
@@ -40,8 +38,7 @@ inline std::shared_ptr<Buffer> BytesOf(MemoryPool* pool, const std::string& byte
 }
 
 /// A bitmap with bit i = bits[i]; nullptr plus null_count 0 when all set.
-inline std::shared_ptr<Buffer> BitmapOf(MemoryPool* pool, const std::vector<bool>& bits,
-                                        int64_t* null_count) {
+inline std::shared_ptr<Buffer> BitmapOf(MemoryPool* pool, const std::vector<bool>& bits, int64_t* null_count) {
   std::vector<uint8_t> bytes(bit_util::BytesForBits(static_cast<int64_t>(bits.size())), 0);
   int64_t nulls = 0;
   for (size_t i = 0; i < bits.size(); ++i) {
@@ -55,10 +52,8 @@ inline std::shared_ptr<Buffer> BitmapOf(MemoryPool* pool, const std::vector<bool
   return BufferOf(pool, bytes);
 }
 
-inline ArrayDataPtr MakeArray(DataTypePtr type, int64_t length,
-                              std::vector<std::shared_ptr<Buffer>> buffers,
-                              std::vector<ArrayDataPtr> children = {}, int64_t null_count = 0,
-                              int64_t offset = 0) {
+inline ArrayDataPtr MakeArray(DataTypePtr type, int64_t length, std::vector<std::shared_ptr<Buffer>> buffers,
+                              std::vector<ArrayDataPtr> children = {}, int64_t null_count = 0, int64_t offset = 0) {
   auto a = std::make_shared<ArrayData>();
   a->type = std::move(type);
   a->length = length;
@@ -70,8 +65,7 @@ inline ArrayDataPtr MakeArray(DataTypePtr type, int64_t length,
 }
 
 template <typename T>
-ArrayDataPtr PrimitiveArray(MemoryPool* pool, DataTypePtr type,
-                            const std::vector<std::optional<T>>& values) {
+ArrayDataPtr PrimitiveArray(MemoryPool* pool, DataTypePtr type, const std::vector<std::optional<T>>& values) {
   std::vector<T> data;
   std::vector<bool> valid;
   for (const auto& v : values) {
@@ -118,13 +112,11 @@ ArrayDataPtr StringArray(MemoryPool* pool, const std::vector<std::optional<std::
   int64_t nulls = 0;
   auto bitmap = BitmapOf(pool, valid, &nulls);
   return MakeArray(sizeof(O) == 4 ? utf8() : large_utf8(), static_cast<int64_t>(values.size()),
-                   {nulls ? bitmap : nullptr, BufferOf(pool, offsets), BytesOf(pool, data)}, {},
-                   nulls);
+                   {nulls ? bitmap : nullptr, BufferOf(pool, offsets), BytesOf(pool, data)}, {}, nulls);
 }
 
 /// utf8 or, when `large`, large_utf8 (the width chosen at run time).
-inline ArrayDataPtr StringArray(MemoryPool* pool, const std::vector<std::optional<std::string>>& values,
-                                bool large) {
+inline ArrayDataPtr StringArray(MemoryPool* pool, const std::vector<std::optional<std::string>>& values, bool large) {
   return large ? StringArray<int64_t>(pool, values) : StringArray<int32_t>(pool, values);
 }
 
@@ -136,8 +128,7 @@ inline ArrayDataPtr ListArray(MemoryPool* pool, ArrayDataPtr child, const std::v
   std::shared_ptr<Buffer> bitmap;
   if (!valid.empty()) bitmap = BitmapOf(pool, valid, &nulls);
   auto type = list(field("item", child->type));
-  return MakeArray(type, length, {nulls ? bitmap : nullptr, BufferOf(pool, offsets)},
-                   {std::move(child)}, nulls);
+  return MakeArray(type, length, {nulls ? bitmap : nullptr, BufferOf(pool, offsets)}, {std::move(child)}, nulls);
 }
 
 /// A record batch of `columns` (num_rows from the first column, 0 without

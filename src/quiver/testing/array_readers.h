@@ -27,16 +27,13 @@ T ValueAt(const ArrayData& a, int64_t i) {
   return v;
 }
 
-inline bool BoolAt(const ArrayData& a, int64_t i) {
-  return bit_util::GetBit(a.buffers[1]->data(), a.offset + i);
-}
+inline bool BoolAt(const ArrayData& a, int64_t i) { return bit_util::GetBit(a.buffers[1]->data(), a.offset + i); }
 
 template <typename O = int32_t>
 std::string StringAt(const ArrayData& a, int64_t i) {
   const O begin = ValueAt<O>(a, i);
   const O end = ValueAt<O>(a, i + 1);
-  return std::string(reinterpret_cast<const char*>(a.buffers[2]->data()) + begin,
-                     static_cast<size_t>(end - begin));
+  return std::string(reinterpret_cast<const char*>(a.buffers[2]->data()) + begin, static_cast<size_t>(end - begin));
 }
 
 std::string RenderValue(const ArrayData& a, int64_t i);
@@ -72,10 +69,14 @@ inline std::string RenderValue(const ArrayData& a, int64_t i) {
     case TypeId::kUtf8: return StringAt<int32_t>(a, i);
     case TypeId::kLargeUtf8: return StringAt<int64_t>(a, i);
     case TypeId::kBool: return BoolAt(a, i) ? "true" : "false";
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt32:
-      return std::to_string(IntAt(a, i));
-    case TypeId::kUtf8View: case TypeId::kBinaryView: {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt32: return std::to_string(IntAt(a, i));
+    case TypeId::kUtf8View:
+    case TypeId::kBinaryView: {
       const uint8_t* view = a.buffers[1]->data() + p * 16;
       int32_t size;
       std::memcpy(&size, view, 4);
@@ -85,7 +86,8 @@ inline std::string RenderValue(const ArrayData& a, int64_t i) {
       std::memcpy(&off, view + 12, 4);
       return std::string(reinterpret_cast<const char*>(a.buffers[2 + index]->data()) + off, size);
     }
-    case TypeId::kList: case TypeId::kMap:
+    case TypeId::kList:
+    case TypeId::kMap:
       return Bracketed(RenderRange(*a.children[0], ValueAt<int32_t>(a, i), ValueAt<int32_t>(a, i + 1)));
     case TypeId::kLargeList:
       return Bracketed(RenderRange(*a.children[0], ValueAt<int64_t>(a, i), ValueAt<int64_t>(a, i + 1)));
@@ -107,7 +109,8 @@ inline std::string RenderValue(const ArrayData& a, int64_t i) {
       }
       return out + "}";
     }
-    case TypeId::kSparseUnion: case TypeId::kDenseUnion: {
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
       const int8_t code = static_cast<int8_t>(a.buffers[0]->data()[p]);
       size_t c = 0;
       while (a.type->type_codes[c] != code) ++c;

@@ -10,11 +10,10 @@ namespace quiver::testing {
   return ::testing::AssertionFailure() << "'" << expr_text << "' failed: " << st.ToString();
 }
 
-::testing::AssertionResult CheckRaises(const char* expr_text, StatusCode code,
-                                       std::string_view message_part, const Status& st) {
+::testing::AssertionResult CheckRaises(const char* expr_text, StatusCode code, std::string_view message_part,
+                                       const Status& st) {
   const bool code_matches = !st.ok() && st.code() == code;
-  const bool message_matches =
-      message_part.empty() || st.message().find(message_part) != std::string::npos;
+  const bool message_matches = message_part.empty() || st.message().find(message_part) != std::string::npos;
   if (code_matches && message_matches) return ::testing::AssertionSuccess();
   auto failure = ::testing::AssertionFailure();
   failure << "'" << expr_text << "' was expected to fail with " << StatusCodeName(code);

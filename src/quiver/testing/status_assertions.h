@@ -45,8 +45,8 @@ Status StatusOf(const Result<T>& r) {
 /// Success when `st` failed with `code` and (when `message_part` is not
 /// empty) its message() contains `message_part`; otherwise a failure naming
 /// `expr_text`, the expectation and the Status actually returned.
-::testing::AssertionResult CheckRaises(const char* expr_text, StatusCode code,
-                                       std::string_view message_part, const Status& st);
+::testing::AssertionResult CheckRaises(const char* expr_text, StatusCode code, std::string_view message_part,
+                                       const Status& st);
 
 /// gtest predicate-formatters (ASSERT_PRED_FORMAT*) behind the macros.
 template <typename T>
@@ -54,16 +54,14 @@ template <typename T>
   return CheckOk(expr_text, StatusOf(value));
 }
 template <typename T>
-::testing::AssertionResult RaisesFormat(const char* /*code_text*/, const char* expr_text,
-                                        StatusCode code, const T& value) {
+::testing::AssertionResult RaisesFormat(const char* /*code_text*/, const char* expr_text, StatusCode code,
+                                        const T& value) {
   return CheckRaises(expr_text, code, {}, StatusOf(value));
 }
 template <typename T>
-::testing::AssertionResult RaisesWithMessageFormat(const char* /*code_text*/,
-                                                   const char* /*message_text*/,
+::testing::AssertionResult RaisesWithMessageFormat(const char* /*code_text*/, const char* /*message_text*/,
                                                    const char* expr_text, StatusCode code,
-                                                   std::string_view message_part,
-                                                   const T& value) {
+                                                   std::string_view message_part, const T& value) {
   return CheckRaises(expr_text, code, message_part, StatusOf(value));
 }
 
@@ -77,18 +75,16 @@ template <typename T>
 #define EXPECT_RAISES(code, expr) \
   EXPECT_PRED_FORMAT2(::quiver::testing::RaisesFormat, ::quiver::StatusCode::k##code, expr)
 
-#define ASSERT_RAISES_WITH_MESSAGE(code, message_part, expr)                \
-  ASSERT_PRED_FORMAT3(::quiver::testing::RaisesWithMessageFormat,          \
-                      ::quiver::StatusCode::k##code, message_part, expr)
-#define EXPECT_RAISES_WITH_MESSAGE(code, message_part, expr)                \
-  EXPECT_PRED_FORMAT3(::quiver::testing::RaisesWithMessageFormat,          \
-                      ::quiver::StatusCode::k##code, message_part, expr)
+#define ASSERT_RAISES_WITH_MESSAGE(code, message_part, expr) \
+  ASSERT_PRED_FORMAT3(::quiver::testing::RaisesWithMessageFormat, ::quiver::StatusCode::k##code, message_part, expr)
+#define EXPECT_RAISES_WITH_MESSAGE(code, message_part, expr) \
+  EXPECT_PRED_FORMAT3(::quiver::testing::RaisesWithMessageFormat, ::quiver::StatusCode::k##code, message_part, expr)
 
 #define QUIVER_TESTING_CONCAT_INNER(a, b) a##b
 #define QUIVER_TESTING_CONCAT(a, b) QUIVER_TESTING_CONCAT_INNER(a, b)
-#define QUIVER_TESTING_ASSIGN_IMPL(tmp, lhs, rexpr)                                    \
-  auto tmp = (rexpr);                                                                  \
-  ASSERT_TRUE(::quiver::testing::CheckOk(#rexpr, ::quiver::testing::StatusOf(tmp)));   \
+#define QUIVER_TESTING_ASSIGN_IMPL(tmp, lhs, rexpr)                                  \
+  auto tmp = (rexpr);                                                                \
+  ASSERT_TRUE(::quiver::testing::CheckOk(#rexpr, ::quiver::testing::StatusOf(tmp))); \
   lhs = std::move(tmp).value()
 
 /// `lhs = value of rexpr` (a Result<T>), or a fatal failure printing the error.

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "quiver/columnar/array_data.h"
+#include "quiver/columnar/validate.h"
 #include "quiver/testing/array_builders.h"
 #include "quiver/testing/array_readers.h"
-#include "quiver/columnar/validate.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver {
@@ -84,8 +84,7 @@ TEST_F(ArrayDataTest, SliceNullCountRulesForLayoutsWithoutBitmap) {
   ASSERT_OK(s);
   EXPECT_EQ((*s)->null_count, 5);
   auto u_type = sparse_union({field("a", int32())}, {0});
-  auto u = MakeArray(u_type, 3, {BufferOf<int8_t>(pool(), {0, 0, 0})},
-                     {Int32Array(pool(), {1, std::nullopt, 3})});
+  auto u = MakeArray(u_type, 3, {BufferOf<int8_t>(pool(), {0, 0, 0})}, {Int32Array(pool(), {1, std::nullopt, 3})});
   auto su = SliceArray(u, 1, 2);
   ASSERT_OK(su);
   EXPECT_EQ((*su)->null_count, 0);
@@ -205,10 +204,8 @@ TEST_F(ArrayDataTest, CompactListViewTrimsChild) {
   auto type = list_view(field("item", int32()));
   auto child = Int32Array(pool(), {1, 2, 3, 4, 5, 6});
   // [[5,6], [2,3], [], [1]]
-  auto a = MakeArray(type, 4,
-                     {nullptr, BufferOf<int32_t>(pool(), {4, 1, 3, 0}),
-                      BufferOf<int32_t>(pool(), {2, 2, 0, 1})},
-                     {child});
+  auto a = MakeArray(
+      type, 4, {nullptr, BufferOf<int32_t>(pool(), {4, 1, 3, 0}), BufferOf<int32_t>(pool(), {2, 2, 0, 1})}, {child});
   auto c = SliceAndCompact(a, 1, 2);
   EXPECT_EQ(Render(*c), "[2,3],[]");
   EXPECT_EQ(c->children[0]->length, 2);
@@ -227,9 +224,7 @@ TEST_F(ArrayDataTest, CompactSparseUnion) {
 
 TEST_F(ArrayDataTest, CompactDenseUnionRebasesOffsets) {
   auto type = dense_union({field("i", int32()), field("s", utf8())}, {0, 1});
-  auto a = MakeArray(type, 5,
-                     {BufferOf<int8_t>(pool(), {0, 1, 0, 1, 0}),
-                      BufferOf<int32_t>(pool(), {0, 0, 1, 1, 2})},
+  auto a = MakeArray(type, 5, {BufferOf<int8_t>(pool(), {0, 1, 0, 1, 0}), BufferOf<int32_t>(pool(), {0, 0, 1, 1, 2})},
                      {Int32Array(pool(), {10, 11, 12}), StringArray(pool(), {"x", "y"})});
   auto c = SliceAndCompact(a, 2, 3);
   EXPECT_EQ(Render(*c), "i:11,s:y,i:12");
@@ -254,8 +249,7 @@ TEST_F(ArrayDataTest, CompactRunEndEncodedRebuildsRunEnds) {
   SliceAndCompact(a, 5, 0);
   // int16 and int64 run ends.
   auto type16 = run_end_encoded(field("run_ends", int16(), false), field("values", int32()));
-  auto a16 = MakeArray(type16, 6, {},
-                       {PrimitiveArray<int16_t>(pool(), int16(), {2, 6}), Int32Array(pool(), {7, 8})});
+  auto a16 = MakeArray(type16, 6, {}, {PrimitiveArray<int16_t>(pool(), int16(), {2, 6}), Int32Array(pool(), {7, 8})});
   auto c16 = SliceAndCompact(a16, 1, 3);
   EXPECT_EQ(Render(*c16), "7,8,8");
   EXPECT_EQ(CompactArray(a, pool())->get(), a.get());
@@ -305,8 +299,7 @@ TEST_F(ArrayDataTest, CompactRejectsMalformedArrays) {
   a->buffers[2] = BytesOf(pool(), "a");  // last offset 2 > data size 1
   auto c = CompactArray(a, pool());
   EXPECT_TRUE(c.status().IsInvalid());
-  EXPECT_NE(c.status().message().find("past the data buffer end"), std::string::npos)
-      << c.status().ToString();
+  EXPECT_NE(c.status().message().find("past the data buffer end"), std::string::npos) << c.status().ToString();
 }
 
 TEST_F(ArrayDataTest, CompactPropagatesOutOfMemory) {
@@ -338,8 +331,7 @@ TEST_F(ArrayDataTest, RecordBatchShapeAndSlice) {
   wrong_type.columns[0] = PrimitiveArray<int64_t>(pool(), int64(), {1, 2, 3});
   Status st = wrong_type.CheckShape();
   EXPECT_TRUE(st.IsInvalid());
-  EXPECT_NE(st.message().find("array type int64 does not match the schema type int32"),
-            std::string::npos)
+  EXPECT_NE(st.message().find("array type int64 does not match the schema type int32"), std::string::npos)
       << st.ToString();
   RecordBatch wrong_length = *batch;
   wrong_length.num_rows = 4;

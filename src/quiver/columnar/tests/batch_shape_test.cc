@@ -41,8 +41,8 @@ TEST_F(BatchShapeTest, ColumnCount) {
 }
 
 TEST_F(BatchShapeTest, TypeAndLengthInColumnOrder) {
-  batch_.columns[2] = Int32Array(pool_.get(), {1, 2, 3});          // length
-  batch_.columns[1] = Int32Array(pool_.get(), {1, 2});             // type
+  batch_.columns[2] = Int32Array(pool_.get(), {1, 2, 3});  // length
+  batch_.columns[1] = Int32Array(pool_.get(), {1, 2});     // type
   BatchShapeMismatch m = FindBatchShapeMismatch(schema_, batch_);
   EXPECT_EQ(m.kind, Kind::kType);
   EXPECT_EQ(m.column, 1);

@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "quiver/columnar/compare.h"
 #include "quiver/testing/array_builders.h"
 #include "quiver/testing/array_readers.h"
-#include "quiver/columnar/compare.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver {
@@ -86,8 +86,8 @@ TEST(CDataSchema, RoundTripsNamesFlagsMetadataAndDictionaries) {
   auto back = ImportSchema(&c);
   ASSERT_OK(back);
   EXPECT_EQ(c.release, nullptr);  // moved in and released
-  EXPECT_TRUE((*back)->Equals(*schema, /*check_metadata=*/true))
-      << (*back)->ToString() << "\nvs\n" << schema->ToString();
+  EXPECT_TRUE((*back)->Equals(*schema, /*check_metadata=*/true)) << (*back)->ToString() << "\nvs\n"
+                                                                 << schema->ToString();
 }
 
 TEST_F(CDataTest, ArrayRoundTripIsZeroCopyAndKeepsBuffersAliveUntilRelease) {

@@ -51,9 +51,7 @@ class CompareTest : public ::testing::Test {
   std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot();
 };
 
-TEST_F(CompareTest, EqualIntegers) {
-  EXPECT_OK(Cmp(Int32Array(pool(), {1, 2, 3}), Int32Array(pool(), {1, 2, 3})));
-}
+TEST_F(CompareTest, EqualIntegers) { EXPECT_OK(Cmp(Int32Array(pool(), {1, 2, 3}), Int32Array(pool(), {1, 2, 3}))); }
 
 TEST_F(CompareTest, FirstDifferenceNamesRowAndValues) {
   Status st = Cmp(Int32Array(pool(), {1, 2, 3, 5}), Int32Array(pool(), {1, 2, 4, 6}));
@@ -158,40 +156,32 @@ TEST_F(CompareTest, ListViewAgainstItself) {
   // list_view rows [1,2], [], [3]: offsets/sizes in arbitrary order.
   auto child = Int32Array(pool(), {3, 1, 2});
   auto type = list_view(field("item", int32()));
-  auto e = MakeArray(type, 3,
-                     {nullptr, BufferOf<int32_t>(pool(), {1, 0, 0}), BufferOf<int32_t>(pool(), {2, 0, 1})},
+  auto e = MakeArray(type, 3, {nullptr, BufferOf<int32_t>(pool(), {1, 0, 0}), BufferOf<int32_t>(pool(), {2, 0, 1})},
                      {child});
   auto child2 = Int32Array(pool(), {1, 2, 3});
-  auto a = MakeArray(type, 3,
-                     {nullptr, BufferOf<int32_t>(pool(), {0, 3, 2}), BufferOf<int32_t>(pool(), {2, 0, 1})},
+  auto a = MakeArray(type, 3, {nullptr, BufferOf<int32_t>(pool(), {0, 3, 2}), BufferOf<int32_t>(pool(), {2, 0, 1})},
                      {child2});
   EXPECT_OK(Cmp(e, a));
 }
 
 TEST_F(CompareTest, StructNamesNestedPath) {
   auto type = struct_({field("a", int32()), field("b", utf8())});
-  auto e = MakeArray(type, 2, {nullptr},
-                     {Int32Array(pool(), {1, 2}), StringArray(pool(), {"x", "y"})});
-  auto a = MakeArray(type, 2, {nullptr},
-                     {Int32Array(pool(), {1, 2}), StringArray(pool(), {"x", "z"})});
+  auto e = MakeArray(type, 2, {nullptr}, {Int32Array(pool(), {1, 2}), StringArray(pool(), {"x", "y"})});
+  auto a = MakeArray(type, 2, {nullptr}, {Int32Array(pool(), {1, 2}), StringArray(pool(), {"x", "z"})});
   Status st = Cmp(e, a);
   ASSERT_TRUE(st.IsInvalid());
   EXPECT_NE(st.message().find("col[1].b"), std::string::npos) << st.message();
   // Struct with an offset: children are read at parent offset + row.
-  auto wide = MakeArray(type, 3, {nullptr},
-                        {Int32Array(pool(), {0, 1, 2}), StringArray(pool(), {"q", "x", "y"})});
+  auto wide = MakeArray(type, 3, {nullptr}, {Int32Array(pool(), {0, 1, 2}), StringArray(pool(), {"q", "x", "y"})});
   EXPECT_OK(Cmp(e, Slice(wide, 1, 2)));
 }
 
 TEST_F(CompareTest, RunEndEncodedByExpansion) {
   auto type = run_end_encoded(field("run_ends", int32(), false), field("values", utf8()));
-  auto e = MakeArray(type, 3, {},
-                     {Int32Array(pool(), {2, 3}), StringArray(pool(), {"a", "b"})});
-  auto a = MakeArray(type, 3, {},
-                     {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "a", "b"})});
+  auto e = MakeArray(type, 3, {}, {Int32Array(pool(), {2, 3}), StringArray(pool(), {"a", "b"})});
+  auto a = MakeArray(type, 3, {}, {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "a", "b"})});
   EXPECT_OK(Cmp(e, a));
-  auto b = MakeArray(type, 3, {},
-                     {Int32Array(pool(), {1, 3}), StringArray(pool(), {"a", "b"})});
+  auto b = MakeArray(type, 3, {}, {Int32Array(pool(), {1, 3}), StringArray(pool(), {"a", "b"})});
   Status st = Cmp(e, b);
   ASSERT_TRUE(st.IsInvalid());
   EXPECT_NE(st.message().find("col[1]"), std::string::npos) << st.message();
@@ -240,8 +230,7 @@ TEST_F(CompareTest, BatchesCompareSchemaAndColumns) {
   auto nonnull = std::make_shared<Schema>();
   nonnull->fields = {field("x", int32(), false), field("y", utf8())};
   EXPECT_TRUE(
-      CompareBatches(*e, *make(nonnull, Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "b"})), {})
-          .IsInvalid());
+      CompareBatches(*e, *make(nonnull, Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "b"})), {}).IsInvalid());
 
   auto with_md = std::make_shared<Schema>(*schema);
   with_md->metadata = {{"k", "v"}};
@@ -271,9 +260,12 @@ TEST_F(CompareTest, InternalFieldNamesCountOnlyWhenAsked) {
   EXPECT_NE(st.message().find("type mismatch"), std::string::npos) << st.message();
 
   auto canonical = std::make_shared<Schema>();
-  canonical->fields = {field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), false)))};
+  canonical->fields = {
+      field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), false)))};
   auto own = std::make_shared<Schema>();
-  own->fields = {field("m", map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false)))};
+  own->fields = {field(
+      "m",
+      map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false)))};
   EXPECT_OK(CompareSchemas(*own, *canonical, md));
   st = CompareSchemas(*own, *canonical, strict);
   ASSERT_TRUE(st.IsInvalid());
@@ -282,7 +274,8 @@ TEST_F(CompareTest, InternalFieldNamesCountOnlyWhenAsked) {
             "(internal field names differ)");
   // Nullability of the map's value field is not internal.
   auto nonnull_value = std::make_shared<Schema>();
-  nonnull_value->fields = {field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32(), false)}), false)))};
+  nonnull_value->fields = {
+      field("m", map(field("entries", struct_({field("key", utf8(), false), field("value", int32(), false)}), false)))};
   st = CompareSchemas(*canonical, *nonnull_value, md);
   ASSERT_TRUE(st.IsInvalid());
   EXPECT_EQ(st.message().find("internal"), std::string::npos) << st.message();

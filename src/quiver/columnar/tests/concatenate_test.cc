@@ -86,7 +86,8 @@ TEST_F(ConcatenateTest, ListsConcatenateTheirChildren) {
 TEST_F(ConcatenateTest, StructsConcatenateEachChild) {
   auto type = struct_({field("i", int32()), field("s", utf8())});
   auto a = MakeArray(type, 2, {nullptr}, {Int32Array(pool(), {1, 2}), StringArray(pool(), {"a", "b"})});
-  auto b = Sliced(MakeArray(type, 3, {nullptr}, {Int32Array(pool(), {7, 8, 9}), StringArray(pool(), {"x", "y", "z"})}), 1, 2);
+  auto b = Sliced(MakeArray(type, 3, {nullptr}, {Int32Array(pool(), {7, 8, 9}), StringArray(pool(), {"x", "y", "z"})}),
+                  1, 2);
   EXPECT_EQ(ConcatRender({a, b}), "{i=1 s=a},{i=2 s=b},{i=8 s=y},{i=9 s=z}");
 }
 
@@ -116,8 +117,7 @@ TEST_F(ConcatenateTest, Errors) {
   ASSERT_RAISES_WITH_MESSAGE(Invalid, "cannot concatenate",
                              ConcatenateArrays({Int32Array(pool(), {1}), StringArray(pool(), {"a"})}, pool()));
   auto view = MakeArray(utf8_view(), 0, {nullptr, nullptr});
-  ASSERT_RAISES_WITH_MESSAGE(NotImplemented, "concatenating arrays of type",
-                             ConcatenateArrays({view, view}, pool()));
+  ASSERT_RAISES_WITH_MESSAGE(NotImplemented, "concatenating arrays of type", ConcatenateArrays({view, view}, pool()));
 }
 
 TEST_F(ConcatenateTest, NullArraysAddLengths) {

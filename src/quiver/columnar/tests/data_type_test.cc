@@ -56,25 +56,20 @@ TEST(DataTypeTest, ToStringNested) {
   EXPECT_EQ(large_list(field("x", utf8()))->ToString(), "large_list<x: utf8>");
   EXPECT_EQ(list_view(field("item", int8()))->ToString(), "list_view<item: int8>");
   EXPECT_EQ(large_list_view(field("item", int8()))->ToString(), "large_list_view<item: int8>");
-  EXPECT_EQ(fixed_size_list(field("item", float32()), 3)->ToString(),
-            "fixed_size_list<item: float>[3]");
-  EXPECT_EQ(struct_({field("a", int32()), field("b", utf8())})->ToString(),
-            "struct<a: int32, b: utf8>");
+  EXPECT_EQ(fixed_size_list(field("item", float32()), 3)->ToString(), "fixed_size_list<item: float>[3]");
+  EXPECT_EQ(struct_({field("a", int32()), field("b", utf8())})->ToString(), "struct<a: int32, b: utf8>");
   EXPECT_EQ(struct_({})->ToString(), "struct<>");
   auto entries = struct_({field("key", utf8(), false), field("value", int32())});
   EXPECT_EQ(map(field("entries", entries, false))->ToString(), "map<utf8, int32>");
-  EXPECT_EQ(map(field("entries", entries, false), true)->ToString(),
-            "map<utf8, int32, keys_sorted>");
+  EXPECT_EQ(map(field("entries", entries, false), true)->ToString(), "map<utf8, int32, keys_sorted>");
   EXPECT_EQ(dense_union({field("a", int32()), field("b", utf8())}, {0, 1})->ToString(),
             "dense_union<a: int32=0, b: utf8=1>");
   EXPECT_EQ(sparse_union({field("a", int32()), field("b", utf8())}, {5, 7})->ToString(),
             "sparse_union<a: int32=5, b: utf8=7>");
   EXPECT_EQ(run_end_encoded(field("run_ends", int32(), false), field("values", utf8()))->ToString(),
             "run_end_encoded<run_ends: int32, values: utf8>");
-  EXPECT_EQ(dictionary(int32(), utf8())->ToString(),
-            "dictionary<values=utf8, indices=int32, ordered=0>");
-  EXPECT_EQ(dictionary(int8(), utf8(), true)->ToString(),
-            "dictionary<values=utf8, indices=int8, ordered=1>");
+  EXPECT_EQ(dictionary(int32(), utf8())->ToString(), "dictionary<values=utf8, indices=int32, ordered=0>");
+  EXPECT_EQ(dictionary(int8(), utf8(), true)->ToString(), "dictionary<values=utf8, indices=int8, ordered=1>");
   EXPECT_EQ(list(field("item", struct_({field("a", list(field("item", int64())))})))->ToString(),
             "list<item: struct<a: list<item: int64>>>");
 }
@@ -153,10 +148,8 @@ TEST(DataTypeTest, EqualsIsStructural) {
   EXPECT_FALSE(list(field("item", int32()))->Equals(*list(field("x", int32())), false, /*check_internal_names=*/true));
   EXPECT_FALSE(list(field("item", int32()))->Equals(*list(field("item", int32(), false))));
   EXPECT_FALSE(list(field("item", int32()))->Equals(*large_list(field("item", int32()))));
-  EXPECT_FALSE(fixed_size_list(field("item", int32()), 2)
-                   ->Equals(*fixed_size_list(field("item", int32()), 3)));
-  EXPECT_FALSE(struct_({field("a", int32())})->Equals(*struct_({field("a", int32()),
-                                                                field("b", int32())})));
+  EXPECT_FALSE(fixed_size_list(field("item", int32()), 2)->Equals(*fixed_size_list(field("item", int32()), 3)));
+  EXPECT_FALSE(struct_({field("a", int32())})->Equals(*struct_({field("a", int32()), field("b", int32())})));
   EXPECT_FALSE(dense_union({field("a", int32())}, {0})->Equals(*dense_union({field("a", int32())}, {1})));
   EXPECT_FALSE(dense_union({field("a", int32())}, {0})->Equals(*sparse_union({field("a", int32())}, {0})));
   EXPECT_TRUE(dictionary(int32(), utf8())->Equals(*dictionary(int32(), utf8())));
@@ -177,13 +170,15 @@ TEST(DataTypeTest, EqualsIsStructural) {
 // types still are.
 TEST(DataTypeTest, InternalFieldNamesAreNotPartOfTheType) {
   auto canonical = map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), false));
-  auto own = map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false));
+  auto own =
+      map(field("some_entries", struct_({field("some_key", utf8(), false), field("some_value", int32())}), false));
   EXPECT_TRUE(canonical->Equals(*own));
   EXPECT_TRUE(canonical->Equals(*own, /*check_metadata=*/true));
   EXPECT_FALSE(canonical->Equals(*own, false, /*check_internal_names=*/true));
   EXPECT_TRUE(canonical->Equals(*canonical, true, true));
   // Nullability of the map's children still matters.
-  auto nullable_value_not = map(field("entries", struct_({field("key", utf8(), false), field("value", int32(), false)}), false));
+  auto nullable_value_not =
+      map(field("entries", struct_({field("key", utf8(), false), field("value", int32(), false)}), false));
   EXPECT_FALSE(canonical->Equals(*nullable_value_not));
   auto nullable_entries = map(field("entries", struct_({field("key", utf8(), false), field("value", int32())}), true));
   EXPECT_FALSE(canonical->Equals(*nullable_entries));

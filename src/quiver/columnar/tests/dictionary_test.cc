@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "quiver/columnar/compare.h"
+#include "quiver/columnar/validate.h"
 #include "quiver/testing/array_builders.h"
 #include "quiver/testing/array_readers.h"
-#include "quiver/columnar/validate.h"
 
 namespace quiver {
 namespace {
@@ -77,7 +77,8 @@ TEST_F(DictionaryTest, IndexOutsideTheDictionary) {
   ASSERT_TRUE(r.status().IsInvalid());
   EXPECT_EQ(r.status().message(), "column 'd': index 3 at row 1 is outside its dictionary of 3");
   auto neg = Dict<int8_t>(int8(), {-1}, Int32Array(pool(), {1}));
-  EXPECT_EQ(DecodeDictionary(*neg, pool(), "d").status().message(), "d: index -1 at row 0 is outside its dictionary of 1");
+  EXPECT_EQ(DecodeDictionary(*neg, pool(), "d").status().message(),
+            "d: index -1 at row 0 is outside its dictionary of 1");
 }
 
 TEST_F(DictionaryTest, NullIndexMayHoldAnyValue) {
@@ -94,8 +95,7 @@ TEST_F(DictionaryTest, NullIndexMayHoldAnyValue) {
 
 TEST_F(DictionaryTest, Errors) {
   auto plain = Int32Array(pool(), {1});
-  EXPECT_EQ(DecodeDictionary(*plain, pool(), "column 'p'").status().message(),
-            "column 'p' is not dictionary-encoded");
+  EXPECT_EQ(DecodeDictionary(*plain, pool(), "column 'p'").status().message(), "column 'p' is not dictionary-encoded");
   auto a = Dict<int8_t>(int8(), {0}, Int32Array(pool(), {1}));
   auto no_dict = std::make_shared<ArrayData>(*a);
   no_dict->dictionary = nullptr;

@@ -94,8 +94,7 @@ std::vector<LayoutRow> LayoutTable() {
       {interval_month_day_nano(), "validity:1 values:128/swap-mdn | children=none"},
       {list(F("item", int32())), "validity:1 offsets:32/swap4 | children=offsets"},
       {large_list(F("item", int32())), "validity:1 offsets:64/swap8 | children=offsets"},
-      {list_view(F("item", int32())),
-       "validity:1 list view offsets:32/swap4 sizes:32/swap4 | children=list-views"},
+      {list_view(F("item", int32())), "validity:1 list view offsets:32/swap4 sizes:32/swap4 | children=list-views"},
       {large_list_view(F("item", int32())),
        "validity:1 list view offsets:64/swap8 sizes:64/swap8 | children=list-views"},
       {fixed_size_list(F("item", int32()), 3), "validity:1 | children=fixed-size"},
@@ -117,9 +116,8 @@ TEST(LayoutTest, TableOfEveryTypeId) {
     const TypeLayout layout = LayoutOf(*row.type);
     EXPECT_EQ(Describe(layout), row.expected);
     EXPECT_EQ(layout.num_buffers, NumLayoutBuffers(*row.type));
-    EXPECT_EQ(layout.has_validity, HasValidityBitmap(row.type->id == TypeId::kDictionary
-                                                          ? row.type->index_type->id
-                                                          : row.type->id));
+    EXPECT_EQ(layout.has_validity,
+              HasValidityBitmap(row.type->id == TypeId::kDictionary ? row.type->index_type->id : row.type->id));
   }
   for (int i = 0; i < kNumTypeIds; ++i) {
     EXPECT_TRUE(seen.count(static_cast<TypeId>(i))) << "type id " << i << " has no row";
@@ -152,7 +150,7 @@ TEST(LayoutTest, MinBufferBytes) {
   EXPECT_EQ(MinBufferBytes(s.buffers[0], 9), 2);   // validity: ceil(9 / 8)
   EXPECT_EQ(MinBufferBytes(s.buffers[1], 9), 40);  // offsets: 10 int32
   EXPECT_EQ(MinBufferBytes(s.buffers[1], 0), 4);
-  EXPECT_EQ(MinBufferBytes(s.buffers[2], 9), 0);   // data: sized by the offsets
+  EXPECT_EQ(MinBufferBytes(s.buffers[2], 9), 0);  // data: sized by the offsets
   EXPECT_EQ(MinBufferBytes(LayoutOf(*boolean()).buffers[1], 17), 3);
   EXPECT_EQ(MinBufferBytes(LayoutOf(*decimal(256, 40, 0)).buffers[1], 2), 64);
   EXPECT_EQ(MinBufferBytes(LayoutOf(*utf8_view()).buffers[1], 3), 48);
@@ -191,7 +189,8 @@ TEST(TypeVisitTest, TraitsGiveTheElementTypes) {
   static_assert(TypeTraits<TypeId::kUInt64>::kIsInteger && !TypeTraits<TypeId::kUInt64>::kIsSigned);
   static_assert(!TypeTraits<TypeId::kDate32>::kIsInteger);
   auto width = [](TypeId id) {
-    return VisitIntegerType(id, []<typename T>() { return static_cast<int>(sizeof(T)); }, [] { return 0; });
+    return VisitIntegerType(
+        id, []<typename T>() { return static_cast<int>(sizeof(T)); }, [] { return 0; });
   };
   EXPECT_EQ(width(TypeId::kInt8), 1);
   EXPECT_EQ(width(TypeId::kUInt32), 4);

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "quiver/columnar/compare.h"
+#include "quiver/columnar/validate.h"
 #include "quiver/testing/array_builders.h"
 #include "quiver/testing/array_readers.h"
-#include "quiver/columnar/validate.h"
 
 namespace quiver {
 namespace {
@@ -115,11 +115,13 @@ TEST_F(TakeTest, BinaryTypesKeepTheirType) {
 }
 
 TEST_F(TakeTest, EveryFixedWidthType) {
+  // clang-format off
   const std::vector<DataTypePtr> types = {
       int8(), int16(), int32(), int64(), uint8(), uint16(), uint32(), uint64(), float16(), float32(),
       float64(), decimal(128, 20, 2), decimal(256, 40, 3), date32(), date64(), time32(TimeUnit::kMilli),
       time64(TimeUnit::kNano), timestamp(TimeUnit::kMicro, "UTC"), duration(TimeUnit::kSecond),
       interval_year_month(), interval_day_time(), interval_month_day_nano(), fixed_size_binary(3)};
+  // clang-format on
   for (const auto& type : types) {
     SCOPED_TRACE(type->ToString());
     const int w = FixedBitWidth(*type) / 8;
@@ -163,8 +165,8 @@ TEST_F(TakeTest, NullType) {
 }
 
 TEST_F(TakeTest, NoIndices) {
-  for (const auto& values : {Int32Array(pool(), {1, 2}), StringArray<int32_t>(pool(), {"a"}),
-                             BoolArray(pool(), {true})}) {
+  for (const auto& values :
+       {Int32Array(pool(), {1, 2}), StringArray<int32_t>(pool(), {"a"}), BoolArray(pool(), {true})}) {
     auto out = TakeOk(values, {});
     ASSERT_NE(out, nullptr);
     EXPECT_EQ(out->length, 0);
@@ -202,8 +204,8 @@ TEST_F(TakeTest, UnsupportedTypesAreNotImplemented) {
   ASSERT_TRUE(r.status().IsNotImplemented()) << r.status().ToString();
   EXPECT_NE(r.status().message().find("column 'l' has type list"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("Take cannot gather"), std::string::npos) << r.status().message();
-  for (const auto& type : {utf8_view(), binary_view(), dictionary(int8(), utf8()),
-                           list(field("item", int32())), struct_({field("a", int32())}), fixed_size_binary(0)}) {
+  for (const auto& type : {utf8_view(), binary_view(), dictionary(int8(), utf8()), list(field("item", int32())),
+                           struct_({field("a", int32())}), fixed_size_binary(0)}) {
     EXPECT_FALSE(IsGatherable(*type)) << type->ToString();
     auto n = MakeArrayOfNull(type, 2, pool(), "x");
     EXPECT_TRUE(n.status().IsNotImplemented()) << type->ToString();
@@ -221,9 +223,19 @@ TEST_F(TakeTest, OutOfMemoryFromThePool) {
 }
 
 TEST_F(TakeTest, MakeArrayOfNullEveryType) {
-  const std::vector<DataTypePtr> types = {null(), boolean(), int8(), int64(), float64(), decimal(128, 10, 1),
-                                          timestamp(TimeUnit::kNano), fixed_size_binary(5), binary(), utf8(),
-                                          large_binary(), large_utf8(), interval_month_day_nano()};
+  const std::vector<DataTypePtr> types = {null(),
+                                          boolean(),
+                                          int8(),
+                                          int64(),
+                                          float64(),
+                                          decimal(128, 10, 1),
+                                          timestamp(TimeUnit::kNano),
+                                          fixed_size_binary(5),
+                                          binary(),
+                                          utf8(),
+                                          large_binary(),
+                                          large_utf8(),
+                                          interval_month_day_nano()};
   for (const auto& type : types) {
     SCOPED_TRACE(type->ToString());
     for (int64_t n : {0, 1, 9}) {

@@ -3,9 +3,9 @@
 // arrays pass.
 #include <gtest/gtest.h>
 
+#include "quiver/columnar/validate.h"
 #include "quiver/testing/array_builders.h"
 #include "quiver/testing/array_readers.h"
-#include "quiver/columnar/validate.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver {
@@ -17,9 +17,7 @@ class ValidateTest : public ::testing::Test {
  protected:
   MemoryPool* pool() { return pool_.get(); }
 
-  static std::shared_ptr<ArrayData> Mutable(const ArrayDataPtr& a) {
-    return std::make_shared<ArrayData>(*a);
-  }
+  static std::shared_ptr<ArrayData> Mutable(const ArrayDataPtr& a) { return std::make_shared<ArrayData>(*a); }
 
   static void ExpectValid(const ArrayDataPtr& a) {
     Status st = ValidateArray(*a, ValidationLevel::kFull, "a");
@@ -27,11 +25,9 @@ class ValidateTest : public ::testing::Test {
   }
 
   /// Invalid at `level` with `fragment` in the message.
-  static void ExpectInvalid(const ArrayDataPtr& a, ValidationLevel level,
-                            const std::string& fragment) {
+  static void ExpectInvalid(const ArrayDataPtr& a, ValidationLevel level, const std::string& fragment) {
     Status st = ValidateArray(*a, level, "a");
-    EXPECT_TRUE(st.IsInvalid()) << "expected Invalid containing '" << fragment << "', got "
-                                << st.ToString();
+    EXPECT_TRUE(st.IsInvalid()) << "expected Invalid containing '" << fragment << "', got " << st.ToString();
     EXPECT_NE(st.message().find(fragment), std::string::npos) << st.ToString();
   }
 
@@ -102,8 +98,7 @@ TEST_F(ValidateTest, ValidityBitmapChecks) {
   // 9 values need 2 bitmap bytes.
   a = Mutable(Int32Array(pool(), {1, std::nullopt, 3, 4, 5, 6, 7, 8, 9}));
   a->buffers[0] = BytesOf(pool(), "\x01");
-  ExpectInvalid(a, ValidationLevel::kStructural,
-                "column 'a' buffer 0 (validity): size 1 bytes, expected at least 2");
+  ExpectInvalid(a, ValidationLevel::kStructural, "column 'a' buffer 0 (validity): size 1 bytes, expected at least 2");
 
   // Wrong null_count: only a full check counts the bits.
   a = Mutable(Int32Array(pool(), {1, std::nullopt, 3}));
@@ -117,8 +112,7 @@ TEST_F(ValidateTest, ValidityBitmapChecks) {
 TEST_F(ValidateTest, FixedWidthDataTooSmall) {
   auto a = Mutable(Int32Array(pool(), {1, 2, 3}));
   a->buffers[1] = BufferOf<int32_t>(pool(), {1, 2});
-  ExpectInvalid(a, ValidationLevel::kStructural,
-                "column 'a' buffer 1 (data): size 8 bytes, expected at least 12");
+  ExpectInvalid(a, ValidationLevel::kStructural, "column 'a' buffer 1 (data): size 8 bytes, expected at least 12");
   // Offset counts too.
   auto s = Mutable(Int32Array(pool(), {1, 2, 3}));
   s->offset = 1;
@@ -135,8 +129,7 @@ TEST_F(ValidateTest, FixedWidthDataTooSmall) {
 TEST_F(ValidateTest, BinaryOffsetsChecks) {
   auto a = Mutable(StringArray(pool(), {"ab", "c", "def"}));
   a->buffers[1] = BufferOf<int32_t>(pool(), {0, 2, 3});
-  ExpectInvalid(a, ValidationLevel::kStructural,
-                "buffer 1 (offsets): size 12 bytes, expected at least 16");
+  ExpectInvalid(a, ValidationLevel::kStructural, "buffer 1 (offsets): size 12 bytes, expected at least 16");
 
   a = Mutable(StringArray(pool(), {"ab", "c", "def"}));
   a->buffers[1] = BufferOf<int32_t>(pool(), {0, 2, 3, 9});
@@ -193,73 +186,57 @@ TEST_F(ValidateTest, ListChecks) {
 TEST_F(ValidateTest, ListViewChecks) {
   auto type = list_view(field("item", int32()));
   auto child = Int32Array(pool(), {1, 2, 3, 4});
-  ExpectValid(MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {2, 0}),
-                                  BufferOf<int32_t>(pool(), {2, 3})},
-                        {child}));
-  ExpectFullOnly(MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {2, 0}),
-                                     BufferOf<int32_t>(pool(), {3, 1})},
-                           {child}),
-                 "offset 2 + size 3 at index 0 is past the child end 4");
-  ExpectFullOnly(MakeArray(type, 1, {nullptr, BufferOf<int32_t>(pool(), {0}),
-                                     BufferOf<int32_t>(pool(), {-1})},
-                           {child}),
-                 "buffer 2 (sizes): size -1 at index 0 is negative");
-  ExpectInvalid(MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {0, 0}),
-                                    BufferOf<int32_t>(pool(), {1})},
-                          {child}),
-                ValidationLevel::kStructural, "buffer 2 (sizes): size 4 bytes, expected at least 8");
+  ExpectValid(
+      MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {2, 0}), BufferOf<int32_t>(pool(), {2, 3})}, {child}));
+  ExpectFullOnly(
+      MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {2, 0}), BufferOf<int32_t>(pool(), {3, 1})}, {child}),
+      "offset 2 + size 3 at index 0 is past the child end 4");
+  ExpectFullOnly(
+      MakeArray(type, 1, {nullptr, BufferOf<int32_t>(pool(), {0}), BufferOf<int32_t>(pool(), {-1})}, {child}),
+      "buffer 2 (sizes): size -1 at index 0 is negative");
+  ExpectInvalid(
+      MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {0, 0}), BufferOf<int32_t>(pool(), {1})}, {child}),
+      ValidationLevel::kStructural, "buffer 2 (sizes): size 4 bytes, expected at least 8");
   auto large = large_list_view(field("item", int32()));
-  ExpectFullOnly(MakeArray(large, 1, {nullptr, BufferOf<int64_t>(pool(), {-2}),
-                                      BufferOf<int64_t>(pool(), {1})},
-                           {child}),
-                 "offset -2 at index 0 is negative");
+  ExpectFullOnly(
+      MakeArray(large, 1, {nullptr, BufferOf<int64_t>(pool(), {-2}), BufferOf<int64_t>(pool(), {1})}, {child}),
+      "offset -2 at index 0 is negative");
 }
 
 TEST_F(ValidateTest, FixedSizeListAndStructChildLengths) {
-  auto fsl = MakeArray(fixed_size_list(field("item", int32()), 3), 2, {nullptr},
-                       {Int32Array(pool(), {1, 2, 3, 4, 5})});
+  auto fsl = MakeArray(fixed_size_list(field("item", int32()), 3), 2, {nullptr}, {Int32Array(pool(), {1, 2, 3, 4, 5})});
   ExpectInvalid(fsl, ValidationLevel::kStructural,
                 "column 'a.item': child length 5 is less than the parent's (offset + length) * "
                 "list_size 6");
   auto type = struct_({field("x", int32()), field("y", utf8())});
-  auto st = MakeArray(type, 3, {nullptr},
-                      {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "b"})});
+  auto st = MakeArray(type, 3, {nullptr}, {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "b"})});
   ExpectInvalid(st, ValidationLevel::kStructural,
                 "column 'a.y': child length 2 is less than the parent's offset + length 3");
-  auto ok = MakeArray(type, 2, {nullptr},
-                      {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "b"})});
+  auto ok = MakeArray(type, 2, {nullptr}, {Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "b"})});
   ExpectValid(ok);
 }
 
 TEST_F(ValidateTest, UnionChecks) {
   auto sparse = sparse_union({field("i", int32()), field("s", utf8())}, {2, 5});
-  auto children = std::vector<ArrayDataPtr>{Int32Array(pool(), {1, 2, 3}),
-                                            StringArray(pool(), {"a", "b", "c"})};
+  auto children = std::vector<ArrayDataPtr>{Int32Array(pool(), {1, 2, 3}), StringArray(pool(), {"a", "b", "c"})};
   ExpectValid(MakeArray(sparse, 3, {BufferOf<int8_t>(pool(), {2, 5, 2})}, children));
   ExpectFullOnly(MakeArray(sparse, 3, {BufferOf<int8_t>(pool(), {2, 3, 2})}, children),
                  "buffer 0 (type ids): type id 3 at index 1 is not a declared type code");
-  ExpectInvalid(MakeArray(sparse, 3, {BufferOf<int8_t>(pool(), {2, 5})}, children),
-                ValidationLevel::kStructural, "buffer 0 (type ids): size 2 bytes, expected at least 3");
-  ExpectInvalid(MakeArray(sparse, 3, {BufferOf<int8_t>(pool(), {2, 5, 2})}, children, 1),
-                ValidationLevel::kStructural, "null_count 1 must be 0");
+  ExpectInvalid(MakeArray(sparse, 3, {BufferOf<int8_t>(pool(), {2, 5})}, children), ValidationLevel::kStructural,
+                "buffer 0 (type ids): size 2 bytes, expected at least 3");
+  ExpectInvalid(MakeArray(sparse, 3, {BufferOf<int8_t>(pool(), {2, 5, 2})}, children, 1), ValidationLevel::kStructural,
+                "null_count 1 must be 0");
 
   auto dense = dense_union({field("i", int32()), field("s", utf8())}, {0, 1});
-  auto dchildren = std::vector<ArrayDataPtr>{Int32Array(pool(), {10, 11}),
-                                             StringArray(pool(), {"x"})};
-  ExpectValid(MakeArray(dense, 3,
-                        {BufferOf<int8_t>(pool(), {0, 1, 0}), BufferOf<int32_t>(pool(), {0, 0, 1})},
-                        dchildren));
-  ExpectFullOnly(MakeArray(dense, 3,
-                           {BufferOf<int8_t>(pool(), {0, 1, 0}),
-                            BufferOf<int32_t>(pool(), {0, 1, 1})},
-                           dchildren),
-                 "buffer 1 (offsets): offset 1 at index 1 is outside child 's' of length 1");
-  ExpectFullOnly(MakeArray(dense, 1,
-                           {BufferOf<int8_t>(pool(), {0}), BufferOf<int32_t>(pool(), {-1})},
-                           dchildren),
+  auto dchildren = std::vector<ArrayDataPtr>{Int32Array(pool(), {10, 11}), StringArray(pool(), {"x"})};
+  ExpectValid(
+      MakeArray(dense, 3, {BufferOf<int8_t>(pool(), {0, 1, 0}), BufferOf<int32_t>(pool(), {0, 0, 1})}, dchildren));
+  ExpectFullOnly(
+      MakeArray(dense, 3, {BufferOf<int8_t>(pool(), {0, 1, 0}), BufferOf<int32_t>(pool(), {0, 1, 1})}, dchildren),
+      "buffer 1 (offsets): offset 1 at index 1 is outside child 's' of length 1");
+  ExpectFullOnly(MakeArray(dense, 1, {BufferOf<int8_t>(pool(), {0}), BufferOf<int32_t>(pool(), {-1})}, dchildren),
                  "offset -1 at index 0 is outside child 'i'");
-  ExpectInvalid(MakeArray(dense_union({field("i", int32())}, {0, 1}), 0,
-                          {nullptr, nullptr}, {Int32Array(pool(), {})}),
+  ExpectInvalid(MakeArray(dense_union({field("i", int32())}, {0, 1}), 0, {nullptr, nullptr}, {Int32Array(pool(), {})}),
                 ValidationLevel::kStructural, "union has 2 type codes for 1 children");
 }
 
@@ -276,10 +253,8 @@ TEST_F(ValidateTest, DictionaryChecks) {
                  "column 'a' buffer 1 (indices): index 3 at index 1 is outside the dictionary of "
                  "length 3");
   ExpectFullOnly(make(int16(), BufferOf<int16_t>(pool(), {0, -1}), 2), "index -1 at index 1");
-  ExpectFullOnly(make(uint32(), BufferOf<uint32_t>(pool(), {0, 4000000000u}), 2),
-                 "index 4000000000 at index 1");
-  ExpectFullOnly(make(uint64(), BufferOf<uint64_t>(pool(), {UINT64_MAX}), 1),
-                 "is outside the dictionary");
+  ExpectFullOnly(make(uint32(), BufferOf<uint32_t>(pool(), {0, 4000000000u}), 2), "index 4000000000 at index 1");
+  ExpectFullOnly(make(uint64(), BufferOf<uint64_t>(pool(), {UINT64_MAX}), 1), "is outside the dictionary");
   ExpectFullOnly(make(int64(), BufferOf<int64_t>(pool(), {0, 1, 7}), 3), "index 7 at index 2");
   // Null slots may hold any index.
   int64_t nulls = 0;
@@ -298,16 +273,15 @@ TEST_F(ValidateTest, DictionaryChecks) {
   auto with_bad_dict = make(int8(), BufferOf<int8_t>(pool(), {0}), 1);
   with_bad_dict->dictionary = bad_dict;
   ExpectInvalid(with_bad_dict, ValidationLevel::kStructural, "column 'a.dictionary' buffer 1");
-  ExpectInvalid(MakeArray(dictionary(utf8(), utf8()), 0, {nullptr, nullptr}),
-                ValidationLevel::kStructural, "index type utf8 is not an integer type");
+  ExpectInvalid(MakeArray(dictionary(utf8(), utf8()), 0, {nullptr, nullptr}), ValidationLevel::kStructural,
+                "index type utf8 is not an integer type");
 }
 
 TEST_F(ValidateTest, RunEndEncodedChecks) {
   auto type = run_end_encoded(field("run_ends", int32(), false), field("values", utf8()));
   auto values = StringArray(pool(), {"a", "b", "c"});
   ExpectValid(MakeArray(type, 9, {}, {Int32Array(pool(), {3, 5, 9}), values}));
-  ExpectInvalid(MakeArray(type, 10, {}, {Int32Array(pool(), {3, 5, 9}), values}),
-                ValidationLevel::kStructural,
+  ExpectInvalid(MakeArray(type, 10, {}, {Int32Array(pool(), {3, 5, 9}), values}), ValidationLevel::kStructural,
                 "column 'a.run_ends' buffer 1 (data): last run end 9 is less than offset + length 10");
   ExpectFullOnly(MakeArray(type, 9, {}, {Int32Array(pool(), {3, 3, 9}), values}),
                  "run end 3 at index 1 is not greater than the previous run end 3");
@@ -317,18 +291,16 @@ TEST_F(ValidateTest, RunEndEncodedChecks) {
                 ValidationLevel::kStructural, "values length 1 is less than the run ends length 3");
   ExpectInvalid(MakeArray(type, 9, {}, {Int32Array(pool(), {3, std::nullopt, 9}), values}),
                 ValidationLevel::kStructural, "run ends have 1 nulls");
-  ExpectInvalid(MakeArray(type, 2, {}, {Int32Array(pool(), {}), StringArray(pool(), {})}),
-                ValidationLevel::kStructural, "no run ends");
+  ExpectInvalid(MakeArray(type, 2, {}, {Int32Array(pool(), {}), StringArray(pool(), {})}), ValidationLevel::kStructural,
+                "no run ends");
   auto type16 = run_end_encoded(field("run_ends", int16(), false), field("values", int32()));
-  ExpectFullOnly(MakeArray(type16, 4, {},
-                           {PrimitiveArray<int16_t>(pool(), int16(), {4, 2, 4}),
-                            Int32Array(pool(), {1, 2, 3})}),
-                 "run end 2 at index 1 is not greater");
+  ExpectFullOnly(
+      MakeArray(type16, 4, {}, {PrimitiveArray<int16_t>(pool(), int16(), {4, 2, 4}), Int32Array(pool(), {1, 2, 3})}),
+      "run end 2 at index 1 is not greater");
   auto type64 = run_end_encoded(field("run_ends", int64(), false), field("values", int32()));
-  ExpectFullOnly(MakeArray(type64, 4, {},
-                           {PrimitiveArray<int64_t>(pool(), int64(), {-1, 4}),
-                            Int32Array(pool(), {1, 2})}),
-                 "run end -1 at index 0 is not positive");
+  ExpectFullOnly(
+      MakeArray(type64, 4, {}, {PrimitiveArray<int64_t>(pool(), int64(), {-1, 4}), Int32Array(pool(), {1, 2})}),
+      "run end -1 at index 0 is not positive");
   ExpectInvalid(MakeArray(run_end_encoded(field("r", int8(), false), field("v", int32())), 0, {},
                           {PrimitiveArray<int8_t>(pool(), int8(), {}), Int32Array(pool(), {})}),
                 ValidationLevel::kStructural, "run ends type int8 is not int16, int32 or int64");
@@ -349,8 +321,7 @@ TEST_F(ValidateTest, ViewChecks) {
     return v;
   };
   auto make = [&](std::vector<uint8_t> views, int64_t length) {
-    return MakeArray(utf8_view(), length,
-                     {nullptr, BufferOf(pool(), views), BytesOf(pool(), long_value)});
+    return MakeArray(utf8_view(), length, {nullptr, BufferOf(pool(), views), BytesOf(pool(), long_value)});
   };
   ExpectValid(make(view_of(16, 0, 0), 1));
   ExpectValid(make(view_of(5, 99, 99), 1));  // inline: index and offset are data bytes
@@ -368,13 +339,12 @@ TEST_F(ValidateTest, ViewChecks) {
 TEST_F(ValidateTest, MapChecks) {
   auto entries_type = struct_({field("key", utf8(), false), field("value", int32())});
   auto type = map(field("entries", entries_type, false));
-  auto entries = MakeArray(entries_type, 3, {nullptr},
-                           {StringArray(pool(), {"a", "b", "c"}), Int32Array(pool(), {1, 2, 3})});
+  auto entries =
+      MakeArray(entries_type, 3, {nullptr}, {StringArray(pool(), {"a", "b", "c"}), Int32Array(pool(), {1, 2, 3})});
   auto ok = MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {0, 1, 3})}, {entries});
   ExpectValid(ok);
   auto null_keys = MakeArray(entries_type, 3, {nullptr},
-                             {StringArray(pool(), {"a", std::nullopt, "c"}),
-                              Int32Array(pool(), {1, 2, 3})});
+                             {StringArray(pool(), {"a", std::nullopt, "c"}), Int32Array(pool(), {1, 2, 3})});
   ExpectInvalid(MakeArray(type, 2, {nullptr, BufferOf<int32_t>(pool(), {0, 1, 3})}, {null_keys}),
                 ValidationLevel::kStructural, "column 'a.entries.key': map keys have 1 nulls");
 }
@@ -390,8 +360,7 @@ TEST_F(ValidateTest, ValidateBatchNamesTheColumn) {
   batch.columns = {Int32Array(pool(), {1, 2}), bad};
   Status st = ValidateBatch(batch, ValidationLevel::kFull);
   EXPECT_TRUE(st.IsInvalid());
-  EXPECT_NE(st.message().find("column 'name' buffer 1 (offsets): offset 5 at index 1"),
-            std::string::npos)
+  EXPECT_NE(st.message().find("column 'name' buffer 1 (offsets): offset 5 at index 1"), std::string::npos)
       << st.ToString();
   EXPECT_OK(ValidateBatch(batch, ValidationLevel::kStructural));
   batch.num_rows = 3;
@@ -428,16 +397,16 @@ TEST(ValidateMutationTest, AcceptedMutantsAreSafeToUse) {
   std::vector<ArrayDataPtr> arrays;
   auto strings = StringArray(p, {"ab", std::nullopt, "cde", "", "fghij"});
   arrays.push_back(ListArray(p, strings, {0, 2, 2, 5}, {true, false, true}));
-  arrays.push_back(MakeArray(run_end_encoded(field("run_ends", int32(), false), field("v", utf8())),
-                             6, {}, {Int32Array(p, {2, 3, 6}), StringArray(p, {"a", "b", "c"})}));
+  arrays.push_back(MakeArray(run_end_encoded(field("run_ends", int32(), false), field("v", utf8())), 6, {},
+                             {Int32Array(p, {2, 3, 6}), StringArray(p, {"a", "b", "c"})}));
   arrays.push_back(MakeArray(dense_union({field("i", int32()), field("s", utf8())}, {0, 1}), 3,
                              {BufferOf<int8_t>(p, {0, 1, 0}), BufferOf<int32_t>(p, {0, 0, 1})},
                              {Int32Array(p, {10, 11}), StringArray(p, {"x"})}));
   arrays.push_back(MakeArray(list_view(field("item", int32())), 2,
                              {nullptr, BufferOf<int32_t>(p, {1, 0}), BufferOf<int32_t>(p, {2, 1})},
                              {Int32Array(p, {1, 2, 3})}));
-  auto dict_array = std::const_pointer_cast<ArrayData>(
-      PrimitiveArray<int16_t>(p, dictionary(int16(), utf8()), {1, std::nullopt, 0}));
+  auto dict_array =
+      std::const_pointer_cast<ArrayData>(PrimitiveArray<int16_t>(p, dictionary(int16(), utf8()), {1, std::nullopt, 0}));
   dict_array->dictionary = StringArray(p, {"p", "q"});
   arrays.push_back(dict_array);
   for (const auto& original : arrays) {

@@ -34,8 +34,7 @@ class ValueFormatTest : public ::testing::Test {
 };
 
 TEST_F(ValueFormatTest, IntegersBoolsAndNull) {
-  auto a = PrimitiveArray<int64_t>(pool(), int64(),
-                                   {std::numeric_limits<int64_t>::min(), std::nullopt, 42});
+  auto a = PrimitiveArray<int64_t>(pool(), int64(), {std::numeric_limits<int64_t>::min(), std::nullopt, 42});
   EXPECT_EQ(Text(a, 0), "-9223372036854775808");
   EXPECT_EQ(Json(a, 0), "-9223372036854775808");
   EXPECT_EQ(Text(a, 1), "null");
@@ -50,9 +49,9 @@ TEST_F(ValueFormatTest, IntegersBoolsAndNull) {
 }
 
 TEST_F(ValueFormatTest, Floats) {
-  auto d = PrimitiveArray<double>(pool(), float64(),
-                                  {1.5, std::numeric_limits<double>::quiet_NaN(),
-                                   -std::numeric_limits<double>::infinity(), 0.1});
+  auto d = PrimitiveArray<double>(
+      pool(), float64(),
+      {1.5, std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity(), 0.1});
   EXPECT_EQ(Text(d, 0), "1.5");
   EXPECT_EQ(Text(d, 1), "NaN");
   EXPECT_EQ(Json(d, 1), "\"NaN\"");
@@ -97,8 +96,7 @@ TEST_F(ValueFormatTest, BinaryAndFixedSizeBinaryAsHex) {
   auto f = MakeArray(type, 2, {nullptr, BytesOf(pool(), std::string("\x00\xAB\x10\x01\x02\x03", 6))});
   EXPECT_EQ(Text(f, 0), "00AB10");
   EXPECT_EQ(Json(f, 1), "\"010203\"");
-  auto b = MakeArray(binary(), 1,
-                     {nullptr, BufferOf<int32_t>(pool(), {0, 2}), BytesOf(pool(), "\xDE\xAD")});
+  auto b = MakeArray(binary(), 1, {nullptr, BufferOf<int32_t>(pool(), {0, 2}), BytesOf(pool(), "\xDE\xAD")});
   EXPECT_EQ(Text(b, 0), "DEAD");
 }
 
@@ -133,8 +131,7 @@ TEST_F(ValueFormatTest, DecimalsWithScale) {
   // decimal256 minimum: -2^255.
   std::vector<uint64_t> min256 = {0, 0, 0, uint64_t{1} << 63};
   auto d256 = MakeArray(decimal(256, 76, 0), 1, {nullptr, BufferOf(pool(), min256)});
-  EXPECT_EQ(Text(d256, 0),
-            "-57896044618658097711785492504343953926634992332820282019728792003956564819968");
+  EXPECT_EQ(Text(d256, 0), "-57896044618658097711785492504343953926634992332820282019728792003956564819968");
   auto neg_scale = MakeArray(decimal(64, 5, -2), 1, {nullptr, BufferOf<int64_t>(pool(), {12})});
   EXPECT_EQ(Text(neg_scale, 0), "1200");
 }
@@ -165,8 +162,7 @@ TEST_F(ValueFormatTest, Temporal) {
   EXPECT_EQ(Json(dur, 0), "15");
   // Extreme values do not overflow.
   auto extreme = PrimitiveArray<int64_t>(pool(), timestamp(TimeUnit::kSecond),
-                                         {std::numeric_limits<int64_t>::min(),
-                                          std::numeric_limits<int64_t>::max()});
+                                         {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()});
   EXPECT_FALSE(Text(extreme, 0).empty());
   EXPECT_FALSE(Text(extreme, 1).empty());
 }
@@ -202,15 +198,14 @@ TEST_F(ValueFormatTest, NestedTypes) {
   EXPECT_EQ(Json(s, 0), "{\"a\":1,\"b\":\"x\"}");
 
   auto entries_type = struct_({field("key", utf8(), false), field("value", int32())});
-  auto entries = MakeArray(entries_type, 2, {nullptr},
-                           {StringArray(pool(), {"k", "j"}), Int32Array(pool(), {1, std::nullopt})});
-  auto m = MakeArray(map(field("entries", entries_type, false)), 1,
-                     {nullptr, BufferOf<int32_t>(pool(), {0, 2})}, {entries});
+  auto entries =
+      MakeArray(entries_type, 2, {nullptr}, {StringArray(pool(), {"k", "j"}), Int32Array(pool(), {1, std::nullopt})});
+  auto m =
+      MakeArray(map(field("entries", entries_type, false)), 1, {nullptr, BufferOf<int32_t>(pool(), {0, 2})}, {entries});
   EXPECT_EQ(Text(m, 0), "{k: 1, j: null}");
   EXPECT_EQ(Json(m, 0), "{\"k\":1,\"j\":null}");
 
-  auto fsl = MakeArray(fixed_size_list(field("item", int32()), 2), 2, {nullptr},
-                       {Int32Array(pool(), {1, 2, 3, 4})});
+  auto fsl = MakeArray(fixed_size_list(field("item", int32()), 2), 2, {nullptr}, {Int32Array(pool(), {1, 2, 3, 4})});
   EXPECT_EQ(Text(fsl, 1), "[3, 4]");
 }
 
@@ -225,16 +220,14 @@ TEST_F(ValueFormatTest, DictionaryUnionAndRunEndDecoded) {
   EXPECT_TRUE(IsLogicalNull(*d, 2));
 
   auto ut = dense_union({field("i", int32()), field("s", utf8())}, {3, 4});
-  auto u = MakeArray(ut, 2,
-                     {BufferOf<int8_t>(pool(), {4, 3}), BufferOf<int32_t>(pool(), {0, 0})},
+  auto u = MakeArray(ut, 2, {BufferOf<int8_t>(pool(), {4, 3}), BufferOf<int32_t>(pool(), {0, 0})},
                      {Int32Array(pool(), {7}), StringArray(pool(), {"z"})});
   EXPECT_EQ(Text(u, 0), "z");
   EXPECT_EQ(Json(u, 1), "7");
 
   auto rt = run_end_encoded(field("run_ends", int16(), false), field("values", int32()));
-  auto r = MakeArray(rt, 4, {},
-                     {PrimitiveArray<int16_t>(pool(), int16(), {1, 4}),
-                      Int32Array(pool(), {5, std::nullopt})});
+  auto r =
+      MakeArray(rt, 4, {}, {PrimitiveArray<int16_t>(pool(), int16(), {1, 4}), Int32Array(pool(), {5, std::nullopt})});
   EXPECT_EQ(Text(r, 0), "5");
   EXPECT_EQ(Text(r, 3), "null");
   EXPECT_TRUE(IsLogicalNull(*r, 2));

@@ -39,8 +39,8 @@ TEST(VarWidthOutputTest, OffsetsAndData32And64) {
 TEST(VarWidthOutputTest, NoBytesStillGivesOneDataByte) {
   auto pool = MemoryPool::MakeRoot();
   std::shared_ptr<Buffer> offsets, data;
-  ASSERT_TRUE(BuildVarWidthBuffers(pool.get(), 0, false, "col", [](int64_t) { return std::string_view(); }, &offsets,
-                                   &data)
+  ASSERT_TRUE(BuildVarWidthBuffers(
+                  pool.get(), 0, false, "col", [](int64_t) { return std::string_view(); }, &offsets, &data)
                   .ok());
   EXPECT_EQ(offsets->size(), 4);
   EXPECT_EQ(data->size(), 1);

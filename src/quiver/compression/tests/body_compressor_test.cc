@@ -88,8 +88,8 @@ TEST(BodyCompressor, ShrinkIfHalvesKeepsAnOutputThatWouldNotHalveItsBuffer) {
   ASSERT_TRUE(region.prefix_in_bytes);
   const int64_t big = 8 + Bound(CompressionType::kZstd, 1 << 20);
   ASSERT_GT(region.region_bytes() * 2, big) << "the input must compress to more than half";
-  EXPECT_EQ(region.held_bytes(), big);          // not copied
-  EXPECT_EQ(rig.outputs->peak_bytes(), big);    // so the peak did not grow
+  EXPECT_EQ(region.held_bytes(), big);        // not copied
+  EXPECT_EQ(rig.outputs->peak_bytes(), big);  // so the peak did not grow
 }
 
 TEST(BodyCompressor, ExactHandsThePoorlyCompressedScratchOverShrunkToSize) {
@@ -126,8 +126,9 @@ TEST_P(EveryCodec, NoMemoryForTheRightSizedBufferKeepsTheOutputAndSucceeds) {
     // The output is complete and decodes.
     auto codec = *Codec::Make(GetParam());
     std::vector<uint8_t> back(1 << 20, 1);
-    ASSERT_TRUE(codec->Decompress({region->bytes->data() + 8, static_cast<size_t>(region->region_bytes() - 8)},
-                                  {back.data(), back.size()})
+    ASSERT_TRUE(codec
+                    ->Decompress({region->bytes->data() + 8, static_cast<size_t>(region->region_bytes() - 8)},
+                                 {back.data(), back.size()})
                     .ok());
     EXPECT_EQ(back, std::vector<uint8_t>(1 << 20, 0));
     // Everything goes back when the region goes.
@@ -159,7 +160,7 @@ TEST_P(EveryCodec, PoliciesProduceIdenticalRegions) {
       }
     }
   }
-  EXPECT_TRUE(reference[2].empty());  // a zero-length buffer stays a zero-length region
+  EXPECT_TRUE(reference[2].empty());         // a zero-length buffer stays a zero-length region
   EXPECT_EQ(reference[3].size(), 8u + 17u);  // 17 noisy bytes do not compress: -1 + raw
 }
 

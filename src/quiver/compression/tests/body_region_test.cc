@@ -35,13 +35,13 @@ enum class Outcome { kOk, kRaw, kInvalid, kOutOfMemory };
 
 struct RegionCase {
   std::string name;
-  int64_t prefix;              // what the region's prefix says
-  bool compressed_payload;     // payload = the frame of 4096 zero bytes (else 5 raw bytes)
-  int64_t length_override;     // region length to decode; -1 = the whole body
+  int64_t prefix;           // what the region's prefix says
+  bool compressed_payload;  // payload = the frame of 4096 zero bytes (else 5 raw bytes)
+  int64_t length_override;  // region length to decode; -1 = the whole body
   RegionLimits limits;
-  int64_t pool_limit;          // -1 = none
+  int64_t pool_limit;  // -1 = none
   Outcome outcome;
-  std::string message;         // a part of the error text ("" for ok / raw)
+  std::string message;  // a part of the error text ("" for ok / raw)
 };
 
 TEST(BodyRegionTest, TableOfRegionRules) {
@@ -64,8 +64,7 @@ TEST(BodyRegionTest, TableOfRegionRules) {
        "here: uncompressed length 4096 is over 2 times the compressed"},
       {"over what the frame can produce", int64_t{1} << 40, true, -1, RegionLimits{int64_t{1} << 50, int64_t{1} << 40},
        -1, Outcome::kInvalid, "zstd data can produce (at most"},
-      {"over the pool's room", 4096, true, -1, defaults, 1024, Outcome::kOutOfMemory,
-       "here: decompressing"},
+      {"over the pool's room", 4096, true, -1, defaults, 1024, Outcome::kOutOfMemory, "here: decompressing"},
       {"ok", 4096, true, -1, defaults, -1, Outcome::kOk, ""},
       {"ok at exactly the pool's room", 4096, true, -1, defaults, 4096, Outcome::kOk, ""},
       {"prefix smaller than the content", 100, true, -1, defaults, -1, Outcome::kInvalid, "here (zstd)"},
@@ -100,7 +99,7 @@ TEST(BodyRegionTest, TableOfRegionRules) {
           EXPECT_EQ(r.status().IsInvalid(), c.outcome == Outcome::kInvalid) << r.status().ToString();
           EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().ToString();
           break;
-    }
+      }
     }
     EXPECT_EQ(pool->held_bytes(), 0);  // nothing stays allocated once the result is gone
   }

@@ -43,8 +43,7 @@ Bytes CompressAll(Codec* codec, const Bytes& input) {
 
 // Decompresses into exactly `expected_bytes`, with a canary region past the
 // output span that must stay untouched.
-Status DecompressChecked(Codec* codec, const Bytes& input, size_t expected_bytes,
-                         Bytes* output = nullptr) {
+Status DecompressChecked(Codec* codec, const Bytes& input, size_t expected_bytes, Bytes* output = nullptr) {
   constexpr size_t kCanary = 4096;
   Bytes space(expected_bytes + kCanary, 0xEE);
   Status st = codec->Decompress(input, std::span<uint8_t>(space.data(), expected_bytes));
@@ -66,14 +65,13 @@ class CodecTest : public ::testing::TestWithParam<CompressionType> {
 };
 
 TEST_P(CodecTest, RoundTripSizes) {
-  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{65535}, size_t{65537},
-                   size_t{1} << 20, (size_t{3} << 20) + 17}) {
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{100}, size_t{65535}, size_t{65537}, size_t{1} << 20, (size_t{3} << 20) + 17}) {
     for (bool random : {false, true}) {
       SCOPED_TRACE(std::to_string(n) + (random ? " random" : " compressible"));
       const Bytes input = random ? Random(n) : Compressible(n);
       const Bytes compressed = CompressAll(codec_.get(), input);
-      EXPECT_LE(static_cast<int64_t>(compressed.size()),
-                codec_->MaxCompressedBytes(static_cast<int64_t>(n)));
+      EXPECT_LE(static_cast<int64_t>(compressed.size()), codec_->MaxCompressedBytes(static_cast<int64_t>(n)));
       if (!random && n >= 65535) {
         EXPECT_LT(compressed.size(), n / 4);
       }
@@ -90,14 +88,12 @@ TEST_P(CodecTest, WrongExpectedSize) {
   const Bytes compressed = CompressAll(codec_.get(), input);
   Status small = DecompressChecked(codec_.get(), compressed, input.size() - 1);
   ASSERT_TRUE(small.IsInvalid()) << small.ToString();
-  EXPECT_NE(small.message().find("more than the expected 199999 bytes"), std::string::npos)
-      << small.ToString();
+  EXPECT_NE(small.message().find("more than the expected 199999 bytes"), std::string::npos) << small.ToString();
   Status tiny = DecompressChecked(codec_.get(), compressed, 10);
   EXPECT_TRUE(tiny.IsInvalid()) << tiny.ToString();
   Status large = DecompressChecked(codec_.get(), compressed, input.size() + 1);
   ASSERT_TRUE(large.IsInvalid()) << large.ToString();
-  EXPECT_NE(large.message().find("decompressed to 200000 bytes, expected 200001"),
-            std::string::npos)
+  EXPECT_NE(large.message().find("decompressed to 200000 bytes, expected 200001"), std::string::npos)
       << large.ToString();
   // The codec is still usable after errors.
   EXPECT_OK(DecompressChecked(codec_.get(), compressed, input.size()));
@@ -166,8 +162,7 @@ TEST_P(CodecTest, OutputTooSmall) {
   Bytes out(100);
   Result<int64_t> n = codec_->Compress(input, out);
   ASSERT_RAISES(Invalid, n);
-  EXPECT_NE(n.status().message().find("output too small"), std::string::npos)
-      << n.status().ToString();
+  EXPECT_NE(n.status().message().find("output too small"), std::string::npos) << n.status().ToString();
 }
 
 TEST_P(CodecTest, LevelRange) {
@@ -180,8 +175,7 @@ TEST_P(CodecTest, LevelRange) {
     EXPECT_EQ(codec->level(), level);
     const Bytes input = Compressible(5000);
     Bytes output;
-    ASSERT_TRUE(DecompressChecked(codec.get(), CompressAll(codec.get(), input), input.size(),
-                                  &output).ok());
+    ASSERT_TRUE(DecompressChecked(codec.get(), CompressAll(codec.get(), input), input.size(), &output).ok());
     EXPECT_EQ(output, input);
   }
   std::string range = "[";  // appended piecewise: GCC 12 warns falsely on "[" + string
@@ -192,14 +186,12 @@ TEST_P(CodecTest, LevelRange) {
   for (int level : {min - 1, max + 1}) {
     Result<std::unique_ptr<Codec>> codec = Codec::Make(type, level);
     ASSERT_RAISES(Invalid, codec);
-    EXPECT_EQ(codec.status().message(),
-              std::string(CompressionTypeName(type)) + " compression level " +
-                  std::to_string(level) + " is outside the valid range " + range);
+    EXPECT_EQ(codec.status().message(), std::string(CompressionTypeName(type)) + " compression level " +
+                                            std::to_string(level) + " is outside the valid range " + range);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Codecs, CodecTest,
-                         ::testing::Values(CompressionType::kLz4Frame, CompressionType::kZstd),
+INSTANTIATE_TEST_SUITE_P(Codecs, CodecTest, ::testing::Values(CompressionType::kLz4Frame, CompressionType::kZstd),
                          [](const auto& info) { return std::string(CompressionTypeName(info.param)); });
 
 TEST(CodecLevelsTest, DocumentedRanges) {
@@ -213,8 +205,7 @@ TEST(CodecLevelsTest, DocumentedRanges) {
   ASSERT_RAISES(Invalid, none);
   Result<std::unique_ptr<Codec>> bad = Codec::Make(CompressionType::kZstd, 23);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("[-131072, 22]"), std::string::npos)
-      << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("[-131072, 22]"), std::string::npos) << bad.status().ToString();
 }
 
 TEST(CompressionTypeTest, NamesAndParsing) {
@@ -234,8 +225,7 @@ TEST(CompressionTypeTest, NamesAndParsing) {
   }
   Result<CompressionType> bad = ParseCompressionType("snappy");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().ToString(),
-            "Invalid: unknown compression 'snappy' (expected none, lz4, lz4_frame or zstd)");
+  EXPECT_EQ(bad.status().ToString(), "Invalid: unknown compression 'snappy' (expected none, lz4, lz4_frame or zstd)");
 }
 
 // ---- frames made by other writers ----

@@ -249,7 +249,7 @@ TEST_F(DatagenTest, UuidFormat) {
         ASSERT_TRUE((u[j] >= '0' && u[j] <= '9') || (u[j] >= 'a' && u[j] <= 'f')) << u;
       }
     }
-    ASSERT_EQ(u[14], '4') << u;  // version
+    ASSERT_EQ(u[14], '4') << u;                                                    // version
     ASSERT_NE(std::string_view("89ab").find(u[19]), std::string_view::npos) << u;  // variant
     seen.emplace(u);
   }

@@ -49,8 +49,10 @@ class TpchTest : public ::testing::Test {
       const int c = b->schema->FieldIndex(name);
       const ArrayData& a = *b->columns[static_cast<size_t>(c)];
       for (int64_t i = 0; i < b->num_rows; ++i) {
-        if (a.type->id == TypeId::kInt64) v.push_back(a.GetValues<int64_t>(1)[a.offset + i]);
-        else v.push_back(a.GetValues<int32_t>(1)[a.offset + i]);  // int32, date32
+        if (a.type->id == TypeId::kInt64)
+          v.push_back(a.GetValues<int64_t>(1)[a.offset + i]);
+        else
+          v.push_back(a.GetValues<int32_t>(1)[a.offset + i]);  // int32, date32
       }
     }
     return v;
@@ -59,7 +61,8 @@ class TpchTest : public ::testing::Test {
     std::vector<std::string> v;
     for (const auto& b : bs) {
       const int c = b->schema->FieldIndex(name);
-      for (int64_t i = 0; i < b->num_rows; ++i) v.push_back(FormatValueToString(*b->columns[static_cast<size_t>(c)], i, ValueFormat::kText));
+      for (int64_t i = 0; i < b->num_rows; ++i)
+        v.push_back(FormatValueToString(*b->columns[static_cast<size_t>(c)], i, ValueFormat::kText));
     }
     return v;
   }
@@ -71,8 +74,8 @@ TEST_F(TpchTest, RowCountsPerScale) {
     TpchTable t;
     int64_t sf1;
   };
-  const Expect kExpect[] = {{TpchTable::kRegion, 5},        {TpchTable::kNation, 25},      {TpchTable::kSupplier, 10000},
-                            {TpchTable::kCustomer, 150000}, {TpchTable::kPart, 200000},    {TpchTable::kPartSupp, 800000},
+  const Expect kExpect[] = {{TpchTable::kRegion, 5},        {TpchTable::kNation, 25},   {TpchTable::kSupplier, 10000},
+                            {TpchTable::kCustomer, 150000}, {TpchTable::kPart, 200000}, {TpchTable::kPartSupp, 800000},
                             {TpchTable::kOrders, 1500000}};
   for (const auto& e : kExpect) {
     EXPECT_EQ(TpchRowCount(e.t, 1.0), e.sf1) << TpchTableName(e.t);
@@ -107,7 +110,7 @@ TEST_F(TpchTest, KeyIntegrity) {
   const auto parts = set_of(Ints(part, "p_partkey"));
   const auto order_keys = Ints(orders, "o_orderkey");
   const auto orders_set = set_of(order_keys);
-  EXPECT_EQ(orders_set.size(), order_keys.size());  // unique
+  EXPECT_EQ(orders_set.size(), order_keys.size());          // unique
   for (int64_t k : order_keys) EXPECT_LT((k - 1) % 32, 8);  // sparse keys
   for (int64_t r : Ints(nation, "n_regionkey")) EXPECT_TRUE(regions.count(r));
   for (int64_t n : Ints(supplier, "s_nationkey")) EXPECT_TRUE(nations.count(n));

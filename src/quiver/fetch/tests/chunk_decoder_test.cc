@@ -69,8 +69,8 @@ TEST_P(PolicyTest, RoundTripEqualsSource) {
     ASSERT_OK(d);
     const size_t step = piece == 0 ? wire.size() : static_cast<size_t>(piece);
     for (size_t i = 0; i < wire.size(); i += step) {
-      auto part = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wire.data()) + i,
-                                           std::min(step, wire.size() - i));
+      auto part =
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min(step, wire.size() - i));
       ASSERT_OK((*d)->Consume(part));
     }
     EXPECT_EQ((*d)->received_bytes(), static_cast<int64_t>(wire.size()));
@@ -121,9 +121,9 @@ TEST(ChunkDecoder, NoSizeHintGrowsAndTrims) {
     auto d = ChunkDecoder::Make(o);
     ASSERT_OK(d);
     for (size_t i = 0; i < wire.size(); i += 10000) {
-      ASSERT_TRUE((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i,
-                                 std::min<size_t>(10000, wire.size() - i)})
-                      .ok());
+      ASSERT_TRUE(
+          (*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(10000, wire.size() - i)})
+              .ok());
     }
     auto buf = (*d)->Finish();
     ASSERT_OK(buf);
@@ -178,7 +178,8 @@ TEST(ChunkDecoder, ConcatenatedFrames) {
     auto d = ChunkDecoder::Make(o);
     ASSERT_OK(d);
     for (size_t i = 0; i < wire.size(); i += 777) {
-      ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(777, wire.size() - i)}));
+      ASSERT_OK(
+          (*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(777, wire.size() - i)}));
     }
     auto buf = (*d)->Finish();
     ASSERT_OK(buf) << ChunkPolicyName(p);
@@ -186,8 +187,8 @@ TEST(ChunkDecoder, ConcatenatedFrames) {
   }
 }
 
-Status DecodeErr(const std::string& wire, int64_t expected, int64_t compressed_length, ChunkPolicy p,
-                 MemoryPool* pool, bool lz4 = true) {
+Status DecodeErr(const std::string& wire, int64_t expected, int64_t compressed_length, ChunkPolicy p, MemoryPool* pool,
+                 bool lz4 = true) {
   ChunkDecoderOptions o;
   o.pool = pool;
   o.policy = p;
@@ -219,7 +220,8 @@ TEST(ChunkDecoder, IntegrityErrorsNameTheChunk) {
     EXPECT_NE(st.message().find("bytesNum"), std::string::npos) << st.ToString();
     st = DecodeErr(wire, n + 10, w, p, pool.get());
     EXPECT_NE(st.message().find("expected " + std::to_string(n + 10) + " bytes, actual " + std::to_string(n)),
-              std::string::npos) << st.ToString();
+              std::string::npos)
+        << st.ToString();
     // Wrong bytesNum without content size: caught while decoding / at the end.
     const std::string nocs = Lz4Frame(body.raw, false);
     st = DecodeErr(nocs, n - 10, static_cast<int64_t>(nocs.size()), p, pool.get());
@@ -233,7 +235,8 @@ TEST(ChunkDecoder, IntegrityErrorsNameTheChunk) {
     st = DecodeErr(wire.substr(0, wire.size() - 3), n, w, p, pool.get());
     EXPECT_NE(st.message().find("body cut short: expected " + std::to_string(w) + " bytes, actual " +
                                 std::to_string(w - 3) + " bytes"),
-              std::string::npos) << st.ToString();
+              std::string::npos)
+        << st.ToString();
     // Corrupt content checksum (last 4 bytes of the frame).
     std::string bad = wire;
     bad[bad.size() - 1] ^= 0x55;
@@ -302,7 +305,8 @@ TEST(ChunkDecoder, VeryCompressibleUnderLimit) {
     auto d = ChunkDecoder::Make(o);
     ASSERT_OK(d);
     for (size_t i = 0; i < wire.size(); i += 16384) {
-      ASSERT_OK((*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(16384, wire.size() - i)}));
+      ASSERT_OK(
+          (*d)->Consume({reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(16384, wire.size() - i)}));
     }
     auto buf = (*d)->Finish();
     ASSERT_OK(buf);

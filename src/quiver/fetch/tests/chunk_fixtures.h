@@ -87,8 +87,14 @@ inline Status SameRows(const std::vector<RecordBatchPtr>& expected, const std::v
     }
     oe += n;
     oa += n;
-    if (oe == expected[ie]->num_rows) { ++ie; oe = 0; }
-    if (oa == actual[ia]->num_rows) { ++ia; oa = 0; }
+    if (oe == expected[ie]->num_rows) {
+      ++ie;
+      oe = 0;
+    }
+    if (oa == actual[ia]->num_rows) {
+      ++ia;
+      oa = 0;
+    }
   }
   return Status::OK();
 }

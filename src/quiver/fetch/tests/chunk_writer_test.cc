@@ -25,7 +25,6 @@ RecordBatchPtr MakeInt64Batch(MemoryPool* pool, const SchemaPtr& schema, int64_t
   return batch;
 }
 
-
 SchemaPtr Int64Schema() {
   auto s = std::make_shared<Schema>();
   s->fields = {field("x", int64(), false)};
@@ -137,7 +136,8 @@ TEST(Lz4Frame, RejectsCorruptionAndBombs) {
   std::vector<uint8_t> bad(frame->data(), frame->data() + frame->size());
   bad[bad.size() - 2] ^= 0x40;  // content checksum
   EXPECT_FALSE(Lz4FrameDecompress(bad, pool.get(), 1 << 20).ok());
-  EXPECT_FALSE(Lz4FrameDecompress(std::span<const uint8_t>(frame->data(), frame->size() / 2), pool.get(), 1 << 20).ok());
+  EXPECT_FALSE(
+      Lz4FrameDecompress(std::span<const uint8_t>(frame->data(), frame->size() / 2), pool.get(), 1 << 20).ok());
 }
 
 }  // namespace

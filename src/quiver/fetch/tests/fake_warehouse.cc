@@ -87,11 +87,11 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
   int port = 0;
   std::atomic<bool> stopping{false};
   mutable std::mutex mu;
-  std::map<int, int> attempts;   // file -> GETs so far
+  std::map<int, int> attempts;  // file -> GETs so far
   int empty_pages_left = 0;
   int polls_left = 0;
-  int cursor = 0;                // next file index for FETCH_NEXT without offset
-  std::vector<bool> served;      // file links handed out at least once
+  int cursor = 0;            // next file index for FETCH_NEXT without offset
+  std::vector<bool> served;  // file links handed out at least once
   std::atomic<int64_t> sig_counter{1};
 
   static void Ok(tcli::TStatus* s) { s->statusCode = tcli::TStatusCode::SUCCESS_STATUS; }
@@ -268,11 +268,11 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
   std::string Hostile() const {
     auto out = std::make_shared<TMemoryBuffer>();
     TBinaryProtocol p(out);
-    using apache::thrift::protocol::T_STRUCT;
     using apache::thrift::protocol::T_I32;
     using apache::thrift::protocol::T_I64;
     using apache::thrift::protocol::T_LIST;
     using apache::thrift::protocol::T_STRING;
+    using apache::thrift::protocol::T_STRUCT;
     p.writeMessageBegin("FetchResults", apache::thrift::protocol::T_REPLY, 0);
     p.writeStructBegin("r");
     p.writeFieldBegin("success", T_STRUCT, 0);

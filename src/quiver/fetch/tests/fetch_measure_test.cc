@@ -98,11 +98,13 @@ TEST(FetchMeasure, PolicyPeaksAndThroughput) {
     const auto chunks = testing::SeqBatches(src.get(), 0, rows, chunk_rows);
     for (const auto& chunk : chunks) {
       const int64_t n = chunk->num_rows;
-      const int64_t a = chunk->columns[0]->buffers[1] ? reinterpret_cast<const int64_t*>(
-                                                             chunk->columns[0]->buffers[1]->data())[chunk->columns[0]->offset]
-                                                       : 0;
+      const int64_t a =
+          chunk->columns[0]->buffers[1]
+              ? reinterpret_cast<const int64_t*>(chunk->columns[0]->buffers[1]->data())[chunk->columns[0]->offset]
+              : 0;
       std::vector<RecordBatchPtr> batches;
-      for (int64_t b = 0; b < n; b += 131072) batches.push_back(*SliceBatch(chunk, b, std::min<int64_t>(131072, n - b)));
+      for (int64_t b = 0; b < n; b += 131072)
+        batches.push_back(*SliceBatch(chunk, b, std::min<int64_t>(131072, n - b)));
       const std::string raw = testing::IpcStream(src.get(), schema, batches);
       testing::FakeFile f;
       f.wire = testing::Lz4Frame(raw, true, true, LZ4F_max4MB);

@@ -137,7 +137,8 @@ void ExpectRows(const Scenario& s, Outcome& out, const std::shared_ptr<MemoryPoo
 void ExpectError(const Outcome& out, StatusCode code, const std::vector<std::string>& parts) {
   ASSERT_FALSE(out.status.ok()) << "expected an error";
   EXPECT_EQ(out.status.code(), code) << out.status.ToString();
-  for (const auto& p : parts) EXPECT_NE(out.status.message().find(p), std::string::npos) << "missing '" << p << "' in " << out.status.ToString();
+  for (const auto& p : parts)
+    EXPECT_NE(out.status.message().find(p), std::string::npos) << "missing '" << p << "' in " << out.status.ToString();
 }
 
 class HappyPath : public ::testing::TestWithParam<std::tuple<ChunkPolicy, bool, int>> {};
@@ -351,7 +352,8 @@ TEST(FetchResult, LinkLargerThanTheWholeWindowProceedsAlone) {
   fo.download.window_bytes = 1024;
   Outcome out = RunQuery(*w, fo, pool);
   int64_t largest = 0;  // the largest grant: bytesNum + LZ4 input block share
-  for (auto& f : s.cfg.files) largest = std::max(largest, f.bytes_num + std::min<int64_t>(f.bytes_num, (4 << 20) + (64 << 10)));
+  for (auto& f : s.cfg.files)
+    largest = std::max(largest, f.bytes_num + std::min<int64_t>(f.bytes_num, (4 << 20) + (64 << 10)));
   EXPECT_EQ(out.window_peak, largest) << "one file at a time";
   ExpectRows(s, out, pool);
 }

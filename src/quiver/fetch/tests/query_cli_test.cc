@@ -77,7 +77,8 @@ class QueryCli : public ::testing::Test {
 };
 
 TEST_F(QueryCli, CsvToStdoutWithSummary) {
-  Cmd c = Shell("QUIVER_TOKEN=" + cfg_.token + " " + Base() + " --format csv --window 200K --parallel 3 'SELECT id FROM t'");
+  Cmd c = Shell("QUIVER_TOKEN=" + cfg_.token + " " + Base() +
+                " --format csv --window 200K --parallel 3 'SELECT id FROM t'");
   ASSERT_EQ(c.status, 0) << c.out;
   std::istringstream in(c.out);
   std::string line;
@@ -141,8 +142,9 @@ TEST_F(QueryCli, InterruptCancelsOnTheServer) {
   auto w = FakeWarehouse::Start(slow);
   const std::string path = ::testing::TempDir() + "/quiver-query-interrupted.arrow";
   std::remove(path.c_str());
-  Cmd c = Shell("timeout --preserve-status -s INT 1 " + std::string(kBinary) + " query --server " + w->url() + " --ca-cert " +
-                w->ca_cert_path() + " --token " + slow.token + " --parallel 1 -o " + path + " 'SELECT * FROM t'");
+  Cmd c = Shell("timeout --preserve-status -s INT 1 " + std::string(kBinary) + " query --server " + w->url() +
+                " --ca-cert " + w->ca_cert_path() + " --token " + slow.token + " --parallel 1 -o " + path +
+                " 'SELECT * FROM t'");
   ASSERT_TRUE(WIFEXITED(c.status)) << c.out;
   EXPECT_EQ(WEXITSTATUS(c.status), 130) << c.out;
   EXPECT_NE(c.out.find("interrupted: the operation was cancelled on the server"), std::string::npos) << c.out;

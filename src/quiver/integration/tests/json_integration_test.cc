@@ -129,8 +129,7 @@ TEST_F(JsonIntegrationTest, DecimalsAndHalfFloats) {
   ASSERT_OK(f);
   EXPECT_EQ(Value(*f, 0, 0), "-123.45");
   EXPECT_EQ(Value(*f, 0, 1), "0.05");
-  auto h = Read(Doc(R"({"name":"floatingpoint","precision":"HALF"})",
-                    R"(,"VALIDITY":[1,1],"DATA":[15360, 49152])", 2));
+  auto h = Read(Doc(R"({"name":"floatingpoint","precision":"HALF"})", R"(,"VALIDITY":[1,1],"DATA":[15360, 49152])", 2));
   ASSERT_OK(h);
   EXPECT_EQ(Value(*h, 0, 0), "1");
   EXPECT_EQ(Value(*h, 0, 1), "-2");
@@ -311,8 +310,7 @@ TEST_F(JsonIntegrationTest, TruncatedGoldDocumentsFailCleanly) {
   if (files.empty()) GTEST_SKIP() << "no gold files";
   // Take a small gold document, write it back as text, then cut it at many
   // places and flip characters: every result is an error or a valid file.
-  auto f = ReadJsonIntegrationFile(std::string(kIntegrationDir) + "/cpp-21.0.0/generated_union.json.gz",
-                                   pool_.get());
+  auto f = ReadJsonIntegrationFile(std::string(kIntegrationDir) + "/cpp-21.0.0/generated_union.json.gz", pool_.get());
   ASSERT_OK(f);
   auto text = WriteJsonIntegration(*f->schema, f->batches);
   ASSERT_OK(text);
@@ -346,8 +344,7 @@ TEST_F(JsonIntegrationTest, BuffersComeFromThePool) {
   auto pool = MemoryPool::MakeRoot();
   {
     auto f = ReadJsonIntegration(
-        Doc(R"({"name":"utf8"})", R"(,"VALIDITY":[1,0],"OFFSET":[0,3,3],"DATA":["abc",""])", 2),
-        pool.get());
+        Doc(R"({"name":"utf8"})", R"(,"VALIDITY":[1,0],"OFFSET":[0,3,3],"DATA":["abc",""])", 2), pool.get());
     ASSERT_OK(f);
     EXPECT_GT(pool->held_bytes(), 0);
   }

@@ -90,7 +90,8 @@ TEST_P(BodyStats, OnFillsEachColumnAndChangesNothingElse) {
     const ColumnBodyStats& col = s.columns[c];
     EXPECT_EQ(col.name, names[c]);
     EXPECT_EQ(col.stored_buffer_bytes.size(), num_buffers[c]);
-    EXPECT_EQ(col.stored_bytes, std::accumulate(col.stored_buffer_bytes.begin(), col.stored_buffer_bytes.end(), int64_t{0}));
+    EXPECT_EQ(col.stored_bytes,
+              std::accumulate(col.stored_buffer_bytes.begin(), col.stored_buffer_bytes.end(), int64_t{0}));
     EXPECT_GT(col.uncompressed_bytes, 0);
     if (codec == CompressionType::kNone) {
       EXPECT_EQ(col.uncompressed_bytes, col.stored_bytes);
@@ -157,10 +158,8 @@ TEST(BodyStatsMetadata, MessageMetadataIsHandedOnAsStored) {
   EXPECT_EQ(s.message_index, 1);
   EXPECT_EQ(s.num_rows, 0);
   EXPECT_EQ(s.body_bytes, 0);
-  const KeyValueMetadata expected{{"a", "1"},
-                                  {"a", "2"},
-                                  {std::string(kCompressionLevelMetadataKey), "not a number"},
-                                  {"no value", ""}};
+  const KeyValueMetadata expected{
+      {"a", "1"}, {"a", "2"}, {std::string(kCompressionLevelMetadataKey), "not a number"}, {"no value", ""}};
   EXPECT_EQ(s.message_metadata, expected);
   ASSERT_EQ(s.columns.size(), 1u);
   EXPECT_EQ(s.columns[0].name, "x");
@@ -193,9 +192,9 @@ TEST(BodyLoading, EveryBufferIsLocatedBeforeAnyIsDecompressed) {
   ASSERT_OK_AND_ASSIGN(auto codec, Codec::Make(CompressionType::kZstd));
   std::vector<uint8_t> body(static_cast<size_t>(kRegionPrefixBytes + codec->MaxCompressedBytes(raw_bytes)));
   EncodeRegionPrefix(raw_bytes, body.data());
-  ASSERT_OK_AND_ASSIGN(int64_t frame, codec->Compress({reinterpret_cast<const uint8_t*>(values.data()),
-                                                       static_cast<size_t>(raw_bytes)},
-                                                      {body.data() + kRegionPrefixBytes, body.size() - 8}));
+  ASSERT_OK_AND_ASSIGN(
+      int64_t frame, codec->Compress({reinterpret_cast<const uint8_t*>(values.data()), static_cast<size_t>(raw_bytes)},
+                                     {body.data() + kRegionPrefixBytes, body.size() - 8}));
   const int64_t region = kRegionPrefixBytes + frame;
   body.resize(static_cast<size_t>((region + 7) / 8 * 8), 0);
   const int64_t body_len = static_cast<int64_t>(body.size());

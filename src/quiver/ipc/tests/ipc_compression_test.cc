@@ -71,7 +71,8 @@ TEST(IpcReader, LyingUncompressedLengthIsRejectedBeforeAllocating) {
   auto r2 = Read(lie, limited.get());
   ASSERT_RAISES(Invalid, r2);
   EXPECT_NE(r2.status().message().find("field 'x' buffer 1 (data): uncompressed length 1572864 is more than the"),
-            std::string::npos) << r2.status().ToString();
+            std::string::npos)
+      << r2.status().ToString();
   EXPECT_NE(r2.status().message().find("zstd data can produce (at most 16384 bytes)"), std::string::npos)
       << r2.status().ToString();
   EXPECT_EQ(limited->held_bytes(), 0);
@@ -120,7 +121,9 @@ TEST(IpcReader, Lz4PrefixBeyondWhatTheFrameCanProduceIsInvalid) {
     auto r = Read(bytes, pool.get());
     ASSERT_RAISES(Invalid, r);
     EXPECT_NE(r.status().message().find("message 1: field 'x' buffer 1 (data): uncompressed length 1610612736 is "
-                                        "more than the"), std::string::npos) << r.status().ToString();
+                                        "more than the"),
+              std::string::npos)
+        << r.status().ToString();
     EXPECT_NE(r.status().message().find("lz4 data can produce (at most "), std::string::npos) << r.status().ToString();
     EXPECT_LT(pool->peak_bytes(), int64_t{1} << 20) << "sized the claim before refusing it";
     EXPECT_EQ(pool->held_bytes(), 0);

@@ -63,8 +63,8 @@ TEST(IpcWriter, DictionaryDeltaAndReplacement) {
   Fixture f;
   auto* pool = f.pool.get();
   auto b1 = TestBatch(pool, 10, StringArray(pool, {"red", "green"}));
-  auto b2 = TestBatch(pool, 10, StringArray(pool, {"red", "green", "blue"}));   // delta
-  auto b3 = TestBatch(pool, 10, StringArray(pool, {"cyan", "magenta"}));        // replacement
+  auto b2 = TestBatch(pool, 10, StringArray(pool, {"red", "green", "blue"}));  // delta
+  auto b3 = TestBatch(pool, 10, StringArray(pool, {"cyan", "magenta"}));       // replacement
   auto stream = Write({b1, b2, b3}, IpcFormat::kStream, CompressionType::kLz4Frame, pool);
   ASSERT_OK(stream);
   std::unique_ptr<RecordBatchReader> reader;

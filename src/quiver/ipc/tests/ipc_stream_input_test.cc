@@ -48,8 +48,8 @@ TEST(IpcReader, StreamBodyGrowsAsBytesArrive) {
     ASSERT_OK(reader);
     auto next = (*reader)->Next();
     ASSERT_RAISES(Invalid, next);
-    EXPECT_NE(next.status().message().find("message 1: body truncated: declared 4194304 bytes, got"),
-              std::string::npos) << next.status().ToString();
+    EXPECT_NE(next.status().message().find("message 1: body truncated: declared 4194304 bytes, got"), std::string::npos)
+        << next.status().ToString();
     EXPECT_LE(limited->peak_bytes(), 512 << 10);
   }
   {

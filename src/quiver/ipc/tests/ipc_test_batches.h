@@ -12,10 +12,10 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/compare.h"
-#include "quiver/testing/array_builders.h"
-#include "quiver/testing/array_readers.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/ipc/writer.h"
+#include "quiver/testing/array_builders.h"
+#include "quiver/testing/array_readers.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::ipc {
@@ -41,8 +41,7 @@ inline ArrayDataPtr DictArray(MemoryPool* pool, ArrayDataPtr dict, const std::ve
 
 inline SchemaPtr TestSchema() {
   auto s = std::make_shared<Schema>();
-  s->fields = {field("i", int32()), field("s", utf8()), field("b", boolean()),
-               field("l", list(field("item", int32()))),
+  s->fields = {field("i", int32()), field("s", utf8()), field("b", boolean()), field("l", list(field("item", int32()))),
                field("d", dictionary(int32(), utf8()), true, {}, 7)};
   s->metadata = {{"origin", "quiver-test"}};
   return s;
@@ -73,7 +72,7 @@ inline RecordBatchPtr TestBatch(MemoryPool* pool, int64_t rows, ArrayDataPtr dic
 }
 
 inline Result<std::vector<uint8_t>> Write(const std::vector<RecordBatchPtr>& batches, IpcFormat format,
-                                   CompressionType codec, MemoryPool* pool, int64_t max_rows = 0) {
+                                          CompressionType codec, MemoryPool* pool, int64_t max_rows = 0) {
   BufferOutputStream sink;
   WriteOptions wo;
   wo.pool = pool;
@@ -85,13 +84,13 @@ inline Result<std::vector<uint8_t>> Write(const std::vector<RecordBatchPtr>& bat
 /// Reads every batch of `bytes`; `keep` receives the reader (for its
 /// last_batch_stats(), filled only with `collect_body_stats`).
 inline Result<std::vector<RecordBatchPtr>> Read(const std::vector<uint8_t>& bytes, MemoryPool* pool,
-                                         std::unique_ptr<RecordBatchReader>* keep = nullptr,
-                                         bool collect_body_stats = false) {
+                                                std::unique_ptr<RecordBatchReader>* keep = nullptr,
+                                                bool collect_body_stats = false) {
   ReadOptions ro;
   ro.pool = pool;
   ro.collect_body_stats = collect_body_stats;
-  QUIVER_ASSIGN_OR_RETURN(auto reader,
-                          RecordBatchReader::Open(Buffer::Unowned(bytes.data(), static_cast<int64_t>(bytes.size())), ro));
+  QUIVER_ASSIGN_OR_RETURN(
+      auto reader, RecordBatchReader::Open(Buffer::Unowned(bytes.data(), static_cast<int64_t>(bytes.size())), ro));
   auto batches = ReadAllBatches(reader.get());
   if (keep) *keep = std::move(reader);
   return batches;

@@ -29,7 +29,8 @@ struct AlignedBytes {
 /// A Message holding an empty Schema header, with the given version.
 AlignedBytes SchemaMessage(fb::MetadataVersion version, int64_t body_length = 0) {
   flatbuffers::FlatBufferBuilder b;
-  auto schema = fb::CreateSchema(b, fb::Endianness::Little, b.CreateVector(std::vector<flatbuffers::Offset<fb::Field>>{}));
+  auto schema =
+      fb::CreateSchema(b, fb::Endianness::Little, b.CreateVector(std::vector<flatbuffers::Offset<fb::Field>>{}));
   auto message = fb::CreateMessage(b, version, fb::MessageHeader::Schema, schema.Union(), body_length);
   b.Finish(message);
   return AlignedBytes({b.GetBufferPointer(), b.GetSize()});
@@ -63,8 +64,7 @@ TEST(VerifyMessageTest, RefusesFewerThanEightBytes) {
   AlignedBytes msg = SchemaMessage(fb::MetadataVersion::V5);
   ASSERT_RAISES_WITH_MESSAGE(Invalid, "message flatbuffer of 7 bytes is too small",
                              VerifyMessage(msg.bytes().first(7), ReadOptions{}));
-  ASSERT_RAISES_WITH_MESSAGE(Invalid, "message flatbuffer of 0 bytes is too small",
-                             VerifyMessage({}, ReadOptions{}));
+  ASSERT_RAISES_WITH_MESSAGE(Invalid, "message flatbuffer of 0 bytes is too small", VerifyMessage({}, ReadOptions{}));
 }
 
 TEST(VerifyMessageTest, RefusesGarbageAndTruncation) {

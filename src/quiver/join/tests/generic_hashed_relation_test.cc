@@ -121,7 +121,8 @@ TEST(GenericRelation, SerializeRoundTripAndCorruption) {
   TaskMemoryManager tmm(root.get(), {});
   auto rel = GenericHashedRelation::Build(*in.bs, in.build, o, specs, &tmm);
   ASSERT_OK(rel);
-  EXPECT_LE(static_cast<double>((*rel)->stats().index_bytes) / std::max<int64_t>(1, (*rel)->stats().num_keys), 16.0 / 0.75 * 1.06 + 16);
+  EXPECT_LE(static_cast<double>((*rel)->stats().index_bytes) / std::max<int64_t>(1, (*rel)->stats().num_keys),
+            16.0 / 0.75 * 1.06 + 16);
   auto bytes = (*rel)->Serialize(root.get());
   ASSERT_OK(bytes);
   auto back = DeserializeHashedRelation(*in.bs, **bytes, &tmm);

@@ -50,8 +50,8 @@ struct Case {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return std::string(KeyDistName(c.dist)) + "_b" + std::to_string(c.build_rows) + "_p" +
-         std::to_string(c.probe_rows) + "_n" + std::to_string(static_cast<int>(c.null_fraction * 100));
+  return std::string(KeyDistName(c.dist)) + "_b" + std::to_string(c.build_rows) + "_p" + std::to_string(c.probe_rows) +
+         "_n" + std::to_string(static_cast<int>(c.null_fraction * 100));
 }
 
 struct Inputs {
@@ -64,9 +64,7 @@ struct Inputs {
 std::vector<int64_t> KeyPool(KeyDist d, std::mt19937_64& rng) {
   std::vector<int64_t> pool;
   switch (d) {
-    case KeyDist::kSpecial:
-      pool = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax, 42, -42};
-      break;
+    case KeyDist::kSpecial: pool = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax, 42, -42}; break;
     case KeyDist::kDense:
       for (int64_t k = 1000000; k <= 1001023; ++k) pool.push_back(k);
       break;
@@ -109,7 +107,8 @@ Inputs MakeInputs(MemoryPool* pool, const Case& c, uint64_t seed) {
   for (int64_t i = 0; i < c.probe_rows; ++i) {
     pk.push_back(key());
     pv.push_back(static_cast<int32_t>(i));
-    pstr.push_back(rng() % 4 == 0 ? std::optional<std::string>() : testing::Cat("p", std::string(static_cast<size_t>(i % 9), 'x')));
+    pstr.push_back(rng() % 4 == 0 ? std::optional<std::string>()
+                                  : testing::Cat("p", std::string(static_cast<size_t>(i % 9), 'x')));
   }
   auto b = Batch(bs, {Int64Array(pool, bk), Int64Array(pool, bv), StringArray(pool, bstr)});
   auto p = Batch(ps, {Int32Array(pool, pv), Int64Array(pool, pk), StringArray(pool, pstr)});
@@ -173,15 +172,15 @@ TEST_P(HashJoinDifferential, EveryJoinTypeMatchesTheNaiveJoinInBothModes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Random, HashJoinDifferential,
-    ::testing::Values(Case{KeyDist::kSpecial, 0, 0, 0.0}, Case{KeyDist::kSpecial, 0, 40, 0.2},
-                      Case{KeyDist::kSpecial, 40, 0, 0.2}, Case{KeyDist::kSpecial, 1, 1, 0.0},
-                      Case{KeyDist::kSpecial, 60, 80, 0.1}, Case{KeyDist::kSpecial, 50, 50, 1.0},
-                      Case{KeyDist::kDense, 700, 900, 0.05}, Case{KeyDist::kDense, 2000, 600, 0.0},
-                      Case{KeyDist::kSparse, 300, 500, 0.1}, Case{KeyDist::kSparse, 1500, 1000, 0.0},
-                      Case{KeyDist::kSmall, 200, 300, 0.15}, Case{KeyDist::kSmall, 5, 400, 0.3}),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(Random, HashJoinDifferential,
+                         ::testing::Values(Case{KeyDist::kSpecial, 0, 0, 0.0}, Case{KeyDist::kSpecial, 0, 40, 0.2},
+                                           Case{KeyDist::kSpecial, 40, 0, 0.2}, Case{KeyDist::kSpecial, 1, 1, 0.0},
+                                           Case{KeyDist::kSpecial, 60, 80, 0.1}, Case{KeyDist::kSpecial, 50, 50, 1.0},
+                                           Case{KeyDist::kDense, 700, 900, 0.05}, Case{KeyDist::kDense, 2000, 600, 0.0},
+                                           Case{KeyDist::kSparse, 300, 500, 0.1},
+                                           Case{KeyDist::kSparse, 1500, 1000, 0.0},
+                                           Case{KeyDist::kSmall, 200, 300, 0.15}, Case{KeyDist::kSmall, 5, 400, 0.3}),
+                         CaseName);
 
 // Null-aware anti join, case by case.
 TEST(HashJoin, NullAwareAntiSemantics) {

@@ -89,11 +89,17 @@ inline std::vector<std::string> NaiveJoin(const Schema& build_schema, const std:
   const auto brows = rows_of(build, o.build_keys);
   const auto prows = rows_of(probe, o.probe_keys);
   std::vector<int> pout, bout;
-  if (o.probe_output) pout = *o.probe_output; else for (int i = 0; i < probe_schema.num_fields(); ++i) pout.push_back(i);
-  if (o.build_output) bout = *o.build_output; else for (int i = 0; i < build_schema.num_fields(); ++i) bout.push_back(i);
+  if (o.probe_output)
+    pout = *o.probe_output;
+  else
+    for (int i = 0; i < probe_schema.num_fields(); ++i) pout.push_back(i);
+  if (o.build_output)
+    bout = *o.build_output;
+  else
+    for (int i = 0; i < build_schema.num_fields(); ++i) bout.push_back(i);
   const JoinType t = o.type;
-  const bool with_build = t == JoinType::kInner || t == JoinType::kLeftOuter || t == JoinType::kRightOuter ||
-                          t == JoinType::kFullOuter;
+  const bool with_build =
+      t == JoinType::kInner || t == JoinType::kLeftOuter || t == JoinType::kRightOuter || t == JoinType::kFullOuter;
   auto render = [&](const Row* p, const Row* b) {
     std::string s;
     bool first = true;
@@ -122,7 +128,8 @@ inline std::vector<std::string> NaiveJoin(const Schema& build_schema, const std:
       if (with_build) out.push_back(render(&p, &b));
     }
     switch (t) {
-      case JoinType::kLeftOuter: case JoinType::kFullOuter:
+      case JoinType::kLeftOuter:
+      case JoinType::kFullOuter:
         if (!any) out.push_back(render(&p, nullptr));
         break;
       case JoinType::kLeftSemi:
@@ -138,8 +145,7 @@ inline std::vector<std::string> NaiveJoin(const Schema& build_schema, const std:
           out.push_back(render(&p, nullptr));
         }
         break;
-      default:
-        break;
+      default: break;
     }
   }
   if (t == JoinType::kRightOuter || t == JoinType::kFullOuter) {

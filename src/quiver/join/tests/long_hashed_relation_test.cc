@@ -247,7 +247,8 @@ TEST_P(LongRelationModes, SerializeRoundTrip) {
   for (bool dense : {false, true}) {
     std::vector<std::optional<int64_t>> keys;
     for (int i = 0; i < 5000; ++i) {
-      keys.push_back(i % 97 == 0 ? std::optional<int64_t>() : (dense ? int64_t(rng() % 3000) : int64_t(rng() % 9000) * 1000003));
+      keys.push_back(i % 97 == 0 ? std::optional<int64_t>()
+                                 : (dense ? int64_t(rng() % 3000) : int64_t(rng() % 9000) * 1000003));
     }
     auto b = MakeKeys(f.pool.get(), keys, true);
     auto o = Opts();
@@ -304,7 +305,8 @@ TEST(LongRelation, CorruptSerializationIsRejectedCleanly) {
       auto r = DeserializeHashedRelation(*KV(), **copy, f.tmm.get());
       if (r.ok()) {
         for (int64_t k : {5, 6, 7, 100, 0, -1}) {
-          for (const uint8_t* row = static_cast<LongHashedRelation*>(r->get())->Find(k); row; row = RowLayout::Next(row)) {
+          for (const uint8_t* row = static_cast<LongHashedRelation*>(r->get())->Find(k); row;
+               row = RowLayout::Next(row)) {
           }
         }
       } else {
@@ -377,7 +379,8 @@ TEST_P(LongRelationModes, FailureInjectionAtEveryAllocation) {
   auto data_root = MemoryPool::MakeRoot({.name = "data"});
   std::vector<std::optional<int64_t>> keys;
   std::mt19937_64 rng(3);
-  for (int64_t i = 0; i < 30000; ++i) keys.push_back(i % 10 == 0 ? std::nullopt : std::optional<int64_t>(rng() % 20000));
+  for (int64_t i = 0; i < 30000; ++i)
+    keys.push_back(i % 10 == 0 ? std::nullopt : std::optional<int64_t>(rng() % 20000));
   auto b = MakeKeys(data_root.get(), keys, true);
   auto batches = testing::Split(b, 4096);
   auto o = Opts();

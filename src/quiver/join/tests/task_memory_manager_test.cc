@@ -68,9 +68,9 @@ TEST_P(TaskMemoryModes, LimitGivesOutOfMemoryNamingNeededAndAvailable) {
   EXPECT_EQ(pool->held_bytes(), first->charged_bytes());
   auto r = tmm.Reserve(4 << 20, "a build");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(),
-            "a build needs 4194304 bytes but pool 'root' has " + std::to_string((1 << 20) - first->charged_bytes()) +
-                " bytes available (held " + std::to_string(first->charged_bytes()) + " of limit 1048576)");
+  EXPECT_EQ(r.status().message(), "a build needs 4194304 bytes but pool 'root' has " +
+                                      std::to_string((1 << 20) - first->charged_bytes()) + " bytes available (held " +
+                                      std::to_string(first->charged_bytes()) + " of limit 1048576)");
   first->Free();
   EXPECT_EQ(root->held_bytes(), 0);
   EXPECT_EQ(tmm.mapped_bytes(), 0);

@@ -32,8 +32,8 @@ constexpr bool kMallocIsSanitized = false;
 constexpr bool kMallocIsSanitized = false;
 #endif
 
-constexpr AllocatorKind kAllKinds[] = {AllocatorKind::kSystem, AllocatorKind::kJemalloc,
-                                       AllocatorKind::kMimalloc, AllocatorKind::kMmap};
+constexpr AllocatorKind kAllKinds[] = {AllocatorKind::kSystem, AllocatorKind::kJemalloc, AllocatorKind::kMimalloc,
+                                       AllocatorKind::kMmap};
 
 void Fill(uint8_t* p, int64_t n, uint8_t seed) {
   for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(seed + i * 31);
@@ -133,9 +133,7 @@ TEST_P(AllocatorContractTest, LargeShrinkInPlaceWhereSupported) {
   const bool shrunk = allocator_->ShrinkInPlace(p, old_size, new_size, 64);
   switch (GetParam()) {
     case AllocatorKind::kJemalloc:
-    case AllocatorKind::kMmap:
-      EXPECT_TRUE(shrunk);
-      break;
+    case AllocatorKind::kMmap: EXPECT_TRUE(shrunk); break;
     case AllocatorKind::kSystem:
     case AllocatorKind::kMimalloc:
       EXPECT_FALSE(shrunk);  // glibc has no in-place API; mimalloc would keep the slack
@@ -154,8 +152,7 @@ TEST_P(AllocatorContractTest, ReallocateKeepsData) {
     uint8_t* p = allocator_->Allocate(size, alignment);
     ASSERT_NE(p, nullptr);
     Fill(p, size, 3);
-    for (int64_t next : {int64_t{5000}, int64_t{3 << 20}, int64_t{9 << 20}, int64_t{70000},
-                         int64_t{50}}) {
+    for (int64_t next : {int64_t{5000}, int64_t{3 << 20}, int64_t{9 << 20}, int64_t{70000}, int64_t{50}}) {
       uint8_t* q = allocator_->Reallocate(p, size, next, alignment);
       ASSERT_NE(q, nullptr);
       EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % static_cast<uintptr_t>(alignment), 0u);
@@ -225,8 +222,7 @@ TEST(AllocatorKindTest, NamesRoundTrip) {
   }
   Result<AllocatorKind> bad = ParseAllocatorKind("tcmalloc");
   ASSERT_RAISES(Invalid, bad);
-  EXPECT_EQ(bad.status().message(),
-            "unknown allocator 'tcmalloc' (expected system, jemalloc, mimalloc or mmap)");
+  EXPECT_EQ(bad.status().message(), "unknown allocator 'tcmalloc' (expected system, jemalloc, mimalloc or mmap)");
 }
 
 TEST(AllocatorKindTest, FromEnvironment) {
@@ -243,8 +239,7 @@ TEST(AllocatorKindTest, FromEnvironment) {
   ASSERT_EQ(setenv("QUIVER_ALLOCATOR", "nope", 1), 0);
   kind = AllocatorKindFromEnvironment();
   ASSERT_RAISES(Invalid, kind);
-  EXPECT_NE(kind.status().message().find("QUIVER_ALLOCATOR: unknown allocator 'nope'"),
-            std::string::npos);
+  EXPECT_NE(kind.status().message().find("QUIVER_ALLOCATOR: unknown allocator 'nope'"), std::string::npos);
   ASSERT_EQ(unsetenv("QUIVER_ALLOCATOR"), 0);
 }
 
@@ -292,8 +287,7 @@ TEST(SystemIsGlibcTest, OnlySystemAllocationsShowInGlibcHeap) {
       EXPECT_GE(growth, size);
       EXPECT_LT(growth, size + (1 << 20));
     } else {
-      EXPECT_LT(growth, 256 << 10) << "the " << allocator->name()
-                                   << " allocator must not take bytes from glibc";
+      EXPECT_LT(growth, 256 << 10) << "the " << allocator->name() << " allocator must not take bytes from glibc";
     }
   }
 }

@@ -96,8 +96,7 @@ TEST(BufferTest, SlicesKeepParentAlive) {
 
 TEST(BufferTest, WrapKeepsOwnerAndUnownedDoesNot) {
   bool released = false;
-  std::shared_ptr<void> owner(static_cast<void*>(&released),
-                              [](void* flag) { *static_cast<bool*>(flag) = true; });
+  std::shared_ptr<void> owner(static_cast<void*>(&released), [](void* flag) { *static_cast<bool*>(flag) = true; });
   static const uint8_t kBytes[] = {1, 2, 3, 4};
   std::shared_ptr<Buffer> wrapped = Buffer::Wrap(kBytes, 4, owner);
   owner.reset();
@@ -136,8 +135,8 @@ TEST(BufferTest, AllocateFailureChargesNothing) {
 }
 
 TEST(BufferTest, ResizeFollowsCapacity) {
-  for (AllocatorKind kind : {AllocatorKind::kSystem, AllocatorKind::kJemalloc,
-                             AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
+  for (AllocatorKind kind :
+       {AllocatorKind::kSystem, AllocatorKind::kJemalloc, AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
     SCOPED_TRACE(std::string(AllocatorKindName(kind)));
     auto pool = Pool(*GetAllocator(kind), 1 << 20);
     Result<std::shared_ptr<Buffer>> r = Buffer::Allocate(pool.get(), 1000);

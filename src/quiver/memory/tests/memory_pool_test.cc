@@ -14,8 +14,7 @@
 namespace quiver {
 namespace {
 
-std::shared_ptr<MemoryPool> Root(int64_t limit_bytes = -1,
-                                 RoundingPolicy rounding = RoundingPolicy::kExact,
+std::shared_ptr<MemoryPool> Root(int64_t limit_bytes = -1, RoundingPolicy rounding = RoundingPolicy::kExact,
                                  Allocator* allocator = nullptr) {
   MemoryPoolOptions options;
   options.limit_bytes = limit_bytes;
@@ -159,7 +158,8 @@ TEST(MemoryPoolTest, OutOfMemoryErrorNamesTheTightestPool) {
   ASSERT_TRUE(leaf->Reserve(100).ok());
   Status st = leaf->OutOfMemoryError("a page", 4096);
   EXPECT_TRUE(st.IsOutOfMemory());
-  EXPECT_EQ(st.message(), "a page needs 4096 bytes but pool 'root/leaf' has 500 bytes available (held 100 of limit 600)");
+  EXPECT_EQ(st.message(),
+            "a page needs 4096 bytes but pool 'root/leaf' has 500 bytes available (held 100 of limit 600)");
   Status none = MemoryPool::MakeRoot({"free"})->OutOfMemoryError("a page", 8);
   EXPECT_EQ(none.message(), "a page needs 8 bytes but the pool refused them (no limit set: the byte count overflowed)");
   leaf->Unreserve(100);
@@ -184,8 +184,7 @@ TEST(MemoryPoolTest, TreeChargingAndAncestorRollback) {
   // mid's limit stops the request: leaf's charge is rolled back.
   Result<PoolAllocation> b = leaf->Allocate(2500);
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.status().message().find("in pool 'root/mid': held 3000 of limit 5000 bytes"),
-            std::string::npos)
+  EXPECT_NE(b.status().message().find("in pool 'root/mid': held 3000 of limit 5000 bytes"), std::string::npos)
       << b.status().ToString();
   EXPECT_EQ(leaf->held_bytes(), 3000);
   EXPECT_EQ(mid->held_bytes(), 3000);
@@ -302,8 +301,7 @@ TEST(MemoryPoolTest, PowerOfTwoRounding) {
 struct RecordingListener : AllocationListener {
   void OnAllocate(const MemoryPool& pool, int64_t requested, int64_t granted) override {
     std::lock_guard<std::mutex> lock(mu);
-    events.push_back("alloc " + pool.path() + " " + std::to_string(requested) + "/" +
-                     std::to_string(granted));
+    events.push_back("alloc " + pool.path() + " " + std::to_string(requested) + "/" + std::to_string(granted));
   }
   void OnRelease(const MemoryPool& pool, int64_t granted) override {
     std::lock_guard<std::mutex> lock(mu);
@@ -339,7 +337,8 @@ TEST(MemoryPoolTest, ListenersSeeReservations) {
   ASSERT_TRUE(child->Reserve(4096).ok());
   EXPECT_TRUE(child->Reserve(4096).IsOutOfMemory());
   child->Unreserve(4096);
-  EXPECT_EQ(on_root->events, (std::vector<std::string>{"reserve root/c 4096 held 4096", "unreserve root/c 4096 held 0"}));
+  EXPECT_EQ(on_root->events,
+            (std::vector<std::string>{"reserve root/c 4096 held 4096", "unreserve root/c 4096 held 0"}));
 }
 
 TEST(MemoryPoolTest, ListenersSeeTheirPoolAndDescendants) {
@@ -364,8 +363,7 @@ TEST(MemoryPoolTest, ListenersSeeTheirPoolAndDescendants) {
                                                  "release root/c 1024"};
   EXPECT_EQ(on_child->events, child_events);
   const std::vector<std::string> root_events = {"alloc root/c 1000/1024", "failure root/c 1500 OutOfMemory",
-                                                "release root/c 1024", "alloc root 10/16",
-                                                "release root 16"};
+                                                "release root/c 1024", "alloc root 10/16", "release root 16"};
   EXPECT_EQ(on_root->events, root_events);
 }
 
@@ -424,8 +422,7 @@ TEST(MemoryPoolTest, InjectionInAncestorCountsDescendantAttempts) {
   ASSERT_OK(a);
   Result<PoolAllocation> b = child->Allocate(10);
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.status().ToString(),
-            "OutOfMemory: cannot allocate 10 bytes in pool 'root/child': injected failure");
+  EXPECT_EQ(b.status().ToString(), "OutOfMemory: cannot allocate 10 bytes in pool 'root/child': injected failure");
   child->Free(*a);
 }
 
@@ -438,8 +435,7 @@ TEST(MemoryPoolTest, CloseReportsOutstandingBytes) {
   ASSERT_OK(b);
   Status st = pool->Close();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.ToString(),
-            "Invalid: pool 'root/scan' closed with 123 bytes still held in 2 live allocations");
+  EXPECT_EQ(st.ToString(), "Invalid: pool 'root/scan' closed with 123 bytes still held in 2 live allocations");
   Result<PoolAllocation> c = pool->Allocate(1);
   ASSERT_RAISES(Invalid, c);
   EXPECT_NE(c.status().message().find("is closed"), std::string::npos);
@@ -451,8 +447,8 @@ TEST(MemoryPoolTest, CloseReportsOutstandingBytes) {
 }
 
 TEST(MemoryPoolTest, ReallocateGrowShrinkKeepsData) {
-  for (AllocatorKind kind : {AllocatorKind::kSystem, AllocatorKind::kJemalloc,
-                             AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
+  for (AllocatorKind kind :
+       {AllocatorKind::kSystem, AllocatorKind::kJemalloc, AllocatorKind::kMimalloc, AllocatorKind::kMmap}) {
     SCOPED_TRACE(std::string(AllocatorKindName(kind)));
     auto pool = Root(8 << 20, RoundingPolicy::kExact, *GetAllocator(kind));
     Result<PoolAllocation> r = pool->Allocate(1000);

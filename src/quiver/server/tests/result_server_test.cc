@@ -1,13 +1,13 @@
 // End-to-end tests of the result server: RPCs through the generated Thrift
 // client over HTTPS (cpp-httplib client trusting the generated certificate),
 // chunk downloads, links, limits, bad input and cleanup.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <thrift/protocol/TBinaryProtocol.h>
-#include <thrift/transport/TBufferTransports.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/transport/TBufferTransports.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -90,9 +90,8 @@ class Rpc {
     http_.set_read_timeout(30, 0);
     out_ = std::make_shared<TMemoryBuffer>();
     in_ = std::make_shared<TMemoryBuffer>();
-    client_ = std::make_unique<t::TCLIServiceClient>(
-        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in_),
-        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out_));
+    client_ = std::make_unique<t::TCLIServiceClient>(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in_),
+                                                     std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out_));
   }
   t::TCLIServiceClient& c() { return *client_; }
   // Sends what the client wrote; returns the HTTP status and loads the reply.
@@ -127,11 +126,11 @@ class Rpc {
   std::unique_ptr<t::TCLIServiceClient> client_;
 };
 
-#define RPC(rpc, Name, req, resp)                         \
-  do {                                                    \
-    (rpc).c().send_##Name(req);                           \
-    ASSERT_EQ((rpc).Send((rpc).Take()), 200) << #Name;    \
-    (rpc).c().recv_##Name(resp);                          \
+#define RPC(rpc, Name, req, resp)                      \
+  do {                                                 \
+    (rpc).c().send_##Name(req);                        \
+    ASSERT_EQ((rpc).Send((rpc).Take()), 200) << #Name; \
+    (rpc).c().recv_##Name(resp);                       \
   } while (0)
 
 struct Fixture {
@@ -261,9 +260,9 @@ std::vector<int64_t> DownloadAll(Rpc& rpc, const std::vector<t::TSparkArrowResul
     EXPECT_TRUE(r);
     if (!r) return keys;
     EXPECT_EQ(r->status, 200);
-    auto raw = Buffer::CopyOf(pool, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(r->body.data()),
-                                                             r->body.size()))
-                   .value();
+    auto raw =
+        Buffer::CopyOf(pool, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(r->body.data()), r->body.size()))
+            .value();
     std::shared_ptr<Buffer> ipc = raw;
     if (lz4) {
       auto d = fetch::Lz4FrameDecompress(raw->span(), pool, int64_t{1} << 30);
@@ -391,7 +390,8 @@ TEST(ResultServer, CloudFetchLz4SeveralChunksPagesAndSpill) {
   EXPECT_EQ(rpc.http().Get(("/files/" + id + "?e=1&s=").c_str())->status, 403) << "truncated";
   EXPECT_EQ(rpc.http().Get("/files/..%2F..%2Fetc%2Fpasswd")->status, 404) << "decoded to a path outside /files/<id>";
   EXPECT_EQ(rpc.http().Get("/files/..")->status, 400);
-  EXPECT_EQ(rpc.http().Get(("/files/" + id.substr(0, 31) + "G?" + path.substr(path.find('?') + 1)).c_str())->status, 400);
+  EXPECT_EQ(rpc.http().Get(("/files/" + id.substr(0, 31) + "G?" + path.substr(path.find('?') + 1)).c_str())->status,
+            400);
   EXPECT_EQ(rpc.http().Get("/files/../../etc/passwd")->status / 100, 4);
 
   // Removed: after CloseOperation the same signed link answers 404.
@@ -421,7 +421,8 @@ std::vector<int64_t> InlineKeys(const t::TGetResultSetMetadataResp& md, const st
     }
   }
   stream += std::string("\xff\xff\xff\xff\0\0\0\0", 8);
-  auto buf = Buffer::CopyOf(pool, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.data()), stream.size()));
+  auto buf =
+      Buffer::CopyOf(pool, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.data()), stream.size()));
   return OrderKeys(*buf, pool);
 }
 
@@ -579,7 +580,10 @@ TEST(ResultServer, StatementErrorsMetadataAndBadInput) {
     EXPECT_EQ(rpc.Send(good.substr(0, good.size() / 2)), 400);
     EXPECT_EQ(rpc.Send(std::string(100 << 10, 'a')), 413);
     // A string length field claiming 2 GiB.
-    EXPECT_EQ(rpc.Send(std::string("\x80\x01\x00\x01\x00\x00\x00\x0bOpenSession\x00\x00\x00\x00\x0c\x00\x01\x0b\x00\x02\x7f\xff\xff\xff", 34)), 400);
+    EXPECT_EQ(
+        rpc.Send(std::string(
+            "\x80\x01\x00\x01\x00\x00\x00\x0bOpenSession\x00\x00\x00\x00\x0c\x00\x01\x0b\x00\x02\x7f\xff\xff\xff", 34)),
+        400);
     // Every truncation of a valid message is refused without a crash.
     for (size_t n = 0; n < good.size(); n += 3) EXPECT_EQ(rpc.Send(good.substr(0, n)), 400) << n;
     auto r = rpc.http().Post("/sql/1.0/warehouses/other", httplib::Headers{{"Authorization", "Bearer " + kToken}}, good,

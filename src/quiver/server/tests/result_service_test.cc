@@ -9,10 +9,10 @@
 
 #include <condition_variable>
 #include <filesystem>
-#include <mutex>
-#include <thread>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <thread>
 
 #include "quiver/fetch/chunk_store.h"
 #include "quiver/server/catalog_results.h"
@@ -97,8 +97,9 @@ std::vector<std::pair<std::string, std::string>> ValidCalls(World& w) {
   open.__set_client_protocol_i64(t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8);
   c.send_OpenSession(open);
   calls.emplace_back("OpenSession", take());
-  feed(w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(calls.back().second.data()),
-                                                    calls.back().second.size()))
+  feed(w.service
+           ->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(calls.back().second.data()),
+                                               calls.back().second.size()))
            .value());
   t::TOpenSessionResp open_resp;
   c.recv_OpenSession(open_resp);
@@ -113,8 +114,9 @@ std::vector<std::pair<std::string, std::string>> ValidCalls(World& w) {
   ex.__set_getDirectResults(d);
   c.send_ExecuteStatement(ex);
   calls.emplace_back("ExecuteStatement", take());
-  feed(w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(calls.back().second.data()),
-                                                    calls.back().second.size()))
+  feed(w.service
+           ->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(calls.back().second.data()),
+                                               calls.back().second.size()))
            .value());
   t::TExecuteStatementResp ex_resp;
   c.recv_ExecuteStatement(ex_resp);
@@ -193,9 +195,7 @@ TEST(DispatchBadInput, TruncationsAndByteFlipsOfEveryRpc) {
 }
 
 // fuzz/corpus of the checkout's sources.
-fs::path CorpusDir(const std::string& name) {
-  return ::quiver::testing::SourceDir() / "fuzz" / "corpus" / name;
-}
+fs::path CorpusDir(const std::string& name) { return ::quiver::testing::SourceDir() / "fuzz" / "corpus" / name; }
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -212,7 +212,8 @@ TEST(DispatchBadInput, CommittedCorpus) {
     const std::string bytes = ReadFile(e.path());
     DispatchAndCheck(w, bytes);
     const std::string name = e.path().filename().string();
-    auto r = w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    auto r =
+        w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     // Malformed on purpose: the 2 GiB string length, and inputs the fuzzer
     // found (regression_*); every other corpus file is a well-formed call.
     if (name == "huge_string_length" || name.rfind("regression_", 0) == 0) {
@@ -231,10 +232,12 @@ TEST(LinkVerifyBadInput, CommittedCorpus) {
   std::array<uint8_t, fetch::LinkSigner::kSecretBytes> secret{};
   for (size_t i = 0; i < secret.size(); ++i) secret[i] = static_cast<uint8_t>(i * 31 + 7);
   fetch::LinkSigner signer(secret);
-  const std::map<std::string, fetch::LinkCheck> expected = {
-      {"valid", fetch::LinkCheck::kOk},           {"expired", fetch::LinkCheck::kExpired},
-      {"forged", fetch::LinkCheck::kBadSignature}, {"truncated", fetch::LinkCheck::kMalformed},
-      {"path_trick", fetch::LinkCheck::kMalformed}, {"leading_zero", fetch::LinkCheck::kMalformed}};
+  const std::map<std::string, fetch::LinkCheck> expected = {{"valid", fetch::LinkCheck::kOk},
+                                                            {"expired", fetch::LinkCheck::kExpired},
+                                                            {"forged", fetch::LinkCheck::kBadSignature},
+                                                            {"truncated", fetch::LinkCheck::kMalformed},
+                                                            {"path_trick", fetch::LinkCheck::kMalformed},
+                                                            {"leading_zero", fetch::LinkCheck::kMalformed}};
   for (const auto& [name, want] : expected) {
     const std::string text = ReadFile(dir / name);
     const size_t a = text.find('\n');
@@ -246,7 +249,6 @@ TEST(LinkVerifyBadInput, CommittedCorpus) {
         << name;
   }
 }
-
 
 // ---- pipelining, store limits, operation limits, cancel -----------------------
 
@@ -268,7 +270,8 @@ class GatedExecutor : public StatementExecutor {
 
   class Stream : public RecordBatchStream {
    public:
-    Stream(GatedExecutor* ex, const std::atomic<bool>* cancel, MemoryPool* pool) : ex_(ex), cancel_(cancel), pool_(pool) {}
+    Stream(GatedExecutor* ex, const std::atomic<bool>* cancel, MemoryPool* pool)
+        : ex_(ex), cancel_(cancel), pool_(pool) {}
     const SchemaPtr& schema() const override { return ex_->schema_; }
     Result<RecordBatchPtr> Next() override {
       if (i_ == ex_->total_) return RecordBatchPtr();
@@ -331,7 +334,8 @@ class Caller {
     auto r = s_->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.data()), req.size()));
     ASSERT_OK(r);
     reply_ = std::move(r).value();
-    in_->resetBuffer(reinterpret_cast<uint8_t*>(reply_.data()), static_cast<uint32_t>(reply_.size()), TMemoryBuffer::COPY);
+    in_->resetBuffer(reinterpret_cast<uint8_t*>(reply_.data()), static_cast<uint32_t>(reply_.size()),
+                     TMemoryBuffer::COPY);
   }
 
  private:

@@ -117,8 +117,10 @@ TEST(SqlExecutor, RunsJoinsListsTablesAndReportsErrors) {
     Status st;
     while (st.ok()) {
       auto b = s->Next();
-      if (!b.ok()) st = b.status();
-      else if (!*b) break;
+      if (!b.ok())
+        st = b.status();
+      else if (!*b)
+        break;
     }
     EXPECT_EQ(st.code(), StatusCode::kOutOfMemory) << st.ToString();
   }

@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -30,9 +30,8 @@ using join::testing::StringArray;
 class CatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("quiver-sql-test-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+    dir_ = (std::filesystem::temp_directory_path() / ("quiver-sql-test-" + std::to_string(::getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name()))
                .string();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
@@ -69,7 +68,8 @@ class CatalogTest : public ::testing::Test {
 TEST_F(CatalogTest, FilesStreamsAndDirectoriesAreTables) {
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("id", int64()), field("name", utf8())};
-  auto a = Batch(schema, {Int64Array(pool_.get(), {1, 2, std::nullopt}), StringArray(pool_.get(), {"x", std::nullopt, "z"})});
+  auto a = Batch(schema,
+                 {Int64Array(pool_.get(), {1, 2, std::nullopt}), StringArray(pool_.get(), {"x", std::nullopt, "z"})});
   auto b = Batch(schema, {Int64Array(pool_.get(), {4}), StringArray(pool_.get(), {"w"})});
   Write(dir_ + "/a.arrow", a, ipc::IpcFormat::kFile);
   Write(dir_ + "/b.arrows", b, ipc::IpcFormat::kStream);
@@ -228,20 +228,25 @@ TEST_F(CatalogTest, TpchJoinsMatchTheGenerator) {
                     "WHERE o.o_orderdate >= DATE '1995-01-01' AND o.o_orderdate < DATE '1995-04-01'");
   EXPECT_EQ(static_cast<int64_t>(rows.size()), expected);
   EXPECT_GT(expected, 0);
-  auto three = Query(engine,
-                     "SELECT c.c_name, o.o_orderkey, l.l_quantity FROM customer c JOIN orders o ON o.o_custkey = c.c_custkey "
-                     "JOIN lineitem l ON l.l_orderkey = o.o_orderkey "
-                     "WHERE o.o_orderdate >= DATE '1995-01-01' AND o.o_orderdate < DATE '1995-04-01'");
+  auto three =
+      Query(engine,
+            "SELECT c.c_name, o.o_orderkey, l.l_quantity FROM customer c JOIN orders o ON o.o_custkey = c.c_custkey "
+            "JOIN lineitem l ON l.l_orderkey = o.o_orderkey "
+            "WHERE o.o_orderdate >= DATE '1995-01-01' AND o.o_orderdate < DATE '1995-04-01'");
   EXPECT_EQ(static_cast<int64_t>(three.size()), expected);
   // Key integrity through SQL: no lineitem without its order; customers without orders.
-  EXPECT_TRUE(Query(engine, "SELECT l_orderkey FROM lineitem l WHERE NOT EXISTS "
-                            "(SELECT 1 FROM orders o WHERE o.o_orderkey = l.l_orderkey)").empty());
-  auto lonely = Query(engine, "SELECT c_custkey FROM customer c WHERE NOT EXISTS "
-                              "(SELECT 1 FROM orders o WHERE o.o_custkey = c.c_custkey)");
-  EXPECT_EQ(static_cast<int64_t>(lonely.size()),
-            datagen::TpchRowCount(datagen::TpchTable::kCustomer, 0.002) - static_cast<int64_t>(customers_with_orders.size()));
-  auto partsupp = Query(engine, "SELECT l.l_orderkey FROM lineitem l LEFT JOIN partsupp ps ON ps.ps_partkey = l.l_partkey "
-                                "AND ps.ps_suppkey = l.l_suppkey WHERE ps.ps_partkey IS NULL");
+  EXPECT_TRUE(Query(engine,
+                    "SELECT l_orderkey FROM lineitem l WHERE NOT EXISTS "
+                    "(SELECT 1 FROM orders o WHERE o.o_orderkey = l.l_orderkey)")
+                  .empty());
+  auto lonely = Query(engine,
+                      "SELECT c_custkey FROM customer c WHERE NOT EXISTS "
+                      "(SELECT 1 FROM orders o WHERE o.o_custkey = c.c_custkey)");
+  EXPECT_EQ(static_cast<int64_t>(lonely.size()), datagen::TpchRowCount(datagen::TpchTable::kCustomer, 0.002) -
+                                                     static_cast<int64_t>(customers_with_orders.size()));
+  auto partsupp = Query(engine,
+                        "SELECT l.l_orderkey FROM lineitem l LEFT JOIN partsupp ps ON ps.ps_partkey = l.l_partkey "
+                        "AND ps.ps_suppkey = l.l_suppkey WHERE ps.ps_partkey IS NULL");
   EXPECT_TRUE(partsupp.empty());
 }
 

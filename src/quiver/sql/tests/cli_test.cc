@@ -4,13 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
-#include <vector>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -63,10 +63,11 @@ TEST(SqlCliTest, GenTpchThenQuery) {
   for (const char* t : {"region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"}) {
     EXPECT_TRUE(fs::exists(dir / (std::string(t) + ".arrow"))) << t;
   }
-  CliRun q = Quiver("sql --table region='" + (dir / "region.arrow").string() + "' --table nation='" +
-                 (dir / "nation.arrow").string() +
-                 "' --format csv \"SELECT r.r_name, n.n_name FROM nation n JOIN region r ON r.r_regionkey = n.n_regionkey "
-                 "WHERE r.r_name = 'EUROPE' AND n.n_name <> 'RUSSIA'\"");
+  CliRun q =
+      Quiver("sql --table region='" + (dir / "region.arrow").string() + "' --table nation='" +
+             (dir / "nation.arrow").string() +
+             "' --format csv \"SELECT r.r_name, n.n_name FROM nation n JOIN region r ON r.r_regionkey = n.n_regionkey "
+             "WHERE r.r_name = 'EUROPE' AND n.n_name <> 'RUSSIA'\"");
   ASSERT_EQ(q.exit_code, 0) << q.err;
   std::istringstream lines(q.out);
   std::vector<std::string> rows;
@@ -74,17 +75,20 @@ TEST(SqlCliTest, GenTpchThenQuery) {
   std::sort(rows.begin() + 1, rows.end());
   EXPECT_EQ(rows, (std::vector<std::string>{"r_name,n_name", "EUROPE,FRANCE", "EUROPE,GERMANY", "EUROPE,ROMANIA",
                                             "EUROPE,UNITED KINGDOM"}));
-  CliRun j = Quiver("sql --tpch-dir '" + dir.string() + "' --tpch 0.001 --format jsonl \"SELECT n_name FROM nation WHERE n_nationkey = 7\"");
+  CliRun j = Quiver("sql --tpch-dir '" + dir.string() +
+                    "' --tpch 0.001 --format jsonl \"SELECT n_name FROM nation WHERE n_nationkey = 7\"");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_EQ(j.out, "{\"n_name\":\"GERMANY\"}\n");
   // A self-join's SELECT * repeats column names; jsonl keys stay unique
   // (the k-th field of a name is "name_k") so no value is lost.
-  CliRun self = Quiver("sql --table r='" + (dir / "region.arrow").string() +
-                       "' --format jsonl \"SELECT a.r_regionkey, b.r_regionkey, a.r_regionkey AS r_regionkey_2 FROM r a "
-                       "JOIN r b ON a.r_regionkey = b.r_regionkey WHERE a.r_regionkey = 3\"");
+  CliRun self =
+      Quiver("sql --table r='" + (dir / "region.arrow").string() +
+             "' --format jsonl \"SELECT a.r_regionkey, b.r_regionkey, a.r_regionkey AS r_regionkey_2 FROM r a "
+             "JOIN r b ON a.r_regionkey = b.r_regionkey WHERE a.r_regionkey = 3\"");
   ASSERT_EQ(self.exit_code, 0) << self.err;
   EXPECT_EQ(self.out, "{\"r_regionkey\":3,\"r_regionkey_3\":3,\"r_regionkey_2\":3}\n");
-  CliRun bad = Quiver("sql --table nation='" + (dir / "nation.arrow").string() + "' \"SELECT n_name FROM nation ORDER BY n_name\"");
+  CliRun bad = Quiver("sql --table nation='" + (dir / "nation.arrow").string() +
+                      "' \"SELECT n_name FROM nation ORDER BY n_name\"");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("ORDER BY is not supported (line 1, column 27)"), std::string::npos) << bad.err;
   fs::remove_all(dir);

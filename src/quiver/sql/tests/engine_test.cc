@@ -13,14 +13,14 @@
 #include <map>
 #include <optional>
 #include <random>
-#include <thread>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
 #include "quiver/columnar/validate.h"
-#include "quiver/sql/expression.h"
 #include "quiver/join/tests/join_test_util.h"
+#include "quiver/sql/expression.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::sql {
@@ -61,7 +61,8 @@ int64_t Days(int y, unsigned m, unsigned d) {
 
 ArrayDataPtr Decimals(MemoryPool* pool, const std::vector<std::optional<double>>& v) {
   std::vector<std::optional<__int128>> x;
-  for (const auto& d : v) x.push_back(d ? std::optional<__int128>(static_cast<__int128>(std::llround(*d * 100))) : std::nullopt);
+  for (const auto& d : v)
+    x.push_back(d ? std::optional<__int128>(static_cast<__int128>(std::llround(*d * 100))) : std::nullopt);
   return PrimitiveArray<__int128>(pool, decimal(128, 15, 2), x);
 }
 
@@ -91,11 +92,18 @@ class SqlTest : public ::testing::Test {
     std::mt19937_64 rng(7);
     auto maybe = [&](int null_pct) { return static_cast<int>(rng() % 100) >= null_pct; };
     // t1(id int64, k int32, s utf8, d decimal(15,2), dt date32, f float64, b bool)
-    AddTable("t1", 41, rng, {{"id", Kind::kNum, "int64"}, {"k", Kind::kNum, "int32"}, {"s", Kind::kStr, "utf8"},
-                             {"d", Kind::kNum, "decimal"}, {"dt", Kind::kDate, "date32"}, {"f", Kind::kNum, "float64"},
-                             {"b", Kind::kBool, "bool"}}, maybe);
+    AddTable("t1", 41, rng,
+             {{"id", Kind::kNum, "int64"},
+              {"k", Kind::kNum, "int32"},
+              {"s", Kind::kStr, "utf8"},
+              {"d", Kind::kNum, "decimal"},
+              {"dt", Kind::kDate, "date32"},
+              {"f", Kind::kNum, "float64"},
+              {"b", Kind::kBool, "bool"}},
+             maybe);
     // t2(k int64, s utf8, v int32)
-    AddTable("t2", 29, rng, {{"k", Kind::kNum, "int64"}, {"s", Kind::kStr, "large_utf8"}, {"v", Kind::kNum, "int32"}}, maybe);
+    AddTable("t2", 29, rng, {{"k", Kind::kNum, "int64"}, {"s", Kind::kStr, "large_utf8"}, {"v", Kind::kNum, "int32"}},
+             maybe);
     // t3(k int64, w utf8) — larger than t1 and t2
     AddTable("t3", 67, rng, {{"k", Kind::kNum, "int64"}, {"w", Kind::kStr, "utf8"}}, maybe);
     engine_ = std::make_unique<Engine>(catalog_);
@@ -123,10 +131,14 @@ class SqlTest : public ::testing::Test {
         switch (spec.kind) {
           case Kind::kNum: {
             double v;
-            if (spec.name == "id") v = static_cast<double>(r);
-            else if (spec.type == "decimal") v = static_cast<double>(static_cast<int64_t>(rng() % 1200) - 200) / 100.0;
-            else if (spec.type == "float64") v = static_cast<double>(static_cast<int64_t>(rng() % 16) - 4) / 2.0;
-            else v = static_cast<double>(static_cast<int64_t>(rng() % 8) - 1);
+            if (spec.name == "id")
+              v = static_cast<double>(r);
+            else if (spec.type == "decimal")
+              v = static_cast<double>(static_cast<int64_t>(rng() % 1200) - 200) / 100.0;
+            else if (spec.type == "float64")
+              v = static_cast<double>(static_cast<int64_t>(rng() % 16) - 4) / 2.0;
+            else
+              v = static_cast<double>(static_cast<int64_t>(rng() % 8) - 1);
             c.num.push_back(valid ? std::optional<double>(v) : std::nullopt);
             break;
           }
@@ -136,9 +148,13 @@ class SqlTest : public ::testing::Test {
             break;
           }
           case Kind::kDate:
-            c.num.push_back(valid ? std::optional<double>(static_cast<double>(Days(1994, 1, 1) + static_cast<int64_t>(rng() % 10) * 30)) : std::nullopt);
+            c.num.push_back(valid ? std::optional<double>(
+                                        static_cast<double>(Days(1994, 1, 1) + static_cast<int64_t>(rng() % 10) * 30))
+                                  : std::nullopt);
             break;
-          case Kind::kBool: c.num.push_back(valid ? std::optional<double>(static_cast<double>(rng() % 2)) : std::nullopt); break;
+          case Kind::kBool:
+            c.num.push_back(valid ? std::optional<double>(static_cast<double>(rng() % 2)) : std::nullopt);
+            break;
         }
       }
       DataTypePtr type;
@@ -260,9 +276,16 @@ RefValue ValueOf(const ColumnAt& c, const RefRow& row) {
 Tri Cmp(const RefValue& a, const RefValue& b, const std::string& op) {
   if (a.null || b.null) return U;
   int c;
-  if (a.is_str) c = a.str < b.str ? -1 : (a.str > b.str ? 1 : 0);
-  else c = a.num < b.num ? -1 : (a.num > b.num ? 1 : 0);
-  bool r = op == "=" ? c == 0 : op == "<>" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0 : op == ">" ? c > 0 : c >= 0;
+  if (a.is_str)
+    c = a.str < b.str ? -1 : (a.str > b.str ? 1 : 0);
+  else
+    c = a.num < b.num ? -1 : (a.num > b.num ? 1 : 0);
+  bool r = op == "="    ? c == 0
+           : op == "<>" ? c != 0
+           : op == "<"  ? c < 0
+           : op == "<=" ? c <= 0
+           : op == ">"  ? c > 0
+                        : c >= 0;
   return r ? T : F;
 }
 
@@ -274,7 +297,8 @@ struct Pred {
 
 class PredGen {
  public:
-  PredGen(std::vector<std::pair<std::string, ColumnAt>> columns, uint64_t seed) : cols_(std::move(columns)), rng_(seed) {}
+  PredGen(std::vector<std::pair<std::string, ColumnAt>> columns, uint64_t seed)
+      : cols_(std::move(columns)), rng_(seed) {}
 
   Pred Make(int depth) {
     const int pick = static_cast<int>(rng_() % 10);
@@ -306,15 +330,14 @@ class PredGen {
       case Kind::kDate: {
         const int k = static_cast<int>(rng_() % 12);
         v.num = static_cast<double>(Days(1994, 1, 1) + k * 30 - (k % 3 == 0 ? 1 : 0));
-        const auto ymd = std::chrono::year_month_day(std::chrono::sys_days(std::chrono::days(static_cast<int64_t>(v.num))));
+        const auto ymd =
+            std::chrono::year_month_day(std::chrono::sys_days(std::chrono::days(static_cast<int64_t>(v.num))));
         char buf[40];
-        std::snprintf(buf, sizeof buf, "DATE '%04d-%02u-%02u'", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                      static_cast<unsigned>(ymd.day()));
+        std::snprintf(buf, sizeof buf, "DATE '%04d-%02u-%02u'", static_cast<int>(ymd.year()),
+                      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
         return {buf, v};
       }
-      case Kind::kBool:
-        v.num = static_cast<double>(rng_() % 2);
-        return {v.num != 0 ? "TRUE" : "FALSE", v};
+      case Kind::kBool: v.num = static_cast<double>(rng_() % 2); return {v.num != 0 ? "TRUE" : "FALSE", v};
       case Kind::kNum: {
         const int form = static_cast<int>(rng_() % 3);
         if (form == 0) {
@@ -324,8 +347,8 @@ class PredGen {
         const int64_t cents = static_cast<int64_t>(rng_() % 1000) - 200;
         v.num = static_cast<double>(cents) / 100.0;
         char buf[32];
-        std::snprintf(buf, sizeof buf, "%s%lld.%02lld", cents < 0 ? "-" : "", static_cast<long long>(std::llabs(cents) / 100),
-                      static_cast<long long>(std::llabs(cents) % 100));
+        std::snprintf(buf, sizeof buf, "%s%lld.%02lld", cents < 0 ? "-" : "",
+                      static_cast<long long>(std::llabs(cents) / 100), static_cast<long long>(std::llabs(cents) % 100));
         if (form == 2) {
           v.num = static_cast<double>(cents) / 100.0;
           return {std::string(buf) + "e0", v};  // a float literal
@@ -483,7 +506,8 @@ class SqlDifferentialTest : public SqlTest {
   std::vector<std::pair<std::string, ColumnAt>> Columns(const std::vector<const TestTable*>& from) {
     std::vector<std::pair<std::string, ColumnAt>> cols;
     for (size_t t = 0; t < from.size(); ++t) {
-      for (const auto& c : from[t]->cols) cols.push_back({from[t]->name + "." + c.name, ColumnAt{static_cast<int>(t), &c}});
+      for (const auto& c : from[t]->cols)
+        cols.push_back({from[t]->name + "." + c.name, ColumnAt{static_cast<int>(t), &c}});
     }
     return cols;
   }
@@ -521,9 +545,9 @@ TEST_F(SqlDifferentialTest, SingleTableWherePredicates) {
 }
 
 TEST_F(SqlDifferentialTest, JoinsOfEveryTypeWithFilters) {
-  const std::pair<JT, const char*> kTypes[] = {
-      {JT::kInner, "JOIN"}, {JT::kInner, "INNER JOIN"}, {JT::kLeft, "LEFT JOIN"}, {JT::kLeft, "LEFT OUTER JOIN"},
-      {JT::kRight, "RIGHT JOIN"}, {JT::kFull, "FULL OUTER JOIN"}};
+  const std::pair<JT, const char*> kTypes[] = {{JT::kInner, "JOIN"},       {JT::kInner, "INNER JOIN"},
+                                               {JT::kLeft, "LEFT JOIN"},   {JT::kLeft, "LEFT OUTER JOIN"},
+                                               {JT::kRight, "RIGHT JOIN"}, {JT::kFull, "FULL OUTER JOIN"}};
   for (const char* right : {"t2", "t3"}) {  // t2 smaller than t1 (builds right), t3 larger (builds left)
     std::vector<const TestTable*> from = {&tables_["t1"], &tables_[right]};
     PredGen gen(Columns(from), 23);
@@ -576,10 +600,12 @@ TEST_F(SqlDifferentialTest, ThreeTableChains) {
         ASSERT_OK(out) << sql;
         std::vector<RefRow> rows;
         for (int64_t r = 0; r < tables_["t1"].rows; ++r) rows.push_back({r});
-        rows = RefJoin(rows, tables_["t2"].rows, jt1,
-                       [&](const RefRow& r) { return Cmp(ValueOf(Col(from, 1, "k"), r), ValueOf(Col(from, 0, "k"), r), "="); }, 2);
-        rows = RefJoin(rows, tables_["t3"].rows, jt2,
-                       [&](const RefRow& r) { return Cmp(ValueOf(Col(from, 2, "k"), r), ValueOf(Col(from, 1, "k"), r), "="); }, 3);
+        rows = RefJoin(
+            rows, tables_["t2"].rows, jt1,
+            [&](const RefRow& r) { return Cmp(ValueOf(Col(from, 1, "k"), r), ValueOf(Col(from, 0, "k"), r), "="); }, 2);
+        rows = RefJoin(
+            rows, tables_["t3"].rows, jt2,
+            [&](const RefRow& r) { return Cmp(ValueOf(Col(from, 2, "k"), r), ValueOf(Col(from, 1, "k"), r), "="); }, 3);
         std::vector<RefRow> ref;
         for (const auto& row : rows) {
           if (i == 0 || p.eval(row) == T) ref.push_back(row);
@@ -627,9 +653,13 @@ TEST_F(SqlDifferentialTest, ExistsAndNotExistsAreSemiAndAntiJoins) {
 
 TEST_F(SqlTest, ExistsSubqueryTableMayShadowAnOuterName) {
   // The inner t2 shadows the outer t2; t3 stays visible for the correlation.
-  auto shadow = Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.k = t3.k AND t2.v > 3)");
+  auto shadow =
+      Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.k = t3.k AND t2.v "
+          "> 3)");
   ASSERT_OK(shadow);
-  auto plain = Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 i WHERE i.k = t3.k AND i.v > 3)");
+  auto plain =
+      Run("SELECT t2.k, t3.w FROM t2 JOIN t3 ON t3.k = t2.k WHERE EXISTS (SELECT 1 FROM t2 i WHERE i.k = t3.k AND i.v "
+          "> 3)");
   ASSERT_OK(plain);
   EXPECT_EQ(Rows(*shadow), Rows(*plain));
   EXPECT_FALSE(Rows(*plain).empty());
@@ -639,7 +669,8 @@ TEST_F(SqlDifferentialTest, LimitAndOffsetOnAScan) {
   const TestTable& t1 = tables_["t1"];
   for (int limit : {0, 1, 3, 6, 100}) {
     for (int offset : {0, 2, 7, 50}) {
-      const std::string sql = "SELECT id FROM t1 WHERE k >= 1 LIMIT " + std::to_string(limit) + " OFFSET " + std::to_string(offset);
+      const std::string sql =
+          "SELECT id FROM t1 WHERE k >= 1 LIMIT " + std::to_string(limit) + " OFFSET " + std::to_string(offset);
       auto out = Run(sql);
       ASSERT_OK(out) << sql;
       std::vector<std::string> ref;
@@ -647,7 +678,8 @@ TEST_F(SqlDifferentialTest, LimitAndOffsetOnAScan) {
         if (!t1.cols[1].IsNull(r) && *t1.cols[1].num[r] >= 1) ref.push_back(Cell(*t1.cols[0].array, r));
       }
       std::vector<std::string> cut;
-      for (size_t i = static_cast<size_t>(offset); i < ref.size() && cut.size() < static_cast<size_t>(limit); ++i) cut.push_back(ref[i]);
+      for (size_t i = static_cast<size_t>(offset); i < ref.size() && cut.size() < static_cast<size_t>(limit); ++i)
+        cut.push_back(ref[i]);
       ASSERT_EQ(Rows(*out, false), cut) << sql;
     }
   }
@@ -667,7 +699,8 @@ TEST_F(SqlTest, SelectListShapes) {
   // Unqualified 's' is ambiguous between t1 and t2.
   auto amb = Run("SELECT s FROM t1 JOIN t2 ON t1.k = t2.k");
   ASSERT_RAISES(Invalid, amb);
-  EXPECT_NE(amb.status().message().find("'s' is ambiguous (line 1, column 8)"), std::string::npos) << amb.status().ToString();
+  EXPECT_NE(amb.status().message().find("'s' is ambiguous (line 1, column 8)"), std::string::npos)
+      << amb.status().ToString();
   // Case-insensitive table and column names; a quoted name keeps its case.
   auto upper = Run("SELECT ID, T1.K FROM T1 WHERE Id = 3");
   ASSERT_OK(upper);
@@ -699,7 +732,8 @@ TEST_F(SqlTest, LiteralForms) {
       {"f <= 1", [&](int64_t r) { return !f.IsNull(r) && *f.num[r] <= 1; }},
       {"dt >= DATE '1994-03-02'", [&](int64_t r) { return !dt.IsNull(r) && *dt.num[r] >= Days(1994, 3, 2); }},
       {"dt < '1994-03-02'", [&](int64_t r) { return !dt.IsNull(r) && *dt.num[r] < Days(1994, 3, 2); }},
-      {"dt < TIMESTAMP '1994-03-02 00:00:01'", [&](int64_t r) { return !dt.IsNull(r) && *dt.num[r] <= Days(1994, 3, 2); }},
+      {"dt < TIMESTAMP '1994-03-02 00:00:01'",
+       [&](int64_t r) { return !dt.IsNull(r) && *dt.num[r] <= Days(1994, 3, 2); }},
       {"b", [&](int64_t r) { return !t1.cols[6].IsNull(r) && *t1.cols[6].num[r] != 0; }},
       {"b = FALSE", [&](int64_t r) { return !t1.cols[6].IsNull(r) && *t1.cols[6].num[r] == 0; }},
       {"TRUE", [&](int64_t) { return true; }},
@@ -707,7 +741,8 @@ TEST_F(SqlTest, LiteralForms) {
       {"NOT (k = NULL)", [&](int64_t) { return false; }},
       {"k IN (1, NULL)", [&](int64_t r) { return !k.IsNull(r) && *k.num[r] == 1; }},
       {"k NOT IN (1, NULL)", [&](int64_t) { return false; }},
-      {"s = 'bb' OR s = ''", [&](int64_t r) { return !t1.cols[2].IsNull(r) && (*t1.cols[2].str[r] == "bb" || t1.cols[2].str[r]->empty()); }},
+      {"s = 'bb' OR s = ''",
+       [&](int64_t r) { return !t1.cols[2].IsNull(r) && (*t1.cols[2].str[r] == "bb" || t1.cols[2].str[r]->empty()); }},
       {"s > 'b'", [&](int64_t r) { return !t1.cols[2].IsNull(r) && *t1.cols[2].str[r] > "b"; }},
   };
   for (const auto& c : cases) {
@@ -729,7 +764,8 @@ TEST_F(SqlTest, TimestampsUnsignedAndWideDecimals) {
     w.push_back(std::optional<__int128>(static_cast<__int128>(i) * 10000000000LL + 5000000000LL));  // i + 0.5
   }
   auto schema = std::make_shared<Schema>();
-  schema->fields = {field("ts", timestamp(TimeUnit::kMicro, "UTC")), field("u", uint64()), field("w", decimal(128, 38, 10))};
+  schema->fields = {field("ts", timestamp(TimeUnit::kMicro, "UTC")), field("u", uint64()),
+                    field("w", decimal(128, 38, 10))};
   auto batch = Batch(schema, {PrimitiveArray<int64_t>(pool_.get(), schema->fields[0]->type, ts),
                               PrimitiveArray<uint64_t>(pool_.get(), uint64(), u),
                               PrimitiveArray<__int128>(pool_.get(), schema->fields[2]->type, w)});
@@ -780,44 +816,64 @@ struct ErrorCase {
 TEST_F(SqlTest, UnsupportedConstructsAreNamedWithTheirPosition) {
   const std::vector<ErrorCase> cases = {
       {"SELECT k FROM t1 GROUP BY k", StatusCode::kNotImplemented, "GROUP BY is not supported (line 1, column 18)"},
-      {"SELECT count(*) FROM t1", StatusCode::kNotImplemented, "aggregate function count() in the SELECT list is not supported (line 1, column 8)"},
+      {"SELECT count(*) FROM t1", StatusCode::kNotImplemented,
+       "aggregate function count() in the SELECT list is not supported (line 1, column 8)"},
       {"SELECT k FROM t1\nORDER BY k", StatusCode::kNotImplemented, "ORDER BY is not supported (line 2, column 1)"},
       {"SELECT DISTINCT k FROM t1", StatusCode::kNotImplemented, "DISTINCT is not supported (line 1, column 8)"},
       {"SELECT k FROM t1 WHERE k = 1 HAVING k > 1", StatusCode::kNotImplemented, "HAVING is not supported"},
-      {"SELECT k, (SELECT 1) FROM t1", StatusCode::kNotImplemented, "subquery in the SELECT list is not supported (line 1, column 11)"},
-      {"SELECT k FROM t1 WHERE k = (SELECT max(k) FROM t2)", StatusCode::kNotImplemented, "scalar subquery is not supported (line 1, column 28)"},
+      {"SELECT k, (SELECT 1) FROM t1", StatusCode::kNotImplemented,
+       "subquery in the SELECT list is not supported (line 1, column 11)"},
+      {"SELECT k FROM t1 WHERE k = (SELECT max(k) FROM t2)", StatusCode::kNotImplemented,
+       "scalar subquery is not supported (line 1, column 28)"},
       {"SELECT k FROM t1 WHERE k IN (SELECT k FROM t2)", StatusCode::kNotImplemented, "IN (subquery) is not supported"},
-      {"SELECT rank() OVER (ORDER BY k) FROM t1", StatusCode::kNotImplemented, "window function rank() OVER in the SELECT list is not supported (line 1, column 8)"},
-      {"SELECT k FROM t1 UNION SELECT k FROM t2", StatusCode::kNotImplemented, "UNION is not supported (line 1, column 18)"},
+      {"SELECT rank() OVER (ORDER BY k) FROM t1", StatusCode::kNotImplemented,
+       "window function rank() OVER in the SELECT list is not supported (line 1, column 8)"},
+      {"SELECT k FROM t1 UNION SELECT k FROM t2", StatusCode::kNotImplemented,
+       "UNION is not supported (line 1, column 18)"},
       {"INSERT INTO t1 VALUES (1)", StatusCode::kNotImplemented, "INSERT is not supported (line 1, column 1)"},
       {"CREATE TABLE x (a int)", StatusCode::kNotImplemented, "CREATE TABLE is not supported"},
       {"DROP TABLE t1", StatusCode::kNotImplemented, "DROP is not supported"},
       {"UPDATE t1 SET k = 1", StatusCode::kNotImplemented, "UPDATE is not supported"},
       {"DELETE FROM t1", StatusCode::kNotImplemented, "DELETE is not supported"},
-      {"SELECT k FROM t1 WHERE k + 1 > 2", StatusCode::kNotImplemented, "operator '+' is not supported (line 1, column 26)"},
+      {"SELECT k FROM t1 WHERE k + 1 > 2", StatusCode::kNotImplemented,
+       "operator '+' is not supported (line 1, column 26)"},
       {"SELECT k FROM t1 WHERE s LIKE 'a%'", StatusCode::kNotImplemented, "LIKE is not supported (line 1, column 26)"},
-      {"SELECT k FROM t1 WHERE CASE WHEN k = 1 THEN TRUE ELSE FALSE END", StatusCode::kNotImplemented, "CASE is not supported (line 1, column 24)"},
-      {"SELECT k FROM t1 WHERE k = 1 OR EXISTS (SELECT 1 FROM t2 WHERE t2.k = t1.k)", StatusCode::kNotImplemented, "EXISTS outside a top-level AND term of WHERE is not supported (line 1, column 33)"},
-      {"SELECT k FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.k > t1.k)", StatusCode::kNotImplemented, "correlated condition other than inner.column = outer.column is not supported"},
-      {"SELECT k FROM t1 WHERE EXISTS (SELECT 1 FROM t2)", StatusCode::kNotImplemented, "EXISTS without an equality correlated"},
-      {"SELECT t1.k FROM t1, t2", StatusCode::kNotImplemented, "comma-separated FROM list (cross join) is not supported (line 1, column 22)"},
-      {"SELECT t1.k FROM t1 JOIN t2 ON t1.k < t2.k", StatusCode::kNotImplemented, "join condition other than column = column (ANDed) is not supported (line 1, column 32)"},
-      {"SELECT t1.k FROM t1 JOIN t2 ON t1.k = t2.k OR t1.s = t2.s", StatusCode::kNotImplemented, "join condition other than column = column"},
+      {"SELECT k FROM t1 WHERE CASE WHEN k = 1 THEN TRUE ELSE FALSE END", StatusCode::kNotImplemented,
+       "CASE is not supported (line 1, column 24)"},
+      {"SELECT k FROM t1 WHERE k = 1 OR EXISTS (SELECT 1 FROM t2 WHERE t2.k = t1.k)", StatusCode::kNotImplemented,
+       "EXISTS outside a top-level AND term of WHERE is not supported (line 1, column 33)"},
+      {"SELECT k FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.k > t1.k)", StatusCode::kNotImplemented,
+       "correlated condition other than inner.column = outer.column is not supported"},
+      {"SELECT k FROM t1 WHERE EXISTS (SELECT 1 FROM t2)", StatusCode::kNotImplemented,
+       "EXISTS without an equality correlated"},
+      {"SELECT t1.k FROM t1, t2", StatusCode::kNotImplemented,
+       "comma-separated FROM list (cross join) is not supported (line 1, column 22)"},
+      {"SELECT t1.k FROM t1 JOIN t2 ON t1.k < t2.k", StatusCode::kNotImplemented,
+       "join condition other than column = column (ANDed) is not supported (line 1, column 32)"},
+      {"SELECT t1.k FROM t1 JOIN t2 ON t1.k = t2.k OR t1.s = t2.s", StatusCode::kNotImplemented,
+       "join condition other than column = column"},
       {"SELECT t1.k FROM t1 JOIN t2 USING (k)", StatusCode::kNotImplemented, "JOIN ... USING is not supported"},
       {"SELECT t1.k FROM t1 CROSS JOIN t2", StatusCode::kNotImplemented, "CROSS JOIN"},
-      {"SELECT x.k FROM (SELECT k FROM t1) x", StatusCode::kNotImplemented, "subquery in FROM is not supported (line 1, column 17)"},
-      {"WITH x AS (SELECT k FROM t1) SELECT k FROM x", StatusCode::kNotImplemented, "WITH (common table expression) is not supported (line 1, column 1)"},
+      {"SELECT x.k FROM (SELECT k FROM t1) x", StatusCode::kNotImplemented,
+       "subquery in FROM is not supported (line 1, column 17)"},
+      {"WITH x AS (SELECT k FROM t1) SELECT k FROM x", StatusCode::kNotImplemented,
+       "WITH (common table expression) is not supported (line 1, column 1)"},
       {"SELECT 1", StatusCode::kNotImplemented, "SELECT without FROM is not supported"},
-      {"SELECT k + 1 FROM t1", StatusCode::kNotImplemented, "operator '+' in the SELECT list is not supported (line 1, column 10)"},
+      {"SELECT k + 1 FROM t1", StatusCode::kNotImplemented,
+       "operator '+' in the SELECT list is not supported (line 1, column 10)"},
       {"SELECT k FROM t1 WHERE k::text = '1'", StatusCode::kNotImplemented, "type cast to text is not supported"},
-      {"SELECT k FROM t1 WHERE coalesce(k, 0) = 1", StatusCode::kNotImplemented, "COALESCE is not supported (line 1, column 24)"},
-      {"SELECT k FROM t1 WHERE lower(s) = 'a'", StatusCode::kNotImplemented, "function lower() is not supported (line 1, column 24)"},
+      {"SELECT k FROM t1 WHERE coalesce(k, 0) = 1", StatusCode::kNotImplemented,
+       "COALESCE is not supported (line 1, column 24)"},
+      {"SELECT k FROM t1 WHERE lower(s) = 'a'", StatusCode::kNotImplemented,
+       "function lower() is not supported (line 1, column 24)"},
       {"SELECT k FROM t1; SELECT k FROM t2", StatusCode::kNotImplemented, "more than one statement is not supported"},
       {"SHOW search_path", StatusCode::kNotImplemented, "SHOW search_path is not supported"},
-      {"SELECT k FROM t1 WHERE k BETWEEN SYMMETRIC 1 AND 2", StatusCode::kNotImplemented, "BETWEEN SYMMETRIC is not supported"},
+      {"SELECT k FROM t1 WHERE k BETWEEN SYMMETRIC 1 AND 2", StatusCode::kNotImplemented,
+       "BETWEEN SYMMETRIC is not supported"},
       {"SELECT k FROM t1 WHERE k IS DISTINCT FROM 1", StatusCode::kNotImplemented, "IS DISTINCT FROM is not supported"},
       {"SELECT k FROM t1 WHERE b IS TRUE", StatusCode::kNotImplemented, "IS [NOT] TRUE/FALSE/UNKNOWN is not supported"},
-      {"SELECT k FROM t1 LIMIT 1 + 1", StatusCode::kNotImplemented, "LIMIT other than an integer constant is not supported"},
+      {"SELECT k FROM t1 LIMIT 1 + 1", StatusCode::kNotImplemented,
+       "LIMIT other than an integer constant is not supported"},
   };
   for (const auto& c : cases) {
     auto r = engine_->Execute(c.sql, Options());
@@ -829,13 +885,17 @@ TEST_F(SqlTest, UnsupportedConstructsAreNamedWithTheirPosition) {
 
 TEST_F(SqlTest, PlanTimeErrors) {
   const std::vector<ErrorCase> cases = {
-      {"SELECT k FROM t1 WHERE s = 1", StatusCode::kInvalid, "cannot compare column 's' (utf8) with integer literal '1' (line 1, column 26)"},
-      {"SELECT k FROM t1 WHERE k = 'a'", StatusCode::kInvalid, "cannot compare column 'k' (int32) with string literal 'a'"},
-      {"SELECT k FROM t1 WHERE dt = 5", StatusCode::kInvalid, "cannot compare column 'dt' (date32[day]) with integer literal"},
+      {"SELECT k FROM t1 WHERE s = 1", StatusCode::kInvalid,
+       "cannot compare column 's' (utf8) with integer literal '1' (line 1, column 26)"},
+      {"SELECT k FROM t1 WHERE k = 'a'", StatusCode::kInvalid,
+       "cannot compare column 'k' (int32) with string literal 'a'"},
+      {"SELECT k FROM t1 WHERE dt = 5", StatusCode::kInvalid,
+       "cannot compare column 'dt' (date32[day]) with integer literal"},
       {"SELECT k FROM t1 WHERE dt = 'soon'", StatusCode::kInvalid, "not a date or timestamp"},
       {"SELECT k FROM t1 WHERE dt = DATE '1994-02-30'", StatusCode::kInvalid, "invalid DATE literal '1994-02-30'"},
       {"SELECT k FROM t1 WHERE b = 1", StatusCode::kInvalid, "cannot compare column 'b' (bool) with integer literal"},
-      {"SELECT k FROM t1 WHERE s = k", StatusCode::kInvalid, "cannot compare column 's' (utf8) with column 'k' (int32)"},
+      {"SELECT k FROM t1 WHERE s = k", StatusCode::kInvalid,
+       "cannot compare column 's' (utf8) with column 'k' (int32)"},
       {"SELECT k FROM t1 WHERE k", StatusCode::kInvalid, "argument of WHERE must be boolean"},
       {"SELECT t1.k FROM t1 JOIN t2 ON t1.s = t2.k", StatusCode::kInvalid, "cannot be compared (line 1, column 21)"},
       {"SELECT k FROM nope", StatusCode::kKeyError, "no table named 'nope' (line 1, column 15)"},
@@ -910,8 +970,10 @@ TEST_F(SqlTest, LongInListsAreHashedWithTheChainsThreeValuedResult) {
     if (i % 17 != 2) d[i] = static_cast<double>(i % 3000) / 100.0;
   }
   auto schema = std::make_shared<Schema>();
-  std::vector<ArrayDataPtr> cols = {Int64Array(pool_.get(), k), StringArray(pool_.get(), s, false), Decimals(pool_.get(), d)};
-  for (const char* name : {"k", "s", "d"}) schema->fields.push_back(field(name, cols[schema->fields.size()]->type, true));
+  std::vector<ArrayDataPtr> cols = {Int64Array(pool_.get(), k), StringArray(pool_.get(), s, false),
+                                    Decimals(pool_.get(), d)};
+  for (const char* name : {"k", "s", "d"})
+    schema->fields.push_back(field(name, cols[schema->fields.size()]->type, true));
   ASSERT_TRUE(catalog_->RegisterBatches("big", schema, {Batch(schema, cols)}).ok());
 
   // k IN (every even number in [-1000, 199,000), 2.5 (never equal), 4.0 (= 4), 1e0 (float: = 1))
@@ -928,13 +990,15 @@ TEST_F(SqlTest, LongInListsAreHashedWithTheChainsThreeValuedResult) {
       int64_t got = 0, want = 0;
       for (const auto& b : *r) got += b->num_rows;
       for (int64_t i = 0; i < n; ++i) {
-        if (!k[i]) continue;                       // NULL IN (...) is unknown
+        if (!k[i]) continue;  // NULL IN (...) is unknown
         const bool member = in_k(*k[i]);
         if (negated ? (!member && !with_null) : member) ++want;  // a NULL item turns false into unknown
       }
       EXPECT_EQ(got, want) << (negated ? "NOT IN" : "IN") << (with_null ? " with NULL" : "");
-      if (negated && with_null) EXPECT_EQ(want, 0);  // x NOT IN (..., NULL) is never true
-      else EXPECT_GT(want, 0);
+      if (negated && with_null)
+        EXPECT_EQ(want, 0);  // x NOT IN (..., NULL) is never true
+      else
+        EXPECT_GT(want, 0);
     }
   }
   // Strings and decimals (items at a finer scale than the column that can
@@ -942,7 +1006,8 @@ TEST_F(SqlTest, LongInListsAreHashedWithTheChainsThreeValuedResult) {
   std::string slist, dlist;
   for (int v = 0; v < 100000; v += 3) slist += "'v" + std::to_string(v) + "', ";
   slist += "'zz'";
-  for (int v = 0; v < 3000; v += 7) dlist += std::to_string(v / 100) + "." + (v % 100 < 10 ? "0" : "") + std::to_string(v % 100) + "0, ";
+  for (int v = 0; v < 3000; v += 7)
+    dlist += std::to_string(v / 100) + "." + (v % 100 < 10 ? "0" : "") + std::to_string(v % 100) + "0, ";
   dlist += "0.001, 29.995";
   auto rs = Run("SELECT s FROM big WHERE s IN (" + slist + ")");
   auto rd = Run("SELECT d FROM big WHERE d IN (" + dlist + ")");
@@ -1018,11 +1083,10 @@ TEST_F(SqlTest, CancellationIsPolledInsideALongPredicate) {
 }
 
 TEST_F(SqlTest, StatementsRunConcurrentlyOnOneEngine) {
-  const std::vector<std::string> sqls = {
-      "SELECT * FROM t1 JOIN t2 ON t1.k = t2.k WHERE t1.d > 0.5",
-      "SELECT t3.w FROM t3 LEFT JOIN t1 ON t1.id = t3.k WHERE t1.s IS NULL",
-      "SELECT id FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t3 WHERE t3.k = t1.k)",
-      "SELECT k FROM t1 ORDER BY k"};
+  const std::vector<std::string> sqls = {"SELECT * FROM t1 JOIN t2 ON t1.k = t2.k WHERE t1.d > 0.5",
+                                         "SELECT t3.w FROM t3 LEFT JOIN t1 ON t1.id = t3.k WHERE t1.s IS NULL",
+                                         "SELECT id FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t3 WHERE t3.k = t1.k)",
+                                         "SELECT k FROM t1 ORDER BY k"};
   std::vector<std::vector<std::string>> expected;
   for (const auto& sql : sqls) {
     auto r = Run(sql);
