@@ -33,26 +33,6 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 double Since(Clock::time_point t0) { return Seconds(t0, Clock::now()); }
 
-// printf into a string of any length.
-[[gnu::format(printf, 1, 2)]] std::string Format(const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, fmt, args);
-  va_end(args);
-  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
-  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
-  va_end(again);
-  return out;
-}
-
-std::shared_ptr<MemoryPool> Child(const std::shared_ptr<MemoryPool>& root, const std::string& name) {
-  MemoryPoolOptions o;
-  o.name = name;
-  return root->MakeChild(o);
-}
-
 // Starts argv as a child process whose stdout is a pipe; returns its pid and
 // the pipe's read end in *stdout_fd (the caller closes it). stderr passes
 // through unless `silence_stderr` (then /dev/null). `search_path`: the
@@ -197,7 +177,7 @@ Result<FetchClientMeasurement> RunFetchClient(const FetchClientOptions& o, const
   conn.token = o.token;
   conn.ca_cert_path = o.ca_cert_path;
   conn.poll_initial_ms = 5;
-  auto pool = Child(root, "fetch");
+  auto pool = root->MakeChild({.name = "fetch"});
   const bool keep = o.mode != "stream";
   const int rounds = o.mode == "repeat" ? o.repeat : 1;
   FetchClientMeasurement m;
@@ -293,7 +273,7 @@ Result<FetchBenchResult> RunFetchBench(const FetchBenchOptions& o, const std::sh
   int64_t& table_rows = res.table_rows;
   const auto tg = Clock::now();
   {
-    auto gen_pool = Child(root, "gen");
+    auto gen_pool = root->MakeChild({.name = "gen"});
     datagen::GenOptions go;
     go.kind = datagen::GenKind::kLineitem;
     go.num_rows = target / 64 + 1000;  // more than enough: stops by bytes
@@ -557,19 +537,19 @@ std::string FetchBenchReport(const FetchBenchResult& result, const FetchBenchOpt
     for (const auto& r : result.rows) out += FetchBenchRowJson(r) + "\n";
     return out;
   }
-  out += Format(
+  out += StringPrintf(
       "bench fetch: lineitem %lld rows, %.1f MiB decoded, %s chunks, LZ4, loopback TLS; window %s, "
       "parallel %d\n",
       static_cast<long long>(result.table_rows), result.table_bytes / kMiB, FormatBytes(o.chunk_bytes).c_str(),
       o.window.c_str(), o.parallel);
-  out += Format("%-9s %-12s %9s %10s %7s %8s %9s %10s %7s %7s  %s\n", "case", "policy", "table MiB", "peak+ MiB",
-                "peak/t", "seconds", "MB/s", "rows/s", "vs curl", "vs node", "note");
+  out += StringPrintf("%-9s %-12s %9s %10s %7s %8s %9s %10s %7s %7s  %s\n", "case", "policy", "table MiB", "peak+ MiB",
+                      "peak/t", "seconds", "MB/s", "rows/s", "vs curl", "vs node", "note");
   for (const auto& r : result.rows) {
-    out += Format("%-9s %-12s %9s %10s %7s %8s %9s %10s %7s %7s  %s\n", r.kase.c_str(),
-                  r.policy ? r.policy->c_str() : "-", Cell(r.table_mib, "%.1f").c_str(),
-                  Cell(r.peak_mib, "%.1f").c_str(), Cell(r.peak_to_table, "%.3f").c_str(),
-                  Cell(r.seconds, "%.2f").c_str(), Cell(r.mb_per_s, "%.1f").c_str(), Cell(r.rows_per_s, "%.0f").c_str(),
-                  Cell(r.curl_ratio, "%.2f").c_str(), Cell(r.node_ratio, "%.2f").c_str(), r.note.c_str());
+    out += StringPrintf(
+        "%-9s %-12s %9s %10s %7s %8s %9s %10s %7s %7s  %s\n", r.kase.c_str(), r.policy ? r.policy->c_str() : "-",
+        Cell(r.table_mib, "%.1f").c_str(), Cell(r.peak_mib, "%.1f").c_str(), Cell(r.peak_to_table, "%.3f").c_str(),
+        Cell(r.seconds, "%.2f").c_str(), Cell(r.mb_per_s, "%.1f").c_str(), Cell(r.rows_per_s, "%.0f").c_str(),
+        Cell(r.curl_ratio, "%.2f").c_str(), Cell(r.node_ratio, "%.2f").c_str(), r.note.c_str());
   }
   out +=
       "peak/t: peak RSS increase / decoded table (stream: / window). vs curl: curl time / quiver time per byte "

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace quiver::bench {
@@ -37,5 +38,9 @@ int64_t ResidentBytes();
 /// A byte value of /proc/self/status, e.g. "VmRSS" or "VmHWM" (the file
 /// gives kB; this returns bytes); -1 when the key is absent or unreadable.
 int64_t ProcStatusBytes(const char* key);
+
+/// printf(3) into a string of any length (the report lines of the
+/// benchmarks); `fmt` and the arguments as for printf.
+[[gnu::format(printf, 1, 2)]] std::string StringPrintf(const char* fmt, ...);
 
 }  // namespace quiver::bench

@@ -82,26 +82,6 @@ std::string StoreKey(const t::TSparkArrowResultLink& link) {
   return link.fileLink.substr(link.fileLink.find("/files/") + 7, 32);
 }
 
-// printf into a string of any length.
-[[gnu::format(printf, 1, 2)]] std::string Format(const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  va_list again;
-  va_copy(again, args);
-  const int n = std::vsnprintf(nullptr, 0, fmt, args);
-  va_end(args);
-  std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
-  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, again);
-  va_end(again);
-  return out;
-}
-
-std::shared_ptr<MemoryPool> Child(const std::shared_ptr<MemoryPool>& root, const std::string& name) {
-  MemoryPoolOptions o;
-  o.name = name;
-  return root->MakeChild(o);
-}
-
 }  // namespace
 
 Result<ServeBenchResult> RunServeBench(const ServeBenchOptions& options, const std::shared_ptr<MemoryPool>& root) {
@@ -119,7 +99,7 @@ Result<ServeBenchResult> RunServeBench(const ServeBenchOptions& options, const s
   } remove_dir{dir};
   const std::string table = dir + "/lineitem.arrows";
   {
-    auto gen_pool = Child(root, "gen");
+    auto gen_pool = root->MakeChild({.name = "gen"});
     datagen::GenOptions go;
     go.kind = datagen::GenKind::kLineitem;
     go.num_rows = options.rows;
@@ -127,7 +107,7 @@ Result<ServeBenchResult> RunServeBench(const ServeBenchOptions& options, const s
     go.pool = gen_pool.get();
     QUIVER_RETURN_NOT_OK(WriteGeneratedStream(go, table, /*stop_at_bytes=*/0).status());
   }
-  auto server_pool = Child(root, "serve");
+  auto server_pool = root->MakeChild({.name = "serve"});
   server::TableExecutor executor;
   QUIVER_RETURN_NOT_OK(executor.AddTable("lineitem", table, server_pool.get()));
   server::ServerOptions so;
@@ -198,16 +178,16 @@ std::string ServeBenchReport(const ServeBenchResult& r) {
   const double served = static_cast<double>(r.served_bytes);
   const double gb = served / 1e9;
   std::string out;
-  out += Format("bench serve: lineitem %lld rows, %d clients, %lld chunk files, lz4 %s\n",
-                static_cast<long long>(o.rows), o.clients, static_cast<long long>(r.files), o.lz4 ? "on" : "off");
-  out += Format("  result IPC bytes (all clients): %s; served (files): %s; execute+chunk: %.2f s\n",
-                FormatBytes(r.ipc_bytes).c_str(), FormatBytes(r.served_bytes).c_str(), r.execute_seconds);
-  out += Format("  curl --parallel %d over loopback TLS: %.3f s, %.1f MB/s\n", o.parallel, r.curl_seconds,
-                served / 1e6 / r.curl_seconds);
-  out += Format("  memory copy of the same bytes:        %.3f s, %.1f MB/s (curl/copy time ratio %.1fx)\n",
-                r.copy_seconds, served / 1e6 / r.copy_seconds, r.curl_seconds / r.copy_seconds);
-  out += Format("  server CPU while serving: %.2f s, %.2f CPU-s per GB served\n", r.server_cpu_seconds,
-                gb > 0 ? r.server_cpu_seconds / gb : 0.0);
+  out += StringPrintf("bench serve: lineitem %lld rows, %d clients, %lld chunk files, lz4 %s\n",
+                      static_cast<long long>(o.rows), o.clients, static_cast<long long>(r.files), o.lz4 ? "on" : "off");
+  out += StringPrintf("  result IPC bytes (all clients): %s; served (files): %s; execute+chunk: %.2f s\n",
+                      FormatBytes(r.ipc_bytes).c_str(), FormatBytes(r.served_bytes).c_str(), r.execute_seconds);
+  out += StringPrintf("  curl --parallel %d over loopback TLS: %.3f s, %.1f MB/s\n", o.parallel, r.curl_seconds,
+                      served / 1e6 / r.curl_seconds);
+  out += StringPrintf("  memory copy of the same bytes:        %.3f s, %.1f MB/s (curl/copy time ratio %.1fx)\n",
+                      r.copy_seconds, served / 1e6 / r.copy_seconds, r.curl_seconds / r.copy_seconds);
+  out += StringPrintf("  server CPU while serving: %.2f s, %.2f CPU-s per GB served\n", r.server_cpu_seconds,
+                      gb > 0 ? r.server_cpu_seconds / gb : 0.0);
   out += r.metrics_text;
   return out;
 }
