@@ -1,13 +1,11 @@
 // quiver cat / schema / stats: read an IPC file or stream and show it.
 #include <cstdio>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "quiver/cli.h"
-#include "quiver/columnar/value_format.h"
 #include "quiver/ipc/reader.h"
 
 namespace quiver::cli {
