@@ -16,7 +16,6 @@ namespace quiver::join {
 namespace {
 
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
-constexpr int64_t kPrefetchAhead = HashedRelation::kPrefetchAhead;
 
 // Encoded keys of one chunk: bytes back to back, with offsets and hashes.
 struct EncodedChunk {

@@ -14,7 +14,6 @@ namespace quiver::join {
 namespace {
 
 constexpr int64_t kChunk = HashedRelation::kLookupChunk;
-constexpr int64_t kPrefetchAhead = HashedRelation::kPrefetchAhead;
 
 // Key validity of rows [begin, begin + n) of one column as bytes; returns
 // false (and leaves `valid` untouched) when the column has no nulls.
