@@ -359,12 +359,9 @@ OJson JsonSchemaWriter::TypeJson(const DataType& t) const {
     case TypeId::kUInt16:
     case TypeId::kUInt32:
     case TypeId::kUInt64: {
-      static const std::map<TypeId, int> kBits = {{TypeId::kInt8, 8},    {TypeId::kInt16, 16}, {TypeId::kInt32, 32},
-                                                  {TypeId::kInt64, 64},  {TypeId::kUInt8, 8},  {TypeId::kUInt16, 16},
-                                                  {TypeId::kUInt32, 32}, {TypeId::kUInt64, 64}};
       j["name"] = "int";
       j["isSigned"] = IsSignedInteger(t.id);
-      j["bitWidth"] = kBits.at(t.id);
+      j["bitWidth"] = FixedBitWidth(t);
       break;
     }
     case TypeId::kFloat16:
