@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -191,6 +192,59 @@ TEST_F(CliHygieneTest, FailedJoinGenAndIntegrationLeaveNoFile) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(out));
   EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows", "out.arrows"}), std::vector<std::string>{});
+}
+
+// A read error after the first message names the input too (it used to
+// name it only for errors of the open).
+TEST_F(CliHygieneTest, ReadErrorsAfterTheFirstMessageNameTheInput) {
+  MakeStreams();
+  for (const char* cmd : {"cat", "stats"}) {
+    CliResult r = Quiver(std::string(cmd) + " " + Quote(cut_.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("quiver: error: Invalid: '" + cut_.string() + "': message 3: body of 4000 bytes runs past"),
+              std::string::npos)
+        << cmd << ": " << r.err;
+  }
+}
+
+// gen tpch refuses a bad scale before it creates anything, and a run that
+// fails part way removes the tables it had written.
+TEST_F(CliHygieneTest, FailedGenTpchLeavesNoTables) {
+  const fs::path out = dir_ / "tpch";
+  CliResult r = Quiver("gen tpch --scale -1 -o " + Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("scale"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  r = Quiver("--memory-limit 200000 gen tpch --scale 0.01 -o " + Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("OutOfMemory"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out)) << "left: " << (fs::exists(out) ? fs::directory_iterator(out)->path().string() : "");
+  // An existing directory stays, without the tables.
+  fs::create_directories(out);
+  WriteText(out / "notes.txt", "mine");
+  r = Quiver("--memory-limit 200000 gen tpch --scale 0.01 -o " + Quote(out.string()));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"notes.txt"});
+}
+
+// Usage errors are one "quiver: error:" line and exit 2, like other errors
+// (not the option parser's own codes); ports past 65535 and negative row
+// counts are usage errors.
+TEST_F(CliHygieneTest, UsageErrorsAreOneLineAndExitTwo) {
+  for (const char* args :
+       {"cat x --format xml", "cat", "cat x --limit abc", "cat x --nope", "nope", "serve --port 99999 --token t",
+        "serve --port 65536 --token t", "gen bigint-seq --rows -5 -o x"}) {
+    CliResult r = Quiver(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("quiver: error: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  CliResult r = Quiver("cat --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--format"), std::string::npos);
 }
 
 // ---- item 6 ------------------------------------------------------------------

@@ -25,7 +25,10 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders|tpch")->required();
   // --- sql ---
-  cmd->add_option("--rows", o->rows, "total rows (required except for tpch)");
+  cmd->add_option("--rows", o->rows, "total rows (required except for tpch)")
+      ->check(CLI::Validator(
+          [](std::string& v) { return !v.empty() && v[0] == '-' ? "must be >= 0, got " + v : std::string(); },
+          "COUNT"));
   cmd->add_option("--scale", o->scale, "tpch: TPC-H scale factor (default 0.01); -o is then a directory");
   // --- sql ---
   cmd->add_option("--max-bytes-per-batch", o->max_bytes,

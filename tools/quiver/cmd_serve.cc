@@ -55,7 +55,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t statement_limit = -1;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)");
+  cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)")
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("--host", o->host, "address to bind and to put in links (default 127.0.0.1)");
   cmd->add_option("--cert", o->cert, "PEM certificate (default: a self-signed one is generated)");
   cmd->add_option("--key", o->key, "PEM private key of --cert");

@@ -65,7 +65,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A usage error: one line, as every other error, and exit 2.
+    std::fprintf(stderr, "quiver: error: %s (see --help)\n", e.what());
+    return 2;
   }
   if (app.get_subcommands().empty()) {  // hygiene (issue 10 item 6)
     std::fprintf(stderr, "%squiver: error: a subcommand is required (see the list above)\n", app.help().c_str());

@@ -664,7 +664,18 @@ class ReaderImpl : public RecordBatchReader {
     return Status::OK();
   }
 
+  /// Errors of Next() carry `context` in front ("'PATH'" for OpenPath), as
+  /// the open's do.
+  void set_error_context(std::string context) { error_context_ = std::move(context); }
+
   Result<RecordBatchPtr> Next() override {
+    Result<RecordBatchPtr> batch = NextBatch();
+    if (!batch.ok() && !error_context_.empty()) return batch.status().WithContext(error_context_);
+    return batch;
+  }
+
+ private:
+  Result<RecordBatchPtr> NextBatch() {
     if (format_ == IpcFormat::kFile) {
       const auto* blocks = footer_->record_batches();
       const int64_t n = blocks ? blocks->size() : 0;
@@ -847,6 +858,7 @@ class ReaderImpl : public RecordBatchReader {
   }
 
   ReadOptions options_;
+  std::string error_context_;
   IpcFormat format_ = IpcFormat::kStream;
   SchemaPtr schema_;
   fb::MetadataVersion version_ = fb::MetadataVersion::V5;
@@ -946,6 +958,8 @@ Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenPath(const std
     }
   }
   if (!reader.ok()) return reader.status().WithContext("'" + path + "'");
+  // Every reader Open / OpenStream makes is a ReaderImpl.
+  static_cast<ReaderImpl&>(**reader).set_error_context("'" + path + "'");
   return reader;
 }
 

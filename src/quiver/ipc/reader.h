@@ -95,6 +95,7 @@ class RecordBatchReader : public RecordBatchStream {
   static Result<std::unique_ptr<RecordBatchReader>> OpenStream(std::unique_ptr<InputStream> input, ReadOptions options);
 
   /// Opens a path: file or stream detected from content; "-" is stdin.
+  /// Errors of the open and of every later Next() start with "'PATH': ".
   static Result<std::unique_ptr<RecordBatchReader>> OpenPath(const std::string& path, ReadOptions options);
 
   const SchemaPtr& schema() const override = 0;

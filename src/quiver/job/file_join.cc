@@ -3,7 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <sstream>
+#include <string_view>
 
 #include "quiver/base/byte_size.h"
 #include "quiver/compression/codec.h"
@@ -31,14 +31,20 @@ std::string ColumnNames(const Schema& schema) {
 
 Status ResolveJoinKeys(const std::string& spec, const Schema& build, const std::string& build_path, const Schema& probe,
                        const std::string& probe_path, std::vector<int>* build_keys, std::vector<int>* probe_keys) {
-  std::stringstream ss(spec);
-  std::string pair;
-  while (std::getline(ss, pair, ',')) {
-    const auto eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) {
-      return Status::Invalid("--on '" + spec + "': expected BUILD_COL=PROBE_COL[,...]");
-    }
-    const std::string b = pair.substr(0, eq), p = pair.substr(eq + 1);
+  auto malformed = [&] { return Status::Invalid("--on '" + spec + "': expected BUILD_COL=PROBE_COL[,...]"); };
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+    return std::string(v);
+  };
+  std::string_view rest = spec;
+  while (true) {  // every comma-separated piece, empty ones (",," or a trailing ",") included
+    const size_t comma = rest.find(',');
+    const std::string_view pair = rest.substr(0, comma);
+    const size_t eq = pair.find('=');
+    if (eq == std::string_view::npos || pair.find('=', eq + 1) != std::string_view::npos) return malformed();
+    const std::string b = trim(pair.substr(0, eq)), p = trim(pair.substr(eq + 1));
+    if (b.empty() || p.empty()) return malformed();
     const int bi = build.FieldIndex(b);
     if (bi < 0) {
       return Status::KeyError("build column '" + b + "' is not in " + build_path + " (columns: " + ColumnNames(build) +
@@ -51,8 +57,9 @@ Status ResolveJoinKeys(const std::string& spec, const Schema& build, const std::
     }
     build_keys->push_back(bi);
     probe_keys->push_back(pi);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
   }
-  if (build_keys->empty()) return Status::Invalid("--on names no key columns");
   return Status::OK();
 }
 

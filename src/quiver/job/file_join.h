@@ -59,8 +59,10 @@ struct FileJoinResult {
   int64_t peak_mapped_bytes = 0;
 };
 
-/// Key column indices from `spec` ("b1=p1,b2=p2"): Invalid for a malformed
-/// spec or none, KeyError naming the missing column, the side's path and its
+/// Key column indices from `spec` ("b1=p1,b2=p2"; spaces around names are
+/// ignored): Invalid for a malformed spec (empty, an empty piece as in
+/// "a=b," or "a=b,,c=d", a piece without exactly one '=' or with an empty
+/// side), KeyError naming the missing column, the side's path and its
 /// columns.
 Status ResolveJoinKeys(const std::string& spec, const Schema& build, const std::string& build_path, const Schema& probe,
                        const std::string& probe_path, std::vector<int>* build_keys, std::vector<int>* probe_keys);

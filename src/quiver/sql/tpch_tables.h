@@ -40,8 +40,11 @@ struct TpchFile {
 
 /// Generates the eight tables and writes each as `<dir>/<table>.arrow`
 /// (created or overwritten; `dir` is created when missing), streaming batch
-/// by batch. Errors: Invalid for bad options; IOError naming the path;
-/// OutOfMemory from the pool.
+/// by batch; each file is published whole (temp file + rename). Options are
+/// checked before anything is created. On failure the tables this call
+/// wrote are removed again (and `dir`, when this call created it and it is
+/// empty), so nothing it leaves reads as valid. Errors: Invalid for bad
+/// options; IOError naming the path; OutOfMemory from the pool.
 Result<std::vector<TpchFile>> WriteTpchFiles(const std::string& dir, const TpchFilesOptions& options);
 
 /// WriteTpchFiles, then registers each file in `catalog` under its table

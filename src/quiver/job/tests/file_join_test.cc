@@ -137,10 +137,10 @@ TEST_F(FileJoinTest, KeySpecErrorsNameTheColumnAndTheFile) {
   build.fields = {field("id", int64()), field("name", utf8())};
   probe.fields = {field("key", int64())};
   std::vector<int> bk, pk;
-  ASSERT_OK(ResolveJoinKeys("name=key,id=key", build, "b.arrow", probe, "p.arrow", &bk, &pk));
+  ASSERT_OK(ResolveJoinKeys("name=key, id = key ", build, "b.arrow", probe, "p.arrow", &bk, &pk));
   EXPECT_EQ(bk, (std::vector<int>{1, 0}));
   EXPECT_EQ(pk, (std::vector<int>{0, 0}));
-  for (const char* bad : {"", "id", "=key", "id=", "id=key,,id=key"}) {
+  for (const char* bad : {"", " ", "id", "=key", "id=", " = ", "id=key,", ",id=key", "id=key,,id=key", "id=key=x"}) {
     bk.clear();
     pk.clear();
     EXPECT_TRUE(ResolveJoinKeys(bad, build, "b.arrow", probe, "p.arrow", &bk, &pk).IsInvalid()) << bad;
