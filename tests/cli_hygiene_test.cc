@@ -29,17 +29,6 @@ struct CliResult {
   std::string err;  ///< stderr
 };
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out.push_back(c);
-  }
-  return out + "'";
-}
-
 std::string ReadText(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -69,8 +58,9 @@ class CliHygieneTest : public ::testing::Test {
   /// Runs `quiver <args>` (args already shell-quoted), stdin from `in` when given.
   CliResult Quiver(const std::string& args, const fs::path& in = {}) {
     const fs::path out = dir_ / "run.stdout", err = dir_ / "run.stderr";
-    std::string cmd = Quote(QUIVER_BINARY) + " " + args + " >" + Quote(out.string()) + " 2>" + Quote(err.string());
-    if (!in.empty()) cmd += " <" + Quote(in.string());
+    std::string cmd =
+        ShellQuote(QUIVER_BINARY) + " " + args + " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
+    if (!in.empty()) cmd += " <" + ShellQuote(in.string());
     CliResult r;
     const int rc = std::system(cmd.c_str());
     r.exit_code = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
@@ -132,7 +122,7 @@ TEST_F(CliHygieneTest, FailedConvertLeavesNoFile) {
   for (const char* to : {"stream", "file"}) {
     SCOPED_TRACE(to);
     const fs::path out = dir_ / (std::string("out.") + to);
-    CliResult r = Quiver("convert " + Quote(cut_.string()) + " " + Quote(out.string()) + " --to " + to);
+    CliResult r = Quiver("convert " + ShellQuote(cut_.string()) + " " + ShellQuote(out.string()) + " --to " + to);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("message 3: body of 4000 bytes runs past the end of the input"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out)) << "a failed convert left " << out;
@@ -141,26 +131,26 @@ TEST_F(CliHygieneTest, FailedConvertLeavesNoFile) {
   // An existing target keeps what it held.
   const fs::path existing = dir_ / "existing.arrows";
   WriteText(existing, "previous content");
-  CliResult r = Quiver("convert " + Quote(cut_.string()) + " " + Quote(existing.string()));
+  CliResult r = Quiver("convert " + ShellQuote(cut_.string()) + " " + ShellQuote(existing.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(ReadText(existing), "previous content");
   // On success the target appears (replacing the old content), and reads.
-  r = Quiver("convert " + Quote(good_.string()) + " " + Quote(existing.string()) + " --to file");
+  r = Quiver("convert " + ShellQuote(good_.string()) + " " + ShellQuote(existing.string()) + " --to file");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadText(existing).substr(0, 6), "ARROW1");
-  r = Quiver("stats " + Quote(existing.string()));
+  r = Quiver("stats " + ShellQuote(existing.string()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows", "existing.arrows"}), std::vector<std::string>{});
 }
 
 TEST_F(CliHygieneTest, FailedConvertToStdoutHasNoEndOfStreamMarker) {
   MakeStreams();
-  CliResult r = Quiver("convert " + Quote(cut_.string()) + " -");
+  CliResult r = Quiver("convert " + ShellQuote(cut_.string()) + " -");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   ASSERT_GE(r.out.size(), 8u);
   EXPECT_NE(r.out.substr(r.out.size() - 8), std::string(kEos, 8)) << "a failed write ended with the marker";
   // The same command on the whole input ends with it.
-  r = Quiver("convert " + Quote(good_.string()) + " -");
+  r = Quiver("convert " + ShellQuote(good_.string()) + " -");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_GE(r.out.size(), 8u);
   EXPECT_EQ(r.out.substr(r.out.size() - 8), std::string(kEos, 8));
@@ -170,25 +160,26 @@ TEST_F(CliHygieneTest, FailedJoinGenAndIntegrationLeaveNoFile) {
   MakeStreams();
   const fs::path out = dir_ / "out.arrows";
   // join: the probe side is cut off after the output was opened.
-  CliResult r = Quiver("join --build " + Quote(good_.string()) + " --probe " + Quote(cut_.string()) + " --on x=x -o " +
-                       Quote(out.string()));
+  CliResult r = Quiver("join --build " + ShellQuote(good_.string()) + " --probe " + ShellQuote(cut_.string()) +
+                       " --on x=x -o " + ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("runs past the end of the input"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
   // gen: the schema is written, then the first batch runs out of memory.
   r = Quiver("--memory-limit 300000 gen bigint-seq --rows 2000000 --max-bytes-per-batch 1000000 -o " +
-             Quote(out.string()));
+             ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("OutOfMemory"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
   // integration STREAM_TO_FILE of a cut stream.
-  r = Quiver("integration --mode STREAM_TO_FILE --stream " + Quote(cut_.string()) + " --arrow " + Quote(out.string()));
+  r = Quiver("integration --mode STREAM_TO_FILE --stream " + ShellQuote(cut_.string()) + " --arrow " +
+             ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows"}), std::vector<std::string>{});
   // ...and they do write on success.
-  r = Quiver("join --build " + Quote(good_.string()) + " --probe " + Quote(good_.string()) + " --on x=x -o " +
-             Quote(out.string()));
+  r = Quiver("join --build " + ShellQuote(good_.string()) + " --probe " + ShellQuote(good_.string()) + " --on x=x -o " +
+             ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(out));
   EXPECT_EQ(Leftovers({"good.arrows", "cut.arrows", "out.arrows"}), std::vector<std::string>{});
@@ -199,7 +190,7 @@ TEST_F(CliHygieneTest, FailedJoinGenAndIntegrationLeaveNoFile) {
 TEST_F(CliHygieneTest, ReadErrorsAfterTheFirstMessageNameTheInput) {
   MakeStreams();
   for (const char* cmd : {"cat", "stats"}) {
-    CliResult r = Quiver(std::string(cmd) + " " + Quote(cut_.string()));
+    CliResult r = Quiver(std::string(cmd) + " " + ShellQuote(cut_.string()));
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("quiver: error: Invalid: '" + cut_.string() + "': message 3: body of 4000 bytes runs past"),
               std::string::npos)
@@ -211,18 +202,18 @@ TEST_F(CliHygieneTest, ReadErrorsAfterTheFirstMessageNameTheInput) {
 // fails part way removes the tables it had written.
 TEST_F(CliHygieneTest, FailedGenTpchLeavesNoTables) {
   const fs::path out = dir_ / "tpch";
-  CliResult r = Quiver("gen tpch --scale -1 -o " + Quote(out.string()));
+  CliResult r = Quiver("gen tpch --scale -1 -o " + ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("scale"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
-  r = Quiver("--memory-limit 200000 gen tpch --scale 0.01 -o " + Quote(out.string()));
+  r = Quiver("--memory-limit 200000 gen tpch --scale 0.01 -o " + ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("OutOfMemory"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out)) << "left: " << (fs::exists(out) ? fs::directory_iterator(out)->path().string() : "");
   // An existing directory stays, without the tables.
   fs::create_directories(out);
   WriteText(out / "notes.txt", "mine");
-  r = Quiver("--memory-limit 200000 gen tpch --scale 0.01 -o " + Quote(out.string()));
+  r = Quiver("--memory-limit 200000 gen tpch --scale 0.01 -o " + ShellQuote(out.string()));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(out)) left.push_back(e.path().filename().string());
@@ -287,7 +278,7 @@ TEST_F(CliHygieneTest, InputThatIsNotArrowIpcIsNamed) {
     const fs::path p = dir_ / c.file;
     WriteText(p, c.bytes);
     const std::string expected = "not Arrow IPC data (it looks like " + c.looks + ")";
-    CliResult r = Quiver("cat " + Quote(p.string()));
+    CliResult r = Quiver("cat " + ShellQuote(p.string()));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("exceeds the limit"), std::string::npos) << r.err;
@@ -299,7 +290,7 @@ TEST_F(CliHygieneTest, InputThatIsNotArrowIpcIsNamed) {
   // A legacy (pre-0.15) stream, without continuation markers, still reads.
   const fs::path legacy = IntegrationDir() / "0.14.1" / "generated_primitive.stream";
   ASSERT_NE(ReadText(legacy).substr(0, 4), std::string("\xff\xff\xff\xff", 4)) << "not a legacy stream";
-  CliResult r = Quiver("stats " + Quote(legacy.string()));
+  CliResult r = Quiver("stats " + ShellQuote(legacy.string()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = Quiver("stats -", legacy);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -17,17 +17,6 @@
 namespace quiver::cross_test {
 namespace {
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out.push_back(c);
-  }
-  return out + "'";
-}
-
 class CliStatsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -69,7 +58,7 @@ class CliStatsTest : public ::testing::Test {
       f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
     const std::string cmd =
-        Quote(QUIVER_BINARY) + " stats " + Quote(in.string()) + " >" + Quote(out.string()) + " 2>&1";
+        ShellQuote(QUIVER_BINARY) + " stats " + ShellQuote(in.string()) + " >" + ShellQuote(out.string()) + " 2>&1";
     const int rc = std::system(cmd.c_str());
     std::ifstream f(out, std::ios::binary);
     std::stringstream ss;

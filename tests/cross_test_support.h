@@ -34,6 +34,19 @@ namespace quiver::cross_test {
 namespace fs = std::filesystem;
 
 inline fs::path SharedDir() { return ::quiver::testing::SharedDataDir(); }
+
+/// `s` as one single-quoted POSIX shell word (for std::system command lines).
+inline std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out.push_back(c);
+  }
+  return out + "'";
+}
+
 inline fs::path ArrowTestingData() { return SharedDir() / "arrow-testing" / "data"; }
 inline fs::path IntegrationDir() { return ArrowTestingData() / "arrow-ipc-stream" / "integration"; }
 inline fs::path RealWorldDir() { return SharedDir() / "data" / "real-world"; }

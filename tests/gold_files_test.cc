@@ -242,17 +242,6 @@ struct CliRun {
   std::string stderr_text;
 };
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out.push_back(c);
-  }
-  return out + "'";
-}
-
 CliRun RunValidate(const fs::path& arrow, const fs::path& json, const std::string& extra_args = "") {
   const fs::path err = fs::temp_directory_path() / ("quiver_cross_validate_" + std::to_string(::getpid()) + ".stderr");
   const std::string cmd = ShellQuote(QUIVER_BINARY) + " integration --mode VALIDATE --arrow " +

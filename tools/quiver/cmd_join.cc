@@ -20,42 +20,27 @@ namespace {
 
 void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("join", "hash join of two Arrow IPC inputs (build side in a hashed relation)");
-  struct Opts {
-    std::string build, probe, on, type = "inner", mode = "on-heap", out = "-", compression = "none", format = "stream";
-    int64_t limit = -1, max_rows = 64 * 1024, max_bytes = int64_t{16} << 20;
-    bool huge_pages = false, prefault = false;
-  };
-  auto o = std::make_shared<Opts>();
-  cmd->add_option("--build", o->build, "build side (right input): Arrow IPC file or stream")->required();
-  cmd->add_option("--probe", o->probe, "probe side (left input): Arrow IPC file or stream ('-' = stdin)")->required();
+  auto o = std::make_shared<job::FileJoinOptions>();
+  auto format = std::make_shared<std::string>("stream");
+  cmd->add_option("--build", o->build_path, "build side (right input): Arrow IPC file or stream ('-' = stdin)")
+      ->required();
+  cmd->add_option("--probe", o->probe_path, "probe side (left input): Arrow IPC file or stream ('-' = stdin)")
+      ->required();
   cmd->add_option("--on", o->on, "key columns BUILD_COL=PROBE_COL[,...]")->required();
   cmd->add_option("--type", o->type, "inner|left|right|full|semi|anti|null-aware-anti (default inner)");
-  cmd->add_option("--memory-mode", o->mode, "on-heap|off-heap: where the relation's pages come from");
-  cmd->add_option("--memory-limit", o->limit, "byte limit of the join's memory (relation and output)");
-  cmd->add_option("-o,--output", o->out, "output path ('-' = stdout, the default)");
+  cmd->add_option("--memory-mode", o->memory_mode, "on-heap|off-heap: where the relation's pages come from");
+  cmd->add_option("--memory-limit", o->memory_limit_bytes, "byte limit of the join's memory (relation and output)");
+  cmd->add_option("-o,--output", o->output_path, "output path ('-' = stdout, the default)");
   cmd->add_option("--compression", o->compression, "output body compression none|lz4|zstd");
-  cmd->add_option("--format", o->format, "output IPC format stream|file")->check(CLI::IsMember({"stream", "file"}));
-  cmd->add_option("--max-rows-per-batch", o->max_rows, "output batch bound in rows (default 65536)");
-  cmd->add_option("--max-bytes-per-batch", o->max_bytes, "output batch bound in bytes (default 16 MiB)");
+  cmd->add_option("--format", *format, "output IPC format stream|file")->check(CLI::IsMember({"stream", "file"}));
+  cmd->add_option("--max-rows-per-batch", o->max_output_rows, "output batch bound in rows (default 65536)");
+  cmd->add_option("--max-bytes-per-batch", o->max_output_bytes, "output batch bound in bytes (default 16 MiB)");
   cmd->add_flag("--huge-pages", o->huge_pages, "advise transparent huge pages for off-heap pages");
   cmd->add_flag("--prefault", o->prefault, "fault relation pages in when they are acquired");
-  cmd->callback([&ctx, o, action] {
-    *action = [&ctx, o]() -> Status {
-      job::FileJoinOptions jo;
-      jo.build_path = o->build;
-      jo.probe_path = o->probe;
-      jo.on = o->on;
-      jo.type = o->type;
-      jo.memory_mode = o->mode;
-      jo.memory_limit_bytes = o->limit;
-      jo.output_path = o->out;
-      jo.compression = o->compression;
-      jo.file_format = o->format == "file";
-      jo.max_output_rows = o->max_rows;
-      jo.max_output_bytes = o->max_bytes;
-      jo.huge_pages = o->huge_pages;
-      jo.prefault = o->prefault;
-      QUIVER_ASSIGN_OR_RETURN(const job::FileJoinResult r, job::RunFileJoin(jo, ctx.root));
+  cmd->callback([&ctx, o, format, action] {
+    *action = [&ctx, o, format]() -> Status {
+      o->file_format = *format == "file";
+      QUIVER_ASSIGN_OR_RETURN(const job::FileJoinResult r, job::RunFileJoin(*o, ctx.root));
       std::fputs(job::FormatFileJoinReport(r).c_str(), stderr);
       return Status::OK();
     };
