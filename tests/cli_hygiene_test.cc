@@ -42,18 +42,9 @@ void WriteText(const fs::path& p, const std::string& bytes) {
 }
 
 /// A scratch folder per test, removed afterwards.
-class CliHygieneTest : public ::testing::Test {
+class CliHygieneTest : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("quiver_cli_hygiene_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  CliHygieneTest() : ScratchDirTest("quiver_cli_hygiene") {}
 
   /// Runs `quiver <args>` (args already shell-quoted), stdin from `in` when given.
   CliResult Quiver(const std::string& args, const fs::path& in = {}) {
@@ -110,7 +101,7 @@ class CliHygieneTest : public ::testing::Test {
     WriteText(cut_, std::string(bytes.begin(), bytes.end() - 8 - 2000));
   }
 
-  fs::path dir_, good_, cut_;
+  fs::path good_, cut_;
 };
 
 constexpr char kEos[] = "\xff\xff\xff\xff\x00\x00\x00\x00";

@@ -17,18 +17,9 @@
 namespace quiver::cross_test {
 namespace {
 
-class CliStatsTest : public ::testing::Test {
+class CliStatsTest : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("quiver_cli_stats_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  CliStatsTest() : ScratchDirTest("quiver_cli_stats") {}
 
   /// Writes a two-batch stream of one int64 column at `level`.
   std::string WriteStream(CompressionType codec, int level) {
@@ -73,7 +64,6 @@ class CliStatsTest : public ::testing::Test {
   }
 
   std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot({});
-  fs::path dir_;
 };
 
 TEST_F(CliStatsTest, ShowsTheRecordedLevel) {

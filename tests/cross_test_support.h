@@ -8,6 +8,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -34,6 +35,29 @@ namespace quiver::cross_test {
 namespace fs = std::filesystem;
 
 inline fs::path SharedDir() { return ::quiver::testing::SharedDataDir(); }
+
+/// A gtest fixture with a scratch folder per test:
+/// $TMPDIR/<prefix>_<pid>_<test name>, emptied before the test and removed
+/// after it (errors of the removal ignored). `dir_` is the folder.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  explicit ScratchDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / (prefix_ + "_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path dir_;
+
+ private:
+  std::string prefix_;
+};
 
 /// `s` as one single-quoted POSIX shell word (for std::system command lines).
 inline std::string ShellQuote(const std::string& s) {
