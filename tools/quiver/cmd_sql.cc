@@ -10,6 +10,7 @@
 
 #include "quiver/cli.h"
 #include "quiver/sql/engine.h"
+#include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
 #include "table_catalog.h"
 
@@ -22,9 +23,14 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
     double tpch = 0;
     std::string tpch_dir, sql, format = "table", memory_mode = "on-heap";
     int64_t statement_limit = -1;
+    int tpch_query = 0;
+    bool print_sql = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t)")->required();
+  cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t)");
+  cmd->add_option("--tpch-query", o->tpch_query, "run TPC-H query N (1..22, validation parameters) instead of SQL")
+      ->check(CLI::Range(1, sql::kNumTpchQueries));
+  cmd->add_flag("--print-sql", o->print_sql, "print the statement (e.g. of --tpch-query) and exit");
   // One value per --table (CLI11 lets a vector option swallow the SQL text otherwise).
   cmd->add_option("--table", o->tables, "NAME=PATH: an IPC file, stream or directory of IPC files (repeatable)")
       ->allow_extra_args(false)
@@ -37,7 +43,13 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
   cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of the statement's pool (default none)");
   cmd->callback([&ctx, o, action] {
+    if (o->tpch_query > 0) o->sql = std::string(sql::TpchQueries()[o->tpch_query - 1].sql);
+    if (o->sql.empty()) throw CLI::RequiredError("SQL (or --tpch-query)");
     *action = [&ctx, o]() -> Status {
+      if (o->print_sql) {
+        std::printf("%s\n", o->sql.c_str());
+        return Status::OK();
+      }
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
       QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-tpch-"));
       if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());

@@ -19,7 +19,7 @@ std::string_view StatusCodeName(StatusCode code) {
 
 Status::Status(StatusCode code, std::string message) {
   if (code != StatusCode::kOk) {
-    state_ = std::make_shared<const State>(State{code, std::move(message)});
+    state_ = std::make_shared<const State>(State{code, std::move(message), {}});
   }
 }
 
@@ -41,7 +41,20 @@ Status Status::WithContext(std::string_view context) const {
   std::string msg(context);
   msg += ": ";
   msg += state_->message;
-  return Status(state_->code, std::move(msg));
+  Status out(state_->code, std::move(msg));
+  return state_->sql_state.empty() ? out : out.WithSqlState(state_->sql_state);
+}
+
+const std::string& Status::sql_state() const noexcept {
+  static const std::string kEmpty;
+  return state_ ? state_->sql_state : kEmpty;
+}
+
+Status Status::WithSqlState(std::string sql_state) const {
+  if (ok()) return *this;
+  Status out;
+  out.state_ = std::make_shared<const State>(State{state_->code, state_->message, std::move(sql_state)});
+  return out;
 }
 
 }  // namespace quiver

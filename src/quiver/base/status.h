@@ -64,10 +64,19 @@ class [[nodiscard]] Status {
   /// Used to add where an error happened (message index, field path...).
   Status WithContext(std::string_view context) const;
 
+  /// The SQLSTATE (five characters, SQL standard / PostgreSQL classes, e.g.
+  /// "22012" division by zero) of an error raised by the SQL layer, carried
+  /// from where it is raised to the client (Thrift TStatus.sqlState);
+  /// empty when none was set (the server then derives one from the code).
+  const std::string& sql_state() const noexcept;
+  /// A copy carrying `sql_state` (same code and message). OK stays OK.
+  Status WithSqlState(std::string sql_state) const;
+
  private:
   struct State {
     StatusCode code;
     std::string message;
+    std::string sql_state;
   };
   std::shared_ptr<const State> state_;
 };

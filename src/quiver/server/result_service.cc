@@ -73,6 +73,7 @@ t::TStatus ErrorStatus(const std::string& message, t::TStatusCode::type code = t
 }
 
 std::string SqlStateFor(const Status& st) {
+  if (!st.sql_state().empty()) return st.sql_state();
   switch (st.code()) {
     case StatusCode::kNotImplemented: return "0A000";
     case StatusCode::kKeyError:

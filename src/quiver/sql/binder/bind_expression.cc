@@ -1,0 +1,473 @@
+// quiver/sql/binder/bind_expression.cc — binding of expressions: column
+// references, literals, operators, functions, CASE, casts, aggregates.
+#include <algorithm>
+#include <cstdlib>
+
+#include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/expression/temporal.h"
+
+namespace quiver::sql {
+
+std::string StringOf(const Json& node) {
+  if (node.is_object() && node.contains("String")) return node["String"].value("sval", "");
+  return {};
+}
+
+int FirstLocation(const Json& j) {
+  int best = -1;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      int v = -1;
+      if (it.key() == "location" && it.value().is_number_integer()) {
+        v = it.value().get<int>();
+      } else if (it.value().is_structured()) {
+        v = FirstLocation(it.value());
+      }
+      if (v >= 0 && (best < 0 || v < best)) best = v;
+    }
+  } else if (j.is_array()) {
+    for (const auto& e : j) {
+      const int v = FirstLocation(e);
+      if (v >= 0 && (best < 0 || v < best)) best = v;
+    }
+  }
+  return best;
+}
+
+bool ContainsSubLink(const Json& j) {
+  if (j.is_object()) {
+    if (j.contains("SubLink")) return true;
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.value().is_structured() && ContainsSubLink(it.value())) return true;
+  } else if (j.is_array()) {
+    for (const auto& e : j)
+      if (ContainsSubLink(e)) return true;
+  }
+  return false;
+}
+
+Status Binder::Impl::WithPosition(const Status& st, int location) const {
+  if (st.ok() || location < 0 || st.message().find("(line ") != std::string::npos) return st;
+  Status out(st.code(), st.message() + " (" + Where(location) + ")");
+  return st.sql_state().empty() ? out : out.WithSqlState(st.sql_state());
+}
+
+Result<ExprPtr> Binder::Impl::Typed(Result<ExprPtr> r, int location) const {
+  if (!r.ok()) return WithPosition(r.status(), location);
+  return r;
+}
+
+namespace {
+
+// An interval constant: months in `i`, days in `f` (Value of type interval).
+bool IsInterval(const Expr& e) {
+  return e.kind == Expr::Kind::kConstant && e.type->id == TypeId::kIntervalMonthDayNano;
+}
+
+}  // namespace
+
+Result<ExprPtr> Binder::Impl::BindColumnRef(Json& node, ExprContext* ctx) {
+  Json& fields = node["fields"];
+  const int location = node.value("location", -1);
+  std::vector<std::string> parts;
+  for (auto& f : fields) {
+    if (f.contains("A_Star")) return Unsupported("* in an expression", location);
+    parts.push_back(StringOf(f));
+  }
+  std::string qualifier, name = parts.back();
+  if (parts.size() >= 2) qualifier = FoldIdentifier(parts[parts.size() - 2]);
+  int depth = 0;
+  for (const Scope* s = ctx->scope; s; s = s->outer, ++depth) {
+    const ScopeEntry* found = nullptr;
+    int matches = 0;
+    if (!qualifier.empty()) {
+      bool alias_known = false;
+      for (const auto& a : s->aliases) alias_known |= a.first == qualifier;
+      if (!alias_known) continue;
+    }
+    for (int pass = 0; pass < 2 && matches == 0; ++pass) {
+      for (const auto& c : s->cols) {
+        if (!qualifier.empty() && c.alias != qualifier) continue;
+        const bool eq = pass == 0 ? c.name == name : FoldIdentifier(c.name) == FoldIdentifier(name);
+        if (!eq) continue;
+        if (found && found->id == c.id) continue;
+        found = &c;
+        ++matches;
+      }
+    }
+    if (matches > 1) return Error("column reference '" + name + "' is ambiguous", location);
+    if (matches == 1) {
+      if (depth > 1) return Unsupported("a subquery referring to a column two or more query levels out ('" + name + "')", location);
+      return Expr::Column(found->id, found->type, location);
+    }
+    if (!qualifier.empty())
+      return Status::KeyError("no column named '" + name + "' in '" + qualifier + "' (" + Where(location) + ")").WithSqlState("42703");
+  }
+  if (!qualifier.empty())
+    return Status::KeyError("missing FROM entry for table '" + qualifier + "' (" + Where(location) + ")").WithSqlState("42P01");
+  return Status::KeyError("no column named '" + name + "' (" + Where(location) + ")").WithSqlState("42703");
+}
+
+Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
+  Json& c = node["A_Const"];
+  const int location = c.value("location", -1);
+  if (c.value("isnull", false)) return Expr::Constant(Value::Null(null()), location);
+  if (c.contains("ival")) {
+    const int64_t v = c["ival"].value("ival", int64_t{0});
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      Value x = Value::Int64(v);
+      x.type = int32();
+      return Expr::Constant(x, location);
+    }
+    return Expr::Constant(Value::Int64(v), location);
+  }
+  if (c.contains("fval")) {
+    const std::string text = c["fval"].value("fval", "");
+    if (text.find_first_of("eE") != std::string::npos) return Expr::Constant(Value::Float(std::strtod(text.c_str(), nullptr)), location);
+    // exact: digits [. digits]
+    i128 v = 0;
+    int digits = 0, scale = 0;
+    bool dot = false;
+    for (char ch : text) {
+      if (ch == '.') {
+        dot = true;
+        continue;
+      }
+      if (ch < '0' || ch > '9') continue;
+      if (digits > 0 || ch != '0') ++digits;
+      if (digits > 38) return Unsupported("a numeric literal with more than 38 digits ('" + text + "')", location);
+      v = v * 10 + (ch - '0');
+      if (dot) ++scale;
+    }
+    if (!dot && digits <= 18) return Expr::Constant(Value::Int64(static_cast<int64_t>(v)), location);
+    return Expr::Constant(Value::Decimal(v, std::max(digits, scale) + (scale == std::max(digits, scale) ? 1 : 0), scale), location);
+  }
+  if (c.contains("sval")) return Expr::Constant(Value::String(c["sval"].value("sval", "")), location);
+  if (c.contains("boolval")) return Expr::Constant(Value::Bool(c["boolval"].value("boolval", false)), location);
+  return Unsupported("this literal", location);
+}
+
+Result<DataTypePtr> Binder::Impl::BindTypeName(Json& tn, int location) {
+  std::string name;
+  for (auto& n : tn["names"]) {
+    const std::string s = StringOf(n);
+    if (s != "pg_catalog") name = s;
+  }
+  std::vector<int64_t> mods;
+  if (tn.contains("typmods")) {
+    for (auto& m : tn["typmods"]) {
+      if (!m.contains("A_Const") || !m["A_Const"].contains("ival")) return Unsupported("a non-constant type modifier", location);
+      mods.push_back(m["A_Const"]["ival"].value("ival", int64_t{0}));
+    }
+  }
+  if (name == "int4" || name == "int2" || name == "int" || name == "integer") return int32();
+  if (name == "int8" || name == "bigint") return int64();
+  if (name == "float8" || name == "float4" || name == "double" || name == "real" || name == "float") return float64();
+  if (name == "numeric" || name == "decimal") {
+    const int p = mods.empty() ? 38 : static_cast<int>(mods[0]);
+    const int s = mods.size() > 1 ? static_cast<int>(mods[1]) : (mods.empty() ? 10 : 0);
+    if (p < 1 || p > 38 || s < 0 || s > p) return Error("DECIMAL(" + std::to_string(p) + "," + std::to_string(s) + ") is out of range (precision 1..38, scale 0..precision)", location);
+    return Decimal(p, s);
+  }
+  if (name == "text" || name == "varchar" || name == "bpchar" || name == "char" || name == "string") return utf8();
+  if (name == "date") return date32();
+  if (name == "timestamp" || name == "timestamptz") return timestamp(TimeUnit::kMicro);
+  if (name == "bool" || name == "boolean") return boolean();
+  if (name == "interval") return interval_month_day_nano();
+  return Unsupported("type cast to " + name, location);
+}
+
+Result<ExprPtr> Binder::Impl::BindTypeCast(Json& node, ExprContext* ctx) {
+  Json& tc = node["TypeCast"];
+  const int location = std::max(tc.value("location", -1), tc["typeName"].value("location", -1));
+  QUIVER_ASSIGN_OR_RETURN(DataTypePtr to, BindTypeName(tc["typeName"], location));
+  if (to->id == TypeId::kIntervalMonthDayNano) {
+    if (!tc["arg"].contains("A_Const") || !tc["arg"]["A_Const"].contains("sval"))
+      return Unsupported("INTERVAL other than a string literal", location);
+    std::string text = tc["arg"]["A_Const"]["sval"].value("sval", "");
+    int64_t mask = 0;
+    if (tc["typeName"].contains("typmods") && !tc["typeName"]["typmods"].empty())
+      mask = tc["typeName"]["typmods"][0]["A_Const"]["ival"].value("ival", int64_t{0});
+    // "n" with a unit typmod (2 month, 4 year, 8 day), or "n unit[s]".
+    char* end = nullptr;
+    const long long n = std::strtoll(text.c_str(), &end, 10);
+    std::string unit(end ? end : "");
+    unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
+    for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (end == text.c_str()) return Error("invalid INTERVAL '" + text + "'", location);
+    Value v;
+    v.type = interval_month_day_nano();
+    v.is_null = false;
+    if (mask == 2 || unit == "month" || unit == "months" || unit == "mon" || unit == "mons") {
+      v.i = n;
+    } else if (mask == 4 || unit == "year" || unit == "years") {
+      v.i = static_cast<i128>(n) * 12;
+    } else if (mask == 8 || unit == "day" || unit == "days" || (mask == 0 && unit.empty())) {
+      v.f = static_cast<double>(n);
+    } else {
+      return Unsupported("INTERVAL '" + text + "' (only n DAY, MONTH or YEAR)", location);
+    }
+    return Expr::Constant(v, location);
+  }
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(tc["arg"], ctx));
+  if (arg->kind == Expr::Kind::kConstant && ClassOf(*arg->type) == TypeClass::kString) {
+    const TypeClass tcls = ClassOf(*to);
+    if (tcls == TypeClass::kDate || tcls == TypeClass::kTimestamp) {
+      int32_t d;
+      int64_t us;
+      const bool ok = tcls == TypeClass::kDate ? ParseDate(arg->value.s, &d) : ParseTimestamp(arg->value.s, &us);
+      if (!ok)
+        return Status::Invalid("invalid " + std::string(tcls == TypeClass::kDate ? "DATE" : "TIMESTAMP") + " literal '" +
+                               arg->value.s + "' (" + Where(location) + ")")
+            .WithSqlState("22007");
+    }
+  }
+  return Typed(CastTo(arg, to, location), location);
+}
+
+Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
+  Json& a = node["A_Expr"];
+  const std::string kind = a.value("kind", "");
+  const int location = a.value("location", -1);
+  const std::string op = a.contains("name") && !a["name"].empty() ? StringOf(a["name"].back()) : "";
+  if (kind == "AEXPR_OP") {
+    if (!a.contains("lexpr")) {  // unary
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["rexpr"], ctx));
+      if (op == "-") return Typed(BindCall(Fn::kNeg, {x}, location), location);
+      if (op == "+") return x;
+      return Unsupported("prefix operator '" + op + "'", location);
+    }
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr l, BindExpr(a["lexpr"], ctx));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(a["rexpr"], ctx));
+    if ((op == "+" || op == "-") && (IsInterval(*r) || (op == "+" && IsInterval(*l)))) {
+      if (IsInterval(*l)) std::swap(l, r);
+      const int sign = op == "-" ? -1 : 1;
+      ExprPtr out = l;
+      if (r->value.i != 0) {
+        QUIVER_ASSIGN_OR_RETURN(out, Typed(BindCall(Fn::kAddMonths, {out, Expr::Constant(Value::Int64(static_cast<int64_t>(r->value.i) * sign))}, location), location));
+      }
+      if (r->value.f != 0) {
+        QUIVER_ASSIGN_OR_RETURN(out, Typed(BindCall(Fn::kAddDays, {out, Expr::Constant(Value::Int64(static_cast<int64_t>(r->value.f) * sign))}, location), location));
+      }
+      if (ClassOf(*out->type) == TypeClass::kString) return Error("an interval cannot be added to a string", location);
+      return out;
+    }
+    if (IsInterval(*l) || IsInterval(*r)) return Unsupported("INTERVAL outside date +/- INTERVAL", location);
+    static const std::pair<const char*, Fn> kOps[] = {{"+", Fn::kAdd}, {"-", Fn::kSub}, {"*", Fn::kMul}, {"/", Fn::kDiv},
+                                                      {"%", Fn::kMod}, {"=", Fn::kEq},  {"<>", Fn::kNe}, {"!=", Fn::kNe},
+                                                      {"<", Fn::kLt},  {"<=", Fn::kLe}, {">", Fn::kGt},  {">=", Fn::kGe},
+                                                      {"||", Fn::kConcat}};
+    for (const auto& [name, fn] : kOps)
+      if (op == name) return Typed(BindCall(fn, {l, r}, location), location);
+    return Unsupported("operator '" + op + "'", location);
+  }
+  if (kind == "AEXPR_IN") {
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["lexpr"], ctx));
+    std::vector<ExprPtr> args{x};
+    for (auto& item : a["rexpr"]["List"]["items"]) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr v, BindExpr(item, ctx));
+      args.push_back(v);
+    }
+    return Typed(BindCall(Fn::kInList, std::move(args), location, op == "<>"), location);
+  }
+  if (kind == "AEXPR_LIKE") {
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["lexpr"], ctx));
+    std::vector<ExprPtr> args{x};
+    Json& r = a["rexpr"];
+    if (r.contains("FuncCall") && StringOf(r["FuncCall"]["funcname"].back()) == "like_escape") {
+      for (auto& arg : r["FuncCall"]["args"]) {
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr v, BindExpr(arg, ctx));
+        args.push_back(v);
+      }
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr p, BindExpr(r, ctx));
+      args.push_back(p);
+    }
+    return Typed(BindCall(Fn::kLike, std::move(args), location, op == "!~~"), location);
+  }
+  if (kind == "AEXPR_BETWEEN" || kind == "AEXPR_NOT_BETWEEN") {
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["lexpr"], ctx));
+    auto& items = a["rexpr"]["List"]["items"];
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr lo, BindExpr(items[0], ctx));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr hi, BindExpr(items[1], ctx));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr ge, Typed(BindCall(Fn::kGe, {x, lo}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr le, Typed(BindCall(Fn::kLe, {x, hi}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr both, Typed(BindCall(Fn::kAnd, {ge, le}, location), location));
+    if (kind == "AEXPR_BETWEEN") return both;
+    return Typed(BindCall(Fn::kNot, {both}, location), location);
+  }
+  if (kind == "AEXPR_NULLIF") {
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr l, BindExpr(a["lexpr"], ctx));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(a["rexpr"], ctx));
+    return Typed(BindCall(Fn::kNullIf, {l, r}, location), location);
+  }
+  if (kind == "AEXPR_BETWEEN_SYM" || kind == "AEXPR_NOT_BETWEEN_SYM") return Unsupported("BETWEEN SYMMETRIC", location);
+  if (kind == "AEXPR_DISTINCT" || kind == "AEXPR_NOT_DISTINCT") return Unsupported("IS DISTINCT FROM", location);
+  if (kind == "AEXPR_ILIKE") return Unsupported("ILIKE", location);
+  if (kind == "AEXPR_SIMILAR") return Unsupported("SIMILAR TO", location);
+  return Unsupported("operator " + kind, location);
+}
+
+Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
+  Json& f = node["FuncCall"];
+  const int location = f.value("location", -1);
+  std::string name;
+  for (auto& n : f["funcname"]) name = FoldIdentifier(StringOf(n));
+  if (f.contains("over")) return Unsupported("window function " + name + "() OVER", location);
+  static const std::pair<const char*, AggFn> kAggs[] = {
+      {"count", AggFn::kCount}, {"sum", AggFn::kSum}, {"avg", AggFn::kAvg}, {"min", AggFn::kMin}, {"max", AggFn::kMax}};
+  for (const auto& [agg_name, agg_fn] : kAggs) {
+    if (name != agg_name) continue;
+    if (!ctx->aggs) return Error("aggregate function " + name + "() is not allowed in " + ctx->clause, location);
+    if (ctx->in_aggregate) return Error("aggregate function calls cannot be nested", location);
+    if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on an aggregate", location);
+    if (f.contains("agg_order")) return Unsupported("ORDER BY inside an aggregate", location);
+    AggregateCall call;
+    call.fn = agg_fn;
+    call.distinct = f.value("agg_distinct", false);
+    if (f.value("agg_star", false)) {
+      if (agg_fn != AggFn::kCount) return Error(name + "(*) is not an aggregate", location);
+      call.fn = AggFn::kCountStar;
+      call.type = int64();
+    } else {
+      if (!f.contains("args") || f["args"].size() != 1) return Error(name + "() takes one argument", location);
+      ExprContext inner = *ctx;
+      inner.in_aggregate = true;
+      inner.query = nullptr;
+      QUIVER_ASSIGN_OR_RETURN(call.arg, BindExpr(f["args"][0], &inner));
+      const TypeClass c = ClassOf(*call.arg->type);
+      switch (agg_fn) {
+        case AggFn::kCount: call.type = int64(); break;
+        case AggFn::kSum:
+          if (c == TypeClass::kInt) call.type = int64();
+          else if (c == TypeClass::kDecimal) call.type = Decimal(38, call.arg->type->scale);
+          else if (c == TypeClass::kFloat) call.type = float64();
+          else if (c == TypeClass::kNull) call.type = int64();
+          else return Error("sum() cannot take " + SqlTypeName(*call.arg->type), location);
+          break;
+        case AggFn::kAvg:
+          if (!IsNumericClass(c) && c != TypeClass::kNull) return Error("avg() cannot take " + SqlTypeName(*call.arg->type), location);
+          call.type = float64();
+          break;
+        default:
+          if (c == TypeClass::kOther) return Error(name + "() cannot take " + SqlTypeName(*call.arg->type), location);
+          call.type = c == TypeClass::kNull ? int64() : call.arg->type;
+          break;
+      }
+    }
+    // The same aggregate twice is computed once.
+    for (const auto& existing : *ctx->aggs) {
+      if (existing.fn == call.fn && existing.distinct == call.distinct &&
+          ((!existing.arg && !call.arg) || (existing.arg && call.arg && ExprEquals(*existing.arg, *call.arg))))
+        return Expr::Column(existing.output_id, existing.type, location);
+    }
+    call.output_id = NewId();
+    ctx->aggs->push_back(call);
+    return Expr::Column(call.output_id, call.type, location);
+  }
+  std::vector<ExprPtr> args;
+  if (f.contains("args")) {
+    for (auto& a : f["args"]) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+      args.push_back(e);
+    }
+  }
+  if (name == "extract" || name == "date_part") {
+    if (args.size() != 2 || args[0]->kind != Expr::Kind::kConstant) return Error("EXTRACT needs a field and a value", location);
+    std::string field = args[0]->value.s;
+    for (auto& ch : field) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    Fn fn;
+    if (field == "year") fn = Fn::kExtractYear;
+    else if (field == "month") fn = Fn::kExtractMonth;
+    else if (field == "day") fn = Fn::kExtractDay;
+    else return Unsupported("EXTRACT(" + field + " ...)", location);
+    return Typed(BindCall(fn, {args[1]}, location), location);
+  }
+  const FunctionEntry* entry = LookupFunction(name);
+  if (!entry) return Unsupported("function " + name + "()", location);
+  if (static_cast<int>(args.size()) < entry->min_args || static_cast<int>(args.size()) > entry->max_args)
+    return Error("function " + name + "() takes " + std::to_string(entry->min_args) +
+                     (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") + " arguments, got " +
+                     std::to_string(args.size()),
+                 location);
+  if (f.value("agg_star", false) || f.value("agg_distinct", false)) return Error(name + "() is not an aggregate", location);
+  return Typed(BindCall(entry->fn, std::move(args), location), location);
+}
+
+Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
+  const int location = FirstLocation(node);
+  if (node.contains("ColumnRef")) return BindColumnRef(node["ColumnRef"], ctx);
+  if (node.contains("A_Const")) return BindConst(node);
+  if (node.contains("TypeCast")) return BindTypeCast(node, ctx);
+  if (node.contains("A_Expr")) return BindAExpr(node, ctx);
+  if (node.contains("FuncCall")) return BindFuncCall(node, ctx);
+  if (node.contains("BoolExpr")) {
+    Json& b = node["BoolExpr"];
+    const std::string op = b.value("boolop", "");
+    std::vector<ExprPtr> args;
+    for (auto& a : b["args"]) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+      args.push_back(e);
+    }
+    const Fn fn = op == "AND_EXPR" ? Fn::kAnd : op == "OR_EXPR" ? Fn::kOr : Fn::kNot;
+    return Typed(BindCall(fn, std::move(args), b.value("location", location)), b.value("location", location));
+  }
+  if (node.contains("NullTest")) {
+    Json& n = node["NullTest"];
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(n["arg"], ctx));
+    const bool is_null = n.value("nulltesttype", "") == "IS_NULL";
+    return Typed(BindCall(is_null ? Fn::kIsNull : Fn::kIsNotNull, {x}, location), location);
+  }
+  if (node.contains("BooleanTest")) return Unsupported("IS [NOT] TRUE/FALSE/UNKNOWN", location);
+  if (node.contains("CoalesceExpr")) {
+    std::vector<ExprPtr> args;
+    for (auto& a : node["CoalesceExpr"]["args"]) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+      args.push_back(e);
+    }
+    return Typed(BindCall(Fn::kCoalesce, std::move(args), location), location);
+  }
+  if (node.contains("CaseExpr")) {
+    Json& c = node["CaseExpr"];
+    const int loc = c.value("location", location);
+    ExprPtr subject;
+    if (c.contains("arg")) {
+      QUIVER_ASSIGN_OR_RETURN(subject, BindExpr(c["arg"], ctx));
+    }
+    std::vector<ExprPtr> args;
+    for (auto& w : c["args"]) {
+      Json& cw = w["CaseWhen"];
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(cw["expr"], ctx));
+      if (subject) {
+        QUIVER_ASSIGN_OR_RETURN(cond, Typed(BindCall(Fn::kEq, {subject, cond}, loc), loc));
+      }
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr value, BindExpr(cw["result"], ctx));
+      args.push_back(cond);
+      args.push_back(value);
+    }
+    if (c.contains("defresult")) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr d, BindExpr(c["defresult"], ctx));
+      args.push_back(d);
+    } else {
+      args.push_back(Expr::Constant(Value::Null(null())));
+    }
+    return Typed(BindCase(std::move(args), loc), loc);
+  }
+  if (node.contains("SubLink")) {
+    Json& s = node["SubLink"];
+    const std::string type = s.value("subLinkType", "");
+    const int loc = s.value("location", location);
+    if (type == "EXPR_SUBLINK") return BindScalarSubquery(node, ctx);
+    if (type == "EXISTS_SUBLINK") return Unsupported("EXISTS outside a top-level AND term of WHERE", loc);
+    if (type == "ANY_SUBLINK") return Unsupported("IN (subquery) outside a top-level AND term of WHERE", loc);
+    return Unsupported("this kind of subquery (" + type + ")", loc);
+  }
+  if (node.contains("ParamRef")) return Unsupported("parameters ($n)", location);
+  if (node.contains("A_ArrayExpr")) return Unsupported("ARRAY[...]", location);
+  if (node.contains("RowExpr")) return Unsupported("row constructors", location);
+  if (node.contains("SQLValueFunction")) return Unsupported("CURRENT_DATE / CURRENT_TIMESTAMP", location);
+  if (node.contains("GroupingFunc")) return Unsupported("GROUPING()", location);
+  return Unsupported("expression " + (node.is_object() && !node.empty() ? node.begin().key() : std::string("?")), location);
+}
+
+}  // namespace quiver::sql

@@ -1,0 +1,157 @@
+// quiver/sql/binder/bind_subquery.cc — unnesting subqueries into joins
+// (binder.h lists the cases).
+#include "quiver/sql/binder/binder_internal.h"
+
+namespace quiver::sql {
+
+Status Binder::Impl::ExtractCorrelation(const ExprPtr& term, QueryState* q, bool* correlated) {
+  auto is_outer = [&](int id) {
+    for (const Scope* s = q->scope.outer; s; s = s->outer)
+      if (s->ids.count(id)) return true;
+    return false;
+  };
+  bool outer = false;
+  VisitColumns(*term, [&](int id) { outer |= is_outer(id); });
+  *correlated = outer;
+  if (!outer) return Status::OK();
+  auto side = [&](const Expr& e) {
+    int mask = 0;
+    VisitColumns(e, [&](int id) { mask |= is_outer(id) ? 2 : 1; });
+    return mask;
+  };
+  if (term->kind == Expr::Kind::kCall && term->fn == Fn::kEq) {
+    const int l = side(*term->args[0]), r = side(*term->args[1]);
+    if (l == 1 && r == 2) {
+      q->corr_keys.emplace_back(term->args[0], term->args[1]);
+      return Status::OK();
+    }
+    if (l == 2 && r == 1) {
+      q->corr_keys.emplace_back(term->args[1], term->args[0]);
+      return Status::OK();
+    }
+  }
+  q->corr_residual.push_back(term);
+  return Status::OK();
+}
+
+namespace {
+
+LogicalOpPtr MakeSubqueryJoin(JoinKind kind, LogicalOpPtr left, LogicalOpPtr right,
+                              std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual) {
+  auto j = std::make_shared<LogicalOp>();
+  j->kind = LogicalOp::Kind::kJoin;
+  j->join_kind = kind;
+  j->keys = std::move(keys);
+  j->residual = std::move(residual);
+  j->columns = left->columns;
+  if (kind == JoinKind::kLeft || kind == JoinKind::kInner)
+    j->columns.insert(j->columns.end(), right->columns.begin(), right->columns.end());
+  j->est_rows = kind == JoinKind::kLeft ? left->est_rows : std::max(1.0, left->est_rows * 0.5);
+  j->base_rows = left->base_rows;
+  j->children = {std::move(left), std::move(right)};
+  return j;
+}
+
+}  // namespace
+
+Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
+  Json& link = node["SubLink"];
+  const int location = link.value("location", FirstLocation(node));
+  if (!ctx->scope) return Unsupported("a subquery here", location);
+  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
+  if (b.visible.size() != 1) return Error("subquery must return only one column", location);
+  if (b.corr_keys.empty() && !b.corr_residual) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::kSubquery;
+    e->type = b.visible[0].type;
+    e->location = location;
+    LogicalOpPtr plan = b.plan;
+    e->subquery = std::make_shared<ScalarSubquery>(runner_factory(plan, false));
+    return ExprPtr(e);
+  }
+  if (b.corr_residual) return Unsupported("a correlated scalar subquery with a condition other than equality", location);
+  if (!b.aggregated_without_groups)
+    return Unsupported("a correlated scalar subquery that is not a single aggregate (it could return several rows)", location);
+  if (!ctx->query || ctx->in_aggregate) return Unsupported("a correlated subquery in " + ctx->clause, location);
+  std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+  for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
+  ctx->query->plan = MakeSubqueryJoin(JoinKind::kLeft, ctx->query->plan, b.plan, std::move(keys), nullptr);
+  ExprPtr value = Expr::Column(b.visible[0].id, b.visible[0].type, location);
+  if (b.first_is_count) {
+    QUIVER_ASSIGN_OR_RETURN(value, BindCall(Fn::kCoalesce, {value, Expr::Constant(Value::Int64(0))}, location));
+  }
+  return value;
+}
+
+Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
+  Json* node = &term;
+  bool negated = false;
+  if (node->contains("BoolExpr") && (*node)["BoolExpr"].value("boolop", "") == "NOT_EXPR" &&
+      (*node)["BoolExpr"]["args"].size() == 1 && (*node)["BoolExpr"]["args"][0].contains("SubLink")) {
+    negated = true;
+    node = &(*node)["BoolExpr"]["args"][0];
+  }
+  if (node->contains("SubLink")) {
+    Json& link = (*node)["SubLink"];
+    const std::string type = link.value("subLinkType", "");
+    const int location = link.value("location", FirstLocation(*node));
+    if (type == "EXISTS_SUBLINK") {
+      QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], &q->scope, true));
+      if (b.corr_keys.empty() && !b.corr_residual) {
+        auto e = std::make_shared<Expr>();
+        e->kind = Expr::Kind::kSubquery;
+        e->type = boolean();
+        e->location = location;
+        e->subquery = std::make_shared<ScalarSubquery>(runner_factory(b.plan, true));
+        ExprPtr pred = e;
+        if (negated) {
+          QUIVER_ASSIGN_OR_RETURN(pred, BindCall(Fn::kNot, {pred}, location));
+        }
+        q->plan = AddFilter(q->plan, pred);
+        return Status::OK();
+      }
+      std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+      for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
+      q->plan = MakeSubqueryJoin(negated ? JoinKind::kAnti : JoinKind::kSemi, q->plan, b.plan, std::move(keys),
+                                 b.corr_residual);
+      return Status::OK();
+    }
+    if (type == "ANY_SUBLINK") {
+      if (link.contains("operName")) {
+        const std::string op = StringOf(link["operName"].back());
+        if (op != "=") return Unsupported("op ANY (subquery) other than IN / = ANY", location);
+      }
+      if (link["testexpr"].contains("RowExpr")) return Unsupported("(a, b) IN (subquery)", location);
+      ExprContext ctx{&q->scope, "WHERE", nullptr, false, q};
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(link["testexpr"], &ctx));
+      QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], &q->scope, true));
+      if (b.visible.size() != 1) return Error("subquery has too many columns for IN", location);
+      const ColumnBinding& y = b.visible[0];
+      auto check = BindCall(Fn::kEq, {x, Expr::Column(y.id, y.type)}, location);
+      if (!check.ok()) return WithPosition(check.status(), location);
+      std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+      keys.emplace_back(x, Expr::Column(y.id, y.type));
+      for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
+      if (negated) {
+        if (keys.size() > 1 || b.corr_residual) return Unsupported("NOT IN over a correlated subquery", location);
+        q->plan = MakeSubqueryJoin(JoinKind::kNullAwareAnti, q->plan, b.plan, std::move(keys), nullptr);
+      } else {
+        q->plan = MakeSubqueryJoin(JoinKind::kSemi, q->plan, b.plan, std::move(keys), b.corr_residual);
+      }
+      return Status::OK();
+    }
+  }
+  // Any other term: bind it (its scalar subqueries join into q->plan) and filter.
+  ExprContext ctx{&q->scope, "WHERE", nullptr, false, q};
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(term, &ctx));
+  QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*e, "WHERE"), FirstLocation(term)));
+  if (q->is_subquery) {
+    bool correlated = false;
+    QUIVER_RETURN_NOT_OK(ExtractCorrelation(e, q, &correlated));
+    if (correlated) return Status::OK();
+  }
+  q->plan = AddFilter(q->plan, e);
+  return Status::OK();
+}
+
+}  // namespace quiver::sql

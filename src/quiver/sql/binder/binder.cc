@@ -1,0 +1,712 @@
+// quiver/sql/binder/binder.cc — see binder.h: query blocks, FROM items,
+// the SELECT list, aggregation, DISTINCT, ORDER BY and LIMIT.
+#include "quiver/sql/binder/binder.h"
+
+#include <algorithm>
+
+#include "quiver/columnar/dictionary.h"
+#include "quiver/sql/binder/binder_internal.h"
+
+namespace quiver::sql {
+
+std::string DescribePosition(std::string_view text, int offset) {
+  if (offset < 0) offset = 0;
+  if (offset > static_cast<int>(text.size())) offset = static_cast<int>(text.size());
+  int line = 1, col = 1;
+  for (int i = 0; i < offset; ++i) {
+    if (text[static_cast<size_t>(i)] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+Binder::Binder(std::string_view sql, std::shared_ptr<const Catalog> catalog, SubqueryRunnerFactory runner_factory)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->sql = sql;
+  impl_->catalog = std::move(catalog);
+  impl_->runner_factory = std::move(runner_factory);
+}
+
+Binder::~Binder() = default;
+
+std::string Binder::Where(int location) const { return impl_->Where(location); }
+Status Binder::Error(const std::string& m, int location) const { return impl_->Error(m, location); }
+Status Binder::Unsupported(const std::string& c, int location) const { return impl_->Unsupported(c, location); }
+
+Result<BoundStatement> Binder::BindSelectStatement(Json& select) {
+  QUIVER_ASSIGN_OR_RETURN(BoundQuery q, impl_->BindQuery(select, nullptr, false));
+  BoundStatement out;
+  out.plan = q.plan;
+  out.names = q.names;
+  return out;
+}
+
+namespace {
+
+LogicalOpPtr MakeProject(LogicalOpPtr child, std::vector<ExprPtr> exprs, std::vector<ColumnBinding> cols) {
+  auto p = std::make_shared<LogicalOp>();
+  p->kind = LogicalOp::Kind::kProject;
+  p->exprs = std::move(exprs);
+  p->columns = std::move(cols);
+  p->est_rows = child->est_rows;
+  p->base_rows = child->base_rows;
+  p->children = {std::move(child)};
+  return p;
+}
+
+std::string DefaultName(const Json& val) {
+  if (val.contains("ColumnRef")) {
+    const auto& f = val["ColumnRef"]["fields"];
+    if (!f.empty() && f.back().contains("String")) return StringOf(f.back());
+    return "?column?";
+  }
+  if (val.contains("FuncCall")) {
+    std::string n;
+    for (const auto& x : val["FuncCall"]["funcname"]) n = StringOf(x);
+    return n == "like_escape" ? "?column?" : n;
+  }
+  if (val.contains("TypeCast")) {
+    const auto& arg = val["TypeCast"]["arg"];
+    if (arg.contains("ColumnRef")) return DefaultName(arg);
+    std::string n;
+    for (const auto& x : val["TypeCast"]["typeName"]["names"]) n = StringOf(x);
+    return n;
+  }
+  if (val.contains("CoalesceExpr")) return "coalesce";
+  if (val.contains("CaseExpr")) return "case";
+  if (val.contains("A_Expr") && val["A_Expr"].value("kind", "") == "AEXPR_NULLIF") return "nullif";
+  return "?column?";
+}
+
+void SplitAndJson(Json& node, std::vector<Json*>* out) {
+  if (node.contains("BoolExpr") && node["BoolExpr"].value("boolop", "") == "AND_EXPR") {
+    for (auto& a : node["BoolExpr"]["args"]) SplitAndJson(a, out);
+  } else {
+    out->push_back(&node);
+  }
+}
+
+struct CteGuard {
+  std::vector<std::map<std::string, CteDef>>* stack;
+  bool pushed = false;
+  ~CteGuard() {
+    if (pushed) stack->pop_back();
+  }
+};
+
+}  // namespace
+
+void Binder::Impl::AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan,
+                              const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size() && i < plan.columns.size(); ++i) {
+    q->scope.cols.push_back({alias, names[i], plan.columns[i].id, plan.columns[i].type});
+    q->scope.ids.insert(plan.columns[i].id);
+  }
+}
+
+Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
+  const int location = rv.value("location", -1);
+  std::string name = FoldIdentifier(rv.value("relname", ""));
+  const std::string schema = FoldIdentifier(rv.value("schemaname", ""));
+  std::string alias = name;
+  if (rv.contains("alias")) alias = FoldIdentifier(rv["alias"].value("aliasname", name));
+  // A CTE of this or an enclosing query (unqualified names only).
+  if (schema.empty()) {
+    for (auto it = ctes.rbegin(); it != ctes.rend(); ++it) {
+      auto c = it->find(name);
+      if (c == it->end()) continue;
+      Json* alias_node = rv.contains("alias") ? &rv["alias"] : nullptr;
+      CteDef def = c->second;
+      // Bind the CTE's query afresh (new column ids), seeing the CTEs
+      // defined before it (not itself: WITH RECURSIVE is refused).
+      const size_t level = static_cast<size_t>(std::distance(ctes.begin(), it.base())) - 1;
+      auto saved = ctes;
+      ctes.resize(level + 1);
+      ctes[level].erase(name);
+      auto bound = BindQuery(*def.query, nullptr, false);
+      ctes = std::move(saved);
+      if (!bound.ok()) return bound.status();
+      std::vector<std::string> names = bound->names;
+      for (size_t k = 0; k < def.column_names.size() && k < names.size(); ++k) names[k] = def.column_names[k];
+      if (alias_node && alias_node->contains("colnames")) {
+        size_t k = 0;
+        for (auto& cn : (*alias_node)["colnames"]) {
+          if (k < names.size()) names[k] = StringOf(cn);
+          ++k;
+        }
+      }
+      LogicalOpPtr plan = bound->plan;
+      if (plan->columns.size() != bound->visible.size()) {
+        std::vector<ExprPtr> exprs;
+        for (const auto& c : bound->visible) exprs.push_back(Expr::Column(c.id, c.type));
+        plan = MakeProject(plan, exprs, bound->visible);
+      }
+      for (const auto& a : q->scope.aliases)
+        if (a.first == alias) return Error("table name '" + alias + "' is used twice in FROM", location);
+      q->scope.aliases.emplace_back(alias, location);
+      AddToScope(q, alias, *plan, names);
+      return plan;
+    }
+  }
+  auto info = catalog->GetTable(name);
+  if (!info.ok())
+    return Status::KeyError("no table named '" + name + "' (" + Where(location) + ")").WithSqlState("42P01");
+  for (const auto& a : q->scope.aliases)
+    if (a.first == alias) return Error("table name '" + alias + "' is used twice in FROM", location);
+  q->scope.aliases.emplace_back(alias, location);
+  auto scan = std::make_shared<LogicalOp>();
+  scan->kind = LogicalOp::Kind::kScan;
+  scan->table = *info;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < info->schema->fields.size(); ++i) {
+    const auto& f = info->schema->fields[i];
+    DataTypePtr t = f->type->id == TypeId::kDictionary ? f->type->value_type : f->type;
+    DataTypePtr canon = CanonicalType(t);
+    scan->columns.push_back({NewId(), f->name, canon ? canon : t});
+    scan->table_columns.push_back(static_cast<int>(i));
+    names.push_back(f->name);
+  }
+  scan->est_rows = std::max<double>(1, static_cast<double>(info->num_rows));
+  scan->base_rows = scan->est_rows;
+  AddToScope(q, alias, *scan, names);
+  return LogicalOpPtr(scan);
+}
+
+Result<LogicalOpPtr> Binder::Impl::BindDerived(Json& subquery, Json* alias, int location, QueryState* q,
+                                               const std::string& name) {
+  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(subquery, nullptr, false));
+  std::vector<std::string> names = b.names;
+  if (alias && alias->contains("colnames")) {
+    size_t k = 0;
+    for (auto& cn : (*alias)["colnames"]) {
+      if (k < names.size()) names[k] = StringOf(cn);
+      ++k;
+    }
+  }
+  for (const auto& a : q->scope.aliases)
+    if (a.first == name) return Error("table name '" + name + "' is used twice in FROM", location);
+  q->scope.aliases.emplace_back(name, location);
+  AddToScope(q, name, *b.plan, names);
+  return b.plan;
+}
+
+Status Binder::Impl::BindFromItem(Json& item, QueryState* q, std::vector<LogicalOpPtr>* rels,
+                                  std::vector<ExprPtr>* preds) {
+  const int location = FirstLocation(item);
+  if (item.contains("RangeVar")) {
+    QUIVER_ASSIGN_OR_RETURN(LogicalOpPtr t, BindTable(item["RangeVar"], q));
+    rels->push_back(t);
+    return Status::OK();
+  }
+  if (item.contains("RangeSubselect")) {
+    Json& rs = item["RangeSubselect"];
+    if (rs.value("lateral", false)) return Unsupported("LATERAL", location);
+    if (!rs.contains("alias")) return Error("subquery in FROM must have an alias", location);
+    const std::string name = FoldIdentifier(rs["alias"].value("aliasname", ""));
+    QUIVER_ASSIGN_OR_RETURN(LogicalOpPtr t, BindDerived(rs["subquery"]["SelectStmt"], &rs["alias"], location, q, name));
+    rels->push_back(t);
+    return Status::OK();
+  }
+  if (item.contains("JoinExpr")) {
+    Json& j = item["JoinExpr"];
+    const std::string type = j.value("jointype", "JOIN_INNER");
+    if (j.contains("usingClause")) return Unsupported("JOIN ... USING", location);
+    if (j.value("isNatural", false)) return Unsupported("NATURAL JOIN", location);
+    if (j.contains("alias")) return Unsupported("an alias on a JOIN", location);
+    if (type == "JOIN_INNER") {
+      QUIVER_RETURN_NOT_OK(BindFromItem(j["larg"], q, rels, preds));
+      QUIVER_RETURN_NOT_OK(BindFromItem(j["rarg"], q, rels, preds));
+      if (j.contains("quals")) {
+        if (ContainsSubLink(j["quals"])) return Unsupported("a subquery in JOIN ... ON", FirstLocation(j["quals"]));
+        ExprContext ctx{&q->scope, "JOIN ... ON", nullptr, false, nullptr};
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr on, BindExpr(j["quals"], &ctx));
+        QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*on, "JOIN ... ON"), FirstLocation(j["quals"])));
+        preds->push_back(on);
+      }
+      return Status::OK();
+    }
+    JoinKind kind;
+    if (type == "JOIN_LEFT") kind = JoinKind::kLeft;
+    else if (type == "JOIN_RIGHT") kind = JoinKind::kRight;
+    else if (type == "JOIN_FULL") kind = JoinKind::kFull;
+    else return Unsupported("join type " + type, location);
+    // Each side is planned as its own join graph.
+    LogicalOpPtr sides[2];
+    std::unordered_set<int> side_ids[2];
+    const char* keys[2] = {"larg", "rarg"};
+    for (int s = 0; s < 2; ++s) {
+      std::vector<LogicalOpPtr> r;
+      std::vector<ExprPtr> p;
+      QUIVER_RETURN_NOT_OK(BindFromItem(j[keys[s]], q, &r, &p));
+      QUIVER_ASSIGN_OR_RETURN(sides[s], PlanJoinGraph(r, p));
+      for (const auto& c : sides[s]->columns) side_ids[s].insert(c.id);
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> join_keys;
+    std::vector<ExprPtr> residual;
+    if (j.contains("quals")) {
+      if (ContainsSubLink(j["quals"])) return Unsupported("a subquery in JOIN ... ON", FirstLocation(j["quals"]));
+      ExprContext ctx{&q->scope, "JOIN ... ON", nullptr, false, nullptr};
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr on, BindExpr(j["quals"], &ctx));
+      QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*on, "JOIN ... ON"), FirstLocation(j["quals"])));
+      std::vector<ExprPtr> terms;
+      SplitConjuncts(FactorOr(on), &terms);
+      for (const auto& t : terms) {
+        auto side_of = [&](const Expr& e) {
+          int mask = 0;
+          VisitColumns(e, [&](int id) { mask |= side_ids[0].count(id) ? 1 : (side_ids[1].count(id) ? 2 : 4); });
+          return mask;
+        };
+        const int m = side_of(*t);
+        if (t->kind == Expr::Kind::kCall && t->fn == Fn::kEq) {
+          const int l = side_of(*t->args[0]), r = side_of(*t->args[1]);
+          if (l == 1 && r == 2) {
+            join_keys.emplace_back(t->args[0], t->args[1]);
+            continue;
+          }
+          if (l == 2 && r == 1) {
+            join_keys.emplace_back(t->args[1], t->args[0]);
+            continue;
+          }
+        }
+        // A condition on the null-supplying side alone filters that side first.
+        if (m == 2 && kind == JoinKind::kLeft) {
+          sides[1] = AddFilter(sides[1], t);
+          continue;
+        }
+        if (m == 1 && kind == JoinKind::kRight) {
+          sides[0] = AddFilter(sides[0], t);
+          continue;
+        }
+        residual.push_back(t);
+      }
+    }
+    auto join = std::make_shared<LogicalOp>();
+    join->kind = LogicalOp::Kind::kJoin;
+    join->join_kind = kind;
+    join->keys = std::move(join_keys);
+    if (!residual.empty()) join->residual = MakeAnd(residual);
+    join->columns = sides[0]->columns;
+    join->columns.insert(join->columns.end(), sides[1]->columns.begin(), sides[1]->columns.end());
+    join->est_rows = std::max(sides[0]->est_rows, sides[1]->est_rows);
+    join->base_rows = std::max(sides[0]->base_rows, sides[1]->base_rows);
+    join->children = {sides[0], sides[1]};
+    rels->push_back(join);
+    return Status::OK();
+  }
+  if (item.contains("RangeFunction")) return Unsupported("a function in FROM", location);
+  return Unsupported("this FROM item", location);
+}
+
+Result<int64_t> Binder::Impl::BindLimitValue(Json& node, const char* what) {
+  const int location = FirstLocation(node);
+  if (node.contains("A_Const") && node["A_Const"].value("isnull", false)) return int64_t{-1};
+  if (!node.contains("A_Const") || !node["A_Const"].contains("ival"))
+    return Unsupported(std::string(what) + " other than an integer constant", location);
+  const int64_t v = node["A_Const"]["ival"].value("ival", int64_t{0});
+  if (v < 0) return Error(std::string(what) + " must not be negative", location);
+  return v;
+}
+
+Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_subquery) {
+  const int stmt_location = FirstLocation(s);
+  const std::string setop = s.value("op", "SETOP_NONE");
+  if (setop != "SETOP_NONE") {
+    const std::string word = setop == "SETOP_UNION" ? "UNION" : setop == "SETOP_INTERSECT" ? "INTERSECT" : "EXCEPT";
+    int loc = s.contains("larg") ? FirstLocation(s["rarg"]) : stmt_location;
+    // point at the keyword: the last occurrence before the right query
+    for (int p = std::min<int>(loc, static_cast<int>(sql.size())) - 1; p >= 0; --p) {
+      if (sql.compare(static_cast<size_t>(p), word.size(), word) == 0 ||
+          FoldIdentifier(sql.substr(static_cast<size_t>(p), word.size())) == FoldIdentifier(word)) {
+        loc = p;
+        break;
+      }
+    }
+    return Unsupported(word, loc);
+  }
+  if (s.contains("valuesLists")) return Unsupported("VALUES", stmt_location);
+  if (s.contains("intoClause")) return Unsupported("SELECT INTO", stmt_location);
+  if (s.contains("lockingClause")) return Unsupported("FOR UPDATE / FOR SHARE", stmt_location);
+  if (s.contains("windowClause")) return Unsupported("WINDOW", stmt_location);
+  CteGuard guard{&ctes};
+  if (s.contains("withClause")) {
+    Json& w = s["withClause"];
+    if (w.value("recursive", false)) return Unsupported("WITH RECURSIVE", w.value("location", stmt_location));
+    ctes.emplace_back();
+    guard.pushed = true;
+    for (auto& c : w["ctes"]) {
+      Json& cte = c["CommonTableExpr"];
+      CteDef def;
+      if (!cte["ctequery"].contains("SelectStmt")) return Unsupported("a WITH query other than SELECT", cte.value("location", 0));
+      def.query = &cte["ctequery"]["SelectStmt"];
+      def.location = cte.value("location", 0);
+      if (cte.contains("aliascolnames"))
+        for (auto& n : cte["aliascolnames"]) def.column_names.push_back(StringOf(n));
+      ctes.back()[FoldIdentifier(cte.value("ctename", ""))] = def;
+    }
+  }
+  QueryState q;
+  q.scope.outer = outer;
+  q.is_subquery = is_subquery;
+  std::vector<LogicalOpPtr> rels;
+  std::vector<ExprPtr> preds;
+  if (s.contains("fromClause")) {
+    for (auto& item : s["fromClause"]) QUIVER_RETURN_NOT_OK(BindFromItem(item, &q, &rels, &preds));
+  }
+  // WHERE: plain terms go into the join graph; terms with subqueries are
+  // applied after it.
+  std::vector<Json*> deferred;
+  if (s.contains("whereClause")) {
+    std::vector<Json*> terms;
+    SplitAndJson(s["whereClause"], &terms);
+    for (Json* t : terms) {
+      if (ContainsSubLink(*t)) {
+        deferred.push_back(t);
+        continue;
+      }
+      ExprContext ctx{&q.scope, "WHERE", nullptr, false, &q};
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(*t, &ctx));
+      QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*e, "WHERE"), FirstLocation(*t)));
+      if (is_subquery) {
+        bool correlated = false;
+        QUIVER_RETURN_NOT_OK(ExtractCorrelation(e, &q, &correlated));
+        if (correlated) continue;
+      }
+      preds.push_back(e);
+    }
+  }
+  if (rels.empty()) {
+    auto one = std::make_shared<LogicalOp>();
+    one->kind = LogicalOp::Kind::kSingleRow;
+    rels.push_back(one);
+  }
+  QUIVER_ASSIGN_OR_RETURN(q.plan, PlanJoinGraph(rels, preds));
+  for (Json* t : deferred) QUIVER_RETURN_NOT_OK(ApplySubqueryConjunct(*t, &q));
+
+  // SELECT list, GROUP BY, HAVING, ORDER BY.
+  std::vector<AggregateCall> aggs;
+  std::vector<ExprPtr> items;
+  std::vector<std::string> names;
+  std::vector<int> item_locations;
+  ExprContext sel{&q.scope, "the SELECT list", &aggs, false, &q};
+  for (auto& target : s["targetList"]) {
+    Json& rt = target["ResTarget"];
+    Json& val = rt["val"];
+    const int loc = rt.value("location", FirstLocation(val));
+    if (val.contains("ColumnRef") && !val["ColumnRef"]["fields"].empty() &&
+        val["ColumnRef"]["fields"].back().contains("A_Star")) {
+      auto& fields = val["ColumnRef"]["fields"];
+      std::string qualifier = fields.size() >= 2 ? FoldIdentifier(StringOf(fields[fields.size() - 2])) : "";
+      bool any = false;
+      if (!qualifier.empty()) {
+        bool known = false;
+        for (const auto& a : q.scope.aliases) known |= a.first == qualifier;
+        if (!known)
+          return Status::KeyError("missing FROM entry for table '" + qualifier + "' (" + Where(loc) + ")").WithSqlState("42P01");
+      }
+      for (const auto& c : q.scope.cols) {
+        if (!qualifier.empty() && c.alias != qualifier) continue;
+        items.push_back(Expr::Column(c.id, c.type, loc));
+        names.push_back(c.name);
+        item_locations.push_back(loc);
+        any = true;
+      }
+      if (!any && q.scope.cols.empty()) return Error("SELECT * with no tables specified is not valid", loc);
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(val, &sel));
+    if (ClassOf(*e->type) == TypeClass::kOther && e->type->id == TypeId::kIntervalMonthDayNano)
+      return Unsupported("an INTERVAL value in the SELECT list", loc);
+    items.push_back(e);
+    names.push_back(rt.contains("name") ? rt.value("name", "") : DefaultName(val));
+    item_locations.push_back(loc);
+  }
+  const size_t num_visible = items.size();
+  // GROUP BY
+  std::vector<ExprPtr> groups;
+  if (s.contains("groupClause")) {
+    for (auto& g : s["groupClause"]) {
+      const int loc = FirstLocation(g);
+      if (g.contains("GroupingSet")) return Unsupported("GROUPING SETS / ROLLUP / CUBE", loc);
+      if (g.contains("A_Const") && g["A_Const"].contains("ival")) {
+        const int64_t k = g["A_Const"]["ival"].value("ival", int64_t{0});
+        if (k < 1 || k > static_cast<int64_t>(num_visible))
+          return Error("GROUP BY position " + std::to_string(k) + " is not in select list", loc);
+        groups.push_back(items[static_cast<size_t>(k - 1)]);
+        continue;
+      }
+      ExprContext gctx{&q.scope, "GROUP BY", nullptr, false, nullptr};
+      auto bound = BindExpr(g, &gctx);
+      if (!bound.ok() && bound.status().IsKeyError() && g.contains("ColumnRef") && g["ColumnRef"]["fields"].size() == 1) {
+        const std::string n = StringOf(g["ColumnRef"]["fields"][0]);
+        bool found = false;
+        for (size_t k = 0; k < num_visible && !found; ++k)
+          if (names[k] == n) {
+            groups.push_back(items[k]);
+            found = true;
+          }
+        if (found) continue;
+      }
+      if (!bound.ok()) return bound.status();
+      groups.push_back(*bound);
+    }
+  }
+  ExprPtr having;
+  if (s.contains("havingClause")) {
+    ExprContext hctx{&q.scope, "HAVING", &aggs, false, &q};
+    QUIVER_ASSIGN_OR_RETURN(having, BindExpr(s["havingClause"], &hctx));
+    QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*having, "HAVING"), FirstLocation(s["havingClause"])));
+  }
+  // ORDER BY (bound before aggregation is planned: it may add aggregates)
+  struct OrderItem {
+    int visible = -1;  // index of a SELECT item, or
+    ExprPtr expr;      // an expression to add as a hidden column
+    bool desc = false, nulls_first = false;
+  };
+  std::vector<OrderItem> order;
+  if (s.contains("sortClause")) {
+    for (auto& sb : s["sortClause"]) {
+      Json& b = sb["SortBy"];
+      OrderItem o;
+      const std::string dir = b.value("sortby_dir", "SORTBY_DEFAULT");
+      if (dir == "SORTBY_USING") return Unsupported("ORDER BY ... USING", FirstLocation(b));
+      o.desc = dir == "SORTBY_DESC";
+      const std::string nulls = b.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+      o.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? o.desc : nulls == "SORTBY_NULLS_FIRST";
+      Json& node = b["node"];
+      const int loc = FirstLocation(node);
+      if (node.contains("A_Const") && node["A_Const"].contains("ival")) {
+        const int64_t k = node["A_Const"]["ival"].value("ival", int64_t{0});
+        if (k < 1 || k > static_cast<int64_t>(num_visible))
+          return Error("ORDER BY position " + std::to_string(k) + " is not in select list", loc);
+        o.visible = static_cast<int>(k - 1);
+      } else if (node.contains("ColumnRef") && node["ColumnRef"]["fields"].size() == 1 &&
+                 node["ColumnRef"]["fields"][0].contains("String") &&
+                 std::count(names.begin(), names.end(), StringOf(node["ColumnRef"]["fields"][0])) >= 1 &&
+                 [&] {
+                   // an output name wins over an input column of the same name
+                   const std::string n = StringOf(node["ColumnRef"]["fields"][0]);
+                   for (size_t k = 0; k < num_visible; ++k)
+                     if (names[k] == n) return true;
+                   return false;
+                 }()) {
+        const std::string n = StringOf(node["ColumnRef"]["fields"][0]);
+        for (size_t k = 0; k < num_visible; ++k)
+          if (names[k] == n) {
+            o.visible = static_cast<int>(k);
+            break;
+          }
+      } else {
+        ExprContext octx{&q.scope, "ORDER BY", &aggs, false, &q};
+        QUIVER_ASSIGN_OR_RETURN(o.expr, BindExpr(node, &octx));
+        for (size_t k = 0; k < num_visible; ++k)
+          if (ExprEquals(*items[k], *o.expr)) {
+            o.visible = static_cast<int>(k);
+            o.expr = nullptr;
+            break;
+          }
+      }
+      order.push_back(o);
+    }
+  }
+  // Correlated subqueries: the inner sides of the correlation keys and the
+  // inner columns of residual conditions are extra outputs.
+  std::vector<ExprPtr> corr_inner;
+  for (const auto& k : q.corr_keys) corr_inner.push_back(k.first);
+  std::vector<int> residual_ids;
+  for (const auto& r : q.corr_residual)
+    VisitColumns(*r, [&](int id) {
+      if (q.scope.ids.count(id) && std::find(residual_ids.begin(), residual_ids.end(), id) == residual_ids.end())
+        residual_ids.push_back(id);
+    });
+  const bool aggregating = !groups.empty() || !aggs.empty() || having;
+  BoundQuery out;
+  if (aggregating) {
+    if (!residual_ids.empty())
+      return Unsupported("a correlated condition other than equality in an aggregated subquery", stmt_location);
+    out.aggregated_without_groups = groups.empty();
+    for (const auto& e : corr_inner) {
+      bool dup = false;
+      for (const auto& g : groups) dup |= ExprEquals(*g, *e);
+      if (!dup) groups.push_back(e);
+    }
+    auto agg = std::make_shared<LogicalOp>();
+    agg->kind = LogicalOp::Kind::kAggregate;
+    std::vector<int> group_ids;
+    for (size_t k = 0; k < groups.size(); ++k) {
+      const int id = NewId();
+      group_ids.push_back(id);
+      std::string gname = "group" + std::to_string(k);
+      if (groups[k]->kind == Expr::Kind::kColumn)
+        for (const auto& c : q.scope.cols)
+          if (c.id == groups[k]->column) gname = c.name;
+      agg->columns.push_back({id, gname, groups[k]->type});
+    }
+    for (const auto& a : aggs) agg->columns.push_back({a.output_id, "agg", a.type});
+    agg->groups = groups;
+    agg->aggregates = aggs;
+    agg->est_rows = groups.empty() ? 1.0 : std::max(1.0, q.plan->est_rows * 0.2);
+    agg->base_rows = agg->est_rows;
+    agg->children = {q.plan};
+    q.plan = agg;
+    std::unordered_set<int> allowed(group_ids.begin(), group_ids.end());
+    for (const auto& a : aggs) allowed.insert(a.output_id);
+    auto rewrite = [&](const ExprPtr& e, const char* clause, int loc) -> Result<ExprPtr> {
+      ExprPtr r = Transform(e, [&](const ExprPtr& x) -> ExprPtr {
+        for (size_t k = 0; k < groups.size(); ++k)
+          if (ExprEquals(*x, *groups[k])) return Expr::Column(group_ids[k], groups[k]->type, x->location);
+        return nullptr;
+      });
+      Status st;
+      VisitColumns(*r, [&](int id) {
+        if (!st.ok() || allowed.count(id)) return;
+        std::string cname = "#" + std::to_string(id);
+        for (const auto& c : q.scope.cols)
+          if (c.id == id) cname = c.name;
+        st = Error("column '" + cname + "' must appear in the GROUP BY clause or be used in an aggregate function (in " +
+                       std::string(clause) + ")",
+                   loc);
+      });
+      if (!st.ok()) return st;
+      return r;
+    };
+    for (size_t k = 0; k < items.size(); ++k) {
+      QUIVER_ASSIGN_OR_RETURN(items[k], rewrite(items[k], "the SELECT list", item_locations[k]));
+    }
+    if (having) {
+      QUIVER_ASSIGN_OR_RETURN(having, rewrite(having, "HAVING", FirstLocation(s["havingClause"])));
+      q.plan = AddFilter(q.plan, having);
+    }
+    for (auto& o : order)
+      if (o.expr) {
+        QUIVER_ASSIGN_OR_RETURN(o.expr, rewrite(o.expr, "ORDER BY", stmt_location));
+      }
+    for (auto& e : corr_inner) {
+      QUIVER_ASSIGN_OR_RETURN(e, rewrite(e, "a correlated subquery", stmt_location));
+    }
+    out.first_is_count = !items.empty() && items[0]->kind == Expr::Kind::kColumn && [&] {
+      for (const auto& a : aggs)
+        if (a.output_id == items[0]->column) return a.fn == AggFn::kCount || a.fn == AggFn::kCountStar;
+      return false;
+    }();
+  }
+  // The projection: visible items, hidden ORDER BY expressions, correlation outputs.
+  std::vector<ExprPtr> exprs = items;
+  std::vector<ColumnBinding> cols;
+  for (size_t k = 0; k < items.size(); ++k) cols.push_back({NewId(), names[k], items[k]->type});
+  std::vector<int> order_cols;
+  for (auto& o : order) {
+    if (o.visible >= 0) {
+      order_cols.push_back(o.visible);
+      continue;
+    }
+    exprs.push_back(o.expr);
+    cols.push_back({NewId(), "__order", o.expr->type});
+    order_cols.push_back(static_cast<int>(cols.size()) - 1);
+  }
+  const size_t num_with_order = exprs.size();
+  std::map<int, int> residual_map;
+  for (size_t k = 0; k < corr_inner.size(); ++k) {
+    exprs.push_back(corr_inner[k]);
+    cols.push_back({NewId(), "__key", corr_inner[k]->type});
+    out.corr_keys.emplace_back(Expr::Column(cols.back().id, cols.back().type), q.corr_keys[k].second);
+  }
+  for (int id : residual_ids) {
+    DataTypePtr t;
+    for (const auto& c : q.scope.cols)
+      if (c.id == id) t = c.type;
+    exprs.push_back(Expr::Column(id, t));
+    cols.push_back({NewId(), "__ref", t});
+    residual_map[id] = cols.back().id;
+  }
+  if (!q.corr_residual.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(out.corr_residual, RewriteColumns(MakeAnd(q.corr_residual), [&](int id) -> Result<int> {
+                              auto it = residual_map.find(id);
+                              return it == residual_map.end() ? id : it->second;
+                            }));
+  }
+  q.plan = MakeProject(q.plan, exprs, cols);
+  // DISTINCT
+  if (s.contains("distinctClause")) {
+    if (!s["distinctClause"].empty() && !s["distinctClause"][0].empty())
+      return Unsupported("DISTINCT ON", FirstLocation(s["distinctClause"]));
+    if (num_with_order != items.size())
+      return Error("for SELECT DISTINCT, ORDER BY expressions must appear in select list", stmt_location);
+    auto agg = std::make_shared<LogicalOp>();
+    agg->kind = LogicalOp::Kind::kAggregate;
+    std::vector<ColumnBinding> new_cols;
+    std::map<int, int> remap;
+    for (const auto& c : q.plan->columns) {
+      agg->groups.push_back(Expr::Column(c.id, c.type));
+      ColumnBinding nc{NewId(), c.name, c.type};
+      remap[c.id] = nc.id;
+      new_cols.push_back(nc);
+    }
+    agg->columns = new_cols;
+    agg->est_rows = std::max(1.0, q.plan->est_rows * 0.5);
+    agg->base_rows = agg->est_rows;
+    agg->children = {q.plan};
+    q.plan = agg;
+    for (auto& k : out.corr_keys) k.first = Expr::Column(remap[k.first->column], k.first->type);
+    if (out.corr_residual) {
+      QUIVER_ASSIGN_OR_RETURN(out.corr_residual, RewriteColumns(out.corr_residual, [&](int id) -> Result<int> {
+                                auto it = remap.find(id);
+                                return it == remap.end() ? id : it->second;
+                              }));
+    }
+  }
+  // ORDER BY / LIMIT / OFFSET
+  int64_t limit = -1, offset = 0;
+  if (s.contains("limitCount")) {
+    QUIVER_ASSIGN_OR_RETURN(limit, BindLimitValue(s["limitCount"], "LIMIT"));
+  }
+  if (s.contains("limitOffset")) {
+    QUIVER_ASSIGN_OR_RETURN(offset, BindLimitValue(s["limitOffset"], "OFFSET"));
+    if (offset < 0) offset = 0;
+  }
+  if (!order.empty()) {
+    auto sort = std::make_shared<LogicalOp>();
+    sort->kind = LogicalOp::Kind::kSort;
+    sort->columns = q.plan->columns;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto& c = q.plan->columns[static_cast<size_t>(order_cols[k])];
+      sort->sort_keys.push_back({Expr::Column(c.id, c.type), order[k].desc, order[k].nulls_first});
+    }
+    sort->limit = limit;
+    sort->offset = offset;
+    sort->est_rows = limit >= 0 ? std::min(q.plan->est_rows, static_cast<double>(limit)) : q.plan->est_rows;
+    sort->base_rows = q.plan->base_rows;
+    sort->children = {q.plan};
+    q.plan = sort;
+  } else if (limit >= 0 || offset > 0) {
+    auto lim = std::make_shared<LogicalOp>();
+    lim->kind = LogicalOp::Kind::kLimit;
+    lim->columns = q.plan->columns;
+    lim->limit = limit;
+    lim->offset = offset;
+    lim->est_rows = limit >= 0 ? std::min(q.plan->est_rows, static_cast<double>(limit)) : q.plan->est_rows;
+    lim->base_rows = q.plan->base_rows;
+    lim->children = {q.plan};
+    q.plan = lim;
+  }
+  if (num_with_order != items.size()) {  // drop hidden ORDER BY columns
+    std::vector<ExprPtr> keep;
+    std::vector<ColumnBinding> keep_cols;
+    for (size_t k = 0; k < q.plan->columns.size(); ++k) {
+      if (k >= items.size() && k < num_with_order) continue;
+      const auto& c = q.plan->columns[k];
+      keep.push_back(Expr::Column(c.id, c.type));
+      keep_cols.push_back(c);
+    }
+    q.plan = MakeProject(q.plan, keep, keep_cols);
+  }
+  out.plan = q.plan;
+  out.names = names;
+  out.visible.assign(q.plan->columns.begin(), q.plan->columns.begin() + static_cast<long>(items.size()));
+  return out;
+}
+
+}  // namespace quiver::sql

@@ -1,0 +1,80 @@
+// quiver/sql/binder/binder.h — turns libpg_query's parse tree of one SELECT
+// into a logical plan (planner/logical_plan.h): resolves table and column
+// names (scopes for FROM items, derived tables, CTEs and outer queries),
+// types every expression (expression/function_registry.h), plans the FROM
+// list as a join graph (planner/join_order.h), unnests subqueries into
+// joins and plans aggregation, DISTINCT, ORDER BY and LIMIT.
+//
+// Subqueries (Neumann & Kemper, "Unnesting Arbitrary Queries", the
+// equality-correlated cases DuckDB's FlattenDependentJoins covers first):
+//   [NOT] EXISTS (...)          -> semi / anti join; correlated equalities
+//                                  become keys, other correlated conditions
+//                                  (l3.x <> l1.x) the join's residual
+//   x [NOT] IN (SELECT y ...)   -> semi join on x = y / null-aware anti join
+//   correlated scalar (SELECT agg(...) ... WHERE inner.k = outer.k)
+//                               -> the subquery grouped by inner.k, LEFT
+//                                  joined on outer.k (count() becomes 0 for
+//                                  keys without rows, the "count bug")
+//   uncorrelated scalar         -> run once (ScalarSubquery); more than one
+//                                  row is error 21000
+// EXISTS / IN subqueries are supported as AND terms of WHERE; elsewhere
+// they are NotImplemented naming their position.
+//
+// Errors carry the position ("(line L, column C)"): Invalid for syntax and
+// type errors, KeyError for unknown tables (42P01) and columns (42703),
+// NotImplemented for unsupported constructs (0A000).
+//
+// Thread safety: a Binder is used by one thread for one statement.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/sql/catalog.h"
+#include "quiver/sql/planner/logical_plan.h"
+
+namespace quiver::sql {
+
+using Json = nlohmann::json;
+
+/// Makes the run-once function of an uncorrelated scalar subquery from its
+/// plan (the engine executes the plan on the statement's context).
+/// `exists` asks for "does the plan return a row" (a boolean) instead of
+/// the single value of its single column.
+using SubqueryRunnerFactory = std::function<ScalarSubquery::Runner(LogicalOpPtr plan, bool exists)>;
+
+struct BoundStatement {
+  LogicalOpPtr plan;
+  std::vector<std::string> names;  ///< output column names (duplicates allowed)
+};
+
+class Binder {
+ public:
+  Binder(std::string_view sql, std::shared_ptr<const Catalog> catalog, SubqueryRunnerFactory runner_factory);
+  ~Binder();
+
+  /// Binds one SelectStmt node (the value of {"SelectStmt": ...}).
+  Result<BoundStatement> BindSelectStatement(Json& select);
+
+  /// Position text of a byte offset ("line L, column C").
+  std::string Where(int location) const;
+  /// Invalid / NotImplemented / KeyError with the position appended.
+  Status Error(const std::string& message, int location) const;
+  Status Unsupported(const std::string& construct, int location) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// "line L, column C" (1-based; columns count bytes) of byte offset
+/// `offset` in `text`.
+std::string DescribePosition(std::string_view text, int offset);
+
+}  // namespace quiver::sql

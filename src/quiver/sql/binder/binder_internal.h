@@ -1,0 +1,142 @@
+// quiver/sql/binder/binder_internal.h — the binder's state, shared by its
+// files (binder.cc: statements, FROM, SELECT; bind_expression.cc:
+// expressions and literals; bind_subquery.cc: unnesting). Internal.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "quiver/sql/binder/binder.h"
+#include "quiver/sql/expression/function_registry.h"
+
+namespace quiver::sql {
+
+/// One column visible by name in a query's FROM clause.
+struct ScopeEntry {
+  std::string alias;  ///< table alias (lower-case), or the table's name
+  std::string name;   ///< column name as stored
+  int id = -1;
+  DataTypePtr type;
+};
+
+struct Scope {
+  std::vector<ScopeEntry> cols;
+  std::vector<std::pair<std::string, int>> aliases;  ///< (alias, location) of the FROM items
+  const Scope* outer = nullptr;                      ///< the enclosing query's scope
+  std::unordered_set<int> ids;                       ///< the ids of `cols`
+};
+
+/// Where expressions are bound and what they may contain.
+struct ExprContext {
+  const Scope* scope = nullptr;
+  std::string clause;                         ///< "WHERE", "SELECT list", ... (messages)
+  std::vector<AggregateCall>* aggs = nullptr;  ///< non-null: aggregates allowed, collected here
+  bool in_aggregate = false;
+  /// The query whose plan correlated scalar subqueries are joined to (null:
+  /// scalar subqueries must be uncorrelated).
+  struct QueryState* query = nullptr;
+};
+
+/// A FROM relation for the join graph.
+struct Relation {
+  LogicalOpPtr plan;
+};
+
+/// One query block being bound.
+struct QueryState {
+  Scope scope;
+  LogicalOpPtr plan;
+  /// Correlation with the enclosing query (subqueries only).
+  bool is_subquery = false;
+  std::vector<std::pair<ExprPtr, ExprPtr>> corr_keys;  ///< (inner expr, outer expr)
+  std::vector<ExprPtr> corr_residual;                  ///< conditions over inner and outer columns
+};
+
+/// What binding a query block returns.
+struct BoundQuery {
+  LogicalOpPtr plan;
+  std::vector<std::string> names;          ///< visible outputs' names
+  std::vector<ColumnBinding> visible;      ///< visible outputs (the first columns of plan)
+  /// Correlated subqueries: keys (inner output column, outer expression)
+  /// and a residual over inner output columns and outer columns.
+  std::vector<std::pair<ExprPtr, ExprPtr>> corr_keys;
+  ExprPtr corr_residual;
+  bool aggregated_without_groups = false;  ///< a plain aggregate: one row per correlation key
+  bool first_is_count = false;             ///< the first output is a bare count() (count bug)
+};
+
+struct CteDef {
+  Json* query = nullptr;
+  std::vector<std::string> column_names;
+  int location = 0;
+};
+
+struct Binder::Impl {
+  std::string_view sql;
+  std::shared_ptr<const Catalog> catalog;
+  SubqueryRunnerFactory runner_factory;
+  int next_id = 0;
+  std::vector<std::map<std::string, CteDef>> ctes;  ///< a stack of WITH levels
+
+  int NewId() { return next_id++; }
+  std::string Where(int location) const { return DescribePosition(sql, location); }
+  Status Error(const std::string& m, int location) const { return Status::Invalid(m + " (" + Where(location) + ")"); }
+  Status Unsupported(const std::string& c, int location) const {
+    return Status::NotImplemented(c + " is not supported (" + Where(location) + ")").WithSqlState("0A000");
+  }
+  Status WithPosition(const Status& st, int location) const;
+
+  // binder.cc
+  Result<BoundQuery> BindQuery(Json& select, const Scope* outer, bool is_subquery);
+  Status BindFromItem(Json& item, QueryState* q, std::vector<LogicalOpPtr>* rels, std::vector<ExprPtr>* preds);
+  Result<LogicalOpPtr> BindTable(Json& range_var, QueryState* q);
+  Result<LogicalOpPtr> BindDerived(Json& subquery, Json* alias, int location, QueryState* q, const std::string& name);
+  void AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan, const std::vector<std::string>& names);
+  Result<int64_t> BindLimitValue(Json& node, const char* what);
+
+  // bind_expression.cc
+  Result<ExprPtr> BindExpr(Json& node, ExprContext* ctx);
+  Result<ExprPtr> BindColumnRef(Json& node, ExprContext* ctx);
+  Result<ExprPtr> BindConst(Json& node);
+  Result<ExprPtr> BindFuncCall(Json& node, ExprContext* ctx);
+  Result<ExprPtr> BindAExpr(Json& node, ExprContext* ctx);
+  Result<ExprPtr> BindTypeCast(Json& node, ExprContext* ctx);
+  Result<DataTypePtr> BindTypeName(Json& type_name, int location);
+  Result<ExprPtr> Typed(Result<ExprPtr> r, int location) const;
+
+  // bind_subquery.cc
+  Result<ExprPtr> BindScalarSubquery(Json& sublink, ExprContext* ctx);
+  /// Applies a WHERE term holding a subquery to q->plan (semi/anti join, or
+  /// a filter whose scalar subqueries are joined in).
+  Status ApplySubqueryConjunct(Json& term, QueryState* q);
+  /// Splits a subquery's correlated WHERE terms into keys and residuals.
+  Status ExtractCorrelation(const ExprPtr& term, QueryState* q, bool* correlated);
+};
+
+/// True when the parse-tree node holds a SubLink anywhere.
+bool ContainsSubLink(const Json& node);
+/// The byte offset of the first "location" in a node, or -1.
+int FirstLocation(const Json& node);
+/// The string of a {"String": {"sval": ...}} node.
+std::string StringOf(const Json& node);
+
+/// Plans a join graph: `relations` joined by `predicates` (inner joins;
+/// single-relation predicates pushed to their relation, equalities between
+/// two relations become hash join keys, the rest filters placed where all
+/// their columns are available). Greedy order: the largest relation
+/// streams, each step adds the connected relation giving the smallest
+/// estimated result, the smaller side builds.
+Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vector<ExprPtr> predicates);
+/// A Filter over `child` (into a Scan's filters when `child` is one).
+LogicalOpPtr AddFilter(LogicalOpPtr child, const ExprPtr& predicate);
+/// Estimated fraction of rows a predicate keeps.
+double Selectivity(const Expr& predicate);
+/// Pulls conjuncts common to every branch of an OR out in front of it
+/// ((a AND b) OR (a AND c) -> a AND (b OR c)).
+ExprPtr FactorOr(const ExprPtr& e);
+
+}  // namespace quiver::sql

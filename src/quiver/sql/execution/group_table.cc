@@ -1,0 +1,89 @@
+// quiver/sql/execution/group_table.cc — see group_table.h.
+#include "quiver/sql/execution/group_table.h"
+
+#include <algorithm>
+
+namespace quiver::sql {
+
+Result<uint8_t*> ByteArena::Append(const uint8_t* data, size_t len) {
+  const int64_t n = static_cast<int64_t>(len);
+  if (pages_.empty() || used_ + n > capacity_) {
+    const int64_t size = std::max<int64_t>(int64_t{1} << 20, n);
+    QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(size, consumer_));
+    capacity_ = page.size_bytes();
+    used_ = 0;
+    pages_.push_back(std::move(page));
+  }
+  uint8_t* dst = pages_.back().data() + used_;
+  if (len) std::memcpy(dst, data, len);
+  used_ += n;
+  return dst;
+}
+
+uint64_t HashBytes(const uint8_t* p, size_t len) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (len * 0xC2B2AE3D27D4EB4FULL);
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ (w * 0xBF58476D1CE4E5B9ULL)) * 0x94D049BB133111EBULL;
+    h ^= h >> 31;
+  }
+  uint64_t tail = 0;
+  if (i < len) std::memcpy(&tail, p + i, len - i);
+  h = (h ^ (tail * 0xBF58476D1CE4E5B9ULL)) * 0x94D049BB133111EBULL;
+  h ^= h >> 29;
+  h *= 0xD6E8FEB86659FD93ULL;
+  h ^= h >> 32;
+  return h;
+}
+
+GroupTable::GroupTable(join::MemoryConsumer* consumer) : consumer_(consumer), arena_(consumer), keys_(consumer) {}
+
+Status GroupTable::Grow() {
+  const int64_t new_capacity = capacity_ == 0 ? 1024 : capacity_ * 2;
+  QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(new_capacity * 8, consumer_));
+  auto* slots = reinterpret_cast<uint64_t*>(page.data());
+  std::memset(slots, 0, static_cast<size_t>(new_capacity) * 8);
+  const uint64_t mask = static_cast<uint64_t>(new_capacity - 1);
+  for (int64_t g = 0; g < keys_.size(); ++g) {
+    const uint64_t h = keys_[g].hash;
+    uint64_t s = h & mask;
+    while (slots[s]) s = (s + 1) & mask;
+    slots[s] = ((h >> 48) << 48) | static_cast<uint64_t>(g + 1);
+  }
+  slots_page_ = std::move(page);
+  slots_ = slots;
+  capacity_ = new_capacity;
+  return Status::OK();
+}
+
+Status GroupTable::FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash, int64_t* group, bool* inserted) {
+  if ((keys_.size() + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow());
+  const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
+  const uint64_t tag = hash >> 48;
+  uint64_t s = hash & mask;
+  while (true) {
+    const uint64_t e = slots_[s];
+    if (e == 0) break;
+    if ((e >> 48) == tag) {
+      const int64_t g = static_cast<int64_t>(e & ((uint64_t{1} << 48) - 1)) - 1;
+      const KeyRef& k = keys_[g];
+      if (k.len == len && std::memcmp(k.data, key, len) == 0) {
+        *group = g;
+        *inserted = false;
+        return Status::OK();
+      }
+    }
+    s = (s + 1) & mask;
+  }
+  QUIVER_ASSIGN_OR_RETURN(uint8_t* stored, arena_.Append(key, len));
+  const int64_t g = keys_.size();
+  QUIVER_RETURN_NOT_OK(keys_.Append(KeyRef{stored, len, hash}));
+  slots_[s] = (tag << 48) | static_cast<uint64_t>(g + 1);
+  *group = g;
+  *inserted = true;
+  return Status::OK();
+}
+
+}  // namespace quiver::sql

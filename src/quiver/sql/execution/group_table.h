@@ -1,0 +1,92 @@
+// quiver/sql/execution/group_table.h — the memory of hash aggregation:
+// paged arrays and a byte arena whose pages come from a TaskMemoryManager
+// (on-heap or off-heap, charged to the aggregate pool), and an
+// open-addressing hash table from encoded group keys to dense group
+// indices (DuckDB's GroupedAggregateHashTable in miniature: linear
+// probing, a 16-bit hash tag per slot, load factor at most 1/2, keys
+// compared as bytes).
+//
+// Thread safety: one thread per table (a parallel aggregation gives each
+// thread its own table and merges them).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/join/task_memory_manager.h"
+
+namespace quiver::sql {
+
+/// A growable array of trivially copyable T in fixed pages of the memory
+/// manager (elements never move once written).
+template <typename T>
+class PagedArray {
+ public:
+  static constexpr int64_t kPageElements = 8192;
+  explicit PagedArray(join::MemoryConsumer* consumer) : consumer_(consumer) {}
+  int64_t size() const { return size_; }
+  T& operator[](int64_t i) { return reinterpret_cast<T*>(pages_[static_cast<size_t>(i / kPageElements)].data())[i % kPageElements]; }
+  const T& operator[](int64_t i) const {
+    return reinterpret_cast<const T*>(pages_[static_cast<size_t>(i / kPageElements)].data())[i % kPageElements];
+  }
+  /// Appends `v` (OutOfMemory when a new page cannot be had).
+  Status Append(const T& v) {
+    if (size_ % kPageElements == 0 && size_ / kPageElements == static_cast<int64_t>(pages_.size())) {
+      QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(kPageElements * sizeof(T), consumer_));
+      pages_.push_back(std::move(page));
+    }
+    (*this)[size_++] = v;
+    return Status::OK();
+  }
+
+ private:
+  join::MemoryConsumer* consumer_;
+  std::vector<join::MemoryPage> pages_;
+  int64_t size_ = 0;
+};
+
+/// Bytes appended into pages (keys, string aggregate values); returns
+/// stable pointers.
+class ByteArena {
+ public:
+  explicit ByteArena(join::MemoryConsumer* consumer) : consumer_(consumer) {}
+  Result<uint8_t*> Append(const uint8_t* data, size_t len);
+
+ private:
+  join::MemoryConsumer* consumer_;
+  std::vector<join::MemoryPage> pages_;
+  int64_t used_ = 0, capacity_ = 0;
+};
+
+/// 64-bit hash of a byte string (word at a time, multiply-xorshift mixing).
+uint64_t HashBytes(const uint8_t* data, size_t len);
+
+/// Encoded keys to dense group indices 0, 1, 2, ...
+class GroupTable {
+ public:
+  explicit GroupTable(join::MemoryConsumer* consumer);
+  /// The group of `key` (inserted with the next index when new).
+  Status FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash, int64_t* group, bool* inserted);
+  int64_t num_groups() const { return keys_.size(); }
+  const uint8_t* key(int64_t g) const { return keys_[g].data; }
+  uint32_t key_length(int64_t g) const { return keys_[g].len; }
+
+ private:
+  struct KeyRef {
+    const uint8_t* data;
+    uint32_t len;
+    uint64_t hash;
+  };
+  Status Grow();
+  join::MemoryConsumer* consumer_;
+  ByteArena arena_;
+  PagedArray<KeyRef> keys_;
+  join::MemoryPage slots_page_;
+  uint64_t* slots_ = nullptr;  // 0 = empty; else (tag << 48) | (group + 1)
+  int64_t capacity_ = 0;
+};
+
+}  // namespace quiver::sql

@@ -1,0 +1,349 @@
+// quiver/sql/execution/hash_aggregate.cc — hash aggregation (GROUP BY,
+// DISTINCT, plain aggregates). Each input batch: the group expressions
+// are evaluated, every row's key is encoded into bytes (a null flag and
+// the value per column; strings length-prefixed) and looked up in the
+// GroupTable; then each aggregate updates its per-group state in a typed
+// loop. DISTINCT aggregates keep a second table of (group, value) and
+// update only on a value's first occurrence. The tables and states live in
+// TaskMemoryManager pages ("hash aggregate" consumer), on- or off-heap.
+// Without GROUP BY there is exactly one group, also for empty input
+// (count 0, other aggregates NULL).
+#include <algorithm>
+#include <cmath>
+
+#include "quiver/sql/execution/group_table.h"
+#include "quiver/sql/execution/operators.h"
+
+namespace quiver::sql {
+namespace {
+
+struct State {
+  i128 i = 0;        // exact sum / min / max; string min/max: pointer bits
+  double f = 0;      // float sum / min / max
+  int64_t count = 0;  // rows seen (non-null arguments)
+  uint32_t len = 0;  // string min/max length
+};
+
+void EncodeValue(const Vec& v, int64_t r, std::string* out) {
+  if (v.IsNull(r)) {
+    out->push_back('\0');
+    return;
+  }
+  out->push_back('\1');
+  switch (v.type()->id) {
+    case TypeId::kBool: out->push_back(v.BoolAt(r) ? '\1' : '\0'); break;
+    case TypeId::kInt32:
+    case TypeId::kDate32: {
+      const int32_t x = v.Values<int32_t>()[v.Index(r)];
+      out->append(reinterpret_cast<const char*>(&x), 4);
+      break;
+    }
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: {
+      const int64_t x = v.Values<int64_t>()[v.Index(r)];
+      out->append(reinterpret_cast<const char*>(&x), 8);
+      break;
+    }
+    case TypeId::kDecimal: {
+      const i128 x = v.ExactAt(r);
+      out->append(reinterpret_cast<const char*>(&x), 16);
+      break;
+    }
+    case TypeId::kFloat64: {
+      double x = v.Values<double>()[v.Index(r)];
+      if (x == 0) x = 0;
+      if (std::isnan(x)) x = std::nan("");
+      out->append(reinterpret_cast<const char*>(&x), 8);
+      break;
+    }
+    case TypeId::kUtf8: {
+      const std::string_view s = v.StringAt(r);
+      const uint32_t n = static_cast<uint32_t>(s.size());
+      out->append(reinterpret_cast<const char*>(&n), 4);
+      out->append(s);
+      break;
+    }
+    default: break;
+  }
+}
+
+class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
+ public:
+  HashAggregateOp(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
+                  SchemaPtr schema)
+      : join::MemoryConsumer(ctx->aggregate_tmm.get(), "hash aggregate"),
+        ctx_(ctx),
+        child_(std::move(child)),
+        groups_(std::move(groups)),
+        aggs_(std::move(aggs)),
+        schema_(std::move(schema)),
+        table_(this),
+        arena_(this) {
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      states_.emplace_back(std::make_unique<PagedArray<State>>(this));
+      distinct_.emplace_back(aggs_[a].distinct ? std::make_unique<GroupTable>(this) : nullptr);
+    }
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "hash aggregate");
+    return r;
+  }
+
+ private:
+  Status NewGroup() {
+    for (auto& s : states_) QUIVER_RETURN_NOT_OK(s->Append(State{}));
+    return Status::OK();
+  }
+
+  Status Consume(const RecordBatch& batch) {
+    const int64_t n = batch.num_rows;
+    EvalContext ev = ctx_->Eval(ctx_->aggregate_pool.get());
+    std::vector<Vec> keys;
+    for (const auto& g : groups_) {
+      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*g, batch, &ev));
+      keys.push_back(std::move(v));
+    }
+    std::vector<int64_t> gid(static_cast<size_t>(n), 0);
+    if (!groups_.empty()) {
+      std::string key;
+      for (int64_t r = 0; r < n; ++r) {
+        key.clear();
+        for (const auto& k : keys) EncodeValue(k, r, &key);
+        const auto* p = reinterpret_cast<const uint8_t*>(key.data());
+        bool inserted;
+        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(key.size()), HashBytes(p, key.size()),
+                                                 &gid[static_cast<size_t>(r)], &inserted));
+        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+        if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      }
+    }
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      const AggregateCall& call = aggs_[a];
+      PagedArray<State>& st = *states_[a];
+      if (call.fn == AggFn::kCountStar) {
+        for (int64_t r = 0; r < n; ++r) ++st[gid[static_cast<size_t>(r)]].count;
+        continue;
+      }
+      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
+      const TypeClass cls = ClassOf(*v.type());
+      std::string dkey;
+      for (int64_t r = 0; r < n; ++r) {
+        if (v.IsNull(r)) continue;
+        const int64_t g = gid[static_cast<size_t>(r)];
+        if (call.distinct) {
+          dkey.assign(reinterpret_cast<const char*>(&g), 8);
+          EncodeValue(v, r, &dkey);
+          const auto* p = reinterpret_cast<const uint8_t*>(dkey.data());
+          int64_t ignored;
+          bool inserted;
+          QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()), HashBytes(p, dkey.size()),
+                                                          &ignored, &inserted));
+          if (!inserted) continue;
+        }
+        State& s = st[g];
+        switch (call.fn) {
+          case AggFn::kCount: ++s.count; break;
+          case AggFn::kSum:
+          case AggFn::kAvg:
+            if (cls == TypeClass::kFloat) {
+              s.f += v.FloatAt(r);
+            } else if (__builtin_add_overflow(s.i, v.ExactAt(r), &s.i)) {
+              return NumericOverflow("sum() passed 128 bits");
+            }
+            ++s.count;
+            break;
+          case AggFn::kMin:
+          case AggFn::kMax: {
+            const bool is_min = call.fn == AggFn::kMin;
+            if (cls == TypeClass::kFloat) {
+              const double x = v.FloatAt(r);
+              if (s.count == 0 || (is_min ? x < s.f : x > s.f)) s.f = x;
+            } else if (cls == TypeClass::kString) {
+              const std::string_view x = v.StringAt(r);
+              const uint8_t* cur = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(s.i));
+              const std::string_view cv(reinterpret_cast<const char*>(cur), s.len);
+              if (s.count == 0 || (is_min ? x < cv : x > cv)) {
+                QUIVER_ASSIGN_OR_RETURN(uint8_t* stored, arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
+                s.i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
+                s.len = static_cast<uint32_t>(x.size());
+              }
+            } else {
+              const i128 x = v.ExactAt(r);
+              if (s.count == 0 || (is_min ? x < s.i : x > s.i)) s.i = x;
+            }
+            ++s.count;
+            break;
+          }
+          case AggFn::kCountStar: break;
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> Emit() {
+    const int64_t total = groups_.empty() ? 1 : table_.num_groups();
+    if (emitted_ >= total) return RecordBatchPtr{};
+    const int64_t begin = emitted_;
+    const int64_t n = std::min(ctx_->max_batch_rows, total - begin);
+    emitted_ += n;
+    MemoryPool* pool = ctx_->aggregate_pool.get();
+    std::vector<ArrayDataPtr> cols;
+    // Group columns, decoded from the keys.
+    std::vector<size_t> pos(static_cast<size_t>(n), 0);
+    for (size_t k = 0; k < groups_.size(); ++k) {
+      const DataTypePtr& t = schema_->fields[k]->type;
+      const TypeClass cls = ClassOf(*t);
+      if (cls == TypeClass::kString) {
+        QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
+        for (int64_t g = 0; g < n; ++g) {
+          const uint8_t* key = table_.key(begin + g);
+          size_t& p = pos[static_cast<size_t>(g)];
+          if (key[p++] == 0) {
+            QUIVER_RETURN_NOT_OK(b.AppendNull());
+            continue;
+          }
+          uint32_t len;
+          std::memcpy(&len, key + p, 4);
+          p += 4;
+          QUIVER_RETURN_NOT_OK(b.Append(std::string_view(reinterpret_cast<const char*>(key + p), len)));
+          p += len;
+        }
+        QUIVER_ASSIGN_OR_RETURN(auto a, b.Finish());
+        cols.push_back(a);
+        continue;
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
+      size_t width = 0;
+      switch (t->id) {
+        case TypeId::kBool: width = 1; break;
+        case TypeId::kInt32:
+        case TypeId::kDate32: width = 4; break;
+        case TypeId::kDecimal: width = 16; break;
+        case TypeId::kNull: width = 0; break;
+        default: width = 8; break;
+      }
+      if (t->id == TypeId::kNull) return Status::NotImplemented("GROUP BY a NULL constant");
+      for (int64_t g = 0; g < n; ++g) {
+        const uint8_t* key = table_.key(begin + g);
+        size_t& p = pos[static_cast<size_t>(g)];
+        if (key[p++] == 0) {
+          QUIVER_RETURN_NOT_OK(b.SetNull(g));
+          if (t->id != TypeId::kBool) std::memset(b.values<uint8_t>() + g * static_cast<int64_t>(width), 0, width);
+          continue;
+        }
+        if (t->id == TypeId::kBool) {
+          bit_util::SetBitTo(b.bits(), g, key[p] != 0);
+        } else {
+          std::memcpy(b.values<uint8_t>() + g * static_cast<int64_t>(width), key + p, width);
+        }
+        p += width;
+      }
+      cols.push_back(b.Finish());
+    }
+    // Aggregates.
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      const AggregateCall& call = aggs_[a];
+      const DataTypePtr& t = call.type;
+      PagedArray<State>& st = *states_[a];
+      const TypeClass arg_cls = call.arg ? ClassOf(*call.arg->type) : TypeClass::kInt;
+      if (ClassOf(*t) == TypeClass::kString) {
+        QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
+        for (int64_t g = 0; g < n; ++g) {
+          const State& s = st[begin + g];
+          if (s.count == 0) {
+            QUIVER_RETURN_NOT_OK(b.AppendNull());
+          } else {
+            QUIVER_RETURN_NOT_OK(b.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len)));
+          }
+        }
+        QUIVER_ASSIGN_OR_RETURN(auto arr, b.Finish());
+        cols.push_back(arr);
+        continue;
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
+      for (int64_t g = 0; g < n; ++g) {
+        const State& s = st[begin + g];
+        if (call.fn == AggFn::kCount || call.fn == AggFn::kCountStar) {
+          b.values<int64_t>()[g] = s.count;
+          continue;
+        }
+        if (s.count == 0) {
+          QUIVER_RETURN_NOT_OK(b.SetNull(g));
+          continue;
+        }
+        if (call.fn == AggFn::kAvg) {
+          double avg;
+          if (arg_cls == TypeClass::kFloat) {
+            avg = s.f / static_cast<double>(s.count);
+          } else {
+            // exact: divide in long double from the 128-bit sum
+            const long double sum = static_cast<long double>(s.i) / powl(10.0L, ScaleOf(*call.arg->type));
+            avg = static_cast<double>(sum / static_cast<long double>(s.count));
+          }
+          b.values<double>()[g] = avg;
+          continue;
+        }
+        switch (t->id) {
+          case TypeId::kFloat64: b.values<double>()[g] = s.f; break;
+          case TypeId::kInt64:
+          case TypeId::kTimestamp:
+            if (s.i > INT64_MAX || s.i < INT64_MIN) return NumericOverflow("sum() does not fit BIGINT");
+            b.values<int64_t>()[g] = static_cast<int64_t>(s.i);
+            break;
+          case TypeId::kInt32:
+          case TypeId::kDate32: b.values<int32_t>()[g] = static_cast<int32_t>(s.i); break;
+          case TypeId::kDecimal: {
+            const i128 lim = MaxUnscaled(t->precision);
+            if (s.i > lim || s.i < -lim) return NumericOverflow("sum() does not fit " + SqlTypeName(*t));
+            std::memcpy(b.values<uint8_t>() + g * 16, &s.i, 16);
+            break;
+          }
+          case TypeId::kBool: bit_util::SetBitTo(b.bits(), g, s.i != 0); break;
+          default: return Status::NotImplemented("aggregate result of type " + t->ToString());
+        }
+      }
+      cols.push_back(b.Finish());
+    }
+    return MakeBatch(schema_, n, std::move(cols));
+  }
+
+  Result<RecordBatchPtr> NextImpl() {
+    if (!consumed_) {
+      if (groups_.empty()) QUIVER_RETURN_NOT_OK(NewGroup());
+      while (true) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, child_->Next());
+        if (!in) break;
+        QUIVER_RETURN_NOT_OK(Consume(*in));
+      }
+      child_.reset();
+      consumed_ = true;
+    }
+    return Emit();
+  }
+
+  ExecContext* ctx_;
+  OperatorPtr child_;
+  std::vector<ExprPtr> groups_;
+  std::vector<AggregateCall> aggs_;
+  SchemaPtr schema_;
+  GroupTable table_;
+  ByteArena arena_;
+  std::vector<std::unique_ptr<PagedArray<State>>> states_;
+  std::vector<std::unique_ptr<GroupTable>> distinct_;
+  bool consumed_ = false;
+  int64_t emitted_ = 0;
+};
+
+}  // namespace
+
+Result<OperatorPtr> MakeHashAggregate(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> groups,
+                                      std::vector<AggregateCall> aggregates, SchemaPtr schema) {
+  return OperatorPtr(std::make_unique<HashAggregateOp>(ctx, std::move(child), std::move(groups), std::move(aggregates),
+                                                       std::move(schema)));
+}
+
+}  // namespace quiver::sql

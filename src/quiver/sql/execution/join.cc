@@ -1,0 +1,386 @@
+// quiver/sql/execution/join.cc — the SQL join operators over the join
+// layer (quiver/join/hash_join.h): a hash join whose keys are expressions
+// (evaluated into extra columns of each side), with a residual condition
+// for inner, left, semi and anti joins (matches tracked per probe row),
+// and a nested-loop join for joins without equality keys.
+//
+// Output is bounded: a probe batch is joined in slices of at most
+// kProbeSliceRows rows and the output of one slice is handed out before
+// the next is probed, so a key with many duplicates does not buffer the
+// whole product of a batch; cancellation is polled between slices.
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+#include "quiver/columnar/concatenate.h"
+#include "quiver/columnar/take.h"
+#include "quiver/sql/execution/operators.h"
+
+namespace quiver::sql {
+namespace {
+
+constexpr int64_t kProbeSliceRows = 2048;
+
+join::JoinType ToJoinType(JoinKind k) {
+  switch (k) {
+    case JoinKind::kInner: return join::JoinType::kInner;
+    case JoinKind::kLeft: return join::JoinType::kLeftOuter;
+    case JoinKind::kRight: return join::JoinType::kRightOuter;
+    case JoinKind::kFull: return join::JoinType::kFullOuter;
+    case JoinKind::kSemi: return join::JoinType::kLeftSemi;
+    case JoinKind::kAnti: return join::JoinType::kLeftAnti;
+    case JoinKind::kNullAwareAnti: return join::JoinType::kNullAwareAnti;
+  }
+  return join::JoinType::kInner;
+}
+
+// Appends evaluated key columns (and optionally a row-number column) to a batch.
+Result<RecordBatchPtr> WithKeys(const RecordBatchPtr& in, const std::vector<ExprPtr>& keys, const SchemaPtr& schema,
+                                bool row_ids, ExecContext* ctx, MemoryPool* pool) {
+  std::vector<ArrayDataPtr> cols = in->columns;
+  EvalContext ev = ctx->Eval(pool);
+  for (const auto& k : keys) {
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*k, *in, &ev));
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr a, Materialize(v, in->num_rows, pool));
+    cols.push_back(std::move(a));
+  }
+  if (row_ids) {
+    QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(int64(), in->num_rows, pool));
+    std::iota(b.values<int64_t>(), b.values<int64_t>() + in->num_rows, int64_t{0});
+    cols.push_back(b.Finish());
+  }
+  return MakeBatch(schema, in->num_rows, std::move(cols));
+}
+
+SchemaPtr ExtendSchema(const Schema& base, const std::vector<ExprPtr>& keys, bool row_ids) {
+  auto s = std::make_shared<Schema>(base);
+  for (size_t k = 0; k < keys.size(); ++k) s->fields.push_back(field("__key" + std::to_string(k), keys[k]->type, true));
+  if (row_ids) s->fields.push_back(field("__row", int64(), false));
+  return s;
+}
+
+class HashJoinOp : public RecordBatchStream {
+ public:
+  HashJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
+      : ctx_(ctx), left_(std::move(left)), right_(std::move(right)), spec_(std::move(spec)), schema_(std::move(schema)) {
+    nleft_ = static_cast<int>(left_->schema()->fields.size());
+    nright_ = static_cast<int>(right_->schema()->fields.size());
+    tracked_ = spec_.residual && spec_.kind != JoinKind::kInner;
+  }
+  ~HashJoinOp() override {
+    prober_.reset();
+    if (relation_) relation_->Close();
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+
+  Status Init() {
+    if (spec_.residual && (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull ||
+                           spec_.kind == JoinKind::kNullAwareAnti))
+      return Status::NotImplemented(std::string("a ") + JoinKindName(spec_.kind) +
+                                    " join with a condition other than column equalities");
+    build_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, false);
+    probe_schema_ = ExtendSchema(*left_->schema(), spec_.left_keys, tracked_);
+    join::HashJoinOptions o;
+    o.type = tracked_ ? join::JoinType::kInner : ToJoinType(spec_.kind);
+    for (size_t k = 0; k < spec_.right_keys.size(); ++k) {
+      o.build_keys.push_back(nright_ + static_cast<int>(k));
+      o.probe_keys.push_back(nleft_ + static_cast<int>(k));
+    }
+    std::vector<int> probe_out(static_cast<size_t>(nleft_));
+    std::iota(probe_out.begin(), probe_out.end(), 0);
+    if (tracked_) probe_out.push_back(nleft_ + static_cast<int>(spec_.left_keys.size()));
+    std::vector<int> build_out(static_cast<size_t>(nright_));
+    std::iota(build_out.begin(), build_out.end(), 0);
+    o.probe_output = probe_out;
+    o.build_output = build_out;
+    o.max_output_rows = ctx_->max_batch_rows;
+    o.output_pool = ctx_->pool.get();
+    QUIVER_ASSIGN_OR_RETURN(join_, join::HashJoin::Make(build_schema_, probe_schema_, std::move(o)));
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "hash join");
+    return r;
+  }
+
+ private:
+  Status Build() {
+    std::vector<RecordBatchPtr> batches;
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, right_->Next());
+      if (!b) break;
+      QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema_, false, ctx_, ctx_->pool.get()));
+      batches.push_back(std::move(b));
+    }
+    right_.reset();
+    QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(batches, ctx_->tmm.get()));
+    batches.clear();
+    QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
+    return Status::OK();
+  }
+
+  // Output of the join layer: left cols [+ row id] + right cols.
+  Status Emit(const RecordBatchPtr& out) {
+    if (out->num_rows == 0) return Status::OK();
+    RecordBatchPtr b = out;
+    if (!tracked_) {
+      if (spec_.residual) {  // inner join with a residual: filter
+        EvalContext ev = ctx_->Eval(ctx_->pool.get());
+        RecordBatchPtr view = MakeBatch(schema_, b->num_rows, b->columns);
+        QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*spec_.residual, *view, &ev));
+        if (sel.empty()) return Status::OK();
+        QUIVER_ASSIGN_OR_RETURN(b, TakeRows(view, sel, ctx_->pool.get()));
+      }
+      pending_.push_back(MakeBatch(schema_, b->num_rows, b->columns));
+      return Status::OK();
+    }
+    // tracked: drop the row-id column, evaluate the residual, mark matches
+    std::vector<ArrayDataPtr> cols;
+    for (int c = 0; c < nleft_; ++c) cols.push_back(b->columns[static_cast<size_t>(c)]);
+    const ArrayDataPtr& rowid = b->columns[static_cast<size_t>(nleft_)];
+    for (int c = 0; c < nright_; ++c) cols.push_back(b->columns[static_cast<size_t>(nleft_ + 1 + c)]);
+    auto joined_schema = std::make_shared<Schema>();
+    for (const auto& f : left_->schema()->fields) joined_schema->fields.push_back(f);
+    for (const auto& f : build_schema_->fields) {
+      if (static_cast<int>(joined_schema->fields.size()) >= nleft_ + nright_) break;
+      joined_schema->fields.push_back(f);
+    }
+    RecordBatchPtr view = MakeBatch(joined_schema, b->num_rows, std::move(cols));
+    EvalContext ev = ctx_->Eval(ctx_->pool.get());
+    QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*spec_.residual, *view, &ev));
+    const int64_t* ids = rowid->GetValues<int64_t>(1) + rowid->offset;
+    for (int64_t r : sel) matched_[static_cast<size_t>(ids[r])] = 1;
+    if (spec_.kind == JoinKind::kLeft && !sel.empty()) {
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr kept, TakeRows(view, sel, ctx_->pool.get()));
+      pending_.push_back(MakeBatch(schema_, kept->num_rows, kept->columns));
+    }
+    return Status::OK();
+  }
+
+  // After every slice of a tracked probe batch: its unmatched / matched rows.
+  Status FinishTracked(const RecordBatchPtr& probe) {
+    std::vector<int64_t> rows;
+    const bool want_matched = spec_.kind == JoinKind::kSemi;
+    for (int64_t r = 0; r < probe->num_rows; ++r)
+      if ((matched_[static_cast<size_t>(r)] != 0) == want_matched) rows.push_back(r);
+    if (rows.empty()) return Status::OK();
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(probe, rows, ctx_->pool.get()));
+    std::vector<ArrayDataPtr> cols(taken->columns.begin(), taken->columns.begin() + nleft_);
+    if (spec_.kind == JoinKind::kLeft) {
+      for (int c = 0; c < nright_; ++c) {
+        QUIVER_ASSIGN_OR_RETURN(auto nulls, MakeArrayOfNull(right_types_[static_cast<size_t>(c)], taken->num_rows,
+                                                            ctx_->pool.get(), "outer join column"));
+        cols.push_back(std::move(nulls));
+      }
+    }
+    pending_.push_back(MakeBatch(schema_, taken->num_rows, std::move(cols)));
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> NextImpl() {
+    QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    if (!prober_ && !finished_) {
+      for (const auto& f : right_->schema()->fields) right_types_.push_back(f->type);
+      QUIVER_RETURN_NOT_OK(Build());
+    }
+    const join::BatchSink sink = [this](RecordBatchPtr b) { return Emit(b); };
+    while (pending_.empty()) {
+      if (finished_) return RecordBatchPtr{};
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      if (current_ && slice_begin_ < current_->num_rows) {
+        const int64_t n = std::min(kProbeSliceRows, current_->num_rows - slice_begin_);
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr slice, SliceBatch(current_, slice_begin_, n));
+        slice_begin_ += n;
+        QUIVER_RETURN_NOT_OK(prober_->Probe(*slice, sink));
+        if (tracked_ && slice_begin_ >= current_->num_rows) {
+          QUIVER_RETURN_NOT_OK(FinishTracked(current_));
+        }
+        continue;
+      }
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, left_->Next());
+      if (in) {
+        QUIVER_ASSIGN_OR_RETURN(current_, WithKeys(in, spec_.left_keys, probe_schema_, tracked_, ctx_, ctx_->pool.get()));
+        slice_begin_ = 0;
+        if (tracked_) {
+          matched_.assign(static_cast<size_t>(in->num_rows), 0);
+          // row ids restart per batch but slices keep them: the id column is per batch
+        }
+        continue;
+      }
+      current_.reset();
+      QUIVER_RETURN_NOT_OK(prober_->Finish(sink));
+      finished_ = true;
+      prober_.reset();
+      relation_->Close();
+      relation_.reset();
+      left_.reset();
+    }
+    RecordBatchPtr out = std::move(pending_.front());
+    pending_.pop_front();
+    return out;
+  }
+
+  ExecContext* ctx_;
+  OperatorPtr left_, right_;
+  JoinSpec spec_;
+  SchemaPtr schema_, build_schema_, probe_schema_;
+  int nleft_ = 0, nright_ = 0;
+  bool tracked_ = false;
+  std::vector<DataTypePtr> right_types_;
+  std::shared_ptr<const join::HashJoin> join_;
+  std::shared_ptr<join::HashedRelation> relation_;
+  std::unique_ptr<join::HashJoinProbe> prober_;
+  RecordBatchPtr current_;
+  int64_t slice_begin_ = 0;
+  std::vector<uint8_t> matched_;
+  std::deque<RecordBatchPtr> pending_;
+  bool finished_ = false;
+};
+
+// Joins without equality keys: every left row against every right row.
+class NestedLoopJoinOp : public RecordBatchStream {
+ public:
+  NestedLoopJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
+      : ctx_(ctx), left_(std::move(left)), right_(std::move(right)), spec_(std::move(spec)), schema_(std::move(schema)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "nested loop join");
+    return r;
+  }
+
+ private:
+  Result<RecordBatchPtr> NextImpl() {
+    if (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull)
+      return Status::NotImplemented("a right or full join without an equality condition");
+    MemoryPool* pool = ctx_->pool.get();
+    if (!built_) {
+      std::vector<RecordBatchPtr> batches;
+      while (true) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, right_->Next());
+        if (!b) break;
+        batches.push_back(std::move(b));
+      }
+      right_schema_ = right_->schema();
+      right_.reset();
+      std::vector<ArrayDataPtr> cols;
+      int64_t rows = 0;
+      for (const auto& b : batches) rows += b->num_rows;
+      for (size_t c = 0; c < right_schema_->fields.size(); ++c) {
+        std::vector<ArrayDataPtr> parts;
+        for (const auto& b : batches) parts.push_back(b->columns[c]);
+        if (parts.empty()) {
+          QUIVER_ASSIGN_OR_RETURN(auto a, MakeArrayOfNull(right_schema_->fields[c]->type, 0, pool, "column"));
+          cols.push_back(a);
+        } else if (parts.size() == 1) {
+          cols.push_back(parts[0]);
+        } else {
+          QUIVER_ASSIGN_OR_RETURN(auto a, ConcatenateArrays(parts, pool));
+          cols.push_back(a);
+        }
+      }
+      right_all_ = MakeBatch(right_schema_, rows, std::move(cols));
+      built_ = true;
+    }
+    while (true) {
+      if (pending_) return std::exchange(pending_, nullptr);
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      if (!current_ || pos_ >= current_->num_rows) {
+        QUIVER_ASSIGN_OR_RETURN(current_, left_->Next());
+        if (!current_) return RecordBatchPtr{};
+        pos_ = 0;
+        matched_.assign(static_cast<size_t>(current_->num_rows), 0);
+      }
+      const int64_t nr = right_all_->num_rows;
+      const int64_t nl = current_->num_rows;
+      std::vector<int64_t> li, ri;
+      int64_t end = pos_;
+      if (nr > 0) {
+        const int64_t per = std::max<int64_t>(1, ctx_->max_batch_rows / nr);
+        end = std::min(nl, pos_ + per);
+        for (int64_t l = pos_; l < end; ++l)
+          for (int64_t r = 0; r < nr; ++r) {
+            li.push_back(l);
+            ri.push_back(r);
+          }
+      } else {
+        end = nl;
+      }
+      const int64_t begin = pos_;
+      pos_ = end;
+      RecordBatchPtr out;
+      if (!li.empty()) {
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr lt, TakeRows(current_, li, pool));
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr rt, TakeRows(right_all_, ri, pool));
+        std::vector<ArrayDataPtr> cols = lt->columns;
+        cols.insert(cols.end(), rt->columns.begin(), rt->columns.end());
+        auto both = std::make_shared<Schema>(*current_->schema);
+        for (const auto& f : right_schema_->fields) both->fields.push_back(f);
+        RecordBatchPtr joined = MakeBatch(both, static_cast<int64_t>(li.size()), std::move(cols));
+        std::vector<int64_t> sel;
+        if (spec_.residual) {
+          EvalContext ev = ctx_->Eval(pool);
+          QUIVER_ASSIGN_OR_RETURN(sel, EvaluateSelection(*spec_.residual, *joined, &ev));
+        } else {
+          sel.resize(li.size());
+          std::iota(sel.begin(), sel.end(), int64_t{0});
+        }
+        for (int64_t s : sel) matched_[static_cast<size_t>(li[static_cast<size_t>(s)])] = 1;
+        if ((spec_.kind == JoinKind::kInner || spec_.kind == JoinKind::kLeft) && !sel.empty()) {
+          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr kept, TakeRows(joined, sel, pool));
+          out = MakeBatch(schema_, kept->num_rows, kept->columns);
+        }
+      }
+      std::vector<RecordBatchPtr> extra;
+      if (spec_.kind != JoinKind::kInner) {
+        std::vector<int64_t> rows;
+        const bool want = spec_.kind == JoinKind::kSemi;
+        for (int64_t l = begin; l < end; ++l)
+          if ((matched_[static_cast<size_t>(l)] != 0) == want) rows.push_back(l);
+        if (!rows.empty()) {
+          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(current_, rows, pool));
+          std::vector<ArrayDataPtr> cols = taken->columns;
+          if (spec_.kind == JoinKind::kLeft) {
+            for (const auto& f : right_schema_->fields) {
+              QUIVER_ASSIGN_OR_RETURN(auto nulls, MakeArrayOfNull(f->type, taken->num_rows, pool, "outer join column"));
+              cols.push_back(nulls);
+            }
+          }
+          RecordBatchPtr b = MakeBatch(schema_, taken->num_rows, std::move(cols));
+          if (out) {
+            pending_ = b;
+          } else {
+            out = b;
+          }
+        }
+      }
+      if (out) return out;
+    }
+  }
+
+  ExecContext* ctx_;
+  OperatorPtr left_, right_;
+  JoinSpec spec_;
+  SchemaPtr schema_, right_schema_;
+  RecordBatchPtr right_all_, current_, pending_;
+  bool built_ = false;
+  int64_t pos_ = 0;
+  std::vector<uint8_t> matched_;
+};
+
+}  // namespace
+
+Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema) {
+  if (spec.left_keys.empty()) {
+    return OperatorPtr(std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
+  }
+  auto op = std::make_unique<HashJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema));
+  QUIVER_RETURN_NOT_OK(op->Init());
+  return OperatorPtr(std::move(op));
+}
+
+}  // namespace quiver::sql

@@ -1,0 +1,100 @@
+// quiver/sql/execution/operators.h — the physical operators of a statement
+// (DuckDB's src/execution/operator): pull-based RecordBatchStreams, one per
+// file family, created by the physical planner (planner/physical_planner.h).
+//
+// Every operator's memory is charged to a child pool of the statement's
+// pool, named after its stage, so a memory report can show them apart:
+//   sql-statement/scan       decoded / converted scan batches, filters, projections
+//   sql-statement/build      hash join relations (TaskMemoryManager pages,
+//                            on-heap or off-heap per ExecuteOptions::memory_mode)
+//   sql-statement/probe      join output batches
+//   sql-statement/aggregate  hash aggregation tables (TaskMemoryManager pages,
+//                            on- or off-heap) and their output
+//   sql-statement/sort       sort and top-N buffers (the rows kept, the permutation)
+// An operator over its statement's limit fails with OutOfMemory naming
+// itself and the bytes ("hash aggregate: ..."), SQLSTATE 53200.
+//
+// Thread safety: a statement's operators are driven by one thread at a
+// time; the cancel flag may be set from any thread and is polled at every
+// batch boundary (and inside long loops every few thousand rows).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quiver/columnar/record_batch_stream.h"
+#include "quiver/join/hash_join.h"
+#include "quiver/join/task_memory_manager.h"
+#include "quiver/sql/catalog.h"
+#include "quiver/sql/expression/evaluate.h"
+#include "quiver/sql/planner/logical_plan.h"
+
+namespace quiver::sql {
+
+struct ExecContext {
+  std::shared_ptr<MemoryPool> statement_pool;  ///< "sql-statement" (the limit)
+  std::shared_ptr<MemoryPool> scan_pool;       ///< "sql-statement/scan"
+  std::shared_ptr<MemoryPool> build_pool;      ///< "sql-statement/build"
+  std::shared_ptr<MemoryPool> pool;            ///< "sql-statement/probe"
+  std::shared_ptr<MemoryPool> aggregate_pool;  ///< "sql-statement/aggregate"
+  std::shared_ptr<MemoryPool> sort_pool;       ///< "sql-statement/sort"
+  std::unique_ptr<join::TaskMemoryManager> tmm;            ///< join relations (build pool)
+  std::unique_ptr<join::TaskMemoryManager> aggregate_tmm;  ///< aggregation tables
+  std::shared_ptr<std::atomic<bool>> cancel;
+  std::shared_ptr<const Catalog> catalog;
+  int64_t max_batch_rows = 64 * 1024;
+
+  Status CheckCancel() const {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Cancelled("statement cancelled");
+    return Status::OK();
+  }
+  EvalContext Eval(MemoryPool* p) const { return EvalContext{p, cancel.get()}; }
+};
+
+using OperatorPtr = std::unique_ptr<RecordBatchStream>;
+
+/// A record batch of `schema` from columns (no copy).
+RecordBatchPtr MakeBatch(const SchemaPtr& schema, int64_t rows, std::vector<ArrayDataPtr> columns);
+/// The schema of a plan node's output (field names from the bindings).
+SchemaPtr SchemaOf(const std::vector<ColumnBinding>& columns);
+/// Adds the operator's name and SQLSTATE 53200 to an OutOfMemory status.
+Status NameOperator(const Status& st, const char* op);
+
+/// Scans `table` (the columns `table_columns`), decoding dictionaries and
+/// converting to canonical types (scan pool), keeping the rows where every
+/// filter (bound to the output positions) is true.
+OperatorPtr MakeScan(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
+                     std::vector<ExprPtr> filters);
+OperatorPtr MakeFilter(ExecContext* ctx, OperatorPtr child, ExprPtr predicate);
+/// Evaluates `exprs` (bound to the child's positions) into the output columns.
+OperatorPtr MakeProject(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> exprs, SchemaPtr schema);
+OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, int64_t limit);
+/// One row, no columns.
+OperatorPtr MakeSingleRow();
+
+struct JoinSpec {
+  JoinKind kind = JoinKind::kInner;
+  /// Key expressions bound to each side's positions, already cast to a
+  /// common type pairwise. Empty: a nested-loop join.
+  std::vector<ExprPtr> left_keys, right_keys;
+  /// Bound to the output positions of left columns then right columns.
+  ExprPtr residual;
+};
+/// Hash join (left = probe side, right = build side) or, without keys, a
+/// nested-loop join. Output: left columns then right columns (semi / anti:
+/// left columns).
+Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema);
+
+/// Hash aggregation: `groups` and aggregate arguments bound to the child's
+/// positions; output the group columns then the aggregates.
+Result<OperatorPtr> MakeHashAggregate(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> groups,
+                                      std::vector<AggregateCall> aggregates, SchemaPtr schema);
+
+/// Sort by `keys` (bound to the child's positions); with limit >= 0 a
+/// top-N that keeps at most offset + limit rows (plus one batch) at a time.
+Result<OperatorPtr> MakeSort(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset,
+                             int64_t limit);
+
+}  // namespace quiver::sql

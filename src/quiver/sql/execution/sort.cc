@@ -1,0 +1,166 @@
+// quiver/sql/execution/sort.cc — ORDER BY: the input is collected (sort
+// pool), concatenated, and a permutation of row numbers sorted by the keys
+// (typed comparisons; NULLS FIRST / LAST per key; stable); the output is
+// gathered in batches. With a LIMIT it is a top-N: whenever the kept rows
+// pass max(2 x (offset + limit), 4096) they are cut down to the best
+// offset + limit, so memory stays bounded by the limit plus one batch and
+// there is never a full sort.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "quiver/columnar/concatenate.h"
+#include "quiver/sql/execution/operators.h"
+
+namespace quiver::sql {
+namespace {
+
+class SortOp : public RecordBatchStream {
+ public:
+  SortOp(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit)
+      : ctx_(ctx), child_(std::move(child)), keys_(std::move(keys)), offset_(offset), limit_(limit) {
+    schema_ = child_->schema();
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "sort");
+    return r;
+  }
+
+ private:
+  // All kept rows as one batch.
+  Result<RecordBatchPtr> Concat() {
+    if (kept_.size() == 1) return kept_[0];
+    int64_t rows = 0;
+    for (const auto& b : kept_) rows += b->num_rows;
+    std::vector<ArrayDataPtr> cols;
+    for (size_t c = 0; c < schema_->fields.size(); ++c) {
+      std::vector<ArrayDataPtr> parts;
+      for (const auto& b : kept_) parts.push_back(b->columns[c]);
+      QUIVER_ASSIGN_OR_RETURN(auto a, ConcatenateArrays(parts, ctx_->sort_pool.get()));
+      cols.push_back(a);
+    }
+    return MakeBatch(schema_, rows, std::move(cols));
+  }
+
+  // Sorted row order of `batch` (the best `keep` rows when keep >= 0).
+  Result<std::vector<int64_t>> Order(const RecordBatch& batch, int64_t keep) {
+    EvalContext ev = ctx_->Eval(ctx_->sort_pool.get());
+    std::vector<Vec> k;
+    for (const auto& key : keys_) {
+      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*key.expr, batch, &ev));
+      k.push_back(std::move(v));
+    }
+    std::vector<TypeClass> cls;
+    for (const auto& v : k) cls.push_back(ClassOf(*v.type()));
+    auto cmp = [&](int64_t a, int64_t b) {
+      for (size_t i = 0; i < k.size(); ++i) {
+        const Vec& v = k[i];
+        const bool an = v.IsNull(a), bn = v.IsNull(b);
+        int c = 0;
+        if (an || bn) {
+          if (an && bn) continue;
+          return an ? keys_[i].nulls_first : !keys_[i].nulls_first;
+        } else {
+          switch (cls[i]) {
+            case TypeClass::kString: c = v.StringAt(a).compare(v.StringAt(b)); break;
+            case TypeClass::kFloat: {
+              const double x = v.FloatAt(a), y = v.FloatAt(b);
+              const bool xn = std::isnan(x), yn = std::isnan(y);
+              c = (xn || yn) ? (xn == yn ? 0 : (xn ? 1 : -1)) : (x < y ? -1 : (x > y ? 1 : 0));
+              break;
+            }
+            default: {
+              const i128 x = v.ExactAt(a), y = v.ExactAt(b);
+              c = x < y ? -1 : (x > y ? 1 : 0);
+              break;
+            }
+          }
+        }
+        if (c != 0) return keys_[i].descending ? c > 0 : c < 0;
+      }
+      return a < b;  // stable
+    };
+    std::vector<int64_t> idx(static_cast<size_t>(batch.num_rows));
+    std::iota(idx.begin(), idx.end(), int64_t{0});
+    QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx_->aggregate_tmm->Reserve(batch.num_rows * 8, "sort permutation"));
+    if (keep >= 0 && keep < batch.num_rows) {
+      std::partial_sort(idx.begin(), idx.begin() + keep, idx.end(), cmp);
+      idx.resize(static_cast<size_t>(keep));
+    } else {
+      std::sort(idx.begin(), idx.end(), cmp);
+    }
+    return idx;
+  }
+
+  Status Compact() {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr all, Concat());
+    const int64_t keep = offset_ + limit_;
+    QUIVER_ASSIGN_OR_RETURN(auto idx, Order(*all, keep));
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr top, TakeRows(all, idx, ctx_->sort_pool.get()));
+    kept_ = {top};
+    kept_rows_ = top->num_rows;
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> NextImpl() {
+    if (!sorted_) {
+      const bool top_n = limit_ >= 0;
+      const int64_t threshold = top_n ? std::max<int64_t>(2 * (offset_ + limit_), 4096) : 0;
+      while (true) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, child_->Next());
+        if (!in) break;
+        if (in->num_rows == 0) continue;
+        if (top_n && limit_ == 0) continue;
+        kept_.push_back(in);
+        kept_rows_ += in->num_rows;
+        if (top_n && kept_rows_ > threshold) QUIVER_RETURN_NOT_OK(Compact());
+      }
+      child_.reset();
+      sorted_ = true;
+      if (kept_.empty()) return RecordBatchPtr{};
+      QUIVER_ASSIGN_OR_RETURN(all_, Concat());
+      kept_.clear();
+      QUIVER_ASSIGN_OR_RETURN(order_, Order(*all_, top_n ? offset_ + limit_ : -1));
+      pos_ = std::min<int64_t>(offset_, static_cast<int64_t>(order_.size()));
+      end_ = top_n ? std::min<int64_t>(offset_ + limit_, static_cast<int64_t>(order_.size()))
+                   : static_cast<int64_t>(order_.size());
+    }
+    if (!all_ || pos_ >= end_) {
+      all_.reset();
+      return RecordBatchPtr{};
+    }
+    const int64_t n = std::min(ctx_->max_batch_rows, end_ - pos_);
+    std::vector<int64_t> rows(order_.begin() + pos_, order_.begin() + pos_ + n);
+    pos_ += n;
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, TakeRows(all_, rows, ctx_->sort_pool.get()));
+    if (pos_ >= end_) {
+      all_.reset();
+      order_.clear();
+    }
+    return out;
+  }
+
+  ExecContext* ctx_;
+  OperatorPtr child_;
+  std::vector<SortKey> keys_;
+  int64_t offset_, limit_;
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> kept_;
+  int64_t kept_rows_ = 0;
+  bool sorted_ = false;
+  RecordBatchPtr all_;
+  std::vector<int64_t> order_;
+  int64_t pos_ = 0, end_ = 0;
+};
+
+}  // namespace
+
+Result<OperatorPtr> MakeSort(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset,
+                             int64_t limit) {
+  return OperatorPtr(std::make_unique<SortOp>(ctx, std::move(child), std::move(keys), offset, limit));
+}
+
+}  // namespace quiver::sql

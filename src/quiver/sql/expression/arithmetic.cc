@@ -1,0 +1,253 @@
+// quiver/sql/expression/arithmetic.cc — + - * / % unary minus, abs and
+// round over integers (BIGINT, overflow checked), decimals (exact 128-bit
+// at the result's scale, overflow past its precision checked) and DOUBLE.
+// The binder (function_registry.cc) has chosen the result type; arguments
+// of other numeric classes are converted on the fly.
+#include <cmath>
+
+#include "quiver/sql/expression/kernels.h"
+
+namespace quiver::sql::kernels {
+namespace {
+
+// Reads an exact argument (int32, int64, decimal128, constant) as i128.
+struct ExactReader {
+  const int32_t* i32 = nullptr;
+  const int64_t* i64 = nullptr;
+  const i128* dec = nullptr;
+  i128 constant = 0;
+  bool is_const = false;
+  explicit ExactReader(const Vec& v) {
+    if (v.constant || v.type()->id == TypeId::kNull) {
+      is_const = true;
+      constant = v.type()->id == TypeId::kNull || v.IsNull(0) ? 0 : v.ExactAt(0);
+      return;
+    }
+    switch (v.type()->id) {
+      case TypeId::kInt32: i32 = v.Values<int32_t>(); break;
+      case TypeId::kInt64: i64 = v.Values<int64_t>(); break;
+      default: dec = v.Values<i128>(); break;
+    }
+  }
+  i128 operator[](int64_t i) const {
+    if (is_const) return constant;
+    if (i64) return i64[i];
+    if (i32) return i32[i];
+    i128 x;
+    std::memcpy(&x, dec + i, 16);
+    return x;
+  }
+};
+
+struct FloatReader {
+  const Vec* v;
+  const double* f = nullptr;
+  double constant = 0;
+  bool is_const = false;
+  explicit FloatReader(const Vec& vec) : v(&vec) {
+    if (vec.constant || vec.type()->id == TypeId::kNull) {
+      is_const = true;
+      constant = vec.type()->id == TypeId::kNull || vec.IsNull(0) ? 0 : vec.FloatAt(0);
+    } else if (vec.type()->id == TypeId::kFloat64) {
+      f = vec.Values<double>();
+    }
+  }
+  double operator[](int64_t i) const { return is_const ? constant : f ? f[i] : v->FloatAt(i); }
+};
+
+bool AllConstant(const std::vector<Vec>& args) {
+  for (const auto& a : args)
+    if (!a.constant && a.type()->id != TypeId::kNull) return false;
+  return true;
+}
+
+// Marks result rows null where any argument is null.
+Status PropagateNulls(FixedBuilder* b, const std::vector<Vec>& args, int64_t n) {
+  for (const auto& a : args) {
+    if (!a.MayHaveNulls()) continue;
+    if (a.constant || a.type()->id == TypeId::kNull) {
+      if (a.type()->id == TypeId::kNull || a.IsNull(0)) {
+        for (int64_t i = 0; i < n; ++i) QUIVER_RETURN_NOT_OK(b->SetNull(i));
+        return Status::OK();
+      }
+      continue;
+    }
+    QUIVER_RETURN_NOT_OK(b->CopyValidity(a));
+  }
+  return Status::OK();
+}
+
+bool RowIsNull(const std::vector<Vec>& args, int64_t i) {
+  for (const auto& a : args)
+    if (a.IsNull(i)) return true;
+  return false;
+}
+
+i128 DivRound(i128 a, i128 b) {
+  // a / b rounded half away from zero (b != 0).
+  i128 q = a / b, r = a % b;
+  if (r != 0) {
+    const i128 r2 = r < 0 ? -r : r, b2 = b < 0 ? -b : b;
+    if (r2 * 2 >= b2) q += ((a < 0) != (b < 0)) ? -1 : 1;
+  }
+  return q;
+}
+
+bool ScaleUp(i128 v, int k, i128* out) {
+  i128 r = v;
+  for (int j = 0; j < k; ++j)
+    if (__builtin_mul_overflow(r, static_cast<i128>(10), &r)) return false;
+  *out = r;
+  return true;
+}
+
+Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalContext* ctx) {
+  const DataTypePtr& out_type = e.type;
+  const bool out_decimal = out_type->id == TypeId::kDecimal;
+  const int so = ScaleOf(*out_type);
+  const i128 max_out = out_decimal ? MaxUnscaled(out_type->precision) : static_cast<i128>(INT64_MAX);
+  const i128 min_out = out_decimal ? -max_out : static_cast<i128>(INT64_MIN);
+  const int64_t rows = AllConstant(args) ? 1 : n;
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(out_type, rows, ctx->pool));
+  QUIVER_RETURN_NOT_OK(PropagateNulls(&b, args, rows));
+  std::vector<ExactReader> r;
+  for (const auto& a : args) r.emplace_back(a);
+  const int s0 = ScaleOf(*args[0].type());
+  const int s1 = args.size() > 1 ? ScaleOf(*args[1].type()) : 0;
+  i128* dec_out = out_decimal ? b.values<i128>() : nullptr;
+  int64_t* int_out = out_decimal ? nullptr : b.values<int64_t>();
+  const bool any_nulls = [&] {
+    for (const auto& a : args)
+      if (a.MayHaveNulls()) return true;
+    return false;
+  }();
+  auto store = [&](int64_t i, i128 v) -> Status {
+    if (v > max_out || v < min_out) return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
+    if (dec_out) {
+      std::memcpy(dec_out + i, &v, 16);
+    } else {
+      int_out[i] = static_cast<int64_t>(v);
+    }
+    return Status::OK();
+  };
+  // Fast path: BIGINT/INTEGER op BIGINT/INTEGER into BIGINT.
+  for (int64_t i = 0; i < rows; ++i) {
+    if (any_nulls && RowIsNull(args, i)) {
+      if (dec_out) {
+        const i128 zero = 0;
+        std::memcpy(dec_out + i, &zero, 16);
+      } else {
+        int_out[i] = 0;
+      }
+      continue;
+    }
+    i128 a = r[0][i];
+    i128 v = 0;
+    switch (e.fn) {
+      case Fn::kNeg: v = -a; break;
+      case Fn::kAbs: v = a < 0 ? -a : a; break;
+      case Fn::kRound: {
+        // round(x, d): to scale so (<= s0)
+        const int drop = s0 - so;
+        v = drop > 0 ? DivRound(a, Pow10(drop)) : a;
+        break;
+      }
+      case Fn::kAdd:
+      case Fn::kSub: {
+        i128 x, y;
+        if (!ScaleUp(a, so - s0, &x) || !ScaleUp(r[1][i], so - s1, &y)) return NumericOverflow("operand of '+'/'-'");
+        if (e.fn == Fn::kAdd ? __builtin_add_overflow(x, y, &v) : __builtin_sub_overflow(x, y, &v))
+          return NumericOverflow(std::string("result of '") + FnName(e.fn) + "'");
+        break;
+      }
+      case Fn::kMul: {
+        // so == s0 + s1 (the binder's rule)
+        if (__builtin_mul_overflow(a, r[1][i], &v)) return NumericOverflow("result of '*'");
+        break;
+      }
+      case Fn::kDiv: {
+        const i128 d = r[1][i];
+        if (d == 0) return DivisionByZero();
+        if (!out_decimal) {
+          v = a / d;  // integer division truncates (PostgreSQL)
+        } else {
+          const int k = so - s0 + s1;
+          i128 num = a, den = d;
+          if (k >= 0) {
+            if (!ScaleUp(a, k, &num)) return NumericOverflow("dividend of '/' at scale " + std::to_string(so));
+          } else if (!ScaleUp(d, -k, &den)) {
+            return NumericOverflow("divisor of '/'");
+          }
+          v = DivRound(num, den);
+        }
+        break;
+      }
+      case Fn::kMod: {
+        i128 x, y;
+        if (!ScaleUp(a, so - s0, &x) || !ScaleUp(r[1][i], so - s1, &y)) return NumericOverflow("operand of '%'");
+        if (y == 0) return DivisionByZero();
+        v = x % y;
+        break;
+      }
+      default: return Status::NotImplemented(std::string("exact arithmetic ") + FnName(e.fn));
+    }
+    QUIVER_RETURN_NOT_OK(store(i, v));
+  }
+  Vec out;
+  out.array = b.Finish();
+  out.constant = rows == 1 && AllConstant(args);
+  return out;
+}
+
+Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalContext* ctx) {
+  const int64_t rows = AllConstant(args) ? 1 : n;
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(float64(), rows, ctx->pool));
+  QUIVER_RETURN_NOT_OK(PropagateNulls(&b, args, rows));
+  std::vector<FloatReader> r;
+  for (const auto& a : args) r.emplace_back(a);
+  double* out = b.values<double>();
+  const bool any_nulls = [&] {
+    for (const auto& a : args)
+      if (a.MayHaveNulls()) return true;
+    return false;
+  }();
+  double scale = 1;
+  if (e.fn == Fn::kRound && args.size() > 1) scale = std::pow(10.0, static_cast<double>(ExactReader(args[1])[0]));
+  for (int64_t i = 0; i < rows; ++i) {
+    const double a = r[0][i];
+    switch (e.fn) {
+      case Fn::kAdd: out[i] = a + r[1][i]; break;
+      case Fn::kSub: out[i] = a - r[1][i]; break;
+      case Fn::kMul: out[i] = a * r[1][i]; break;
+      case Fn::kDiv: {
+        const double d = r[1][i];
+        if (d == 0 && !(any_nulls && RowIsNull(args, i))) return DivisionByZero();
+        out[i] = d == 0 ? 0 : a / d;
+        break;
+      }
+      case Fn::kMod: {
+        const double d = r[1][i];
+        if (d == 0 && !(any_nulls && RowIsNull(args, i))) return DivisionByZero();
+        out[i] = d == 0 ? 0 : std::fmod(a, d);
+        break;
+      }
+      case Fn::kNeg: out[i] = -a; break;
+      case Fn::kAbs: out[i] = std::fabs(a); break;
+      case Fn::kRound: out[i] = std::round(a * scale) / scale; break;
+      default: return Status::NotImplemented(std::string("float arithmetic ") + FnName(e.fn));
+    }
+  }
+  Vec v;
+  v.array = b.Finish();
+  v.constant = rows == 1 && AllConstant(args);
+  return v;
+}
+
+}  // namespace
+
+Result<Vec> Arithmetic(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx) {
+  if (ClassOf(*e.type) == TypeClass::kFloat) return FloatArithmetic(e, args, rows, ctx);
+  return ExactArithmetic(e, args, rows, ctx);
+}
+
+}  // namespace quiver::sql::kernels

@@ -1,0 +1,180 @@
+// quiver/sql/expression/evaluate.cc — see evaluate.h.
+#include "quiver/sql/expression/evaluate.h"
+
+#include "quiver/columnar/take.h"
+#include "quiver/sql/expression/kernels.h"
+
+namespace quiver::sql {
+
+Status SqlError(StatusCode code, const char* sql_state, std::string message) {
+  return Status(code, std::move(message)).WithSqlState(sql_state);
+}
+
+namespace {
+
+Result<Vec> EvaluateCase(const Expr& e, const RecordBatch& batch, EvalContext* ctx) {
+  const int64_t n = batch.num_rows;
+  const size_t num_when = (e.args.size() - 1) / 2;
+  std::vector<int32_t> branch(static_cast<size_t>(n), static_cast<int32_t>(num_when));  // default: ELSE
+  std::vector<uint8_t> decided(static_cast<size_t>(n), 0);
+  for (size_t w = 0; w < num_when; ++w) {
+    QUIVER_ASSIGN_OR_RETURN(Vec cond, Evaluate(*e.args[2 * w], batch, ctx));
+    const bool is_null_type = cond.type()->id == TypeId::kNull;
+    for (int64_t r = 0; r < n; ++r) {
+      if (decided[static_cast<size_t>(r)]) continue;
+      if (is_null_type || cond.IsNull(r) || !cond.BoolAt(r)) continue;
+      branch[static_cast<size_t>(r)] = static_cast<int32_t>(w);
+      decided[static_cast<size_t>(r)] = 1;
+    }
+  }
+  std::vector<Vec> results(num_when + 1);
+  std::vector<int64_t> index(static_cast<size_t>(n));
+  std::vector<std::vector<int64_t>> rows_of(num_when + 1);
+  for (int64_t r = 0; r < n; ++r) rows_of[static_cast<size_t>(branch[static_cast<size_t>(r)])].push_back(r);
+  for (size_t b = 0; b <= num_when; ++b) {
+    const Expr& value = *e.args[b < num_when ? 2 * b + 1 : e.args.size() - 1];
+    const auto& rows = rows_of[b];
+    if (rows.empty()) continue;
+    if (static_cast<int64_t>(rows.size()) == n || !MayFail(value)) {
+      QUIVER_ASSIGN_OR_RETURN(results[b], Evaluate(value, batch, ctx));
+      for (int64_t r : rows) index[static_cast<size_t>(r)] = r;
+    } else {
+      auto whole = std::make_shared<RecordBatch>(batch);
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr sub, TakeRows(whole, rows, ctx->pool));
+      QUIVER_ASSIGN_OR_RETURN(results[b], Evaluate(value, *sub, ctx));
+      for (size_t k = 0; k < rows.size(); ++k) index[static_cast<size_t>(rows[k])] = static_cast<int64_t>(k);
+    }
+  }
+  return kernels::MergeBranches(e.type, branch, index, results, n, ctx->pool);
+}
+
+}  // namespace
+
+Result<Vec> Evaluate(const Expr& e, const RecordBatch& batch, EvalContext* ctx) {
+  if (ctx->cancel && ctx->cancel->load(std::memory_order_relaxed)) return Status::Cancelled("statement cancelled");
+  switch (e.kind) {
+    case Expr::Kind::kColumn: {
+      if (e.column < 0 || e.column >= static_cast<int>(batch.columns.size()))
+        return Status::Invalid("internal: column position " + std::to_string(e.column) + " outside a batch of " +
+                               std::to_string(batch.columns.size()) + " columns");
+      Vec v;
+      v.array = batch.columns[static_cast<size_t>(e.column)];
+      return v;
+    }
+    case Expr::Kind::kConstant: return ConstantVec(e.value, ctx->pool);
+    case Expr::Kind::kSubquery: {
+      QUIVER_ASSIGN_OR_RETURN(Value v, e.subquery->Get());
+      return ConstantVec(v, ctx->pool);
+    }
+    case Expr::Kind::kCase: return EvaluateCase(e, batch, ctx);
+    case Expr::Kind::kCall: break;
+  }
+  std::vector<Vec> args;
+  args.reserve(e.args.size());
+  for (const auto& a : e.args) {
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*a, batch, ctx));
+    args.push_back(std::move(v));
+  }
+  const int64_t n = batch.num_rows;
+  switch (e.fn) {
+    case Fn::kAdd:
+    case Fn::kSub:
+    case Fn::kMul:
+    case Fn::kDiv:
+    case Fn::kMod:
+    case Fn::kNeg:
+    case Fn::kAbs:
+    case Fn::kRound: return kernels::Arithmetic(e, args, n, ctx);
+    case Fn::kEq:
+    case Fn::kNe:
+    case Fn::kLt:
+    case Fn::kLe:
+    case Fn::kGt:
+    case Fn::kGe: return kernels::Compare(e, args, n, ctx);
+    case Fn::kAnd:
+    case Fn::kOr:
+    case Fn::kNot:
+    case Fn::kIsNull:
+    case Fn::kIsNotNull: return kernels::Logic(e, args, n, ctx);
+    case Fn::kInList: return kernels::InList(e, args, n, ctx);
+    case Fn::kLike: return kernels::Like(e, args, n, ctx);
+    case Fn::kCoalesce:
+    case Fn::kNullIf: return kernels::Conditional(e, args, n, ctx);
+    case Fn::kCast: return kernels::Cast(e, args, n, ctx);
+    case Fn::kAddDays:
+    case Fn::kAddMonths:
+    case Fn::kDateDiff:
+    case Fn::kExtractYear:
+    case Fn::kExtractMonth:
+    case Fn::kExtractDay: return kernels::Temporal(e, args, n, ctx);
+    case Fn::kSubstring:
+    case Fn::kUpper:
+    case Fn::kLower:
+    case Fn::kLength:
+    case Fn::kTrim:
+    case Fn::kLTrim:
+    case Fn::kRTrim:
+    case Fn::kConcat: return kernels::StringFunction(e, args, n, ctx);
+  }
+  return Status::NotImplemented(std::string("function ") + FnName(e.fn));
+}
+
+Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const RecordBatch& batch, EvalContext* ctx) {
+  QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(predicate, batch, ctx));
+  std::vector<int64_t> sel;
+  const int64_t n = batch.num_rows;
+  if (v.type()->id == TypeId::kNull) return sel;
+  if (v.constant) {
+    if (!v.IsNull(0) && v.BoolAt(0)) {
+      sel.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) sel[static_cast<size_t>(i)] = i;
+    }
+    return sel;
+  }
+  const uint8_t* bits = v.array->buffers[1]->data();
+  const int64_t off = v.array->offset;
+  const bool nulls = v.MayHaveNulls();
+  sel.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (bit_util::GetBit(bits, off + i) && (!nulls || !v.IsNull(i))) sel.push_back(i);
+  }
+  return sel;
+}
+
+Result<Value> EvaluateConstant(const Expr& expr, EvalContext* ctx) {
+  RecordBatch one;
+  one.num_rows = 1;
+  one.schema = std::make_shared<Schema>();
+  QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(expr, one, ctx));
+  return ValueAt(v, 0);
+}
+
+Result<RecordBatchPtr> TakeRows(const RecordBatchPtr& batch, const std::vector<int64_t>& selection, MemoryPool* pool) {
+  if (static_cast<int64_t>(selection.size()) == batch->num_rows) {
+    bool identity = true;
+    for (size_t i = 0; i < selection.size() && identity; ++i) identity = selection[i] == static_cast<int64_t>(i);
+    if (identity) return batch;
+  }
+  auto out = std::make_shared<RecordBatch>();
+  out->schema = batch->schema;
+  out->num_rows = static_cast<int64_t>(selection.size());
+  out->columns.reserve(batch->columns.size());
+  TakeOptions opts;
+  opts.boundscheck = false;
+  for (size_t c = 0; c < batch->columns.size(); ++c) {
+    const auto& col = batch->columns[c];
+    if (col->type->id == TypeId::kNull) {
+      auto a = std::make_shared<ArrayData>();
+      a->type = col->type;
+      a->length = out->num_rows;
+      a->null_count = out->num_rows;
+      out->columns.push_back(a);
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto a, Take(*col, selection, pool, "column " + std::to_string(c), opts));
+    out->columns.push_back(std::move(a));
+  }
+  return RecordBatchPtr(out);
+}
+
+}  // namespace quiver::sql

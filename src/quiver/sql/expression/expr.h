@@ -1,0 +1,126 @@
+// quiver/sql/expression/expr.h — bound SQL expressions: typed trees over
+// column references, constants and function calls, evaluated a batch at a
+// time (evaluate.h). The binder builds them with logical column ids; the
+// physical planner rewrites the ids into positions of the operator's input
+// batch (BindColumns) before execution.
+//
+// Thread safety: an Expr is immutable once built and shared
+// (std::shared_ptr<const Expr>); evaluation keeps no state in it, except the
+// run-once result of an uncorrelated scalar subquery (ScalarSubquery, which
+// locks).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/sql/expression/vector.h"
+
+namespace quiver::sql {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+/// Scalar functions and operators (the registry, function_registry.h,
+/// maps SQL names to these and binds their types).
+enum class Fn : uint8_t {
+  // arithmetic
+  kAdd, kSub, kMul, kDiv, kMod, kNeg,
+  // comparison
+  kEq, kNe, kLt, kLe, kGt, kGe,
+  // logic (three-valued)
+  kAnd, kOr, kNot, kIsNull, kIsNotNull,
+  // membership / patterns
+  kInList,   ///< args[0] IN (args[1..]); constant lists are hashed
+  kLike,     ///< args: value, pattern[, escape]; `negated` for NOT LIKE
+  // conditional
+  kCoalesce, kNullIf,
+  // conversion
+  kCast,     ///< args[0] to `type`
+  // dates
+  kAddDays,    ///< date + int days
+  kAddMonths,  ///< date + int months (clamped to the month's end)
+  kDateDiff,   ///< date - date = days (int64)
+  kExtractYear, kExtractMonth, kExtractDay,
+  // strings
+  kSubstring,  ///< args: s, start (1-based)[, count]; characters (UTF-8)
+  kUpper, kLower, kLength, kTrim, kLTrim, kRTrim, kConcat,
+  // numbers
+  kAbs, kRound,
+};
+
+/// SQL spelling of a function for messages and EXPLAIN-like output.
+const char* FnName(Fn fn);
+
+/// An uncorrelated scalar subquery, run once per statement the first time
+/// it is evaluated (its plan is built by the engine; see engine.cc).
+class ScalarSubquery {
+ public:
+  using Runner = std::function<Result<Value>()>;
+  explicit ScalarSubquery(Runner runner) : runner_(std::move(runner)) {}
+  /// The value (runs the subquery on first use; later calls return the
+  /// same value or error). Thread-safe.
+  Result<Value> Get();
+
+ private:
+  std::mutex mutex_;
+  Runner runner_;
+  bool done_ = false;
+  Status status_;
+  Value value_;
+};
+
+struct Expr {
+  enum class Kind : uint8_t {
+    kColumn,     ///< `column`: a logical column id, or a batch position once bound
+    kConstant,   ///< `value`
+    kCall,       ///< `fn` over `args`
+    kCase,       ///< args: when1, then1, ..., whenN, thenN, else
+    kSubquery,   ///< `subquery`: an uncorrelated scalar subquery
+  };
+  Kind kind = Kind::kConstant;
+  DataTypePtr type;  ///< the result type (canonical; boolean for predicates)
+  int column = -1;
+  Value value;
+  Fn fn = Fn::kAdd;
+  bool negated = false;  ///< kLike: NOT LIKE; kInList: NOT IN
+  std::vector<ExprPtr> args;
+  std::shared_ptr<ScalarSubquery> subquery;
+  /// kInList with constant items: their hashed form (built when bound).
+  std::shared_ptr<const void> aux;
+  int location = -1;  ///< byte offset in the statement (messages)
+
+  static ExprPtr Column(int column, DataTypePtr type, int location = -1);
+  static ExprPtr Constant(Value v, int location = -1);
+  static ExprPtr Call(Fn fn, std::vector<ExprPtr> args, DataTypePtr type, int location = -1);
+};
+
+/// Structural equality (kind, type, column, value, fn, args); subqueries
+/// are equal only when they are the same object.
+bool ExprEquals(const Expr& a, const Expr& b);
+/// Calls `f` on every column reference's id in `e`.
+void VisitColumns(const Expr& e, const std::function<void(int)>& f);
+/// A copy of `e` with every column reference's id replaced by `map(id)`
+/// (an error from `map` stops the rewrite).
+Result<ExprPtr> RewriteColumns(const ExprPtr& e, const std::function<Result<int>(int)>& map);
+/// A copy of `e` in which every subtree for which `f` returns non-null is
+/// replaced by what it returns (top-down: replaced subtrees are not visited).
+ExprPtr Transform(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f);
+/// True when `e` is a constant expression (no columns, no subquery).
+bool IsConstantExpr(const Expr& e);
+/// Splits an AND tree into its conjuncts.
+void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out);
+/// The AND of `terms` (TRUE when empty).
+ExprPtr MakeAnd(const std::vector<ExprPtr>& terms);
+/// Short human text of an expression (for messages).
+std::string ExprToString(const Expr& e);
+/// True when evaluating `e` can fail on some rows (division, cast,
+/// overflowing arithmetic): CASE evaluates such branches only on the rows
+/// that take them.
+bool MayFail(const Expr& e);
+
+}  // namespace quiver::sql

@@ -1,0 +1,376 @@
+// quiver/sql/expression/function_registry.cc — see function_registry.h.
+#include "quiver/sql/expression/function_registry.h"
+
+#include <algorithm>
+
+#include "quiver/memory/memory_pool.h"
+#include "quiver/sql/expression/evaluate.h"
+#include "quiver/sql/expression/kernels.h"
+
+namespace quiver::sql {
+
+namespace {
+
+constexpr FunctionEntry kFunctions[] = {
+    {"upper", Fn::kUpper, 1, 1},       {"lower", Fn::kLower, 1, 1},     {"length", Fn::kLength, 1, 1},
+    {"char_length", Fn::kLength, 1, 1}, {"character_length", Fn::kLength, 1, 1},
+    {"trim", Fn::kTrim, 1, 1},         {"btrim", Fn::kTrim, 1, 1},      {"ltrim", Fn::kLTrim, 1, 1},
+    {"rtrim", Fn::kRTrim, 1, 1},       {"substring", Fn::kSubstring, 2, 3}, {"substr", Fn::kSubstring, 2, 3},
+    {"coalesce", Fn::kCoalesce, 1, 64}, {"nullif", Fn::kNullIf, 2, 2},  {"abs", Fn::kAbs, 1, 1},
+    {"round", Fn::kRound, 1, 2},       {"concat", Fn::kConcat, 1, 64},
+};
+
+std::shared_ptr<MemoryPool> FoldPool() {
+  static std::shared_ptr<MemoryPool> pool = MemoryPool::MakeRoot({"sql-constant-folding"});
+  return pool;
+}
+
+Result<ExprPtr> Fold(ExprPtr e) {
+  if (!IsConstantExpr(*e)) return e;
+  EvalContext ctx;
+  auto pool = FoldPool();
+  ctx.pool = pool.get();
+  QUIVER_ASSIGN_OR_RETURN(Value v, EvaluateConstant(*e, &ctx));
+  if (v.is_null) v.type = e->type;
+  return Expr::Constant(std::move(v), e->location);
+}
+
+bool IsNullType(const DataTypePtr& t) { return t->id == TypeId::kNull; }
+
+Status TypeError(Fn fn, const std::vector<ExprPtr>& args) {
+  std::string msg = std::string("operator '") + FnName(fn) + "' cannot take ";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i) msg += i + 1 == args.size() ? " and " : ", ";
+    msg += SqlTypeName(*args[i]->type);
+  }
+  return Status::Invalid(msg);
+}
+
+Result<DataTypePtr> ArithmeticType(Fn fn, const DataTypePtr& a, const DataTypePtr& b) {
+  const TypeClass ca = ClassOf(*a), cb = ClassOf(*b);
+  if (!IsNumericClass(ca) || !IsNumericClass(cb)) return DataTypePtr{};
+  if (ca == TypeClass::kFloat || cb == TypeClass::kFloat) return float64();
+  if (ca == TypeClass::kInt && cb == TypeClass::kInt) return int64();
+  const int pa = PrecisionOf(*a), sa = ScaleOf(*a), pb = PrecisionOf(*b), sb = ScaleOf(*b);
+  switch (fn) {
+    case Fn::kAdd:
+    case Fn::kSub:
+    case Fn::kMod: {
+      const int s = std::max(sa, sb);
+      return Decimal(std::max(pa - sa, pb - sb) + s + 1, s);
+    }
+    case Fn::kMul:
+      if (sa + sb > 38) return Status::NotImplemented("a product with more than 38 decimal places");
+      return Decimal(pa + pb, sa + sb);
+    case Fn::kDiv: return Decimal(38, std::max(sa, 12));
+    default: return DataTypePtr{};
+  }
+}
+
+bool Comparable(TypeClass a, TypeClass b) {
+  if (a == TypeClass::kNull || b == TypeClass::kNull) return true;
+  if (IsNumericClass(a) && IsNumericClass(b)) return true;
+  const bool ta = a == TypeClass::kDate || a == TypeClass::kTimestamp;
+  const bool tb = b == TypeClass::kDate || b == TypeClass::kTimestamp;
+  if (ta && tb) return true;
+  return a == b && a != TypeClass::kOther;
+}
+
+// A string constant next to a typed operand is cast to that operand's type
+// (PostgreSQL's unknown-literal rule).
+Status CoerceStringLiteral(ExprPtr* lit, const DataTypePtr& other) {
+  const TypeClass oc = ClassOf(*other);
+  if ((*lit)->kind != Expr::Kind::kConstant || ClassOf(*(*lit)->type) != TypeClass::kString) return Status::OK();
+  if (oc == TypeClass::kString || oc == TypeClass::kNull || oc == TypeClass::kOther) return Status::OK();
+  DataTypePtr to = other;
+  if (oc == TypeClass::kInt || oc == TypeClass::kDecimal) {
+    // keep the literal's own digits
+    if ((*lit)->value.s.find_first_of("eE") != std::string::npos) {
+      to = float64();
+    } else {
+      const auto dot = (*lit)->value.s.find('.');
+      const int scale = dot == std::string::npos ? 0 : static_cast<int>((*lit)->value.s.size() - dot - 1);
+      to = Decimal(38, std::min(scale, 37));
+    }
+  }
+  auto cast = kernels::CastValue((*lit)->value, to);
+  if (!cast.ok()) {
+    const TypeClass tc = ClassOf(*to);
+    if (tc == TypeClass::kDate || tc == TypeClass::kTimestamp)
+      return SqlError(StatusCode::kInvalid, "22007", "'" + (*lit)->value.s + "' is not a date or timestamp");
+    return cast.status();
+  }
+  *lit = Expr::Constant(*cast, (*lit)->location);
+  return Status::OK();
+}
+
+}  // namespace
+
+const FunctionEntry* LookupFunction(std::string_view name) {
+  for (const auto& f : kFunctions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
+  if (IsNullType(a)) return b;
+  if (IsNullType(b)) return a;
+  if (a->Equals(*b)) return a;
+  const TypeClass ca = ClassOf(*a), cb = ClassOf(*b);
+  if (IsNumericClass(ca) && IsNumericClass(cb)) {
+    if (ca == TypeClass::kFloat || cb == TypeClass::kFloat) return float64();
+    if (ca == TypeClass::kInt && cb == TypeClass::kInt) return int64();
+    const int s = std::max(ScaleOf(*a), ScaleOf(*b));
+    const int ip = std::max(PrecisionOf(*a) - ScaleOf(*a), PrecisionOf(*b) - ScaleOf(*b));
+    return Decimal(ip + s, s);
+  }
+  if ((ca == TypeClass::kDate || ca == TypeClass::kTimestamp) && (cb == TypeClass::kDate || cb == TypeClass::kTimestamp))
+    return ca == TypeClass::kTimestamp ? a : b;
+  if (ca == cb && ca != TypeClass::kOther) return a;
+  return nullptr;
+}
+
+Result<ExprPtr> CastTo(const ExprPtr& e, const DataTypePtr& type, int location) {
+  if (e->type->Equals(*type)) return e;
+  if (e->kind == Expr::Kind::kConstant) {
+    QUIVER_ASSIGN_OR_RETURN(Value v, kernels::CastValue(e->value, type));
+    v.type = type;
+    return Expr::Constant(std::move(v), location >= 0 ? location : e->location);
+  }
+  return Expr::Call(Fn::kCast, {e}, type, location >= 0 ? location : e->location);
+}
+
+Status CheckBoolean(const Expr& e, std::string_view clause) {
+  const TypeClass c = ClassOf(*e.type);
+  if (c == TypeClass::kBool || c == TypeClass::kNull) return Status::OK();
+  return Status::Invalid("argument of " + std::string(clause) + " must be boolean, not " + SqlTypeName(*e.type));
+}
+
+Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location) {
+  DataTypePtr t = null();
+  const size_t num_when = (args.size() - 1) / 2;
+  for (size_t w = 0; w < num_when; ++w) QUIVER_RETURN_NOT_OK(CheckBoolean(*args[2 * w], "CASE WHEN"));
+  for (size_t k = 0; k < args.size(); ++k) {
+    const bool value = k + 1 == args.size() || k % 2 == 1;
+    if (!value) continue;
+    DataTypePtr c = CommonType(t, args[k]->type);
+    if (!c)
+      return Status::Invalid("CASE types " + SqlTypeName(*t) + " and " + SqlTypeName(*args[k]->type) +
+                             " cannot be matched");
+    t = c;
+  }
+  for (size_t k = 0; k < args.size(); ++k) {
+    const bool value = k + 1 == args.size() || k % 2 == 1;
+    if (value && !IsNullType(t)) {
+      QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], t));
+    }
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::kCase;
+  e->type = t;
+  e->args = std::move(args);
+  e->location = location;
+  return Fold(e);
+}
+
+Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated) {
+  DataTypePtr type;
+  switch (fn) {
+    case Fn::kAdd:
+    case Fn::kSub: {
+      const TypeClass c0 = ClassOf(*args[0]->type), c1 = ClassOf(*args[1]->type);
+      const bool d0 = c0 == TypeClass::kDate || c0 == TypeClass::kTimestamp;
+      const bool d1 = c1 == TypeClass::kDate || c1 == TypeClass::kTimestamp;
+      if (d0 && c1 == TypeClass::kInt) {
+        if (fn == Fn::kSub) {
+          QUIVER_ASSIGN_OR_RETURN(args[1], BindCall(Fn::kNeg, {args[1]}, location));
+        }
+        type = args[0]->type;
+        fn = Fn::kAddDays;
+        break;
+      }
+      if (d1 && c0 == TypeClass::kInt && fn == Fn::kAdd) {
+        std::swap(args[0], args[1]);
+        type = args[0]->type;
+        fn = Fn::kAddDays;
+        break;
+      }
+      if (c0 == TypeClass::kDate && c1 == TypeClass::kDate && fn == Fn::kSub) {
+        type = int64();
+        fn = Fn::kDateDiff;
+        break;
+      }
+      [[fallthrough]];
+    }
+    case Fn::kMul:
+    case Fn::kDiv:
+    case Fn::kMod: {
+      for (int k = 0; k < 2; ++k) QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[1 - k]->type));
+      if (IsNullType(args[0]->type) || IsNullType(args[1]->type)) {
+        const DataTypePtr other = IsNullType(args[0]->type) ? args[1]->type : args[0]->type;
+        return Expr::Constant(Value::Null(IsNumericClass(ClassOf(*other)) ? other : null()), location);
+      }
+      QUIVER_ASSIGN_OR_RETURN(type, ArithmeticType(fn, args[0]->type, args[1]->type));
+      if (!type) return TypeError(fn, args);
+      break;
+    }
+    case Fn::kNeg:
+    case Fn::kAbs: {
+      const TypeClass c = ClassOf(*args[0]->type);
+      if (c == TypeClass::kNull) return args[0];
+      if (!IsNumericClass(c)) return TypeError(fn, args);
+      type = c == TypeClass::kInt ? int64() : args[0]->type;
+      break;
+    }
+    case Fn::kRound: {
+      const TypeClass c = ClassOf(*args[0]->type);
+      if (!IsNumericClass(c)) return TypeError(fn, args);
+      int digits = 0;
+      if (args.size() > 1) {
+        if (args[1]->kind != Expr::Kind::kConstant || ClassOf(*args[1]->type) != TypeClass::kInt)
+          return Status::NotImplemented("round() with a non-constant number of digits");
+        digits = static_cast<int>(args[1]->value.i);
+      }
+      if (c == TypeClass::kDecimal) {
+        const int s = std::clamp(digits, 0, args[0]->type->scale);
+        type = Decimal(args[0]->type->precision, s);
+      } else {
+        type = args[0]->type;
+        if (c == TypeClass::kInt) return args[0];
+      }
+      if (args.size() < 2) args.push_back(Expr::Constant(Value::Int64(0)));
+      break;
+    }
+    case Fn::kEq:
+    case Fn::kNe:
+    case Fn::kLt:
+    case Fn::kLe:
+    case Fn::kGt:
+    case Fn::kGe: {
+      for (int k = 0; k < 2; ++k) QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[1 - k]->type));
+      if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[1]->type))) return TypeError(fn, args);
+      type = boolean();
+      break;
+    }
+    case Fn::kAnd:
+    case Fn::kOr:
+    case Fn::kNot:
+      for (const auto& a : args) {
+        const TypeClass c = ClassOf(*a->type);
+        if (c != TypeClass::kBool && c != TypeClass::kNull)
+          return Status::Invalid(std::string("argument of ") + FnName(fn) + " must be boolean, not " + SqlTypeName(*a->type));
+      }
+      type = boolean();
+      break;
+    case Fn::kIsNull:
+    case Fn::kIsNotNull: type = boolean(); break;
+    case Fn::kInList: {
+      std::vector<Value> items;
+      bool all_const = true;
+      for (size_t k = 1; k < args.size(); ++k) {
+        QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[0]->type));
+        if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[k]->type))) return TypeError(Fn::kEq, {args[0], args[k]});
+        if (args[k]->kind == Expr::Kind::kConstant) {
+          items.push_back(args[k]->value);
+        } else {
+          all_const = false;
+        }
+      }
+      auto e = std::make_shared<Expr>();
+      e->kind = Expr::Kind::kCall;
+      e->fn = Fn::kInList;
+      e->type = boolean();
+      e->negated = negated;
+      e->location = location;
+      if (all_const) {
+        e->aux = kernels::MakeInSet(args[0]->type, items);
+        args.resize(1);
+      }
+      e->args = std::move(args);
+      return Fold(e);
+    }
+    case Fn::kLike:
+      for (const auto& a : args) {
+        const TypeClass c = ClassOf(*a->type);
+        if (c != TypeClass::kString && c != TypeClass::kNull)
+          return Status::Invalid("operator 'LIKE' cannot take " + SqlTypeName(*a->type) + " (strings only)");
+      }
+      type = boolean();
+      break;
+    case Fn::kCoalesce: {
+      DataTypePtr t = null();
+      for (const auto& a : args) {
+        DataTypePtr c = CommonType(t, a->type);
+        if (!c) return Status::Invalid("COALESCE types " + SqlTypeName(*t) + " and " + SqlTypeName(*a->type) + " cannot be matched");
+        t = c;
+      }
+      for (auto& a : args) {
+        if (!IsNullType(t)) {
+          QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t));
+        }
+      }
+      type = t;
+      break;
+    }
+    case Fn::kNullIf: {
+      QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[1], args[0]->type));
+      if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[1]->type))) return TypeError(fn, args);
+      type = args[0]->type;
+      break;
+    }
+    case Fn::kCast: return CastTo(args[0], args[1]->type, location);
+    case Fn::kAddDays:
+    case Fn::kAddMonths: {
+      const TypeClass c = ClassOf(*args[0]->type);
+      QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[0], date32()));
+      if (c != TypeClass::kDate && c != TypeClass::kTimestamp && c != TypeClass::kString && c != TypeClass::kNull)
+        return Status::Invalid("an interval cannot be added to " + SqlTypeName(*args[0]->type));
+      type = args[0]->type;
+      break;
+    }
+    case Fn::kDateDiff: type = int64(); break;
+    case Fn::kExtractYear:
+    case Fn::kExtractMonth:
+    case Fn::kExtractDay: {
+      QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[0], date32()));
+      const TypeClass c = ClassOf(*args[0]->type);
+      if (c != TypeClass::kDate && c != TypeClass::kTimestamp && c != TypeClass::kNull)
+        return Status::Invalid("EXTRACT cannot take " + SqlTypeName(*args[0]->type));
+      type = int64();
+      break;
+    }
+    case Fn::kSubstring:
+    case Fn::kUpper:
+    case Fn::kLower:
+    case Fn::kTrim:
+    case Fn::kLTrim:
+    case Fn::kRTrim:
+    case Fn::kLength:
+    case Fn::kConcat: {
+      for (size_t k = 0; k < args.size(); ++k) {
+        const TypeClass c = ClassOf(*args[k]->type);
+        const bool want_int = fn == Fn::kSubstring && k > 0;
+        if (want_int ? (c != TypeClass::kInt && c != TypeClass::kNull) : (c != TypeClass::kString && c != TypeClass::kNull)) {
+          if (fn == Fn::kConcat && c != TypeClass::kOther) {
+            QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], utf8()));
+            continue;
+          }
+          return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*args[k]->type) +
+                                 " as argument " + std::to_string(k + 1));
+        }
+      }
+      type = fn == Fn::kLength ? int64() : utf8();
+      break;
+    }
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::kCall;
+  e->fn = fn;
+  e->type = type;
+  e->negated = negated;
+  e->args = std::move(args);
+  e->location = location;
+  return Fold(e);
+}
+
+}  // namespace quiver::sql

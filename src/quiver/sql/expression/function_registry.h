@@ -1,0 +1,65 @@
+// quiver/sql/expression/function_registry.h — typing of SQL calls: the
+// named scalar functions the binder knows (one registry entry each: name,
+// arity, Fn), and the type rules of every operator and function — which
+// argument types are accepted, which casts are inserted, what the result
+// type is. A new function is one entry here plus its kernel (kernels.h).
+//
+// Result types (documented SQL semantics):
+//   BIGINT op BIGINT (+ - * / %)  -> BIGINT (INTEGER widens; `/` truncates,
+//                                    as PostgreSQL; overflow is 22003)
+//   DECIMAL(p1,s1) +/- DECIMAL(p2,s2) -> DECIMAL(max(p1-s1,p2-s2)+max(s1,s2)+1, max(s1,s2))
+//   DECIMAL * DECIMAL            -> DECIMAL(p1+p2, s1+s2)
+//   DECIMAL / DECIMAL            -> DECIMAL(38, max(s1, 12)) (rounded half away from zero)
+//   (an integer operand counts as DECIMAL(19,0) / (10,0); precision capped at 38)
+//   anything with DOUBLE         -> DOUBLE
+//   DATE +/- BIGINT -> DATE; DATE - DATE -> BIGINT (days);
+//   DATE +/- INTERVAL n DAY|MONTH|YEAR -> DATE (months clamp to the month's end)
+//   EXTRACT(YEAR|MONTH|DAY ...) -> BIGINT; LENGTH -> BIGINT
+//   comparisons: exact with exact at a common scale, DOUBLE with any
+//   number, strings with strings, dates with timestamps, booleans with
+//   booleans; a string literal compared with a date / number is cast to it.
+//
+// Thread safety: the registry is immutable; functions are pure.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/sql/expression/expr.h"
+
+namespace quiver::sql {
+
+/// A named scalar function (e.g. "upper").
+struct FunctionEntry {
+  std::string_view name;
+  Fn fn;
+  int min_args, max_args;
+};
+
+/// The entry for a lower-case function name, or nullptr.
+const FunctionEntry* LookupFunction(std::string_view name);
+
+/// Types a call of `fn` over bound `args` (inserting casts where needed),
+/// folding it to a constant when every argument is constant.
+/// Errors: Invalid naming the argument types ("operator '+' cannot take
+/// VARCHAR and BIGINT"), NotImplemented for unsupported combinations; the
+/// caller adds the position. Constant folding errors are the kernels'
+/// (22012, 22003, ...).
+Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated = false);
+
+/// A CASE (args: when, then, ..., else — else may be a NULL constant) with
+/// the THEN / ELSE values cast to their common type.
+Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location);
+
+/// The type both `a` and `b` convert to (CASE, COALESCE, IN, UNION), or
+/// nullptr when there is none.
+DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b);
+
+/// `e` cast to `type` (itself when it already has it; constants folded).
+Result<ExprPtr> CastTo(const ExprPtr& e, const DataTypePtr& type, int location = -1);
+
+/// The boolean form of a predicate: Invalid unless `e` is BOOLEAN (or NULL).
+Status CheckBoolean(const Expr& e, std::string_view clause);
+
+}  // namespace quiver::sql

@@ -1,0 +1,510 @@
+// quiver/sql/expression/vector.cc — see vector.h.
+#include "quiver/sql/expression/vector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "quiver/columnar/element_load.h"
+#include "quiver/sql/expression/temporal.h"
+
+namespace quiver::sql {
+
+TypeClass ClassOf(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kNull: return TypeClass::kNull;
+    case TypeId::kBool: return TypeClass::kBool;
+    case TypeId::kInt32:
+    case TypeId::kInt64: return TypeClass::kInt;
+    case TypeId::kDecimal: return t.bit_width == 128 ? TypeClass::kDecimal : TypeClass::kOther;
+    case TypeId::kFloat64: return TypeClass::kFloat;
+    case TypeId::kUtf8: return TypeClass::kString;
+    case TypeId::kDate32: return TypeClass::kDate;
+    case TypeId::kTimestamp: return t.unit == TimeUnit::kMicro ? TypeClass::kTimestamp : TypeClass::kOther;
+    default: return TypeClass::kOther;
+  }
+}
+
+int ScaleOf(const DataType& t) { return t.id == TypeId::kDecimal ? t.scale : 0; }
+
+int PrecisionOf(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kInt32: return 10;
+    case TypeId::kInt64: return 19;
+    case TypeId::kDecimal: return t.precision;
+    default: return 38;
+  }
+}
+
+DataTypePtr Decimal(int precision, int scale) {
+  return decimal(128, std::clamp(precision, std::max(scale, 1), 38), std::clamp(scale, 0, 38));
+}
+
+i128 Pow10(int n) {
+  i128 v = 1;
+  for (int k = 0; k < n; ++k) v *= 10;
+  return v;
+}
+
+i128 MaxUnscaled(int precision) { return Pow10(std::min(precision, 38)) - 1; }
+
+DataTypePtr CanonicalType(const DataTypePtr& type) {
+  switch (type->id) {
+    case TypeId::kNull:
+    case TypeId::kBool:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kFloat64:
+    case TypeId::kUtf8:
+    case TypeId::kDate32: return type;
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32: return int64();
+    case TypeId::kUInt64: return Decimal(20, 0);
+    case TypeId::kFloat32: return float64();
+    case TypeId::kDecimal:
+      if (type->bit_width == 128 && type->scale >= 0 && type->precision <= 38) return type;
+      if (type->bit_width < 128 && type->scale >= 0) return Decimal(type->precision, type->scale);
+      return nullptr;
+    case TypeId::kBinary:
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary:
+    case TypeId::kUtf8View:
+    case TypeId::kBinaryView: return utf8();
+    case TypeId::kDate64: return date32();
+    case TypeId::kTimestamp:
+      return type->unit == TimeUnit::kMicro ? type : timestamp(TimeUnit::kMicro, type->timezone);
+    default: return nullptr;
+  }
+}
+
+std::string SqlTypeName(const DataType& t) {
+  switch (ClassOf(t)) {
+    case TypeClass::kNull: return "NULL";
+    case TypeClass::kBool: return "BOOLEAN";
+    case TypeClass::kInt: return t.id == TypeId::kInt32 ? "INTEGER" : "BIGINT";
+    case TypeClass::kDecimal: return "DECIMAL(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
+    case TypeClass::kFloat: return "DOUBLE";
+    case TypeClass::kString: return "VARCHAR";
+    case TypeClass::kDate: return "DATE";
+    case TypeClass::kTimestamp: return "TIMESTAMP";
+    case TypeClass::kOther: return t.ToString();
+  }
+  return t.ToString();
+}
+
+// ---- Value ------------------------------------------------------------------
+
+Value Value::Null(DataTypePtr type) {
+  Value v;
+  v.type = type ? std::move(type) : null();
+  return v;
+}
+Value Value::Bool(bool b) {
+  Value v;
+  v.type = boolean();
+  v.is_null = false;
+  v.i = b ? 1 : 0;
+  return v;
+}
+Value Value::Int64(int64_t x) {
+  Value v;
+  v.type = int64();
+  v.is_null = false;
+  v.i = x;
+  return v;
+}
+Value Value::Decimal(i128 unscaled, int precision, int scale) {
+  Value v;
+  v.type = sql::Decimal(precision, scale);
+  v.is_null = false;
+  v.i = unscaled;
+  return v;
+}
+Value Value::Float(double x) {
+  Value v;
+  v.type = float64();
+  v.is_null = false;
+  v.f = x;
+  return v;
+}
+Value Value::String(std::string x) {
+  Value v;
+  v.type = utf8();
+  v.is_null = false;
+  v.s = std::move(x);
+  return v;
+}
+Value Value::Date(int32_t days) {
+  Value v;
+  v.type = date32();
+  v.is_null = false;
+  v.i = days;
+  return v;
+}
+Value Value::Timestamp(int64_t micros) {
+  Value v;
+  v.type = timestamp(TimeUnit::kMicro);
+  v.is_null = false;
+  v.i = micros;
+  return v;
+}
+
+std::string FormatExact(i128 v, int scale) {
+  const bool neg = v < 0;
+  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  do {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  } while (u != 0);
+  while (static_cast<int>(digits.size()) <= scale) digits.push_back('0');
+  std::reverse(digits.begin(), digits.end());
+  if (scale > 0) digits.insert(digits.size() - static_cast<size_t>(scale), ".");
+  return neg ? "-" + digits : digits;
+}
+
+std::string Value::ToString() const {
+  if (is_null) return "NULL";
+  switch (ClassOf(*type)) {
+    case TypeClass::kBool: return i ? "TRUE" : "FALSE";
+    case TypeClass::kInt:
+    case TypeClass::kDecimal: return FormatExact(i, ScaleOf(*type));
+    case TypeClass::kFloat: {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.17g", f);
+      return buf;
+    }
+    case TypeClass::kString: return "'" + s + "'";
+    case TypeClass::kDate: return "DATE '" + FormatDate(static_cast<int32_t>(i)) + "'";
+    case TypeClass::kTimestamp: return "TIMESTAMP '" + FormatTimestamp(static_cast<int64_t>(i)) + "'";
+    default: return "?";
+  }
+}
+
+// ---- Vec --------------------------------------------------------------------
+
+i128 Vec::ExactAt(int64_t i) const {
+  const int64_t k = Index(i) + array->offset;
+  const uint8_t* d = array->buffers[1]->data();
+  switch (array->type->id) {
+    case TypeId::kInt32: return LoadValue<int32_t>(d, k);
+    case TypeId::kInt64: return LoadValue<int64_t>(d, k);
+    case TypeId::kDecimal: {
+      i128 v;
+      std::memcpy(&v, d + k * 16, 16);
+      return v;
+    }
+    case TypeId::kDate32: return LoadValue<int32_t>(d, k);
+    case TypeId::kTimestamp: return LoadValue<int64_t>(d, k);
+    case TypeId::kBool: return bit_util::GetBit(d, k) ? 1 : 0;
+    default: return 0;
+  }
+}
+
+double Vec::FloatAt(int64_t i) const {
+  if (array->type->id == TypeId::kFloat64) return Values<double>()[Index(i)];
+  const i128 v = ExactAt(i);
+  const int s = ScaleOf(*array->type);
+  return s == 0 ? static_cast<double>(v) : static_cast<double>(v) / std::pow(10.0, s);
+}
+
+Result<Vec> ConstantVec(const Value& v, MemoryPool* pool) {
+  Vec out;
+  out.constant = true;
+  const TypeClass c = ClassOf(*v.type);
+  if (c == TypeClass::kNull) {
+    auto a = std::make_shared<ArrayData>();
+    a->type = null();
+    a->length = 1;
+    a->null_count = 1;
+    out.array = a;
+    return out;
+  }
+  if (c == TypeClass::kString) {
+    QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(1, static_cast<int64_t>(v.s.size()), pool));
+    QUIVER_RETURN_NOT_OK(v.is_null ? b.AppendNull() : b.Append(v.s));
+    QUIVER_ASSIGN_OR_RETURN(out.array, b.Finish());
+    return out;
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(v.type, 1, pool));
+  if (v.is_null) {
+    QUIVER_RETURN_NOT_OK(b.SetNull(0));
+  } else {
+    switch (v.type->id) {
+      case TypeId::kBool: bit_util::SetBitTo(b.bits(), 0, v.i != 0); break;
+      case TypeId::kInt32:
+      case TypeId::kDate32: b.values<int32_t>()[0] = static_cast<int32_t>(v.i); break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp: b.values<int64_t>()[0] = static_cast<int64_t>(v.i); break;
+      case TypeId::kDecimal: std::memcpy(b.values<uint8_t>(), &v.i, 16); break;
+      case TypeId::kFloat64: b.values<double>()[0] = v.f; break;
+      default: return Status::NotImplemented("a constant of type " + v.type->ToString());
+    }
+  }
+  out.array = b.Finish();
+  return out;
+}
+
+Value ValueAt(const Vec& vec, int64_t i) {
+  if (vec.IsNull(i)) return Value::Null(vec.type());
+  Value v;
+  v.type = vec.type();
+  v.is_null = false;
+  switch (ClassOf(*vec.type())) {
+    case TypeClass::kFloat: v.f = vec.Values<double>()[vec.Index(i)]; break;
+    case TypeClass::kString: v.s = std::string(vec.StringAt(i)); break;
+    default: v.i = vec.ExactAt(i); break;
+  }
+  return v;
+}
+
+Result<ArrayDataPtr> Materialize(const Vec& vec, int64_t length, MemoryPool* pool) {
+  if (!vec.constant) return vec.array;
+  if (vec.array->type->id == TypeId::kNull) {
+    auto a = std::make_shared<ArrayData>();
+    a->type = null();
+    a->length = length;
+    a->null_count = length;
+    return ArrayDataPtr(a);
+  }
+  const Value v = ValueAt(vec, 0);
+  if (ClassOf(*v.type) == TypeClass::kString) {
+    QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(length, static_cast<int64_t>(v.s.size()) * length, pool));
+    for (int64_t r = 0; r < length; ++r) QUIVER_RETURN_NOT_OK(v.is_null ? b.AppendNull() : b.Append(v.s));
+    return b.Finish();
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(v.type, length, pool));
+  if (v.is_null) {
+    for (int64_t r = 0; r < length; ++r) QUIVER_RETURN_NOT_OK(b.SetNull(r));
+    return b.Finish();
+  }
+  switch (v.type->id) {
+    case TypeId::kBool: std::memset(b.bits(), v.i ? 0xff : 0, static_cast<size_t>(bit_util::BytesForBits(length))); break;
+    case TypeId::kInt32:
+    case TypeId::kDate32: std::fill_n(b.values<int32_t>(), length, static_cast<int32_t>(v.i)); break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: std::fill_n(b.values<int64_t>(), length, static_cast<int64_t>(v.i)); break;
+    case TypeId::kDecimal: std::fill_n(b.values<i128>(), length, v.i); break;
+    case TypeId::kFloat64: std::fill_n(b.values<double>(), length, v.f); break;
+    default: return Status::NotImplemented("a constant of type " + v.type->ToString());
+  }
+  return b.Finish();
+}
+
+// ---- Canonicalize -----------------------------------------------------------
+
+Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool) {
+  const DataTypePtr target = CanonicalType(array->type);
+  if (!target || target.get() == array->type.get() || (array->type->Equals(*target))) return array;
+  const ArrayData& a = *array;
+  const int64_t n = a.length;
+  Vec src;
+  src.array = array;
+  auto valid = [&](int64_t i) { return a.IsValid(i); };
+  if (ClassOf(*target) == TypeClass::kString) {
+    int64_t total = 0;
+    std::vector<std::string_view> views(static_cast<size_t>(n));
+    const TypeId id = a.type->id;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid(i)) continue;
+      const int64_t k = a.offset + i;
+      std::string_view v;
+      if (id == TypeId::kBinary) {
+        const int32_t* off = a.GetValues<int32_t>(1);
+        v = {reinterpret_cast<const char*>(a.buffers[2]->data()) + off[k], static_cast<size_t>(off[k + 1] - off[k])};
+      } else if (id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary) {
+        const int64_t* off = a.GetValues<int64_t>(1);
+        v = {reinterpret_cast<const char*>(a.buffers[2]->data()) + off[k], static_cast<size_t>(off[k + 1] - off[k])};
+      } else {  // views: 16-byte entries, inline up to 12 bytes
+        const uint8_t* e = a.buffers[1]->data() + k * 16;
+        int32_t len;
+        std::memcpy(&len, e, 4);
+        if (len <= 12) {
+          v = {reinterpret_cast<const char*>(e + 4), static_cast<size_t>(len)};
+        } else {
+          int32_t buf, off;
+          std::memcpy(&buf, e + 8, 4);
+          std::memcpy(&off, e + 12, 4);
+          v = {reinterpret_cast<const char*>(a.buffers[static_cast<size_t>(2 + buf)]->data()) + off,
+               static_cast<size_t>(len)};
+        }
+      }
+      views[static_cast<size_t>(i)] = v;
+      total += static_cast<int64_t>(v.size());
+    }
+    if (total > INT32_MAX) return Status::Invalid("a string column of " + std::to_string(total) + " bytes is over the 2 GiB a VARCHAR batch holds");
+    QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, total, pool));
+    for (int64_t i = 0; i < n; ++i) QUIVER_RETURN_NOT_OK(valid(i) ? b.Append(views[static_cast<size_t>(i)]) : b.AppendNull());
+    return b.Finish();
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(target, n, pool));
+  if (a.null_count != 0) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!valid(i)) QUIVER_RETURN_NOT_OK(b.SetNull(i));
+  }
+  const uint8_t* d = a.buffers[1] ? a.buffers[1]->data() : nullptr;
+  switch (target->id) {
+    case TypeId::kInt64: {
+      int64_t* out = b.values<int64_t>();
+      for (int64_t i = 0; i < n; ++i) out[i] = LoadIntegerAsInt64(a.type->id, d, a.offset + i);
+      break;
+    }
+    case TypeId::kDecimal: {
+      i128* out = b.values<i128>();
+      if (a.type->id == TypeId::kUInt64) {
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<i128>(LoadValue<uint64_t>(d, a.offset + i));
+      } else if (a.type->bit_width == 64) {
+        for (int64_t i = 0; i < n; ++i) out[i] = LoadValue<int64_t>(d, a.offset + i);
+      } else {
+        for (int64_t i = 0; i < n; ++i) out[i] = LoadValue<int32_t>(d, a.offset + i);
+      }
+      break;
+    }
+    case TypeId::kFloat64: {
+      double* out = b.values<double>();
+      for (int64_t i = 0; i < n; ++i) out[i] = LoadValue<float>(d, a.offset + i);
+      break;
+    }
+    case TypeId::kDate32: {
+      int32_t* out = b.values<int32_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t ms = LoadValue<int64_t>(d, a.offset + i);
+        out[i] = static_cast<int32_t>(ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000));
+      }
+      break;
+    }
+    case TypeId::kTimestamp: {
+      int64_t* out = b.values<int64_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t v = LoadValue<int64_t>(d, a.offset + i);
+        switch (a.type->unit) {
+          case TimeUnit::kSecond: out[i] = v * 1000000; break;
+          case TimeUnit::kMilli: out[i] = v * 1000; break;
+          case TimeUnit::kNano: out[i] = v >= 0 ? v / 1000 : -((-v + 999) / 1000); break;
+          case TimeUnit::kMicro: out[i] = v; break;
+        }
+      }
+      break;
+    }
+    default: return Status::NotImplemented("converting " + a.type->ToString() + " to " + target->ToString());
+  }
+  return b.Finish();
+}
+
+// ---- builders ---------------------------------------------------------------
+
+namespace {
+int64_t ByteWidth(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kInt32:
+    case TypeId::kDate32: return 4;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kFloat64: return 8;
+    case TypeId::kDecimal: return 16;
+    default: return 0;
+  }
+}
+}  // namespace
+
+Result<FixedBuilder> FixedBuilder::Make(DataTypePtr type, int64_t length, MemoryPool* pool) {
+  FixedBuilder b;
+  const int64_t bytes = type->id == TypeId::kBool ? bit_util::BytesForBits(length) : ByteWidth(*type) * length;
+  if (type->id != TypeId::kBool && ByteWidth(*type) == 0)
+    return Status::NotImplemented("cannot build a column of type " + type->ToString());
+  QUIVER_ASSIGN_OR_RETURN(b.data_, Buffer::Allocate(pool, std::max<int64_t>(bytes, 1)));
+  if (type->id == TypeId::kBool && bytes > 0) std::memset(b.data_->mutable_data(), 0, static_cast<size_t>(bytes));
+  b.type_ = std::move(type);
+  b.length_ = length;
+  b.pool_ = pool;
+  return b;
+}
+
+Status FixedBuilder::SetNull(int64_t i) {
+  if (!validity_) {
+    const int64_t bytes = std::max<int64_t>(bit_util::BytesForBits(length_), 1);
+    QUIVER_ASSIGN_OR_RETURN(validity_, Buffer::Allocate(pool_, bytes));
+    std::memset(validity_->mutable_data(), 0xff, static_cast<size_t>(bytes));
+  }
+  if (bit_util::GetBit(validity_->data(), i)) {
+    bit_util::ClearBit(validity_->mutable_data(), i);
+    ++nulls_;
+  }
+  return Status::OK();
+}
+
+Status FixedBuilder::CopyValidity(const Vec& src) {
+  if (!src.MayHaveNulls()) return Status::OK();
+  for (int64_t i = 0; i < length_; ++i)
+    if (src.IsNull(i)) QUIVER_RETURN_NOT_OK(SetNull(i));
+  return Status::OK();
+}
+
+ArrayDataPtr FixedBuilder::Finish() {
+  auto a = std::make_shared<ArrayData>();
+  a->type = type_;
+  a->length = length_;
+  a->null_count = nulls_;
+  a->buffers = {nulls_ ? validity_ : nullptr, data_};
+  return a;
+}
+
+Result<StringBuilder> StringBuilder::Make(int64_t length, int64_t data_hint_bytes, MemoryPool* pool) {
+  StringBuilder b;
+  b.length_ = length;
+  b.pool_ = pool;
+  QUIVER_ASSIGN_OR_RETURN(b.offsets_, Buffer::Allocate(pool, (length + 1) * 4));
+  QUIVER_ASSIGN_OR_RETURN(b.data_, Buffer::Allocate(pool, std::max<int64_t>(data_hint_bytes, 16)));
+  reinterpret_cast<int32_t*>(b.offsets_->mutable_data())[0] = 0;
+  return b;
+}
+
+Status StringBuilder::Append(std::string_view v) {
+  const int64_t need = used_ + static_cast<int64_t>(v.size());
+  if (need > INT32_MAX) return Status::Invalid("a VARCHAR column passed 2 GiB in one batch");
+  if (need > data_->size()) {
+    QUIVER_RETURN_NOT_OK(data_->Resize(std::max(need, data_->size() * 2), false));
+  }
+  if (!v.empty()) std::memcpy(data_->mutable_data() + used_, v.data(), v.size());
+  used_ = need;
+  reinterpret_cast<int32_t*>(offsets_->mutable_data())[++row_] = static_cast<int32_t>(used_);
+  return Status::OK();
+}
+
+Status StringBuilder::AppendNull() {
+  if (!validity_) {
+    const int64_t bytes = std::max<int64_t>(bit_util::BytesForBits(length_), 1);
+    QUIVER_ASSIGN_OR_RETURN(validity_, Buffer::Allocate(pool_, bytes));
+    std::memset(validity_->mutable_data(), 0xff, static_cast<size_t>(bytes));
+  }
+  bit_util::ClearBit(validity_->mutable_data(), row_);
+  ++nulls_;
+  reinterpret_cast<int32_t*>(offsets_->mutable_data())[++row_] = static_cast<int32_t>(used_);
+  return Status::OK();
+}
+
+Result<ArrayDataPtr> StringBuilder::Finish() {
+  if (row_ != length_) return Status::Invalid("string builder got " + std::to_string(row_) + " of " + std::to_string(length_) + " rows");
+  if (data_->size() > std::max<int64_t>(used_, 16) * 2) QUIVER_RETURN_NOT_OK(data_->Resize(std::max<int64_t>(used_, 1)));
+  auto a = std::make_shared<ArrayData>();
+  a->type = utf8();
+  a->length = length_;
+  a->null_count = nulls_;
+  a->buffers = {nulls_ ? validity_ : nullptr, offsets_, data_};
+  return ArrayDataPtr(a);
+}
+
+Result<ArrayDataPtr> BoolArrayFromTruth(const uint8_t* truth, int64_t length, MemoryPool* pool) {
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(boolean(), length, pool));
+  uint8_t* bits = b.bits();
+  for (int64_t i = 0; i < length; ++i) {
+    if (truth[i] == 1) bit_util::SetBit(bits, i);
+    else if (truth[i] == 2) QUIVER_RETURN_NOT_OK(b.SetNull(i));
+  }
+  return b.Finish();
+}
+
+}  // namespace quiver::sql

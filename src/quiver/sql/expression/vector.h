@@ -1,0 +1,176 @@
+// quiver/sql/expression/vector.h — the SQL engine's view of column data: the
+// SQL types it computes on, scalar values, and Vec (an Arrow array or a
+// constant) with the builders every kernel writes its output through.
+//
+// SQL types and their Arrow storage (the "canonical" types; scans convert
+// other Arrow types to these, see CanonicalType):
+//   BOOLEAN   boolean (bit-packed)       INTEGER  int32
+//   BIGINT    int64                      DECIMAL(p,s) decimal128(p,s), p <= 38
+//   DOUBLE    float64                    VARCHAR  utf8 (int32 offsets)
+//   DATE      date32 (days since 1970-01-01)
+//   TIMESTAMP timestamp[us] (time zone kept, instants compared as UTC)
+//   NULL      the null type (an untyped NULL literal)
+// Narrower or unsigned integers become BIGINT (uint64 becomes
+// DECIMAL(20,0)), float32 DOUBLE, large_utf8 / utf8_view / binary forms
+// VARCHAR, date64 DATE, other timestamp units TIMESTAMP[us] (nanoseconds
+// truncate toward negative infinity). Other types (nested, intervals, ...)
+// pass through a statement untouched but cannot be computed on.
+//
+// Thread safety: values and Vecs are immutable once built; builders belong
+// to one thread.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/memory/buffer.h"
+
+namespace quiver::sql {
+
+using i128 = __int128;
+
+/// The computation class of a canonical type.
+enum class TypeClass : uint8_t { kNull, kBool, kInt, kDecimal, kFloat, kString, kDate, kTimestamp, kOther };
+
+TypeClass ClassOf(const DataType& type);
+inline bool IsNumericClass(TypeClass c) { return c == TypeClass::kInt || c == TypeClass::kDecimal || c == TypeClass::kFloat; }
+inline bool IsExactClass(TypeClass c) { return c == TypeClass::kInt || c == TypeClass::kDecimal; }
+/// Decimal scale of an exact type (0 for integers).
+int ScaleOf(const DataType& type);
+/// Decimal digits an exact type can hold (int32 10, int64 19, decimal p).
+int PrecisionOf(const DataType& type);
+/// The canonical SQL type a stored Arrow type is computed as (the file
+/// comment); nullptr when it has none (passed through only).
+DataTypePtr CanonicalType(const DataTypePtr& type);
+/// SQL name of a canonical type ("BIGINT", "DECIMAL(15,2)", ...).
+std::string SqlTypeName(const DataType& type);
+/// decimal128(min(38, precision), scale).
+DataTypePtr Decimal(int precision, int scale);
+/// The largest unscaled value of `precision` digits (10^p - 1).
+i128 MaxUnscaled(int precision);
+/// 10^n for 0 <= n <= 38.
+i128 Pow10(int n);
+
+/// A scalar SQL value of a canonical type (literals, constant folding,
+/// aggregate results of empty inputs).
+struct Value {
+  DataTypePtr type;   ///< canonical type (null() for an untyped NULL)
+  bool is_null = true;
+  i128 i = 0;         ///< bool 0/1, int, decimal unscaled, date days, timestamp us
+  double f = 0;       ///< float
+  std::string s;      ///< string bytes
+
+  static Value Null(DataTypePtr type);
+  static Value Bool(bool v);
+  static Value Int64(int64_t v);
+  static Value Decimal(i128 unscaled, int precision, int scale);
+  static Value Float(double v);
+  static Value String(std::string v);
+  static Value Date(int32_t days);
+  static Value Timestamp(int64_t micros);
+  /// SQL text of the value ("NULL", "'abc'", "DATE '1994-01-01'", "1.50").
+  std::string ToString() const;
+};
+
+/// A column of a batch being computed on: an array of `length` rows, or a
+/// constant (an array of one row standing for every row).
+struct Vec {
+  ArrayDataPtr array;
+  bool constant = false;
+
+  const DataTypePtr& type() const { return array->type; }
+  /// Row index into `array` for logical row i.
+  int64_t Index(int64_t i) const { return constant ? 0 : i; }
+  bool IsNull(int64_t i) const {
+    const int64_t k = Index(i) + array->offset;
+    const auto& v = array->buffers.empty() ? nullptr : array->buffers[0];
+    if (array->type->id == TypeId::kNull) return true;
+    return v && array->null_count != 0 && !bit_util::GetBit(v->data(), k);
+  }
+  bool MayHaveNulls() const { return array->type->id == TypeId::kNull || array->null_count != 0; }
+  /// Fixed-width values pointer at logical row 0 of the array (offset applied).
+  template <typename T>
+  const T* Values() const {
+    return reinterpret_cast<const T*>(array->buffers[1]->data()) + array->offset;
+  }
+  bool BoolAt(int64_t i) const {
+    return bit_util::GetBit(array->buffers[1]->data(), Index(i) + array->offset);
+  }
+  std::string_view StringAt(int64_t i) const {
+    const int64_t k = Index(i) + array->offset;
+    const int32_t* off = reinterpret_cast<const int32_t*>(array->buffers[1]->data());
+    return {reinterpret_cast<const char*>(array->buffers[2]->data()) + off[k], static_cast<size_t>(off[k + 1] - off[k])};
+  }
+  /// Exact value of row i (int32, int64, decimal128, date32 as days,
+  /// timestamp, bool) as a 128-bit integer.
+  i128 ExactAt(int64_t i) const;
+  /// Numeric value of row i as a double (decimals divided by 10^scale).
+  double FloatAt(int64_t i) const;
+};
+
+/// A Vec holding `v` as a constant.
+Result<Vec> ConstantVec(const Value& v, MemoryPool* pool);
+/// The value of row i of `vec` as a Value.
+Value ValueAt(const Vec& vec, int64_t i);
+/// A full array of `length` rows from a Vec (a constant is repeated).
+Result<ArrayDataPtr> Materialize(const Vec& vec, int64_t length, MemoryPool* pool);
+
+/// Converts a stored array to its canonical type (the array itself when it
+/// already is one or has none). Errors: OutOfMemory; Invalid for a string
+/// column over 2 GiB.
+Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool);
+
+/// Builds a fixed-width output column (bool, int32, int64, decimal128,
+/// float64, date32, timestamp): values written by index, validity tracked
+/// lazily (no bitmap unless a null is set).
+class FixedBuilder {
+ public:
+  /// Allocates `length` values of `type` from `pool`.
+  static Result<FixedBuilder> Make(DataTypePtr type, int64_t length, MemoryPool* pool);
+  template <typename T>
+  T* values() {
+    return reinterpret_cast<T*>(data_->mutable_data());
+  }
+  uint8_t* bits() { return data_->mutable_data(); }  ///< boolean values
+  /// Marks row i null (allocates the bitmap on first use).
+  Status SetNull(int64_t i);
+  /// Copies the validity of `src` rows [0, length) (no-op when it has no
+  /// nulls); rows already marked null stay null.
+  Status CopyValidity(const Vec& src);
+  ArrayDataPtr Finish();
+  int64_t length() const { return length_; }
+
+ private:
+  DataTypePtr type_;
+  int64_t length_ = 0;
+  MemoryPool* pool_ = nullptr;
+  std::shared_ptr<Buffer> data_, validity_;
+  int64_t nulls_ = 0;
+};
+
+/// Builds a utf8 column row by row (amortised growth, charged to `pool`).
+class StringBuilder {
+ public:
+  static Result<StringBuilder> Make(int64_t length, int64_t data_hint_bytes, MemoryPool* pool);
+  Status Append(std::string_view v);
+  Status AppendNull();
+  Result<ArrayDataPtr> Finish();
+
+ private:
+  int64_t length_ = 0, row_ = 0, used_ = 0;
+  MemoryPool* pool_ = nullptr;
+  std::shared_ptr<Buffer> offsets_, data_, validity_;
+  int64_t nulls_ = 0;
+};
+
+/// A boolean array from per-row truth bytes (0 false, 1 true, 2 NULL).
+Result<ArrayDataPtr> BoolArrayFromTruth(const uint8_t* truth, int64_t length, MemoryPool* pool);
+
+}  // namespace quiver::sql

@@ -1,0 +1,274 @@
+// quiver/sql/planner/join_order.cc — the join graph of a FROM list (see
+// PlanJoinGraph in binder_internal.h), selectivity guesses and OR
+// factoring.
+//
+// Cardinality model (no statistics beyond row counts): a filtered
+// relation keeps est_rows = rows x selectivity; a join of L and R on keys
+// is treated as a foreign-key join whose key side is the relation with
+// the smaller base table, so |L join R| = |FK side| x (fraction of the key
+// side kept). That is exact for TPC-H's key joins under independent
+// filters and errs low on many-to-many joins.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "quiver/sql/binder/binder_internal.h"
+
+namespace quiver::sql {
+
+double Selectivity(const Expr& e) {
+  if (e.kind == Expr::Kind::kConstant) return e.value.is_null || e.value.i == 0 ? 0.0 : 1.0;
+  if (e.kind != Expr::Kind::kCall) return 0.5;
+  switch (e.fn) {
+    case Fn::kAnd: {
+      double s = 1;
+      for (const auto& a : e.args) s *= Selectivity(*a);
+      return s;
+    }
+    case Fn::kOr: {
+      double s = 0;
+      for (const auto& a : e.args) s += Selectivity(*a);
+      return std::min(1.0, s);
+    }
+    case Fn::kNot: return 1.0 - Selectivity(*e.args[0]) * 0.9;
+    case Fn::kEq: return 0.1;
+    case Fn::kNe: return 0.9;
+    case Fn::kLt:
+    case Fn::kLe:
+    case Fn::kGt:
+    case Fn::kGe: return 0.4;
+    case Fn::kLike: return e.negated ? 0.9 : 0.1;
+    case Fn::kInList: return e.negated ? 0.8 : std::min(0.5, 0.1 * static_cast<double>(std::max<size_t>(e.args.size() - 1, 2)));
+    case Fn::kIsNull: return 0.05;
+    case Fn::kIsNotNull: return 0.95;
+    default: return 0.5;
+  }
+}
+
+LogicalOpPtr AddFilter(LogicalOpPtr child, const ExprPtr& predicate) {
+  const double sel = Selectivity(*predicate);
+  if (child->kind == LogicalOp::Kind::kScan || child->kind == LogicalOp::Kind::kFilter) {
+    auto copy = std::make_shared<LogicalOp>(*child);
+    if (copy->kind == LogicalOp::Kind::kScan) {
+      copy->filters.push_back(predicate);
+    } else {
+      copy->predicate = Expr::Call(Fn::kAnd, {copy->predicate, predicate}, boolean());
+    }
+    copy->est_rows = std::max(1.0, copy->est_rows * sel);
+    return copy;
+  }
+  auto f = std::make_shared<LogicalOp>();
+  f->kind = LogicalOp::Kind::kFilter;
+  f->columns = child->columns;
+  f->predicate = predicate;
+  f->est_rows = std::max(1.0, child->est_rows * sel);
+  f->base_rows = child->base_rows;
+  f->children = {std::move(child)};
+  return f;
+}
+
+ExprPtr FactorOr(const ExprPtr& e) {
+  if (e->kind != Expr::Kind::kCall) return e;
+  if (e->fn == Fn::kAnd) {
+    std::vector<ExprPtr> terms;
+    for (const auto& a : e->args) {
+      std::vector<ExprPtr> sub;
+      SplitConjuncts(FactorOr(a), &sub);
+      terms.insert(terms.end(), sub.begin(), sub.end());
+    }
+    return MakeAnd(terms);
+  }
+  if (e->fn != Fn::kOr) return e;
+  std::vector<std::vector<ExprPtr>> branches;
+  for (const auto& a : e->args) {
+    std::vector<ExprPtr> c;
+    SplitConjuncts(FactorOr(a), &c);
+    branches.push_back(std::move(c));
+  }
+  std::vector<ExprPtr> common;
+  for (const auto& cand : branches[0]) {
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; ++b) {
+      bool found = false;
+      for (const auto& x : branches[b]) found |= ExprEquals(*cand, *x);
+      everywhere = found;
+    }
+    bool dup = false;
+    for (const auto& c : common) dup |= ExprEquals(*c, *cand);
+    if (everywhere && !dup) common.push_back(cand);
+  }
+  if (common.empty()) return e;
+  std::vector<ExprPtr> rest_or;
+  for (auto& br : branches) {
+    std::vector<ExprPtr> rest;
+    for (const auto& x : br) {
+      bool is_common = false;
+      for (const auto& c : common) is_common |= ExprEquals(*c, *x);
+      if (!is_common) rest.push_back(x);
+    }
+    if (rest.empty()) {  // one branch is only the common part: the OR is true
+      rest_or.clear();
+      break;
+    }
+    rest_or.push_back(MakeAnd(rest));
+  }
+  std::vector<ExprPtr> terms = common;
+  if (!rest_or.empty()) terms.push_back(rest_or.size() == 1 ? rest_or[0] : Expr::Call(Fn::kOr, rest_or, boolean()));
+  return MakeAnd(terms);
+}
+
+namespace {
+
+struct Node {
+  LogicalOpPtr plan;
+  uint64_t rels = 0;  // bit set of relation indices (up to 64)
+};
+
+struct Pred {
+  ExprPtr expr;
+  uint64_t rels = 0;
+  bool used = false;
+};
+
+double Frac(const LogicalOp& op) { return std::min(1.0, op.est_rows / std::max(1.0, op.base_rows)); }
+
+double JoinEstimate(const LogicalOp& a, const LogicalOp& b, bool has_keys) {
+  if (!has_keys) return a.est_rows * b.est_rows;
+  // the side with the smaller base table is the key side
+  if (a.base_rows <= b.base_rows) return std::max(1.0, b.est_rows * Frac(a));
+  return std::max(1.0, a.est_rows * Frac(b));
+}
+
+LogicalOpPtr MakeJoin(LogicalOpPtr probe, LogicalOpPtr build, std::vector<std::pair<ExprPtr, ExprPtr>> keys, double est) {
+  auto j = std::make_shared<LogicalOp>();
+  j->kind = LogicalOp::Kind::kJoin;
+  j->join_kind = JoinKind::kInner;
+  j->columns = probe->columns;
+  j->columns.insert(j->columns.end(), build->columns.begin(), build->columns.end());
+  j->keys = std::move(keys);
+  j->est_rows = est;
+  j->base_rows = std::max(probe->base_rows, build->base_rows);
+  j->children = {std::move(probe), std::move(build)};
+  return j;
+}
+
+}  // namespace
+
+Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vector<ExprPtr> predicates) {
+  if (relations.size() > 64) return Status::NotImplemented("more than 64 relations in one FROM clause");
+  std::map<int, int> owner;  // column id -> relation
+  for (size_t r = 0; r < relations.size(); ++r)
+    for (const auto& c : relations[r]->columns) owner[c.id] = static_cast<int>(r);
+  std::vector<Pred> preds;
+  std::vector<ExprPtr> constant_preds;
+  for (const auto& p : predicates) {
+    std::vector<ExprPtr> terms;
+    SplitConjuncts(FactorOr(p), &terms);
+    for (const auto& t : terms) {
+      Pred x;
+      x.expr = t;
+      VisitColumns(*t, [&](int id) {
+        auto it = owner.find(id);
+        if (it != owner.end()) x.rels |= uint64_t{1} << it->second;
+      });
+      if (x.rels == 0) {
+        constant_preds.push_back(t);
+        continue;
+      }
+      // single relation: push down now
+      if ((x.rels & (x.rels - 1)) == 0) {
+        const int r = __builtin_ctzll(x.rels);
+        relations[static_cast<size_t>(r)] = AddFilter(relations[static_cast<size_t>(r)], t);
+        continue;
+      }
+      preds.push_back(x);
+    }
+  }
+  // An equality whose sides each lie in one relation set (disjoint).
+  auto key_sides = [&](const Pred& p, uint64_t a, uint64_t b, ExprPtr* ka, ExprPtr* kb) {
+    const Expr& e = *p.expr;
+    if (e.kind != Expr::Kind::kCall || e.fn != Fn::kEq) return false;
+    uint64_t l = 0, r = 0;
+    VisitColumns(*e.args[0], [&](int id) {
+      auto it = owner.find(id);
+      if (it != owner.end()) l |= uint64_t{1} << it->second;
+    });
+    VisitColumns(*e.args[1], [&](int id) {
+      auto it = owner.find(id);
+      if (it != owner.end()) r |= uint64_t{1} << it->second;
+    });
+    if (l == 0 || r == 0) return false;
+    if ((l & ~a) == 0 && (r & ~b) == 0) {
+      *ka = e.args[0];
+      *kb = e.args[1];
+      return true;
+    }
+    if ((r & ~a) == 0 && (l & ~b) == 0) {
+      *ka = e.args[1];
+      *kb = e.args[0];
+      return true;
+    }
+    return false;
+  };
+  std::vector<Node> nodes;
+  for (size_t r = 0; r < relations.size(); ++r) nodes.push_back({relations[r], uint64_t{1} << r});
+  if (nodes.empty()) return Status::Invalid("internal: empty join graph");
+  // Start from the largest relation.
+  size_t start = 0;
+  for (size_t i = 1; i < nodes.size(); ++i)
+    if (nodes[i].plan->est_rows > nodes[start].plan->est_rows) start = i;
+  Node cur = nodes[start];
+  nodes.erase(nodes.begin() + static_cast<long>(start));
+  while (!nodes.empty()) {
+    int best = -1;
+    double best_est = 0;
+    bool best_keys = false;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      bool has_keys = false;
+      for (const auto& p : preds) {
+        ExprPtr a, b;
+        if (!p.used && key_sides(p, cur.rels, nodes[i].rels, &a, &b)) has_keys = true;
+      }
+      const double est = JoinEstimate(*cur.plan, *nodes[i].plan, has_keys);
+      if (best < 0 || (has_keys && !best_keys) || (has_keys == best_keys && est < best_est)) {
+        best = static_cast<int>(i);
+        best_est = est;
+        best_keys = has_keys;
+      }
+    }
+    Node add = nodes[static_cast<size_t>(best)];
+    nodes.erase(nodes.begin() + best);
+    std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+    for (auto& p : preds) {
+      ExprPtr a, b;
+      if (!p.used && key_sides(p, cur.rels, add.rels, &a, &b)) {
+        keys.emplace_back(a, b);
+        p.used = true;
+      }
+    }
+    // The smaller side builds (the right child).
+    LogicalOpPtr joined;
+    if (add.plan->est_rows <= cur.plan->est_rows) {
+      joined = MakeJoin(cur.plan, add.plan, keys, best_est);
+    } else {
+      std::vector<std::pair<ExprPtr, ExprPtr>> swapped;
+      for (auto& k : keys) swapped.emplace_back(k.second, k.first);
+      joined = MakeJoin(add.plan, cur.plan, swapped, best_est);
+    }
+    cur.plan = joined;
+    cur.rels |= add.rels;
+    for (auto& p : preds) {
+      if (!p.used && (p.rels & ~cur.rels) == 0) {
+        cur.plan = AddFilter(cur.plan, p.expr);
+        p.used = true;
+      }
+    }
+  }
+  for (auto& p : preds)
+    if (!p.used) cur.plan = AddFilter(cur.plan, p.expr);
+  for (const auto& p : constant_preds) cur.plan = AddFilter(cur.plan, p);
+  return cur.plan;
+}
+
+}  // namespace quiver::sql

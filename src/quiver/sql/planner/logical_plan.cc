@@ -1,0 +1,49 @@
+// quiver/sql/planner/logical_plan.cc — see logical_plan.h.
+#include "quiver/sql/planner/logical_plan.h"
+
+namespace quiver::sql {
+
+const char* JoinKindName(JoinKind k) {
+  switch (k) {
+    case JoinKind::kInner: return "inner";
+    case JoinKind::kLeft: return "left";
+    case JoinKind::kRight: return "right";
+    case JoinKind::kFull: return "full";
+    case JoinKind::kSemi: return "semi";
+    case JoinKind::kAnti: return "anti";
+    case JoinKind::kNullAwareAnti: return "null-aware-anti";
+  }
+  return "?";
+}
+
+int LogicalOp::IndexOf(int id) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+
+std::string PlanToString(const LogicalOp& op, int indent) {
+  std::string s(static_cast<size_t>(indent) * 2, ' ');
+  switch (op.kind) {
+    case LogicalOp::Kind::kScan:
+      s += "Scan " + op.table.name + " filters=" + std::to_string(op.filters.size());
+      break;
+    case LogicalOp::Kind::kFilter: s += "Filter " + ExprToString(*op.predicate); break;
+    case LogicalOp::Kind::kProject: s += "Project " + std::to_string(op.exprs.size()); break;
+    case LogicalOp::Kind::kJoin:
+      s += std::string("Join ") + JoinKindName(op.join_kind) + " keys=" + std::to_string(op.keys.size()) +
+           (op.residual ? " residual" : "");
+      break;
+    case LogicalOp::Kind::kAggregate:
+      s += "Aggregate groups=" + std::to_string(op.groups.size()) + " aggs=" + std::to_string(op.aggregates.size());
+      break;
+    case LogicalOp::Kind::kSort: s += "Sort keys=" + std::to_string(op.sort_keys.size()) + " limit=" + std::to_string(op.limit); break;
+    case LogicalOp::Kind::kLimit: s += "Limit " + std::to_string(op.limit) + " offset " + std::to_string(op.offset); break;
+    case LogicalOp::Kind::kSingleRow: s += "SingleRow"; break;
+  }
+  s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows)) + "\n";
+  for (const auto& c : op.children) s += PlanToString(*c, indent + 1);
+  return s;
+}
+
+}  // namespace quiver::sql

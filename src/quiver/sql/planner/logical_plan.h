@@ -1,0 +1,95 @@
+// quiver/sql/planner/logical_plan.h — the logical plan: a tree of
+// relational operators over columns identified by statement-unique ids
+// (ColumnBinding::id). The binder (binder/) builds it from the parse tree
+// with subqueries already unnested into joins; the join orderer
+// (join_order.h) places inner joins; the physical planner
+// (physical_planner.h) turns it into operators, mapping ids to batch
+// positions.
+//
+// Thread safety: plans are built and read by one thread (the statement's
+// planner); they are immutable once handed to the physical planner.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quiver/sql/catalog.h"
+#include "quiver/sql/expression/expr.h"
+
+namespace quiver::sql {
+
+struct ColumnBinding {
+  int id = -1;
+  std::string name;
+  DataTypePtr type;  ///< canonical (or a pass-through type)
+};
+
+enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kSemi, kAnti, kNullAwareAnti };
+const char* JoinKindName(JoinKind k);
+
+enum class AggFn : uint8_t { kCountStar, kCount, kSum, kAvg, kMin, kMax };
+
+/// One aggregate of an Aggregate node: fn(arg) [DISTINCT], producing the
+/// column `output_id` of type `type`.
+/// Result types: count -> BIGINT; sum(INTEGER/BIGINT) -> BIGINT (overflow
+/// is 22003); sum(DECIMAL(p,s)) -> DECIMAL(38,s); sum(DOUBLE) -> DOUBLE;
+/// avg -> DOUBLE; min/max -> the argument's type.
+struct AggregateCall {
+  AggFn fn = AggFn::kCountStar;
+  ExprPtr arg;  ///< null for count(*)
+  bool distinct = false;
+  DataTypePtr type;
+  int output_id = -1;
+};
+
+struct SortKey {
+  ExprPtr expr;
+  bool descending = false;
+  bool nulls_first = false;  ///< PostgreSQL default: NULLS LAST for ASC, FIRST for DESC
+};
+
+struct LogicalOp;
+using LogicalOpPtr = std::shared_ptr<LogicalOp>;
+
+struct LogicalOp {
+  enum class Kind : uint8_t {
+    kScan,       ///< a catalog table: `table`, `table_columns`, `filters`
+    kFilter,     ///< `predicate` over the child
+    kProject,    ///< `exprs`, one per output column
+    kJoin,       ///< `join_kind`, `keys` (left expr, right expr), `residual`
+    kAggregate,  ///< `groups` then `aggregates`: the output columns in that order
+    kSort,       ///< `sort_keys`; `limit` >= 0 makes it a top-N
+    kLimit,      ///< `offset`, `limit` (-1 = none)
+    kSingleRow,  ///< one row, no columns (SELECT without FROM)
+  };
+  Kind kind = Kind::kSingleRow;
+  std::vector<ColumnBinding> columns;  ///< output columns, in order
+  std::vector<LogicalOpPtr> children;
+  /// Estimated output rows (join ordering, build-side choice).
+  double est_rows = 1;
+  /// Rows of the largest base table below (cardinality estimates).
+  double base_rows = 1;
+
+  TableInfo table;
+  std::vector<int> table_columns;  ///< kScan: schema index of each output column
+  std::vector<ExprPtr> filters;    ///< kScan: pushed-down conjuncts
+  ExprPtr predicate;               ///< kFilter
+  std::vector<ExprPtr> exprs;      ///< kProject
+  JoinKind join_kind = JoinKind::kInner;
+  std::vector<std::pair<ExprPtr, ExprPtr>> keys;  ///< kJoin: left side expr = right side expr
+  ExprPtr residual;                               ///< kJoin: extra condition (may be null)
+  std::vector<ExprPtr> groups;                    ///< kAggregate
+  std::vector<AggregateCall> aggregates;          ///< kAggregate
+  std::vector<SortKey> sort_keys;                 ///< kSort
+  int64_t limit = -1, offset = 0;                 ///< kSort (top-N) / kLimit
+
+  /// Position of column `id` in `columns`, or -1.
+  int IndexOf(int id) const;
+};
+
+/// A one-line-per-node description of a plan (tests, EXPLAIN).
+std::string PlanToString(const LogicalOp& op, int indent = 0);
+
+}  // namespace quiver::sql

@@ -1,0 +1,167 @@
+// quiver/sql/planner/physical_planner.cc — see physical_planner.h.
+#include "quiver/sql/planner/physical_planner.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "quiver/sql/expression/function_registry.h"
+
+namespace quiver::sql {
+namespace {
+
+void CollectUsed(const LogicalOp& op, std::unordered_set<int>* used) {
+  auto add = [&](const ExprPtr& e) {
+    if (e) VisitColumns(*e, [&](int id) { used->insert(id); });
+  };
+  for (const auto& e : op.filters) add(e);
+  add(op.predicate);
+  for (const auto& e : op.exprs) add(e);
+  for (const auto& k : op.keys) {
+    add(k.first);
+    add(k.second);
+  }
+  add(op.residual);
+  for (const auto& g : op.groups) add(g);
+  for (const auto& a : op.aggregates) add(a.arg);
+  for (const auto& s : op.sort_keys) add(s.expr);
+  for (const auto& c : op.children) CollectUsed(*c, used);
+}
+
+using Positions = std::unordered_map<int, int>;
+
+Positions PositionsOf(const std::vector<ColumnBinding>& cols) {
+  Positions p;
+  for (size_t i = 0; i < cols.size(); ++i) p.emplace(cols[i].id, static_cast<int>(i));
+  return p;
+}
+
+Result<ExprPtr> Bind(const ExprPtr& e, const Positions& pos) {
+  return RewriteColumns(e, [&](int id) -> Result<int> {
+    auto it = pos.find(id);
+    if (it == pos.end()) return Status::Invalid("internal: column #" + std::to_string(id) + " is not an input of its operator");
+    return it->second;
+  });
+}
+
+class Builder {
+ public:
+  Builder(ExecContext* ctx, std::unordered_set<int> used) : ctx_(ctx), used_(std::move(used)) {}
+
+  // Builds `op`; `cols` receives its actual output columns (scans may drop unused ones).
+  Result<OperatorPtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols) {
+    switch (op.kind) {
+      case LogicalOp::Kind::kScan: {
+        std::vector<int> table_columns;
+        for (size_t i = 0; i < op.columns.size(); ++i) {
+          if (!used_.count(op.columns[i].id)) continue;
+          table_columns.push_back(op.table_columns[i]);
+          cols->push_back(op.columns[i]);
+        }
+        const Positions pos = PositionsOf(*cols);
+        std::vector<ExprPtr> filters;
+        for (const auto& f : op.filters) {
+          QUIVER_ASSIGN_OR_RETURN(auto b, Bind(f, pos));
+          filters.push_back(b);
+        }
+        return MakeScan(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+      }
+      case LogicalOp::Kind::kFilter: {
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        QUIVER_ASSIGN_OR_RETURN(auto pred, Bind(op.predicate, PositionsOf(*cols)));
+        return MakeFilter(ctx_, std::move(child), pred);
+      }
+      case LogicalOp::Kind::kProject: {
+        std::vector<ColumnBinding> in;
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], &in));
+        const Positions pos = PositionsOf(in);
+        std::vector<ExprPtr> exprs;
+        for (const auto& e : op.exprs) {
+          QUIVER_ASSIGN_OR_RETURN(auto b, Bind(e, pos));
+          exprs.push_back(b);
+        }
+        *cols = op.columns;
+        return MakeProject(ctx_, std::move(child), std::move(exprs), SchemaOf(*cols));
+      }
+      case LogicalOp::Kind::kJoin: {
+        std::vector<ColumnBinding> lc, rc;
+        QUIVER_ASSIGN_OR_RETURN(auto left, Build(*op.children[0], &lc));
+        QUIVER_ASSIGN_OR_RETURN(auto right, Build(*op.children[1], &rc));
+        const Positions lp = PositionsOf(lc), rp = PositionsOf(rc);
+        JoinSpec spec;
+        spec.kind = op.join_kind;
+        for (const auto& [l, r] : op.keys) {
+          DataTypePtr common = CommonType(l->type, r->type);
+          if (!common || ClassOf(*common) == TypeClass::kOther || ClassOf(*common) == TypeClass::kNull)
+            return Status::Invalid("join keys of types " + SqlTypeName(*l->type) + " and " + SqlTypeName(*r->type) +
+                                   " cannot be compared" + (l->location >= 0 ? "" : ""));
+          QUIVER_ASSIGN_OR_RETURN(auto lb, Bind(l, lp));
+          QUIVER_ASSIGN_OR_RETURN(auto rb, Bind(r, rp));
+          QUIVER_ASSIGN_OR_RETURN(lb, CastTo(lb, common));
+          QUIVER_ASSIGN_OR_RETURN(rb, CastTo(rb, common));
+          spec.left_keys.push_back(lb);
+          spec.right_keys.push_back(rb);
+        }
+        std::vector<ColumnBinding> both = lc;
+        both.insert(both.end(), rc.begin(), rc.end());
+        if (op.residual) {
+          QUIVER_ASSIGN_OR_RETURN(spec.residual, Bind(op.residual, PositionsOf(both)));
+        }
+        const bool left_only = op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti ||
+                               op.join_kind == JoinKind::kNullAwareAnti;
+        *cols = left_only ? lc : both;
+        return MakeJoin(ctx_, std::move(left), std::move(right), std::move(spec), SchemaOf(*cols));
+      }
+      case LogicalOp::Kind::kAggregate: {
+        std::vector<ColumnBinding> in;
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], &in));
+        const Positions pos = PositionsOf(in);
+        std::vector<ExprPtr> groups;
+        for (const auto& g : op.groups) {
+          QUIVER_ASSIGN_OR_RETURN(auto b, Bind(g, pos));
+          groups.push_back(b);
+        }
+        std::vector<AggregateCall> aggs = op.aggregates;
+        for (auto& a : aggs)
+          if (a.arg) {
+            QUIVER_ASSIGN_OR_RETURN(a.arg, Bind(a.arg, pos));
+          }
+        *cols = op.columns;
+        return MakeHashAggregate(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols));
+      }
+      case LogicalOp::Kind::kSort: {
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        const Positions pos = PositionsOf(*cols);
+        std::vector<SortKey> keys = op.sort_keys;
+        for (auto& k : keys) {
+          QUIVER_ASSIGN_OR_RETURN(k.expr, Bind(k.expr, pos));
+        }
+        return MakeSort(ctx_, std::move(child), std::move(keys), op.offset, op.limit);
+      }
+      case LogicalOp::Kind::kLimit: {
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        return MakeLimit(std::move(child), op.offset, op.limit);
+      }
+      case LogicalOp::Kind::kSingleRow: return MakeSingleRow();
+    }
+    return Status::Invalid("internal: unknown plan node");
+  }
+
+ private:
+  ExecContext* ctx_;
+  std::unordered_set<int> used_;
+};
+
+}  // namespace
+
+Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
+  std::unordered_set<int> used;
+  CollectUsed(plan, &used);
+  for (const auto& c : plan.columns) used.insert(c.id);
+  Builder b(ctx, std::move(used));
+  std::vector<ColumnBinding> cols;
+  QUIVER_ASSIGN_OR_RETURN(OperatorPtr op, b.Build(plan, &cols));
+  if (cols.size() != plan.columns.size()) return Status::Invalid("internal: the plan's output columns were pruned");
+  return op;
+}
+
+}  // namespace quiver::sql

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The 22 TPC-H queries (validation parameters) through `quiver sql` over
+# `quiver gen tpch --scale S` (default 0.01), each result compared row by
+# row with DuckDB's on the same data (tests/tpch/duckdb_compare.mjs).
+# Usage: tests/tpch/tpch_vs_duckdb.sh [--scale S]   Env: QUIVER (the binary)
+# Exits 0 when all 22 agree; prints one line per query.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+Q=${QUIVER:-build/release/quiver}
+SCALE=0.01
+[ "${1:-}" = "--scale" ] && SCALE=$2
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/quiver-tpch-duckdb.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+"$Q" gen tpch --scale "$SCALE" -o "$TMP/tpch" >/dev/null
+mkdir -p "$TMP/csv" "$TMP/res"
+args=()
+for t in region nation supplier customer part partsupp orders lineitem; do
+  "$Q" cat "$TMP/tpch/$t.arrow" --format csv > "$TMP/csv/$t.csv"
+  args+=(--table "$t=$TMP/tpch/$t.arrow")
+done
+for n in $(seq 1 22); do
+  f=$(printf "q%02d" "$n")
+  "$Q" sql --tpch-query "$n" --print-sql > "$TMP/res/$f.sql"
+  if ! "$Q" sql "${args[@]}" --tpch-query "$n" --format csv > "$TMP/res/$f.csv" 2> "$TMP/res/$f.err"; then
+    echo "$f: quiver failed: $(cat "$TMP/res/$f.err")"
+    rm -f "$TMP/res/$f.csv"
+  fi
+done
+exec node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --results-dir "$TMP/res"
