@@ -113,7 +113,25 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
   const int location = c.value("location", -1);
   if (c.value("isnull", false)) return Expr::Constant(Value::Null(null()), location);
   if (c.contains("ival")) {
-    const int64_t v = c["ival"].value("ival", int64_t{0});
+    // libpg_query 15's JSON drops negative (and zero) integer values: read
+    // the literal from the statement text at its location.
+    size_t p = static_cast<size_t>(std::max(location, 0));
+    size_t e = p;
+    bool neg = false;
+    if (e < sql.size() && (sql[e] == '-' || sql[e] == '+')) neg = sql[e++] == '-';
+    while (e < sql.size() && (sql[e] == ' ' || sql[e] == '\t' || sql[e] == '\n')) ++e;
+    int64_t v = 0;
+    bool any = false;
+    while (e < sql.size() && sql[e] >= '0' && sql[e] <= '9') {
+      if (__builtin_mul_overflow(v, int64_t{10}, &v) || __builtin_add_overflow(v, int64_t{sql[e] - '0'}, &v))
+        return Error("integer literal out of range", location);
+      ++e;
+      any = true;
+    }
+    if (!any) return Error("cannot read the integer literal", location);
+    if (neg) v = -v;
+    if (c["ival"].contains("ival") && c["ival"]["ival"].get<int64_t>() != v)
+      return Error("integer literal '" + std::string(sql.substr(p, e - p)) + "' read inconsistently", location);
     if (v >= INT32_MIN && v <= INT32_MAX) {
       Value x = Value::Int64(v);
       x.type = int32();
@@ -124,11 +142,15 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
   if (c.contains("fval")) {
     const std::string text = c["fval"].value("fval", "");
     if (text.find_first_of("eE") != std::string::npos) return Expr::Constant(Value::Float(std::strtod(text.c_str(), nullptr)), location);
-    // exact: digits [. digits]
+    // exact: [-]digits [. digits]
     i128 v = 0;
     int digits = 0, scale = 0;
-    bool dot = false;
+    bool dot = false, neg = false;
     for (char ch : text) {
+      if (ch == '-') {
+        neg = true;
+        continue;
+      }
       if (ch == '.') {
         dot = true;
         continue;
@@ -139,8 +161,9 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
       v = v * 10 + (ch - '0');
       if (dot) ++scale;
     }
-    if (!dot && digits <= 18) return Expr::Constant(Value::Int64(static_cast<int64_t>(v)), location);
-    return Expr::Constant(Value::Decimal(v, std::max(digits, scale) + (scale == std::max(digits, scale) ? 1 : 0), scale), location);
+    if (neg) v = -v;
+    if (!dot && v >= INT64_MIN && v <= INT64_MAX) return Expr::Constant(Value::Int64(static_cast<int64_t>(v)), location);
+    return Expr::Constant(Value::Decimal(v, std::max(std::max(digits, scale), 1) + (scale >= digits ? 1 : 0), scale), location);
   }
   if (c.contains("sval")) return Expr::Constant(Value::String(c["sval"].value("sval", "")), location);
   if (c.contains("boolval")) return Expr::Constant(Value::Bool(c["boolval"].value("boolval", false)), location);

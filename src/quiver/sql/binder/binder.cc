@@ -306,7 +306,8 @@ Result<int64_t> Binder::Impl::BindLimitValue(Json& node, const char* what) {
   if (node.contains("A_Const") && node["A_Const"].value("isnull", false)) return int64_t{-1};
   if (!node.contains("A_Const") || !node["A_Const"].contains("ival"))
     return Unsupported(std::string(what) + " other than an integer constant", location);
-  const int64_t v = node["A_Const"]["ival"].value("ival", int64_t{0});
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr c, BindConst(node));  // reads negative values from the text
+  const int64_t v = static_cast<int64_t>(c->value.i);
   if (v < 0) return Error(std::string(what) + " must not be negative", location);
   return v;
 }

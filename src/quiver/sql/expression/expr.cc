@@ -111,6 +111,8 @@ bool ExprEquals(const Expr& a, const Expr& b) {
       break;
     case Expr::Kind::kCall:
       if (a.fn != b.fn || a.negated != b.negated) return false;
+      if (a.fn == Fn::kInList && (a.aux != nullptr) != (b.aux != nullptr)) return false;
+      if (a.fn == Fn::kInList && a.aux && a.value.s != b.value.s) return false;
       break;
     case Expr::Kind::kCase: break;
     case Expr::Kind::kSubquery:

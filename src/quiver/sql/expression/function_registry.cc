@@ -283,6 +283,10 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       e->negated = negated;
       e->location = location;
       if (all_const) {
+        // The items' text identifies the list (ExprEquals) once they are hashed away.
+        std::string signature;
+        for (const auto& v : items) signature += v.ToString() + "|" + SqlTypeName(*v.type) + ",";
+        e->value = Value::String(std::move(signature));
         e->aux = kernels::MakeInSet(args[0]->type, items);
         args.resize(1);
       }

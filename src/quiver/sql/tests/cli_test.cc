@@ -88,9 +88,15 @@ TEST(SqlCliTest, GenTpchThenQuery) {
   ASSERT_EQ(self.exit_code, 0) << self.err;
   EXPECT_EQ(self.out, "{\"r_regionkey\":3,\"r_regionkey_3\":3,\"r_regionkey_2\":3}\n");
   CliRun bad = Quiver("sql --table nation='" + (dir / "nation.arrow").string() +
-                      "' \"SELECT n_name FROM nation ORDER BY n_name\"");
+                      "' \"SELECT n_name FROM nation UNION SELECT n_name FROM nation\"");
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.err.find("ORDER BY is not supported (line 1, column 27)"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("UNION is not supported (line 1, column 27)"), std::string::npos) << bad.err;
+  // An aggregate with ORDER BY and LIMIT: the regions by their number of nations.
+  CliRun agg = Quiver("sql --table nation='" + (dir / "nation.arrow").string() +
+                      "' --format csv \"SELECT n_regionkey, count(*) AS n FROM nation GROUP BY n_regionkey "
+                      "ORDER BY n DESC, n_regionkey LIMIT 2\"");
+  ASSERT_EQ(agg.exit_code, 0) << agg.err;
+  EXPECT_EQ(agg.out, "n_regionkey,n\n0,5\n1,5\n");
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,306 @@
+// Tests of the analytical SQL of quiver/sql: aggregation (SQL NULL
+// semantics, empty inputs, DISTINCT), ORDER BY / top-N, expressions,
+// subqueries unnested into joins, CTEs and derived tables, runtime SQL
+// errors with their SQLSTATE, operator memory limits; and a differential
+// test of GROUP BY against a naive evaluator over NULL-heavy random data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "quiver/columnar/validate.h"
+#include "quiver/join/tests/join_test_util.h"
+#include "quiver/sql/engine.h"
+#include "quiver/testing/status_assertions.h"
+
+namespace quiver::sql {
+namespace {
+
+using join::testing::Batch;
+using join::testing::Cell;
+using join::testing::Int32Array;
+using join::testing::Int64Array;
+using join::testing::PrimitiveArray;
+using join::testing::Split;
+using join::testing::StringArray;
+
+ArrayDataPtr Money(MemoryPool* pool, const std::vector<std::optional<int64_t>>& cents) {
+  std::vector<std::optional<__int128>> x;
+  for (const auto& c : cents) x.push_back(c ? std::optional<__int128>(*c) : std::nullopt);
+  return PrimitiveArray<__int128>(pool, decimal(128, 15, 2), x);
+}
+
+class AnalyticsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pool_ = MemoryPool::MakeRoot({"sql-analytics-test"});
+    catalog_ = std::make_shared<Catalog>();
+    // s(id, grp, qty, price, day)
+    auto schema = std::make_shared<Schema>();
+    schema->fields = {field("id", int64()), field("grp", utf8()), field("qty", int32()),
+                      field("price", decimal(128, 15, 2)), field("day", date32())};
+    const int32_t d1 = 8796, d2 = 8824, d3 = 9296;  // 1994-01-31, 1994-02-28, 1995-06-15
+    std::vector<ArrayDataPtr> cols = {
+        Int64Array(pool_.get(), {1, 2, 3, 4, 5, 6, 7, 8}),
+        StringArray(pool_.get(), {"a", "a", "b", "b", "b", std::nullopt, "c", "a"}, false),
+        Int32Array(pool_.get(), {1, 2, std::nullopt, 4, 5, 6, 7, 8}),
+        Money(pool_.get(), {150, 225, 300, std::nullopt, 510, 600, 775, 10}),
+        PrimitiveArray<int32_t>(pool_.get(), date32(), {d1, d2, std::nullopt, d3, d3, d3, d3, d3})};
+    ASSERT_OK(catalog_->RegisterBatches("s", schema, Split(Batch(schema, cols), 3)));
+    ASSERT_OK(catalog_->RegisterBatches("e", schema, {}));
+    engine_ = std::make_unique<Engine>(catalog_);
+  }
+
+  ExecuteOptions Options() {
+    ExecuteOptions o;
+    o.pool = pool_.get();
+    o.max_batch_rows = 3;
+    return o;
+  }
+
+  Result<std::vector<std::string>> Rows(const std::string& sql, ExecuteOptions o) {
+    QUIVER_ASSIGN_OR_RETURN(auto stream, engine_->Execute(sql, o));
+    std::vector<std::string> rows;
+    while (true) {
+      QUIVER_ASSIGN_OR_RETURN(auto b, stream->Next());
+      if (!b) break;
+      EXPECT_OK(ValidateBatch(*b, ValidationLevel::kFull));
+      for (int64_t r = 0; r < b->num_rows; ++r) {
+        std::string s;
+        for (size_t c = 0; c < b->columns.size(); ++c) {
+          if (c) s += '|';
+          s += Cell(*b->columns[c], r);
+        }
+        rows.push_back(s);
+      }
+    }
+    return rows;
+  }
+  Result<std::vector<std::string>> Rows(const std::string& sql) { return Rows(sql, Options()); }
+
+  void Expect(const std::string& sql, const std::vector<std::string>& want) {
+    auto got = Rows(sql);
+    ASSERT_TRUE(got.ok()) << sql << ": " << got.status().ToString();
+    EXPECT_EQ(*got, want) << sql;
+  }
+
+  std::shared_ptr<MemoryPool> pool_;
+  std::shared_ptr<Catalog> catalog_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(AnalyticsTest, AggregatesSkipNullsAndEmptyInputGivesOneRow) {
+  Expect("SELECT count(*), count(qty), sum(qty), min(qty), max(qty), sum(price), min(grp), max(day) FROM s",
+         {"8|7|33|1|8|25.70|a|1995-06-15"});
+  auto avg = Rows("SELECT avg(qty), avg(price) FROM s");
+  ASSERT_OK(avg);
+  ASSERT_EQ(avg->size(), 1u);
+  EXPECT_NEAR(std::stod((*avg)[0].substr(0, (*avg)[0].find('|'))), 33.0 / 7, 1e-12);
+  EXPECT_NEAR(std::stod((*avg)[0].substr((*avg)[0].find('|') + 1)), 25.70 / 7, 1e-12);
+  Expect("SELECT count(*), count(qty), sum(qty), min(price), avg(qty) FROM e", {"0|0|null|null|null"});
+  Expect("SELECT count(*) FROM s WHERE id > 100", {"0"});
+  Expect("SELECT grp, count(*) FROM e GROUP BY grp", {});
+  Expect("SELECT grp, count(*) FROM s WHERE id > 100 GROUP BY grp", {});
+}
+
+TEST_F(AnalyticsTest, GroupByHavingDistinctAndOrdinals) {
+  Expect("SELECT grp, count(*), sum(qty) FROM s GROUP BY grp ORDER BY grp", {"a|3|11", "b|3|9", "c|1|7", "null|1|6"});
+  Expect("SELECT grp, sum(qty) AS t FROM s GROUP BY 1 HAVING sum(qty) > 7 ORDER BY t DESC", {"a|11", "b|9"});
+  Expect("SELECT count(DISTINCT grp), count(DISTINCT qty % 2), sum(DISTINCT qty % 3) FROM s", {"3|2|3"});
+  Expect("SELECT DISTINCT grp FROM s ORDER BY grp NULLS FIRST", {"null", "a", "b", "c"});
+  Expect("SELECT qty % 2 AS parity, count(*) FROM s WHERE qty IS NOT NULL GROUP BY qty % 2 ORDER BY 1",
+         {"0|4", "1|3"});
+  Expect("SELECT extract(year FROM day) AS y, count(*) FROM s GROUP BY y ORDER BY y", {"1994|2", "1995|5", "null|1"});
+}
+
+TEST_F(AnalyticsTest, OrderByNullsAndTopN) {
+  Expect("SELECT id, qty FROM s ORDER BY qty DESC LIMIT 3", {"3|null", "8|8", "7|7"});
+  Expect("SELECT id, qty FROM s ORDER BY qty LIMIT 2", {"1|1", "2|2"});
+  Expect("SELECT id, qty FROM s ORDER BY qty NULLS FIRST LIMIT 2", {"3|null", "1|1"});
+  Expect("SELECT id FROM s ORDER BY price LIMIT 2 OFFSET 1", {"1", "2"});
+  Expect("SELECT id FROM s ORDER BY grp DESC, id LIMIT 4", {"6", "7", "3", "4"});
+  Expect("SELECT id FROM s ORDER BY id LIMIT 0", {});
+  Expect("SELECT id FROM s ORDER BY id OFFSET 6", {"7", "8"});
+}
+
+TEST_F(AnalyticsTest, Expressions) {
+  Expect("SELECT id, qty * price, price / 4, CASE WHEN qty > 4 THEN 'big' WHEN qty IS NULL THEN 'none' ELSE 'small' "
+         "END, COALESCE(grp, '?'), upper(grp) || '-' || substring('abcdef' FROM 2 FOR 3), day + 30, NULLIF(qty, 2) "
+         "FROM s WHERE id <= 3 ORDER BY id",
+         {"1|1.50|0.375000000000|small|a|A-bcd|1994-03-02|1", "2|4.50|0.562500000000|small|a|A-bcd|1994-03-30|null",
+          "3|null|0.750000000000|none|b|B-bcd|null|null"});
+  Expect("SELECT DATE '1994-01-31' + INTERVAL '1' MONTH, DATE '1996-02-29' - INTERVAL '1' YEAR, "
+         "DATE '1994-03-01' - DATE '1994-01-01', DATE '1994-01-01' + INTERVAL '90' DAY",
+         {"1994-02-28|1995-02-28|59|1994-04-01"});
+  Expect("SELECT 'a_c' LIKE 'a\\_c' ESCAPE '\\', 'abc' LIKE 'a\\_c' ESCAPE '\\', 'abc' LIKE 'a_c', "
+         "'abc' NOT LIKE '%b%', 'ab' LIKE '%', '' LIKE '_'",
+         {"true|false|true|false|true|false"});
+  Expect("SELECT 7 / 2, -7 % 3, 7.0 / 2, 2 * 3.5, 1e0 / 4, 10 - 2.25, CAST('12.345' AS DECIMAL(10,2)), "
+         "CAST(3 AS DOUBLE), CAST(12.5 AS VARCHAR), length('héllo'), trim('  x  ')",
+         {"3|-1|3.500000000000|7.0|0.25|7.75|12.35|3|12.5|5|x"});
+  // An int32 key against a decimal: compared exactly.
+  Expect("SELECT id FROM s WHERE qty = 4.00 OR price = 6 ORDER BY id", {"4", "6"});
+  // Searched and simple CASE; the THEN branch that would divide by zero is not taken.
+  Expect("SELECT id, CASE qty WHEN 1 THEN 'one' WHEN 2 THEN 'two' END, CASE WHEN qty > 7 THEN 0 ELSE 100 / qty END "
+         "FROM s WHERE id IN (1, 2, 8) ORDER BY id",
+         {"1|one|100", "2|two|50", "8|null|0"});
+  Expect("SELECT id FROM s WHERE grp IN ('a', 'c') AND qty BETWEEN 2 AND 7 AND grp IS NOT NULL ORDER BY id",
+         {"2", "7"});
+}
+
+TEST_F(AnalyticsTest, SubqueriesAreUnnested) {
+  // Correlated scalar subquery in the SELECT list (a NULL key matches nothing).
+  Expect("SELECT id, (SELECT max(qty) FROM s s2 WHERE s2.grp = s.grp) FROM s ORDER BY id",
+         {"1|8", "2|8", "3|5", "4|5", "5|5", "6|null", "7|7", "8|8"});
+  // count() of no rows is 0, not NULL (the count bug).
+  Expect("SELECT id, (SELECT count(*) FROM s s2 WHERE s2.qty = s.id) FROM s ORDER BY id",
+         {"1|1", "2|1", "3|0", "4|1", "5|1", "6|1", "7|1", "8|1"});
+  // Correlated scalar subquery in WHERE.
+  Expect("SELECT id FROM s WHERE qty >= (SELECT avg(qty) FROM s s2 WHERE s2.grp = s.grp) ORDER BY id", {"5", "7", "8"});
+  Expect("SELECT id FROM s WHERE qty IN (SELECT id FROM s WHERE grp = 'a') ORDER BY id", {"1", "2", "8"});
+  Expect("SELECT id FROM s WHERE id NOT IN (SELECT qty FROM s)", {});  // the set holds a NULL
+  Expect("SELECT id FROM s WHERE id NOT IN (SELECT qty FROM s WHERE qty IS NOT NULL)", {"3"});
+  Expect("SELECT id FROM s a WHERE EXISTS (SELECT 1 FROM s b WHERE b.grp = a.grp AND b.id <> a.id) ORDER BY id",
+         {"1", "2", "3", "4", "5", "8"});
+  Expect("SELECT id FROM s a WHERE NOT EXISTS (SELECT 1 FROM s b WHERE b.grp = a.grp AND b.id <> a.id) ORDER BY id",
+         {"6", "7"});
+  Expect("SELECT id FROM s WHERE EXISTS (SELECT 1 FROM e) ORDER BY id", {});
+  Expect("SELECT count(*) FROM s WHERE NOT EXISTS (SELECT 1 FROM e)", {"8"});
+  Expect("SELECT id FROM s WHERE qty > (SELECT avg(qty) FROM s) + 2 ORDER BY id", {"7", "8"});
+  // CTE referenced twice; derived table with column aliases.
+  Expect("WITH g AS (SELECT grp, sum(qty) AS t FROM s GROUP BY grp) SELECT a.grp FROM g a, g b WHERE a.t = b.t + 2 "
+         "ORDER BY 1",
+         {"a", "b"});
+  Expect("SELECT x FROM (SELECT id * 2 FROM s WHERE id < 3) AS d (x) ORDER BY x", {"2", "4"});
+  // LEFT JOIN with a residual ON condition; comma-separated FROM with a cross product.
+  Expect("SELECT a.id, b.id FROM s a LEFT JOIN s b ON a.grp = b.grp AND b.qty > a.qty WHERE a.id IN (1, 6) "
+         "ORDER BY 1, 2",
+         {"1|2", "1|8", "6|null"});
+  Expect("SELECT count(*) FROM s a, s b WHERE a.id < b.id", {"28"});
+  Expect("SELECT 1, 'x' AS y", {"1|x"});
+}
+
+struct ErrorCase {
+  std::string sql;
+  const char* sql_state;
+  std::string message;
+};
+
+TEST_F(AnalyticsTest, RuntimeErrorsCarryTheirSqlState) {
+  const std::vector<ErrorCase> cases = {
+      {"SELECT qty / (id - id) FROM s", "22012", "division by zero"},
+      {"SELECT CAST('x1' AS INTEGER)", "22P02", "invalid input syntax for type INTEGER"},
+      {"SELECT CAST(grp AS DATE) FROM s", "22007", "invalid input syntax for type DATE"},
+      {"SELECT (SELECT id FROM s)", "21000", "more than one row returned by a subquery"},
+      {"SELECT 9223372036854775807 + id FROM s", "22003", "numeric value out of range"},
+      {"SELECT CAST(price * 10000000000000 AS DECIMAL(15,2)) FROM s", "22003", "numeric value out of range"},
+      {"SELECT nope FROM s", "42703", "no column named 'nope'"},
+      {"SELECT 1 FROM nope", "42P01", "no table named 'nope'"},
+  };
+  for (const auto& c : cases) {
+    auto r = Rows(c.sql);
+    ASSERT_FALSE(r.ok()) << c.sql;
+    EXPECT_EQ(r.status().sql_state(), c.sql_state) << c.sql << ": " << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos) << c.sql << ": " << r.status().ToString();
+  }
+}
+
+TEST_F(AnalyticsTest, OperatorsOverTheLimitNameThemselvesAndReturnThePool) {
+  // 50,000 groups of 8-byte keys: the aggregation's pages pass a 256 KiB limit.
+  std::vector<std::optional<int64_t>> k(50000);
+  for (int64_t i = 0; i < 50000; ++i) k[static_cast<size_t>(i)] = i;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64())};
+  ASSERT_OK(catalog_->RegisterBatches("big", schema, {Batch(schema, {Int64Array(pool_.get(), k)})}));
+  const int64_t baseline = pool_->held_bytes();
+  for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
+    ExecuteOptions o = Options();
+    o.memory_mode = mode;
+    o.memory_limit_bytes = 256 << 10;
+    auto agg = Rows("SELECT k, count(*) FROM big GROUP BY k", o);
+    ASSERT_RAISES(OutOfMemory, agg);
+    EXPECT_NE(agg.status().message().find("hash aggregate"), std::string::npos) << agg.status().ToString();
+    EXPECT_EQ(agg.status().sql_state(), "53200");
+    EXPECT_EQ(pool_->held_bytes(), baseline);
+    o.memory_limit_bytes = 64 << 20;
+    auto ok = Rows("SELECT count(*) FROM (SELECT k, count(*) FROM big GROUP BY k) AS g", o);
+    ASSERT_OK(ok);
+    EXPECT_EQ(*ok, std::vector<std::string>{"50000"});
+    // A top-N keeps only the limit's rows: it fits where a full sort would not.
+    o.memory_limit_bytes = 1536 << 10;
+    auto top = Rows("SELECT k FROM big ORDER BY k DESC LIMIT 3", o);
+    ASSERT_OK(top);
+    EXPECT_EQ(*top, (std::vector<std::string>{"49999", "49998", "49997"}));
+    EXPECT_EQ(pool_->held_bytes(), baseline);
+  }
+}
+
+// GROUP BY over NULL-heavy random data against a naive evaluator.
+TEST_F(AnalyticsTest, GroupByMatchesANaiveEvaluator) {
+  std::mt19937_64 rng(99);
+  const int64_t n = 600;
+  std::vector<std::optional<int64_t>> k1(n), v(n);
+  std::vector<std::optional<std::string>> k2(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (rng() % 4) k1[static_cast<size_t>(i)] = static_cast<int64_t>(rng() % 5) - 1;
+    if (rng() % 3) k2[static_cast<size_t>(i)] = std::string(1, static_cast<char>('p' + rng() % 3));
+    if (rng() % 3) v[static_cast<size_t>(i)] = static_cast<int64_t>(rng() % 200) - 50;
+  }
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k1", int64()), field("k2", utf8()), field("v", int64())};
+  auto batch = Batch(schema, {Int64Array(pool_.get(), k1), StringArray(pool_.get(), k2, false), Int64Array(pool_.get(), v)});
+  ASSERT_OK(catalog_->RegisterBatches("r", schema, Split(batch, 7)));
+  for (int round = 0; round < 40; ++round) {
+    const int64_t lo = static_cast<int64_t>(rng() % 260) - 60;
+    const bool by_k2 = round % 2 == 0;
+    const std::string sql = std::string("SELECT k1, ") + (by_k2 ? "k2" : "'-'") +
+                            ", count(*), count(v), sum(v), min(v), max(v), count(DISTINCT v % 7) FROM r WHERE v IS NULL "
+                            "OR v >= " +
+                            std::to_string(lo) + " GROUP BY k1" + (by_k2 ? ", k2" : "") + " ORDER BY 1, 2";
+    struct Acc {
+      int64_t rows = 0, count = 0, sum = 0, mn = 0, mx = 0;
+      std::set<int64_t> distinct;
+    };
+    std::map<std::pair<std::optional<int64_t>, std::optional<std::string>>, Acc> ref;
+    for (int64_t i = 0; i < n; ++i) {
+      const auto& x = v[static_cast<size_t>(i)];
+      if (x && *x < lo) continue;
+      Acc& a = ref[{k1[static_cast<size_t>(i)], by_k2 ? k2[static_cast<size_t>(i)] : std::optional<std::string>("-")}];
+      ++a.rows;
+      if (!x) continue;
+      a.mn = a.count ? std::min(a.mn, *x) : *x;
+      a.mx = a.count ? std::max(a.mx, *x) : *x;
+      ++a.count;
+      a.sum += *x;
+      a.distinct.insert(*x % 7);
+    }
+    // SQL order: NULLS LAST within ascending keys.
+    std::vector<std::pair<std::pair<std::optional<int64_t>, std::optional<std::string>>, Acc>> sorted(ref.begin(), ref.end());
+    auto less_opt = [](const auto& a, const auto& b) {
+      if (a.has_value() != b.has_value()) return a.has_value();
+      return a.has_value() && *a < *b;
+    };
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& x, const auto& y) {
+      if (x.first.first != y.first.first) return less_opt(x.first.first, y.first.first);
+      return less_opt(x.first.second, y.first.second);
+    });
+    std::vector<std::string> want;
+    for (const auto& [key, a] : sorted) {
+      const std::string kk1 = key.first ? std::to_string(*key.first) : "null";
+      const std::string kk2 = key.second ? *key.second : "null";
+      const bool any = a.count > 0;
+      want.push_back(kk1 + "|" + kk2 + "|" + std::to_string(a.rows) + "|" + std::to_string(a.count) + "|" +
+                     (any ? std::to_string(a.sum) : "null") + "|" + (any ? std::to_string(a.mn) : "null") + "|" +
+                     (any ? std::to_string(a.mx) : "null") + "|" + std::to_string(a.distinct.size()));
+    }
+    Expect(sql, want);
+  }
+}
+
+}  // namespace
+}  // namespace quiver::sql
