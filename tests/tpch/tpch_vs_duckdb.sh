@@ -9,6 +9,10 @@ cd "$(dirname "$0")/../.."
 Q=${QUIVER:-build/release/quiver}
 SCALE=0.01
 [ "${1:-}" = "--scale" ] && SCALE=$2
+if ! command -v node >/dev/null || [ ! -d bench/node_modules/@duckdb/node-api ]; then
+  echo "tpch vs duckdb: node or @duckdb/node-api (bench/install-duckdb.sh) missing: skipped"
+  exit 77
+fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/quiver-tpch-duckdb.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 "$Q" gen tpch --scale "$SCALE" -o "$TMP/tpch" >/dev/null
