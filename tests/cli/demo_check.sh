@@ -7,6 +7,6 @@ out=$("$q" demo "$@" 2>&1); rc=$?
 printf '%s\n' "$out"
 if [ "$rc" -ne 0 ]; then echo "demo_check: quiver demo exited $rc"; exit 1; fi
 n=$(printf '%s\n' "$out" | grep -c ': verified$')
-if [ "$n" -ne 2 ]; then echo "demo_check: expected 2 verified results, got $n"; exit 1; fi
+if [ "$n" -ne 4 ]; then echo "demo_check: expected 4 verified results, got $n"; exit 1; fi
 printf '%s\n' "$out" | grep -q '^all results verified' || { echo "demo_check: no final verification line"; exit 1; }
 echo "demo_check: ok"

@@ -22,6 +22,7 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   bench->require_subcommand(1);
   AddBenchCompress(bench, ctx, action, exit_code);
   AddBenchFetch(bench, ctx, action);  // --- bench fetch (issue 8) ---
+  AddBenchTpch(bench, ctx, action);
   auto* cmd = bench->add_subcommand("ipc", "in-memory IPC write and read throughput of a file under a codec");
   struct Opts {
     std::string path, codec = "zstd", format = "stream";

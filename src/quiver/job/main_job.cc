@@ -17,6 +17,7 @@
 #include "quiver/fetch/fetch_result.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
+#include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
 
@@ -224,15 +225,18 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
                "== server: %s (self-signed certificate %s, random bearer token), chunks: LZ4 frames of ~%s of IPC\n",
                server->rpc_url().c_str(), server->cert_path().c_str(), FormatBytes(o.chunk_bytes).c_str());
 
+  // (a) a large join (many CloudFetch chunks); (b)-(d) TPC-H queries
+  // (validation parameters): a 3-way join with aggregate and top-N, a 6-way
+  // join, and IN over a grouped subquery.
+  const std::string q3(sql::TpchQueries()[2].sql), q5(sql::TpchQueries()[4].sql), q18(sql::TpchQueries()[17].sql);
   const Query queries[] = {
       {"(a) orders JOIN lineitem, orderdate < 1993-01-01",
        "SELECT o.o_orderkey, o.o_orderdate, o.o_totalprice, l.l_linenumber, l.l_partkey, l.l_quantity, "
        "l.l_extendedprice, l.l_shipdate FROM orders o JOIN lineitem l ON o.o_orderkey = l.l_orderkey "
        "WHERE o.o_orderdate < DATE '1993-01-01'"},
-      {"(b) customer JOIN orders JOIN lineitem",
-       "SELECT c.c_custkey, c.c_name, c.c_mktsegment, o.o_orderkey, o.o_orderdate, l.l_linenumber, "
-       "l.l_quantity, l.l_extendedprice FROM customer c JOIN orders o ON c.c_custkey = o.o_custkey "
-       "JOIN lineitem l ON o.o_orderkey = l.l_orderkey"},
+      {"(b) TPC-H Q3: customer, orders, lineitem; aggregate; top 10", q3.c_str()},
+      {"(c) TPC-H Q5: six-way join, aggregate, ORDER BY", q5.c_str()},
+      {"(d) TPC-H Q18: IN over a grouped subquery, top 100", q18.c_str()},
   };
   bool all_ok = true;
   auto fetch_pool = Child(root, "fetch");
@@ -325,8 +329,16 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
         {tag + "build relation", "serve/exec/sql-statement/build", B(0), B(build_peak), build_detail, rss, hwm});
     table.push_back({tag + "probe", "serve/exec/sql-statement/probe", B(0), B(peak("/sql-statement/probe")),
                      "scan decode, filtered copies, join output batches", rss, hwm});
-    table.push_back({tag + "build + probe", "serve/exec/sql-statement", B(0), B(peak("/serve/exec/sql-statement")),
-                     "build + probe of the statement (sampled at each allocation)", rss, hwm});
+    table.push_back({tag + "scan", "serve/exec/sql-statement/scan", B(0), B(peak("/sql-statement/scan")),
+                     "decoded columns, filtered copies, projections", rss, hwm});
+    table.push_back({tag + "aggregate", "serve/exec/sql-statement/aggregate", B(0),
+                     B(peak("/sql-statement/aggregate")),
+                     std::string("hash aggregation tables (") + std::string(join::MemoryModeName(mode)) + ") and output",
+                     rss, hwm});
+    table.push_back({tag + "sort", "serve/exec/sql-statement/sort", B(0), B(peak("/sql-statement/sort")),
+                     "sort / top-N buffers", rss, hwm});
+    table.push_back({tag + "statement", "serve/exec/sql-statement", B(0), B(peak("/serve/exec/sql-statement")),
+                     "every operator of the statement (sampled at each allocation)", rss, hwm});
     table.push_back({tag + "compress chunks", "serve/chunks", B(server->service()->chunk_pool()->held_bytes()),
                      B(peak("/serve/chunks")),
                      std::to_string(nchunks) + " chunks, LZ4 frame each, ~" + FormatBytes(o.chunk_bytes) +

@@ -1,10 +1,11 @@
 // quiver/job/main_job.h — the main job end to end (`quiver demo`): TPC-H
 // generated at a scale, the result server started in process (127.0.0.1,
 // an ephemeral port, a generated self-signed certificate, a random bearer
-// token), and two joins fetched through quiver's CloudFetch client (LZ4
-// chunks, small enough that each result has several):
+// token), and four statements fetched through quiver's CloudFetch client
+// (LZ4 chunks, small enough that a large result has several):
 //   (a) orders JOIN lineitem ON the order key, with a date filter;
-//   (b) customer JOIN orders JOIN lineitem.
+//   (b) TPC-H Q3 (3-way join, aggregate, top-N); (c) TPC-H Q5 (6-way join);
+//   (d) TPC-H Q18 (IN over a grouped subquery) — sql/tpch_queries.h.
 // Each result (first rows, row count) is checked against the same SQL run
 // in process by sql::Engine: equal row counts and equal order-independent
 // checksums (the wrapping sum of a 64-bit FNV-1a hash of each row's

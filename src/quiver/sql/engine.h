@@ -1,70 +1,71 @@
 // quiver/sql/engine.h — runs one SQL statement over a Catalog's tables on
-// quiver's own operators: scans (memory-mapped IPC, zero-copy), filters
-// evaluated a batch at a time into selection vectors, projections, hash
-// joins on the join layer, limits; pull-based, so results stream to the
-// consumer (e.g. the CloudFetch chunk writer) as they are produced.
+// quiver's own operators, pull-based, so results stream to the consumer
+// (e.g. the CloudFetch chunk writer) as they are produced.
 //
-// SQL (parsed by libpg_query, the PostgreSQL parser):
-//   SELECT <list> FROM <from> [WHERE <pred>] [LIMIT n] [OFFSET m]
-//     <list>:  *, t.*, column, t.column, each with an optional AS alias
-//     <from>:  one table [alias], or a chain t1 [INNER|LEFT|RIGHT|FULL]
-//              [OUTER] JOIN t2 ON a = b [AND c = d ...] JOIN t3 ON ...
-//              (equalities between a column of the left side and one of
-//              the right table)
-//     <pred>:  AND / OR / NOT of comparisons (= <> != < <= > >=) between
-//              columns and literals or columns, IS [NOT] NULL, [NOT] IN
-//              (literals; a hashed lookup per row), [NOT] BETWEEN, boolean columns, TRUE/FALSE,
-//              and, as top-level conjuncts, [NOT] EXISTS (SELECT ... FROM t
-//              WHERE t.x = outer.y [AND ...] [AND predicates on t only])
-//              which run as semi / anti joins.
-//     literals: integers, decimals (exact), floats (with an exponent),
-//              strings, DATE '…', TIMESTAMP '…', TRUE, FALSE, NULL.
-//   SHOW TABLES        -> table_name: utf8, num_rows: int64
+// The pipeline (one folder per stage):
+//   parse      libpg_query (the PostgreSQL 15 grammar) -> JSON parse tree
+//   binder/    names, types, scopes (FROM items, derived tables, CTEs, outer
+//              queries), aggregates, subqueries unnested into joins
+//   planner/   the logical plan, join ordering of comma-separated FROM lists
+//              and inner joins, the physical plan (ids -> batch positions,
+//              column pruning)
+//   expression/ typed expressions evaluated a batch at a time (one kernel
+//              per type family), the function registry
+//   execution/ operators: scan, filter, project, hash join (with residual
+//              conditions) / nested-loop join, hash aggregate, sort / top-N,
+//              limit
+//
+// SQL supported (a SELECT; see binder/binder.h for subqueries and
+// expression/function_registry.h for the type rules and result types):
+//   SELECT [DISTINCT] <exprs | * | t.*> [AS alias] FROM <items> [WHERE]
+//     [GROUP BY exprs | ordinals | output names] [HAVING] [ORDER BY exprs |
+//     aliases | ordinals [ASC|DESC] [NULLS FIRST|LAST]] [LIMIT n] [OFFSET m];
+//   WITH (non-recursive; a CTE may be referenced more than once); SELECT
+//   without FROM.
+//   FROM items: tables [alias], (SELECT ...) AS t [(cols)], comma lists
+//   with the join predicates in WHERE, [INNER|LEFT|RIGHT|FULL] JOIN ... ON
+//   with any condition (right/full: equalities only), CROSS JOIN.
+//   Subqueries: scalar (uncorrelated: run once; correlated with equalities:
+//   a grouped LEFT join), [NOT] EXISTS and [NOT] IN as AND terms of WHERE.
+//   Expressions: + - * / % on integers, decimals (exact) and doubles;
+//   comparisons across numeric classes; AND OR NOT; IS [NOT] NULL; [NOT]
+//   IN lists (hashed); [NOT] BETWEEN; [NOT] LIKE [ESCAPE]; CASE (searched,
+//   simple); COALESCE; NULLIF; CAST to INTEGER, BIGINT, DECIMAL(p,s),
+//   DOUBLE, VARCHAR, DATE, TIMESTAMP, BOOLEAN; EXTRACT(YEAR|MONTH|DAY);
+//   date +/- INTERVAL 'n' DAY|MONTH|YEAR; date +/- integer; date - date;
+//   SUBSTRING(s FROM a [FOR b]); UPPER; LOWER; LENGTH; TRIM; LTRIM; RTRIM;
+//   ||; ABS; ROUND. Aggregates: count(*), count, sum, avg, min, max, each
+//   with DISTINCT.
+//   SHOW TABLES -> table_name: utf8, num_rows: int64
 //   DESCRIBE t / DESC t -> column_name: utf8, data_type: utf8, nullable: bool
-// Anything else (GROUP BY, aggregates and other functions, ORDER BY,
-// DISTINCT, set operations, subqueries outside EXISTS, window functions,
-// arithmetic, CASE, LIKE, casts other than DATE/TIMESTAMP, DDL, DML, ...)
-// is NotImplemented naming the construct and its position:
-// "ORDER BY is not supported (line 1, column 27)". Syntax errors are
-// Invalid with their position.
+// Anything else (set operations, window functions, DML, DDL, ...) is
+// NotImplemented naming the construct and its position: "UNION is not
+// supported (line 1, column 18)" (SQLSTATE 0A000). Syntax errors are
+// Invalid with their position (42601).
 //
-// Semantics: SQL three-valued logic (a comparison with NULL is unknown; a
-// WHERE keeps rows whose predicate is true; x IN (..., NULL) is unknown
-// when nothing matches). Join keys: a NULL never matches. Type rules
-// (checked when planning, Invalid naming both sides): integers and
-// decimals compare exactly with each other and with integer / decimal
-// literals, floats with any number (as float64); strings (utf8, binary and
-// their large/view forms) with strings, byte-wise; date32/date64/timestamp
-// columns with each other and with DATE/TIMESTAMP literals or string
-// literals that parse as such (time zones ignored: instants compare as UTC);
-// booleans with booleans. Join key pairs follow quiver/join/key_types.h.
-// Identifiers: unquoted names are folded to lower case by the parser;
-// column names match exactly first, then case-insensitively; an ambiguous
-// or unknown name is Invalid / KeyError with its position.
+// Semantics: SQL three-valued logic; NULLs skipped by aggregates; an
+// aggregate without GROUP BY over no rows gives one row (count 0, others
+// NULL); NULLS LAST for ASC and FIRST for DESC (PostgreSQL); join keys: a
+// NULL never matches. Result rows come in no particular order without
+// ORDER BY. Output column names are the aliases, column names or function
+// names (duplicates allowed). Runtime errors carry their SQLSTATE
+// (Status::sql_state): 22012 division by zero, 22003 numeric overflow,
+// 22P02 / 22007 invalid text for a number / date, 21000 a scalar subquery
+// with more than one row, 42703 / 42P01 unknown column / table, 53200 out
+// of memory.
 //
-// Result rows come in no particular order beyond this: a single-table scan
-// keeps storage order; joins emit as the join layer does. Output column
-// names are the aliases or the column names (duplicates allowed).
-//
-// Joins: the side with fewer rows (by the catalog's row counts; a join's
-// estimate is the larger of its inputs) is built into a hashed relation
-// (LongHashedRelation for one int64-like key, the generic relation
-// otherwise; chosen by the join layer); the other side streams through it.
-// Single-table WHERE conjuncts are pushed into the scans of tables that no
-// outer join can null-extend, and scans keep only the columns the
-// statement uses.
-//
-// Memory: every buffer a statement allocates (filtered copies, decoded
-// dictionaries, decompressed IPC bodies, join relations in the chosen
-// memory mode, join output) is charged to one child pool of
-// ExecuteOptions::pool named "sql-statement", limited to
-// memory_limit_bytes; exceeding it is OutOfMemory for that statement, and
-// once the stream and its batches are gone the pool is back where it was.
-// That pool has two children, so that a reader can see the stages apart
-// (e.g. with an AllocationListener on ExecuteOptions::pool):
-// "sql-statement/build" holds the join relations (hashed build sides, in the
-// chosen memory mode) and "sql-statement/probe" everything else (scan
-// decoding, filtered copies, join output batches).
+// Memory: every buffer a statement allocates is charged to one child pool
+// of ExecuteOptions::pool named "sql-statement", limited to
+// memory_limit_bytes; exceeding it is OutOfMemory naming the operator
+// (SQLSTATE 53200), and once the stream and its batches are gone the pool
+// is back where it was. Its children show the operators apart (an
+// AllocationListener on ExecuteOptions::pool sees them):
+// "sql-statement/scan" (decoded and converted columns, filters,
+// projections), "sql-statement/build" (hash join relations, in the chosen
+// memory mode), "sql-statement/probe" (join output), "sql-statement/
+// aggregate" (hash aggregation tables in TaskMemoryManager pages, on- or
+// off-heap, and their output), "sql-statement/sort" (sort and top-N
+// buffers).
 #pragma once
 
 #include <atomic>

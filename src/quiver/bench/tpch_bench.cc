@@ -1,0 +1,198 @@
+// quiver/bench/tpch_bench.cc — see tpch_bench.h.
+#include "quiver/bench/tpch_bench.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "quiver/bench/measure.h"
+#include "quiver/columnar/row_text.h"
+#include "quiver/sql/engine.h"
+#include "quiver/sql/tpch_queries.h"
+#include "quiver/sql/tpch_tables.h"
+
+namespace quiver::bench {
+namespace {
+
+struct QuiverTimes {
+  std::vector<double> times_s;
+  int64_t rows = 0;
+  int64_t peak_bytes = 0;
+};
+
+Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, const TpchBenchOptions& o,
+                              const std::shared_ptr<MemoryPool>& pool) {
+  QuiverTimes t;
+  for (int round = 0; round <= o.rounds; ++round) {
+    auto statement_pool = pool->MakeChild({.name = "tpch-query"});
+    sql::ExecuteOptions eo;
+    eo.pool = statement_pool.get();
+    eo.memory_mode = o.memory_mode;
+    const auto t0 = std::chrono::steady_clock::now();
+    int64_t rows = 0;
+    {
+      QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(sql, eo));
+      while (true) {
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+        if (!b) break;
+        rows += b->num_rows;
+      }
+    }
+    const double s = Seconds(t0, std::chrono::steady_clock::now());
+    if (round > 0) t.times_s.push_back(s);  // round 0 warms the page cache and allocator
+    t.rows = rows;
+    t.peak_bytes = std::max(t.peak_bytes, statement_pool->peak_bytes());
+  }
+  return t;
+}
+
+Status ExportCsv(const sql::Catalog& catalog, const std::string& dir, MemoryPool* pool) {
+  for (const auto& table : catalog.ListTables()) {
+    const std::string path = dir + "/" + table.name + ".csv";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) return Status::IOError("cannot write " + path);
+    RowTextWriter w(RowTextFormat::kCsv, f);
+    w.WriteHeader(*table.schema);
+    auto scan = catalog.OpenScan(table, pool);
+    if (!scan.ok()) {
+      std::fclose(f);
+      return scan.status();
+    }
+    while (true) {
+      auto b = (*scan)->Next();
+      if (!b.ok()) {
+        std::fclose(f);
+        return b.status();
+      }
+      if (!*b) break;
+      w.WriteRows(**b);
+    }
+    std::fclose(f);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>& root, std::FILE* out) {
+  std::vector<int> numbers;
+  if (o.queries.empty()) {
+    for (int i = 1; i <= sql::kNumTpchQueries; ++i) numbers.push_back(i);
+  } else {
+    std::stringstream ss(o.queries);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      const int n = std::atoi(item.c_str());
+      if (n < 1 || n > sql::kNumTpchQueries) return Status::Invalid("--queries: no TPC-H query '" + item + "'");
+      numbers.push_back(n);
+    }
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("quiver-bench-tpch-" + std::to_string(getpid()));
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } cleanup{dir};
+  auto gen_pool = root->MakeChild({.name = "generate"});
+  sql::TpchFilesOptions to;
+  to.scale = o.scale;
+  to.pool = gen_pool.get();
+  const auto g0 = std::chrono::steady_clock::now();
+  QUIVER_ASSIGN_OR_RETURN(auto files, sql::WriteTpchFiles((dir / "tables").string(), to));
+  auto catalog = std::make_shared<sql::Catalog>();
+  for (const auto& f : files) QUIVER_RETURN_NOT_OK(catalog->RegisterPath(f.table, f.path, gen_pool.get()));
+  std::fprintf(out, "TPC-H scale %g generated in %.1f s; quiver in process (memory %s) vs DuckDB in process (threads=%d), "
+               "median of %d rounds after a warm-up\n",
+               o.scale, Seconds(g0, std::chrono::steady_clock::now()), std::string(join::MemoryModeName(o.memory_mode)).c_str(),
+               o.duckdb_threads, o.rounds);
+  // DuckDB side first (its own process), so both measure on a quiet machine in turn.
+  std::map<int, nlohmann::json> duck;
+  std::string duck_note;
+  if (!o.no_duckdb) {
+    fs::create_directories(dir / "csv");
+    QUIVER_RETURN_NOT_OK(ExportCsv(*catalog, (dir / "csv").string(), gen_pool.get()));
+    {
+      std::ofstream q(dir / "queries.tsv");
+      for (int n : numbers) {
+        std::string sql(sql::TpchQueries()[n - 1].sql);
+        for (char& c : sql)
+          if (c == '\n' || c == '\t') c = ' ';
+        q << "q" << n << "\t" << sql << "\n";
+      }
+    }
+    const std::string cmd = "node '" + o.duckdb_script + "' --csv-dir '" + (dir / "csv").string() + "' --queries '" +
+                            (dir / "queries.tsv").string() + "' --threads " + std::to_string(o.duckdb_threads) +
+                            " --rounds " + std::to_string(o.rounds) + " 2>&1";
+    FILE* f = popen(cmd.c_str(), "r");
+    std::string text;
+    if (f) {
+      char buf[4096];
+      size_t got;
+      while ((got = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+      const int rc = pclose(f);
+      if (rc != 0) duck_note = "DuckDB side failed (exit " + std::to_string(rc) + "): " + text.substr(0, 300);
+    } else {
+      duck_note = "could not start node";
+    }
+    std::stringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.contains("query")) continue;
+      duck[std::atoi(j["query"].get<std::string>().c_str() + 1)] = j;
+    }
+  }
+  if (!duck_note.empty()) std::fprintf(out, "note: %s\n", duck_note.c_str());
+  sql::Engine engine(catalog);
+  auto pool = root->MakeChild({.name = "bench-tpch"});
+  if (!o.json)
+    std::fprintf(out, "%-5s %10s %10s %8s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "quiver_peak", "rows");
+  double log_sum = 0;
+  int ratios = 0;
+  double min_ratio = 1e300;
+  for (int n : numbers) {
+    QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, pool));
+    const double qs = Median(t.times_s);
+    double ds = -1;
+    if (duck.count(n)) {
+      ds = duck[n].value("median_s", -1.0);
+      const int64_t drows = duck[n].value("rows", int64_t{-1});
+      if (drows != t.rows)
+        return Status::Invalid("TPC-H Q" + std::to_string(n) + ": quiver returned " + std::to_string(t.rows) +
+                               " rows, DuckDB " + std::to_string(drows));
+    }
+    const double ratio = ds > 0 && qs > 0 ? ds / qs : 0;
+    if (ratio > 0) {
+      log_sum += std::log(ratio);
+      ++ratios;
+      min_ratio = std::min(min_ratio, ratio);
+    }
+    if (o.json) {
+      nlohmann::json j = {{"query", n},        {"quiver_median_s", qs}, {"quiver_times_s", t.times_s},
+                          {"duckdb_median_s", ds}, {"ratio", ratio},    {"quiver_peak_bytes", t.peak_bytes},
+                          {"rows", t.rows},    {"scale", o.scale},      {"duckdb_threads", o.duckdb_threads}};
+      std::fprintf(out, "%s\n", j.dump().c_str());
+    } else {
+      std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %12s %10lld\n", n, qs, ds, ratio, FormatBytes(t.peak_bytes).c_str(),
+                   static_cast<long long>(t.rows));
+    }
+    std::fflush(out);
+  }
+  if (ratios > 0) {
+    std::fprintf(out, "geometric mean ratio DuckDB/quiver: %.3f over %d queries (lowest %.3f; > 1 means quiver is faster)\n",
+                 std::exp(log_sum / ratios), ratios, min_ratio);
+  }
+  return Status::OK();
+}
+
+}  // namespace quiver::bench

@@ -1,0 +1,32 @@
+// quiver bench tpch: the 22 TPC-H queries in process, quiver vs DuckDB,
+// side by side (quiver/bench/tpch_bench.h).
+#include "quiver/bench/tpch_bench.h"
+#include "quiver/cli.h"
+
+namespace quiver::cli {
+
+void AddBenchTpch(CLI::App* bench, Context& ctx, Action* action) {
+  auto* cmd = bench->add_subcommand("tpch", "the 22 TPC-H queries in process: quiver vs DuckDB, side by side");
+  struct Opts {
+    bench::TpchBenchOptions o;
+    std::string memory_mode = "on-heap";
+  };
+  auto opts = std::make_shared<Opts>();
+  opts->o.duckdb_script = std::string(QUIVER_BENCH_DIR) + "/tpch_duckdb.mjs";
+  cmd->add_option("--scale", opts->o.scale, "TPC-H scale factor (default 1)")->check(CLI::Range(0.0001, 100.0));
+  cmd->add_option("--rounds", opts->o.rounds, "measured rounds per query (default 3)")->check(CLI::Range(1, 100));
+  cmd->add_option("--duckdb-threads", opts->o.duckdb_threads, "DuckDB's threads (default 1)")->check(CLI::Range(1, 256));
+  cmd->add_option("--queries", opts->o.queries, "comma-separated query numbers (default all 22)");
+  cmd->add_option("--memory-mode", opts->memory_mode, "on-heap|off-heap (default on-heap)");
+  cmd->add_option("--duckdb-script", opts->o.duckdb_script, "path of bench/tpch_duckdb.mjs");
+  cmd->add_flag("--no-duckdb", opts->o.no_duckdb, "quiver's side only");
+  cmd->add_flag("--json", opts->o.json, "one JSON object per query");
+  cmd->callback([&ctx, opts, action] {
+    *action = [&ctx, opts]() -> Status {
+      QUIVER_ASSIGN_OR_RETURN(opts->o.memory_mode, join::ParseMemoryMode(opts->memory_mode));
+      return bench::RunTpchBench(opts->o, ctx.Child("bench"), stdout);
+    };
+  });
+}
+
+}  // namespace quiver::cli
