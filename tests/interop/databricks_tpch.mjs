@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The real Databricks SQL Node.js client (@databricks/sql 2.1.0) runs TPC-H
-// join queries against `quiver serve --tpch 0.01` (CloudFetch, LZ4, several
+// The real Databricks SQL Node.js client (@databricks/sql 2.1.0) runs three
+// TPC-H-shaped joins and the 22 TPC-H queries against `quiver serve --tpch 0.01` (CloudFetch, LZ4, several
 // chunks) and must read the same rows as quiver's own client
 // (`quiver query --format jsonl`) for each: same row count, and equal
 // values row by row once both sides are sorted by the query's unique key.
@@ -159,6 +159,44 @@ async function main() {
     } catch (e) {
       failures++;
       console.log(`FAIL ${q.name}: ${e.stack || e}`);
+    }
+  }
+  // The 22 TPC-H queries (the SQL quiver runs for `quiver sql --tpch-query N`):
+  // the driver's rows equal quiver query's, in order (or as multisets where
+  // ORDER BY leaves ties).
+  const canon = (row) => Object.keys(row).map((c) => {
+    const v = row[c];
+    if (v === null || v === undefined) return 'null';
+    if (v instanceof Date) return v.toISOString().slice(0, 10);
+    const n = Number(v);
+    return typeof v !== 'boolean' && String(v).trim() !== '' && Number.isFinite(n) ? n.toPrecision(9) : String(v).slice(0, 10);
+  }).join('\u0001');
+  for (let n = 1; n <= 22; n++) {
+    const t0 = Date.now();
+    const name = `TPC-H Q${n}`;
+    try {
+      const sql = spawnSync(args.quiver, ['sql', '--tpch-query', String(n), '--print-sql'], { encoding: 'utf8' }).stdout;
+      const op = await session.executeStatement(sql, {});
+      const actual = await op.fetchAll();
+      await op.close();
+      const expected = quiverQuery(srv, token, sql);
+      if (actual.length !== expected.length) throw new Error(`${actual.length} rows from @databricks/sql, ${expected.length} from quiver query`);
+      let inOrder = true;
+      for (let r = 0; r < expected.length && inOrder; r++) {
+        const cols = Object.keys(expected[r]);
+        if (JSON.stringify(Object.keys(actual[r])) !== JSON.stringify(cols)) throw new Error(`row ${r}: columns ${Object.keys(actual[r])}, expected ${cols}`);
+        inOrder = cols.every((c) => same(actual[r][c], expected[r][c]));
+      }
+      if (!inOrder) {
+        const a = actual.map(canon).sort(), b = expected.map(canon).sort();
+        const bad = a.findIndex((x, i) => x !== b[i]);
+        if (bad >= 0) throw new Error(`rows differ: @databricks/sql ${a[bad]} vs quiver query ${b[bad]}`);
+      }
+      passes++;
+      console.log(`ok   ${name}: ${actual.length} rows equal${inOrder ? '' : ' (as multisets)'} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      failures++;
+      console.log(`FAIL ${name}: ${e.stack || e}`);
     }
   }
   await session.close();
