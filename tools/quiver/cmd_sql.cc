@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_queries.h"
@@ -56,6 +57,8 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       sql::Engine engine(catalog);
       auto pool = ctx.Child("sql");
+      auto peaks = std::make_shared<bench::PeakByPath>();  // the statement's operators, by pool
+      pool->AddListener(peaks);
       sql::ExecuteOptions eo;
       eo.pool = pool.get();
       eo.memory_mode = mode;
@@ -74,8 +77,14 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
         rows += b->num_rows;
       }
       std::fflush(stdout);
-      std::fprintf(stderr, "%lld rows; statement pool peak %s\n", static_cast<long long>(rows),
-                   FormatBytes(pool->peak_bytes()).c_str());
+      std::string by_operator;
+      for (const char* op : {"scan", "build", "probe", "aggregate", "sort"}) {
+        const int64_t p = peaks->Peak(std::string("/sql-statement/") + op);
+        if (p > 0) by_operator += std::string(by_operator.empty() ? "" : ", ") + op + " " + FormatBytes(p);
+      }
+      std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)\n", static_cast<long long>(rows),
+                   FormatBytes(pool->peak_bytes()).c_str(),
+                   by_operator.empty() ? "nothing allocated" : by_operator.c_str());
       return Status::OK();
     };
   });

@@ -9,10 +9,15 @@
 // thread's clock.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "quiver/memory/memory_pool.h"
 
 namespace quiver::bench {
 
@@ -42,5 +47,42 @@ int64_t ProcStatusBytes(const char* key);
 /// printf(3) into a string of any length (the report lines of the
 /// benchmarks); `fmt` and the arguments as for printf.
 [[gnu::format(printf, 1, 2)]] std::string StringPrintf(const char* fmt, ...);
+
+/// Highest held bytes seen per pool path, for a pool and its descendants:
+/// on every allocation the pool and each ancestor is sampled (held is read
+/// after accounting, so the maximum over allocations is the pool's peak over
+/// the observed interval). Reset() starts a new interval.
+/// Thread safety: the listener may be called from any thread (it locks).
+class PeakByPath : public AllocationListener {
+ public:
+  void OnAllocate(const MemoryPool& pool, int64_t, int64_t) override { Sample(pool); }
+  void OnReserve(const MemoryPool& pool, int64_t) override { Sample(pool); }  // off-heap pages
+  void Sample(const MemoryPool& pool) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const MemoryPool* p = &pool; p != nullptr; p = p->parent()) {
+      int64_t& v = peak_[p->path()];
+      v = std::max(v, p->held_bytes());
+    }
+  }
+  // Highest held of the first path ending in `suffix` (-1 when not seen).
+  int64_t Peak(const std::string& suffix) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t best = -1;
+    for (const auto& [path, v] : peak_) {
+      if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        best = std::max(best, v);
+      }
+    }
+    return best;
+  }
+  void Reset() {
+    std::lock_guard<std::mutex> lock(mu_);
+    peak_.clear();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, int64_t> peak_;
+};
 
 }  // namespace quiver::bench

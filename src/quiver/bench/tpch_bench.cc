@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "quiver/base/byte_size.h"
 #include "quiver/bench/measure.h"
 #include "quiver/columnar/row_text.h"
 #include "quiver/sql/engine.h"
@@ -111,10 +112,11 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
   QUIVER_ASSIGN_OR_RETURN(auto files, sql::WriteTpchFiles((dir / "tables").string(), to));
   auto catalog = std::make_shared<sql::Catalog>();
   for (const auto& f : files) QUIVER_RETURN_NOT_OK(catalog->RegisterPath(f.table, f.path, gen_pool.get()));
-  std::fprintf(out, "TPC-H scale %g generated in %.1f s; quiver in process (memory %s) vs DuckDB in process (threads=%d), "
+  std::fprintf(out,
+               "TPC-H scale %g generated in %.1f s; quiver in process (memory %s) vs DuckDB in process (threads=%d), "
                "median of %d rounds after a warm-up\n",
-               o.scale, Seconds(g0, std::chrono::steady_clock::now()), std::string(join::MemoryModeName(o.memory_mode)).c_str(),
-               o.duckdb_threads, o.rounds);
+               o.scale, Seconds(g0, std::chrono::steady_clock::now()),
+               std::string(join::MemoryModeName(o.memory_mode)).c_str(), o.duckdb_threads, o.rounds);
   // DuckDB side first (its own process), so both measure on a quiet machine in turn.
   std::map<int, nlohmann::json> duck;
   std::string duck_note;
@@ -156,7 +158,8 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
   sql::Engine engine(catalog);
   auto pool = root->MakeChild({.name = "bench-tpch"});
   if (!o.json)
-    std::fprintf(out, "%-5s %10s %10s %8s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "quiver_peak", "rows");
+    std::fprintf(out, "%-5s %10s %10s %8s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "quiver_peak",
+                 "rows");
   double log_sum = 0;
   int ratios = 0;
   double min_ratio = 1e300;
@@ -178,9 +181,15 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
       min_ratio = std::min(min_ratio, ratio);
     }
     if (o.json) {
-      nlohmann::json j = {{"query", n},        {"quiver_median_s", qs}, {"quiver_times_s", t.times_s},
-                          {"duckdb_median_s", ds}, {"ratio", ratio},    {"quiver_peak_bytes", t.peak_bytes},
-                          {"rows", t.rows},    {"scale", o.scale},      {"duckdb_threads", o.duckdb_threads}};
+      nlohmann::json j = {{"query", n},
+                          {"quiver_median_s", qs},
+                          {"quiver_times_s", t.times_s},
+                          {"duckdb_median_s", ds},
+                          {"ratio", ratio},
+                          {"quiver_peak_bytes", t.peak_bytes},
+                          {"rows", t.rows},
+                          {"scale", o.scale},
+                          {"duckdb_threads", o.duckdb_threads}};
       std::fprintf(out, "%s\n", j.dump().c_str());
     } else {
       std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %12s %10lld\n", n, qs, ds, ratio, FormatBytes(t.peak_bytes).c_str(),
@@ -189,7 +198,8 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
     std::fflush(out);
   }
   if (ratios > 0) {
-    std::fprintf(out, "geometric mean ratio DuckDB/quiver: %.3f over %d queries (lowest %.3f; > 1 means quiver is faster)\n",
+    std::fprintf(out,
+                 "geometric mean ratio DuckDB/quiver: %.3f over %d queries (lowest %.3f; > 1 means quiver is faster)\n",
                  std::exp(log_sum / ratios), ratios, min_ratio);
   }
   return Status::OK();

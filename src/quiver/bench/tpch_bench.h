@@ -20,12 +20,12 @@
 namespace quiver::bench {
 
 struct TpchBenchOptions {
-  double scale = 1;          ///< TPC-H scale factor
-  int rounds = 3;            ///< measured rounds per query (median)
-  int duckdb_threads = 1;    ///< DuckDB's SET threads
+  double scale = 1;        ///< TPC-H scale factor
+  int rounds = 3;          ///< measured rounds per query (median)
+  int duckdb_threads = 1;  ///< DuckDB's SET threads
   join::MemoryMode memory_mode = join::MemoryMode::kOnHeap;
-  bool json = false;         ///< one JSON object per query instead of the table
-  bool no_duckdb = false;    ///< quiver's side only
+  bool json = false;          ///< one JSON object per query instead of the table
+  bool no_duckdb = false;     ///< quiver's side only
   std::string duckdb_script;  ///< bench/tpch_duckdb.mjs
   std::string queries;        ///< comma-separated query numbers (empty: all 22)
 };

@@ -17,50 +17,16 @@
 #include "quiver/fetch/fetch_result.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
-#include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/engine.h"
+#include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
 
 namespace quiver::job {
+
+using bench::PeakByPath;
 namespace {
 
 using bench::ProcStatusBytes;
-
-// Highest held bytes seen per pool path, for a pool and its descendants:
-// on every allocation the pool and each ancestor is sampled (held is read
-// after accounting, so the maximum over allocations is the pool's peak over
-// the observed interval). Reset() starts a new interval.
-class PeakByPath : public AllocationListener {
- public:
-  void OnAllocate(const MemoryPool& pool, int64_t, int64_t) override { Sample(pool); }
-  void OnReserve(const MemoryPool& pool, int64_t) override { Sample(pool); }  // off-heap pages
-  void Sample(const MemoryPool& pool) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const MemoryPool* p = &pool; p != nullptr; p = p->parent()) {
-      int64_t& v = peak_[p->path()];
-      v = std::max(v, p->held_bytes());
-    }
-  }
-  // Highest held of the first path ending in `suffix` (-1 when not seen).
-  int64_t Peak(const std::string& suffix) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    int64_t best = -1;
-    for (const auto& [path, v] : peak_) {
-      if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        best = std::max(best, v);
-      }
-    }
-    return best;
-  }
-  void Reset() {
-    std::lock_guard<std::mutex> lock(mu_);
-    peak_.clear();
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::map<std::string, int64_t> peak_;
-};
 
 // Order-independent digest of a result: rows and the wrapping sum of a
 // 64-bit FNV-1a hash of each row's values (text format, NULL distinct from
@@ -331,10 +297,10 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
                      "scan decode, filtered copies, join output batches", rss, hwm});
     table.push_back({tag + "scan", "serve/exec/sql-statement/scan", B(0), B(peak("/sql-statement/scan")),
                      "decoded columns, filtered copies, projections", rss, hwm});
-    table.push_back({tag + "aggregate", "serve/exec/sql-statement/aggregate", B(0),
-                     B(peak("/sql-statement/aggregate")),
-                     std::string("hash aggregation tables (") + std::string(join::MemoryModeName(mode)) + ") and output",
-                     rss, hwm});
+    table.push_back(
+        {tag + "aggregate", "serve/exec/sql-statement/aggregate", B(0), B(peak("/sql-statement/aggregate")),
+         std::string("hash aggregation tables (") + std::string(join::MemoryModeName(mode)) + ") and output", rss,
+         hwm});
     table.push_back({tag + "sort", "serve/exec/sql-statement/sort", B(0), B(peak("/sql-statement/sort")),
                      "sort / top-N buffers", rss, hwm});
     table.push_back({tag + "statement", "serve/exec/sql-statement", B(0), B(peak("/serve/exec/sql-statement")),

@@ -212,7 +212,6 @@ std::string StatementName(const std::string& key) {
   return s + " statement";
 }
 
-
 }  // namespace
 
 Engine::Engine(std::shared_ptr<const Catalog> catalog) : catalog_(std::move(catalog)) {}
@@ -221,7 +220,8 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   if (options.pool == nullptr) return Status::Invalid("ExecuteOptions.pool is required");
   if (options.max_batch_rows <= 0) return Status::Invalid("ExecuteOptions.max_batch_rows must be positive");
   if (sql.find('\0') != std::string_view::npos)
-    return Status::Invalid("the statement holds a NUL byte (" + DescribePosition(sql, static_cast<int>(sql.find('\0'))) + ")")
+    return Status::Invalid("the statement holds a NUL byte (" +
+                           DescribePosition(sql, static_cast<int>(sql.find('\0'))) + ")")
         .WithSqlState("42601");
   auto ctx = std::make_shared<ExecContext>();
   MemoryPoolOptions po;
@@ -268,7 +268,8 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
     }
     Json tree = Json::parse(parsed.parse_tree, nullptr, false);
     if (tree.is_discarded()) return Status::Invalid("the SQL parser returned an unreadable parse tree");
-    if (!tree.contains("stmts") || tree["stmts"].empty()) return Status::Invalid("empty statement").WithSqlState("42601");
+    if (!tree.contains("stmts") || tree["stmts"].empty())
+      return Status::Invalid("empty statement").WithSqlState("42601");
     if (tree["stmts"].size() > 1) {
       return Status::NotImplemented("more than one statement is not supported (" +
                                     DescribePosition(sql, tree["stmts"][1].value("stmt_location", 0)) + ")")
@@ -281,7 +282,8 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
       const int stmt_loc = tree["stmts"][0].value("stmt_location", 0);
       const std::string key = st.is_object() && !st.empty() ? st.begin().key() : std::string();
       ExecContext* raw = ctx.get();
-      Binder binder(sql, catalog_, [raw](LogicalOpPtr plan, bool exists) { return MakeRunner(raw, std::move(plan), exists); });
+      Binder binder(sql, catalog_,
+                    [raw](LogicalOpPtr plan, bool exists) { return MakeRunner(raw, std::move(plan), exists); });
       if (key == "SelectStmt") {
         QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, binder.BindSelectStatement(st["SelectStmt"]));
         QUIVER_ASSIGN_OR_RETURN(root, BuildOperators(*bound.plan, ctx.get()));

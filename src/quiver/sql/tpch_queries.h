@@ -11,7 +11,7 @@
 namespace quiver::sql {
 
 struct TpchQuery {
-  int number;             ///< 1..22
+  int number;  ///< 1..22
   std::string_view sql;
 };
 

@@ -97,14 +97,17 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(Json& node, ExprContext* ctx) {
     }
     if (matches > 1) return Error("column reference '" + name + "' is ambiguous", location);
     if (matches == 1) {
-      if (depth > 1) return Unsupported("a subquery referring to a column two or more query levels out ('" + name + "')", location);
+      if (depth > 1)
+        return Unsupported("a subquery referring to a column two or more query levels out ('" + name + "')", location);
       return Expr::Column(found->id, found->type, location);
     }
     if (!qualifier.empty())
-      return Status::KeyError("no column named '" + name + "' in '" + qualifier + "' (" + Where(location) + ")").WithSqlState("42703");
+      return Status::KeyError("no column named '" + name + "' in '" + qualifier + "' (" + Where(location) + ")")
+          .WithSqlState("42703");
   }
   if (!qualifier.empty())
-    return Status::KeyError("missing FROM entry for table '" + qualifier + "' (" + Where(location) + ")").WithSqlState("42P01");
+    return Status::KeyError("missing FROM entry for table '" + qualifier + "' (" + Where(location) + ")")
+        .WithSqlState("42P01");
   return Status::KeyError("no column named '" + name + "' (" + Where(location) + ")").WithSqlState("42703");
 }
 
@@ -141,7 +144,8 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
   }
   if (c.contains("fval")) {
     const std::string text = c["fval"].value("fval", "");
-    if (text.find_first_of("eE") != std::string::npos) return Expr::Constant(Value::Float(std::strtod(text.c_str(), nullptr)), location);
+    if (text.find_first_of("eE") != std::string::npos)
+      return Expr::Constant(Value::Float(std::strtod(text.c_str(), nullptr)), location);
     // exact: [-]digits [. digits]
     i128 v = 0;
     int digits = 0, scale = 0;
@@ -162,8 +166,10 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
       if (dot) ++scale;
     }
     if (neg) v = -v;
-    if (!dot && v >= INT64_MIN && v <= INT64_MAX) return Expr::Constant(Value::Int64(static_cast<int64_t>(v)), location);
-    return Expr::Constant(Value::Decimal(v, std::max(std::max(digits, scale), 1) + (scale >= digits ? 1 : 0), scale), location);
+    if (!dot && v >= INT64_MIN && v <= INT64_MAX)
+      return Expr::Constant(Value::Int64(static_cast<int64_t>(v)), location);
+    return Expr::Constant(Value::Decimal(v, std::max(std::max(digits, scale), 1) + (scale >= digits ? 1 : 0), scale),
+                          location);
   }
   if (c.contains("sval")) return Expr::Constant(Value::String(c["sval"].value("sval", "")), location);
   if (c.contains("boolval")) return Expr::Constant(Value::Bool(c["boolval"].value("boolval", false)), location);
@@ -179,7 +185,8 @@ Result<DataTypePtr> Binder::Impl::BindTypeName(Json& tn, int location) {
   std::vector<int64_t> mods;
   if (tn.contains("typmods")) {
     for (auto& m : tn["typmods"]) {
-      if (!m.contains("A_Const") || !m["A_Const"].contains("ival")) return Unsupported("a non-constant type modifier", location);
+      if (!m.contains("A_Const") || !m["A_Const"].contains("ival"))
+        return Unsupported("a non-constant type modifier", location);
       mods.push_back(m["A_Const"]["ival"].value("ival", int64_t{0}));
     }
   }
@@ -189,7 +196,10 @@ Result<DataTypePtr> Binder::Impl::BindTypeName(Json& tn, int location) {
   if (name == "numeric" || name == "decimal") {
     const int p = mods.empty() ? 38 : static_cast<int>(mods[0]);
     const int s = mods.size() > 1 ? static_cast<int>(mods[1]) : (mods.empty() ? 10 : 0);
-    if (p < 1 || p > 38 || s < 0 || s > p) return Error("DECIMAL(" + std::to_string(p) + "," + std::to_string(s) + ") is out of range (precision 1..38, scale 0..precision)", location);
+    if (p < 1 || p > 38 || s < 0 || s > p)
+      return Error("DECIMAL(" + std::to_string(p) + "," + std::to_string(s) +
+                       ") is out of range (precision 1..38, scale 0..precision)",
+                   location);
     return Decimal(p, s);
   }
   if (name == "text" || name == "varchar" || name == "bpchar" || name == "char" || name == "string") return utf8();
@@ -240,8 +250,8 @@ Result<ExprPtr> Binder::Impl::BindTypeCast(Json& node, ExprContext* ctx) {
       int64_t us;
       const bool ok = tcls == TypeClass::kDate ? ParseDate(arg->value.s, &d) : ParseTimestamp(arg->value.s, &us);
       if (!ok)
-        return Status::Invalid("invalid " + std::string(tcls == TypeClass::kDate ? "DATE" : "TIMESTAMP") + " literal '" +
-                               arg->value.s + "' (" + Where(location) + ")")
+        return Status::Invalid("invalid " + std::string(tcls == TypeClass::kDate ? "DATE" : "TIMESTAMP") +
+                               " literal '" + arg->value.s + "' (" + Where(location) + ")")
             .WithSqlState("22007");
     }
   }
@@ -267,19 +277,25 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
       const int sign = op == "-" ? -1 : 1;
       ExprPtr out = l;
       if (r->value.i != 0) {
-        QUIVER_ASSIGN_OR_RETURN(out, Typed(BindCall(Fn::kAddMonths, {out, Expr::Constant(Value::Int64(static_cast<int64_t>(r->value.i) * sign))}, location), location));
+        QUIVER_ASSIGN_OR_RETURN(
+            out, Typed(BindCall(Fn::kAddMonths,
+                                {out, Expr::Constant(Value::Int64(static_cast<int64_t>(r->value.i) * sign))}, location),
+                       location));
       }
       if (r->value.f != 0) {
-        QUIVER_ASSIGN_OR_RETURN(out, Typed(BindCall(Fn::kAddDays, {out, Expr::Constant(Value::Int64(static_cast<int64_t>(r->value.f) * sign))}, location), location));
+        QUIVER_ASSIGN_OR_RETURN(
+            out, Typed(BindCall(Fn::kAddDays,
+                                {out, Expr::Constant(Value::Int64(static_cast<int64_t>(r->value.f) * sign))}, location),
+                       location));
       }
       if (ClassOf(*out->type) == TypeClass::kString) return Error("an interval cannot be added to a string", location);
       return out;
     }
     if (IsInterval(*l) || IsInterval(*r)) return Unsupported("INTERVAL outside date +/- INTERVAL", location);
-    static const std::pair<const char*, Fn> kOps[] = {{"+", Fn::kAdd}, {"-", Fn::kSub}, {"*", Fn::kMul}, {"/", Fn::kDiv},
-                                                      {"%", Fn::kMod}, {"=", Fn::kEq},  {"<>", Fn::kNe}, {"!=", Fn::kNe},
-                                                      {"<", Fn::kLt},  {"<=", Fn::kLe}, {">", Fn::kGt},  {">=", Fn::kGe},
-                                                      {"||", Fn::kConcat}};
+    static const std::pair<const char*, Fn> kOps[] = {
+        {"+", Fn::kAdd}, {"-", Fn::kSub}, {"*", Fn::kMul},    {"/", Fn::kDiv}, {"%", Fn::kMod},
+        {"=", Fn::kEq},  {"<>", Fn::kNe}, {"!=", Fn::kNe},    {"<", Fn::kLt},  {"<=", Fn::kLe},
+        {">", Fn::kGt},  {">=", Fn::kGe}, {"||", Fn::kConcat}};
     for (const auto& [name, fn] : kOps)
       if (op == name) return Typed(BindCall(fn, {l, r}, location), location);
     return Unsupported("operator '" + op + "'", location);
@@ -362,14 +378,20 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
       switch (agg_fn) {
         case AggFn::kCount: call.type = int64(); break;
         case AggFn::kSum:
-          if (c == TypeClass::kInt) call.type = int64();
-          else if (c == TypeClass::kDecimal) call.type = Decimal(38, call.arg->type->scale);
-          else if (c == TypeClass::kFloat) call.type = float64();
-          else if (c == TypeClass::kNull) call.type = int64();
-          else return Error("sum() cannot take " + SqlTypeName(*call.arg->type), location);
+          if (c == TypeClass::kInt)
+            call.type = int64();
+          else if (c == TypeClass::kDecimal)
+            call.type = Decimal(38, call.arg->type->scale);
+          else if (c == TypeClass::kFloat)
+            call.type = float64();
+          else if (c == TypeClass::kNull)
+            call.type = int64();
+          else
+            return Error("sum() cannot take " + SqlTypeName(*call.arg->type), location);
           break;
         case AggFn::kAvg:
-          if (!IsNumericClass(c) && c != TypeClass::kNull) return Error("avg() cannot take " + SqlTypeName(*call.arg->type), location);
+          if (!IsNumericClass(c) && c != TypeClass::kNull)
+            return Error("avg() cannot take " + SqlTypeName(*call.arg->type), location);
           call.type = float64();
           break;
         default:
@@ -396,24 +418,30 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
     }
   }
   if (name == "extract" || name == "date_part") {
-    if (args.size() != 2 || args[0]->kind != Expr::Kind::kConstant) return Error("EXTRACT needs a field and a value", location);
+    if (args.size() != 2 || args[0]->kind != Expr::Kind::kConstant)
+      return Error("EXTRACT needs a field and a value", location);
     std::string field = args[0]->value.s;
     for (auto& ch : field) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     Fn fn;
-    if (field == "year") fn = Fn::kExtractYear;
-    else if (field == "month") fn = Fn::kExtractMonth;
-    else if (field == "day") fn = Fn::kExtractDay;
-    else return Unsupported("EXTRACT(" + field + " ...)", location);
+    if (field == "year")
+      fn = Fn::kExtractYear;
+    else if (field == "month")
+      fn = Fn::kExtractMonth;
+    else if (field == "day")
+      fn = Fn::kExtractDay;
+    else
+      return Unsupported("EXTRACT(" + field + " ...)", location);
     return Typed(BindCall(fn, {args[1]}, location), location);
   }
   const FunctionEntry* entry = LookupFunction(name);
   if (!entry) return Unsupported("function " + name + "()", location);
   if (static_cast<int>(args.size()) < entry->min_args || static_cast<int>(args.size()) > entry->max_args)
     return Error("function " + name + "() takes " + std::to_string(entry->min_args) +
-                     (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") + " arguments, got " +
-                     std::to_string(args.size()),
+                     (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") +
+                     " arguments, got " + std::to_string(args.size()),
                  location);
-  if (f.value("agg_star", false) || f.value("agg_distinct", false)) return Error(name + "() is not an aggregate", location);
+  if (f.value("agg_star", false) || f.value("agg_distinct", false))
+    return Error(name + "() is not an aggregate", location);
   return Typed(BindCall(entry->fn, std::move(args), location), location);
 }
 
@@ -490,7 +518,8 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
   if (node.contains("RowExpr")) return Unsupported("row constructors", location);
   if (node.contains("SQLValueFunction")) return Unsupported("CURRENT_DATE / CURRENT_TIMESTAMP", location);
   if (node.contains("GroupingFunc")) return Unsupported("GROUPING()", location);
-  return Unsupported("expression " + (node.is_object() && !node.empty() ? node.begin().key() : std::string("?")), location);
+  return Unsupported("expression " + (node.is_object() && !node.empty() ? node.begin().key() : std::string("?")),
+                     location);
 }
 
 }  // namespace quiver::sql

@@ -69,9 +69,11 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
     e->subquery = std::make_shared<ScalarSubquery>(runner_factory(plan, false));
     return ExprPtr(e);
   }
-  if (b.corr_residual) return Unsupported("a correlated scalar subquery with a condition other than equality", location);
+  if (b.corr_residual)
+    return Unsupported("a correlated scalar subquery with a condition other than equality", location);
   if (!b.aggregated_without_groups)
-    return Unsupported("a correlated scalar subquery that is not a single aggregate (it could return several rows)", location);
+    return Unsupported("a correlated scalar subquery that is not a single aggregate (it could return several rows)",
+                       location);
   if (!ctx->query || ctx->in_aggregate) return Unsupported("a correlated subquery in " + ctx->clause, location);
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;
   for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);

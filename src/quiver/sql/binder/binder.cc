@@ -230,10 +230,14 @@ Status Binder::Impl::BindFromItem(Json& item, QueryState* q, std::vector<Logical
       return Status::OK();
     }
     JoinKind kind;
-    if (type == "JOIN_LEFT") kind = JoinKind::kLeft;
-    else if (type == "JOIN_RIGHT") kind = JoinKind::kRight;
-    else if (type == "JOIN_FULL") kind = JoinKind::kFull;
-    else return Unsupported("join type " + type, location);
+    if (type == "JOIN_LEFT")
+      kind = JoinKind::kLeft;
+    else if (type == "JOIN_RIGHT")
+      kind = JoinKind::kRight;
+    else if (type == "JOIN_FULL")
+      kind = JoinKind::kFull;
+    else
+      return Unsupported("join type " + type, location);
     // Each side is planned as its own join graph.
     LogicalOpPtr sides[2];
     std::unordered_set<int> side_ids[2];
@@ -341,7 +345,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     for (auto& c : w["ctes"]) {
       Json& cte = c["CommonTableExpr"];
       CteDef def;
-      if (!cte["ctequery"].contains("SelectStmt")) return Unsupported("a WITH query other than SELECT", cte.value("location", 0));
+      if (!cte["ctequery"].contains("SelectStmt"))
+        return Unsupported("a WITH query other than SELECT", cte.value("location", 0));
       def.query = &cte["ctequery"]["SelectStmt"];
       def.location = cte.value("location", 0);
       if (cte.contains("aliascolnames"))
@@ -406,7 +411,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
         bool known = false;
         for (const auto& a : q.scope.aliases) known |= a.first == qualifier;
         if (!known)
-          return Status::KeyError("missing FROM entry for table '" + qualifier + "' (" + Where(loc) + ")").WithSqlState("42P01");
+          return Status::KeyError("missing FROM entry for table '" + qualifier + "' (" + Where(loc) + ")")
+              .WithSqlState("42P01");
       }
       for (const auto& c : q.scope.cols) {
         if (!qualifier.empty() && c.alias != qualifier) continue;
@@ -441,7 +447,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       }
       ExprContext gctx{&q.scope, "GROUP BY", nullptr, false, nullptr};
       auto bound = BindExpr(g, &gctx);
-      if (!bound.ok() && bound.status().IsKeyError() && g.contains("ColumnRef") && g["ColumnRef"]["fields"].size() == 1) {
+      if (!bound.ok() && bound.status().IsKeyError() && g.contains("ColumnRef") &&
+          g["ColumnRef"]["fields"].size() == 1) {
         const std::string n = StringOf(g["ColumnRef"]["fields"][0]);
         bool found = false;
         for (size_t k = 0; k < num_visible && !found; ++k)
@@ -455,6 +462,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       groups.push_back(*bound);
     }
   }
+  for (const auto& g : groups)
+    if (ClassOf(*g->type) == TypeClass::kOther)
+      return Unsupported("GROUP BY a value of type " + g->type->ToString(),
+                         g->location >= 0 ? g->location : stmt_location);
   ExprPtr having;
   if (s.contains("havingClause")) {
     ExprContext hctx{&q.scope, "HAVING", &aggs, false, &q};
@@ -486,8 +497,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
         o.visible = static_cast<int>(k - 1);
       } else if (node.contains("ColumnRef") && node["ColumnRef"]["fields"].size() == 1 &&
                  node["ColumnRef"]["fields"][0].contains("String") &&
-                 std::count(names.begin(), names.end(), StringOf(node["ColumnRef"]["fields"][0])) >= 1 &&
-                 [&] {
+                 std::count(names.begin(), names.end(), StringOf(node["ColumnRef"]["fields"][0])) >= 1 && [&] {
                    // an output name wins over an input column of the same name
                    const std::string n = StringOf(node["ColumnRef"]["fields"][0]);
                    for (size_t k = 0; k < num_visible; ++k)
@@ -567,9 +577,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
         std::string cname = "#" + std::to_string(id);
         for (const auto& c : q.scope.cols)
           if (c.id == id) cname = c.name;
-        st = Error("column '" + cname + "' must appear in the GROUP BY clause or be used in an aggregate function (in " +
-                       std::string(clause) + ")",
-                   loc);
+        st =
+            Error("column '" + cname + "' must appear in the GROUP BY clause or be used in an aggregate function (in " +
+                      std::string(clause) + ")",
+                  loc);
       });
       if (!st.ok()) return st;
       return r;
@@ -636,6 +647,9 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       return Unsupported("DISTINCT ON", FirstLocation(s["distinctClause"]));
     if (num_with_order != items.size())
       return Error("for SELECT DISTINCT, ORDER BY expressions must appear in select list", stmt_location);
+    for (const auto& c : q.plan->columns)
+      if (ClassOf(*c.type) == TypeClass::kOther)
+        return Unsupported("SELECT DISTINCT over a value of type " + c.type->ToString(), stmt_location);
     auto agg = std::make_shared<LogicalOp>();
     agg->kind = LogicalOp::Kind::kAggregate;
     std::vector<ColumnBinding> new_cols;
@@ -674,6 +688,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     sort->columns = q.plan->columns;
     for (size_t k = 0; k < order.size(); ++k) {
       const auto& c = q.plan->columns[static_cast<size_t>(order_cols[k])];
+      if (ClassOf(*c.type) == TypeClass::kOther)
+        return Unsupported("ORDER BY a value of type " + c.type->ToString(), stmt_location);
       sort->sort_keys.push_back({Expr::Column(c.id, c.type), order[k].desc, order[k].nulls_first});
     }
     sort->limit = limit;

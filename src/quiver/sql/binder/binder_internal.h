@@ -33,7 +33,7 @@ struct Scope {
 /// Where expressions are bound and what they may contain.
 struct ExprContext {
   const Scope* scope = nullptr;
-  std::string clause;                         ///< "WHERE", "SELECT list", ... (messages)
+  std::string clause;                          ///< "WHERE", "SELECT list", ... (messages)
   std::vector<AggregateCall>* aggs = nullptr;  ///< non-null: aggregates allowed, collected here
   bool in_aggregate = false;
   /// The query whose plan correlated scalar subqueries are joined to (null:
@@ -59,8 +59,8 @@ struct QueryState {
 /// What binding a query block returns.
 struct BoundQuery {
   LogicalOpPtr plan;
-  std::vector<std::string> names;          ///< visible outputs' names
-  std::vector<ColumnBinding> visible;      ///< visible outputs (the first columns of plan)
+  std::vector<std::string> names;      ///< visible outputs' names
+  std::vector<ColumnBinding> visible;  ///< visible outputs (the first columns of plan)
   /// Correlated subqueries: keys (inner output column, outer expression)
   /// and a residual over inner output columns and outer columns.
   std::vector<std::pair<ExprPtr, ExprPtr>> corr_keys;
@@ -95,7 +95,8 @@ struct Binder::Impl {
   Status BindFromItem(Json& item, QueryState* q, std::vector<LogicalOpPtr>* rels, std::vector<ExprPtr>* preds);
   Result<LogicalOpPtr> BindTable(Json& range_var, QueryState* q);
   Result<LogicalOpPtr> BindDerived(Json& subquery, Json* alias, int location, QueryState* q, const std::string& name);
-  void AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan, const std::vector<std::string>& names);
+  void AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan,
+                  const std::vector<std::string>& names);
   Result<int64_t> BindLimitValue(Json& node, const char* what);
 
   // bind_expression.cc

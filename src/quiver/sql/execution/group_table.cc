@@ -77,7 +77,7 @@ Status GroupTable::FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash,
     }
     s = (s + 1) & mask;
   }
-  QUIVER_ASSIGN_OR_RETURN(uint8_t* stored, arena_.Append(key, len));
+  QUIVER_ASSIGN_OR_RETURN(uint8_t * stored, arena_.Append(key, len));
   const int64_t g = keys_.size();
   QUIVER_RETURN_NOT_OK(keys_.Append(KeyRef{stored, len, hash}));
   slots_[s] = (tag << 48) | static_cast<uint64_t>(g + 1);

@@ -28,14 +28,17 @@ class PagedArray {
   static constexpr int64_t kPageElements = 8192;
   explicit PagedArray(join::MemoryConsumer* consumer) : consumer_(consumer) {}
   int64_t size() const { return size_; }
-  T& operator[](int64_t i) { return reinterpret_cast<T*>(pages_[static_cast<size_t>(i / kPageElements)].data())[i % kPageElements]; }
+  T& operator[](int64_t i) {
+    return reinterpret_cast<T*>(pages_[static_cast<size_t>(i / kPageElements)].data())[i % kPageElements];
+  }
   const T& operator[](int64_t i) const {
     return reinterpret_cast<const T*>(pages_[static_cast<size_t>(i / kPageElements)].data())[i % kPageElements];
   }
   /// Appends `v` (OutOfMemory when a new page cannot be had).
   Status Append(const T& v) {
     if (size_ % kPageElements == 0 && size_ / kPageElements == static_cast<int64_t>(pages_.size())) {
-      QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(kPageElements * sizeof(T), consumer_));
+      QUIVER_ASSIGN_OR_RETURN(auto page,
+                              consumer_->memory_manager()->AllocatePage(kPageElements * sizeof(T), consumer_));
       pages_.push_back(std::move(page));
     }
     (*this)[size_++] = v;

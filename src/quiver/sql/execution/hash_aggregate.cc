@@ -18,10 +18,10 @@ namespace quiver::sql {
 namespace {
 
 struct State {
-  i128 i = 0;        // exact sum / min / max; string min/max: pointer bits
-  double f = 0;      // float sum / min / max
+  i128 i = 0;         // exact sum / min / max; string min/max: pointer bits
+  double f = 0;       // float sum / min / max
   int64_t count = 0;  // rows seen (non-null arguments)
-  uint32_t len = 0;  // string min/max length
+  uint32_t len = 0;   // string min/max length
 };
 
 void EncodeValue(const Vec& v, int64_t r, std::string* out) {
@@ -138,8 +138,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
           const auto* p = reinterpret_cast<const uint8_t*>(dkey.data());
           int64_t ignored;
           bool inserted;
-          QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()), HashBytes(p, dkey.size()),
-                                                          &ignored, &inserted));
+          QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()),
+                                                          HashBytes(p, dkey.size()), &ignored, &inserted));
           if (!inserted) continue;
         }
         State& s = st[g];
@@ -165,7 +165,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
               const uint8_t* cur = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(s.i));
               const std::string_view cv(reinterpret_cast<const char*>(cur), s.len);
               if (s.count == 0 || (is_min ? x < cv : x > cv)) {
-                QUIVER_ASSIGN_OR_RETURN(uint8_t* stored, arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
+                QUIVER_ASSIGN_OR_RETURN(uint8_t * stored,
+                                        arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
                 s.i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
                 s.len = static_cast<uint32_t>(x.size());
               }
@@ -256,7 +257,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
           if (s.count == 0) {
             QUIVER_RETURN_NOT_OK(b.AppendNull());
           } else {
-            QUIVER_RETURN_NOT_OK(b.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len)));
+            QUIVER_RETURN_NOT_OK(
+                b.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len)));
           }
         }
         QUIVER_ASSIGN_OR_RETURN(auto arr, b.Finish());

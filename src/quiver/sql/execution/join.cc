@@ -62,7 +62,11 @@ SchemaPtr ExtendSchema(const Schema& base, const std::vector<ExprPtr>& keys, boo
 class HashJoinOp : public RecordBatchStream {
  public:
   HashJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
-      : ctx_(ctx), left_(std::move(left)), right_(std::move(right)), spec_(std::move(spec)), schema_(std::move(schema)) {
+      : ctx_(ctx),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)) {
     nleft_ = static_cast<int>(left_->schema()->fields.size());
     nright_ = static_cast<int>(right_->schema()->fields.size());
     tracked_ = spec_.residual && spec_.kind != JoinKind::kInner;
@@ -74,8 +78,8 @@ class HashJoinOp : public RecordBatchStream {
   const SchemaPtr& schema() const override { return schema_; }
 
   Status Init() {
-    if (spec_.residual && (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull ||
-                           spec_.kind == JoinKind::kNullAwareAnti))
+    if (spec_.residual &&
+        (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull || spec_.kind == JoinKind::kNullAwareAnti))
       return Status::NotImplemented(std::string("a ") + JoinKindName(spec_.kind) +
                                     " join with a condition other than column equalities");
     build_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, false);
@@ -202,7 +206,8 @@ class HashJoinOp : public RecordBatchStream {
       }
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, left_->Next());
       if (in) {
-        QUIVER_ASSIGN_OR_RETURN(current_, WithKeys(in, spec_.left_keys, probe_schema_, tracked_, ctx_, ctx_->pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(current_,
+                                WithKeys(in, spec_.left_keys, probe_schema_, tracked_, ctx_, ctx_->pool.get()));
         slice_begin_ = 0;
         if (tracked_) {
           matched_.assign(static_cast<size_t>(in->num_rows), 0);
@@ -244,7 +249,11 @@ class HashJoinOp : public RecordBatchStream {
 class NestedLoopJoinOp : public RecordBatchStream {
  public:
   NestedLoopJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
-      : ctx_(ctx), left_(std::move(left)), right_(std::move(right)), spec_(std::move(spec)), schema_(std::move(schema)) {}
+      : ctx_(ctx),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     auto r = NextImpl();
@@ -372,11 +381,187 @@ class NestedLoopJoinOp : public RecordBatchStream {
   std::vector<uint8_t> matched_;
 };
 
+// Semi / anti join that builds the left side: every left row gets a global
+// row number, the right side streams through the relation, and the pairs
+// that pass the residual mark their left row; at the end the left rows that
+// were (semi) or were not (anti) marked are emitted.
+class BuildLeftSemiJoinOp : public RecordBatchStream {
+ public:
+  BuildLeftSemiJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
+      : ctx_(ctx),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)) {
+    nleft_ = static_cast<int>(left_->schema()->fields.size());
+    nright_ = static_cast<int>(right_->schema()->fields.size());
+  }
+  ~BuildLeftSemiJoinOp() override {
+    prober_.reset();
+    if (relation_) relation_->Close();
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+
+  Status Init() {
+    build_schema_ = ExtendSchema(*left_->schema(), spec_.left_keys, true);
+    probe_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, false);
+    join::HashJoinOptions o;
+    o.type = join::JoinType::kInner;
+    for (size_t k = 0; k < spec_.left_keys.size(); ++k) {
+      o.build_keys.push_back(nleft_ + static_cast<int>(k));
+      o.probe_keys.push_back(nright_ + static_cast<int>(k));
+    }
+    std::vector<int> build_out(static_cast<size_t>(nleft_));
+    std::iota(build_out.begin(), build_out.end(), 0);
+    build_out.push_back(nleft_ + static_cast<int>(spec_.left_keys.size()));  // the row number
+    std::vector<int> probe_out;
+    if (spec_.residual) {
+      probe_out.resize(static_cast<size_t>(nright_));
+      std::iota(probe_out.begin(), probe_out.end(), 0);
+    } else {
+      build_out.erase(build_out.begin(), build_out.end() - 1);  // only the row number is needed
+    }
+    o.build_output = build_out;
+    o.probe_output = probe_out;
+    o.max_output_rows = ctx_->max_batch_rows;
+    o.output_pool = ctx_->pool.get();
+    QUIVER_ASSIGN_OR_RETURN(join_, join::HashJoin::Make(build_schema_, probe_schema_, std::move(o)));
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "hash join");
+    return r;
+  }
+
+ private:
+  Status Mark(const RecordBatchPtr& out) {
+    if (out->num_rows == 0) return Status::OK();
+    const int nprobe = spec_.residual ? nright_ : 0;
+    if (out->columns.empty() || out->columns.back()->type->id != TypeId::kInt64 || !out->columns.back()->buffers[1])
+      return Status::Invalid("internal: semi join output without its row numbers (" +
+                             std::to_string(out->columns.size()) + " columns)");
+    const ArrayDataPtr& rowid = out->columns.back();
+    const int64_t* ids = rowid->GetValues<int64_t>(1) + rowid->offset;
+    const auto n_left = static_cast<int64_t>(matched_.size());
+    for (int64_t r = 0; r < out->num_rows; ++r)
+      if (ids[r] < 0 || ids[r] >= n_left)
+        return Status::Invalid("internal: semi join row number " + std::to_string(ids[r]) + " outside " +
+                               std::to_string(n_left) + " rows (" + std::to_string(out->columns.size()) + " columns, " +
+                               rowid->type->ToString() + ")");
+    if (!spec_.residual) {
+      for (int64_t r = 0; r < out->num_rows; ++r) matched_[static_cast<size_t>(ids[r])] = 1;
+      return Status::OK();
+    }
+    // Lay the pair out as left columns then right columns for the residual.
+    std::vector<ArrayDataPtr> cols;
+    auto both = std::make_shared<Schema>();
+    for (int c = 0; c < nleft_; ++c) {
+      cols.push_back(out->columns[static_cast<size_t>(nprobe + c)]);
+      both->fields.push_back(left_schema_->fields[static_cast<size_t>(c)]);
+    }
+    for (int c = 0; c < nright_; ++c) {
+      cols.push_back(out->columns[static_cast<size_t>(c)]);
+      both->fields.push_back(right_schema_->fields[static_cast<size_t>(c)]);
+    }
+    RecordBatchPtr view = MakeBatch(both, out->num_rows, std::move(cols));
+    EvalContext ev = ctx_->Eval(ctx_->pool.get());
+    QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*spec_.residual, *view, &ev));
+    for (int64_t r : sel) matched_[static_cast<size_t>(ids[r])] = 1;
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> NextImpl() {
+    QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    if (!probed_) {
+      right_schema_ = right_->schema();
+      left_schema_ = left_->schema();
+      // Build: the left side with global row numbers.
+      std::vector<RecordBatchPtr> keyed;
+      int64_t base = 0;
+      while (true) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, left_->Next());
+        if (!b) break;
+        if (b->num_rows == 0) continue;
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
+                                WithKeys(b, spec_.left_keys, build_schema_, true, ctx_, ctx_->pool.get()));
+        // shift the batch-local row numbers to global ones
+        auto ids = std::const_pointer_cast<ArrayData>(k->columns.back());
+        int64_t* v = reinterpret_cast<int64_t*>(ids->buffers[1]->mutable_data());
+        for (int64_t r = 0; r < k->num_rows; ++r) v[r] += base;
+        base += b->num_rows;
+        left_batches_.push_back(b);
+        keyed.push_back(std::move(k));
+      }
+      left_.reset();
+      matched_.assign(static_cast<size_t>(base), 0);
+      QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(keyed, ctx_->tmm.get()));
+      keyed.clear();
+      QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
+      const join::BatchSink sink = [this](RecordBatchPtr b) { return Mark(b); };
+      while (true) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, right_->Next());
+        if (!in) break;
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
+                                WithKeys(in, spec_.right_keys, probe_schema_, false, ctx_, ctx_->pool.get()));
+        for (int64_t begin = 0; begin < k->num_rows; begin += kProbeSliceRows) {
+          QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr slice,
+                                  SliceBatch(k, begin, std::min(kProbeSliceRows, k->num_rows - begin)));
+          QUIVER_RETURN_NOT_OK(prober_->Probe(*slice, sink));
+        }
+      }
+      right_.reset();
+      prober_.reset();
+      relation_->Close();
+      relation_.reset();
+      probed_ = true;
+    }
+    const bool want = spec_.kind == JoinKind::kSemi;
+    while (next_batch_ < left_batches_.size()) {
+      RecordBatchPtr b = std::move(left_batches_[next_batch_++]);
+      std::vector<int64_t> rows;
+      for (int64_t r = 0; r < b->num_rows; ++r)
+        if ((matched_[static_cast<size_t>(emitted_base_ + r)] != 0) == want) rows.push_back(r);
+      emitted_base_ += b->num_rows;
+      if (rows.empty()) continue;
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(b, rows, ctx_->pool.get()));
+      return MakeBatch(schema_, taken->num_rows, taken->columns);
+    }
+    left_batches_.clear();
+    return RecordBatchPtr{};
+  }
+
+  ExecContext* ctx_;
+  OperatorPtr left_, right_;
+  JoinSpec spec_;
+  SchemaPtr schema_, build_schema_, probe_schema_, right_schema_, left_schema_;
+  int nleft_ = 0, nright_ = 0;
+  std::shared_ptr<const join::HashJoin> join_;
+  std::shared_ptr<join::HashedRelation> relation_;
+  std::unique_ptr<join::HashJoinProbe> prober_;
+  std::vector<RecordBatchPtr> left_batches_;
+  std::vector<uint8_t> matched_;
+  bool probed_ = false;
+  size_t next_batch_ = 0;
+  int64_t emitted_base_ = 0;
+};
+
 }  // namespace
 
 Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema) {
   if (spec.left_keys.empty()) {
-    return OperatorPtr(std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
+    return OperatorPtr(
+        std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
+  }
+  if (spec.build_left && (spec.kind == JoinKind::kSemi || spec.kind == JoinKind::kAnti)) {
+    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx, std::move(left), std::move(right), std::move(spec),
+                                                    std::move(schema));
+    QUIVER_RETURN_NOT_OK(op->Init());
+    return OperatorPtr(std::move(op));
   }
   auto op = std::make_unique<HashJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema));
   QUIVER_RETURN_NOT_OK(op->Init());

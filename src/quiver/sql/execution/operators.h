@@ -34,12 +34,12 @@
 namespace quiver::sql {
 
 struct ExecContext {
-  std::shared_ptr<MemoryPool> statement_pool;  ///< "sql-statement" (the limit)
-  std::shared_ptr<MemoryPool> scan_pool;       ///< "sql-statement/scan"
-  std::shared_ptr<MemoryPool> build_pool;      ///< "sql-statement/build"
-  std::shared_ptr<MemoryPool> pool;            ///< "sql-statement/probe"
-  std::shared_ptr<MemoryPool> aggregate_pool;  ///< "sql-statement/aggregate"
-  std::shared_ptr<MemoryPool> sort_pool;       ///< "sql-statement/sort"
+  std::shared_ptr<MemoryPool> statement_pool;              ///< "sql-statement" (the limit)
+  std::shared_ptr<MemoryPool> scan_pool;                   ///< "sql-statement/scan"
+  std::shared_ptr<MemoryPool> build_pool;                  ///< "sql-statement/build"
+  std::shared_ptr<MemoryPool> pool;                        ///< "sql-statement/probe"
+  std::shared_ptr<MemoryPool> aggregate_pool;              ///< "sql-statement/aggregate"
+  std::shared_ptr<MemoryPool> sort_pool;                   ///< "sql-statement/sort"
   std::unique_ptr<join::TaskMemoryManager> tmm;            ///< join relations (build pool)
   std::unique_ptr<join::TaskMemoryManager> aggregate_tmm;  ///< aggregation tables
   std::shared_ptr<std::atomic<bool>> cancel;
@@ -81,6 +81,10 @@ struct JoinSpec {
   std::vector<ExprPtr> left_keys, right_keys;
   /// Bound to the output positions of left columns then right columns.
   ExprPtr residual;
+  /// Semi / anti joins only: build the left (outer) side and probe with the
+  /// right one, marking the left rows that match (for a small outer side
+  /// against a large subquery; DuckDB's right semi join).
+  bool build_left = false;
 };
 /// Hash join (left = probe side, right = build side) or, without keys, a
 /// nested-loop join. Output: left columns then right columns (semi / anti:

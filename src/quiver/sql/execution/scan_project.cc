@@ -60,7 +60,8 @@ class ScanOp : public RecordBatchStream {
       for (int c : columns_) {
         ArrayDataPtr a = in->columns[static_cast<size_t>(c)];
         if (a->type->id == TypeId::kDictionary) {
-          QUIVER_ASSIGN_OR_RETURN(a, DecodeDictionary(*a, pool, "column '" + in->schema->fields[static_cast<size_t>(c)]->name + "'"));
+          QUIVER_ASSIGN_OR_RETURN(
+              a, DecodeDictionary(*a, pool, "column '" + in->schema->fields[static_cast<size_t>(c)]->name + "'"));
         }
         QUIVER_ASSIGN_OR_RETURN(a, Canonicalize(a, pool));
         cols.push_back(std::move(a));
@@ -189,7 +190,8 @@ class SingleRowOp : public RecordBatchStream {
 
 OperatorPtr MakeScan(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
                      std::vector<ExprPtr> filters) {
-  return std::make_unique<ScanOp>(ctx, std::move(table), std::move(table_columns), std::move(schema), std::move(filters));
+  return std::make_unique<ScanOp>(ctx, std::move(table), std::move(table_columns), std::move(schema),
+                                  std::move(filters));
 }
 OperatorPtr MakeFilter(ExecContext* ctx, OperatorPtr child, ExprPtr predicate) {
   return std::make_unique<FilterOp>(ctx, std::move(child), std::move(predicate));

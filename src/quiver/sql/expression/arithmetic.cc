@@ -122,7 +122,8 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
     return false;
   }();
   auto store = [&](int64_t i, i128 v) -> Status {
-    if (v > max_out || v < min_out) return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
+    if (v > max_out || v < min_out)
+      return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
     if (dec_out) {
       std::memcpy(dec_out + i, &v, 16);
     } else {

@@ -2,6 +2,7 @@
 // away from zero; out of range is 22003), strings (text that does not
 // parse is 22P02, dates 22007), dates and timestamps; and the date kernels:
 // date ± days, date ± months, date - date, EXTRACT(YEAR|MONTH|DAY).
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -53,7 +54,8 @@ bool ParseExact(std::string_view s, int scale, i128* out) {
       ++frac;
       continue;
     }
-    if (__builtin_mul_overflow(v, static_cast<i128>(10), &v) || __builtin_add_overflow(v, static_cast<i128>(c - '0'), &v))
+    if (__builtin_mul_overflow(v, static_cast<i128>(10), &v) ||
+        __builtin_add_overflow(v, static_cast<i128>(c - '0'), &v))
       return false;
     if (dot) ++frac;
   }
@@ -65,18 +67,26 @@ bool ParseExact(std::string_view s, int scale, i128* out) {
   return true;
 }
 
-i128 RoundShift(i128 v, int drop) {
-  if (drop <= 0) return v * Pow10(-drop);
+// v at a scale `drop` digits finer, rounded half away from zero (drop > 0),
+// or coarser (drop < 0); false when it overflows 128 bits.
+bool RoundShift(i128 v, int drop, i128* out) {
+  if (drop <= 0) return !__builtin_mul_overflow(v, Pow10(std::min(-drop, 38)), out) && -drop <= 38;
+  if (drop > 38) {
+    *out = 0;
+    return true;
+  }
   const i128 p = Pow10(drop);
   i128 q = v / p, r = v % p;
   if ((r < 0 ? -r : r) * 2 >= p) q += v < 0 ? -1 : 1;
-  return q;
+  *out = q;
+  return true;
 }
 
 Status CastError(const Value& v, const DataTypePtr& to) {
   const TypeClass tc = ClassOf(*to);
   const char* state = (tc == TypeClass::kDate || tc == TypeClass::kTimestamp) ? "22007" : "22P02";
-  return SqlError(StatusCode::kInvalid, state, "invalid input syntax for type " + SqlTypeName(*to) + ": " + v.ToString());
+  return SqlError(StatusCode::kInvalid, state,
+                  "invalid input syntax for type " + SqlTypeName(*to) + ": " + v.ToString());
 }
 
 }  // namespace
@@ -105,7 +115,8 @@ Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
       const int s = ScaleOf(*to);
       i128 x;
       if (from == TypeClass::kInt || from == TypeClass::kDecimal) {
-        x = RoundShift(v.i, ScaleOf(*v.type) - s);
+        if (!RoundShift(v.i, ScaleOf(*v.type) - s, &x))
+          return NumericOverflow(v.ToString() + " as " + SqlTypeName(*to));
       } else if (from == TypeClass::kFloat) {
         if (!std::isfinite(v.f)) return NumericOverflow(v.ToString() + " as " + SqlTypeName(*to));
         const long double scaled = std::round(static_cast<long double>(v.f) * std::pow(10.0L, s));
@@ -118,10 +129,11 @@ Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
       } else {
         break;
       }
-      const i128 lim = tc == TypeClass::kDecimal ? MaxUnscaled(to->precision)
+      const i128 lim = tc == TypeClass::kDecimal  ? MaxUnscaled(to->precision)
                        : to->id == TypeId::kInt32 ? static_cast<i128>(INT32_MAX)
                                                   : static_cast<i128>(INT64_MAX);
-      if (x > lim || x < -lim - (tc == TypeClass::kInt ? 1 : 0)) return NumericOverflow(v.ToString() + " as " + SqlTypeName(*to));
+      if (x > lim || x < -lim - (tc == TypeClass::kInt ? 1 : 0))
+        return NumericOverflow(v.ToString() + " as " + SqlTypeName(*to));
       out.i = x;
       return out;
     }
@@ -197,16 +209,18 @@ Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
   const int64_t rows = x.constant ? 1 : n;
   const TypeClass from = ClassOf(*x.type()), tc = ClassOf(*to);
   // Fast paths: exact / float to exact / float.
-  if ((from == TypeClass::kInt || from == TypeClass::kDecimal) && (tc == TypeClass::kDecimal || tc == TypeClass::kInt) &&
-      ScaleOf(*to) >= ScaleOf(*x.type())) {
+  if ((from == TypeClass::kInt || from == TypeClass::kDecimal) &&
+      (tc == TypeClass::kDecimal || tc == TypeClass::kInt) && ScaleOf(*to) >= ScaleOf(*x.type())) {
     QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(to, rows, ctx->pool));
     QUIVER_RETURN_NOT_OK(b.CopyValidity(x));
     const i128 mult = Pow10(ScaleOf(*to) - ScaleOf(*x.type()));
-    const i128 lim = tc == TypeClass::kDecimal ? MaxUnscaled(to->precision)
+    const i128 lim = tc == TypeClass::kDecimal  ? MaxUnscaled(to->precision)
                      : to->id == TypeId::kInt32 ? static_cast<i128>(INT32_MAX)
                                                 : static_cast<i128>(INT64_MAX);
     for (int64_t i = 0; i < rows; ++i) {
-      i128 v = x.IsNull(i) ? 0 : x.ExactAt(i) * mult;
+      i128 v = 0;
+      if (!x.IsNull(i) && __builtin_mul_overflow(x.ExactAt(i), mult, &v))
+        return NumericOverflow(ValueAt(x, i).ToString() + " as " + SqlTypeName(*to));
       if (v > lim || v < -lim - 1) return NumericOverflow(ValueAt(x, i).ToString() + " as " + SqlTypeName(*to));
       if (tc == TypeClass::kDecimal) {
         std::memcpy(b.values<uint8_t>() + i * 16, &v, 16);
@@ -308,7 +322,9 @@ Result<Vec> Temporal(const Expr& e, const std::vector<Vec>& args, int64_t n, Eva
           const int64_t us = static_cast<int64_t>(args[0].ExactAt(i));
           const int64_t day = days_of(i);
           const int64_t in_day = us - day * 86400000000LL;
-          b.values<int64_t>()[i] = static_cast<int64_t>(AddMonths(static_cast<int32_t>(day), static_cast<int64_t>(m))) * 86400000000LL + in_day;
+          b.values<int64_t>()[i] =
+              static_cast<int64_t>(AddMonths(static_cast<int32_t>(day), static_cast<int64_t>(m))) * 86400000000LL +
+              in_day;
         } else {
           b.values<int32_t>()[i] = AddMonths(static_cast<int32_t>(args[0].ExactAt(i)), static_cast<int64_t>(m));
         }

@@ -15,6 +15,15 @@ namespace {
 
 constexpr i128 kMicrosPerDay = static_cast<i128>(86400) * 1000000;
 
+// x * m, saturated: a value beyond 128 bits at the common scale is beyond
+// every value of the other side, so order is kept.
+i128 ScaleSat(i128 x, i128 m) {
+  i128 r;
+  if (!__builtin_mul_overflow(x, m, &r)) return r;
+  const i128 max = static_cast<i128>(~static_cast<unsigned __int128>(0) >> 1);
+  return x < 0 ? -max - 1 : max;
+}
+
 // Exact values of a Vec as i128, multiplied by `mult`.
 struct ExactScaled {
   const Vec* v;
@@ -25,7 +34,7 @@ struct ExactScaled {
   bool is_const;
   ExactScaled(const Vec& vec, i128 m) : v(&vec), mult(m), is_const(vec.constant) {
     if (is_const) {
-      constant = vec.IsNull(0) ? 0 : vec.ExactAt(0) * m;
+      constant = vec.IsNull(0) ? 0 : ScaleSat(vec.ExactAt(0), m);
     } else if (vec.type()->id == TypeId::kInt64 || vec.type()->id == TypeId::kTimestamp) {
       i64 = vec.Values<int64_t>();
     } else if (vec.type()->id == TypeId::kInt32 || vec.type()->id == TypeId::kDate32) {
@@ -34,9 +43,9 @@ struct ExactScaled {
   }
   i128 operator[](int64_t i) const {
     if (is_const) return constant;
-    if (i64) return static_cast<i128>(i64[i]) * mult;
-    if (i32) return static_cast<i128>(i32[i]) * mult;
-    return v->ExactAt(i) * mult;
+    if (i64) return ScaleSat(i64[i], mult);
+    if (i32) return ScaleSat(i32[i], mult);
+    return ScaleSat(v->ExactAt(i), mult);
   }
 };
 
@@ -153,7 +162,7 @@ Result<Vec> Compare(const Expr& e, const std::vector<Vec>& args, int64_t n, Eval
   CommonExact(*l.type(), *r.type(), &ml, &mr);
   // Fast paths: a column of int64 / int32 / date32 against a constant.
   if (r.constant && !l.constant && ml == 1 && !r.IsNull(0)) {
-    const i128 c = r.ExactAt(0) * mr;
+    const i128 c = ScaleSat(r.ExactAt(0), mr);
     const TypeId id = l.type()->id;
     if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
       const int64_t* v = l.Values<int64_t>();
@@ -320,7 +329,7 @@ std::shared_ptr<const void> MakeInSet(const DataTypePtr& probe_type, const std::
       set->exact.insert(v.i * kMicrosPerDay);
     } else {
       set->cls = pc;
-      set->exact.insert(v.i * Pow10(scale - ScaleOf(*v.type)));
+      set->exact.insert(ScaleSat(v.i, Pow10(scale - ScaleOf(*v.type))));
     }
   }
   if (set->cls == TypeClass::kNull) set->cls = any_float ? TypeClass::kFloat : pc;
@@ -349,7 +358,7 @@ Result<Vec> InList(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalC
           found = set.reals.count(v) != 0;
           break;
         }
-        default: found = set.exact.count(x.ExactAt(i) * set.mult) != 0; break;
+        default: found = set.exact.count(ScaleSat(x.ExactAt(i), set.mult)) != 0; break;
       }
       truth[static_cast<size_t>(i)] = found ? 1 : (set.has_null ? 2 : 0);
     }
@@ -398,8 +407,8 @@ Result<Vec> MergeBranches(const DataTypePtr& type, const std::vector<int32_t>& b
       if (src_null(r)) {
         QUIVER_RETURN_NOT_OK(b.AppendNull());
       } else {
-        QUIVER_RETURN_NOT_OK(
-            b.Append(results[static_cast<size_t>(branch[static_cast<size_t>(r)])].StringAt(index[static_cast<size_t>(r)])));
+        QUIVER_RETURN_NOT_OK(b.Append(
+            results[static_cast<size_t>(branch[static_cast<size_t>(r)])].StringAt(index[static_cast<size_t>(r)])));
       }
     }
     Vec out;
@@ -422,7 +431,7 @@ Result<Vec> MergeBranches(const DataTypePtr& type, const std::vector<int32_t>& b
       case TypeId::kInt64:
       case TypeId::kTimestamp: b.values<int64_t>()[r] = static_cast<int64_t>(v.ExactAt(k)); break;
       case TypeId::kDecimal: {
-        const i128 x = v.ExactAt(k) * Pow10(type->scale - ScaleOf(*v.type()));
+        const i128 x = ScaleSat(v.ExactAt(k), Pow10(type->scale - ScaleOf(*v.type())));
         std::memcpy(b.values<uint8_t>() + r * 16, &x, 16);
         break;
       }

@@ -29,28 +29,52 @@ using ExprPtr = std::shared_ptr<const Expr>;
 /// maps SQL names to these and binds their types).
 enum class Fn : uint8_t {
   // arithmetic
-  kAdd, kSub, kMul, kDiv, kMod, kNeg,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kNeg,
   // comparison
-  kEq, kNe, kLt, kLe, kGt, kGe,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
   // logic (three-valued)
-  kAnd, kOr, kNot, kIsNull, kIsNotNull,
+  kAnd,
+  kOr,
+  kNot,
+  kIsNull,
+  kIsNotNull,
   // membership / patterns
-  kInList,   ///< args[0] IN (args[1..]); constant lists are hashed
-  kLike,     ///< args: value, pattern[, escape]; `negated` for NOT LIKE
+  kInList,  ///< args[0] IN (args[1..]); constant lists are hashed
+  kLike,    ///< args: value, pattern[, escape]; `negated` for NOT LIKE
   // conditional
-  kCoalesce, kNullIf,
+  kCoalesce,
+  kNullIf,
   // conversion
-  kCast,     ///< args[0] to `type`
+  kCast,  ///< args[0] to `type`
   // dates
   kAddDays,    ///< date + int days
   kAddMonths,  ///< date + int months (clamped to the month's end)
   kDateDiff,   ///< date - date = days (int64)
-  kExtractYear, kExtractMonth, kExtractDay,
+  kExtractYear,
+  kExtractMonth,
+  kExtractDay,
   // strings
   kSubstring,  ///< args: s, start (1-based)[, count]; characters (UTF-8)
-  kUpper, kLower, kLength, kTrim, kLTrim, kRTrim, kConcat,
+  kUpper,
+  kLower,
+  kLength,
+  kTrim,
+  kLTrim,
+  kRTrim,
+  kConcat,
   // numbers
-  kAbs, kRound,
+  kAbs,
+  kRound,
 };
 
 /// SQL spelling of a function for messages and EXPLAIN-like output.
@@ -76,11 +100,11 @@ class ScalarSubquery {
 
 struct Expr {
   enum class Kind : uint8_t {
-    kColumn,     ///< `column`: a logical column id, or a batch position once bound
-    kConstant,   ///< `value`
-    kCall,       ///< `fn` over `args`
-    kCase,       ///< args: when1, then1, ..., whenN, thenN, else
-    kSubquery,   ///< `subquery`: an uncorrelated scalar subquery
+    kColumn,    ///< `column`: a logical column id, or a batch position once bound
+    kConstant,  ///< `value`
+    kCall,      ///< `fn` over `args`
+    kCase,      ///< args: when1, then1, ..., whenN, thenN, else
+    kSubquery,  ///< `subquery`: an uncorrelated scalar subquery
   };
   Kind kind = Kind::kConstant;
   DataTypePtr type;  ///< the result type (canonical; boolean for predicates)

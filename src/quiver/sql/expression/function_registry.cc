@@ -12,12 +12,22 @@ namespace quiver::sql {
 namespace {
 
 constexpr FunctionEntry kFunctions[] = {
-    {"upper", Fn::kUpper, 1, 1},       {"lower", Fn::kLower, 1, 1},     {"length", Fn::kLength, 1, 1},
-    {"char_length", Fn::kLength, 1, 1}, {"character_length", Fn::kLength, 1, 1},
-    {"trim", Fn::kTrim, 1, 1},         {"btrim", Fn::kTrim, 1, 1},      {"ltrim", Fn::kLTrim, 1, 1},
-    {"rtrim", Fn::kRTrim, 1, 1},       {"substring", Fn::kSubstring, 2, 3}, {"substr", Fn::kSubstring, 2, 3},
-    {"coalesce", Fn::kCoalesce, 1, 64}, {"nullif", Fn::kNullIf, 2, 2},  {"abs", Fn::kAbs, 1, 1},
-    {"round", Fn::kRound, 1, 2},       {"concat", Fn::kConcat, 1, 64},
+    {"upper", Fn::kUpper, 1, 1},
+    {"lower", Fn::kLower, 1, 1},
+    {"length", Fn::kLength, 1, 1},
+    {"char_length", Fn::kLength, 1, 1},
+    {"character_length", Fn::kLength, 1, 1},
+    {"trim", Fn::kTrim, 1, 1},
+    {"btrim", Fn::kTrim, 1, 1},
+    {"ltrim", Fn::kLTrim, 1, 1},
+    {"rtrim", Fn::kRTrim, 1, 1},
+    {"substring", Fn::kSubstring, 2, 3},
+    {"substr", Fn::kSubstring, 2, 3},
+    {"coalesce", Fn::kCoalesce, 1, 64},
+    {"nullif", Fn::kNullIf, 2, 2},
+    {"abs", Fn::kAbs, 1, 1},
+    {"round", Fn::kRound, 1, 2},
+    {"concat", Fn::kConcat, 1, 64},
 };
 
 std::shared_ptr<MemoryPool> FoldPool() {
@@ -124,7 +134,8 @@ DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
     const int ip = std::max(PrecisionOf(*a) - ScaleOf(*a), PrecisionOf(*b) - ScaleOf(*b));
     return Decimal(ip + s, s);
   }
-  if ((ca == TypeClass::kDate || ca == TypeClass::kTimestamp) && (cb == TypeClass::kDate || cb == TypeClass::kTimestamp))
+  if ((ca == TypeClass::kDate || ca == TypeClass::kTimestamp) &&
+      (cb == TypeClass::kDate || cb == TypeClass::kTimestamp))
     return ca == TypeClass::kTimestamp ? a : b;
   if (ca == cb && ca != TypeClass::kOther) return a;
   return nullptr;
@@ -258,7 +269,8 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       for (const auto& a : args) {
         const TypeClass c = ClassOf(*a->type);
         if (c != TypeClass::kBool && c != TypeClass::kNull)
-          return Status::Invalid(std::string("argument of ") + FnName(fn) + " must be boolean, not " + SqlTypeName(*a->type));
+          return Status::Invalid(std::string("argument of ") + FnName(fn) + " must be boolean, not " +
+                                 SqlTypeName(*a->type));
       }
       type = boolean();
       break;
@@ -269,7 +281,8 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       bool all_const = true;
       for (size_t k = 1; k < args.size(); ++k) {
         QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[0]->type));
-        if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[k]->type))) return TypeError(Fn::kEq, {args[0], args[k]});
+        if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[k]->type)))
+          return TypeError(Fn::kEq, {args[0], args[k]});
         if (args[k]->kind == Expr::Kind::kConstant) {
           items.push_back(args[k]->value);
         } else {
@@ -305,7 +318,9 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       DataTypePtr t = null();
       for (const auto& a : args) {
         DataTypePtr c = CommonType(t, a->type);
-        if (!c) return Status::Invalid("COALESCE types " + SqlTypeName(*t) + " and " + SqlTypeName(*a->type) + " cannot be matched");
+        if (!c)
+          return Status::Invalid("COALESCE types " + SqlTypeName(*t) + " and " + SqlTypeName(*a->type) +
+                                 " cannot be matched");
         t = c;
       }
       for (auto& a : args) {
@@ -354,13 +369,14 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       for (size_t k = 0; k < args.size(); ++k) {
         const TypeClass c = ClassOf(*args[k]->type);
         const bool want_int = fn == Fn::kSubstring && k > 0;
-        if (want_int ? (c != TypeClass::kInt && c != TypeClass::kNull) : (c != TypeClass::kString && c != TypeClass::kNull)) {
+        if (want_int ? (c != TypeClass::kInt && c != TypeClass::kNull)
+                     : (c != TypeClass::kString && c != TypeClass::kNull)) {
           if (fn == Fn::kConcat && c != TypeClass::kOther) {
             QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], utf8()));
             continue;
           }
-          return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*args[k]->type) +
-                                 " as argument " + std::to_string(k + 1));
+          return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " +
+                                 SqlTypeName(*args[k]->type) + " as argument " + std::to_string(k + 1));
         }
       }
       type = fn == Fn::kLength ? int64() : utf8();

@@ -186,7 +186,8 @@ Result<Vec> Like(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
     const std::string_view esc = args[2].StringAt(i);
     if (esc.empty()) return -1;
     if (esc.size() != 1)
-      return SqlError(StatusCode::kInvalid, "22019", "invalid escape string: must be one character, got '" + std::string(esc) + "'");
+      return SqlError(StatusCode::kInvalid, "22019",
+                      "invalid escape string: must be one character, got '" + std::string(esc) + "'");
     return static_cast<int>(static_cast<unsigned char>(esc[0]));
   };
   const bool pattern_const = args[1].constant && (args.size() < 3 || args[2].constant);
@@ -279,7 +280,8 @@ Result<Vec> StringFunction(const Expr& e, const std::vector<Vec>& args, int64_t 
           ++ch;
         }
         q = std::min(q, s.size());
-        QUIVER_RETURN_NOT_OK(b.Append(to <= from ? std::string_view() : s.substr(std::min(p, s.size()), q - std::min(p, s.size()))));
+        QUIVER_RETURN_NOT_OK(
+            b.Append(to <= from ? std::string_view() : s.substr(std::min(p, s.size()), q - std::min(p, s.size()))));
         break;
       }
       case Fn::kUpper:

@@ -68,14 +68,10 @@ DataTypePtr CanonicalType(const DataTypePtr& type) {
       if (type->bit_width == 128 && type->scale >= 0 && type->precision <= 38) return type;
       if (type->bit_width < 128 && type->scale >= 0) return Decimal(type->precision, type->scale);
       return nullptr;
-    case TypeId::kBinary:
     case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary:
-    case TypeId::kUtf8View:
-    case TypeId::kBinaryView: return utf8();
+    case TypeId::kUtf8View: return utf8();
     case TypeId::kDate64: return date32();
-    case TypeId::kTimestamp:
-      return type->unit == TimeUnit::kMicro ? type : timestamp(TimeUnit::kMicro, type->timezone);
+    case TypeId::kTimestamp: return type->unit == TimeUnit::kMicro ? type : timestamp(TimeUnit::kMicro, type->timezone);
     default: return nullptr;
   }
 }
@@ -282,7 +278,9 @@ Result<ArrayDataPtr> Materialize(const Vec& vec, int64_t length, MemoryPool* poo
     return b.Finish();
   }
   switch (v.type->id) {
-    case TypeId::kBool: std::memset(b.bits(), v.i ? 0xff : 0, static_cast<size_t>(bit_util::BytesForBits(length))); break;
+    case TypeId::kBool:
+      std::memset(b.bits(), v.i ? 0xff : 0, static_cast<size_t>(bit_util::BytesForBits(length)));
+      break;
     case TypeId::kInt32:
     case TypeId::kDate32: std::fill_n(b.values<int32_t>(), length, static_cast<int32_t>(v.i)); break;
     case TypeId::kInt64:
@@ -335,9 +333,12 @@ Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool) {
       views[static_cast<size_t>(i)] = v;
       total += static_cast<int64_t>(v.size());
     }
-    if (total > INT32_MAX) return Status::Invalid("a string column of " + std::to_string(total) + " bytes is over the 2 GiB a VARCHAR batch holds");
+    if (total > INT32_MAX)
+      return Status::Invalid("a string column of " + std::to_string(total) +
+                             " bytes is over the 2 GiB a VARCHAR batch holds");
     QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, total, pool));
-    for (int64_t i = 0; i < n; ++i) QUIVER_RETURN_NOT_OK(valid(i) ? b.Append(views[static_cast<size_t>(i)]) : b.AppendNull());
+    for (int64_t i = 0; i < n; ++i)
+      QUIVER_RETURN_NOT_OK(valid(i) ? b.Append(views[static_cast<size_t>(i)]) : b.AppendNull());
     return b.Finish();
   }
   QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(target, n, pool));
@@ -487,8 +488,10 @@ Status StringBuilder::AppendNull() {
 }
 
 Result<ArrayDataPtr> StringBuilder::Finish() {
-  if (row_ != length_) return Status::Invalid("string builder got " + std::to_string(row_) + " of " + std::to_string(length_) + " rows");
-  if (data_->size() > std::max<int64_t>(used_, 16) * 2) QUIVER_RETURN_NOT_OK(data_->Resize(std::max<int64_t>(used_, 1)));
+  if (row_ != length_)
+    return Status::Invalid("string builder got " + std::to_string(row_) + " of " + std::to_string(length_) + " rows");
+  if (data_->size() > std::max<int64_t>(used_, 16) * 2)
+    QUIVER_RETURN_NOT_OK(data_->Resize(std::max<int64_t>(used_, 1)));
   auto a = std::make_shared<ArrayData>();
   a->type = utf8();
   a->length = length_;
@@ -501,8 +504,10 @@ Result<ArrayDataPtr> BoolArrayFromTruth(const uint8_t* truth, int64_t length, Me
   QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(boolean(), length, pool));
   uint8_t* bits = b.bits();
   for (int64_t i = 0; i < length; ++i) {
-    if (truth[i] == 1) bit_util::SetBit(bits, i);
-    else if (truth[i] == 2) QUIVER_RETURN_NOT_OK(b.SetNull(i));
+    if (truth[i] == 1)
+      bit_util::SetBit(bits, i);
+    else if (truth[i] == 2)
+      QUIVER_RETURN_NOT_OK(b.SetNull(i));
   }
   return b.Finish();
 }

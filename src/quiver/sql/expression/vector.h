@@ -11,10 +11,9 @@
 //   TIMESTAMP timestamp[us] (time zone kept, instants compared as UTC)
 //   NULL      the null type (an untyped NULL literal)
 // Narrower or unsigned integers become BIGINT (uint64 becomes
-// DECIMAL(20,0)), float32 DOUBLE, large_utf8 / utf8_view / binary forms
-// VARCHAR, date64 DATE, other timestamp units TIMESTAMP[us] (nanoseconds
-// truncate toward negative infinity). Other types (nested, intervals, ...)
-// pass through a statement untouched but cannot be computed on.
+// DECIMAL(20,0)), float32 DOUBLE, large_utf8 / utf8_view VARCHAR, date64 DATE, other timestamp units TIMESTAMP[us]
+// (nanoseconds truncate toward negative infinity). Other types (binary, nested, intervals, ...) pass through a
+// statement untouched but cannot be computed on.
 //
 // Thread safety: values and Vecs are immutable once built; builders belong
 // to one thread.
@@ -40,7 +39,9 @@ using i128 = __int128;
 enum class TypeClass : uint8_t { kNull, kBool, kInt, kDecimal, kFloat, kString, kDate, kTimestamp, kOther };
 
 TypeClass ClassOf(const DataType& type);
-inline bool IsNumericClass(TypeClass c) { return c == TypeClass::kInt || c == TypeClass::kDecimal || c == TypeClass::kFloat; }
+inline bool IsNumericClass(TypeClass c) {
+  return c == TypeClass::kInt || c == TypeClass::kDecimal || c == TypeClass::kFloat;
+}
 inline bool IsExactClass(TypeClass c) { return c == TypeClass::kInt || c == TypeClass::kDecimal; }
 /// Decimal scale of an exact type (0 for integers).
 int ScaleOf(const DataType& type);
@@ -61,11 +62,11 @@ i128 Pow10(int n);
 /// A scalar SQL value of a canonical type (literals, constant folding,
 /// aggregate results of empty inputs).
 struct Value {
-  DataTypePtr type;   ///< canonical type (null() for an untyped NULL)
+  DataTypePtr type;  ///< canonical type (null() for an untyped NULL)
   bool is_null = true;
-  i128 i = 0;         ///< bool 0/1, int, decimal unscaled, date days, timestamp us
-  double f = 0;       ///< float
-  std::string s;      ///< string bytes
+  i128 i = 0;     ///< bool 0/1, int, decimal unscaled, date days, timestamp us
+  double f = 0;   ///< float
+  std::string s;  ///< string bytes
 
   static Value Null(DataTypePtr type);
   static Value Bool(bool v);
@@ -100,13 +101,12 @@ struct Vec {
   const T* Values() const {
     return reinterpret_cast<const T*>(array->buffers[1]->data()) + array->offset;
   }
-  bool BoolAt(int64_t i) const {
-    return bit_util::GetBit(array->buffers[1]->data(), Index(i) + array->offset);
-  }
+  bool BoolAt(int64_t i) const { return bit_util::GetBit(array->buffers[1]->data(), Index(i) + array->offset); }
   std::string_view StringAt(int64_t i) const {
     const int64_t k = Index(i) + array->offset;
     const int32_t* off = reinterpret_cast<const int32_t*>(array->buffers[1]->data());
-    return {reinterpret_cast<const char*>(array->buffers[2]->data()) + off[k], static_cast<size_t>(off[k + 1] - off[k])};
+    return {reinterpret_cast<const char*>(array->buffers[2]->data()) + off[k],
+            static_cast<size_t>(off[k + 1] - off[k])};
   }
   /// Exact value of row i (int32, int64, decimal128, date32 as days,
   /// timestamp, bool) as a 128-bit integer.

@@ -39,7 +39,8 @@ double Selectivity(const Expr& e) {
     case Fn::kGt:
     case Fn::kGe: return 0.4;
     case Fn::kLike: return e.negated ? 0.9 : 0.1;
-    case Fn::kInList: return e.negated ? 0.8 : std::min(0.5, 0.1 * static_cast<double>(std::max<size_t>(e.args.size() - 1, 2)));
+    case Fn::kInList:
+      return e.negated ? 0.8 : std::min(0.5, 0.1 * static_cast<double>(std::max<size_t>(e.args.size() - 1, 2)));
     case Fn::kIsNull: return 0.05;
     case Fn::kIsNotNull: return 0.95;
     default: return 0.5;
@@ -140,7 +141,8 @@ double JoinEstimate(const LogicalOp& a, const LogicalOp& b, bool has_keys) {
   return std::max(1.0, a.est_rows * Frac(b));
 }
 
-LogicalOpPtr MakeJoin(LogicalOpPtr probe, LogicalOpPtr build, std::vector<std::pair<ExprPtr, ExprPtr>> keys, double est) {
+LogicalOpPtr MakeJoin(LogicalOpPtr probe, LogicalOpPtr build, std::vector<std::pair<ExprPtr, ExprPtr>> keys,
+                      double est) {
   auto j = std::make_shared<LogicalOp>();
   j->kind = LogicalOp::Kind::kJoin;
   j->join_kind = JoinKind::kInner;

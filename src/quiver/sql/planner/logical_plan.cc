@@ -25,9 +25,7 @@ int LogicalOp::IndexOf(int id) const {
 std::string PlanToString(const LogicalOp& op, int indent) {
   std::string s(static_cast<size_t>(indent) * 2, ' ');
   switch (op.kind) {
-    case LogicalOp::Kind::kScan:
-      s += "Scan " + op.table.name + " filters=" + std::to_string(op.filters.size());
-      break;
+    case LogicalOp::Kind::kScan: s += "Scan " + op.table.name + " filters=" + std::to_string(op.filters.size()); break;
     case LogicalOp::Kind::kFilter: s += "Filter " + ExprToString(*op.predicate); break;
     case LogicalOp::Kind::kProject: s += "Project " + std::to_string(op.exprs.size()); break;
     case LogicalOp::Kind::kJoin:
@@ -37,8 +35,12 @@ std::string PlanToString(const LogicalOp& op, int indent) {
     case LogicalOp::Kind::kAggregate:
       s += "Aggregate groups=" + std::to_string(op.groups.size()) + " aggs=" + std::to_string(op.aggregates.size());
       break;
-    case LogicalOp::Kind::kSort: s += "Sort keys=" + std::to_string(op.sort_keys.size()) + " limit=" + std::to_string(op.limit); break;
-    case LogicalOp::Kind::kLimit: s += "Limit " + std::to_string(op.limit) + " offset " + std::to_string(op.offset); break;
+    case LogicalOp::Kind::kSort:
+      s += "Sort keys=" + std::to_string(op.sort_keys.size()) + " limit=" + std::to_string(op.limit);
+      break;
+    case LogicalOp::Kind::kLimit:
+      s += "Limit " + std::to_string(op.limit) + " offset " + std::to_string(op.offset);
+      break;
     case LogicalOp::Kind::kSingleRow: s += "SingleRow"; break;
   }
   s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows)) + "\n";

@@ -38,7 +38,8 @@ Positions PositionsOf(const std::vector<ColumnBinding>& cols) {
 Result<ExprPtr> Bind(const ExprPtr& e, const Positions& pos) {
   return RewriteColumns(e, [&](int id) -> Result<int> {
     auto it = pos.find(id);
-    if (it == pos.end()) return Status::Invalid("internal: column #" + std::to_string(id) + " is not an input of its operator");
+    if (it == pos.end())
+      return Status::Invalid("internal: column #" + std::to_string(id) + " is not an input of its operator");
     return it->second;
   });
 }
@@ -89,6 +90,9 @@ class Builder {
         const Positions lp = PositionsOf(lc), rp = PositionsOf(rc);
         JoinSpec spec;
         spec.kind = op.join_kind;
+        // A small outer side against a large subquery: build the outer side.
+        spec.build_left = (op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti) &&
+                          op.children[0]->est_rows * 4 < op.children[1]->est_rows;
         for (const auto& [l, r] : op.keys) {
           DataTypePtr common = CommonType(l->type, r->type);
           if (!common || ClassOf(*common) == TypeClass::kOther || ClassOf(*common) == TypeClass::kNull)

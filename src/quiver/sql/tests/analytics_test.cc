@@ -113,8 +113,7 @@ TEST_F(AnalyticsTest, GroupByHavingDistinctAndOrdinals) {
   Expect("SELECT grp, sum(qty) AS t FROM s GROUP BY 1 HAVING sum(qty) > 7 ORDER BY t DESC", {"a|11", "b|9"});
   Expect("SELECT count(DISTINCT grp), count(DISTINCT qty % 2), sum(DISTINCT qty % 3) FROM s", {"3|2|3"});
   Expect("SELECT DISTINCT grp FROM s ORDER BY grp NULLS FIRST", {"null", "a", "b", "c"});
-  Expect("SELECT qty % 2 AS parity, count(*) FROM s WHERE qty IS NOT NULL GROUP BY qty % 2 ORDER BY 1",
-         {"0|4", "1|3"});
+  Expect("SELECT qty % 2 AS parity, count(*) FROM s WHERE qty IS NOT NULL GROUP BY qty % 2 ORDER BY 1", {"0|4", "1|3"});
   Expect("SELECT extract(year FROM day) AS y, count(*) FROM s GROUP BY y ORDER BY y", {"1994|2", "1995|5", "null|1"});
 }
 
@@ -129,26 +128,31 @@ TEST_F(AnalyticsTest, OrderByNullsAndTopN) {
 }
 
 TEST_F(AnalyticsTest, Expressions) {
-  Expect("SELECT id, qty * price, price / 4, CASE WHEN qty > 4 THEN 'big' WHEN qty IS NULL THEN 'none' ELSE 'small' "
-         "END, COALESCE(grp, '?'), upper(grp) || '-' || substring('abcdef' FROM 2 FOR 3), day + 30, NULLIF(qty, 2) "
-         "FROM s WHERE id <= 3 ORDER BY id",
-         {"1|1.50|0.375000000000|small|a|A-bcd|1994-03-02|1", "2|4.50|0.562500000000|small|a|A-bcd|1994-03-30|null",
-          "3|null|0.750000000000|none|b|B-bcd|null|null"});
-  Expect("SELECT DATE '1994-01-31' + INTERVAL '1' MONTH, DATE '1996-02-29' - INTERVAL '1' YEAR, "
-         "DATE '1994-03-01' - DATE '1994-01-01', DATE '1994-01-01' + INTERVAL '90' DAY",
-         {"1994-02-28|1995-02-28|59|1994-04-01"});
-  Expect("SELECT 'a_c' LIKE 'a\\_c' ESCAPE '\\', 'abc' LIKE 'a\\_c' ESCAPE '\\', 'abc' LIKE 'a_c', "
-         "'abc' NOT LIKE '%b%', 'ab' LIKE '%', '' LIKE '_'",
-         {"true|false|true|false|true|false"});
-  Expect("SELECT 7 / 2, -7 % 3, 7.0 / 2, 2 * 3.5, 1e0 / 4, 10 - 2.25, CAST('12.345' AS DECIMAL(10,2)), "
-         "CAST(3 AS DOUBLE), CAST(12.5 AS VARCHAR), length('héllo'), trim('  x  ')",
-         {"3|-1|3.500000000000|7.0|0.25|7.75|12.35|3|12.5|5|x"});
+  Expect(
+      "SELECT id, qty * price, price / 4, CASE WHEN qty > 4 THEN 'big' WHEN qty IS NULL THEN 'none' ELSE 'small' "
+      "END, COALESCE(grp, '?'), upper(grp) || '-' || substring('abcdef' FROM 2 FOR 3), day + 30, NULLIF(qty, 2) "
+      "FROM s WHERE id <= 3 ORDER BY id",
+      {"1|1.50|0.375000000000|small|a|A-bcd|1994-03-02|1", "2|4.50|0.562500000000|small|a|A-bcd|1994-03-30|null",
+       "3|null|0.750000000000|none|b|B-bcd|null|null"});
+  Expect(
+      "SELECT DATE '1994-01-31' + INTERVAL '1' MONTH, DATE '1996-02-29' - INTERVAL '1' YEAR, "
+      "DATE '1994-03-01' - DATE '1994-01-01', DATE '1994-01-01' + INTERVAL '90' DAY",
+      {"1994-02-28|1995-02-28|59|1994-04-01"});
+  Expect(
+      "SELECT 'a_c' LIKE 'a\\_c' ESCAPE '\\', 'abc' LIKE 'a\\_c' ESCAPE '\\', 'abc' LIKE 'a_c', "
+      "'abc' NOT LIKE '%b%', 'ab' LIKE '%', '' LIKE '_'",
+      {"true|false|true|false|true|false"});
+  Expect(
+      "SELECT 7 / 2, -7 % 3, 7.0 / 2, 2 * 3.5, 1e0 / 4, 10 - 2.25, CAST('12.345' AS DECIMAL(10,2)), "
+      "CAST(3 AS DOUBLE), CAST(12.5 AS VARCHAR), length('héllo'), trim('  x  ')",
+      {"3|-1|3.500000000000|7.0|0.25|7.75|12.35|3|12.5|5|x"});
   // An int32 key against a decimal: compared exactly.
   Expect("SELECT id FROM s WHERE qty = 4.00 OR price = 6 ORDER BY id", {"4", "6"});
   // Searched and simple CASE; the THEN branch that would divide by zero is not taken.
-  Expect("SELECT id, CASE qty WHEN 1 THEN 'one' WHEN 2 THEN 'two' END, CASE WHEN qty > 7 THEN 0 ELSE 100 / qty END "
-         "FROM s WHERE id IN (1, 2, 8) ORDER BY id",
-         {"1|one|100", "2|two|50", "8|null|0"});
+  Expect(
+      "SELECT id, CASE qty WHEN 1 THEN 'one' WHEN 2 THEN 'two' END, CASE WHEN qty > 7 THEN 0 ELSE 100 / qty END "
+      "FROM s WHERE id IN (1, 2, 8) ORDER BY id",
+      {"1|one|100", "2|two|50", "8|null|0"});
   Expect("SELECT id FROM s WHERE grp IN ('a', 'c') AND qty BETWEEN 2 AND 7 AND grp IS NOT NULL ORDER BY id",
          {"2", "7"});
 }
@@ -173,14 +177,16 @@ TEST_F(AnalyticsTest, SubqueriesAreUnnested) {
   Expect("SELECT count(*) FROM s WHERE NOT EXISTS (SELECT 1 FROM e)", {"8"});
   Expect("SELECT id FROM s WHERE qty > (SELECT avg(qty) FROM s) + 2 ORDER BY id", {"7", "8"});
   // CTE referenced twice; derived table with column aliases.
-  Expect("WITH g AS (SELECT grp, sum(qty) AS t FROM s GROUP BY grp) SELECT a.grp FROM g a, g b WHERE a.t = b.t + 2 "
-         "ORDER BY 1",
-         {"a", "b"});
+  Expect(
+      "WITH g AS (SELECT grp, sum(qty) AS t FROM s GROUP BY grp) SELECT a.grp FROM g a, g b WHERE a.t = b.t + 2 "
+      "ORDER BY 1",
+      {"a", "b"});
   Expect("SELECT x FROM (SELECT id * 2 FROM s WHERE id < 3) AS d (x) ORDER BY x", {"2", "4"});
   // LEFT JOIN with a residual ON condition; comma-separated FROM with a cross product.
-  Expect("SELECT a.id, b.id FROM s a LEFT JOIN s b ON a.grp = b.grp AND b.qty > a.qty WHERE a.id IN (1, 6) "
-         "ORDER BY 1, 2",
-         {"1|2", "1|8", "6|null"});
+  Expect(
+      "SELECT a.id, b.id FROM s a LEFT JOIN s b ON a.grp = b.grp AND b.qty > a.qty WHERE a.id IN (1, 6) "
+      "ORDER BY 1, 2",
+      {"1|2", "1|8", "6|null"});
   Expect("SELECT count(*) FROM s a, s b WHERE a.id < b.id", {"28"});
   Expect("SELECT 1, 'x' AS y", {"1|x"});
 }
@@ -240,6 +246,27 @@ TEST_F(AnalyticsTest, OperatorsOverTheLimitNameThemselvesAndReturnThePool) {
   }
 }
 
+// A small outer side against a large subquery builds the outer side (the
+// semi / anti join marks the outer rows the subquery's rows match).
+TEST_F(AnalyticsTest, SemiAndAntiJoinsBuildTheSmallOuterSide) {
+  std::vector<std::optional<int64_t>> k(50000);
+  for (int64_t i = 0; i < 50000; ++i) k[static_cast<size_t>(i)] = i;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64())};
+  ASSERT_OK(catalog_->RegisterBatches("big", schema, Split(Batch(schema, {Int64Array(pool_.get(), k)}), 4)));
+  Expect("SELECT id FROM s WHERE EXISTS (SELECT 1 FROM big WHERE big.k = s.qty * 1000) ORDER BY id",
+         {"1", "2", "4", "5", "6", "7", "8"});
+  Expect(
+      "SELECT id FROM s WHERE EXISTS (SELECT 1 FROM big WHERE big.k = s.qty * 1000 + s.id AND big.k - s.id > 5000) "
+      "ORDER BY id",
+      {"6", "7", "8"});
+  Expect("SELECT id FROM s WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = s.id * 10000) ORDER BY id",
+         {"5", "6", "7", "8"});
+  Expect("SELECT id FROM s WHERE qty IN (SELECT k FROM big WHERE k < 5) ORDER BY id", {"1", "2", "4"});
+  Expect("SELECT count(*) FROM s WHERE NOT EXISTS (SELECT 1 FROM big WHERE big.k = s.qty AND big.k <> 4)",
+         {"2"});  // qty 4 and the NULL qty
+}
+
 // GROUP BY over NULL-heavy random data against a naive evaluator.
 TEST_F(AnalyticsTest, GroupByMatchesANaiveEvaluator) {
   std::mt19937_64 rng(99);
@@ -253,15 +280,17 @@ TEST_F(AnalyticsTest, GroupByMatchesANaiveEvaluator) {
   }
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("k1", int64()), field("k2", utf8()), field("v", int64())};
-  auto batch = Batch(schema, {Int64Array(pool_.get(), k1), StringArray(pool_.get(), k2, false), Int64Array(pool_.get(), v)});
+  auto batch =
+      Batch(schema, {Int64Array(pool_.get(), k1), StringArray(pool_.get(), k2, false), Int64Array(pool_.get(), v)});
   ASSERT_OK(catalog_->RegisterBatches("r", schema, Split(batch, 7)));
   for (int round = 0; round < 40; ++round) {
     const int64_t lo = static_cast<int64_t>(rng() % 260) - 60;
     const bool by_k2 = round % 2 == 0;
-    const std::string sql = std::string("SELECT k1, ") + (by_k2 ? "k2" : "'-'") +
-                            ", count(*), count(v), sum(v), min(v), max(v), count(DISTINCT v % 7) FROM r WHERE v IS NULL "
-                            "OR v >= " +
-                            std::to_string(lo) + " GROUP BY k1" + (by_k2 ? ", k2" : "") + " ORDER BY 1, 2";
+    const std::string sql =
+        std::string("SELECT k1, ") + (by_k2 ? "k2" : "'-'") +
+        ", count(*), count(v), sum(v), min(v), max(v), count(DISTINCT v % 7) FROM r WHERE v IS NULL "
+        "OR v >= " +
+        std::to_string(lo) + " GROUP BY k1" + (by_k2 ? ", k2" : "") + " ORDER BY 1, 2";
     struct Acc {
       int64_t rows = 0, count = 0, sum = 0, mn = 0, mx = 0;
       std::set<int64_t> distinct;
@@ -280,7 +309,8 @@ TEST_F(AnalyticsTest, GroupByMatchesANaiveEvaluator) {
       a.distinct.insert(*x % 7);
     }
     // SQL order: NULLS LAST within ascending keys.
-    std::vector<std::pair<std::pair<std::optional<int64_t>, std::optional<std::string>>, Acc>> sorted(ref.begin(), ref.end());
+    std::vector<std::pair<std::pair<std::optional<int64_t>, std::optional<std::string>>, Acc>> sorted(ref.begin(),
+                                                                                                      ref.end());
     auto less_opt = [](const auto& a, const auto& b) {
       if (a.has_value() != b.has_value()) return a.has_value();
       return a.has_value() && *a < *b;
