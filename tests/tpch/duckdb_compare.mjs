@@ -23,7 +23,9 @@ function arg(name) {
   return process.argv[i + 1];
 }
 const csvDir = arg('--csv-dir');
-const resultsDir = arg('--results-dir');
+const randomIndex = process.argv.indexOf('--random');
+const randomCount = randomIndex >= 0 ? Number(process.argv[randomIndex + 1]) : 0;
+const resultsDir = randomCount ? null : arg('--results-dir');
 
 const D = 'DECIMAL(15,2)';
 const schemas = {
@@ -47,6 +49,8 @@ const schemas = {
 
 const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
 const conn = await instance.connect();
+// PostgreSQL's NULL order (quiver's): NULLS LAST for ASC, FIRST for DESC.
+await conn.run("SET default_null_order = 'nulls_last_on_asc_first_on_desc'");
 for (const [table, cols] of Object.entries(schemas)) {
   const spec = '{' + Object.entries(cols).map(([c, t]) => `'${c}': '${t}'`).join(', ') + '}';
   const path = join(csvDir, `${table}.csv`).replaceAll("'", "''");
@@ -97,6 +101,89 @@ function same(a, b) {
 
 const rowsEqual = (r, s) => r.length === s.length && r.every((v, i) => same(v, s[i]));
 let failed = 0;
+
+// --random N --quiver BIN --tables-dir DIR: N random queries over the TPC-H
+// schema (joins along foreign keys, filters, GROUP BY, aggregates with and
+// without DISTINCT, ORDER BY, LIMIT), each through `quiver sql` and DuckDB.
+if (randomCount) {
+  const { spawnSync } = await import('node:child_process');
+  const quiver = arg('--quiver');
+  const tablesDir = arg('--tables-dir');
+  let seed = Number(process.argv.includes('--seed') ? arg('--seed') : 1);
+  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
+  const bases = [
+    { from: 'lineitem', cols: 'l' }, { from: 'orders', cols: 'o' }, { from: 'customer', cols: 'c' },
+    { from: 'lineitem, orders WHERE l_orderkey = o_orderkey', cols: 'lo' },
+    { from: 'orders, customer WHERE o_custkey = c_custkey', cols: 'oc' },
+    { from: 'customer, nation WHERE c_nationkey = n_nationkey', cols: 'cn' },
+    { from: 'lineitem, part WHERE l_partkey = p_partkey', cols: 'lp' },
+    { from: 'lineitem LEFT JOIN supplier ON l_suppkey = s_suppkey AND s_acctbal > 0', cols: 'ls' },
+  ];
+  const preds = {
+    l: ["l_quantity < 20", "l_discount BETWEEN 0.02 AND 0.05", "l_shipmode IN ('AIR', 'MAIL')", "l_returnflag = 'R'",
+      "l_shipdate >= DATE '1995-01-01'", "l_comment LIKE '%fur%'", "l_tax * 100 > 4", "l_commitdate < l_receiptdate"],
+    o: ["o_orderdate < DATE '1994-06-01' + INTERVAL '3' MONTH", "o_orderpriority LIKE '1%'", "o_totalprice > 100000",
+      "o_orderstatus <> 'F'", "o_comment NOT LIKE '%special%'"],
+    c: ["c_acctbal > 1000", "c_mktsegment IN ('BUILDING', 'MACHINERY')", "substring(c_phone FROM 1 FOR 2) > '20'"],
+    n: ["n_regionkey IN (1, 2)", "n_name < 'K'"],
+    p: ["p_size BETWEEN 10 AND 30", "p_brand = 'Brand#23'", "p_type LIKE '%BRASS'"],
+    s: ["s_acctbal < 5000"],
+  };
+  const groups = {
+    l: ['l_returnflag', 'l_linestatus', 'l_shipmode', 'extract(year FROM l_shipdate)'],
+    o: ['o_orderstatus', 'o_orderpriority', 'extract(year FROM o_orderdate)'],
+    c: ['c_mktsegment'], n: ['n_name'], p: ['p_brand', 'p_size % 5'], s: ['s_nationkey % 3'],
+  };
+  const values = { l: ['l_quantity', 'l_extendedprice * (1 - l_discount)', 'l_discount'], o: ['o_totalprice', 'o_shippriority'],
+    c: ['c_acctbal'], n: ['n_nationkey'], p: ['p_retailprice', 'p_size'], s: ['s_acctbal'] };
+  for (let q = 0; q < randomCount; q++) {
+    const base = pick(bases);
+    const letters = [...base.cols];
+    const where = [];
+    for (let k = Math.floor(rnd() * 3); k > 0; k--) where.push(pick(preds[pick(letters)]));
+    const g = [];
+    for (let k = Math.floor(rnd() * 3); k > 0; k--) { const x = pick(groups[pick(letters)]); if (!g.includes(x)) g.push(x); }
+    const aggs = ['count(*)'];
+    for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
+      const v = pick(values[pick(letters)]);
+      aggs.push(pick([`sum(${v})`, `min(${v})`, `max(${v})`, `avg(${v})`, `count(DISTINCT ${v})`,
+        `sum(CASE WHEN ${v} > 10 THEN 1 ELSE 0 END)`]));
+    }
+    let sql = `SELECT ${[...g, ...aggs].join(', ')} FROM ${base.from}`;
+    if (where.length) sql += (base.from.includes(' WHERE ') ? ' AND ' : ' WHERE ') + where.join(' AND ');
+    if (g.length) {
+      sql += ` GROUP BY ${g.join(', ')}`;
+      if (rnd() < 0.3) sql += ' HAVING count(*) > 2';
+      sql += ` ORDER BY ${g.map((_, i) => `${i + 1}${rnd() < 0.5 ? ' DESC' : ''}`).join(', ')}`;
+      if (rnd() < 0.4) sql += ` LIMIT ${1 + Math.floor(rnd() * 5)}`;
+    }
+    const args = ['sql', '--format', 'csv'];
+    for (const t of ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem'])
+      args.push('--table', `${t}=${join(tablesDir, t + '.arrow')}`);
+    args.push(sql);
+    const r = spawnSync(quiver, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+    let theirs;
+    try {
+      theirs = (await conn.runAndReadAll(sql)).getRows().map((row) => row.map(text));
+    } catch (e) {
+      console.log(`random ${q}: DuckDB refused (${e.message}): ${sql}`);
+      failed++;
+      continue;
+    }
+    if (r.status !== 0) { console.log(`random ${q}: FAIL quiver: ${r.stderr.trim()}\n  ${sql}`); failed++; continue; }
+    const mine = parseCsv(r.stdout).slice(1);
+    const ok = mine.length === theirs.length && mine.every((row, i) => rowsEqual(row, theirs[i]));
+    if (!ok) {
+      failed++;
+      console.log(`random ${q}: FAIL ${mine.length} vs ${theirs.length} rows\n  ${sql}`);
+      for (let i = 0; i < 3 && i < Math.max(mine.length, theirs.length); i++)
+        console.log(`  quiver: ${JSON.stringify(mine[i])}\n  duckdb: ${JSON.stringify(theirs[i])}`);
+    }
+  }
+  console.log(`${randomCount - failed}/${randomCount} random queries agree with DuckDB`);
+  process.exit(failed ? 1 : 0);
+}
 const files = readdirSync(resultsDir).filter((f) => /^q\d+\.sql$/.test(f)).sort();
 for (const f of files) {
   const name = f.replace('.sql', '');

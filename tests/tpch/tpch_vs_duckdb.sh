@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The 22 TPC-H queries (validation parameters) through `quiver sql` over
 # `quiver gen tpch --scale S` (default 0.01), each result compared row by
-# row with DuckDB's on the same data (tests/tpch/duckdb_compare.mjs).
+# row with DuckDB's on the same data (tests/tpch/duckdb_compare.mjs); then
+# RANDOM_QUERIES (default 60) random queries over the schema the same way.
 # Usage: tests/tpch/tpch_vs_duckdb.sh [--scale S]   Env: QUIVER (the binary)
 # Exits 0 when all 22 agree; prints one line per query.
 set -euo pipefail
@@ -30,4 +31,7 @@ for n in $(seq 1 22); do
     rm -f "$TMP/res/$f.csv"
   fi
 done
-exec node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --results-dir "$TMP/res"
+node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --results-dir "$TMP/res"
+# Random queries over the same schema (RANDOM_QUERIES, default 60).
+node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --random "${RANDOM_QUERIES:-60}" --seed "${RANDOM_SEED:-7}" \
+  --quiver "$Q" --tables-dir "$TMP/tpch"
