@@ -10,6 +10,7 @@
 // (count 0, other aggregates NULL).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/operators.h"
@@ -107,16 +108,70 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
     }
     std::vector<int64_t> gid(static_cast<size_t>(n), 0);
     if (!groups_.empty()) {
-      std::string key;
-      for (int64_t r = 0; r < n; ++r) {
-        key.clear();
-        for (const auto& k : keys) EncodeValue(k, r, &key);
-        const auto* p = reinterpret_cast<const uint8_t*>(key.data());
-        bool inserted;
-        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(key.size()), HashBytes(p, key.size()),
-                                                 &gid[static_cast<size_t>(r)], &inserted));
-        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
-        if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      // Fixed-width keys are encoded column by column into one buffer of
+      // rows x width bytes (typed loops); strings row by row.
+      int64_t width = 0;
+      bool fixed = true;
+      std::vector<int> widths;
+      for (const auto& k : keys) {
+        int w = 0;
+        switch (k.type()->id) {
+          case TypeId::kBool: w = 1; break;
+          case TypeId::kInt32:
+          case TypeId::kDate32: w = 4; break;
+          case TypeId::kInt64:
+          case TypeId::kTimestamp:
+          case TypeId::kFloat64: w = 8; break;
+          case TypeId::kDecimal: w = 16; break;
+          default: fixed = false; break;
+        }
+        widths.push_back(w);
+        width += 1 + w;
+      }
+      if (fixed) {
+        std::vector<uint8_t> buf(static_cast<size_t>(n * width), 0);
+        int64_t offset = 0;
+        std::string one;
+        for (size_t c = 0; c < keys.size(); ++c) {
+          const Vec& k = keys[c];
+          const int w = widths[c];
+          const bool plain = !k.constant && !k.MayHaveNulls() && k.type()->id != TypeId::kBool &&
+                             k.type()->id != TypeId::kFloat64;
+          if (plain) {
+            const uint8_t* src = k.array->buffers[1]->data() + k.array->offset * w;
+            for (int64_t r = 0; r < n; ++r) {
+              uint8_t* dst = buf.data() + r * width + offset;
+              dst[0] = 1;
+              std::memcpy(dst + 1, src + r * w, static_cast<size_t>(w));
+            }
+          } else {
+            for (int64_t r = 0; r < n; ++r) {
+              one.clear();
+              EncodeValue(k, r, &one);
+              std::memcpy(buf.data() + r * width + offset, one.data(), one.size());
+            }
+          }
+          offset += 1 + w;
+        }
+        for (int64_t r = 0; r < n; ++r) {
+          const uint8_t* p = buf.data() + r * width;
+          bool inserted;
+          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(width), HashBytes(p, static_cast<size_t>(width)),
+                                                   &gid[static_cast<size_t>(r)], &inserted));
+          if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+        }
+      } else {
+        std::string key;
+        for (int64_t r = 0; r < n; ++r) {
+          key.clear();
+          for (const auto& k : keys) EncodeValue(k, r, &key);
+          const auto* p = reinterpret_cast<const uint8_t*>(key.data());
+          bool inserted;
+          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(key.size()), HashBytes(p, key.size()),
+                                                   &gid[static_cast<size_t>(r)], &inserted));
+          if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+          if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        }
       }
     }
     for (size_t a = 0; a < aggs_.size(); ++a) {
@@ -128,6 +183,43 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
       }
       QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
       const TypeClass cls = ClassOf(*v.type());
+      if (!call.distinct && !v.constant && !v.MayHaveNulls() &&
+          (call.fn == AggFn::kSum || call.fn == AggFn::kAvg || call.fn == AggFn::kCount)) {
+        // Typed loops without per-row dispatch.
+        const TypeId id = v.type()->id;
+        if (call.fn == AggFn::kCount) {
+          for (int64_t r = 0; r < n; ++r) ++st[gid[static_cast<size_t>(r)]].count;
+          continue;
+        }
+        if (id == TypeId::kDecimal) {
+          const uint8_t* d = v.array->buffers[1]->data() + v.array->offset * 16;
+          for (int64_t r = 0; r < n; ++r) {
+            State& s = st[gid[static_cast<size_t>(r)]];
+            i128 x;
+            std::memcpy(&x, d + r * 16, 16);
+            if (__builtin_add_overflow(s.i, x, &s.i)) return NumericOverflow("sum() passed 128 bits");
+            ++s.count;
+          }
+          continue;
+        }
+        if (id == TypeId::kInt64 || id == TypeId::kInt32) {
+          for (int64_t r = 0; r < n; ++r) {
+            State& s = st[gid[static_cast<size_t>(r)]];
+            s.i += id == TypeId::kInt64 ? v.Values<int64_t>()[r] : v.Values<int32_t>()[r];
+            ++s.count;
+          }
+          continue;
+        }
+        if (id == TypeId::kFloat64) {
+          const double* d = v.Values<double>();
+          for (int64_t r = 0; r < n; ++r) {
+            State& s = st[gid[static_cast<size_t>(r)]];
+            s.f += d[r];
+            ++s.count;
+          }
+          continue;
+        }
+      }
       std::string dkey;
       for (int64_t r = 0; r < n; ++r) {
         if (v.IsNull(r)) continue;
