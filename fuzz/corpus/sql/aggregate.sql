@@ -1,0 +1,1 @@
+SELECT k, count(*), sum(d), avg(f), min(s), max(dt), count(DISTINCT s) FROM t1 WHERE b GROUP BY k HAVING count(*) > 1 ORDER BY 2 DESC, k NULLS FIRST LIMIT 3

@@ -1,0 +1,1 @@
+SELECT id, d * 2 - f / 3, CASE WHEN k > 1 THEN s || 'x' ELSE upper(s) END, substring(s FROM 2 FOR 1), dt + INTERVAL '1' MONTH, extract(year FROM dt), coalesce(k, 0) % 3, CAST(d AS INTEGER) FROM t1, t3 WHERE t1.id = t3.k OR s LIKE 'a%'

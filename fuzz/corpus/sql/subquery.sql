@@ -1,0 +1,1 @@
+WITH c AS (SELECT k, max(id) AS m FROM t1 GROUP BY k) SELECT t2.k, (SELECT count(*) FROM t3 WHERE t3.k = t2.k), c.m FROM t2 LEFT JOIN c ON c.k = t2.k AND c.m > t2.v WHERE t2.s IN (SELECT w FROM t3) ORDER BY 1
