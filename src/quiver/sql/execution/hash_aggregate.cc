@@ -135,8 +135,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
         for (size_t c = 0; c < keys.size(); ++c) {
           const Vec& k = keys[c];
           const int w = widths[c];
-          const bool plain = !k.constant && !k.MayHaveNulls() && k.type()->id != TypeId::kBool &&
-                             k.type()->id != TypeId::kFloat64;
+          const bool plain =
+              !k.constant && !k.MayHaveNulls() && k.type()->id != TypeId::kBool && k.type()->id != TypeId::kFloat64;
           if (plain) {
             const uint8_t* src = k.array->buffers[1]->data() + k.array->offset * w;
             for (int64_t r = 0; r < n; ++r) {
@@ -156,7 +156,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
         for (int64_t r = 0; r < n; ++r) {
           const uint8_t* p = buf.data() + r * width;
           bool inserted;
-          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(width), HashBytes(p, static_cast<size_t>(width)),
+          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(width),
+                                                   HashBytes(p, static_cast<size_t>(width)),
                                                    &gid[static_cast<size_t>(r)], &inserted));
           if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
         }
