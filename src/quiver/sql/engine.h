@@ -24,7 +24,7 @@
 //   without FROM.
 //   FROM items: tables [alias], (SELECT ...) AS t [(cols)], comma lists
 //   with the join predicates in WHERE, [INNER|LEFT|RIGHT|FULL] JOIN ... ON
-//   with any condition (right/full: equalities only), CROSS JOIN.
+//   with any condition, CROSS JOIN.
 //   Subqueries: scalar (uncorrelated: run once; correlated with equalities:
 //   a grouped LEFT join), [NOT] EXISTS and [NOT] IN as AND terms of WHERE.
 //   Expressions: + - * / % on integers, decimals (exact) and doubles;

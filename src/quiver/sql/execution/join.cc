@@ -70,6 +70,7 @@ class HashJoinOp : public RecordBatchStream {
     nleft_ = static_cast<int>(left_->schema()->fields.size());
     nright_ = static_cast<int>(right_->schema()->fields.size());
     tracked_ = spec_.residual && spec_.kind != JoinKind::kInner;
+    track_build_ = tracked_ && (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull);
   }
   ~HashJoinOp() override {
     prober_.reset();
@@ -78,11 +79,9 @@ class HashJoinOp : public RecordBatchStream {
   const SchemaPtr& schema() const override { return schema_; }
 
   Status Init() {
-    if (spec_.residual &&
-        (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull || spec_.kind == JoinKind::kNullAwareAnti))
-      return Status::NotImplemented(std::string("a ") + JoinKindName(spec_.kind) +
-                                    " join with a condition other than column equalities");
-    build_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, false);
+    if (spec_.residual && spec_.kind == JoinKind::kNullAwareAnti)
+      return Status::NotImplemented("NOT IN with a condition other than column equalities");
+    build_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, track_build_);
     probe_schema_ = ExtendSchema(*left_->schema(), spec_.left_keys, tracked_);
     join::HashJoinOptions o;
     o.type = tracked_ ? join::JoinType::kInner : ToJoinType(spec_.kind);
@@ -95,6 +94,7 @@ class HashJoinOp : public RecordBatchStream {
     if (tracked_) probe_out.push_back(nleft_ + static_cast<int>(spec_.left_keys.size()));
     std::vector<int> build_out(static_cast<size_t>(nright_));
     std::iota(build_out.begin(), build_out.end(), 0);
+    if (track_build_) build_out.push_back(nright_ + static_cast<int>(spec_.right_keys.size()));
     o.probe_output = probe_out;
     o.build_output = build_out;
     o.max_output_rows = ctx_->max_batch_rows;
@@ -112,13 +112,25 @@ class HashJoinOp : public RecordBatchStream {
  private:
   Status Build() {
     std::vector<RecordBatchPtr> batches;
+    int64_t base = 0;
     while (true) {
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, right_->Next());
       if (!b) break;
-      QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema_, false, ctx_, ctx_->pool.get()));
+      if (track_build_) {
+        if (b->num_rows == 0) continue;
+        build_batches_.push_back(b);
+      }
+      QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema_, track_build_, ctx_, ctx_->pool.get()));
+      if (track_build_) {  // global build row numbers
+        auto ids = std::const_pointer_cast<ArrayData>(b->columns.back());
+        int64_t* v = reinterpret_cast<int64_t*>(ids->buffers[1]->mutable_data());
+        for (int64_t r = 0; r < b->num_rows; ++r) v[r] += base;
+        base += b->num_rows;
+      }
       batches.push_back(std::move(b));
     }
+    build_matched_.assign(static_cast<size_t>(base), 0);
     right_.reset();
     QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(batches, ctx_->tmm.get()));
     batches.clear();
@@ -157,15 +169,47 @@ class HashJoinOp : public RecordBatchStream {
     QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*spec_.residual, *view, &ev));
     const int64_t* ids = rowid->GetValues<int64_t>(1) + rowid->offset;
     for (int64_t r : sel) matched_[static_cast<size_t>(ids[r])] = 1;
-    if (spec_.kind == JoinKind::kLeft && !sel.empty()) {
+    if (track_build_) {
+      const ArrayDataPtr& build_rowid = b->columns[static_cast<size_t>(nleft_ + 1 + nright_)];
+      const int64_t* bids = build_rowid->GetValues<int64_t>(1) + build_rowid->offset;
+      for (int64_t r : sel) build_matched_[static_cast<size_t>(bids[r])] = 1;
+    }
+    const bool keeps_pairs =
+        spec_.kind == JoinKind::kLeft || spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull;
+    if (keeps_pairs && !sel.empty()) {
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr kept, TakeRows(view, sel, ctx_->pool.get()));
       pending_.push_back(MakeBatch(schema_, kept->num_rows, kept->columns));
     }
     return Status::OK();
   }
 
+  // Right / full joins with a residual: the build rows no pair matched,
+  // the left columns NULL.
+  Status EmitUnmatchedBuildRows() {
+    int64_t base = 0;
+    for (const auto& b : build_batches_) {
+      std::vector<int64_t> rows;
+      for (int64_t r = 0; r < b->num_rows; ++r)
+        if (!build_matched_[static_cast<size_t>(base + r)]) rows.push_back(r);
+      base += b->num_rows;
+      if (rows.empty()) continue;
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(b, rows, ctx_->pool.get()));
+      std::vector<ArrayDataPtr> cols;
+      for (int c = 0; c < nleft_; ++c) {
+        QUIVER_ASSIGN_OR_RETURN(auto nulls, MakeArrayOfNull(left_->schema()->fields[static_cast<size_t>(c)]->type,
+                                                            taken->num_rows, ctx_->pool.get(), "outer join column"));
+        cols.push_back(std::move(nulls));
+      }
+      cols.insert(cols.end(), taken->columns.begin(), taken->columns.end());
+      pending_.push_back(MakeBatch(schema_, taken->num_rows, std::move(cols)));
+    }
+    build_batches_.clear();
+    return Status::OK();
+  }
+
   // After every slice of a tracked probe batch: its unmatched / matched rows.
   Status FinishTracked(const RecordBatchPtr& probe) {
+    if (spec_.kind == JoinKind::kRight) return Status::OK();  // unmatched probe rows are dropped
     std::vector<int64_t> rows;
     const bool want_matched = spec_.kind == JoinKind::kSemi;
     for (int64_t r = 0; r < probe->num_rows; ++r)
@@ -173,7 +217,7 @@ class HashJoinOp : public RecordBatchStream {
     if (rows.empty()) return Status::OK();
     QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(probe, rows, ctx_->pool.get()));
     std::vector<ArrayDataPtr> cols(taken->columns.begin(), taken->columns.begin() + nleft_);
-    if (spec_.kind == JoinKind::kLeft) {
+    if (spec_.kind == JoinKind::kLeft || spec_.kind == JoinKind::kFull) {
       for (int c = 0; c < nright_; ++c) {
         QUIVER_ASSIGN_OR_RETURN(auto nulls, MakeArrayOfNull(right_types_[static_cast<size_t>(c)], taken->num_rows,
                                                             ctx_->pool.get(), "outer join column"));
@@ -217,6 +261,7 @@ class HashJoinOp : public RecordBatchStream {
       }
       current_.reset();
       QUIVER_RETURN_NOT_OK(prober_->Finish(sink));
+      if (track_build_) QUIVER_RETURN_NOT_OK(EmitUnmatchedBuildRows());
       finished_ = true;
       prober_.reset();
       relation_->Close();
@@ -233,7 +278,9 @@ class HashJoinOp : public RecordBatchStream {
   JoinSpec spec_;
   SchemaPtr schema_, build_schema_, probe_schema_;
   int nleft_ = 0, nright_ = 0;
-  bool tracked_ = false;
+  bool tracked_ = false, track_build_ = false;
+  std::vector<RecordBatchPtr> build_batches_;  // right / full joins with a residual
+  std::vector<uint8_t> build_matched_;
   std::vector<DataTypePtr> right_types_;
   std::shared_ptr<const join::HashJoin> join_;
   std::shared_ptr<join::HashedRelation> relation_;

@@ -188,6 +188,15 @@ TEST_F(AnalyticsTest, SubqueriesAreUnnested) {
       "ORDER BY 1, 2",
       {"1|2", "1|8", "6|null"});
   Expect("SELECT count(*) FROM s a, s b WHERE a.id < b.id", {"28"});
+  // RIGHT and FULL joins with a residual ON condition.
+  Expect(
+      "SELECT a.id, b.id FROM s a RIGHT JOIN s b ON a.grp = b.grp AND a.qty > b.qty WHERE b.id IN (1, 2, 6) "
+      "ORDER BY 2, 1",
+      {"2|1", "8|1", "8|2", "null|6"});
+  Expect(
+      "SELECT a.id, b.id FROM (SELECT * FROM s WHERE id <= 3) a FULL JOIN (SELECT * FROM s WHERE id >= 2 AND "
+      "id <= 5) b ON a.grp = b.grp AND a.id < b.id ORDER BY 1, 2",
+      {"1|2", "2|null", "3|4", "3|5", "null|3"});
   Expect("SELECT 1, 'x' AS y", {"1|x"});
 }
 
