@@ -185,6 +185,33 @@ Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vec
         continue;
       }
       preds.push_back(x);
+      // An OR over several relations implies, for each relation every branch
+      // constrains, the OR of those constraints alone: push that down too
+      // ((n1 = 'F' AND n2 = 'G') OR (n1 = 'G' AND n2 = 'F') gives
+      // n1 IN ('F', 'G') on n1), keeping the OR itself as the join filter.
+      if (t->kind == Expr::Kind::kCall && t->fn == Fn::kOr) {
+        for (size_t r = 0; r < relations.size(); ++r) {
+          if (!(x.rels & (uint64_t{1} << r))) continue;
+          std::vector<ExprPtr> branches;
+          for (const auto& branch : t->args) {
+            std::vector<ExprPtr> conj, mine;
+            SplitConjuncts(branch, &conj);
+            for (const auto& c : conj) {
+              bool only_r = true, any = false;
+              VisitColumns(*c, [&](int id) {
+                auto it = owner.find(id);
+                any = true;
+                only_r &= it != owner.end() && it->second == static_cast<int>(r);
+              });
+              if (any && only_r) mine.push_back(c);
+            }
+            if (mine.empty()) break;
+            branches.push_back(MakeAnd(mine));
+          }
+          if (branches.size() == t->args.size())
+            relations[r] = AddFilter(relations[r], Expr::Call(Fn::kOr, branches, boolean()));
+        }
+      }
     }
   }
   // An equality whose sides each lie in one relation set (disjoint).
