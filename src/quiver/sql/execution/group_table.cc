@@ -38,6 +38,38 @@ uint64_t HashBytes(const uint8_t* p, size_t len) {
   return h;
 }
 
+Status IntGroupMap::Grow() {
+  const int64_t cap = capacity_ == 0 ? 1024 : capacity_ * 2;
+  QUIVER_ASSIGN_OR_RETURN(
+      auto page, consumer_->memory_manager()->AllocatePage(cap * static_cast<int64_t>(sizeof(Entry)), consumer_));
+  auto* entries = reinterpret_cast<Entry*>(page.data());
+  for (int64_t i = 0; i < cap; ++i) entries[i].group = -1;
+  const uint64_t mask = static_cast<uint64_t>(cap - 1);
+  for (int64_t i = 0; i < capacity_; ++i) {
+    if (entries_[i].group < 0) continue;
+    uint64_t s = Mix(entries_[i].key) & mask;
+    while (entries[s].group >= 0) s = (s + 1) & mask;
+    entries[s] = entries_[i];
+  }
+  page_ = std::move(page);
+  entries_ = entries;
+  capacity_ = cap;
+  return Status::OK();
+}
+
+Status IntGroupMap::Insert(uint64_t key, int64_t group) {
+  if ((size_ + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow());
+  const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
+  uint64_t s = Mix(key) & mask;
+  while (entries_[s].group >= 0) {
+    if (entries_[s].key == key) return Status::OK();
+    s = (s + 1) & mask;
+  }
+  entries_[s] = Entry{key, group};
+  ++size_;
+  return Status::OK();
+}
+
 GroupTable::GroupTable(join::MemoryConsumer* consumer) : consumer_(consumer), arena_(consumer), keys_(consumer) {}
 
 Status GroupTable::Grow() {

@@ -67,6 +67,42 @@ class ByteArena {
 /// 64-bit hash of a byte string (word at a time, multiply-xorshift mixing).
 uint64_t HashBytes(const uint8_t* data, size_t len);
 
+/// A cache from one 64-bit key to its group (open addressing, key and
+/// group side by side in one page: one cache miss per lookup), in front of
+/// a GroupTable for GROUP BY a single integer / date column.
+class IntGroupMap {
+ public:
+  explicit IntGroupMap(join::MemoryConsumer* consumer) : consumer_(consumer) {}
+  /// The group of `key`, or -1.
+  int64_t Find(uint64_t key) const {
+    if (capacity_ == 0) return -1;
+    const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
+    for (uint64_t s = Mix(key) & mask;; s = (s + 1) & mask) {
+      const int64_t g = entries_[s].group;
+      if (g < 0) return -1;
+      if (entries_[s].key == key) return g;
+    }
+  }
+  Status Insert(uint64_t key, int64_t group);
+
+ private:
+  struct Entry {
+    uint64_t key;
+    int64_t group;  // -1: empty
+  };
+  static uint64_t Mix(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xFF51AFD7ED558CCDULL;
+    k ^= k >> 33;
+    return k;
+  }
+  Status Grow();
+  join::MemoryConsumer* consumer_;
+  join::MemoryPage page_;
+  Entry* entries_ = nullptr;
+  int64_t capacity_ = 0, size_ = 0;
+};
+
 /// Encoded keys to dense group indices 0, 1, 2, ...
 class GroupTable {
  public:

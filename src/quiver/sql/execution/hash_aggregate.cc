@@ -79,6 +79,7 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
         aggs_(std::move(aggs)),
         schema_(std::move(schema)),
         table_(this),
+        int_map_(this),
         arena_(this) {
     for (size_t a = 0; a < aggs_.size(); ++a) {
       states_.emplace_back(std::make_unique<PagedArray<State>>(this));
@@ -128,7 +129,34 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
         widths.push_back(w);
         width += 1 + w;
       }
-      if (fixed) {
+      const TypeId k0 = keys[0].type()->id;
+      if (keys.size() == 1 && !keys[0].constant && !keys[0].MayHaveNulls() &&
+          (k0 == TypeId::kInt64 || k0 == TypeId::kInt32 || k0 == TypeId::kDate32)) {
+        // One integer key without NULLs: the IntGroupMap answers known keys
+        // with one probe; new keys go to the GroupTable (which numbers them).
+        const Vec& k = keys[0];
+        uint8_t enc[9];
+        enc[0] = 1;
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t key = k0 == TypeId::kInt64 ? k.Values<int64_t>()[r] : k.Values<int32_t>()[r];
+          int64_t g = int_map_.Find(static_cast<uint64_t>(key));
+          if (g < 0) {
+            const int w = k0 == TypeId::kInt64 ? 8 : 4;
+            if (w == 8) {
+              std::memcpy(enc + 1, &key, 8);
+            } else {
+              const int32_t k32 = static_cast<int32_t>(key);
+              std::memcpy(enc + 1, &k32, 4);
+            }
+            bool inserted;
+            QUIVER_RETURN_NOT_OK(table_.FindOrInsert(enc, static_cast<uint32_t>(1 + w),
+                                                     HashBytes(enc, static_cast<size_t>(1 + w)), &g, &inserted));
+            if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+            QUIVER_RETURN_NOT_OK(int_map_.Insert(static_cast<uint64_t>(key), g));
+          }
+          gid[static_cast<size_t>(r)] = g;
+        }
+      } else if (fixed) {
         std::vector<uint8_t> buf(static_cast<size_t>(n * width), 0);
         int64_t offset = 0;
         std::string one;
@@ -426,6 +454,7 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
   std::vector<AggregateCall> aggs_;
   SchemaPtr schema_;
   GroupTable table_;
+  IntGroupMap int_map_;
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<State>>> states_;
   std::vector<std::unique_ptr<GroupTable>> distinct_;
