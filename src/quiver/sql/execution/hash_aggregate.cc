@@ -190,13 +190,50 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
           if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
         }
       } else {
-        std::string key;
+        // Variable-width keys: per-row lengths, then the columns encoded one
+        // after the other into one buffer (no per-row allocation).
+        std::vector<int64_t> offsets(static_cast<size_t>(n) + 1, 0);
+        for (size_t c = 0; c < keys.size(); ++c) {
+          const Vec& k = keys[c];
+          for (int64_t r = 0; r < n; ++r) {
+            int64_t len = 1;
+            if (!k.IsNull(r)) len += widths[c] > 0 ? widths[c] : 4 + static_cast<int64_t>(k.StringAt(r).size());
+            offsets[static_cast<size_t>(r) + 1] += len;
+          }
+        }
+        for (int64_t r = 0; r < n; ++r) offsets[static_cast<size_t>(r) + 1] += offsets[static_cast<size_t>(r)];
+        std::vector<uint8_t> buf(static_cast<size_t>(offsets.back()) + 1);
+        std::vector<int64_t> pos(offsets.begin(), offsets.end() - 1);
+        std::string one;
+        for (size_t c = 0; c < keys.size(); ++c) {
+          const Vec& k = keys[c];
+          for (int64_t r = 0; r < n; ++r) {
+            uint8_t* dst = buf.data() + pos[static_cast<size_t>(r)];
+            if (k.type()->id == TypeId::kUtf8) {
+              if (k.IsNull(r)) {
+                dst[0] = 0;
+                pos[static_cast<size_t>(r)] += 1;
+                continue;
+              }
+              const std::string_view v = k.StringAt(r);
+              const auto len = static_cast<uint32_t>(v.size());
+              dst[0] = 1;
+              std::memcpy(dst + 1, &len, 4);
+              if (len) std::memcpy(dst + 5, v.data(), len);
+              pos[static_cast<size_t>(r)] += 5 + len;
+            } else {
+              one.clear();
+              EncodeValue(k, r, &one);
+              std::memcpy(dst, one.data(), one.size());
+              pos[static_cast<size_t>(r)] += static_cast<int64_t>(one.size());
+            }
+          }
+        }
         for (int64_t r = 0; r < n; ++r) {
-          key.clear();
-          for (const auto& k : keys) EncodeValue(k, r, &key);
-          const auto* p = reinterpret_cast<const uint8_t*>(key.data());
+          const uint8_t* p = buf.data() + offsets[static_cast<size_t>(r)];
+          const auto len = static_cast<size_t>(offsets[static_cast<size_t>(r) + 1] - offsets[static_cast<size_t>(r)]);
           bool inserted;
-          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(key.size()), HashBytes(p, key.size()),
+          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(len), HashBytes(p, len),
                                                    &gid[static_cast<size_t>(r)], &inserted));
           if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
           if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
