@@ -41,7 +41,20 @@ Status Status::WithContext(std::string_view context) const {
   std::string msg(context);
   msg += ": ";
   msg += state_->message;
-  return Status(state_->code, std::move(msg));
+  Status out;
+  out.state_ = std::make_shared<const State>(State{state_->code, std::move(msg), state_->sql_state});
+  return out;
+}
+
+std::string_view Status::sql_state() const noexcept {
+  return state_ ? std::string_view(state_->sql_state) : std::string_view();
+}
+
+Status Status::WithSqlState(std::string sql_state) const {
+  if (ok()) return *this;
+  Status out;
+  out.state_ = std::make_shared<const State>(State{state_->code, state_->message, std::move(sql_state)});
+  return out;
 }
 
 }  // namespace quiver

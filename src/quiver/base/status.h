@@ -60,14 +60,24 @@ class [[nodiscard]] Status {
   bool IsEndOfStream() const noexcept { return code() == StatusCode::kEndOfStream; }
   bool IsKeyError() const noexcept { return code() == StatusCode::kKeyError; }
 
-  /// Returns a copy whose message is "context: message" (same code).
-  /// Used to add where an error happened (message index, field path...).
+  /// Returns a copy whose message is "context: message" (same code, same
+  /// SQLSTATE). Used to add where an error happened (message index, field
+  /// path...).
   Status WithContext(std::string_view context) const;
+
+  /// The SQLSTATE the code that raised the error gave it (five characters,
+  /// e.g. "42P01" undefined table, "42703" undefined column), or empty when
+  /// none was given: servers then map the code (Invalid -> 42601, ...).
+  /// Carried through WithContext and copies; never derived from the message.
+  std::string_view sql_state() const noexcept;
+  /// A copy carrying `sql_state` (an OK status stays OK and carries none).
+  Status WithSqlState(std::string sql_state) const;
 
  private:
   struct State {
     StatusCode code;
     std::string message;
+    std::string sql_state;
   };
   std::shared_ptr<const State> state_;
 };

@@ -309,8 +309,15 @@ class EngineImpl final : public DownloadEngine {
   bool Stopping() const { return cancel_ || stop_; }
 
   // Appends a page's links after checking them.
+  // The consumer's row limit is covered by the links known: ask for no more.
+  bool LimitReached() const { return o_.row_limit >= 0 && next_row_ >= o_.row_limit; }
+
   Status AddLinks(const FetchPage& page) {
     for (const ResultLink& l : page.links) {
+      if (LimitReached()) {
+        has_more_ = false;  // links past the limit are neither kept nor downloaded
+        break;
+      }
       const int64_t index = static_cast<int64_t>(chunks_.size());
       const std::string label = ChunkLabel(index, l.start_row_offset, l.row_count);
       if (l.row_count < 0) return Status::Invalid(label + ": negative rowCount " + std::to_string(l.row_count));
@@ -364,7 +371,7 @@ class EngineImpl final : public DownloadEngine {
       }
       empty = 0;
       QUIVER_RETURN_NOT_OK(AddLinks(page));
-      has_more_ = page.has_more_rows;
+      has_more_ = page.has_more_rows && !LimitReached();
     }
     if (!has_more_) {
       stats_.all_links_known = true;
@@ -610,7 +617,7 @@ class EngineImpl final : public DownloadEngine {
       stats_.pages += 1;
       fetched_any_ = true;
       QUIVER_RETURN_NOT_OK(AddLinks(*first_page_));
-      has_more_ = first_page_->has_more_rows;
+      has_more_ = first_page_->has_more_rows && !LimitReached();
     }
     for (;;) {
       if (Stopping()) return cancel_ ? Status::Cancelled("fetch cancelled") : Status::OK();

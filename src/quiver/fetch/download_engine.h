@@ -101,6 +101,11 @@ struct DownloadOptions {
   int64_t max_chunk_bytes = int64_t{16} << 30;
   /// Trust at most this many live chunk mappings (0 = decoder default).
   int64_t max_live_mappings = 0;
+  /// Rows the consumer will read at most (< 0 = all, the default): once the
+  /// links known cover this many rows, no more links are requested and no
+  /// later file is downloaded, so `quiver query --limit 3` fetches the first
+  /// chunk only. The result then ends after the chunks that cover the limit.
+  int64_t row_limit = -1;
 };
 
 /// Counters, updated while the engine runs. Thread-safe reads.

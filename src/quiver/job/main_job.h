@@ -61,10 +61,25 @@ struct MainJobStage {
   int64_t rss_bytes = -1, hwm_bytes = -1;  ///< VmRSS / VmHWM once the stage's query was done
 };
 
+/// One streaming fetch of the headline (query (b) again, batches dropped).
+struct MainJobFetchCost {
+  std::string policy;             ///< fetch::ChunkPolicyName
+  int64_t decoded_bytes = 0;      ///< IPC bytes after decompression
+  int64_t client_peak_bytes = 0;  ///< the client pool's peak (everything the client charges)
+  double seconds = 0;
+};
+
 struct MainJobResult {
   std::vector<MainJobQuery> queries;
   std::vector<MainJobStage> stages;
+  MainJobFetchCost stream_mmap;  ///< the headline with quiver's policy
+  MainJobFetchCost heap;         ///< the same fetch with the heap policy
 };
+
+/// "== headline: query (b) decodes to X; the client's peak ... is Y (R x of
+/// the decoded size, policy stream-mmap) / the same fetch with the heap
+/// policy: peak Z (...), K x quiver's" (the demo's last section). Pure.
+std::string FormatMainJobHeadline(const MainJobResult& result);
 
 /// Runs the job, writing its report to `out` as it goes (sections
 /// "== TPC-H ...", "== server: ...", one per query with its first rows and

@@ -525,6 +525,29 @@ TEST(FetchResult, HintTooSmallTruesUpTheWindow) {
   EXPECT_EQ(pool->held_bytes(), 0);
 }
 
+// A row limit (quiver query --limit N): only the chunks covering the first N
+// rows are requested and downloaded, whatever the window and parallelism.
+TEST(FetchResult, RowLimitDownloadsOnlyTheChunksItNeeds) {
+  for (int64_t limit : {int64_t{0}, int64_t{3}, int64_t{10000}, int64_t{10001}}) {
+    Scenario s = MakeScenario(80000, 8, true);
+    s.cfg.links_per_page = 8;  // every link in the first page: the limit, not paging, must stop them
+    auto w = FakeWarehouse::Start(s.cfg);
+    auto pool = MemoryPool::MakeRoot({});
+    FetchOptions fo = Options(pool.get());
+    fo.download.parallel = 8;
+    fo.download.row_limit = limit;
+    Outcome out = RunQuery(*w, fo, pool);
+    ASSERT_OK(out.status) << limit;
+    const int64_t chunks = (limit + 9999) / 10000;
+    int64_t rows = 0;
+    for (auto& b : out.batches) rows += b->num_rows;
+    EXPECT_EQ(rows, chunks * 10000) << limit;
+    EXPECT_EQ(w->counters().gets.load(), chunks) << limit;
+    out.batches.clear();
+    EXPECT_EQ(pool->held_bytes(), 0);
+  }
+}
+
 TEST(FetchResult, WrongRowCountNamesTheChunk) {
   Scenario s = MakeScenario(30000, 3, false);
   s.cfg.files[2].row_count += 25;  // the last file: offsets stay contiguous
