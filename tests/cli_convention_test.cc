@@ -157,8 +157,8 @@ TEST_F(CliConventionTest, SqlPrintsTheCatTableAndTakesATablesDirectory) {
 TEST_F(CliConventionTest, SqlWritesArrowIpc) {
   const fs::path t = MakeTables();
   const fs::path out = dir_ / "result.arrow";
-  CliResult w = Quiver("sql --tables " + Q(t) + " \"SELECT * FROM nums WHERE id >= 2\" -o " + Q(out) +
-                       " --compression zstd");
+  CliResult w =
+      Quiver("sql --tables " + Q(t) + " \"SELECT * FROM nums WHERE id >= 2\" -o " + Q(out) + " --compression zstd");
   ASSERT_EQ(w.exit_code, 0) << w.err;
   EXPECT_EQ(w.out, "");
   EXPECT_NE(w.err.find("3 rows written"), std::string::npos) << w.err;

@@ -21,10 +21,10 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <string_view>
-#include <unordered_map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "quiver/base/bit_util.h"
@@ -445,8 +445,8 @@ PdPlan PlanColumn(const Table& table, int col) {
       const ArrayData& a = *b->columns[static_cast<size_t>(col)];
       for (int64_t i = 0; i < a.length && fits; ++i) {
         if (!a.IsValid(i)) continue;
-        const int64_t v = type.id == TypeId::kDate32 ? a.GetValues<int32_t>(1)[a.offset + i]
-                                                     : a.GetValues<int64_t>(1)[a.offset + i];
+        const int64_t v =
+            type.id == TypeId::kDate32 ? a.GetValues<int32_t>(1)[a.offset + i] : a.GetValues<int64_t>(1)[a.offset + i];
         fits = v <= limit && v >= -limit;
       }
     }
@@ -523,7 +523,8 @@ void FillColumn(const Table& table, int col, const PdPlan& plan, uint8_t* out) {
     switch (plan.kind) {
       case PdKind::kCopy: {
         const int width = FixedBitWidth(type) / 8;
-        std::memcpy(out + row * width, a.GetValues<uint8_t>(1) + a.offset * width, static_cast<size_t>(a.length * width));
+        std::memcpy(out + row * width, a.GetValues<uint8_t>(1) + a.offset * width,
+                    static_cast<size_t>(a.length * width));
         if (a.null_count > 0) {  // float columns: NaN for nulls
           for (int64_t i = 0; i < a.length; ++i) {
             if (a.IsValid(i)) continue;
@@ -586,8 +587,8 @@ void FillColumn(const Table& table, int col, const PdPlan& plan, uint8_t* out) {
           }
           // Precision <= 15: the value fits the low 64 bits (two's complement, little-endian),
           // and |unscaled| < 2^53, so one division gives the nearest double.
-          const int64_t unscaled = width == 4 ? bit_util::LoadLE<int32_t>(v + i * width)
-                                              : bit_util::LoadLE<int64_t>(v + i * width);
+          const int64_t unscaled =
+              width == 4 ? bit_util::LoadLE<int32_t>(v + i * width) : bit_util::LoadLE<int64_t>(v + i * width);
           d[i] = type.scale >= 0 ? static_cast<double>(unscaled) / pow10 : static_cast<double>(unscaled) * pow10;
         }
         break;
@@ -722,11 +723,13 @@ ArrayDataPtr ObjectColumn(const std::string& name, py::array arr) {
       const char* p = nullptr;
       Py_ssize_t len = 0;
       if (text) {
-        check(i, [](PyObject* o) { return PyUnicode_Check(o) != 0; }, "str");
+        check(
+            i, [](PyObject* o) { return PyUnicode_Check(o) != 0; }, "str");
         p = PyUnicode_AsUTF8AndSize(v[i], &len);
         if (p == nullptr) throw py::error_already_set();
       } else {
-        check(i, [](PyObject* o) { return PyBytes_Check(o) != 0; }, "bytes");
+        check(
+            i, [](PyObject* o) { return PyBytes_Check(o) != 0; }, "bytes");
         p = PyBytes_AS_STRING(v[i]);
         len = PyBytes_GET_SIZE(v[i]);
       }
@@ -758,7 +761,8 @@ ArrayDataPtr ObjectColumn(const std::string& name, py::array arr) {
     auto bits = Unwrap(Buffer::AllocateZeroed(ModulePool(), (n + 7) / 8));
     for (int64_t i = 0; i < n; ++i) {
       if (!valid(i)) continue;
-      check(i, [](PyObject* o) { return PyBool_Check(o) != 0; }, "bool");
+      check(
+          i, [](PyObject* o) { return PyBool_Check(o) != 0; }, "bool");
       if (v[i] == Py_True) bit_util::SetBit(bits->mutable_data(), i);
     }
     out->buffers = {MakeValidity(n, valid, &out->null_count), bits};
@@ -769,7 +773,8 @@ ArrayDataPtr ObjectColumn(const std::string& name, py::array arr) {
     bool floats = false;
     for (int64_t i = 0; i < n; ++i) {
       if (!valid(i)) continue;
-      check(i, [](PyObject* o) { return (PyLong_Check(o) && !PyBool_Check(o)) || PyFloat_Check(o); }, "number");
+      check(
+          i, [](PyObject* o) { return (PyLong_Check(o) && !PyBool_Check(o)) || PyFloat_Check(o); }, "number");
       floats = floats || PyFloat_Check(v[i]);
     }
     out->type = floats ? float64() : int64();

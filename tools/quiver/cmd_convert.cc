@@ -25,7 +25,8 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--compression", o->compression, "none|lz4|zstd")->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--level", o->level, "codec level (zstd default 3)");
   cmd->add_option("--max-rows-per-batch", o->max_rows, "split batches to at most N rows");
-  cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes (e.g. 8MiB)")->transform(ByteSize());
+  cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes (e.g. 8MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--min-space-saving", o->min_saving,
                   "store a buffer raw unless compression saves this fraction (default 0: any saving)");
   cmd->add_option("--column-compression", o->column_codecs,

@@ -23,7 +23,8 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--scale", o->job.scale, "TPC-H scale factor (default 0.1)");
   cmd->add_option("--rows", o->job.rows_shown, "rows to show per result (default 5)");
   cmd->add_option("--chunk-bytes", o->job.chunk_bytes,
-                  "target uncompressed IPC bytes per CloudFetch chunk (default 512KiB)")->transform(ByteSize());
+                  "target uncompressed IPC bytes per CloudFetch chunk (default 512KiB)")
+      ->transform(ByteSize());
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
   cmd->add_option("--tpch-dir", o->job.tpch_dir,

@@ -40,7 +40,8 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--scale", o->scale, "tpch: TPC-H scale factor (default 0.01); -o is then a directory");
   // --- sql ---
   cmd->add_option("--max-bytes-per-batch", o->max_bytes,
-                  "cut batches at this many Arrow buffer bytes (e.g. 1MiB; default 0: one batch)")->transform(ByteSize());
+                  "cut batches at this many Arrow buffer bytes (e.g. 1MiB; default 0: one batch)")
+      ->transform(ByteSize());
   cmd->add_option("--seed", o->seed, "seed of the generated values (default 42)");
   cmd->add_option("--compression", o->compression, "none|lz4|zstd (default none)")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));

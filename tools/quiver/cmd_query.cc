@@ -103,7 +103,8 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   cmd->add_option("-o,--output", o->output, "write the result as an Arrow IPC file (atomically: temp file + rename)");
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));
-  cmd->add_option("--window", o->window, "download window in bytes (e.g. 64MiB; default 256MiB)")->transform(ByteSize());
+  cmd->add_option("--window", o->window, "download window in bytes (e.g. 64MiB; default 256MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--parallel", o->parallel, "files downloading at once (default 8)")->check(CLI::Range(1, 1024));
   cmd->add_option("--policy", o->policy, "chunk memory: heap|mmap-after|stream-mmap (default stream-mmap)")
       ->check(CLI::IsMember({"heap", "mmap-after", "stream-mmap"}));

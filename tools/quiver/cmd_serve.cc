@@ -75,16 +75,21 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
-  cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of each statement's pool (e.g. 1GiB; default none)")->transform(ByteSize());
+  cmd->add_option("--statement-memory-limit", o->statement_limit,
+                  "byte limit of each statement's pool (e.g. 1GiB; default none)")
+      ->transform(ByteSize());
   cmd->add_option("--warehouse-id", o->warehouse_id, "warehouse id in the RPC path (default quiver)");
-  cmd->add_option("--chunk-bytes", o->chunk_bytes,
-                  "target uncompressed IPC bytes per CloudFetch chunk (default 20MiB)")->transform(ByteSize());
+  cmd->add_option("--chunk-bytes", o->chunk_bytes, "target uncompressed IPC bytes per CloudFetch chunk (default 20MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--inline-threshold-bytes", o->inline_threshold_bytes,
-                  "results up to this many IPC bytes are sent inline (default 1MiB)")->transform(ByteSize());
+                  "results up to this many IPC bytes are sent inline (default 1MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--store-budget", o->store_budget_bytes,
-                  "bytes of chunks kept in memory before spilling (default 1GiB)")->transform(ByteSize());
+                  "bytes of chunks kept in memory before spilling (default 1GiB)")
+      ->transform(ByteSize());
   cmd->add_option("--spill-dir", o->spill_dir, "directory for spilled chunks (default: a private temp dir)");
-  cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)")->transform(ByteSize());
+  cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)")
+      ->transform(ByteSize());
   cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
   cmd->add_option("--session-idle-s", o->session_idle_s, "close sessions idle this long (default 3600)");
   cmd->add_option("--operation-idle-s", o->operation_idle_s, "close operations idle this long (default 1800)");
@@ -108,8 +113,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       if (token.empty()) return ctx.UsageError("serve: give a bearer token with --token or QUIVER_TOKEN");
       auto server_pool = ctx.Child("serve");
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(auto tables,
-                              OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
+      QUIVER_ASSIGN_OR_RETURN(
+          auto tables, OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
       if (!tables->tpch_summary.empty()) std::printf("%s\n", tables->tpch_summary.c_str());
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       server::SqlExecutorOptions xo;

@@ -25,7 +25,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
     std::vector<std::string> tables, table_dirs;
     double tpch = 0;
     std::string tpch_dir, sql, format = "table", memory_mode = "on-heap", output, compression = "none",
-                           ipc_format = "file";
+                               ipc_format = "file";
     int64_t statement_limit = -1;
   };
   auto o = std::make_shared<Opts>();
@@ -62,8 +62,8 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
         return ctx.UsageError("sql: --compression applies to -o FILE only");
       }
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir,
-                                                            "quiver-tpch-"));
+      QUIVER_ASSIGN_OR_RETURN(auto tables,
+                              OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-tpch-"));
       if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       sql::Engine engine(catalog);
@@ -82,10 +82,10 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
         ipc::WriteOptions wo;
         wo.pool = write_pool.get();
         wo.compression = codec;
-        QUIVER_ASSIGN_OR_RETURN(
-            auto writer,
-            ipc::RecordBatchWriter::Make(sink.get(), stream->schema(),
-                                         o->ipc_format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
+        QUIVER_ASSIGN_OR_RETURN(auto writer,
+                                ipc::RecordBatchWriter::Make(
+                                    sink.get(), stream->schema(),
+                                    o->ipc_format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
         while (true) {
           QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
           if (!b) break;

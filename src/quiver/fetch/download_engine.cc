@@ -689,7 +689,7 @@ class EngineImpl final : public DownloadEngine {
   std::deque<std::unique_ptr<Chunk>> chunks_;
   size_t next_start_ = 0;
   int64_t next_row_ = 0;
-  double hint_ratio_ = 0;         // largest decoded / bytesNum of done chunks (0 = none yet)
+  double hint_ratio_ = 0;        // largest decoded / bytesNum of done chunks (0 = none yet)
   int64_t largest_decoded_ = 0;  // largest decoded chunk so far
   bool has_more_ = true;
   bool fetched_any_ = false;

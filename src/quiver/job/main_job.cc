@@ -378,10 +378,10 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
                      "held once the last chunk was read (the closing session removes them); spilled " +
                          B(store_spilled) + " (" + std::to_string(store_spilled_chunks) + " chunks ever), budget 1 GiB",
                      rss, hwm});
-    table.push_back({tag + "download", "fetch window", B(0), B(window_peak),
-                     B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of " +
-                         B(fo.download.window_bytes),
-                     rss, hwm});
+    table.push_back(
+        {tag + "download", "fetch window", B(0), B(window_peak),
+         B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of " + B(fo.download.window_bytes),
+         rss, hwm});
     table.push_back({tag + "decompress", "chunk mappings", B(maps.mapped_bytes), B(maps.peak_mapped_bytes),
                      B(decoded) + " of IPC decompressed into private mappings (stream-mmap)", rss, hwm});
     table.push_back({tag + "decode", "fetch", B(fetch_pool->held_bytes()), B(fetch_pool->peak_bytes()),

@@ -38,13 +38,13 @@ std::string FormatQueryMemoryReport(const QueryJobSummary& sum, const QueryJobOp
     out += ratio;
   }
   out += " (the client's memory per decoded byte" + std::string(o.hold ? ", every batch held" : "") + ")\n";
-  out += "  window: limit " + FormatBytes(o.window_bytes) + " x parallel " + std::to_string(o.parallel) +
-         ", peak " + FormatBytes(sum.window_peak_bytes) +
+  out += "  window: limit " + FormatBytes(o.window_bytes) + " x parallel " + std::to_string(o.parallel) + ", peak " +
+         FormatBytes(sum.window_peak_bytes) +
          " of reservations (expected decoded bytes of files in flight + decoded bytes not yet consumed)\n";
   out += "  client pool held " + FormatBytes(sum.pool_held_bytes) + ", peak " + FormatBytes(sum.pool_peak_bytes) +
-         " (chunks and LZ4 buffers charged); chunk mappings peak " + FormatBytes(sum.mapped_peak_bytes) +
-         "; policy " + std::string(fetch::ChunkPolicyName(o.policy)) + ", heap fallbacks " +
-         std::to_string(sum.heap_fallbacks) + "\n";
+         " (chunks and LZ4 buffers charged); chunk mappings peak " + FormatBytes(sum.mapped_peak_bytes) + "; policy " +
+         std::string(fetch::ChunkPolicyName(o.policy)) + ", heap fallbacks " + std::to_string(sum.heap_fallbacks) +
+         "\n";
   return out;
 }
 

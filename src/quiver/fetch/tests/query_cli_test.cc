@@ -136,7 +136,8 @@ TEST_F(QueryCli, MissingTokenAndUntrustedCertificate) {
 // --limit 3 fetches the first chunk only (issue 21: it once downloaded every
 // file the window allowed) and the report leads with the RSS / decoded ratio.
 TEST_F(QueryCli, LimitFetchesOnlyTheFirstChunk) {
-  Cmd c = Shell(Base() + " --token " + cfg_.token + " --format csv --parallel 8 --window 256MiB --limit 3 'SELECT id FROM t'");
+  Cmd c = Shell(Base() + " --token " + cfg_.token +
+                " --format csv --parallel 8 --window 256MiB --limit 3 'SELECT id FROM t'");
   ASSERT_EQ(c.status, 0) << c.out;
   EXPECT_EQ(c.out.rfind("id\n0\n1\n2\n", 0), 0u) << c.out;
   EXPECT_EQ(w_->counters().gets.load(), 1) << c.out;
