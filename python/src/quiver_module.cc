@@ -897,7 +897,7 @@ ArrayDataPtr NumpyColumn(const std::string& name, py::array arr, const std::stri
     return out;
   }
   if (kind == 'O') return ObjectColumn(name, arr);
-  ColumnTypeError(name, "unsupported numpy dtype " + std::string(py::str(dt)));
+  ColumnTypeError(name, "unsupported numpy dtype " + std::string(py::str(static_cast<const py::handle&>(dt))));
 }
 
 /// A Table of one batch from parallel lists of names, 1-D numpy arrays of

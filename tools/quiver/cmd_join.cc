@@ -9,7 +9,10 @@
 
 #include "quiver/bench/join_bench.h"
 #include "quiver/cli.h"
+#include "quiver/compression/codec.h"
 #include "quiver/job/file_join.h"
+#include "quiver/join/hash_join.h"
+#include "quiver/join/task_memory_manager.h"
 
 #ifndef QUIVER_BENCH_DIR
 #define QUIVER_BENCH_DIR "bench"

@@ -19,7 +19,7 @@ std::string_view StatusCodeName(StatusCode code) {
 
 Status::Status(StatusCode code, std::string message) {
   if (code != StatusCode::kOk) {
-    state_ = std::make_shared<const State>(State{code, std::move(message)});
+    state_ = std::make_shared<const State>(State{code, std::move(message), std::string()});
   }
 }
 

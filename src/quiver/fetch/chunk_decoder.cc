@@ -365,9 +365,10 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     int64_t by_ratio;
     if (!Exact() && o_.expected_bytes > 0) {
       // A hint (uncompressed size, or the compressed size as other servers
-      // send it) bounds what the chunk may become by LZ4's largest ratio:
-      // an endless body is cut instead of growing to max_decompressed_bytes.
-      if (CheckedMul(std::max(o_.expected_bytes, received_), o_.max_expansion_ratio, &by_ratio) &&
+      // send it) bounds what the chunk may become by LZ4's largest ratio
+      // (over the hint or the announced length, not the bytes received): an
+      // endless body is cut instead of growing to max_decompressed_bytes.
+      if (CheckedMul(std::max(o_.expected_bytes, o_.compressed_length), o_.max_expansion_ratio, &by_ratio) &&
           CheckedAdd(by_ratio, slack, &by_ratio)) {
         bound = std::min(bound, by_ratio);
       }

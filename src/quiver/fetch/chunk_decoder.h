@@ -36,8 +36,9 @@
 // (within the limits below), else from the hint (else 1 MiB, or 4 x the
 // compressed length), grown with mremap as output comes, the tail given back
 // at the end; a hint the pool refuses is replaced by a 1 MiB start. With a
-// hint the output is bounded by max(hint, received) x max_expansion_ratio
-// (+ 4 MiB), so an endless body is cut. Integrity rests on what the IPC
+// hint the output is bounded by max(hint, compressed_length) x
+// max_expansion_ratio (+ 4 MiB), so an endless body is cut (a hint below
+// 1/256 of the decoded size of a body without Content-Length is refused). Integrity rests on what the IPC
 // reader checks afterwards (rows, offsets, schema), not on bytesNum.
 //
 // Integrity (each failure is Invalid naming options.chunk_label):

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -456,8 +457,8 @@ class EngineImpl final : public DownloadEngine {
   int64_t EstimateFor(const Chunk& c) const {
     if (c.link.bytes_num <= 0) return largest_decoded_ > 0 ? largest_decoded_ : window_->capacity();
     if (o_.bytes_num_is_exact || hint_ratio_ <= 0) return c.link.bytes_num;
-    const double est = static_cast<double>(c.link.bytes_num) * hint_ratio_;
-    return est >= static_cast<double>(o_.max_chunk_bytes) ? o_.max_chunk_bytes : static_cast<int64_t>(est) + 1;
+    const double est = std::ceil(static_cast<double>(c.link.bytes_num) * hint_ratio_);
+    return est >= static_cast<double>(o_.max_chunk_bytes) ? o_.max_chunk_bytes : static_cast<int64_t>(est);
   }
 
   // A chunk's window share: its expected decoded size, plus for LZ4 the
