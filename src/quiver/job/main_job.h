@@ -40,6 +40,10 @@ struct MainJobOptions {
   /// Where the TPC-H files go (kept); empty: a temporary directory
   /// (quiver-demo-<pid> under the system's temp path), removed at the end.
   std::string tpch_dir;
+  /// The quiver binary: the headline's fetches then run in a child process
+  /// (`quiver bench fetch-client`), so the client's peak RSS is measured
+  /// apart from the in-process server. Empty: in-process, pool peaks only.
+  std::string client_exe;
 };
 
 /// One join, fetched and checked.
@@ -61,11 +65,12 @@ struct MainJobStage {
   int64_t rss_bytes = -1, hwm_bytes = -1;  ///< VmRSS / VmHWM once the stage's query was done
 };
 
-/// One streaming fetch of the headline (query (b) again, batches dropped).
+/// One fetch-all of the headline (query (b) again, every batch kept).
 struct MainJobFetchCost {
   std::string policy;             ///< fetch::ChunkPolicyName
   int64_t decoded_bytes = 0;      ///< IPC bytes after decompression
-  int64_t client_peak_bytes = 0;  ///< the client pool's peak (everything the client charges)
+  int64_t client_peak_bytes = 0;  ///< the client's peak RSS increase (child process), else its pool's peak
+  bool rss = false;               ///< client_peak_bytes is RSS (true) or the pool's peak (false)
   double seconds = 0;
 };
 
