@@ -32,7 +32,7 @@ struct QueryOpts {
   std::string format = "table";
   std::string output;
   std::string compression = "none";
-  std::string window = "256MiB";
+  std::string window = "64MiB";  // fetch::DownloadOptions' default, chosen by measurement
   int parallel = 8;
   std::string policy = "stream-mmap";
   int retries = 4;
@@ -103,7 +103,7 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   cmd->add_option("-o,--output", o->output, "write the result as an Arrow IPC file (atomically: temp file + rename)");
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));
-  cmd->add_option("--window", o->window, "download window in bytes (e.g. 64MiB; default 256MiB)")
+  cmd->add_option("--window", o->window, "download window in bytes (e.g. 32MiB; default 64MiB, see the README)")
       ->transform(ByteSize());
   cmd->add_option("--parallel", o->parallel, "files downloading at once (default 8)")->check(CLI::Range(1, 1024));
   cmd->add_option("--policy", o->policy, "chunk memory: heap|mmap-after|stream-mmap (default stream-mmap)")

@@ -423,11 +423,10 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
   }
   // The headline: the larger result fetched again, streaming, with quiver's
   // policy and with the heap policy (the seed's "before"), same server, same run.
-  QUIVER_ASSIGN_OR_RETURN(
-      res.stream_mmap,
-      MeasureFetch(*server, token, queries[1].sql, fetch::ChunkPolicy::kStreamMmap, root, o.client_exe));
-  QUIVER_ASSIGN_OR_RETURN(
-      res.heap, MeasureFetch(*server, token, queries[1].sql, fetch::ChunkPolicy::kHeap, root, o.client_exe));
+  QUIVER_ASSIGN_OR_RETURN(res.stream_mmap, MeasureFetch(*server, token, queries[1].sql, fetch::ChunkPolicy::kStreamMmap,
+                                                        root, o.client_exe));
+  QUIVER_ASSIGN_OR_RETURN(res.heap,
+                          MeasureFetch(*server, token, queries[1].sql, fetch::ChunkPolicy::kHeap, root, o.client_exe));
   server->Stop();
 
   std::fprintf(out,

@@ -38,7 +38,7 @@ struct QueryJobOptions {
   /// to OUTPUT once complete; removed on failure).
   std::string output_path;
   CompressionType compression = CompressionType::kNone;         ///< IPC body codec of output_path
-  int64_t window_bytes = int64_t{256} << 20;                    ///< download window (> 0)
+  int64_t window_bytes = int64_t{64} << 20;                     ///< download window (> 0; see DownloadOptions)
   int parallel = 8;                                             ///< files downloading at once (>= 1)
   fetch::ChunkPolicy policy = fetch::ChunkPolicy::kStreamMmap;  ///< chunk memory
   int retries = 4;                                              ///< retries per chunk (>= 0)
