@@ -144,7 +144,8 @@ TEST_F(CliConventionTest, SqlPrintsTheCatTableAndTakesATablesDirectory) {
   CliResult cat = Quiver("cat " + Q(t / "words.arrow"));
   ASSERT_EQ(cat.exit_code, 0) << cat.err;
   EXPECT_EQ(sql.out, cat.out);
-  CliResult two = Quiver("sql --tables " + Q(t) + " \"SELECT a.id, b.id AS other FROM nums a JOIN nums b ON a.id = b.id\"");
+  CliResult two =
+      Quiver("sql --tables " + Q(t) + " \"SELECT a.id, b.id AS other FROM nums a JOIN nums b ON a.id = b.id\"");
   ASSERT_EQ(two.exit_code, 0) << two.err;
   EXPECT_EQ(two.out.rfind("id | other\n---+------\n", 0), 0u) << "aligned, with a rule:\n" << two.out;
   // The same on serve is checked by its usage: a directory without tables is refused.
