@@ -8,7 +8,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 BUILD := build/release
 ASAN_BUILD := build/debug-asan
 
-.PHONY: run test deps build build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test
+.PHONY: run test deps build build-main build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test
 
 # scripts/install-deps.sh runs once per version of itself on this machine:
 # the stamp build/.deps-<hash of the script> marks it done (a fresh clone,
@@ -25,11 +25,18 @@ build: deps
 	cmake --preset release >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
+# What the main job needs and nothing more: the quiver binary (no tests, no
+# benchmarks of other tools), so a newcomer's first `make run` is short;
+# `make test` builds the rest.
+build-main: deps
+	cmake --preset release >/dev/null
+	cmake --build $(BUILD) -j$(JOBS) --target quiver
+
 build-asan: deps
 	cmake --preset debug-asan >/dev/null
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 
-run: build
+run: build-main
 	./$(BUILD)/quiver demo
 
 interop-deps:

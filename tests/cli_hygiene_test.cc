@@ -244,7 +244,7 @@ TEST_F(CliHygieneTest, VersionNamesBuildCodecsAndAllocators) {
 
 TEST_F(CliHygieneTest, NoSubcommandPrintsTheSubcommandList) {
   CliResult r = Quiver("");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2) << "a missing subcommand is a usage error";
   for (const char* name : {"Subcommands:", "cat", "convert", "integration", "join", "--version"}) {
     EXPECT_NE(r.err.find(name), std::string::npos) << name << " missing from:\n" << r.err;
   }

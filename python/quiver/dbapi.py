@@ -355,7 +355,7 @@ class Cursor:
 
 def connect(server_hostname: str, http_path: str, access_token: Optional[str] = None, *,
             port: Optional[int] = None, ca_cert: Optional[str] = None, insecure: bool = False,
-            window_bytes: int = 256 << 20, parallel: int = 8, policy: str = "stream-mmap",
+            window_bytes: int = 64 << 20, parallel: int = 8, policy: str = "stream-mmap",
             connect_timeout_s: float = 10.0) -> Connection:
     """Opens a session on ``https://server_hostname[:port]/http_path``.
 

@@ -2,7 +2,7 @@
 // (pybind11): Arrow tables that cross into pyarrow, polars, DuckDB and
 // nanoarrow through the Arrow PyCapsule interface (zero-copy, C Data / C
 // Stream Interface), IPC file reading and writing, and numpy columns for
-// `Table.to_pandas()`.
+// `Table.to_pandas()` / `quiver.from_pandas()`.
 //
 // Source: the Arrow "PyCapsule Interface" specification (capsule names
 // "arrow_schema", "arrow_array_stream"; the capsule destructor releases a
@@ -14,12 +14,17 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "quiver/base/bit_util.h"
@@ -224,171 +229,6 @@ void WriteIpc(const py::object& obj, const std::string& path, const std::string&
   Check(st);
 }
 
-// ---- numpy columns (for to_pandas) -----------------------------------------------
-
-const char* NumpyDtypeOf(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kUInt8: return "uint8";
-    case TypeId::kUInt16: return "uint16";
-    case TypeId::kUInt32: return "uint32";
-    case TypeId::kUInt64: return "uint64";
-    case TypeId::kFloat32: return "float32";
-    case TypeId::kFloat64: return "float64";
-    default: return nullptr;
-  }
-}
-
-template <typename T>
-void CopyFixed(const ArrayData& a, T* out) {
-  const T* values = a.GetValues<T>(1) + a.offset;
-  std::memcpy(out, values, static_cast<size_t>(a.length) * sizeof(T));
-}
-
-/// One column of the table as a numpy array: numbers in their dtype (float64
-/// with NaN where an integer column has nulls, as pandas does), booleans as
-/// bool (object with None when nulls), strings/binary as object (str/bytes or
-/// None), dates as datetime64[D], timestamps as datetime64[unit] (NaT for
-/// nulls; the time zone is applied by the Python side), anything else as
-/// object arrays of the formatted value. Returns (array, timezone or None).
-py::tuple ColumnToNumpy(const Table& table, int col) {
-  const Field& f = *table.schema->fields[static_cast<size_t>(col)];
-  const DataType& type = *f.type;
-  const int64_t n = table.num_rows();
-  int64_t nulls = 0;
-  for (const auto& b : table.batches) nulls += b->columns[static_cast<size_t>(col)]->null_count;
-  auto each = [&](auto&& fn) {
-    int64_t row = 0;
-    for (const auto& b : table.batches) {
-      const ArrayData& a = *b->columns[static_cast<size_t>(col)];
-      fn(a, row);
-      row += a.length;
-    }
-  };
-
-  if (const char* dtype = NumpyDtypeOf(type.id)) {
-    const bool to_float = nulls > 0 && type.id != TypeId::kFloat32 && type.id != TypeId::kFloat64;
-    py::array out(py::dtype(to_float ? "float64" : dtype), std::vector<py::ssize_t>{n});
-    auto* base = static_cast<uint8_t*>(out.mutable_data());
-    each([&](const ArrayData& a, int64_t row) {
-      const int width = FixedBitWidth(type) / 8;
-      if (!to_float) {
-        std::memcpy(base + row * width, a.GetValues<uint8_t>(1) + a.offset * width,
-                    static_cast<size_t>(a.length * width));
-        if (a.null_count > 0) {  // float columns: NaN for nulls
-          for (int64_t i = 0; i < a.length; ++i) {
-            if (!a.IsValid(i)) {
-              if (type.id == TypeId::kFloat32)
-                reinterpret_cast<float*>(base)[row + i] = std::numeric_limits<float>::quiet_NaN();
-              else
-                reinterpret_cast<double*>(base)[row + i] = std::numeric_limits<double>::quiet_NaN();
-            }
-          }
-        }
-      } else {
-        auto* d = reinterpret_cast<double*>(base);
-        for (int64_t i = 0; i < a.length; ++i) {
-          if (!a.IsValid(i)) {
-            d[row + i] = std::numeric_limits<double>::quiet_NaN();
-            continue;
-          }
-          const uint8_t* p = a.GetValues<uint8_t>(1) + (a.offset + i) * width;
-          switch (type.id) {
-            case TypeId::kInt8: d[row + i] = *reinterpret_cast<const int8_t*>(p); break;
-            case TypeId::kInt16: d[row + i] = bit_util::LoadLE<int16_t>(p); break;
-            case TypeId::kInt32: d[row + i] = bit_util::LoadLE<int32_t>(p); break;
-            case TypeId::kInt64: d[row + i] = static_cast<double>(bit_util::LoadLE<int64_t>(p)); break;
-            case TypeId::kUInt8: d[row + i] = *p; break;
-            case TypeId::kUInt16: d[row + i] = bit_util::LoadLE<uint16_t>(p); break;
-            case TypeId::kUInt32: d[row + i] = bit_util::LoadLE<uint32_t>(p); break;
-            default: d[row + i] = static_cast<double>(bit_util::LoadLE<uint64_t>(p)); break;
-          }
-        }
-      }
-    });
-    return py::make_tuple(out, py::none());
-  }
-  if (type.id == TypeId::kBool && nulls == 0) {
-    py::array out(py::dtype("bool"), std::vector<py::ssize_t>{n});
-    auto* base = static_cast<bool*>(out.mutable_data());
-    each([&](const ArrayData& a, int64_t row) {
-      for (int64_t i = 0; i < a.length; ++i) base[row + i] = bit_util::GetBit(a.GetValues<uint8_t>(1), a.offset + i);
-    });
-    return py::make_tuple(out, py::none());
-  }
-  if (type.id == TypeId::kDate32 || type.id == TypeId::kTimestamp || type.id == TypeId::kDate64) {
-    std::string unit = "D";
-    if (type.id == TypeId::kDate64) unit = "ms";
-    if (type.id == TypeId::kTimestamp) unit = std::string(TimeUnitName(type.unit));
-    py::array out(py::dtype("datetime64[" + unit + "]"), std::vector<py::ssize_t>{n});
-    auto* base = static_cast<int64_t*>(out.mutable_data());
-    const int64_t nat = std::numeric_limits<int64_t>::min();
-    each([&](const ArrayData& a, int64_t row) {
-      for (int64_t i = 0; i < a.length; ++i) {
-        if (!a.IsValid(i)) {
-          base[row + i] = nat;
-        } else if (type.id == TypeId::kDate32) {
-          base[row + i] = a.GetValues<int32_t>(1)[a.offset + i];
-        } else {
-          base[row + i] = a.GetValues<int64_t>(1)[a.offset + i];
-        }
-      }
-    });
-    py::object tz =
-        type.id == TypeId::kTimestamp && !type.timezone.empty() ? py::object(py::str(type.timezone)) : py::none();
-    return py::make_tuple(out, tz);
-  }
-  // Object columns: str / bytes / bool / None, or the formatted value.
-  py::list values;
-  std::string text;
-  const bool is_string = type.id == TypeId::kUtf8 || type.id == TypeId::kLargeUtf8 || type.id == TypeId::kUtf8View ||
-                         (type.id == TypeId::kDictionary && type.value_type &&
-                          (type.value_type->id == TypeId::kUtf8 || type.value_type->id == TypeId::kLargeUtf8));
-  const bool is_binary =
-      type.id == TypeId::kBinary || type.id == TypeId::kLargeBinary || type.id == TypeId::kBinaryView;
-  each([&](const ArrayData& a, int64_t) {
-    for (int64_t i = 0; i < a.length; ++i) {
-      if (!a.IsValid(i) && type.id != TypeId::kDictionary) {
-        values.append(py::none());
-        continue;
-      }
-      if (type.id == TypeId::kBool) {
-        values.append(py::bool_(bit_util::GetBit(a.GetValues<uint8_t>(1), a.offset + i)));
-        continue;
-      }
-      if (is_binary) {
-        // The value bytes, from the offsets (views: through FormatValue's hex is not wanted).
-        if (type.id == TypeId::kBinary) {
-          const int32_t* o = a.GetValues<int32_t>(1) + a.offset + i;
-          values.append(py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]),
-                                  static_cast<size_t>(o[1] - o[0])));
-          continue;
-        }
-        if (type.id == TypeId::kLargeBinary) {
-          const int64_t* o = a.GetValues<int64_t>(1) + a.offset + i;
-          values.append(py::bytes(reinterpret_cast<const char*>(a.GetValues<uint8_t>(2) + o[0]),
-                                  static_cast<size_t>(o[1] - o[0])));
-          continue;
-        }
-      }
-      text.clear();
-      FormatValue(a, i, ValueFormat::kText, &text);
-      if (type.id == TypeId::kDictionary && text == "null" && !is_string) {
-        values.append(py::none());
-      } else if (type.id == TypeId::kDictionary && is_string && !a.IsValid(i)) {
-        values.append(py::none());
-      } else {
-        values.append(py::str(text));
-      }
-    }
-  });
-  py::array out = py::module_::import("numpy").attr("array")(values, py::arg("dtype") = "object");
-  return py::make_tuple(out, py::none());
-}
-
 // ---- Python values (DB-API rows) -------------------------------------------------
 
 struct PyTypes {
@@ -513,6 +353,581 @@ py::list TableToPylist(const Table& table) {
     }
   }
   return rows;
+}
+
+// ---- pandas (Table.to_pandas) -----------------------------------------------------
+//
+// The frame is built by position from one 2-D numpy array per dtype (the
+// blocks pandas keeps), each filled column by column in one pass, so that
+// no column is copied twice (pandas would stack separate arrays into blocks)
+// and repeated names cannot mix columns up.
+
+const char* NumpyDtypeOf(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8: return "int8";
+    case TypeId::kInt16: return "int16";
+    case TypeId::kInt32: return "int32";
+    case TypeId::kInt64: return "int64";
+    case TypeId::kUInt8: return "uint8";
+    case TypeId::kUInt16: return "uint16";
+    case TypeId::kUInt32: return "uint32";
+    case TypeId::kUInt64: return "uint64";
+    case TypeId::kFloat32: return "float32";
+    case TypeId::kFloat64: return "float64";
+    default: return nullptr;
+  }
+}
+
+/// How one column becomes a pandas column.
+enum class PdKind {
+  kCopy,          ///< numbers in their own dtype (floats: NaN for nulls)
+  kIntToFloat,    ///< integers with nulls -> float64 with NaN (as pandas does)
+  kBool,          ///< booleans without nulls -> bool
+  kDatetimeNs,    ///< date32 / date64 / timestamp -> datetime64[ns], NaT for nulls
+  kDecimalFloat,  ///< decimal of precision <= 15 -> float64 (the nearest double; NaN)
+  kString,        ///< utf8 / large_utf8 (dictionary-encoded too) -> str / None, equal values shared
+  kObject,        ///< anything else -> Python values (bool/None, bytes, Decimal, date, text)
+};
+
+struct PdPlan {
+  PdKind kind = PdKind::kObject;
+  std::string dtype = "object";
+  int64_t ns_per_unit = 1;  ///< kDatetimeNs
+  bool tz = false;          ///< kDatetimeNs: a timestamp with a time zone
+};
+
+bool IsUtf8(const DataType& t) { return t.id == TypeId::kUtf8 || t.id == TypeId::kLargeUtf8; }
+
+/// The bytes of string value i of a utf8 / large_utf8 array.
+std::string_view Utf8At(const ArrayData& a, int64_t i) {
+  const int64_t k = a.offset + i;
+  const char* data = a.GetValues<char>(2);
+  if (a.type->id == TypeId::kUtf8) {
+    const int32_t* o = a.GetValues<int32_t>(1) + k;
+    return {data + o[0], static_cast<size_t>(o[1] - o[0])};
+  }
+  const int64_t* o = a.GetValues<int64_t>(1) + k;
+  return {data + o[0], static_cast<size_t>(o[1] - o[0])};
+}
+
+PdPlan PlanColumn(const Table& table, int col) {
+  const DataType& type = *table.schema->fields[static_cast<size_t>(col)]->type;
+  int64_t nulls = 0;
+  for (const auto& b : table.batches) nulls += b->columns[static_cast<size_t>(col)]->null_count;
+  PdPlan p;
+  if (const char* dtype = NumpyDtypeOf(type.id)) {
+    const bool is_float = type.id == TypeId::kFloat32 || type.id == TypeId::kFloat64;
+    p.kind = nulls > 0 && !is_float ? PdKind::kIntToFloat : PdKind::kCopy;
+    p.dtype = p.kind == PdKind::kIntToFloat ? "float64" : dtype;
+    return p;
+  }
+  if (type.id == TypeId::kBool && nulls == 0) {
+    p.kind = PdKind::kBool;
+    p.dtype = "bool";
+    return p;
+  }
+  if (type.id == TypeId::kDate32 || type.id == TypeId::kDate64 || type.id == TypeId::kTimestamp) {
+    int64_t mult = 1;
+    if (type.id == TypeId::kDate32) mult = int64_t{86400} * 1000000000;
+    if (type.id == TypeId::kDate64) mult = 1000000;
+    if (type.id == TypeId::kTimestamp) {
+      switch (type.unit) {
+        case TimeUnit::kSecond: mult = 1000000000; break;
+        case TimeUnit::kMilli: mult = 1000000; break;
+        case TimeUnit::kMicro: mult = 1000; break;
+        case TimeUnit::kNano: mult = 1; break;
+      }
+    }
+    // pandas (1.x) holds nanoseconds: values past them become Python objects.
+    const int64_t limit = std::numeric_limits<int64_t>::max() / mult;
+    bool fits = true;
+    for (const auto& b : table.batches) {
+      const ArrayData& a = *b->columns[static_cast<size_t>(col)];
+      for (int64_t i = 0; i < a.length && fits; ++i) {
+        if (!a.IsValid(i)) continue;
+        const int64_t v =
+            type.id == TypeId::kDate32 ? a.GetValues<int32_t>(1)[a.offset + i] : a.GetValues<int64_t>(1)[a.offset + i];
+        fits = v <= limit && v >= -limit;
+      }
+    }
+    if (fits) {
+      p.kind = PdKind::kDatetimeNs;
+      p.dtype = "datetime64[ns]";
+      p.ns_per_unit = mult;
+      p.tz = type.id == TypeId::kTimestamp && !type.timezone.empty();
+    }
+    return p;
+  }
+  if (type.id == TypeId::kDecimal && type.precision <= 15 && type.scale >= -15 && type.scale <= 22) {
+    p.kind = PdKind::kDecimalFloat;
+    p.dtype = "float64";
+    return p;
+  }
+  if (IsUtf8(type) || (type.id == TypeId::kDictionary && type.value_type && IsUtf8(*type.value_type))) {
+    p.kind = PdKind::kString;
+  }
+  return p;
+}
+
+/// Python str objects for the values of one column, with equal values
+/// sharing one object while that pays (low-cardinality columns: flags,
+/// modes, categories), as pyarrow's deduplicate_objects does. Holds a
+/// reference to every cached object until destroyed.
+class StringCache {
+ public:
+  ~StringCache() { Clear(); }
+  /// A new reference to a str of `text` (UTF-8; invalid bytes replaced).
+  PyObject* Get(std::string_view text) {
+    if (enabled_) {
+      ++lookups_;
+      auto it = cache_.find(text);
+      if (it != cache_.end()) {
+        ++hits_;
+        Py_INCREF(it->second);
+        return it->second;
+      }
+      // Mostly distinct values (comments, keys): stop hashing them.
+      if (cache_.size() >= kMaxEntries || (lookups_ >= 4096 && hits_ * 2 < lookups_)) {
+        enabled_ = false;
+        Clear();
+      }
+    }
+    PyObject* s = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+    if (s == nullptr) throw py::error_already_set();
+    if (enabled_) {
+      Py_INCREF(s);
+      cache_.emplace(text, s);
+    }
+    return s;
+  }
+
+ private:
+  static constexpr size_t kMaxEntries = 1 << 16;
+  void Clear() {
+    for (auto& [k, v] : cache_) Py_DECREF(v);
+    cache_.clear();
+  }
+  std::unordered_map<std::string_view, PyObject*> cache_;
+  bool enabled_ = true;
+  int64_t lookups_ = 0, hits_ = 0;
+};
+
+/// Fills `n` slots (one column of a block) from column `col`.
+void FillColumn(const Table& table, int col, const PdPlan& plan, uint8_t* out) {
+  const DataType& type = *table.schema->fields[static_cast<size_t>(col)]->type;
+  int64_t row = 0;
+  StringCache strings;
+  auto** slots = reinterpret_cast<PyObject**>(out);
+  for (const auto& b : table.batches) {
+    const ArrayData& a = *b->columns[static_cast<size_t>(col)];
+    switch (plan.kind) {
+      case PdKind::kCopy: {
+        const int width = FixedBitWidth(type) / 8;
+        std::memcpy(out + row * width, a.GetValues<uint8_t>(1) + a.offset * width,
+                    static_cast<size_t>(a.length * width));
+        if (a.null_count > 0) {  // float columns: NaN for nulls
+          for (int64_t i = 0; i < a.length; ++i) {
+            if (a.IsValid(i)) continue;
+            if (type.id == TypeId::kFloat32) {
+              reinterpret_cast<float*>(out)[row + i] = std::numeric_limits<float>::quiet_NaN();
+            } else {
+              reinterpret_cast<double*>(out)[row + i] = std::numeric_limits<double>::quiet_NaN();
+            }
+          }
+        }
+        break;
+      }
+      case PdKind::kIntToFloat: {
+        auto* d = reinterpret_cast<double*>(out) + row;
+        for (int64_t i = 0; i < a.length; ++i) {
+          if (!a.IsValid(i)) {
+            d[i] = std::numeric_limits<double>::quiet_NaN();
+          } else if (type.id == TypeId::kUInt64) {
+            d[i] = static_cast<double>(a.GetValues<uint64_t>(1)[a.offset + i]);
+          } else {
+            d[i] = static_cast<double>(IntegerAt(a, i));
+          }
+        }
+        break;
+      }
+      case PdKind::kBool: {
+        auto* d = reinterpret_cast<bool*>(out) + row;
+        const uint8_t* bits = a.GetValues<uint8_t>(1);
+        for (int64_t i = 0; i < a.length; ++i) d[i] = bit_util::GetBit(bits, a.offset + i);
+        break;
+      }
+      case PdKind::kDatetimeNs: {
+        auto* d = reinterpret_cast<int64_t*>(out) + row;
+        const int64_t nat = std::numeric_limits<int64_t>::min();
+        const int64_t mult = plan.ns_per_unit;
+        if (type.id == TypeId::kDate32) {
+          const int32_t* v = a.GetValues<int32_t>(1) + a.offset;
+          for (int64_t i = 0; i < a.length; ++i) d[i] = static_cast<int64_t>(v[i]) * mult;
+        } else {
+          const int64_t* v = a.GetValues<int64_t>(1) + a.offset;
+          for (int64_t i = 0; i < a.length; ++i) d[i] = v[i] * mult;
+        }
+        if (a.null_count > 0) {
+          for (int64_t i = 0; i < a.length; ++i) {
+            if (!a.IsValid(i)) d[i] = nat;
+          }
+        }
+        break;
+      }
+      case PdKind::kDecimalFloat: {
+        auto* d = reinterpret_cast<double*>(out) + row;
+        const int width = type.bit_width / 8;
+        const uint8_t* v = a.GetValues<uint8_t>(1) + a.offset * width;
+        double pow10 = 1;
+        for (int k = 0; k < (type.scale >= 0 ? type.scale : -type.scale); ++k) pow10 *= 10;
+        for (int64_t i = 0; i < a.length; ++i) {
+          if (!a.IsValid(i)) {
+            d[i] = std::numeric_limits<double>::quiet_NaN();
+            continue;
+          }
+          // Precision <= 15: the value fits the low 64 bits (two's complement, little-endian),
+          // and |unscaled| < 2^53, so one division gives the nearest double.
+          const int64_t unscaled =
+              width == 4 ? bit_util::LoadLE<int32_t>(v + i * width) : bit_util::LoadLE<int64_t>(v + i * width);
+          d[i] = type.scale >= 0 ? static_cast<double>(unscaled) / pow10 : static_cast<double>(unscaled) * pow10;
+        }
+        break;
+      }
+      case PdKind::kString: {
+        const bool dict = type.id == TypeId::kDictionary;
+        ArrayData indices;
+        if (dict) {
+          indices = a;
+          indices.type = type.index_type;
+        }
+        for (int64_t i = 0; i < a.length; ++i) {
+          PyObject* o = nullptr;
+          if (!a.IsValid(i)) {
+            o = Py_None;
+            Py_INCREF(o);
+          } else if (!dict) {
+            o = strings.Get(Utf8At(a, i));
+          } else {
+            const int64_t idx = IntegerAt(indices, i);
+            if (!a.dictionary || idx < 0 || idx >= a.dictionary->length || !a.dictionary->IsValid(idx)) {
+              o = Py_None;
+              Py_INCREF(o);
+            } else {
+              o = strings.Get(Utf8At(*a.dictionary, idx));
+            }
+          }
+          slots[row + i] = o;
+        }
+        break;
+      }
+      case PdKind::kObject: {
+        for (int64_t i = 0; i < a.length; ++i) slots[row + i] = PyValue(a, i).release().ptr();
+        break;
+      }
+    }
+    row += a.length;
+  }
+}
+
+/// The frame's blocks: ([(2-D array, [column positions])], [(position, time
+/// zone)]). Row j of a block's array is the column at positions[j].
+py::tuple PandasBlocks(const Table& table) {
+  const int ncols = table.schema->num_fields();
+  const int64_t n = table.num_rows();
+  std::vector<PdPlan> plans;
+  for (int c = 0; c < ncols; ++c) plans.push_back(PlanColumn(table, c));
+  std::vector<std::string> dtypes;
+  std::vector<std::vector<int>> members;
+  for (int c = 0; c < ncols; ++c) {
+    auto it = std::find(dtypes.begin(), dtypes.end(), plans[static_cast<size_t>(c)].dtype);
+    if (it == dtypes.end()) {
+      dtypes.push_back(plans[static_cast<size_t>(c)].dtype);
+      members.emplace_back();
+      it = dtypes.end() - 1;
+    }
+    members[static_cast<size_t>(it - dtypes.begin())].push_back(c);
+  }
+  py::list blocks;
+  py::list zones;
+  for (size_t g = 0; g < dtypes.size(); ++g) {
+    const auto& cols = members[g];
+    py::array values(py::dtype(dtypes[g]), std::vector<py::ssize_t>{static_cast<py::ssize_t>(cols.size()), n});
+    auto* base = static_cast<uint8_t*>(values.mutable_data());
+    const int64_t item = values.itemsize();
+    py::list positions;
+    for (size_t j = 0; j < cols.size(); ++j) {
+      FillColumn(table, cols[j], plans[static_cast<size_t>(cols[j])], base + static_cast<int64_t>(j) * n * item);
+      positions.append(cols[j]);
+      if (plans[static_cast<size_t>(cols[j])].tz) {
+        zones.append(py::make_tuple(cols[j], table.schema->fields[static_cast<size_t>(cols[j])]->type->timezone));
+      }
+    }
+    blocks.append(py::make_tuple(values, positions));
+  }
+  return py::make_tuple(blocks, zones);
+}
+
+// ---- from_pandas / from_numpy: numpy columns -> a Table ------------------------------
+
+bool IsMissing(PyObject* o) {
+  if (o == Py_None) return true;
+  if (PyFloat_Check(o)) return std::isnan(PyFloat_AS_DOUBLE(o));
+  const char* name = Py_TYPE(o)->tp_name;
+  return std::strcmp(name, "NAType") == 0 || std::strcmp(name, "NaTType") == 0;
+}
+
+/// A validity bitmap of `n` bits from `valid(i)`; nullptr when every value is valid.
+template <typename Valid>
+std::shared_ptr<Buffer> MakeValidity(int64_t n, Valid valid, int64_t* null_count) {
+  *null_count = 0;
+  for (int64_t i = 0; i < n; ++i) *null_count += valid(i) ? 0 : 1;
+  if (*null_count == 0) return nullptr;
+  auto bits = Unwrap(Buffer::AllocateZeroed(ModulePool(), (n + 7) / 8));
+  for (int64_t i = 0; i < n; ++i) {
+    if (valid(i)) bit_util::SetBit(bits->mutable_data(), i);
+  }
+  return bits;
+}
+
+[[noreturn]] void ColumnTypeError(const std::string& name, const std::string& what) {
+  throw py::type_error("column '" + name + "': " + what);
+}
+
+/// One column from an object array: str -> utf8 (large_utf8 past 2 GiB),
+/// bytes -> binary, bool -> bool, int -> int64, float -> float64,
+/// datetime.date -> date32, by the first value that is not missing (None,
+/// NaN, pd.NA, NaT are nulls); a column of nulls only -> utf8.
+ArrayDataPtr ObjectColumn(const std::string& name, py::array arr) {
+  const int64_t n = arr.shape(0);
+  // `arr` is a C-contiguous array of dtype object (NumpyColumn): PyObject* slots.
+  PyObject* const* v = static_cast<PyObject* const*>(arr.data());
+  PyObject* first = nullptr;
+  for (int64_t i = 0; i < n && first == nullptr; ++i) {
+    if (!IsMissing(v[i])) first = v[i];
+  }
+  auto out = std::make_shared<ArrayData>();
+  out->length = n;
+  auto valid = [&](int64_t i) { return !IsMissing(v[i]); };
+  auto check = [&](int64_t i, auto pred, const char* want) {
+    if (!pred(v[i])) {
+      ColumnTypeError(name, std::string("value ") + std::to_string(i) + " is a " + Py_TYPE(v[i])->tp_name +
+                                ", expected " + want + " like the column's first value");
+    }
+  };
+  if (first == nullptr || PyUnicode_Check(first) || PyBytes_Check(first)) {
+    const bool text = first == nullptr || PyUnicode_Check(first);
+    int64_t total = 0;
+    std::vector<std::pair<const char*, Py_ssize_t>> views(static_cast<size_t>(n), {nullptr, 0});
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid(i)) continue;
+      const char* p = nullptr;
+      Py_ssize_t len = 0;
+      if (text) {
+        check(
+            i, [](PyObject* o) { return PyUnicode_Check(o) != 0; }, "str");
+        p = PyUnicode_AsUTF8AndSize(v[i], &len);
+        if (p == nullptr) throw py::error_already_set();
+      } else {
+        check(
+            i, [](PyObject* o) { return PyBytes_Check(o) != 0; }, "bytes");
+        p = PyBytes_AS_STRING(v[i]);
+        len = PyBytes_GET_SIZE(v[i]);
+      }
+      views[static_cast<size_t>(i)] = {p, len};
+      total += len;
+    }
+    const bool large = total > std::numeric_limits<int32_t>::max();
+    out->type = text ? (large ? large_utf8() : utf8()) : (large ? large_binary() : binary());
+    const int width = large ? 8 : 4;
+    auto offsets = Unwrap(Buffer::Allocate(ModulePool(), (n + 1) * width));
+    auto data = Unwrap(Buffer::Allocate(ModulePool(), std::max<int64_t>(total, 1)));
+    int64_t at = 0;
+    for (int64_t i = 0; i <= n; ++i) {
+      if (large) {
+        reinterpret_cast<int64_t*>(offsets->mutable_data())[i] = at;
+      } else {
+        reinterpret_cast<int32_t*>(offsets->mutable_data())[i] = static_cast<int32_t>(at);
+      }
+      if (i == n) break;
+      const auto& [p, len] = views[static_cast<size_t>(i)];
+      if (len > 0) std::memcpy(data->mutable_data() + at, p, static_cast<size_t>(len));
+      at += len;
+    }
+    out->buffers = {MakeValidity(n, valid, &out->null_count), offsets, data};
+    return out;
+  }
+  if (PyBool_Check(first)) {
+    out->type = boolean();
+    auto bits = Unwrap(Buffer::AllocateZeroed(ModulePool(), (n + 7) / 8));
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid(i)) continue;
+      check(
+          i, [](PyObject* o) { return PyBool_Check(o) != 0; }, "bool");
+      if (v[i] == Py_True) bit_util::SetBit(bits->mutable_data(), i);
+    }
+    out->buffers = {MakeValidity(n, valid, &out->null_count), bits};
+    return out;
+  }
+  if (PyLong_Check(first) || PyFloat_Check(first)) {
+    // Integers stay int64 unless a float appears (then float64, as pandas would).
+    bool floats = false;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid(i)) continue;
+      check(
+          i, [](PyObject* o) { return (PyLong_Check(o) && !PyBool_Check(o)) || PyFloat_Check(o); }, "number");
+      floats = floats || PyFloat_Check(v[i]);
+    }
+    out->type = floats ? float64() : int64();
+    auto values = Unwrap(Buffer::AllocateZeroed(ModulePool(), n * 8));
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid(i)) continue;
+      if (floats) {
+        reinterpret_cast<double*>(values->mutable_data())[i] = PyFloat_AsDouble(v[i]);
+      } else {
+        int overflow = 0;
+        const long long x = PyLong_AsLongLongAndOverflow(v[i], &overflow);
+        if (overflow != 0) ColumnTypeError(name, "value " + std::to_string(i) + " does not fit int64");
+        reinterpret_cast<int64_t*>(values->mutable_data())[i] = x;
+      }
+      if (PyErr_Occurred()) throw py::error_already_set();
+    }
+    out->buffers = {MakeValidity(n, valid, &out->null_count), values};
+    return out;
+  }
+  py::object date_type = PyTypes::Get().date, datetime_type = PyTypes::Get().datetime;
+  if (PyObject_IsInstance(first, date_type.ptr()) == 1 && PyObject_IsInstance(first, datetime_type.ptr()) == 0) {
+    out->type = date32();
+    auto values = Unwrap(Buffer::AllocateZeroed(ModulePool(), n * 4));
+    for (int64_t i = 0; i < n; ++i) {
+      if (!valid(i)) continue;
+      check(
+          i,
+          [&](PyObject* o) {
+            return PyObject_IsInstance(o, date_type.ptr()) == 1 && PyObject_IsInstance(o, datetime_type.ptr()) == 0;
+          },
+          "datetime.date");
+      const int64_t ordinal = py::reinterpret_borrow<py::object>(v[i]).attr("toordinal")().cast<int64_t>();
+      reinterpret_cast<int32_t*>(values->mutable_data())[i] = static_cast<int32_t>(ordinal - 719163);
+    }
+    out->buffers = {MakeValidity(n, valid, &out->null_count), values};
+    return out;
+  }
+  ColumnTypeError(name, std::string("cannot store Python ") + Py_TYPE(first)->tp_name +
+                            " values (expected str, bytes, bool, int, float or datetime.date)");
+}
+
+/// One column from a 1-D numpy array (see from_numpy in python/quiver/__init__.py).
+ArrayDataPtr NumpyColumn(const std::string& name, py::array arr, const std::string& tz) {
+  if (arr.ndim() != 1) ColumnTypeError(name, "expected a 1-D array, got " + std::to_string(arr.ndim()) + " dimensions");
+  arr = py::array::ensure(arr, py::array::c_style);
+  const int64_t n = arr.shape(0);
+  const py::dtype dt = arr.dtype();
+  const char kind = dt.kind();
+  const int64_t item = dt.itemsize();
+  auto out = std::make_shared<ArrayData>();
+  out->length = n;
+  const auto* raw = static_cast<const uint8_t*>(arr.data());
+  auto copy_values = [&](int64_t width) {
+    auto values = Unwrap(Buffer::Allocate(ModulePool(), std::max<int64_t>(n * width, 1)));
+    if (n > 0) std::memcpy(values->mutable_data(), raw, static_cast<size_t>(n * width));
+    return values;
+  };
+  if (kind == 'i' || kind == 'u') {
+    static const std::map<std::pair<char, int64_t>, DataTypePtr (*)()> types = {
+        {{'i', 1}, int8},  {{'i', 2}, int16},  {{'i', 4}, int32},  {{'i', 8}, int64},
+        {{'u', 1}, uint8}, {{'u', 2}, uint16}, {{'u', 4}, uint32}, {{'u', 8}, uint64}};
+    out->type = types.at({kind, item})();
+    out->buffers = {nullptr, copy_values(item)};
+    return out;
+  }
+  if (kind == 'f' && (item == 4 || item == 8)) {
+    // NaN is pandas' missing value: it becomes a null.
+    out->type = item == 4 ? float32() : float64();
+    auto valid = [&](int64_t i) {
+      return item == 4 ? !std::isnan(reinterpret_cast<const float*>(raw)[i])
+                       : !std::isnan(reinterpret_cast<const double*>(raw)[i]);
+    };
+    out->buffers = {MakeValidity(n, valid, &out->null_count), copy_values(item)};
+    return out;
+  }
+  if (kind == 'b') {
+    out->type = boolean();
+    auto bits = Unwrap(Buffer::AllocateZeroed(ModulePool(), (n + 7) / 8));
+    for (int64_t i = 0; i < n; ++i) {
+      if (raw[i] != 0) bit_util::SetBit(bits->mutable_data(), i);
+    }
+    out->buffers = {nullptr, bits};
+    return out;
+  }
+  if (kind == 'M' || kind == 'm') {
+    // datetime64 / timedelta64: the unit from the dtype ("<M8[ns]"); NaT is a null.
+    const std::string str = py::str(dt.attr("str"));
+    const size_t lb = str.find('['), rb = str.find(']');
+    const std::string unit = lb == std::string::npos ? "" : str.substr(lb + 1, rb - lb - 1);
+    const auto* v = reinterpret_cast<const int64_t*>(raw);
+    const int64_t nat = std::numeric_limits<int64_t>::min();
+    auto valid = [&](int64_t i) { return v[i] != nat; };
+    if (kind == 'M' && unit == "D") {
+      out->type = date32();
+      auto values = Unwrap(Buffer::AllocateZeroed(ModulePool(), std::max<int64_t>(n * 4, 1)));
+      for (int64_t i = 0; i < n; ++i) {
+        if (!valid(i)) continue;
+        if (v[i] > std::numeric_limits<int32_t>::max() || v[i] < std::numeric_limits<int32_t>::min()) {
+          ColumnTypeError(name, "date value " + std::to_string(i) + " is out of date32's range");
+        }
+        reinterpret_cast<int32_t*>(values->mutable_data())[i] = static_cast<int32_t>(v[i]);
+      }
+      out->buffers = {MakeValidity(n, valid, &out->null_count), values};
+      return out;
+    }
+    TimeUnit u;
+    if (unit == "s") {
+      u = TimeUnit::kSecond;
+    } else if (unit == "ms") {
+      u = TimeUnit::kMilli;
+    } else if (unit == "us") {
+      u = TimeUnit::kMicro;
+    } else if (unit == "ns") {
+      u = TimeUnit::kNano;
+    } else {
+      ColumnTypeError(name, "unsupported unit in " + str + " (use D, s, ms, us or ns)");
+    }
+    out->type = kind == 'M' ? timestamp(u, tz) : duration(u);
+    out->buffers = {MakeValidity(n, valid, &out->null_count), copy_values(8)};
+    return out;
+  }
+  if (kind == 'O') return ObjectColumn(name, arr);
+  ColumnTypeError(name, "unsupported numpy dtype " + std::string(py::str(static_cast<const py::handle&>(dt))));
+}
+
+/// A Table of one batch from parallel lists of names, 1-D numpy arrays of
+/// equal length and time zones ("" for none). Values are copied into the
+/// module's pool.
+std::shared_ptr<Table> TableFromColumns(const std::vector<std::string>& names, const std::vector<py::array>& arrays,
+                                        const std::vector<std::string>& zones) {
+  if (names.size() != arrays.size() || zones.size() != arrays.size()) {
+    Raise(Status::Invalid("from_columns: names, arrays and time zones differ in length"));
+  }
+  auto schema = std::make_shared<Schema>();
+  auto batch = std::make_shared<RecordBatch>();
+  int64_t rows = -1;
+  for (size_t c = 0; c < arrays.size(); ++c) {
+    ArrayDataPtr col = NumpyColumn(names[c], arrays[c], zones[c]);
+    if (rows >= 0 && col->length != rows) {
+      throw py::value_error("column '" + names[c] + "' has " + std::to_string(col->length) + " rows, expected " +
+                            std::to_string(rows) + " like the first column");
+    }
+    rows = col->length;
+    schema->fields.push_back(field(names[c], col->type, true));
+    batch->columns.push_back(std::move(col));
+  }
+  batch->schema = schema;
+  batch->num_rows = std::max<int64_t>(rows, 0);
+  Check(batch->CheckShape());
+  auto table = std::make_shared<Table>();
+  table->schema = schema;
+  if (!arrays.empty()) table->batches.push_back(std::move(batch));
+  return table;
 }
 
 /// PEP 249 description fields of one column: (name, type name as the
@@ -720,8 +1135,8 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
           },
           py::arg("requested_schema") = py::none(),
           "PyCapsule 'arrow_array_stream' over the batches (C Stream Interface, zero-copy).")
-      .def("_column_numpy", &ColumnToNumpy, py::arg("index"),
-           "(numpy array, time zone or None) for one column; used by to_pandas().")
+      .def("_pandas_blocks", &PandasBlocks,
+           "([(2-D numpy array, [column positions])], [(position, time zone)]): the blocks of to_pandas().")
       .def(
           "to_pylist", [](const Table& t) { return TableToPylist(t); },
           "Rows as a list of tuples of Python values (int, float, str, bytes, bool, "
@@ -776,6 +1191,8 @@ polars.from_arrow(t), duckdb and nanoarrow take it without copying buffers.
   m.def("write_ipc", &WriteIpc, py::arg("obj"), py::arg("path"), py::arg("compression") = "none",
         py::arg("format") = "file",
         "Writes a quiver.Table or any __arrow_c_stream__ object as an Arrow IPC file/stream.");
+  m.def("_from_columns", &TableFromColumns, py::arg("names"), py::arg("arrays"), py::arg("time_zones"),
+        "A Table of one batch from names, 1-D numpy arrays and time zones (values copied).");
   m.def("from_arrow", &TableFromArrow, py::arg("obj"),
         "A quiver.Table from any object implementing __arrow_c_stream__ (zero-copy).");
   m.def(

@@ -26,11 +26,39 @@ struct Context {
   int64_t memory_limit_bytes = -1;
   std::shared_ptr<MemoryPool> root;
 
+  /// Set by UsageError: main() then exits 2, as for the option parser's own
+  /// usage errors (one convention for every subcommand).
+  bool usage_error = false;
+
   /// Makes `root` from the options (once). Errors name the bad option.
   Status Init();
+  /// A usage error found after parsing (a missing token, options that do not
+  /// go together): Invalid with `message`, and the process exits 2.
+  Status UsageError(std::string message);
   /// A child pool of the root for one stage, e.g. "read".
   std::shared_ptr<MemoryPool> Child(const std::string& name);
 };
+
+/// The one convention for byte-size options of every subcommand: a CLI11
+/// transform accepting ParseBytes text ("8MiB", "1G", "1.5k", "64 M",
+/// "1048576") that hands the option its count in bytes (as decimal text, so
+/// any integer option type takes it). A plain integer passes unchanged, so
+/// 0 and negative values keep the meaning an option gives them ("none").
+/// A bad value is a usage error (exit 2) naming the text.
+CLI::Validator ByteSize();
+
+/// A CLI11 check that `parse(text)` (a quiver Parse* function returning
+/// Result) accepts the value: a bad value is a usage error (exit 2) with the
+/// parser's message, found before anything runs.
+template <typename Parse>
+CLI::Validator ParsedBy(Parse parse, std::string type_name) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        auto r = parse(text);
+        return r.ok() ? std::string() : r.status().message();
+      },
+      std::move(type_name));
+}
 
 /// A subcommand's action: returns the process exit status or an error.
 using Action = std::function<Status()>;

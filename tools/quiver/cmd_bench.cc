@@ -32,7 +32,7 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->path, "Arrow IPC file or stream")->required();
-  cmd->add_option("--codec", o->codec, "none|lz4|zstd");
+  cmd->add_option("--codec", o->codec, "none|lz4|zstd")->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--level", o->level, "codec level");
   cmd->add_option("--format", o->format, "stream|file")->check(CLI::IsMember({"stream", "file"}));
   cmd->add_option("--rounds", o->rounds, "measured rounds (after 2 warm-up rounds)")->check(CLI::Range(1, 1000));

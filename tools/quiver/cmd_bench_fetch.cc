@@ -35,8 +35,9 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
   auto o = std::make_shared<Opts>();
   bench::FetchBenchOptions& b = o->bench;
   cmd->add_option("--scale", b.scale_gib, "decoded GiB of the generated result (default 1.5)");
-  cmd->add_option("--chunk-bytes", b.chunk_bytes, "uncompressed bytes per served chunk (default 20 MiB)");
-  cmd->add_option("--window", b.window, "download window of every quiver case (default 256MiB)");
+  cmd->add_option("--chunk-bytes", b.chunk_bytes, "uncompressed bytes per served chunk (default 20MiB)")
+      ->transform(ByteSize());
+  cmd->add_option("--window", b.window, "download window of every quiver case (default 256MiB)")->transform(ByteSize());
   cmd->add_option("--parallel", b.parallel, "parallel downloads of quiver and curl (default 8)");
   cmd->add_flag("--json", o->json, "JSON lines, one per case");
   cmd->add_flag("--check", b.check,
@@ -79,7 +80,7 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
   cl->add_option("--sql", c->sql)->required();
   cl->add_option("--policy", c->policy);
   cl->add_option("--mode", c->mode)->check(CLI::IsMember({"fetchall", "repeat", "stream"}));
-  cl->add_option("--window", c->window_bytes);
+  cl->add_option("--window", c->window_bytes)->transform(ByteSize());
   cl->add_option("--parallel", c->parallel);
   cl->add_option("--repeat", c->repeat);
   cl->callback([&ctx, c, action] {

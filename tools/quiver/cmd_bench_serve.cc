@@ -20,7 +20,8 @@ void AddBenchServe(CLI::App* bench, Context& ctx, Action* action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--rows", o->bench.rows, "lineitem rows (default 1000000 ~ 170 MiB of IPC; 6500000 for > 1 GiB)");
   cmd->add_option("--clients", o->bench.clients, "concurrent clients fetching the whole result (default 4)");
-  cmd->add_option("--chunk-bytes", o->bench.chunk_bytes, "target IPC bytes per chunk (default 20 MiB)");
+  cmd->add_option("--chunk-bytes", o->bench.chunk_bytes, "target IPC bytes per chunk (default 20MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--parallel", o->bench.parallel, "curl --parallel-max (default 10, like the Databricks drivers)");
   cmd->add_option("--curl", o->bench.curl, "curl binary (default: curl from PATH)");
   cmd->add_flag("--no-lz4", o->no_lz4, "serve raw IPC chunks");

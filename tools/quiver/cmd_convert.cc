@@ -22,17 +22,19 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin)")->required();
   cmd->add_option("OUT", o->out, "output path ('-' = stdout)")->required();
   cmd->add_option("--to", o->to, "stream|file (default: the input's format)")->check(CLI::IsMember({"stream", "file"}));
-  cmd->add_option("--compression", o->compression, "none|lz4|zstd");
+  cmd->add_option("--compression", o->compression, "none|lz4|zstd")->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--level", o->level, "codec level (zstd default 3)");
   cmd->add_option("--max-rows-per-batch", o->max_rows, "split batches to at most N rows");
-  cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes");
+  cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes (e.g. 8MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--min-space-saving", o->min_saving,
                   "store a buffer raw unless compression saves this fraction (default 0: any saving)");
   cmd->add_option("--column-compression", o->column_codecs,
                   "per-column codec NAME=none|lz4|zstd (repeatable); one codec per batch, so a column may only "
                   "opt out (none) or name the batch codec");
   cmd->add_option("--output-policy", o->output_policy,
-                  "memory of compressed outputs: keep|shrink-if-halves|exact (default exact; same bytes either way)");
+                  "memory of compressed outputs: keep|shrink-if-halves|exact (default exact; same bytes either way)")
+      ->check(ParsedBy(ParseOutputPolicy, "POLICY"));
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
 #include "quiver/cli.h"
 #include "quiver/job/main_job.h"
 
@@ -23,13 +25,18 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--scale", o->job.scale, "TPC-H scale factor (default 0.1)");
   cmd->add_option("--rows", o->job.rows_shown, "rows to show per result (default 5)");
   cmd->add_option("--chunk-bytes", o->job.chunk_bytes,
-                  "target uncompressed IPC bytes per CloudFetch chunk (default 512 KiB)");
-  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
+                  "target uncompressed IPC bytes per CloudFetch chunk (default 512KiB)")
+      ->transform(ByteSize());
+  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
+      ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
   cmd->add_option("--tpch-dir", o->job.tpch_dir,
                   "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       job::MainJobOptions jo = o->job;
+      char exe[4096];
+      const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+      if (n > 0) jo.client_exe.assign(exe, static_cast<size_t>(n));
       QUIVER_ASSIGN_OR_RETURN(jo.memory_mode, join::ParseMemoryMode(o->memory_mode));
       return job::RunMainJob(jo, ctx.root, stdout).status();
     };

@@ -23,7 +23,15 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
     double scale = 0.01;  // --- sql --- (tpch)
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders|tpch")->required();
+  cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders|tpch")
+      ->required()
+      ->check(ParsedBy(
+          [](std::string_view k) -> Result<int> {
+            if (k == "tpch") return 0;
+            QUIVER_RETURN_NOT_OK(datagen::ParseGenKind(k).status());
+            return 0;
+          },
+          "KIND"));
   // --- sql ---
   cmd->add_option("--rows", o->rows, "total rows (required except for tpch)")
       ->check(CLI::Validator(
@@ -32,9 +40,11 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--scale", o->scale, "tpch: TPC-H scale factor (default 0.01); -o is then a directory");
   // --- sql ---
   cmd->add_option("--max-bytes-per-batch", o->max_bytes,
-                  "cut batches at this many Arrow buffer bytes (default 0: one batch)");
+                  "cut batches at this many Arrow buffer bytes (e.g. 1MiB; default 0: one batch)")
+      ->transform(ByteSize());
   cmd->add_option("--seed", o->seed, "seed of the generated values (default 42)");
-  cmd->add_option("--compression", o->compression, "none|lz4|zstd (default none)");
+  cmd->add_option("--compression", o->compression, "none|lz4|zstd (default none)")
+      ->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--level", o->level, "codec level (zstd default 3)");
   cmd->add_option("--format", o->format, "stream|file (default stream)")->check(CLI::IsMember({"stream", "file"}));
   cmd->add_option("-o,--output", o->out, "output path ('-' = stdout)")->required();

@@ -9,7 +9,10 @@
 
 #include "quiver/bench/join_bench.h"
 #include "quiver/cli.h"
+#include "quiver/compression/codec.h"
 #include "quiver/job/file_join.h"
+#include "quiver/join/hash_join.h"
+#include "quiver/join/task_memory_manager.h"
 
 #ifndef QUIVER_BENCH_DIR
 #define QUIVER_BENCH_DIR "bench"
@@ -27,14 +30,19 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--probe", o->probe_path, "probe side (left input): Arrow IPC file or stream ('-' = stdin)")
       ->required();
   cmd->add_option("--on", o->on, "key columns BUILD_COL=PROBE_COL[,...]")->required();
-  cmd->add_option("--type", o->type, "inner|left|right|full|semi|anti|null-aware-anti (default inner)");
-  cmd->add_option("--memory-mode", o->memory_mode, "on-heap|off-heap: where the relation's pages come from");
-  cmd->add_option("--memory-limit", o->memory_limit_bytes, "byte limit of the join's memory (relation and output)");
+  cmd->add_option("--type", o->type, "inner|left|right|full|semi|anti|null-aware-anti (default inner)")
+      ->check(ParsedBy(join::ParseJoinType, "TYPE"));
+  cmd->add_option("--memory-mode", o->memory_mode, "on-heap|off-heap: where the relation's pages come from")
+      ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--memory-limit", o->memory_limit_bytes, "byte limit of the join's memory (relation and output)")
+      ->transform(ByteSize());
   cmd->add_option("-o,--output", o->output_path, "output path ('-' = stdout, the default)");
-  cmd->add_option("--compression", o->compression, "output body compression none|lz4|zstd");
+  cmd->add_option("--compression", o->compression, "output body compression none|lz4|zstd")
+      ->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--format", *format, "output IPC format stream|file")->check(CLI::IsMember({"stream", "file"}));
   cmd->add_option("--max-rows-per-batch", o->max_output_rows, "output batch bound in rows (default 65536)");
-  cmd->add_option("--max-bytes-per-batch", o->max_output_bytes, "output batch bound in bytes (default 16 MiB)");
+  cmd->add_option("--max-bytes-per-batch", o->max_output_bytes, "output batch bound in bytes (default 16MiB)")
+      ->transform(ByteSize());
   cmd->add_flag("--huge-pages", o->huge_pages, "advise transparent huge pages for off-heap pages");
   cmd->add_flag("--prefault", o->prefault, "fault relation pages in when they are acquired");
   cmd->callback([&ctx, o, format, action] {

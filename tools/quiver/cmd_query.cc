@@ -32,7 +32,7 @@ struct QueryOpts {
   std::string format = "table";
   std::string output;
   std::string compression = "none";
-  std::string window = "256MiB";
+  std::string window = "64MiB";  // fetch::DownloadOptions' default, chosen by measurement
   int parallel = 8;
   std::string policy = "stream-mmap";
   int retries = 4;
@@ -48,7 +48,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   if (jo.token.empty()) {
     if (const char* env = std::getenv("QUIVER_TOKEN")) jo.token = env;
   }
-  if (jo.token.empty()) return Status::Invalid("no token: pass --token or set QUIVER_TOKEN");
+  if (jo.token.empty()) return ctx.UsageError("no token: pass --token or set QUIVER_TOKEN");
   jo.ca_cert_path = o.ca_cert;
   jo.insecure = o.insecure;
   if (o.insecure) {
@@ -101,12 +101,15 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
       ->check(CLI::IsMember({"table", "csv", "jsonl", "none"}));
   cmd->add_flag("--hold", o->hold, "keep every batch until the end (measures fetch-all memory)");
   cmd->add_option("-o,--output", o->output, "write the result as an Arrow IPC file (atomically: temp file + rename)");
-  cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd");
-  cmd->add_option("--window", o->window, "download window in bytes (suffix K/M/G; default 256MiB)");
-  cmd->add_option("--parallel", o->parallel, "files downloading at once (default 8)");
+  cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd")
+      ->check(ParsedBy(ParseCompressionType, "CODEC"));
+  cmd->add_option("--window", o->window, "download window in bytes (e.g. 32MiB; default 64MiB, see the README)")
+      ->transform(ByteSize());
+  cmd->add_option("--parallel", o->parallel, "files downloading at once (default 8)")->check(CLI::Range(1, 1024));
   cmd->add_option("--policy", o->policy, "chunk memory: heap|mmap-after|stream-mmap (default stream-mmap)")
       ->check(CLI::IsMember({"heap", "mmap-after", "stream-mmap"}));
-  cmd->add_option("--retries", o->retries, "retries per chunk on 5xx, timeouts, resets (default 4)");
+  cmd->add_option("--retries", o->retries, "retries per chunk on 5xx, timeouts, resets (default 4)")
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--limit", o->limit, "stop after N rows (cancels the rest)");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress, summary or memory report");
   cmd->callback([&ctx, o, action, exit_code] {

@@ -38,7 +38,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   struct Opts {
     int port = 0;
     std::string host = "127.0.0.1", cert, key, cert_dir, token, warehouse_id = "quiver", spill_dir;
-    std::vector<std::string> tables;
+    std::vector<std::string> tables, table_dirs;
     int64_t chunk_bytes = int64_t{20} << 20;
     int64_t inline_threshold_bytes = int64_t{1} << 20;
     int64_t store_budget_bytes = int64_t{1} << 30;
@@ -65,27 +65,38 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file, stream or directory of IPC files (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--tables", o->table_dirs,
+                  "DIR: serve every *.arrow file of DIR under its stem (e.g. a `quiver gen tpch` directory; "
+                  "repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "generate the 8 TPC-H tables at this scale factor (e.g. 0.01, 1) and serve them");
   cmd->add_option("--tpch-dir", o->tpch_dir,
                   "where to write the TPC-H files (default: a temporary directory, removed)");
-  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
-  cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of each statement's pool (default none)");
+  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
+      ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--statement-memory-limit", o->statement_limit,
+                  "byte limit of each statement's pool (e.g. 1GiB; default none)")
+      ->transform(ByteSize());
   cmd->add_option("--warehouse-id", o->warehouse_id, "warehouse id in the RPC path (default quiver)");
-  cmd->add_option("--chunk-bytes", o->chunk_bytes,
-                  "target uncompressed IPC bytes per CloudFetch chunk (default 20 MiB)");
+  cmd->add_option("--chunk-bytes", o->chunk_bytes, "target uncompressed IPC bytes per CloudFetch chunk (default 20MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--inline-threshold-bytes", o->inline_threshold_bytes,
-                  "results up to this many IPC bytes are sent inline (default 1 MiB)");
+                  "results up to this many IPC bytes are sent inline (default 1MiB)")
+      ->transform(ByteSize());
   cmd->add_option("--store-budget", o->store_budget_bytes,
-                  "bytes of chunks kept in memory before spilling (default 1 GiB)");
+                  "bytes of chunks kept in memory before spilling (default 1GiB)")
+      ->transform(ByteSize());
   cmd->add_option("--spill-dir", o->spill_dir, "directory for spilled chunks (default: a private temp dir)");
-  cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)");
+  cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)")
+      ->transform(ByteSize());
   cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
   cmd->add_option("--session-idle-s", o->session_idle_s, "close sessions idle this long (default 3600)");
   cmd->add_option("--operation-idle-s", o->operation_idle_s, "close operations idle this long (default 1800)");
   cmd->add_option("--max-sessions", o->max_sessions, "open sessions at most (default 64)");
   cmd->add_option("--max-operations", o->max_operations, "open operations at most (default 256)");
   cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
-  cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16 MiB)");
+  cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16MiB)")->transform(ByteSize());
   cmd->add_option("--read-timeout-s", o->read_timeout_s, "socket read timeout (default 30)");
   cmd->add_option("--write-timeout-s", o->write_timeout_s, "socket write timeout (default 60)");
   cmd->add_option("--threads", o->threads, "HTTP worker threads = client connections served at once (default 64)");
@@ -99,11 +110,11 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
         const char* env = std::getenv("QUIVER_TOKEN");
         if (env) token = env;
       }
-      if (token.empty()) return Status::Invalid("serve: give a bearer token with --token or QUIVER_TOKEN");
+      if (token.empty()) return ctx.UsageError("serve: give a bearer token with --token or QUIVER_TOKEN");
       auto server_pool = ctx.Child("serve");
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(auto tables,
-                              OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
+      QUIVER_ASSIGN_OR_RETURN(
+          auto tables, OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
       if (!tables->tpch_summary.empty()) std::printf("%s\n", tables->tpch_summary.c_str());
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       server::SqlExecutorOptions xo;

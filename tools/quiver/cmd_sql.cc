@@ -1,6 +1,7 @@
 // quiver sql: run one SQL statement in-process over Arrow IPC tables
-// (--table NAME=PATH) and/or generated TPC-H tables (--tpch SCALE), and
-// print the result as a pipe-separated text table, CSV or JSON lines.
+// (--table NAME=PATH, --tables DIR) and/or generated TPC-H tables (--tpch
+// SCALE), and print the result as the aligned table `quiver cat` and `quiver
+// query` print, CSV or JSON lines, or write it as an Arrow IPC file (-o).
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +11,9 @@
 
 #include "quiver/bench/measure.h"
 #include "quiver/cli.h"
+#include "quiver/compression/codec.h"
+#include "quiver/ipc/io.h"
+#include "quiver/ipc/writer.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
@@ -20,9 +24,10 @@ namespace quiver::cli {
 void AddSql(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("sql", "run one SQL statement over Arrow IPC tables or generated TPC-H tables");
   struct Opts {
-    std::vector<std::string> tables;
+    std::vector<std::string> tables, table_dirs;
     double tpch = 0;
-    std::string tpch_dir, sql, format = "table", memory_mode = "on-heap";
+    std::string tpch_dir, sql, format = "table", memory_mode = "on-heap", output, compression = "none",
+                               ipc_format = "file";
     int64_t statement_limit = -1;
     int tpch_query = 0;
     bool print_sql = false;
@@ -36,13 +41,28 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--table", o->tables, "NAME=PATH: an IPC file, stream or directory of IPC files (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--tables", o->table_dirs,
+                  "DIR: register every *.arrow file of DIR under its stem (e.g. a `quiver gen tpch` directory; "
+                  "repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "also generate the TPC-H tables at this scale factor (e.g. 0.01)");
   cmd->add_option("--tpch-dir", o->tpch_dir,
                   "where to write the TPC-H files (default: a temporary directory, removed)");
-  cmd->add_option("--format", o->format, "table|csv|jsonl (default table)")
-      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
-  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)");
-  cmd->add_option("--statement-memory-limit", o->statement_limit, "byte limit of the statement's pool (default none)");
+  cmd->add_option("--format", o->format, "stdout text: table|pipe|csv|jsonl (default table)")
+      ->check(CLI::IsMember({"table", "pipe", "csv", "jsonl"}));
+  cmd->add_option("-o,--output", o->output,
+                  "write the result as Arrow IPC to this path instead of printing it (atomically: temp file + "
+                  "rename; '-' = stdout)");
+  cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd (default none)")
+      ->check(ParsedBy(ParseCompressionType, "CODEC"));
+  cmd->add_option("--ipc-format", o->ipc_format, "IPC format of -o: file|stream (default file)")
+      ->check(CLI::IsMember({"file", "stream"}));
+  cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
+      ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--statement-memory-limit", o->statement_limit,
+                  "byte limit of the statement's pool (e.g. 1GiB; default none)")
+      ->transform(ByteSize());
   cmd->callback([&ctx, o, action] {
     if (o->tpch_query > 0) o->sql = std::string(sql::TpchQueries()[o->tpch_query - 1].sql);
     if (o->sql.empty()) throw CLI::RequiredError("SQL (or --tpch-query)");
@@ -51,8 +71,12 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
         std::printf("%s\n", o->sql.c_str());
         return Status::OK();
       }
+      if (o->output.empty() && o->compression != "none") {
+        return ctx.UsageError("sql: --compression applies to -o FILE only");
+      }
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->tpch, o->tpch_dir, "quiver-tpch-"));
+      QUIVER_ASSIGN_OR_RETURN(auto tables,
+                              OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-tpch-"));
       if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       sql::Engine engine(catalog);
@@ -64,12 +88,35 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.memory_mode = mode;
       eo.memory_limit_bytes = o->statement_limit;
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
-      // --format table is the pipe-separated table (names once, unpadded, NULL).
-      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format,
-                              ParseRowTextFormat(o->format == "table" ? "pipe" : o->format));
+      int64_t rows = 0;
+      if (!o->output.empty()) {
+        // The result as Arrow IPC, published only when the whole result is written.
+        QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
+        auto write_pool = ctx.Child("write");
+        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->output));
+        ipc::WriteOptions wo;
+        wo.pool = write_pool.get();
+        wo.compression = codec;
+        QUIVER_ASSIGN_OR_RETURN(auto writer,
+                                ipc::RecordBatchWriter::Make(
+                                    sink.get(), stream->schema(),
+                                    o->ipc_format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
+        while (true) {
+          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+          if (!b) break;
+          QUIVER_RETURN_NOT_OK(writer->WriteBatch(*b));
+          rows += b->num_rows;
+        }
+        QUIVER_RETURN_NOT_OK(writer->Close());
+        QUIVER_RETURN_NOT_OK(sink->Commit());
+        std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s\n", static_cast<long long>(rows),
+                     o->output.c_str(), FormatBytes(pool->peak_bytes()).c_str());
+        return Status::OK();
+      }
+      // --format table is the aligned table of `quiver cat` and `quiver query`.
+      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
       RowTextWriter text(format, stdout);
       text.WriteHeader(*stream->schema());
-      int64_t rows = 0;
       while (true) {
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
         if (!b) break;

@@ -23,6 +23,26 @@ Status Context::Init() {
   return Status::OK();
 }
 
+Status Context::UsageError(std::string message) {
+  usage_error = true;
+  return Status::Invalid(std::move(message));
+}
+
+CLI::Validator ByteSize() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+        bool plain = i < text.size();
+        for (size_t k = i; k < text.size(); ++k) plain = plain && text[k] >= '0' && text[k] <= '9';
+        if (plain) return std::string();
+        auto r = ParseBytes(text);
+        if (!r.ok()) return r.status().message();
+        text = std::to_string(*r);
+        return std::string();
+      },
+      "BYTES");
+}
+
 std::shared_ptr<MemoryPool> Context::Child(const std::string& name) {
   MemoryPoolOptions o;
   o.name = name;
@@ -42,8 +62,10 @@ int main(int argc, char** argv) {
       "and allocator library versions, then exit");
   Context ctx;
   app.add_option("--allocator", ctx.allocator_name,
-                 "byte source: system|jemalloc|mimalloc|mmap (default: $QUIVER_ALLOCATOR or system)");
-  app.add_option("--memory-limit", ctx.memory_limit_bytes, "byte limit of the root memory pool (default: none)");
+                 "byte source: system|jemalloc|mimalloc|mmap (default: $QUIVER_ALLOCATOR or system)")
+      ->check(ParsedBy(quiver::ParseAllocatorKind, "ALLOCATOR"));
+  app.add_option("--memory-limit", ctx.memory_limit_bytes, "byte limit of the root memory pool (default: none)")
+      ->transform(ByteSize());
   Action action;
   int exit_code = 0;
   AddCat(app, ctx, &action);
@@ -72,7 +94,7 @@ int main(int argc, char** argv) {
   }
   if (app.get_subcommands().empty()) {  // hygiene (issue 10 item 6)
     std::fprintf(stderr, "%squiver: error: a subcommand is required (see the list above)\n", app.help().c_str());
-    return 1;
+    return 2;
   }
   quiver::Status st = ctx.Init();
   if (st.ok()) st = action();
@@ -82,6 +104,7 @@ int main(int argc, char** argv) {
       if (c == '\n') c = ' ';
     }
     std::fprintf(stderr, "quiver: error: %s\n", msg.c_str());
+    if (ctx.usage_error) return 2;
     return exit_code != 0 ? exit_code : 1;
   }
   return exit_code;

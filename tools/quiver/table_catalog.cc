@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "quiver/server/statement_executor.h"
@@ -14,9 +15,23 @@ TableCatalog::~TableCatalog() {
   if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ec);
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& ctx, const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return ctx.UsageError("--tables " + dir + ": not a directory");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec) || e.path().extension() != ".arrow") continue;
+    out.emplace_back(e.path().stem().string(), e.path().string());
+  }
+  if (ec) return Status::IOError("--tables " + dir + ": " + ec.message());
+  if (out.empty()) return ctx.UsageError("--tables " + dir + ": no *.arrow file in the directory");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::vector<std::string>& tables,
-                                                       double tpch_scale, const std::string& tpch_dir,
-                                                       const std::string& temp_prefix) {
+                                                       const std::vector<std::string>& table_dirs, double tpch_scale,
+                                                       const std::string& tpch_dir, const std::string& temp_prefix) {
   auto out = std::make_unique<TableCatalog>();
   out->catalog = std::make_shared<sql::Catalog>();
   {
@@ -24,6 +39,12 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
     for (const auto& spec : tables) {
       QUIVER_ASSIGN_OR_RETURN(auto name_path, server::ParseTableSpec(spec));
       QUIVER_RETURN_NOT_OK(out->catalog->RegisterPath(name_path.first, name_path.second, load_pool.get()));
+    }
+    for (const auto& dir : table_dirs) {
+      QUIVER_ASSIGN_OR_RETURN(auto files, ArrowFilesOf(ctx, dir));
+      for (const auto& [name, path] : files) {
+        QUIVER_RETURN_NOT_OK(out->catalog->RegisterPath(name, path, load_pool.get()));
+      }
     }
   }
   if (tpch_scale > 0) {

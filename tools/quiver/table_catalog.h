@@ -1,10 +1,12 @@
 // quiver CLI — the catalog of `quiver sql` and `quiver serve`: tables given
-// as --table NAME=PATH and, with --tpch SCALE, the 8 TPC-H tables generated
-// into --tpch-dir or a private temporary directory.
+// as --table NAME=PATH, every *.arrow file of a --tables DIR under its stem,
+// and, with --tpch SCALE, the 8 TPC-H tables generated into --tpch-dir or a
+// private temporary directory.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quiver/cli.h"
@@ -27,13 +29,22 @@ struct TableCatalog {
 };
 
 /// Registers each "NAME=PATH" of `tables` (file, stream or directory of IPC
-/// files), then, when `tpch_scale` > 0, writes TPC-H at that scale into
-/// `tpch_dir` (or a temporary directory named after `temp_prefix` and the
-/// pid) and registers it. Memory of loading and generating is charged to
-/// child pools of ctx. Errors: Invalid for a malformed spec (naming it), the
-/// catalog's and the generator's errors.
+/// files), then every regular file named *.arrow of each directory of
+/// `table_dirs` under its stem (region.arrow -> region; in name order),
+/// then, when `tpch_scale` > 0, writes TPC-H at that scale into `tpch_dir`
+/// (or a temporary directory named after `temp_prefix` and the pid) and
+/// registers it. Memory of loading and generating is charged to child pools
+/// of ctx. Errors: Invalid for a malformed spec (naming it), a --tables path
+/// that is not a directory or holds no *.arrow file (a usage error: exit 2),
+/// the catalog's errors (a stem that is not an identifier, a name given
+/// twice) and the generator's.
 Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::vector<std::string>& tables,
-                                                       double tpch_scale, const std::string& tpch_dir,
-                                                       const std::string& temp_prefix);
+                                                       const std::vector<std::string>& table_dirs, double tpch_scale,
+                                                       const std::string& tpch_dir, const std::string& temp_prefix);
+
+/// The *.arrow regular files of `dir` as (stem, path), sorted by stem.
+/// Errors: Invalid (through ctx.UsageError) when `dir` is not a directory or
+/// holds no *.arrow file.
+Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& ctx, const std::string& dir);
 
 }  // namespace quiver::cli

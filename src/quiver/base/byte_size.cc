@@ -32,6 +32,7 @@ Result<int64_t> ParseBytes(std::string_view text_view) {
     return Status::Invalid("not a byte count: '" + text + "'");
   }
   std::string unit = text.substr(pos);
+  unit.erase(0, unit.find_first_not_of(' '));  // "64 MiB" as FormatBytes writes it
   for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   long double mul = 1;
   if (unit.empty() || unit == "b") {

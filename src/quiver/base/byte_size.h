@@ -19,8 +19,9 @@ std::string FormatBytes(int64_t bytes);
 
 /// Parses a byte count: a decimal number (fraction allowed) and an optional
 /// case-insensitive unit, B or none (bytes), K / KB / KiB, M / MB / MiB,
-/// G / GB / GiB, all binary (1024-based): "256MiB", "64M", "1.5g",
-/// "1048576". The result is truncated to whole bytes. Errors: Invalid
+/// G / GB / GiB, all binary (1024-based), spaces allowed before the unit:
+/// "256MiB", "64M", "1.5g", "3.00 MiB", "1048576". Every byte option of the
+/// quiver CLI takes this form. The result is truncated to whole bytes. Errors: Invalid
 /// "not a byte count: '<text>'" when no number leads, "unknown byte unit in
 /// '<text>' (use K, M, G)", "byte count out of range: '<text>'" below 1 byte
 /// or above 9e18.

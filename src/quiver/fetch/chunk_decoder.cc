@@ -363,6 +363,16 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     if (Exact()) bound = std::min(bound, o_.expected_bytes);
     const int64_t slack = int64_t{4} << 20;  // one LZ4 block may be decoded ahead
     int64_t by_ratio;
+    if (!Exact() && o_.expected_bytes > 0) {
+      // A hint (uncompressed size, or the compressed size as other servers
+      // send it) bounds what the chunk may become by LZ4's largest ratio
+      // (over the hint or the announced length, not the bytes received): an
+      // endless body is cut instead of growing to max_decompressed_bytes.
+      if (CheckedMul(std::max(o_.expected_bytes, o_.compressed_length), o_.max_expansion_ratio, &by_ratio) &&
+          CheckedAdd(by_ratio, slack, &by_ratio)) {
+        bound = std::min(bound, by_ratio);
+      }
+    }
     const int64_t base = o_.compressed_length >= 0 ? o_.compressed_length : received_;
     if (o_.lz4) {
       if (CheckedMul(base, o_.max_expansion_ratio, &by_ratio) && CheckedAdd(by_ratio, slack, &by_ratio)) {
@@ -433,7 +443,12 @@ class ChunkDecoderImpl final : public ChunkDecoder {
       want = std::max(out_.capacity() * 2, hint_total);
     }
     want = std::min(std::max(want, produced_ + 1), bound);
-    return out_.Grow(want, produced_);
+    Status st = out_.Grow(want, produced_);
+    if (st.IsOutOfMemory() && !Exact() && out_.capacity() == 0 && want > (int64_t{1} << 20)) {
+      // A hint too large for the pool: start smaller and grow as data comes.
+      st = out_.Grow(std::max(produced_ + 1, int64_t{1} << 20), produced_);
+    }
+    return st;
   }
 
   int64_t InitialHint() const {
@@ -652,6 +667,10 @@ int64_t SystemMaxMapCount() {
 Result<std::unique_ptr<ChunkDecoder>> ChunkDecoder::Make(ChunkDecoderOptions options) {
   if (options.pool == nullptr) return Status::Invalid("ChunkDecoder: pool is required");
   if (options.max_expansion_ratio < 1) options.max_expansion_ratio = 1;
+  if (!options.bytes_num_is_exact) {
+    // A hint only seeds the first guess: an absurd one is clamped, not refused.
+    options.expected_bytes = std::min(options.expected_bytes, options.max_decompressed_bytes);
+  }
   if (options.expected_bytes > options.max_decompressed_bytes) {
     return Status::Invalid(options.chunk_label + ": bytesNum " + Bytes(options.expected_bytes) +
                            " exceeds the limit of " + Bytes(options.max_decompressed_bytes));

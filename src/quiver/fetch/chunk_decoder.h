@@ -12,8 +12,8 @@
 //   mmap-after  — hold the compressed body, then decompress it into a
 //                 private anonymous mapping (the seed's "after").
 //   stream-mmap — decompress each span as it arrives (LZ4F streaming API)
-//                 into a private anonymous mapping sized from bytesNum and
-//                 the frame's content size; the compressed body is never
+//                 into a private anonymous mapping sized from the frame's
+//                 content size or the bytesNum hint; the compressed body is never
 //                 held whole (quiver's default). Peak per chunk ≈ its
 //                 decompressed size.
 // Uncompressed bodies are copied as they arrive into a mapping (mmap
@@ -29,12 +29,25 @@
 // block size) are charged to the pool too, mapped when >= 256 KiB, and
 // freed with the decoder.
 //
+// bytesNum is a hint by default (bytes_num_is_exact = false): servers fill
+// it with the uncompressed size (the Thrift protocol), the compressed size
+// (the REST API and drivers reading it that way), 0, or a wrong value. The
+// mapping is sized from the LZ4 frame's content size when the frame has one
+// (within the limits below), else from the hint (else 1 MiB, or 4 x the
+// compressed length), grown with mremap as output comes, the tail given back
+// at the end; a hint the pool refuses is replaced by a 1 MiB start. With a
+// hint the output is bounded by max(hint, compressed_length) x
+// max_expansion_ratio (+ 4 MiB), so an endless body is cut (a hint below
+// 1/256 of the decoded size of a body without Content-Length is refused). Integrity rests on what the IPC
+// reader checks afterwards (rows, offsets, schema), not on bytesNum.
+//
 // Integrity (each failure is Invalid naming options.chunk_label):
-//   - with bytes_num_is_exact, decompressed bytes == expected_bytes;
-//   - an LZ4 frame's content size, when present, must fit expected_bytes;
-//   - expected_bytes and content sizes larger than the compressed bytes can
-//     produce (options.max_expansion_ratio, LZ4 ≈ 255:1) are refused before
-//     anything is mapped, when the compressed length is known;
+//   - with bytes_num_is_exact, decompressed bytes == expected_bytes and an
+//     LZ4 frame's content size, when present, must fit expected_bytes;
+//   - content sizes (and, when exact, expected_bytes) larger than the
+//     compressed bytes can produce (options.max_expansion_ratio, LZ4 ≈
+//     255:1) are refused before anything is mapped, when the compressed
+//     length is known;
 //   - the LZ4 content and block checksums verify (LZ4F does it);
 //   - the body ends on a frame boundary (no truncated frame);
 //   - bytes received == compressed_length when that is known.
@@ -71,13 +84,15 @@ struct ChunkDecoderOptions {
   ChunkPolicy policy = ChunkPolicy::kStreamMmap;
   /// The body is LZ4-framed (one frame or several concatenated frames).
   bool lz4 = true;
-  /// The uncompressed size the server announced (bytesNum), in bytes;
-  /// <= 0 = unknown.
+  /// The size the server announced (bytesNum), in bytes; <= 0 = unknown.
+  /// A sizing hint unless bytes_num_is_exact (larger than
+  /// max_decompressed_bytes: clamped to it).
   int64_t expected_bytes = -1;
-  /// When true (the Thrift protocol: bytesNum is the uncompressed size),
-  /// decompressed bytes != expected_bytes is an error. When false,
-  /// expected_bytes is only a sizing hint (grown or trimmed).
-  bool bytes_num_is_exact = true;
+  /// When true, decompressed bytes != expected_bytes is an error (a strict
+  /// check for servers known to send the exact uncompressed size). When
+  /// false (the default), expected_bytes is only a sizing hint (grown or
+  /// trimmed), see the file comment.
+  bool bytes_num_is_exact = false;
   /// The body's length (Content-Length) in bytes; < 0 = unknown. When known,
   /// the received total must equal it.
   int64_t compressed_length = -1;
@@ -110,9 +125,9 @@ int64_t SystemMaxMapCount();
 
 class ChunkDecoder {
  public:
-  /// Checks the options (Invalid: no pool; expected_bytes larger than
-  /// compressed_length can produce or than max_decompressed_bytes). Nothing
-  /// is allocated until bytes arrive.
+  /// Checks the options (Invalid: no pool; with bytes_num_is_exact,
+  /// expected_bytes larger than compressed_length can produce or than
+  /// max_decompressed_bytes). Nothing is allocated until bytes arrive.
   static Result<std::unique_ptr<ChunkDecoder>> Make(ChunkDecoderOptions options);
   virtual ~ChunkDecoder() = default;
 

@@ -80,8 +80,9 @@ class ChunkWriter {
 };
 
 /// LZ4-frame-compresses `bytes` into an exact-size pool buffer (content size
-/// and content checksum in the frame). Errors: OutOfMemory, IOError naming
-/// the LZ4F error text.
+/// and content checksum in the frame; 64 KiB linked blocks, so a streaming
+/// reader needs ~260 KiB of LZ4F buffers). Errors: OutOfMemory, IOError
+/// naming the LZ4F error text.
 Result<std::shared_ptr<Buffer>> Lz4FrameCompress(std::span<const uint8_t> bytes, MemoryPool* pool);
 
 /// Decompresses one LZ4 frame whose header declares its content size, into

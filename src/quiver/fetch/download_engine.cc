@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -45,6 +46,14 @@ class ByteWindow {
     std::lock_guard<std::mutex> lock(mu_);
     in_use_ -= bytes;
     if (wake_) wake_();
+  }
+  // Takes bytes past the capacity if need be: a chunk that decoded to more
+  // than its grant (bytesNum too small) is counted at its real size; later
+  // files wait until the window is back under its capacity.
+  void ForceAcquire(int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_use_ += bytes;
+    if (stats_ != nullptr && in_use_ > stats_->window_peak_bytes.load()) stats_->window_peak_bytes = in_use_;
   }
   void SetWake(std::function<void()> wake) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -176,7 +185,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       o.pool = c->options->pool;
       o.policy = c->options->policy;
       o.lz4 = c->lz4;
-      o.expected_bytes = c->link.bytes_num > 0 ? c->link.bytes_num : -1;
+      o.expected_bytes = c->link.bytes_num > 0 ? std::min(c->link.bytes_num, c->options->max_chunk_bytes) : -1;
       o.bytes_num_is_exact = c->options->bytes_num_is_exact;
       o.compressed_length = c->status == 200 ? static_cast<int64_t>(cl) : -1;
       o.max_decompressed_bytes = c->options->max_chunk_bytes;
@@ -301,8 +310,15 @@ class EngineImpl final : public DownloadEngine {
   bool Stopping() const { return cancel_ || stop_; }
 
   // Appends a page's links after checking them.
+  // The consumer's row limit is covered by the links known: ask for no more.
+  bool LimitReached() const { return o_.row_limit >= 0 && next_row_ >= o_.row_limit; }
+
   Status AddLinks(const FetchPage& page) {
     for (const ResultLink& l : page.links) {
+      if (LimitReached()) {
+        has_more_ = false;  // links past the limit are neither kept nor downloaded
+        break;
+      }
       const int64_t index = static_cast<int64_t>(chunks_.size());
       const std::string label = ChunkLabel(index, l.start_row_offset, l.row_count);
       if (l.row_count < 0) return Status::Invalid(label + ": negative rowCount " + std::to_string(l.row_count));
@@ -312,7 +328,7 @@ class EngineImpl final : public DownloadEngine {
                                std::to_string(next_row_) + " (" + (d > 0 ? "a gap of " : "an overlap of ") +
                                std::to_string(d > 0 ? d : -d) + " rows)");
       }
-      if (l.bytes_num > o_.max_chunk_bytes) {
+      if (o_.bytes_num_is_exact && l.bytes_num > o_.max_chunk_bytes) {
         return Status::Invalid(label + ": bytesNum " + std::to_string(l.bytes_num) + " exceeds the limit of " +
                                std::to_string(o_.max_chunk_bytes) + " bytes");
       }
@@ -356,7 +372,7 @@ class EngineImpl final : public DownloadEngine {
       }
       empty = 0;
       QUIVER_RETURN_NOT_OK(AddLinks(page));
-      has_more_ = page.has_more_rows;
+      has_more_ = page.has_more_rows && !LimitReached();
     }
     if (!has_more_) {
       stats_.all_links_known = true;
@@ -378,7 +394,7 @@ class EngineImpl final : public DownloadEngine {
     stats_.pages += 1;
     for (const ResultLink& l : page.links) {
       if (l.start_row_offset != c->link.start_row_offset) continue;
-      if (l.row_count != c->link.row_count || l.bytes_num != c->link.bytes_num) {
+      if (l.row_count != c->link.row_count || (o_.bytes_num_is_exact && l.bytes_num != c->link.bytes_num)) {
         return Status::Invalid(c->label + ": refreshed link differs: rowCount " + std::to_string(l.row_count) +
                                " (expected " + std::to_string(c->link.row_count) + "), bytesNum " +
                                std::to_string(l.bytes_num) + " (expected " + std::to_string(c->link.bytes_num) + ")");
@@ -434,13 +450,44 @@ class EngineImpl final : public DownloadEngine {
     return Status::OK();
   }
 
-  // A chunk's window share: its decoded size, plus for LZ4 the input block
-  // LZ4F buffers while it streams (at most one 4 MiB block + 64 KiB, and
-  // never more than the chunk). The whole window when bytesNum is unknown.
+  // A chunk's expected decoded size: bytesNum scaled by the largest
+  // decoded / bytesNum ratio seen so far (1 until a chunk is done, and
+  // always 1 when bytesNum is exact); without bytesNum, the largest chunk
+  // seen so far, else the whole window (the first such chunk goes alone).
+  int64_t EstimateFor(const Chunk& c) const {
+    if (c.link.bytes_num <= 0) return largest_decoded_ > 0 ? largest_decoded_ : window_->capacity();
+    if (o_.bytes_num_is_exact || hint_ratio_ <= 0) return c.link.bytes_num;
+    const double est = std::ceil(static_cast<double>(c.link.bytes_num) * hint_ratio_);
+    return est >= static_cast<double>(o_.max_chunk_bytes) ? o_.max_chunk_bytes : static_cast<int64_t>(est);
+  }
+
+  // A chunk's window share: its expected decoded size, plus for LZ4 the
+  // input block LZ4F buffers while it streams (at most one 4 MiB block +
+  // 64 KiB, and never more than the chunk). Trued up to the decoded size
+  // when the chunk is done (OnDone).
   int64_t GrantFor(const Chunk& c) const {
-    if (c.link.bytes_num <= 0) return window_->capacity();
-    const int64_t scratch = lz4_ ? std::min<int64_t>(c.link.bytes_num, (int64_t{4} << 20) + (64 << 10)) : 0;
-    return std::max<int64_t>(c.link.bytes_num + scratch, 1);
+    const int64_t est = EstimateFor(c);
+    if (c.link.bytes_num <= 0 && largest_decoded_ <= 0) return est;
+    const int64_t scratch = lz4_ ? std::min<int64_t>(est, (int64_t{4} << 20) + (64 << 10)) : 0;
+    return std::max<int64_t>(est + scratch, 1);
+  }
+
+  // Learns how bytesNum relates to decoded sizes and sets the chunk's share
+  // to its decoded size (more when bytesNum was too small or missing, less
+  // when it was too large; the LZ4 input share goes with the decoder).
+  void TrueUp(Chunk* c, int64_t decoded) {
+    largest_decoded_ = std::max(largest_decoded_, decoded);
+    if (c->link.bytes_num > 0 && !o_.bytes_num_is_exact) {
+      const double ratio = static_cast<double>(decoded) / static_cast<double>(c->link.bytes_num);
+      hint_ratio_ = std::max(hint_ratio_, ratio);
+    }
+    if (decoded > c->grant) {
+      window_->ForceAcquire(decoded - c->grant);
+      c->grant = decoded;
+    } else if (!o_.bytes_num_is_exact && decoded < c->grant) {
+      window_->Release(c->grant - decoded);
+      c->grant = decoded;
+    }
   }
 
   Status StartNext() {
@@ -501,7 +548,9 @@ class EngineImpl final : public DownloadEngine {
         o.pool = o_.pool;
         o.policy = o_.policy;
         o.lz4 = lz4_;
-        o.expected_bytes = c->link.bytes_num > 0 ? c->link.bytes_num : -1;
+        o.expected_bytes = c->link.bytes_num > 0 ? std::min(c->link.bytes_num, o_.max_chunk_bytes) : -1;
+        o.bytes_num_is_exact = o_.bytes_num_is_exact;
+        o.max_decompressed_bytes = o_.max_chunk_bytes;
         o.chunk_label = c->label;
         QUIVER_ASSIGN_OR_RETURN(c->decoder, ChunkDecoder::Make(o));
       }
@@ -509,6 +558,7 @@ class EngineImpl final : public DownloadEngine {
       stats_.heap_fallbacks += c->decoder->used_heap_fallback() ? 1 : 0;
       c->decoder.reset();
       stats_.bytes_decoded += body->size();
+      TrueUp(c, body->size());
       // The Buffer handed out owns the chunk memory and the window share.
       struct Owner {
         std::shared_ptr<Buffer> body;
@@ -568,7 +618,7 @@ class EngineImpl final : public DownloadEngine {
       stats_.pages += 1;
       fetched_any_ = true;
       QUIVER_RETURN_NOT_OK(AddLinks(*first_page_));
-      has_more_ = first_page_->has_more_rows;
+      has_more_ = first_page_->has_more_rows && !LimitReached();
     }
     for (;;) {
       if (Stopping()) return cancel_ ? Status::Cancelled("fetch cancelled") : Status::OK();
@@ -640,6 +690,8 @@ class EngineImpl final : public DownloadEngine {
   std::deque<std::unique_ptr<Chunk>> chunks_;
   size_t next_start_ = 0;
   int64_t next_row_ = 0;
+  double hint_ratio_ = 0;        // largest decoded / bytesNum of done chunks (0 = none yet)
+  int64_t largest_decoded_ = 0;  // largest decoded chunk so far
   bool has_more_ = true;
   bool fetched_any_ = false;
 

@@ -10,15 +10,21 @@
 //     (startRowOffsets start at 0 and are contiguous: a gap or an overlap is
 //     Invalid naming the chunk; rowCount >= 0; bytesNum <= the limit);
 //   - files start strictly in file order, each once the byte window grants
-//     its share (its bytesNum, plus for LZ4 the input block LZ4F buffers,
-//     min(bytesNum, 4 MiB + 64 KiB); the whole window when bytesNum is
-//     unknown):
+//     its share (its expected decoded size, plus for LZ4 the input block
+//     LZ4F buffers, min(size, 4 MiB + 64 KiB)). bytesNum is a hint (servers
+//     send the uncompressed size, the compressed size, 0 or a wrong value):
+//     the expected size is bytesNum times the largest decoded / bytesNum
+//     ratio of the chunks done so far (bytesNum itself before the first),
+//     or without bytesNum the largest chunk so far (the whole window for
+//     the first); once a chunk is decoded its share becomes its real
+//     decoded size, taken past the capacity if need be (later files then
+//     wait):
 //     a later file never takes budget the next-needed file waits for, and a
 //     file larger than the whole window proceeds alone. The share is held
 //     until the consumer has read the whole chunk (release_window_share) or
 //     dropped its last batch (the returned Buffer owns the share), whichever
-//     comes first, so the window counts compressed bytes in flight and
-//     decompressed bytes not yet consumed. Each active download's LZ4F
+//     comes first, so the window counts reservations: expected bytes of
+//     files in flight and decoded bytes not yet consumed. Each active download's LZ4F
 //     scratch (about two block sizes + 128 KiB, charged to the pool) comes
 //     on top, bounded by `parallel`;
 //   - faults: 5xx, 408, 429, timeouts (including the low-speed timeout that
@@ -58,8 +64,12 @@ struct DownloadOptions {
   /// outlive the chunks' Buffers.
   MemoryPool* pool = nullptr;
   ChunkPolicy policy = ChunkPolicy::kStreamMmap;
-  /// Byte window (see the file comment); default 256 MiB.
-  int64_t window_bytes = int64_t{256} << 20;
+  /// Byte window (see the file comment). Default 64 MiB, chosen by
+  /// measurement (bench/window_sweep.sh, lineitem SF 0.5 over loopback, 20
+  /// MiB chunks): with parallel 8 it was as fast as 128 and 256 MiB (within
+  /// noise) at 44 MiB peak RSS increase against 85-164 MiB; 16-32 MiB let
+  /// one file download at a time and were ~15% slower.
+  int64_t window_bytes = int64_t{64} << 20;
   /// Files downloading at once (count bound, besides the byte window).
   int parallel = 8;
   /// Retries per chunk for retryable failures (not counting refreshes).
@@ -85,12 +95,21 @@ struct DownloadOptions {
   int64_t page_rows = 1000000;
   /// Consecutive empty pages with hasMoreRows accepted before Invalid.
   int max_empty_pages = 1000;
-  /// bytesNum is the exact uncompressed size (Thrift protocol): true.
-  bool bytes_num_is_exact = true;
-  /// Largest bytesNum accepted.
+  /// false (the default): bytesNum is only a sizing hint (see the file
+  /// comment and chunk_decoder.h); integrity rests on rows, offsets and the
+  /// schema. true: decoded size != bytesNum is Invalid naming the chunk
+  /// (for servers known to send the exact uncompressed size).
+  bool bytes_num_is_exact = false;
+  /// Largest decoded chunk accepted, in bytes (a larger bytesNum is clamped
+  /// to it as a hint; refused when exact).
   int64_t max_chunk_bytes = int64_t{16} << 30;
   /// Trust at most this many live chunk mappings (0 = decoder default).
   int64_t max_live_mappings = 0;
+  /// Rows the consumer will read at most (< 0 = all, the default): once the
+  /// links known cover this many rows, no more links are requested and no
+  /// later file is downloaded, so `quiver query --limit 3` fetches the first
+  /// chunk only. The result then ends after the chunks that cover the limit.
+  int64_t row_limit = -1;
 };
 
 /// Counters, updated while the engine runs. Thread-safe reads.

@@ -90,7 +90,7 @@ class FetchResult::Impl {
       return Status::Invalid("rows delivered " + std::to_string(owner->rows_delivered_.load()) +
                              " differ from the rows announced " + std::to_string(s.rows_announced.load()));
     }
-    if (o.check_total_bytes && statement.info.uncompressed_bytes > 0 &&
+    if (o.check_total_bytes && o.download.row_limit < 0 && statement.info.uncompressed_bytes > 0 &&
         s.bytes_decoded.load() != statement.info.uncompressed_bytes) {
       return Status::Invalid("decompressed bytes of all chunks differ from the result's uncompressedBytes: expected " +
                              std::to_string(statement.info.uncompressed_bytes) + ", actual " +

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -125,6 +127,81 @@ std::string FormatStageTable(const std::vector<MainJobStage>& stages) {
   return out;
 }
 
+// One fetch of `sql` through the in-process server with `policy`, every batch
+// dropped as it comes (streaming): the decoded bytes and the client pool's
+// peak (chunks, mappings, LZ4 buffers: everything the client charges).
+Result<MainJobFetchCost> MeasureFetch(const server::ResultServer& server, const std::string& token,
+                                      const std::string& sql, fetch::ChunkPolicy policy,
+                                      const std::shared_ptr<MemoryPool>& root, const std::string& client_exe) {
+  if (!client_exe.empty()) {
+    // A child process: its peak RSS is the client's alone. The token goes
+    // through the environment, never the command line.
+    ::setenv("QUIVER_TOKEN", token.c_str(), 1);
+    const std::string cmd = "'" + client_exe + "' bench fetch-client --server '" + server.rpc_url() + "' --ca-cert '" +
+                            server.cert_path() + "' --mode fetchall --policy " +
+                            std::string(fetch::ChunkPolicyName(policy)) + " --sql \"" + sql + "\"";
+    std::FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return Status::IOError("demo: cannot run " + client_exe);
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int rc = ::pclose(p);
+    ::unsetenv("QUIVER_TOKEN");
+    auto field = [&](const std::string& key) -> int64_t {
+      const size_t at = out.find("\"" + key + "\":");
+      return at == std::string::npos ? -1 : std::strtoll(out.c_str() + at + key.size() + 3, nullptr, 10);
+    };
+    MainJobFetchCost cost;
+    cost.policy = std::string(fetch::ChunkPolicyName(policy));
+    cost.decoded_bytes = field("decoded_bytes");
+    cost.client_peak_bytes = field("peak_rss_increase");
+    cost.rss = true;
+    if (rc != 0 || cost.decoded_bytes < 0 || cost.client_peak_bytes < 0) {
+      return Status::IOError("demo: the headline's client failed (exit " + std::to_string(rc) + "): " + out);
+    }
+    return cost;
+  }
+  auto pool = Child(root, "fetch-" + std::string(fetch::ChunkPolicyName(policy)));
+  fetch::ConnectionOptions conn;
+  conn.server_url = server.rpc_url();
+  conn.token = token;
+  conn.ca_cert_path = server.cert_path();
+  fetch::FetchOptions fo;
+  fo.download.pool = pool.get();
+  fo.download.policy = policy;
+  MainJobFetchCost cost;
+  cost.policy = std::string(fetch::ChunkPolicyName(policy));
+  const auto t0 = bench::Clock::now();
+  QUIVER_ASSIGN_OR_RETURN(auto result, fetch::FetchResult::Query(conn, sql, fo));
+  std::vector<RecordBatchPtr> all;  // fetch-all, as fetchall() does
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, result->Next());
+    if (!b) break;
+    all.push_back(std::move(b));
+  }
+  if (const auto* ds = result->download_stats()) cost.decoded_bytes = ds->bytes_decoded.load();
+  cost.seconds = bench::Seconds(t0, bench::Clock::now());
+  result.reset();
+  cost.client_peak_bytes = pool->peak_bytes();
+  return cost;
+}
+
+std::string FormatMainJobHeadline(const MainJobResult& r) {
+  const auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+  char line[1024];
+  std::snprintf(line, sizeof line,
+                "\n== headline: query (a) decodes to %s; the client's peak fetching it all is %s %s (%.2fx of the "
+                "decoded size, policy %s)\n   the same fetch with the heap policy (compressed body held, then "
+                "decompressed on the heap): %s (%.2fx), %.1fx quiver's\n",
+                FormatBytes(r.stream_mmap.decoded_bytes).c_str(), FormatBytes(r.stream_mmap.client_peak_bytes).c_str(),
+                r.stream_mmap.rss ? "of RSS (a client process)" : "(client pool)",
+                ratio(r.stream_mmap.client_peak_bytes, r.stream_mmap.decoded_bytes), r.stream_mmap.policy.c_str(),
+                FormatBytes(r.heap.client_peak_bytes).c_str(), ratio(r.heap.client_peak_bytes, r.heap.decoded_bytes),
+                ratio(r.heap.client_peak_bytes, r.stream_mmap.client_peak_bytes));
+  return line;
+}
+
 Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<MemoryPool>& root, std::FILE* out) {
   const auto t0 = bench::Clock::now();
   auto secs = [&] { return bench::Seconds(t0, bench::Clock::now()); };
@@ -221,8 +298,7 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
     conn.ca_cert_path = server->cert_path();
     fetch::FetchOptions fo;
     fo.download.pool = fetch_pool.get();
-    fo.download.policy = fetch::ChunkPolicy::kStreamMmap;
-    fo.download.window_bytes = int64_t{256} << 20;
+    fo.download.policy = fetch::ChunkPolicy::kStreamMmap;  // the default window
     const double q0 = secs();
     Digest remote;
     int64_t chunks = 0, window_peak = 0, downloaded = 0, decoded = 0, store_mem = 0, store_peak = 0, store_spilled = 0,
@@ -314,20 +390,28 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
                      "held once the last chunk was read (the closing session removes them); spilled " +
                          B(store_spilled) + " (" + std::to_string(store_spilled_chunks) + " chunks ever), budget 1 GiB",
                      rss, hwm});
-    table.push_back({tag + "download", "fetch window", B(0), B(window_peak),
-                     B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of 256 MiB", rss,
-                     hwm});
+    table.push_back(
+        {tag + "download", "fetch window", B(0), B(window_peak),
+         B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of " + B(fo.download.window_bytes),
+         rss, hwm});
     table.push_back({tag + "decompress", "chunk mappings", B(maps.mapped_bytes), B(maps.peak_mapped_bytes),
                      B(decoded) + " of IPC decompressed into private mappings (stream-mmap)", rss, hwm});
     table.push_back({tag + "decode", "fetch", B(fetch_pool->held_bytes()), B(fetch_pool->peak_bytes()),
                      "zero-copy batches over the mappings, hashed and dropped", rss, hwm});
   }
+  // The headline: the larger result fetched again, streaming, with quiver's
+  // policy and with the heap policy (the seed's "before"), same server, same run.
+  QUIVER_ASSIGN_OR_RETURN(res.stream_mmap, MeasureFetch(*server, token, queries[0].sql, fetch::ChunkPolicy::kStreamMmap,
+                                                        root, o.client_exe));
+  QUIVER_ASSIGN_OR_RETURN(res.heap,
+                          MeasureFetch(*server, token, queries[0].sql, fetch::ChunkPolicy::kHeap, root, o.client_exe));
   server->Stop();
 
   std::fprintf(out,
                "\n== memory, stage by stage (held = at the end of the stage's query, peak = highest during it;\n"
                "   the stages of a query stream concurrently, so RSS/HWM are sampled once the query is done)\n");
   std::fputs(FormatStageTable(table).c_str(), out);
+  std::fputs(FormatMainJobHeadline(res).c_str(), out);
   std::fprintf(out, "\n%s in %.1f s\n", all_ok ? "all results verified" : "VERIFICATION FAILED", secs());
   if (!all_ok) return Status::Invalid("demo: a result differs from the in-process run");
   return res;

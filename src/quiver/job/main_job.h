@@ -41,6 +41,10 @@ struct MainJobOptions {
   /// Where the TPC-H files go (kept); empty: a temporary directory
   /// (quiver-demo-<pid> under the system's temp path), removed at the end.
   std::string tpch_dir;
+  /// The quiver binary: the headline's fetches then run in a child process
+  /// (`quiver bench fetch-client`), so the client's peak RSS is measured
+  /// apart from the in-process server. Empty: in-process, pool peaks only.
+  std::string client_exe;
 };
 
 /// One join, fetched and checked.
@@ -62,10 +66,26 @@ struct MainJobStage {
   int64_t rss_bytes = -1, hwm_bytes = -1;  ///< VmRSS / VmHWM once the stage's query was done
 };
 
+/// One fetch-all of the headline (query (a) again, every batch kept).
+struct MainJobFetchCost {
+  std::string policy;             ///< fetch::ChunkPolicyName
+  int64_t decoded_bytes = 0;      ///< IPC bytes after decompression
+  int64_t client_peak_bytes = 0;  ///< the client's peak RSS increase (child process), else its pool's peak
+  bool rss = false;               ///< client_peak_bytes is RSS (true) or the pool's peak (false)
+  double seconds = 0;
+};
+
 struct MainJobResult {
   std::vector<MainJobQuery> queries;
   std::vector<MainJobStage> stages;
+  MainJobFetchCost stream_mmap;  ///< the headline with quiver's policy
+  MainJobFetchCost heap;         ///< the same fetch with the heap policy
 };
+
+/// "== headline: query (a) decodes to X; the client's peak ... is Y (R x of
+/// the decoded size, policy stream-mmap) / the same fetch with the heap
+/// policy: peak Z (...), K x quiver's" (the demo's last section). Pure.
+std::string FormatMainJobHeadline(const MainJobResult& result);
 
 /// Runs the job, writing its report to `out` as it goes (sections
 /// "== TPC-H ...", "== server: ...", one per query with its first rows and

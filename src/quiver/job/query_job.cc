@@ -27,6 +27,27 @@ std::shared_ptr<MemoryPool> Child(const std::shared_ptr<MemoryPool>& root, const
 
 }  // namespace
 
+std::string FormatQueryMemoryReport(const QueryJobSummary& sum, const QueryJobOptions& o) {
+  std::string out = "memory: peak RSS increase ";
+  out += sum.peak_rss_increase_bytes >= 0 ? FormatBytes(sum.peak_rss_increase_bytes) : "unknown";
+  out += " for " + FormatBytes(sum.decoded_bytes) + " decoded";
+  if (sum.peak_rss_increase_bytes >= 0 && sum.decoded_bytes > 0) {
+    char ratio[64];
+    std::snprintf(ratio, sizeof ratio, " = %.2fx",
+                  static_cast<double>(sum.peak_rss_increase_bytes) / static_cast<double>(sum.decoded_bytes));
+    out += ratio;
+  }
+  out += " (the client's memory per decoded byte" + std::string(o.hold ? ", every batch held" : "") + ")\n";
+  out += "  window: limit " + FormatBytes(o.window_bytes) + " x parallel " + std::to_string(o.parallel) + ", peak " +
+         FormatBytes(sum.window_peak_bytes) +
+         " of reservations (expected decoded bytes of files in flight + decoded bytes not yet consumed)\n";
+  out += "  client pool held " + FormatBytes(sum.pool_held_bytes) + ", peak " + FormatBytes(sum.pool_peak_bytes) +
+         " (chunks and LZ4 buffers charged); chunk mappings peak " + FormatBytes(sum.mapped_peak_bytes) + "; policy " +
+         std::string(fetch::ChunkPolicyName(o.policy)) + ", heap fallbacks " + std::to_string(sum.heap_fallbacks) +
+         "\n";
+  return out;
+}
+
 Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& root, std::FILE* rows_out,
                    std::FILE* log, QueryJobSummary* summary) {
   const auto t0 = bench::Clock::now();
@@ -43,6 +64,7 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
   fo.download.window_bytes = o.window_bytes;
   fo.download.parallel = o.parallel;
   fo.download.max_retries = o.retries;
+  fo.download.row_limit = o.limit;  // --limit: no chunk past the limit is fetched
   std::atomic<bool> cancel{false};
   conn.cancel = &cancel;
   auto interrupted = [&] { return o.interrupt != nullptr && o.interrupt->load(); };
@@ -196,16 +218,7 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
   }
   const int64_t hwm = bench::ProcStatusBytes("VmHWM");
   if (hwm >= 0 && rss0 >= 0) sum.peak_rss_increase_bytes = hwm - rss0;
-  if (o.report) {
-    std::fprintf(log,
-                 "memory: policy %s, window %s (peak %s), client pool held %s, peak %s; mapped peak %s, heap "
-                 "fallbacks %lld; peak RSS increase %s\n",
-                 std::string(fetch::ChunkPolicyName(o.policy)).c_str(), FormatBytes(o.window_bytes).c_str(),
-                 FormatBytes(sum.window_peak_bytes).c_str(), FormatBytes(sum.pool_held_bytes).c_str(),
-                 FormatBytes(sum.pool_peak_bytes).c_str(), FormatBytes(sum.mapped_peak_bytes).c_str(),
-                 static_cast<long long>(sum.heap_fallbacks),
-                 sum.peak_rss_increase_bytes >= 0 ? FormatBytes(sum.peak_rss_increase_bytes).c_str() : "unknown");
-  }
+  if (o.report) std::fputs(FormatQueryMemoryReport(sum, o).c_str(), log);
   if (summary) *summary = sum;
   if (o.limit >= 0 && rows >= o.limit && st.code() == StatusCode::kCancelled) st = Status::OK();
   return st;

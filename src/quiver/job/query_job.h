@@ -38,11 +38,14 @@ struct QueryJobOptions {
   /// to OUTPUT once complete; removed on failure).
   std::string output_path;
   CompressionType compression = CompressionType::kNone;         ///< IPC body codec of output_path
-  int64_t window_bytes = int64_t{256} << 20;                    ///< download window (> 0)
+  int64_t window_bytes = int64_t{64} << 20;                     ///< download window (> 0; see DownloadOptions)
   int parallel = 8;                                             ///< files downloading at once (>= 1)
   fetch::ChunkPolicy policy = fetch::ChunkPolicy::kStreamMmap;  ///< chunk memory
   int retries = 4;                                              ///< retries per chunk (>= 0)
-  int64_t limit = -1;     ///< stop after this many rows, cancelling the rest (< 0: all)
+  /// Stop after this many rows (< 0: all): no chunk past the limit is
+  /// requested or downloaded (DownloadOptions::row_limit), and the operation
+  /// is cancelled on the server once the rows are written.
+  int64_t limit = -1;
   bool hold = false;      ///< keep every batch until the end (measures fetch-all memory)
   bool progress = false;  ///< redraw "\r<done>/<known> chunks, MB/s, rows" on `log` every 100 ms
   bool report = true;     ///< the summary and memory lines on `log` at the end
@@ -69,13 +72,21 @@ struct QueryJobSummary {
 
 /// Runs the statement and writes the result: text rows (WriteHeader, then
 /// each batch) on `rows_out`, or the IPC file. Progress and the report go to
-/// `log`: "quiver query: N rows, C chunks, ... s[ (R MB/s)]" and "memory:
-/// policy ..., peak RSS increase ..." (both also after a failure once the
+/// `log`: "quiver query: N rows, C chunks, ... s[ (R MB/s)]" and the memory
+/// report of FormatQueryMemoryReport (both also after a failure once the
 /// statement ran). Memory is charged to children "fetch" and "write" of
 /// `root`. `summary` (may be null) receives the numbers of the report.
 /// Errors: those of the query and the download (fetch::FetchResult), of
 /// writing the file (IOError naming it, "cannot rename ..."), Cancelled when
 /// `interrupt` was set; reaching `limit` is not an error.
+/// The memory report, three lines: "memory: peak RSS increase X for Y
+/// decoded = R x (...)" (the headline: the process's peak RSS above its RSS
+/// at the start, against the decompressed bytes of the result), then the
+/// window (its limit x parallel, and its peak, in reservations: expected
+/// decoded bytes of files in flight and decoded bytes not yet consumed), then
+/// the client pool, chunk mappings and policy. Pure.
+std::string FormatQueryMemoryReport(const QueryJobSummary& summary, const QueryJobOptions& options);
+
 Status RunQueryJob(const QueryJobOptions& options, const std::shared_ptr<MemoryPool>& root, std::FILE* rows_out,
                    std::FILE* log, QueryJobSummary* summary = nullptr);
 

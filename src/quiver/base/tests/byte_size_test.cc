@@ -35,6 +35,9 @@ TEST(ByteSizeTest, ParseBytesUnits) {
   EXPECT_EQ(b, int64_t{48} << 20);
   ASSERT_OK_AND_ASSIGN(b, ParseBytes("10b"));
   EXPECT_EQ(b, 10);
+  // What FormatBytes writes reads back (a space before the unit).
+  ASSERT_OK_AND_ASSIGN(b, ParseBytes("3.00 MiB"));
+  EXPECT_EQ(b, int64_t{3} << 20);
 }
 
 TEST(ByteSizeTest, ParseBytesErrors) {

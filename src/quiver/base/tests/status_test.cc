@@ -80,6 +80,23 @@ TEST(StatusTest, WithContextPrefixesTheMessageAndKeepsTheCode) {
   EXPECT_EQ(Status::IOError("x").WithContext("").ToString(), "IOError: x");
 }
 
+// The SQLSTATE is a field set where the error is raised, kept through
+// WithContext and copies, never read from the message (issue 21 item 6).
+TEST(StatusTest, SqlStateIsAFieldKeptThroughContext) {
+  EXPECT_EQ(Status::KeyError("no table named t").sql_state(), "");
+  Status st = Status::KeyError("no column named x").WithSqlState("42703");
+  EXPECT_EQ(st.sql_state(), "42703");
+  EXPECT_EQ(st.code(), StatusCode::kKeyError);
+  EXPECT_EQ(st.message(), "no column named x");
+  Status ctx = st.WithContext("statement 1");
+  EXPECT_EQ(ctx.sql_state(), "42703");
+  EXPECT_EQ(ctx.message(), "statement 1: no column named x");
+  Status copy = ctx;
+  EXPECT_EQ(copy.sql_state(), "42703");
+  EXPECT_TRUE(Status::OK().WithSqlState("42703").ok());
+  EXPECT_EQ(Status::OK().WithSqlState("42703").sql_state(), "");
+}
+
 TEST(StatusTest, CopiesShareTheValue) {
   Status a = Status::Timeout("slow");
   Status b = a;

@@ -64,6 +64,7 @@ TEST_P(PolicyTest, RoundTripEqualsSource) {
     o.policy = policy;
     o.lz4 = lz4;
     o.expected_bytes = static_cast<int64_t>(body.raw.size());
+    o.bytes_num_is_exact = true;
     o.compressed_length = static_cast<int64_t>(wire.size());
     auto d = ChunkDecoder::Make(o);
     ASSERT_OK(d);
@@ -160,6 +161,66 @@ TEST(ChunkDecoder, LooseHintTooSmallAndTooLarge) {
   }
 }
 
+// bytesNum is a hint by default (issue 21): the compressed size, 0, too
+// small or too large, with and without content size, one or several frames:
+// the output is exactly the stream, in a mapping of its size (pages).
+TEST(ChunkDecoder, HintIsTheDefault) {
+  auto pool = MemoryPool::MakeRoot({});
+  Body body = MakeBody(pool.get(), 60000, 9000);
+  const int64_t n = static_cast<int64_t>(body.raw.size());
+  for (int frames : {1, 4}) {
+    for (bool content : {true, false}) {
+      std::string wire;
+      const size_t piece = body.raw.size() / static_cast<size_t>(frames) + 1;
+      for (size_t at = 0; at < body.raw.size(); at += piece) wire += Lz4Frame(body.raw.substr(at, piece), content);
+      const int64_t w = static_cast<int64_t>(wire.size());
+      for (int64_t hint : {w, int64_t{0}, n / 7, n * 5}) {
+        for (ChunkPolicy p : kPolicies) {
+          SCOPED_TRACE("frames " + std::to_string(frames) + " content " + std::to_string(content) + " hint " +
+                       std::to_string(hint) + " " + std::string(ChunkPolicyName(p)));
+          ChunkDecoderOptions o;
+          o.pool = pool.get();
+          o.policy = p;
+          o.expected_bytes = hint;
+          auto d = ChunkDecoder::Make(o);
+          ASSERT_OK(d);
+          for (size_t i = 0; i < wire.size(); i += 5000) {
+            ASSERT_OK((*d)->Consume(
+                {reinterpret_cast<const uint8_t*>(wire.data()) + i, std::min<size_t>(5000, wire.size() - i)}));
+          }
+          auto buf = (*d)->Finish();
+          ASSERT_OK(buf);
+          EXPECT_EQ((*buf)->size(), n);
+          EXPECT_EQ(0, std::memcmp((*buf)->data(), body.raw.data(), body.raw.size()));
+          if (p != ChunkPolicy::kHeap && !(*d)->used_heap_fallback()) {
+            EXPECT_EQ((*buf)->capacity_bytes(), (n + 4095) / 4096 * 4096) << "tail given back";
+          }
+        }
+      }
+    }
+  }
+}
+
+// A hint the pool cannot grant (or beyond max_decompressed_bytes) is not an
+// error: the decoder starts small and grows with the data.
+TEST(ChunkDecoder, HintTooLargeForThePoolStartsSmall) {
+  auto src = MemoryPool::MakeRoot({});
+  Body body = MakeBody(src.get(), 50000, 10000);
+  const std::string wire = Lz4Frame(body.raw, /*content_size=*/false);
+  for (int64_t hint : {int64_t{1} << 30, int64_t{64} << 30}) {
+    MemoryPoolOptions po;
+    po.limit_bytes = int64_t{8} << 20;
+    auto pool = MemoryPool::MakeRoot(po);
+    ChunkDecoderOptions o;
+    o.pool = pool.get();
+    o.expected_bytes = hint;
+    auto buf = DecodeChunk({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}, o);
+    ASSERT_OK(buf) << hint;
+    EXPECT_EQ((*buf)->size(), static_cast<int64_t>(body.raw.size()));
+    EXPECT_EQ(0, std::memcmp((*buf)->data(), body.raw.data(), body.raw.size()));
+  }
+}
+
 // Several concatenated frames (and a skippable frame) make one body.
 TEST(ChunkDecoder, ConcatenatedFrames) {
   auto pool = MemoryPool::MakeRoot({});
@@ -194,6 +255,7 @@ Status DecodeErr(const std::string& wire, int64_t expected, int64_t compressed_l
   o.policy = p;
   o.lz4 = lz4;
   o.expected_bytes = expected;
+  o.bytes_num_is_exact = true;
   o.compressed_length = compressed_length;
   o.chunk_label = "chunk 7 (rows 700..799)";
   auto d = ChunkDecoder::Make(o);

@@ -133,6 +133,20 @@ TEST_F(QueryCli, MissingTokenAndUntrustedCertificate) {
   EXPECT_NE(c.out.find("{\"id\":2}"), std::string::npos) << c.out;
 }
 
+// --limit 3 fetches the first chunk only (issue 21: it once downloaded every
+// file the window allowed) and the report leads with the RSS / decoded ratio.
+TEST_F(QueryCli, LimitFetchesOnlyTheFirstChunk) {
+  Cmd c = Shell(Base() + " --token " + cfg_.token +
+                " --format csv --parallel 8 --window 256MiB --limit 3 'SELECT id FROM t'");
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_EQ(c.out.rfind("id\n0\n1\n2\n", 0), 0u) << c.out;
+  EXPECT_EQ(w_->counters().gets.load(), 1) << c.out;
+  EXPECT_NE(c.out.find("quiver query: 3 rows, 1 chunks"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("memory: peak RSS increase "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find(" decoded = "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("of reservations"), std::string::npos) << c.out;
+}
+
 // Ctrl-C (SIGINT, sent by timeout(1)) midway: the operation is cancelled on
 // the server, no output file is left behind, the exit status is 130
 // (128 + SIGINT, as shells report an interrupted command).

@@ -48,6 +48,9 @@ class OneBatchExecutor : public StatementExecutor {
   Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const std::atomic<bool>*,
                                                      MemoryPool*) override {
     if (statement.find("fail") != std::string_view::npos) return Status::NotImplemented("'fail'");
+    if (statement.find("divide") != std::string_view::npos) {
+      return Status::Invalid("division by zero").WithSqlState("22012");
+    }
     return std::unique_ptr<RecordBatchStream>(new BatchVectorStream(schema_, {batch_}));
   }
   std::vector<TableInfo> ListTables() const override { return {{"t", schema_}}; }
@@ -534,6 +537,35 @@ TEST(ResultServiceLimits, OperationLimit) {
   auto third = ExecuteIn(c, s);
   EXPECT_EQ(third.status.statusCode, t::TStatusCode::ERROR_STATUS);
   EXPECT_NE(third.status.errorMessage.find("too many open operations"), std::string::npos);
+}
+
+// The sqlState of an error is the field it was raised with (issue 21 item
+// 6), else one for its code; GetInfo answers what ODBC/JDBC bridges ask.
+TEST(ResultServiceErrors, SqlStateIsTheErrorsFieldAndGetInfoAnswers) {
+  World w;
+  Caller c(w.service.get());
+  auto s = OpenIn(c);
+  for (auto [sql, state] : {std::pair<const char*, const char*>{"SELECT 1/0 -- divide", "22012"},
+                            std::pair<const char*, const char*>{"fail", "0A000"}}) {
+    t::TExecuteStatementReq req;
+    req.sessionHandle = s;
+    req.statement = sql;
+    t::TExecuteStatementResp resp;
+    CALL(c, ExecuteStatement, req, resp);
+    EXPECT_EQ(resp.status.statusCode, t::TStatusCode::ERROR_STATUS) << sql;
+    EXPECT_EQ(resp.status.sqlState, state) << sql;
+  }
+  for (auto type : {t::TGetInfoType::CLI_SERVER_NAME, t::TGetInfoType::CLI_DBMS_VER,
+                    t::TGetInfoType::CLI_IDENTIFIER_QUOTE_CHAR, t::TGetInfoType::CLI_TXN_CAPABLE,
+                    t::TGetInfoType::CLI_MAX_COLUMN_NAME_LEN, t::TGetInfoType::CLI_SEARCH_PATTERN_ESCAPE,
+                    t::TGetInfoType::CLI_OJ_CAPABILITIES, t::TGetInfoType::CLI_DATA_SOURCE_NAME}) {
+    t::TGetInfoReq gi;
+    gi.sessionHandle = s;
+    gi.infoType = type;
+    t::TGetInfoResp gir;
+    CALL(c, GetInfo, gi, gir);
+    EXPECT_EQ(gir.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << static_cast<int>(type);
+  }
 }
 
 }  // namespace
