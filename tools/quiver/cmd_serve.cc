@@ -2,7 +2,6 @@
 // results as CloudFetch chunks). Statements run on the SQL layer
 // (server::SqlExecutor over a sql::Catalog of --table inputs and, with
 // --tpch, generated TPC-H tables). Runs until SIGINT / SIGTERM.
-#include <malloc.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -62,6 +61,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t max_statement_bytes = int64_t{1} << 20;
     double statement_timeout_s = 0;
     int max_unfetched_chunks = 8;
+    int max_operations_per_session = 64;
     bool no_lz4 = false;
     double stats_interval_s = 0;
     double tpch = 0;
@@ -114,6 +114,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--operation-idle-s", o->operation_idle_s, "close operations idle this long (default 1800)");
   cmd->add_option("--max-sessions", o->max_sessions, "open sessions at most (default 64)");
   cmd->add_option("--max-operations", o->max_operations, "open operations at most (default 256)");
+  cmd->add_option("--max-operations-per-session", o->max_operations_per_session,
+                  "open operations of one session at most (default 64)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16 MiB)");
   cmd->add_option("--header-timeout-s", o->header_timeout_s,
@@ -192,6 +195,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_links_per_fetch = o->max_links_per_fetch;
       so.service.max_statement_bytes = o->max_statement_bytes;
       so.service.max_unfetched_chunks = o->max_unfetched_chunks;
+      so.service.max_operations_per_session = o->max_operations_per_session;
       so.service.statement_timeout_ms = static_cast<int64_t>(o->statement_timeout_s * 1000);
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());

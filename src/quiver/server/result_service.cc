@@ -392,12 +392,18 @@ class ResultService::Impl : public t::TCLIServiceIf {
                              t::TStatusCode::ERROR_STATUS, "42601");
       return;
     }
-    // Refused at the operation cap before it is planned (Start checks again).
+    // Refused at the operation caps before it is planned (Start checks again).
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (static_cast<int>(ops_.size()) >= o_.max_operations) {
         r.status = ErrorStatus("too many open operations: the server allows " + std::to_string(o_.max_operations) +
                                "; close finished operations and retry");
+        return;
+      }
+      if (SessionOpsLocked(session->guid) >= o_.max_operations_per_session) {
+        r.status = ErrorStatus("too many open operations in this session: the server allows " +
+                               std::to_string(o_.max_operations_per_session) +
+                               " per session; close finished operations and retry");
         return;
       }
     }
@@ -668,6 +674,13 @@ class ResultService::Impl : public t::TCLIServiceIf {
     return out;
   }
 
+  // Open operations of one session (mu_ held).
+  int SessionOpsLocked(const std::string& session_guid) const {
+    int n = 0;
+    for (const auto& [k, op] : ops_) n += op->session_guid == session_guid;
+    return n;
+  }
+
   // Cancels, joins and removes the chunks of an operation already taken out of ops_.
   void Finish(const std::shared_ptr<Operation>& op) {
     op->cancel = true;
@@ -711,6 +724,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
       }
       if (sessions_.find(session->guid) == sessions_.end()) {
         r.status = ErrorStatus("session closed while the statement started", t::TStatusCode::INVALID_HANDLE_STATUS);
+        return;
+      }
+      if (SessionOpsLocked(session->guid) >= o_.max_operations_per_session) {
+        r.status = ErrorStatus("too many open operations in this session: the server allows " +
+                               std::to_string(o_.max_operations_per_session) +
+                               " per session; close finished operations and retry");
         return;
       }
       ops_[op->guid] = op;
@@ -1070,9 +1089,10 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
   if (options.chunk_bytes < 1 || options.max_links_per_fetch < 1 || options.max_sessions < 1 ||
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
       options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
-      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0) {
+      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1) {
     return Status::Invalid(
-        "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_statement_bytes and "
+        "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
+        "max_statement_bytes and "
         "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_unfetched_chunks 0 "
         "(none) or >= 2");
   }

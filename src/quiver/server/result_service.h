@@ -56,6 +56,9 @@ struct ResultServiceOptions {
   /// ERROR status naming the limit.
   int max_sessions = 64;
   int max_operations = 256;
+  /// Open operations of one session at most (fairness: one client leaking
+  /// operations in its session cannot take the whole max_operations).
+  int max_operations_per_session = 64;
   /// Links per FetchResults reply (a page); >= 1.
   int max_links_per_fetch = 32;
   /// Largest Thrift message accepted; strings and containers inside are

@@ -193,6 +193,10 @@ t::TOperationState::type WaitFinished(Rpc& rpc, const t::TOperationHandle& op) {
     rpc.c().send_GetOperationStatus(req);
     EXPECT_EQ(rpc.Send(rpc.Take()), 200);
     rpc.c().recv_GetOperationStatus(resp);
+    if (resp.status.statusCode != t::TStatusCode::SUCCESS_STATUS) {
+      ADD_FAILURE() << "GetOperationStatus: " << resp.status.errorMessage;
+      return t::TOperationState::UKNOWN_STATE;
+    }
     if (resp.operationState != t::TOperationState::RUNNING_STATE &&
         resp.operationState != t::TOperationState::INITIALIZED_STATE &&
         resp.operationState != t::TOperationState::PENDING_STATE) {
@@ -851,9 +855,24 @@ double FiveRowQuerySeconds(const ResultServer& server) {
   const auto t0 = std::chrono::steady_clock::now();
   Rpc rpc(server);
   auto s = Open(rpc);
-  auto ex = Execute(rpc, s, "SELECT * FROM lineitem LIMIT 5", false, false, 100);
-  if (ex.status.statusCode != t::TStatusCode::SUCCESS_STATUS) return -1;
-  if (WaitFinished(rpc, ex.operationHandle) != t::TOperationState::FINISHED_STATE) return -1;
+  auto ex = Execute(rpc, s, "SELECT * FROM lineitem LIMIT 5", false);
+  if (ex.status.statusCode != t::TStatusCode::SUCCESS_STATUS) {
+    ADD_FAILURE() << "ExecuteStatement: " << ex.status.errorMessage;
+    return -1;
+  }
+  const auto state = WaitFinished(rpc, ex.operationHandle);
+  if (state != t::TOperationState::FINISHED_STATE) {
+    ADD_FAILURE() << "state " << state << " after "
+                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s";
+    return -1;
+  }
+  auto page = Fetch(rpc, ex.operationHandle, true);
+  int64_t rows = 0;
+  for (const auto& b : page.results.arrowBatches) rows += b.rowCount;
+  if (rows != 5) {
+    ADD_FAILURE() << rows << " rows";
+    return -1;
+  }
   CloseOp(rpc, ex.operationHandle);
   CloseSession(rpc, s);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

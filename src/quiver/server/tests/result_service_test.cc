@@ -639,3 +639,36 @@ TEST(ResultServiceLimits, UnfetchedResultPausesItsProducer) {
 
 }  // namespace
 }  // namespace quiver::server
+
+namespace quiver::server {
+namespace {
+
+// Fairness: one session leaking operations hits its own cap, not the
+// global one; another session still runs statements.
+TEST(ResultServiceLimits, OperationsPerSessionAreCappedApartFromTheGlobalCap) {
+  fetch::LocalChunkStoreOptions so;
+  so.link_base_url = "https://127.0.0.1:1";
+  auto store = fetch::LocalChunkStore::Make(so, fetch::LinkSigner::MakeRandom().value()).value();
+  auto pool = MemoryPool::MakeRoot({.name = "fair"});
+  GatedExecutor executor(2, 1000);
+  executor.open();
+  ResultServiceOptions o;
+  o.pool = pool.get();
+  o.executor = &executor;
+  o.store = store.get();
+  o.max_operations = 10;
+  o.max_operations_per_session = 3;
+  auto service = ResultService::Make(o).value();
+  Caller c(service.get());
+  auto leaky = OpenIn(c);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ExecuteIn(c, leaky).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  auto refused = ExecuteIn(c, leaky);
+  EXPECT_EQ(refused.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(refused.status.errorMessage.find("in this session"), std::string::npos) << refused.status.errorMessage;
+  auto other = OpenIn(c);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ExecuteIn(c, other).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(service->stats().open_operations, 6);
+}
+
+}  // namespace
+}  // namespace quiver::server
