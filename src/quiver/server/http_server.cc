@@ -377,23 +377,43 @@ using Stream = beast::ssl_stream<beast::tcp_stream>;
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(ResultServer::Impl* server, tcp::socket socket, std::string address)
-      : server_(server), stream_(std::move(socket), *server->tls), address_(std::move(address)), buffer_(64 << 10) {}
+      : server_(server),
+        tcp_(std::move(socket)),
+        first_byte_timer_(tcp_.get_executor()),
+        address_(std::move(address)),
+        buffer_(64 << 10) {}
 
   ~Connection() {
     if (body_charged_ > 0) server_->service->thrift_pool()->Unreserve(body_charged_);
     server_->Release(address_);
   }
 
+  // Until the client sends its first byte the connection is a bare socket
+  // (no TLS state, no buffers: an idle connection costs about 1 KiB); the
+  // TLS stream is made when the handshake can start. The header deadline
+  // runs from here.
   void Start() {
     boost::system::error_code ignored;
-    beast::get_lowest_layer(stream_).socket().set_option(tcp::no_delay(true), ignored);
-    Deadline(server_->o.header_timeout_ms);
-    stream_.async_handshake(ssl::stream_base::server,
-                            [self = shared_from_this()](beast::error_code ec) { self->OnHandshake(ec); });
+    tcp_.socket().set_option(tcp::no_delay(true), ignored);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(server_->o.header_timeout_ms);
+    first_byte_timer_.expires_at(deadline_);
+    first_byte_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;  // cancelled: the first byte came
+      ++self->server_->timeouts;
+      boost::system::error_code ignored;
+      self->tcp_.socket().close(ignored);
+    });
+    tcp_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      self->first_byte_timer_.cancel();
+      if (ec || !self->tcp_.socket().is_open()) return;
+      self->stream_.emplace(std::move(self->tcp_), *self->server_->tls);
+      beast::get_lowest_layer(*self->stream_).expires_at(self->deadline_);
+      self->stream_->async_handshake(ssl::stream_base::server, [self](beast::error_code ec) { self->OnHandshake(ec); });
+    });
   }
 
  private:
-  void Deadline(int64_t ms) { beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(ms)); }
+  void Deadline(int64_t ms) { beast::get_lowest_layer(*stream_).expires_after(std::chrono::milliseconds(ms)); }
 
   void OnHandshake(beast::error_code ec) {
     if (ec) return CountTimeout(ec);
@@ -412,7 +432,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // every value.)
     header_->body_limit(std::numeric_limits<std::uint64_t>::max());
     Deadline(server_->o.header_timeout_ms);
-    http::async_read_header(stream_, buffer_, *header_,
+    http::async_read_header(*stream_, buffer_, *header_,
                             [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
 
@@ -522,7 +542,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (e != r.end() && beast::iequals(e->value(), "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       Deadline(server_->o.write_timeout_ms);
-      return asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+      return asio::async_write(*stream_, asio::buffer(kContinue.data(), kContinue.size()),
                                [self = shared_from_this()](beast::error_code ec, size_t) {
                                  if (ec) return self->CountTimeout(ec);
                                  self->ReadBody();
@@ -533,7 +553,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void ReadBody() {
     Deadline(server_->o.body_timeout_ms);
-    http::async_read(stream_, buffer_, *body_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    http::async_read(*stream_, buffer_, *body_, [self = shared_from_this()](beast::error_code ec, size_t) {
       if (ec) return self->CountTimeout(ec);
       std::string body = std::move(self->body_->get().body());
       self->body_.reset();
@@ -544,7 +564,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   template <typename Handler>
   void RunOnWorker(Handler handler) {
-    beast::get_lowest_layer(stream_).expires_never();
+    beast::get_lowest_layer(*stream_).expires_never();
     asio::post(*server_->workers, [self = shared_from_this(), handler = std::move(handler)]() mutable {
       std::shared_ptr<Reply> reply = handler(self->server_);
       // The request body's charge ends once the worker is done with it.
@@ -552,7 +572,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         self->server_->service->thrift_pool()->Unreserve(self->body_charged_);
         self->body_charged_ = 0;
       }
-      asio::post(self->stream_.get_executor(), [self, reply]() mutable { self->Write(std::move(reply)); });
+      asio::post(self->stream_->get_executor(), [self, reply]() mutable { self->Write(std::move(reply)); });
     });
   }
 
@@ -586,7 +606,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     res.keep_alive(!reply->close);
     reply_ = std::move(reply);
     Deadline(server_->o.write_timeout_ms);
-    http::async_write(stream_, res, [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWrite(ec); });
+    http::async_write(*stream_, res, [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWrite(ec); });
   }
 
   void OnWrite(beast::error_code ec) {
@@ -602,7 +622,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!drain_) return;
     // Lingering close: stop sending, read and drop what the client still
     // sends (raw TLS records, not decrypted) for a bounded time and size.
-    auto& socket = beast::get_lowest_layer(stream_).socket();
+    auto& socket = beast::get_lowest_layer(*stream_).socket();
     boost::system::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
     drain_left_ = std::max<int64_t>(server_->o.max_body_bytes, 1 << 20);
@@ -612,16 +632,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Drain() {
     drain_buffer_.resize(16 << 10);
-    beast::get_lowest_layer(stream_).async_read_some(asio::buffer(drain_buffer_),
-                                                     [self = shared_from_this()](beast::error_code ec, size_t n) {
-                                                       self->drain_left_ -= static_cast<int64_t>(n);
-                                                       if (ec || self->drain_left_ <= 0) return;
-                                                       self->Drain();
-                                                     });
+    beast::get_lowest_layer(*stream_).async_read_some(asio::buffer(drain_buffer_),
+                                                      [self = shared_from_this()](beast::error_code ec, size_t n) {
+                                                        self->drain_left_ -= static_cast<int64_t>(n);
+                                                        if (ec || self->drain_left_ <= 0) return;
+                                                        self->Drain();
+                                                      });
   }
 
   ResultServer::Impl* server_;
-  Stream stream_;
+  beast::tcp_stream tcp_;  // until the first byte; then moved into stream_
+  asio::steady_timer first_byte_timer_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::optional<Stream> stream_;
   std::string address_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> header_;
@@ -786,6 +809,8 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
                                ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use,
                            ec);
     SSL_CTX_set_min_proto_version(impl->tls->native_handle(), TLS1_2_VERSION);
+    // Idle keep-alive connections give OpenSSL's record buffers back.
+    SSL_CTX_set_mode(impl->tls->native_handle(), SSL_MODE_RELEASE_BUFFERS);
     if (!ec) impl->tls->use_certificate_chain_file(impl->cert_path, ec);
     if (!ec) impl->tls->use_private_key_file(impl->key_path, ssl::context::pem, ec);
     if (ec) {

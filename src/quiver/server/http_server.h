@@ -25,8 +25,9 @@
 //
 // I/O model: io_threads event-loop threads run every socket (TLS handshake,
 // header and body reads, response writes) asynchronously, so a connection
-// that is idle or sends slowly costs a socket and its buffers (about 30 KiB
-// with TLS), never a thread. Only a complete, authorised request goes to
+// that is idle or sends slowly costs a socket and its buffers, never a
+// thread: a connection that has sent nothing yet is a bare socket (~1 KiB),
+// the TLS state (~80 KiB) is made when its first byte arrives. Only a complete, authorised request goes to
 // one of worker_threads threads, which runs the RPC (or reads the chunk) and
 // hands the response back to the event loop. TCP_NODELAY is set on every
 // socket and a response's header and (first 64 KiB of) body leave in one
