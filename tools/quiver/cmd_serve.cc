@@ -62,6 +62,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     double statement_timeout_s = 0;
     int max_unfetched_chunks = 8;
     int max_operations_per_session = 64;
+    bool keep_freed_memory = false;
     bool no_lz4 = false;
     double stats_interval_s = 0;
     double tpch = 0;
@@ -138,6 +139,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "worker threads running RPCs and chunk reads; idle connections hold none (default 64)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-lz4", o->no_lz4, "serve chunks without LZ4 compression");
+  cmd->add_flag("--keep-freed-memory", o->keep_freed_memory,
+                "do not hand freed memory back to the OS after statements (for measurements)");
   cmd->add_option("--stats", o->stats_interval_s, "print a held/peak stats line to stderr every N seconds");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
@@ -179,6 +182,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.max_connections_per_address = o->max_connections_per_address;
       so.io_threads = o->io_threads;
       so.worker_threads = o->threads;
+      so.release_memory_after_statements = !o->keep_freed_memory;
       so.store.memory_budget_bytes = o->store_budget_bytes;
       so.store.spill_dir = o->spill_dir;
       so.store.spill_limit_bytes = o->spill_limit_bytes;
