@@ -23,6 +23,14 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 void OnSignal(int) { g_stop = 1; }
 
+/// The default server memory budget: half of the machine's physical memory.
+int64_t DefaultMemoryBudgetBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{4} << 30;
+  return static_cast<int64_t>(pages) * page_size / 2;
+}
+
 }  // namespace
 
 void AddBenchServe(CLI::App* bench, Context& ctx, Action* action);  // cmd_bench_serve.cc
@@ -42,17 +50,24 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t chunk_bytes = int64_t{20} << 20;
     int64_t inline_threshold_bytes = int64_t{1} << 20;
     int64_t store_budget_bytes = int64_t{1} << 30;
-    int64_t spill_limit_bytes = -1;
+    int64_t spill_limit_bytes = int64_t{8} << 30;
     int64_t link_expiry_s = 900;
     int64_t session_idle_s = 3600, operation_idle_s = 1800;
     int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
     int64_t max_body_bytes = int64_t{16} << 20;
-    int read_timeout_s = 30, write_timeout_s = 60;
+    int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10;
+    int max_connections = 4096, max_connections_per_address = 1024, io_threads = 2;
+    int64_t memory_budget = 0;  // 0 = half the physical memory
+    int64_t max_statement_bytes = int64_t{1} << 20;
+    double statement_timeout_s = 0;
+    int max_unfetched_chunks = 8;
+    int max_operations_per_session = 64;
+    bool keep_freed_memory = false;
     bool no_lz4 = false;
     double stats_interval_s = 0;
     double tpch = 0;
     std::string tpch_dir, memory_mode = "on-heap";
-    int64_t statement_limit = -1;
+    int64_t statement_limit = 0;  // 0 = a quarter of the memory budget
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)")
@@ -75,9 +90,21 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--memory-budget", o->memory_budget,
+                  "byte limit of everything the server charges (statements, chunks in memory, requests); "
+                  "default: half the physical memory")
+      ->transform(ByteSize())
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--statement-memory-limit", o->statement_limit,
-                  "byte limit of each statement's pool (e.g. 1GiB; default none)")
+                  "byte limit of each statement's pool; past it the statement fails with SQLSTATE 53200 "
+                  "(e.g. 1GiB; default: a quarter of --memory-budget; -1 = none)")
       ->transform(ByteSize());
+  cmd->add_option("--statement-timeout-s", o->statement_timeout_s,
+                  "cancel a statement running longer than this, SQLSTATE 57014 (default 0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-statement-bytes", o->max_statement_bytes,
+                  "longest SQL text accepted, checked before parsing (default 1 MiB)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--warehouse-id", o->warehouse_id, "warehouse id in the RPC path (default quiver)");
   cmd->add_option("--chunk-bytes", o->chunk_bytes, "target uncompressed IPC bytes per CloudFetch chunk (default 20MiB)")
       ->transform(ByteSize());
@@ -88,19 +115,43 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "bytes of chunks kept in memory before spilling (default 1GiB)")
       ->transform(ByteSize());
   cmd->add_option("--spill-dir", o->spill_dir, "directory for spilled chunks (default: a private temp dir)");
-  cmd->add_option("--spill-limit", o->spill_limit_bytes, "bytes of spill files at most (default: no limit)")
+  cmd->add_option("--max-unfetched-chunks", o->max_unfetched_chunks,
+                  "a statement pauses while this many of its chunks wait for the client to fetch them "
+                  "(default 8; 0 = no bound)");
+  cmd->add_option("--spill-limit", o->spill_limit_bytes,
+                  "bytes of spill files at most; a result that fits neither fails (default 8GiB; -1 = no limit)")
       ->transform(ByteSize());
   cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
   cmd->add_option("--session-idle-s", o->session_idle_s, "close sessions idle this long (default 3600)");
   cmd->add_option("--operation-idle-s", o->operation_idle_s, "close operations idle this long (default 1800)");
   cmd->add_option("--max-sessions", o->max_sessions, "open sessions at most (default 64)");
   cmd->add_option("--max-operations", o->max_operations, "open operations at most (default 256)");
+  cmd->add_option("--max-operations-per-session", o->max_operations_per_session,
+                  "open operations of one session at most (default 64)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16MiB)")->transform(ByteSize());
-  cmd->add_option("--read-timeout-s", o->read_timeout_s, "socket read timeout (default 30)");
-  cmd->add_option("--write-timeout-s", o->write_timeout_s, "socket write timeout (default 60)");
-  cmd->add_option("--threads", o->threads, "HTTP worker threads = client connections served at once (default 64)");
+  cmd->add_option("--header-timeout-s", o->header_timeout_s,
+                  "total time for the TLS handshake and for each request's header section; idle keep-alive "
+                  "connections close after it too (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--read-timeout-s", o->read_timeout_s, "total time to receive a request's body (default 30)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--write-timeout-s", o->write_timeout_s, "total time to send one response (default 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-connections", o->max_connections, "open connections at most (default 4096)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-connections-per-address", o->max_connections_per_address,
+                  "open connections from one client address at most (default 1024)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--io-threads", o->io_threads, "event-loop threads doing every socket's I/O (default 2)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", o->threads,
+                  "worker threads running RPCs and chunk reads; idle connections hold none (default 64)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-lz4", o->no_lz4, "serve chunks without LZ4 compression");
+  cmd->add_flag("--keep-freed-memory", o->keep_freed_memory,
+                "do not hand freed memory back to the OS after statements (for measurements)");
   cmd->add_option("--stats", o->stats_interval_s, "print a held/peak stats line to stderr every N seconds");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
@@ -111,7 +162,12 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
         if (env) token = env;
       }
       if (token.empty()) return ctx.UsageError("serve: give a bearer token with --token or QUIVER_TOKEN");
-      auto server_pool = ctx.Child("serve");
+      const int64_t budget = o->memory_budget > 0 ? o->memory_budget : DefaultMemoryBudgetBytes();
+      MemoryPoolOptions po;
+      po.name = "serve";
+      po.limit_bytes = budget;
+      auto server_pool = ctx.root->MakeChild(po);
+      const int64_t statement_limit = o->statement_limit == 0 ? std::max<int64_t>(1, budget / 4) : o->statement_limit;
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
       QUIVER_ASSIGN_OR_RETURN(
           auto tables, OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
@@ -119,7 +175,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       server::SqlExecutorOptions xo;
       xo.memory_mode = mode;
-      xo.statement_memory_limit_bytes = o->statement_limit;
+      xo.statement_memory_limit_bytes = statement_limit;
       QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
       so.host = o->host;
@@ -130,9 +186,14 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.token = token;
       so.warehouse_id = o->warehouse_id;
       so.max_body_bytes = o->max_body_bytes;
-      so.read_timeout_s = o->read_timeout_s;
-      so.write_timeout_s = o->write_timeout_s;
+      so.header_timeout_ms = int64_t{o->header_timeout_s} * 1000;
+      so.body_timeout_ms = int64_t{o->read_timeout_s} * 1000;
+      so.write_timeout_ms = int64_t{o->write_timeout_s} * 1000;
+      so.max_connections = o->max_connections;
+      so.max_connections_per_address = o->max_connections_per_address;
+      so.io_threads = o->io_threads;
       so.worker_threads = o->threads;
+      so.release_memory_after_statements = !o->keep_freed_memory;
       so.store.memory_budget_bytes = o->store_budget_bytes;
       so.store.spill_dir = o->spill_dir;
       so.store.spill_limit_bytes = o->spill_limit_bytes;
@@ -147,11 +208,17 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_sessions = o->max_sessions;
       so.service.max_operations = o->max_operations;
       so.service.max_links_per_fetch = o->max_links_per_fetch;
+      so.service.max_statement_bytes = o->max_statement_bytes;
+      so.service.max_unfetched_chunks = o->max_unfetched_chunks;
+      so.service.max_operations_per_session = o->max_operations_per_session;
+      so.service.statement_timeout_ms = static_cast<int64_t>(o->statement_timeout_s * 1000);
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());
       std::printf("port: %d\n", server->port());
       std::printf("path: %s\n", server->rpc_path().c_str());
       std::printf("certificate: %s\n", server->cert_path().c_str());
+      std::printf("memory: budget %s, per statement %s\n", FormatBytes(budget).c_str(),
+                  statement_limit < 0 ? "unlimited" : FormatBytes(statement_limit).c_str());
       if (token_from_env) {
         std::printf("token: from QUIVER_TOKEN (send it as 'Authorization: Bearer <token>')\n");
       } else {

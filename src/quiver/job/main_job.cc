@@ -254,8 +254,8 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
   so.host = "127.0.0.1";
   so.port = 0;
   so.token = token;
-  // Idle keep-alive connections hold a worker up to keep_alive_s: room for
-  // the download connections.
+  // Workers run RPCs and chunk reads (idle connections hold none): room for
+  // the parallel downloads.
   so.worker_threads = 32;
   so.store.memory_budget_bytes = int64_t{1} << 30;
   so.service.pool = serve_pool.get();

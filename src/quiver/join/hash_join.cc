@@ -268,7 +268,7 @@ Status HashJoinProbe::GatherPending() {
   return Status::OK();
 }
 
-Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sink) {
+Status HashJoinProbe::Flush(const RecordBatch* probe_batch) {
   const int64_t n = n_;
   if (n == 0) return Status::OK();
   const HashJoin& j = *join_;
@@ -316,11 +316,11 @@ Status HashJoinProbe::Flush(const RecordBatch* probe_batch, const BatchSink& sin
   gathered_ = 0;
   pending_bytes_ = 0;
   output_rows_ += n;
-  return sink(std::move(batch));
+  ready_.push_back(std::move(batch));
+  return Status::OK();
 }
 
-Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row,
-                           const BatchSink& sink) {
+Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row) {
   const auto& o = join_->options();
   int64_t bytes = fixed_row_bytes_;
   if (var_output_) {
@@ -346,185 +346,221 @@ Status HashJoinProbe::Emit(const RecordBatch* probe_batch, int64_t probe_row, co
     }
   }
   if (n_ > 0 && (pending_bytes_ + bytes > o.max_output_bytes)) {
-    QUIVER_RETURN_NOT_OK(Flush(probe_batch, sink));
+    QUIVER_RETURN_NOT_OK(Flush(probe_batch));
   }
   probe_rows_[n_] = probe_row;
   build_rows_[n_] = build_row;
   ++n_;
   pending_bytes_ += bytes;
   if (n_ >= cap_ || pending_bytes_ >= o.max_output_bytes) {
-    QUIVER_RETURN_NOT_OK(Flush(probe_batch, sink));
+    QUIVER_RETURN_NOT_OK(Flush(probe_batch));
   }
   return Status::OK();
 }
 
-Status HashJoinProbe::Probe(const RecordBatch& input, const BatchSink& sink) {
+Status HashJoinProbe::Start(RecordBatchPtr input) {
+  if (input == nullptr) return Status::Invalid("Start: the probe batch is null");
+  if (finished_) return Status::Invalid("Probe after Finish");
+  if (cursor_.active || !ready_.empty() || n_ != 0) {
+    return Status::Invalid("Start before NextOutput returned the end of the previous probe batch");
+  }
   const HashJoin& j = *join_;
   const Schema& ps = *j.probe_schema();
-  RecordBatchPtr decoded;
-  for (const auto& c : input.columns) {
-    if (c->type->id == TypeId::kDictionary) {
-      auto copy = std::make_shared<RecordBatch>(input);
-      QUIVER_ASSIGN_OR_RETURN(decoded, DecodeDictionaries(copy, j.options().output_pool));
+  RecordBatchPtr batch = std::move(input);
+  for (const auto& c : batch->columns) {
+    if (c && c->type->id == TypeId::kDictionary) {
+      auto copy = std::make_shared<RecordBatch>(*batch);
+      QUIVER_ASSIGN_OR_RETURN(batch, DecodeDictionaries(copy, j.options().output_pool));
       break;
     }
   }
-  const RecordBatch& batch = decoded ? *decoded : input;
-  const BatchShapeMismatch shape = FindBatchShapeMismatch(ps, batch);
+  const BatchShapeMismatch shape = FindBatchShapeMismatch(ps, *batch);
   if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
-    return Status::Invalid("probe batch has " + std::to_string(batch.columns.size()) + " columns, the probe schema " +
+    return Status::Invalid("probe batch has " + std::to_string(batch->columns.size()) + " columns, the probe schema " +
                            std::to_string(ps.fields.size()));
   }
   if (!shape.ok()) {
     const size_t c = static_cast<size_t>(shape.column);
-    const int64_t length = batch.columns[c] ? batch.columns[c]->length : 0;
-    return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + TypeTextOf(batch.columns[c]) + ", " +
+    const int64_t length = batch->columns[c] ? batch->columns[c]->length : 0;
+    return Status::Invalid("probe batch column '" + ps.fields[c]->name + "' (" + TypeTextOf(batch->columns[c]) + ", " +
                            std::to_string(length) + " rows) does not match the probe schema (" +
-                           TypeTextOf(ps.fields[c]) + ", " + std::to_string(batch.num_rows) + " rows)");
+                           TypeTextOf(ps.fields[c]) + ", " + std::to_string(batch->num_rows) + " rows)");
   }
-  if (finished_) return Status::Invalid("Probe after Finish");
   const JoinType t = j.options().type;
   const HashedRelation& rel = *relation_;
-  if (t == JoinType::kNullAwareAnti && rel.all_null_keys()) return Status::OK();
-  const bool naaj_all = t == JoinType::kNullAwareAnti && rel.empty_input();
-  std::vector<const ArrayData*> keys;
-  for (int k : j.options().probe_keys) keys.push_back(batch.columns[k].get());
-  const uint8_t* heads[HashedRelation::kLookupChunk];
-  const int64_t n = batch.num_rows;
-  for (int64_t begin = 0; begin < n; begin += HashedRelation::kLookupChunk) {
-    const int64_t m = std::min(HashedRelation::kLookupChunk, n - begin);
-    if (naaj_all) {
-      // NOT IN over an empty set: every probe row.
-      for (int64_t i = 0; i < m; ++i) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-      continue;
-    }
-    rel.Lookup(keys, begin, m, heads);
-    switch (t) {
-      case JoinType::kInner:
-      case JoinType::kRightOuter: QUIVER_RETURN_NOT_OK(NextInnerJoin(batch, begin, m, heads, sink)); break;
-      case JoinType::kLeftOuter:
-      case JoinType::kFullOuter: QUIVER_RETURN_NOT_OK(NextLeftJoin(batch, begin, m, heads, sink)); break;
-      case JoinType::kLeftSemi: QUIVER_RETURN_NOT_OK(NextSemiJoin(batch, begin, m, heads, sink)); break;
-      case JoinType::kLeftAnti: QUIVER_RETURN_NOT_OK(NextAntiJoin(batch, begin, m, heads, sink)); break;
-      case JoinType::kNullAwareAnti:
-        QUIVER_RETURN_NOT_OK(NextNullAwareAntiJoin(batch, keys, begin, m, heads, sink));
+  Cursor& c = cursor_;
+  c.Clear();
+  c.naaj_all = t == JoinType::kNullAwareAnti && rel.empty_input();
+  for (int k : j.options().probe_keys) c.keys.push_back(batch->columns[k].get());
+  // Null-aware anti with a null build key: no row at all (the cursor starts
+  // at the end).
+  if (t == JoinType::kNullAwareAnti && rel.all_null_keys()) c.begin = batch->num_rows;
+  c.batch = std::move(batch);
+  c.active = true;
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> HashJoinProbe::NextOutput() {
+  Cursor& c = cursor_;
+  while (ready_.empty() && c.active) {
+    if (c.i >= c.m) {  // the current lookup chunk is done (or none yet)
+      c.begin += c.m;
+      c.m = 0;
+      c.i = 0;
+      c.chain = nullptr;
+      if (c.begin >= c.batch->num_rows) {
+        QUIVER_RETURN_NOT_OK(Flush(c.batch.get()));
+        c.Clear();  // releases the probe batch
         break;
+      }
+      c.m = std::min(HashedRelation::kLookupChunk, c.batch->num_rows - c.begin);
+      if (!c.naaj_all) relation_->Lookup(c.keys, c.begin, c.m, c.heads);
+      if (join_->options().type == JoinType::kNullAwareAnti && !c.naaj_all) {
+        CombineKeyValidity(c.keys, c.begin, c.m, c.valid);
+      }
     }
+    QUIVER_RETURN_NOT_OK(RunChunk());
   }
-  return Flush(&batch, sink);
+  if (ready_.empty()) return RecordBatchPtr();
+  RecordBatchPtr out = std::move(ready_.front());
+  ready_.pop_front();
+  return out;
+}
+
+Status HashJoinProbe::Probe(const RecordBatch& batch, const BatchSink& sink) {
+  // A non-owning alias: the batch outlives this call, which drains it.
+  QUIVER_RETURN_NOT_OK(Start(RecordBatchPtr(std::shared_ptr<void>(), &batch)));
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, NextOutput());
+    if (!out) return Status::OK();
+    QUIVER_RETURN_NOT_OK(sink(std::move(out)));
+  }
 }
 
 // ---- one routine per join family, over one looked-up chunk ----
 //
-// Rows [begin, begin + m) of `batch` were looked up; heads[i] is the first
-// build row of row begin + i's key (nullptr: no match). Outputs go through
-// the shared paths: AppendUniqueChunk (unique keys, fixed-width output),
-// AppendEachMatch, and per pair PushPair + Flush (fixed-width output: the
-// batch bound is a row count, cap_) or Emit (variable-width output: the
-// bound is in bytes). No Status is made per pair on the fixed-width path.
+// Rows [begin, begin + m) of the cursor's batch were looked up; heads[i] is
+// the first build row of row begin + i's key (nullptr: no match). Each
+// routine continues from the cursor (row i, and `chain` inside row i's
+// duplicate chain) and returns as soon as an output batch is ready (the
+// cursor then says where to resume), or when the chunk is done (i == m).
+// Outputs go through the shared paths: AppendUniqueChunk (unique keys,
+// fixed-width output), AppendEachMatch, and per pair PushPair + Flush
+// (fixed-width output: the batch bound is a row count, cap_) or Emit
+// (variable-width output: the bound is in bytes). No Status is made per pair
+// on the fixed-width path.
 
-Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                        bool keep_probe, const BatchSink& sink) {
-  // Unique keys, no matched set: one output row per match (inner) or per
-  // probe row (left), written without branches.
-  if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-  int64_t n = n_;
-  for (int64_t i = 0; i < m; ++i) {
-    probe_rows_[n] = begin + i;
-    build_rows_[n] = heads[i];
-    n += keep_probe || heads[i] != nullptr;
+Status HashJoinProbe::RunChunk() {
+  Cursor& c = cursor_;
+  const RecordBatch& batch = *c.batch;
+  switch (join_->options().type) {
+    case JoinType::kInner:
+    case JoinType::kRightOuter: return AppendMatches(batch, /*keep_probe=*/false);
+    case JoinType::kLeftOuter:
+    case JoinType::kFullOuter: return AppendMatches(batch, /*keep_probe=*/true);
+    case JoinType::kLeftSemi:
+    case JoinType::kLeftAnti:
+    case JoinType::kNullAwareAnti: return AppendProbeRows(batch);
   }
-  n_ = n;
-  QUIVER_RETURN_NOT_OK(GatherPending());
-  if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
   return Status::OK();
 }
 
-Status HashJoinProbe::AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                    bool keep_probe, const BatchSink& sink) {
+Status HashJoinProbe::AppendProbeRows(const RecordBatch& batch) {
+  // Semi: rows with a match; anti: rows without; null-aware anti: rows
+  // without a match whose key is not null (a null probe key is unknown
+  // against a non-empty build side), or every row over an empty build side.
+  Cursor& c = cursor_;
+  const JoinType t = join_->options().type;
+  while (c.i < c.m) {
+    const int64_t i = c.i++;
+    bool keep;
+    if (t == JoinType::kLeftSemi) {
+      keep = c.heads[i] != nullptr;
+    } else if (t == JoinType::kLeftAnti) {
+      keep = c.heads[i] == nullptr;
+    } else {
+      keep = c.naaj_all || (c.heads[i] == nullptr && c.valid[i]);
+    }
+    if (!keep) continue;
+    if (var_output_) {
+      QUIVER_RETURN_NOT_OK(Emit(&batch, c.begin + i, nullptr));
+    } else if (PushPair(c.begin + i, nullptr)) {
+      QUIVER_RETURN_NOT_OK(Flush(&batch));
+    }
+    if (!ready_.empty()) return Status::OK();
+  }
+  return Status::OK();
+}
+
+Status HashJoinProbe::AppendUniqueChunk(const RecordBatch& batch, bool keep_probe) {
+  // Unique keys, no matched set: one output row per match (inner) or per
+  // probe row (left), written without branches; the whole chunk at once.
+  Cursor& c = cursor_;
+  const int64_t m = c.m;
+  if (n_ + m > cap_) QUIVER_RETURN_NOT_OK(Flush(&batch));
+  int64_t n = n_;
+  for (int64_t i = 0; i < m; ++i) {
+    probe_rows_[n] = c.begin + i;
+    build_rows_[n] = c.heads[i];
+    n += keep_probe || c.heads[i] != nullptr;
+  }
+  n_ = n;
+  c.i = m;
+  QUIVER_RETURN_NOT_OK(GatherPending());
+  if (n_ == cap_) QUIVER_RETURN_NOT_OK(Flush(&batch));
+  return Status::OK();
+}
+
+Status HashJoinProbe::AppendMatches(const RecordBatch& batch, bool keep_probe) {
   const bool unique = relation_->keys_unique();
   uint8_t* matched = matched_ ? matched_->mutable_data() : nullptr;
-  if (!var_output_ && unique && !matched && cap_ >= m) {
-    return AppendUniqueChunk(batch, begin, m, heads, keep_probe, sink);
+  if (!var_output_ && unique && !matched && cap_ >= cursor_.m && cursor_.i == 0) {
+    return AppendUniqueChunk(batch, keep_probe);
   }
-  if (var_output_) return AppendEachMatch<true>(batch, begin, m, heads, keep_probe, matched, unique, sink);
-  return AppendEachMatch<false>(batch, begin, m, heads, keep_probe, matched, unique, sink);
+  if (var_output_) return AppendEachMatch<true>(batch, keep_probe, matched, unique);
+  return AppendEachMatch<false>(batch, keep_probe, matched, unique);
 }
 
 template <bool kVarOutput>
-Status HashJoinProbe::AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                      bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink) {
-  for (int64_t i = 0; i < m; ++i) {
-    const uint8_t* r = heads[i];
+Status HashJoinProbe::AppendEachMatch(const RecordBatch& batch, bool keep_probe, uint8_t* matched, bool unique) {
+  Cursor& c = cursor_;
+  while (c.i < c.m) {
+    const int64_t row = c.begin + c.i;
+    const uint8_t* r = c.chain != nullptr ? c.chain : c.heads[c.i];
+    c.chain = nullptr;
     if (r == nullptr) {
+      ++c.i;
       if (!keep_probe) continue;
       if constexpr (kVarOutput) {
-        QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-      } else if (PushPair(begin + i, nullptr)) {
-        QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+        QUIVER_RETURN_NOT_OK(Emit(&batch, row, nullptr));
+      } else if (PushPair(row, nullptr)) {
+        QUIVER_RETURN_NOT_OK(Flush(&batch));
       }
+      if (!ready_.empty()) return Status::OK();
       continue;
     }
     do {
       if (matched) bit_util::SetBit(matched, RowLayout::Ordinal(r));
       if constexpr (kVarOutput) {
-        QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, r, sink));
-      } else if (PushPair(begin + i, r)) {
-        QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
+        QUIVER_RETURN_NOT_OK(Emit(&batch, row, r));
+      } else if (PushPair(row, r)) {
+        QUIVER_RETURN_NOT_OK(Flush(&batch));
       }
       r = unique ? nullptr : RowLayout::Next(r);
+      if (!ready_.empty()) {
+        // An output batch is ready: resume at the rest of this row's chain.
+        if (r != nullptr) {
+          c.chain = r;
+        } else {
+          ++c.i;
+        }
+        return Status::OK();
+      }
     } while (r != nullptr);
+    ++c.i;
   }
   // Fixed-width build fields of this chunk's matches, while in cache.
   if constexpr (!kVarOutput) QUIVER_RETURN_NOT_OK(GatherPending());
-  return Status::OK();
-}
-
-Status HashJoinProbe::NextInnerJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                    const BatchSink& sink) {
-  return AppendMatches(batch, begin, m, heads, /*keep_probe=*/false, sink);
-}
-
-Status HashJoinProbe::NextLeftJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                   const BatchSink& sink) {
-  return AppendMatches(batch, begin, m, heads, /*keep_probe=*/true, sink);
-}
-
-Status HashJoinProbe::NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                   const BatchSink& sink) {
-  for (int64_t i = 0; i < m; ++i) {
-    if (heads[i] == nullptr) continue;
-    if (var_output_) {
-      QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-    } else if (PushPair(begin + i, nullptr)) {
-      QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-    }
-  }
-  return Status::OK();
-}
-
-Status HashJoinProbe::NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                                   const BatchSink& sink) {
-  for (int64_t i = 0; i < m; ++i) {
-    if (heads[i] != nullptr) continue;
-    if (var_output_) {
-      QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-    } else if (PushPair(begin + i, nullptr)) {
-      QUIVER_RETURN_NOT_OK(Flush(&batch, sink));
-    }
-  }
-  return Status::OK();
-}
-
-Status HashJoinProbe::NextNullAwareAntiJoin(const RecordBatch& batch, const std::vector<const ArrayData*>& keys,
-                                            int64_t begin, int64_t m, const uint8_t* const* heads,
-                                            const BatchSink& sink) {
-  // A null probe key is unknown against a non-empty build side: not output.
-  uint8_t valid[HashedRelation::kLookupChunk];
-  CombineKeyValidity(keys, begin, m, valid);
-  for (int64_t i = 0; i < m; ++i) {
-    if (!heads[i] && valid[i]) QUIVER_RETURN_NOT_OK(Emit(&batch, begin + i, nullptr, sink));
-  }
   return Status::OK();
 }
 
@@ -539,16 +575,29 @@ Status HashJoinProbe::MergeMatched(const HashJoinProbe& other) {
 
 Status HashJoinProbe::Finish(const BatchSink& sink) {
   if (finished_) return Status::Invalid("Finish called twice");
+  if (cursor_.active || !ready_.empty()) {
+    return Status::Invalid("Finish before NextOutput returned the end of the last probe batch");
+  }
   finished_ = true;
   if (!KeepsUnmatchedBuild(join_->options().type) || !matched_) return Status::OK();
   const uint8_t* matched = matched_->data();
   Status st;
+  auto drain = [&]() -> Status {
+    while (!ready_.empty()) {
+      RecordBatchPtr out = std::move(ready_.front());
+      ready_.pop_front();
+      QUIVER_RETURN_NOT_OK(sink(std::move(out)));
+    }
+    return Status::OK();
+  };
   relation_->ForEachRow([&](const uint8_t* row) {
     if (!st.ok()) return;
-    if (!bit_util::GetBit(matched, RowLayout::Ordinal(row))) st = Emit(nullptr, -1, row, sink);
+    if (!bit_util::GetBit(matched, RowLayout::Ordinal(row))) st = Emit(nullptr, -1, row);
+    if (st.ok()) st = drain();
   });
   QUIVER_RETURN_NOT_OK(st);
-  return Flush(nullptr, sink);
+  QUIVER_RETURN_NOT_OK(Flush(nullptr));
+  return drain();
 }
 
 Status RunHashJoin(const HashJoin& join, const std::vector<RecordBatchPtr>& build_batches,

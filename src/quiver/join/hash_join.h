@@ -41,6 +41,14 @@
 //   auto probe = join->MakeProbe(relation);                     // per thread
 //   for (batch : probe batches) probe->Probe(*batch, sink);
 //   probe->Finish(sink);                                        // outer joins
+// or, pulling bounded output (an operator that returns one batch per call
+// and checks for cancellation between calls):
+//   probe->Start(batch);
+//   for (;;) {
+//     QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, probe->NextOutput());
+//     if (!out) break;  // this probe batch is done
+//     use(out);         // at most max_output_rows rows
+//   }
 // Broadcast use: one relation, one HashJoinProbe per thread (a relation is
 // read-only once built; probes share nothing); for right/full joins merge
 // the probes' matched sets with MergeMatched into one and call Finish on it
@@ -52,6 +60,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -161,9 +170,28 @@ class HashJoinProbe {
   /// from the output pool. Called by MakeProbe; OutOfMemory on failure.
   Status Init();
 
-  /// Joins one probe batch (schema = the join's probe schema) and sends
-  /// the output batches to `sink`. Errors: Invalid for a batch whose shape
-  /// does not match; OutOfMemory from the output pool; the sink's error.
+  /// Pull-style probing, one probe batch at a time. Start takes the batch
+  /// (schema = the join's probe schema; shared ownership is kept until
+  /// NextOutput has returned its end) and checks its shape; it does no
+  /// joining. Errors: Invalid for a null batch, a shape mismatch, a Start
+  /// while the previous batch's output has not been drained to its end, or
+  /// a Start after Finish; OutOfMemory decoding dictionary columns.
+  Status Start(RecordBatchPtr batch);
+
+  /// The next output batch of the started probe batch: at most
+  /// max_output_rows rows and about max_output_bytes bytes (at least one
+  /// row), or nullptr once that probe batch is done (also when no batch was
+  /// started). Work per call is bounded: it stops as soon as one output
+  /// batch is full, resuming on the next call where it stopped, in the
+  /// middle of a probe row's duplicate chain if need be; so a key with few
+  /// values (billions of output rows) never buffers more than one or two
+  /// output batches. Errors: OutOfMemory from the output pool; after an
+  /// error the probe may only be destroyed.
+  Result<RecordBatchPtr> NextOutput();
+
+  /// Joins one probe batch and sends its output batches to `sink` (a loop
+  /// of Start and NextOutput; `batch` must stay alive during the call).
+  /// Errors: as Start and NextOutput; the sink's error.
   Status Probe(const RecordBatch& batch, const BatchSink& sink);
 
   /// ORs another probe's matched build rows into this one (right/full
@@ -172,30 +200,46 @@ class HashJoinProbe {
   Status MergeMatched(const HashJoinProbe& other);
 
   /// Right / full outer: sends the build rows no probe matched (those of
-  /// this probe and of the probes merged into it); other types: nothing.
-  /// Call once, after the last Probe.
+  /// this probe and of the probes merged into it), in bounded batches as
+  /// Probe does; other types: nothing. Call once, after the last probe
+  /// batch was drained (Invalid otherwise).
   Status Finish(const BatchSink& sink);
 
   /// Output rows sent so far.
   int64_t output_rows() const { return output_rows_; }
 
  private:
-  struct Pending;
-  // One routine per join family over one looked-up chunk (rows [begin,
-  // begin + m) of `batch`; heads[i] = first build row of row begin + i's
-  // key, nullptr when none), as DuckDB's ScanStructure::NextInnerJoin /
-  // NextLeftJoin / NextSemiJoin / NextAntiJoin. Inner also serves right
-  // outer, left also full outer (unmatched build rows come from Finish).
-  Status NextInnerJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                       const BatchSink& sink);
-  Status NextLeftJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                      const BatchSink& sink);
-  Status NextSemiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                      const BatchSink& sink);
-  Status NextAntiJoin(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                      const BatchSink& sink);
-  Status NextNullAwareAntiJoin(const RecordBatch& batch, const std::vector<const ArrayData*>& keys, int64_t begin,
-                               int64_t m, const uint8_t* const* heads, const BatchSink& sink);
+  // Where the started probe batch stands: its lookup chunk (rows [begin,
+  // begin + m), their first build rows `heads` and, for null-aware anti,
+  // key validity), the next row i of the chunk, and the next build row of
+  // row i's duplicate chain when an output batch filled up inside it.
+  struct Cursor {
+    RecordBatchPtr batch;
+    std::vector<const ArrayData*> keys;
+    bool active = false;
+    bool naaj_all = false;  // null-aware anti over an empty build side
+    int64_t begin = 0;
+    int64_t m = 0;
+    int64_t i = 0;
+    const uint8_t* chain = nullptr;
+    const uint8_t* heads[HashedRelation::kLookupChunk];
+    uint8_t valid[HashedRelation::kLookupChunk];
+    void Clear() {
+      batch.reset();
+      keys.clear();
+      active = naaj_all = false;
+      begin = m = i = 0;
+      chain = nullptr;
+    }
+  };
+  // One routine per join family over the cursor's looked-up chunk, as
+  // DuckDB's ScanStructure::NextInnerJoin / NextLeftJoin / NextSemiJoin /
+  // NextAntiJoin; each returns when the chunk is done or an output batch is
+  // ready. Inner also serves right outer, left also full outer (unmatched
+  // build rows come from Finish); semi, anti and null-aware anti output
+  // probe rows only (AppendProbeRows).
+  Status RunChunk();
+  Status AppendProbeRows(const RecordBatch& batch);
   // Shared output paths. AppendMatches: every (probe row, build row) pair
   // of the chunk (and, with keep_probe, unmatched probe rows with no build
   // row), marking matched build rows when tracked. AppendUniqueChunk: its
@@ -204,20 +248,19 @@ class HashJoinProbe {
   // at compile time. PushPair: queues one pair (fixed-width output) and
   // says whether the pending pairs are full (cap_ rows; the caller then
   // flushes); variable-width output goes through Emit's byte bound.
-  Status AppendMatches(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads, bool keep_probe,
-                       const BatchSink& sink);
+  Status AppendMatches(const RecordBatch& batch, bool keep_probe);
   template <bool kVarOutput>
-  Status AppendEachMatch(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                         bool keep_probe, uint8_t* matched, bool unique, const BatchSink& sink);
-  Status AppendUniqueChunk(const RecordBatch& batch, int64_t begin, int64_t m, const uint8_t* const* heads,
-                           bool keep_probe, const BatchSink& sink);
+  Status AppendEachMatch(const RecordBatch& batch, bool keep_probe, uint8_t* matched, bool unique);
+  Status AppendUniqueChunk(const RecordBatch& batch, bool keep_probe);
   bool PushPair(int64_t probe_row, const uint8_t* build_row) {
     probe_rows_[n_] = probe_row;
     build_rows_[n_] = build_row;
     return ++n_ == cap_;
   }
-  Status Flush(const RecordBatch* probe_batch, const BatchSink& sink);
-  Status Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row, const BatchSink& sink);
+  // Flush turns the pending pairs into an output batch on ready_; Emit
+  // queues one pair under the byte bound (flushing before and/or after).
+  Status Flush(const RecordBatch* probe_batch);
+  Status Emit(const RecordBatch* probe_batch, int64_t probe_row, const uint8_t* build_row);
 
   std::shared_ptr<const HashJoin> join_;
   std::shared_ptr<const HashedRelation> relation_;
@@ -243,6 +286,10 @@ class HashJoinProbe {
   bool var_output_ = false;
   int64_t output_rows_ = 0;
   bool finished_ = false;
+  Cursor cursor_;
+  // Output batches made and not yet returned (at most two: Emit can flush
+  // before and after one pair).
+  std::deque<RecordBatchPtr> ready_;
 };
 
 /// The whole join in one call (shuffled use: one partition): builds the

@@ -103,6 +103,8 @@ class SystemAllocator final : public Allocator {
     struct mallinfo2 info = mallinfo2();
     return static_cast<int64_t>(info.arena + info.hblkhd);
   }
+
+  void ReleaseFreeMemory() noexcept override { malloc_trim(0); }
 };
 
 // -------------------------------------------------------------- jemalloc ---
@@ -150,6 +152,9 @@ class JemallocAllocator final : public Allocator {
     if (quiver_je_mallctl("stats.resident", &resident, &resident_len, nullptr, 0) != 0) return -1;
     return static_cast<int64_t>(resident);
   }
+
+  // "arena.<MALLCTL_ARENAS_ALL>.purge" (MALLCTL_ARENAS_ALL is 4096).
+  void ReleaseFreeMemory() noexcept override { quiver_je_mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0); }
 };
 
 // -------------------------------------------------------------- mimalloc ---
@@ -164,6 +169,7 @@ struct MimallocApi {
   size_t (*good_size)(size_t) = nullptr;
   // Optional: reserved_bytes reports -1 without it.
   void (*process_info)(size_t*, size_t*, size_t*, size_t*, size_t*, size_t*, size_t*, size_t*) = nullptr;
+  void (*collect)(bool) = nullptr;  // optional (mi_collect)
 };
 
 // Loads libmimalloc.so.2 once. RTLD_LOCAL keeps its malloc/free out of the
@@ -198,6 +204,7 @@ Result<const MimallocApi*> LoadMimalloc() {
       return Status::IOError("cannot load the mimalloc allocator: libmimalloc.so.2 lacks " + missing);
     }
     api.process_info = reinterpret_cast<decltype(api.process_info)>(dlsym(handle, "mi_process_info"));
+    api.collect = reinterpret_cast<decltype(api.collect)>(dlsym(handle, "mi_collect"));
     return &api;
   }();
   return loaded;
@@ -238,6 +245,10 @@ class MimallocAllocator final : public Allocator {
     size_t elapsed = 0, user = 0, sys = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0, faults = 0;
     api_->process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
     return static_cast<int64_t>(commit);
+  }
+
+  void ReleaseFreeMemory() noexcept override {
+    if (api_->collect != nullptr) api_->collect(true);
   }
 
  private:

@@ -67,6 +67,15 @@ class Allocator {
   /// Bytes the allocator reserves from the OS right now, where it reports
   /// it (jemalloc stats.resident, mimalloc process info); -1 if unknown.
   virtual int64_t reserved_bytes() const noexcept { return -1; }
+
+  /// Hands memory the allocator holds free back to the OS now (system:
+  /// malloc_trim(0), which also returns free pages inside glibc's arenas;
+  /// jemalloc: purges every arena's dirty and muzzy pages; mimalloc:
+  /// mi_collect(true); mmap: nothing, it holds none). Blocks in use are not
+  /// touched. Costs about a millisecond per GiB of free heap, so callers
+  /// run it off the request path (e.g. a sweeper after statements end).
+  /// Thread-safe.
+  virtual void ReleaseFreeMemory() noexcept {}
 };
 
 /// Returns the process-wide instance of an allocator kind. IOError when the

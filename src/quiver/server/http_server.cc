@@ -1,15 +1,36 @@
-// quiver/server/http_server.cc — cpp-httplib routes over the result service.
+// quiver/server/http_server.cc — Boost.Beast (Asio, OpenSSL) routes over the
+// result service. See http_server.h for the routes, limits and I/O model.
+//
+// Each connection is a Connection object driven by completion handlers on
+// its own strand; it is owned by the handler waiting on it (shared_ptr), so
+// it dies when its last operation ends (a deadline, an error, the client
+// closing). Steps: TLS handshake -> header section (parser with byte and
+// field caps, one deadline) -> route and authorise from the header alone ->
+// body (bytes reserved in the thrift pool first, one deadline) -> a worker
+// thread answers -> one response write -> the next request, or close.
 #include "quiver/server/http_server.h"
 
-#include <httplib.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -19,6 +40,12 @@
 
 namespace quiver::server {
 namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
 
 bool ValidWarehouseId(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;
@@ -33,6 +60,147 @@ void PoolLines(const MemoryPool* pool, std::ostringstream& out) {
       << "\n";
 }
 
+/// Resident bytes of this process (/proc/self/statm), -1 if unreadable.
+int64_t ProcessResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return -1;
+  return pages_resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/// Percent-decodes `text` ('+' stays '+'); a '%' not followed by two hex
+/// digits is kept as is.
+std::string PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      const int hi = HexValue(text[i + 1]);
+      const int lo = HexValue(text[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+/// The decoded path and query parameters of a request target.
+struct Target {
+  std::string path;
+  std::map<std::string, std::string> params;  // first occurrence of each name wins
+};
+
+Target ParseTarget(std::string_view target) {
+  Target t;
+  const size_t q = target.find('?');
+  t.path = PercentDecode(target.substr(0, q));
+  if (q == std::string_view::npos) return t;
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const size_t eq = pair.find('=');
+    std::string name = PercentDecode(pair.substr(0, eq));
+    std::string value = eq == std::string_view::npos ? "" : PercentDecode(pair.substr(eq + 1));
+    t.params.emplace(std::move(name), std::move(value));
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return t;
+}
+
+/// One byte range of a Range header ("bytes=a-b", "bytes=a-", "bytes=-n").
+/// first < 0 means a suffix of `last` bytes; last < 0 means to the end.
+struct ByteRange {
+  int64_t first = 0;
+  int64_t last = -1;
+};
+
+bool ParseDecimal(std::string_view s, int64_t* out) {
+  if (s.empty() || s.size() > 18) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+/// Parses a Range value; false when it is not in the bytes-range syntax
+/// (the caller then ignores it, as RFC 7233 allows).
+bool ParseRanges(std::string_view value, std::vector<ByteRange>* out) {
+  constexpr std::string_view kUnit = "bytes=";
+  if (value.substr(0, kUnit.size()) != kUnit) return false;
+  value.remove_prefix(kUnit.size());
+  while (true) {
+    const size_t comma = value.find(',');
+    std::string_view one = value.substr(0, comma);
+    while (!one.empty() && one.front() == ' ') one.remove_prefix(1);
+    while (!one.empty() && one.back() == ' ') one.remove_suffix(1);
+    const size_t dash = one.find('-');
+    if (dash == std::string_view::npos) return false;
+    ByteRange r;
+    const std::string_view a = one.substr(0, dash), b = one.substr(dash + 1);
+    if (a.empty()) {
+      r.first = -1;
+      if (!ParseDecimal(b, &r.last)) return false;
+    } else {
+      if (!ParseDecimal(a, &r.first)) return false;
+      if (!b.empty()) {
+        if (!ParseDecimal(b, &r.last) || r.last < r.first) return false;
+      }
+    }
+    out->push_back(r);
+    if (comma == std::string_view::npos) return true;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+/// What a worker (or the router) answers: a status, a few headers and a
+/// body that is either `text` or bytes of `chunk`.
+struct Reply {
+  unsigned status = 200;
+  std::string content_type = "text/plain";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string text;
+  std::shared_ptr<Buffer> chunk;  // when set, the body is chunk[offset, offset + length)
+  size_t offset = 0;
+  size_t length = 0;
+  /// Bytes of `text` charged to the thrift pool until the reply is sent.
+  std::shared_ptr<MemoryPool> charged_pool;
+  int64_t charged_bytes = 0;
+  /// Close the connection after this reply.
+  bool close = false;
+
+  Reply() = default;
+  Reply(const Reply&) = delete;
+  Reply& operator=(const Reply&) = delete;
+  ~Reply() {
+    if (charged_bytes > 0) charged_pool->Unreserve(charged_bytes);
+  }
+
+  static std::unique_ptr<Reply> Text(unsigned status, std::string text) {
+    auto r = std::make_unique<Reply>();
+    r->status = status;
+    r->text = std::move(text);
+    return r;
+  }
+};
+
+class Connection;
+
 }  // namespace
 
 class ResultServer::Impl {
@@ -40,9 +208,11 @@ class ResultServer::Impl {
   ServerOptions o;
   std::unique_ptr<fetch::LocalChunkStore> store;
   std::unique_ptr<ResultService> service;
-  std::unique_ptr<httplib::SSLServer> http;
-  std::thread listen_thread;
-  std::atomic<bool> listen_returned{false};  // listen_after_bind came back
+  std::unique_ptr<ssl::context> tls;
+  std::unique_ptr<asio::io_context> ioc;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::unique_ptr<asio::thread_pool> workers;
+  std::vector<std::thread> io_threads;
   std::thread sweep_thread;
   std::mutex sweep_mu;
   std::condition_variable sweep_cv;
@@ -53,137 +223,49 @@ class ResultServer::Impl {
   std::string generated_dir;  // private temp dir we made (removed on stop)
   bool generated = false;
   std::atomic<int64_t> downloads{0}, download_bytes{0}, auth_failures{0}, link_rejections{0};
+  std::atomic<int64_t> refused_connections{0}, bad_requests{0}, timeouts{0}, requests{0};
 
-  bool Authorized(const httplib::Request& req) {
-    const std::string h = req.get_header_value("Authorization");
+  // Open connections, in all and per client address.
+  std::mutex conn_mu;
+  int64_t open_connections = 0;
+  std::map<std::string, int> per_address;
+
+  bool Authorized(std::string_view header) const {
     static constexpr std::string_view kBearer = "Bearer ";
     // Compare the whole header against "Bearer <token>" in constant time.
     const std::string expected = std::string(kBearer) + o.token;
-    return fetch::ConstantTimeEquals(h, expected);
+    return fetch::ConstantTimeEquals(header, expected);
   }
 
-  void HandleRpc(const httplib::Request& req, httplib::Response& res) {
-    const_cast<httplib::Request&>(req).ranges.clear();  // a reply is never partial (see HandleFile)
-    if (req.matches.size() < 2 || req.matches[1].str() != o.warehouse_id) {
-      res.status = 404;
-      res.set_content("no such warehouse\n", "text/plain");
-      return;
+  /// Takes a connection slot for `address`; false past a cap.
+  bool Admit(const std::string& address) {
+    std::lock_guard<std::mutex> lock(conn_mu);
+    int& n = per_address[address];
+    if (open_connections >= o.max_connections || n >= o.max_connections_per_address) {
+      if (n == 0) per_address.erase(address);
+      return false;
     }
-    if (!Authorized(req)) {
-      ++auth_failures;
-      res.status = 401;
-      res.set_header("WWW-Authenticate", "Bearer");
-      res.set_content("missing or wrong bearer token\n", "text/plain");
-      return;
-    }
-    if (static_cast<int64_t>(req.body.size()) > o.max_body_bytes) {
-      res.status = 413;
-      res.set_content("request body over the limit\n", "text/plain");
-      return;
-    }
-    auto reply =
-        service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.body.data()), req.body.size()));
-    if (!reply.ok()) {
-      res.status = reply.status().IsOutOfMemory() ? 503 : 400;
-      res.set_content(reply.status().ToString() + "\n", "text/plain");
-      return;
-    }
-    // The reply stays charged to the thrift pool until httplib has sent it
-    // and drops the response (the provider's captures go with it).
-    struct ChargedBody {
-      std::string bytes;
-      std::shared_ptr<MemoryPool> pool;
-      int64_t charged = 0;
-      ~ChargedBody() {
-        if (charged > 0) pool->Unreserve(charged);
-      }
-    };
-    auto body = std::make_shared<ChargedBody>();
-    body->bytes = std::move(reply).value();
-    body->pool = service->thrift_pool()->shared_from_this();
-    if (body->pool->Reserve(static_cast<int64_t>(body->bytes.size())).ok()) {
-      body->charged = static_cast<int64_t>(body->bytes.size());
-    } else {
-      res.status = 503;
-      res.set_content("no memory for the reply\n", "text/plain");
-      return;
-    }
-    res.status = 200;
-    const size_t size = body->bytes.size();
-    res.set_content_provider(size, "application/x-thrift",
-                             [body](size_t offset, size_t length, httplib::DataSink& sink) {
-                               const size_t end = std::min(offset + length, body->bytes.size());
-                               return offset >= end || sink.write(body->bytes.data() + offset, end - offset);
-                             });
+    ++n;
+    ++open_connections;
+    return true;
+  }
+  void Release(const std::string& address) {
+    std::lock_guard<std::mutex> lock(conn_mu);
+    --open_connections;
+    auto it = per_address.find(address);
+    if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
+  }
+  int64_t connections() {
+    std::lock_guard<std::mutex> lock(conn_mu);
+    return open_connections;
   }
 
-  void HandleFile(const httplib::Request& req, httplib::Response& res) {
-    // Range (RFC 7233) is checked here, not by cpp-httplib 0.11: it answers a
-    // start past the end with a 206 whose Content-Length wraps below zero,
-    // gives multi-range parts a total of 0, and applies a Range to error
-    // bodies. httplib's writer reads req.ranges after the handler returns, so
-    // the handler leaves there exactly what may be applied (the only field
-    // of the request it changes).
-    auto& ranges = const_cast<httplib::Request&>(req).ranges;
-    const httplib::Ranges asked = ranges;
-    ranges.clear();
-    const std::string id = req.matches.size() > 1 ? req.matches[1].str() : "";
-    if (!fetch::IsValidChunkId(id)) {
-      ++link_rejections;
-      res.status = 400;
-      res.set_content("not a chunk id\n", "text/plain");
-      return;
-    }
-    const std::string e = req.has_param("e") ? req.get_param_value("e") : "";
-    const std::string s = req.has_param("s") ? req.get_param_value("s") : "";
-    const fetch::LinkCheck check = store->signer().Verify(id, e, s, fetch::NowEpochMs());
-    if (check != fetch::LinkCheck::kOk) {
-      ++link_rejections;
-      res.status = 403;
-      res.set_content("link refused: " + std::string(fetch::LinkCheckName(check)) + "\n", "text/plain");
-      return;
-    }
-    auto bytes = store->Get(id);
-    if (!bytes.ok()) {
-      res.status = 404;
-      res.set_content("chunk removed (its operation was closed or expired)\n", "text/plain");
-      return;
-    }
-    std::shared_ptr<Buffer> buffer = std::move(bytes).value();
-    const size_t size = static_cast<size_t>(buffer->size());
-    if (asked.size() == 1) {
-      const int64_t n = static_cast<int64_t>(size);
-      int64_t first = asked[0].first;
-      int64_t last = asked[0].second;
-      bool satisfiable = true;
-      if (first < 0) {  // suffix: the last `last` bytes
-        satisfiable = last > 0 && n > 0;
-        first = std::max<int64_t>(0, n - last);
-        last = n - 1;
-      } else {
-        if (last < 0 || last >= n) last = n - 1;
-        satisfiable = first < n && first <= last;
-      }
-      if (!satisfiable) {
-        res.status = 416;
-        res.set_header("Content-Range", "bytes */" + std::to_string(n));
-        res.set_content("range not satisfiable: the chunk has " + std::to_string(n) + " bytes\n", "text/plain");
-        return;
-      }
-      ranges.emplace_back(first, last);
-    }
-    // Several ranges: the whole chunk with 200 (RFC 7233 lets a server
-    // ignore Range; clients resume with one range).
-    ++downloads;
-    res.set_content_provider(
-        size, "application/octet-stream", [this, buffer](size_t offset, size_t length, httplib::DataSink& sink) {
-          const size_t end = std::min(offset + length, static_cast<size_t>(buffer->size()));
-          if (offset >= end) return true;
-          const bool ok = sink.write(reinterpret_cast<const char*>(buffer->data()) + offset, end - offset);
-          if (ok) download_bytes += static_cast<int64_t>(end - offset);
-          return ok;
-        });
-  }
+  void Accept();
+
+  // Request handlers; they run on worker threads.
+  std::unique_ptr<Reply> HandleRpc(std::string body);
+  std::unique_ptr<Reply> HandleFile(const std::string& id, const std::map<std::string, std::string>& params,
+                                    const std::string& range);
 
   void SweepLoop() {
     std::unique_lock<std::mutex> lock(sweep_mu);
@@ -194,16 +276,50 @@ class ResultServer::Impl {
       const int64_t now = fetch::NowEpochMs();
       service->ExpireIdle(now);
       store->RemoveExpired(now);
+      ReleaseMemoryIfStatementsEnded();
       lock.lock();
     }
   }
 
-  std::string Metrics() const {
+  // After statements end, the freed memory goes back to the OS here, off
+  // the request path: the pools' allocator purges, and glibc's arenas (the
+  // general heap of every thread: Thrift strings, containers) are trimmed.
+  // A sweep trims when a producer ended, an operation closed or the pools
+  // hold at least 8 MiB less than at the last sweep, and once more on the
+  // sweep after that (what the closing requests free just after a close).
+  int64_t finished_seen = 0, open_seen = 0, held_seen = 0;
+  bool trailing_trim = false;
+  std::atomic<int64_t> trims{0};
+  void ReleaseMemoryIfStatementsEnded() {
+    if (!o.release_memory_after_statements) return;
+    const auto sv = service->stats();
+    const int64_t held = o.service.pool->held_bytes();
+    const bool ended = sv.finished_operations != finished_seen || sv.open_operations < open_seen ||
+                       held + (int64_t{8} << 20) <= held_seen;
+    finished_seen = sv.finished_operations;
+    open_seen = sv.open_operations;
+    held_seen = held;
+    if (!ended && !trailing_trim) return;
+    trailing_trim = ended;
+    Allocator* allocator = o.service.pool->allocator();
+    if (allocator != nullptr) allocator->ReleaseFreeMemory();
+    if (allocator == nullptr || allocator->kind() != AllocatorKind::kSystem) malloc_trim(0);
+    ++trims;
+  }
+
+  std::string Metrics() {
     std::ostringstream out;
     PoolLines(o.service.pool, out);
     PoolLines(service->exec_pool(), out);
     PoolLines(service->chunk_pool(), out);
     PoolLines(service->thrift_pool(), out);
+    const struct mallinfo2 mi = mallinfo2();
+    const Allocator* allocator = o.service.pool->allocator();
+    out << "allocator name=" << (allocator ? allocator->name() : "none")
+        << " reserved_bytes=" << (allocator ? allocator->reserved_bytes() : -1)
+        << " malloc_heap_bytes=" << static_cast<int64_t>(mi.arena + mi.hblkhd)
+        << " malloc_free_bytes=" << static_cast<int64_t>(mi.fordblks)
+        << " process_resident_bytes=" << ProcessResidentBytes() << " trims=" << trims.load() << "\n";
     const auto st = store->stats();
     out << "store chunks=" << st.chunks << " memory_bytes=" << st.memory_bytes
         << " peak_memory_bytes=" << st.peak_memory_bytes << " spilled_chunks=" << st.spilled_chunks
@@ -212,8 +328,11 @@ class ResultServer::Impl {
     out << "service sessions=" << sv.open_sessions << " operations=" << sv.open_operations
         << " running=" << sv.running_operations << " rpcs=" << sv.rpcs << " rpc_errors=" << sv.rpc_errors
         << " statements=" << sv.statements << " chunks_written=" << sv.chunks_written
-        << " expired_sessions=" << sv.expired_sessions << " expired_operations=" << sv.expired_operations << "\n";
-    out << "http downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
+        << " expired_sessions=" << sv.expired_sessions << " expired_operations=" << sv.expired_operations
+        << " paused=" << sv.paused_operations << " producer_pauses=" << sv.producer_pauses << "\n";
+    out << "http connections=" << connections() << " refused_connections=" << refused_connections
+        << " requests=" << requests << " bad_requests=" << bad_requests << " timeouts=" << timeouts
+        << " downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
         << " link_rejections=" << link_rejections << "\n";
     return out.str();
   }
@@ -225,12 +344,27 @@ class ResultServer::Impl {
       stopping = true;
     }
     sweep_cv.notify_all();
-    if (http) http->stop();
-    if (listen_thread.joinable()) listen_thread.join();
+    if (ioc) {
+      asio::post(*ioc, [this] {
+        boost::system::error_code ignored;
+        if (acceptor) acceptor->close(ignored);
+      });
+      ioc->stop();
+    }
+    for (auto& t : io_threads) {
+      if (t.joinable()) t.join();
+    }
+    if (workers) {
+      workers->stop();  // requests not started are dropped (their connections close)
+      workers->join();
+      workers.reset();
+    }
+    acceptor.reset();
+    ioc.reset();  // destroys the connections still waiting on I/O
     if (sweep_thread.joinable()) sweep_thread.join();
     service.reset();  // closes operations, removes their chunks
     store.reset();    // removes what is left and the private spill dir
-    http.reset();
+    tls.reset();
     if (generated) {
       unlink(cert_path.c_str());
       unlink(key_path.c_str());
@@ -238,6 +372,392 @@ class ResultServer::Impl {
     }
   }
 };
+
+namespace {
+
+using Stream = beast::ssl_stream<beast::tcp_stream>;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(ResultServer::Impl* server, tcp::socket socket, std::string address)
+      : server_(server),
+        tcp_(std::move(socket)),
+        first_byte_timer_(tcp_.get_executor()),
+        address_(std::move(address)),
+        buffer_(64 << 10) {}
+
+  ~Connection() {
+    if (body_charged_ > 0) server_->service->thrift_pool()->Unreserve(body_charged_);
+    server_->Release(address_);
+  }
+
+  // Until the client sends its first byte the connection is a bare socket
+  // (no TLS state, no buffers: an idle connection costs about 1 KiB); the
+  // TLS stream is made when the handshake can start. The header deadline
+  // runs from here.
+  void Start() {
+    boost::system::error_code ignored;
+    tcp_.socket().set_option(tcp::no_delay(true), ignored);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(server_->o.header_timeout_ms);
+    first_byte_timer_.expires_at(deadline_);
+    first_byte_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;  // cancelled: the first byte came
+      ++self->server_->timeouts;
+      boost::system::error_code ignored;
+      self->tcp_.socket().close(ignored);
+    });
+    tcp_.socket().async_wait(tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      self->first_byte_timer_.cancel();
+      if (ec || !self->tcp_.socket().is_open()) return;
+      self->stream_.emplace(std::move(self->tcp_), *self->server_->tls);
+      beast::get_lowest_layer(*self->stream_).expires_at(self->deadline_);
+      self->stream_->async_handshake(ssl::stream_base::server, [self](beast::error_code ec) { self->OnHandshake(ec); });
+    });
+  }
+
+ private:
+  void Deadline(int64_t ms) { beast::get_lowest_layer(*stream_).expires_after(std::chrono::milliseconds(ms)); }
+
+  void OnHandshake(beast::error_code ec) {
+    if (ec) return CountTimeout(ec);
+    ReadHeader();
+  }
+
+  void CountTimeout(beast::error_code ec) {
+    if (ec == beast::error::timeout) ++server_->timeouts;
+  }
+
+  void ReadHeader() {
+    header_.emplace();
+    header_->header_limit(static_cast<std::uint32_t>(server_->o.max_header_bytes));
+    // A Content-Length over the cap is answered 413 below. (Not boost::none:
+    // Beast 1.74 compares the length with the optional, and "none" is below
+    // every value.)
+    header_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    Deadline(server_->o.header_timeout_ms);
+    http::async_read_header(*stream_, buffer_, *header_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == ssl::error::stream_truncated) return;
+    if (ec == beast::error::timeout) return CountTimeout(ec);
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+      ++server_->bad_requests;
+      return RefuseAndClose(Reply::Text(431, "request header section over the limit\n"));
+    }
+    if (ec) {
+      // A parse error (bad syntax, two different Content-Length, both
+      // Content-Length and Transfer-Encoding), or the socket failed.
+      if (ec.category() != http::make_error_code(http::error::bad_method).category()) return;
+      ++server_->bad_requests;
+      return RefuseAndClose(Reply::Text(400, "malformed request: " + ec.message() + "\n"));
+    }
+    ++server_->requests;
+    const auto& req = header_->get();
+    keep_alive_ = req.keep_alive();
+    int fields = 0, content_lengths = 0;
+    for (const auto& f : req) {
+      ++fields;
+      if (f.name() == http::field::content_length) ++content_lengths;
+    }
+    if (fields > server_->o.max_header_fields) {
+      ++server_->bad_requests;
+      return RefuseAndClose(
+          Reply::Text(431, "too many header fields (at most " + std::to_string(server_->o.max_header_fields) + ")\n"));
+    }
+    if (content_lengths > 1) {
+      ++server_->bad_requests;
+      return RefuseAndClose(Reply::Text(400, "more than one Content-Length\n"));
+    }
+    const bool has_body = header_->chunked() || (header_->content_length() && *header_->content_length() > 0);
+    Target target = ParseTarget(std::string_view(req.target().data(), req.target().size()));
+    static constexpr std::string_view kRpcPrefix = "/sql/1.0/warehouses/";
+    static constexpr std::string_view kFilesPrefix = "/files/";
+    const std::string_view path = target.path;
+    if (path.substr(0, kRpcPrefix.size()) == kRpcPrefix &&
+        path.find('/', kRpcPrefix.size()) == std::string_view::npos) {
+      if (req.method() != http::verb::post) return RefuseAndClose(Reply::Text(405, "use POST\n"), has_body);
+      return RouteRpc(path.substr(kRpcPrefix.size()));
+    }
+    if (path.substr(0, kFilesPrefix.size()) == kFilesPrefix &&
+        path.find('/', kFilesPrefix.size()) == std::string_view::npos) {
+      if (req.method() != http::verb::get) return RefuseAndClose(Reply::Text(405, "use GET\n"), has_body);
+      if (has_body) return RefuseAndClose(Reply::Text(400, "a GET carries no body\n"));
+      std::string id(path.substr(kFilesPrefix.size()));
+      const auto range_it = req.find(http::field::range);
+      std::string range = range_it == req.end() ? "" : std::string(range_it->value());
+      return RunOnWorker([id = std::move(id), params = std::move(target.params), range = std::move(range)](
+                             ResultServer::Impl* server) { return server->HandleFile(id, params, range); });
+    }
+    if (path == "/metrics") {
+      if (req.method() != http::verb::get) return RefuseAndClose(Reply::Text(405, "use GET\n"), has_body);
+      if (has_body) return RefuseAndClose(Reply::Text(400, "a GET carries no body\n"));
+      if (!Authorized()) return RefuseUnauthorized(false);
+      return RunOnWorker([](ResultServer::Impl* server) { return Reply::Text(200, server->Metrics()); });
+    }
+    return RefuseAndClose(Reply::Text(404, "not found\n"), has_body);
+  }
+
+  bool Authorized() const {
+    const auto& req = header_->get();
+    const auto it = req.find(http::field::authorization);
+    const std::string_view value =
+        it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+    return server_->Authorized(value);
+  }
+
+  void RefuseUnauthorized(bool has_body) {
+    ++server_->auth_failures;
+    auto reply = Reply::Text(401, "missing or wrong bearer token\n");
+    reply->headers.emplace_back("WWW-Authenticate", "Bearer");
+    RefuseAndClose(std::move(reply), has_body);
+  }
+
+  void RouteRpc(std::string_view warehouse) {
+    const bool has_body = header_->chunked() || (header_->content_length() && *header_->content_length() > 0);
+    if (warehouse != server_->o.warehouse_id) {
+      return RefuseAndClose(Reply::Text(404, "no such warehouse\n"), has_body);
+    }
+    if (!Authorized()) return RefuseUnauthorized(has_body);
+    if (header_->chunked() || !header_->content_length()) {
+      ++server_->bad_requests;
+      return RefuseAndClose(Reply::Text(411, "a Content-Length is required (chunked bodies are not accepted)\n"),
+                            has_body);
+    }
+    const uint64_t length = *header_->content_length();
+    if (length > static_cast<uint64_t>(server_->o.max_body_bytes)) {
+      return RefuseAndClose(
+          Reply::Text(413, "request body over the limit (" + std::to_string(server_->o.max_body_bytes) + " bytes)\n"),
+          true);
+    }
+    // The body's bytes are charged to the thrift pool before they are read.
+    MemoryPool* pool = server_->service->thrift_pool();
+    if (length > 0 && !pool->Reserve(static_cast<int64_t>(length)).ok()) {
+      return RefuseAndClose(Reply::Text(503, "no memory for the request body\n"), true);
+    }
+    body_charged_ = static_cast<int64_t>(length);
+    body_.emplace(std::move(*header_));
+    header_.reset();
+    body_->body_limit(static_cast<uint64_t>(server_->o.max_body_bytes));
+    const auto& r = body_->get();
+    const auto e = r.find(http::field::expect);
+    if (e != r.end() && beast::iequals(e->value(), "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      Deadline(server_->o.write_timeout_ms);
+      return asio::async_write(*stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                               [self = shared_from_this()](beast::error_code ec, size_t) {
+                                 if (ec) return self->CountTimeout(ec);
+                                 self->ReadBody();
+                               });
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    Deadline(server_->o.body_timeout_ms);
+    http::async_read(*stream_, buffer_, *body_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec) return self->CountTimeout(ec);
+      std::string body = std::move(self->body_->get().body());
+      self->body_.reset();
+      self->RunOnWorker(
+          [body = std::move(body)](ResultServer::Impl* server) mutable { return server->HandleRpc(std::move(body)); });
+    });
+  }
+
+  template <typename Handler>
+  void RunOnWorker(Handler handler) {
+    beast::get_lowest_layer(*stream_).expires_never();
+    asio::post(*server_->workers, [self = shared_from_this(), handler = std::move(handler)]() mutable {
+      std::shared_ptr<Reply> reply = handler(self->server_);
+      // The request body's charge ends once the worker is done with it.
+      if (self->body_charged_ > 0) {
+        self->server_->service->thrift_pool()->Unreserve(self->body_charged_);
+        self->body_charged_ = 0;
+      }
+      asio::post(self->stream_->get_executor(), [self, reply]() mutable { self->Write(std::move(reply)); });
+    });
+  }
+
+  /// Answers `reply` and closes. When the client may still be sending a body
+  /// (`drain`), what it sends is read and dropped for a moment first, so that
+  /// its TCP stack does not discard the answer on a reset.
+  void RefuseAndClose(std::unique_ptr<Reply> reply, bool drain = true) {
+    reply->close = true;
+    drain_ = drain;
+    Write(std::shared_ptr<Reply>(std::move(reply)));
+  }
+
+  void Write(std::shared_ptr<Reply> reply) {
+    if (!keep_alive_) reply->close = true;
+    response_.emplace();
+    auto& res = *response_;
+    res.version(11);
+    res.result(reply->status);
+    res.set(http::field::server, "quiver");
+    res.set(http::field::content_type, reply->content_type);
+    for (const auto& [name, value] : reply->headers) res.set(name, value);
+    if (reply->chunk) {
+      res.body().data = const_cast<uint8_t*>(reply->chunk->data()) + reply->offset;
+      res.body().size = reply->length;
+    } else {
+      res.body().data = reply->text.data();
+      res.body().size = reply->text.size();
+    }
+    res.body().more = false;
+    res.content_length(res.body().size);
+    res.keep_alive(!reply->close);
+    reply_ = std::move(reply);
+    Deadline(server_->o.write_timeout_ms);
+    http::async_write(*stream_, res, [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWrite(ec); });
+  }
+
+  void OnWrite(beast::error_code ec) {
+    const bool close = reply_->close;
+    if (!ec && reply_->chunk) {
+      ++server_->downloads;
+      server_->download_bytes += static_cast<int64_t>(reply_->length);
+    }
+    response_.reset();
+    reply_.reset();
+    if (ec) return CountTimeout(ec);
+    if (!close) return ReadHeader();
+    if (!drain_) return;
+    // Lingering close: stop sending, read and drop what the client still
+    // sends (raw TLS records, not decrypted) for a bounded time and size.
+    auto& socket = beast::get_lowest_layer(*stream_).socket();
+    boost::system::error_code ignored;
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    drain_left_ = std::max<int64_t>(server_->o.max_body_bytes, 1 << 20);
+    Deadline(std::min<int64_t>(server_->o.body_timeout_ms, 2000));
+    Drain();
+  }
+
+  void Drain() {
+    drain_buffer_.resize(16 << 10);
+    beast::get_lowest_layer(*stream_).async_read_some(asio::buffer(drain_buffer_),
+                                                      [self = shared_from_this()](beast::error_code ec, size_t n) {
+                                                        self->drain_left_ -= static_cast<int64_t>(n);
+                                                        if (ec || self->drain_left_ <= 0) return;
+                                                        self->Drain();
+                                                      });
+  }
+
+  ResultServer::Impl* server_;
+  beast::tcp_stream tcp_;  // until the first byte; then moved into stream_
+  asio::steady_timer first_byte_timer_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::optional<Stream> stream_;
+  std::string address_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> header_;
+  std::optional<http::request_parser<http::string_body>> body_;
+  int64_t body_charged_ = 0;
+  bool keep_alive_ = true;
+  bool drain_ = false;
+  int64_t drain_left_ = 0;
+  std::vector<char> drain_buffer_;
+  std::optional<http::response<http::buffer_body>> response_;
+  std::shared_ptr<Reply> reply_;
+};
+
+}  // namespace
+
+void ResultServer::Impl::Accept() {
+  acceptor->async_accept(asio::make_strand(*ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor->is_open()) return;
+    if (!ec) {
+      boost::system::error_code addr_ec;
+      const auto endpoint = socket.remote_endpoint(addr_ec);
+      const std::string address = addr_ec ? std::string("?") : endpoint.address().to_string();
+      if (Admit(address)) {
+        std::make_shared<Connection>(this, std::move(socket), address)->Start();
+      } else {
+        ++refused_connections;
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      }
+    } else if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space) {
+      // Out of file descriptors: wait a moment rather than spin.
+      auto timer = std::make_shared<asio::steady_timer>(*ioc, std::chrono::milliseconds(50));
+      timer->async_wait([this, timer](beast::error_code) { Accept(); });
+      return;
+    }
+    Accept();
+  });
+}
+
+std::unique_ptr<Reply> ResultServer::Impl::HandleRpc(std::string body) {
+  auto reply = service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+  std::string().swap(body);
+  if (!reply.ok()) {
+    return Reply::Text(reply.status().IsOutOfMemory() ? 503 : 400, reply.status().ToString() + "\n");
+  }
+  // The reply stays charged to the thrift pool until it has been sent.
+  auto out = std::make_unique<Reply>();
+  out->text = std::move(reply).value();
+  auto pool = service->thrift_pool()->shared_from_this();
+  if (!pool->Reserve(static_cast<int64_t>(out->text.size())).ok()) {
+    return Reply::Text(503, "no memory for the reply\n");
+  }
+  out->charged_pool = std::move(pool);
+  out->charged_bytes = static_cast<int64_t>(out->text.size());
+  out->content_type = "application/x-thrift";
+  return out;
+}
+
+std::unique_ptr<Reply> ResultServer::Impl::HandleFile(const std::string& id,
+                                                      const std::map<std::string, std::string>& params,
+                                                      const std::string& range) {
+  if (!fetch::IsValidChunkId(id)) {
+    ++link_rejections;
+    return Reply::Text(400, "not a chunk id\n");
+  }
+  const auto e = params.find("e");
+  const auto s = params.find("s");
+  const fetch::LinkCheck check = store->signer().Verify(id, e == params.end() ? "" : e->second,
+                                                        s == params.end() ? "" : s->second, fetch::NowEpochMs());
+  if (check != fetch::LinkCheck::kOk) {
+    ++link_rejections;
+    return Reply::Text(403, "link refused: " + std::string(fetch::LinkCheckName(check)) + "\n");
+  }
+  auto bytes = store->Get(id);
+  if (!bytes.ok()) return Reply::Text(404, "chunk removed (its operation was closed or expired)\n");
+  auto out = std::make_unique<Reply>();
+  out->content_type = "application/octet-stream";
+  out->chunk = std::move(bytes).value();
+  const int64_t n = out->chunk->size();
+  out->length = static_cast<size_t>(n);
+  std::vector<ByteRange> ranges;
+  // One range: 206 (or 416); several: the whole chunk with 200 (RFC 7233
+  // lets a server ignore Range; clients resume with one range); a Range that
+  // does not parse is ignored too.
+  if (!range.empty() && ParseRanges(range, &ranges) && ranges.size() == 1) {
+    int64_t first = ranges[0].first;
+    int64_t last = ranges[0].last;
+    bool satisfiable = true;
+    if (first < 0) {  // suffix: the last `last` bytes
+      satisfiable = last > 0 && n > 0;
+      first = std::max<int64_t>(0, n - last);
+      last = n - 1;
+    } else {
+      if (last < 0 || last >= n) last = n - 1;
+      satisfiable = first < n && first <= last;
+    }
+    if (!satisfiable) {
+      auto refused = Reply::Text(416, "range not satisfiable: the chunk has " + std::to_string(n) + " bytes\n");
+      refused->headers.emplace_back("Content-Range", "bytes */" + std::to_string(n));
+      return refused;
+    }
+    out->status = 206;
+    out->offset = static_cast<size_t>(first);
+    out->length = static_cast<size_t>(last - first + 1);
+    out->headers.emplace_back("Content-Range",
+                              "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(n));
+  }
+  out->headers.emplace_back("Accept-Ranges", "bytes");
+  return out;
+}
 
 Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options) {
   if (options.token.empty()) return Status::Invalid("serve: a bearer token is required (--token or QUIVER_TOKEN)");
@@ -248,6 +768,17 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
     return Status::Invalid("serve: --cert and --key go together");
   }
   if (options.max_body_bytes < 1024) return Status::Invalid("serve: max_body_bytes must be >= 1024");
+  if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 || options.write_timeout_ms <= 0) {
+    return Status::Invalid("serve: header, body and write timeouts must be positive");
+  }
+  if (options.max_header_bytes < 1024 || options.max_header_bytes > (int64_t{1} << 20) ||
+      options.max_header_fields < 8) {
+    return Status::Invalid("serve: max_header_bytes must be in 1 KiB..1 MiB and max_header_fields >= 8");
+  }
+  if (options.max_connections < 1 || options.max_connections_per_address < 1 || options.io_threads < 1 ||
+      options.worker_threads < 1) {
+    return Status::Invalid("serve: connection caps, io_threads and worker_threads must be >= 1");
+  }
   auto impl = std::make_unique<Impl>();
   impl->o = options;
   if (options.cert_path.empty()) {
@@ -274,33 +805,63 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
     impl->cert_path = options.cert_path;
     impl->key_path = options.key_path;
   }
-  impl->http = std::make_unique<httplib::SSLServer>(impl->cert_path.c_str(), impl->key_path.c_str());
-  if (!impl->http->is_valid()) {
-    impl->Stop();
-    return Status::IOError("serve: cannot load the certificate " + impl->cert_path + " / key " + impl->key_path);
+  impl->tls = std::make_unique<ssl::context>(ssl::context::tls_server);
+  {
+    boost::system::error_code ec;
+    impl->tls->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                               ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use,
+                           ec);
+    SSL_CTX_set_min_proto_version(impl->tls->native_handle(), TLS1_2_VERSION);
+    // Idle keep-alive connections give OpenSSL's record buffers back.
+    SSL_CTX_set_mode(impl->tls->native_handle(), SSL_MODE_RELEASE_BUFFERS);
+    if (!ec) impl->tls->use_certificate_chain_file(impl->cert_path, ec);
+    if (!ec) impl->tls->use_private_key_file(impl->key_path, ssl::context::pem, ec);
+    if (ec) {
+      impl->Stop();
+      return Status::IOError("serve: cannot load the certificate " + impl->cert_path + " / key " + impl->key_path +
+                             ": " + ec.message());
+    }
   }
-  auto& http = *impl->http;
-  const int threads = std::max(1, options.worker_threads);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  http.set_read_timeout(options.read_timeout_s, 0);
-  http.set_write_timeout(options.write_timeout_s, 0);
-  http.set_keep_alive_timeout(options.keep_alive_s);
-  http.set_keep_alive_max_count(1000);
-  http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
-  const int port = options.port == 0 ? http.bind_to_any_port(options.host)
-                                     : (http.bind_to_port(options.host, options.port) ? options.port : -1);
-  if (port <= 0) {
-    impl->Stop();
-    return Status::IOError("serve: cannot bind " + options.host + ":" + std::to_string(options.port));
+
+  impl->ioc = std::make_unique<asio::io_context>(options.io_threads);
+  {
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(options.host, ec);
+    if (ec) {
+      // A host name: bind what it resolves to first.
+      tcp::resolver resolver(*impl->ioc);
+      auto results = resolver.resolve(options.host, std::to_string(options.port), ec);
+      if (ec || results.empty()) {
+        impl->Stop();
+        return Status::IOError("serve: cannot resolve " + options.host);
+      }
+      impl->acceptor = std::make_unique<tcp::acceptor>(*impl->ioc);
+      const tcp::endpoint endpoint = results.begin()->endpoint();
+      impl->acceptor->open(endpoint.protocol(), ec);
+      if (!ec) impl->acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+      if (!ec) impl->acceptor->bind(endpoint, ec);
+    } else {
+      const tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+      impl->acceptor = std::make_unique<tcp::acceptor>(*impl->ioc);
+      impl->acceptor->open(endpoint.protocol(), ec);
+      if (!ec) impl->acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+      if (!ec) impl->acceptor->bind(endpoint, ec);
+    }
+    if (!ec) impl->acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      impl->Stop();
+      return Status::IOError("serve: cannot bind " + options.host + ":" + std::to_string(options.port) + ": " +
+                             ec.message());
+    }
+    impl->port = impl->acceptor->local_endpoint().port();
   }
-  impl->port = port;
 
   auto signer = fetch::LinkSigner::MakeRandom();
   if (!signer.ok()) {
     impl->Stop();
     return signer.status();
   }
-  options.store.link_base_url = "https://" + options.host + ":" + std::to_string(port);
+  options.store.link_base_url = "https://" + options.host + ":" + std::to_string(impl->port);
   auto store = fetch::LocalChunkStore::Make(options.store, *signer);
   if (!store.ok()) {
     impl->Stop();
@@ -317,27 +878,10 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
   impl->service = std::move(service).value();
 
   Impl* self = impl.get();
-  http.Post(R"(/sql/1\.0/warehouses/([^/]+))",
-            [self](const httplib::Request& req, httplib::Response& res) { self->HandleRpc(req, res); });
-  http.Get(R"(/files/([^/]*))",
-           [self](const httplib::Request& req, httplib::Response& res) { self->HandleFile(req, res); });
-  http.Get("/metrics", [self](const httplib::Request& req, httplib::Response& res) {
-    if (!self->Authorized(req)) {
-      res.status = 401;
-      res.set_content("missing or wrong bearer token\n", "text/plain");
-      return;
-    }
-    res.set_content(self->Metrics(), "text/plain");
-  });
-  impl->listen_thread = std::thread([self] {
-    self->http->listen_after_bind();
-    self->listen_returned = true;
-  });
-  // cpp-httplib (0.11) ignores stop() until its accept loop has started, so
-  // a server stopped before that would never stop: Start returns only once
-  // the loop runs (or has already ended), at most 10 s.
-  for (int waited_ms = 0; waited_ms < 10000 && !http.is_running() && !impl->listen_returned; ++waited_ms) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl->workers = std::make_unique<asio::thread_pool>(static_cast<size_t>(options.worker_threads));
+  impl->Accept();
+  for (int i = 0; i < options.io_threads; ++i) {
+    impl->io_threads.emplace_back([self] { self->ioc->run(); });
   }
   impl->sweep_thread = std::thread([self] { self->SweepLoop(); });
   return std::unique_ptr<ResultServer>(new ResultServer(std::move(impl)));

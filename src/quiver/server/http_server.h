@@ -1,17 +1,37 @@
 // quiver/server/http_server.h — the HTTPS front of the result server
-// (cpp-httplib with OpenSSL): Thrift RPCs, chunk downloads, metrics.
+// (Boost.Beast over Boost.Asio, OpenSSL, TLS 1.2 or later): Thrift RPCs,
+// chunk downloads, metrics.
 //
 // Routes:
 //   POST /sql/1.0/warehouses/<id>  Thrift TCLIService call (binary protocol)
-//       with "Authorization: Bearer <token>" (constant-time compare): 401
-//       without or with a wrong token, 404 for another warehouse id, 413 for
-//       a body over max_body_bytes, 400 for a malformed Thrift message.
+//       with "Authorization: Bearer <token>" (constant-time compare). Checked
+//       from the header section alone, before any body byte is read: 404 for
+//       another warehouse id, 401 without or with a wrong token, 411 without
+//       a Content-Length (chunked bodies are refused too), 413 for a
+//       Content-Length over max_body_bytes. Then the body is read (within
+//       body_timeout_ms), and 400 answers a malformed Thrift message.
 //   GET /files/<id>?e=<expiry_ms>&s=<sig>  a result chunk; no Authorization
 //       (the signature is the authority): 400 for an id outside the chunk id
 //       syntax, 403 for a bad, truncated or expired signature, 404 for a
-//       removed chunk; Range requests are answered with 206.
-//   GET /metrics  held/peak bytes per pool and service counters, text, with
-//       the bearer token.
+//       removed chunk; one Range (RFC 7233, checked after the signature) is
+//       answered with 206, or 416 when it starts past the end.
+//   GET /metrics  held/peak bytes per pool, allocator statistics and service
+//       counters, text, with the bearer token.
+// Anything else is 404 (405 for another method on a known path). A header
+// section that is malformed, has two Content-Length fields or both
+// Content-Length and Transfer-Encoding is 400; one over max_header_bytes or
+// max_header_fields is 431. Error answers sent before a body was read close
+// the connection (after draining what the client is still sending, briefly).
+//
+// I/O model: io_threads event-loop threads run every socket (TLS handshake,
+// header and body reads, response writes) asynchronously, so a connection
+// that is idle or sends slowly costs a socket and its buffers, never a
+// thread: a connection that has sent nothing yet is a bare socket (~1 KiB),
+// the TLS state (~80 KiB) is made when its first byte arrives. Only a complete, authorised request goes to
+// one of worker_threads threads, which runs the RPC (or reads the chunk) and
+// hands the response back to the event loop. TCP_NODELAY is set on every
+// socket and a response's header and (first 64 KiB of) body leave in one
+// TLS write.
 //
 // Thread safety: all methods may be called from any thread; Stop() is
 // idempotent and called by the destructor.
@@ -45,20 +65,35 @@ struct ServerOptions {
   std::string warehouse_id = "quiver";
   /// Largest request body accepted (bytes); also the Thrift message limit.
   int64_t max_body_bytes = int64_t{16} << 20;
-  /// Socket timeouts: a slow client cannot hold a worker longer than these
-  /// per read / write (seconds), nor keep an idle connection past keep_alive_s.
-  int read_timeout_s = 30;
-  int write_timeout_s = 60;
-  int keep_alive_s = 10;
-  /// HTTP worker threads. cpp-httplib keeps a worker on each open
-  /// keep-alive connection until it goes idle for keep_alive_s, so this is
-  /// the number of client connections served at once: clients open one RPC
-  /// connection plus one per parallel download (8 for quiver, 10 for the
-  /// Node driver), and a pool smaller than that stalls downloads for
-  /// keep_alive_s. 64 serves about six such clients at once.
+  /// Deadlines (milliseconds), each a total for one step, however the
+  /// client spreads its bytes: the TLS handshake and each request's header
+  /// section (counted from when the server starts waiting for that request,
+  /// so an idle keep-alive connection is closed after it too); a request's
+  /// body; the writing of one response.
+  int64_t header_timeout_ms = 10'000;
+  int64_t body_timeout_ms = 30'000;
+  int64_t write_timeout_ms = 60'000;
+  /// Largest header section (request line and fields, bytes) and number of
+  /// fields; both checked as bytes arrive (431 past them).
+  int64_t max_header_bytes = 16 << 10;
+  int max_header_fields = 100;
+  /// Open connections at most, in all and from one client address; a
+  /// connection past either is closed at once (counted in /metrics as
+  /// http refused_connections). Bounded below by what file descriptors allow.
+  int max_connections = 4096;
+  int max_connections_per_address = 1024;
+  /// Event-loop threads (every socket's I/O) and worker threads (RPCs and
+  /// chunk reads; a request waits in a queue, at most one per connection,
+  /// when all are busy). An RPC may wait up to fetch_wait_ms for the next
+  /// chunk, so workers bound the RPCs in progress at once, not connections.
+  int io_threads = 2;
   int worker_threads = 64;
   /// How often idle sessions/operations and expired chunks are swept (ms).
   int64_t sweep_interval_ms = 1000;
+  /// At a sweep after statements have ended, hand free memory back to the
+  /// OS (Allocator::ReleaseFreeMemory of the service pool's allocator, and
+  /// malloc_trim for glibc's heap), so RSS returns near its baseline.
+  bool release_memory_after_statements = true;
   /// The chunk store (link_base_url is filled in by Start).
   fetch::LocalChunkStoreOptions store;
   /// The service (store and max_message_bytes are filled in by Start; pool
@@ -93,7 +128,9 @@ class ResultServer {
   fetch::LocalChunkStore* store() const;
 
   /// The /metrics text: one "pool <path> held_bytes=N peak_bytes=N" line per
-  /// pool, then "store ..." and "service ..." counter lines.
+  /// pool, one "allocator ..." line (process resident bytes and the byte
+  /// sources' own statistics), then "store ...", "service ..." and "http ..."
+  /// counter lines.
   std::string MetricsText() const;
   /// One line for logs: held/peak per pool, chunks, sessions, operations.
   std::string StatsLine() const;

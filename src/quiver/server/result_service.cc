@@ -222,6 +222,7 @@ struct Operation {
   std::string arrow_schema;
   std::unique_ptr<RecordBatchStream> stream;
   std::atomic<bool> cancel{false};
+  std::atomic<bool> timed_out{false};  // cancelled for statement_timeout_ms
   std::atomic<int64_t> last_used_ms{0};
   int64_t started_ms = 0;
   std::thread worker;
@@ -240,6 +241,11 @@ struct Operation {
   int64_t total_ipc_bytes = 0;
   int64_t total_served_bytes = 0;
   size_t cursor = 0;
+  // Chunks handed to the client at least once (the cursor's high-water
+  // mark); the producer pauses while chunks.size() - handed_out reaches
+  // max_unfetched_chunks.
+  size_t handed_out = 0;
+  bool paused = false;
 };
 
 }  // namespace
@@ -405,6 +411,34 @@ class ResultService::Impl : public t::TCLIServiceIf {
       return;
     }
     ++statements_;
+    // The text is checked before anything parses or plans it.
+    const std::string& sql = req.statement;
+    if (static_cast<int64_t>(sql.size()) > o_.max_statement_bytes) {
+      r.status = ErrorStatus("statement text is " + std::to_string(sql.size()) + " bytes; the server accepts at most " +
+                                 std::to_string(o_.max_statement_bytes) + " (max_statement_bytes)",
+                             t::TStatusCode::ERROR_STATUS, "54000");
+      return;
+    }
+    if (const size_t nul = sql.find('\0'); nul != std::string::npos) {
+      r.status = ErrorStatus("statement text has a NUL byte at offset " + std::to_string(nul),
+                             t::TStatusCode::ERROR_STATUS, "42601");
+      return;
+    }
+    // Refused at the operation caps before it is planned (Start checks again).
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (static_cast<int>(ops_.size()) >= o_.max_operations) {
+        r.status = ErrorStatus("too many open operations: the server allows " + std::to_string(o_.max_operations) +
+                               "; close finished operations and retry");
+        return;
+      }
+      if (SessionOpsLocked(session->guid) >= o_.max_operations_per_session) {
+        r.status = ErrorStatus("too many open operations in this session: the server allows " +
+                               std::to_string(o_.max_operations_per_session) +
+                               " per session; close finished operations and retry");
+        return;
+      }
+    }
     auto op = std::make_shared<Operation>();
     auto stream = o_.executor->Execute(req.statement, &op->cancel, exec_pool_.get());
     if (!stream.ok()) {
@@ -591,6 +625,14 @@ class ResultService::Impl : public t::TCLIServiceIf {
         }
       }
       for (auto it = ops_.begin(); it != ops_.end();) {
+        Operation* op = it->second.get();
+        if (o_.statement_timeout_ms > 0 && now_ms - op->started_ms > o_.statement_timeout_ms && !op->cancel) {
+          std::lock_guard<std::mutex> l2(op->mu);
+          if (!op->done && !op->failed && !op->cancelled) {
+            op->timed_out = true;
+            op->cancel = true;  // the producer stops at its next poll; Run reports the limit
+          }
+        }
         if (now_ms - it->second->last_used_ms.load() > o_.operation_idle_timeout_ms) {
           ops.push_back(it->second);
           it = ops_.erase(it);
@@ -613,10 +655,13 @@ class ResultService::Impl : public t::TCLIServiceIf {
     for (auto& [k, op] : ops_) {
       std::lock_guard<std::mutex> l2(op->mu);
       if (!op->done && !op->failed && !op->cancelled) ++s.running_operations;
+      if (op->paused) ++s.paused_operations;
     }
     s.rpcs = rpcs_;
     s.rpc_errors = rpc_errors_;
     s.statements = statements_;
+    s.finished_operations = finished_operations_;
+    s.producer_pauses = producer_pauses_;
     s.chunks_written = chunks_written_;
     s.chunk_ipc_bytes = chunk_ipc_bytes_;
     s.chunk_served_bytes = chunk_served_bytes_;
@@ -659,6 +704,13 @@ class ResultService::Impl : public t::TCLIServiceIf {
       }
     }
     return out;
+  }
+
+  // Open operations of one session (mu_ held).
+  int SessionOpsLocked(const std::string& session_guid) const {
+    int n = 0;
+    for (const auto& [k, op] : ops_) n += op->session_guid == session_guid;
+    return n;
   }
 
   // Cancels, joins and removes the chunks of an operation already taken out of ops_.
@@ -706,6 +758,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
         r.status = ErrorStatus("session closed while the statement started", t::TStatusCode::INVALID_HANDLE_STATUS);
         return;
       }
+      if (SessionOpsLocked(session->guid) >= o_.max_operations_per_session) {
+        r.status = ErrorStatus("too many open operations in this session: the server allows " +
+                               std::to_string(o_.max_operations_per_session) +
+                               " per session; close finished operations and retry");
+        return;
+      }
       ops_[op->guid] = op;
       op->worker = std::thread([this, op] { Run(op.get()); });
     }
@@ -744,6 +802,17 @@ class ResultService::Impl : public t::TCLIServiceIf {
       if (!writer.ok()) error = writer.status();
       while (error.ok()) {
         if (op->cancel) break;
+        if (o_.max_unfetched_chunks > 0) {
+          // Backpressure: wait until the client has taken enough chunks.
+          std::unique_lock<std::mutex> lock(op->mu);
+          while (!op->cancel && op->chunks.size() - op->handed_out >= static_cast<size_t>(o_.max_unfetched_chunks)) {
+            if (!op->paused) ++producer_pauses_;
+            op->paused = true;
+            op->cv.wait_for(lock, std::chrono::milliseconds(100));
+          }
+          op->paused = false;
+          if (op->cancel) break;
+        }
         auto next = (*writer)->Next();
         if (!next.ok()) {
           error = next.status();
@@ -772,9 +841,15 @@ class ResultService::Impl : public t::TCLIServiceIf {
       }
     }
     op->stream.reset();  // releases the statement's memory (exec pool) now
+    ++finished_operations_;
     std::lock_guard<std::mutex> lock(op->mu);
     op->completed_ms = NowEpochMs();
-    if (op->cancel) {
+    if (op->timed_out) {
+      op->failed = true;
+      op->error = "statement cancelled: it ran past the server's statement time limit of " +
+                  std::to_string(o_.statement_timeout_ms) + " ms";
+      op->sql_state = "57014";
+    } else if (op->cancel) {
       op->cancelled = true;  // also when the producer stopped with Cancelled
     } else if (!error.ok()) {
       op->failed = true;
@@ -903,6 +978,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
         ++op->cursor;
       }
       r->__set_hasMoreRows(!(op->done && op->cursor >= op->chunks.size()));
+      if (op->cursor > op->handed_out) {
+        op->handed_out = op->cursor;
+        op->cv.notify_all();  // a paused producer may go on
+      }
     }
     r->status = OkStatus();
     r->results.startRowOffset = page_start;
@@ -1021,8 +1100,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, std::shared_ptr<Operation>> ops_;
-  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, chunks_written_{0}, chunk_ipc_bytes_{0},
-      chunk_served_bytes_{0}, expired_sessions_{0}, expired_operations_{0};
+  std::atomic<int64_t> rpcs_{0}, rpc_errors_{0}, statements_{0}, finished_operations_{0}, producer_pauses_{0},
+      chunks_written_{0}, chunk_ipc_bytes_{0}, chunk_served_bytes_{0}, expired_sessions_{0}, expired_operations_{0};
 };
 
 // ---------------------------------------------------------------------------
@@ -1041,10 +1120,13 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
   }
   if (options.chunk_bytes < 1 || options.max_links_per_fetch < 1 || options.max_sessions < 1 ||
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
-      options.fetch_wait_ms < 0) {
+      options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
+      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1) {
     return Status::Invalid(
-        "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations and "
-        "link_expiry_ms must be >= 1, max_message_bytes >= 1024");
+        "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
+        "max_statement_bytes and "
+        "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_unfetched_chunks 0 "
+        "(none) or >= 2");
   }
   // Thrift's processor reports malformed messages on stderr; the service
   // answers them (Invalid -> HTTP 400) and counts them in rpc_errors instead.

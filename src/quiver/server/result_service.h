@@ -56,6 +56,9 @@ struct ResultServiceOptions {
   /// ERROR status naming the limit.
   int max_sessions = 64;
   int max_operations = 256;
+  /// Open operations of one session at most (fairness: one client leaking
+  /// operations in its session cannot take the whole max_operations).
+  int max_operations_per_session = 64;
   /// Links per FetchResults reply (a page); >= 1.
   int max_links_per_fetch = 32;
   /// Largest Thrift message accepted; strings and containers inside are
@@ -64,6 +67,22 @@ struct ResultServiceOptions {
   /// How long FetchResults / direct results wait for the next chunk before
   /// replying with what exists (hasMoreRows stays true).
   int64_t fetch_wait_ms = 5000;
+  /// Longest statement text accepted (bytes, >= 1); a longer one is refused
+  /// with SQLSTATE 54000 before it reaches the executor (nothing is parsed
+  /// or planned). A statement containing a NUL byte is refused (42601)
+  /// whatever its length.
+  int64_t max_statement_bytes = int64_t{1} << 20;
+  /// Wall-time limit of a statement, from ExecuteStatement to its last
+  /// chunk (ms); 0 = none. Past it the statement is cancelled by the next
+  /// ExpireIdle and fails with SQLSTATE 57014 naming the limit.
+  int64_t statement_timeout_ms = 0;
+  /// Backpressure: an operation's producer pauses while this many of its
+  /// chunks have been produced and not yet handed to the client by
+  /// FetchResults (links or inline batches), and resumes as they are; so an
+  /// unfetched result holds at most this many chunks (of chunk_bytes) in the
+  /// store. 0 = no bound; otherwise >= 2 (the result format is decided from
+  /// the first two chunks).
+  int max_unfetched_chunks = 8;
 };
 
 /// Counters for /metrics and --stats.
@@ -74,6 +93,12 @@ struct ResultServiceStats {
   int64_t rpcs = 0;
   int64_t rpc_errors = 0;  ///< malformed messages (Dispatch errors)
   int64_t statements = 0;
+  /// Operations whose producer has ended (done, failed or cancelled).
+  int64_t finished_operations = 0;
+  /// Producers waiting for the client now (max_unfetched_chunks), and how
+  /// many times a producer paused since the service started.
+  int64_t paused_operations = 0;
+  int64_t producer_pauses = 0;
   int64_t chunks_written = 0;
   /// Since the service started, over every chunk written: the uncompressed
   /// Arrow IPC bytes (sum of bytesNum) and the bytes served for them (the
@@ -99,8 +124,9 @@ class ResultService {
   /// an ERROR / INVALID_HANDLE TStatus instead.
   Result<std::string> Dispatch(std::span<const uint8_t> request);
 
-  /// Closes sessions and operations idle past their timeouts; returns how
-  /// many objects were closed.
+  /// Closes sessions and operations idle past their timeouts and cancels
+  /// statements running past statement_timeout_ms; returns how many
+  /// sessions and operations were closed.
   int64_t ExpireIdle(int64_t now_ms);
 
   ResultServiceStats stats() const;

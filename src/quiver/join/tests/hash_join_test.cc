@@ -461,3 +461,164 @@ TEST(HashJoin, DictionaryColumnsAreDecoded) {
 
 }  // namespace
 }  // namespace quiver::join
+
+namespace quiver::join {
+namespace {
+
+using testing::Batch;
+using testing::Collector;
+using testing::Int64Array;
+using testing::NaiveJoin;
+using testing::RenderSorted;
+
+// The pull API (Start / NextOutput) against the naive join, for every join
+// type, with variable-width output (Emit's byte bound) and fixed-width
+// output (PushPair), with an output bound small enough that duplicate
+// chains are cut in the middle.
+TEST(HashJoin, PullProbeMatchesTheNaiveJoinForEveryType) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  const Inputs in = MakeInputs(data.get(), Case{KeyDist::kSmall, 200, 300, 0.1}, 17);
+  for (JoinType t : AllJoinTypes()) {
+    for (bool fixed : {false, true}) {
+      auto root = MemoryPool::MakeRoot({.name = "root"});
+      HashJoinOptions o = JoinOptions(t, root.get());
+      o.max_output_rows = 7;
+      if (fixed) {
+        o.build_output = std::vector<int>{0, 1};
+        o.probe_output = std::vector<int>{0, 1};
+      }
+      TaskMemoryManager tmm(root.get(), {});
+      auto join = HashJoin::Make(in.build_schema, in.probe_schema, o);
+      ASSERT_OK(join);
+      auto relation = (*join)->BuildRelation(in.build, &tmm);
+      ASSERT_OK(relation);
+      auto probe = (*join)->MakeProbe(*relation);
+      ASSERT_OK(probe);
+      Collector c;
+      for (const auto& b : in.probe) {
+        ASSERT_OK((*probe)->Start(b));
+        EXPECT_FALSE((*probe)->Start(b).ok()) << "Start before the previous batch was drained";
+        for (;;) {
+          auto out = (*probe)->NextOutput();
+          ASSERT_OK(out);
+          if (*out == nullptr) break;
+          ASSERT_GT((*out)->num_rows, 0);
+          ASSERT_LE((*out)->num_rows, 7);
+          c.batches.push_back(*out);
+        }
+        auto again = (*probe)->NextOutput();
+        ASSERT_OK(again);
+        EXPECT_EQ(*again, nullptr) << "the end stays the end";
+      }
+      ASSERT_OK((*probe)->Finish(c.sink()));
+      EXPECT_EQ(RenderSorted(c.batches), NaiveJoin(*in.build_schema, in.build, *in.probe_schema, in.probe, o))
+          << JoinTypeName(t) << (fixed ? " fixed" : " var");
+      c.batches.clear();
+      probe->reset();
+      (*relation)->Close();
+    }
+  }
+}
+
+// A key with 3 values (as l_returnflag): every probe row matches a third of
+// the build side, so one probe batch makes millions of output rows. Each
+// NextOutput returns at most max_output_rows of them and the output pool
+// never holds more than a couple of batches; the totals equal Probe's; a
+// probe dropped in the middle of a batch (a cancelled statement) returns
+// everything.
+TEST(HashJoin, ThreeValueKeyPullsBoundedOutput) {
+  auto data = MemoryPool::MakeRoot({.name = "data"});
+  constexpr int64_t kBuild = 3000, kProbe = 3000, kMaxRows = 4096;
+  auto bs = std::make_shared<Schema>();
+  bs->fields = {field("bk", int64()), field("bv", int64())};
+  auto ps = std::make_shared<Schema>();
+  ps->fields = {field("pk", int64()), field("pv", int64())};
+  std::vector<std::optional<int64_t>> bk, bv, pk, pv;
+  for (int64_t i = 0; i < kBuild; ++i) {
+    bk.push_back(i % 3);
+    bv.push_back(i);
+  }
+  for (int64_t i = 0; i < kProbe; ++i) {
+    pk.push_back(i % 3);
+    pv.push_back(i);
+  }
+  auto build = Batch(bs, {Int64Array(data.get(), bk), Int64Array(data.get(), bv)});
+  auto probe_batch = Batch(ps, {Int64Array(data.get(), pk), Int64Array(data.get(), pv)});
+  constexpr int64_t kExpectedRows = kProbe * (kBuild / 3);  // 3,000,000
+
+  auto root = MemoryPool::MakeRoot({.name = "root"});
+  auto out_pool = root->MakeChild({.name = "output"});
+  HashJoinOptions o;
+  o.build_keys = {0};
+  o.probe_keys = {0};
+  o.max_output_rows = kMaxRows;
+  o.output_pool = out_pool.get();
+  auto join = HashJoin::Make(bs, ps, o);
+  ASSERT_OK(join);
+  TaskMemoryManager tmm(root.get(), {});
+  auto relation = (*join)->BuildRelation({build}, &tmm);
+  ASSERT_OK(relation);
+
+  // Pulled: bounded per call; the sum of the values checks every pair.
+  int64_t pulled_rows = 0, pulled_sum = 0, calls = 0;
+  {
+    auto probe = (*join)->MakeProbe(*relation);
+    ASSERT_OK(probe);
+    const int64_t base = out_pool->held_bytes();
+    out_pool->ResetPeak();
+    ASSERT_OK((*probe)->Start(probe_batch));
+    for (;;) {
+      auto out = (*probe)->NextOutput();
+      ASSERT_OK(out);
+      if (*out == nullptr) break;
+      ++calls;
+      ASSERT_LE((*out)->num_rows, kMaxRows);
+      pulled_rows += (*out)->num_rows;
+      for (int c = 0; c < 4; ++c) {
+        const auto* v = (*out)->columns[c]->GetValues<int64_t>(1) + (*out)->columns[c]->offset;
+        for (int64_t r = 0; r < (*out)->num_rows; ++r) pulled_sum += v[r];
+      }
+    }
+    // One output batch is 4096 rows x 4 int64 columns = 128 KiB; the whole
+    // probe batch's output would be 96 MB.
+    EXPECT_LT(out_pool->peak_bytes() - base, int64_t{1} << 20) << "output of one probe batch was buffered";
+  }
+  EXPECT_EQ(pulled_rows, kExpectedRows);
+  EXPECT_GE(calls, kExpectedRows / kMaxRows);
+
+  // Pushed (Probe with a sink): the same totals.
+  int64_t pushed_rows = 0, pushed_sum = 0;
+  {
+    auto probe = (*join)->MakeProbe(*relation);
+    ASSERT_OK(probe);
+    ASSERT_OK((*probe)->Probe(*probe_batch, [&](RecordBatchPtr b) {
+      EXPECT_LE(b->num_rows, kMaxRows);
+      pushed_rows += b->num_rows;
+      for (int c = 0; c < 4; ++c) {
+        const auto* v = b->columns[c]->GetValues<int64_t>(1) + b->columns[c]->offset;
+        for (int64_t r = 0; r < b->num_rows; ++r) pushed_sum += v[r];
+      }
+      return Status::OK();
+    }));
+  }
+  EXPECT_EQ(pushed_rows, pulled_rows);
+  EXPECT_EQ(pushed_sum, pulled_sum);
+
+  // Dropped after three batches: nothing stays charged to the output pool.
+  const int64_t before = out_pool->held_bytes();
+  {
+    auto probe = (*join)->MakeProbe(*relation);
+    ASSERT_OK(probe);
+    ASSERT_OK((*probe)->Start(probe_batch));
+    for (int i = 0; i < 3; ++i) {
+      auto out = (*probe)->NextOutput();
+      ASSERT_OK(out);
+      ASSERT_NE(*out, nullptr);
+    }
+  }
+  EXPECT_EQ(out_pool->held_bytes(), before);
+  (*relation)->Close();
+}
+
+}  // namespace
+}  // namespace quiver::join

@@ -360,7 +360,8 @@ struct GatedWorld {
   GatedExecutor executor;
   std::unique_ptr<fetch::LocalChunkStore> store;
   std::unique_ptr<ResultService> service;
-  GatedWorld(int total, int gate_after, int64_t budget, int64_t spill_limit, int max_operations = 16)
+  GatedWorld(int total, int gate_after, int64_t budget, int64_t spill_limit, int max_operations = 16,
+             int64_t statement_timeout_ms = 0, int64_t max_statement_bytes = int64_t{1} << 20)
       : executor(total, gate_after) {
     fetch::LocalChunkStoreOptions so;
     so.link_base_url = "https://127.0.0.1:1";
@@ -376,6 +377,8 @@ struct GatedWorld {
     o.max_links_per_fetch = 100;
     o.max_operations = max_operations;
     o.fetch_wait_ms = 2000;
+    o.statement_timeout_ms = statement_timeout_ms;
+    o.max_statement_bytes = max_statement_bytes;
     service = ResultService::Make(o).value();
   }
 };
@@ -387,10 +390,11 @@ t::TSessionHandle OpenIn(Caller& c) {
   return resp.sessionHandle;
 }
 
-t::TExecuteStatementResp ExecuteIn(Caller& c, const t::TSessionHandle& s) {
+t::TExecuteStatementResp ExecuteIn(Caller& c, const t::TSessionHandle& s,
+                                   const std::string& sql = "SELECT * FROM gated") {
   t::TExecuteStatementReq req;
   req.sessionHandle = s;
-  req.statement = "SELECT * FROM gated";
+  req.statement = sql;
   req.__set_runAsync(true);
   req.__set_canDownloadResult(true);
   t::TExecuteStatementResp resp;
@@ -566,6 +570,136 @@ TEST(ResultServiceErrors, SqlStateIsTheErrorsFieldAndGetInfoAnswers) {
     CALL(c, GetInfo, gi, gir);
     EXPECT_EQ(gir.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << static_cast<int>(type);
   }
+}
+
+// The statement text is checked before the executor sees it: a NUL byte
+// (the text after it used to be dropped silently) and a text over
+// max_statement_bytes are errors with their SQLSTATE, and no operation runs.
+TEST(ResultServiceLimits, StatementTextIsCheckedBeforeTheExecutor) {
+  GatedWorld w(2, 1000, -1, -1, 16, 0, /*max_statement_bytes=*/64);
+  w.executor.open();
+  Caller c(w.service.get());
+  auto s = OpenIn(c);
+  auto nul = ExecuteIn(c, s, std::string("SELECT * FROM gated\0; DROP everything", 38));
+  EXPECT_EQ(nul.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_EQ(nul.status.sqlState, "42601");
+  EXPECT_NE(nul.status.errorMessage.find("NUL byte at offset 19"), std::string::npos) << nul.status.errorMessage;
+  auto long_text = ExecuteIn(c, s, "SELECT * FROM gated WHERE " + std::string(100, 'x'));
+  EXPECT_EQ(long_text.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_EQ(long_text.status.sqlState, "54000");
+  EXPECT_NE(long_text.status.errorMessage.find("at most 64"), std::string::npos) << long_text.status.errorMessage;
+  EXPECT_EQ(w.service->stats().open_operations, 0);
+  EXPECT_EQ(w.executor.produced.load(), 0);
+  EXPECT_EQ(ExecuteIn(c, s).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+}
+
+// A statement past statement_timeout_ms is cancelled by the sweep and fails
+// with SQLSTATE 57014 naming the limit; the service goes on.
+TEST(ResultServiceLimits, StatementTimeLimitCancelsTheStatement) {
+  GatedWorld w(20, 2, -1, -1, 16, /*statement_timeout_ms=*/100);  // never opened: runs until cancelled
+  Caller c(w.service.get());
+  auto s = OpenIn(c);
+  auto ex = ExecuteIn(c, s);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  w.service->ExpireIdle(fetch::NowEpochMs());
+  t::TGetOperationStatusResp st;
+  for (int i = 0; i < 400; ++i) {
+    t::TGetOperationStatusReq req;
+    req.operationHandle = ex.operationHandle;
+    CALL(c, GetOperationStatus, req, st);
+    if (st.operationState == t::TOperationState::ERROR_STATE) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(st.operationState, t::TOperationState::ERROR_STATE);
+  EXPECT_EQ(st.sqlState, "57014");
+  EXPECT_NE(st.displayMessage.find("time limit of 100 ms"), std::string::npos) << st.displayMessage;
+  EXPECT_EQ(w.service->exec_pool()->held_bytes(), 0);
+}
+
+}  // namespace
+}  // namespace quiver::server
+
+namespace quiver::server {
+namespace {
+
+// Backpressure: a result nobody fetches stops after max_unfetched_chunks
+// chunks (the producer pauses; the store holds no more), and goes on as the
+// client takes them.
+TEST(ResultServiceLimits, UnfetchedResultPausesItsProducer) {
+  fetch::LocalChunkStoreOptions so;
+  so.link_base_url = "https://127.0.0.1:1";
+  auto store = fetch::LocalChunkStore::Make(so, fetch::LinkSigner::MakeRandom().value()).value();
+  auto pool = MemoryPool::MakeRoot({.name = "bp"});
+  GatedExecutor executor(40, 1000);  // 40 batches of 1000 rows, 2 per chunk: 20 chunks
+  executor.open();
+  ResultServiceOptions o;
+  o.pool = pool.get();
+  o.executor = &executor;
+  o.store = store.get();
+  o.chunk_bytes = 16 << 10;
+  o.inline_threshold_bytes = 1024;
+  o.max_links_per_fetch = 2;
+  o.max_unfetched_chunks = 3;
+  o.fetch_wait_ms = 2000;
+  auto service = ResultService::Make(o).value();
+  Caller c(service.get());
+  auto s = OpenIn(c);
+  auto ex = ExecuteIn(c, s);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LE(executor.produced.load(), 10) << "3 unfetched chunks of 2 batches, and the one being cut";
+  EXPECT_LE(store->stats().chunks, 3);
+  EXPECT_EQ(service->stats().paused_operations, 1);
+  EXPECT_EQ(service->stats().running_operations, 1);
+  int64_t rows = 0;
+  for (bool first = true;; first = false) {
+    t::TFetchResultsReq fr;
+    fr.operationHandle = ex.operationHandle;
+    fr.orientation = first ? t::TFetchOrientation::FETCH_FIRST : t::TFetchOrientation::FETCH_NEXT;
+    fr.maxRows = 100000;
+    t::TFetchResultsResp page;
+    CALL(c, FetchResults, fr, page);
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    for (const auto& l : page.results.resultLinks) rows += l.rowCount;
+    if (!page.hasMoreRows) break;
+  }
+  EXPECT_EQ(rows, 40000);
+  EXPECT_EQ(executor.produced.load(), 40);
+  EXPECT_GT(service->stats().producer_pauses, 0);
+}
+
+}  // namespace
+}  // namespace quiver::server
+
+namespace quiver::server {
+namespace {
+
+// Fairness: one session leaking operations hits its own cap, not the
+// global one; another session still runs statements.
+TEST(ResultServiceLimits, OperationsPerSessionAreCappedApartFromTheGlobalCap) {
+  fetch::LocalChunkStoreOptions so;
+  so.link_base_url = "https://127.0.0.1:1";
+  auto store = fetch::LocalChunkStore::Make(so, fetch::LinkSigner::MakeRandom().value()).value();
+  auto pool = MemoryPool::MakeRoot({.name = "fair"});
+  GatedExecutor executor(2, 1000);
+  executor.open();
+  ResultServiceOptions o;
+  o.pool = pool.get();
+  o.executor = &executor;
+  o.store = store.get();
+  o.max_operations = 10;
+  o.max_operations_per_session = 3;
+  auto service = ResultService::Make(o).value();
+  Caller c(service.get());
+  auto leaky = OpenIn(c);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ExecuteIn(c, leaky).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  auto refused = ExecuteIn(c, leaky);
+  EXPECT_EQ(refused.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(refused.status.errorMessage.find("in this session"), std::string::npos) << refused.status.errorMessage;
+  auto other = OpenIn(c);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ExecuteIn(c, other).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(service->stats().open_operations, 6);
 }
 
 }  // namespace

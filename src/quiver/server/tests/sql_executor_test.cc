@@ -181,5 +181,61 @@ TEST(SqlExecutor, ThroughTheServerAndTheCloudFetchClient) {
   EXPECT_EQ(client_pool->held_bytes(), 0);
 }
 
+// The statement that killed the server (a join on a key with 3 values:
+// billions of output rows) under the statement memory limit fails with
+// SQLSTATE 53200, and the server goes on serving.
+TEST(SqlExecutor, ExplodingJoinFailsWithinItsBudgetAndTheServerLives) {
+  auto& t = Shared();
+  SqlExecutorOptions xo;
+  xo.statement_memory_limit_bytes = int64_t{64} << 20;
+  auto ex = SqlExecutor::Make(t.catalog, xo).value();
+  auto server_pool = MemoryPool::MakeRoot({.name = "serve", .limit_bytes = int64_t{512} << 20});
+  ServerOptions so;
+  so.token = "sql-executor-test-token";
+  so.service.pool = server_pool.get();
+  so.service.executor = ex.get();
+  auto server = ResultServer::Start(so).value();
+  fetch::ConnectionOptions conn;
+  conn.server_url = server->rpc_url();
+  conn.token = so.token;
+  conn.ca_cert_path = server->cert_path();
+  auto client_pool = MemoryPool::MakeRoot({});
+  fetch::FetchOptions fo;
+  fo.download.pool = client_pool.get();
+  {
+    auto r = fetch::FetchResult::Query(
+        conn, "SELECT a.l_orderkey, b.l_orderkey FROM lineitem a JOIN lineitem b ON a.l_returnflag = b.l_returnflag",
+        fo);
+    Status st = r.status();
+    int64_t rows = 0;
+    while (st.ok()) {
+      auto b = (*r)->Next();
+      if (!b.ok()) {
+        st = b.status();
+      } else if (!*b) {
+        break;
+      } else {
+        rows += (*b)->num_rows;
+      }
+    }
+    ASSERT_FALSE(st.ok()) << rows << " rows: the join ended within 64 MiB?";
+    EXPECT_NE(st.message().find("sqlState 53200"), std::string::npos) << st.ToString();
+    std::printf("exploding join: %s\n", st.ToString().c_str());
+  }
+  EXPECT_LE(server_pool->peak_bytes(), int64_t{512} << 20);
+  // Still serving.
+  auto ok = fetch::FetchResult::Query(conn, "SELECT o_orderkey FROM orders", fo);
+  ASSERT_OK(ok);
+  int64_t rows = 0;
+  while (true) {
+    auto b = (*ok)->Next();
+    ASSERT_OK(b);
+    if (!*b) break;
+    rows += (*b)->num_rows;
+  }
+  EXPECT_EQ(rows, 15000);
+  server->Stop();
+}
+
 }  // namespace
 }  // namespace quiver::server

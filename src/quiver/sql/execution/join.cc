@@ -4,10 +4,12 @@
 // for inner, left, semi and anti joins (matches tracked per probe row),
 // and a nested-loop join for joins without equality keys.
 //
-// Output is bounded: a probe batch is joined in slices of at most
-// kProbeSliceRows rows and the output of one slice is handed out before
-// the next is probed, so a key with many duplicates does not buffer the
-// whole product of a batch; cancellation is polled between slices.
+// Output is bounded: the hash join pulls at most max_batch_rows output rows
+// at a time from the join layer (HashJoinProbe::Start / NextOutput,
+// resumable inside a key's duplicate chain) and hands each out before the
+// next pull, so a key with many duplicates never buffers the product of a
+// batch; cancellation is polled between pulls. The build-left semi join
+// probes in slices of kProbeSliceRows rows and keeps only a bitmap.
 #include <algorithm>
 #include <deque>
 #include <numeric>
@@ -238,21 +240,23 @@ class HashJoinOp : public RecordBatchStream {
     while (pending_.empty()) {
       if (finished_) return RecordBatchPtr{};
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-      if (current_ && slice_begin_ < current_->num_rows) {
-        const int64_t n = std::min(kProbeSliceRows, current_->num_rows - slice_begin_);
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr slice, SliceBatch(current_, slice_begin_, n));
-        slice_begin_ += n;
-        QUIVER_RETURN_NOT_OK(prober_->Probe(*slice, sink));
-        if (tracked_ && slice_begin_ >= current_->num_rows) {
-          QUIVER_RETURN_NOT_OK(FinishTracked(current_));
+      if (current_) {
+        // At most max_output_rows rows per pull, resumable inside a key's
+        // duplicate chain: a low-cardinality key never buffers the product.
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, prober_->NextOutput());
+        if (out) {
+          QUIVER_RETURN_NOT_OK(Emit(out));
+          continue;
         }
+        if (tracked_) QUIVER_RETURN_NOT_OK(FinishTracked(current_));
+        current_.reset();
         continue;
       }
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, left_->Next());
       if (in) {
         QUIVER_ASSIGN_OR_RETURN(current_,
                                 WithKeys(in, spec_.left_keys, probe_schema_, tracked_, ctx_, ctx_->pool.get()));
-        slice_begin_ = 0;
+        QUIVER_RETURN_NOT_OK(prober_->Start(current_));
         if (tracked_) {
           matched_.assign(static_cast<size_t>(in->num_rows), 0);
           // row ids restart per batch but slices keep them: the id column is per batch
@@ -286,7 +290,6 @@ class HashJoinOp : public RecordBatchStream {
   std::shared_ptr<join::HashedRelation> relation_;
   std::unique_ptr<join::HashJoinProbe> prober_;
   RecordBatchPtr current_;
-  int64_t slice_begin_ = 0;
   std::vector<uint8_t> matched_;
   std::deque<RecordBatchPtr> pending_;
   bool finished_ = false;

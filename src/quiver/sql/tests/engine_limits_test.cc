@@ -128,6 +128,43 @@ TEST_F(SqlTest, MemoryLimitGivesOutOfMemoryAndReturnsThePool) {
   }
 }
 
+// A join on a key with three values (30,000 rows a side: 300 million output
+// rows) streams in bounded batches: the pool stays small while batches are
+// pulled, and cancelling ends it at once with everything returned.
+TEST_F(SqlTest, LowCardinalityJoinStreamsBoundedBatchesAndCancels) {
+  std::vector<std::optional<int64_t>> k(30000), v(30000);
+  for (int64_t i = 0; i < 30000; ++i) {
+    k[static_cast<size_t>(i)] = i % 3;
+    v[static_cast<size_t>(i)] = i;
+  }
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64()), field("v", int64())};
+  ASSERT_OK(catalog_->RegisterBatches(
+      "three", schema, Split(Batch(schema, {Int64Array(pool_.get(), k), Int64Array(pool_.get(), v)}), 3)));
+  const int64_t baseline = pool_->held_bytes();
+  ExecuteOptions o = Options();
+  o.max_batch_rows = 4096;
+  o.cancel = std::make_shared<std::atomic<bool>>(false);
+  auto stream = engine_->Execute("SELECT a.v, b.v FROM three a JOIN three b ON a.k = b.k", o);
+  ASSERT_OK(stream);
+  int64_t max_held = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto b = (*stream)->Next();
+    ASSERT_OK(b);
+    ASSERT_NE(*b, nullptr);
+    EXPECT_LE((*b)->num_rows, 4096);
+    max_held = std::max(max_held, pool_->held_bytes() - baseline);
+  }
+  EXPECT_LT(max_held, int64_t{16} << 20) << "the output is pulled, never buffered whole";
+  o.cancel->store(true);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto next = (*stream)->Next();
+  EXPECT_EQ(next.status().code(), StatusCode::kCancelled);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  stream->reset();
+  EXPECT_EQ(pool_->held_bytes(), baseline);
+}
+
 TEST_F(SqlTest, CancellationStopsAndFrees) {
   const int64_t baseline = pool_->held_bytes();
   ExecuteOptions o = Options();
