@@ -36,9 +36,13 @@ join::JoinType ToJoinType(JoinKind k) {
   return join::JoinType::kInner;
 }
 
-// Appends evaluated key columns (and optionally a row-number column) to a batch.
+constexpr int64_t kNoRowIds = -1;
+
+// Appends evaluated key columns to a batch and, when `first_row_id` is not
+// kNoRowIds, an int64 column numbering its rows first_row_id, +1, ...
+// (batch-local with 0, global across batches with a running base).
 Result<RecordBatchPtr> WithKeys(const RecordBatchPtr& in, const std::vector<ExprPtr>& keys, const SchemaPtr& schema,
-                                bool row_ids, ExecContext* ctx, MemoryPool* pool) {
+                                int64_t first_row_id, ExecContext* ctx, MemoryPool* pool) {
   std::vector<ArrayDataPtr> cols = in->columns;
   EvalContext ev = ctx->Eval(pool);
   for (const auto& k : keys) {
@@ -46,9 +50,9 @@ Result<RecordBatchPtr> WithKeys(const RecordBatchPtr& in, const std::vector<Expr
     QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr a, Materialize(v, in->num_rows, pool));
     cols.push_back(std::move(a));
   }
-  if (row_ids) {
+  if (first_row_id != kNoRowIds) {
     QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(int64(), in->num_rows, pool));
-    std::iota(b.values<int64_t>(), b.values<int64_t>() + in->num_rows, int64_t{0});
+    std::iota(b.values<int64_t>(), b.values<int64_t>() + in->num_rows, first_row_id);
     cols.push_back(b.Finish());
   }
   return MakeBatch(schema, in->num_rows, std::move(cols));
@@ -123,13 +127,10 @@ class HashJoinOp : public RecordBatchStream {
         if (b->num_rows == 0) continue;
         build_batches_.push_back(b);
       }
-      QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema_, track_build_, ctx_, ctx_->pool.get()));
-      if (track_build_) {  // global build row numbers
-        auto ids = std::const_pointer_cast<ArrayData>(b->columns.back());
-        int64_t* v = reinterpret_cast<int64_t*>(ids->buffers[1]->mutable_data());
-        for (int64_t r = 0; r < b->num_rows; ++r) v[r] += base;
-        base += b->num_rows;
-      }
+      const int64_t rows = b->num_rows;
+      QUIVER_ASSIGN_OR_RETURN(
+          b, WithKeys(b, spec_.right_keys, build_schema_, track_build_ ? base : kNoRowIds, ctx_, ctx_->pool.get()));
+      if (track_build_) base += rows;  // global build row numbers
       batches.push_back(std::move(b));
     }
     build_matched_.assign(static_cast<size_t>(base), 0);
@@ -254,8 +255,8 @@ class HashJoinOp : public RecordBatchStream {
       }
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, left_->Next());
       if (in) {
-        QUIVER_ASSIGN_OR_RETURN(current_,
-                                WithKeys(in, spec_.left_keys, probe_schema_, tracked_, ctx_, ctx_->pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(
+            current_, WithKeys(in, spec_.left_keys, probe_schema_, tracked_ ? 0 : kNoRowIds, ctx_, ctx_->pool.get()));
         QUIVER_RETURN_NOT_OK(prober_->Start(current_));
         if (tracked_) {
           matched_.assign(static_cast<size_t>(in->num_rows), 0);
@@ -536,12 +537,8 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
         if (!b) break;
         if (b->num_rows == 0) continue;
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
-                                WithKeys(b, spec_.left_keys, build_schema_, true, ctx_, ctx_->pool.get()));
-        // shift the batch-local row numbers to global ones
-        auto ids = std::const_pointer_cast<ArrayData>(k->columns.back());
-        int64_t* v = reinterpret_cast<int64_t*>(ids->buffers[1]->mutable_data());
-        for (int64_t r = 0; r < k->num_rows; ++r) v[r] += base;
-        base += b->num_rows;
+                                WithKeys(b, spec_.left_keys, build_schema_, base, ctx_, ctx_->pool.get()));
+        base += b->num_rows;  // global row numbers
         left_batches_.push_back(b);
         keyed.push_back(std::move(k));
       }
@@ -556,7 +553,7 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, right_->Next());
         if (!in) break;
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
-                                WithKeys(in, spec_.right_keys, probe_schema_, false, ctx_, ctx_->pool.get()));
+                                WithKeys(in, spec_.right_keys, probe_schema_, kNoRowIds, ctx_, ctx_->pool.get()));
         for (int64_t begin = 0; begin < k->num_rows; begin += kProbeSliceRows) {
           QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
           QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr slice,
