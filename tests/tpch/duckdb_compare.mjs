@@ -159,6 +159,8 @@ if (randomCount) {
       if (rnd() < 0.4) sql += ` LIMIT ${1 + Math.floor(rnd() * 5)}`;
     }
     const args = ['sql', '--format', 'csv'];
+    const cycle = (arg('--threads-cycle') || '').split(',').filter((x) => x);
+    if (cycle.length) args.push('--threads', cycle[q % cycle.length]);
     for (const t of ['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem'])
       args.push('--table', `${t}=${join(tablesDir, t + '.arrow')}`);
     args.push(sql);

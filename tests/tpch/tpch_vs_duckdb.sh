@@ -3,8 +3,11 @@
 # `quiver gen tpch --scale S` (default 0.01), each result compared row by
 # row with DuckDB's on the same data (tests/tpch/duckdb_compare.mjs); then
 # RANDOM_QUERIES (default 60) random queries over the schema the same way.
+# The 22 run at every thread count of THREADS (default "1 2 4": parallel
+# results must equal the one-thread ones and DuckDB's; 4 threads on 2 cores
+# exercises interleavings); the random queries cycle through them.
 # Usage: tests/tpch/tpch_vs_duckdb.sh [--scale S]   Env: QUIVER (the binary)
-# Exits 0 when all 22 agree; prints one line per query.
+# Exits 0 when all 22 agree at every thread count; one line per query.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Q=${QUIVER:-build/release/quiver}
@@ -17,21 +20,27 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/quiver-tpch-duckdb.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 "$Q" gen tpch --scale "$SCALE" -o "$TMP/tpch" >/dev/null
-mkdir -p "$TMP/csv" "$TMP/res"
+mkdir -p "$TMP/csv"
+THREADS=${THREADS:-1 2 4}
 args=()
 for t in region nation supplier customer part partsupp orders lineitem; do
   "$Q" cat "$TMP/tpch/$t.arrow" --format csv > "$TMP/csv/$t.csv"
   args+=(--table "$t=$TMP/tpch/$t.arrow")
 done
-for n in $(seq 1 22); do
-  f=$(printf "q%02d" "$n")
-  "$Q" sql --tpch-query "$n" --print-sql > "$TMP/res/$f.sql"
-  if ! "$Q" sql "${args[@]}" --tpch-query "$n" --format csv > "$TMP/res/$f.csv" 2> "$TMP/res/$f.err"; then
-    echo "$f: quiver failed: $(cat "$TMP/res/$f.err")"
-    rm -f "$TMP/res/$f.csv"
-  fi
+for th in $THREADS; do
+  R="$TMP/res-$th"
+  mkdir -p "$R"
+  for n in $(seq 1 22); do
+    f=$(printf "q%02d" "$n")
+    "$Q" sql --tpch-query "$n" --print-sql > "$R/$f.sql"
+    if ! "$Q" sql "${args[@]}" --threads "$th" --tpch-query "$n" --format csv > "$R/$f.csv" 2> "$R/$f.err"; then
+      echo "$f (threads=$th): quiver failed: $(cat "$R/$f.err")"
+      rm -f "$R/$f.csv"
+    fi
+  done
+  echo "threads=$th:"
+  node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --results-dir "$R"
 done
-node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --results-dir "$TMP/res"
 # Random queries over the same schema (RANDOM_QUERIES, default 60).
 node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --random "${RANDOM_QUERIES:-60}" --seed "${RANDOM_SEED:-7}" \
-  --quiver "$Q" --tables-dir "$TMP/tpch"
+  --quiver "$Q" --tables-dir "$TMP/tpch" --threads-cycle "$(echo $THREADS | tr ' ' ',')"

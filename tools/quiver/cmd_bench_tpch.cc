@@ -15,8 +15,8 @@ void AddBenchTpch(CLI::App* bench, Context& ctx, Action* action) {
   opts->o.duckdb_script = std::string(QUIVER_BENCH_DIR) + "/tpch_duckdb.mjs";
   cmd->add_option("--scale", opts->o.scale, "TPC-H scale factor (default 1)")->check(CLI::Range(0.0001, 100.0));
   cmd->add_option("--rounds", opts->o.rounds, "measured rounds per query (default 3)")->check(CLI::Range(1, 100));
-  cmd->add_option("--duckdb-threads", opts->o.duckdb_threads, "DuckDB's threads (default 1)")
-      ->check(CLI::Range(1, 256));
+  cmd->add_option("--threads", opts->o.threads,
+                  "comma-separated thread counts, each run by quiver and DuckDB side by side (default 1; e.g. 1,2)");
   cmd->add_option("--queries", opts->o.queries, "comma-separated query numbers (default all 22)");
   cmd->add_option("--memory-mode", opts->memory_mode, "on-heap|off-heap (default on-heap)");
   cmd->add_option("--duckdb-script", opts->o.duckdb_script, "path of bench/tpch_duckdb.mjs");

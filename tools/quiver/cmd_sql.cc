@@ -30,6 +30,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
                                ipc_format = "file";
     int64_t statement_limit = -1;
     int tpch_query = 0;
+    int threads = 0;
     bool print_sql = false;
   };
   auto o = std::make_shared<Opts>();
@@ -60,6 +61,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       ->check(CLI::IsMember({"file", "stream"}));
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--threads", o->threads,
+                  "workers per pipeline (default 0 = the machine's hardware threads; 1 = one thread)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
       ->transform(ByteSize());
@@ -87,6 +91,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.pool = pool.get();
       eo.memory_mode = mode;
       eo.memory_limit_bytes = o->statement_limit;
+      eo.threads = o->threads;
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
       int64_t rows = 0;
       if (!o->output.empty()) {

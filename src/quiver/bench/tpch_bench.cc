@@ -28,7 +28,7 @@ struct QuiverTimes {
   int64_t peak_bytes = 0;
 };
 
-Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, const TpchBenchOptions& o,
+Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, const TpchBenchOptions& o, int threads,
                               const std::shared_ptr<MemoryPool>& pool) {
   QuiverTimes t;
   for (int round = 0; round <= o.rounds; ++round) {
@@ -36,6 +36,7 @@ Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, c
     sql::ExecuteOptions eo;
     eo.pool = statement_pool.get();
     eo.memory_mode = o.memory_mode;
+    eo.threads = threads;
     const auto t0 = std::chrono::steady_clock::now();
     int64_t rows = 0;
     {
@@ -95,6 +96,17 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
       numbers.push_back(n);
     }
   }
+  std::vector<int> thread_counts;
+  {
+    std::stringstream ss(o.threads);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      const int n = std::atoi(item.c_str());
+      if (n < 1 || n > 256) return Status::Invalid("--threads: '" + item + "' is not a thread count (1..256)");
+      thread_counts.push_back(n);
+    }
+    if (thread_counts.empty()) return Status::Invalid("--threads: no thread count");
+  }
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("quiver-bench-tpch-" + std::to_string(getpid()));
   struct Cleanup {
@@ -113,12 +125,12 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
   auto catalog = std::make_shared<sql::Catalog>();
   for (const auto& f : files) QUIVER_RETURN_NOT_OK(catalog->RegisterPath(f.table, f.path, gen_pool.get()));
   std::fprintf(out,
-               "TPC-H scale %g generated in %.1f s; quiver in process (memory %s) vs DuckDB in process (threads=%d), "
-               "median of %d rounds after a warm-up\n",
+               "TPC-H scale %g generated in %.1f s; quiver in process (memory %s) vs DuckDB in process, both at "
+               "threads %s, median of %d rounds after a warm-up\n",
                o.scale, Seconds(g0, std::chrono::steady_clock::now()),
-               std::string(join::MemoryModeName(o.memory_mode)).c_str(), o.duckdb_threads, o.rounds);
+               std::string(join::MemoryModeName(o.memory_mode)).c_str(), o.threads.c_str(), o.rounds);
   // DuckDB side first (its own process), so both measure on a quiet machine in turn.
-  std::map<int, nlohmann::json> duck;
+  std::map<std::pair<int, int>, nlohmann::json> duck;  // (query, threads)
   std::string duck_note;
   if (!o.no_duckdb) {
     fs::create_directories(dir / "csv");
@@ -133,8 +145,8 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
       }
     }
     const std::string cmd = "node '" + o.duckdb_script + "' --csv-dir '" + (dir / "csv").string() + "' --queries '" +
-                            (dir / "queries.tsv").string() + "' --threads " + std::to_string(o.duckdb_threads) +
-                            " --rounds " + std::to_string(o.rounds) + " 2>&1";
+                            (dir / "queries.tsv").string() + "' --threads " + o.threads + " --rounds " +
+                            std::to_string(o.rounds) + " 2>&1";
     FILE* f = popen(cmd.c_str(), "r");
     std::string text;
     if (f) {
@@ -151,56 +163,75 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
     while (std::getline(lines, line)) {
       auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded() || !j.contains("query")) continue;
-      duck[std::atoi(j["query"].get<std::string>().c_str() + 1)] = j;
+      duck[{std::atoi(j["query"].get<std::string>().c_str() + 1), j.value("threads", 1)}] = j;
     }
   }
   if (!duck_note.empty()) std::fprintf(out, "note: %s\n", duck_note.c_str());
   sql::Engine engine(catalog);
   auto pool = root->MakeChild({.name = "bench-tpch"});
-  if (!o.json)
-    std::fprintf(out, "%-5s %10s %10s %8s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "quiver_peak",
-                 "rows");
-  double log_sum = 0;
-  int ratios = 0;
-  double min_ratio = 1e300;
-  for (int n : numbers) {
-    QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, pool));
-    const double qs = Median(t.times_s);
-    double ds = -1;
-    if (duck.count(n)) {
-      ds = duck[n].value("median_s", -1.0);
-      const int64_t drows = duck[n].value("rows", int64_t{-1});
-      if (drows != t.rows)
-        return Status::Invalid("TPC-H Q" + std::to_string(n) + ": quiver returned " + std::to_string(t.rows) +
-                               " rows, DuckDB " + std::to_string(drows));
+  std::map<int, double> first_times;  // query -> quiver median at the first thread count
+  for (size_t ti = 0; ti < thread_counts.size(); ++ti) {
+    const int threads = thread_counts[ti];
+    if (!o.json) {
+      std::fprintf(out, "threads=%d\n", threads);
+      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "speedup",
+                   "quiver_peak", "rows");
     }
-    const double ratio = ds > 0 && qs > 0 ? ds / qs : 0;
-    if (ratio > 0) {
-      log_sum += std::log(ratio);
-      ++ratios;
-      min_ratio = std::min(min_ratio, ratio);
+    double log_sum = 0, log_speedup = 0;
+    int ratios = 0, speedups = 0;
+    double min_ratio = 1e300;
+    for (int n : numbers) {
+      QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, threads, pool));
+      const double qs = Median(t.times_s);
+      double ds = -1;
+      if (duck.count({n, threads})) {
+        const auto& d = duck[{n, threads}];
+        ds = d.value("median_s", -1.0);
+        const int64_t drows = d.value("rows", int64_t{-1});
+        if (drows != t.rows)
+          return Status::Invalid("TPC-H Q" + std::to_string(n) + ": quiver returned " + std::to_string(t.rows) +
+                                 " rows, DuckDB " + std::to_string(drows));
+      }
+      const double ratio = ds > 0 && qs > 0 ? ds / qs : 0;
+      if (ratio > 0) {
+        log_sum += std::log(ratio);
+        ++ratios;
+        min_ratio = std::min(min_ratio, ratio);
+      }
+      if (ti == 0) first_times[n] = qs;
+      const double speedup = ti > 0 && qs > 0 ? first_times[n] / qs : 1.0;
+      if (ti > 0 && speedup > 0) {
+        log_speedup += std::log(speedup);
+        ++speedups;
+      }
+      if (o.json) {
+        nlohmann::json j = {{"query", n},
+                            {"threads", threads},
+                            {"quiver_median_s", qs},
+                            {"quiver_times_s", t.times_s},
+                            {"duckdb_median_s", ds},
+                            {"ratio", ratio},
+                            {"speedup", speedup},
+                            {"quiver_peak_bytes", t.peak_bytes},
+                            {"rows", t.rows},
+                            {"scale", o.scale}};
+        std::fprintf(out, "%s\n", j.dump().c_str());
+      } else {
+        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %10lld\n", n, qs, ds, ratio, speedup,
+                     FormatBytes(t.peak_bytes).c_str(), static_cast<long long>(t.rows));
+      }
+      std::fflush(out);
     }
-    if (o.json) {
-      nlohmann::json j = {{"query", n},
-                          {"quiver_median_s", qs},
-                          {"quiver_times_s", t.times_s},
-                          {"duckdb_median_s", ds},
-                          {"ratio", ratio},
-                          {"quiver_peak_bytes", t.peak_bytes},
-                          {"rows", t.rows},
-                          {"scale", o.scale},
-                          {"duckdb_threads", o.duckdb_threads}};
-      std::fprintf(out, "%s\n", j.dump().c_str());
-    } else {
-      std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %12s %10lld\n", n, qs, ds, ratio, FormatBytes(t.peak_bytes).c_str(),
-                   static_cast<long long>(t.rows));
+    if (ratios > 0) {
+      std::fprintf(out,
+                   "threads=%d: geometric mean ratio DuckDB/quiver: %.3f over %d queries (lowest %.3f; > 1 means "
+                   "quiver is faster)\n",
+                   threads, std::exp(log_sum / ratios), ratios, min_ratio);
     }
-    std::fflush(out);
-  }
-  if (ratios > 0) {
-    std::fprintf(out,
-                 "geometric mean ratio DuckDB/quiver: %.3f over %d queries (lowest %.3f; > 1 means quiver is faster)\n",
-                 std::exp(log_sum / ratios), ratios, min_ratio);
+    if (speedups > 0) {
+      std::fprintf(out, "threads=%d: geometric mean speed-up of quiver over threads=%d: %.3f\n", threads,
+                   thread_counts[0], std::exp(log_speedup / speedups));
+    }
   }
   return Status::OK();
 }

@@ -1,10 +1,12 @@
 // quiver/bench/tpch_bench.h — `quiver bench tpch`: the 22 TPC-H queries
 // (sql/tpch_queries.h) in process on quiver's engine and in process on
 // DuckDB (bench/tpch_duckdb.mjs under node, loading the same generated
-// data as CSV with quiver's types), side by side in one run: median of R
-// rounds after one warm-up per query, the ratio DuckDB time / quiver time
-// (> 1: quiver is faster), geometric means, and quiver's statement pool
-// peak per query. Row counts must agree between the engines.
+// data as CSV with quiver's types), side by side in one run, at each thread
+// count of TpchBenchOptions::threads (both engines at the same count):
+// median of R rounds after one warm-up per query, the ratio DuckDB time /
+// quiver time (> 1: quiver is faster), geometric means, quiver's speed-up
+// over its first thread count, and quiver's statement pool peak per query.
+// Row counts must agree between the engines.
 //
 // Thread safety: one run at a time per root pool.
 #pragma once
@@ -20,9 +22,9 @@
 namespace quiver::bench {
 
 struct TpchBenchOptions {
-  double scale = 1;        ///< TPC-H scale factor
-  int rounds = 3;          ///< measured rounds per query (median)
-  int duckdb_threads = 1;  ///< DuckDB's SET threads
+  double scale = 1;           ///< TPC-H scale factor
+  int rounds = 3;             ///< measured rounds per query (median)
+  std::string threads = "1";  ///< comma-separated thread counts, each run by both engines (e.g. "1,2")
   join::MemoryMode memory_mode = join::MemoryMode::kOnHeap;
   bool json = false;          ///< one JSON object per query instead of the table
   bool no_duckdb = false;     ///< quiver's side only

@@ -58,6 +58,9 @@ class MultiPathStream : public RecordBatchStream {
         validation_(validation),
         columns_(std::move(columns)) {}
   const SchemaPtr& schema() const override { return schema_; }
+  /// The path of the last batch returned and its index in that file.
+  const std::string& last_path() const { return paths_[next_path_ - 1]; }
+  int64_t last_batch_index() const { return batch_index_ - 1; }
   Result<RecordBatchPtr> Next() override {
     while (true) {
       if (!reader_) {
@@ -102,6 +105,96 @@ class MultiPathStream : public RecordBatchStream {
 };
 
 }  // namespace
+
+SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns,
+                       int64_t morsel_rows)
+    : schema_(table.schema),
+      validation_(table.validation),
+      columns_(std::move(columns)),
+      morsel_rows_(morsel_rows > 0 ? morsel_rows : 64 * 1024) {
+  if (table.in_memory()) {
+    batches_ = table.batches;
+  } else {
+    // The reader validates nothing; Next() validates the chosen columns
+    // outside the lock, in the thread that took the batch.
+    std::vector<int> all;
+    if (!columns_) {
+      for (size_t c = 0; c < schema_->fields.size(); ++c) all.push_back(static_cast<int>(c));
+    }
+    files_ = std::make_unique<MultiPathStream>(schema_, table.paths, pool, ValidationLevel::kNone,
+                                               columns_ ? *columns_ : all);
+    if (!columns_) columns_ = std::move(all);
+  }
+}
+
+SharedScan::~SharedScan() = default;
+
+Result<RecordBatchPtr> SharedScan::Next(int64_t* sequence) {
+  RecordBatchPtr b;
+  std::string path;
+  int64_t index = 0;
+  int64_t ignored;
+  if (sequence == nullptr) sequence = &ignored;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_.ok()) return error_;
+    *sequence = handed_out_;
+    if (!files_) {
+      while (next_batch_ < batches_.size()) {
+        const RecordBatchPtr& cur = batches_[next_batch_];
+        if (cur->num_rows <= morsel_rows_ && next_row_ == 0) {
+          ++next_batch_;
+          ++handed_out_;
+          return cur;
+        }
+        if (next_row_ >= cur->num_rows) {
+          ++next_batch_;
+          next_row_ = 0;
+          continue;
+        }
+        const int64_t n = std::min(morsel_rows_, cur->num_rows - next_row_);
+        auto slice = SliceBatch(cur, next_row_, n);
+        next_row_ += n;
+        ++handed_out_;
+        return slice;
+      }
+      return RecordBatchPtr{};
+    }
+    auto* files = static_cast<MultiPathStream*>(files_.get());
+    auto r = files->Next();
+    if (!r.ok()) {
+      error_ = r.status();
+      return error_;
+    }
+    b = std::move(*r);
+    if (!b) return b;
+    ++handed_out_;
+    path = files->last_path();
+    index = files->last_batch_index();
+  }
+  if (validation_ != ValidationLevel::kNone) {
+    for (int c : *columns_) {
+      if (c < 0 || c >= static_cast<int>(b->columns.size()))
+        return Status::Invalid("OpenScan: no column " + std::to_string(c));
+      Status st = ValidateArray(*b->columns[static_cast<size_t>(c)], validation_,
+                                schema_->fields[static_cast<size_t>(c)]->name);
+      if (!st.ok()) return st.WithContext("record batch " + std::to_string(index)).WithContext(path);
+    }
+  }
+  return b;
+}
+
+Result<std::shared_ptr<SharedScan>> Catalog::OpenSharedScan(const TableInfo& table, MemoryPool* pool,
+                                                            std::optional<std::vector<int>> columns,
+                                                            int64_t morsel_rows) const {
+  if (!table.in_memory() && pool == nullptr) return Status::Invalid("OpenSharedScan: pool is required");
+  if (columns) {
+    for (int c : *columns)
+      if (c < 0 || c >= static_cast<int>(table.schema->fields.size()))
+        return Status::Invalid("OpenSharedScan: no column " + std::to_string(c));
+  }
+  return std::make_shared<SharedScan>(table, pool, std::move(columns), morsel_rows);
+}
 
 Status Catalog::RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
                              ValidationLevel validation) {

@@ -55,6 +55,38 @@ struct ColumnInfo {
   int ordinal = 0;  ///< 0-based position in the table's schema
 };
 
+/// A table's batches handed out to several threads (the morsels of a
+/// parallel scan): each Next() returns the next batch no thread has taken
+/// (in-memory batches longer than `morsel_rows` are handed out in slices),
+/// nullptr at the end. IPC batches are decoded under a lock (zero-copy for
+/// uncompressed files: the lock covers a flatbuffer read) and their chosen
+/// columns validated at the table's level outside it, in the calling
+/// thread; errors name the path, record batch and column. After an
+/// error of the reader every later Next() returns it again.
+/// Thread safety: Next() is thread-safe. The batches keep their data alive.
+class SharedScan {
+ public:
+  SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns, int64_t morsel_rows);
+  ~SharedScan();
+  /// `sequence` (optional) receives the batch's number in hand-out order
+  /// (0, 1, ...), or at the end the number of batches handed out.
+  Result<RecordBatchPtr> Next(int64_t* sequence = nullptr);
+  const SchemaPtr& schema() const { return schema_; }
+
+ private:
+  SchemaPtr schema_;
+  ValidationLevel validation_;
+  std::optional<std::vector<int>> columns_;
+  int64_t morsel_rows_;
+  std::mutex mutex_;
+  Status error_;
+  std::vector<RecordBatchPtr> batches_;  // in-memory tables
+  size_t next_batch_ = 0;
+  int64_t next_row_ = 0;
+  int64_t handed_out_ = 0;
+  std::unique_ptr<RecordBatchStream> files_;  // path tables (a MultiPathStream)
+};
+
 class Catalog {
  public:
   Catalog() = default;
@@ -106,6 +138,15 @@ class Catalog {
   /// every column is.
   Result<std::unique_ptr<RecordBatchStream>> OpenScan(const TableInfo& table, MemoryPool* pool,
                                                       std::optional<std::vector<int>> columns = std::nullopt) const;
+
+  /// The same batches as OpenScan, for several threads at once (see
+  /// SharedScan). `morsel_rows` (> 0; default 64 Ki) bounds the rows of the
+  /// slices in-memory batches are handed out in. Errors: Invalid for a
+  /// column index outside the schema or a missing pool (path tables); the
+  /// reader's errors come from Next().
+  Result<std::shared_ptr<SharedScan>> OpenSharedScan(const TableInfo& table, MemoryPool* pool,
+                                                     std::optional<std::vector<int>> columns = std::nullopt,
+                                                     int64_t morsel_rows = 64 * 1024) const;
 
  private:
   mutable std::mutex mutex_;

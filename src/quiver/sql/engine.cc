@@ -13,6 +13,7 @@
 #include "quiver/base/bit_util.h"
 #include "quiver/sql/binder/binder.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/planner/physical_planner.h"
 
 namespace quiver::sql {
@@ -245,6 +246,9 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   ctx->cancel = options.cancel;
   ctx->catalog = catalog_;
   ctx->max_batch_rows = options.max_batch_rows;
+  if (options.threads < 0) return Status::Invalid("ExecuteOptions.threads must be >= 0");
+  ctx->threads = options.threads == 0 ? TaskScheduler::HardwareThreads() : options.threads;
+  if (ctx->threads > 1) ctx->scheduler = options.scheduler ? options.scheduler : TaskScheduler::Default();
   QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
 
   std::unique_ptr<RecordBatchStream> root;

@@ -82,6 +82,8 @@
 
 namespace quiver::sql {
 
+class TaskScheduler;
+
 struct ExecuteOptions {
   /// Parent of the statement's pool. Required; must be owned by a
   /// std::shared_ptr (buffers keep their pool alive) and outlive nothing in
@@ -101,6 +103,14 @@ struct ExecuteOptions {
   /// Largest number of rows in one output batch of a join (> 0); scans and
   /// filters keep the batches of their input.
   int64_t max_batch_rows = 64 * 1024;
+  /// Workers per pipeline (morsel-driven parallelism, execution/pipeline.h):
+  /// 0 = the machine's hardware threads; 1 = everything on the thread that
+  /// pulls the result. Results are the same for every value (row order
+  /// without ORDER BY aside).
+  int threads = 0;
+  /// The worker pool (shared by statements); null = the process-wide
+  /// TaskScheduler::Default(). Kept alive by the statement.
+  std::shared_ptr<TaskScheduler> scheduler;
 };
 
 /// Plans and runs statements against one catalog.

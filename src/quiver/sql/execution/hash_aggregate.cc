@@ -14,6 +14,7 @@
 
 #include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/pipeline.h"
 
 namespace quiver::sql {
 namespace {
@@ -68,13 +69,15 @@ void EncodeValue(const Vec& v, int64_t r, std::string* out) {
   }
 }
 
-class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
+// One aggregation table: the groups' keys and the aggregates' states, in
+// TaskMemoryManager pages. Each worker of a parallel aggregation fills its
+// own (Consume), then they are merged into the first (Merge), whose groups
+// are emitted in ranges (EmitRange, read-only: several threads at once).
+class AggregateTable : public join::MemoryConsumer {
  public:
-  HashAggregateOp(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
-                  SchemaPtr schema)
+  AggregateTable(ExecContext* ctx, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs, SchemaPtr schema)
       : join::MemoryConsumer(ctx->aggregate_tmm.get(), "hash aggregate"),
         ctx_(ctx),
-        child_(std::move(child)),
         groups_(std::move(groups)),
         aggs_(std::move(aggs)),
         schema_(std::move(schema)),
@@ -86,14 +89,70 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
       distinct_.emplace_back(aggs_[a].distinct ? std::make_unique<GroupTable>(this) : nullptr);
     }
   }
-  const SchemaPtr& schema() const override { return schema_; }
-  Result<RecordBatchPtr> Next() override {
-    auto r = NextImpl();
-    if (!r.ok()) return NameOperator(r.status(), "hash aggregate");
-    return r;
+  // Without GROUP BY: the one group, also for empty input.
+  Status Init() {
+    if (groups_.empty()) return NewGroup();
+    return Status::OK();
+  }
+  int64_t num_output_rows() const { return groups_.empty() ? 1 : table_.num_groups(); }
+
+  // Adds `other`'s groups and states to this table (other's string min /
+  // max values stay in other's arena: keep it alive while this emits).
+  Status Merge(const AggregateTable& other) {
+    const int64_t n = other.num_output_rows();
+    for (int64_t og = 0; og < n; ++og) {
+      int64_t g = 0;
+      if (!groups_.empty()) {
+        const uint8_t* key = other.table_.key(og);
+        const uint32_t len = other.table_.key_length(og);
+        bool inserted;
+        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
+        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+      }
+      for (size_t a = 0; a < aggs_.size(); ++a) {
+        const AggregateCall& call = aggs_[a];
+        const State& o = (*other.states_[a])[og];
+        State& s = (*states_[a])[g];
+        if (o.count == 0) continue;
+        switch (call.fn) {
+          case AggFn::kCount:
+          case AggFn::kCountStar: break;
+          case AggFn::kSum:
+          case AggFn::kAvg:
+            if (__builtin_add_overflow(s.i, o.i, &s.i)) return NumericOverflow("sum() passed 128 bits");
+            s.f += o.f;
+            break;
+          case AggFn::kMin:
+          case AggFn::kMax: {
+            const bool is_min = call.fn == AggFn::kMin;
+            const TypeClass cls = ClassOf(*call.arg->type);
+            bool take = s.count == 0;
+            if (!take) {
+              if (cls == TypeClass::kFloat) {
+                take = is_min ? o.f < s.f : o.f > s.f;
+              } else if (cls == TypeClass::kString) {
+                const std::string_view ov(reinterpret_cast<const char*>(static_cast<uintptr_t>(o.i)), o.len);
+                const std::string_view sv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len);
+                take = is_min ? ov < sv : ov > sv;
+              } else {
+                take = is_min ? o.i < s.i : o.i > s.i;
+              }
+            }
+            if (take) {
+              s.i = o.i;
+              s.f = o.f;
+              s.len = o.len;
+            }
+            break;
+          }
+        }
+        s.count += o.count;
+      }
+      if ((og & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    }
+    return Status::OK();
   }
 
- private:
   Status NewGroup() {
     for (auto& s : states_) QUIVER_RETURN_NOT_OK(s->Append(State{}));
     return Status::OK();
@@ -342,12 +401,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
     return Status::OK();
   }
 
-  Result<RecordBatchPtr> Emit() {
-    const int64_t total = groups_.empty() ? 1 : table_.num_groups();
-    if (emitted_ >= total) return RecordBatchPtr{};
-    const int64_t begin = emitted_;
-    const int64_t n = std::min(ctx_->max_batch_rows, total - begin);
-    emitted_ += n;
+  // Output rows [begin, begin + n) of the groups. Read-only.
+  Result<RecordBatchPtr> EmitRange(int64_t begin, int64_t n) const {
     MemoryPool* pool = ctx_->aggregate_pool.get();
     std::vector<ArrayDataPtr> cols;
     // Group columns, decoded from the keys.
@@ -406,7 +461,7 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const AggregateCall& call = aggs_[a];
       const DataTypePtr& t = call.type;
-      PagedArray<State>& st = *states_[a];
+      const PagedArray<State>& st = *states_[a];
       const TypeClass arg_cls = call.arg ? ClassOf(*call.arg->type) : TypeClass::kInt;
       if (ClassOf(*t) == TypeClass::kString) {
         QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
@@ -470,23 +525,8 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
     return MakeBatch(schema_, n, std::move(cols));
   }
 
-  Result<RecordBatchPtr> NextImpl() {
-    if (!consumed_) {
-      if (groups_.empty()) QUIVER_RETURN_NOT_OK(NewGroup());
-      while (true) {
-        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, child_->Next());
-        if (!in) break;
-        QUIVER_RETURN_NOT_OK(Consume(*in));
-      }
-      child_.reset();
-      consumed_ = true;
-    }
-    return Emit();
-  }
-
+ private:
   ExecContext* ctx_;
-  OperatorPtr child_;
   std::vector<ExprPtr> groups_;
   std::vector<AggregateCall> aggs_;
   SchemaPtr schema_;
@@ -495,16 +535,123 @@ class HashAggregateOp : public RecordBatchStream, public join::MemoryConsumer {
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<State>>> states_;
   std::vector<std::unique_ptr<GroupTable>> distinct_;
-  bool consumed_ = false;
-  int64_t emitted_ = 0;
+};
+
+// Hands out ranges of a finished table's groups; instances share the cursor.
+class AggregateEmitOp : public RecordBatchStream {
+ public:
+  AggregateEmitOp(ExecContext* ctx, SchemaPtr schema, std::shared_ptr<const AggregateTable> table,
+                  std::shared_ptr<std::atomic<int64_t>> cursor)
+      : ctx_(ctx), schema_(std::move(schema)), table_(std::move(table)), cursor_(std::move(cursor)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (!table_) return RecordBatchPtr{};
+    QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    const int64_t total = table_->num_output_rows();
+    const int64_t begin = cursor_->fetch_add(ctx_->max_batch_rows);
+    if (begin >= total) {
+      table_.reset();
+      return RecordBatchPtr{};
+    }
+    auto r = table_->EmitRange(begin, std::min(ctx_->max_batch_rows, total - begin));
+    if (!r.ok()) return NameOperator(r.status(), "hash aggregate");
+    return r;
+  }
+
+ private:
+  ExecContext* ctx_;
+  SchemaPtr schema_;
+  std::shared_ptr<const AggregateTable> table_;
+  std::shared_ptr<std::atomic<int64_t>> cursor_;
+};
+
+class HashAggregateNode : public PhysicalNode {
+ public:
+  HashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
+                    SchemaPtr schema)
+      : PhysicalNode(ctx, std::move(schema)),
+        child_(std::move(child)),
+        groups_(std::move(groups)),
+        aggs_(std::move(aggs)) {}
+  bool parallel() const override { return true; }
+  Result<OperatorPtr> Instantiate() override {
+    return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, result_, cursor_));
+  }
+  void Release() override {
+    result_.reset();
+    tables_.clear();
+  }
+
+ protected:
+  Status DoPrepare() override {
+    Status st = Aggregate();
+    if (!st.ok()) {
+      tables_.clear();
+      return NameOperator(st, "hash aggregate");
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status Consume(AggregateTable* table, RecordBatchStream* in, const std::atomic<bool>* stop) {
+    while (!stop || !stop->load(std::memory_order_relaxed)) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+      if (!b) break;
+      if (b->num_rows == 0) continue;
+      QUIVER_RETURN_NOT_OK(table->Consume(*b));
+    }
+    return Status::OK();
+  }
+
+  Status Aggregate() {
+    bool distinct = false;
+    for (const auto& a : aggs_) distinct = distinct || a.distinct;
+    auto make_table = [&]() -> Result<std::shared_ptr<AggregateTable>> {
+      auto t = std::make_shared<AggregateTable>(ctx_, groups_, aggs_, schema_);
+      QUIVER_RETURN_NOT_OK(t->Init());
+      return t;
+    };
+    if (distinct) {
+      // DISTINCT aggregates need every value of a group in one table: one
+      // table over the gathered input (the input itself still runs in
+      // parallel).
+      QUIVER_ASSIGN_OR_RETURN(auto t, make_table());
+      QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, child_));
+      QUIVER_RETURN_NOT_OK(Consume(t.get(), in.get(), nullptr));
+      tables_.push_back(std::move(t));
+    } else {
+      QUIVER_RETURN_NOT_OK(child_->Prepare());
+      const int degree = DegreeOf(*ctx_, *child_);
+      for (int w = 0; w < degree; ++w) {
+        QUIVER_ASSIGN_OR_RETURN(auto t, make_table());
+        tables_.push_back(std::move(t));
+      }
+      QUIVER_RETURN_NOT_OK(
+          RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) {
+            return Consume(tables_[static_cast<size_t>(worker)].get(), in, &stop);
+          }));
+      for (size_t w = 1; w < tables_.size(); ++w) QUIVER_RETURN_NOT_OK(tables_[0]->Merge(*tables_[w]));
+    }
+    result_ = tables_[0];
+    cursor_ = std::make_shared<std::atomic<int64_t>>(0);
+    return Status::OK();
+  }
+
+  NodePtr child_;
+  std::vector<ExprPtr> groups_;
+  std::vector<AggregateCall> aggs_;
+  std::vector<std::shared_ptr<AggregateTable>> tables_;  // kept: string min / max point into their arenas
+  std::shared_ptr<const AggregateTable> result_;
+  std::shared_ptr<std::atomic<int64_t>> cursor_;
 };
 
 }  // namespace
 
-Result<OperatorPtr> MakeHashAggregate(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> groups,
+Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
                                       std::vector<AggregateCall> aggregates, SchemaPtr schema) {
-  return OperatorPtr(std::make_unique<HashAggregateOp>(ctx, std::move(child), std::move(groups), std::move(aggregates),
-                                                       std::move(schema)));
+  return NodePtr(std::make_shared<HashAggregateNode>(ctx, std::move(child), std::move(groups), std::move(aggregates),
+                                                     std::move(schema)));
 }
 
 }  // namespace quiver::sql

@@ -17,6 +17,7 @@
 #include "quiver/columnar/concatenate.h"
 #include "quiver/columnar/take.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/pipeline.h"
 
 namespace quiver::sql {
 namespace {
@@ -65,29 +66,46 @@ SchemaPtr ExtendSchema(const Schema& base, const std::vector<ExprPtr>& keys, boo
   return s;
 }
 
+// The relation a parallel hash join's build pipeline made, probed by every
+// instance (read-only while they run); closed when the last one lets go.
+struct SharedBuild {
+  std::shared_ptr<const join::HashJoin> join;
+  std::shared_ptr<join::HashedRelation> relation;
+  ~SharedBuild() {
+    if (relation) relation->Close();
+  }
+};
+
 class HashJoinOp : public RecordBatchStream {
  public:
-  HashJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
+  // `right` null: probe `shared`'s relation (built by the node) instead of
+  // building one from `right`.
+  HashJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, SchemaPtr right_schema, JoinSpec spec,
+             SchemaPtr schema, std::shared_ptr<SharedBuild> shared = nullptr)
       : ctx_(ctx),
         left_(std::move(left)),
         right_(std::move(right)),
         spec_(std::move(spec)),
-        schema_(std::move(schema)) {
+        schema_(std::move(schema)),
+        right_schema_(std::move(right_schema)),
+        shared_(std::move(shared)) {
     nleft_ = static_cast<int>(left_->schema()->fields.size());
-    nright_ = static_cast<int>(right_->schema()->fields.size());
+    nright_ = static_cast<int>(right_schema_->fields.size());
     tracked_ = spec_.residual && spec_.kind != JoinKind::kInner;
     track_build_ = tracked_ && (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull);
   }
   ~HashJoinOp() override {
     prober_.reset();
-    if (relation_) relation_->Close();
+    if (relation_ && !shared_) relation_->Close();
   }
+  const SchemaPtr& build_schema() const { return build_schema_; }
+  const std::shared_ptr<const join::HashJoin>& join_layer() const { return join_; }
   const SchemaPtr& schema() const override { return schema_; }
 
   Status Init() {
     if (spec_.residual && spec_.kind == JoinKind::kNullAwareAnti)
       return Status::NotImplemented("NOT IN with a condition other than column equalities");
-    build_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, track_build_);
+    build_schema_ = ExtendSchema(*right_schema_, spec_.right_keys, track_build_);
     probe_schema_ = ExtendSchema(*left_->schema(), spec_.left_keys, tracked_);
     join::HashJoinOptions o;
     o.type = tracked_ ? join::JoinType::kInner : ToJoinType(spec_.kind);
@@ -234,8 +252,13 @@ class HashJoinOp : public RecordBatchStream {
   Result<RecordBatchPtr> NextImpl() {
     QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     if (!prober_ && !finished_) {
-      for (const auto& f : right_->schema()->fields) right_types_.push_back(f->type);
-      QUIVER_RETURN_NOT_OK(Build());
+      for (const auto& f : right_schema_->fields) right_types_.push_back(f->type);
+      if (shared_) {
+        relation_ = shared_->relation;
+        QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
+      } else {
+        QUIVER_RETURN_NOT_OK(Build());
+      }
     }
     const join::BatchSink sink = [this](RecordBatchPtr b) { return Emit(b); };
     while (pending_.empty()) {
@@ -269,8 +292,9 @@ class HashJoinOp : public RecordBatchStream {
       if (track_build_) QUIVER_RETURN_NOT_OK(EmitUnmatchedBuildRows());
       finished_ = true;
       prober_.reset();
-      relation_->Close();
+      if (!shared_) relation_->Close();
       relation_.reset();
+      shared_.reset();
       left_.reset();
     }
     RecordBatchPtr out = std::move(pending_.front());
@@ -281,7 +305,8 @@ class HashJoinOp : public RecordBatchStream {
   ExecContext* ctx_;
   OperatorPtr left_, right_;
   JoinSpec spec_;
-  SchemaPtr schema_, build_schema_, probe_schema_;
+  SchemaPtr schema_, right_schema_, build_schema_, probe_schema_;
+  std::shared_ptr<SharedBuild> shared_;
   int nleft_ = 0, nright_ = 0;
   bool tracked_ = false, track_build_ = false;
   std::vector<RecordBatchPtr> build_batches_;  // right / full joins with a residual
@@ -599,7 +624,9 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
 
 }  // namespace
 
-Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema) {
+// The stream-level join of one thread (the serial join nodes).
+static Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec,
+                                    SchemaPtr schema) {
   if (spec.left_keys.empty()) {
     return OperatorPtr(
         std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
@@ -610,9 +637,119 @@ Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr rig
     QUIVER_RETURN_NOT_OK(op->Init());
     return OperatorPtr(std::move(op));
   }
-  auto op = std::make_unique<HashJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema));
+  SchemaPtr right_schema = right->schema();
+  auto op = std::make_unique<HashJoinOp>(ctx, std::move(left), std::move(right), std::move(right_schema),
+                                         std::move(spec), std::move(schema));
   QUIVER_RETURN_NOT_OK(op->Init());
   return OperatorPtr(std::move(op));
+}
+
+namespace {
+
+// A hash join whose probe side is parallel: the build side runs as its own
+// pipeline at Prepare (keys evaluated in the workers), the relation is built
+// once, and every instance probes it with its own HashJoinProbe.
+class ParallelHashJoinNode : public PhysicalNode {
+ public:
+  ParallelHashJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema)
+      : PhysicalNode(ctx, std::move(schema)),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)) {}
+  bool parallel() const override { return left_->parallel(); }
+  Result<OperatorPtr> Instantiate() override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, left_->Instantiate());
+    auto op = std::make_unique<HashJoinOp>(ctx_, std::move(in), nullptr, right_->schema(), spec_, schema_, build_);
+    QUIVER_RETURN_NOT_OK(op->Init());
+    return OperatorPtr(std::move(op));
+  }
+  void Release() override {
+    build_.reset();
+    left_->Release();
+  }
+
+ protected:
+  Status DoPrepare() override {
+    Status st = Build();
+    if (!st.ok()) return NameOperator(st, "hash join");
+    return left_->Prepare();
+  }
+
+ private:
+  Status Build() {
+    // A prototype instance lays out the build and probe schemas and the
+    // join layer's options, exactly as each probing instance will.
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr proto_left, MakeEmptyStream(left_->schema()));
+    HashJoinOp proto(ctx_, std::move(proto_left), nullptr, right_->schema(), spec_, schema_);
+    QUIVER_RETURN_NOT_OK(proto.Init());
+    const SchemaPtr build_schema = proto.build_schema();
+    std::vector<std::vector<RecordBatchPtr>> parts(static_cast<size_t>(std::max(1, ctx_->threads)));
+    QUIVER_RETURN_NOT_OK(
+        RunPipeline(ctx_, right_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
+          auto& out = parts[static_cast<size_t>(worker)];
+          while (!stop.load(std::memory_order_relaxed)) {
+            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+            if (!b) break;
+            if (b->num_rows == 0) continue;
+            QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema, kNoRowIds, ctx_, ctx_->pool.get()));
+            out.push_back(std::move(b));
+          }
+          return Status::OK();
+        }));
+    std::vector<RecordBatchPtr> batches;
+    for (auto& p : parts) {
+      for (auto& b : p) batches.push_back(std::move(b));
+      p.clear();
+    }
+    auto shared = std::make_shared<SharedBuild>();
+    shared->join = proto.join_layer();
+    QUIVER_ASSIGN_OR_RETURN(shared->relation, shared->join->BuildRelation(batches, ctx_->tmm.get()));
+    build_ = std::move(shared);
+    return Status::OK();
+  }
+
+  static Result<OperatorPtr> MakeEmptyStream(const SchemaPtr& schema) { return MakeBatchesStream(schema, {}); }
+
+  NodePtr left_, right_;
+  JoinSpec spec_;
+  std::shared_ptr<SharedBuild> build_;
+};
+
+// Joins that see all their input in one thread (right / full outer, the
+// build-left semi join, nested loops): one instance over gathered inputs.
+class SerialJoinNode : public PhysicalNode {
+ public:
+  SerialJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema)
+      : PhysicalNode(ctx, std::move(schema)),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)) {}
+  bool parallel() const override { return false; }
+  Result<OperatorPtr> Instantiate() override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr right, Gathered(ctx_, right_));
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr left, Gathered(ctx_, left_));
+    return MakeJoin(ctx_, std::move(left), std::move(right), spec_, schema_);
+  }
+
+ protected:
+  Status DoPrepare() override { return Status::OK(); }
+
+ private:
+  NodePtr left_, right_;
+  JoinSpec spec_;
+};
+
+}  // namespace
+
+Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema) {
+  const bool serial = spec.left_keys.empty() || spec.kind == JoinKind::kRight || spec.kind == JoinKind::kFull ||
+                      (spec.build_left && (spec.kind == JoinKind::kSemi || spec.kind == JoinKind::kAnti));
+  if (serial)
+    return NodePtr(
+        std::make_shared<SerialJoinNode>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
+  return NodePtr(std::make_shared<ParallelHashJoinNode>(ctx, std::move(left), std::move(right), std::move(spec),
+                                                        std::move(schema)));
 }
 
 }  // namespace quiver::sql

@@ -14,9 +14,15 @@
 // An operator over its statement's limit fails with OutOfMemory naming
 // itself and the bytes ("hash aggregate: ..."), SQLSTATE 53200.
 //
-// Thread safety: a statement's operators are driven by one thread at a
-// time; the cancel flag may be set from any thread and is polled at every
-// batch boundary (and inside long loops every few thousand rows).
+// The planner builds nodes (execution/pipeline.h), which instantiate these
+// operators once per worker for the parallel pipelines.
+//
+// Thread safety: each operator instance is driven by one thread at a time;
+// instances of one node run on several threads and share only thread-safe
+// or read-only state (the pools, the memory managers, the scan source, a
+// built relation, finished aggregation tables). The cancel flag may be set
+// from any thread and is polled at every batch boundary (and inside long
+// loops every few thousand rows).
 #pragma once
 
 #include <atomic>
@@ -33,6 +39,10 @@
 
 namespace quiver::sql {
 
+class TaskScheduler;
+class PhysicalNode;
+using NodePtr = std::shared_ptr<PhysicalNode>;
+
 struct ExecContext {
   std::shared_ptr<MemoryPool> statement_pool;              ///< "sql-statement" (the limit)
   std::shared_ptr<MemoryPool> scan_pool;                   ///< "sql-statement/scan"
@@ -45,6 +55,10 @@ struct ExecContext {
   std::shared_ptr<std::atomic<bool>> cancel;
   std::shared_ptr<const Catalog> catalog;
   int64_t max_batch_rows = 64 * 1024;
+  /// Instances per parallel pipeline (>= 1) and the pool that runs them
+  /// (null: everything on the driving thread).
+  int threads = 1;
+  std::shared_ptr<TaskScheduler> scheduler;
 
   Status CheckCancel() const {
     if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Cancelled("statement cancelled");
@@ -64,15 +78,19 @@ Status NameOperator(const Status& st, const char* op);
 
 /// Scans `table` (the columns `table_columns`), decoding dictionaries and
 /// converting to canonical types (scan pool), keeping the rows where every
-/// filter (bound to the output positions) is true.
-OperatorPtr MakeScan(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
+/// filter (bound to the output positions) is true. Parallel: instances take
+/// the table's batches from one SharedScan.
+NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
                      std::vector<ExprPtr> filters);
-OperatorPtr MakeFilter(ExecContext* ctx, OperatorPtr child, ExprPtr predicate);
-/// Evaluates `exprs` (bound to the child's positions) into the output columns.
-OperatorPtr MakeProject(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> exprs, SchemaPtr schema);
-OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, int64_t limit);
-/// One row, no columns.
-OperatorPtr MakeSingleRow();
+/// Parallel when its child is.
+NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate);
+/// Evaluates `exprs` (bound to the child's positions) into the output
+/// columns. Parallel when its child is.
+NodePtr MakeProjectNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> exprs, SchemaPtr schema);
+/// Serial.
+NodePtr MakeLimitNode(ExecContext* ctx, NodePtr child, int64_t offset, int64_t limit);
+/// One row, no columns. Serial.
+NodePtr MakeSingleRowNode(ExecContext* ctx);
 
 struct JoinSpec {
   JoinKind kind = JoinKind::kInner;
@@ -88,17 +106,24 @@ struct JoinSpec {
 };
 /// Hash join (left = probe side, right = build side) or, without keys, a
 /// nested-loop join. Output: left columns then right columns (semi / anti:
-/// left columns).
-Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema);
+/// left columns). Inner, left, semi, anti and NOT IN hash joins are
+/// parallel when the probe side is: the build side runs as its own
+/// pipeline when the node is prepared (every worker's batches, keys
+/// evaluated in the workers), then each instance probes the one relation.
+/// Right / full outer joins, build-left semi joins and nested-loop joins
+/// are serial (their inputs gathered).
+Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema);
 
 /// Hash aggregation: `groups` and aggregate arguments bound to the child's
-/// positions; output the group columns then the aggregates.
-Result<OperatorPtr> MakeHashAggregate(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> groups,
+/// positions; output the group columns then the aggregates. Prepare runs
+/// the child's pipeline into one aggregation table per worker, then merges
+/// them; instances hand out ranges of the merged groups (parallel).
+Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
                                       std::vector<AggregateCall> aggregates, SchemaPtr schema);
 
 /// Sort by `keys` (bound to the child's positions); with limit >= 0 a
-/// top-N that keeps at most offset + limit rows (plus one batch) at a time.
-Result<OperatorPtr> MakeSort(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset,
-                             int64_t limit);
+/// top-N that keeps at most offset + limit rows (plus one batch) at a time,
+/// per worker, merged at the end. Serial.
+Result<NodePtr> MakeSortNode(ExecContext* ctx, NodePtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit);
 
 }  // namespace quiver::sql

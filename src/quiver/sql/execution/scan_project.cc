@@ -4,6 +4,7 @@
 
 #include "quiver/columnar/dictionary.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/pipeline.h"
 
 namespace quiver::sql {
 
@@ -30,10 +31,15 @@ namespace {
 
 class ScanOp : public RecordBatchStream {
  public:
-  ScanOp(ExecContext* ctx, TableInfo table, std::vector<int> columns, SchemaPtr schema, std::vector<ExprPtr> filters)
-      : ctx_(ctx), table_(std::move(table)), columns_(std::move(columns)), schema_(std::move(schema)) {
-    if (!filters.empty()) filter_ = MakeAnd(filters);
-  }
+  // Reads `source`, or only `morsel` when given.
+  ScanOp(ExecContext* ctx, std::shared_ptr<SharedScan> source, std::vector<int> columns, SchemaPtr schema,
+         ExprPtr filter, RecordBatchPtr morsel = nullptr)
+      : ctx_(ctx),
+        columns_(std::move(columns)),
+        schema_(std::move(schema)),
+        filter_(std::move(filter)),
+        source_(std::move(source)),
+        morsel_(std::move(morsel)) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     auto r = NextImpl();
@@ -44,12 +50,15 @@ class ScanOp : public RecordBatchStream {
  private:
   Result<RecordBatchPtr> NextImpl() {
     MemoryPool* pool = ctx_->scan_pool.get();
-    if (!source_) {
-      QUIVER_ASSIGN_OR_RETURN(source_, ctx_->catalog->OpenScan(table_, pool, columns_));
-    }
     while (true) {
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, source_->Next());
+      RecordBatchPtr in;
+      if (morsel_) {
+        in = std::move(morsel_);
+      } else if (source_ && !single_) {
+        QUIVER_ASSIGN_OR_RETURN(in, source_->Next());
+      }
+      single_ = single_ || !source_;
       if (!in) {
         source_.reset();
         return RecordBatchPtr{};
@@ -78,11 +87,12 @@ class ScanOp : public RecordBatchStream {
   }
 
   ExecContext* ctx_;
-  TableInfo table_;
   std::vector<int> columns_;
   SchemaPtr schema_;
   ExprPtr filter_;
-  std::unique_ptr<RecordBatchStream> source_;
+  std::shared_ptr<SharedScan> source_;
+  RecordBatchPtr morsel_;
+  bool single_ = false;  // the morsel was the only input
 };
 
 class FilterOp : public RecordBatchStream {
@@ -186,22 +196,132 @@ class SingleRowOp : public RecordBatchStream {
   bool done_ = false;
 };
 
+class ScanNode : public PhysicalNode {
+ public:
+  ScanNode(ExecContext* ctx, TableInfo table, std::vector<int> columns, SchemaPtr schema, std::vector<ExprPtr> filters)
+      : PhysicalNode(ctx, std::move(schema)), table_(std::move(table)), columns_(std::move(columns)) {
+    if (!filters.empty()) filter_ = MakeAnd(filters);
+  }
+  bool parallel() const override { return true; }
+  Result<OperatorPtr> Instantiate() override {
+    return OperatorPtr(std::make_unique<ScanOp>(ctx_, source_, columns_, schema_, filter_));
+  }
+  void Release() override { source_.reset(); }
+  bool ordered_source() const override { return true; }
+  SharedScan* morsel_source() override { return source_.get(); }
+  Result<OperatorPtr> InstantiateOn(RecordBatchPtr morsel) override {
+    return OperatorPtr(std::make_unique<ScanOp>(ctx_, nullptr, columns_, schema_, filter_, std::move(morsel)));
+  }
+
+ protected:
+  Status DoPrepare() override {
+    auto r = ctx_->catalog->OpenSharedScan(table_, ctx_->scan_pool.get(), columns_);
+    if (!r.ok()) return NameOperator(r.status(), "scan");
+    source_ = std::move(*r);
+    return Status::OK();
+  }
+
+ private:
+  TableInfo table_;
+  std::vector<int> columns_;
+  ExprPtr filter_;
+  std::shared_ptr<SharedScan> source_;
+};
+
+class FilterNode : public PhysicalNode {
+ public:
+  FilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate)
+      : PhysicalNode(ctx, child->schema()), child_(std::move(child)), predicate_(std::move(predicate)) {}
+  bool parallel() const override { return child_->parallel(); }
+  Result<OperatorPtr> Instantiate() override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, child_->Instantiate());
+    return OperatorPtr(std::make_unique<FilterOp>(ctx_, std::move(in), predicate_));
+  }
+  void Release() override { child_->Release(); }
+  bool ordered_source() const override { return child_->ordered_source(); }
+  SharedScan* morsel_source() override { return child_->morsel_source(); }
+  Result<OperatorPtr> InstantiateOn(RecordBatchPtr morsel) override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, child_->InstantiateOn(std::move(morsel)));
+    return OperatorPtr(std::make_unique<FilterOp>(ctx_, std::move(in), predicate_));
+  }
+
+ protected:
+  Status DoPrepare() override { return child_->Prepare(); }
+
+ private:
+  NodePtr child_;
+  ExprPtr predicate_;
+};
+
+class ProjectNode : public PhysicalNode {
+ public:
+  ProjectNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> exprs, SchemaPtr schema)
+      : PhysicalNode(ctx, std::move(schema)), child_(std::move(child)), exprs_(std::move(exprs)) {}
+  bool parallel() const override { return child_->parallel(); }
+  Result<OperatorPtr> Instantiate() override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, child_->Instantiate());
+    return OperatorPtr(std::make_unique<ProjectOp>(ctx_, std::move(in), exprs_, schema_));
+  }
+  void Release() override { child_->Release(); }
+  bool ordered_source() const override { return child_->ordered_source(); }
+  SharedScan* morsel_source() override { return child_->morsel_source(); }
+  Result<OperatorPtr> InstantiateOn(RecordBatchPtr morsel) override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, child_->InstantiateOn(std::move(morsel)));
+    return OperatorPtr(std::make_unique<ProjectOp>(ctx_, std::move(in), exprs_, schema_));
+  }
+
+ protected:
+  Status DoPrepare() override { return child_->Prepare(); }
+
+ private:
+  NodePtr child_;
+  std::vector<ExprPtr> exprs_;
+};
+
+class LimitNode : public PhysicalNode {
+ public:
+  LimitNode(ExecContext* ctx, NodePtr child, int64_t offset, int64_t limit)
+      : PhysicalNode(ctx, child->schema()), child_(std::move(child)), offset_(offset), limit_(limit) {}
+  bool parallel() const override { return false; }
+  Result<OperatorPtr> Instantiate() override {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, child_));
+    return OperatorPtr(std::make_unique<LimitOp>(std::move(in), offset_, limit_));
+  }
+
+ protected:
+  Status DoPrepare() override { return Status::OK(); }
+
+ private:
+  NodePtr child_;
+  int64_t offset_, limit_;
+};
+
+class SingleRowNode : public PhysicalNode {
+ public:
+  explicit SingleRowNode(ExecContext* ctx) : PhysicalNode(ctx, std::make_shared<Schema>()) {}
+  bool parallel() const override { return false; }
+  Result<OperatorPtr> Instantiate() override { return OperatorPtr(std::make_unique<SingleRowOp>()); }
+
+ protected:
+  Status DoPrepare() override { return Status::OK(); }
+};
+
 }  // namespace
 
-OperatorPtr MakeScan(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
+NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
                      std::vector<ExprPtr> filters) {
-  return std::make_unique<ScanOp>(ctx, std::move(table), std::move(table_columns), std::move(schema),
-                                  std::move(filters));
+  return std::make_shared<ScanNode>(ctx, std::move(table), std::move(table_columns), std::move(schema),
+                                    std::move(filters));
 }
-OperatorPtr MakeFilter(ExecContext* ctx, OperatorPtr child, ExprPtr predicate) {
-  return std::make_unique<FilterOp>(ctx, std::move(child), std::move(predicate));
+NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate) {
+  return std::make_shared<FilterNode>(ctx, std::move(child), std::move(predicate));
 }
-OperatorPtr MakeProject(ExecContext* ctx, OperatorPtr child, std::vector<ExprPtr> exprs, SchemaPtr schema) {
-  return std::make_unique<ProjectOp>(ctx, std::move(child), std::move(exprs), std::move(schema));
+NodePtr MakeProjectNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> exprs, SchemaPtr schema) {
+  return std::make_shared<ProjectNode>(ctx, std::move(child), std::move(exprs), std::move(schema));
 }
-OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, int64_t limit) {
-  return std::make_unique<LimitOp>(std::move(child), offset, limit);
+NodePtr MakeLimitNode(ExecContext* ctx, NodePtr child, int64_t offset, int64_t limit) {
+  return std::make_shared<LimitNode>(ctx, std::move(child), offset, limit);
 }
-OperatorPtr MakeSingleRow() { return std::make_unique<SingleRowOp>(); }
+NodePtr MakeSingleRowNode(ExecContext* ctx) { return std::make_shared<SingleRowNode>(ctx); }
 
 }  // namespace quiver::sql

@@ -11,6 +11,7 @@
 
 #include "quiver/columnar/concatenate.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/pipeline.h"
 
 namespace quiver::sql {
 namespace {
@@ -156,11 +157,76 @@ class SortOp : public RecordBatchStream {
   int64_t pos_ = 0, end_ = 0;
 };
 
+// A stream read through without owning it (a worker's instance).
+class BorrowedStream : public RecordBatchStream {
+ public:
+  explicit BorrowedStream(RecordBatchStream* in) : in_(in) {}
+  const SchemaPtr& schema() const override { return in_->schema(); }
+  Result<RecordBatchPtr> Next() override { return in_->Next(); }
+
+ private:
+  RecordBatchStream* in_;
+};
+
+// ORDER BY: every worker collects its share of the input (a top-N keeps
+// only its best offset + limit rows, sorted), then one sort over what the
+// workers kept produces the output.
+class SortNode : public PhysicalNode {
+ public:
+  SortNode(ExecContext* ctx, NodePtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit)
+      : PhysicalNode(ctx, child->schema()),
+        child_(std::move(child)),
+        keys_(std::move(keys)),
+        offset_(offset),
+        limit_(limit) {}
+  bool parallel() const override { return false; }
+  Result<OperatorPtr> Instantiate() override {
+    std::vector<RecordBatchPtr> all;
+    for (auto& part : parts_)
+      for (auto& b : part) all.push_back(std::move(b));
+    parts_.clear();
+    return OperatorPtr(
+        std::make_unique<SortOp>(ctx_, MakeBatchesStream(schema_, std::move(all)), keys_, offset_, limit_));
+  }
+  void Release() override { parts_.clear(); }
+
+ protected:
+  Status DoPrepare() override {
+    QUIVER_RETURN_NOT_OK(child_->Prepare());
+    parts_.resize(static_cast<size_t>(DegreeOf(*ctx_, *child_)));
+    const bool top_n = limit_ >= 0 && parts_.size() > 1;
+    Status st =
+        RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
+          auto& out = parts_[static_cast<size_t>(worker)];
+          OperatorPtr src = std::make_unique<BorrowedStream>(in);
+          if (top_n) src = std::make_unique<SortOp>(ctx_, std::move(src), keys_, 0, offset_ + limit_);
+          while (!stop.load(std::memory_order_relaxed)) {
+            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, src->Next());
+            if (!b) break;
+            if (b->num_rows > 0) out.push_back(std::move(b));
+          }
+          return Status::OK();
+        });
+    if (!st.ok()) {
+      parts_.clear();
+      return NameOperator(st, "sort");
+    }
+    return Status::OK();
+  }
+
+ private:
+  NodePtr child_;
+  std::vector<SortKey> keys_;
+  int64_t offset_, limit_;
+  std::vector<std::vector<RecordBatchPtr>> parts_;
+};
+
 }  // namespace
 
-Result<OperatorPtr> MakeSort(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset,
+Result<NodePtr> MakeSortNode(ExecContext* ctx, NodePtr child, std::vector<SortKey> keys, int64_t offset,
                              int64_t limit) {
-  return OperatorPtr(std::make_unique<SortOp>(ctx, std::move(child), std::move(keys), offset, limit));
+  return NodePtr(std::make_shared<SortNode>(ctx, std::move(child), std::move(keys), offset, limit));
 }
 
 }  // namespace quiver::sql

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "quiver/sql/execution/pipeline.h"
 #include "quiver/sql/expression/function_registry.h"
 
 namespace quiver::sql {
@@ -49,7 +50,7 @@ class Builder {
   Builder(ExecContext* ctx, std::unordered_set<int> used) : ctx_(ctx), used_(std::move(used)) {}
 
   // Builds `op`; `cols` receives its actual output columns (scans may drop unused ones).
-  Result<OperatorPtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols) {
+  Result<NodePtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols) {
     switch (op.kind) {
       case LogicalOp::Kind::kScan: {
         std::vector<int> table_columns;
@@ -64,12 +65,12 @@ class Builder {
           QUIVER_ASSIGN_OR_RETURN(auto b, Bind(f, pos));
           filters.push_back(b);
         }
-        return MakeScan(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+        return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
       }
       case LogicalOp::Kind::kFilter: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
         QUIVER_ASSIGN_OR_RETURN(auto pred, Bind(op.predicate, PositionsOf(*cols)));
-        return MakeFilter(ctx_, std::move(child), pred);
+        return MakeFilterNode(ctx_, std::move(child), pred);
       }
       case LogicalOp::Kind::kProject: {
         std::vector<ColumnBinding> in;
@@ -81,7 +82,7 @@ class Builder {
           exprs.push_back(b);
         }
         *cols = op.columns;
-        return MakeProject(ctx_, std::move(child), std::move(exprs), SchemaOf(*cols));
+        return MakeProjectNode(ctx_, std::move(child), std::move(exprs), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kJoin: {
         std::vector<ColumnBinding> lc, rc;
@@ -113,7 +114,7 @@ class Builder {
         const bool left_only = op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti ||
                                op.join_kind == JoinKind::kNullAwareAnti;
         *cols = left_only ? lc : both;
-        return MakeJoin(ctx_, std::move(left), std::move(right), std::move(spec), SchemaOf(*cols));
+        return MakeJoinNode(ctx_, std::move(left), std::move(right), std::move(spec), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kAggregate: {
         std::vector<ColumnBinding> in;
@@ -130,7 +131,7 @@ class Builder {
             QUIVER_ASSIGN_OR_RETURN(a.arg, Bind(a.arg, pos));
           }
         *cols = op.columns;
-        return MakeHashAggregate(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols));
+        return MakeHashAggregateNode(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kSort: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
@@ -139,13 +140,13 @@ class Builder {
         for (auto& k : keys) {
           QUIVER_ASSIGN_OR_RETURN(k.expr, Bind(k.expr, pos));
         }
-        return MakeSort(ctx_, std::move(child), std::move(keys), op.offset, op.limit);
+        return MakeSortNode(ctx_, std::move(child), std::move(keys), op.offset, op.limit);
       }
       case LogicalOp::Kind::kLimit: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
-        return MakeLimit(std::move(child), op.offset, op.limit);
+        return MakeLimitNode(ctx_, std::move(child), op.offset, op.limit);
       }
-      case LogicalOp::Kind::kSingleRow: return MakeSingleRow();
+      case LogicalOp::Kind::kSingleRow: return MakeSingleRowNode(ctx_);
     }
     return Status::Invalid("internal: unknown plan node");
   }
@@ -153,6 +154,30 @@ class Builder {
  private:
   ExecContext* ctx_;
   std::unordered_set<int> used_;
+};
+
+// The statement's output: the root node gathered on the first Next(), so
+// nothing runs before the consumer asks.
+class RootStream : public RecordBatchStream {
+ public:
+  RootStream(ExecContext* ctx, NodePtr node) : ctx_(ctx), node_(std::move(node)) {}
+  const SchemaPtr& schema() const override { return node_->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    if (!op_) {
+      if (started_) return RecordBatchPtr{};
+      started_ = true;
+      QUIVER_ASSIGN_OR_RETURN(op_, Gathered(ctx_, node_));
+    }
+    auto r = op_->Next();
+    if (!r.ok() || !*r) op_.reset();
+    return r;
+  }
+
+ private:
+  ExecContext* ctx_;
+  NodePtr node_;
+  OperatorPtr op_;
+  bool started_ = false;
 };
 
 }  // namespace
@@ -163,9 +188,9 @@ Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
   for (const auto& c : plan.columns) used.insert(c.id);
   Builder b(ctx, std::move(used));
   std::vector<ColumnBinding> cols;
-  QUIVER_ASSIGN_OR_RETURN(OperatorPtr op, b.Build(plan, &cols));
+  QUIVER_ASSIGN_OR_RETURN(NodePtr node, b.Build(plan, &cols));
   if (cols.size() != plan.columns.size()) return Status::Invalid("internal: the plan's output columns were pruned");
-  return op;
+  return OperatorPtr(std::make_unique<RootStream>(ctx, std::move(node)));
 }
 
 }  // namespace quiver::sql
