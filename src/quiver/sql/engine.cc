@@ -6,6 +6,7 @@
 
 #include <pg_query.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "quiver/base/bit_util.h"
 #include "quiver/sql/binder/binder.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/spill.h"
 #include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/planner/physical_planner.h"
 
@@ -39,7 +41,10 @@ class StatementStream : public RecordBatchStream {
  public:
   StatementStream(std::shared_ptr<ExecContext> ctx, std::unique_ptr<RecordBatchStream> root, SchemaPtr schema)
       : ctx_(std::move(ctx)), schema_(std::move(schema)), root_(std::move(root)) {}
-  ~StatementStream() override { root_.reset(); }
+  ~StatementStream() override {
+    root_.reset();
+    Report();
+  }
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     if (!error_.ok()) return error_;
@@ -50,6 +55,7 @@ class StatementStream : public RecordBatchStream {
       if (r.ok()) {
         if (!*r) {
           root_.reset();
+          Report();
           return r;
         }
         if ((*r)->schema != schema_) {
@@ -67,6 +73,13 @@ class StatementStream : public RecordBatchStream {
   }
 
  private:
+  // The spill counters, for the caller's report.
+  void Report() {
+    if (!ctx_->spill) return;
+    if (ctx_->spilled_bytes) ctx_->spilled_bytes->store(ctx_->spill->spilled_bytes());
+    if (ctx_->spilled_files) ctx_->spilled_files->store(ctx_->spill->spilled_files());
+  }
+
   std::shared_ptr<ExecContext> ctx_;
   SchemaPtr schema_;
   std::unique_ptr<RecordBatchStream> root_;
@@ -194,7 +207,6 @@ std::string StatementName(const std::string& key) {
       {"ViewStmt", "CREATE VIEW"},
       {"TruncateStmt", "TRUNCATE"},
       {"CopyStmt", "COPY"},
-      {"ExplainStmt", "EXPLAIN"},
       {"TransactionStmt", "transaction control (BEGIN/COMMIT/ROLLBACK)"},
       {"VariableSetStmt", "SET"},
       {"CreateSchemaStmt", "CREATE SCHEMA"},
@@ -249,6 +261,15 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   if (options.threads < 0) return Status::Invalid("ExecuteOptions.threads must be >= 0");
   ctx->threads = options.threads == 0 ? TaskScheduler::HardwareThreads() : options.threads;
   if (ctx->threads > 1) ctx->scheduler = options.scheduler ? options.scheduler : TaskScheduler::Default();
+  if (options.spill) ctx->spill = std::make_shared<SpillManager>(options.spill_directory, options.spill_compression);
+  if (ctx->spill) {
+    // A quarter of the room the statement starts with, 1 MiB .. 256 MiB.
+    const int64_t room = ctx->statement_pool->AvailableBytes();
+    if (room < (int64_t{1} << 60))
+      ctx->spill_reserve_bytes = std::clamp<int64_t>(room / 4, 1 << 20, int64_t{256} << 20);
+  }
+  ctx->spilled_bytes = options.spilled_bytes;
+  ctx->spilled_files = options.spilled_files;
   QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
 
   std::unique_ptr<RecordBatchStream> root;
@@ -294,6 +315,23 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
         auto s = std::make_shared<Schema>();
         for (size_t i = 0; i < bound.names.size(); ++i)
           s->fields.push_back(field(bound.names[i], bound.plan->columns[i].type, true));
+        schema = s;
+      } else if (key == "ExplainStmt" && st[key].contains("query") && st[key]["query"].contains("SelectStmt")) {
+        // EXPLAIN SELECT ...: the logical plan (operators, estimated rows), one line per row.
+        QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, binder.BindSelectStatement(st[key]["query"]["SelectStmt"]));
+        std::vector<std::string> lines;
+        std::string text = PlanToString(*bound.plan);
+        size_t start = 0;
+        while (start < text.size()) {
+          size_t end = text.find('\n', start);
+          if (end == std::string::npos) end = text.size();
+          lines.push_back(text.substr(start, end - start));
+          start = end + 1;
+        }
+        auto s = std::make_shared<Schema>();
+        s->fields = {field("plan", utf8(), false)};
+        QUIVER_ASSIGN_OR_RETURN(auto a, BuildStrings(lines, ctx->pool.get()));
+        root = std::make_unique<ConstStream>(s, MakeBatch(s, static_cast<int64_t>(lines.size()), {a}));
         schema = s;
       } else if (key == "VariableShowStmt" && st[key].value("name", "") == "tables") {
         QUIVER_ASSIGN_OR_RETURN(root, ShowTables(*catalog_, ctx->pool.get()));

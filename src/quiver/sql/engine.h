@@ -38,6 +38,8 @@
 //   with DISTINCT.
 //   SHOW TABLES -> table_name: utf8, num_rows: int64
 //   DESCRIBE t / DESC t -> column_name: utf8, data_type: utf8, nullable: bool
+//   EXPLAIN SELECT ... -> plan: utf8, the logical plan (one operator per
+//     row, indented by depth, with its estimated rows)
 // Anything else (set operations, window functions, DML, DDL, ...) is
 // NotImplemented naming the construct and its position: "UNION is not
 // supported (line 1, column 18)" (SQLSTATE 0A000). Syntax errors are
@@ -76,6 +78,7 @@
 
 #include "quiver/base/result.h"
 #include "quiver/columnar/record_batch_stream.h"
+#include "quiver/compression/codec.h"
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
@@ -111,6 +114,20 @@ struct ExecuteOptions {
   /// The worker pool (shared by statements); null = the process-wide
   /// TaskScheduler::Default(). Kept alive by the statement.
   std::shared_ptr<TaskScheduler> scheduler;
+  /// Out of core: an operator that reaches the statement's memory limit
+  /// (or an ancestor's) writes part of its state to spill files and goes
+  /// on — a hash aggregate its groups' states, partitioned by hash; a hash
+  /// join its build and probe sides, partitioned by key (grace hash join).
+  /// Files: compressed Arrow IPC streams (`spill_compression`) in a
+  /// directory made per statement under `spill_directory` (empty: $TMPDIR
+  /// or /tmp), removed when the statement ends, also on cancel and error.
+  /// Off: such an operator fails with OutOfMemory (53200).
+  bool spill = true;
+  std::string spill_directory;
+  CompressionType spill_compression = CompressionType::kLz4Frame;
+  /// When set, receives the statement's spill counters when its stream
+  /// is destroyed (bytes written, files written).
+  std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;
 };
 
 /// Plans and runs statements against one catalog.

@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <mutex>
 
 #include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/pipeline.h"
+#include "quiver/sql/execution/spill.h"
 
 namespace quiver::sql {
 namespace {
@@ -94,13 +97,64 @@ class AggregateTable : public join::MemoryConsumer {
     if (groups_.empty()) return NewGroup();
     return Status::OK();
   }
-  int64_t num_output_rows() const { return groups_.empty() ? 1 : table_.num_groups(); }
+  // Groups with states (a key inserted just before its states failed to
+  // grow is not one: its row is consumed again after a spill).
+  int64_t num_output_rows() const {
+    if (groups_.empty()) return 1;
+    return states_.empty() ? table_.num_groups() : std::min(table_.num_groups(), states_[0]->size());
+  }
+  const uint8_t* table_key(int64_t g) const { return table_.key(g); }
+  uint32_t table_key_length(int64_t g) const { return table_.key_length(g); }
+
+  // Folds state `o` of aggregate `a` into group `g`'s.
+  Status MergeOne(size_t a, const State& o, int64_t g) {
+    const AggregateCall& call = aggs_[a];
+    State& s = (*states_[a])[g];
+    if (o.count == 0) return Status::OK();
+    switch (call.fn) {
+      case AggFn::kCount:
+      case AggFn::kCountStar: break;
+      case AggFn::kSum:
+      case AggFn::kAvg:
+        if (__builtin_add_overflow(s.i, o.i, &s.i)) return NumericOverflow("sum() passed 128 bits");
+        s.f += o.f;
+        break;
+      case AggFn::kMin:
+      case AggFn::kMax: {
+        const bool is_min = call.fn == AggFn::kMin;
+        const TypeClass cls = ClassOf(*call.arg->type);
+        bool take = s.count == 0;
+        if (!take) {
+          if (cls == TypeClass::kFloat) {
+            take = is_min ? o.f < s.f : o.f > s.f;
+          } else if (cls == TypeClass::kString) {
+            const std::string_view ov(reinterpret_cast<const char*>(static_cast<uintptr_t>(o.i)), o.len);
+            const std::string_view sv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len);
+            take = is_min ? ov < sv : ov > sv;
+          } else {
+            take = is_min ? o.i < s.i : o.i > s.i;
+          }
+        }
+        if (take) {
+          s.i = o.i;
+          s.f = o.f;
+          s.len = o.len;
+        }
+        break;
+      }
+    }
+    s.count += o.count;
+    return Status::OK();
+  }
 
   // Adds `other`'s groups and states to this table (other's string min /
   // max values stay in other's arena: keep it alive while this emits).
-  Status Merge(const AggregateTable& other) {
+  // `*merged` receives the number of other's groups merged (all of them on
+  // success; on OutOfMemory the ones before the failure).
+  Status Merge(const AggregateTable& other, int64_t* merged) {
     const int64_t n = other.num_output_rows();
     for (int64_t og = 0; og < n; ++og) {
+      *merged = og;
       int64_t g = 0;
       if (!groups_.empty()) {
         const uint8_t* key = other.table_.key(og);
@@ -109,46 +163,131 @@ class AggregateTable : public join::MemoryConsumer {
         QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
         if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
       }
-      for (size_t a = 0; a < aggs_.size(); ++a) {
-        const AggregateCall& call = aggs_[a];
-        const State& o = (*other.states_[a])[og];
-        State& s = (*states_[a])[g];
-        if (o.count == 0) continue;
-        switch (call.fn) {
-          case AggFn::kCount:
-          case AggFn::kCountStar: break;
-          case AggFn::kSum:
-          case AggFn::kAvg:
-            if (__builtin_add_overflow(s.i, o.i, &s.i)) return NumericOverflow("sum() passed 128 bits");
-            s.f += o.f;
-            break;
-          case AggFn::kMin:
-          case AggFn::kMax: {
-            const bool is_min = call.fn == AggFn::kMin;
-            const TypeClass cls = ClassOf(*call.arg->type);
-            bool take = s.count == 0;
-            if (!take) {
-              if (cls == TypeClass::kFloat) {
-                take = is_min ? o.f < s.f : o.f > s.f;
-              } else if (cls == TypeClass::kString) {
-                const std::string_view ov(reinterpret_cast<const char*>(static_cast<uintptr_t>(o.i)), o.len);
-                const std::string_view sv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len);
-                take = is_min ? ov < sv : ov > sv;
-              } else {
-                take = is_min ? o.i < s.i : o.i > s.i;
-              }
-            }
-            if (take) {
-              s.i = o.i;
-              s.f = o.f;
-              s.len = o.len;
-            }
-            break;
-          }
-        }
-        s.count += o.count;
-      }
+      for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
       if ((og & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    }
+    *merged = n;
+    return Status::OK();
+  }
+
+  // The schema of exported states: the encoded group key, then per
+  // aggregate its count, exact value (128-bit), float value and string
+  // value (string min / max).
+  static SchemaPtr StateSchema(size_t num_aggs) {
+    auto s = std::make_shared<Schema>();
+    s->fields.push_back(field("key", binary(), false));
+    for (size_t a = 0; a < num_aggs; ++a) {
+      const std::string p = "a" + std::to_string(a) + "_";
+      s->fields.push_back(field(p + "count", int64(), false));
+      s->fields.push_back(field(p + "i", decimal(128, 38, 0), false));
+      s->fields.push_back(field(p + "f", float64(), false));
+      s->fields.push_back(field(p + "s", binary(), true));
+    }
+    return s;
+  }
+
+  // The partition of group `g`'s key (of `num_partitions`, a power of two):
+  // high hash bits, independent of the table's slot bits.
+  static int PartitionOf(const uint8_t* key, uint32_t len, int num_partitions) {
+    return static_cast<int>((HashBytes(key, len) >> 40) & static_cast<uint64_t>(num_partitions - 1));
+  }
+
+  // The states of groups `ids` as one batch of StateSchema (pool memory).
+  Result<RecordBatchPtr> ExportStates(const std::vector<int64_t>& ids, const SchemaPtr& schema,
+                                      MemoryPool* pool) const {
+    const auto n = static_cast<int64_t>(ids.size());
+    std::vector<ArrayDataPtr> cols;
+    auto as_binary = [](ArrayDataPtr a) {
+      auto b = std::make_shared<ArrayData>(*a);
+      b->type = binary();
+      return ArrayDataPtr(b);
+    };
+    {
+      int64_t bytes = 0;
+      for (int64_t g : ids) bytes += groups_.empty() ? 0 : table_.key_length(g);
+      QUIVER_ASSIGN_OR_RETURN(auto kb, StringBuilder::Make(n, bytes, pool));
+      for (int64_t g : ids) {
+        if (groups_.empty()) {
+          QUIVER_RETURN_NOT_OK(kb.Append(std::string_view()));
+        } else {
+          QUIVER_RETURN_NOT_OK(
+              kb.Append(std::string_view(reinterpret_cast<const char*>(table_.key(g)), table_.key_length(g))));
+        }
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto k, kb.Finish());
+      cols.push_back(as_binary(k));
+    }
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      const PagedArray<State>& st = *states_[a];
+      QUIVER_ASSIGN_OR_RETURN(auto cb, FixedBuilder::Make(int64(), n, pool));
+      QUIVER_ASSIGN_OR_RETURN(auto ib, FixedBuilder::Make(decimal(128, 38, 0), n, pool));
+      QUIVER_ASSIGN_OR_RETURN(auto fb, FixedBuilder::Make(float64(), n, pool));
+      const bool strings = aggs_[a].arg && ClassOf(*aggs_[a].arg->type) == TypeClass::kString &&
+                           (aggs_[a].fn == AggFn::kMin || aggs_[a].fn == AggFn::kMax);
+      int64_t sbytes = 0;
+      if (strings)
+        for (int64_t g : ids) sbytes += st[g].count ? st[g].len : 0;
+      QUIVER_ASSIGN_OR_RETURN(auto sb, StringBuilder::Make(n, sbytes, pool));
+      for (int64_t r = 0; r < n; ++r) {
+        const State& x = st[ids[static_cast<size_t>(r)]];
+        cb.values<int64_t>()[r] = x.count;
+        std::memcpy(ib.values<uint8_t>() + r * 16, &x.i, 16);
+        fb.values<double>()[r] = x.f;
+        if (strings && x.count > 0) {
+          QUIVER_RETURN_NOT_OK(
+              sb.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(x.i)), x.len)));
+        } else {
+          QUIVER_RETURN_NOT_OK(sb.AppendNull());
+        }
+      }
+      cols.push_back(cb.Finish());
+      cols.push_back(ib.Finish());
+      cols.push_back(fb.Finish());
+      QUIVER_ASSIGN_OR_RETURN(auto sa, sb.Finish());
+      cols.push_back(as_binary(sa));
+    }
+    return MakeBatch(schema, n, std::move(cols));
+  }
+
+  // Merges exported states (ExportStates' layout) into this table; string
+  // min / max values are copied into this table's arena.
+  Status MergeStates(const RecordBatch& b) {
+    const ArrayData& keys = *b.columns[0];
+    const int32_t* koff = keys.GetValues<int32_t>(1) + keys.offset;
+    const uint8_t* kdata = keys.buffers[2] ? keys.buffers[2]->data() : nullptr;
+    for (int64_t r = 0; r < b.num_rows; ++r) {
+      int64_t g = 0;
+      if (!groups_.empty()) {
+        const uint8_t* key = kdata + koff[r];
+        const auto len = static_cast<uint32_t>(koff[r + 1] - koff[r]);
+        bool inserted;
+        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
+        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+      }
+      for (size_t a = 0; a < aggs_.size(); ++a) {
+        const size_t c = 1 + 4 * a;
+        State o;
+        o.count = b.columns[c]->GetValues<int64_t>(1)[b.columns[c]->offset + r];
+        std::memcpy(&o.i, b.columns[c + 1]->GetValues<uint8_t>(1) + (b.columns[c + 1]->offset + r) * 16, 16);
+        o.f = b.columns[c + 2]->GetValues<double>(1)[b.columns[c + 2]->offset + r];
+        const ArrayData& sv = *b.columns[c + 3];
+        const bool strings = aggs_[a].arg && ClassOf(*aggs_[a].arg->type) == TypeClass::kString &&
+                             (aggs_[a].fn == AggFn::kMin || aggs_[a].fn == AggFn::kMax);
+        const bool valid = sv.buffers[0] == nullptr || bit_util::GetBit(sv.buffers[0]->data(), sv.offset + r);
+        if (strings && o.count > 0 && valid) {
+          const int32_t* so = sv.GetValues<int32_t>(1) + sv.offset;
+          const auto len = static_cast<size_t>(so[r + 1] - so[r]);
+          const uint8_t* src = sv.buffers[2] ? sv.buffers[2]->data() + so[r] : nullptr;
+          uint8_t* stored = nullptr;
+          if (len > 0) {
+            QUIVER_ASSIGN_OR_RETURN(stored, arena_.Append(src, len));
+          }
+          o.i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
+          o.len = static_cast<uint32_t>(len);
+        }
+        QUIVER_RETURN_NOT_OK(MergeOne(a, o, g));
+      }
+      if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
     return Status::OK();
   }
@@ -158,7 +297,19 @@ class AggregateTable : public join::MemoryConsumer {
     return Status::OK();
   }
 
+  // Phase 1 numbers the rows' groups (the only place new memory is taken
+  // for tables without DISTINCT or string min / max); phase 2 updates the
+  // states. An OutOfMemory before phase 2 leaves every state as it was, so
+  // the caller may spill the table and consume the batch again.
+  bool states_started() const { return states_started_; }
+  bool has_distinct() const {
+    for (const auto& a : aggs_)
+      if (a.distinct) return true;
+    return false;
+  }
+
   Status Consume(const RecordBatch& batch) {
+    states_started_ = false;
     const int64_t n = batch.num_rows;
     EvalContext ev = ctx_->Eval(ctx_->aggregate_pool.get());
     std::vector<Vec> keys;
@@ -299,6 +450,7 @@ class AggregateTable : public join::MemoryConsumer {
         }
       }
     }
+    states_started_ = true;
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const AggregateCall& call = aggs_[a];
       PagedArray<State>& st = *states_[a];
@@ -535,6 +687,7 @@ class AggregateTable : public join::MemoryConsumer {
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<State>>> states_;
   std::vector<std::unique_ptr<GroupTable>> distinct_;
+  bool states_started_ = false;
 };
 
 // Hands out ranges of a finished table's groups; instances share the cursor.
@@ -565,6 +718,63 @@ class AggregateEmitOp : public RecordBatchStream {
   std::shared_ptr<std::atomic<int64_t>> cursor_;
 };
 
+constexpr int kSpillPartitions = 16;
+
+// After a spill: the partitions one at a time — each one's spilled states
+// merged into a fresh table, its groups emitted, the table dropped.
+class SpilledAggregateEmitOp : public RecordBatchStream {
+ public:
+  using MakeTable = std::function<Result<std::shared_ptr<AggregateTable>>()>;
+  SpilledAggregateEmitOp(ExecContext* ctx, SchemaPtr schema, std::vector<std::vector<SpillFile>> partitions,
+                         MakeTable make_table)
+      : ctx_(ctx), schema_(std::move(schema)), partitions_(std::move(partitions)), make_table_(std::move(make_table)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) {
+      table_.reset();
+      return NameOperator(r.status(), "hash aggregate");
+    }
+    return r;
+  }
+
+ private:
+  Result<RecordBatchPtr> NextImpl() {
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      if (table_ && next_ < table_->num_output_rows()) {
+        const int64_t n = std::min(ctx_->max_batch_rows, table_->num_output_rows() - next_);
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, table_->EmitRange(next_, n));
+        next_ += n;
+        return b;
+      }
+      table_.reset();
+      if (partition_ >= partitions_.size()) return RecordBatchPtr{};
+      std::vector<SpillFile> files = std::move(partitions_[partition_++]);
+      if (files.empty()) continue;
+      QUIVER_ASSIGN_OR_RETURN(table_, make_table_());
+      for (const SpillFile& f : files) {
+        QUIVER_ASSIGN_OR_RETURN(auto in, ctx_->spill->Open(f, ctx_->aggregate_pool.get()));
+        while (true) {
+          QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+          if (!b) break;
+          QUIVER_RETURN_NOT_OK(table_->MergeStates(*b));
+        }
+      }
+      next_ = 0;
+    }
+  }
+
+  ExecContext* ctx_;
+  SchemaPtr schema_;
+  std::vector<std::vector<SpillFile>> partitions_;
+  MakeTable make_table_;
+  size_t partition_ = 0;
+  std::shared_ptr<AggregateTable> table_;
+  int64_t next_ = 0;
+};
+
 class HashAggregateNode : public PhysicalNode {
  public:
   HashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
@@ -573,13 +783,19 @@ class HashAggregateNode : public PhysicalNode {
         child_(std::move(child)),
         groups_(std::move(groups)),
         aggs_(std::move(aggs)) {}
-  bool parallel() const override { return true; }
+  // After a spill the partitions are emitted one at a time by one instance.
+  bool parallel() const override { return !spilled_; }
   Result<OperatorPtr> Instantiate() override {
+    if (spilled_) {
+      return OperatorPtr(std::make_unique<SpilledAggregateEmitOp>(ctx_, schema_, std::move(partitions_),
+                                                                  [this] { return MakeTable(); }));
+    }
     return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, result_, cursor_));
   }
   void Release() override {
     result_.reset();
     tables_.clear();
+    partitions_.clear();
   }
 
  protected:
@@ -587,51 +803,131 @@ class HashAggregateNode : public PhysicalNode {
     Status st = Aggregate();
     if (!st.ok()) {
       tables_.clear();
+      partitions_.clear();
       return NameOperator(st, "hash aggregate");
     }
     return Status::OK();
   }
 
  private:
-  Status Consume(AggregateTable* table, RecordBatchStream* in, const std::atomic<bool>* stop) {
+  Result<std::shared_ptr<AggregateTable>> MakeTable() {
+    auto t = std::make_shared<AggregateTable>(ctx_, groups_, aggs_, schema_);
+    QUIVER_RETURN_NOT_OK(t->Init());
+    return t;
+  }
+
+  // Writes every group of `*table` to the spill partitions and replaces
+  // it with an empty table (Spark's MemoryConsumer.spill for a hash
+  // aggregate: the states go out, partitioned by the group's hash).
+  // Groups before `begin` are left out (already merged elsewhere).
+  Status Spill(std::shared_ptr<AggregateTable>* table, int64_t begin = 0) {
+    const AggregateTable& t = **table;
+    std::vector<std::vector<int64_t>> ids(kSpillPartitions);
+    const int64_t n = t.num_output_rows();
+    for (int64_t g = begin; g < n; ++g) {
+      const int p =
+          groups_.empty() ? 0 : AggregateTable::PartitionOf(t.table_key(g), t.table_key_length(g), kSpillPartitions);
+      ids[static_cast<size_t>(p)].push_back(g);
+    }
+    const SchemaPtr schema = AggregateTable::StateSchema(aggs_.size());
+    std::vector<std::pair<int, SpillFile>> written;
+    for (int p = 0; p < kSpillPartitions; ++p) {
+      auto& part = ids[static_cast<size_t>(p)];
+      if (part.empty()) continue;
+      QUIVER_ASSIGN_OR_RETURN(auto w, ctx_->spill->Create(schema, "hash aggregate partition " + std::to_string(p),
+                                                          ctx_->aggregate_pool.get()));
+      for (size_t begin = 0; begin < part.size(); begin += static_cast<size_t>(ctx_->max_batch_rows)) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        const size_t end = std::min(part.size(), begin + static_cast<size_t>(ctx_->max_batch_rows));
+        std::vector<int64_t> slice(part.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   part.begin() + static_cast<std::ptrdiff_t>(end));
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, t.ExportStates(slice, schema, ctx_->aggregate_pool.get()));
+        QUIVER_RETURN_NOT_OK(w->Write(*b));
+      }
+      part.clear();
+      part.shrink_to_fit();
+      QUIVER_ASSIGN_OR_RETURN(SpillFile f, w->Finish());
+      written.emplace_back(p, std::move(f));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto& [p, f] : written) partitions_[static_cast<size_t>(p)].push_back(std::move(f));
+      spilled_ = true;
+    }
+    table->reset();  // its pages go back before the new table takes any
+    QUIVER_ASSIGN_OR_RETURN(*table, MakeTable());
+    return Status::OK();
+  }
+
+  bool CanSpill(const AggregateTable& t) const { return ctx_->spill && !t.has_distinct(); }
+
+  Status Consume(std::shared_ptr<AggregateTable>* table, RecordBatchStream* in, const std::atomic<bool>* stop) {
     while (!stop || !stop->load(std::memory_order_relaxed)) {
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
       if (!b) break;
       if (b->num_rows == 0) continue;
-      QUIVER_RETURN_NOT_OK(table->Consume(*b));
+      Status st = (*table)->Consume(*b);
+      if (st.IsOutOfMemory() && !(*table)->states_started() && CanSpill(**table) && (*table)->num_output_rows() > 0) {
+        // Nothing of the batch is in the states yet: spill, then again.
+        QUIVER_RETURN_NOT_OK(Spill(table));
+        st = (*table)->Consume(*b);
+      }
+      QUIVER_RETURN_NOT_OK(st);
+      // Past the reserve: spill now, so the operators above keep room.
+      if (ctx_->MemoryTight() && CanSpill(**table) && (*table)->num_output_rows() > 1 &&
+          (*table)->used_bytes() > ctx_->spill_reserve_bytes / 8)
+        QUIVER_RETURN_NOT_OK(Spill(table));
     }
     return Status::OK();
   }
 
   Status Aggregate() {
+    partitions_.assign(kSpillPartitions, {});
     bool distinct = false;
     for (const auto& a : aggs_) distinct = distinct || a.distinct;
-    auto make_table = [&]() -> Result<std::shared_ptr<AggregateTable>> {
-      auto t = std::make_shared<AggregateTable>(ctx_, groups_, aggs_, schema_);
-      QUIVER_RETURN_NOT_OK(t->Init());
-      return t;
-    };
     if (distinct) {
       // DISTINCT aggregates need every value of a group in one table: one
       // table over the gathered input (the input itself still runs in
       // parallel).
-      QUIVER_ASSIGN_OR_RETURN(auto t, make_table());
-      QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, child_));
-      QUIVER_RETURN_NOT_OK(Consume(t.get(), in.get(), nullptr));
+      QUIVER_ASSIGN_OR_RETURN(auto t, MakeTable());
       tables_.push_back(std::move(t));
+      QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, child_));
+      QUIVER_RETURN_NOT_OK(Consume(&tables_[0], in.get(), nullptr));
     } else {
       QUIVER_RETURN_NOT_OK(child_->Prepare());
       const int degree = DegreeOf(*ctx_, *child_);
       for (int w = 0; w < degree; ++w) {
-        QUIVER_ASSIGN_OR_RETURN(auto t, make_table());
+        QUIVER_ASSIGN_OR_RETURN(auto t, MakeTable());
         tables_.push_back(std::move(t));
       }
       QUIVER_RETURN_NOT_OK(
           RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) {
-            return Consume(tables_[static_cast<size_t>(worker)].get(), in, &stop);
+            return Consume(&tables_[static_cast<size_t>(worker)], in, &stop);
           }));
-      for (size_t w = 1; w < tables_.size(); ++w) QUIVER_RETURN_NOT_OK(tables_[0]->Merge(*tables_[w]));
+    }
+    if (spilled_) {
+      // What is still in memory joins the partitions, so each group is
+      // aggregated from one partition.
+      for (auto& t : tables_)
+        if (t->num_output_rows() > 0) QUIVER_RETURN_NOT_OK(Spill(&t));
+      tables_.clear();
+      return Status::OK();
+    }
+    for (size_t w = 1; w < tables_.size(); ++w) {
+      int64_t merged = 0;
+      Status st = tables_[0]->Merge(*tables_[w], &merged);
+      if (st.IsOutOfMemory() && CanSpill(*tables_[0])) {
+        // The merged table does not fit: it, the rest of table w and the
+        // tables after it go to the partitions.
+        QUIVER_RETURN_NOT_OK(Spill(&tables_[0]));
+        QUIVER_RETURN_NOT_OK(Spill(&tables_[w], merged));
+        for (size_t v = w + 1; v < tables_.size(); ++v) QUIVER_RETURN_NOT_OK(Spill(&tables_[v]));
+        tables_.clear();
+        return Status::OK();
+      }
+      QUIVER_RETURN_NOT_OK(st);
+      tables_[w].reset();
     }
     result_ = tables_[0];
     cursor_ = std::make_shared<std::atomic<int64_t>>(0);
@@ -644,6 +940,9 @@ class HashAggregateNode : public PhysicalNode {
   std::vector<std::shared_ptr<AggregateTable>> tables_;  // kept: string min / max point into their arenas
   std::shared_ptr<const AggregateTable> result_;
   std::shared_ptr<std::atomic<int64_t>> cursor_;
+  std::mutex mutex_;
+  bool spilled_ = false;
+  std::vector<std::vector<SpillFile>> partitions_;  // spill files per partition
 };
 
 }  // namespace

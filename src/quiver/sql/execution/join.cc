@@ -16,8 +16,10 @@
 
 #include "quiver/columnar/concatenate.h"
 #include "quiver/columnar/take.h"
+#include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/pipeline.h"
+#include "quiver/sql/execution/spill.h"
 
 namespace quiver::sql {
 namespace {
@@ -646,6 +648,212 @@ static Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, Operator
 
 namespace {
 
+constexpr int kGracePartitions = 16;
+
+// The grace partition of each row of `keys` (evaluated join keys, of one
+// common type per position on both sides): equal keys go to the same
+// partition; rows with a NULL key to partition 0.
+std::vector<std::vector<int64_t>> PartitionRows(const std::vector<Vec>& keys, int64_t n) {
+  std::vector<std::vector<int64_t>> parts(kGracePartitions);
+  for (int64_t r = 0; r < n; ++r) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    bool null = false;
+    for (const Vec& v : keys) {
+      if (v.IsNull(r)) {
+        null = true;
+        break;
+      }
+      uint64_t k = 0;
+      switch (ClassOf(*v.type())) {
+        case TypeClass::kString: {
+          const std::string_view sv = v.StringAt(r);
+          k = HashBytes(reinterpret_cast<const uint8_t*>(sv.data()), sv.size());
+          break;
+        }
+        case TypeClass::kFloat: {
+          double d = v.FloatAt(r);
+          if (d == 0) d = 0;
+          k = HashBytes(reinterpret_cast<const uint8_t*>(&d), sizeof d);
+          break;
+        }
+        default: {
+          const i128 x = v.type()->id == TypeId::kBool ? i128{v.BoolAt(r)} : v.ExactAt(r);
+          k = HashBytes(reinterpret_cast<const uint8_t*>(&x), sizeof x);
+          break;
+        }
+      }
+      h = (h ^ k) * 0xff51afd7ed558ccdULL;
+      h ^= h >> 29;
+    }
+    const size_t p = null ? 0 : static_cast<size_t>((h >> 52) & (kGracePartitions - 1));
+    parts[p].push_back(r);
+  }
+  return parts;
+}
+
+// One side's spill files, partition by partition; writers shared by the
+// workers (one lock per partition).
+class GraceSide {
+ public:
+  GraceSide(ExecContext* ctx, SchemaPtr schema, std::string what)
+      : ctx_(ctx),
+        schema_(std::move(schema)),
+        what_(std::move(what)),
+        writers_(kGracePartitions),
+        locks_(kGracePartitions),
+        files_(kGracePartitions) {}
+
+  // Writes the rows of `raw` (the side's own columns) to their partitions,
+  // `keys` evaluated over the same rows.
+  Status Write(const RecordBatchPtr& raw, const std::vector<Vec>& keys) {
+    auto parts = PartitionRows(keys, raw->num_rows);
+    for (int p = 0; p < kGracePartitions; ++p) {
+      const auto& rows = parts[static_cast<size_t>(p)];
+      if (rows.empty()) continue;
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(raw, rows, ctx_->pool.get()));
+      RecordBatchPtr b = MakeBatch(schema_, taken->num_rows, taken->columns);
+      std::lock_guard<std::mutex> lock(locks_[static_cast<size_t>(p)]);
+      auto& w = writers_[static_cast<size_t>(p)];
+      if (!w) {
+        QUIVER_ASSIGN_OR_RETURN(
+            w, ctx_->spill->Create(schema_, what_ + " partition " + std::to_string(p), ctx_->pool.get()));
+      }
+      QUIVER_RETURN_NOT_OK(w->Write(*b));
+    }
+    return Status::OK();
+  }
+
+  Status Finish() {
+    for (int p = 0; p < kGracePartitions; ++p) {
+      auto& w = writers_[static_cast<size_t>(p)];
+      if (!w) continue;
+      QUIVER_ASSIGN_OR_RETURN(SpillFile f, w->Finish());
+      files_[static_cast<size_t>(p)].push_back(std::move(f));
+      w.reset();
+    }
+    return Status::OK();
+  }
+
+  std::vector<SpillFile> Take(int p) { return std::move(files_[static_cast<size_t>(p)]); }
+  bool Empty(int p) const {
+    for (const auto& f : files_[static_cast<size_t>(p)])
+      if (f.rows > 0) return false;
+    return true;
+  }
+
+ private:
+  ExecContext* ctx_;
+  SchemaPtr schema_;
+  std::string what_;
+  std::vector<std::unique_ptr<SpillWriter>> writers_;
+  std::vector<std::mutex> locks_;
+  std::vector<std::vector<SpillFile>> files_;
+};
+
+Result<std::vector<Vec>> EvaluateKeys(const std::vector<ExprPtr>& keys, const RecordBatch& b, ExecContext* ctx) {
+  std::vector<Vec> out;
+  EvalContext ev = ctx->Eval(ctx->pool.get());
+  for (const auto& k : keys) {
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*k, b, &ev));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The spill files of one partition read one after the other.
+class SpillFilesStream : public RecordBatchStream {
+ public:
+  SpillFilesStream(ExecContext* ctx, SchemaPtr schema, std::vector<SpillFile> files)
+      : ctx_(ctx), schema_(std::move(schema)), files_(std::move(files)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    while (true) {
+      if (!cur_) {
+        if (next_ >= files_.size()) return RecordBatchPtr{};
+        QUIVER_ASSIGN_OR_RETURN(cur_, ctx_->spill->Open(files_[next_++], ctx_->pool.get()));
+      }
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, cur_->Next());
+      if (b) return MakeBatch(schema_, b->num_rows, b->columns);
+      cur_.reset();
+    }
+  }
+
+ private:
+  ExecContext* ctx_;
+  SchemaPtr schema_;
+  std::vector<SpillFile> files_;
+  size_t next_ = 0;
+  std::unique_ptr<RecordBatchStream> cur_;
+};
+
+// Grace hash join (after the build side was spilled): the probe side is
+// written to the same partitions, then each partition is joined on its own
+// (its build side in one relation).
+class GraceJoinOp : public RecordBatchStream {
+ public:
+  GraceJoinOp(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec, SchemaPtr schema,
+              std::shared_ptr<GraceSide> build)
+      : ctx_(ctx),
+        left_(std::move(left)),
+        right_schema_(std::move(right_schema)),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)),
+        build_(std::move(build)) {
+    left_schema_ = left_->schema();
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "hash join");
+    return r;
+  }
+
+ private:
+  Result<RecordBatchPtr> NextImpl() {
+    if (!probe_) {
+      probe_ = std::make_shared<GraceSide>(ctx_, left_->schema(), "hash join probe");
+      while (true) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, left_->Next());
+        if (!b) break;
+        if (b->num_rows == 0) continue;
+        QUIVER_ASSIGN_OR_RETURN(auto keys, EvaluateKeys(spec_.left_keys, *b, ctx_));
+        QUIVER_RETURN_NOT_OK(probe_->Write(b, keys));
+      }
+      left_.reset();
+      QUIVER_RETURN_NOT_OK(probe_->Finish());
+    }
+    while (true) {
+      if (current_) {
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, current_->Next());
+        if (b) return b;
+        current_.reset();
+      }
+      if (partition_ >= kGracePartitions) return RecordBatchPtr{};
+      const int p = partition_++;
+      std::vector<SpillFile> build_files = build_->Take(p);
+      std::vector<SpillFile> probe_files = probe_->Take(p);
+      bool probe_rows = false;
+      for (const auto& f : probe_files) probe_rows = probe_rows || f.rows > 0;
+      if (!probe_rows) continue;  // no probe row: nothing to emit for inner, left, semi, anti
+      OperatorPtr left = std::make_unique<SpillFilesStream>(ctx_, left_schema_, std::move(probe_files));
+      OperatorPtr right = std::make_unique<SpillFilesStream>(ctx_, right_schema_, std::move(build_files));
+      auto op = std::make_unique<HashJoinOp>(ctx_, std::move(left), std::move(right), right_schema_, spec_, schema_);
+      QUIVER_RETURN_NOT_OK(op->Init());
+      current_ = std::move(op);
+    }
+  }
+  ExecContext* ctx_;
+  OperatorPtr left_;
+  SchemaPtr right_schema_;
+  JoinSpec spec_;
+  SchemaPtr schema_;
+  std::shared_ptr<GraceSide> build_, probe_;
+  SchemaPtr left_schema_;
+  OperatorPtr current_;
+  int partition_ = 0;
+};
+
 // A hash join whose probe side is parallel: the build side runs as its own
 // pipeline at Prepare (keys evaluated in the workers), the relation is built
 // once, and every instance probes it with its own HashJoinProbe.
@@ -656,8 +864,14 @@ class ParallelHashJoinNode : public PhysicalNode {
         left_(std::move(left)),
         right_(std::move(right)),
         spec_(std::move(spec)) {}
-  bool parallel() const override { return left_->parallel(); }
+  // After a spill the partitions are joined one at a time by one instance.
+  bool parallel() const override { return !grace_ && left_->parallel(); }
   Result<OperatorPtr> Instantiate() override {
+    if (grace_) {
+      QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, left_));
+      return OperatorPtr(
+          std::make_unique<GraceJoinOp>(ctx_, std::move(in), right_->schema(), spec_, schema_, grace_build_));
+    }
     QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, left_->Instantiate());
     auto op = std::make_unique<HashJoinOp>(ctx_, std::move(in), nullptr, right_->schema(), spec_, schema_, build_);
     QUIVER_RETURN_NOT_OK(op->Init());
@@ -665,6 +879,7 @@ class ParallelHashJoinNode : public PhysicalNode {
   }
   void Release() override {
     build_.reset();
+    grace_build_.reset();
     left_->Release();
   }
 
@@ -672,7 +887,8 @@ class ParallelHashJoinNode : public PhysicalNode {
   Status DoPrepare() override {
     Status st = Build();
     if (!st.ok()) return NameOperator(st, "hash join");
-    return left_->Prepare();
+    // A grace join reads its probe side through a gather (prepared there).
+    return grace_ ? Status::OK() : left_->Prepare();
   }
 
  private:
@@ -684,6 +900,25 @@ class ParallelHashJoinNode : public PhysicalNode {
     QUIVER_RETURN_NOT_OK(proto.Init());
     const SchemaPtr build_schema = proto.build_schema();
     std::vector<std::vector<RecordBatchPtr>> parts(static_cast<size_t>(std::max(1, ctx_->threads)));
+    const bool spillable = ctx_->spill && spec_.kind != JoinKind::kNullAwareAnti;
+    const int nright = static_cast<int>(right_->schema()->fields.size());
+    grace_build_ = std::make_shared<GraceSide>(ctx_, right_->schema(), "hash join build");
+    // Moves keyed batches (own columns + keys) to the build partitions.
+    auto spill_keyed = [&](std::vector<RecordBatchPtr>* batches) -> Status {
+      for (auto& k : *batches) {
+        std::vector<ArrayDataPtr> own(k->columns.begin(), k->columns.begin() + nright);
+        std::vector<Vec> keys;
+        for (size_t c = static_cast<size_t>(nright); c < k->columns.size(); ++c) {
+          Vec v;
+          v.array = k->columns[c];
+          keys.push_back(std::move(v));
+        }
+        QUIVER_RETURN_NOT_OK(grace_build_->Write(MakeBatch(right_->schema(), k->num_rows, std::move(own)), keys));
+        k.reset();
+      }
+      batches->clear();
+      return Status::OK();
+    };
     QUIVER_RETURN_NOT_OK(
         RunPipeline(ctx_, right_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
           auto& out = parts[static_cast<size_t>(worker)];
@@ -694,6 +929,11 @@ class ParallelHashJoinNode : public PhysicalNode {
             if (b->num_rows == 0) continue;
             QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema, kNoRowIds, ctx_, ctx_->pool.get()));
             out.push_back(std::move(b));
+            // Past the reserve: this side goes to the partitions from now on.
+            if (spillable && (grace_.load() || ctx_->MemoryTight())) {
+              grace_.store(true);
+              QUIVER_RETURN_NOT_OK(spill_keyed(&out));
+            }
           }
           return Status::OK();
         }));
@@ -702,11 +942,25 @@ class ParallelHashJoinNode : public PhysicalNode {
       for (auto& b : p) batches.push_back(std::move(b));
       p.clear();
     }
-    auto shared = std::make_shared<SharedBuild>();
-    shared->join = proto.join_layer();
-    QUIVER_ASSIGN_OR_RETURN(shared->relation, shared->join->BuildRelation(batches, ctx_->tmm.get()));
-    build_ = std::move(shared);
-    return Status::OK();
+    if (!grace_.load()) {
+      auto shared = std::make_shared<SharedBuild>();
+      shared->join = proto.join_layer();
+      auto relation = shared->join->BuildRelation(batches, ctx_->tmm.get());
+      if (relation.ok() && !(spillable && ctx_->MemoryTight())) {
+        shared->relation = std::move(*relation);
+        build_ = std::move(shared);
+        grace_build_.reset();
+        return Status::OK();
+      }
+      if (relation.ok()) {
+        (*relation)->Close();  // it fits, but leaves the probe side no room: partition instead
+      } else if (!relation.status().IsOutOfMemory() || !spillable) {
+        return relation.status();
+      }
+      grace_.store(true);  // the relation does not fit: grace hash join
+    }
+    QUIVER_RETURN_NOT_OK(spill_keyed(&batches));
+    return grace_build_->Finish();
   }
 
   static Result<OperatorPtr> MakeEmptyStream(const SchemaPtr& schema) { return MakeBatchesStream(schema, {}); }
@@ -714,6 +968,8 @@ class ParallelHashJoinNode : public PhysicalNode {
   NodePtr left_, right_;
   JoinSpec spec_;
   std::shared_ptr<SharedBuild> build_;
+  std::atomic<bool> grace_{false};
+  std::shared_ptr<GraceSide> grace_build_;
 };
 
 // Joins that see all their input in one thread (right / full outer, the

@@ -40,6 +40,7 @@
 namespace quiver::sql {
 
 class TaskScheduler;
+class SpillManager;
 class PhysicalNode;
 using NodePtr = std::shared_ptr<PhysicalNode>;
 
@@ -59,6 +60,18 @@ struct ExecContext {
   /// (null: everything on the driving thread).
   int threads = 1;
   std::shared_ptr<TaskScheduler> scheduler;
+  /// Where operators that outgrow the statement's memory spill (null: no
+  /// spilling; an operator over the limit fails).
+  std::shared_ptr<SpillManager> spill;
+  /// Operators that can spill do so once the statement's pool (or an
+  /// ancestor) has less than this many bytes left (0: only on OutOfMemory),
+  /// so the operators after them keep room to work.
+  int64_t spill_reserve_bytes = 0;
+  bool MemoryTight() const {
+    return spill && spill_reserve_bytes > 0 && statement_pool->AvailableBytes() < spill_reserve_bytes;
+  }
+  /// Receive the spill counters when the statement ends (may be null).
+  std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;
 
   Status CheckCancel() const {
     if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Cancelled("statement cancelled");

@@ -22,11 +22,11 @@ struct GatherState {
   std::mutex mutex;
   std::condition_variable not_empty, not_full, idle;
   std::vector<OperatorPtr> instances;
-  size_t next = 0;       // next unclaimed instance
-  int active = 0;        // producers running on workers
-  size_t finished = 0;   // instances run to their end (or stopped)
-  size_t capacity = 2;   // queue bound (batches)
-  bool stop = false;     // consumer gone or an error
+  size_t next = 0;      // next unclaimed instance
+  int active = 0;       // producers running on workers
+  size_t finished = 0;  // instances run to their end (or stopped)
+  size_t capacity = 2;  // queue bound (batches)
+  bool stop = false;    // consumer gone or an error
   Status error;
   std::deque<RecordBatchPtr> queue;
 
@@ -179,10 +179,10 @@ struct OrderedState {
   std::condition_variable ready, room, idle;
   PhysicalNode* node = nullptr;
   SharedScan* source = nullptr;
-  int64_t next_seq = 0;   // next morsel number to take
-  int64_t end_seq = -1;   // number of morsels, once the source is done
-  int64_t emit_seq = 0;   // next morsel number to emit
-  int64_t window = 8;     // morsels taken ahead of emit_seq at most
+  int64_t next_seq = 0;  // next morsel number to take
+  int64_t end_seq = -1;  // number of morsels, once the source is done
+  int64_t emit_seq = 0;  // next morsel number to emit
+  int64_t window = 8;    // morsels taken ahead of emit_seq at most
   int active = 0;
   bool stop = false;
   Status error;

@@ -119,8 +119,9 @@ Result<OperatorPtr> Gathered(ExecContext* ctx, const NodePtr& node);
 /// after. Returns the first error (the other workers stop at their next
 /// batch: their streams see the statement's cancel flag or the sink checks
 /// `stop`).
-Status RunPipeline(ExecContext* ctx, const NodePtr& node,
-                   const std::function<Status(int worker, RecordBatchStream* stream, const std::atomic<bool>& stop)>& sink);
+Status RunPipeline(
+    ExecContext* ctx, const NodePtr& node,
+    const std::function<Status(int worker, RecordBatchStream* stream, const std::atomic<bool>& stop)>& sink);
 
 /// A stream over batches already in memory (the combined output of a
 /// pipeline's workers).

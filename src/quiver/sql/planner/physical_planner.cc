@@ -10,13 +10,20 @@
 namespace quiver::sql {
 namespace {
 
-void CollectUsed(const LogicalOp& op, std::unordered_set<int>* used) {
+// The column ids some expression reads. A projection's expression counts
+// only when its output is in `live` (the previous round's answer), so the
+// columns that only feed unused projections (e.g. the SELECT * of an
+// EXISTS subquery) are pruned from the scans below them.
+void CollectUsed(const LogicalOp& op, const std::unordered_set<int>* live, std::unordered_set<int>* used) {
   auto add = [&](const ExprPtr& e) {
     if (e) VisitColumns(*e, [&](int id) { used->insert(id); });
   };
   for (const auto& e : op.filters) add(e);
   add(op.predicate);
-  for (const auto& e : op.exprs) add(e);
+  for (size_t i = 0; i < op.exprs.size(); ++i) {
+    const bool projected = op.kind == LogicalOp::Kind::kProject && i < op.columns.size();
+    if (!projected || live == nullptr || live->count(op.columns[i].id)) add(op.exprs[i]);
+  }
   for (const auto& k : op.keys) {
     add(k.first);
     add(k.second);
@@ -25,7 +32,7 @@ void CollectUsed(const LogicalOp& op, std::unordered_set<int>* used) {
   for (const auto& g : op.groups) add(g);
   for (const auto& a : op.aggregates) add(a.arg);
   for (const auto& s : op.sort_keys) add(s.expr);
-  for (const auto& c : op.children) CollectUsed(*c, used);
+  for (const auto& c : op.children) CollectUsed(*c, live, used);
 }
 
 using Positions = std::unordered_map<int, int>;
@@ -77,11 +84,13 @@ class Builder {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], &in));
         const Positions pos = PositionsOf(in);
         std::vector<ExprPtr> exprs;
-        for (const auto& e : op.exprs) {
-          QUIVER_ASSIGN_OR_RETURN(auto b, Bind(e, pos));
+        cols->clear();
+        for (size_t i = 0; i < op.exprs.size(); ++i) {
+          if (i < op.columns.size() && !used_.count(op.columns[i].id)) continue;  // nobody reads it
+          QUIVER_ASSIGN_OR_RETURN(auto b, Bind(op.exprs[i], pos));
           exprs.push_back(b);
+          cols->push_back(op.columns[i]);
         }
-        *cols = op.columns;
         return MakeProjectNode(ctx_, std::move(child), std::move(exprs), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kJoin: {
@@ -183,9 +192,19 @@ class RootStream : public RecordBatchStream {
 }  // namespace
 
 Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
+  // Live columns to a fixed point: each round drops the projections nobody
+  // read in the round before (and what only they read).
   std::unordered_set<int> used;
-  CollectUsed(plan, &used);
+  CollectUsed(plan, nullptr, &used);
   for (const auto& c : plan.columns) used.insert(c.id);
+  for (int round = 0; round < 16; ++round) {
+    std::unordered_set<int> next;
+    CollectUsed(plan, &used, &next);
+    for (const auto& c : plan.columns) next.insert(c.id);
+    const bool same = next.size() == used.size();
+    used = std::move(next);
+    if (same) break;
+  }
   Builder b(ctx, std::move(used));
   std::vector<ColumnBinding> cols;
   QUIVER_ASSIGN_OR_RETURN(NodePtr node, b.Build(plan, &cols));
