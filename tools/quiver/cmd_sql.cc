@@ -3,6 +3,7 @@
 // SCALE), and print the result as the aligned table `quiver cat` and `quiver
 // query` print, CSV or JSON lines, or write it as an Arrow IPC file (-o).
 #include <unistd.h>
+#include <atomic>
 
 #include <cstdio>
 #include <filesystem>
@@ -31,7 +32,8 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
     int64_t statement_limit = -1;
     int tpch_query = 0;
     int threads = 0;
-    bool print_sql = false;
+    bool print_sql = false, no_spill = false;
+    std::string spill_directory;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t)");
@@ -64,6 +66,10 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--threads", o->threads,
                   "workers per pipeline (default 0 = the machine's hardware threads; 1 = one thread)")
       ->check(CLI::Range(0, 1024));
+  cmd->add_option("--spill-directory", o->spill_directory,
+                  "where operators past the memory limit spill (default $TMPDIR or /tmp; a directory per "
+                  "statement, removed at its end)");
+  cmd->add_flag("--no-spill", o->no_spill, "fail with OutOfMemory at the memory limit instead of spilling");
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
       ->transform(ByteSize());
@@ -92,6 +98,15 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.memory_mode = mode;
       eo.memory_limit_bytes = o->statement_limit;
       eo.threads = o->threads;
+      eo.spill = !o->no_spill;
+      eo.spill_directory = o->spill_directory;
+      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      auto spilled = [&eo]() -> std::string {
+        if (eo.spilled_files->load() == 0) return "";
+        return "; spilled " + FormatBytes(eo.spilled_bytes->load()) + " in " +
+               std::to_string(eo.spilled_files->load()) + " files";
+      };
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
       int64_t rows = 0;
       if (!o->output.empty()) {
@@ -114,8 +129,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
         }
         QUIVER_RETURN_NOT_OK(writer->Close());
         QUIVER_RETURN_NOT_OK(sink->Commit());
-        std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s\n", static_cast<long long>(rows),
-                     o->output.c_str(), FormatBytes(pool->peak_bytes()).c_str());
+        stream.reset();
+        std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s%s\n", static_cast<long long>(rows),
+                     o->output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), spilled().c_str());
         return Status::OK();
       }
       // --format table is the aligned table of `quiver cat` and `quiver query`.
@@ -134,9 +150,10 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
         const int64_t p = peaks->Peak(std::string("/sql-statement/") + op);
         if (p > 0) by_operator += std::string(by_operator.empty() ? "" : ", ") + op + " " + FormatBytes(p);
       }
-      std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)\n", static_cast<long long>(rows),
+      stream.reset();
+      std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s\n", static_cast<long long>(rows),
                    FormatBytes(pool->peak_bytes()).c_str(),
-                   by_operator.empty() ? "nothing allocated" : by_operator.c_str());
+                   by_operator.empty() ? "nothing allocated" : by_operator.c_str(), spilled().c_str());
       return Status::OK();
     };
   });

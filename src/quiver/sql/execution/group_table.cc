@@ -8,7 +8,7 @@ namespace quiver::sql {
 Result<uint8_t*> ByteArena::Append(const uint8_t* data, size_t len) {
   const int64_t n = static_cast<int64_t>(len);
   if (pages_.empty() || used_ + n > capacity_) {
-    const int64_t size = std::max<int64_t>(int64_t{1} << 20, n);
+    const int64_t size = std::max<int64_t>(int64_t{256} << 10, n);  // small tables stay small
     QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(size, consumer_));
     capacity_ = page.size_bytes();
     used_ = 0;

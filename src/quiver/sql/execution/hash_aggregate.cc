@@ -836,9 +836,11 @@ class HashAggregateNode : public PhysicalNode {
       if (part.empty()) continue;
       QUIVER_ASSIGN_OR_RETURN(auto w, ctx_->spill->Create(schema, "hash aggregate partition " + std::to_string(p),
                                                           ctx_->aggregate_pool.get()));
-      for (size_t begin = 0; begin < part.size(); begin += static_cast<size_t>(ctx_->max_batch_rows)) {
+      // Small batches: exporting must fit in what is left of the memory.
+      constexpr size_t kExportRows = 4096;
+      for (size_t begin = 0; begin < part.size(); begin += kExportRows) {
         QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-        const size_t end = std::min(part.size(), begin + static_cast<size_t>(ctx_->max_batch_rows));
+        const size_t end = std::min(part.size(), begin + kExportRows);
         std::vector<int64_t> slice(part.begin() + static_cast<std::ptrdiff_t>(begin),
                                    part.begin() + static_cast<std::ptrdiff_t>(end));
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, t.ExportStates(slice, schema, ctx_->aggregate_pool.get()));
@@ -874,9 +876,11 @@ class HashAggregateNode : public PhysicalNode {
         st = (*table)->Consume(*b);
       }
       QUIVER_RETURN_NOT_OK(st);
-      // Past the reserve: spill now, so the operators above keep room.
-      if (ctx_->MemoryTight() && CanSpill(**table) && (*table)->num_output_rows() > 1 &&
-          (*table)->used_bytes() > ctx_->spill_reserve_bytes / 8)
+      // Past this table's share or the statement's reserve: spill now, so
+      // the other workers and the operators above keep room.
+      const bool over_share = (*table)->used_bytes() > table_budget_bytes_;
+      const bool tight = ctx_->MemoryTight() && (*table)->used_bytes() > ctx_->spill_reserve_bytes / 8;
+      if ((over_share || tight) && CanSpill(**table) && (*table)->num_output_rows() > 1)
         QUIVER_RETURN_NOT_OK(Spill(table));
     }
     return Status::OK();
@@ -897,6 +901,14 @@ class HashAggregateNode : public PhysicalNode {
     } else {
       QUIVER_RETURN_NOT_OK(child_->Prepare());
       const int degree = DegreeOf(*ctx_, *child_);
+      if (ctx_->spill_reserve_bytes > 0) {
+        // Each worker's table keeps to its share of the room left above the
+        // reserve, so no worker starves another.
+        // Half the share: a table grows by whole pages (hundreds of KiB at
+        // once) between two checks, and spilling itself needs buffers.
+        const int64_t room = ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes;
+        table_budget_bytes_ = std::max<int64_t>(room / degree / 2, 1 << 20);
+      }
       for (int w = 0; w < degree; ++w) {
         QUIVER_ASSIGN_OR_RETURN(auto t, MakeTable());
         tables_.push_back(std::move(t));
@@ -913,6 +925,18 @@ class HashAggregateNode : public PhysicalNode {
         if (t->num_output_rows() > 0) QUIVER_RETURN_NOT_OK(Spill(&t));
       tables_.clear();
       return Status::OK();
+    }
+    if (tables_.size() > 1 && table_budget_bytes_ != INT64_MAX) {
+      // The merged table may need as much as all of them: when that does
+      // not fit above the reserve, they go to the partitions instead.
+      int64_t total = 0;
+      for (const auto& t : tables_) total += t->used_bytes();
+      if (total > ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes && CanSpill(*tables_[0])) {
+        for (auto& t : tables_)
+          if (t->num_output_rows() > 0) QUIVER_RETURN_NOT_OK(Spill(&t));
+        tables_.clear();
+        return Status::OK();
+      }
     }
     for (size_t w = 1; w < tables_.size(); ++w) {
       int64_t merged = 0;
@@ -941,6 +965,7 @@ class HashAggregateNode : public PhysicalNode {
   std::shared_ptr<const AggregateTable> result_;
   std::shared_ptr<std::atomic<int64_t>> cursor_;
   std::mutex mutex_;
+  int64_t table_budget_bytes_ = INT64_MAX;
   bool spilled_ = false;
   std::vector<std::vector<SpillFile>> partitions_;  // spill files per partition
 };

@@ -1,0 +1,251 @@
+// Tests of parallel and out-of-core execution (issue 18): results at 1, 2
+// and 4 threads equal (4 threads on a 2-core machine interleaves the
+// workers), spilling aggregates and grace hash joins under small memory
+// limits give the unlimited answers in both memory modes and leave no
+// file behind, and a cancelled parallel statement stops and returns every
+// byte of its pool.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "quiver/join/tests/join_test_util.h"
+#include "quiver/sql/engine.h"
+#include "quiver/sql/execution/task_scheduler.h"
+#include "quiver/sql/tpch_queries.h"
+#include "quiver/sql/tpch_tables.h"
+#include "quiver/testing/status_assertions.h"
+
+namespace quiver::sql {
+namespace {
+
+namespace fs = std::filesystem;
+
+using join::testing::Cell;
+
+class ParallelTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string((fs::temp_directory_path() / ("quiver-parallel-test-" + std::to_string(::getpid()))).string());
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_ + "/tables");
+    pool_ = new std::shared_ptr<MemoryPool>(MemoryPool::MakeRoot({"parallel-test"}));
+    catalog_ = new std::shared_ptr<Catalog>(std::make_shared<Catalog>());
+    TpchFilesOptions to;
+    to.scale = 0.01;
+    to.batch_rows = 8192;  // ~8 morsels of lineitem: the workers share the scans
+    to.pool = pool_->get();
+    ASSERT_OK(RegisterTpchTables(catalog_->get(), *dir_ + "/tables", to).status());
+  }
+  static void TearDownTestSuite() {
+    delete catalog_;
+    delete pool_;
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  // Every row of `sql` as text, sorted (row order is free without ORDER BY).
+  Result<std::vector<std::string>> Rows(const std::string& sql, ExecuteOptions eo) {
+    Engine engine(*catalog_);
+    auto statement = (*pool_)->MakeChild({.name = "statement"});
+    eo.pool = statement.get();
+    QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(sql, eo));
+    std::vector<std::string> rows;
+    while (true) {
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+      if (!b) break;
+      for (int64_t r = 0; r < b->num_rows; ++r) {
+        std::string s;
+        for (size_t c = 0; c < b->columns.size(); ++c) s += (c ? "|" : "") + Cell(*b->columns[c], r);
+        rows.push_back(s);
+      }
+    }
+    stream.reset();
+    EXPECT_EQ(statement->held_bytes(), 0) << sql;
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
+  static std::string* dir_;
+  static std::shared_ptr<MemoryPool>* pool_;
+  static std::shared_ptr<Catalog>* catalog_;
+};
+
+std::string* ParallelTest::dir_ = nullptr;
+std::shared_ptr<MemoryPool>* ParallelTest::pool_ = nullptr;
+std::shared_ptr<Catalog>* ParallelTest::catalog_ = nullptr;
+
+TEST(TaskSchedulerTest, ParallelForRunsEveryIndexOnceAndReturnsTheFirstError) {
+  TaskScheduler pool(3);
+  for (int n : {0, 1, 2, 7, 64}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    ASSERT_OK(ParallelFor(&pool, n, [&](int i) {
+      hits[static_cast<size_t>(i)]++;
+      return Status::OK();
+    }));
+    for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+  }
+  std::atomic<bool> stop{false};
+  Status st = ParallelFor(
+      &pool, 8, [&](int i) { return i == 3 ? Status::Invalid("task 3") : Status::OK(); }, &stop);
+  EXPECT_TRUE(st.IsInvalid());
+  EXPECT_TRUE(stop.load());
+  // A pool with no threads: the caller runs everything.
+  TaskScheduler none(0);
+  int sum = 0;
+  ASSERT_OK(ParallelFor(&none, 5, [&](int i) {
+    sum += i;
+    return Status::OK();
+  }));
+  EXPECT_EQ(sum, 10);
+}
+
+TEST_F(ParallelTest, TpchQueriesGiveTheSameRowsAtOneTwoAndFourThreads) {
+  for (int q = 1; q <= kNumTpchQueries; ++q) {
+    const std::string sql(TpchQueries()[q - 1].sql);
+    ExecuteOptions one;
+    one.threads = 1;
+    auto ref = Rows(sql, one);
+    ASSERT_OK(ref) << "Q" << q;
+    for (int threads : {2, 4}) {
+      ExecuteOptions eo;
+      eo.threads = threads;
+      eo.max_batch_rows = 2048;  // several output batches per worker
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << "Q" << q << " threads=" << threads;
+      EXPECT_EQ(*got, *ref) << "Q" << q << " threads=" << threads;
+    }
+  }
+}
+
+TEST_F(ParallelTest, AScanKeepsTableOrderInParallel) {
+  // LIMIT without ORDER BY gives the first rows of the table, as one thread does.
+  ExecuteOptions one;
+  one.threads = 1;
+  Engine engine(*catalog_);
+  auto run = [&](int threads) {
+    auto statement = (*pool_)->MakeChild({.name = "statement"});
+    ExecuteOptions eo;
+    eo.pool = statement.get();
+    eo.threads = threads;
+    auto stream = engine.Execute("SELECT l_orderkey, l_linenumber FROM lineitem WHERE l_quantity > 10 LIMIT 20000", eo);
+    EXPECT_OK(stream);
+    std::vector<std::string> rows;
+    while (true) {
+      auto b = (*stream)->Next();
+      EXPECT_OK(b);
+      if (!*b) break;
+      for (int64_t r = 0; r < (*b)->num_rows; ++r)
+        rows.push_back(Cell(*(*b)->columns[0], r) + "|" + Cell(*(*b)->columns[1], r));
+    }
+    return rows;
+  };
+  const auto ref = run(1);
+  ASSERT_EQ(ref.size(), 20000u);
+  EXPECT_EQ(run(2), ref);
+  EXPECT_EQ(run(4), ref);
+}
+
+TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) {
+  const std::string spill_root = *dir_ + "/spill";
+  fs::create_directories(spill_root);
+  // A grouped aggregate with many groups (spills its states), and joins
+  // whose build sides do not fit (grace hash join), also under EXISTS.
+  struct Case {
+    std::string sql;
+    int64_t limit_bytes;
+  };
+  const std::vector<Case> queries = {
+      {"SELECT l_orderkey, l_linenumber, sum(l_quantity), count(*), min(l_shipdate), max(l_comment) FROM lineitem "
+       "GROUP BY l_orderkey, l_linenumber",
+       8 << 20},
+      {"SELECT count(*), max(a.l_comment), max(b.l_comment) FROM lineitem a JOIN lineitem b ON a.l_orderkey = "
+       "b.l_orderkey AND a.l_linenumber = b.l_linenumber",
+       6 << 20},
+      {"SELECT o_orderkey, o_comment FROM orders LEFT JOIN lineitem ON l_orderkey = o_orderkey AND l_quantity > 5 "
+       "AND l_comment <> o_comment WHERE l_orderkey IS NULL",
+       4 << 20},
+      {"SELECT count(*) FROM lineitem WHERE NOT EXISTS (SELECT * FROM orders WHERE o_orderkey = l_orderkey AND "
+       "o_comment > l_comment)",
+       2 << 20},
+  };
+  for (const auto& [sql, limit_bytes] : queries) {
+    ExecuteOptions plain;
+    plain.threads = 1;
+    auto ref = Rows(sql, plain);
+    ASSERT_OK(ref) << sql;
+    for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
+      for (int threads : {1, 2}) {
+        ExecuteOptions eo;
+        eo.threads = threads;
+        eo.memory_mode = mode;
+        eo.memory_limit_bytes = limit_bytes;
+        eo.max_batch_rows = 4096;
+        eo.spill_directory = spill_root;
+        eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+        eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+        auto got = Rows(sql, eo);
+        ASSERT_OK(got) << sql << " threads=" << threads;
+        EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
+        EXPECT_GT(eo.spilled_files->load(), 0) << sql;
+        EXPECT_GT(eo.spilled_bytes->load(), 0) << sql;
+        EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind by " << sql;
+      }
+    }
+    // Spilling off: the same limit is an OutOfMemory naming the operator.
+    ExecuteOptions off;
+    off.threads = 2;
+    off.memory_limit_bytes = limit_bytes;
+    off.max_batch_rows = 4096;
+    off.spill = false;
+    auto failed = Rows(sql, off);
+    ASSERT_FALSE(failed.ok()) << sql;
+    EXPECT_TRUE(failed.status().IsOutOfMemory()) << failed.status().ToString();
+    EXPECT_EQ(failed.status().sql_state(), "53200");
+  }
+}
+
+TEST_F(ParallelTest, CancelStopsAParallelStatementAndReturnsItsMemory) {
+  Engine engine(*catalog_);
+  for (int threads : {2, 4}) {
+    auto statement = (*pool_)->MakeChild({.name = "statement"});
+    ExecuteOptions eo;
+    eo.pool = statement.get();
+    eo.threads = threads;
+    eo.max_batch_rows = 4096;
+    eo.cancel = std::make_shared<std::atomic<bool>>(false);
+    eo.spill_directory = *dir_;
+    // Low-cardinality key: a huge product, streamed in bounded batches.
+    auto stream = engine.Execute(
+        "SELECT a.l_orderkey, b.l_orderkey FROM lineitem a JOIN lineitem b ON a.l_returnflag = b.l_returnflag", eo);
+    ASSERT_OK(stream);
+    for (int i = 0; i < 3; ++i) {
+      auto b = (*stream)->Next();
+      ASSERT_OK(b);
+      ASSERT_TRUE(*b);
+    }
+    eo.cancel->store(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st;
+    while (true) {
+      auto b = (*stream)->Next();
+      if (!b.ok()) {
+        st = b.status();
+        break;
+      }
+      if (!*b) break;
+    }
+    EXPECT_EQ(st.code(), StatusCode::kCancelled) << st.ToString();
+    stream->reset();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(s, 1.0);
+    EXPECT_EQ(statement->held_bytes(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace quiver::sql
