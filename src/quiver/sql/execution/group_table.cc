@@ -5,6 +5,17 @@
 
 namespace quiver::sql {
 
+Status ByteArena::EnsureFree(size_t len) {
+  const int64_t n = static_cast<int64_t>(len);
+  if (!pages_.empty() && used_ + n <= capacity_) return Status::OK();
+  const int64_t size = std::max<int64_t>(int64_t{256} << 10, n);
+  QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(size, consumer_));
+  capacity_ = page.size_bytes();
+  used_ = 0;
+  pages_.push_back(std::move(page));
+  return Status::OK();
+}
+
 Result<uint8_t*> ByteArena::Append(const uint8_t* data, size_t len) {
   const int64_t n = static_cast<int64_t>(len);
   if (pages_.empty() || used_ + n > capacity_) {

@@ -450,6 +450,25 @@ class AggregateTable : public join::MemoryConsumer {
         }
       }
     }
+    // String min / max copy values into the arena in phase 2: room for
+    // every value of the batch is taken now, while a failure still lets
+    // the caller spill and consume the batch again.
+    {
+      int64_t string_bytes = 0;
+      for (const auto& call : aggs_) {
+        if (call.distinct || !call.arg || ClassOf(*call.arg->type) != TypeClass::kString ||
+            (call.fn != AggFn::kMin && call.fn != AggFn::kMax))
+          continue;
+        QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
+        if (v.constant) {
+          string_bytes += v.IsNull(0) ? 0 : static_cast<int64_t>(v.StringAt(0).size());
+        } else {
+          for (int64_t r = 0; r < n; ++r)
+            if (!v.IsNull(r)) string_bytes += static_cast<int64_t>(v.StringAt(r).size());
+        }
+      }
+      if (string_bytes > 0) QUIVER_RETURN_NOT_OK(arena_.EnsureFree(static_cast<size_t>(string_bytes)));
+    }
     states_started_ = true;
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const AggregateCall& call = aggs_[a];

@@ -30,14 +30,15 @@ using join::testing::Cell;
 class ParallelTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string((fs::temp_directory_path() / ("quiver-parallel-test-" + std::to_string(::getpid()))).string());
+    dir_ =
+        new std::string((fs::temp_directory_path() / ("quiver-parallel-test-" + std::to_string(::getpid()))).string());
     fs::remove_all(*dir_);
     fs::create_directories(*dir_ + "/tables");
     pool_ = new std::shared_ptr<MemoryPool>(MemoryPool::MakeRoot({"parallel-test"}));
     catalog_ = new std::shared_ptr<Catalog>(std::make_shared<Catalog>());
     TpchFilesOptions to;
     to.scale = 0.01;
-    to.batch_rows = 8192;  // ~8 morsels of lineitem: the workers share the scans
+    to.batch_rows = 4096;  // ~15 morsels of lineitem: the workers share the scans
     to.pool = pool_->get();
     ASSERT_OK(RegisterTpchTables(catalog_->get(), *dir_ + "/tables", to).status());
   }
@@ -162,7 +163,7 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
   const std::vector<Case> queries = {
       {"SELECT l_orderkey, l_linenumber, sum(l_quantity), count(*), min(l_shipdate), max(l_comment) FROM lineitem "
        "GROUP BY l_orderkey, l_linenumber",
-       8 << 20},
+       10 << 20},
       {"SELECT count(*), max(a.l_comment), max(b.l_comment) FROM lineitem a JOIN lineitem b ON a.l_orderkey = "
        "b.l_orderkey AND a.l_linenumber = b.l_linenumber",
        6 << 20},
