@@ -8,7 +8,8 @@ export CCACHE_BASEDIR := $(CURDIR)
 BUILD := build/release
 ASAN_BUILD := build/debug-asan
 
-.PHONY: run test deps build build-main build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test
+.PHONY: run test deps build build-main build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test \
+	build-tsan tsan-test
 
 # scripts/install-deps.sh runs once per version of itself on this machine:
 # the stamp build/.deps-<hash of the script> marks it done (a fresh clone,
@@ -65,7 +66,24 @@ build-san: deps
 build-fuzz: build-san
 
 asan-test: build-san
-	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python"
+	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale"
+
+# ThreadSanitizer (issue 18): the tests of the layers that run on several
+# threads — the SQL engine's parallel pipelines, the join layer, the server —
+# built with clang -fsanitize=thread and run (labels sql, join, server; not
+# the npm interop, benchmark or scale-1 ones). Run by .ci/run after
+# `make test` (the TSan build does not fit make test's 30-minute budget on
+# two cores); `make tsan-test` locally.
+TSAN_BUILD := build/tsan
+TSAN_TARGETS := quiver_sql_tests quiver_join_tests quiver_server_tests quiver
+
+build-tsan: deps
+	cmake --preset tsan >/dev/null
+	cmake --build $(TSAN_BUILD) -j$(JOBS) --target $(TSAN_TARGETS)
+
+tsan-test: build-tsan
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -j$(JOBS) --timeout 1200 -L "sql|join|server" -LE "interop|bench|install|python|scale|cli"
 
 fuzz-test: build-san
 	./scripts/run-fuzzers.sh $(FUZZ_SECONDS)

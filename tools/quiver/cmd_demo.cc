@@ -29,6 +29,9 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action) {
       ->transform(ByteSize());
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--threads", o->job.threads,
+                  "workers per pipeline of each statement (default 0 = the machine's hardware threads)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--tpch-dir", o->job.tpch_dir,
                   "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->callback([&ctx, o, action] {

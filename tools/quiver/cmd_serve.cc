@@ -68,6 +68,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     double tpch = 0;
     std::string tpch_dir, memory_mode = "on-heap";
     int64_t statement_limit = 0;  // 0 = a quarter of the memory budget
+    int sql_threads = 0;
+    std::string spill_directory;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)")
@@ -90,6 +92,12 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "where to write the TPC-H files (default: a temporary directory, removed)");
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
+  cmd->add_option("--sql-threads", o->sql_threads,
+                  "workers per pipeline of each SQL statement, from one pool all statements share (default 0 = the "
+                  "machine's hardware threads; --threads is the RPC workers)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--sql-spill-directory", o->spill_directory,
+                  "where statements past --statement-memory-limit spill operator state (default $TMPDIR or /tmp)");
   cmd->add_option("--memory-budget", o->memory_budget,
                   "byte limit of everything the server charges (statements, chunks in memory, requests); "
                   "default: half the physical memory")
@@ -176,6 +184,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       server::SqlExecutorOptions xo;
       xo.memory_mode = mode;
       xo.statement_memory_limit_bytes = statement_limit;
+      xo.threads = o->sql_threads;
+      xo.spill_directory = o->spill_directory;
       QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
       so.host = o->host;

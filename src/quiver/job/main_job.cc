@@ -248,6 +248,7 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
   serve_pool->AddListener(serve_peaks);
   server::SqlExecutorOptions xo;
   xo.memory_mode = mode;
+  xo.threads = o.threads;
   QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
   const std::string token = RandomToken();
   server::ServerOptions so;
@@ -338,6 +339,7 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
     sql::ExecuteOptions eo;
     eo.pool = check_pool.get();
     eo.memory_mode = mode;
+    eo.threads = o.threads;
     Digest local;
     {
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(q.sql, eo));

@@ -38,6 +38,7 @@ struct MainJobOptions {
   int64_t rows_shown = 5;                                    ///< first rows printed per result
   int64_t chunk_bytes = int64_t{512} << 10;                  ///< target uncompressed IPC bytes per CloudFetch chunk
   join::MemoryMode memory_mode = join::MemoryMode::kOnHeap;  ///< hash relations, server and check side
+  int threads = 0;  ///< workers per pipeline of every statement (0 = the machine's hardware threads)
   /// Where the TPC-H files go (kept); empty: a temporary directory
   /// (quiver-demo-<pid> under the system's temp path), removed at the end.
   std::string tpch_dir;

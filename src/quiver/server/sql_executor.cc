@@ -10,6 +10,7 @@ Result<std::unique_ptr<SqlExecutor>> SqlExecutor::Make(std::shared_ptr<sql::Cata
                                                        SqlExecutorOptions options) {
   if (!catalog) return Status::Invalid("SqlExecutor: catalog is required");
   if (options.max_batch_rows <= 0) return Status::Invalid("SqlExecutor: max_batch_rows must be positive");
+  if (options.threads < 0) return Status::Invalid("SqlExecutor: threads must be >= 0");
   if (options.statement_memory_limit_bytes < -1 || options.statement_memory_limit_bytes == 0) {
     return Status::Invalid("SqlExecutor: statement_memory_limit_bytes must be positive or -1 (none)");
   }
@@ -24,6 +25,9 @@ Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view
   eo.memory_mode = options_.memory_mode;
   eo.memory_limit_bytes = options_.statement_memory_limit_bytes;
   eo.max_batch_rows = options_.max_batch_rows;
+  eo.threads = options_.threads;
+  eo.spill = options_.spill;
+  eo.spill_directory = options_.spill_directory;
   if (cancel != nullptr) {
     // Non-owning alias: the interface guarantees `cancel` outlives the
     // stream, and the engine only loads the flag.

@@ -26,6 +26,16 @@ struct SqlExecutorOptions {
   int64_t statement_memory_limit_bytes = -1;
   /// Largest number of rows in one join output batch (> 0).
   int64_t max_batch_rows = 64 * 1024;
+  /// Workers per pipeline of each statement (sql::ExecuteOptions::threads:
+  /// 0 = the machine's hardware threads). Every statement of the server
+  /// shares one worker pool (the process-wide sql::TaskScheduler), so N
+  /// concurrent statements share the cores; a cancelled or timed-out
+  /// statement stops its workers within a morsel.
+  int threads = 0;
+  /// Spilling past the statement's limit (sql::ExecuteOptions::spill) and
+  /// where its files go ("" = $TMPDIR or /tmp).
+  bool spill = true;
+  std::string spill_directory;
 };
 
 class SqlExecutor : public StatementExecutor {
