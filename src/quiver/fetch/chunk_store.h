@@ -77,6 +77,9 @@ class ChunkStore {
   virtual Result<std::vector<std::string>> ListDocuments(const std::string& prefix) const {
     return Status::NotImplemented("this chunk store keeps no documents");
   }
+  /// Periodic housekeeping (the server's sweep): a remote store retries
+  /// the removals that failed while it was unreachable.
+  virtual void Sweep(int64_t now_ms) {}
   /// One line describing where chunks go (for logs and messages).
   virtual std::string Describe() const { return "local chunk store"; }
 };

@@ -17,8 +17,8 @@ Result<std::unique_ptr<S3ChunkStore>> S3ChunkStore::Make(S3ChunkStoreOptions opt
   if (options.check_bucket) {
     QUIVER_RETURN_NOT_OK(client->CheckBucket());
     if (options.lifecycle_days > 0) {
-      const Status st = client->PutLifecycle(options.prefix.empty() ? "" : options.prefix + "/",
-                                             options.lifecycle_days);
+      const Status st =
+          client->PutLifecycle(options.prefix.empty() ? "" : options.prefix + "/", options.lifecycle_days);
       if (!st.ok()) return Status::IOError("S3 chunk store: setting the lifecycle rule: " + st.message());
     }
   }
@@ -65,20 +65,61 @@ Result<std::shared_ptr<Buffer>> S3ChunkStore::Get(const std::string& id) const {
   return buf;
 }
 
+namespace {
+constexpr size_t kMaxPendingRemoves = 100000;
+}
+
 void S3ChunkStore::Remove(const std::string& id) {
   if (!IsValidChunkId(id)) return;
-  if (!client_->Delete(ChunkKey(id)).ok()) ++failed_removes_;
+  const std::string key = ChunkKey(id);
+  if (!client_->Delete(key).ok()) {
+    ++failed_removes_;
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    if (pending_.size() < kMaxPendingRemoves) pending_.push_back(key);
+  }
+}
+
+size_t S3ChunkStore::pending_removes() const {
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  return pending_.size();
+}
+
+void S3ChunkStore::Sweep(int64_t now_ms) {
+  std::vector<std::string> keys;
+  {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    if (pending_.empty() || now_ms - last_retry_ms_ < 5000) return;
+    last_retry_ms_ = now_ms;
+    keys.swap(pending_);
+  }
+  std::vector<std::string> still;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!client_->Delete(keys[i]).ok()) {
+      still.assign(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.end());  // still down: try later
+      break;
+    }
+  }
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  pending_.insert(pending_.end(), still.begin(), still.end());
 }
 
 Status S3ChunkStore::PutDocument(const std::string& name, std::string_view bytes) {
-  return client_->Put(Key(name), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  return client_->Put(Key(name),
+                      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
 }
 
 Result<std::optional<std::string>> S3ChunkStore::GetDocument(const std::string& name) const {
   return client_->Get(Key(name), int64_t{64} << 20);
 }
 
-Status S3ChunkStore::RemoveDocument(const std::string& name) { return client_->Delete(Key(name)); }
+Status S3ChunkStore::RemoveDocument(const std::string& name) {
+  Status st = client_->Delete(Key(name));
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    if (pending_.size() < kMaxPendingRemoves) pending_.push_back(Key(name));
+  }
+  return st;
+}
 
 Result<std::vector<std::string>> S3ChunkStore::ListDocuments(const std::string& prefix) const {
   QUIVER_ASSIGN_OR_RETURN(auto keys, client_->List(Key(prefix)));

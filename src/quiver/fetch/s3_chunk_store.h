@@ -18,15 +18,18 @@
 // real expiry.
 //
 // Errors: IOError naming the store, method, key and HTTP status (see
-// s3_client.h); Remove failures are counted (stats) and left to the
-// bucket's lifecycle rule.
+// s3_client.h). A Remove (or document removal) that fails, e.g. while the
+// store is down, is kept and retried by Sweep; the bucket's lifecycle rule
+// is the backstop for a server that dies.
 //
 // Thread safety: all methods are thread-safe.
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "quiver/fetch/chunk_store.h"
 #include "quiver/fetch/s3_client.h"
@@ -67,11 +70,15 @@ class S3ChunkStore : public ChunkStore {
   Status RemoveDocument(const std::string& name) override;
   Result<std::vector<std::string>> ListDocuments(const std::string& prefix) const override;
   std::string Describe() const override;
+  /// Retries the removals that failed (store down), at most every 5 s.
+  void Sweep(int64_t now_ms) override;
 
   /// The object key of chunk `id` (PREFIX/chunks/<id>).
   std::string ChunkKey(const std::string& id) const;
   S3Client* client() const { return client_.get(); }
   int64_t failed_removes() const { return failed_removes_; }
+  /// Keys whose DELETE failed and will be retried by Sweep.
+  size_t pending_removes() const;
 
  private:
   S3ChunkStore(S3ChunkStoreOptions options, std::unique_ptr<S3Client> client);
@@ -80,6 +87,9 @@ class S3ChunkStore : public ChunkStore {
   S3ChunkStoreOptions o_;
   std::unique_ptr<S3Client> client_;
   std::atomic<int64_t> failed_removes_{0};
+  mutable std::mutex pending_mu_;
+  std::vector<std::string> pending_;  // keys to DELETE again (bounded)
+  int64_t last_retry_ms_ = 0;
 };
 
 }  // namespace quiver::fetch

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -201,12 +202,13 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
   if (!r.key.empty()) url += "/" + S3UriEncode(r.key, true);
   if (!r.query.empty()) url += "?" + r.query;
   curl_slist* raw = nullptr;
-  raw = curl_slist_append(raw, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+  raw = curl_slist_append(raw, "x-amz-content-sha256:UNSIGNED-PAYLOAD");
   if (!o_.credentials.session_token.empty()) {
-    raw = curl_slist_append(raw, ("x-amz-security-token: " + o_.credentials.session_token).c_str());
+    raw = curl_slist_append(raw, ("x-amz-security-token:" + o_.credentials.session_token).c_str());
   }
   for (const auto& h : r.headers) raw = curl_slist_append(raw, h.c_str());
-  raw = curl_slist_append(raw, "Expect:");
+  // No "Expect:" override: libcurl 7.88 would sign the empty header and the
+  // store refuses the signature; RGW answers 100-continue at once.
   CurlSlistPtr headers(raw);
   Response resp;
   WriteState sink{&resp.body, r.max_reply_bytes};
@@ -242,6 +244,7 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes_per_s));
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.low_speed_time_s));
+  if (std::getenv("QUIVER_S3_DEBUG")) curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https,http");
   ApplyTls(easy, o_.tls);
   char err[CURL_ERROR_SIZE] = {0};
@@ -304,8 +307,8 @@ Result<S3Client::Response> S3Client::Perform(const Request& r) {
     ++stats_.failures;
   }
   if (!last_error.ok()) {
-    return Status::IOError(Describe() + ": " + r.method + " '" + r.key + "' failed after " +
-                           std::to_string(attempt) + " attempts: " + last_error.message());
+    return Status::IOError(Describe() + ": " + r.method + " '" + r.key + "' failed after " + std::to_string(attempt) +
+                           " attempts: " + last_error.message());
   }
   return Failed(r, last, attempt);
 }
@@ -471,11 +474,11 @@ Status S3Client::CreateBucket() {
 
 Status S3Client::PutLifecycle(const std::string& prefix, int days) {
   if (days < 1) return Status::Invalid("lifecycle: days must be >= 1");
-  const std::string xml =
-      "<LifecycleConfiguration><Rule><ID>quiver-results</ID><Filter><Prefix>" + prefix +
-      "</Prefix></Filter><Status>Enabled</Status><Expiration><Days>" + std::to_string(days) +
-      "</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>" + std::to_string(days) +
-      "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>";
+  const std::string xml = "<LifecycleConfiguration><Rule><ID>quiver-results</ID><Filter><Prefix>" + prefix +
+                          "</Prefix></Filter><Status>Enabled</Status><Expiration><Days>" + std::to_string(days) +
+                          "</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>" +
+                          std::to_string(days) +
+                          "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>";
   unsigned char md5[16];
   Md5(reinterpret_cast<const unsigned char*>(xml.data()), xml.size(), md5);
   Request r;

@@ -130,8 +130,8 @@ class S3Client {
   void ReturnHandle(CurlEasyPtr h);
 
   S3ClientOptions o_;
-  std::string host_;    // host[:port] as signed
-  std::string sigv4_;   // "aws:amz:REGION:s3"
+  std::string host_;   // host[:port] as signed
+  std::string sigv4_;  // "aws:amz:REGION:s3"
   std::string userpwd_;
   mutable std::mutex mu_;
   std::vector<CurlEasyPtr> idle_;

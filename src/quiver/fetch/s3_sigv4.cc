@@ -102,8 +102,8 @@ Result<std::string> PresignQuery(const PresignRequest& r, const S3Credentials& c
     query += "&X-Amz-Security-Token=" + S3UriEncode(credentials.session_token, false);
   }
   query += "&X-Amz-SignedHeaders=host";
-  const std::string canonical_request = r.method + "\n" + r.canonical_path + "\n" + query + "\nhost:" + r.host +
-                                        "\n\nhost\nUNSIGNED-PAYLOAD";
+  const std::string canonical_request =
+      r.method + "\n" + r.canonical_path + "\n" + query + "\nhost:" + r.host + "\n\nhost\nUNSIGNED-PAYLOAD";
   const std::string string_to_sign =
       "AWS4-HMAC-SHA256\n" + amz_date + "\n" + scope + "\n" + Sha256Hex(canonical_request);
   std::string key = Hmac("AWS4" + credentials.secret_access_key, day);

@@ -30,7 +30,8 @@ class S3StoreTest : public ::testing::Test {
     bucket_ = Env("QUIVER_S3_TEST_BUCKET").empty() ? "quiver-unit" : Env("QUIVER_S3_TEST_BUCKET");
     auto client = S3Client::Make(ClientOptions(bucket_));
     ASSERT_TRUE(client.ok()) << client.status().ToString();
-    ASSERT_TRUE((*client)->CreateBucket().ok());
+    const Status created = (*client)->CreateBucket();
+    ASSERT_TRUE(created.ok()) << created.ToString();
   }
 
   S3ClientOptions ClientOptions(const std::string& bucket) {

@@ -6,9 +6,7 @@
 namespace quiver::fetch {
 namespace {
 
-S3Credentials ExampleCredentials() {
-  return {"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""};
-}
+S3Credentials ExampleCredentials() { return {"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""}; }
 
 // "Authenticating Requests: Using Query Parameters (AWS Signature Version
 // 4)", the GET Object example: examplebucket, test.txt, us-east-1,
