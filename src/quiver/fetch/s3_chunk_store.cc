@@ -7,6 +7,9 @@
 #include "quiver/fetch/link_signer.h"
 
 namespace quiver::fetch {
+namespace {
+constexpr size_t kMaxPendingRemoves = 100000;
+}  // namespace
 
 Result<std::unique_ptr<S3ChunkStore>> S3ChunkStore::Make(S3ChunkStoreOptions options) {
   if (!options.pool) return Status::Invalid("S3 chunk store: a pool is required");
@@ -41,7 +44,14 @@ std::string S3ChunkStore::Describe() const {
 Result<std::string> S3ChunkStore::Put(std::shared_ptr<Buffer> bytes, int64_t expiry_ms) {
   if (!bytes) return Status::Invalid("S3 chunk store: null chunk");
   QUIVER_ASSIGN_OR_RETURN(auto id, NewChunkId());
-  QUIVER_RETURN_NOT_OK(client_->Put(ChunkKey(id), bytes->span()));
+  const Status st = client_->Put(ChunkKey(id), bytes->span());
+  if (!st.ok()) {
+    // The store may have kept the object although the reply was lost (it
+    // went down mid-request): Sweep deletes the key once it answers again.
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    if (pending_.size() < kMaxPendingRemoves) pending_.push_back(ChunkKey(id));
+    return st;
+  }
   return id;
 }
 
@@ -63,10 +73,6 @@ Result<std::shared_ptr<Buffer>> S3ChunkStore::Get(const std::string& id) const {
   QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(o_.pool, static_cast<int64_t>(body->size())));
   if (!body->empty()) std::memcpy(buf->mutable_data(), body->data(), body->size());
   return buf;
-}
-
-namespace {
-constexpr size_t kMaxPendingRemoves = 100000;
 }
 
 void S3ChunkStore::Remove(const std::string& id) {
