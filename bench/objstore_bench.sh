@@ -57,7 +57,15 @@ url() { echo "https://127.0.0.1:$1/sql/1.0/warehouses/quiver"; }
 # query PORT -> "seconds decoded_MiB downloaded_MiB"
 query() {
   "$QUIVER" query --server "$(url "$1")" --ca-cert "$CA" --format none "$SQL" 2>"$W/q.err" >/dev/null
-  sed -n 's/^quiver query: .*chunks, \([0-9.]*\) MiB downloaded, \([0-9.]*\) MiB decoded.*, \([0-9.]*\) s (.*/\3 \2 \1/p' "$W/q.err"
+  # "quiver query: N rows, K chunks, X MiB downloaded, Y GiB decoded, ..., T s (R MB/s)" -> "T Y_MiB X_MiB"
+  awk '/^quiver query:/ {
+    for (i = 1; i <= NF; i++) {
+      v = $i; u = $(i + 1); f = (u == "GiB") ? 1024 : (u == "KiB") ? 1 / 1024 : 1
+      if ($(i + 2) ~ /^downloaded/) dl = v * f
+      if ($(i + 2) ~ /^decoded/) dec = v * f
+      if (u == "s" && $(i + 2) ~ /^\(/) t = v
+    }
+    print t, dec, dl }' "$W/q.err"
 }
 echo "rows $ROWS; rounds $ROUNDS; machine: $(nproc) cores (RGW, OSD, servers and clients share them)"
 : >"$W/s3.txt"; : >"$W/local.txt"
@@ -116,7 +124,7 @@ PY
 for _ in $(seq 1 "$ROUNDS"); do
   rm -f "$W"/obj*
   t=$(now)
-  curl -sS --cacert "$CA" --parallel --parallel-max 8 -K "$W/curl.cfg"
+  curl -sS --no-progress-meter --cacert "$CA" --parallel --parallel-max 8 -K "$W/curl.cfg" 2>/dev/null
   echo "$(now) - $t" | bc >>"$W/curl.txt"
 done
 tc=$(median <"$W/curl.txt")

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(HERE, '../interop/package.json'));
-const a = { killPid: 0, chunkRows: 5000, noClose: false };
+const a = { killPid: 0, chunkRows: 5000, noClose: false, cancelAfterMs: 0 };
 for (let i = 2; i < process.argv.length; i++) {
   const k = process.argv[i];
   const v = process.argv[++i];
@@ -25,6 +25,8 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (k === '--kill-pid') a.killPid = Number(v);
   else if (k === '--chunk-rows') a.chunkRows = Number(v);
   else if (k === '--no-close') a.noClose = v === '1';
+  else if (k === '--cancel-after-ms') a.cancelAfterMs = Number(v);
+  else if (k === '--go') a.go = v;
   else { console.error(`unknown argument ${k}`); process.exit(2); }
 }
 const { DBSQLClient } = require('@databricks/sql');
@@ -46,6 +48,24 @@ function equal(got, want) {
   return String(got) === String(want);
 }
 
+if (a.cancelAfterMs) {
+  // CancelOperation through the balancer (most likely to a server that does
+  // not run the statement). The driver itself refuses every later call on a
+  // cancelled operation (and sends no CloseOperation), so the caller checks
+  // the store; this waits for the file --go before closing the session.
+  const c = new DBSQLClient();
+  await c.connect({ host: '127.0.0.1', port: a.port, path: a.path, token: a.token, customCaCert: fs.readFileSync(a.ca) });
+  const s = await c.openSession();
+  const op = await s.executeStatement(a.sql, { runAsync: true });
+  await new Promise((r) => setTimeout(r, a.cancelAfterMs));
+  const st = await op.cancel();
+  console.log(`cancelled ${JSON.stringify(st)}`);
+  while (!fs.existsSync(a.go)) await new Promise((r) => setTimeout(r, 100));
+  await s.close();
+  await c.close();
+  console.log('session closed');
+  process.exit(0);
+}
 const expected = fs.readFileSync(a.expected, 'utf8').split('\n').filter((l) => l).map((l) => JSON.parse(l));
 const client = new DBSQLClient();
 await client.connect({ host: '127.0.0.1', port: a.port, path: a.path, token: a.token, customCaCert: fs.readFileSync(a.ca) });

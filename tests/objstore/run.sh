@@ -192,6 +192,27 @@ else
   echo "SKIP quiver.connect: the Python module is not built (target quiver_python)"
 fi
 
+# --- 3c. CancelOperation through HAProxy stops a statement another server runs ---
+# (a cross join producing chunks as fast as RGW takes them; the owner polls
+# the cancel marker, stops, and removes the chunks it had written).
+timeout 90 node "$HERE/driver_check.mjs" --port "$HP" --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" \
+  --sql "SELECT a.l_orderkey, b.l_comment FROM lineitem a CROSS JOIN lineitem b" --cancel-after-ms 2000 \
+  --go "$W/go" >"$W/cancel.out" 2>&1 &
+cpid=$!
+for _ in $(seq 1 100); do grep -q '^cancelled' "$W/cancel.out" && break; sleep 0.1; done
+t=$SECONDS
+left=-1
+for _ in $(seq 1 60); do
+  left=$(keys t1/chunks/ | wc -l)
+  [ "$left" -eq 0 ] && break
+  sleep 0.25
+done
+[ "$left" -eq 0 ] && grep -q '^cancelled' "$W/cancel.out" &&
+  pass "CancelOperation through HAProxy: the owner stopped and removed its chunks within $((SECONDS - t)) s" ||
+  fail "cancel through HAProxy: $left chunks left ($(grep -v level "$W/cancel.out" | tail -2))"
+touch "$W/go"
+wait $cpid || fail "cancel client: $(tail -2 "$W/cancel.out")"
+
 # --- 4. links are RGW URLs; nothing left after close; expiry; pools ---
 n=$(keys t1/ | wc -l)
 [ "$n" -eq 0 ] && pass "after CloseOperation/CloseSession nothing is left under t1/" ||
