@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -1155,7 +1156,54 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
   }
 
+  // Registers a stored chunk with its operation (the client may fetch it).
+  void AddChunk(Operation* op, const fetch::Chunk& chunk, const std::string& id) {
+    const int64_t served_bytes = chunk.bytes->size();
+    ++chunks_written_;
+    chunk_ipc_bytes_ += chunk.ipc_bytes;
+    chunk_served_bytes_ += served_bytes;
+    ChunkRef ref{id,           chunk.start_row_offset,     chunk.row_count, chunk.ipc_bytes,
+                 served_bytes, chunk.schema_message_bytes, chunk.lz4};
+    std::lock_guard<std::mutex> lock(op->mu);
+    op->total_ipc_bytes += chunk.ipc_bytes;
+    op->total_served_bytes += served_bytes;
+    op->chunks.push_back(std::move(ref));
+    DecideLocked(op);
+    op->cv.notify_all();
+  }
+
+  // One chunk upload in flight beside the producer (shared store: a PUT
+  // takes as long as encoding the next chunk). The chunk's bytes stay
+  // charged to the chunks pool until its upload ends.
+  class UploadPipeline {
+   public:
+    UploadPipeline(Impl* impl, Operation* op) : impl_(impl), op_(op) {}
+    ~UploadPipeline() { (void)Finish(); }
+    void Start(fetch::Chunk chunk) {
+      chunk_ = std::move(chunk);
+      id_ = std::async(std::launch::async,
+                       [store = impl_->o_.store, bytes = chunk_->bytes] { return store->Put(bytes, 0); });
+    }
+    // Waits for the upload in flight and registers its chunk.
+    Status Finish() {
+      if (!chunk_) return Status::OK();
+      auto id = id_.get();
+      fetch::Chunk chunk = std::move(*chunk_);
+      chunk_.reset();
+      if (!id.ok()) return id.status();
+      impl_->AddChunk(op_, chunk, *id);
+      return Status::OK();
+    }
+
+   private:
+    Impl* impl_;
+    Operation* op_;
+    std::optional<fetch::Chunk> chunk_;
+    std::future<Result<std::string>> id_;
+  };
+
   void Run(Operation* op) {
+    UploadPipeline uploads(this, op);
     fetch::ChunkWriterOptions wo;
     wo.pool = chunk_pool_.get();
     wo.target_chunk_bytes = o_.chunk_bytes;
@@ -1177,32 +1225,31 @@ class ResultService::Impl : public t::TCLIServiceIf {
           op->paused = false;
           if (op->cancel) break;
         }
-        auto next = (*writer)->Next();
+        auto next = (*writer)->Next();  // with a shared store: encodes chunk k+1 while chunk k uploads
         if (!next.ok()) {
           error = next.status();
           break;
         }
+        if (const Status st = uploads.Finish(); !st.ok()) {
+          error = st;
+          break;
+        }
         if (!next->has_value()) break;
         fetch::Chunk chunk = std::move(**next);
-        const int64_t served_bytes = chunk.bytes->size();
-        auto id = o_.store->Put(std::move(chunk.bytes), 0);
+        if (shared_) {
+          uploads.Start(std::move(chunk));
+          continue;
+        }
+        auto id = o_.store->Put(chunk.bytes, 0);
         if (!id.ok()) {
           error = id.status();
           break;
         }
-        ++chunks_written_;
-        chunk_ipc_bytes_ += chunk.ipc_bytes;
-        chunk_served_bytes_ += served_bytes;
-        ChunkRef ref{*id, chunk.start_row_offset,     chunk.row_count, chunk.ipc_bytes,
-                     0,   chunk.schema_message_bytes, chunk.lz4};
-        std::lock_guard<std::mutex> lock(op->mu);
-        ref.served_bytes = served_bytes;
-        op->total_ipc_bytes += chunk.ipc_bytes;
-        op->total_served_bytes += served_bytes;
-        op->chunks.push_back(std::move(ref));
-        DecideLocked(op);
-        op->cv.notify_all();
+        AddChunk(op, chunk, *id);
       }
+      // The upload in flight (also after an error or a cancel: its chunk is
+      // then registered, so it is removed with the others).
+      if (const Status st = uploads.Finish(); !st.ok() && error.ok()) error = st;
     }
     op->stream.reset();  // releases the statement's memory (exec pool) now
     ++finished_operations_;
