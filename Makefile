@@ -54,7 +54,8 @@ unit-test: build interop-deps
 # libFuzzer target runs FUZZ_SECONDS seconds seeded from arrow-testing and
 # fuzz/corpus/<name>/; a crash, leak or sanitizer report fails `make test`
 # and prints the input. (`make build-asan` still builds the GCC debug-asan
-# preset for local use.) One sanitizer build instead of two keeps `make test`
+# preset for local use.) The objstore tests (Ceph RGW, HAProxy) run once, in
+# the release build. One sanitizer build instead of two keeps `make test`
 # within its time budget on two cores.
 SAN_BUILD := build/fuzz
 FUZZ_SECONDS ?= 30
@@ -66,7 +67,7 @@ build-san: deps
 build-fuzz: build-san
 
 asan-test: build-san
-	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale"
+	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale|objstore"
 
 # ThreadSanitizer (issue 18): the tests of the layers that run on several
 # threads — the SQL engine's parallel pipelines, the join layer, the server —
@@ -83,7 +84,7 @@ build-tsan: deps
 
 tsan-test: build-tsan
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j$(JOBS) --timeout 1200 -L "sql|join|server" -LE "interop|bench|install|python|scale|cli"
+	  ctest --output-on-failure -j$(JOBS) --timeout 1200 -L "sql|join|server" -LE "interop|bench|install|python|scale|cli|objstore"
 
 fuzz-test: build-san
 	./scripts/run-fuzzers.sh $(FUZZ_SECONDS)

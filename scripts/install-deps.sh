@@ -10,6 +10,10 @@ pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libflatbuffers
       python3-setuptools python3-venv python3-pip
       clang libclang-rt-dev  # the fuzz preset: clang, libFuzzer and the ASan/UBSan runtimes
       clang-format)          # scripts/format.sh and the style test
+# The objstore tests (ctest -L objstore): a one-node Ceph cluster with RGW
+# (tests/objstore/rgw.sh) and HAProxy in front of three servers; installed
+# without recommends (~90 packages, ~270 MiB; no systemd services start).
+objstore_pkgs=(ceph-mon ceph-osd radosgw haproxy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,4 +23,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq || true
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+missing=()
+for p in "${objstore_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing (objstore tests): ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

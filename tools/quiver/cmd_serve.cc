@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "quiver/cli.h"
+#include "quiver/fetch/s3_chunk_store.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
 #include "quiver/server/statement_executor.h"
@@ -70,6 +71,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t statement_limit = 0;  // 0 = a quarter of the memory budget
     int sql_threads = 0;
     std::string spill_directory;
+    std::string chunk_store = "local", s3_endpoint, s3_region = "us-east-1", s3_ca_cert, cluster_secret_file;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)")
@@ -157,6 +159,17 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--threads", o->threads,
                   "worker threads running RPCs and chunk reads; idle connections hold none (default 64)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--chunk-store", o->chunk_store,
+                  "where result chunks live: local (memory + spill dir, the default) or s3://BUCKET/PREFIX (an S3 "
+                  "store; links are the store's presigned URLs; credentials from AWS_ACCESS_KEY_ID / "
+                  "AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN)");
+  cmd->add_option("--s3-endpoint", o->s3_endpoint,
+                  "https://HOST:PORT of the S3 store (links are signed for exactly this host name)");
+  cmd->add_option("--s3-region", o->s3_region, "region in the SigV4 scope (default us-east-1)");
+  cmd->add_option("--s3-ca-cert", o->s3_ca_cert, "extra CA certificate (PEM) to trust for the S3 store");
+  cmd->add_option("--cluster-secret-file", o->cluster_secret_file,
+                  "file with the secret (>= 16 bytes) shared by the servers of a deployment: handles are signed "
+                  "with it, so any server with the same secret and S3 store answers for any operation");
   cmd->add_flag("--no-lz4", o->no_lz4, "serve chunks without LZ4 compression");
   cmd->add_flag("--keep-freed-memory", o->keep_freed_memory,
                 "do not hand freed memory back to the OS after statements (for measurements)");
@@ -207,6 +220,22 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.store.memory_budget_bytes = o->store_budget_bytes;
       so.store.spill_dir = o->spill_dir;
       so.store.spill_limit_bytes = o->spill_limit_bytes;
+      if (o->chunk_store != "local") {
+        QUIVER_ASSIGN_OR_RETURN(auto loc, fetch::ParseS3Location(o->chunk_store));
+        if (o->s3_endpoint.empty()) return ctx.UsageError("serve: --chunk-store s3://... needs --s3-endpoint");
+        QUIVER_ASSIGN_OR_RETURN(auto creds, fetch::S3CredentialsFromEnv());
+        fetch::S3ChunkStoreOptions s3;
+        s3.client.endpoint = o->s3_endpoint;
+        s3.client.bucket = loc.bucket;
+        s3.client.region = o->s3_region;
+        s3.client.credentials = std::move(creds);
+        s3.client.tls.ca_cert_path = o->s3_ca_cert;
+        s3.prefix = loc.prefix;
+        so.s3_store = std::move(s3);
+      }
+      if (!o->cluster_secret_file.empty()) {
+        QUIVER_ASSIGN_OR_RETURN(so.service.cluster_secret, server::ReadClusterSecret(o->cluster_secret_file));
+      }
       so.service.pool = server_pool.get();
       so.service.executor = executor.get();
       so.service.chunk_bytes = o->chunk_bytes;
@@ -227,6 +256,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       std::printf("port: %d\n", server->port());
       std::printf("path: %s\n", server->rpc_path().c_str());
       std::printf("certificate: %s\n", server->cert_path().c_str());
+      std::printf("chunk store: %s\n", server->service_store()->Describe().c_str());
       std::printf("memory: budget %s, per statement %s\n", FormatBytes(budget).c_str(),
                   statement_limit < 0 ? "unlimited" : FormatBytes(statement_limit).c_str());
       if (token_from_env) {

@@ -19,7 +19,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/fetch/link_signer.h"
@@ -49,6 +52,36 @@ class ChunkStore {
   virtual Result<std::shared_ptr<Buffer>> Get(const std::string& id) const = 0;
   /// Removes a chunk (idempotent: unknown ids are ignored).
   virtual void Remove(const std::string& id) = 0;
+
+  // Documents: small named objects beside the chunks (operation manifests,
+  // cancel markers, session indexes) that let servers sharing one store
+  // answer for each other's operations. Only shared stores hold them.
+
+  /// True when other servers may see this store's chunks and documents
+  /// (an object store); false for a process-local store.
+  virtual bool shared() const { return false; }
+  /// Writes (replaces) document `name` ("a/b" style, [A-Za-z0-9/_.-]).
+  /// NotImplemented for stores that are not shared; IOError from the store.
+  virtual Status PutDocument(const std::string& name, std::string_view bytes) {
+    return Status::NotImplemented("this chunk store keeps no documents");
+  }
+  /// The document's bytes, std::nullopt when absent. Errors as PutDocument.
+  virtual Result<std::optional<std::string>> GetDocument(const std::string& name) const {
+    return Status::NotImplemented("this chunk store keeps no documents");
+  }
+  /// Removes a document (absent is success). Errors as PutDocument.
+  virtual Status RemoveDocument(const std::string& name) {
+    return Status::NotImplemented("this chunk store keeps no documents");
+  }
+  /// Names of the documents starting with `prefix`, in byte order.
+  virtual Result<std::vector<std::string>> ListDocuments(const std::string& prefix) const {
+    return Status::NotImplemented("this chunk store keeps no documents");
+  }
+  /// Periodic housekeeping (the server's sweep): a remote store retries
+  /// the removals that failed while it was unreachable.
+  virtual void Sweep(int64_t now_ms) {}
+  /// One line describing where chunks go (for logs and messages).
+  virtual std::string Describe() const { return "local chunk store"; }
 };
 
 struct LocalChunkStoreOptions {

@@ -207,6 +207,7 @@ class ResultServer::Impl {
  public:
   ServerOptions o;
   std::unique_ptr<fetch::LocalChunkStore> store;
+  std::unique_ptr<fetch::S3ChunkStore> s3_store;  // results when configured; outlives service
   std::unique_ptr<ResultService> service;
   std::unique_ptr<ssl::context> tls;
   std::unique_ptr<asio::io_context> ioc;
@@ -276,6 +277,7 @@ class ResultServer::Impl {
       const int64_t now = fetch::NowEpochMs();
       service->ExpireIdle(now);
       store->RemoveExpired(now);
+      if (s3_store) s3_store->Sweep(now);
       ReleaseMemoryIfStatementsEnded();
       lock.lock();
     }
@@ -364,6 +366,7 @@ class ResultServer::Impl {
     if (sweep_thread.joinable()) sweep_thread.join();
     service.reset();  // closes operations, removes their chunks
     store.reset();    // removes what is left and the private spill dir
+    s3_store.reset();
     tls.reset();
     if (generated) {
       unlink(cert_path.c_str());
@@ -869,6 +872,16 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
   }
   impl->store = std::move(store).value();
   options.service.store = impl->store.get();
+  if (options.s3_store) {
+    options.s3_store->pool = options.service.pool;
+    auto s3 = fetch::S3ChunkStore::Make(*options.s3_store);
+    if (!s3.ok()) {
+      impl->Stop();
+      return s3.status();
+    }
+    impl->s3_store = std::move(s3).value();
+    options.service.store = impl->s3_store.get();
+  }
   options.service.max_message_bytes = options.max_body_bytes;
   auto service = ResultService::Make(options.service);
   if (!service.ok()) {
@@ -897,6 +910,9 @@ std::string ResultServer::rpc_url() const { return base_url() + rpc_path(); }
 std::string ResultServer::cert_path() const { return impl_->cert_path; }
 ResultService* ResultServer::service() const { return impl_->service.get(); }
 fetch::LocalChunkStore* ResultServer::store() const { return impl_->store.get(); }
+fetch::ChunkStore* ResultServer::service_store() const {
+  return impl_->s3_store ? static_cast<fetch::ChunkStore*>(impl_->s3_store.get()) : impl_->store.get();
+}
 std::string ResultServer::MetricsText() const { return impl_->Metrics(); }
 
 std::string ResultServer::StatsLine() const {

@@ -41,8 +41,11 @@
 #include <memory>
 #include <string>
 
+#include <optional>
 #include "quiver/base/result.h"
+
 #include "quiver/fetch/chunk_store.h"
+#include "quiver/fetch/s3_chunk_store.h"
 #include "quiver/server/result_service.h"
 
 namespace quiver::server {
@@ -94,8 +97,15 @@ struct ServerOptions {
   /// OS (Allocator::ReleaseFreeMemory of the service pool's allocator, and
   /// malloc_trim for glibc's heap), so RSS returns near its baseline.
   bool release_memory_after_statements = true;
-  /// The chunk store (link_base_url is filled in by Start).
+  /// The local chunk store (link_base_url is filled in by Start); it serves
+  /// /files downloads. Used for results unless s3_store is set.
   fetch::LocalChunkStoreOptions store;
+  /// Results in an S3 store instead (its pool is filled in by Start with
+  /// service.pool): links are the store's presigned URLs, and servers
+  /// sharing the store and service.cluster_secret answer for each other.
+  /// Start fails (IOError naming the store and the HTTP status) when the
+  /// bucket is missing or refuses the credentials.
+  std::optional<fetch::S3ChunkStoreOptions> s3_store;
   /// The service (store and max_message_bytes are filled in by Start; pool
   /// and executor are required).
   ResultServiceOptions service;
@@ -126,6 +136,8 @@ class ResultServer {
 
   ResultService* service() const;
   fetch::LocalChunkStore* store() const;
+  /// The store results go to: the S3 store when configured, else store().
+  fetch::ChunkStore* service_store() const;
 
   /// The /metrics text: one "pool <path> held_bytes=N peak_bytes=N" line per
   /// pool, one "allocator ..." line (process resident bytes and the byte

@@ -3,6 +3,8 @@
 // generated Thrift service code (with the fuzz target and the tests).
 #include "quiver/server/result_service.h"
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <thrift/TConfiguration.h>
 #include <thrift/TOutput.h>
@@ -13,8 +15,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <sstream>
 #include <thread>
 #include <unordered_map>
 
@@ -53,6 +59,55 @@ std::string RandomHandleBytes(bool uuid_v4) {
     b[8] = static_cast<uint8_t>((b[8] & 0x3F) | 0x80);
   }
   return std::string(reinterpret_cast<char*>(b), kHandleBytes);
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> Unhex(std::string_view hex) {
+  if (hex.size() % 2) return std::nullopt;
+  auto val = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out(hex.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = val(hex[2 * i]), lo = val(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+// A Thrift struct as binary-protocol bytes, and back.
+template <typename T>
+std::string ThriftBytes(const T& value) {
+  auto buf = std::make_shared<TMemoryBuffer>();
+  apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer> prot(buf);
+  value.write(&prot);
+  return buf->getBufferAsString();
+}
+
+template <typename T>
+bool FromThriftBytes(const std::string& bytes, T* value) {
+  try {
+    auto buf = std::make_shared<TMemoryBuffer>(reinterpret_cast<uint8_t*>(const_cast<char*>(bytes.data())),
+                                               static_cast<uint32_t>(bytes.size()), TMemoryBuffer::OBSERVE);
+    apache::thrift::protocol::TBinaryProtocolT<TMemoryBuffer> prot(buf);
+    value->read(&prot);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 t::TStatus OkStatus() {
@@ -246,7 +301,124 @@ struct Operation {
   // max_unfetched_chunks.
   size_t handed_out = 0;
   bool paused = false;
+  // Shared store (stateless servers): the manifest is in the store and this
+  // server answers for the operation from there (published: the producer
+  // has ended; remote: loaded from another server's manifest).
+  bool published = false;
+  bool remote = false;
+  std::optional<t::TTableSchema> hive_schema;
+  std::atomic<bool> close_requested{false};  // a close marker from another server
+  int64_t expiry_ms = 0;
+  int64_t heartbeat_ms = 0;
 };
+
+// Document names in a shared store.
+std::string ManifestDoc(const std::string& op_hex) { return "ops/" + op_hex + "/manifest"; }
+std::string CursorDoc(const std::string& op_hex) { return "ops/" + op_hex + "/cursor"; }
+std::string CancelDoc(const std::string& op_hex) { return "ops/" + op_hex + "/cancel"; }
+std::string SessionOpDoc(const std::string& session_hex, const std::string& op_hex) {
+  return "sessions/" + session_hex + "/" + op_hex;
+}
+std::string ExpiryDoc(int64_t expiry_ms, const std::string& op_hex) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%015lld", static_cast<long long>(expiry_ms));
+  return std::string("expiry/") + buf + "-" + op_hex;
+}
+
+// The manifest: one "key value" line each, then one "chunk ..." line per
+// chunk. Text so that an operator can read it with any S3 tool.
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+std::string ManifestText(const Operation& op, const std::string& state) {
+  std::ostringstream m;
+  m << "quiver-manifest 1\n";
+  m << "state " << state << "\n";
+  m << "session " << Hex(op.session_guid) << "\n";
+  m << "type " << static_cast<int>(op.type) << "\n";
+  m << "started_ms " << op.started_ms << "\n";
+  m << "completed_ms " << op.completed_ms << "\n";
+  m << "heartbeat_ms " << NowEpochMs() << "\n";
+  m << "expiry_ms " << op.expiry_ms << "\n";
+  m << "inline " << (op.inline_mode ? 1 : 0) << "\n";
+  m << "inline_lz4 " << (op.inline_lz4 ? 1 : 0) << "\n";
+  m << "chunk_lz4 " << (op.chunk_lz4 ? 1 : 0) << "\n";
+  m << "total_ipc_bytes " << op.total_ipc_bytes << "\n";
+  m << "total_served_bytes " << op.total_served_bytes << "\n";
+  m << "sql_state " << (op.sql_state.empty() ? "-" : op.sql_state) << "\n";
+  m << "error " << OneLine(op.error) << "\n";
+  m << "arrow_schema " << Hex(op.arrow_schema) << "\n";
+  if (op.schema) m << "hive_schema " << Hex(ThriftBytes(HiveSchema(*op.schema))) << "\n";
+  for (const auto& c : op.chunks) {
+    m << "chunk " << c.id << " " << c.start_row_offset << " " << c.row_count << " " << c.ipc_bytes << " "
+      << c.served_bytes << " " << c.schema_message_bytes << " " << (c.lz4 ? 1 : 0) << "\n";
+  }
+  return m.str();
+}
+
+// Fills a remote Operation from a manifest; false when malformed.
+bool ParseManifest(const std::string& text, Operation* op, std::string* state) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != "quiver-manifest 1") return false;
+  while (std::getline(in, line)) {
+    const size_t sp = line.find(' ');
+    const std::string key = line.substr(0, sp);
+    const std::string value = sp == std::string::npos ? "" : line.substr(sp + 1);
+    auto num = [&] { return std::strtoll(value.c_str(), nullptr, 10); };
+    if (key == "state")
+      *state = value;
+    else if (key == "session")
+      op->session_guid = Unhex(value).value_or("");
+    else if (key == "type")
+      op->type = static_cast<t::TOperationType::type>(num());
+    else if (key == "started_ms")
+      op->started_ms = num();
+    else if (key == "completed_ms")
+      op->completed_ms = num();
+    else if (key == "heartbeat_ms")
+      op->heartbeat_ms = num();
+    else if (key == "expiry_ms")
+      op->expiry_ms = num();
+    else if (key == "inline")
+      op->inline_mode = num() != 0;
+    else if (key == "inline_lz4")
+      op->inline_lz4 = num() != 0;
+    else if (key == "chunk_lz4")
+      op->chunk_lz4 = num() != 0;
+    else if (key == "total_ipc_bytes")
+      op->total_ipc_bytes = num();
+    else if (key == "total_served_bytes")
+      op->total_served_bytes = num();
+    else if (key == "sql_state")
+      op->sql_state = value == "-" ? "" : value;
+    else if (key == "error")
+      op->error = value;
+    else if (key == "arrow_schema")
+      op->arrow_schema = Unhex(value).value_or("");
+    else if (key == "hive_schema") {
+      t::TTableSchema schema;
+      auto bytes = Unhex(value);
+      if (!bytes || !FromThriftBytes(*bytes, &schema)) return false;
+      op->hive_schema = std::move(schema);
+    } else if (key == "chunk") {
+      std::istringstream f(value);
+      ChunkRef c;
+      int lz4 = 0;
+      if (!(f >> c.id >> c.start_row_offset >> c.row_count >> c.ipc_bytes >> c.served_bytes >> c.schema_message_bytes >>
+            lz4) ||
+          !fetch::IsValidChunkId(c.id)) {
+        return false;
+      }
+      c.lz4 = lz4 != 0;
+      op->chunks.push_back(std::move(c));
+    }
+  }
+  return !state->empty();
+}
 
 }  // namespace
 
@@ -258,6 +430,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
     exec_pool_ = o.pool->MakeChild({.name = "exec"});
     chunk_pool_ = o.pool->MakeChild({.name = "chunks"});
     thrift_pool_ = o.pool->MakeChild({.name = "thrift"});
+    shared_ = o.store->shared();
+    handle_key_ = o.cluster_secret;
+    if (handle_key_.empty()) handle_key_ = RandomHandleBytes(false) + RandomHandleBytes(false);
     config_ = std::make_shared<apache::thrift::TConfiguration>(
         static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)),
         static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)), 64);
@@ -319,7 +494,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     auto s = std::make_shared<Session>();
     s->guid = RandomHandleBytes(true);
-    s->secret = RandomHandleBytes(false);
+    s->secret = HandleSecret("session", s->guid);
     s->last_used_ms = NowEpochMs();
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -343,15 +518,29 @@ class ResultService::Impl : public t::TCLIServiceIf {
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = sessions_.find(req.sessionHandle.sessionId.guid);
-      if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, req.sessionHandle.sessionId.secret)) {
+      const bool local =
+          it != sessions_.end() && fetch::ConstantTimeEquals(it->second->secret, req.sessionHandle.sessionId.secret);
+      if (!local && !(shared_ && ValidHandle("session", req.sessionHandle.sessionId))) {
         r.status =
             ErrorStatus("invalid session handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
         return;
       }
-      sessions_.erase(it);
+      if (it != sessions_.end()) sessions_.erase(it);
       ops = TakeSessionOpsLocked(req.sessionHandle.sessionId.guid);
     }
-    for (auto& op : ops) Finish(op);
+    for (auto& op : ops) Finish(op, /*remove_documents=*/true);
+    if (shared_) {
+      // The session's operations on every server: their index documents.
+      const std::string sid = Hex(req.sessionHandle.sessionId.guid);
+      auto names = o_.store->ListDocuments("sessions/" + sid + "/");
+      if (names.ok()) {
+        for (const auto& name : *names) {
+          const std::string op_hex = name.substr(name.rfind('/') + 1);
+          (void)CloseShared(op_hex);
+          (void)o_.store->RemoveDocument(name);
+        }
+      }
+    }
     r.status = OkStatus();
   }
 
@@ -549,6 +738,19 @@ class ResultService::Impl : public t::TCLIServiceIf {
       r.status = ErrorStatus("invalid operation handle", t::TStatusCode::INVALID_HANDLE_STATUS);
       return;
     }
+    if (op->remote) {
+      // Another server runs it: leave a marker its owner polls.
+      {
+        std::lock_guard<std::mutex> lock(op->mu);
+        if (op->done || op->failed || op->cancelled) {
+          r.status = OkStatus();
+          return;
+        }
+      }
+      const Status st = o_.store->PutDocument(CancelDoc(Hex(op->guid)), "cancel");
+      r.status = st.ok() ? OkStatus() : ErrorStatus("CancelOperation: " + st.ToString());
+      return;
+    }
     op->cancel = true;
     {
       std::lock_guard<std::mutex> lock(op->mu);
@@ -563,15 +765,25 @@ class ResultService::Impl : public t::TCLIServiceIf {
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = ops_.find(req.operationHandle.operationId.guid);
-      if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, req.operationHandle.operationId.secret)) {
+      if (it != ops_.end() && fetch::ConstantTimeEquals(it->second->secret, req.operationHandle.operationId.secret)) {
+        op = it->second;
+        ops_.erase(it);
+      } else if (!shared_ || !ValidHandle("operation", req.operationHandle.operationId)) {
         r.status = ErrorStatus("invalid operation handle", t::TStatusCode::INVALID_HANDLE_STATUS);
         return;
       }
-      op = it->second;
-      ops_.erase(it);
     }
-    Finish(op);
-    r.status = OkStatus();
+    if (op) {
+      Finish(op, /*remove_documents=*/true);
+      r.status = OkStatus();
+      return;
+    }
+    // Another server's operation (or one published and reaped here).
+    const Status st = CloseShared(Hex(req.operationHandle.operationId.guid));
+    r.status = st.ok()           ? OkStatus()
+               : st.IsKeyError() ? ErrorStatus("invalid operation handle (unknown, closed or expired)",
+                                               t::TStatusCode::INVALID_HANDLE_STATUS)
+                                 : ErrorStatus("CloseOperation: " + st.ToString());
   }
 
   void GetResultSetMetadata(t::TGetResultSetMetadataResp& r, const t::TGetResultSetMetadataReq& req) override {
@@ -598,8 +810,29 @@ class ResultService::Impl : public t::TCLIServiceIf {
       r.status = ErrorStatus("FetchResults: fetchType " + std::to_string(req.fetchType) + " (logs) is not supported");
       return;
     }
-    FillPage(op.get(), req.orientation == t::TFetchOrientation::FETCH_FIRST,
-             req.__isset.startRowOffset ? req.startRowOffset : -1, req.maxRows, &r);
+    const bool first = req.orientation == t::TFetchOrientation::FETCH_FIRST;
+    const int64_t start_row = req.__isset.startRowOffset ? req.startRowOffset : -1;
+    if (shared_ && op->published && !first && start_row < 0) {
+      // FETCH_NEXT continues from the cursor the last server saved.
+      auto cursor = o_.store->GetDocument(CursorDoc(Hex(op->guid)));
+      if (!cursor.ok()) {
+        r.status = ErrorStatus("FetchResults: reading the fetch cursor: " + cursor.status().ToString());
+        return;
+      }
+      std::lock_guard<std::mutex> lock(op->mu);
+      op->cursor = cursor->has_value() ? static_cast<size_t>(std::strtoull((*cursor)->c_str(), nullptr, 10)) : 0;
+      op->cursor = std::min(op->cursor, op->chunks.size());
+    }
+    FillPage(op.get(), first, start_row, req.maxRows, &r);
+    if (shared_ && op->published && r.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
+      size_t cursor;
+      {
+        std::lock_guard<std::mutex> lock(op->mu);
+        cursor = op->cursor;
+      }
+      const Status st = o_.store->PutDocument(CursorDoc(Hex(op->guid)), std::to_string(cursor));
+      if (!st.ok()) r.status = ErrorStatus("FetchResults: saving the fetch cursor: " + st.ToString());
+    }
     if (req.__isset.includeResultSetMetadata && req.includeResultSetMetadata) {
       t::TGetResultSetMetadataResp m;
       FillMetadata(op.get(), &m);
@@ -609,6 +842,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
 
   // ---- housekeeping ----
   int64_t ExpireIdle(int64_t now_ms) {
+    if (shared_) SharedSweep(now_ms);
     std::vector<std::shared_ptr<Operation>> ops;
     int64_t n = 0;
     {
@@ -674,23 +908,120 @@ class ResultService::Impl : public t::TCLIServiceIf {
   std::shared_ptr<MemoryPool> exec_pool_, chunk_pool_, thrift_pool_;
 
  private:
+  // The handle secret of a guid: HMAC-SHA256(key, kind || guid), 16 bytes.
+  std::string HandleSecret(std::string_view kind, const std::string& guid) const {
+    std::string message(kind);
+    message += '\0';
+    message += guid;
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int mac_len = 0;
+    HMAC(EVP_sha256(), handle_key_.data(), static_cast<int>(handle_key_.size()),
+         reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &mac_len);
+    return std::string(reinterpret_cast<const char*>(mac), kHandleBytes);
+  }
+
+  bool ValidHandle(std::string_view kind, const t::THandleIdentifier& id) const {
+    return id.guid.size() == kHandleBytes && fetch::ConstantTimeEquals(HandleSecret(kind, id.guid), id.secret);
+  }
+
   template <typename Handle>
   std::shared_ptr<Session> FindSession(const Handle& h) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sessions_.find(h.sessionId.guid);
+    if (it == sessions_.end() && shared_ && ValidHandle("session", h.sessionId) &&
+        static_cast<int>(sessions_.size()) < o_.max_sessions) {
+      // A session another server of the deployment opened.
+      auto s = std::make_shared<Session>();
+      s->guid = h.sessionId.guid;
+      s->secret = h.sessionId.secret;
+      it = sessions_.emplace(s->guid, s).first;
+    }
     if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, h.sessionId.secret)) return nullptr;
     it->second->last_used_ms = NowEpochMs();
     return it->second;
   }
 
   std::shared_ptr<Operation> FindOperation(const t::TOperationHandle& h) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = ops_.find(h.operationId.guid);
-    if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, h.operationId.secret)) return nullptr;
-    const int64_t now = NowEpochMs();
-    it->second->last_used_ms = now;
-    if (auto s = sessions_.find(it->second->session_guid); s != sessions_.end()) s->second->last_used_ms = now;
-    return it->second;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = ops_.find(h.operationId.guid);
+      if (it != ops_.end() && fetch::ConstantTimeEquals(it->second->secret, h.operationId.secret)) {
+        const int64_t now = NowEpochMs();
+        it->second->last_used_ms = now;
+        if (auto s = sessions_.find(it->second->session_guid); s != sessions_.end()) s->second->last_used_ms = now;
+        std::lock_guard<std::mutex> l2(it->second->mu);
+        if (!it->second->published) return it->second;
+      }
+    }
+    if (!shared_ || !ValidHandle("operation", h.operationId)) return nullptr;
+    return LoadShared(h.operationId.guid);
+  }
+
+  // An operation as its manifest in the store says (nullptr when there is
+  // none: closed, expired or never started).
+  std::shared_ptr<Operation> LoadShared(const std::string& guid) {
+    auto text = o_.store->GetDocument(ManifestDoc(Hex(guid)));
+    auto op = std::make_shared<Operation>();
+    op->guid = guid;
+    op->secret = HandleSecret("operation", guid);
+    op->remote = true;
+    if (!text.ok()) {
+      // The store failed: an operation in ERROR naming it, not a bad handle.
+      op->failed = true;
+      op->error = "the result store could not be read: " + text.status().ToString();
+      op->sql_state = "HY000";
+      return op;
+    }
+    if (!text->has_value()) return nullptr;
+    std::string state;
+    if (!ParseManifest(**text, op.get(), &state)) {
+      op->failed = true;
+      op->error = "the operation's manifest in the result store is malformed";
+      return op;
+    }
+    if (state == "finished") {
+      op->published = true;
+      op->done = true;
+      op->decided = true;
+    } else if (state == "failed") {
+      op->failed = true;
+    } else if (state == "cancelled") {
+      op->cancelled = true;
+    } else if (NowEpochMs() - op->heartbeat_ms > o_.owner_stale_ms) {
+      op->failed = true;
+      op->error = "the server running this statement stopped (no status update for " +
+                  std::to_string((NowEpochMs() - op->heartbeat_ms) / 1000) + " s); run it again";
+      op->sql_state = "HY000";
+    }
+    return op;
+  }
+
+  // Removes a shared operation's documents and chunks (CloseOperation on a
+  // server that does not run it). A running operation gets a close marker
+  // instead: its owner stops it and removes everything. KeyError when no
+  // manifest exists.
+  Status CloseShared(const std::string& op_hex) {
+    auto guid = Unhex(op_hex);
+    if (!guid || guid->size() != kHandleBytes) return Status::KeyError("malformed operation id");
+    QUIVER_ASSIGN_OR_RETURN(auto text, o_.store->GetDocument(ManifestDoc(op_hex)));
+    if (!text) return Status::KeyError("no such operation");
+    Operation op;
+    std::string state;
+    if (ParseManifest(*text, &op, &state) && state == "running" &&
+        NowEpochMs() - op.heartbeat_ms <= o_.owner_stale_ms) {
+      return o_.store->PutDocument(CancelDoc(op_hex), "close");
+    }
+    QUIVER_RETURN_NOT_OK(o_.store->RemoveDocument(ManifestDoc(op_hex)));
+    for (const auto& c : op.chunks) o_.store->Remove(c.id);
+    RemoveSideDocuments(op_hex, op.session_guid, op.expiry_ms);
+    return Status::OK();
+  }
+
+  void RemoveSideDocuments(const std::string& op_hex, const std::string& session_guid, int64_t expiry_ms) {
+    (void)o_.store->RemoveDocument(CursorDoc(op_hex));
+    (void)o_.store->RemoveDocument(CancelDoc(op_hex));
+    if (!session_guid.empty()) (void)o_.store->RemoveDocument(SessionOpDoc(Hex(session_guid), op_hex));
+    if (expiry_ms > 0) (void)o_.store->RemoveDocument(ExpiryDoc(expiry_ms, op_hex));
   }
 
   std::vector<std::shared_ptr<Operation>> TakeSessionOpsLocked(const std::string& session_guid) {
@@ -713,8 +1044,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
     return n;
   }
 
-  // Cancels, joins and removes the chunks of an operation already taken out of ops_.
-  void Finish(const std::shared_ptr<Operation>& op) {
+  // Cancels, joins and removes the chunks of an operation already taken out
+  // of ops_. A published operation (shared store) belongs to the store: its
+  // chunks and documents are removed only when `remove_documents` (the
+  // client closed it), otherwise the expiry sweep of any server does it.
+  void Finish(const std::shared_ptr<Operation>& op, bool remove_documents = false) {
     op->cancel = true;
     {
       std::lock_guard<std::mutex> lock(op->mu);
@@ -722,7 +1056,19 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     if (op->worker.joinable()) op->worker.join();
     std::lock_guard<std::mutex> lock(op->mu);
-    for (const auto& c : op->chunks) o_.store->Remove(c.id);
+    if (shared_ && op->published) {
+      if (remove_documents) {
+        (void)o_.store->RemoveDocument(ManifestDoc(Hex(op->guid)));
+        for (const auto& c : op->chunks) o_.store->Remove(c.id);
+        RemoveSideDocuments(Hex(op->guid), op->session_guid, op->expiry_ms);
+      }
+    } else {
+      for (const auto& c : op->chunks) o_.store->Remove(c.id);
+      if (shared_) {
+        (void)o_.store->RemoveDocument(ManifestDoc(Hex(op->guid)));
+        RemoveSideDocuments(Hex(op->guid), op->session_guid, op->expiry_ms);
+      }
+    }
     op->chunks.clear();
     op->stream.reset();
   }
@@ -731,7 +1077,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
              t::TOperationType::type type, std::unique_ptr<RecordBatchStream> stream, bool can_download,
              bool client_lz4, const t::TSparkGetDirectResults* direct) {
     op->guid = RandomHandleBytes(true);
-    op->secret = RandomHandleBytes(false);
+    op->secret = HandleSecret("operation", op->guid);
     op->session_guid = session->guid;
     op->type = type;
     op->can_download = can_download;
@@ -765,6 +1111,24 @@ class ResultService::Impl : public t::TCLIServiceIf {
         return;
       }
       ops_[op->guid] = op;
+    }
+    if (shared_) {
+      // Visible to the other servers before the handle is handed out.
+      op->heartbeat_ms = op->started_ms;
+      Status st = o_.store->PutDocument(SessionOpDoc(Hex(session->guid), Hex(op->guid)), "");
+      if (st.ok()) st = o_.store->PutDocument(ManifestDoc(Hex(op->guid)), ManifestText(*op, "running"));
+      if (!st.ok()) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          ops_.erase(op->guid);
+        }
+        (void)o_.store->RemoveDocument(SessionOpDoc(Hex(session->guid), Hex(op->guid)));
+        r.status = ErrorStatus("the statement cannot start: " + st.ToString());
+        return;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
       op->worker = std::thread([this, op] { Run(op.get()); });
     }
     r.status = OkStatus();
@@ -779,6 +1143,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
 
   void DecideLocked(Operation* op) {
     if (op->decided) return;
+    if (shared_ && !op->done) return;  // FINISHED = the whole result is in the store
     if (!op->can_download) {
       op->decided = true;
       op->inline_mode = true;
@@ -791,7 +1156,54 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
   }
 
+  // Registers a stored chunk with its operation (the client may fetch it).
+  void AddChunk(Operation* op, const fetch::Chunk& chunk, const std::string& id) {
+    const int64_t served_bytes = chunk.bytes->size();
+    ++chunks_written_;
+    chunk_ipc_bytes_ += chunk.ipc_bytes;
+    chunk_served_bytes_ += served_bytes;
+    ChunkRef ref{id,           chunk.start_row_offset,     chunk.row_count, chunk.ipc_bytes,
+                 served_bytes, chunk.schema_message_bytes, chunk.lz4};
+    std::lock_guard<std::mutex> lock(op->mu);
+    op->total_ipc_bytes += chunk.ipc_bytes;
+    op->total_served_bytes += served_bytes;
+    op->chunks.push_back(std::move(ref));
+    DecideLocked(op);
+    op->cv.notify_all();
+  }
+
+  // One chunk upload in flight beside the producer (shared store: a PUT
+  // takes as long as encoding the next chunk). The chunk's bytes stay
+  // charged to the chunks pool until its upload ends.
+  class UploadPipeline {
+   public:
+    UploadPipeline(Impl* impl, Operation* op) : impl_(impl), op_(op) {}
+    ~UploadPipeline() { (void)Finish(); }
+    void Start(fetch::Chunk chunk) {
+      chunk_ = std::move(chunk);
+      id_ = std::async(std::launch::async,
+                       [store = impl_->o_.store, bytes = chunk_->bytes] { return store->Put(bytes, 0); });
+    }
+    // Waits for the upload in flight and registers its chunk.
+    Status Finish() {
+      if (!chunk_) return Status::OK();
+      auto id = id_.get();
+      fetch::Chunk chunk = std::move(*chunk_);
+      chunk_.reset();
+      if (!id.ok()) return id.status();
+      impl_->AddChunk(op_, chunk, *id);
+      return Status::OK();
+    }
+
+   private:
+    Impl* impl_;
+    Operation* op_;
+    std::optional<fetch::Chunk> chunk_;
+    std::future<Result<std::string>> id_;
+  };
+
   void Run(Operation* op) {
+    UploadPipeline uploads(this, op);
     fetch::ChunkWriterOptions wo;
     wo.pool = chunk_pool_.get();
     wo.target_chunk_bytes = o_.chunk_bytes;
@@ -802,7 +1214,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
       if (!writer.ok()) error = writer.status();
       while (error.ok()) {
         if (op->cancel) break;
-        if (o_.max_unfetched_chunks > 0) {
+        if (o_.max_unfetched_chunks > 0 && !shared_) {
           // Backpressure: wait until the client has taken enough chunks.
           std::unique_lock<std::mutex> lock(op->mu);
           while (!op->cancel && op->chunks.size() - op->handed_out >= static_cast<size_t>(o_.max_unfetched_chunks)) {
@@ -813,35 +1225,38 @@ class ResultService::Impl : public t::TCLIServiceIf {
           op->paused = false;
           if (op->cancel) break;
         }
-        auto next = (*writer)->Next();
+        auto next = (*writer)->Next();  // with a shared store: encodes chunk k+1 while chunk k uploads
         if (!next.ok()) {
           error = next.status();
           break;
         }
+        if (const Status st = uploads.Finish(); !st.ok()) {
+          error = st;
+          break;
+        }
         if (!next->has_value()) break;
         fetch::Chunk chunk = std::move(**next);
-        const int64_t served_bytes = chunk.bytes->size();
-        auto id = o_.store->Put(std::move(chunk.bytes), 0);
+        if (shared_) {
+          uploads.Start(std::move(chunk));
+          continue;
+        }
+        auto id = o_.store->Put(chunk.bytes, 0);
         if (!id.ok()) {
           error = id.status();
           break;
         }
-        ++chunks_written_;
-        chunk_ipc_bytes_ += chunk.ipc_bytes;
-        chunk_served_bytes_ += served_bytes;
-        ChunkRef ref{*id, chunk.start_row_offset,     chunk.row_count, chunk.ipc_bytes,
-                     0,   chunk.schema_message_bytes, chunk.lz4};
-        std::lock_guard<std::mutex> lock(op->mu);
-        ref.served_bytes = served_bytes;
-        op->total_ipc_bytes += chunk.ipc_bytes;
-        op->total_served_bytes += served_bytes;
-        op->chunks.push_back(std::move(ref));
-        DecideLocked(op);
-        op->cv.notify_all();
+        AddChunk(op, chunk, *id);
       }
+      // The upload in flight (also after an error or a cancel: its chunk is
+      // then registered, so it is removed with the others).
+      if (const Status st = uploads.Finish(); !st.ok() && error.ok()) error = st;
     }
     op->stream.reset();  // releases the statement's memory (exec pool) now
     ++finished_operations_;
+    if (shared_) {
+      Publish(op, error);
+      return;
+    }
     std::lock_guard<std::mutex> lock(op->mu);
     op->completed_ms = NowEpochMs();
     if (op->timed_out) {
@@ -860,6 +1275,138 @@ class ResultService::Impl : public t::TCLIServiceIf {
       DecideLocked(op);
     }
     op->cv.notify_all();
+  }
+
+  // Shared store: the producer has ended; its outcome goes to the store as
+  // the manifest before any RPC can see FINISHED, so every server answers
+  // the same. A failed or cancelled statement's chunks are removed at once;
+  // one closed from another server (close marker) leaves nothing behind.
+  void Publish(Operation* op, const Status& error) {
+    const std::string op_hex = Hex(op->guid);
+    std::string state, text;
+    std::vector<std::string> drop;
+    {
+      std::lock_guard<std::mutex> lock(op->mu);
+      op->completed_ms = NowEpochMs();
+      op->expiry_ms = op->completed_ms + o_.operation_idle_timeout_ms;
+      if (op->timed_out) {
+        op->error = "statement cancelled: it ran past the server's statement time limit of " +
+                    std::to_string(o_.statement_timeout_ms) + " ms";
+        op->sql_state = "57014";
+        state = "failed";
+      } else if (op->cancel) {
+        state = "cancelled";
+      } else if (!error.ok()) {
+        op->error = error.ToString();
+        op->sql_state = SqlStateFor(error);
+        state = "failed";
+      } else {
+        state = "finished";
+        op->inline_mode = !op->can_download || op->total_ipc_bytes <= o_.inline_threshold_bytes;
+      }
+      if (state != "finished") {
+        for (const auto& c : op->chunks) drop.push_back(c.id);
+        op->chunks.clear();
+      }
+      text = ManifestText(*op, state);
+    }
+    for (const auto& id : drop) o_.store->Remove(id);
+    Status st;
+    if (op->close_requested) {
+      st = o_.store->RemoveDocument(ManifestDoc(op_hex));
+      RemoveSideDocuments(op_hex, op->session_guid, 0);
+    } else {
+      st = o_.store->PutDocument(ManifestDoc(op_hex), text);
+      if (st.ok()) st = o_.store->PutDocument(ExpiryDoc(op->expiry_ms, op_hex), "");
+    }
+    std::lock_guard<std::mutex> lock(op->mu);
+    if (!st.ok() && state == "finished") {
+      // Without a manifest no server can answer for the result: fail it.
+      for (const auto& c : op->chunks) o_.store->Remove(c.id);
+      op->chunks.clear();
+      state = "failed";
+      op->error = "the result could not be recorded in the store: " + st.ToString();
+      op->sql_state = "HY000";
+    }
+    // Published: the store answers for it from now on (a failed or
+    // cancelled one too, until it expires or is closed).
+    op->published = st.ok() && !op->close_requested;
+    if (state == "finished") {
+      op->done = true;
+      op->decided = true;
+    } else if (state == "failed") {
+      op->failed = true;
+    } else {
+      op->cancelled = true;
+    }
+    op->cv.notify_all();
+  }
+
+  // Shared store, every sweep: refreshes the status documents of the
+  // statements running here, polls their cancel markers, and hands the
+  // published ones over to the store (joins their finished threads).
+  void SharedSweep(int64_t now_ms) {
+    std::vector<std::shared_ptr<Operation>> running, reap;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = ops_.begin(); it != ops_.end();) {
+        std::lock_guard<std::mutex> l2(it->second->mu);
+        if (it->second->published || it->second->failed || it->second->cancelled) {
+          // Ended: answered from the store from now on.
+          if (it->second->published || now_ms - it->second->completed_ms > o_.owner_stale_ms) {
+            reap.push_back(it->second);
+            it = ops_.erase(it);
+            continue;
+          }
+        } else if (!it->second->done) {
+          running.push_back(it->second);
+        }
+        ++it;
+      }
+    }
+    for (auto& op : reap) Finish(op);
+    for (auto& op : running) {
+      const std::string op_hex = Hex(op->guid);
+      auto marker = o_.store->GetDocument(CancelDoc(op_hex));
+      if (marker.ok() && marker->has_value()) {
+        if (**marker == "close") op->close_requested = true;
+        op->cancel = true;
+        std::lock_guard<std::mutex> lock(op->mu);
+        op->cv.notify_all();
+        continue;
+      }
+      std::string text;
+      {
+        std::lock_guard<std::mutex> lock(op->mu);
+        if (op->done || op->failed || op->cancelled) continue;
+        text = ManifestText(*op, "running");
+      }
+      (void)o_.store->PutDocument(ManifestDoc(op_hex), text);
+    }
+    if (now_ms - last_expiry_sweep_ms_ >= 5000) {
+      last_expiry_sweep_ms_ = now_ms;
+      ExpireShared(now_ms);
+    }
+  }
+
+  // Removes the results whose expiry has passed, whichever server made
+  // them (the expiry index is sorted by time).
+  void ExpireShared(int64_t now_ms) {
+    auto names = o_.store->ListDocuments("expiry/");
+    if (!names.ok()) return;
+    for (const auto& name : *names) {
+      const std::string tail = name.substr(7);
+      const size_t dash = tail.find('-');
+      if (dash == std::string::npos) continue;
+      const int64_t expiry = std::strtoll(tail.substr(0, dash).c_str(), nullptr, 10);
+      if (expiry > now_ms) break;
+      const std::string op_hex = tail.substr(dash + 1);
+      const Status st = CloseShared(op_hex);
+      if (st.ok() || st.IsKeyError()) {
+        (void)o_.store->RemoveDocument(name);
+        ++expired_operations_;
+      }
+    }
   }
 
   // Waits (bounded) until pred() under op->mu; returns pred().
@@ -904,7 +1451,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
       return;
     }
     r->status = OkStatus();
-    r->__set_schema(HiveSchema(*op->schema));
+    r->__set_schema(op->hive_schema ? *op->hive_schema : HiveSchema(*op->schema));
     r->__set_resultFormat(op->inline_mode ? t::TSparkRowSetType::ARROW_BASED_SET : t::TSparkRowSetType::URL_BASED_SET);
     r->__set_lz4Compressed(op->inline_mode ? op->inline_lz4 : op->chunk_lz4);
     r->__set_arrowSchema(op->arrow_schema);
@@ -1067,6 +1614,15 @@ class ResultService::Impl : public t::TCLIServiceIf {
       dr.__set_resultSetMetadata(m);
       t::TFetchResultsResp page;
       FillPage(op.get(), false, -1, d.maxRows, &page);
+      if (shared_ && page.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
+        size_t cursor;
+        {
+          std::lock_guard<std::mutex> lock(op->mu);
+          cursor = op->cursor;
+        }
+        const Status st = o_.store->PutDocument(CursorDoc(Hex(op->guid)), std::to_string(cursor));
+        if (!st.ok()) page.status = ErrorStatus("saving the fetch cursor: " + st.ToString());
+      }
       const bool complete = page.status.statusCode == t::TStatusCode::SUCCESS_STATUS && !page.hasMoreRows;
       bool inline_mode;
       {
@@ -1086,7 +1642,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
             ops_.erase(it);
           }
         }
-        if (taken) Finish(taken);
+        if (taken) Finish(taken, /*remove_documents=*/true);
         t::TCloseOperationResp c;
         c.status = OkStatus();
         dr.__set_closeOperation(c);
@@ -1097,6 +1653,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
 
   std::shared_ptr<apache::thrift::TConfiguration> config_;
   std::shared_ptr<t::TCLIServiceProcessor> processor_;
+  bool shared_ = false;
+  std::string handle_key_;
+  int64_t last_expiry_sweep_ms_ = 0;
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, std::shared_ptr<Operation>> ops_;
@@ -1134,6 +1693,18 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
   auto impl = std::make_unique<Impl>(options);
   impl->SetProcessor(std::shared_ptr<t::TCLIServiceIf>(impl.get(), NoDelete{}));
   return std::unique_ptr<ResultService>(new ResultService(std::move(impl)));
+}
+
+Result<std::string> ReadClusterSecret(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cluster secret file '" + path + "' cannot be read");
+  std::string secret((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  if (secret.size() < 16) {
+    return Status::Invalid("cluster secret file '" + path + "' holds " + std::to_string(secret.size()) +
+                           " bytes; at least 16 are required");
+  }
+  return secret;
 }
 
 ResultService::ResultService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -83,7 +83,29 @@ struct ResultServiceOptions {
   /// store. 0 = no bound; otherwise >= 2 (the result format is decided from
   /// the first two chunks).
   int max_unfetched_chunks = 8;
+  /// Secret shared by the servers of one deployment (raw bytes, >= 16, or
+  /// empty = a random secret drawn at start). Session and operation handle
+  /// secrets are HMAC-SHA256(secret, kind || guid), so handles validate
+  /// themselves. With a shared store (ChunkStore::shared(), an S3 store)
+  /// the service is stateless apart from the store: a finished operation's
+  /// manifest (schema, chunk ids, startRowOffset/rowCount/bytesNum per
+  /// chunk, expiry) and its fetch cursor are documents in the store, so
+  /// any server with the same store and secret answers GetOperationStatus,
+  /// GetResultSetMetadata, FetchResults (fresh links) and CloseOperation; a
+  /// running operation's status document is refreshed every sweep and
+  /// CancelOperation on another server leaves a cancel marker its owner
+  /// polls. In that mode an operation reports FINISHED once its whole
+  /// result is in the store, and max_unfetched_chunks does not apply (the
+  /// store, not the server, holds the unfetched chunks).
+  std::string cluster_secret;
+  /// Shared store: a running operation whose status document is older than
+  /// this is reported failed (its server stopped). Milliseconds.
+  int64_t owner_stale_ms = 15000;
 };
+
+/// Reads a cluster secret file (its bytes, trailing newline removed).
+/// Errors: IOError when unreadable, Invalid when shorter than 16 bytes.
+Result<std::string> ReadClusterSecret(const std::string& path);
 
 /// Counters for /metrics and --stats.
 struct ResultServiceStats {

@@ -1,0 +1,507 @@
+// quiver/fetch/s3_client.cc — see s3_client.h.
+#include "quiver/fetch/s3_client.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace quiver::fetch {
+
+struct S3Client::Request {
+  std::string method;  // GET PUT POST DELETE HEAD
+  std::string key;     // object key (unencoded); empty = the bucket
+  std::string query;   // canonical: sorted, encoded, every name with '='
+  std::span<const uint8_t> body;
+  bool has_body = false;
+  std::vector<std::string> headers;
+  int64_t max_reply_bytes = int64_t{1} << 20;
+  bool not_found_ok = false;  // 404 is an answer, not a failure
+};
+
+namespace {
+
+constexpr size_t kMaxIdleHandles = 16;
+
+struct ReadState {
+  std::span<const uint8_t> body;
+  size_t offset = 0;
+};
+
+size_t ReadBody(char* out, size_t size, size_t n, void* user) {
+  auto* s = static_cast<ReadState*>(user);
+  const size_t want = std::min(size * n, s->body.size() - s->offset);
+  if (want > 0) std::memcpy(out, s->body.data() + s->offset, want);
+  s->offset += want;
+  return want;
+}
+
+int SeekBody(void* user, curl_off_t offset, int origin) {
+  auto* s = static_cast<ReadState*>(user);
+  if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > s->body.size()) return CURL_SEEKFUNC_FAIL;
+  s->offset = static_cast<size_t>(offset);
+  return CURL_SEEKFUNC_OK;
+}
+
+struct WriteState {
+  std::string* body;
+  int64_t max_bytes;
+  bool too_long = false;
+};
+
+size_t WriteReply(char* data, size_t size, size_t n, void* user) {
+  auto* s = static_cast<WriteState*>(user);
+  const size_t bytes = size * n;
+  if (static_cast<int64_t>(s->body->size() + bytes) > s->max_bytes) {
+    s->too_long = true;
+    return 0;
+  }
+  s->body->append(data, bytes);
+  return bytes;
+}
+
+bool Retryable(long status) { return status == 500 || status == 502 || status == 503 || status == 504; }
+
+std::string Base64(const unsigned char* data, size_t n) {
+  std::string out(4 * ((n + 2) / 3) + 1, '\0');
+  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
+  out.resize(static_cast<size_t>(len));
+  return out;
+}
+
+// The text between <tag> and </tag> from `from`; npos-safe.
+std::string XmlValue(const std::string& body, const std::string& tag, size_t* from) {
+  const std::string open = "<" + tag + ">", close = "</" + tag + ">";
+  const size_t a = body.find(open, *from);
+  if (a == std::string::npos) {
+    *from = std::string::npos;
+    return "";
+  }
+  const size_t b = body.find(close, a + open.size());
+  if (b == std::string::npos) {
+    *from = std::string::npos;
+    return "";
+  }
+  *from = b + close.size();
+  return body.substr(a + open.size(), b - a - open.size());
+}
+
+std::string XmlUnescape(std::string s) {
+  static const std::pair<const char*, const char*> kEntities[] = {
+      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}};
+  for (const auto& [from, to] : kEntities) {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + 1)) {
+      s.replace(p, std::strlen(from), to);
+    }
+  }
+  return s;
+}
+
+void Md5(const unsigned char* data, size_t n, unsigned char out[16]) {
+  unsigned int len = 0;
+  EVP_Digest(data, n, out, &len, EVP_md5(), nullptr);
+}
+
+int64_t JitterMs(int64_t cap_ms) {
+  if (cap_ms <= 0) return 0;
+  uint64_t r = 0;
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(&r), sizeof r) != 1) r = 12345;
+  return static_cast<int64_t>(r % static_cast<uint64_t>(cap_ms));
+}
+
+}  // namespace
+
+std::string S3ErrorCode(const std::string& body) {
+  size_t from = 0;
+  return XmlValue(body, "Code", &from);
+}
+
+Result<S3Location> ParseS3Location(const std::string& text) {
+  if (text.rfind("s3://", 0) != 0) return Status::Invalid("chunk store '" + text + "': expected s3://BUCKET/PREFIX");
+  std::string rest = text.substr(5);
+  S3Location loc;
+  const size_t slash = rest.find('/');
+  loc.bucket = rest.substr(0, slash);
+  if (slash != std::string::npos) loc.prefix = rest.substr(slash + 1);
+  while (!loc.prefix.empty() && loc.prefix.back() == '/') loc.prefix.pop_back();
+  bool ok = loc.bucket.size() >= 3 && loc.bucket.size() <= 63;
+  for (char c : loc.bucket) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-');
+  if (!ok) {
+    return Status::Invalid("chunk store '" + text + "': bucket name '" + loc.bucket +
+                           "' must be 3..63 characters of a-z 0-9 . -");
+  }
+  return loc;
+}
+
+Result<std::unique_ptr<S3Client>> S3Client::Make(S3ClientOptions o) {
+  const bool https = o.endpoint.rfind("https://", 0) == 0;
+  const bool http = o.endpoint.rfind("http://", 0) == 0;
+  if (!https && !http) return Status::Invalid("S3 endpoint must start with https:// (got '" + o.endpoint + "')");
+  const std::string hostport = o.endpoint.substr(https ? 8 : 7);
+  if (hostport.empty() || hostport.find_first_of("/?#@") != std::string::npos) {
+    return Status::Invalid("S3 endpoint must be https://HOST[:PORT] without a path (got '" + o.endpoint + "')");
+  }
+  if (o.bucket.empty()) return Status::Invalid("S3 client: no bucket");
+  if (o.credentials.access_key_id.empty() || o.credentials.secret_access_key.empty()) {
+    return Status::Invalid("S3 client: no credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)");
+  }
+  if (o.max_attempts < 1 || o.part_bytes < (int64_t{5} << 20) || o.multipart_threshold_bytes < o.part_bytes ||
+      o.connect_timeout_ms < 1 || o.low_speed_time_s < 1) {
+    return Status::Invalid(
+        "S3 client: max_attempts >= 1, part_bytes >= 5 MiB, multipart_threshold_bytes >= part_bytes and positive "
+        "timeouts are required");
+  }
+  EnsureCurlGlobalInit();
+  return std::unique_ptr<S3Client>(new S3Client(std::move(o)));
+}
+
+S3Client::S3Client(S3ClientOptions o) : o_(std::move(o)) {
+  const bool https = o_.endpoint.rfind("https://", 0) == 0;
+  host_ = o_.endpoint.substr(https ? 8 : 7);
+  // The default port is not part of the Host header clients send.
+  if (https && host_.size() > 4 && host_.compare(host_.size() - 4, 4, ":443") == 0) host_.resize(host_.size() - 4);
+  if (!https && host_.size() > 3 && host_.compare(host_.size() - 3, 3, ":80") == 0) host_.resize(host_.size() - 3);
+  sigv4_ = "aws:amz:" + o_.region + ":s3";
+  userpwd_ = o_.credentials.access_key_id + ":" + o_.credentials.secret_access_key;
+}
+
+S3Client::~S3Client() = default;
+
+std::string S3Client::Describe() const { return "object store " + o_.endpoint + " bucket '" + o_.bucket + "'"; }
+
+S3ClientStats S3Client::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+CurlEasyPtr S3Client::TakeHandle() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      CurlEasyPtr h = std::move(idle_.back());
+      idle_.pop_back();
+      return h;
+    }
+  }
+  return CurlEasyPtr(curl_easy_init());
+}
+
+void S3Client::ReturnHandle(CurlEasyPtr h) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (idle_.size() < kMaxIdleHandles) idle_.push_back(std::move(h));
+}
+
+Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, int attempt) {
+  (void)attempt;
+  curl_easy_reset(easy);
+  std::string url = o_.endpoint + "/" + o_.bucket;
+  if (!r.key.empty()) url += "/" + S3UriEncode(r.key, true);
+  if (!r.query.empty()) url += "?" + r.query;
+  curl_slist* raw = nullptr;
+  raw = curl_slist_append(raw, "x-amz-content-sha256:UNSIGNED-PAYLOAD");
+  if (!o_.credentials.session_token.empty()) {
+    raw = curl_slist_append(raw, ("x-amz-security-token:" + o_.credentials.session_token).c_str());
+  }
+  for (const auto& h : r.headers) raw = curl_slist_append(raw, h.c_str());
+  // No "Expect:" override: libcurl 7.88 would sign the empty header and the
+  // store refuses the signature; RGW answers 100-continue at once.
+  CurlSlistPtr headers(raw);
+  Response resp;
+  WriteState sink{&resp.body, r.max_reply_bytes};
+  ReadState source{r.body, 0};
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
+  curl_easy_setopt(easy, CURLOPT_USERPWD, userpwd_.c_str());
+  if (r.method == "PUT" || (r.method == "POST" && r.has_body)) {
+    if (r.method == "PUT") {
+      curl_easy_setopt(easy, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    } else {
+      curl_easy_setopt(easy, CURLOPT_POST, 1L);
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    }
+    curl_easy_setopt(easy, CURLOPT_READFUNCTION, ReadBody);
+    curl_easy_setopt(easy, CURLOPT_READDATA, &source);
+    curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, SeekBody);
+    curl_easy_setopt(easy, CURLOPT_SEEKDATA, &source);
+  } else if (r.method == "POST") {
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(0));
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "");
+  } else if (r.method == "HEAD") {
+    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+  } else if (r.method != "GET") {
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  }
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteReply);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes_per_s));
+  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.low_speed_time_s));
+  if (std::getenv("QUIVER_S3_DEBUG")) curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https,http");
+  ApplyTls(easy, o_.tls);
+  char err[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, err);
+  const CURLcode rc = curl_easy_perform(easy);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
+  curl_easy_setopt(easy, CURLOPT_USERPWD, nullptr);
+  if (sink.too_long) {
+    return Status::Invalid(Describe() + ": " + r.method + " '" + r.key + "': reply exceeds " +
+                           std::to_string(r.max_reply_bytes) + " bytes");
+  }
+  if (rc != CURLE_OK) {
+    return Status::IOError(std::string(curl_easy_strerror(rc)) + (err[0] ? std::string(" (") + err + ")" : ""));
+  }
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
+  return resp;
+}
+
+Result<S3Client::Response> S3Client::Perform(const Request& r) {
+  CurlEasyPtr easy = TakeHandle();
+  if (!easy) return Status::OutOfMemory("curl_easy_init failed");
+  Status last_error;
+  Response last;
+  int attempt = 0;
+  for (; attempt < o_.max_attempts; ++attempt) {
+    if (attempt > 0) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++stats_.retries;
+      }
+      const int64_t cap = std::min<int64_t>(o_.backoff_max_ms, o_.backoff_base_ms << std::min(attempt, 20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(JitterMs(cap) + 1));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.requests;
+    }
+    auto resp = PerformOnce(easy.get(), r, attempt);
+    if (!resp.ok()) {
+      if (resp.status().code() == StatusCode::kInvalid) {
+        ReturnHandle(std::move(easy));
+        return resp.status();
+      }
+      last_error = resp.status();
+      last = Response{};
+      continue;
+    }
+    if (Retryable(resp->status)) {
+      last_error = Status::OK();
+      last = std::move(resp).value();
+      continue;
+    }
+    ReturnHandle(std::move(easy));
+    return resp;
+  }
+  // A failed connection is not worth keeping.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.failures;
+  }
+  if (!last_error.ok()) {
+    return Status::IOError(Describe() + ": " + r.method + " '" + r.key + "' failed after " + std::to_string(attempt) +
+                           " attempts: " + last_error.message());
+  }
+  return Failed(r, last, attempt);
+}
+
+Status S3Client::Failed(const Request& r, const Response& resp, int attempts) const {
+  std::string code = S3ErrorCode(resp.body);
+  std::string msg = Describe() + ": " + r.method + " '" + r.key + "' answered HTTP " + std::to_string(resp.status);
+  if (!code.empty()) msg += " " + code;
+  if (attempts > 1) msg += " (after " + std::to_string(attempts) + " attempts)";
+  return Status::IOError(msg);
+}
+
+Status S3Client::Put(const std::string& key, std::span<const uint8_t> bytes) {
+  if (static_cast<int64_t>(bytes.size()) > o_.multipart_threshold_bytes) return PutMultipart(key, bytes);
+  Request r;
+  r.method = "PUT";
+  r.key = key;
+  r.body = bytes;
+  r.has_body = true;
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status != 200) return Failed(r, resp, 1);
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.put_bytes += static_cast<int64_t>(bytes.size());
+  return Status::OK();
+}
+
+Status S3Client::PutMultipart(const std::string& key, std::span<const uint8_t> bytes) {
+  Request init;
+  init.method = "POST";
+  init.key = key;
+  init.query = "uploads=";
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(init));
+  if (resp.status != 200) return Failed(init, resp, 1);
+  size_t from = 0;
+  const std::string upload_id = XmlValue(resp.body, "UploadId", &from);
+  if (upload_id.empty()) return Status::IOError(Describe() + ": multipart upload of '" + key + "': no UploadId");
+  const std::string id_q = "uploadId=" + S3UriEncode(upload_id, false);
+  auto abort = [&] {
+    Request a;
+    a.method = "DELETE";
+    a.key = key;
+    a.query = id_q;
+    (void)Perform(a);
+  };
+  std::string complete = "<CompleteMultipartUpload>";
+  int part = 1;
+  for (size_t off = 0; off < bytes.size(); off += static_cast<size_t>(o_.part_bytes), ++part) {
+    Request p;
+    p.method = "PUT";
+    p.key = key;
+    p.query = "partNumber=" + std::to_string(part) + "&" + id_q;
+    p.body = bytes.subspan(off, std::min(bytes.size() - off, static_cast<size_t>(o_.part_bytes)));
+    p.has_body = true;
+    auto pr = Perform(p);
+    if (!pr.ok() || pr->status != 200) {
+      Status st = pr.ok() ? Failed(p, *pr, 1) : pr.status();
+      abort();
+      return st;
+    }
+    // A part's ETag is the MD5 of its bytes (S3 and RGW without SSE), so
+    // the completion list needs no response headers.
+    unsigned char md5[16];
+    Md5(p.body.data(), p.body.size(), md5);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string etag;
+    for (unsigned char c : md5) {
+      etag += kHex[c >> 4];
+      etag += kHex[c & 15];
+    }
+    complete += "<Part><PartNumber>" + std::to_string(part) + "</PartNumber><ETag>\"" + etag + "\"</ETag></Part>";
+  }
+  complete += "</CompleteMultipartUpload>";
+  Request c;
+  c.method = "POST";
+  c.key = key;
+  c.query = id_q;
+  c.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(complete.data()), complete.size());
+  c.has_body = true;
+  c.headers.push_back("Content-Type: application/xml");
+  auto cr = Perform(c);
+  if (!cr.ok() || cr->status != 200 || cr->body.find("<Error>") != std::string::npos) {
+    Status st = !cr.ok() ? cr.status() : Failed(c, *cr, 1);
+    abort();
+    return st;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.put_bytes += static_cast<int64_t>(bytes.size());
+  ++stats_.multipart_uploads;
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> S3Client::Get(const std::string& key, int64_t max_bytes) {
+  Request r;
+  r.method = "GET";
+  r.key = key;
+  r.max_reply_bytes = std::max<int64_t>(max_bytes, 4096);
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey") return std::optional<std::string>();
+  if (resp.status != 200) return Failed(r, resp, 1);
+  if (static_cast<int64_t>(resp.body.size()) > max_bytes) {
+    return Status::Invalid(Describe() + ": object '" + key + "' exceeds " + std::to_string(max_bytes) + " bytes");
+  }
+  return std::optional<std::string>(std::move(resp.body));
+}
+
+Status S3Client::Delete(const std::string& key) {
+  Request r;
+  r.method = "DELETE";
+  r.key = key;
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 204 || resp.status == 200 || (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey")) {
+    return Status::OK();
+  }
+  return Failed(r, resp, 1);
+}
+
+Result<std::vector<std::string>> S3Client::List(const std::string& prefix, int64_t max_keys) {
+  std::vector<std::string> keys;
+  std::string token;
+  while (static_cast<int64_t>(keys.size()) < max_keys) {
+    Request r;
+    r.method = "GET";
+    // Canonical order: continuation-token < list-type < prefix.
+    if (!token.empty()) r.query = "continuation-token=" + S3UriEncode(token, false) + "&";
+    r.query += "list-type=2&prefix=" + S3UriEncode(prefix, false);
+    r.max_reply_bytes = int64_t{16} << 20;
+    QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+    if (resp.status != 200) return Failed(r, resp, 1);
+    size_t from = 0;
+    while (from != std::string::npos) {
+      std::string k = XmlValue(resp.body, "Key", &from);
+      if (from != std::string::npos) keys.push_back(XmlUnescape(std::move(k)));
+    }
+    from = 0;
+    const std::string truncated = XmlValue(resp.body, "IsTruncated", &from);
+    from = 0;
+    token = XmlUnescape(XmlValue(resp.body, "NextContinuationToken", &from));
+    if (truncated != "true" || token.empty()) break;
+  }
+  return keys;
+}
+
+Status S3Client::CheckBucket() {
+  Request r;
+  r.method = "HEAD";
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 200) return Status::OK();
+  std::string msg = Describe() + ": HEAD bucket answered HTTP " + std::to_string(resp.status);
+  if (resp.status == 404) msg += " (no such bucket)";
+  if (resp.status == 403) msg += " (access denied: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)";
+  return Status::IOError(msg);
+}
+
+Status S3Client::CreateBucket() {
+  Request r;
+  r.method = "PUT";
+  r.has_body = true;
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 200) return Status::OK();
+  if (resp.status == 409 && S3ErrorCode(resp.body) == "BucketAlreadyOwnedByYou") return Status::OK();
+  return Failed(r, resp, 1);
+}
+
+Status S3Client::PutLifecycle(const std::string& prefix, int days) {
+  if (days < 1) return Status::Invalid("lifecycle: days must be >= 1");
+  const std::string xml = "<LifecycleConfiguration><Rule><ID>quiver-results</ID><Filter><Prefix>" + prefix +
+                          "</Prefix></Filter><Status>Enabled</Status><Expiration><Days>" + std::to_string(days) +
+                          "</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>" +
+                          std::to_string(days) +
+                          "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>";
+  unsigned char md5[16];
+  Md5(reinterpret_cast<const unsigned char*>(xml.data()), xml.size(), md5);
+  Request r;
+  r.method = "PUT";
+  r.query = "lifecycle=";
+  r.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(xml.data()), xml.size());
+  r.has_body = true;
+  r.headers.push_back("Content-MD5: " + Base64(md5, sizeof md5));
+  r.headers.push_back("Content-Type: application/xml");
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status != 200) return Failed(r, resp, 1);
+  return Status::OK();
+}
+
+Result<std::string> S3Client::PresignGet(const std::string& key, int64_t now_epoch_s, int64_t expires_s) const {
+  PresignRequest p;
+  p.host = host_;
+  p.canonical_path = "/" + o_.bucket + "/" + S3UriEncode(key, true);
+  p.region = o_.region;
+  p.now_epoch_s = now_epoch_s;
+  p.expires_s = expires_s;
+  QUIVER_ASSIGN_OR_RETURN(auto query, PresignQuery(p, o_.credentials));
+  return o_.endpoint + p.canonical_path + "?" + query;
+}
+
+}  // namespace quiver::fetch

@@ -1,0 +1,144 @@
+// quiver/fetch/s3_client.h — a small S3 client for result chunks: PUT
+// (single or multipart), GET, DELETE, list, bucket lifecycle, and presigned
+// GET links, against any S3-compatible store (tested with Ceph RGW).
+//
+// Requests are signed with SigV4 headers by libcurl (CURLOPT_AWS_SIGV4,
+// payload UNSIGNED-PAYLOAD); presigned links by s3_sigv4.h. Addressing is
+// path-style: ENDPOINT/BUCKET/KEY. Uploads stream from the caller's bytes
+// (CURLOPT_READFUNCTION over the span): no copy is made. Objects larger than
+// multipart_threshold_bytes go up as a multipart upload in parts of
+// part_bytes (aborted on failure, so nothing is left behind).
+//
+// Failures: connection errors, timeouts and HTTP 500/502/503/504 (503
+// SlowDown included) are retried up to max_attempts with exponential
+// backoff and full jitter; 4xx are not. Every request has a connect timeout
+// and a low-speed limit, so a store that stops answering fails the request
+// instead of hanging it. Errors are IOError with a message naming the store
+// (endpoint and bucket), the method, the key, the HTTP status and the S3
+// error code (e.g. "HTTP 403 SignatureDoesNotMatch"), and the attempts made;
+// credentials and link signatures never appear in messages.
+//
+// Thread safety: all methods may be called from any number of threads; the
+// client keeps a small cache of idle curl handles (keep-alive).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/fetch/curl_util.h"
+#include "quiver/fetch/s3_sigv4.h"
+
+namespace quiver::fetch {
+
+/// "s3://BUCKET/PREFIX" split; the prefix has no leading or trailing '/'
+/// (may be empty).
+struct S3Location {
+  std::string bucket;
+  std::string prefix;
+};
+
+/// Parses "s3://BUCKET[/PREFIX]". Errors: Invalid for another scheme, an
+/// empty or malformed bucket name (3..63 of a-z 0-9 . -).
+Result<S3Location> ParseS3Location(const std::string& text);
+
+struct S3ClientOptions {
+  /// "https://HOST[:PORT]" (http:// allowed for tests); no path. Required.
+  /// Links are signed for this host:port, so it must be the name clients use.
+  std::string endpoint;
+  std::string bucket;
+  std::string region = "us-east-1";
+  S3Credentials credentials;
+  TlsOptions tls;
+  /// Attempts per request (>= 1) and the backoff between them: attempt k
+  /// waits a uniformly random time in [0, min(max, base * 2^k)) ms.
+  int max_attempts = 4;
+  int64_t backoff_base_ms = 100;
+  int64_t backoff_max_ms = 2000;
+  int64_t connect_timeout_ms = 5000;
+  /// A transfer slower than low_speed_bytes_per_s for low_speed_time_s is
+  /// aborted (and retried).
+  int64_t low_speed_bytes_per_s = 1024;
+  int64_t low_speed_time_s = 10;
+  /// Objects above this size go up in multipart parts of part_bytes
+  /// (>= 5 MiB, the S3 minimum for all but the last part).
+  int64_t multipart_threshold_bytes = int64_t{64} << 20;
+  int64_t part_bytes = int64_t{16} << 20;
+};
+
+/// Counters (monotonic since the client was made).
+struct S3ClientStats {
+  int64_t requests = 0;
+  int64_t retries = 0;
+  int64_t failures = 0;  ///< requests that failed after their attempts
+  int64_t put_bytes = 0;
+  int64_t multipart_uploads = 0;
+};
+
+class S3Client {
+ public:
+  /// Errors: Invalid for a malformed endpoint, empty bucket or credentials,
+  /// or out-of-range limits.
+  static Result<std::unique_ptr<S3Client>> Make(S3ClientOptions options);
+  ~S3Client();
+
+  /// PUTs `bytes` as object `key` (streamed from the span, which must stay
+  /// valid until the call returns). Multipart above the threshold.
+  Status Put(const std::string& key, std::span<const uint8_t> bytes);
+  /// GETs object `key`; std::nullopt when it does not exist (404). Errors:
+  /// IOError; Invalid when the object exceeds max_bytes.
+  Result<std::optional<std::string>> Get(const std::string& key, int64_t max_bytes);
+  /// DELETEs object `key` (a missing object is success).
+  Status Delete(const std::string& key);
+  /// Keys under `prefix` (every page), at most max_keys.
+  Result<std::vector<std::string>> List(const std::string& prefix, int64_t max_keys = 100000);
+  /// HEAD of the bucket: OK when it exists and the credentials may use it.
+  Status CheckBucket();
+  /// Creates the bucket (an existing bucket owned by the caller is success).
+  Status CreateBucket();
+  /// Sets a lifecycle rule expiring objects under `prefix` after `days`
+  /// (>= 1) days and aborting incomplete multipart uploads after as long.
+  Status PutLifecycle(const std::string& prefix, int days);
+
+  /// A presigned GET URL of `key` valid for `expires_s` seconds from
+  /// now_epoch_s (1 .. 7 days).
+  Result<std::string> PresignGet(const std::string& key, int64_t now_epoch_s, int64_t expires_s) const;
+
+  /// "object store https://HOST:PORT bucket 'B'" (for messages).
+  std::string Describe() const;
+  const S3ClientOptions& options() const { return o_; }
+  S3ClientStats stats() const;
+
+  struct Request;
+  struct Response {
+    long status = 0;
+    std::string body;
+  };
+
+ private:
+  explicit S3Client(S3ClientOptions options);
+  Result<Response> Perform(const Request& r);
+  Result<Response> PerformOnce(CURL* easy, const Request& r, int attempt);
+  Status PutMultipart(const std::string& key, std::span<const uint8_t> bytes);
+  Status Failed(const Request& r, const Response& resp, int attempts) const;
+  CurlEasyPtr TakeHandle();
+  void ReturnHandle(CurlEasyPtr h);
+
+  S3ClientOptions o_;
+  std::string host_;   // host[:port] as signed
+  std::string sigv4_;  // "aws:amz:REGION:s3"
+  std::string userpwd_;
+  mutable std::mutex mu_;
+  std::vector<CurlEasyPtr> idle_;
+  S3ClientStats stats_;
+};
+
+/// The S3 error code in an error reply body ("<Code>X</Code>"), or "".
+std::string S3ErrorCode(const std::string& body);
+
+}  // namespace quiver::fetch

@@ -1,0 +1,210 @@
+// S3ChunkStore and S3Client against a real S3 store (Ceph RGW). These run
+// only when QUIVER_S3_ENDPOINT, QUIVER_S3_CA, AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY are set (tests/objstore/run.sh starts RGW and sets
+// them); otherwise they skip.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <numeric>
+
+#include "quiver/fetch/curl_util.h"
+#include "quiver/fetch/link_signer.h"
+#include "quiver/fetch/s3_chunk_store.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::fetch {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+class S3StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    endpoint_ = Env("QUIVER_S3_ENDPOINT");
+    if (endpoint_.empty() || Env("AWS_ACCESS_KEY_ID").empty()) GTEST_SKIP() << "no S3 store (QUIVER_S3_ENDPOINT)";
+    pool_ = MemoryPool::MakeRoot({.name = "s3test"});
+    bucket_ = Env("QUIVER_S3_TEST_BUCKET").empty() ? "quiver-unit" : Env("QUIVER_S3_TEST_BUCKET");
+    auto client = S3Client::Make(ClientOptions(bucket_));
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    const Status created = (*client)->CreateBucket();
+    ASSERT_TRUE(created.ok()) << created.ToString();
+  }
+
+  S3ClientOptions ClientOptions(const std::string& bucket) {
+    S3ClientOptions o;
+    o.endpoint = endpoint_;
+    o.bucket = bucket;
+    o.credentials = *S3CredentialsFromEnv();
+    o.tls.ca_cert_path = Env("QUIVER_S3_CA");
+    o.backoff_base_ms = 10;
+    o.backoff_max_ms = 50;
+    return o;
+  }
+
+  Result<std::unique_ptr<S3ChunkStore>> MakeStore(S3ClientOptions client, const std::string& prefix = "unit") {
+    S3ChunkStoreOptions so;
+    so.client = std::move(client);
+    so.prefix = prefix;
+    so.pool = pool_.get();
+    return S3ChunkStore::Make(so);
+  }
+
+  std::shared_ptr<Buffer> Bytes(int64_t n, uint8_t seed) {
+    auto b = *Buffer::Allocate(pool_.get(), n);
+    for (int64_t i = 0; i < n; ++i) b->mutable_data()[i] = static_cast<uint8_t>(seed + i * 7 + (i >> 9));
+    return b;
+  }
+
+  // A GET of a URL as a client would do it: status and body.
+  HttpResponse Download(const std::string& url) {
+    auto easy = *MakeEasy();
+    HttpRequest r;
+    r.url = url;
+    r.tls.ca_cert_path = Env("QUIVER_S3_CA");
+    r.timeout_ms = 30000;
+    auto resp = Perform(easy.get(), r);
+    EXPECT_TRUE(resp.ok()) << resp.status().ToString();
+    return resp.ok() ? *resp : HttpResponse{};
+  }
+
+  std::string endpoint_, bucket_;
+  std::shared_ptr<MemoryPool> pool_;
+};
+
+TEST_F(S3StoreTest, PutThenPresignedGetReturnsTheBytesThenRemoveDeletes) {
+  auto store = MakeStore(ClientOptions(bucket_));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto bytes = Bytes(300000, 3);
+  auto id = (*store)->Put(bytes, 0);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto link = (*store)->Link(*id, NowEpochMs() + 60000);
+  ASSERT_TRUE(link.ok());
+  EXPECT_EQ(link->url.rfind(endpoint_ + "/" + bucket_ + "/unit/chunks/" + *id + "?X-Amz-Algorithm=", 0), 0u);
+  auto got = Download(link->url);
+  EXPECT_EQ(got.status, 200);
+  EXPECT_EQ(got.body, std::string(bytes->view()));
+  auto back = (*store)->Get(*id);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ((*back)->view(), bytes->view());
+  (*store)->Remove(*id);
+  EXPECT_EQ(Download(link->url).status, 404);
+  EXPECT_FALSE((*store)->Get(*id).ok());
+}
+
+TEST_F(S3StoreTest, ForgedExpiredOtherKeyAndOtherHostLinksAreRefusedByTheStore) {
+  auto store = MakeStore(ClientOptions(bucket_));
+  ASSERT_TRUE(store.ok());
+  auto id = (*store)->Put(Bytes(1000, 5), 0);
+  ASSERT_TRUE(id.ok());
+  auto link = (*store)->Link(*id, NowEpochMs() + 60000);
+  ASSERT_TRUE(link.ok());
+  ASSERT_EQ(Download(link->url).status, 200);
+  std::string forged = link->url;
+  forged.back() = forged.back() == '0' ? '1' : '0';
+  EXPECT_EQ(Download(forged).status, 403);
+  // Expired: signed 120 s ago for 60 s.
+  auto expired = (*store)->client()->PresignGet((*store)->ChunkKey(*id), NowEpochMs() / 1000 - 120, 60);
+  ASSERT_TRUE(expired.ok());
+  EXPECT_EQ(Download(*expired).status, 403);
+  // The same query string on another object.
+  auto other = (*store)->Put(Bytes(10, 1), 0);
+  ASSERT_TRUE(other.ok());
+  std::string moved = link->url;
+  moved.replace(moved.find(*id), id->size(), *other);
+  EXPECT_EQ(Download(moved).status, 403);
+  // Another user's key that does not own the bucket.
+  if (!Env("QUIVER_OTHER_ACCESS_KEY_ID").empty()) {
+    auto o = ClientOptions(bucket_);
+    o.credentials = {Env("QUIVER_OTHER_ACCESS_KEY_ID"), Env("QUIVER_OTHER_SECRET_ACCESS_KEY"), ""};
+    auto c = S3Client::Make(o);
+    ASSERT_TRUE(c.ok());
+    auto url = (*c)->PresignGet((*store)->ChunkKey(*id), NowEpochMs() / 1000, 60);
+    ASSERT_TRUE(url.ok());
+    EXPECT_EQ(Download(*url).status, 403);
+  }
+  // Signed for localhost, used on 127.0.0.1.
+  if (endpoint_.find("127.0.0.1") != std::string::npos) {
+    auto o = ClientOptions(bucket_);
+    o.endpoint.replace(o.endpoint.find("127.0.0.1"), 9, "localhost");
+    auto c = S3Client::Make(o);
+    ASSERT_TRUE(c.ok());
+    auto url = (*c)->PresignGet((*store)->ChunkKey(*id), NowEpochMs() / 1000, 60);
+    ASSERT_TRUE(url.ok());
+    std::string swapped = *url;
+    swapped.replace(swapped.find("localhost"), 9, "127.0.0.1");
+    EXPECT_EQ(Download(swapped).status, 403);
+  }
+  (*store)->Remove(*id);
+  (*store)->Remove(*other);
+}
+
+TEST_F(S3StoreTest, LargeObjectsGoUpInMultipartParts) {
+  auto o = ClientOptions(bucket_);
+  o.part_bytes = int64_t{5} << 20;
+  o.multipart_threshold_bytes = int64_t{5} << 20;
+  auto store = MakeStore(o);
+  ASSERT_TRUE(store.ok());
+  auto bytes = Bytes((int64_t{12} << 20) + 12345, 9);
+  auto id = (*store)->Put(bytes, 0);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ((*store)->client()->stats().multipart_uploads, 1);
+  auto got = Download((*(*store)->Link(*id, NowEpochMs() + 60000)).url);
+  EXPECT_EQ(got.status, 200);
+  EXPECT_TRUE(got.body == bytes->view());
+  (*store)->Remove(*id);
+}
+
+TEST_F(S3StoreTest, DocumentsRoundTripAndList) {
+  auto store = MakeStore(ClientOptions(bucket_), "unit-docs");
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->PutDocument("ops/a/manifest", "{\"x\":1}").ok());
+  ASSERT_TRUE((*store)->PutDocument("ops/b/manifest", "{}").ok());
+  auto got = (*store)->GetDocument("ops/a/manifest");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, "{\"x\":1}");
+  auto names = (*store)->ListDocuments("ops/");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"ops/a/manifest", "ops/b/manifest"}));
+  ASSERT_TRUE((*store)->RemoveDocument("ops/a/manifest").ok());
+  ASSERT_TRUE((*store)->RemoveDocument("ops/b/manifest").ok());
+  auto none = (*store)->GetDocument("ops/a/manifest");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST_F(S3StoreTest, AMissingBucketOrWrongCredentialsFailAtStartNamingTheStoreAndStatus) {
+  auto missing = MakeStore(ClientOptions("quiver-no-such-bucket"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("bucket 'quiver-no-such-bucket'"), std::string::npos)
+      << missing.status().ToString();
+  EXPECT_NE(missing.status().message().find("HTTP 404"), std::string::npos) << missing.status().ToString();
+  auto o = ClientOptions(bucket_);
+  o.credentials.secret_access_key = "wrong" + o.credentials.secret_access_key;
+  auto wrong = MakeStore(o);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("HTTP 403"), std::string::npos) << wrong.status().ToString();
+  EXPECT_EQ(wrong.status().message().find(o.credentials.secret_access_key), std::string::npos);
+}
+
+TEST_F(S3StoreTest, AStoreThatDoesNotAnswerFailsFastInsteadOfHanging) {
+  auto o = ClientOptions(bucket_);
+  o.endpoint = "https://127.0.0.1:9";  // discard port: nothing listens
+  o.max_attempts = 2;
+  auto client = S3Client::Make(o);
+  ASSERT_TRUE(client.ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto bytes = Bytes(100, 1);
+  const Status st = (*client)->Put("unit/x", bytes->span());
+  const auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("object store https://127.0.0.1:9"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("after 2 attempts"), std::string::npos) << st.ToString();
+  EXPECT_LT(s, 10.0);
+}
+
+}  // namespace
+}  // namespace quiver::fetch

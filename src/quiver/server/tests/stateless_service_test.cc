@@ -1,0 +1,281 @@
+// Stateless servers over a shared store, without a real object store: two
+// ResultServices share an in-memory ChunkStore that says shared() and one
+// cluster secret; every RPC of one statement alternates between them (as a
+// round-robin balancer would), and the result comes back once, in order; a
+// handle signed with another secret is refused; closing leaves nothing.
+#include <gtest/gtest.h>
+#include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/transport/TBufferTransports.h>
+
+#include <map>
+#include <mutex>
+
+#include "quiver/fetch/chunk_store.h"
+#include "quiver/server/result_service.h"
+#include "quiver/tcli/TCLIService.h"
+#include "quiver/testing/status_assertions.h"
+
+namespace quiver::server {
+namespace {
+namespace t = ::quiver::tcli;
+using apache::thrift::transport::TMemoryBuffer;
+
+// Chunks and documents in memory, visible to every service given it.
+class SharedMemoryStore : public fetch::ChunkStore {
+ public:
+  Result<std::string> Put(std::shared_ptr<Buffer> bytes, int64_t) override {
+    QUIVER_ASSIGN_OR_RETURN(auto id, fetch::NewChunkId());
+    std::lock_guard<std::mutex> lock(mu_);
+    chunks_[id] = std::move(bytes);
+    return id;
+  }
+  Result<fetch::ChunkLink> Link(const std::string& id, int64_t expiry_ms) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!chunks_.count(id)) return Status::KeyError("no chunk " + id);
+    return fetch::ChunkLink{"https://store.invalid/chunks/" + id, expiry_ms};
+  }
+  Result<std::shared_ptr<Buffer>> Get(const std::string& id) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = chunks_.find(id);
+    if (it == chunks_.end()) return Status::KeyError("no chunk " + id);
+    return it->second;
+  }
+  void Remove(const std::string& id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    chunks_.erase(id);
+  }
+  bool shared() const override { return true; }
+  Status PutDocument(const std::string& name, std::string_view bytes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    docs_[name] = std::string(bytes);
+    return Status::OK();
+  }
+  Result<std::optional<std::string>> GetDocument(const std::string& name) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = docs_.find(name);
+    if (it == docs_.end()) return std::optional<std::string>();
+    return std::optional<std::string>(it->second);
+  }
+  Status RemoveDocument(const std::string& name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    docs_.erase(name);
+    return Status::OK();
+  }
+  Result<std::vector<std::string>> ListDocuments(const std::string& prefix) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const auto& [k, v] : docs_)
+      if (k.rfind(prefix, 0) == 0) out.push_back(k);
+    return out;
+  }
+  size_t chunks() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return chunks_.size();
+  }
+  size_t documents() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return docs_.size();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Buffer>> chunks_;
+  std::map<std::string, std::string> docs_;
+};
+
+// 20 batches of 1,000 int64 rows (x = row number).
+class CountingExecutor : public StatementExecutor {
+ public:
+  explicit CountingExecutor(MemoryPool* pool) {
+    auto schema = std::make_shared<Schema>();
+    schema->fields = {field("x", int64(), false)};
+    schema_ = schema;
+    for (int b = 0; b < 20; ++b) {
+      auto data = Buffer::Allocate(pool, 8000).value();
+      for (int i = 0; i < 1000; ++i) reinterpret_cast<int64_t*>(data->mutable_data())[i] = b * 1000 + i;
+      auto a = std::make_shared<ArrayData>();
+      a->type = int64();
+      a->length = 1000;
+      a->buffers = {nullptr, data};
+      auto batch = std::make_shared<RecordBatch>();
+      batch->schema = schema;
+      batch->num_rows = 1000;
+      batch->columns = {a};
+      batches_.push_back(batch);
+    }
+  }
+  Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view, const std::atomic<bool>*, MemoryPool*) override {
+    return std::unique_ptr<RecordBatchStream>(new BatchVectorStream(schema_, batches_));
+  }
+  std::vector<TableInfo> ListTables() const override { return {{"t", schema_}}; }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<RecordBatchPtr> batches_;
+};
+
+struct Server {
+  std::unique_ptr<ResultService> service;
+  Server(MemoryPool* pool, StatementExecutor* executor, fetch::ChunkStore* store, const std::string& secret) {
+    ResultServiceOptions o;
+    o.pool = pool;
+    o.executor = executor;
+    o.store = store;
+    o.chunk_bytes = 16 << 10;  // ~10 chunks
+    o.inline_threshold_bytes = 1024;
+    o.max_links_per_fetch = 3;
+    o.fetch_wait_ms = 2000;
+    o.cluster_secret = secret;
+    service = ResultService::Make(o).value();
+  }
+  // One RPC: send_X through a Thrift client into Dispatch, recv_X back.
+  template <typename Send, typename Recv>
+  void Call(Send send, Recv recv) {
+    auto out = std::make_shared<TMemoryBuffer>();
+    auto in = std::make_shared<TMemoryBuffer>();
+    t::TCLIServiceClient c(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in),
+                           std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out));
+    send(c);
+    const std::string request = out->getBufferAsString();
+    auto reply =
+        service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.data()), request.size()));
+    ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+    in->resetBuffer(reinterpret_cast<uint8_t*>(const_cast<char*>(reply->data())), static_cast<uint32_t>(reply->size()),
+                    TMemoryBuffer::COPY);
+    recv(c);
+  }
+};
+
+class StatelessServiceTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot({.name = "stateless"});
+  CountingExecutor executor_{pool_.get()};
+  SharedMemoryStore store_;
+  std::string secret_ = "a cluster secret of 32 bytes...!";
+};
+
+TEST_F(StatelessServiceTest, EveryCallOnAnotherServerReturnsEveryRowOnceAndCloseLeavesNothing) {
+  Server a(pool_.get(), &executor_, &store_, secret_);
+  Server b(pool_.get(), &executor_, &store_, secret_);
+  Server* servers[] = {&a, &b};
+  int turn = 0;
+  auto next = [&]() -> Server& { return *servers[turn++ % 2]; };
+
+  t::TOpenSessionResp open;
+  next().Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
+  ASSERT_EQ(open.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  t::TExecuteStatementReq ex;
+  ex.sessionHandle = open.sessionHandle;
+  ex.statement = "SELECT x FROM t";
+  ex.__set_runAsync(true);
+  ex.__set_canDownloadResult(true);
+  t::TExecuteStatementResp exr;
+  next().Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); });
+  ASSERT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
+  const t::TOperationHandle op = exr.operationHandle;
+
+  // Status from either server until FINISHED (the whole result is in the store).
+  int state = -1;
+  for (int i = 0; i < 100 && state != t::TOperationState::FINISHED_STATE; ++i) {
+    t::TGetOperationStatusReq sr;
+    sr.operationHandle = op;
+    t::TGetOperationStatusResp st;
+    next().Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+    ASSERT_EQ(st.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << st.status.errorMessage;
+    state = st.operationState;
+    if (state != t::TOperationState::FINISHED_STATE) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(state, t::TOperationState::FINISHED_STATE);
+  t::TGetResultSetMetadataReq mr;
+  mr.operationHandle = op;
+  t::TGetResultSetMetadataResp meta;
+  next().Call([&](auto& c) { c.send_GetResultSetMetadata(mr); }, [&](auto& c) { c.recv_GetResultSetMetadata(meta); });
+  ASSERT_EQ(meta.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << meta.status.errorMessage;
+  ASSERT_EQ(meta.schema.columns.size(), 1u);
+  EXPECT_EQ(meta.schema.columns[0].columnName, "x");
+  EXPECT_EQ(meta.resultFormat, t::TSparkRowSetType::URL_BASED_SET);
+
+  // FETCH_FIRST, then FETCH_NEXT (no offset: the cursor is in the store).
+  int64_t next_row = 0;
+  int pages = 0;
+  bool more = true;
+  for (bool first = true; more && pages < 100; first = false, ++pages) {
+    t::TFetchResultsReq fr;
+    fr.operationHandle = op;
+    fr.orientation = first ? t::TFetchOrientation::FETCH_FIRST : t::TFetchOrientation::FETCH_NEXT;
+    fr.maxRows = 100000;
+    t::TFetchResultsResp page;
+    next().Call([&](auto& c) { c.send_FetchResults(fr); }, [&](auto& c) { c.recv_FetchResults(page); });
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    for (const auto& l : page.results.resultLinks) {
+      EXPECT_EQ(l.startRowOffset, next_row) << "page " << pages;
+      next_row = l.startRowOffset + l.rowCount;
+      EXPECT_EQ(l.fileLink.rfind("https://store.invalid/chunks/", 0), 0u);
+    }
+    more = page.hasMoreRows;
+  }
+  EXPECT_EQ(next_row, 20000);
+  EXPECT_GT(pages, 2);
+
+  // A refetch by startRowOffset on the other server starts at that row's chunk.
+  t::TFetchResultsReq again;
+  again.operationHandle = op;
+  again.orientation = t::TFetchOrientation::FETCH_NEXT;
+  again.__set_startRowOffset(12345);
+  t::TFetchResultsResp refetch;
+  next().Call([&](auto& c) { c.send_FetchResults(again); }, [&](auto& c) { c.recv_FetchResults(refetch); });
+  ASSERT_EQ(refetch.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  ASSERT_FALSE(refetch.results.resultLinks.empty());
+  const auto& l0 = refetch.results.resultLinks[0];
+  EXPECT_LE(l0.startRowOffset, 12345);
+  EXPECT_GT(l0.startRowOffset + l0.rowCount, 12345);
+
+  EXPECT_GT(store_.chunks(), 2u);
+  t::TCloseOperationReq cr;
+  cr.operationHandle = op;
+  t::TCloseOperationResp closed;
+  next().Call([&](auto& c) { c.send_CloseOperation(cr); }, [&](auto& c) { c.recv_CloseOperation(closed); });
+  ASSERT_EQ(closed.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << closed.status.errorMessage;
+  // The operation is gone for both servers.
+  for (Server* s : servers) {
+    t::TGetOperationStatusReq sr;
+    sr.operationHandle = op;
+    t::TGetOperationStatusResp st;
+    s->Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+    EXPECT_EQ(st.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  }
+  t::TCloseSessionReq cs;
+  cs.sessionHandle = open.sessionHandle;
+  t::TCloseSessionResp csr;
+  next().Call([&](auto& c) { c.send_CloseSession(cs); }, [&](auto& c) { c.recv_CloseSession(csr); });
+  EXPECT_EQ(csr.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  // Both services sweep (hand their published operations to the store).
+  a.service->ExpireIdle(fetch::NowEpochMs());
+  b.service->ExpireIdle(fetch::NowEpochMs());
+  EXPECT_EQ(store_.chunks(), 0u);
+  EXPECT_EQ(store_.documents(), 0u);
+  EXPECT_EQ(a.service->chunk_pool()->held_bytes(), 0);
+  EXPECT_EQ(b.service->chunk_pool()->held_bytes(), 0);
+}
+
+TEST_F(StatelessServiceTest, HandlesSignedWithAnotherSecretAreRefused) {
+  Server a(pool_.get(), &executor_, &store_, secret_);
+  Server other(pool_.get(), &executor_, &store_, "another secret of the same size!");
+  t::TOpenSessionResp open;
+  a.Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
+  ASSERT_EQ(open.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  t::TExecuteStatementReq ex;
+  ex.sessionHandle = open.sessionHandle;
+  ex.statement = "SELECT x FROM t";
+  t::TExecuteStatementResp exr;
+  other.Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); });
+  EXPECT_EQ(exr.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  // A forged secret on the right server too.
+  ex.sessionHandle.sessionId.secret[0] ^= 1;
+  Server b(pool_.get(), &executor_, &store_, secret_);
+  b.Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); });
+  EXPECT_EQ(exr.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+}  // namespace
+}  // namespace quiver::server

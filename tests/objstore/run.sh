@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# tests/objstore/run.sh — quiver with results in a real object store (ctest
+# label objstore, issue 20). Starts, once: a one-node Ceph cluster with RGW
+# over HTTPS on 127.0.0.1 (rgw.sh), HAProxy balancing every request
+# round-robin over THREE `quiver serve --chunk-store s3://...` processes that
+# share one cluster secret, and HAProxy fault frontends before RGW (503s).
+# Then checks:
+#   1. S3 client/store and SigV4 unit tests against RGW (presigned links
+#      refused when forged, expired, for another object, key or host).
+#   2. the real @databricks/sql 2.1.0 driver through HAProxy reads a
+#      result of many LZ4 chunks equal to `quiver sql`, while one server is
+#      SIGKILLed after its first chunk: every row exactly once;
+#   3. `quiver query` through HAProxy, a server killed mid-fetch: equal;
+#   4. links are RGW URLs; after CloseOperation nothing is left under the
+#      prefix; an operation left open is removed after its expiry; the
+#      servers' pools are back to zero;
+#   5. faults: missing bucket, wrong credentials (refused at start, naming the
+#      store and HTTP status); 503s on some PUTs (retried: the statement
+#      succeeds); 503 SlowDown on every chunk PUT, and RGW stopped
+#      mid-upload: a clear statement error, no chunk left behind.
+# Everything runs under one temporary directory, removed at exit (also on
+# failure), and every process started here is stopped.
+#
+#   run.sh QUIVER_BIN FETCH_TESTS_BIN [PYTHONPATH of the built quiver module]
+# Exit 0 all passed, 1 a failure, 77 skipped (not root, or Ceph/HAProxy/npm
+# peers missing: run scripts/install-deps.sh and scripts/install-interop.sh).
+set -uo pipefail
+QUIVER=${1:?usage: run.sh QUIVER_BIN FETCH_TESTS_BIN}
+FETCH_TESTS=${2:?usage: run.sh QUIVER_BIN FETCH_TESTS_BIN}
+PYDIR=${3:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+for tool in radosgw ceph-mon ceph-osd haproxy curl openssl node; do
+  command -v "$tool" >/dev/null || { echo "objstore: $tool is not installed: skipped (scripts/install-deps.sh)"; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "objstore: needs root for the Ceph daemons: skipped"; exit 77; }
+[ -d "$HERE/../interop/node_modules/@databricks/sql" ] || {
+  echo "objstore: @databricks/sql is not installed: run scripts/install-interop.sh"; exit 1; }
+
+W=$(mktemp -d /tmp/quiver-objstore.XXXXXX)
+PIDS=()
+failures=0
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  sleep 0.5
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  "$HERE/rgw.sh" stop "$W/rgw" >/dev/null 2>&1
+  rm -rf "$W"
+}
+trap cleanup EXIT
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+t0=$SECONDS
+"$HERE/rgw.sh" start "$W/rgw" >"$W/rgw.out" 2>&1 || { cat "$W/rgw.out"; echo "FAIL rgw start"; exit 1; }
+# shellcheck disable=SC1091
+. "$W/rgw/env"
+CA=$QUIVER_S3_CA
+echo "rgw up in $((SECONDS - t0)) s at $QUIVER_S3_ENDPOINT"
+S3="curl -sS --cacert $CA --aws-sigv4 aws:amz:us-east-1:s3 --user $AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY -H x-amz-content-sha256:UNSIGNED-PAYLOAD"
+BUCKET=quiver-results
+$S3 -X PUT "$QUIVER_S3_ENDPOINT/$BUCKET" -o /dev/null -w '' || { echo "FAIL create bucket"; exit 1; }
+# Keys under a prefix (one per line).
+keys() { $S3 "$QUIVER_S3_ENDPOINT/$BUCKET?list-type=2&prefix=$(printf %s "$1" | sed 's|/|%2F|g')" |
+  grep -o '<Key>[^<]*</Key>' | sed 's/<[^>]*>//g'; }
+
+# --- 1. unit tests against RGW ---
+if QUIVER_S3_TEST_BUCKET=quiver-unit "$FETCH_TESTS" --gtest_filter='S3StoreTest.*:S3Presign.*' >"$W/unit.out" 2>&1; then
+  pass "S3 store tests against RGW ($(grep -c '^\[       OK' "$W/unit.out") tests)"
+else
+  cat "$W/unit.out"; fail "S3 store tests against RGW"
+fi
+
+# --- servers ---
+TOKEN=objstore-token-$RANDOM
+head -c 32 /dev/urandom | base64 >"$W/cluster-secret"
+cat "$W/rgw/rgw.crt" "$W/rgw/rgw.key" >"$W/haproxy.pem"
+"$QUIVER" gen lineitem --rows 120000 --max-bytes-per-batch 262144 -o "$W/lineitem.arrows" >/dev/null
+SQL="SELECT * FROM lineitem"
+"$QUIVER" sql --table lineitem="$W/lineitem.arrows" --format jsonl "$SQL" >"$W/expected.jsonl"
+echo "expected rows: $(wc -l <"$W/expected.jsonl")"
+
+# start_server NAME PORT PREFIX ENDPOINT [extra args...]: quiver serve in the background.
+start_server() {
+  local name=$1 port=$2 prefix=$3 endpoint=$4
+  shift 4
+  "$QUIVER" serve --port "$port" --cert "$W/rgw/rgw.crt" --key "$W/rgw/rgw.key" --token "$TOKEN" \
+    --table lineitem="$W/lineitem.arrows" --chunk-store "s3://$BUCKET/$prefix" --s3-endpoint "$endpoint" \
+    --s3-ca-cert "$CA" --cluster-secret-file "$W/cluster-secret" --chunk-bytes "${CHUNK_BYTES:-256KiB}" \
+    --inline-threshold-bytes 64KiB --max-links-per-fetch 4 --stats 0 "$@" >"$W/$name.out" 2>"$W/$name.err" &
+  local pid=$!
+  PIDS+=("$pid")
+  eval "PID_$name=$pid"
+  for _ in $(seq 1 300); do
+    grep -q '^ready$' "$W/$name.out" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+metrics() { curl -sS --cacert "$CA" -H "Authorization: Bearer $TOKEN" "https://127.0.0.1:$1/metrics"; }
+
+P1=$(free_port); P2=$(free_port); P3=$(free_port); HP=$(free_port); FP=$(free_port); SP=$(free_port)
+for i in 1 2 3; do
+  eval "port=\$P$i"
+  start_server "s$i" "$port" t1 "$QUIVER_S3_ENDPOINT" || { cat "$W/s$i.err"; echo "FAIL server s$i start"; exit 1; }
+done
+grep -q "^chunk store: object store $QUIVER_S3_ENDPOINT bucket '$BUCKET' prefix 't1'" "$W/s1.out" &&
+  pass "serve prints the S3 chunk store" || fail "serve chunk store line: $(grep 'chunk store' "$W/s1.out")"
+
+cat >"$W/haproxy.cfg" <<CFG
+global
+  maxconn 2000
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 120s
+  timeout server 120s
+  retries 3
+  option redispatch 1
+  retry-on conn-failure empty-response response-timeout 502 503 504
+  option http-buffer-request
+frontend quiver
+  bind 127.0.0.1:$HP ssl crt $W/haproxy.pem
+  default_backend quivers
+backend quivers
+  balance roundrobin
+  server s1 127.0.0.1:$P1 ssl verify none check inter 300 fall 1 rise 2
+  server s2 127.0.0.1:$P2 ssl verify none check inter 300 fall 1 rise 2
+  server s3 127.0.0.1:$P3 ssl verify none check inter 300 fall 1 rise 2
+# Fault frontends before RGW: 10% of chunk PUTs under flaky/ answered 503
+# SlowDown (4 attempts: a chunk fails with odds 1e-4); every chunk PUT under
+# slow/ answered 503 SlowDown. Rules act on the header section (no body
+# buffering), so the client reads the 503 instead of a broken pipe.
+frontend rgwfaults
+  bind 127.0.0.1:$FP ssl crt $W/haproxy.pem
+  no option http-buffer-request
+  http-request return status 503 content-type application/xml string "<Error><Code>SlowDown</Code></Error>" if METH_PUT { path_beg /$BUCKET/flaky/chunks/ } { rand(100) lt 10 }
+  http-request return status 503 content-type application/xml string "<Error><Code>SlowDown</Code></Error>" if METH_PUT { path_beg /$BUCKET/slow/chunks/ }
+  default_backend rgw
+backend rgw
+  server rgw ${QUIVER_S3_ENDPOINT#https://} ssl verify none
+CFG
+haproxy -f "$W/haproxy.cfg" -db >"$W/haproxy.out" 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$HP") 2>/dev/null && break; sleep 0.1; done
+RPC_PATH=/sql/1.0/warehouses/quiver
+BAL=https://127.0.0.1:$HP$RPC_PATH
+
+# --- 2. the real driver through HAProxy, one server SIGKILLed mid-fetch ---
+rgw_gets() { grep -c "GET /$BUCKET/t1/chunks/[0-9a-f]*?X-Amz-Algorithm" "$W/rgw/log/client.rgw.log" 2>/dev/null; }
+gets_before=$(rgw_gets)
+out=$(timeout 180 node "$HERE/driver_check.mjs" --port "$HP" --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" \
+  --sql "$SQL" --expected "$W/expected.jsonl" --kill-pid "$PID_s2" 2>&1)
+rc=$?
+echo "driver: $out" | tail -3
+[ $rc -eq 0 ] && pass "driver through HAProxy, server s2 SIGKILLed mid-fetch: every row once, values equal" ||
+  fail "driver through HAProxy"
+gets=$(( $(rgw_gets) - gets_before ))
+[ "$gets" -gt 1 ] && pass "the driver downloaded $gets chunks from RGW presigned URLs" ||
+  fail "RGW saw $gets presigned chunk GETs"
+# The two servers left answer alone now; bring s2 back for what follows.
+start_server s2 "$P2" t1 "$QUIVER_S3_ENDPOINT" || fail "restart s2"
+sleep 1
+
+# --- 3. quiver query through HAProxy, s3 killed mid-fetch ---
+export QUIVER_TOKEN=$TOKEN
+"$QUIVER" query --server "$BAL" --ca-cert "$CA" --format jsonl --parallel 4 -q "$SQL" >"$W/query.jsonl" 2>"$W/query.err" &
+qpid=$!
+sleep 0.7
+kill -KILL "$PID_s3" 2>/dev/null
+wait $qpid
+rc=$?
+if [ $rc -eq 0 ] && cmp -s "$W/query.jsonl" "$W/expected.jsonl"; then
+  pass "quiver query through HAProxy, s3 SIGKILLed during the statement: equal to quiver sql"
+else
+  cat "$W/query.err" | tail -5; fail "quiver query through HAProxy (rc $rc, $(wc -l <"$W/query.jsonl") rows)"
+fi
+start_server s3 "$P3" t1 "$QUIVER_S3_ENDPOINT" || fail "restart s3"
+sleep 1
+
+# --- 3b. quiver.connect (Python) through HAProxy, s1 killed after the first page ---
+if [ -n "$PYDIR" ] && ls "$PYDIR"/quiver/_quiver*.so >/dev/null 2>&1; then
+  out=$(PYTHONPATH=$PYDIR timeout 180 python3 "$HERE/python_check.py" "$HP" "$CA" "$W/expected.jsonl" "$SQL" "$PID_s1" 2>&1)
+  rc=$?
+  echo "python: $(echo "$out" | tail -1)"
+  [ $rc -eq 0 ] && pass "quiver.connect through HAProxy, s1 SIGKILLed after the first page: every row once, equal" ||
+    { echo "$out" | tail -5; fail "quiver.connect through HAProxy"; }
+  start_server s1 "$P1" t1 "$QUIVER_S3_ENDPOINT" || fail "restart s1"
+  sleep 1
+else
+  echo "SKIP quiver.connect: the Python module is not built (target quiver_python)"
+fi
+
+# --- 3c. CancelOperation through HAProxy stops a statement another server runs ---
+# (a cross join producing chunks as fast as RGW takes them; the owner polls
+# the cancel marker, stops, and removes the chunks it had written).
+timeout 90 node "$HERE/driver_check.mjs" --port "$HP" --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" \
+  --sql "SELECT a.l_orderkey, b.l_comment FROM lineitem a CROSS JOIN lineitem b" --cancel-after-ms 2000 \
+  --go "$W/go" >"$W/cancel.out" 2>&1 &
+cpid=$!
+for _ in $(seq 1 100); do grep -q '^cancelled' "$W/cancel.out" && break; sleep 0.1; done
+t=$SECONDS
+left=-1
+for _ in $(seq 1 60); do
+  left=$(keys t1/chunks/ | wc -l)
+  [ "$left" -eq 0 ] && break
+  sleep 0.25
+done
+[ "$left" -eq 0 ] && grep -q '^cancelled' "$W/cancel.out" &&
+  pass "CancelOperation through HAProxy: the owner stopped and removed its chunks within $((SECONDS - t)) s" ||
+  fail "cancel through HAProxy: $left chunks left ($(grep -v level "$W/cancel.out" | tail -2))"
+touch "$W/go"
+wait $cpid || fail "cancel client: $(tail -2 "$W/cancel.out")"
+
+# --- 4. links are RGW URLs; nothing left after close; expiry; pools ---
+n=$(keys t1/ | wc -l)
+[ "$n" -eq 0 ] && pass "after CloseOperation/CloseSession nothing is left under t1/" ||
+  { keys t1/ | head -5; fail "$n objects left under t1/"; }
+# An operation left open on a server with a 3 s expiry: removed by a sweep.
+P4=$(free_port)
+start_server s4 "$P4" t1 "$QUIVER_S3_ENDPOINT" --operation-idle-s 3 || fail "start s4"
+timeout 60 node "$HERE/driver_check.mjs" --port "$P4" --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" \
+  --sql "$SQL" --expected "$W/expected.jsonl" --no-close 1 >"$W/noclose.out" 2>&1
+before=$(keys t1/chunks/ | wc -l)
+gone=no
+for _ in $(seq 1 40); do
+  [ "$(keys t1/ | wc -l)" -eq 0 ] && { gone=yes; break; }
+  sleep 0.5
+done
+[ "$before" -gt 1 ] && [ $gone = yes ] && pass "an unclosed result ($before chunks) is removed after its expiry" ||
+  fail "expiry: $before chunks before, gone=$gone ($(keys t1/ | head -3 | tr '\n' ' '))"
+for i in 1 2 3 4; do
+  eval "port=\$P$i"
+  held=$(metrics "$port" | awk '/^pool .*(chunks|exec) /{for(i=1;i<=NF;i++) if($i ~ /^held_bytes=/){split($i,a,"="); s+=a[2]}} END{print s+0}')
+  [ "$held" = 0 ] && pass "server s$i: chunks and exec pools back to 0" || fail "server s$i pools hold $held bytes"
+done
+
+# --- 5. faults ---
+if "$QUIVER" serve --port 0 --token x --chunk-store s3://quiver-missing/x --s3-endpoint "$QUIVER_S3_ENDPOINT" \
+  --s3-ca-cert "$CA" --table lineitem="$W/lineitem.arrows" >"$W/missing.out" 2>&1; then
+  fail "a missing bucket was accepted"
+else
+  grep -q "bucket 'quiver-missing'.*HTTP 404" "$W/missing.out" && pass "missing bucket: $(grep -o 'object store.*' "$W/missing.out" | head -1)" ||
+    { cat "$W/missing.out"; fail "missing bucket message"; }
+fi
+if AWS_SECRET_ACCESS_KEY=not-the-secret "$QUIVER" serve --port 0 --token x --chunk-store "s3://$BUCKET/x" \
+  --s3-endpoint "$QUIVER_S3_ENDPOINT" --s3-ca-cert "$CA" --table lineitem="$W/lineitem.arrows" >"$W/creds.out" 2>&1; then
+  fail "wrong credentials were accepted"
+else
+  if grep -q "HTTP 403" "$W/creds.out" && ! grep -q "not-the-secret" "$W/creds.out"; then
+    pass "wrong credentials: $(grep -o 'object store.*' "$W/creds.out" | head -1)"
+  else
+    cat "$W/creds.out"; fail "wrong credentials message"
+  fi
+fi
+P5=$(free_port); P6=$(free_port); P7=$(free_port)
+start_server s5 "$P5" flaky "https://127.0.0.1:$FP" || { cat "$W/s5.err"; fail "start s5"; }
+if "$QUIVER" query --server "https://127.0.0.1:$P5$RPC_PATH" --ca-cert "$CA" --format jsonl -q "$SQL" >"$W/flaky.jsonl" 2>"$W/flaky.err" &&
+  cmp -s "$W/flaky.jsonl" "$W/expected.jsonl"; then
+  pass "10% of chunk PUTs answered 503 SlowDown: retried, result equal"
+else
+  tail -3 "$W/flaky.err"; fail "503s on some PUTs"
+fi
+start_server s6 "$P6" slow "https://127.0.0.1:$FP" || { cat "$W/s6.err"; fail "start s6"; }
+t=$SECONDS
+if "$QUIVER" query --server "https://127.0.0.1:$P6$RPC_PATH" --ca-cert "$CA" --format none -q "$SQL" >/dev/null 2>"$W/slow.err"; then
+  fail "every chunk PUT 503: the statement succeeded"
+else
+  if grep -q "HTTP 503 SlowDown" "$W/slow.err"; then
+    pass "every chunk PUT 503 SlowDown: statement error in $((SECONDS - t)) s: $(grep -o 'object store.*' "$W/slow.err" | head -1)"
+  else
+    cat "$W/slow.err"; fail "503 SlowDown message"
+  fi
+fi
+sleep 1
+[ "$(keys slow/chunks/ | wc -l)" -eq 0 ] && pass "503 SlowDown: no chunk left behind" || fail "chunks left under slow/"
+CHUNK_BYTES=32KiB start_server s7 "$P7" down "$QUIVER_S3_ENDPOINT" || { cat "$W/s7.err"; fail "start s7"; }
+t=$SECONDS
+"$QUIVER" query --server "https://127.0.0.1:$P7$RPC_PATH" --ca-cert "$CA" --format none -q "$SQL" >/dev/null 2>"$W/down.err" &
+qpid=$!
+for _ in $(seq 1 100); do [ "$(keys down/chunks/ | wc -l)" -gt 3 ] && break; sleep 0.05; done
+"$HERE/rgw.sh" stop-rgw "$W/rgw"
+if wait $qpid; then
+  fail "RGW stopped mid-upload: the statement succeeded"
+else
+  if grep -q "object store $QUIVER_S3_ENDPOINT" "$W/down.err"; then
+    pass "RGW stopped mid-upload: statement error in $((SECONDS - t)) s: $(grep -o 'object store.*' "$W/down.err" | head -1 | cut -c1-160)"
+  else
+    cat "$W/down.err"; fail "RGW stopped mid-upload message"
+  fi
+fi
+"$HERE/rgw.sh" start-rgw "$W/rgw" || fail "restart radosgw"
+left=1
+for _ in $(seq 1 60); do
+  left=$(keys down/chunks/ | wc -l)
+  [ "$left" -eq 0 ] && break
+  sleep 0.5
+done
+[ "$left" -eq 0 ] && pass "RGW back: the failed statement's chunks were removed" || fail "$left chunks left under down/chunks/"
+
+echo "objstore: $failures failure(s) in $((SECONDS - t0)) s"
+[ $failures -eq 0 ]
