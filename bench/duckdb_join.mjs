@@ -20,9 +20,10 @@ const kase = arg('--case', 'dense');
 const N = BigInt(arg('--build-rows', '1000000'));
 const M = BigInt(arg('--probe-rows', String(2n * N)));
 const rounds = Number(arg('--rounds', '3'));
+const threads = arg('--threads', '1');
 if (!['dense', 'sparse', 'dup30'].includes(kase)) throw new Error(`unknown case ${kase}`);
 
-const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+const instance = await DuckDBInstance.create(':memory:', { threads: String(threads) });
 const conn = await instance.connect();
 const rows = async (sql) => (await conn.runAndReadAll(sql)).getRows();
 

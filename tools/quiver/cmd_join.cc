@@ -56,12 +56,11 @@ void AddJoinCommand(CLI::App& app, Context& ctx, Action* action) {
 }
 
 void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exit_code) {
-  auto* cmd =
-      bench->add_subcommand("join", "hashed relation build/probe and hash joins, side by side with DuckDB (threads=1)");
+  auto* cmd = bench->add_subcommand("join", "hashed relation build/probe and hash joins, side by side with DuckDB");
   struct Opts {
     std::string scale = "small", duckdb_script = std::string(QUIVER_BENCH_DIR) + "/duckdb_join.mjs";
     bool json = false, no_duckdb = false, require_duckdb = false, skip_micro = false, verbose = false;
-    int rounds = 0;
+    int rounds = 0, threads = 1;
     std::vector<std::string> cases;
   };
   auto o = std::make_shared<Opts>();
@@ -78,6 +77,10 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
   cmd->add_flag("--skip-micro", o->skip_micro, "skip the relation micro-benchmarks");
   cmd->add_option("--duckdb-script", o->duckdb_script, "path of duckdb_join.mjs");
   cmd->add_flag("--verbose", o->verbose, "per-round build/prefault/probe times on stderr");
+  cmd->add_option("--threads", o->threads,
+                  "threads of both engines in the joins (quiver: the probe side split across them over one "
+                  "relation built on one thread; default 1)")
+      ->check(CLI::Range(1, 256));
   cmd->callback([&ctx, o, action, exit_code] {
     *action = [&ctx, o, exit_code]() -> Status {
       (void)exit_code;
@@ -91,6 +94,7 @@ void AddBenchJoinCommand(CLI::App* bench, Context& ctx, Action* action, int* exi
       bo.skip_micro = o->skip_micro;
       bo.verbose = o->verbose;
       bo.duckdb_script = o->duckdb_script;
+      bo.threads = o->threads;
       return bench::RunJoinBench(bo, ctx.root, stdout);
     };
   });

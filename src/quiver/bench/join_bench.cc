@@ -12,6 +12,7 @@
 // measured rounds reuse the pages. DuckDB likewise reuses its own memory
 // from round to round.
 #include "quiver/bench/join_bench.h"
+#include "quiver/sql/execution/task_scheduler.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -309,6 +310,7 @@ struct CompareResult {
 
 struct BenchKnobs {
   bool verbose = false;  // per-round phase times to stderr
+  int threads = 1;       // probing threads
 };
 
 // One memory mode's side of a join case: a task memory manager kept across
@@ -356,10 +358,36 @@ class JoinRunner {
     const auto t0 = Clock::now();
     QUIVER_ASSIGN_OR_RETURN(auto relation, join_->BuildRelation(build_, tmm_.get()));
     const auto tb = Clock::now();
-    {
+    if (knobs_.threads <= 1) {
       QUIVER_ASSIGN_OR_RETURN(auto prober, join_->MakeProbe(relation));
       for (const auto& b : probe_) QUIVER_RETURN_NOT_OK(prober->Probe(*b, sink));
       QUIVER_RETURN_NOT_OK(prober->Finish(sink));
+    } else {
+      // One HashJoinProbe per thread over the shared relation, the probe
+      // batches dealt round-robin, a checksum per thread (summed after).
+      const int t = knobs_.threads;
+      std::vector<JoinCheck> parts(static_cast<size_t>(t));
+      auto scheduler = sql::TaskScheduler::Default();
+      QUIVER_RETURN_NOT_OK(sql::ParallelFor(scheduler.get(), t, [&](int w) -> Status {
+        JoinCheck& mine = parts[static_cast<size_t>(w)];
+        auto local = [&](RecordBatchPtr b) {
+          const auto* pv = reinterpret_cast<const int64_t*>(b->columns[0]->buffers[1]->data()) + b->columns[0]->offset;
+          const auto* bv = reinterpret_cast<const int64_t*>(b->columns[1]->buffers[1]->data()) + b->columns[1]->offset;
+          __int128 s = 0;
+          for (int64_t i = 0; i < b->num_rows; ++i) s += static_cast<__int128>(pv[i] * bv[i]);
+          mine.checksum += s;
+          mine.rows += b->num_rows;
+          return Status::OK();
+        };
+        QUIVER_ASSIGN_OR_RETURN(auto prober, join_->MakeProbe(relation));
+        for (size_t i = static_cast<size_t>(w); i < probe_.size(); i += static_cast<size_t>(t))
+          QUIVER_RETURN_NOT_OK(prober->Probe(*probe_[i], local));
+        return prober->Finish(local);
+      }));
+      for (const auto& p : parts) {
+        got.rows += p.rows;
+        got.checksum += p.checksum;
+      }
     }
     const auto tp = Clock::now();
     relation->Close();
@@ -418,9 +446,10 @@ Result<std::vector<JoinTimes>> TimeQuiverJoins(BenchKeys keys, const std::vector
 
 // Runs bench/duckdb_join.mjs; returns its JSON, or a note why it could not.
 Result<nlohmann::json> RunDuckDb(const std::string& script, BenchKeys keys, int64_t n, int64_t m, int rounds,
-                                 std::string* note) {
+                                 int threads, std::string* note) {
   const std::string cmd = "node '" + script + "' --case " + BenchKeysName(keys) + " --build-rows " + std::to_string(n) +
-                          " --probe-rows " + std::to_string(m) + " --rounds " + std::to_string(rounds) + " 2>&1";
+                          " --probe-rows " + std::to_string(m) + " --rounds " + std::to_string(rounds) + " --threads " +
+                          std::to_string(threads) + " 2>&1";
   FILE* f = popen(cmd.c_str(), "r");
   if (f == nullptr) {
     *note = "could not start node";
@@ -515,10 +544,10 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
   }
   if (!options.json) {
     std::fprintf(out,
-                 "\ninner joins, %lld-row build x %lld-row probe, quiver (1 thread; warm medians, cold first "
-                 "rounds) vs DuckDB (threads=1, median); same data and result (row count, sum(bv*pv)); "
-                 "quiver_s = off-heap, ratio = duckdb_s / quiver_s\n",
-                 static_cast<long long>(n), static_cast<long long>(m));
+                 "\ninner joins, %lld-row build x %lld-row probe, quiver (%d probing thread(s), build on one; warm "
+                 "medians, cold first rounds) vs DuckDB (threads=%d, median); same data and result (row count, "
+                 "sum(bv*pv)); quiver_s = off-heap, ratio = duckdb_s / quiver_s\n",
+                 static_cast<long long>(n), static_cast<long long>(m), options.threads, options.threads);
     std::fprintf(out, "%-6s %9s %22s %9s %9s %9s %9s %9s %9s %9s %7s\n", "case", "rows", "checksum", "quiver_s",
                  "on-heap_s", "thp_s", "cold_s", "on-cold_s", "thp-cold", "duckdb_s", "ratio");
   }
@@ -528,7 +557,7 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
     c.name = std::string("join/") + BenchKeysName(k);
     nlohmann::json duck;
     if (!options.no_duckdb) {
-      QUIVER_ASSIGN_OR_RETURN(duck, RunDuckDb(options.duckdb_script, k, n, m, rounds, &c.duckdb_note));
+      QUIVER_ASSIGN_OR_RETURN(duck, RunDuckDb(options.duckdb_script, k, n, m, rounds, options.threads, &c.duckdb_note));
     } else {
       c.duckdb_note = "skipped (--no-duckdb)";
     }
@@ -541,7 +570,7 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
                               return std::make_pair(ProbeKey(k, ProbeIndex(static_cast<uint64_t>(j), un)), j);
                             }));
     c.result = ExpectedJoin(k, un, static_cast<uint64_t>(m));
-    const BenchKnobs knobs{options.verbose};
+    const BenchKnobs knobs{options.verbose, options.threads};
     QUIVER_ASSIGN_OR_RETURN(c.quiver, TimeQuiverJoins(k, build, probe, rounds, root, c.result, knobs));
     const JoinTimes& on = c.quiver[0];
     const JoinTimes& off = c.quiver[1];

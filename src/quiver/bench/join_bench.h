@@ -1,6 +1,6 @@
 // quiver/bench/join_bench.h — the join benchmark behind `quiver bench join`:
 // LongHashedRelation build/probe micro-benchmarks, and inner hash joins on
-// generated int64 data side by side with DuckDB (threads=1, driven through
+// generated int64 data side by side with DuckDB (at JoinBenchOptions::threads, driven through
 // bench/duckdb_join.mjs under node), each checked by row count and checksum.
 //
 // Data: three key cases (dense, sparse, dup30) from splitmix64
@@ -9,7 +9,7 @@
 // off-heap and off-heap with transparent huge pages, rounds interleaved,
 // pages pre-faulted in a cold first round and reused (reported apart).
 //
-// Thread safety: one run at a time per root pool (runs are single-threaded).
+// Thread safety: one run at a time per root pool.
 #pragma once
 
 #include <cstdio>
@@ -47,6 +47,10 @@ struct JoinBenchOptions {
   bool verbose = false;         ///< per-round phase times on stderr
   /// Path of bench/duckdb_join.mjs (run as `node <script> ...`).
   std::string duckdb_script;
+  /// Threads of both engines in the joins (>= 1): DuckDB's SET threads;
+  /// quiver probes the one relation from this many threads (probe batches
+  /// dealt round-robin, a HashJoinProbe each); the build is one thread.
+  int threads = 1;
 };
 
 /// Runs the benchmark, writing its tables (or JSON lines) to `out` as each

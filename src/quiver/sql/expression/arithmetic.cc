@@ -144,6 +144,35 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
         return NumericOverflow(std::string("operand of '") + FnName(e.fn) + "'");
     }
     bool overflow = false;
+    // Operands within 64 bits (every DECIMAL(p <= 18) and integer): their
+    // exact sum, difference or product fits 128 bits, so no per-row
+    // overflow check of the 128-bit operation (a 64 x 64 -> 128 multiply
+    // instead of the checked 128-bit one) — only the result's range.
+    bool small = true;
+    for (int64_t i = 0; i < rows && small; ++i) {
+      const i128 a = x[static_cast<size_t>(i)], c = y[static_cast<size_t>(i)];
+      small = a >= INT64_MIN && a <= INT64_MAX && c >= INT64_MIN && c <= INT64_MAX;
+    }
+    if (small) {
+      for (int64_t i = 0; i < rows; ++i) {
+        const auto a = static_cast<int64_t>(x[static_cast<size_t>(i)]);
+        const auto c = static_cast<int64_t>(y[static_cast<size_t>(i)]);
+        const i128 v = e.fn == Fn::kAdd   ? static_cast<i128>(a) + c
+                       : e.fn == Fn::kSub ? static_cast<i128>(a) - c
+                                          : static_cast<i128>(a) * c;
+        overflow |= v > max_out || v < min_out;
+        if (dec_out) {
+          std::memcpy(dec_out + i, &v, 16);
+        } else {
+          int_out[i] = static_cast<int64_t>(v);
+        }
+      }
+      if (overflow)
+        return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
+      Vec out;
+      out.array = b.Finish();
+      return out;
+    }
     for (int64_t i = 0; i < rows; ++i) {
       i128 v;
       const i128 a = x[static_cast<size_t>(i)], b = y[static_cast<size_t>(i)];
