@@ -18,6 +18,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "quiver/columnar/value_format.h"
 #include "quiver/fetch/chunk_writer.h"
 #include "quiver/fetch/link_signer.h"
 #include "quiver/ipc/io.h"
@@ -119,7 +120,7 @@ t::TTypeId::type HiveTypeId(const DataType& type) {
     case TypeId::kDate64: return t::TTypeId::DATE_TYPE;
     case TypeId::kTimestamp: return t::TTypeId::TIMESTAMP_TYPE;
     case TypeId::kTime32:
-    case TypeId::kTime64: return t::TTypeId::STRING_TYPE;
+    case TypeId::kTime64: return t::TTypeId::STRING_TYPE;  // no TIME in the protocol: sent as text (TimeAsText)
     case TypeId::kDuration: return t::TTypeId::BIGINT_TYPE;
     case TypeId::kIntervalYearMonth: return t::TTypeId::INTERVAL_YEAR_MONTH_TYPE;
     case TypeId::kIntervalDayTime:
@@ -138,6 +139,81 @@ t::TTypeId::type HiveTypeId(const DataType& type) {
     case TypeId::kDictionary: return type.value_type ? HiveTypeId(*type.value_type) : t::TTypeId::STRING_TYPE;
   }
   return t::TTypeId::STRING_TYPE;
+}
+
+// ---- TIME as text ------------------------------------------------------------
+// The protocol has no TIME type (TTypeId: no TIME_TYPE; Hive and Databricks
+// SQL have none), so a time32 / time64 column is announced as STRING_TYPE
+// and, so that what is announced is what is sent, served as a utf8 column of
+// its text "HH:MM:SS[.fraction]" (the fraction's digits those of the unit:
+// 3 ms, 6 us, 9 ns; the same text `quiver cat` prints). Top-level columns
+// only: a time inside a list or struct is sent as Arrow time (the client
+// decodes nested values from Arrow itself).
+
+bool IsTime(const DataType& type) { return type.id == TypeId::kTime32 || type.id == TypeId::kTime64; }
+
+Result<ArrayDataPtr> TimeAsText(const ArrayData& a, MemoryPool* pool) {
+  std::string text;
+  std::vector<int32_t> offsets(static_cast<size_t>(a.length) + 1, 0);
+  for (int64_t i = 0; i < a.length; ++i) {
+    if (a.IsValid(i)) FormatValue(a, i, ValueFormat::kText, &text);
+    if (text.size() > static_cast<size_t>(INT32_MAX)) return Status::Invalid("TIME as text: column over 2 GiB");
+    offsets[static_cast<size_t>(i) + 1] = static_cast<int32_t>(text.size());
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto off, Buffer::Allocate(pool, static_cast<int64_t>(offsets.size()) * 4));
+  std::memcpy(off->mutable_data(), offsets.data(), offsets.size() * 4);
+  QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, static_cast<int64_t>(text.size())));
+  if (!text.empty()) std::memcpy(data->mutable_data(), text.data(), text.size());
+  std::shared_ptr<Buffer> validity;
+  if (a.null_count > 0) {
+    QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(pool, (a.length + 7) / 8));
+    std::memset(validity->mutable_data(), 0, static_cast<size_t>((a.length + 7) / 8));
+    for (int64_t i = 0; i < a.length; ++i)
+      if (a.IsValid(i)) validity->mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
+  auto out = std::make_shared<ArrayData>();
+  out->type = utf8();
+  out->length = a.length;
+  out->null_count = a.null_count;
+  out->buffers = {validity, off, data};
+  return ArrayDataPtr(out);
+}
+
+// The statement's stream with its TIME columns as utf8 text (above).
+class TimeAsTextStream final : public RecordBatchStream {
+ public:
+  TimeAsTextStream(std::unique_ptr<RecordBatchStream> in, MemoryPool* pool) : in_(std::move(in)), pool_(pool) {
+    auto s = std::make_shared<Schema>(*in_->schema());
+    for (auto& f : s->fields) {
+      if (IsTime(*f->type)) f = field(f->name, utf8(), f->nullable);
+    }
+    schema_ = s;
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in_->Next());
+    if (!b) return b;
+    auto out = std::make_shared<RecordBatch>(*b);
+    out->schema = schema_;
+    for (size_t i = 0; i < out->columns.size(); ++i) {
+      if (IsTime(*out->columns[i]->type)) {
+        QUIVER_ASSIGN_OR_RETURN(out->columns[i], TimeAsText(*out->columns[i], pool_));
+      }
+    }
+    return RecordBatchPtr(out);
+  }
+
+ private:
+  std::unique_ptr<RecordBatchStream> in_;
+  MemoryPool* pool_;
+  SchemaPtr schema_;
+};
+
+std::unique_ptr<RecordBatchStream> WithTimeAsText(std::unique_ptr<RecordBatchStream> in, MemoryPool* pool) {
+  bool any = false;
+  for (const auto& f : in->schema()->fields) any |= IsTime(*f->type);
+  if (!any) return in;
+  return std::make_unique<TimeAsTextStream>(std::move(in), pool);
 }
 
 t::TTableSchema HiveSchema(const Schema& schema) {
@@ -447,7 +523,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     const bool can_download = req.__isset.canDownloadResult && req.canDownloadResult;
     const bool client_lz4 = req.__isset.canDecompressLZ4Result && req.canDecompressLZ4Result;
-    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT, std::move(stream).value(), can_download, client_lz4,
+    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT,
+          WithTimeAsText(std::move(stream).value(), exec_pool_.get()), can_download, client_lz4,
           req.__isset.getDirectResults ? &req.getDirectResults : nullptr);
   }
 

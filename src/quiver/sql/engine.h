@@ -36,8 +36,16 @@
 //   SUBSTRING(s FROM a [FOR b]); UPPER; LOWER; LENGTH; TRIM; LTRIM; RTRIM;
 //   ||; ABS; ROUND. Aggregates: count(*), count, sum, avg, min, max, each
 //   with DISTINCT.
-//   SHOW TABLES -> table_name: utf8, num_rows: int64
-//   DESCRIBE t / DESC t -> column_name: utf8, data_type: utf8, nullable: bool
+//   SHOW TABLES [IN|FROM [catalog.]schema] [[LIKE] 'pattern']
+//     -> table_name: utf8, num_rows: int64
+//   DESCRIBE | DESC [TABLE] [EXTENDED] t -> column_name: utf8, data_type:
+//     utf8, nullable: bool
+//   Spark SQL as Databricks clients send it (spark_dialect.h): `backtick`
+//   identifiers; names qualified by the one schema, default, and catalog,
+//   spark_catalog (hive_metastore accepted): default.t,
+//   spark_catalog.default.t; SHOW SCHEMAS | DATABASES -> databaseName: utf8;
+//   SHOW CATALOGS -> catalog: utf8; USE [SCHEMA] default -> no columns, no
+//   rows. Another schema: KeyError 3F000; another catalog: KeyError 42704.
 // Anything else (set operations, window functions, DML, DDL, ...) is
 // NotImplemented naming the construct and its position: "UNION is not
 // supported (line 1, column 18)" (SQLSTATE 0A000). Syntax errors are
