@@ -280,9 +280,14 @@ struct ChunkRef {
   bool lz4 = false;
 };
 
+// The client of the RPC being dispatched on this thread (Dispatch sets it
+// for the handler calls the Thrift processor makes).
+thread_local std::string_view tls_client;
+
 struct Session {
   std::string guid;
   std::string secret;
+  std::string client;  // who opened it (per-token caps)
   std::atomic<int64_t> last_used_ms{0};
 };
 
@@ -290,6 +295,7 @@ struct Operation {
   std::string guid;
   std::string secret;
   std::string session_guid;
+  std::string client;  // the session's client (per-token caps)
   t::TOperationType::type type = t::TOperationType::EXECUTE_STATEMENT;
   bool can_download = false;
   bool inline_lz4 = false;
@@ -350,7 +356,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
     for (auto& op : ops) Finish(op);
   }
 
-  Result<std::string> Dispatch(std::span<const uint8_t> request) {
+  Result<std::string> Dispatch(std::span<const uint8_t> request, std::string_view client) {
+    struct ClientScope {
+      explicit ClientScope(std::string_view c) { tls_client = c; }
+      ~ClientScope() { tls_client = {}; }
+    } client_scope(client);
     ++rpcs_;
     if (static_cast<int64_t>(request.size()) > o_.max_message_bytes) {
       ++rpc_errors_;
@@ -397,11 +407,19 @@ class ResultService::Impl : public t::TCLIServiceIf {
     s->guid = RandomHandleBytes(true);
     s->secret = RandomHandleBytes(false);
     s->last_used_ms = NowEpochMs();
+    s->client = std::string(tls_client);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (static_cast<int>(sessions_.size()) >= o_.max_sessions) {
         r.status = ErrorStatus("too many open sessions: the server allows " + std::to_string(o_.max_sessions) +
                                "; close one and retry");
+        return;
+      }
+      int mine = 0;
+      for (const auto& [g, other] : sessions_) mine += other->client == s->client;
+      if (mine >= o_.max_sessions_per_token) {
+        r.status = ErrorStatus("too many open sessions for this token: the server allows " +
+                               std::to_string(o_.max_sessions_per_token) + " per token; close one and retry");
         return;
       }
       sessions_[s->guid] = s;
@@ -512,6 +530,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
         r.status = ErrorStatus("too many open operations in this session: the server allows " +
                                std::to_string(o_.max_operations_per_session) +
                                " per session; close finished operations and retry");
+        return;
+      }
+      if (ClientOpsLocked(session->client) >= o_.max_operations_per_token) {
+        r.status = TokenOpsError();
         return;
       }
     }
@@ -783,6 +805,17 @@ class ResultService::Impl : public t::TCLIServiceIf {
     return out;
   }
 
+  // Open operations of one client's sessions (mu_ held).
+  int ClientOpsLocked(const std::string& client) const {
+    int n = 0;
+    for (const auto& [k, op] : ops_) n += op->client == client;
+    return n;
+  }
+  t::TStatus TokenOpsError() const {
+    return ErrorStatus("too many open operations for this token: the server allows " +
+                       std::to_string(o_.max_operations_per_token) + " per token; close finished operations and retry");
+  }
+
   // Open operations of one session (mu_ held).
   int SessionOpsLocked(const std::string& session_guid) const {
     int n = 0;
@@ -810,6 +843,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->guid = RandomHandleBytes(true);
     op->secret = RandomHandleBytes(false);
     op->session_guid = session->guid;
+    op->client = session->client;
     op->type = type;
     op->can_download = can_download;
     op->chunk_lz4 = can_download && o_.lz4;
@@ -829,6 +863,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
       if (static_cast<int>(ops_.size()) >= o_.max_operations) {
         r.status = ErrorStatus("too many open operations: the server allows " + std::to_string(o_.max_operations) +
                                "; close finished operations and retry");
+        return;
+      }
+      if (ClientOpsLocked(op->client) >= o_.max_operations_per_token) {
+        r.status = TokenOpsError();
         return;
       }
       if (sessions_.find(session->guid) == sessions_.end()) {
@@ -1198,10 +1236,11 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
   if (options.chunk_bytes < 1 || options.max_links_per_fetch < 1 || options.max_sessions < 1 ||
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
       options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
-      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1) {
+      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1 ||
+      options.max_sessions_per_token < 1 || options.max_operations_per_token < 1) {
     return Status::Invalid(
         "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
-        "max_statement_bytes and "
+        "max_sessions_per_token, max_operations_per_token, max_statement_bytes and "
         "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_unfetched_chunks 0 "
         "(none) or >= 2");
   }
@@ -1216,7 +1255,9 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
 ResultService::ResultService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ResultService::~ResultService() = default;
 
-Result<std::string> ResultService::Dispatch(std::span<const uint8_t> request) { return impl_->Dispatch(request); }
+Result<std::string> ResultService::Dispatch(std::span<const uint8_t> request, std::string_view client) {
+  return impl_->Dispatch(request, client);
+}
 int64_t ResultService::ExpireIdle(int64_t now_ms) { return impl_->ExpireIdle(now_ms); }
 ResultServiceStats ResultService::stats() const { return impl_->Stats(); }
 MemoryPool* ResultService::exec_pool() const { return impl_->exec_pool_.get(); }
