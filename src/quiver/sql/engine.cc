@@ -6,6 +6,7 @@
 
 #include <pg_query.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -224,6 +225,14 @@ std::string StatementName(const std::string& key) {
 
 }  // namespace
 
+int64_t PlanningEstimateBytes(int64_t sql_bytes) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(std::max<int64_t>(sql_bytes, 0), kPlanningBytesPerSqlByte, &out) ||
+      __builtin_add_overflow(out, int64_t{4} << 10, &out))
+    return INT64_MAX;
+  return out;
+}
+
 Engine::Engine(std::shared_ptr<const Catalog> catalog) : catalog_(std::move(catalog)) {}
 
 Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql, const ExecuteOptions& options) const {
@@ -248,6 +257,23 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   ctx->pool = child("probe");
   ctx->aggregate_pool = child("aggregate");
   ctx->sort_pool = child("sort");
+  // Planning (libpg_query's tree, its JSON, the JSON DOM, the binder's
+  // plan) is charged before it starts, as an estimate from the text's
+  // length, to "sql-statement/plan", and given back once planning is over:
+  // a statement whose text alone would take more than its limit fails here,
+  // cleanly, with 53200.
+  auto plan_pool = child("plan");
+  const int64_t plan_bytes = PlanningEstimateBytes(static_cast<int64_t>(sql.size()));
+  if (Status st = plan_pool->Reserve(plan_bytes); !st.ok()) {
+    return Status::OutOfMemory("planning a statement of " + std::to_string(sql.size()) + " bytes needs about " +
+                               std::to_string(plan_bytes) + " bytes (" + st.message() + ")")
+        .WithSqlState("53200");
+  }
+  struct PlanReservation {
+    MemoryPool* pool;
+    int64_t bytes;
+    ~PlanReservation() { pool->Unreserve(bytes); }
+  } plan_reservation{plan_pool.get(), plan_bytes};
   join::TaskMemoryOptions to;
   to.mode = options.memory_mode;
   ctx->tmm = std::make_unique<join::TaskMemoryManager>(ctx->build_pool.get(), to);
