@@ -56,6 +56,7 @@ const srv = await new Promise((resolve, reject) => {
   child.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
 });
 const result = { label: args.label, allocator: args.allocator || 'default' };
+let phase = 'connect';
 try {
   const client = new DBSQLClient({ logger: { log: () => {} } });
   await client.connect({ host: '127.0.0.1', port: srv.port, path: srv.rpcPath, token, customCaCert: fs.readFileSync(srv.cert) });
@@ -71,10 +72,12 @@ try {
     }
     return ms;
   };
+  phase = 'latency';
   await latency(3);  // warm up
   const lat = await latency(args.runs);
   result.small_query_ms_median = +median(lat).toFixed(1);
   result.small_query_ms_p90 = +p90(lat).toFixed(1);
+  phase = 'idle';
   // Idle TLS connections, held.
   await sleep(300);
   const before = rss(child.pid);
@@ -91,6 +94,7 @@ try {
   result.small_query_ms_median_with_idle = +median(held).toFixed(1);
   for (const s of sockets) s.destroy();
   await sleep(500);
+  phase = 'burst';
   // RSS after a burst of 12 large statements.
   await run('SELECT * FROM lineitem');
   await sleep(2000);
@@ -101,6 +105,8 @@ try {
   result.rss_after_burst_mib = +(rss(child.pid) / MiB).toFixed(1);
   await session.close();
   await client.close();
+} catch (e) {
+  result.error = `${phase}: ${e.message}`;
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
