@@ -107,11 +107,11 @@ struct ChunkDecoderOptions {
   /// Names the chunk in error messages, e.g. "chunk 3 (rows 300..399)".
   std::string chunk_label = "chunk";
   /// Check the LZ4 frames' content and block checksums (xxHash32) when they
-  /// carry them. false skips computing them: the download engine sets it
-  /// for bodies received over TLS, which already authenticates every byte
-  /// (xxHash32 was ~17% of a CloudFetch client's CPU in perf). Either way
-  /// the decoded IPC is validated (rows, offsets, schema) and LZ4 decoding
-  /// stays bounds-checked.
+  /// carry them (default). false skips computing them (xxHash32 was ~17% of
+  /// a CloudFetch client's CPU in perf); the download engine allows it only
+  /// for bodies received over TLS and only when DownloadOptions asks.
+  /// Either way the decoded IPC is validated (rows, offsets, schema) and
+  /// LZ4 decoding stays bounds-checked.
   bool verify_lz4_checksums = true;
 };
 
