@@ -194,12 +194,14 @@ async function main() {
   // integration gold files (primitive: booleans, integers, floats, strings,
   // binaries; decimal 128 with precisions 3..38; dates and timestamps with and
   // without zones; list, fixed-size list, struct; map; null; dictionary).
-  // Not compared: time32/time64 (f2..f5 of datetime; Databricks has no TIME
-  // type) and the interval file (its Duration columns are refused by the
-  // client's own Arrow library, "Unrecognized type: Duration").
+  // time32/time64 (f2..f5 of datetime): the protocol has no TIME type, so
+  // quiver announces STRING and sends the text "HH:MM:SS[.fraction]", which
+  // is what quiver cat prints. Not compared: the interval file (its Duration
+  // columns are refused by the client's own Arrow library, "Unrecognized
+  // type: Duration").
   const gold = path.join(args.shared, 'arrow-testing/data/arrow-ipc-stream/integration/1.0.0-littleendian');
   const typeFiles = ['primitive', 'datetime', 'decimal', 'nested', 'map', 'null', 'dictionary'];
-  const typeSkips = { datetime: ['f2', 'f3', 'f4', 'f5'] };
+  const typeSkips = {};
   for (const n of typeFiles) expected[`types_${n}`] = expectedRows(path.join(gold, `generated_${n}.stream`));
   const token = 'tok-' + Math.random().toString(36).slice(2);
   const tables = ['--table', `lineitem=${lineitem}`, '--table', `superstore=${superstore}`, '--table', `flights=${flights}`,
@@ -256,7 +258,7 @@ async function main() {
     await op.close();
     const names = rows.map((r) => r.TABLE_NAME).sort();
     if (JSON.stringify(names) !== JSON.stringify(Object.keys(expected).sort())) throw new Error(`tables ${names}`);
-    if (rows.some((r) => r.TABLE_CAT !== 'quiver' || r.TABLE_SCHEM !== 'default' || r.TABLE_TYPE !== 'TABLE')) {
+    if (rows.some((r) => r.TABLE_CAT !== 'spark_catalog' || r.TABLE_SCHEM !== 'default' || r.TABLE_TYPE !== 'TABLE')) {
       throw new Error(`table rows ${JSON.stringify(rows[0])}`);
     }
     const op2 = await session.getTables({ tableName: 'types\\_%' });
@@ -273,6 +275,69 @@ async function main() {
     if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`columns ${names}, expected ${want}`);
     const q = rows.find((r) => r.COLUMN_NAME === 'l_quantity');
     if (q.TYPE_NAME !== 'DECIMAL(15,2)' || q.DATA_TYPE !== 3) throw new Error(`l_quantity described as ${JSON.stringify(q)}`);
+  });
+  // Issue 21 item 5: what Databricks clients send. Metadata calls first
+  // (one catalog, one schema, reported the same way everywhere).
+  const fetchOp = async (op) => { const rows = await op.fetchAll(); await op.close(); return rows; };
+  await check('metadata: getCatalogs, getSchemas, getTables, getColumns agree on catalog and schema', async () => {
+    const catalogs = await fetchOp(await session.getCatalogs());
+    if (JSON.stringify(catalogs.map((r) => r.TABLE_CAT)) !== '["spark_catalog"]') throw new Error(`catalogs ${JSON.stringify(catalogs)}`);
+    const schemas = await fetchOp(await session.getSchemas({}));
+    if (schemas.length !== 1 || schemas[0].TABLE_SCHEM !== 'default' || schemas[0].TABLE_CATALOG !== 'spark_catalog') {
+      throw new Error(`schemas ${JSON.stringify(schemas)}`);
+    }
+    const inCatalog = await fetchOp(await session.getSchemas({ catalogName: 'spark_catalog', schemaName: 'def%' }));
+    if (inCatalog.length !== 1) throw new Error(`getSchemas(spark_catalog, def%) ${JSON.stringify(inCatalog)}`);
+    const otherCatalog = await fetchOp(await session.getSchemas({ catalogName: 'main' }));
+    if (otherCatalog.length !== 0) throw new Error(`getSchemas(main) ${JSON.stringify(otherCatalog)}`);
+    const tables = await fetchOp(await session.getTables({ catalogName: 'spark_catalog', schemaName: 'default', tableName: 'line%' }));
+    if (tables.length !== 1 || tables[0].TABLE_NAME !== 'lineitem' || tables[0].TABLE_CAT !== 'spark_catalog') throw new Error(`tables ${JSON.stringify(tables)}`);
+    const noTables = await fetchOp(await session.getTables({ schemaName: 'sales' }));
+    if (noTables.length !== 0) throw new Error(`getTables(sales) ${JSON.stringify(noTables)}`);
+    const cols = await fetchOp(await session.getColumns({ catalogName: 'spark_catalog', schemaName: 'default', tableName: 'types_datetime' }));
+    if (cols.some((r) => r.TABLE_CAT !== 'spark_catalog' || r.TABLE_SCHEM !== 'default')) throw new Error(`columns ${JSON.stringify(cols[0])}`);
+    const times = cols.filter((r) => ['f2', 'f3', 'f4', 'f5'].includes(r.COLUMN_NAME));
+    if (times.length !== 4 || times.some((r) => r.TYPE_NAME !== 'STRING' || r.DATA_TYPE !== 12)) throw new Error(`TIME columns ${JSON.stringify(times)}`);
+  });
+  await check('Spark SQL dialect through the driver: backticks, qualified names, SHOW, DESCRIBE, USE, constants', async () => {
+    const want = expected.lineitem.slice(0, 3).map((r) => r.l_orderkey);
+    for (const sql of [
+      'SELECT `l_orderkey` FROM `lineitem` LIMIT 3',
+      'SELECT l_orderkey FROM default.lineitem LIMIT 3',
+      'SELECT `t`.`l_orderkey` FROM hive_metastore.default.lineitem t LIMIT 3',
+      'SELECT default.lineitem.l_orderkey FROM spark_catalog.`default`.`lineitem` LIMIT 3',
+    ]) {
+      const rows = await query(session, sql);
+      const got = rows.map((r) => r.l_orderkey);
+      if (got.length !== 3 || got.some((v, i) => !same(v, want[i]))) throw new Error(`${sql}: ${JSON.stringify(got, (k, v) => (typeof v === 'bigint' ? `${v}` : v))}`);
+    }
+    const schemas = await query(session, 'SHOW SCHEMAS');
+    if (JSON.stringify(schemas) !== '[{"databaseName":"default"}]') throw new Error(`SHOW SCHEMAS ${JSON.stringify(schemas)}`);
+    const databases = await query(session, 'SHOW DATABASES');
+    if (databases.length !== 1) throw new Error(`SHOW DATABASES ${JSON.stringify(databases)}`);
+    const shown = (await query(session, "SHOW TABLES IN default LIKE 'line*|super*'")).map((r) => r.table_name).sort();
+    if (JSON.stringify(shown) !== '["lineitem","superstore"]') throw new Error(`SHOW TABLES IN default ${shown}`);
+    const described = await query(session, 'DESCRIBE TABLE default.`lineitem`');
+    if (described.map((r) => r.column_name).join() !== Object.keys(expected.lineitem[0]).join()) throw new Error(`DESCRIBE ${JSON.stringify(described)}`);
+    const use = await query(session, 'USE default');
+    if (use.length !== 0) throw new Error(`USE default returned ${JSON.stringify(use)}`);
+    const one = await query(session, 'SELECT 1 AS one, CAST(1 AS DOUBLE) AS d');
+    if (one.length !== 1 || Number(one[0].one) !== 1 || one[0].d !== 1) throw new Error(`SELECT 1 ${JSON.stringify(one)}`);
+    const bare = await query(session, 'SELECT 1');
+    if (bare.length !== 1 || Number(Object.values(bare[0])[0]) !== 1) throw new Error(`SELECT 1 ${JSON.stringify(bare)}`);
+    for (const [sql, state] of [['USE sales', '3F000'], ['SELECT * FROM sales.lineitem', '3F000'], ['SELECT * FROM main.default.lineitem', '42704']]) {
+      let error;
+      try {
+        await query(session, sql);
+      } catch (e) {
+        error = e;
+      }
+      if (!error) throw new Error(`${sql}: no error`);
+      const text = `${error.message} ${error.response?.status?.sqlState ?? ''}`;
+      if (!text.includes('does not exist') || (error.response?.status?.sqlState && error.response.status.sqlState !== state)) {
+        throw new Error(`${sql}: ${text}`);
+      }
+    }
   });
   await check('statement error: displayMessage reaches the client', async () => {
     let error;

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -63,6 +65,9 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   if (o.retries < 0) return Status::Invalid("--retries must be >= 0");
   jo.retries = o.retries;
   jo.sql = o.sql;
+  if (jo.sql == "-") {  // the statement from stdin (texts over the 128 KiB argument limit)
+    jo.sql.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
   QUIVER_ASSIGN_OR_RETURN(jo.format, ParseRowTextFormat(o.format));
   jo.output_path = o.output;
   if (!o.output.empty() && o.output != "-") {
@@ -96,7 +101,7 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   cmd->add_option("--token", o->token, "bearer token (default: $QUIVER_TOKEN); never printed");
   cmd->add_option("--ca-cert", o->ca_cert, "PEM file of a CA to trust (e.g. quiver serve's self-signed certificate)");
   cmd->add_flag("--insecure", o->insecure, "do NOT verify TLS certificates (dangerous)");
-  cmd->add_option("SQL", o->sql, "the statement")->required();
+  cmd->add_option("SQL", o->sql, "the statement ('-' = read it from stdin)")->required();
   cmd->add_option("--format", o->format, "stdout text format: table|csv|jsonl|none (none: fetch and count only)")
       ->check(CLI::IsMember({"table", "csv", "jsonl", "none"}));
   cmd->add_flag("--hold", o->hold, "keep every batch until the end (measures fetch-all memory)");

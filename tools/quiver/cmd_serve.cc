@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "quiver/cli.h"
@@ -63,6 +64,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     double statement_timeout_s = 0;
     int max_unfetched_chunks = 8;
     int max_operations_per_session = 64;
+    int max_sessions_per_token = 32;
+    int max_operations_per_token = 128;
+    std::string tokens_file;
     bool keep_freed_memory = false;
     bool no_lz4 = false;
     double stats_interval_s = 0;
@@ -139,6 +143,15 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--max-operations-per-session", o->max_operations_per_session,
                   "open operations of one session at most (default 64)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-sessions-per-token", o->max_sessions_per_token,
+                  "open sessions of one bearer token at most, apart from --max-sessions (default 32)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-operations-per-token", o->max_operations_per_token,
+                  "open operations of one bearer token at most, apart from --max-operations (default 128)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tokens-file", o->tokens_file,
+                  "further bearer tokens, one per line ('#' lines and blank lines skipped); each token is one "
+                  "client for the per-token caps");
   cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16MiB)")->transform(ByteSize());
   cmd->add_option("--header-timeout-s", o->header_timeout_s,
@@ -207,6 +220,16 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.key_path = o->key;
       so.cert_dir = o->cert_dir;
       so.token = token;
+      if (!o->tokens_file.empty()) {
+        std::ifstream in(o->tokens_file);
+        if (!in) return Status::IOError("serve: cannot read --tokens-file " + o->tokens_file);
+        for (std::string line; std::getline(in, line);) {
+          while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+          const size_t start = line.find_first_not_of(" \t");
+          if (start == std::string::npos || line[start] == '#') continue;
+          so.tokens.push_back(line.substr(start));
+        }
+      }
       so.warehouse_id = o->warehouse_id;
       so.max_body_bytes = o->max_body_bytes;
       so.header_timeout_ms = int64_t{o->header_timeout_s} * 1000;
@@ -250,6 +273,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_statement_bytes = o->max_statement_bytes;
       so.service.max_unfetched_chunks = o->max_unfetched_chunks;
       so.service.max_operations_per_session = o->max_operations_per_session;
+      so.service.max_sessions_per_token = o->max_sessions_per_token;
+      so.service.max_operations_per_token = o->max_operations_per_token;
       so.service.statement_timeout_ms = static_cast<int64_t>(o->statement_timeout_s * 1000);
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
     std::string spill_directory;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t)");
+  cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t; '-' = read it from stdin)");
   cmd->add_option("--tpch-query", o->tpch_query, "run TPC-H query N (1..22, validation parameters) instead of SQL")
       ->check(CLI::Range(1, sql::kNumTpchQueries));
   cmd->add_flag("--print-sql", o->print_sql, "print the statement (e.g. of --tpch-query) and exit");
@@ -76,6 +78,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->callback([&ctx, o, action] {
     if (o->tpch_query > 0) o->sql = std::string(sql::TpchQueries()[o->tpch_query - 1].sql);
     if (o->sql.empty()) throw CLI::RequiredError("SQL (or --tpch-query)");
+    if (o->sql == "-") o->sql.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     *action = [&ctx, o]() -> Status {
       if (o->print_sql) {
         std::printf("%s\n", o->sql.c_str());

@@ -314,6 +314,16 @@ class Validator {
     if (!full_) {
       return check_entry(last_index, LoadElement<O>(offsets, last_index), first);
     }
+    // Fast pass (branch-free, vectorisable; a sixth of a CloudFetch
+    // client's non-LZ4 CPU went to the per-entry check): offsets that never
+    // decrease and end within the limit are all valid (the first is >= 0).
+    // Only when it finds a fault does the slow pass name the entry.
+    if (offsets != nullptr) {
+      const uint8_t* p = offsets->data();  // unaligned-safe loads (LoadValue)
+      bool bad = false;
+      for (int64_t i = first_index; i < last_index; ++i) bad |= LoadValue<O>(p, i + 1) < LoadValue<O>(p, i);
+      if (!bad && static_cast<int64_t>(LoadValue<O>(p, last_index)) <= limit) return Status::OK();
+    }
     int64_t previous = first;
     for (int64_t i = first_index + 1; i <= last_index; ++i) {
       const int64_t v = LoadElement<O>(offsets, i);

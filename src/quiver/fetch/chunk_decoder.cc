@@ -568,7 +568,9 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     size_t dst = static_cast<size_t>(std::max<int64_t>(0, Usable() - produced_));
     uint8_t* out = out_.data() != nullptr ? out_.data() + produced_ : &dummy;
     size_t src = in->size();
-    size_t r = LZ4F_decompress(dctx_.get(), out, &dst, in->empty() ? &dummy : in->data(), &src, nullptr);
+    LZ4F_decompressOptions_t dopts{};
+    dopts.skipChecksums = o_.verify_lz4_checksums ? 0 : 1;
+    size_t r = LZ4F_decompress(dctx_.get(), out, &dst, in->empty() ? &dummy : in->data(), &src, &dopts);
     if (LZ4F_isError(r)) {
       if (LZ4F_getErrorCode(r) == LZ4F_ERROR_allocation_failed) {
         return Status::OutOfMemory(Label() + ": LZ4 frame buffers refused by pool " + o_.pool->path() + " (held " +

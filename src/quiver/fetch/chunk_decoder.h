@@ -106,6 +106,13 @@ struct ChunkDecoderOptions {
   int64_t max_live_mappings = 0;
   /// Names the chunk in error messages, e.g. "chunk 3 (rows 300..399)".
   std::string chunk_label = "chunk";
+  /// Check the LZ4 frames' content and block checksums (xxHash32) when they
+  /// carry them (default). false skips computing them (xxHash32 was ~17% of
+  /// a CloudFetch client's CPU in perf); the download engine allows it only
+  /// for bodies received over TLS and only when DownloadOptions asks.
+  /// Either way the decoded IPC is validated (rows, offsets, schema) and
+  /// LZ4 decoding stays bounds-checked.
+  bool verify_lz4_checksums = true;
 };
 
 /// Process-wide counters of chunk mappings (all decoders). Thread-safe.

@@ -191,6 +191,12 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       o.max_decompressed_bytes = c->options->max_chunk_bytes;
       o.max_live_mappings = c->options->max_live_mappings;
       o.chunk_label = c->label;
+      // Checksums may be skipped only over TLS, which authenticates every
+      // byte in transit (the URL after any redirect decides).
+      const char* effective = nullptr;
+      curl_easy_getinfo(c->easy.get(), CURLINFO_EFFECTIVE_URL, &effective);
+      o.verify_lz4_checksums = c->options->verify_lz4_checksums || effective == nullptr ||
+                               std::string_view(effective).rfind("https://", 0) != 0;
       auto d = ChunkDecoder::Make(o);
       if (!d.ok()) {
         c->write_error = d.status();

@@ -2,7 +2,8 @@
 // operations (GetCatalogs, GetSchemas, GetTables, GetColumns, GetTypeInfo),
 // with the JDBC DatabaseMetaData column names real clients read.
 //
-// quiver serves one catalog, kCatalogName, with one schema, kSchemaName,
+// quiver serves one catalog, kCatalogName ("spark_catalog"), with one
+// schema, kSchemaName ("default"),
 // holding the executor's tables. Name filters are JDBC LIKE patterns ('%'
 // any run, '_' one character, '\' escapes; case-insensitive); an empty
 // pattern matches everything.
@@ -19,11 +20,13 @@
 #include "quiver/base/result.h"
 #include "quiver/columnar/record_batch_stream.h"
 #include "quiver/server/statement_executor.h"
+#include "quiver/sql/spark_dialect.h"
 
 namespace quiver::server {
 
-inline constexpr const char* kCatalogName = "quiver";
-inline constexpr const char* kSchemaName = "default";
+// The names the SQL layer accepts as qualifiers (sql/spark_dialect.h).
+using sql::kCatalogName;
+using sql::kSchemaName;
 
 /// How a column's type is described in GetColumns.
 struct ColumnTypeInfo {

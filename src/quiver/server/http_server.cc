@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -231,12 +232,18 @@ class ResultServer::Impl {
   int64_t open_connections = 0;
   std::map<std::string, int> per_address;
 
-  bool Authorized(std::string_view header) const {
+  // The index of the token `header` carries (0 = o.token, i + 1 =
+  // o.tokens[i]), or -1. Every token is compared, each in constant time.
+  int AuthorizedToken(std::string_view header) const {
     static constexpr std::string_view kBearer = "Bearer ";
-    // Compare the whole header against "Bearer <token>" in constant time.
-    const std::string expected = std::string(kBearer) + o.token;
-    return fetch::ConstantTimeEquals(header, expected);
+    int found = -1;
+    for (size_t k = 0; k <= o.tokens.size(); ++k) {
+      const std::string expected = std::string(kBearer) + (k == 0 ? o.token : o.tokens[k - 1]);
+      if (fetch::ConstantTimeEquals(header, expected) && found < 0) found = static_cast<int>(k);
+    }
+    return found;
   }
+  bool Authorized(std::string_view header) const { return AuthorizedToken(header) >= 0; }
 
   /// Takes a connection slot for `address`; false past a cap.
   bool Admit(const std::string& address) {
@@ -264,7 +271,7 @@ class ResultServer::Impl {
   void Accept();
 
   // Request handlers; they run on worker threads.
-  std::unique_ptr<Reply> HandleRpc(std::string body);
+  std::unique_ptr<Reply> HandleRpc(std::string body, const std::string& client);
   std::unique_ptr<Reply> HandleFile(const std::string& id, const std::map<std::string, std::string>& params,
                                     const std::string& range);
 
@@ -502,12 +509,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     return RefuseAndClose(Reply::Text(404, "not found\n"), has_body);
   }
 
-  bool Authorized() const {
+  bool Authorized() {
     const auto& req = header_->get();
     const auto it = req.find(http::field::authorization);
     const std::string_view value =
         it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
-    return server_->Authorized(value);
+    token_index_ = server_->AuthorizedToken(value);
+    return token_index_ >= 0;
   }
 
   void RefuseUnauthorized(bool has_body) {
@@ -563,8 +571,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (ec) return self->CountTimeout(ec);
       std::string body = std::move(self->body_->get().body());
       self->body_.reset();
-      self->RunOnWorker(
-          [body = std::move(body)](ResultServer::Impl* server) mutable { return server->HandleRpc(std::move(body)); });
+      self->RunOnWorker([body = std::move(body), client = "token-" + std::to_string(self->token_index_)](
+                            ResultServer::Impl* server) mutable { return server->HandleRpc(std::move(body), client); });
     });
   }
 
@@ -656,6 +664,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::empty_body>> header_;
   std::optional<http::request_parser<http::string_body>> body_;
   int64_t body_charged_ = 0;
+  int token_index_ = -1;  // the token the request carried (AuthorizedToken)
   bool keep_alive_ = true;
   bool drain_ = false;
   int64_t drain_left_ = 0;
@@ -690,8 +699,9 @@ void ResultServer::Impl::Accept() {
   });
 }
 
-std::unique_ptr<Reply> ResultServer::Impl::HandleRpc(std::string body) {
-  auto reply = service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+std::unique_ptr<Reply> ResultServer::Impl::HandleRpc(std::string body, const std::string& client) {
+  auto reply =
+      service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size()), client);
   std::string().swap(body);
   if (!reply.ok()) {
     return Reply::Text(reply.status().IsOutOfMemory() ? 503 : 400, reply.status().ToString() + "\n");
@@ -764,6 +774,13 @@ std::unique_ptr<Reply> ResultServer::Impl::HandleFile(const std::string& id,
 
 Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options) {
   if (options.token.empty()) return Status::Invalid("serve: a bearer token is required (--token or QUIVER_TOKEN)");
+  for (size_t i = 0; i < options.tokens.size(); ++i) {
+    if (options.tokens[i].empty()) return Status::Invalid("serve: token " + std::to_string(i + 1) + " is empty");
+    if (options.tokens[i] == options.token ||
+        std::find(options.tokens.begin(), options.tokens.begin() + static_cast<std::ptrdiff_t>(i), options.tokens[i]) !=
+            options.tokens.begin() + static_cast<std::ptrdiff_t>(i))
+      return Status::Invalid("serve: token " + std::to_string(i + 1) + " repeats an earlier token");
+  }
   if (!ValidWarehouseId(options.warehouse_id)) {
     return Status::Invalid("serve: warehouse id '" + options.warehouse_id + "' is not 1..128 of [A-Za-z0-9_-]");
   }

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <optional>
 #include "quiver/base/result.h"
@@ -64,6 +65,13 @@ struct ServerOptions {
   std::string cert_dir;
   /// Bearer token every RPC must carry. Required (non-empty).
   std::string token;
+  /// Further bearer tokens accepted (each non-empty, distinct). Each token
+  /// is one client for the per-token caps of the service
+  /// (ResultServiceOptions::max_sessions_per_token, max_operations_per_token):
+  /// the RPCs carrying token k are dispatched with client id "token-k"
+  /// (`token` is token-0, tokens[i] is token-(i+1)). Every comparison is
+  /// constant-time and all tokens are compared on every request.
+  std::vector<std::string> tokens;
   /// The <id> of the RPC path /sql/1.0/warehouses/<id> ([A-Za-z0-9_-]+).
   std::string warehouse_id = "quiver";
   /// Largest request body accepted (bytes); also the Thrift message limit.

@@ -24,6 +24,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "quiver/columnar/value_format.h"
 #include "quiver/fetch/chunk_writer.h"
 #include "quiver/fetch/link_signer.h"
 #include "quiver/ipc/io.h"
@@ -174,7 +175,7 @@ t::TTypeId::type HiveTypeId(const DataType& type) {
     case TypeId::kDate64: return t::TTypeId::DATE_TYPE;
     case TypeId::kTimestamp: return t::TTypeId::TIMESTAMP_TYPE;
     case TypeId::kTime32:
-    case TypeId::kTime64: return t::TTypeId::STRING_TYPE;
+    case TypeId::kTime64: return t::TTypeId::STRING_TYPE;  // no TIME in the protocol: sent as text (TimeAsText)
     case TypeId::kDuration: return t::TTypeId::BIGINT_TYPE;
     case TypeId::kIntervalYearMonth: return t::TTypeId::INTERVAL_YEAR_MONTH_TYPE;
     case TypeId::kIntervalDayTime:
@@ -193,6 +194,81 @@ t::TTypeId::type HiveTypeId(const DataType& type) {
     case TypeId::kDictionary: return type.value_type ? HiveTypeId(*type.value_type) : t::TTypeId::STRING_TYPE;
   }
   return t::TTypeId::STRING_TYPE;
+}
+
+// ---- TIME as text ------------------------------------------------------------
+// The protocol has no TIME type (TTypeId: no TIME_TYPE; Hive and Databricks
+// SQL have none), so a time32 / time64 column is announced as STRING_TYPE
+// and, so that what is announced is what is sent, served as a utf8 column of
+// its text "HH:MM:SS[.fraction]" (the fraction's digits those of the unit:
+// 3 ms, 6 us, 9 ns; the same text `quiver cat` prints). Top-level columns
+// only: a time inside a list or struct is sent as Arrow time (the client
+// decodes nested values from Arrow itself).
+
+bool IsTime(const DataType& type) { return type.id == TypeId::kTime32 || type.id == TypeId::kTime64; }
+
+Result<ArrayDataPtr> TimeAsText(const ArrayData& a, MemoryPool* pool) {
+  std::string text;
+  std::vector<int32_t> offsets(static_cast<size_t>(a.length) + 1, 0);
+  for (int64_t i = 0; i < a.length; ++i) {
+    if (a.IsValid(i)) FormatValue(a, i, ValueFormat::kText, &text);
+    if (text.size() > static_cast<size_t>(INT32_MAX)) return Status::Invalid("TIME as text: column over 2 GiB");
+    offsets[static_cast<size_t>(i) + 1] = static_cast<int32_t>(text.size());
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto off, Buffer::Allocate(pool, static_cast<int64_t>(offsets.size()) * 4));
+  std::memcpy(off->mutable_data(), offsets.data(), offsets.size() * 4);
+  QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, static_cast<int64_t>(text.size())));
+  if (!text.empty()) std::memcpy(data->mutable_data(), text.data(), text.size());
+  std::shared_ptr<Buffer> validity;
+  if (a.null_count > 0) {
+    QUIVER_ASSIGN_OR_RETURN(validity, Buffer::Allocate(pool, (a.length + 7) / 8));
+    std::memset(validity->mutable_data(), 0, static_cast<size_t>((a.length + 7) / 8));
+    for (int64_t i = 0; i < a.length; ++i)
+      if (a.IsValid(i)) validity->mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
+  auto out = std::make_shared<ArrayData>();
+  out->type = utf8();
+  out->length = a.length;
+  out->null_count = a.null_count;
+  out->buffers = {validity, off, data};
+  return ArrayDataPtr(out);
+}
+
+// The statement's stream with its TIME columns as utf8 text (above).
+class TimeAsTextStream final : public RecordBatchStream {
+ public:
+  TimeAsTextStream(std::unique_ptr<RecordBatchStream> in, MemoryPool* pool) : in_(std::move(in)), pool_(pool) {
+    auto s = std::make_shared<Schema>(*in_->schema());
+    for (auto& f : s->fields) {
+      if (IsTime(*f->type)) f = field(f->name, utf8(), f->nullable);
+    }
+    schema_ = s;
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in_->Next());
+    if (!b) return b;
+    auto out = std::make_shared<RecordBatch>(*b);
+    out->schema = schema_;
+    for (size_t i = 0; i < out->columns.size(); ++i) {
+      if (IsTime(*out->columns[i]->type)) {
+        QUIVER_ASSIGN_OR_RETURN(out->columns[i], TimeAsText(*out->columns[i], pool_));
+      }
+    }
+    return RecordBatchPtr(out);
+  }
+
+ private:
+  std::unique_ptr<RecordBatchStream> in_;
+  MemoryPool* pool_;
+  SchemaPtr schema_;
+};
+
+std::unique_ptr<RecordBatchStream> WithTimeAsText(std::unique_ptr<RecordBatchStream> in, MemoryPool* pool) {
+  bool any = false;
+  for (const auto& f : in->schema()->fields) any |= IsTime(*f->type);
+  if (!any) return in;
+  return std::make_unique<TimeAsTextStream>(std::move(in), pool);
 }
 
 t::TTableSchema HiveSchema(const Schema& schema) {
@@ -259,9 +335,14 @@ struct ChunkRef {
   bool lz4 = false;
 };
 
+// The client of the RPC being dispatched on this thread (Dispatch sets it
+// for the handler calls the Thrift processor makes).
+thread_local std::string_view tls_client;
+
 struct Session {
   std::string guid;
   std::string secret;
+  std::string client;  // who opened it (per-token caps)
   std::atomic<int64_t> last_used_ms{0};
 };
 
@@ -269,6 +350,7 @@ struct Operation {
   std::string guid;
   std::string secret;
   std::string session_guid;
+  std::string client;  // the session's client (per-token caps)
   t::TOperationType::type type = t::TOperationType::EXECUTE_STATEMENT;
   bool can_download = false;
   bool inline_lz4 = false;
@@ -449,7 +531,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
     for (auto& op : ops) Finish(op);
   }
 
-  Result<std::string> Dispatch(std::span<const uint8_t> request) {
+  Result<std::string> Dispatch(std::span<const uint8_t> request, std::string_view client) {
+    struct ClientScope {
+      explicit ClientScope(std::string_view c) { tls_client = c; }
+      ~ClientScope() { tls_client = {}; }
+    } client_scope(client);
     ++rpcs_;
     if (static_cast<int64_t>(request.size()) > o_.max_message_bytes) {
       ++rpc_errors_;
@@ -496,11 +582,19 @@ class ResultService::Impl : public t::TCLIServiceIf {
     s->guid = RandomHandleBytes(true);
     s->secret = HandleSecret("session", s->guid);
     s->last_used_ms = NowEpochMs();
+    s->client = std::string(tls_client);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (static_cast<int>(sessions_.size()) >= o_.max_sessions) {
         r.status = ErrorStatus("too many open sessions: the server allows " + std::to_string(o_.max_sessions) +
                                "; close one and retry");
+        return;
+      }
+      int mine = 0;
+      for (const auto& [g, other] : sessions_) mine += other->client == s->client;
+      if (mine >= o_.max_sessions_per_token) {
+        r.status = ErrorStatus("too many open sessions for this token: the server allows " +
+                               std::to_string(o_.max_sessions_per_token) + " per token; close one and retry");
         return;
       }
       sessions_[s->guid] = s;
@@ -627,6 +721,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
                                " per session; close finished operations and retry");
         return;
       }
+      if (ClientOpsLocked(session->client) >= o_.max_operations_per_token) {
+        r.status = TokenOpsError();
+        return;
+      }
     }
     auto op = std::make_shared<Operation>();
     auto stream = o_.executor->Execute(req.statement, &op->cancel, exec_pool_.get());
@@ -636,7 +734,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     const bool can_download = req.__isset.canDownloadResult && req.canDownloadResult;
     const bool client_lz4 = req.__isset.canDecompressLZ4Result && req.canDecompressLZ4Result;
-    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT, std::move(stream).value(), can_download, client_lz4,
+    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT,
+          WithTimeAsText(std::move(stream).value(), exec_pool_.get()), can_download, client_lz4,
           req.__isset.getDirectResults ? &req.getDirectResults : nullptr);
   }
 
@@ -1037,6 +1136,17 @@ class ResultService::Impl : public t::TCLIServiceIf {
     return out;
   }
 
+  // Open operations of one client's sessions (mu_ held).
+  int ClientOpsLocked(const std::string& client) const {
+    int n = 0;
+    for (const auto& [k, op] : ops_) n += op->client == client;
+    return n;
+  }
+  t::TStatus TokenOpsError() const {
+    return ErrorStatus("too many open operations for this token: the server allows " +
+                       std::to_string(o_.max_operations_per_token) + " per token; close finished operations and retry");
+  }
+
   // Open operations of one session (mu_ held).
   int SessionOpsLocked(const std::string& session_guid) const {
     int n = 0;
@@ -1079,6 +1189,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->guid = RandomHandleBytes(true);
     op->secret = HandleSecret("operation", op->guid);
     op->session_guid = session->guid;
+    op->client = session->client;
     op->type = type;
     op->can_download = can_download;
     op->chunk_lz4 = can_download && o_.lz4;
@@ -1098,6 +1209,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
       if (static_cast<int>(ops_.size()) >= o_.max_operations) {
         r.status = ErrorStatus("too many open operations: the server allows " + std::to_string(o_.max_operations) +
                                "; close finished operations and retry");
+        return;
+      }
+      if (ClientOpsLocked(op->client) >= o_.max_operations_per_token) {
+        r.status = TokenOpsError();
         return;
       }
       if (sessions_.find(session->guid) == sessions_.end()) {
@@ -1680,10 +1795,11 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
   if (options.chunk_bytes < 1 || options.max_links_per_fetch < 1 || options.max_sessions < 1 ||
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
       options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
-      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1) {
+      options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1 ||
+      options.max_sessions_per_token < 1 || options.max_operations_per_token < 1) {
     return Status::Invalid(
         "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
-        "max_statement_bytes and "
+        "max_sessions_per_token, max_operations_per_token, max_statement_bytes and "
         "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_unfetched_chunks 0 "
         "(none) or >= 2");
   }
@@ -1710,7 +1826,9 @@ Result<std::string> ReadClusterSecret(const std::string& path) {
 ResultService::ResultService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ResultService::~ResultService() = default;
 
-Result<std::string> ResultService::Dispatch(std::span<const uint8_t> request) { return impl_->Dispatch(request); }
+Result<std::string> ResultService::Dispatch(std::span<const uint8_t> request, std::string_view client) {
+  return impl_->Dispatch(request, client);
+}
 int64_t ResultService::ExpireIdle(int64_t now_ms) { return impl_->ExpireIdle(now_ms); }
 ResultServiceStats ResultService::stats() const { return impl_->Stats(); }
 MemoryPool* ResultService::exec_pool() const { return impl_->exec_pool_.get(); }

@@ -59,6 +59,12 @@ struct ResultServiceOptions {
   /// Open operations of one session at most (fairness: one client leaking
   /// operations in its session cannot take the whole max_operations).
   int max_operations_per_session = 64;
+  /// Open sessions / operations of one client (the client id Dispatch is
+  /// given: the bearer token the HTTP layer matched) at most, apart from the
+  /// global caps, so that one leaking client cannot lock out the others.
+  /// Defaults: half the global defaults. >= 1.
+  int max_sessions_per_token = 32;
+  int max_operations_per_token = 128;
   /// Links per FetchResults reply (a page); >= 1.
   int max_links_per_fetch = 32;
   /// Largest Thrift message accepted; strings and containers inside are
@@ -144,7 +150,10 @@ class ResultService {
   /// truncated data); the caller answers those with HTTP 400. RPC-level
   /// problems (unknown handles, statement errors, limits) are replies with
   /// an ERROR / INVALID_HANDLE TStatus instead.
-  Result<std::string> Dispatch(std::span<const uint8_t> request);
+  /// `client` identifies who sent it for the per-token caps (the HTTP
+  /// layer passes "token-<k>"); every request with the same id is one
+  /// client; empty = the anonymous client (also one client).
+  Result<std::string> Dispatch(std::span<const uint8_t> request, std::string_view client = {});
 
   /// Closes sessions and operations idle past their timeouts and cancels
   /// statements running past statement_timeout_ms; returns how many

@@ -17,6 +17,7 @@
 #include "quiver/sql/execution/spill.h"
 #include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/planner/physical_planner.h"
+#include "quiver/sql/spark_dialect.h"
 
 namespace quiver::sql {
 
@@ -94,10 +95,12 @@ Result<ArrayDataPtr> BuildStrings(const std::vector<std::string>& values, Memory
   return b.Finish();
 }
 
-Result<std::unique_ptr<RecordBatchStream>> ShowTables(const Catalog& catalog, MemoryPool* pool) {
+Result<std::unique_ptr<RecordBatchStream>> ShowTables(const Catalog& catalog, std::string_view pattern,
+                                                      MemoryPool* pool) {
   std::vector<std::string> names;
   std::vector<int64_t> rows;
   for (auto& t : catalog.ListTables()) {
+    if (!SparkPatternMatch(pattern, t.name)) continue;
     names.push_back(t.name);
     rows.push_back(t.num_rows);
   }
@@ -134,6 +137,43 @@ Result<std::unique_ptr<RecordBatchStream>> Describe(const Catalog& catalog, std:
       schema, names.empty() ? nullptr : MakeBatch(schema, static_cast<int64_t>(names.size()), {a, b, c.Finish()})));
 }
 
+Result<std::unique_ptr<RecordBatchStream>> OneStringColumn(const char* column, const std::vector<std::string>& values,
+                                                           MemoryPool* pool) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field(column, utf8(), false)};
+  QUIVER_ASSIGN_OR_RETURN(auto a, BuildStrings(values, pool));
+  return std::unique_ptr<RecordBatchStream>(std::make_unique<ConstStream>(
+      schema, values.empty() ? nullptr : MakeBatch(schema, static_cast<int64_t>(values.size()), {a})));
+}
+
+// SHOW SCHEMAS / CATALOGS / TABLES, DESCRIBE, USE (spark_dialect.h).
+Result<std::unique_ptr<RecordBatchStream>> RunSparkCommand(const Catalog& catalog, std::string_view sql,
+                                                           const SparkCommand& c, MemoryPool* pool) {
+  QUIVER_RETURN_NOT_OK(CheckQualifier(c.catalog, c.schema, DescribePosition(sql, c.name_offset)));
+  using Kind = SparkCommand::Kind;
+  switch (c.kind) {
+    case Kind::kShowCatalogs:
+      return OneStringColumn("catalog",
+                             SparkPatternMatch(c.pattern, kCatalogName) ? std::vector<std::string>{kCatalogName}
+                                                                        : std::vector<std::string>{},
+                             pool);
+    case Kind::kShowSchemas:
+      return OneStringColumn("databaseName",
+                             SparkPatternMatch(c.pattern, kSchemaName) ? std::vector<std::string>{kSchemaName}
+                                                                       : std::vector<std::string>{},
+                             pool);
+    case Kind::kShowTables: return ShowTables(catalog, c.pattern, pool);
+    case Kind::kDescribe: return Describe(catalog, sql, c.table, c.name_offset, pool);
+    case Kind::kUse: {
+      // Nothing to switch: quiver has one schema. No columns, no rows.
+      auto schema = std::make_shared<Schema>();
+      return std::unique_ptr<RecordBatchStream>(std::make_unique<ConstStream>(schema, nullptr));
+    }
+    case Kind::kNone: break;
+  }
+  return Status::Invalid("not a Spark command");
+}
+
 // The run-once function of an uncorrelated subquery: its single value
 // (NULL for no row; more than one row is 21000), or whether it has a row.
 ScalarSubquery::Runner MakeRunner(ExecContext* ctx, LogicalOpPtr plan, bool exists) {
@@ -161,36 +201,6 @@ ScalarSubquery::Runner MakeRunner(ExecContext* ctx, LogicalOpPtr plan, bool exis
     }
     return out;
   };
-}
-
-bool MatchDescribe(std::string_view sql, std::string* name, int* name_offset) {
-  size_t p = 0;
-  auto skip_ws = [&] {
-    while (p < sql.size() && (sql[p] == ' ' || sql[p] == '\t' || sql[p] == '\n' || sql[p] == '\r')) ++p;
-  };
-  skip_ws();
-  const size_t w = p;
-  while (p < sql.size() && std::isalpha(static_cast<unsigned char>(sql[p]))) ++p;
-  const std::string word = FoldIdentifier(sql.substr(w, p - w));
-  if (word != "describe" && word != "desc") return false;
-  skip_ws();
-  *name_offset = static_cast<int>(p);
-  std::string n;
-  if (p < sql.size() && sql[p] == '"') {
-    ++p;
-    while (p < sql.size() && sql[p] != '"') n += sql[p++];
-    if (p >= sql.size()) return false;
-    ++p;
-  } else {
-    while (p < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[p])) || sql[p] == '_')) n += sql[p++];
-    n = FoldIdentifier(n);
-  }
-  skip_ws();
-  if (p < sql.size() && sql[p] == ';') ++p;
-  skip_ws();
-  if (p != sql.size() || n.empty()) return false;
-  *name = n;
-  return true;
 }
 
 std::string StatementName(const std::string& key) {
@@ -227,6 +237,14 @@ std::string StatementName(const std::string& key) {
 
 }  // namespace
 
+int64_t PlanningEstimateBytes(int64_t sql_bytes) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(std::max<int64_t>(sql_bytes, 0), kPlanningBytesPerSqlByte, &out) ||
+      __builtin_add_overflow(out, int64_t{4} << 10, &out))
+    return INT64_MAX;
+  return out;
+}
+
 Engine::Engine(std::shared_ptr<const Catalog> catalog) : catalog_(std::move(catalog)) {}
 
 Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql, const ExecuteOptions& options) const {
@@ -251,6 +269,23 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   ctx->pool = child("probe");
   ctx->aggregate_pool = child("aggregate");
   ctx->sort_pool = child("sort");
+  // Planning (libpg_query's tree, its JSON, the JSON DOM, the binder's
+  // plan) is charged before it starts, as an estimate from the text's
+  // length, to "sql-statement/plan", and given back once planning is over:
+  // a statement whose text alone would take more than its limit fails here,
+  // cleanly, with 53200.
+  auto plan_pool = child("plan");
+  const int64_t plan_bytes = PlanningEstimateBytes(static_cast<int64_t>(sql.size()));
+  if (Status st = plan_pool->Reserve(plan_bytes); !st.ok()) {
+    return Status::OutOfMemory("planning a statement of " + std::to_string(sql.size()) + " bytes needs about " +
+                               std::to_string(plan_bytes) + " bytes (" + st.message() + ")")
+        .WithSqlState("53200");
+  }
+  struct PlanReservation {
+    MemoryPool* pool;
+    int64_t bytes;
+    ~PlanReservation() { pool->Unreserve(bytes); }
+  } plan_reservation{plan_pool.get(), plan_bytes};
   join::TaskMemoryOptions to;
   to.mode = options.memory_mode;
   ctx->tmm = std::make_unique<join::TaskMemoryManager>(ctx->build_pool.get(), to);
@@ -274,13 +309,15 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
 
   std::unique_ptr<RecordBatchStream> root;
   SchemaPtr schema;
-  std::string describe_name;
-  int describe_offset = 0;
-  if (MatchDescribe(sql, &describe_name, &describe_offset)) {
-    QUIVER_ASSIGN_OR_RETURN(root, Describe(*catalog_, sql, describe_name, describe_offset, ctx->pool.get()));
+  const SparkCommand command = MatchSparkCommand(sql);
+  if (command.kind != SparkCommand::Kind::kNone) {
+    QUIVER_ASSIGN_OR_RETURN(root, RunSparkCommand(*catalog_, sql, command, ctx->pool.get()));
     schema = root->schema();
   } else {
-    const std::string text(sql);
+    // Spark's backticks and `default.` qualifiers, for the PostgreSQL
+    // grammar (offsets kept: error positions stay right).
+    QUIVER_ASSIGN_OR_RETURN(const std::string text, RewriteSparkSql(sql));
+    sql = text;
     PgQueryParseResult parsed = pg_query_parse(text.c_str());
     struct Free {
       PgQueryParseResult* r;
@@ -334,7 +371,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
         root = std::make_unique<ConstStream>(s, MakeBatch(s, static_cast<int64_t>(lines.size()), {a}));
         schema = s;
       } else if (key == "VariableShowStmt" && st[key].value("name", "") == "tables") {
-        QUIVER_ASSIGN_OR_RETURN(root, ShowTables(*catalog_, ctx->pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(root, ShowTables(*catalog_, {}, ctx->pool.get()));
         schema = root->schema();
       } else if (key == "VariableShowStmt") {
         return binder.Unsupported("SHOW " + st[key].value("name", ""), stmt_loc);

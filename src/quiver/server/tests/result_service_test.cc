@@ -324,7 +324,7 @@ class GatedExecutor : public StatementExecutor {
 // Calls RPCs on a service in memory with the generated client.
 class Caller {
  public:
-  explicit Caller(ResultService* s) : s_(s) {
+  explicit Caller(ResultService* s, std::string client = {}) : s_(s), client_(std::move(client)) {
     out_ = std::make_shared<TMemoryBuffer>();
     in_ = std::make_shared<TMemoryBuffer>();
     c_ = std::make_unique<t::TCLIServiceClient>(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in_),
@@ -334,7 +334,7 @@ class Caller {
   void Round() {
     std::string req = out_->getBufferAsString();
     out_->resetBuffer();
-    auto r = s_->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.data()), req.size()));
+    auto r = s_->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(req.data()), req.size()), client_);
     ASSERT_OK(r);
     reply_ = std::move(r).value();
     in_->resetBuffer(reinterpret_cast<uint8_t*>(reply_.data()), static_cast<uint32_t>(reply_.size()),
@@ -343,6 +343,7 @@ class Caller {
 
  private:
   ResultService* s_;
+  std::string client_;
   std::string reply_;
   std::shared_ptr<TMemoryBuffer> out_, in_;
   std::unique_ptr<t::TCLIServiceClient> c_;
@@ -700,6 +701,65 @@ TEST(ResultServiceLimits, OperationsPerSessionAreCappedApartFromTheGlobalCap) {
   auto other = OpenIn(c);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(ExecuteIn(c, other).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
   EXPECT_EQ(service->stats().open_operations, 6);
+}
+
+// Issue 19 (fairness): one token at its session and operation caps does
+// not stop a second token; the global caps still hold over both.
+TEST(ResultServiceLimits, SessionsAndOperationsPerTokenAreCappedApartFromTheGlobalCaps) {
+  fetch::LocalChunkStoreOptions so;
+  so.link_base_url = "https://127.0.0.1:1";
+  auto store = fetch::LocalChunkStore::Make(so, fetch::LinkSigner::MakeRandom().value()).value();
+  auto pool = MemoryPool::MakeRoot({.name = "per-token"});
+  GatedExecutor executor(2, 1000);
+  executor.open();
+  ResultServiceOptions o;
+  o.pool = pool.get();
+  o.executor = &executor;
+  o.store = store.get();
+  o.max_sessions = 5;
+  o.max_operations = 7;
+  o.max_sessions_per_token = 2;
+  o.max_operations_per_token = 3;
+  auto service = ResultService::Make(o).value();
+  Caller leaky(service.get(), "token-0");
+  Caller polite(service.get(), "token-1");
+  auto a = OpenIn(leaky);
+  auto b = OpenIn(leaky);
+  t::TOpenSessionReq req;
+  t::TOpenSessionResp third;
+  CALL(leaky, OpenSession, req, third);
+  EXPECT_EQ(third.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(third.status.errorMessage.find("for this token"), std::string::npos) << third.status.errorMessage;
+  // Operations over both of the leaky token's sessions count together.
+  EXPECT_EQ(ExecuteIn(leaky, a).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(ExecuteIn(leaky, b).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(ExecuteIn(leaky, b).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  auto refused = ExecuteIn(leaky, a);
+  EXPECT_EQ(refused.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(refused.status.errorMessage.find("for this token"), std::string::npos) << refused.status.errorMessage;
+  // Metadata operations count too.
+  t::TGetTablesReq tables;
+  tables.sessionHandle = a;
+  t::TGetTablesResp tables_resp;
+  CALL(leaky, GetTables, tables, tables_resp);
+  EXPECT_EQ(tables_resp.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  // The second token is not locked out.
+  auto p1 = OpenIn(polite);
+  auto p2 = OpenIn(polite);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(ExecuteIn(polite, i % 2 ? p1 : p2).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(service->stats().open_operations, 6);
+  // The global caps still hold: a third token gets one session (5 total)
+  // and one operation (7 total).
+  Caller third_token(service.get(), "token-2");
+  auto t1 = OpenIn(third_token);
+  EXPECT_EQ(ExecuteIn(third_token, t1).status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  auto over = ExecuteIn(third_token, t1);
+  EXPECT_EQ(over.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(over.status.errorMessage.find("the server allows 7"), std::string::npos) << over.status.errorMessage;
+  t::TOpenSessionResp sixth;
+  CALL(third_token, OpenSession, req, sixth);
+  EXPECT_EQ(sixth.status.statusCode, t::TStatusCode::ERROR_STATUS);
 }
 
 }  // namespace

@@ -110,7 +110,8 @@ TEST(SqlExecutor, RunsJoinsListsTablesAndReportsErrors) {
   }
   // A per-statement limit fails only that statement, as OutOfMemory.
   SqlExecutorOptions lim;
-  lim.statement_memory_limit_bytes = 4096;
+  // Room to plan (sql/engine.h: PlanningEstimateBytes), not to run.
+  lim.statement_memory_limit_bytes = sql::PlanningEstimateBytes(static_cast<int64_t>(std::string_view(kJoin).size()));
   auto small = SqlExecutor::Make(t.catalog, lim).value();
   {
     auto s = small->Execute(kJoin, &cancel, pool.get()).value();

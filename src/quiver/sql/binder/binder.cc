@@ -6,6 +6,7 @@
 
 #include "quiver/columnar/dictionary.h"
 #include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/spark_dialect.h"
 
 namespace quiver::sql {
 
@@ -112,6 +113,8 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
   const int location = rv.value("location", -1);
   std::string name = FoldIdentifier(rv.value("relname", ""));
   const std::string schema = FoldIdentifier(rv.value("schemaname", ""));
+  // One catalog, one schema (spark_dialect.h): default.t, spark_catalog.default.t.
+  QUIVER_RETURN_NOT_OK(CheckQualifier(rv.value("catalogname", ""), schema, Where(location)));
   std::string alias = name;
   if (rv.contains("alias")) alias = FoldIdentifier(rv["alias"].value("aliasname", name));
   // A CTE of this or an enclosing query (unqualified names only).

@@ -115,9 +115,13 @@ TEST_F(SqlTest, MemoryLimitGivesOutOfMemoryAndReturnsThePool) {
   for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
     ExecuteOptions o = Options();
     o.memory_mode = mode;
-    o.memory_limit_bytes = 512;
-    auto r = Run("SELECT * FROM t1 JOIN t3 ON t1.k = t3.k WHERE t1.s <> 'a'", o);
+    // Enough to plan (the planning estimate is given back before the
+    // operators run), not enough to run.
+    const std::string sql = "SELECT * FROM t1 JOIN t3 ON t1.k = t3.k WHERE t1.s <> 'a'";
+    o.memory_limit_bytes = PlanningEstimateBytes(static_cast<int64_t>(sql.size()));
+    auto r = Run(sql, o);
     ASSERT_RAISES(OutOfMemory, r);
+    EXPECT_EQ(r.status().message().find("planning"), std::string::npos) << r.status().ToString();
     EXPECT_EQ(pool_->held_bytes(), baseline);
     // The same statement fits a larger limit.
     o.memory_limit_bytes = int64_t{64} << 20;
@@ -126,6 +130,32 @@ TEST_F(SqlTest, MemoryLimitGivesOutOfMemoryAndReturnsThePool) {
     ok->clear();
     EXPECT_EQ(pool_->held_bytes(), baseline);
   }
+}
+
+// Issue 19: planning is charged to the statement. An OR chain of 256 KiB of
+// text costs ~50 MB to parse and plan (1 MiB, the server's default cap,
+// ~200 MB); under a 16 MiB statement limit it fails before parsing with
+// 53200 and the pool is
+// back where it was; under a limit above the estimate it runs, and the
+// statement pool's peak shows the planning charge.
+TEST_F(SqlTest, PlanningIsChargedToTheStatementPool) {
+  std::string sql = "SELECT count(*) FROM t1 WHERE k = 0";
+  for (int i = 1; sql.size() < (256u << 10) - 32; ++i) sql += " OR k = " + std::to_string(i);
+  const int64_t baseline = pool_->held_bytes();
+  ExecuteOptions o = Options();
+  o.memory_limit_bytes = int64_t{16} << 20;
+  auto refused = engine_->Execute(sql, o);
+  ASSERT_RAISES(OutOfMemory, refused);
+  EXPECT_EQ(refused.status().sql_state(), "53200");
+  EXPECT_NE(refused.status().message().find("planning a statement of"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_EQ(pool_->held_bytes(), baseline);
+  o.memory_limit_bytes = PlanningEstimateBytes(static_cast<int64_t>(sql.size())) + (int64_t{16} << 20);
+  auto ok = Run(sql, o);
+  ASSERT_OK(ok);
+  ok->clear();
+  EXPECT_EQ(pool_->held_bytes(), baseline);
+  EXPECT_GE(pool_->peak_bytes() - baseline, PlanningEstimateBytes(static_cast<int64_t>(sql.size())));
 }
 
 // A join on a key with three values (30,000 rows a side: 300 million output

@@ -1,0 +1,450 @@
+// quiver/sql/spark_dialect.cc — see spark_dialect.h.
+#include "quiver/sql/spark_dialect.h"
+
+#include <cctype>
+#include <vector>
+
+#include "quiver/sql/engine.h"
+
+namespace quiver::sql {
+namespace {
+
+char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (Lower(a[i]) != Lower(b[i])) return false;
+  return true;
+}
+
+// PostgreSQL's identifier characters (bytes >= 0x80 included, as its lexer does).
+bool IdentStart(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalpha(u) || c == '_' || u >= 0x80;
+}
+bool IdentChar(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || c == '_' || c == '$' || u >= 0x80;
+}
+bool Space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+size_t SkipSpace(std::string_view s, size_t p) {
+  while (p < s.size() && Space(s[p])) ++p;
+  return p;
+}
+
+// End (one past) of the quoted run opening at `p` with `quote`, a doubled
+// quote standing for one; `backslash` also lets a backslash escape the next
+// byte (E'...'). npos when unterminated.
+size_t QuotedEnd(std::string_view s, size_t p, char quote, bool backslash) {
+  for (size_t i = p + 1; i < s.size(); ++i) {
+    if (backslash && s[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (s[i] != quote) continue;
+    if (i + 1 < s.size() && s[i + 1] == quote) {
+      ++i;
+      continue;
+    }
+    return i + 1;
+  }
+  return std::string_view::npos;
+}
+
+// End of a comment or literal opening at `p` that the rewrite copies as is,
+// or 0 when none opens there. Unterminated ones run to the end of the text
+// (the parser reports them).
+size_t OpaqueEnd(std::string_view s, size_t p) {
+  const char c = s[p];
+  const char next = p + 1 < s.size() ? s[p + 1] : '\0';
+  if (c == '-' && next == '-') {
+    const size_t e = s.find('\n', p);
+    return e == std::string_view::npos ? s.size() : e;
+  }
+  if (c == '/' && next == '*') {  // nested, as PostgreSQL's
+    int depth = 0;
+    for (size_t i = p; i + 1 < s.size(); ++i) {
+      if (s[i] == '/' && s[i + 1] == '*') {
+        ++depth;
+        ++i;
+      } else if (s[i] == '*' && s[i + 1] == '/') {
+        ++i;
+        if (--depth == 0) return i + 1;
+      }
+    }
+    return s.size();
+  }
+  if (c == '\'') {
+    const bool e_string = p > 0 && (s[p - 1] == 'e' || s[p - 1] == 'E') && (p < 2 || !IdentChar(s[p - 2]));
+    const size_t e = QuotedEnd(s, p, '\'', e_string);
+    return e == std::string_view::npos ? s.size() : e;
+  }
+  if (c == '"') {
+    const size_t e = QuotedEnd(s, p, '"', false);
+    return e == std::string_view::npos ? s.size() : e;
+  }
+  if (c == '$' && (p == 0 || !IdentChar(s[p - 1]))) {  // $tag$ ... $tag$ ($1 is a parameter)
+    size_t t = p + 1;
+    if (t < s.size() && IdentStart(s[t]) && s[t] != '$') {
+      while (t < s.size() && IdentChar(s[t]) && s[t] != '$') ++t;
+    }
+    if (t < s.size() && s[t] == '$') {
+      const std::string_view tag = s.substr(p, t - p + 1);
+      const size_t close = s.find(tag, t + 1);
+      return close == std::string_view::npos ? s.size() : close + tag.size();
+    }
+  }
+  return 0;
+}
+
+// One part of a dotted name: a bare word, a "quoted" or a `quoted` identifier.
+struct NamePart {
+  size_t begin = 0, end = 0;  // bytes of the part in the text
+  char quote = 0;             // 0, '"' or '`'
+  std::string value;          // unquoted (doubled quotes made single); bare: as written
+};
+
+// The part starting at `p`, or false.
+Result<bool> ReadPart(std::string_view s, size_t p, NamePart* out) {
+  if (p >= s.size()) return false;
+  out->begin = p;
+  out->value.clear();
+  const char c = s[p];
+  if (c == '"' || c == '`') {
+    const size_t e = QuotedEnd(s, p, c, false);
+    if (e == std::string_view::npos) {
+      if (c == '"') return false;  // the parser reports it
+      return Status::Invalid("unterminated backtick-quoted identifier (" + DescribePosition(s, static_cast<int>(p)) +
+                             ")")
+          .WithSqlState("42601");
+    }
+    for (size_t i = p + 1; i + 1 < e; ++i) {
+      out->value += s[i];
+      if (s[i] == c) ++i;
+    }
+    out->quote = c;
+    out->end = e;
+    return true;
+  }
+  if (!IdentStart(c)) return false;
+  size_t e = p;
+  while (e < s.size() && IdentChar(s[e])) ++e;
+  out->quote = 0;
+  out->value.assign(s.substr(p, e - p));
+  out->end = e;
+  return true;
+}
+
+// A part written for the PostgreSQL grammar: backticks become double quotes.
+void AppendPart(std::string_view s, const NamePart& part, std::string* out) {
+  if (part.quote != '`') {
+    out->append(s.substr(part.begin, part.end - part.begin));
+    return;
+  }
+  out->push_back('"');
+  for (char c : part.value) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+void AppendBlank(std::string_view s, size_t begin, size_t end, std::string* out) {
+  for (size_t i = begin; i < end; ++i) out->push_back(s[i] == '\n' ? '\n' : ' ');
+}
+
+bool IsSchemaName(std::string_view name) { return EqualsIgnoreCase(name, kSchemaName); }
+
+// ---- tokens of the commands ------------------------------------------------------
+
+struct Token {
+  enum class Kind { kWord, kQuoted, kString, kDot, kSemicolon, kOther } kind = Kind::kOther;
+  std::string text;  // kWord: lower-cased; kQuoted / kString: the value
+  size_t offset = 0;
+};
+
+// The tokens of `s`, or false when a quote is unterminated.
+bool Tokenize(std::string_view s, std::vector<Token>* out) {
+  size_t p = 0;
+  while (true) {
+    p = SkipSpace(s, p);
+    if (p >= s.size()) return true;
+    const char c = s[p];
+    const char next = p + 1 < s.size() ? s[p + 1] : '\0';
+    if ((c == '-' && next == '-') || (c == '/' && next == '*')) {
+      p = OpaqueEnd(s, p);
+      continue;
+    }
+    Token t;
+    t.offset = p;
+    if (c == '"' || c == '`' || c == '\'') {
+      const size_t e = QuotedEnd(s, p, c, false);
+      if (e == std::string_view::npos) return false;
+      for (size_t i = p + 1; i + 1 < e; ++i) {
+        t.text += s[i];
+        if (s[i] == c) ++i;
+      }
+      t.kind = c == '\'' ? Token::Kind::kString : Token::Kind::kQuoted;
+      p = e;
+    } else if (IdentStart(c)) {
+      size_t e = p;
+      while (e < s.size() && IdentChar(s[e])) t.text += Lower(s[e++]);
+      t.kind = Token::Kind::kWord;
+      p = e;
+    } else {
+      t.kind = c == '.' ? Token::Kind::kDot : c == ';' ? Token::Kind::kSemicolon : Token::Kind::kOther;
+      t.text = std::string(1, c);
+      ++p;
+    }
+    out->push_back(std::move(t));
+  }
+}
+
+class CommandParser {
+ public:
+  explicit CommandParser(std::vector<Token> tokens) : t_(std::move(tokens)) {
+    // A trailing ';' is part of no command.
+    if (!t_.empty() && t_.back().kind == Token::Kind::kSemicolon) t_.pop_back();
+  }
+  bool AtEnd() const { return i_ >= t_.size(); }
+  bool Word(const char* w) {
+    if (AtEnd() || t_[i_].kind != Token::Kind::kWord || t_[i_].text != w) return false;
+    ++i_;
+    return true;
+  }
+  bool PeekName() const {
+    return !AtEnd() && (t_[i_].kind == Token::Kind::kWord || t_[i_].kind == Token::Kind::kQuoted);
+  }
+  // A dotted name of 1..max_parts parts.
+  bool Name(size_t max_parts, std::vector<std::string>* parts, int* offset) {
+    if (!PeekName()) return false;
+    *offset = static_cast<int>(t_[i_].offset);
+    parts->clear();
+    while (true) {
+      if (!PeekName()) return false;
+      parts->push_back(t_[i_++].text);
+      if (AtEnd() || t_[i_].kind != Token::Kind::kDot) break;
+      ++i_;
+    }
+    return parts->size() <= max_parts;
+  }
+  // [LIKE] 'pattern'
+  bool Pattern(std::string* pattern) {
+    const size_t save = i_;
+    const bool like = Word("like");
+    // Spark reads "..." as a string too; after LIKE it can be nothing else.
+    if (!AtEnd() && (t_[i_].kind == Token::Kind::kString || (like && t_[i_].kind == Token::Kind::kQuoted))) {
+      *pattern = t_[i_++].text;
+      return true;
+    }
+    i_ = save;
+    return !like;
+  }
+  size_t pos() const { return i_; }
+  void set_pos(size_t p) { i_ = p; }
+
+ private:
+  std::vector<Token> t_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+bool IsCatalogName(std::string_view name) {
+  return EqualsIgnoreCase(name, kCatalogName) || EqualsIgnoreCase(name, "hive_metastore");
+}
+
+Status CheckQualifier(std::string_view catalog, std::string_view schema, std::string_view where) {
+  const std::string at = where.empty() ? std::string() : " (" + std::string(where) + ")";
+  if (!catalog.empty() && !IsCatalogName(catalog)) {
+    return Status::KeyError("catalog '" + std::string(catalog) + "' does not exist: quiver serves one catalog, " +
+                            kCatalogName + at)
+        .WithSqlState("42704");
+  }
+  if (!schema.empty() && !IsSchemaName(schema)) {
+    return Status::KeyError("schema '" + std::string(schema) + "' does not exist: quiver serves one schema, " +
+                            kSchemaName + at)
+        .WithSqlState("3F000");
+  }
+  return Status::OK();
+}
+
+Result<std::string> RewriteSparkSql(std::string_view s) {
+  if (s.find('`') == std::string_view::npos) {
+    // Fast path: nothing to do unless a word `default` is followed by a dot.
+    bool maybe = false;
+    for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe; p = s.find_first_of("dD", p + 1))
+      maybe = EqualsIgnoreCase(s.substr(p, 7), kSchemaName);
+    if (!maybe) return std::string(s);
+  }
+  std::string out;
+  out.reserve(s.size() + 16);
+  size_t p = 0;
+  while (p < s.size()) {
+    if (const size_t e = OpaqueEnd(s, p); e > 0 && s[p] != '"') {
+      out.append(s.substr(p, e - p));
+      p = e;
+      continue;
+    }
+    const char c = s[p];
+    const bool part_start = c == '"' || c == '`' || (IdentStart(c) && (p == 0 || !IdentChar(s[p - 1])));
+    if (!part_start) {
+      // Numbers and the rest of a word are copied a byte at a time.
+      out.push_back(c);
+      ++p;
+      continue;
+    }
+    // A dotted chain of parts: a.b.c; `dots[k]` ends the k-th dot (with the
+    // spaces around it).
+    std::vector<NamePart> parts;
+    std::vector<size_t> dot_ends;
+    NamePart part;
+    QUIVER_ASSIGN_OR_RETURN(bool ok, ReadPart(s, p, &part));
+    if (!ok) {  // an unterminated "...": the parser reports it
+      out.append(s.substr(p));
+      break;
+    }
+    parts.push_back(part);
+    while (true) {
+      const size_t dot = SkipSpace(s, parts.back().end);
+      if (dot >= s.size() || s[dot] != '.') break;
+      const size_t after = SkipSpace(s, dot + 1);
+      NamePart more;
+      QUIVER_ASSIGN_OR_RETURN(bool more_ok, ReadPart(s, after, &more));
+      if (!more_ok) break;
+      dot_ends.push_back(after);
+      parts.push_back(std::move(more));
+    }
+    auto is_default = [&](size_t k) { return IsSchemaName(parts[k].value); };
+    size_t first = 0;  // parts before it are blanked
+    if (parts.size() >= 3 && IsCatalogName(parts[0].value) && is_default(1)) {
+      first = 2;
+    } else if (parts.size() >= 2 && is_default(0)) {
+      first = 1;
+    }
+    if (first > 0) AppendBlank(s, p, dot_ends[first - 1], &out);
+    for (size_t k = first; k < parts.size(); ++k) {
+      if (k > first) out.append(s.substr(parts[k - 1].end, parts[k].begin - parts[k - 1].end));
+      if (k + 1 < parts.size() && parts[k].quote == 0 && is_default(k)) {
+        out += "\"default\"";  // x.default.t: the binder names catalog x
+      } else {
+        AppendPart(s, parts[k], &out);
+      }
+    }
+    p = parts.back().end;
+  }
+  return out;
+}
+
+SparkCommand MatchSparkCommand(std::string_view sql) {
+  SparkCommand none;
+  std::vector<Token> tokens;
+  if (!Tokenize(sql, &tokens) || tokens.empty() || tokens[0].kind != Token::Kind::kWord) return none;
+  CommandParser p(std::move(tokens));
+  SparkCommand cmd;
+  std::vector<std::string> name;
+  int offset = 0;
+  if (p.Word("show")) {
+    if (p.Word("schemas") || p.Word("databases") || p.Word("namespaces")) {
+      cmd.kind = SparkCommand::Kind::kShowSchemas;
+      if (p.Word("in") || p.Word("from")) {
+        if (!p.Name(1, &name, &offset)) return none;
+        cmd.catalog = name[0];
+        cmd.name_offset = offset;
+      }
+    } else if (p.Word("catalogs")) {
+      cmd.kind = SparkCommand::Kind::kShowCatalogs;
+    } else if (p.Word("tables")) {
+      cmd.kind = SparkCommand::Kind::kShowTables;
+      if (p.Word("in") || p.Word("from")) {
+        if (!p.Name(2, &name, &offset)) return none;
+        cmd.schema = name.back();
+        if (name.size() == 2) cmd.catalog = name[0];
+        cmd.name_offset = offset;
+      }
+    } else {
+      return none;
+    }
+    if (!p.Pattern(&cmd.pattern) || !p.AtEnd()) return none;
+    return cmd;
+  }
+  // [keyword] name, the keyword read as the name when nothing follows it.
+  auto keyword_then_name = [&](std::initializer_list<const char*> words, size_t max_parts) -> bool {
+    const size_t save = p.pos();
+    for (const char* w : words) {
+      if (p.Word(w)) {
+        if (p.Name(max_parts, &name, &offset) && p.AtEnd()) return true;
+        break;
+      }
+    }
+    p.set_pos(save);
+    return p.Name(max_parts, &name, &offset) && p.AtEnd();
+  };
+  if (p.Word("describe") || p.Word("desc")) {
+    const size_t save = p.pos();
+    p.Word("table");
+    if (!keyword_then_name({"extended", "formatted"}, 3)) {
+      p.set_pos(save);
+      if (!p.Name(3, &name, &offset) || !p.AtEnd()) return none;
+    }
+    cmd.kind = SparkCommand::Kind::kDescribe;
+    cmd.table = name.back();
+    if (name.size() >= 2) cmd.schema = name[name.size() - 2];
+    if (name.size() == 3) cmd.catalog = name[0];
+    cmd.name_offset = offset;
+    return cmd;
+  }
+  if (p.Word("use")) {
+    const size_t save = p.pos();
+    if (p.Word("catalog") && p.Name(1, &name, &offset) && p.AtEnd()) {
+      cmd.kind = SparkCommand::Kind::kUse;
+      cmd.catalog = name[0];
+      cmd.name_offset = offset;
+      return cmd;
+    }
+    p.set_pos(save);
+    if (!keyword_then_name({"schema", "database", "namespace"}, 2)) return none;
+    cmd.kind = SparkCommand::Kind::kUse;
+    cmd.schema = name.back();
+    if (name.size() == 2) cmd.catalog = name[0];
+    cmd.name_offset = offset;
+    return cmd;
+  }
+  return none;
+}
+
+bool SparkPatternMatch(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return true;
+  size_t start = 0;
+  while (start <= pattern.size()) {
+    size_t bar = pattern.find('|', start);
+    if (bar == std::string_view::npos) bar = pattern.size();
+    const std::string_view alt = pattern.substr(start, bar - start);
+    // Glob with '*', backtracking to the last star.
+    size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+    bool ok = true;
+    while (si < text.size()) {
+      if (pi < alt.size() && alt[pi] == '*') {
+        star = ++pi;
+        mark = si;
+      } else if (pi < alt.size() && Lower(alt[pi]) == Lower(text[si])) {
+        ++pi;
+        ++si;
+      } else if (star != std::string_view::npos) {
+        pi = star;
+        si = ++mark;
+      } else {
+        ok = false;
+        break;
+      }
+    }
+    while (ok && pi < alt.size() && alt[pi] == '*') ++pi;
+    if (ok && pi == alt.size()) return true;
+    start = bar + 1;
+  }
+  return false;
+}
+
+}  // namespace quiver::sql

@@ -1,0 +1,99 @@
+// quiver/sql/spark_dialect.h — what Databricks clients send (Spark SQL),
+// made into what the engine reads (the PostgreSQL 15 grammar of libpg_query).
+//
+// quiver presents its tables as one schema, kSchemaName ("default"), of one
+// catalog, kCatalogName ("spark_catalog"; "hive_metastore", the name the
+// Databricks workspaces give their legacy catalog, is accepted as a synonym
+// in SQL text but never reported). The Thrift metadata answers
+// (server/catalog_results.h) report the same two names.
+//
+// Two parts:
+//   RewriteSparkSql  a lexical pre-pass over one statement's text, aware of
+//                    PostgreSQL's tokens (it never looks inside '...' or
+//                    E'...' strings, "..." identifiers, $tag$...$tag$
+//                    strings, -- and nested /* */ comments):
+//                    - `a``b` (a backtick-quoted identifier; `` is one
+//                      backtick) becomes "a`b" (a " inside becomes "");
+//                    - a qualifier that names quiver's schema, `default.t`
+//                      or `spark_catalog.default.t` / `hive_metastore.
+//                      default.t` (any case, any spacing around the dots),
+//                      is blanked: the qualifier's bytes become spaces (a
+//                      newline stays a newline), so `t` is read in its place
+//                      and every byte offset after it is unchanged (error
+//                      positions stay right). `default` is a reserved word of
+//                      the PostgreSQL grammar, which is why it cannot pass
+//                      through. `x.default.t` with another catalog x keeps
+//                      its qualifier, quoted ("default"), for the binder to
+//                      refuse (CheckQualifier).
+//                    Offsets change only where a backtick identifier holds
+//                    a " or a doubled backtick, and for `x.default.` (+2).
+//   MatchSparkCommand  the Spark commands the grammar lacks, recognised
+//                    whole (tokens, case-insensitive, an optional trailing
+//                    ';'): SHOW SCHEMAS | DATABASES | NAMESPACES [IN|FROM
+//                    catalog] [[LIKE] 'pattern'], SHOW CATALOGS [[LIKE]
+//                    'pattern'], SHOW TABLES [IN|FROM [catalog.]schema]
+//                    [[LIKE] 'pattern'], DESCRIBE | DESC [TABLE] [EXTENDED |
+//                    FORMATTED] [[catalog.]schema.]table, USE [SCHEMA |
+//                    DATABASE | NAMESPACE] [catalog.]schema, USE CATALOG
+//                    catalog. Names may be bare, "quoted" or `quoted`.
+//
+// Errors: a schema other than default is KeyError with SQLSTATE 3F000
+// (invalid_schema_name), a catalog other than quiver's KeyError 42704
+// (undefined_object); an unterminated backtick identifier is Invalid 42601.
+// All functions are pure and thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "quiver/base/result.h"
+
+namespace quiver::sql {
+
+/// The catalog and the schema quiver's tables are reported in.
+inline constexpr const char* kCatalogName = "spark_catalog";
+inline constexpr const char* kSchemaName = "default";
+
+/// Whether `name` (any case) names quiver's catalog: spark_catalog or
+/// hive_metastore.
+bool IsCatalogName(std::string_view name);
+
+/// OK when `catalog` (empty = not given) and `schema` (empty = not given)
+/// name quiver's catalog and schema (any case); else KeyError 42704 (the
+/// catalog) or 3F000 (the schema), the message ending in " (" + where + ")"
+/// when `where` is not empty.
+Status CheckQualifier(std::string_view catalog, std::string_view schema, std::string_view where = {});
+
+/// The statement text with Spark's lexical forms rewritten (see above).
+/// Text without backticks or a `default` qualifier comes back unchanged.
+/// Errors: Invalid (42601) for a backtick identifier without its closing
+/// backtick, naming its position.
+Result<std::string> RewriteSparkSql(std::string_view sql);
+
+/// A Spark command recognised by MatchSparkCommand.
+struct SparkCommand {
+  enum class Kind { kNone, kShowCatalogs, kShowSchemas, kShowTables, kDescribe, kUse };
+  Kind kind = Kind::kNone;
+  /// The name's parts as written (quotes removed; bare names lower-cased);
+  /// empty when not given. kDescribe: catalog, schema, table; kShowTables:
+  /// catalog, schema; kShowSchemas: catalog; kUse: catalog and/or schema.
+  std::string catalog, schema, table;
+  /// The LIKE pattern of SHOW (Spark's: '*' any run, '|' alternatives;
+  /// case-insensitive); empty = everything.
+  std::string pattern;
+  /// Byte offset in the text of the name (kDescribe, kShowTables, kUse),
+  /// for error positions.
+  int name_offset = 0;
+};
+
+/// Recognises one of the commands above filling the whole statement;
+/// kNone for anything else (including text that merely starts like one).
+/// Pure.
+SparkCommand MatchSparkCommand(std::string_view sql);
+
+/// Spark's SHOW ... LIKE matching: `pattern` is alternatives separated by
+/// '|', each with '*' matching any run; case-insensitive; an empty pattern
+/// matches everything. Pure.
+bool SparkPatternMatch(std::string_view pattern, std::string_view text);
+
+}  // namespace quiver::sql

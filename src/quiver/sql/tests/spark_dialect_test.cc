@@ -1,0 +1,161 @@
+// Tests of quiver/sql/spark_dialect.h: the lexical pre-pass (backticks,
+// `default` qualifiers; strings, quoted identifiers and comments left alone;
+// byte offsets kept), the Spark commands, and both through the engine.
+#include "quiver/sql/spark_dialect.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "quiver/sql/tests/sql_test_fixture.h"
+
+namespace quiver::sql {
+namespace {
+
+using namespace ::quiver::sql::testing;  // NOLINT(build/namespaces)
+
+std::string Rewrite(const std::string& sql) {
+  auto r = RewriteSparkSql(sql);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : std::string();
+}
+
+TEST(SparkDialectRewrite, BackticksBecomeDoubleQuotes) {
+  EXPECT_EQ(Rewrite("SELECT `a` FROM `t`"), "SELECT \"a\" FROM \"t\"");
+  EXPECT_EQ(Rewrite("SELECT `my col`, t.`x` FROM t"), "SELECT \"my col\", t.\"x\" FROM t");
+  // `` is one backtick; a " inside is doubled for the PostgreSQL grammar.
+  EXPECT_EQ(Rewrite("SELECT `a``b`"), "SELECT \"a`b\"");
+  EXPECT_EQ(Rewrite("SELECT `a\"b`"), "SELECT \"a\"\"b\"");
+}
+
+TEST(SparkDialectRewrite, StringsIdentifiersAndCommentsUntouched) {
+  for (const char* sql : {
+           "SELECT 'a`b`c' FROM t",
+           "SELECT 'it''s `x`' FROM t",
+           "SELECT E'\\' `x`' FROM t",
+           "SELECT \"we`ird\" FROM t",
+           "SELECT 1 -- `comment` default.t\nFROM t",
+           "SELECT 1 /* `a` /* nested `b` */ default.x */ FROM t",
+           "SELECT $$ `x` default.t $$, $tag$ `y` $tag$ FROM t",
+           "SELECT 'default.t' FROM t",
+           "INSERT INTO t VALUES (DEFAULT)",
+           "SELECT x.default FROM t x",
+           "SELECT 1e5, $1 FROM t",
+       }) {
+    EXPECT_EQ(Rewrite(sql), sql) << sql;
+  }
+}
+
+TEST(SparkDialectRewrite, DefaultQualifierBlankedKeepingOffsets) {
+  EXPECT_EQ(Rewrite("SELECT * FROM default.region"), "SELECT * FROM         region");
+  EXPECT_EQ(Rewrite("SELECT * FROM DEFAULT . region"), "SELECT * FROM           region");
+  EXPECT_EQ(Rewrite("FROM spark_catalog.default.region"), "FROM                       region");
+  EXPECT_EQ(Rewrite("FROM hive_metastore.default.region"), "FROM                        region");
+  EXPECT_EQ(Rewrite("FROM `default`.`region`"), "FROM           \"region\"");
+  EXPECT_EQ(Rewrite("SELECT default.region.r_name FROM x"), "SELECT         region.r_name FROM x");
+  // Newlines inside a blanked qualifier stay (line numbers of errors).
+  EXPECT_EQ(Rewrite("FROM default.\nregion"), "FROM         \nregion");
+  // Another catalog: the qualifier stays (quoted) for the binder to refuse.
+  EXPECT_EQ(Rewrite("FROM other.default.region"), "FROM other.\"default\".region");
+  const std::string sql = "SELECT `a` FROM default.t WHERE x = 'q'";
+  EXPECT_EQ(Rewrite(sql).size(), sql.size());
+}
+
+TEST(SparkDialectRewrite, UnterminatedBacktickIsASyntaxError) {
+  auto r = RewriteSparkSql("SELECT `abc FROM t");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().sql_state(), "42601");
+  EXPECT_NE(r.status().message().find("line 1, column 8"), std::string::npos) << r.status().ToString();
+}
+
+TEST(SparkDialectCommand, Recognised) {
+  using K = SparkCommand::Kind;
+  EXPECT_EQ(MatchSparkCommand("SHOW SCHEMAS").kind, K::kShowSchemas);
+  EXPECT_EQ(MatchSparkCommand("show databases;").kind, K::kShowSchemas);
+  EXPECT_EQ(MatchSparkCommand("SHOW NAMESPACES IN spark_catalog LIKE 'd*'").pattern, "d*");
+  EXPECT_EQ(MatchSparkCommand("SHOW CATALOGS").kind, K::kShowCatalogs);
+  auto tables = MatchSparkCommand("SHOW TABLES FROM `hive_metastore`.default 'r*'");
+  EXPECT_EQ(tables.kind, K::kShowTables);
+  EXPECT_EQ(tables.catalog, "hive_metastore");
+  EXPECT_EQ(tables.schema, "default");
+  EXPECT_EQ(tables.pattern, "r*");
+  auto d = MatchSparkCommand("DESCRIBE TABLE spark_catalog.default.`Region`");
+  EXPECT_EQ(d.kind, K::kDescribe);
+  EXPECT_EQ(d.catalog, "spark_catalog");
+  EXPECT_EQ(d.table, "Region");
+  EXPECT_EQ(d.name_offset, 15);
+  EXPECT_EQ(MatchSparkCommand("desc extended t").table, "t");
+  EXPECT_EQ(MatchSparkCommand("DESCRIBE table").table, "table");  // a table named "table"
+  auto use = MatchSparkCommand("USE hive_metastore.default");
+  EXPECT_EQ(use.kind, K::kUse);
+  EXPECT_EQ(use.schema, "default");
+  EXPECT_EQ(MatchSparkCommand("USE CATALOG spark_catalog").catalog, "spark_catalog");
+  for (const char* other : {"SELECT 1", "SHOW search_path", "DESCRIBE a b", "USE", "SHOW TABLES IN",
+                            "DESCRIBE SELECT 1", "SHOW TABLES 'a' 'b'", "/* SHOW TABLES */ SELECT 1"}) {
+    EXPECT_EQ(MatchSparkCommand(other).kind, K::kNone) << other;
+  }
+}
+
+TEST(SparkDialectCommand, PatternAndQualifier) {
+  EXPECT_TRUE(SparkPatternMatch("", "x"));
+  EXPECT_TRUE(SparkPatternMatch("r*", "Region"));
+  EXPECT_TRUE(SparkPatternMatch("n*|r*", "region"));
+  EXPECT_FALSE(SparkPatternMatch("n*|p*", "region"));
+  EXPECT_TRUE(SparkPatternMatch("*ion", "region"));
+  EXPECT_TRUE(CheckQualifier("", "").ok());
+  EXPECT_TRUE(CheckQualifier("HIVE_METASTORE", "Default").ok());
+  EXPECT_EQ(CheckQualifier("", "public").sql_state(), "3F000");
+  EXPECT_EQ(CheckQualifier("main", "default").sql_state(), "42704");
+}
+
+// ---- through the engine -----------------------------------------------------------
+
+class SparkSqlTest : public SqlTest {};
+
+TEST_F(SparkSqlTest, QualifiedAndQuotedNames) {
+  const auto expected = Rows(*Run("SELECT k, v FROM t2"));
+  for (const char* sql : {"SELECT `k`, `v` FROM `t2`", "SELECT k, v FROM default.t2",
+                          "SELECT t2.k, default.t2.v FROM spark_catalog.default.t2",
+                          "SELECT x.k, x.v FROM hive_metastore.default.t2 AS x", "SELECT k, v FROM \"default\".t2",
+                          "SELECT `x`.`k`, x.v FROM `spark_catalog`.`default`.`t2` x"}) {
+    auto out = Run(sql);
+    ASSERT_OK(out) << sql;
+    EXPECT_EQ(Rows(*out), expected) << sql;
+  }
+  auto bad_schema = Run("SELECT k FROM other.t2");
+  ASSERT_RAISES(KeyError, bad_schema);
+  EXPECT_EQ(bad_schema.status().sql_state(), "3F000");
+  auto bad_catalog = Run("SELECT k FROM main.default.t2");
+  ASSERT_RAISES(KeyError, bad_catalog);
+  EXPECT_EQ(bad_catalog.status().sql_state(), "42704");
+  // Positions after a blanked qualifier are those of the text as sent.
+  auto missing = Run("SELECT nope FROM default.t2");
+  ASSERT_RAISES(KeyError, missing);
+  EXPECT_NE(missing.status().message().find("column 8"), std::string::npos) << missing.status().ToString();
+}
+
+TEST_F(SparkSqlTest, Commands) {
+  auto schemas = Run("SHOW SCHEMAS");
+  ASSERT_OK(schemas);
+  EXPECT_EQ(Rows(*schemas), (std::vector<std::string>{"default"}));
+  auto tables = Run("SHOW TABLES IN default LIKE 't1|t3'");
+  ASSERT_OK(tables);
+  EXPECT_EQ(Rows(*tables), (std::vector<std::string>{"t1|41", "t3|67"}));
+  auto desc = Run("DESCRIBE TABLE default.`t2`");
+  ASSERT_OK(desc);
+  EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"k|int64|true", "s|large_utf8|true", "v|int32|true"}));
+  auto use = Run("USE default");
+  ASSERT_OK(use);
+  EXPECT_TRUE(Rows(*use).empty());
+  auto use_other = Run("USE SCHEMA sales");
+  ASSERT_RAISES(KeyError, use_other);
+  EXPECT_EQ(use_other.status().sql_state(), "3F000");
+  auto show_other = Run("SHOW TABLES FROM sales");
+  EXPECT_EQ(show_other.status().sql_state(), "3F000");
+  auto constant = Run("SELECT 1, CAST(1 AS DOUBLE)");
+  ASSERT_OK(constant);
+  EXPECT_EQ(Rows(*constant), (std::vector<std::string>{"1|1"}));
+}
+
+}  // namespace
+}  // namespace quiver::sql
