@@ -299,9 +299,10 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   if (options.spill) ctx->spill = std::make_shared<SpillManager>(options.spill_directory, options.spill_compression);
   if (ctx->spill) {
     // A quarter of the room the statement starts with, 1 MiB .. 256 MiB.
+    // AvailableBytes() is -1 when no pool up the tree has a limit: then
+    // nothing spills early (only an OutOfMemory makes an operator spill).
     const int64_t room = ctx->statement_pool->AvailableBytes();
-    if (room < (int64_t{1} << 60))
-      ctx->spill_reserve_bytes = std::clamp<int64_t>(room / 4, 1 << 20, int64_t{256} << 20);
+    if (room >= 0) ctx->spill_reserve_bytes = std::clamp<int64_t>(room / 4, 1 << 20, int64_t{256} << 20);
   }
   ctx->spilled_bytes = options.spilled_bytes;
   ctx->spilled_files = options.spilled_files;

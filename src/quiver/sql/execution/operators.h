@@ -68,7 +68,9 @@ struct ExecContext {
   /// so the operators after them keep room to work.
   int64_t spill_reserve_bytes = 0;
   bool MemoryTight() const {
-    return spill && spill_reserve_bytes > 0 && statement_pool->AvailableBytes() < spill_reserve_bytes;
+    if (!spill || spill_reserve_bytes <= 0) return false;
+    const int64_t room = statement_pool->AvailableBytes();  // -1: no limit anywhere
+    return room >= 0 && room < spill_reserve_bytes;
   }
   /// Receive the spill counters when the statement ends (may be null).
   std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;

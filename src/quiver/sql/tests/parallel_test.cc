@@ -116,9 +116,13 @@ TEST_F(ParallelTest, TpchQueriesGiveTheSameRowsAtOneTwoAndFourThreads) {
       ExecuteOptions eo;
       eo.threads = threads;
       eo.max_batch_rows = 2048;  // several output batches per worker
+      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
       auto got = Rows(sql, eo);
       ASSERT_OK(got) << "Q" << q << " threads=" << threads;
       EXPECT_EQ(*got, *ref) << "Q" << q << " threads=" << threads;
+      // No limit anywhere: nothing spills (a statement without a memory
+      // limit once spilled every join because "no limit" read as "no room").
+      EXPECT_EQ(eo.spilled_files->load(), 0) << "Q" << q << " threads=" << threads;
     }
   }
 }
