@@ -20,6 +20,9 @@ void AddBenchTpch(CLI::App* bench, Context& ctx, Action* action) {
   cmd->add_option("--queries", opts->o.queries, "comma-separated query numbers (default all 22)");
   cmd->add_option("--memory-mode", opts->memory_mode, "on-heap|off-heap (default on-heap)");
   cmd->add_option("--duckdb-script", opts->o.duckdb_script, "path of bench/tpch_duckdb.mjs");
+  cmd->add_option("--statement-memory-limit", opts->o.memory_limit_bytes,
+                  "quiver's statement memory limit (e.g. 64MiB; past it operators spill; default none)")
+      ->transform(ByteSize());
   cmd->add_flag("--no-duckdb", opts->o.no_duckdb, "quiver's side only");
   cmd->add_flag("--json", opts->o.json, "one JSON object per query");
   cmd->callback([&ctx, opts, action] {

@@ -37,6 +37,7 @@ Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, c
     eo.pool = statement_pool.get();
     eo.memory_mode = o.memory_mode;
     eo.threads = threads;
+    eo.memory_limit_bytes = o.memory_limit_bytes;
     const auto t0 = std::chrono::steady_clock::now();
     int64_t rows = 0;
     {
@@ -127,11 +128,12 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
   // does), not value by value as untrusted files are.
   for (const auto& f : files)
     QUIVER_RETURN_NOT_OK(catalog->RegisterPath(f.table, f.path, gen_pool.get(), ValidationLevel::kStructural));
-  std::fprintf(out,
-               "TPC-H scale %g generated in %.1f s; quiver in process (memory %s) vs DuckDB in process, both at "
-               "threads %s, median of %d rounds after a warm-up\n",
-               o.scale, Seconds(g0, std::chrono::steady_clock::now()),
-               std::string(join::MemoryModeName(o.memory_mode)).c_str(), o.threads.c_str(), o.rounds);
+  std::fprintf(
+      out,
+      "TPC-H scale %g generated in %.1f s; quiver in process (memory %s, statement limit %s) vs DuckDB in "
+      "process, both at threads %s, median of %d rounds after a warm-up\n",
+      o.scale, Seconds(g0, std::chrono::steady_clock::now()), std::string(join::MemoryModeName(o.memory_mode)).c_str(),
+      o.memory_limit_bytes > 0 ? FormatBytes(o.memory_limit_bytes).c_str() : "none", o.threads.c_str(), o.rounds);
   // DuckDB side first (its own process), so both measure on a quiet machine in turn.
   std::map<std::pair<int, int>, nlohmann::json> duck;  // (query, threads)
   std::string duck_note;

@@ -30,6 +30,9 @@ struct TpchBenchOptions {
   bool no_duckdb = false;     ///< quiver's side only
   std::string duckdb_script;  ///< bench/tpch_duckdb.mjs
   std::string queries;        ///< comma-separated query numbers (empty: all 22)
+  /// quiver's statement memory limit (-1: none); past it operators spill
+  /// (sql::ExecuteOptions::spill), so the table shows the out-of-core times.
+  int64_t memory_limit_bytes = -1;
 };
 
 /// Runs the benchmark, printing to `out`. Errors: the generator's, the
