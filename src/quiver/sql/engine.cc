@@ -293,6 +293,10 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   ctx->cancel = options.cancel;
   ctx->catalog = catalog_;
   ctx->max_batch_rows = options.max_batch_rows;
+  // Under a small limit, operators emit smaller batches (joins of wide rows
+  // otherwise hold tens of MiB of output per worker).
+  if (options.memory_limit_bytes > 0 && options.memory_limit_bytes < (int64_t{256} << 20))
+    ctx->max_batch_rows = std::min<int64_t>(ctx->max_batch_rows, 8192);
   if (options.threads < 0) return Status::Invalid("ExecuteOptions.threads must be >= 0");
   ctx->threads = options.threads == 0 ? TaskScheduler::HardwareThreads() : options.threads;
   if (ctx->threads > 1) ctx->scheduler = options.scheduler ? options.scheduler : TaskScheduler::Default();

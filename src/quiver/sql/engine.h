@@ -115,7 +115,9 @@ struct ExecuteOptions {
   /// memory are released at once. May be set from any thread.
   std::shared_ptr<std::atomic<bool>> cancel;
   /// Largest number of rows in one output batch of a join (> 0); scans and
-  /// filters keep the batches of their input.
+  /// filters keep the batches of their input. Under a memory limit below
+  /// 256 MiB it is capped at 8192 (wide joined rows otherwise hold tens of
+  /// MiB per worker).
   int64_t max_batch_rows = 64 * 1024;
   /// Workers per pipeline (morsel-driven parallelism, execution/pipeline.h):
   /// 0 = the machine's hardware threads; 1 = everything on the thread that
