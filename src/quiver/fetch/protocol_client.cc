@@ -229,98 +229,122 @@ Result<StatementResult> ProtocolClient::Execute(const std::string& sql, int64_t 
   if (!resp.__isset.operationHandle) return Status::Invalid("ExecuteStatement: the reply has no operationHandle");
   StatementResult result;
   result.operation = FromThrift(resp.operationHandle);
-  const tcli::TOperationHandle th = resp.operationHandle;
+  // After the handle: direct results, status polling, metadata.
+  auto finish = [&]() -> Status {
+    const tcli::TOperationHandle th = resp.operationHandle;
 
-  bool finished = false;
-  bool have_metadata = false;
-  tcli::TGetResultSetMetadataResp meta;
-  if (resp.__isset.directResults) {
-    const auto& dr = resp.directResults;
-    if (dr.__isset.operationStatus) {
-      QUIVER_RETURN_NOT_OK(CheckStatus("ExecuteStatement (direct operationStatus)", dr.operationStatus.status));
-      if (dr.operationStatus.__isset.operationState &&
-          dr.operationStatus.operationState == tcli::TOperationState::FINISHED_STATE) {
-        finished = true;
+    bool finished = false;
+    bool have_metadata = false;
+    tcli::TGetResultSetMetadataResp meta;
+    if (resp.__isset.directResults) {
+      const auto& dr = resp.directResults;
+      if (dr.__isset.operationStatus) {
+        QUIVER_RETURN_NOT_OK(CheckStatus("ExecuteStatement (direct operationStatus)", dr.operationStatus.status));
+        if (dr.operationStatus.__isset.operationState &&
+            dr.operationStatus.operationState == tcli::TOperationState::FINISHED_STATE) {
+          finished = true;
+        }
+        if (dr.operationStatus.__isset.hasResultSet) result.operation.has_result_set = dr.operationStatus.hasResultSet;
       }
-      if (dr.operationStatus.__isset.hasResultSet) result.operation.has_result_set = dr.operationStatus.hasResultSet;
+      if (dr.__isset.resultSetMetadata) {
+        meta = dr.resultSetMetadata;
+        have_metadata = true;
+      }
+      if (dr.__isset.resultSet) {
+        QUIVER_RETURN_NOT_OK(CheckStatus("ExecuteStatement (direct resultSet)", dr.resultSet.status));
+        result.first_page = PageFromThrift(dr.resultSet);
+      }
+      if (dr.__isset.closeOperation) result.closed_by_server = true;
     }
-    if (dr.__isset.resultSetMetadata) {
-      meta = dr.resultSetMetadata;
-      have_metadata = true;
-    }
-    if (dr.__isset.resultSet) {
-      QUIVER_RETURN_NOT_OK(CheckStatus("ExecuteStatement (direct resultSet)", dr.resultSet.status));
-      result.first_page = PageFromThrift(dr.resultSet);
-    }
-    if (dr.__isset.closeOperation) result.closed_by_server = true;
-  }
 
-  // Poll until the statement finishes.
-  int64_t delay_ms = im.o_.poll_initial_ms;
-  while (!finished) {
-    if (im.o_.cancel != nullptr && im.o_.cancel->load()) {
-      (void)CancelOperation(result.operation);
-      return Status::Cancelled("statement cancelled while running");
+    // Poll until the statement finishes.
+    int64_t delay_ms = im.o_.poll_initial_ms;
+    while (!finished) {
+      if (im.o_.cancel != nullptr && im.o_.cancel->load()) {
+        (void)CancelOperation(result.operation);
+        return Status::Cancelled("statement cancelled while running");
+      }
+      tcli::TGetOperationStatusReq sreq;
+      sreq.operationHandle = th;
+      sreq.__set_getProgressUpdate(false);
+      tcli::TGetOperationStatusResp sresp;
+      ++im.stats_.status_polls;
+      QUIVER_RETURN_NOT_OK(im.Call(
+          "GetOperationStatus", [&](tcli::TCLIServiceClient& c) { c.send_GetOperationStatus(sreq); },
+          [&](tcli::TCLIServiceClient& c) { c.recv_GetOperationStatus(sresp); }));
+      QUIVER_RETURN_NOT_OK(CheckStatus("GetOperationStatus", sresp.status));
+      if (sresp.__isset.hasResultSet) result.operation.has_result_set = sresp.hasResultSet;
+      const auto state = sresp.__isset.operationState ? sresp.operationState : tcli::TOperationState::UKNOWN_STATE;
+      auto server_message = [&]() {
+        std::string m = !sresp.displayMessage.empty() ? sresp.displayMessage
+                        : !sresp.errorMessage.empty() ? sresp.errorMessage
+                                                      : std::string("no message");
+        if (!sresp.sqlState.empty()) m += " (sqlState " + sresp.sqlState + ")";
+        return m;
+      };
+      switch (state) {
+        case tcli::TOperationState::FINISHED_STATE: finished = true; break;
+        case tcli::TOperationState::INITIALIZED_STATE:
+        case tcli::TOperationState::RUNNING_STATE:
+        case tcli::TOperationState::PENDING_STATE:
+          std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+          delay_ms = std::min(delay_ms * 2, im.o_.poll_max_ms);
+          break;
+        case tcli::TOperationState::CANCELED_STATE:
+          return Status::Cancelled("the statement was canceled on the server: " + server_message());
+        case tcli::TOperationState::TIMEDOUT_STATE:
+          return Status::Timeout("the statement timed out on the server: " + server_message());
+        case tcli::TOperationState::ERROR_STATE: return Status::IOError("the statement failed: " + server_message());
+        default:
+          return Status::Invalid("GetOperationStatus: unexpected operation state " +
+                                 std::to_string(static_cast<int>(state)) + ": " + server_message());
+      }
     }
-    tcli::TGetOperationStatusReq sreq;
-    sreq.operationHandle = th;
-    sreq.__set_getProgressUpdate(false);
-    tcli::TGetOperationStatusResp sresp;
-    ++im.stats_.status_polls;
-    QUIVER_RETURN_NOT_OK(im.Call(
-        "GetOperationStatus", [&](tcli::TCLIServiceClient& c) { c.send_GetOperationStatus(sreq); },
-        [&](tcli::TCLIServiceClient& c) { c.recv_GetOperationStatus(sresp); }));
-    QUIVER_RETURN_NOT_OK(CheckStatus("GetOperationStatus", sresp.status));
-    if (sresp.__isset.hasResultSet) result.operation.has_result_set = sresp.hasResultSet;
-    const auto state = sresp.__isset.operationState ? sresp.operationState : tcli::TOperationState::UKNOWN_STATE;
-    auto server_message = [&]() {
-      std::string m = !sresp.displayMessage.empty() ? sresp.displayMessage
-                      : !sresp.errorMessage.empty() ? sresp.errorMessage
-                                                    : std::string("no message");
-      if (!sresp.sqlState.empty()) m += " (sqlState " + sresp.sqlState + ")";
-      return m;
-    };
-    switch (state) {
-      case tcli::TOperationState::FINISHED_STATE: finished = true; break;
-      case tcli::TOperationState::INITIALIZED_STATE:
-      case tcli::TOperationState::RUNNING_STATE:
-      case tcli::TOperationState::PENDING_STATE:
+    if (!result.operation.has_result_set) return Status::OK();
+
+    // STILL_EXECUTING metadata (a server behind a balancer that has not yet
+    // seen the statement end) is asked again, with the poll's backoff.
+    delay_ms = im.o_.poll_initial_ms;
+    while (!have_metadata || meta.status.statusCode == tcli::TStatusCode::STILL_EXECUTING_STATUS) {
+      if (have_metadata) {
+        if (im.o_.cancel != nullptr && im.o_.cancel->load()) {
+          (void)CancelOperation(result.operation);
+          return Status::Cancelled("statement cancelled while running");
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         delay_ms = std::min(delay_ms * 2, im.o_.poll_max_ms);
-        break;
-      case tcli::TOperationState::CANCELED_STATE:
-        return Status::Cancelled("the statement was canceled on the server: " + server_message());
-      case tcli::TOperationState::TIMEDOUT_STATE:
-        return Status::Timeout("the statement timed out on the server: " + server_message());
-      case tcli::TOperationState::ERROR_STATE: return Status::IOError("the statement failed: " + server_message());
-      default:
-        return Status::Invalid("GetOperationStatus: unexpected operation state " +
-                               std::to_string(static_cast<int>(state)) + ": " + server_message());
+      }
+      tcli::TGetResultSetMetadataReq mreq;
+      mreq.operationHandle = th;
+      meta = tcli::TGetResultSetMetadataResp();
+      QUIVER_RETURN_NOT_OK(im.Call(
+          "GetResultSetMetadata", [&](tcli::TCLIServiceClient& c) { c.send_GetResultSetMetadata(mreq); },
+          [&](tcli::TCLIServiceClient& c) { c.recv_GetResultSetMetadata(meta); }));
+      have_metadata = true;
     }
-  }
-  if (!result.operation.has_result_set) return result;
-
-  if (!have_metadata) {
-    tcli::TGetResultSetMetadataReq mreq;
-    mreq.operationHandle = th;
-    QUIVER_RETURN_NOT_OK(im.Call(
-        "GetResultSetMetadata", [&](tcli::TCLIServiceClient& c) { c.send_GetResultSetMetadata(mreq); },
-        [&](tcli::TCLIServiceClient& c) { c.recv_GetResultSetMetadata(meta); }));
-  }
-  QUIVER_RETURN_NOT_OK(CheckStatus("GetResultSetMetadata", meta.status));
-  ResultSetInfo& info = result.info;
-  info.result_format = meta.__isset.resultFormat ? static_cast<int32_t>(meta.resultFormat) : -1;
-  info.lz4_compressed = meta.__isset.lz4Compressed && meta.lz4Compressed;
-  if (meta.__isset.arrowSchema) info.arrow_schema_message = meta.arrowSchema;
-  if (meta.__isset.uncompressedBytes) info.uncompressed_bytes = meta.uncompressedBytes;
-  if (meta.__isset.compressedBytes) info.compressed_bytes = meta.compressedBytes;
-  if (meta.__isset.schema) {
-    for (const auto& c : meta.schema.columns) info.column_names.push_back(c.columnName);
-  }
-  if (info.result_format != static_cast<int32_t>(tcli::TSparkRowSetType::URL_BASED_SET) &&
-      info.result_format != static_cast<int32_t>(tcli::TSparkRowSetType::ARROW_BASED_SET)) {
-    return Status::NotImplemented("result format " + std::to_string(info.result_format) +
-                                  " (only Arrow inline and CloudFetch URL results are read)");
+    QUIVER_RETURN_NOT_OK(CheckStatus("GetResultSetMetadata", meta.status));
+    ResultSetInfo& info = result.info;
+    info.result_format = meta.__isset.resultFormat ? static_cast<int32_t>(meta.resultFormat) : -1;
+    info.lz4_compressed = meta.__isset.lz4Compressed && meta.lz4Compressed;
+    if (meta.__isset.arrowSchema) info.arrow_schema_message = meta.arrowSchema;
+    if (meta.__isset.uncompressedBytes) info.uncompressed_bytes = meta.uncompressedBytes;
+    if (meta.__isset.compressedBytes) info.compressed_bytes = meta.compressedBytes;
+    if (meta.__isset.schema) {
+      for (const auto& c : meta.schema.columns) info.column_names.push_back(c.columnName);
+    }
+    if (info.result_format != static_cast<int32_t>(tcli::TSparkRowSetType::URL_BASED_SET) &&
+        info.result_format != static_cast<int32_t>(tcli::TSparkRowSetType::ARROW_BASED_SET)) {
+      return Status::NotImplemented("result format " + std::to_string(info.result_format) +
+                                    " (only Arrow inline and CloudFetch URL results are read)");
+    }
+    return Status::OK();
+  };
+  Status st = finish();
+  if (!st.ok()) {
+    // The server keeps a failed, cancelled or unread operation (and its
+    // chunks) until it is closed: close it now, best effort.
+    if (!result.closed_by_server) (void)CloseOperation(result.operation);
+    return st;
   }
   return result;
 }

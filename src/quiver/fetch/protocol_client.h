@@ -139,7 +139,10 @@ class ProtocolClient {
   /// ExecuteStatement (runAsync, Arrow results, CloudFetch, LZ4 allowed,
   /// direct results of at most `direct_max_rows`), then polls
   /// GetOperationStatus until FINISHED, then GetResultSetMetadata (unless the
-  /// direct results carried it).
+  /// direct results carried it; asked again, with the poll's backoff, while
+  /// it answers STILL_EXECUTING, as a balanced server that lags may). On any
+  /// error after the operation handle came back, the operation is closed
+  /// (CloseOperation, best effort) so the server drops its chunks now.
   Result<StatementResult> Execute(const std::string& sql, int64_t direct_max_rows = 0);
 
   /// FetchResults. `first` sends FETCH_FIRST, otherwise FETCH_NEXT;

@@ -364,6 +364,11 @@ struct Operation {
   int64_t started_ms = 0;
   std::thread worker;
 
+  // Shared store: held across building and writing the manifest, so that a
+  // heartbeat's "running" manifest can never land after the final one.
+  std::mutex manifest_mu;
+  bool ended = false;  // Publish has begun (under mu): no more heartbeats
+
   std::mutex mu;
   std::condition_variable cv;
   std::vector<ChunkRef> chunks;
@@ -1400,8 +1405,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
     const std::string op_hex = Hex(op->guid);
     std::string state, text;
     std::vector<std::string> drop;
+    // A heartbeat writing "running" finishes before this manifest is built;
+    // none starts after (ended).
+    std::unique_lock<std::mutex> manifest_lock(op->manifest_mu);
     {
       std::lock_guard<std::mutex> lock(op->mu);
+      op->ended = true;
       op->completed_ms = NowEpochMs();
       op->expiry_ms = op->completed_ms + o_.operation_idle_timeout_ms;
       if (op->timed_out) {
@@ -1490,10 +1499,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
         op->cv.notify_all();
         continue;
       }
+      std::lock_guard<std::mutex> manifest_lock(op->manifest_mu);
       std::string text;
       {
         std::lock_guard<std::mutex> lock(op->mu);
-        if (op->done || op->failed || op->cancelled) continue;
+        if (op->ended || op->done || op->failed || op->cancelled) continue;
         text = ManifestText(*op, "running");
       }
       (void)o_.store->PutDocument(ManifestDoc(op_hex), text);

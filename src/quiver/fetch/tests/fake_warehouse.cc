@@ -90,6 +90,7 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
   std::map<int, int> attempts;  // file -> GETs so far
   int empty_pages_left = 0;
   int polls_left = 0;
+  int still_executing_metadata_left = 0;
   int cursor = 0;            // next file index for FETCH_NEXT without offset
   std::vector<bool> served;  // file links handed out at least once
   std::atomic<int64_t> sig_counter{1};
@@ -131,6 +132,7 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
     {
       std::lock_guard<std::mutex> lock(mu);
       polls_left = cfg.running_polls;
+      still_executing_metadata_left = cfg.still_executing_metadata;
     }
     if (cfg.direct_results && req.__isset.getDirectResults) {
       tcli::TSparkDirectResults d;
@@ -180,6 +182,16 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
     Ok(&r.status);
   }
   void GetResultSetMetadata(tcli::TGetResultSetMetadataResp& r, const tcli::TGetResultSetMetadataReq&) override {
+    counters.metadata_calls++;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (still_executing_metadata_left > 0) {
+        // As a server behind a balancer that has not yet seen the end.
+        --still_executing_metadata_left;
+        r.status.statusCode = tcli::TStatusCode::STILL_EXECUTING_STATUS;
+        return;
+      }
+    }
     Ok(&r.status);
     tcli::TTableSchema schema;
     tcli::TColumnDesc col;

@@ -73,6 +73,9 @@ struct FakeConfig {
   std::vector<std::pair<std::string, int64_t>> inline_batches;
   /// Send the first page (and metadata) as direct results of ExecuteStatement.
   bool direct_results = false;
+  /// GetResultSetMetadata answers STILL_EXECUTING (no resultFormat) this
+  /// many times after FINISHED, as a balanced server that lags may.
+  int still_executing_metadata = 0;
 };
 
 struct FakeCounters {
@@ -84,6 +87,7 @@ struct FakeCounters {
   std::atomic<int64_t> forbidden{0};
   std::atomic<int64_t> cancels{0};
   std::atomic<int64_t> close_operations{0};
+  std::atomic<int64_t> metadata_calls{0};
   std::atomic<int64_t> close_sessions{0};
   std::atomic<int64_t> bad_auth{0};
 };

@@ -663,6 +663,35 @@ TEST(ProtocolClient, StatementErrorCarriesServerMessage) {
   ExpectError(out, StatusCode::kIOError, {"Table or view not found: nope", "sqlState 42P01"});
 }
 
+// A failed statement is closed by the client: the server keeps a failed
+// operation (and any chunks it wrote) until CloseOperation.
+TEST(ProtocolClient, AFailedStatementIsClosed) {
+  Scenario s = MakeScenario(1000, 1, true);
+  s.cfg.fail_statement_message = "Table or view not found: nope";
+  auto w = FakeWarehouse::Start(s.cfg);
+  auto pool = MemoryPool::MakeRoot({});
+  Outcome out = RunQuery(*w, Options(pool.get()), pool);
+  ASSERT_FALSE(out.status.ok());
+  EXPECT_EQ(w->counters().close_operations, 1);
+}
+
+// Behind a balancer, the server asked for the metadata may not yet have seen
+// the statement end (STILL_EXECUTING, no resultFormat): asked again, not read
+// as "result format -1" (seen in CI: the objstore test through HAProxy).
+TEST(ProtocolClient, StillExecutingMetadataIsAskedAgain) {
+  Scenario s = MakeScenario(5000, 3, true);
+  s.cfg.still_executing_metadata = 2;
+  auto w = FakeWarehouse::Start(s.cfg);
+  auto pool = MemoryPool::MakeRoot({});
+  Outcome out = RunQuery(*w, Options(pool.get()), pool);
+  ASSERT_TRUE(out.status.ok()) << out.status.ToString();
+  int64_t rows = 0;
+  for (const auto& b : out.batches) rows += b->num_rows;
+  EXPECT_EQ(rows, 5000);
+  EXPECT_EQ(w->counters().metadata_calls, 3);
+  EXPECT_EQ(w->counters().close_operations, 1);
+}
+
 TEST(ProtocolClient, BadTokenIsHttp401WithoutTheToken) {
   Scenario s = MakeScenario(1000, 1, true);
   auto w = FakeWarehouse::Start(s.cfg);
