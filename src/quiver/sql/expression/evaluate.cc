@@ -119,27 +119,7 @@ Result<Vec> Evaluate(const Expr& e, const RecordBatch& batch, EvalContext* ctx) 
   return Status::NotImplemented(std::string("function ") + FnName(e.fn));
 }
 
-Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const RecordBatch& batch, EvalContext* ctx) {
-  QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(predicate, batch, ctx));
-  std::vector<int64_t> sel;
-  const int64_t n = batch.num_rows;
-  if (v.type()->id == TypeId::kNull) return sel;
-  if (v.constant) {
-    if (!v.IsNull(0) && v.BoolAt(0)) {
-      sel.resize(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) sel[static_cast<size_t>(i)] = i;
-    }
-    return sel;
-  }
-  const uint8_t* bits = v.array->buffers[1]->data();
-  const int64_t off = v.array->offset;
-  const bool nulls = v.MayHaveNulls();
-  sel.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    if (bit_util::GetBit(bits, off + i) && (!nulls || !v.IsNull(i))) sel.push_back(i);
-  }
-  return sel;
-}
+// EvaluateSelection: selection.cc.
 
 Result<Value> EvaluateConstant(const Expr& expr, EvalContext* ctx) {
   RecordBatch one;

@@ -33,7 +33,10 @@ struct EvalContext {
 Result<Vec> Evaluate(const Expr& expr, const RecordBatch& batch, EvalContext* ctx);
 
 /// Evaluates a predicate and returns the positions of the rows where it is
-/// true (NULL and false rows dropped).
+/// true (NULL and false rows dropped), ascending. The conjuncts of an AND
+/// narrow the selection one after another (`column <op> constant` ones
+/// straight on the column's values); conjuncts after the selection is empty
+/// are not evaluated (selection.cc).
 Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const RecordBatch& batch, EvalContext* ctx);
 
 /// Evaluates a constant expression (no columns) to a Value.

@@ -109,6 +109,18 @@ class PredGen {
     return Leaf();
   }
 
+  // An AND of k leaves (the shape EvaluateSelection narrows conjunct by
+  // conjunct, `column <op> literal` ones straight on the values).
+  Pred MakeConjunction(int k) {
+    Pred p = Leaf();
+    for (int i = 1; i < k; ++i) {
+      Pred b = Leaf();
+      Pred a = p;
+      p = {a.sql + " AND " + b.sql, [a, b](const RefRow& r) { return And(a.eval(r), b.eval(r)); }};
+    }
+    return p;
+  }
+
  private:
   std::pair<std::string, RefValue> Literal(const TestColumn& c) {
     RefValue v;
@@ -334,6 +346,25 @@ TEST_F(SqlDifferentialTest, SingleTableWherePredicates) {
   // The generated predicates select some rows, not none or all, most of the time.
   EXPECT_GT(nonempty, 150);
   EXPECT_GT(partial, 100);
+}
+
+TEST_F(SqlDifferentialTest, ConjunctionsOfLeafPredicates) {
+  std::vector<const TestTable*> from = {&tables_["t1"]};
+  PredGen gen(Columns(from), 23);
+  int nonempty = 0;
+  for (int i = 0; i < 300; ++i) {
+    Pred p = gen.MakeConjunction(2 + i % 4);
+    const std::string sql = "SELECT * FROM t1 WHERE " + p.sql;
+    auto out = Run(sql);
+    ASSERT_OK(out) << sql;
+    std::vector<RefRow> ref;
+    for (int64_t r = 0; r < tables_["t1"].rows; ++r) {
+      if (p.eval({r}) == T) ref.push_back({r});
+    }
+    ASSERT_EQ(Rows(*out, false), RenderRef(ref, from, false)) << sql;
+    nonempty += ref.empty() ? 0 : 1;
+  }
+  EXPECT_GT(nonempty, 30);
 }
 
 TEST_F(SqlDifferentialTest, JoinsOfEveryTypeWithFilters) {

@@ -1,0 +1,222 @@
+// quiver/sql/expression/selection.cc — EvaluateSelection (evaluate.h): a
+// predicate's true rows as a selection vector, with the conjuncts of an AND
+// applied one after another to the rows still selected.
+//
+// A conjunct `column <op> constant` (either side; integer, decimal, date,
+// timestamp or string column; any constant expression, IsConstantExpr) is
+// applied straight to the column's values through the current
+// selection, without building a boolean column: one predicated store per
+// row (DuckDB's SelectionVector / "select" comparisons work the same way).
+// Other conjuncts are evaluated as expressions over the batch and their
+// truth narrows the selection. Once no row is left the remaining conjuncts
+// are not evaluated (an error they would raise on rows already filtered out
+// is not raised, as in DuckDB).
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "quiver/sql/expression/kernels.h"
+
+namespace quiver::sql {
+namespace {
+
+void FlattenAnd(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.kind == Expr::Kind::kCall && e.fn == Fn::kAnd) {
+    for (const auto& a : e.args) FlattenAnd(*a, out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+bool IsComparison(Fn f) {
+  return f == Fn::kEq || f == Fn::kNe || f == Fn::kLt || f == Fn::kLe || f == Fn::kGt || f == Fn::kGe;
+}
+
+// `c op x` as `x Flip(op) c`.
+Fn Flip(Fn f) {
+  switch (f) {
+    case Fn::kLt: return Fn::kGt;
+    case Fn::kLe: return Fn::kGe;
+    case Fn::kGt: return Fn::kLt;
+    case Fn::kGe: return Fn::kLe;
+    default: return f;
+  }
+}
+
+// Rows i of [0, n) where pred(i), written to out; returns how many.
+template <typename Pred>
+int64_t SelectAll(int64_t n, Pred pred, int64_t* out) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    out[k] = i;
+    k += pred(i) ? 1 : 0;
+  }
+  return k;
+}
+
+// Keeps the rows of sel[0, m) where pred(row), in place; returns how many.
+template <typename Pred>
+int64_t SelectSome(int64_t* sel, int64_t m, Pred pred) {
+  int64_t k = 0;
+  for (int64_t j = 0; j < m; ++j) {
+    const int64_t i = sel[j];
+    sel[k] = i;
+    k += pred(i) ? 1 : 0;
+  }
+  return k;
+}
+
+// The selection step for one comparison of values load(i) against c.
+template <typename T, typename Load>
+int64_t SelectCompare(Fn op, T c, Load load, const Vec& col, bool first, int64_t n, int64_t* sel, int64_t m) {
+  const bool nulls = col.MayHaveNulls();
+  const uint8_t* valid = nulls && !col.array->buffers.empty() && col.array->buffers[0] ? col.array->buffers[0]->data()
+                                                                                      : nullptr;
+  const int64_t off = col.array->offset;
+  auto run = [&](auto cmp) -> int64_t {
+    if (valid != nullptr) {
+      auto pred = [&](int64_t i) { return cmp(load(i), c) & bit_util::GetBit(valid, off + i); };
+      return first ? SelectAll(n, pred, sel) : SelectSome(sel, m, pred);
+    }
+    auto pred = [&](int64_t i) { return cmp(load(i), c); };
+    return first ? SelectAll(n, pred, sel) : SelectSome(sel, m, pred);
+  };
+  switch (op) {
+    case Fn::kEq: return run(std::equal_to<T>());
+    case Fn::kNe: return run(std::not_equal_to<T>());
+    case Fn::kLt: return run(std::less<T>());
+    case Fn::kLe: return run(std::less_equal<T>());
+    case Fn::kGt: return run(std::greater<T>());
+    default: return run(std::greater_equal<T>());
+  }
+}
+
+// Applies `column op constant` to the selection when it has that shape and
+// types this path handles; *handled false otherwise (nothing changed).
+Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext* ctx, bool first, int64_t* sel,
+                           int64_t* m, bool* handled) {
+  *handled = false;
+  if (e.kind != Expr::Kind::kCall || !IsComparison(e.fn) || e.args.size() != 2) return Status::OK();
+  const Expr* column = e.args[0].get();
+  const Expr* constant = e.args[1].get();
+  Fn op = e.fn;
+  if (column->kind != Expr::Kind::kColumn) {
+    std::swap(column, constant);
+    op = Flip(op);
+  }
+  if (column->kind != Expr::Kind::kColumn || !IsConstantExpr(*constant)) return Status::OK();
+  if (column->column < 0 || column->column >= static_cast<int>(batch.columns.size())) return Status::OK();
+  Vec col;
+  col.array = batch.columns[static_cast<size_t>(column->column)];
+  const TypeClass cl = ClassOf(*col.type());
+  const TypeClass cr = ClassOf(*constant->type);
+  const bool exact = IsExactClass(cl) && IsExactClass(cr);
+  const bool same_temporal = (cl == TypeClass::kDate || cl == TypeClass::kTimestamp) && cl == cr;
+  const bool strings = cl == TypeClass::kString && cr == TypeClass::kString;
+  if (!exact && !same_temporal && !strings) return Status::OK();
+  // The column must not need scaling to meet the constant (a constant of a
+  // finer scale than the column goes the general way).
+  const int sl = ScaleOf(*col.type()), sr = ScaleOf(*constant->type);
+  if (exact && sl < sr) return Status::OK();
+  const TypeId id = col.type()->id;
+  if (!strings && id != TypeId::kInt32 && id != TypeId::kDate32 && id != TypeId::kInt64 &&
+      id != TypeId::kTimestamp && id != TypeId::kDecimal)
+    return Status::OK();
+  QUIVER_ASSIGN_OR_RETURN(Vec cv, Evaluate(*constant, batch, ctx));
+  if (!cv.constant) return Status::OK();
+  const int64_t n = batch.num_rows;
+  *handled = true;
+  if (cv.type()->id == TypeId::kNull || cv.IsNull(0)) {
+    *m = 0;  // a comparison with NULL is unknown for every row
+    return Status::OK();
+  }
+  if (strings) {
+    const std::string_view c = cv.StringAt(0);
+    const int32_t* offs = reinterpret_cast<const int32_t*>(col.array->buffers[1]->data()) + col.array->offset;
+    const char* data = reinterpret_cast<const char*>(col.array->buffers[2]->data());
+    auto load = [&](int64_t i) { return std::string_view(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i])); };
+    *m = SelectCompare<std::string_view>(op, c, load, col, first, n, sel, *m);
+    return Status::OK();
+  }
+  i128 c = cv.ExactAt(0);
+  if (exact && sl > sr && __builtin_mul_overflow(c, Pow10(sl - sr), &c)) {
+    *handled = false;  // beyond 128 bits at the column's scale: general path
+    return Status::OK();
+  }
+  if (id == TypeId::kInt32 || id == TypeId::kDate32) {
+    if (c < INT32_MIN || c > INT32_MAX) {
+      *handled = false;
+      return Status::OK();
+    }
+    const int32_t* v = col.Values<int32_t>();
+    *m = SelectCompare<int32_t>(op, static_cast<int32_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
+  } else if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
+    if (c < INT64_MIN || c > INT64_MAX) {
+      *handled = false;
+      return Status::OK();
+    }
+    const int64_t* v = col.Values<int64_t>();
+    *m = SelectCompare<int64_t>(op, static_cast<int64_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
+  } else {
+    const uint8_t* v = col.array->buffers[1]->data() + col.array->offset * 16;
+    auto load = [v](int64_t i) {
+      i128 x;
+      std::memcpy(&x, v + i * 16, 16);
+      return x;
+    };
+    *m = SelectCompare<i128>(op, c, load, col, first, n, sel, *m);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const RecordBatch& batch, EvalContext* ctx) {
+  const int64_t n = batch.num_rows;
+  std::vector<const Expr*> conjuncts;
+  FlattenAnd(predicate, &conjuncts);
+  std::vector<int64_t> sel(static_cast<size_t>(n));
+  int64_t m = n;
+  bool first = true;  // sel not yet written: every row is selected
+  std::vector<const Expr*> rest;
+  for (const Expr* c : conjuncts) {
+    if (!first && m == 0) break;
+    bool handled = false;
+    QUIVER_RETURN_NOT_OK(TrySelectComparison(*c, batch, ctx, first, sel.data(), &m, &handled));
+    if (handled) {
+      first = false;
+    } else {
+      rest.push_back(c);
+    }
+  }
+  for (const Expr* c : rest) {
+    if (!first && m == 0) break;
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*c, batch, ctx));
+    if (v.type()->id == TypeId::kNull) {
+      m = 0;
+      first = false;
+      break;
+    }
+    if (v.constant) {
+      if (v.IsNull(0) || !v.BoolAt(0)) {
+        m = 0;
+        first = false;
+        break;
+      }
+      continue;
+    }
+    const uint8_t* bits = v.array->buffers[1]->data();
+    const int64_t off = v.array->offset;
+    const bool nulls = v.MayHaveNulls();
+    auto pred = [&](int64_t i) { return bit_util::GetBit(bits, off + i) && (!nulls || !v.IsNull(i)); };
+    m = first ? SelectAll(n, pred, sel.data()) : SelectSome(sel.data(), m, pred);
+    first = false;
+  }
+  if (first) {
+    for (int64_t i = 0; i < n; ++i) sel[static_cast<size_t>(i)] = i;
+  }
+  sel.resize(static_cast<size_t>(m));
+  return sel;
+}
+
+}  // namespace quiver::sql
