@@ -102,6 +102,62 @@ bool ScaleUp(i128 v, int k, i128* out) {
   return true;
 }
 
+// An exact operand of the fast path as 64-bit integers scaled by 10^k: the
+// column's own int64 values, a scaled copy in `scratch`, or a constant.
+struct Narrow64 {
+  const int64_t* p = nullptr;
+  int64_t c = 0;
+  bool is_const = false;
+  std::shared_ptr<Buffer> scratch;
+};
+
+// Fills `out` from `v` (int32, int64, decimal128 or a constant) times 10^k;
+// false when some value (or its scaled form) does not fit 64 bits.
+Result<bool> LoadNarrow(const Vec& v, int k, int64_t rows, MemoryPool* pool, Narrow64* out) {
+  if (k < 0 || k > 18) return false;
+  const int64_t m = static_cast<int64_t>(Pow10(k));
+  if (v.constant || v.type()->id == TypeId::kNull) {
+    const i128 c = v.type()->id == TypeId::kNull || v.IsNull(0) ? 0 : v.ExactAt(0);
+    i128 scaled;
+    if (__builtin_mul_overflow(c, static_cast<i128>(m), &scaled) || scaled < INT64_MIN || scaled > INT64_MAX)
+      return false;
+    out->is_const = true;
+    out->c = static_cast<int64_t>(scaled);
+    return true;
+  }
+  const TypeId id = v.type()->id;
+  if (id == TypeId::kInt64 && m == 1) {
+    out->p = v.Values<int64_t>();
+    return true;
+  }
+  QUIVER_ASSIGN_OR_RETURN(out->scratch, Buffer::Allocate(pool, std::max<int64_t>(rows, 1) * 8));
+  int64_t* dst = reinterpret_cast<int64_t*>(out->scratch->mutable_data());
+  bool bad = false;
+  if (id == TypeId::kInt32) {
+    const int32_t* src = v.Values<int32_t>();
+    for (int64_t i = 0; i < rows; ++i) bad |= __builtin_mul_overflow(static_cast<int64_t>(src[i]), m, &dst[i]);
+  } else if (id == TypeId::kInt64) {
+    const int64_t* src = v.Values<int64_t>();
+    for (int64_t i = 0; i < rows; ++i) bad |= __builtin_mul_overflow(src[i], m, &dst[i]);
+  } else if (id == TypeId::kDecimal) {
+    // Little-endian two's complement: a value fits 64 bits when its high
+    // word is the sign extension of its low word.
+    const uint8_t* src = v.array->buffers[1]->data() + v.array->offset * 16;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t lo, hi;
+      std::memcpy(&lo, src + i * 16, 8);
+      std::memcpy(&hi, src + i * 16 + 8, 8);
+      bad |= hi != (lo >> 63);
+      bad |= __builtin_mul_overflow(lo, m, &dst[i]);
+    }
+  } else {
+    return false;
+  }
+  if (bad) return false;
+  out->p = dst;
+  return true;
+}
+
 Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalContext* ctx) {
   const DataTypePtr& out_type = e.type;
   const bool out_decimal = out_type->id == TypeId::kDecimal;
@@ -132,40 +188,40 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
     }
     return Status::OK();
   };
-  // Fast path: + - * over NULL-free inputs, as tight loops over the operands
-  // loaded (and brought to the result's scale for + -) into 128-bit arrays.
+  // Fast path: + - * over NULL-free inputs whose operands (brought to the
+  // result's scale for + -) fit 64 bits, as every DECIMAL(p <= 18) and
+  // integer does: one fused loop of 64 x 64 -> 128-bit operations, which
+  // cannot overflow 128 bits, so only the result's range is checked.
   if (!any_nulls && rows > 1 && args.size() == 2 && (e.fn == Fn::kAdd || e.fn == Fn::kSub || e.fn == Fn::kMul)) {
-    std::vector<i128> x(static_cast<size_t>(rows)), y(static_cast<size_t>(rows));
     const int kx = e.fn == Fn::kMul ? 0 : so - s0, ky = e.fn == Fn::kMul ? 0 : so - s1;
-    const i128 mx = Pow10(kx), my = Pow10(ky);
-    for (int64_t i = 0; i < rows; ++i) {
-      if (__builtin_mul_overflow(r[0][i], mx, &x[static_cast<size_t>(i)]) ||
-          __builtin_mul_overflow(r[1][i], my, &y[static_cast<size_t>(i)]))
-        return NumericOverflow(std::string("operand of '") + FnName(e.fn) + "'");
-    }
-    bool overflow = false;
-    // Operands within 64 bits (every DECIMAL(p <= 18) and integer): their
-    // exact sum, difference or product fits 128 bits, so no per-row
-    // overflow check of the 128-bit operation (a 64 x 64 -> 128 multiply
-    // instead of the checked 128-bit one) — only the result's range.
-    bool small = true;
-    for (int64_t i = 0; i < rows && small; ++i) {
-      const i128 a = x[static_cast<size_t>(i)], c = y[static_cast<size_t>(i)];
-      small = a >= INT64_MIN && a <= INT64_MAX && c >= INT64_MIN && c <= INT64_MAX;
-    }
-    if (small) {
-      for (int64_t i = 0; i < rows; ++i) {
-        const auto a = static_cast<int64_t>(x[static_cast<size_t>(i)]);
-        const auto c = static_cast<int64_t>(y[static_cast<size_t>(i)]);
-        const i128 v = e.fn == Fn::kAdd   ? static_cast<i128>(a) + c
-                       : e.fn == Fn::kSub ? static_cast<i128>(a) - c
-                                          : static_cast<i128>(a) * c;
-        overflow |= v > max_out || v < min_out;
-        if (dec_out) {
-          std::memcpy(dec_out + i, &v, 16);
+    Narrow64 x, y;
+    QUIVER_ASSIGN_OR_RETURN(const bool fx, LoadNarrow(args[0], kx, rows, ctx->pool, &x));
+    QUIVER_ASSIGN_OR_RETURN(const bool fy, fx ? LoadNarrow(args[1], ky, rows, ctx->pool, &y) : Result<bool>(false));
+    if (fx && fy) {
+      bool overflow = false;
+      auto emit = [&](auto op) {
+        auto put = [&](int64_t i, i128 v) {
+          overflow |= v > max_out || v < min_out;
+          if (dec_out) {
+            std::memcpy(dec_out + i, &v, 16);
+          } else {
+            int_out[i] = static_cast<int64_t>(v);
+          }
+        };
+        if (x.is_const) {
+          for (int64_t i = 0; i < rows; ++i) put(i, op(x.c, y.p[i]));
+        } else if (y.is_const) {
+          for (int64_t i = 0; i < rows; ++i) put(i, op(x.p[i], y.c));
         } else {
-          int_out[i] = static_cast<int64_t>(v);
+          for (int64_t i = 0; i < rows; ++i) put(i, op(x.p[i], y.p[i]));
         }
+      };
+      if (e.fn == Fn::kAdd) {
+        emit([](int64_t a, int64_t c) { return static_cast<i128>(a) + c; });
+      } else if (e.fn == Fn::kSub) {
+        emit([](int64_t a, int64_t c) { return static_cast<i128>(a) - c; });
+      } else {
+        emit([](int64_t a, int64_t c) { return static_cast<i128>(a) * c; });
       }
       if (overflow)
         return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
@@ -173,24 +229,6 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
       out.array = b.Finish();
       return out;
     }
-    for (int64_t i = 0; i < rows; ++i) {
-      i128 v;
-      const i128 a = x[static_cast<size_t>(i)], b = y[static_cast<size_t>(i)];
-      overflow |= e.fn == Fn::kAdd   ? __builtin_add_overflow(a, b, &v)
-                  : e.fn == Fn::kSub ? __builtin_sub_overflow(a, b, &v)
-                                     : __builtin_mul_overflow(a, b, &v);
-      overflow |= v > max_out || v < min_out;
-      if (dec_out) {
-        std::memcpy(dec_out + i, &v, 16);
-      } else {
-        int_out[i] = static_cast<int64_t>(v);
-      }
-    }
-    if (overflow)
-      return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
-    Vec out;
-    out.array = b.Finish();
-    return out;
   }
   for (int64_t i = 0; i < rows; ++i) {
     if (any_nulls && RowIsNull(args, i)) {

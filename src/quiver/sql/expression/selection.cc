@@ -3,8 +3,8 @@
 // applied one after another to the rows still selected.
 //
 // A conjunct `column <op> constant` (either side; integer, decimal, date,
-// timestamp or string column; any constant expression, IsConstantExpr) is
-// applied straight to the column's values through the current
+// timestamp or string column; any constant expression, IsConstantExpr), or
+// `column <op> column` of one physical type, is applied straight to the column's values through the current
 // selection, without building a boolean column: one predicated store per
 // row (DuckDB's SelectionVector / "select" comparisons work the same way).
 // Other conjuncts are evaluated as expressions over the batch and their
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 
 #include "quiver/sql/expression/kernels.h"
 
@@ -70,8 +71,8 @@ int64_t SelectSome(int64_t* sel, int64_t m, Pred pred) {
 template <typename T, typename Load>
 int64_t SelectCompare(Fn op, T c, Load load, const Vec& col, bool first, int64_t n, int64_t* sel, int64_t m) {
   const bool nulls = col.MayHaveNulls();
-  const uint8_t* valid = nulls && !col.array->buffers.empty() && col.array->buffers[0] ? col.array->buffers[0]->data()
-                                                                                      : nullptr;
+  const uint8_t* valid =
+      nulls && !col.array->buffers.empty() && col.array->buffers[0] ? col.array->buffers[0]->data() : nullptr;
   const int64_t off = col.array->offset;
   auto run = [&](auto cmp) -> int64_t {
     if (valid != nullptr) {
@@ -91,6 +92,106 @@ int64_t SelectCompare(Fn op, T c, Load load, const Vec& col, bool first, int64_t
   }
 }
 
+// The selection step for load_a(i) op load_b(i) (rows where a is valid and
+// extra(i)).
+template <typename T, typename LoadA, typename LoadB, typename Extra = bool (*)(int64_t)>
+int64_t SelectCompareColumns(Fn op, LoadA load_a, LoadB load_b, const Vec& a, bool first, int64_t n, int64_t* sel,
+                             int64_t m, Extra extra = nullptr) {
+  const bool nulls = a.MayHaveNulls();
+  const uint8_t* valid =
+      nulls && !a.array->buffers.empty() && a.array->buffers[0] ? a.array->buffers[0]->data() : nullptr;
+  const int64_t off = a.array->offset;
+  auto run = [&](auto cmp) -> int64_t {
+    auto pred = [&](int64_t i) {
+      bool ok = cmp(static_cast<T>(load_a(i)), static_cast<T>(load_b(i)));
+      if (valid != nullptr) ok &= bit_util::GetBit(valid, off + i);
+      if constexpr (!std::is_same_v<Extra, bool (*)(int64_t)>) ok &= extra(i);
+      return ok;
+    };
+    return first ? SelectAll(n, pred, sel) : SelectSome(sel, m, pred);
+  };
+  switch (op) {
+    case Fn::kEq: return run(std::equal_to<T>());
+    case Fn::kNe: return run(std::not_equal_to<T>());
+    case Fn::kLt: return run(std::less<T>());
+    case Fn::kLe: return run(std::less_equal<T>());
+    case Fn::kGt: return run(std::greater<T>());
+    default: return run(std::greater_equal<T>());
+  }
+}
+
+// Applies `left op right` over two columns of one physical type (int32,
+// date32, int64, timestamp, decimal of one scale, or strings).
+Status TrySelectColumns(Fn op, const Expr& left, const Expr& right, const RecordBatch& batch, bool first, int64_t* sel,
+                        int64_t* m, bool* handled) {
+  const auto ncols = static_cast<int>(batch.columns.size());
+  if (left.column < 0 || left.column >= ncols || right.column < 0 || right.column >= ncols) return Status::OK();
+  Vec a, b;
+  a.array = batch.columns[static_cast<size_t>(left.column)];
+  b.array = batch.columns[static_cast<size_t>(right.column)];
+  const TypeId id = a.type()->id;
+  if (b.type()->id != id) return Status::OK();
+  if (id == TypeId::kDecimal && ScaleOf(*a.type()) != ScaleOf(*b.type())) return Status::OK();
+  const int64_t n = batch.num_rows;
+  // Rows where both sides are valid: a's validity is checked by
+  // SelectCompare, b's folded into the comparison.
+  const uint8_t* bvalid =
+      b.MayHaveNulls() && !b.array->buffers.empty() && b.array->buffers[0] ? b.array->buffers[0]->data() : nullptr;
+  const int64_t boff = b.array->offset;
+  auto run = [&](auto load_a, auto load_b, auto tag) {
+    using T = decltype(tag);
+    if (bvalid == nullptr) {
+      *m = SelectCompareColumns<T>(op, load_a, load_b, a, first, n, sel, *m);
+    } else {
+      *m = SelectCompareColumns<T>(op, load_a, load_b, a, first, n, sel, *m,
+                                   [bvalid, boff](int64_t i) { return bit_util::GetBit(bvalid, boff + i); });
+    }
+  };
+  switch (id) {
+    case TypeId::kInt32:
+    case TypeId::kDate32: {
+      const int32_t* x = a.Values<int32_t>();
+      const int32_t* y = b.Values<int32_t>();
+      run([x](int64_t i) { return x[i]; }, [y](int64_t i) { return y[i]; }, int32_t{});
+      break;
+    }
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: {
+      const int64_t* x = a.Values<int64_t>();
+      const int64_t* y = b.Values<int64_t>();
+      run([x](int64_t i) { return x[i]; }, [y](int64_t i) { return y[i]; }, int64_t{});
+      break;
+    }
+    case TypeId::kDecimal: {
+      const uint8_t* x = a.array->buffers[1]->data() + a.array->offset * 16;
+      const uint8_t* y = b.array->buffers[1]->data() + b.array->offset * 16;
+      auto load = [](const uint8_t* p) {
+        return [p](int64_t i) {
+          i128 v;
+          std::memcpy(&v, p + i * 16, 16);
+          return v;
+        };
+      };
+      run(load(x), load(y), i128{});
+      break;
+    }
+    case TypeId::kUtf8: {
+      auto load = [](const Vec& v) {
+        const int32_t* offs = reinterpret_cast<const int32_t*>(v.array->buffers[1]->data()) + v.array->offset;
+        const char* data = reinterpret_cast<const char*>(v.array->buffers[2]->data());
+        return [offs, data](int64_t i) {
+          return std::string_view(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
+        };
+      };
+      run(load(a), load(b), std::string_view{});
+      break;
+    }
+    default: return Status::OK();
+  }
+  *handled = true;
+  return Status::OK();
+}
+
 // Applies `column op constant` to the selection when it has that shape and
 // types this path handles; *handled false otherwise (nothing changed).
 Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext* ctx, bool first, int64_t* sel,
@@ -104,7 +205,10 @@ Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext*
     std::swap(column, constant);
     op = Flip(op);
   }
-  if (column->kind != Expr::Kind::kColumn || !IsConstantExpr(*constant)) return Status::OK();
+  if (column->kind != Expr::Kind::kColumn) return Status::OK();
+  if (constant->kind == Expr::Kind::kColumn)
+    return TrySelectColumns(op, *column, *constant, batch, first, sel, m, handled);
+  if (!IsConstantExpr(*constant)) return Status::OK();
   if (column->column < 0 || column->column >= static_cast<int>(batch.columns.size())) return Status::OK();
   Vec col;
   col.array = batch.columns[static_cast<size_t>(column->column)];
@@ -119,8 +223,8 @@ Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext*
   const int sl = ScaleOf(*col.type()), sr = ScaleOf(*constant->type);
   if (exact && sl < sr) return Status::OK();
   const TypeId id = col.type()->id;
-  if (!strings && id != TypeId::kInt32 && id != TypeId::kDate32 && id != TypeId::kInt64 &&
-      id != TypeId::kTimestamp && id != TypeId::kDecimal)
+  if (!strings && id != TypeId::kInt32 && id != TypeId::kDate32 && id != TypeId::kInt64 && id != TypeId::kTimestamp &&
+      id != TypeId::kDecimal)
     return Status::OK();
   QUIVER_ASSIGN_OR_RETURN(Vec cv, Evaluate(*constant, batch, ctx));
   if (!cv.constant) return Status::OK();
@@ -149,14 +253,16 @@ Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext*
       return Status::OK();
     }
     const int32_t* v = col.Values<int32_t>();
-    *m = SelectCompare<int32_t>(op, static_cast<int32_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
+    *m = SelectCompare<int32_t>(
+        op, static_cast<int32_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
   } else if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
     if (c < INT64_MIN || c > INT64_MAX) {
       *handled = false;
       return Status::OK();
     }
     const int64_t* v = col.Values<int64_t>();
-    *m = SelectCompare<int64_t>(op, static_cast<int64_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
+    *m = SelectCompare<int64_t>(
+        op, static_cast<int64_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
   } else {
     const uint8_t* v = col.array->buffers[1]->data() + col.array->offset * 16;
     auto load = [v](int64_t i) {
