@@ -344,11 +344,18 @@ class AggregateTable : public join::MemoryConsumer {
           (k0 == TypeId::kInt64 || k0 == TypeId::kInt32 || k0 == TypeId::kDate32)) {
         // One integer key without NULLs: the IntGroupMap answers known keys
         // with one probe; new keys go to the GroupTable (which numbers them).
+        // A row whose key equals the previous row's takes its group without
+        // a probe (data clustered by the key: lineitem by l_orderkey).
         const Vec& k = keys[0];
         uint8_t enc[9];
         enc[0] = 1;
+        int64_t last_key = 0, last_g = -1;
         for (int64_t r = 0; r < n; ++r) {
           const int64_t key = k0 == TypeId::kInt64 ? k.Values<int64_t>()[r] : k.Values<int32_t>()[r];
+          if (key == last_key && last_g >= 0) {
+            gid[static_cast<size_t>(r)] = last_g;
+            continue;
+          }
           int64_t g = int_map_.Find(static_cast<uint64_t>(key));
           if (g < 0) {
             const int w = k0 == TypeId::kInt64 ? 8 : 4;
@@ -365,6 +372,8 @@ class AggregateTable : public join::MemoryConsumer {
             QUIVER_RETURN_NOT_OK(int_map_.Insert(static_cast<uint64_t>(key), g));
           }
           gid[static_cast<size_t>(r)] = g;
+          last_key = key;
+          last_g = g;
         }
       } else if (fixed) {
         std::vector<uint8_t> buf(static_cast<size_t>(n * width), 0);
@@ -393,6 +402,10 @@ class AggregateTable : public join::MemoryConsumer {
         }
         for (int64_t r = 0; r < n; ++r) {
           const uint8_t* p = buf.data() + r * width;
+          if (r > 0 && std::memcmp(p, p - width, static_cast<size_t>(width)) == 0) {
+            gid[static_cast<size_t>(r)] = gid[static_cast<size_t>(r) - 1];  // same key as the row before
+            continue;
+          }
           bool inserted;
           QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(width),
                                                    HashBytes(p, static_cast<size_t>(width)),
@@ -442,6 +455,14 @@ class AggregateTable : public join::MemoryConsumer {
         for (int64_t r = 0; r < n; ++r) {
           const uint8_t* p = buf.data() + offsets[static_cast<size_t>(r)];
           const auto len = static_cast<size_t>(offsets[static_cast<size_t>(r) + 1] - offsets[static_cast<size_t>(r)]);
+          if (r > 0) {
+            const auto prev =
+                static_cast<size_t>(offsets[static_cast<size_t>(r)] - offsets[static_cast<size_t>(r) - 1]);
+            if (prev == len && std::memcmp(p, p - len, len) == 0) {
+              gid[static_cast<size_t>(r)] = gid[static_cast<size_t>(r) - 1];  // same key as the row before
+              continue;
+            }
+          }
           bool inserted;
           QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(len), HashBytes(p, len),
                                                    &gid[static_cast<size_t>(r)], &inserted));
