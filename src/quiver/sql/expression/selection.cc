@@ -7,8 +7,9 @@
 // `column <op> column` of one physical type, is applied straight to the column's values through the current
 // selection, without building a boolean column: one predicated store per
 // row (DuckDB's SelectionVector / "select" comparisons work the same way).
-// Other conjuncts are evaluated as expressions over the batch and their
-// truth narrows the selection. Once no row is left the remaining conjuncts
+// Other conjuncts are evaluated as expressions over the batch (or, once at
+// most half the rows are left, over those rows only, their columns
+// gathered) and their truth narrows the selection. Once no row is left the remaining conjuncts
 // are not evaluated (an error they would raise on rows already filtered out
 // is not raised, as in DuckDB).
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <functional>
 #include <type_traits>
 
+#include "quiver/columnar/take.h"
 #include "quiver/sql/expression/kernels.h"
 
 namespace quiver::sql {
@@ -275,6 +277,56 @@ Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext*
   return Status::OK();
 }
 
+// Evaluates `conjunct` over rows sel[0, m) only (the columns it reads
+// gathered into a batch of m rows; the others left as placeholders it never
+// reads) and keeps the rows where it is true; returns how many.
+Result<int64_t> NarrowOnSelected(const Expr& conjunct, const RecordBatch& batch, EvalContext* ctx, int64_t* sel,
+                                 int64_t m) {
+  std::vector<bool> read(batch.columns.size(), false);
+  bool outside = false;
+  VisitColumns(conjunct, [&](int id) {
+    if (id < 0 || id >= static_cast<int>(read.size())) {
+      outside = true;
+    } else {
+      read[static_cast<size_t>(id)] = true;
+    }
+  });
+  if (outside) return Status::Invalid("internal: a predicate reads a column outside its batch");
+  const std::vector<int64_t> rows(sel, sel + m);
+  RecordBatch sub;
+  sub.schema = batch.schema;
+  sub.num_rows = m;
+  sub.columns.reserve(batch.columns.size());
+  TakeOptions opts;
+  opts.boundscheck = false;
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    const ArrayDataPtr& col = batch.columns[c];
+    if (!read[c] || col->type->id == TypeId::kNull) {
+      auto placeholder = std::make_shared<ArrayData>();
+      placeholder->type = null();
+      placeholder->length = m;
+      placeholder->null_count = m;
+      sub.columns.push_back(std::move(placeholder));
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto taken, Take(*col, rows, ctx->pool, "column " + std::to_string(c), opts));
+    sub.columns.push_back(std::move(taken));
+  }
+  QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(conjunct, sub, ctx));
+  if (v.type()->id == TypeId::kNull) return int64_t{0};
+  if (v.constant) return v.IsNull(0) || !v.BoolAt(0) ? int64_t{0} : m;
+  const uint8_t* bits = v.array->buffers[1]->data();
+  const int64_t off = v.array->offset;
+  const bool nulls = v.MayHaveNulls();
+  int64_t k = 0;
+  for (int64_t j = 0; j < m; ++j) {
+    const int64_t i = sel[j];
+    sel[k] = i;
+    k += bit_util::GetBit(bits, off + j) && (!nulls || !v.IsNull(j)) ? 1 : 0;
+  }
+  return k;
+}
+
 }  // namespace
 
 Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const RecordBatch& batch, EvalContext* ctx) {
@@ -297,6 +349,11 @@ Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const Reco
   }
   for (const Expr* c : rest) {
     if (!first && m == 0) break;
+    if (!first && m <= n / 2) {
+      // Few rows left: the conjunct runs on them only (its columns gathered).
+      QUIVER_ASSIGN_OR_RETURN(m, NarrowOnSelected(*c, batch, ctx, sel.data(), m));
+      continue;
+    }
     QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*c, batch, ctx));
     if (v.type()->id == TypeId::kNull) {
       m = 0;
