@@ -155,6 +155,74 @@ LogicalOpPtr MakeJoin(LogicalOpPtr probe, LogicalOpPtr build, std::vector<std::p
   return j;
 }
 
+// Joins two plans on `keys` (left side exprs of `a`): the smaller side
+// builds (the right child).
+LogicalOpPtr JoinSmallerBuilds(LogicalOpPtr a, LogicalOpPtr b, std::vector<std::pair<ExprPtr, ExprPtr>> keys,
+                               double est) {
+  if (b->est_rows <= a->est_rows) return MakeJoin(std::move(a), std::move(b), std::move(keys), est);
+  std::vector<std::pair<ExprPtr, ExprPtr>> swapped;
+  for (auto& k : keys) swapped.emplace_back(k.second, k.first);
+  return MakeJoin(std::move(b), std::move(a), std::move(swapped), est);
+}
+
+constexpr size_t kMaxDpRelations = 10;
+
+// The join order minimising the sum of the estimated intermediate results
+// (C_out) over every bushy tree of key joins (DPsize over connected
+// subsets, as System R and DuckDB's join order optimiser enumerate them;
+// cross products are not considered). Each predicate is applied at the
+// lowest join that covers its relations: an equality between the two sides
+// as a key, anything else as a filter over the join. Small dimension joins
+// (supplier with a filtered nation) thereby come before the fact table's
+// joins instead of after them. nullptr when the key edges do not connect
+// every relation (the greedy order handles that). Marks the predicates it
+// applies as used.
+template <typename KeySides>
+LogicalOpPtr PlanByDynamicProgramming(const std::vector<LogicalOpPtr>& relations, std::vector<Pred>* preds,
+                                      KeySides key_sides) {
+  const size_t n = relations.size();
+  const uint64_t full = (uint64_t{1} << n) - 1;
+  struct Entry {
+    LogicalOpPtr plan;
+    double cost = 0;
+  };
+  std::vector<Entry> best(static_cast<size_t>(full) + 1);
+  for (size_t r = 0; r < n; ++r) best[uint64_t{1} << r] = {relations[r], 0};
+  for (uint64_t mask = 1; mask <= full; ++mask) {
+    if ((mask & (mask - 1)) == 0) continue;  // singletons are set
+    // Every split into two non-empty halves, each half once (sub holds the
+    // lowest relation of mask).
+    const uint64_t low = mask & (~mask + 1);
+    for (uint64_t sub = (mask - 1) & mask; sub != 0; sub = (sub - 1) & mask) {
+      if (!(sub & low)) continue;
+      const uint64_t other = mask ^ sub;
+      const Entry& a = best[sub];
+      const Entry& b = best[other];
+      if (!a.plan || !b.plan) continue;
+      std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+      std::vector<ExprPtr> filters;
+      for (const Pred& p : *preds) {
+        if ((p.rels & ~mask) != 0 || (p.rels & ~sub) == 0 || (p.rels & ~other) == 0) continue;
+        ExprPtr ka, kb;
+        if (key_sides(p, sub, other, &ka, &kb)) {
+          keys.emplace_back(ka, kb);
+        } else {
+          filters.push_back(p.expr);
+        }
+      }
+      if (keys.empty()) continue;  // no cross products
+      LogicalOpPtr joined = JoinSmallerBuilds(a.plan, b.plan, keys, JoinEstimate(*a.plan, *b.plan, true));
+      for (const auto& f : filters) joined = AddFilter(joined, f);
+      const double cost = a.cost + b.cost + joined->est_rows;
+      Entry& e = best[mask];
+      if (!e.plan || cost < e.cost) e = {joined, cost};
+    }
+  }
+  if (!best[full].plan) return nullptr;
+  for (auto& p : *preds) p.used = true;
+  return best[full].plan;
+}
+
 }  // namespace
 
 Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vector<ExprPtr> predicates) {
@@ -240,9 +308,15 @@ Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vec
     }
     return false;
   };
+  if (relations.empty()) return Status::Invalid("internal: empty join graph");
+  if (relations.size() >= 3 && relations.size() <= kMaxDpRelations) {
+    if (LogicalOpPtr plan = PlanByDynamicProgramming(relations, &preds, key_sides)) {
+      for (const auto& p : constant_preds) plan = AddFilter(plan, p);
+      return plan;
+    }
+  }
   std::vector<Node> nodes;
   for (size_t r = 0; r < relations.size(); ++r) nodes.push_back({relations[r], uint64_t{1} << r});
-  if (nodes.empty()) return Status::Invalid("internal: empty join graph");
   // Start from the largest relation.
   size_t start = 0;
   for (size_t i = 1; i < nodes.size(); ++i)

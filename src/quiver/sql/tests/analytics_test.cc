@@ -255,6 +255,31 @@ TEST_F(AnalyticsTest, CorrelatedAggregatesReadOnlyTheOuterKeys) {
   EXPECT_TRUE(semi_below_aggregate) << ::testing::PrintToString(*plan);
 }
 
+// Join order by dynamic programming over connected subsets (least sum of
+// estimated intermediate rows): the filtered relation and its neighbour
+// join first, the unfiltered one last (the greedy order started from the
+// largest relation).
+TEST_F(AnalyticsTest, JoinOrderJoinsTheFilteredRelationsFirst) {
+  const std::string sql = "SELECT a.id, b.id, c.id FROM s a, s b, s c WHERE a.qty = b.id AND b.qty = c.id AND c.id = 7";
+  Expect(sql, {"7|7|7"});
+  auto plan = Rows("EXPLAIN " + sql);
+  ASSERT_OK(plan);
+  int deepest = -1;
+  size_t at = 0;
+  for (size_t i = 0; i < plan->size(); ++i) {
+    const std::string& line = (*plan)[i];
+    const auto depth = static_cast<int>(line.find_first_not_of(' '));
+    if (line.find("Join inner") != std::string::npos && depth > deepest) {
+      deepest = depth;
+      at = i;
+    }
+  }
+  ASSERT_GE(deepest, 0);
+  ASSERT_LT(at + 2, plan->size());
+  const std::string children = (*plan)[at + 1] + (*plan)[at + 2];
+  EXPECT_NE(children.find("filters=1"), std::string::npos) << ::testing::PrintToString(*plan);
+}
+
 struct ErrorCase {
   std::string sql;
   const char* sql_state;
