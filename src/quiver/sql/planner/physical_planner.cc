@@ -14,9 +14,9 @@ namespace {
 // only when its output is in `live` (the previous round's answer), so the
 // columns that only feed unused projections (e.g. the SELECT * of an
 // EXISTS subquery) are pruned from the scans below them.
-void CollectUsed(const LogicalOp& op, const std::unordered_set<int>* live, std::unordered_set<int>* used) {
+void CountUses(const LogicalOp& op, const std::unordered_set<int>* live, std::unordered_map<int, int>* uses) {
   auto add = [&](const ExprPtr& e) {
-    if (e) VisitColumns(*e, [&](int id) { used->insert(id); });
+    if (e) VisitColumns(*e, [&](int id) { ++(*uses)[id]; });
   };
   for (const auto& e : op.filters) add(e);
   add(op.predicate);
@@ -32,7 +32,13 @@ void CollectUsed(const LogicalOp& op, const std::unordered_set<int>* live, std::
   for (const auto& g : op.groups) add(g);
   for (const auto& a : op.aggregates) add(a.arg);
   for (const auto& s : op.sort_keys) add(s.expr);
-  for (const auto& c : op.children) CollectUsed(*c, live, used);
+  for (const auto& c : op.children) CountUses(*c, live, uses);
+}
+
+void CollectUsed(const LogicalOp& op, const std::unordered_set<int>* live, std::unordered_set<int>* used) {
+  std::unordered_map<int, int> uses;
+  CountUses(op, live, &uses);
+  for (const auto& [id, n] : uses) used->insert(id);
 }
 
 using Positions = std::unordered_map<int, int>;
@@ -54,7 +60,8 @@ Result<ExprPtr> Bind(const ExprPtr& e, const Positions& pos) {
 
 class Builder {
  public:
-  Builder(ExecContext* ctx, std::unordered_set<int> used) : ctx_(ctx), used_(std::move(used)) {}
+  Builder(ExecContext* ctx, std::unordered_set<int> used, std::unordered_map<int, int> uses)
+      : ctx_(ctx), used_(std::move(used)), uses_(std::move(uses)) {}
 
   // Builds `op`; `cols` receives its actual output columns (scans may drop unused ones).
   Result<NodePtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols) {
@@ -68,11 +75,29 @@ class Builder {
         }
         const Positions pos = PositionsOf(*cols);
         std::vector<ExprPtr> filters;
+        std::unordered_map<int, int> own;  // references from this scan's filters
         for (const auto& f : op.filters) {
+          VisitColumns(*f, [&](int id) { ++own[id]; });
           QUIVER_ASSIGN_OR_RETURN(auto b, Bind(f, pos));
           filters.push_back(b);
         }
-        return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+        NodePtr scan = MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+        // Columns only the scan's own filters read are dropped once they
+        // have filtered (a join above would otherwise carry them: Q13's
+        // o_comment, Q12's three lineitem dates).
+        std::vector<ColumnBinding> kept;
+        std::vector<ExprPtr> refs;
+        for (size_t i = 0; i < cols->size(); ++i) {
+          const int id = (*cols)[i].id;
+          const auto total = uses_.find(id);
+          const auto mine = own.find(id);
+          if (mine != own.end() && total != uses_.end() && total->second <= mine->second) continue;
+          kept.push_back((*cols)[i]);
+          refs.push_back(Expr::Column(static_cast<int>(i), (*cols)[i].type));
+        }
+        if (kept.size() == cols->size() || kept.empty()) return scan;
+        *cols = std::move(kept);
+        return MakeProjectNode(ctx_, std::move(scan), std::move(refs), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kFilter: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
@@ -163,6 +188,7 @@ class Builder {
  private:
   ExecContext* ctx_;
   std::unordered_set<int> used_;
+  std::unordered_map<int, int> uses_;  // expression references per column id (the plan's output counts one)
 };
 
 // The statement's output: the root node gathered on the first Next(), so
@@ -205,7 +231,10 @@ Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
     used = std::move(next);
     if (same) break;
   }
-  Builder b(ctx, std::move(used));
+  std::unordered_map<int, int> uses;
+  CountUses(plan, &used, &uses);
+  for (const auto& c : plan.columns) ++uses[c.id];
+  Builder b(ctx, std::move(used), std::move(uses));
   std::vector<ColumnBinding> cols;
   QUIVER_ASSIGN_OR_RETURN(NodePtr node, b.Build(plan, &cols));
   if (cols.size() != plan.columns.size()) return Status::Invalid("internal: the plan's output columns were pruned");
