@@ -29,6 +29,46 @@ struct State {
   uint32_t len = 0;   // string min/max length
 };
 
+// Packs each row's tuple of string keys into 64 bits when every key is a
+// utf8 column (or constant) of at most 5 columns whose values in this batch
+// are all short: per column 4 bits (0 NULL, else 1 + length) and `width`
+// bytes, width = 7, 3, 2, 1, 1 for 1..5 columns. The layout depends only on
+// the number of columns, so a packed value stands for one key tuple in
+// every batch. False (nothing packed) otherwise.
+bool PackStringKeys(const std::vector<Vec>& keys, int64_t n, std::vector<uint64_t>* out) {
+  static constexpr int kWidth[] = {0, 7, 3, 2, 1, 1};
+  const size_t k = keys.size();
+  if (k == 0 || k > 5) return false;
+  const int width = kWidth[k];
+  for (const auto& v : keys) {
+    if (v.type()->id != TypeId::kUtf8) return false;
+    const int64_t rows = v.constant ? 1 : n;
+    const int32_t* off = reinterpret_cast<const int32_t*>(v.array->buffers[1]->data()) + v.array->offset;
+    int32_t longest = 0;
+    for (int64_t r = 0; r < rows; ++r) longest = std::max(longest, off[r + 1] - off[r]);
+    if (longest > width) return false;
+  }
+  out->assign(static_cast<size_t>(n), 0);
+  uint64_t* dst = out->data();
+  const int bits = 4 + 8 * width;
+  for (size_t c = 0; c < k; ++c) {
+    const Vec& v = keys[c];
+    const int shift = static_cast<int>(c) * bits;
+    const int32_t* off = reinterpret_cast<const int32_t*>(v.array->buffers[1]->data()) + v.array->offset;
+    const auto* data = v.array->buffers[2] ? v.array->buffers[2]->data() : nullptr;
+    const bool nulls = v.MayHaveNulls();
+    for (int64_t r = 0; r < n; ++r) {
+      const int64_t i = v.constant ? 0 : r;
+      if (nulls && v.IsNull(r)) continue;  // tag 0
+      const int32_t len = off[i + 1] - off[i];
+      uint64_t word = static_cast<uint64_t>(1 + len);
+      for (int32_t b = 0; b < len; ++b) word |= static_cast<uint64_t>(data[off[i] + b]) << (4 + 8 * b);
+      dst[r] |= word << shift;
+    }
+  }
+  return true;
+}
+
 void EncodeValue(const Vec& v, int64_t r, std::string* out) {
   if (v.IsNull(r)) {
     out->push_back('\0');
@@ -412,6 +452,30 @@ class AggregateTable : public join::MemoryConsumer {
                                                    &gid[static_cast<size_t>(r)], &inserted));
           if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
         }
+      } else if (PackStringKeys(keys, n, &packed_)) {
+        // Short string keys (TPC-H Q1's flags): each row's key tuple packed
+        // into 64 bits answers known groups from the IntGroupMap with one
+        // probe; a new group is encoded and numbered by the GroupTable.
+        std::string enc;
+        for (int64_t r = 0; r < n; ++r) {
+          const uint64_t key = packed_[static_cast<size_t>(r)];
+          if (r > 0 && key == packed_[static_cast<size_t>(r) - 1]) {
+            gid[static_cast<size_t>(r)] = gid[static_cast<size_t>(r) - 1];
+            continue;
+          }
+          int64_t g = int_map_.Find(key);
+          if (g < 0) {
+            enc.clear();
+            for (const auto& k : keys) EncodeValue(k, r, &enc);
+            const auto* p = reinterpret_cast<const uint8_t*>(enc.data());
+            bool inserted;
+            QUIVER_RETURN_NOT_OK(
+                table_.FindOrInsert(p, static_cast<uint32_t>(enc.size()), HashBytes(p, enc.size()), &g, &inserted));
+            if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+            QUIVER_RETURN_NOT_OK(int_map_.Insert(key, g));
+          }
+          gid[static_cast<size_t>(r)] = g;
+        }
       } else {
         // Variable-width keys: per-row lengths, then the columns encoded one
         // after the other into one buffer (no per-row allocation).
@@ -723,7 +787,8 @@ class AggregateTable : public join::MemoryConsumer {
   std::vector<AggregateCall> aggs_;
   SchemaPtr schema_;
   GroupTable table_;
-  IntGroupMap int_map_;
+  IntGroupMap int_map_;  // single integer keys, or packed short string keys (PackStringKeys)
+  std::vector<uint64_t> packed_;
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<State>>> states_;
   std::vector<std::unique_ptr<GroupTable>> distinct_;

@@ -280,6 +280,17 @@ TEST_F(AnalyticsTest, JoinOrderJoinsTheFilteredRelationsFirst) {
   EXPECT_NE(children.find("filters=1"), std::string::npos) << ::testing::PrintToString(*plan);
 }
 
+// Short string keys are packed into 64 bits per row: NULL and '' stay two
+// groups, and so do tuples that differ only in which column holds a value.
+TEST_F(AnalyticsTest, ShortStringGroupKeysKeepNullEmptyAndPositionApart) {
+  Expect("SELECT CASE WHEN id < 3 THEN '' ELSE grp END AS k, count(*) FROM s GROUP BY 1 ORDER BY 1",
+         {"|2", "a|1", "b|3", "c|1", "null|1"});
+  Expect(
+      "SELECT CASE WHEN id < 5 THEN grp ELSE '' END AS x, CASE WHEN id < 5 THEN '' ELSE grp END AS y, count(*) "
+      "FROM s GROUP BY 1, 2 ORDER BY 1, 2",
+      {"|a|1", "|b|1", "|c|1", "|null|1", "a||2", "b||2"});
+}
+
 struct ErrorCase {
   std::string sql;
   const char* sql_state;
