@@ -352,6 +352,10 @@ class AggregateTable : public join::MemoryConsumer {
     states_started_ = false;
     const int64_t n = batch.num_rows;
     EvalContext ev = ctx_->Eval(ctx_->aggregate_pool.get());
+    // Subexpressions shared by keys and arguments (Q1's
+    // l_extendedprice * (1 - l_discount) in two sums) are computed once.
+    std::vector<std::pair<const Expr*, Vec>> memo;
+    ev.memo = &memo;
     std::vector<Vec> keys;
     for (const auto& g : groups_) {
       QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*g, batch, &ev));

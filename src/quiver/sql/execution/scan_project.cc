@@ -132,6 +132,8 @@ class ProjectOp : public RecordBatchStream {
     std::vector<ArrayDataPtr> cols;
     cols.reserve(exprs_.size());
     EvalContext ev = ctx_->Eval(ctx_->scan_pool.get());
+    std::vector<std::pair<const Expr*, Vec>> memo;  // subexpressions shared by the outputs
+    ev.memo = &memo;
     for (const auto& e : exprs_) {
       auto v = Evaluate(*e, *in, &ev);
       if (!v.ok()) return NameOperator(v.status(), "project");

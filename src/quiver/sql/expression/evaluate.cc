@@ -10,6 +10,8 @@ Status SqlError(StatusCode code, const char* sql_state, std::string message) {
   return Status(code, std::move(message)).WithSqlState(sql_state);
 }
 
+Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* ctx);
+
 namespace {
 
 Result<Vec> EvaluateCase(const Expr& e, const RecordBatch& batch, EvalContext* ctx) {
@@ -41,7 +43,9 @@ Result<Vec> EvaluateCase(const Expr& e, const RecordBatch& batch, EvalContext* c
     } else {
       auto whole = std::make_shared<RecordBatch>(batch);
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr sub, TakeRows(whole, rows, ctx->pool));
-      QUIVER_ASSIGN_OR_RETURN(results[b], Evaluate(value, *sub, ctx));
+      EvalContext subset = *ctx;  // other rows: not the memo's batch
+      subset.memo = nullptr;
+      QUIVER_ASSIGN_OR_RETURN(results[b], Evaluate(value, *sub, &subset));
       for (size_t k = 0; k < rows.size(); ++k) index[static_cast<size_t>(rows[k])] = static_cast<int64_t>(k);
     }
   }
@@ -69,6 +73,18 @@ Result<Vec> Evaluate(const Expr& e, const RecordBatch& batch, EvalContext* ctx) 
     case Expr::Kind::kCase: return EvaluateCase(e, batch, ctx);
     case Expr::Kind::kCall: break;
   }
+  if (ctx->memo != nullptr && (ctx->memo_batch == nullptr || ctx->memo_batch == &batch)) {
+    if (ctx->memo_batch == nullptr) ctx->memo_batch = &batch;
+    for (const auto& [seen, value] : *ctx->memo)
+      if (seen == &e || ExprEquals(*seen, e)) return value;
+    QUIVER_ASSIGN_OR_RETURN(Vec v, EvaluateCall(e, batch, ctx));
+    ctx->memo->emplace_back(&e, v);
+    return v;
+  }
+  return EvaluateCall(e, batch, ctx);
+}
+
+Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* ctx) {
   std::vector<Vec> args;
   args.reserve(e.args.size());
   for (const auto& a : e.args) {

@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
@@ -26,6 +28,14 @@ struct EvalContext {
   MemoryPool* pool = nullptr;
   /// Polled between expression nodes (may be null).
   const std::atomic<bool>* cancel = nullptr;
+  /// Common subexpressions of one batch (may be null): a call equal
+  /// (ExprEquals) to one evaluated before over the same batch object with
+  /// this memo returns that Vec. The caller owns it and clears it before
+  /// evaluating another batch; evaluation over a subset of rows (CASE
+  /// branches, narrowed filters) does not use it.
+  std::vector<std::pair<const Expr*, Vec>>* memo = nullptr;
+  /// The batch the memo's entries were computed over.
+  const RecordBatch* memo_batch = nullptr;
 };
 
 /// Evaluates `expr` (column ids bound to positions of `batch`) over every

@@ -312,7 +312,9 @@ Result<int64_t> NarrowOnSelected(const Expr& conjunct, const RecordBatch& batch,
     QUIVER_ASSIGN_OR_RETURN(auto taken, Take(*col, rows, ctx->pool, "column " + std::to_string(c), opts));
     sub.columns.push_back(std::move(taken));
   }
-  QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(conjunct, sub, ctx));
+  EvalContext subset = *ctx;  // other rows: not a memo's batch
+  subset.memo = nullptr;
+  QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(conjunct, sub, &subset));
   if (v.type()->id == TypeId::kNull) return int64_t{0};
   if (v.constant) return v.IsNull(0) || !v.BoolAt(0) ? int64_t{0} : m;
   const uint8_t* bits = v.array->buffers[1]->data();
