@@ -413,6 +413,11 @@ struct Operation {
   int32_t last_seqid = 0;
   size_t last_begin = 0;
   size_t last_end = 0;
+  // The seqid of the ExecuteStatement (or metadata RPC) that started the
+  // operation: a client that sends the same seqid with every call (some
+  // Thrift libraries send a constant) shows it by fetching with that
+  // seqid, and is never replayed.
+  int32_t exec_seqid = 0;
   // Chunks handed to the client at least once (the cursor's high-water
   // mark); the producer pauses while chunks.size() - handed_out reaches
   // max_unfetched_chunks.
@@ -487,6 +492,7 @@ std::string ManifestText(const Operation& op, const std::string& state) {
   m << "state " << state << "\n";
   m << "session " << Hex(op.session_guid) << "\n";
   m << "type " << static_cast<int>(op.type) << "\n";
+  m << "exec_seqid " << op.exec_seqid << "\n";
   m << "started_ms " << op.started_ms << "\n";
   m << "completed_ms " << op.completed_ms << "\n";
   m << "heartbeat_ms " << NowEpochMs() << "\n";
@@ -523,6 +529,8 @@ bool ParseManifest(const std::string& text, Operation* op, std::string* state) {
       op->session_guid = Unhex(value).value_or("");
     else if (key == "type")
       op->type = static_cast<t::TOperationType::type>(num());
+    else if (key == "exec_seqid")
+      op->exec_seqid = static_cast<int32_t>(num());
     else if (key == "started_ms")
       op->started_ms = num();
     else if (key == "completed_ms")
@@ -1291,6 +1299,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->session_guid = session->guid;
     op->client = session->client;
     op->type = type;
+    op->exec_seqid = tls_seqid;
     op->can_download = can_download;
     op->chunk_lz4 = can_download && o_.lz4;
     op->inline_lz4 = client_lz4 && o_.lz4;
@@ -1730,8 +1739,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
   // sequence id (0 = none): a FETCH_NEXT without startRowOffset whose
   // seqid is that of the last page served is a retry of that request (the
   // reply was lost, or a balancer re-sent it to another server) and gets
-  // the same chunks again; *replayed (when given) says so. Any other page
-  // becomes the last page.
+  // the same chunks again, unless the client sent that seqid with its
+  // ExecuteStatement too (a constant seqid says nothing); *replayed (when
+  // given) says so. Any other page becomes the last page.
   void FillPage(Operation* op, bool first, int64_t start_row_offset, int64_t max_rows, t::TFetchResultsResp* r,
                 int32_t seqid, bool* replayed) {
     std::vector<ChunkRef> refs;
@@ -1741,8 +1751,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
     {
       std::unique_lock<std::mutex> lock(op->mu);
       size_t end = SIZE_MAX;
-      const bool replay = !first && start_row_offset < 0 && seqid != 0 && op->last_seqid == seqid &&
-                          op->last_end > op->last_begin && op->last_end <= op->chunks.size();
+      const bool replay = !first && start_row_offset < 0 && seqid != 0 && seqid != op->exec_seqid &&
+                          op->last_seqid == seqid && op->last_end > op->last_begin && op->last_end <= op->chunks.size();
       if (replay) {
         op->cursor = op->last_begin;
         end = op->last_end;

@@ -120,8 +120,10 @@ struct ResultServiceOptions {
   /// the page is the chunk holding that row; a FETCH_NEXT without it whose
   /// Thrift seqid equals that of the last page served (the cursor
   /// document keeps both) gets that same page again, and any other seqid
-  /// moves on. Clients whose seqid is always 0 (C++ and Python Thrift) and
-  /// send no startRowOffset get no such protection; quiver's client and
+  /// moves on. Clients whose seqid does not change (0 from C++ and Python
+  /// Thrift; any seqid equal to that of the ExecuteStatement, kept in the
+  /// manifest) and that send no startRowOffset get no such protection
+  /// (every FETCH_NEXT moves on); quiver's client and
   /// the Databricks Python connector send startRowOffset, the Node driver
   /// (@databricks/sql) counts its seqids.
   std::string cluster_secret;

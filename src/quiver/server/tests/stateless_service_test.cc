@@ -170,6 +170,16 @@ std::string HexOf(const std::string& bytes) {
   return out;
 }
 
+// "SELECT x FROM t" in `session`, asynchronous, CloudFetch allowed.
+t::TExecuteStatementReq SelectX(const t::TSessionHandle& session) {
+  t::TExecuteStatementReq ex;
+  ex.sessionHandle = session;
+  ex.statement = "SELECT x FROM t";
+  ex.__set_runAsync(true);
+  ex.__set_canDownloadResult(true);
+  return ex;
+}
+
 class StatelessServiceTest : public ::testing::Test {
  protected:
   std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot({.name = "stateless"});
@@ -188,11 +198,7 @@ TEST_F(StatelessServiceTest, EveryCallOnAnotherServerReturnsEveryRowOnceAndClose
   t::TOpenSessionResp open;
   next().Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
   ASSERT_EQ(open.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
-  t::TExecuteStatementReq ex;
-  ex.sessionHandle = open.sessionHandle;
-  ex.statement = "SELECT x FROM t";
-  ex.__set_runAsync(true);
-  ex.__set_canDownloadResult(true);
+  const t::TExecuteStatementReq ex = SelectX(open.sessionHandle);
   t::TExecuteStatementResp exr;
   next().Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); });
   ASSERT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
@@ -288,18 +294,15 @@ TEST_F(StatelessServiceTest, EveryCallOnAnotherServerReturnsEveryRowOnceAndClose
 
 // Opens a session and runs "SELECT x FROM t" (CloudFetch) on `s`, then waits
 // until it is FINISHED; returns the operation handle.
-t::TOperationHandle RunToFinished(Server& s, t::TSessionHandle* session) {
+// `seqid`: of every call (0 as from C++ Thrift).
+t::TOperationHandle RunToFinished(Server& s, t::TSessionHandle* session, int32_t seqid = 0) {
   t::TOpenSessionResp open;
-  s.Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
+  s.Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); }, seqid);
   EXPECT_EQ(open.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
   *session = open.sessionHandle;
-  t::TExecuteStatementReq ex;
-  ex.sessionHandle = open.sessionHandle;
-  ex.statement = "SELECT x FROM t";
-  ex.__set_runAsync(true);
-  ex.__set_canDownloadResult(true);
+  const t::TExecuteStatementReq ex = SelectX(open.sessionHandle);
   t::TExecuteStatementResp exr;
-  s.Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); });
+  s.Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); }, seqid);
   EXPECT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
   for (int i = 0; i < 200; ++i) {
     t::TGetOperationStatusReq sr;
@@ -384,6 +387,18 @@ TEST_F(StatelessServiceTest, ARetriedFetchNextGetsTheSamePageOnAnotherServer) {
   ASSERT_FALSE(n2.starts.empty());
   EXPECT_EQ(n1.starts[0], f.rows);
   EXPECT_EQ(n2.starts[0], f.rows + n1.rows);
+
+  // Nor are clients that send one constant seqid with every call (their
+  // ExecuteStatement's too): every FETCH_NEXT moves on.
+  t::TSessionHandle session2;
+  const t::TOperationHandle op2 = RunToFinished(b, &session2, 42);
+  PageRows c1 = FetchNext(a, op2, /*first=*/true, 42);
+  PageRows c2 = FetchNext(b, op2, false, 42);
+  PageRows c3 = FetchNext(a, op2, false, 42);
+  ASSERT_FALSE(c2.starts.empty());
+  ASSERT_FALSE(c3.starts.empty());
+  EXPECT_EQ(c2.starts[0], c1.rows);
+  EXPECT_EQ(c3.starts[0], c1.rows + c2.rows);
 }
 
 // The same with the local store (one server): a request the balancer
