@@ -14,10 +14,14 @@
 #   4. links are RGW URLs; after CloseOperation nothing is left under the
 #      prefix; an operation left open is removed after its expiry; the
 #      servers' pools are back to zero;
+#   3d. raw Thrift (stateless_check.mjs): a FETCH_NEXT re-sent with the same
+#      seqid to another server gets the same page; after CloseSession through
+#      HAProxy every server refuses the session's and operation's handles;
 #   5. faults: missing bucket, wrong credentials (refused at start, naming the
 #      store and HTTP status); 503s on some PUTs (retried: the statement
-#      succeeds); 503 SlowDown on every chunk PUT, and RGW stopped
-#      mid-upload: a clear statement error, no chunk left behind.
+#      succeeds); 503 SlowDown on every chunk PUT, a result past
+#      --max-result-bytes, and RGW stopped mid-upload: a clear statement
+#      error, no chunk left behind.
 # Everything runs under one temporary directory, removed at exit (also on
 # failure), and every process started here is stopped.
 #
@@ -63,9 +67,12 @@ $S3 -X PUT "$QUIVER_S3_ENDPOINT/$BUCKET" -o /dev/null -w '' || { echo "FAIL crea
 # Keys under a prefix (one per line).
 keys() { $S3 "$QUIVER_S3_ENDPOINT/$BUCKET?list-type=2&prefix=$(printf %s "$1" | sed 's|/|%2F|g')" |
   grep -o '<Key>[^<]*</Key>' | sed 's/<[^>]*>//g'; }
+# The same without closed-session markers and their expiry entries (they
+# outlive the session on purpose: every server refuses its handle).
+result_keys() { keys "$1" | grep -v -e '/closed-sessions/' -e '/expiry/[0-9]*-session-'; }
 
 # --- 1. unit tests against RGW ---
-if QUIVER_S3_TEST_BUCKET=quiver-unit "$FETCH_TESTS" --gtest_filter='S3StoreTest.*:S3Presign.*' >"$W/unit.out" 2>&1; then
+if QUIVER_S3_TEST_BUCKET=quiver-unit "$FETCH_TESTS" --gtest_filter='S3StoreTest.*:S3Presign.*:S3Lifecycle.*' >"$W/unit.out" 2>&1; then
   pass "S3 store tests against RGW ($(grep -c '^\[       OK' "$W/unit.out") tests)"
 else
   cat "$W/unit.out"; fail "S3 store tests against RGW"
@@ -213,10 +220,23 @@ done
 touch "$W/go"
 wait $cpid || fail "cancel client: $(tail -2 "$W/cancel.out")"
 
+# --- 3d. raw Thrift through HAProxy and to each server: a re-sent FETCH_NEXT
+# gets the same page on another server; a closed session is closed everywhere ---
+out=$(timeout 120 node "$HERE/stateless_check.mjs" --balancer "$HP" --server "$P1" --server "$P2" --server "$P3" \
+  --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" --sql "$SQL" --rows "$(wc -l <"$W/expected.jsonl")" 2>&1)
+rc=$?
+echo "stateless: $(echo "$out" | tail -1)"
+[ $rc -eq 0 ] && pass "a FETCH_NEXT re-sent (same seqid) to another server got the same page; every row once" ||
+  fail "stateless checks: $(echo "$out" | tail -3)"
+echo "$out" | grep -q '"refused":12' && pass "after CloseSession through HAProxy all 3 servers refuse the session and operation handles" ||
+  fail "closed session: $(echo "$out" | tail -1)"
+n=$(keys t1/closed-sessions/ | wc -l)
+[ "$n" -ge 1 ] && pass "closed sessions leave markers ($n) for the other servers" || fail "no closed-session marker"
+
 # --- 4. links are RGW URLs; nothing left after close; expiry; pools ---
-n=$(keys t1/ | wc -l)
-[ "$n" -eq 0 ] && pass "after CloseOperation/CloseSession nothing is left under t1/" ||
-  { keys t1/ | head -5; fail "$n objects left under t1/"; }
+n=$(result_keys t1/ | wc -l)
+[ "$n" -eq 0 ] && pass "after CloseOperation/CloseSession nothing is left under t1/ (but session markers)" ||
+  { result_keys t1/ | head -5; fail "$n objects left under t1/"; }
 # An operation left open on a server with a 3 s expiry: removed by a sweep.
 P4=$(free_port)
 start_server s4 "$P4" t1 "$QUIVER_S3_ENDPOINT" --operation-idle-s 3 || fail "start s4"
@@ -225,11 +245,11 @@ timeout 60 node "$HERE/driver_check.mjs" --port "$P4" --path "$RPC_PATH" --ca "$
 before=$(keys t1/chunks/ | wc -l)
 gone=no
 for _ in $(seq 1 40); do
-  [ "$(keys t1/ | wc -l)" -eq 0 ] && { gone=yes; break; }
+  [ "$(result_keys t1/ | wc -l)" -eq 0 ] && { gone=yes; break; }
   sleep 0.5
 done
 [ "$before" -gt 1 ] && [ $gone = yes ] && pass "an unclosed result ($before chunks) is removed after its expiry" ||
-  fail "expiry: $before chunks before, gone=$gone ($(keys t1/ | head -3 | tr '\n' ' '))"
+  fail "expiry: $before chunks before, gone=$gone ($(result_keys t1/ | head -3 | tr '\n' ' '))"
 for i in 1 2 3 4; do
   eval "port=\$P$i"
   held=$(metrics "$port" | awk '/^pool .*(chunks|exec) /{for(i=1;i<=NF;i++) if($i ~ /^held_bytes=/){split($i,a,"="); s+=a[2]}} END{print s+0}')
@@ -275,6 +295,19 @@ else
 fi
 sleep 1
 [ "$(keys slow/chunks/ | wc -l)" -eq 0 ] && pass "503 SlowDown: no chunk left behind" || fail "chunks left under slow/"
+# A result past --max-result-bytes (the bound of a result in the store,
+# which holds it whole before FINISHED): a clear statement error, no chunk left.
+P8=$(free_port)
+start_server s8 "$P8" big "$QUIVER_S3_ENDPOINT" --max-result-bytes 1MiB || { cat "$W/s8.err"; fail "start s8"; }
+if "$QUIVER" query --server "https://127.0.0.1:$P8$RPC_PATH" --ca-cert "$CA" --format none -q "$SQL" >/dev/null 2>"$W/big.err"; then
+  fail "a result past --max-result-bytes 1MiB succeeded"
+else
+  grep -q "past the server's limit of 1048576 bytes per result" "$W/big.err" &&
+    pass "past --max-result-bytes: $(grep -o 'result too large.*' "$W/big.err" | head -1 | cut -c1-150)" ||
+    { cat "$W/big.err"; fail "--max-result-bytes message"; }
+fi
+sleep 1
+[ "$(keys big/chunks/ | wc -l)" -eq 0 ] && pass "past --max-result-bytes: no chunk left behind" || fail "chunks left under big/"
 CHUNK_BYTES=32KiB start_server s7 "$P7" down "$QUIVER_S3_ENDPOINT" || { cat "$W/s7.err"; fail "start s7"; }
 t=$SECONDS
 "$QUIVER" query --server "https://127.0.0.1:$P7$RPC_PATH" --ca-cert "$CA" --format none -q "$SQL" >/dev/null 2>"$W/down.err" &

@@ -63,6 +63,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t max_statement_bytes = int64_t{1} << 20;
     double statement_timeout_s = 0;
     int max_unfetched_chunks = 8;
+    int64_t max_result_bytes = -1;  // -1: 16 GiB with an S3 store, none with the local store
     int max_operations_per_session = 64;
     int max_sessions_per_token = 32;
     int max_operations_per_token = 128;
@@ -132,6 +133,13 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--max-unfetched-chunks", o->max_unfetched_chunks,
                   "a statement pauses while this many of its chunks wait for the client to fetch them "
                   "(default 8; 0 = no bound)");
+  cmd->add_option("--max-result-bytes", o->max_result_bytes,
+                  "largest result a statement may store; past it the statement fails (SQLSTATE 54000) and its "
+                  "chunks are removed (default: 16GiB with an S3 store, where a result is whole in the store "
+                  "before it is FINISHED; no limit with the local store, bounded by --max-unfetched-chunks; "
+                  "0 = no limit)")
+      ->transform(ByteSize())
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--spill-limit", o->spill_limit_bytes,
                   "bytes of spill files at most; a result that fits neither fails (default 8GiB; -1 = no limit)")
       ->transform(ByteSize());
@@ -272,6 +280,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_links_per_fetch = o->max_links_per_fetch;
       so.service.max_statement_bytes = o->max_statement_bytes;
       so.service.max_unfetched_chunks = o->max_unfetched_chunks;
+      so.service.max_result_bytes =
+          o->max_result_bytes >= 0 ? o->max_result_bytes : (so.s3_store ? int64_t{16} << 30 : 0);
       so.service.max_operations_per_session = o->max_operations_per_session;
       so.service.max_sessions_per_token = o->max_sessions_per_token;
       so.service.max_operations_per_token = o->max_operations_per_token;

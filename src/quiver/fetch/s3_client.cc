@@ -472,13 +472,72 @@ Status S3Client::CreateBucket() {
   return Failed(r, resp, 1);
 }
 
-Status S3Client::PutLifecycle(const std::string& prefix, int days) {
+std::string LifecycleRuleId(const std::string& prefix) {
+  std::string id = "quiver-results:" + prefix;
+  if (id.size() > 255) id = "quiver-results:sha256:" + Sha256Hex(prefix);
+  return id;
+}
+
+namespace {
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+}  // namespace
+
+Result<std::string> MergeLifecycleRule(const std::string& existing, const std::string& prefix, int days) {
   if (days < 1) return Status::Invalid("lifecycle: days must be >= 1");
-  const std::string xml = "<LifecycleConfiguration><Rule><ID>quiver-results</ID><Filter><Prefix>" + prefix +
-                          "</Prefix></Filter><Status>Enabled</Status><Expiration><Days>" + std::to_string(days) +
-                          "</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>" +
-                          std::to_string(days) +
-                          "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>";
+  const std::string id = LifecycleRuleId(prefix);
+  std::string out = "<LifecycleConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
+  if (!existing.empty()) {
+    if (existing.find("<LifecycleConfiguration") == std::string::npos) {
+      return Status::Invalid("lifecycle: the bucket's configuration is not a LifecycleConfiguration");
+    }
+    static const std::string kOpen = "<Rule>", kClose = "</Rule>";
+    for (size_t from = existing.find(kOpen); from != std::string::npos; from = existing.find(kOpen, from)) {
+      const size_t end = existing.find(kClose, from);
+      if (end == std::string::npos)
+        return Status::Invalid("lifecycle: the bucket's configuration has an unclosed Rule");
+      const std::string rule = existing.substr(from, end + kClose.size() - from);
+      from = end + kClose.size();
+      size_t at = 0;
+      const std::string rule_id = XmlUnescape(XmlValue(rule, "ID", &at));
+      at = 0;
+      const std::string rule_prefix = XmlUnescape(XmlValue(rule, "Prefix", &at));
+      if (rule_id == id || (rule_id == "quiver-results" && rule_prefix == prefix)) continue;  // ours: replaced
+      out += rule;
+    }
+  }
+  out += "<Rule><ID>" + XmlEscape(id) + "</ID><Filter><Prefix>" + XmlEscape(prefix) +
+         "</Prefix></Filter><Status>Enabled</Status><Expiration><Days>" + std::to_string(days) +
+         "</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>" + std::to_string(days) +
+         "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>";
+  return out;
+}
+
+Result<std::optional<std::string>> S3Client::GetLifecycle() {
+  Request r;
+  r.method = "GET";
+  r.query = "lifecycle=";
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchLifecycleConfiguration") {
+    return std::optional<std::string>();
+  }
+  if (resp.status != 200) return Failed(r, resp, 1);
+  return std::optional<std::string>(std::move(resp.body));
+}
+
+Status S3Client::PutLifecycleConfiguration(const std::string& xml) {
   unsigned char md5[16];
   Md5(reinterpret_cast<const unsigned char*>(xml.data()), xml.size(), md5);
   Request r;
@@ -491,6 +550,12 @@ Status S3Client::PutLifecycle(const std::string& prefix, int days) {
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
   if (resp.status != 200) return Failed(r, resp, 1);
   return Status::OK();
+}
+
+Status S3Client::PutLifecycle(const std::string& prefix, int days) {
+  QUIVER_ASSIGN_OR_RETURN(auto existing, GetLifecycle());
+  QUIVER_ASSIGN_OR_RETURN(auto merged, MergeLifecycleRule(existing.value_or(""), prefix, days));
+  return PutLifecycleConfiguration(merged);
 }
 
 Result<std::string> S3Client::PresignGet(const std::string& key, int64_t now_epoch_s, int64_t expires_s) const {

@@ -101,9 +101,23 @@ class S3Client {
   Status CheckBucket();
   /// Creates the bucket (an existing bucket owned by the caller is success).
   Status CreateBucket();
-  /// Sets a lifecycle rule expiring objects under `prefix` after `days`
-  /// (>= 1) days and aborting incomplete multipart uploads after as long.
+  /// Sets quiver's lifecycle rule for `prefix` (ID LifecycleRuleId(prefix)):
+  /// objects under it expire after `days` (>= 1) days and incomplete
+  /// multipart uploads are aborted after as long. The bucket's other rules
+  /// are kept: the configuration is read (GET ?lifecycle), the rule with
+  /// this ID (or an older quiver rule "quiver-results" for the same prefix)
+  /// replaced or the rule added, and the merged configuration written
+  /// back. Not atomic: two servers with different prefixes setting their
+  /// rules at the same moment may each write a configuration without the
+  /// other's rule (the next start of that server puts it back). Errors:
+  /// IOError from the store; Invalid when the bucket's configuration
+  /// cannot be parsed (nothing is written then).
   Status PutLifecycle(const std::string& prefix, int days);
+  /// The bucket's lifecycle configuration (XML as the store returns it);
+  /// std::nullopt when it has none (404 NoSuchLifecycleConfiguration).
+  Result<std::optional<std::string>> GetLifecycle();
+  /// Replaces the bucket's whole lifecycle configuration by `xml`.
+  Status PutLifecycleConfiguration(const std::string& xml);
 
   /// A presigned GET URL of `key` valid for `expires_s` seconds from
   /// now_epoch_s (1 .. 7 days).
@@ -140,5 +154,18 @@ class S3Client {
 
 /// The S3 error code in an error reply body ("<Code>X</Code>"), or "".
 std::string S3ErrorCode(const std::string& body);
+
+/// The ID of quiver's lifecycle rule for a key prefix: "quiver-results:" +
+/// prefix, or "quiver-results:sha256:" + the prefix's SHA-256 (hex) when
+/// that would pass S3's 255 characters.
+std::string LifecycleRuleId(const std::string& prefix);
+
+/// `existing` (a bucket's lifecycle configuration XML; empty = none) with
+/// quiver's rule for `prefix` put in: the <Rule> whose <ID> is
+/// LifecycleRuleId(prefix), or whose ID is the older "quiver-results" and
+/// whose <Prefix> is `prefix`, is replaced; every other rule is kept as it
+/// was. Errors: Invalid when `existing` is not a LifecycleConfiguration or
+/// a <Rule> is not closed, or days < 1.
+Result<std::string> MergeLifecycleRule(const std::string& existing, const std::string& prefix, int days);
 
 }  // namespace quiver::fetch

@@ -338,6 +338,28 @@ struct ChunkRef {
 // The client of the RPC being dispatched on this thread (Dispatch sets it
 // for the handler calls the Thrift processor makes).
 thread_local std::string_view tls_client;
+// The Thrift sequence id of that RPC's message header (0 when the client
+// sends none: C++ and Python Thrift clients always send 0).
+thread_local int32_t tls_seqid = 0;
+
+// The sequence id in the header of a Thrift binary-protocol call (strict:
+// version|type, name, seqid; old: name, type byte, seqid), 0 when the
+// header is cut short. The processor validates the message itself.
+int32_t ThriftSeqId(std::span<const uint8_t> m) {
+  auto be32 = [&](uint64_t at, int32_t* v) {
+    if (at + 4 > m.size()) return false;
+    *v = static_cast<int32_t>((uint32_t{m[at]} << 24) | (uint32_t{m[at + 1]} << 16) | (uint32_t{m[at + 2]} << 8) |
+                              uint32_t{m[at + 3]});
+    return true;
+  };
+  int32_t first = 0, name_bytes = 0, seqid = 0;
+  if (!be32(0, &first)) return 0;
+  if (first < 0) {  // strict header
+    if (!be32(4, &name_bytes) || name_bytes < 0 || !be32(8 + uint64_t(name_bytes), &seqid)) return 0;
+    return seqid;
+  }
+  return be32(4 + uint64_t(first) + 1, &seqid) ? seqid : 0;
+}
 
 struct Session {
   std::string guid;
@@ -383,6 +405,19 @@ struct Operation {
   int64_t total_ipc_bytes = 0;
   int64_t total_served_bytes = 0;
   size_t cursor = 0;
+  // The last page served by FETCH_NEXT / FETCH_FIRST: the request's Thrift
+  // seqid (0 = none) and its chunks [last_begin, last_end). The same seqid
+  // again is a retry of that request (a balancer re-sending it after the
+  // reply was lost) and gets the same page. Shared store: kept in the
+  // cursor document.
+  int32_t last_seqid = 0;
+  size_t last_begin = 0;
+  size_t last_end = 0;
+  // The seqid of the ExecuteStatement (or metadata RPC) that started the
+  // operation: a client that sends the same seqid with every call (some
+  // Thrift libraries send a constant) shows it by fetching with that
+  // seqid, and is never replayed.
+  int32_t exec_seqid = 0;
   // Chunks handed to the client at least once (the cursor's high-water
   // mark); the producer pauses while chunks.size() - handed_out reaches
   // max_unfetched_chunks.
@@ -402,14 +437,45 @@ struct Operation {
 // Document names in a shared store.
 std::string ManifestDoc(const std::string& op_hex) { return "ops/" + op_hex + "/manifest"; }
 std::string CursorDoc(const std::string& op_hex) { return "ops/" + op_hex + "/cursor"; }
+
+// The fetch cursor document: "NEXT SEQID BEGIN END" (decimal): the chunk the
+// next FETCH_NEXT starts at, then the last page served (Operation::last_*).
+// A document of NEXT alone (older servers) reads with no last page.
+std::string CursorText(const Operation& op) {
+  return std::to_string(op.cursor) + " " + std::to_string(op.last_seqid) + " " + std::to_string(op.last_begin) + " " +
+         std::to_string(op.last_end);
+}
+
+// Sets op's cursor and last page from a cursor document (mu held), each
+// clamped to the chunks that exist.
+void ParseCursor(const std::string& text, Operation* op) {
+  std::istringstream in(text);
+  unsigned long long next = 0, begin = 0, end = 0;
+  long long seqid = 0;
+  in >> next;
+  if (!(in >> seqid >> begin >> end)) seqid = begin = end = 0;
+  const size_t n = op->chunks.size();
+  op->cursor = std::min<size_t>(next, n);
+  op->last_seqid = static_cast<int32_t>(seqid);
+  op->last_begin = std::min<size_t>(begin, n);
+  op->last_end = std::min<size_t>(std::max(begin, end), n);
+}
 std::string CancelDoc(const std::string& op_hex) { return "ops/" + op_hex + "/cancel"; }
+// A closed session's marker: every server refuses the session's handle
+// while it exists (the handle itself validates forever). Its body is the
+// epoch ms it expires at; its expiry index entry is ExpiryDoc(ms,
+// "session-" + hex).
+std::string ClosedSessionDoc(const std::string& session_hex) { return "closed-sessions/" + session_hex; }
+constexpr std::string_view kSessionExpiryTag = "session-";
 std::string SessionOpDoc(const std::string& session_hex, const std::string& op_hex) {
   return "sessions/" + session_hex + "/" + op_hex;
 }
-std::string ExpiryDoc(int64_t expiry_ms, const std::string& op_hex) {
+// The expiry index: "expiry/<ms, 15 digits>-<op hex>" (or "-session-<hex>"
+// for a closed-session marker), so a listing is in time order.
+std::string ExpiryDoc(int64_t expiry_ms, const std::string& id) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%015lld", static_cast<long long>(expiry_ms));
-  return std::string("expiry/") + buf + "-" + op_hex;
+  return std::string("expiry/") + buf + "-" + id;
 }
 
 // The manifest: one "key value" line each, then one "chunk ..." line per
@@ -426,6 +492,7 @@ std::string ManifestText(const Operation& op, const std::string& state) {
   m << "state " << state << "\n";
   m << "session " << Hex(op.session_guid) << "\n";
   m << "type " << static_cast<int>(op.type) << "\n";
+  m << "exec_seqid " << op.exec_seqid << "\n";
   m << "started_ms " << op.started_ms << "\n";
   m << "completed_ms " << op.completed_ms << "\n";
   m << "heartbeat_ms " << NowEpochMs() << "\n";
@@ -462,6 +529,8 @@ bool ParseManifest(const std::string& text, Operation* op, std::string* state) {
       op->session_guid = Unhex(value).value_or("");
     else if (key == "type")
       op->type = static_cast<t::TOperationType::type>(num());
+    else if (key == "exec_seqid")
+      op->exec_seqid = static_cast<int32_t>(num());
     else if (key == "started_ms")
       op->started_ms = num();
     else if (key == "completed_ms")
@@ -538,9 +607,15 @@ class ResultService::Impl : public t::TCLIServiceIf {
 
   Result<std::string> Dispatch(std::span<const uint8_t> request, std::string_view client) {
     struct ClientScope {
-      explicit ClientScope(std::string_view c) { tls_client = c; }
-      ~ClientScope() { tls_client = {}; }
-    } client_scope(client);
+      ClientScope(std::string_view c, int32_t seqid) {
+        tls_client = c;
+        tls_seqid = seqid;
+      }
+      ~ClientScope() {
+        tls_client = {};
+        tls_seqid = 0;
+      }
+    } client_scope(client, ThriftSeqId(request));
     ++rpcs_;
     if (static_cast<int64_t>(request.size()) > o_.max_message_bytes) {
       ++rpc_errors_;
@@ -627,6 +702,16 @@ class ResultService::Impl : public t::TCLIServiceIf {
       if (it != sessions_.end()) sessions_.erase(it);
       ops = TakeSessionOpsLocked(req.sessionHandle.sessionId.guid);
     }
+    Status marked;
+    if (shared_) {
+      // The marker first: from now on no server starts an operation in the
+      // session (Start checks it after indexing its operation, so an
+      // operation either is refused or is in the listing below).
+      const std::string sid = Hex(req.sessionHandle.sessionId.guid);
+      const int64_t until = NowEpochMs() + o_.session_idle_timeout_ms;
+      marked = o_.store->PutDocument(ClosedSessionDoc(sid), std::to_string(until));
+      if (marked.ok()) marked = o_.store->PutDocument(ExpiryDoc(until, std::string(kSessionExpiryTag) + sid), "");
+    }
     for (auto& op : ops) Finish(op, /*remove_documents=*/true);
     if (shared_) {
       // The session's operations on every server: their index documents.
@@ -640,7 +725,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
         }
       }
     }
-    r.status = OkStatus();
+    r.status = marked.ok()
+                   ? OkStatus()
+                   : ErrorStatus("CloseSession: the session could not be marked closed for the other servers: " +
+                                 marked.ToString());
   }
 
   void GetInfo(t::TGetInfoResp& r, const t::TGetInfoReq& req) override {
@@ -916,25 +1004,22 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     const bool first = req.orientation == t::TFetchOrientation::FETCH_FIRST;
     const int64_t start_row = req.__isset.startRowOffset ? req.startRowOffset : -1;
-    if (shared_ && op->published && !first && start_row < 0) {
-      // FETCH_NEXT continues from the cursor the last server saved.
+    const bool shared_cursor = shared_ && op->published;
+    if (shared_cursor && !first && start_row < 0) {
+      // FETCH_NEXT continues from the cursor the last server saved (and a
+      // retry of the request that saved it gets that page again).
       auto cursor = o_.store->GetDocument(CursorDoc(Hex(op->guid)));
       if (!cursor.ok()) {
         r.status = ErrorStatus("FetchResults: reading the fetch cursor: " + cursor.status().ToString());
         return;
       }
       std::lock_guard<std::mutex> lock(op->mu);
-      op->cursor = cursor->has_value() ? static_cast<size_t>(std::strtoull((*cursor)->c_str(), nullptr, 10)) : 0;
-      op->cursor = std::min(op->cursor, op->chunks.size());
+      ParseCursor(cursor->value_or("0"), op.get());
     }
-    FillPage(op.get(), first, start_row, req.maxRows, &r);
-    if (shared_ && op->published && r.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
-      size_t cursor;
-      {
-        std::lock_guard<std::mutex> lock(op->mu);
-        cursor = op->cursor;
-      }
-      const Status st = o_.store->PutDocument(CursorDoc(Hex(op->guid)), std::to_string(cursor));
+    bool replayed = false;
+    FillPage(op.get(), first, start_row, req.maxRows, &r, tls_seqid, &replayed);
+    if (shared_cursor && !replayed && r.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
+      const Status st = SaveCursor(op.get());
       if (!st.ok()) r.status = ErrorStatus("FetchResults: saving the fetch cursor: " + st.ToString());
     }
     if (req.__isset.includeResultSetMetadata && req.includeResultSetMetadata) {
@@ -1028,8 +1113,22 @@ class ResultService::Impl : public t::TCLIServiceIf {
     return id.guid.size() == kHandleBytes && fetch::ConstantTimeEquals(HandleSecret(kind, id.guid), id.secret);
   }
 
+  // Shared store: whether the session was closed (on any server). A store
+  // that cannot be read says no: the RPC then meets the store's error
+  // itself (a statement cannot start without writing to it).
+  bool SessionClosedInStore(const std::string& guid) {
+    auto doc = o_.store->GetDocument(ClosedSessionDoc(Hex(guid)));
+    return doc.ok() && doc->has_value();
+  }
+
   template <typename Handle>
   std::shared_ptr<Session> FindSession(const Handle& h) {
+    if (shared_ && ValidHandle("session", h.sessionId) && SessionClosedInStore(h.sessionId.guid)) {
+      // Closed on another server: forget it here too.
+      std::lock_guard<std::mutex> lock(mu_);
+      sessions_.erase(h.sessionId.guid);
+      return nullptr;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sessions_.find(h.sessionId.guid);
     if (it == sessions_.end() && shared_ && ValidHandle("session", h.sessionId) &&
@@ -1053,6 +1152,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
         const int64_t now = NowEpochMs();
         it->second->last_used_ms = now;
         if (auto s = sessions_.find(it->second->session_guid); s != sessions_.end()) s->second->last_used_ms = now;
+        if (it->second->close_requested) return nullptr;  // closed on another server (marker seen)
         std::lock_guard<std::mutex> l2(it->second->mu);
         if (!it->second->published) return it->second;
       }
@@ -1091,6 +1191,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
       op->failed = true;
     } else if (state == "cancelled") {
       op->cancelled = true;
+    } else if (auto marker = o_.store->GetDocument(CancelDoc(Hex(guid)));
+               marker.ok() && marker->has_value() && **marker == "close") {
+      return nullptr;  // closed (its session or itself) on another server; the owner is removing it
     } else if (NowEpochMs() - op->heartbeat_ms > o_.owner_stale_ms) {
       op->failed = true;
       op->error = "the server running this statement stopped (no status update for " +
@@ -1196,6 +1299,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->session_guid = session->guid;
     op->client = session->client;
     op->type = type;
+    op->exec_seqid = tls_seqid;
     op->can_download = can_download;
     op->chunk_lz4 = can_download && o_.lz4;
     op->inline_lz4 = client_lz4 && o_.lz4;
@@ -1236,14 +1340,19 @@ class ResultService::Impl : public t::TCLIServiceIf {
       // Visible to the other servers before the handle is handed out.
       op->heartbeat_ms = op->started_ms;
       Status st = o_.store->PutDocument(SessionOpDoc(Hex(session->guid), Hex(op->guid)), "");
-      if (st.ok()) st = o_.store->PutDocument(ManifestDoc(Hex(op->guid)), ManifestText(*op, "running"));
-      if (!st.ok()) {
+      // A CloseSession on another server writes its marker before it lists
+      // the session's operations: either it lists this one or this sees it.
+      const bool closed = st.ok() && SessionClosedInStore(session->guid);
+      if (st.ok() && !closed) st = o_.store->PutDocument(ManifestDoc(Hex(op->guid)), ManifestText(*op, "running"));
+      if (!st.ok() || closed) {
         {
           std::lock_guard<std::mutex> lock(mu_);
           ops_.erase(op->guid);
+          if (closed) sessions_.erase(session->guid);
         }
         (void)o_.store->RemoveDocument(SessionOpDoc(Hex(session->guid), Hex(op->guid)));
-        r.status = ErrorStatus("the statement cannot start: " + st.ToString());
+        r.status = closed ? ErrorStatus("invalid session handle (closed)", t::TStatusCode::INVALID_HANDLE_STATUS)
+                          : ErrorStatus("the statement cannot start: " + st.ToString());
         return;
       }
     }
@@ -1356,6 +1465,26 @@ class ResultService::Impl : public t::TCLIServiceIf {
         }
         if (!next->has_value()) break;
         fetch::Chunk chunk = std::move(**next);
+        if (o_.max_result_bytes > 0) {
+          // Every earlier chunk is registered here (the upload in flight
+          // was finished above), so the total is what the store holds.
+          int64_t stored = 0;
+          size_t count = 0;
+          {
+            std::lock_guard<std::mutex> lock(op->mu);
+            stored = op->total_served_bytes;
+            count = op->chunks.size();
+          }
+          if (stored + chunk.bytes->size() > o_.max_result_bytes) {
+            error =
+                Status::Invalid("result too large: chunk " + std::to_string(count) + " would bring it to " +
+                                std::to_string(stored + chunk.bytes->size()) + " bytes in the " + o_.store->Describe() +
+                                ", past the server's limit of " + std::to_string(o_.max_result_bytes) +
+                                " bytes per result (max_result_bytes); add a LIMIT or select fewer columns")
+                    .WithSqlState("54000");
+            break;
+          }
+        }
         if (shared_) {
           uploads.Start(std::move(chunk));
           continue;
@@ -1526,6 +1655,13 @@ class ResultService::Impl : public t::TCLIServiceIf {
       const int64_t expiry = std::strtoll(tail.substr(0, dash).c_str(), nullptr, 10);
       if (expiry > now_ms) break;
       const std::string op_hex = tail.substr(dash + 1);
+      if (op_hex.rfind(kSessionExpiryTag, 0) == 0) {
+        // A closed session's marker has served its time.
+        if (o_.store->RemoveDocument(ClosedSessionDoc(op_hex.substr(kSessionExpiryTag.size()))).ok()) {
+          (void)o_.store->RemoveDocument(name);
+        }
+        continue;
+      }
       const Status st = CloseShared(op_hex);
       if (st.ok() || st.IsKeyError()) {
         (void)o_.store->RemoveDocument(name);
@@ -1589,14 +1725,39 @@ class ResultService::Impl : public t::TCLIServiceIf {
     r->__set_isStagingOperation(false);
   }
 
-  // One page of results from the cursor.
-  void FillPage(Operation* op, bool first, int64_t start_row_offset, int64_t max_rows, t::TFetchResultsResp* r) {
+  // Shared store: writes op's cursor and last page as its cursor document.
+  Status SaveCursor(Operation* op) {
+    std::string text;
+    {
+      std::lock_guard<std::mutex> lock(op->mu);
+      text = CursorText(*op);
+    }
+    return o_.store->PutDocument(CursorDoc(Hex(op->guid)), text);
+  }
+
+  // One page of results from the cursor. `seqid` is the request's Thrift
+  // sequence id (0 = none): a FETCH_NEXT without startRowOffset whose
+  // seqid is that of the last page served is a retry of that request (the
+  // reply was lost, or a balancer re-sent it to another server) and gets
+  // the same chunks again, unless the client sent that seqid with its
+  // ExecuteStatement too (a constant seqid says nothing); *replayed (when
+  // given) says so. Any other page becomes the last page.
+  void FillPage(Operation* op, bool first, int64_t start_row_offset, int64_t max_rows, t::TFetchResultsResp* r,
+                int32_t seqid, bool* replayed) {
     std::vector<ChunkRef> refs;
     bool inline_mode = false;
     bool inline_lz4 = false;
     int64_t page_start = 0;
     {
       std::unique_lock<std::mutex> lock(op->mu);
+      size_t end = SIZE_MAX;
+      const bool replay = !first && start_row_offset < 0 && seqid != 0 && seqid != op->exec_seqid &&
+                          op->last_seqid == seqid && op->last_end > op->last_begin && op->last_end <= op->chunks.size();
+      if (replay) {
+        op->cursor = op->last_begin;
+        end = op->last_end;
+      }
+      if (replayed) *replayed = replay;
       if (first) op->cursor = 0;
       if (start_row_offset >= 0) {
         // Wait until the chunk holding that row exists (or the result ended).
@@ -1630,9 +1791,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
       page_start = op->cursor < op->chunks.size() ? op->chunks[op->cursor].start_row_offset
                    : op->chunks.empty()           ? 0
                                                   : op->chunks.back().start_row_offset + op->chunks.back().row_count;
+      const size_t page_begin = op->cursor;
       int64_t rows = 0;
       int64_t page_ipc_bytes = 0;
-      while (op->cursor < op->chunks.size()) {
+      while (op->cursor < op->chunks.size() && op->cursor < end) {
         const ChunkRef& c = op->chunks[op->cursor];
         if (inline_mode) {
           // A page holds at least one chunk, then stops at maxRows rows or
@@ -1650,6 +1812,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
         ++op->cursor;
       }
       r->__set_hasMoreRows(!(op->done && op->cursor >= op->chunks.size()));
+      if (!replay) {
+        op->last_seqid = seqid;
+        op->last_begin = page_begin;
+        op->last_end = op->cursor;
+      }
       if (op->cursor > op->handed_out) {
         op->handed_out = op->cursor;
         op->cv.notify_all();  // a paused producer may go on
@@ -1738,14 +1905,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
       FillMetadata(op.get(), &m);
       dr.__set_resultSetMetadata(m);
       t::TFetchResultsResp page;
-      FillPage(op.get(), false, -1, d.maxRows, &page);
+      FillPage(op.get(), false, -1, d.maxRows, &page, /*seqid=*/0, nullptr);
       if (shared_ && page.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
-        size_t cursor;
-        {
-          std::lock_guard<std::mutex> lock(op->mu);
-          cursor = op->cursor;
-        }
-        const Status st = o_.store->PutDocument(CursorDoc(Hex(op->guid)), std::to_string(cursor));
+        const Status st = SaveCursor(op.get());
         if (!st.ok()) page.status = ErrorStatus("saving the fetch cursor: " + st.ToString());
       }
       const bool complete = page.status.statusCode == t::TStatusCode::SUCCESS_STATUS && !page.hasMoreRows;
@@ -1806,12 +1968,12 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
       options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
       options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1 ||
-      options.max_sessions_per_token < 1 || options.max_operations_per_token < 1) {
+      options.max_sessions_per_token < 1 || options.max_operations_per_token < 1 || options.max_result_bytes < 0) {
     return Status::Invalid(
         "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
         "max_sessions_per_token, max_operations_per_token, max_statement_bytes and "
-        "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_unfetched_chunks 0 "
-        "(none) or >= 2");
+        "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_result_bytes >= 0, "
+        "max_unfetched_chunks 0 (none) or >= 2");
   }
   // Thrift's processor reports malformed messages on stderr; the service
   // answers them (Invalid -> HTTP 400) and counts them in rpc_errors instead.

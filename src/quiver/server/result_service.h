@@ -102,8 +102,38 @@ struct ResultServiceOptions {
   /// CancelOperation on another server leaves a cancel marker its owner
   /// polls. In that mode an operation reports FINISHED once its whole
   /// result is in the store, and max_unfetched_chunks does not apply (the
-  /// store, not the server, holds the unfetched chunks).
+  /// store, not the server, holds the unfetched chunks; max_result_bytes
+  /// bounds them instead).
+  ///
+  /// CloseSession on any server leaves a marker document
+  /// ("closed-sessions/<id>", removed by the expiry sweep of any server
+  /// session_idle_timeout_ms later): from then on every server answers the
+  /// session's handle with INVALID_HANDLE (also one that had already used
+  /// it), and its operations' manifests are removed, so their handles are
+  /// refused too. An operation still running on another server is refused
+  /// by the others at once and by its owner from its next sweep (the
+  /// owner polls the close marker). After the marker's expiry the handle,
+  /// which validates itself, would open a fresh empty session again.
+  ///
+  /// FetchResults is safe to retry (a balancer re-sending a request whose
+  /// reply was lost, to the same or another server): with startRowOffset
+  /// the page is the chunk holding that row; a FETCH_NEXT without it whose
+  /// Thrift seqid equals that of the last page served (the cursor
+  /// document keeps both) gets that same page again, and any other seqid
+  /// moves on. Clients whose seqid does not change (0 from C++ and Python
+  /// Thrift; any seqid equal to that of the ExecuteStatement, kept in the
+  /// manifest) and that send no startRowOffset get no such protection
+  /// (every FETCH_NEXT moves on); quiver's client and
+  /// the Databricks Python connector send startRowOffset, the Node driver
+  /// (@databricks/sql) counts its seqids.
   std::string cluster_secret;
+  /// Largest result one operation may store: once its chunks (the bytes
+  /// stored: LZ4 frames or raw IPC) would pass this, the statement fails
+  /// with SQLSTATE 54000 naming the limit and its chunks are removed.
+  /// 0 = no limit. Meant for a shared store, where a result is whole in
+  /// the store before FINISHED (so nothing else bounds it); it applies to
+  /// the local store too. Bytes, >= 0.
+  int64_t max_result_bytes = 0;
   /// Shared store: a running operation whose status document is older than
   /// this is reported failed (its server stopped). Milliseconds.
   int64_t owner_stale_ms = 15000;

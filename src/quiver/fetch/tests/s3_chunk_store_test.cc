@@ -190,6 +190,82 @@ TEST_F(S3StoreTest, AMissingBucketOrWrongCredentialsFailAtStartNamingTheStoreAnd
   EXPECT_EQ(wrong.status().message().find(o.credentials.secret_access_key), std::string::npos);
 }
 
+// The bucket's other lifecycle rules survive quiver's rule (RGW): a rule of
+// another tool stays, two prefixes get a rule each, and setting a rule
+// again replaces it instead of adding a second.
+TEST_F(S3StoreTest, TheLifecycleRuleIsMergedIntoTheBucketsOtherRules) {
+  // Fresh buckets (a configuration outlives the test).
+  const std::string run = std::to_string(NowEpochMs() % 100000000);
+  const std::string bucket = bucket_ + "-lc-" + run;
+  auto client = S3Client::Make(ClientOptions(bucket));
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->CreateBucket().ok());
+  const Status other = (*client)->PutLifecycleConfiguration(
+      "<LifecycleConfiguration><Rule><ID>keep-me</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled"
+      "</Status><Expiration><Days>30</Days></Expiration></Rule></LifecycleConfiguration>");
+  ASSERT_TRUE(other.ok()) << other.ToString();
+  auto count = [](const std::string& xml, const std::string& what) {
+    int n = 0;
+    for (size_t p = xml.find(what); p != std::string::npos; p = xml.find(what, p + 1)) ++n;
+    return n;
+  };
+  ASSERT_TRUE(MakeStore(ClientOptions(bucket), "unit-a").ok());
+  ASSERT_TRUE(MakeStore(ClientOptions(bucket), "unit-b").ok());
+  ASSERT_TRUE(MakeStore(ClientOptions(bucket), "unit-a").ok());  // again: replaced, not added
+  auto got = (*client)->GetLifecycle();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(got->has_value());
+  const std::string& xml = **got;
+  EXPECT_EQ(count(xml, "<Rule>"), 3) << xml;
+  EXPECT_EQ(count(xml, "<ID>keep-me</ID>"), 1) << xml;
+  EXPECT_EQ(count(xml, "<Days>30</Days>"), 1) << xml;
+  EXPECT_EQ(count(xml, "<ID>quiver-results:unit-a/</ID>"), 1) << xml;
+  EXPECT_EQ(count(xml, "<ID>quiver-results:unit-b/</ID>"), 1) << xml;
+  // A bucket without a configuration answers none, and gets just quiver's rule.
+  const std::string bare = bucket_ + "-lc2-" + run;
+  auto bare_client = S3Client::Make(ClientOptions(bare));
+  ASSERT_TRUE((*bare_client)->CreateBucket().ok());
+  auto none = (*bare_client)->GetLifecycle();
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->has_value()) << **none;
+  ASSERT_TRUE(MakeStore(ClientOptions(bare), "unit-c").ok());
+  auto one = (*bare_client)->GetLifecycle();
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ(count(**one, "<Rule>"), 1) << **one;
+  EXPECT_EQ(count(**one, "<ID>quiver-results:unit-c/</ID>"), 1) << **one;
+}
+
+TEST(S3Lifecycle, MergeKeepsOtherRulesAndReplacesOursAndTheOlderRuleOfTheSamePrefix) {
+  const std::string existing =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><LifecycleConfiguration xmlns=\"http://s3.amazonaws.com/doc/"
+      "2006-03-01/\"><Rule><ID>keep-me</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status>"
+      "<Expiration><Days>30</Days></Expiration></Rule><Rule><ID>quiver-results</ID><Filter><Prefix>t1/</Prefix>"
+      "</Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule><Rule><ID>quiver-results"
+      "</ID><Filter><Prefix>t2/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration>"
+      "</Rule><Rule><ID>quiver-results:t1/</ID><Filter><Prefix>t1/</Prefix></Filter><Status>Enabled</Status>"
+      "<Expiration><Days>9</Days></Expiration></Rule></LifecycleConfiguration>";
+  auto merged = MergeLifecycleRule(existing, "t1/", 2);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(*merged,
+            "<LifecycleConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+            "<Rule><ID>keep-me</ID><Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status>"
+            "<Expiration><Days>30</Days></Expiration></Rule>"
+            "<Rule><ID>quiver-results</ID><Filter><Prefix>t2/</Prefix></Filter><Status>Enabled</Status>"
+            "<Expiration><Days>1</Days></Expiration></Rule>"
+            "<Rule><ID>quiver-results:t1/</ID><Filter><Prefix>t1/</Prefix></Filter><Status>Enabled</Status>"
+            "<Expiration><Days>2</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>2"
+            "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>");
+  auto fresh = MergeLifecycleRule("", "a&b<c/", 1);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_NE(fresh->find("<ID>quiver-results:a&amp;b&lt;c/</ID><Filter><Prefix>a&amp;b&lt;c/</Prefix>"),
+            std::string::npos)
+      << *fresh;
+  EXPECT_FALSE(MergeLifecycleRule("<Error/>", "t1/", 1).ok());
+  EXPECT_FALSE(MergeLifecycleRule("<LifecycleConfiguration><Rule><ID>x</ID>", "t1/", 1).ok());
+  EXPECT_FALSE(MergeLifecycleRule("", "t1/", 0).ok());
+  EXPECT_EQ(LifecycleRuleId(std::string(300, 'p')).size(), std::string("quiver-results:sha256:").size() + 64);
+}
+
 TEST_F(S3StoreTest, AStoreThatDoesNotAnswerFailsFastInsteadOfHanging) {
   auto o = ClientOptions(bucket_);
   o.endpoint = "https://127.0.0.1:9";  // discard port: nothing listens

@@ -7,10 +7,12 @@
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 
 #include "quiver/fetch/chunk_store.h"
+#include "quiver/fetch/link_signer.h"
 #include "quiver/server/result_service.h"
 #include "quiver/tcli/TCLIService.h"
 #include "quiver/testing/status_assertions.h"
@@ -116,7 +118,8 @@ class CountingExecutor : public StatementExecutor {
 
 struct Server {
   std::unique_ptr<ResultService> service;
-  Server(MemoryPool* pool, StatementExecutor* executor, fetch::ChunkStore* store, const std::string& secret) {
+  Server(MemoryPool* pool, StatementExecutor* executor, fetch::ChunkStore* store, const std::string& secret,
+         const std::function<void(ResultServiceOptions&)>& tweak = {}) {
     ResultServiceOptions o;
     o.pool = pool;
     o.executor = executor;
@@ -126,17 +129,28 @@ struct Server {
     o.max_links_per_fetch = 3;
     o.fetch_wait_ms = 2000;
     o.cluster_secret = secret;
+    if (tweak) tweak(o);
     service = ResultService::Make(o).value();
   }
   // One RPC: send_X through a Thrift client into Dispatch, recv_X back.
+  // `seqid` replaces the message header's sequence id (the C++ client
+  // always sends 0; the Node driver's Thrift client counts its calls).
   template <typename Send, typename Recv>
-  void Call(Send send, Recv recv) {
+  void Call(Send send, Recv recv, int32_t seqid = 0) {
     auto out = std::make_shared<TMemoryBuffer>();
     auto in = std::make_shared<TMemoryBuffer>();
     t::TCLIServiceClient c(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in),
                            std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out));
     send(c);
-    const std::string request = out->getBufferAsString();
+    std::string request = out->getBufferAsString();
+    if (seqid != 0) {
+      // Strict binary header: version|type (4), name length (4), name, seqid (4).
+      ASSERT_GE(request.size(), 8u);
+      const uint32_t name_bytes = (uint32_t(uint8_t(request[4])) << 24) | (uint32_t(uint8_t(request[5])) << 16) |
+                                  (uint32_t(uint8_t(request[6])) << 8) | uint32_t(uint8_t(request[7]));
+      ASSERT_GE(request.size(), 12u + name_bytes);
+      for (int i = 0; i < 4; ++i) request[8 + name_bytes + i] = static_cast<char>(uint32_t(seqid) >> (24 - 8 * i));
+    }
     auto reply =
         service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.data()), request.size()));
     ASSERT_TRUE(reply.ok()) << reply.status().ToString();
@@ -145,6 +159,26 @@ struct Server {
     recv(c);
   }
 };
+
+std::string HexOf(const std::string& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+// "SELECT x FROM t" in `session`, asynchronous, CloudFetch allowed.
+t::TExecuteStatementReq SelectX(const t::TSessionHandle& session) {
+  t::TExecuteStatementReq ex;
+  ex.sessionHandle = session;
+  ex.statement = "SELECT x FROM t";
+  ex.__set_runAsync(true);
+  ex.__set_canDownloadResult(true);
+  return ex;
+}
 
 class StatelessServiceTest : public ::testing::Test {
  protected:
@@ -164,11 +198,7 @@ TEST_F(StatelessServiceTest, EveryCallOnAnotherServerReturnsEveryRowOnceAndClose
   t::TOpenSessionResp open;
   next().Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
   ASSERT_EQ(open.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
-  t::TExecuteStatementReq ex;
-  ex.sessionHandle = open.sessionHandle;
-  ex.statement = "SELECT x FROM t";
-  ex.__set_runAsync(true);
-  ex.__set_canDownloadResult(true);
+  const t::TExecuteStatementReq ex = SelectX(open.sessionHandle);
   t::TExecuteStatementResp exr;
   next().Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); });
   ASSERT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
@@ -253,9 +283,234 @@ TEST_F(StatelessServiceTest, EveryCallOnAnotherServerReturnsEveryRowOnceAndClose
   a.service->ExpireIdle(fetch::NowEpochMs());
   b.service->ExpireIdle(fetch::NowEpochMs());
   EXPECT_EQ(store_.chunks(), 0u);
-  EXPECT_EQ(store_.documents(), 0u);
+  // Only the closed session's marker and its expiry entry are left.
+  auto docs = store_.ListDocuments("").value();
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[0], "closed-sessions/" + HexOf(open.sessionHandle.sessionId.guid));
+  EXPECT_EQ(docs[1].rfind("expiry/", 0), 0u);
   EXPECT_EQ(a.service->chunk_pool()->held_bytes(), 0);
   EXPECT_EQ(b.service->chunk_pool()->held_bytes(), 0);
+}
+
+// Opens a session and runs "SELECT x FROM t" (CloudFetch) on `s`, then waits
+// until it is FINISHED; returns the operation handle.
+// `seqid`: of every call (0 as from C++ Thrift).
+t::TOperationHandle RunToFinished(Server& s, t::TSessionHandle* session, int32_t seqid = 0) {
+  t::TOpenSessionResp open;
+  s.Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); }, seqid);
+  EXPECT_EQ(open.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  *session = open.sessionHandle;
+  const t::TExecuteStatementReq ex = SelectX(open.sessionHandle);
+  t::TExecuteStatementResp exr;
+  s.Call([&](auto& c) { c.send_ExecuteStatement(ex); }, [&](auto& c) { c.recv_ExecuteStatement(exr); }, seqid);
+  EXPECT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
+  for (int i = 0; i < 200; ++i) {
+    t::TGetOperationStatusReq sr;
+    sr.operationHandle = exr.operationHandle;
+    t::TGetOperationStatusResp st;
+    s.Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+    if (st.operationState == t::TOperationState::FINISHED_STATE || st.operationState == t::TOperationState::ERROR_STATE)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return exr.operationHandle;
+}
+
+// FETCH_NEXT without startRowOffset, as @databricks/sql 2.1.0 sends it
+// (every such request is byte-identical but for the Thrift seqid): the
+// first row of each link and the rows of the page.
+struct PageRows {
+  std::vector<int64_t> starts;
+  int64_t rows = 0;
+  bool more = false;
+};
+PageRows FetchNext(Server& s, const t::TOperationHandle& op, bool first, int32_t seqid) {
+  t::TFetchResultsReq fr;
+  fr.operationHandle = op;
+  fr.orientation = first ? t::TFetchOrientation::FETCH_FIRST : t::TFetchOrientation::FETCH_NEXT;
+  fr.maxRows = 100000;
+  t::TFetchResultsResp page;
+  s.Call([&](auto& c) { c.send_FetchResults(fr); }, [&](auto& c) { c.recv_FetchResults(page); }, seqid);
+  EXPECT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+  PageRows out;
+  for (const auto& l : page.results.resultLinks) {
+    out.starts.push_back(l.startRowOffset);
+    out.rows += l.rowCount;
+  }
+  out.more = page.hasMoreRows;
+  return out;
+}
+
+// A server that saved the advanced cursor and died before its reply left
+// (or a balancer that re-sent the request after a timeout): the retry, the
+// same bytes on another server, gets the same page, and the next request
+// goes on after it; no page is skipped or served twice.
+TEST_F(StatelessServiceTest, ARetriedFetchNextGetsTheSamePageOnAnotherServer) {
+  Server a(pool_.get(), &executor_, &store_, secret_);
+  Server b(pool_.get(), &executor_, &store_, secret_);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = RunToFinished(a, &session);
+
+  int32_t seqid = 100;
+  PageRows p1 = FetchNext(b, op, /*first=*/true, ++seqid);
+  ASSERT_EQ(p1.starts.size(), 3u);  // max_links_per_fetch
+  EXPECT_EQ(p1.starts[0], 0);
+  int64_t next_row = p1.rows;
+  // Page 2 on a; its reply is "lost", and the same request goes to b.
+  const int32_t lost = ++seqid;
+  PageRows p2 = FetchNext(a, op, false, lost);
+  PageRows retry = FetchNext(b, op, false, lost);
+  ASSERT_FALSE(p2.starts.empty());
+  EXPECT_EQ(p2.starts[0], next_row);
+  EXPECT_EQ(retry.starts, p2.starts);
+  EXPECT_EQ(retry.rows, p2.rows);
+  // ... and once more on a (two retries in a row).
+  EXPECT_EQ(FetchNext(a, op, false, lost).starts, p2.starts);
+  next_row += p2.rows;
+  // The following requests carry new seqids: they go on after page 2.
+  int pages = 0;
+  for (bool more = retry.more; more && pages < 100; ++pages) {
+    PageRows p = FetchNext(pages % 2 ? a : b, op, false, ++seqid);
+    ASSERT_FALSE(p.starts.empty());
+    EXPECT_EQ(p.starts[0], next_row) << "page " << pages + 3;
+    next_row += p.rows;
+    more = p.more;
+  }
+  EXPECT_EQ(next_row, 20000);
+  EXPECT_GE(pages, 1);
+
+  // Clients that send no seqid (0) are not replayed: each FETCH_NEXT moves on.
+  PageRows f = FetchNext(a, op, /*first=*/true, 0);
+  PageRows n1 = FetchNext(b, op, false, 0);
+  PageRows n2 = FetchNext(a, op, false, 0);
+  ASSERT_FALSE(n1.starts.empty());
+  ASSERT_FALSE(n2.starts.empty());
+  EXPECT_EQ(n1.starts[0], f.rows);
+  EXPECT_EQ(n2.starts[0], f.rows + n1.rows);
+
+  // Nor are clients that send one constant seqid with every call (their
+  // ExecuteStatement's too): every FETCH_NEXT moves on.
+  t::TSessionHandle session2;
+  const t::TOperationHandle op2 = RunToFinished(b, &session2, 42);
+  PageRows c1 = FetchNext(a, op2, /*first=*/true, 42);
+  PageRows c2 = FetchNext(b, op2, false, 42);
+  PageRows c3 = FetchNext(a, op2, false, 42);
+  ASSERT_FALSE(c2.starts.empty());
+  ASSERT_FALSE(c3.starts.empty());
+  EXPECT_EQ(c2.starts[0], c1.rows);
+  EXPECT_EQ(c3.starts[0], c1.rows + c2.rows);
+}
+
+// The same with the local store (one server): a request the balancer
+// re-sends to the same server after a response timeout.
+TEST_F(StatelessServiceTest, ARetriedFetchNextGetsTheSamePageWithTheLocalStore) {
+  fetch::LocalChunkStoreOptions so;
+  so.link_base_url = "https://127.0.0.1:1";
+  auto local = fetch::LocalChunkStore::Make(so, fetch::LinkSigner::MakeRandom().value()).value();
+  Server a(pool_.get(), &executor_, local.get(), "");
+  t::TSessionHandle session;
+  const t::TOperationHandle op = RunToFinished(a, &session);
+  PageRows p1 = FetchNext(a, op, true, 7);
+  PageRows p2 = FetchNext(a, op, false, 8);
+  PageRows again = FetchNext(a, op, false, 8);
+  PageRows p3 = FetchNext(a, op, false, 9);
+  ASSERT_FALSE(p2.starts.empty());
+  ASSERT_FALSE(p3.starts.empty());
+  EXPECT_EQ(p2.starts[0], p1.rows);
+  EXPECT_EQ(again.starts, p2.starts);
+  EXPECT_EQ(p3.starts[0], p1.rows + p2.rows);
+}
+
+// CloseSession on one server: the session's handle and its operations are
+// refused by every server, including one that had already used the session;
+// the marker that says so goes with the session's expiry.
+TEST_F(StatelessServiceTest, ASessionClosedOnOneServerIsClosedOnEveryServer) {
+  auto short_sessions = [](ResultServiceOptions& o) { o.session_idle_timeout_ms = 60000; };
+  Server a(pool_.get(), &executor_, &store_, secret_, short_sessions);
+  Server b(pool_.get(), &executor_, &store_, secret_, short_sessions);
+  Server c(pool_.get(), &executor_, &store_, secret_, short_sessions);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = RunToFinished(a, &session);
+  auto get_info = [&](Server& s) {
+    t::TGetInfoReq gi;
+    gi.sessionHandle = session;
+    gi.infoType = t::TGetInfoType::CLI_SERVER_NAME;
+    t::TGetInfoResp r;
+    s.Call([&](auto& cl) { cl.send_GetInfo(gi); }, [&](auto& cl) { cl.recv_GetInfo(r); });
+    return r.status.statusCode;
+  };
+  auto execute = [&](Server& s) {
+    t::TExecuteStatementReq ex;
+    ex.sessionHandle = session;
+    ex.statement = "SELECT x FROM t";
+    t::TExecuteStatementResp r;
+    s.Call([&](auto& cl) { cl.send_ExecuteStatement(ex); }, [&](auto& cl) { cl.recv_ExecuteStatement(r); });
+    return r.status.statusCode;
+  };
+  auto op_status = [&](Server& s) {
+    t::TGetOperationStatusReq sr;
+    sr.operationHandle = op;
+    t::TGetOperationStatusResp r;
+    s.Call([&](auto& cl) { cl.send_GetOperationStatus(sr); }, [&](auto& cl) { cl.recv_GetOperationStatus(r); });
+    return r.status.statusCode;
+  };
+  // Before: every server accepts both (b adopts the session).
+  for (Server* s : {&a, &b, &c}) {
+    EXPECT_EQ(get_info(*s), t::TStatusCode::SUCCESS_STATUS);
+    EXPECT_EQ(op_status(*s), t::TStatusCode::SUCCESS_STATUS);
+  }
+  t::TCloseSessionReq cs;
+  cs.sessionHandle = session;
+  t::TCloseSessionResp csr;
+  c.Call([&](auto& cl) { cl.send_CloseSession(cs); }, [&](auto& cl) { cl.recv_CloseSession(csr); });
+  ASSERT_EQ(csr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << csr.status.errorMessage;
+  for (Server* s : {&a, &b, &c}) {
+    EXPECT_EQ(get_info(*s), t::TStatusCode::INVALID_HANDLE_STATUS);
+    EXPECT_EQ(execute(*s), t::TStatusCode::INVALID_HANDLE_STATUS);
+    EXPECT_EQ(op_status(*s), t::TStatusCode::INVALID_HANDLE_STATUS);
+  }
+  EXPECT_EQ(store_.chunks(), 0u);
+  EXPECT_TRUE(store_.GetDocument("closed-sessions/" + HexOf(session.sessionId.guid)).value().has_value());
+  // Past the session's lifetime any server's sweep removes the marker.
+  b.service->ExpireIdle(fetch::NowEpochMs() + 61000);
+  EXPECT_EQ(store_.documents(), 0u);
+  a.service->ExpireIdle(fetch::NowEpochMs());
+  c.service->ExpireIdle(fetch::NowEpochMs());
+  EXPECT_EQ(a.service->chunk_pool()->held_bytes(), 0);
+}
+
+// A result larger than max_result_bytes fails with SQLSTATE 54000 naming
+// the limit, on every server, and leaves no chunk in the store.
+TEST_F(StatelessServiceTest, AResultPastMaxResultBytesFailsAndLeavesNoChunk) {
+  auto limited = [](ResultServiceOptions& o) {
+    o.lz4 = false;  // stored bytes = IPC bytes: ~16 KiB chunks, the third one passes the limit
+    o.max_result_bytes = 40000;
+  };
+  Server a(pool_.get(), &executor_, &store_, secret_, limited);
+  Server b(pool_.get(), &executor_, &store_, secret_, limited);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = RunToFinished(a, &session);
+  t::TGetOperationStatusReq sr;
+  sr.operationHandle = op;
+  for (Server* s : {&a, &b}) {
+    t::TGetOperationStatusResp st;
+    s->Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+    ASSERT_EQ(st.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    EXPECT_EQ(st.operationState, t::TOperationState::ERROR_STATE);
+    EXPECT_EQ(st.sqlState, "54000");
+    EXPECT_NE(st.errorMessage.find("past the server's limit of 40000 bytes per result (max_result_bytes)"),
+              std::string::npos)
+        << st.errorMessage;
+  }
+  EXPECT_EQ(store_.chunks(), 0u);
+  EXPECT_GE(a.service->stats().chunks_written, 2);  // some chunks were stored, then removed
+  // Without the limit the same statement succeeds (the result is ~160 KB of IPC).
+  Server unlimited(pool_.get(), &executor_, &store_, secret_);
+  const t::TOperationHandle ok = RunToFinished(unlimited, &session);
+  sr.operationHandle = ok;
+  t::TGetOperationStatusResp st;
+  unlimited.Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+  EXPECT_EQ(st.operationState, t::TOperationState::FINISHED_STATE);
 }
 
 TEST_F(StatelessServiceTest, HandlesSignedWithAnotherSecretAreRefused) {
