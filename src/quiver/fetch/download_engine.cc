@@ -115,6 +115,7 @@ struct Chunk {
   DownloadStats* stats = nullptr;
   const DownloadOptions* options = nullptr;
   bool lz4 = true;
+  bool checksums_skipped = false;  // the decoder skips the LZ4 checksums (opted out, over TLS)
 };
 
 bool StartsWithNoCase(const char* s, size_t n, const char* prefix) {
@@ -197,6 +198,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       curl_easy_getinfo(c->easy.get(), CURLINFO_EFFECTIVE_URL, &effective);
       o.verify_lz4_checksums = c->options->verify_lz4_checksums || effective == nullptr ||
                                std::string_view(effective).rfind("https://", 0) != 0;
+      c->checksums_skipped = c->lz4 && !o.verify_lz4_checksums;
       auto d = ChunkDecoder::Make(o);
       if (!d.ok()) {
         c->write_error = d.status();
@@ -562,6 +564,7 @@ class EngineImpl final : public DownloadEngine {
       }
       QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> body, c->decoder->Finish());
       stats_.heap_fallbacks += c->decoder->used_heap_fallback() ? 1 : 0;
+      stats_.lz4_checksums_skipped += c->checksums_skipped ? 1 : 0;
       c->decoder.reset();
       stats_.bytes_decoded += body->size();
       TrueUp(c, body->size());

@@ -133,6 +133,9 @@ struct DownloadStats {
   std::atomic<int64_t> pages{0};
   std::atomic<int64_t> window_peak_bytes{0};
   std::atomic<int64_t> heap_fallbacks{0};
+  /// LZ4 chunks decoded without checking their frames' checksums
+  /// (DownloadOptions::verify_lz4_checksums false, received over TLS).
+  std::atomic<int64_t> lz4_checksums_skipped{0};
 };
 
 /// A decoded chunk, handed to the consumer in file order.
