@@ -3,7 +3,8 @@
 # `quiver query` (CloudFetch, several LZ4 chunks) with exactly the rows of
 # `quiver sql --tpch 0.01` run in-process (sorted CSV compared byte for
 # byte), and an unsupported statement fails the client with the engine's
-# message and sqlState 0A000.
+# message and sqlState 0A000; with --no-lz4-checksums the same rows, every
+# chunk reported decoded without its LZ4 checksums.
 # Usage: serve_tpch_check.sh QUIVER
 set -u
 q="$1"
@@ -35,9 +36,17 @@ rows=$(($(wc -l < "$dir/local.sorted") - 1))
 [ "$rows" -gt 1000 ] || fail "only $rows rows"
 cmp -s "$dir/remote.sorted" "$dir/local.sorted" || fail "served rows differ from the in-process rows"
 grep -Eq ' [2-9][0-9]* chunks| [1-9][0-9]+ chunks' "$dir/query.err" || fail "expected several chunks: $(cat "$dir/query.err")"
+grep -q 'checksums skipped' "$dir/query.err" && fail "checksums skipped by default: $(cat "$dir/query.err")"
+# --no-lz4-checksums: the same rows, every chunk (LZ4, over TLS) decoded unchecked.
+"$q" query --server "$url" --ca-cert "$cert" --format csv --no-lz4-checksums "$sql" > "$dir/unchecked.csv" \
+  2> "$dir/unchecked.err" || fail "query --no-lz4-checksums failed: $(cat "$dir/unchecked.err")"
+sort "$dir/unchecked.csv" | cmp -s - "$dir/local.sorted" || fail "--no-lz4-checksums rows differ"
+chunks=$(sed -n 's/^quiver query: [0-9]* rows, \([0-9]*\) chunks.*/\1/p' "$dir/unchecked.err")
+grep -q "; LZ4 checksums skipped on $chunks chunks (TLS)" "$dir/unchecked.err" ||
+  fail "expected all $chunks chunks unchecked: $(cat "$dir/unchecked.err")"
 if "$q" query --server "$url" --ca-cert "$cert" "SELECT o_orderkey FROM orders UNION SELECT 1" > /dev/null 2> "$dir/err.txt"; then
   fail "UNION succeeded"
 fi
 grep -q 'UNION is not supported (line 1, column' "$dir/err.txt" || fail "error message: $(cat "$dir/err.txt")"
 grep -q 'sqlState 0A000' "$dir/err.txt" || fail "no sqlState: $(cat "$dir/err.txt")"
-echo "serve_tpch_check: $rows rows equal; errors carry sqlState: ok"
+echo "serve_tpch_check: $rows rows equal (also unchecked, $chunks chunks); errors carry sqlState: ok"

@@ -180,6 +180,16 @@ async function query(session, sql, options = {}) {
   return rows;
 }
 
+// The result schema a statement announces, as "name:TYPE_ID_NAME,...", from
+// the driver's getSchema (the Thrift TTableSchema).
+async function describeColumns(session, sql) {
+  const { TTypeId } = require('@databricks/sql/thrift/TCLIService_types');
+  const op = await session.executeStatement(sql);
+  const schema = await op.getSchema();
+  await op.close();
+  return schema.columns.map((c) => `${c.columnName}:${TTypeId[c.typeDesc.types[0].primitiveEntry.type]}`).join();
+}
+
 async function main() {
   const lineitem = path.join(tmp, 'lineitem.arrows');
   quiver('gen', 'lineitem', '--rows', '40000', '--max-bytes-per-batch', '262144', '-o', lineitem);
@@ -314,11 +324,26 @@ async function main() {
     const schemas = await query(session, 'SHOW SCHEMAS');
     if (JSON.stringify(schemas) !== '[{"databaseName":"default"}]') throw new Error(`SHOW SCHEMAS ${JSON.stringify(schemas)}`);
     const databases = await query(session, 'SHOW DATABASES');
-    if (databases.length !== 1) throw new Error(`SHOW DATABASES ${JSON.stringify(databases)}`);
-    const shown = (await query(session, "SHOW TABLES IN default LIKE 'line*|super*'")).map((r) => r.table_name).sort();
+    if (JSON.stringify(databases) !== '[{"databaseName":"default"}]') throw new Error(`SHOW DATABASES ${JSON.stringify(databases)}`);
+    // Spark's columns, named as Databricks names them: database, tableName, isTemporary (boolean).
+    const tables = await query(session, "SHOW TABLES IN default LIKE 'line*|super*'");
+    if (tables.some((r) => Object.keys(r).join() !== 'database,tableName,isTemporary' || r.database !== 'default' || r.isTemporary !== false)) {
+      throw new Error(`SHOW TABLES columns ${JSON.stringify(tables)}`);
+    }
+    const shown = tables.map((r) => r.tableName).sort();
     if (JSON.stringify(shown) !== '["lineitem","superstore"]') throw new Error(`SHOW TABLES IN default ${shown}`);
+    const tablesMeta = await describeColumns(session, "SHOW TABLES IN default LIKE 'none'");
+    if (tablesMeta !== 'database:STRING_TYPE,tableName:STRING_TYPE,isTemporary:BOOLEAN_TYPE') throw new Error(`SHOW TABLES schema ${tablesMeta}`);
+    // DESCRIBE: col_name, data_type (Spark's type names), comment (NULL: no comments).
     const described = await query(session, 'DESCRIBE TABLE default.`lineitem`');
-    if (described.map((r) => r.column_name).join() !== Object.keys(expected.lineitem[0]).join()) throw new Error(`DESCRIBE ${JSON.stringify(described)}`);
+    if (described.map((r) => r.col_name).join() !== Object.keys(expected.lineitem[0]).join()) throw new Error(`DESCRIBE ${JSON.stringify(described)}`);
+    const types = Object.fromEntries(described.map((r) => [r.col_name, r.data_type]));
+    if (types.l_orderkey !== 'bigint' || types.l_linenumber !== 'int' || types.l_quantity !== 'decimal(15,2)' || types.l_shipdate !== 'date' || types.l_comment !== 'string') {
+      throw new Error(`DESCRIBE types ${JSON.stringify(types)}`);
+    }
+    if (described.some((r) => Object.keys(r).join() !== 'col_name,data_type,comment' || r.comment !== null)) throw new Error(`DESCRIBE columns ${JSON.stringify(described[0])}`);
+    const describeMeta = await describeColumns(session, 'DESC lineitem');
+    if (describeMeta !== 'col_name:STRING_TYPE,data_type:STRING_TYPE,comment:STRING_TYPE') throw new Error(`DESCRIBE schema ${describeMeta}`);
     const use = await query(session, 'USE default');
     if (use.length !== 0) throw new Error(`USE default returned ${JSON.stringify(use)}`);
     const one = await query(session, 'SELECT 1 AS one, CAST(1 AS DOUBLE) AS d');

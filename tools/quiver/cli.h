@@ -60,6 +60,16 @@ CLI::Validator ParsedBy(Parse parse, std::string type_name) {
       std::move(type_name));
 }
 
+/// The path of the running quiver executable (/proc/self/exe), for the
+/// subcommands that start quiver again as a child (bench fetch, bench serve,
+/// demo); "quiver" (looked up in PATH) when it cannot be read.
+std::string SelfExecutable();
+
+/// The end of a benchmark run with --check: Invalid "<what> --check: N
+/// check(s) failed; first: ..." when `failures` is not empty, else OK after
+/// "<what> --check: all checks passed (<passed_note>)" on stderr.
+Status CheckResult(const std::string& what, const std::vector<std::string>& failures, const std::string& passed_note);
+
 /// A subcommand's action: returns the process exit status or an error.
 using Action = std::function<Status()>;
 

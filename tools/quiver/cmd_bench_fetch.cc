@@ -14,16 +14,6 @@
 #include "quiver/cli.h"
 
 namespace quiver::cli {
-namespace {
-
-std::string SelfExe() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "quiver";
-  return std::string(buf, static_cast<size_t>(n));
-}
-
-}  // namespace
 
 void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
   auto* cmd = bench->add_subcommand(
@@ -53,21 +43,15 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       bench::FetchBenchOptions bo = o->bench;
-      bo.quiver_path = SelfExe();
+      bo.quiver_path = SelfExecutable();
 #ifdef QUIVER_BENCH_DIR
       if (bo.node_script.empty()) bo.node_script = std::string(QUIVER_BENCH_DIR) + "/databricks_fetchall.mjs";
 #endif
       QUIVER_ASSIGN_OR_RETURN(const bench::FetchBenchResult r, bench::RunFetchBench(bo, ctx.root, stderr));
       std::fputs(bench::FetchBenchReport(r, bo, o->json).c_str(), stdout);
       std::fflush(stdout);
-      if (bo.check) {
-        if (!r.failures.empty()) {
-          return Status::Invalid("bench fetch --check: " + std::to_string(r.failures.size()) +
-                                 " check(s) failed; first: " + r.failures[0]);
-        }
-        std::fprintf(stderr, "bench fetch --check: all checks passed (%zu rows of results)\n", r.rows.size());
-      }
-      return Status::OK();
+      if (!bo.check) return Status::OK();
+      return CheckResult("bench fetch", r.failures, std::to_string(r.rows.size()) + " rows of results");
     };
   });
 

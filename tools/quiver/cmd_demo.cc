@@ -37,9 +37,7 @@ void AddDemo(CLI::App& app, Context& ctx, Action* action) {
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       job::MainJobOptions jo = o->job;
-      char exe[4096];
-      const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-      if (n > 0) jo.client_exe.assign(exe, static_cast<size_t>(n));
+      jo.client_exe = SelfExecutable();
       QUIVER_ASSIGN_OR_RETURN(jo.memory_mode, join::ParseMemoryMode(o->memory_mode));
       return job::RunMainJob(jo, ctx.root, stdout).status();
     };

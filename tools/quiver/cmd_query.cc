@@ -38,6 +38,7 @@ struct QueryOpts {
   int parallel = 8;
   std::string policy = "stream-mmap";
   int retries = 4;
+  bool no_lz4_checksums = false;
   int64_t limit = -1;
   bool quiet = false;
   bool hold = false;
@@ -64,6 +65,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   jo.parallel = o.parallel;
   if (o.retries < 0) return Status::Invalid("--retries must be >= 0");
   jo.retries = o.retries;
+  jo.verify_lz4_checksums = !o.no_lz4_checksums;
   jo.sql = o.sql;
   if (jo.sql == "-") {  // the statement from stdin (texts over the 128 KiB argument limit)
     jo.sql.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -115,6 +117,9 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
       ->check(CLI::IsMember({"heap", "mmap-after", "stream-mmap"}));
   cmd->add_option("--retries", o->retries, "retries per chunk on 5xx, timeouts, resets (default 4)")
       ->check(CLI::Range(0, 100));
+  cmd->add_flag("--no-lz4-checksums", o->no_lz4_checksums,
+                "skip the LZ4 frames' xxHash32 checksums of chunks received over TLS (which already authenticates "
+                "every byte; less client CPU); plain-http chunks are always checked");
   cmd->add_option("--limit", o->limit, "stop after N rows (cancels the rest)");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress, summary or memory report");
   cmd->callback([&ctx, o, action, exit_code] {

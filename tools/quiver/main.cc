@@ -1,4 +1,6 @@
 // quiver — command-line entry point: global options and subcommand dispatch.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "quiver/cli.h"
@@ -41,6 +43,22 @@ CLI::Validator ByteSize() {
         return std::string();
       },
       "BYTES");
+}
+
+std::string SelfExecutable() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "quiver";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+Status CheckResult(const std::string& what, const std::vector<std::string>& failures, const std::string& passed_note) {
+  if (!failures.empty()) {
+    return Status::Invalid(what + " --check: " + std::to_string(failures.size()) +
+                           " check(s) failed; first: " + failures[0]);
+  }
+  std::fprintf(stderr, "%s --check: all checks passed (%s)\n", what.c_str(), passed_note.c_str());
+  return Status::OK();
 }
 
 std::shared_ptr<MemoryPool> Context::Child(const std::string& name) {

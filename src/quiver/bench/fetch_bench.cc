@@ -18,6 +18,8 @@
 #include <utility>
 
 #include "quiver/base/byte_size.h"
+#include "quiver/bench/child_process.h"
+#include "quiver/bench/curl_links.h"
 #include "quiver/bench/generated_stream.h"
 #include "quiver/bench/measure.h"
 #include "quiver/datagen/batch_generator.h"
@@ -32,115 +34,6 @@ using json = nlohmann::ordered_json;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 double Since(Clock::time_point t0) { return Seconds(t0, Clock::now()); }
-
-// Starts argv as a child process whose stdout is a pipe; returns its pid and
-// the pipe's read end in *stdout_fd (the caller closes it). stderr passes
-// through unless `silence_stderr` (then /dev/null). `search_path`: the
-// program is looked up in PATH (execvp) rather than taken as a path (execv).
-Result<pid_t> SpawnWithStdoutPipe(const std::vector<std::string>& argv, bool silence_stderr, bool search_path,
-                                  int* stdout_fd) {
-  int fds[2];
-  if (pipe(fds) != 0) return Status::IOError("bench fetch: pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return Status::IOError("bench fetch: fork failed");
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    if (silence_stderr) {
-      const int devnull = open("/dev/null", O_WRONLY);
-      if (devnull >= 0) dup2(devnull, STDERR_FILENO);
-    }
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> a;
-    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    if (search_path) {
-      execvp(a[0], a.data());
-    } else {
-      execv(a[0], a.data());
-    }
-    _exit(127);
-  }
-  close(fds[1]);
-  *stdout_fd = fds[0];
-  return pid;
-}
-
-// Runs argv, returns (exit status, stdout). stderr passes through.
-Result<std::pair<int, std::string>> RunCapture(const std::vector<std::string>& argv) {
-  int out_fd = -1;
-  QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, false, true, &out_fd));
-  std::string out;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(out_fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(out_fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return std::make_pair(rc, out);
-}
-
-// The last line of `out` that parses as a JSON object.
-Result<json> LastJson(const std::string& out, const std::string& what) {
-  size_t end = out.size();
-  while (end > 0) {
-    size_t start = out.rfind('\n', end - 1);
-    start = start == std::string::npos ? 0 : start + 1;
-    const std::string line = out.substr(start, end - start);
-    if (!line.empty() && line[0] == '{') {
-      json j = json::parse(line, nullptr, false);
-      if (!j.is_discarded() && j.is_object()) return j;
-    }
-    if (start == 0) break;
-    end = start - 1;
-  }
-  return Status::Invalid(what + ": no JSON result line in its output: " + out.substr(0, 500));
-}
-
-// `quiver serve` as a child process; stopped (SIGTERM) on destruction.
-struct ServerProcess {
-  pid_t pid = -1;
-  int port = 0;
-  std::string path, cert;
-  ~ServerProcess() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      int st = 0;
-      waitpid(pid, &st, 0);
-    }
-  }
-  std::string url() const { return "https://127.0.0.1:" + std::to_string(port) + path; }
-};
-
-Status StartServer(const std::vector<std::string>& argv, ServerProcess* s) {
-  int out_fd = -1;
-  QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, true, false, &out_fd));
-  s->pid = pid;
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while (out.find("ready\n") == std::string::npos && (n = read(out_fd, buf, sizeof buf)) > 0) {
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(out_fd);
-  if (out.find("ready\n") == std::string::npos) {
-    return Status::IOError("bench fetch: quiver serve did not start: " + out);
-  }
-  auto field = [&](const std::string& key) {
-    const size_t p = out.find("\n" + key + ": ");
-    if (p == std::string::npos) return std::string();
-    const size_t b = p + key.size() + 3;
-    return out.substr(b, out.find('\n', b) - b);
-  };
-  s->port = std::atoi(field("port").c_str());
-  s->path = field("path");
-  s->cert = field("certificate");
-  if (s->port <= 0 || s->path.empty() || s->cert.empty()) {
-    return Status::IOError("bench fetch: cannot read quiver serve's banner: " + out);
-  }
-  return Status::OK();
-}
 
 json Opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -399,37 +292,18 @@ Result<FetchBenchResult> RunFetchBench(const FetchBenchOptions& o, const std::sh
     conn.poll_initial_ms = 5;
     QUIVER_ASSIGN_OR_RETURN(auto pc, fetch::ProtocolClient::Connect(conn));
     QUIVER_ASSIGN_OR_RETURN(auto st, pc->Execute(sql));
-    std::vector<fetch::ResultLink> links;
-    if (st.first_page) links = st.first_page->links;
-    bool more = !st.first_page || st.first_page->has_more_rows;
-    bool first = !st.first_page;
-    while (more) {
-      QUIVER_ASSIGN_OR_RETURN(auto page, pc->Fetch(st.operation, first, -1));
-      first = false;
-      links.insert(links.end(), page.links.begin(), page.links.end());
-      more = page.has_more_rows;
-    }
+    QUIVER_ASSIGN_OR_RETURN(const std::vector<fetch::ResultLink> links, CollectLinks(pc.get(), st));
+    const double links_s = Since(t0);
     int64_t link_rows = 0;
-    const std::string cfg = dir + "/curl.cfg";
-    {
-      std::ofstream f(cfg);
-      for (const auto& l : links) {
-        link_rows += l.row_count;
-        f << "url = \"" << l.file_link << "\"\noutput = \"/dev/null\"\n";
-        for (const auto& [k, v] : l.http_headers) f << "header = \"" << k << ": " << v << "\"\n";
-      }
-    }
+    for (const auto& l : links) link_rows += l.row_count;
     if (link_rows != table_rows) {
       fail("curl links: " + std::to_string(link_rows) + " rows, expected " + std::to_string(table_rows));
     }
-    const std::string command = o.curl +
-                                " --silent --no-progress-meter --show-error --fail --parallel --parallel-max " +
-                                std::to_string(o.parallel) + " --cacert '" + server.cert + "' -K '" + cfg + "'";
-    const int rc = std::system(command.c_str());
+    const Result<double> curl_run = CurlParallel(links, o.curl, o.parallel, server.cert, dir + "/curl.cfg");
     const double curl_s = Since(t0);
     (void)pc->CloseOperation(st.operation);
-    if (rc != 0) {
-      fail("curl exited " + std::to_string(rc) + ": " + command);
+    if (!curl_run.ok()) {
+      fail(curl_run.status().message());
     } else {
       FetchBenchRow r;
       r.kase = "curl";
@@ -438,7 +312,10 @@ Result<FetchBenchResult> RunFetchBench(const FetchBenchOptions& o, const std::sh
       r.seconds = curl_s;
       r.mb_per_s = table_bytes / 1e6 / curl_s;
       r.rows_per_s = static_cast<double>(table_rows) / curl_s;
-      r.note = std::to_string(links.size()) + " links to /dev/null; MB/s over the decoded bytes";
+      r.note = StringPrintf(
+          "%zu links to /dev/null (statement and links %.2f s, downloads %.2f s); MB/s over the "
+          "decoded bytes",
+          links.size(), links_s, *curl_run);
       rows.push_back(r);
       for (auto& x : rows) {
         if ((x.kase == "fetchall" || x.kase == "repeat" || x.kase == "stream") && x.seconds) {

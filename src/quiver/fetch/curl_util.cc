@@ -90,9 +90,23 @@ Result<HttpResponse> Perform(CURL* easy, const HttpRequest& r) {
   ApplyTls(easy, r.tls);
   char err[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, err);
+  if (r.abort != nullptr) {
+    curl_easy_setopt(
+        easy, CURLOPT_XFERINFOFUNCTION, +[](void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> int {
+          return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+        });
+    curl_easy_setopt(easy, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(r.abort));
+    curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
+  }
   const CURLcode rc = curl_easy_perform(easy);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
+  if (r.abort != nullptr) {
+    curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 1L);
+    curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, nullptr);
+    curl_easy_setopt(easy, CURLOPT_XFERINFODATA, nullptr);
+  }
+  if (rc == CURLE_ABORTED_BY_CALLBACK) return Status::Cancelled("request to " + RedactUrl(r.url) + " abandoned");
   if (sink.too_long) {
     return Status::Invalid("reply from " + RedactUrl(r.url) + " exceeds the limit of " +
                            std::to_string(r.max_body_bytes) + " bytes");

@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -57,6 +58,11 @@ struct HttpRequest {
   int64_t connect_timeout_ms = 10000;
   int64_t timeout_ms = 120000;
   int64_t max_body_bytes = int64_t{256} << 20;  ///< longer replies fail (Invalid)
+  /// When set, the request is abandoned once *abort is true (checked by
+  /// libcurl's progress callback: often while bytes move, about once a
+  /// second while the server is silent) and Perform returns Cancelled. The
+  /// flag is borrowed for the call.
+  const std::atomic<bool>* abort = nullptr;
 };
 
 struct HttpResponse {
@@ -66,7 +72,8 @@ struct HttpResponse {
 
 /// One blocking request on `easy` (kept alive between calls: keep-alive).
 /// IOError names the URL (redacted) and libcurl's error text; Invalid when
-/// the body exceeds max_body_bytes or is shorter than its Content-Length.
+/// the body exceeds max_body_bytes or is shorter than its Content-Length;
+/// Cancelled when request.abort was set.
 Result<HttpResponse> Perform(CURL* easy, const HttpRequest& request);
 
 }  // namespace quiver::fetch

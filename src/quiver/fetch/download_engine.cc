@@ -115,6 +115,7 @@ struct Chunk {
   DownloadStats* stats = nullptr;
   const DownloadOptions* options = nullptr;
   bool lz4 = true;
+  bool checksums_skipped = false;  // the decoder skips the LZ4 checksums (opted out, over TLS)
 };
 
 bool StartsWithNoCase(const char* s, size_t n, const char* prefix) {
@@ -197,6 +198,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       curl_easy_getinfo(c->easy.get(), CURLINFO_EFFECTIVE_URL, &effective);
       o.verify_lz4_checksums = c->options->verify_lz4_checksums || effective == nullptr ||
                                std::string_view(effective).rfind("https://", 0) != 0;
+      c->checksums_skipped = c->lz4 && !o.verify_lz4_checksums;
       auto d = ChunkDecoder::Make(o);
       if (!d.ok()) {
         c->write_error = d.status();
@@ -285,6 +287,7 @@ class EngineImpl final : public DownloadEngine {
 
   void Run() {
     Status st = Loop();
+    StopFetcher();  // its page in flight is abandoned; the RPCs below are this thread's alone
     // Stop every transfer and return their window shares.
     for (auto& c : chunks_) {
       if (c->easy) {
@@ -354,38 +357,118 @@ class EngineImpl final : public DownloadEngine {
     return Status::OK();
   }
 
-  Status FetchMoreLinks() {
+  // The link fetcher's thread: FetchResults pages from `next_row` (FETCH_FIRST
+  // when `first`) while fewer than parallel + 2 links wait to start (queued
+  // here or known to the engine), each page queued for the engine thread
+  // (TakeLinks), which is woken. A server may hold FetchResults until its
+  // next chunk exists, so pages are asked here and never stall the
+  // transfers. Ends after the last page (hasMoreRows false, or the row
+  // limit covered), on an error (kept for the engine), or at StopFetcher.
+  void FetchLinks(int64_t next_row, bool first) {
     int empty = 0;
     int64_t delay_ms = 5;
-    while (has_more_ && !Stopping()) {
-      int64_t waiting = 0;
-      for (size_t i = next_start_; i < chunks_.size(); ++i) waiting += chunks_[i]->state == Chunk::State::kWaiting;
-      if (waiting >= o_.parallel + 2) return Status::OK();
-      QUIVER_ASSIGN_OR_RETURN(FetchPage page, client_->Fetch(op_, /*first=*/!fetched_any_, next_row_, o_.page_rows));
-      fetched_any_ = true;
-      stats_.pages += 1;
-      if (!page.arrow_batches.empty()) {
-        return Status::NotImplemented("FetchResults returned inline Arrow batches in a CloudFetch result");
+    Status st;
+    auto stopped = [&] { return fetcher_stop_.load(); };
+    for (bool more = true; more && !stopped();) {
+      {
+        std::unique_lock<std::mutex> lock(links_mu_);
+        links_cv_.wait(lock, [&] { return stopped() || queued_links_ + engine_waiting_ < o_.parallel + 2; });
+        if (stopped()) break;
       }
-      if (page.links.empty() && page.has_more_rows) {
+      Result<FetchPage> page = [&] {
+        std::lock_guard<std::mutex> lock(client_mu_);
+        return client_->Fetch(op_, first, next_row, o_.page_rows, &fetcher_stop_);
+      }();
+      if (!page.ok()) {
+        if (!stopped()) st = page.status();
+        break;
+      }
+      first = false;
+      stats_.pages += 1;
+      if (!page->arrow_batches.empty()) {
+        st = Status::NotImplemented("FetchResults returned inline Arrow batches in a CloudFetch result");
+        break;
+      }
+      if (page->links.empty() && page->has_more_rows) {
         if (++empty > o_.max_empty_pages) {
-          return Status::Invalid("FetchResults returned " + std::to_string(empty) +
-                                 " empty pages in a row with hasMoreRows at row " + std::to_string(next_row_));
+          st = Status::Invalid("FetchResults returned " + std::to_string(empty) +
+                               " empty pages in a row with hasMoreRows at row " + std::to_string(next_row));
+          break;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        std::unique_lock<std::mutex> lock(links_mu_);
+        links_cv_.wait_for(lock, std::chrono::milliseconds(delay_ms), stopped);
         delay_ms = std::min<int64_t>(delay_ms * 2, 200);
         continue;
       }
       empty = 0;
-      QUIVER_RETURN_NOT_OK(AddLinks(page));
-      has_more_ = page.has_more_rows && !LimitReached();
+      // The engine checks the links (AddLinks); the next page starts after
+      // the last one here.
+      if (!page->links.empty()) next_row = page->links.back().start_row_offset + page->links.back().row_count;
+      more = page->has_more_rows && !(o_.row_limit >= 0 && next_row >= o_.row_limit);
+      {
+        std::lock_guard<std::mutex> lock(links_mu_);
+        queued_links_ += static_cast<int64_t>(page->links.size());
+        pages_.push_back(std::move(page).value());
+      }
+      Wake();
     }
-    if (!has_more_) {
+    {
+      std::lock_guard<std::mutex> lock(links_mu_);
+      fetcher_done_ = true;
+      fetcher_error_ = st;
+    }
+    Wake();
+  }
+
+  void StopFetcher() {
+    {
+      std::lock_guard<std::mutex> lock(links_mu_);
+      fetcher_stop_ = true;
+    }
+    links_cv_.notify_all();
+    if (fetcher_.joinable()) fetcher_.join();
+  }
+
+  // Engine thread: the pages the fetcher queued, checked and appended; once
+  // the fetcher is done and its pages are taken, every link is known.
+  Status TakeLinks() {
+    std::deque<FetchPage> pages;
+    bool done = false;
+    Status error;
+    {
+      std::lock_guard<std::mutex> lock(links_mu_);
+      pages.swap(pages_);
+      queued_links_ = 0;
+      done = fetcher_done_;
+      error = fetcher_error_;
+    }
+    for (const FetchPage& page : pages) {
+      if (!has_more_) break;  // the row limit is covered
+      QUIVER_RETURN_NOT_OK(AddLinks(page));
+      has_more_ = has_more_ && !LimitReached();
+    }
+    QUIVER_RETURN_NOT_OK(error);
+    if (done) has_more_ = false;
+    if (!has_more_ && !stats_.all_links_known) {
+      StopFetcher();
       stats_.all_links_known = true;
       std::lock_guard<std::mutex> lock(mu_);
       total_chunks_ = static_cast<int64_t>(chunks_.size());
     }
     return Status::OK();
+  }
+
+  // Engine thread: tells the fetcher how many known links wait to start.
+  void PublishWaiting() {
+    int64_t waiting = 0;
+    for (size_t i = next_start_; i < chunks_.size(); ++i) waiting += chunks_[i]->state == Chunk::State::kWaiting;
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(links_mu_);
+      wake = waiting < engine_waiting_;
+      engine_waiting_ = waiting;
+    }
+    if (wake) links_cv_.notify_all();
   }
 
   // Replaces a chunk's link by a fresh one from FetchResults(startRowOffset).
@@ -396,7 +479,11 @@ class EngineImpl final : public DownloadEngine {
     }
     ++c->refreshes;
     stats_.refreshes += 1;
-    QUIVER_ASSIGN_OR_RETURN(FetchPage page, client_->Fetch(op_, false, c->link.start_row_offset, o_.page_rows));
+    Result<FetchPage> fetched = [&] {
+      std::lock_guard<std::mutex> lock(client_mu_);  // after the fetcher's page in flight, if any
+      return client_->Fetch(op_, false, c->link.start_row_offset, o_.page_rows);
+    }();
+    QUIVER_ASSIGN_OR_RETURN(FetchPage page, std::move(fetched));
     stats_.pages += 1;
     for (const ResultLink& l : page.links) {
       if (l.start_row_offset != c->link.start_row_offset) continue;
@@ -562,6 +649,7 @@ class EngineImpl final : public DownloadEngine {
       }
       QUIVER_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> body, c->decoder->Finish());
       stats_.heap_fallbacks += c->decoder->used_heap_fallback() ? 1 : 0;
+      stats_.lz4_checksums_skipped += c->checksums_skipped ? 1 : 0;
       c->decoder.reset();
       stats_.bytes_decoded += body->size();
       TrueUp(c, body->size());
@@ -620,16 +708,21 @@ class EngineImpl final : public DownloadEngine {
   }
 
   Status Loop() {
+    bool first = true;
     if (first_page_) {
       stats_.pages += 1;
-      fetched_any_ = true;
+      first = false;
       QUIVER_RETURN_NOT_OK(AddLinks(*first_page_));
       has_more_ = first_page_->has_more_rows && !LimitReached();
     }
+    if (has_more_) {
+      fetcher_ = std::thread([this, next_row = next_row_, first] { FetchLinks(next_row, first); });
+    } else {
+      QUIVER_RETURN_NOT_OK(TakeLinks());  // every link known: no fetcher
+    }
     for (;;) {
       if (Stopping()) return cancel_ ? Status::Cancelled("fetch cancelled") : Status::OK();
-      QUIVER_RETURN_NOT_OK(FetchMoreLinks());
-      if (Stopping()) continue;
+      QUIVER_RETURN_NOT_OK(TakeLinks());
       // Retries whose backoff is over.
       const auto now = Clock::now();
       auto next_wake = now + std::chrono::milliseconds(500);
@@ -642,6 +735,7 @@ class EngineImpl final : public DownloadEngine {
         }
       }
       QUIVER_RETURN_NOT_OK(StartNext());
+      PublishWaiting();
       int running = 0;
       curl_multi_perform(multi_, &running);
       int left = 0;
@@ -699,7 +793,21 @@ class EngineImpl final : public DownloadEngine {
   double hint_ratio_ = 0;        // largest decoded / bytesNum of done chunks (0 = none yet)
   int64_t largest_decoded_ = 0;  // largest decoded chunk so far
   bool has_more_ = true;
-  bool fetched_any_ = false;
+
+  // The link fetcher (FetchLinks on fetcher_) and what it shares with the
+  // engine thread.
+  std::thread fetcher_;
+  std::atomic<bool> fetcher_stop_{false};  // also abandons its FetchResults in flight
+  std::mutex links_mu_;
+  std::condition_variable links_cv_;
+  std::deque<FetchPage> pages_;  // links_mu_: fetched, not yet taken by the engine
+  int64_t queued_links_ = 0;     // links_mu_: links in pages_
+  int64_t engine_waiting_ = 0;   // links_mu_: links the engine knows and has not started
+  bool fetcher_done_ = false;    // links_mu_: no page will follow
+  Status fetcher_error_;         // links_mu_
+  // One RPC at a time on client_: the fetcher's pages, the engine's link
+  // refreshes (a refresh waits for a page in flight).
+  std::mutex client_mu_;
 
   // Shared with the consumer (mu_).
   std::mutex mu_;

@@ -3,9 +3,14 @@
 // offered), decoding each as its bytes arrive (chunk_decoder.h), with memory
 // bounded in bytes.
 //
-// One background thread owns the ProtocolClient and the curl multi handle:
+// Two background threads: the engine thread owns the curl multi handle (and
+// the ProtocolClient at the start and the end); a link fetcher asks for
+// links while it runs, so that a FetchResults the server holds until its
+// next chunk exists never stalls the transfers (the client is shared under
+// a mutex; a link refresh waits for a page in flight):
 //   - links are requested page by page (FetchResults with an explicit
-//     startRowOffset) while fewer than `parallel` + 2 links wait; empty pages
+//     startRowOffset) while fewer than `parallel` + 2 links wait to start,
+//     and handed to the engine thread, which wakes; empty pages
 //     with hasMoreRows are fetched again (bounded); every link is checked
 //     (startRowOffsets start at 0 and are contiguous: a gap or an overlap is
 //     Invalid naming the chunk; rowCount >= 0; bytesNum <= the limit);
@@ -133,6 +138,9 @@ struct DownloadStats {
   std::atomic<int64_t> pages{0};
   std::atomic<int64_t> window_peak_bytes{0};
   std::atomic<int64_t> heap_fallbacks{0};
+  /// LZ4 chunks decoded without checking their frames' checksums
+  /// (DownloadOptions::verify_lz4_checksums false, received over TLS).
+  std::atomic<int64_t> lz4_checksums_skipped{0};
 };
 
 /// A decoded chunk, handed to the consumer in file order.
@@ -154,7 +162,8 @@ std::string ChunkLabel(int64_t index, int64_t start_row, int64_t row_count);
 
 class DownloadEngine {
  public:
-  /// Starts the engine thread. `client` is used only by that thread until
+  /// Starts the engine thread (and, while links remain, its link fetcher).
+  /// `client` is used only by those two threads, one call at a time, until
   /// the engine is destroyed. `first_page` is the direct results page, if
   /// any. Invalid for bad options.
   static Result<std::unique_ptr<DownloadEngine>> Start(std::shared_ptr<ProtocolClient> client,
@@ -162,7 +171,8 @@ class DownloadEngine {
                                                        std::optional<FetchPage> first_page, bool close_operation,
                                                        DownloadOptions options);
   /// Cancels what is still running (no CancelOperation unless Cancel() was
-  /// called) and joins the thread.
+  /// called) and joins the threads (a FetchResults in flight is abandoned
+  /// within about a second).
   virtual ~DownloadEngine() = default;
 
   /// The next chunk in file order (blocking), or nullopt after the last.

@@ -113,7 +113,7 @@ class ProtocolClient::Impl {
 
   // One RPC: serialise with send_X, POST, parse with recv_X.
   template <typename Send, typename Recv>
-  Status Call(const char* rpc, Send&& send, Recv&& recv) {
+  Status Call(const char* rpc, Send&& send, Recv&& recv, const std::atomic<bool>* abort = nullptr) {
     if (closed_) return Status::Invalid(std::string(rpc) + ": the session is closed");
     ++stats_.rpcs;
     std::string request;
@@ -126,7 +126,7 @@ class ProtocolClient::Impl {
     } catch (const std::exception& e) {
       return Status::Invalid(std::string(rpc) + ": cannot serialise the request: " + e.what());
     }
-    QUIVER_ASSIGN_OR_RETURN(std::string reply, Post(rpc, request));
+    QUIVER_ASSIGN_OR_RETURN(std::string reply, Post(rpc, request, abort));
     try {
       // The maximum message size is the reply's length: Thrift refuses any
       // string or container whose claimed size exceeds the bytes left.
@@ -146,7 +146,7 @@ class ProtocolClient::Impl {
     return Status::OK();
   }
 
-  Result<std::string> Post(const char* rpc, const std::string& body) {
+  Result<std::string> Post(const char* rpc, const std::string& body, const std::atomic<bool>* abort = nullptr) {
     HttpRequest req;
     req.url = o_.server_url;
     req.post_body = &body;
@@ -156,6 +156,7 @@ class ProtocolClient::Impl {
     req.connect_timeout_ms = o_.connect_timeout_ms;
     req.timeout_ms = o_.rpc_timeout_ms;
     req.max_body_bytes = o_.max_reply_bytes;
+    req.abort = abort;
     QUIVER_ASSIGN_OR_RETURN(HttpResponse resp, Perform(easy_.get(), req));
     if (resp.status != 200) {
       std::string snippet = resp.body.substr(0, 200);
@@ -350,7 +351,7 @@ Result<StatementResult> ProtocolClient::Execute(const std::string& sql, int64_t 
 }
 
 Result<FetchPage> ProtocolClient::Fetch(const OperationHandle& op, bool first, int64_t start_row_offset,
-                                        int64_t max_rows) {
+                                        int64_t max_rows, const std::atomic<bool>* abort) {
   tcli::TFetchResultsReq req;
   req.operationHandle = ToThrift(op);
   req.orientation = first ? tcli::TFetchOrientation::FETCH_FIRST : tcli::TFetchOrientation::FETCH_NEXT;
@@ -361,7 +362,7 @@ Result<FetchPage> ProtocolClient::Fetch(const OperationHandle& op, bool first, i
   ++impl_->stats_.fetch_results_calls;
   QUIVER_RETURN_NOT_OK(impl_->Call(
       "FetchResults", [&](tcli::TCLIServiceClient& c) { c.send_FetchResults(req); },
-      [&](tcli::TCLIServiceClient& c) { c.recv_FetchResults(resp); }));
+      [&](tcli::TCLIServiceClient& c) { c.recv_FetchResults(resp); }, abort));
   QUIVER_RETURN_NOT_OK(CheckStatus("FetchResults", resp.status));
   return PageFromThrift(resp);
 }

@@ -148,7 +148,12 @@ class ProtocolClient {
   /// FetchResults. `first` sends FETCH_FIRST, otherwise FETCH_NEXT;
   /// `start_row_offset` >= 0 is sent as startRowOffset (paging by explicit
   /// offset, and link refresh). `max_rows` is the page size requested.
-  Result<FetchPage> Fetch(const OperationHandle& op, bool first, int64_t start_row_offset, int64_t max_rows = 100000);
+  /// `abort` (borrowed, may be null): once true, a call still waiting for
+  /// the reply (a server may hold FetchResults until rows exist) is
+  /// abandoned within about a second with Cancelled; the client stays
+  /// usable (the next call opens a new connection).
+  Result<FetchPage> Fetch(const OperationHandle& op, bool first, int64_t start_row_offset, int64_t max_rows = 100000,
+                          const std::atomic<bool>* abort = nullptr);
 
   Status CancelOperation(const OperationHandle& op);
   Status CloseOperation(const OperationHandle& op);

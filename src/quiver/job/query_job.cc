@@ -64,6 +64,7 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
   fo.download.window_bytes = o.window_bytes;
   fo.download.parallel = o.parallel;
   fo.download.max_retries = o.retries;
+  fo.download.verify_lz4_checksums = o.verify_lz4_checksums;
   fo.download.row_limit = o.limit;  // --limit: no chunk past the limit is fetched
   std::atomic<bool> cancel{false};
   conn.cancel = &cancel;
@@ -201,6 +202,7 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
     sum.retries = s->retries.load();
     sum.refreshes = s->refreshes.load();
     sum.window_peak_bytes = s->window_peak_bytes.load();
+    sum.lz4_checksums_skipped = s->lz4_checksums_skipped.load();
   }
   sum.pool_held_bytes = pool->held_bytes();
   sum.pool_peak_bytes = pool->peak_bytes();
@@ -214,6 +216,10 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
         FormatBytes(sum.decoded_bytes).c_str(), static_cast<long long>(sum.retries),
         static_cast<long long>(sum.refreshes), sum.seconds);
     if (s && sum.seconds > 0) std::fprintf(log, " (%.1f MB/s)", sum.downloaded_bytes / 1e6 / sum.seconds);
+    if (sum.lz4_checksums_skipped > 0) {
+      std::fprintf(log, "; LZ4 checksums skipped on %lld chunks (TLS)",
+                   static_cast<long long>(sum.lz4_checksums_skipped));
+    }
     std::fprintf(log, "\n");
   }
   const int64_t hwm = bench::ProcStatusBytes("VmHWM");

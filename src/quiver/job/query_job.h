@@ -42,6 +42,9 @@ struct QueryJobOptions {
   int parallel = 8;                                             ///< files downloading at once (>= 1)
   fetch::ChunkPolicy policy = fetch::ChunkPolicy::kStreamMmap;  ///< chunk memory
   int retries = 4;                                              ///< retries per chunk (>= 0)
+  /// Check the LZ4 frames' checksums of every chunk (default). false skips
+  /// them for chunks received over TLS (DownloadOptions::verify_lz4_checksums).
+  bool verify_lz4_checksums = true;
   /// Stop after this many rows (< 0: all): no chunk past the limit is
   /// requested or downloaded (DownloadOptions::row_limit), and the operation
   /// is cancelled on the server once the rows are written.
@@ -67,12 +70,14 @@ struct QueryJobSummary {
   int64_t pool_peak_bytes = 0;
   int64_t mapped_peak_bytes = 0;  ///< fetch::GetMappingStats()
   int64_t heap_fallbacks = 0;
+  int64_t lz4_checksums_skipped = 0;     ///< chunks whose LZ4 checksums were not checked
   int64_t peak_rss_increase_bytes = -1;  ///< VmHWM at the end - VmRSS at the start; -1 unknown
 };
 
 /// Runs the statement and writes the result: text rows (WriteHeader, then
 /// each batch) on `rows_out`, or the IPC file. Progress and the report go to
-/// `log`: "quiver query: N rows, C chunks, ... s[ (R MB/s)]" and the memory
+/// `log`: "quiver query: N rows, C chunks, ... s[ (R MB/s)]" (followed by
+/// "; LZ4 checksums skipped on K chunks (TLS)" when K > 0) and the memory
 /// report of FormatQueryMemoryReport (both also after a failure once the
 /// statement ran). Memory is charged to children "fetch" and "write" of
 /// `root`. `summary` (may be null) receives the numbers of the report.

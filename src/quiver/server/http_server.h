@@ -31,7 +31,11 @@
 // one of worker_threads threads, which runs the RPC (or reads the chunk) and
 // hands the response back to the event loop. TCP_NODELAY is set on every
 // socket and a response's header and (first 64 KiB of) body leave in one
-// TLS write.
+// TLS write. A chunk file is encrypted in batches of 256 KiB (header
+// included in the first), about 16 TLS records each, into one buffer that
+// goes to the socket in one write: the server's CPU per GB served is then
+// about AES-GCM and the kernel's copy, not a 16 KiB Asio operation (two
+// copies and a send) per record.
 //
 // Thread safety: all methods may be called from any thread; Stop() is
 // idempotent and called by the destructor.

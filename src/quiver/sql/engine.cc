@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/sql/binder/binder.h"
@@ -95,24 +96,35 @@ Result<ArrayDataPtr> BuildStrings(const std::vector<std::string>& values, Memory
   return b.Finish();
 }
 
+// A boolean column of `length` rows, all `value`.
+Result<ArrayDataPtr> ConstantBools(bool value, int64_t length, MemoryPool* pool) {
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(boolean(), length, pool));
+  for (int64_t i = 0; i < length; ++i) bit_util::SetBitTo(b.bits(), i, value);
+  return b.Finish();
+}
+
+// Spark's (and Databricks') SHOW TABLES columns: database, tableName,
+// isTemporary (never: quiver has no temporary views).
 Result<std::unique_ptr<RecordBatchStream>> ShowTables(const Catalog& catalog, std::string_view pattern,
                                                       MemoryPool* pool) {
   std::vector<std::string> names;
-  std::vector<int64_t> rows;
   for (auto& t : catalog.ListTables()) {
-    if (!SparkPatternMatch(pattern, t.name)) continue;
-    names.push_back(t.name);
-    rows.push_back(t.num_rows);
+    if (SparkPatternMatch(pattern, t.name)) names.push_back(t.name);
   }
+  const auto n = static_cast<int64_t>(names.size());
   auto schema = std::make_shared<Schema>();
-  schema->fields = {field("table_name", utf8(), false), field("num_rows", int64(), false)};
-  QUIVER_ASSIGN_OR_RETURN(auto a, BuildStrings(names, pool));
-  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(int64(), static_cast<int64_t>(rows.size()), pool));
-  for (size_t i = 0; i < rows.size(); ++i) b.values<int64_t>()[i] = rows[i];
-  return std::unique_ptr<RecordBatchStream>(std::make_unique<ConstStream>(
-      schema, names.empty() ? nullptr : MakeBatch(schema, static_cast<int64_t>(names.size()), {a, b.Finish()})));
+  schema->fields = {field("database", utf8(), false), field("tableName", utf8(), false),
+                    field("isTemporary", boolean(), false)};
+  QUIVER_ASSIGN_OR_RETURN(auto db, BuildStrings(std::vector<std::string>(names.size(), kSchemaName), pool));
+  QUIVER_ASSIGN_OR_RETURN(auto table, BuildStrings(names, pool));
+  QUIVER_ASSIGN_OR_RETURN(auto temporary, ConstantBools(false, n, pool));
+  return std::unique_ptr<RecordBatchStream>(
+      std::make_unique<ConstStream>(schema, names.empty() ? nullptr : MakeBatch(schema, n, {db, table, temporary})));
 }
 
+// Spark's DESCRIBE columns: col_name, data_type (Spark's type name,
+// SparkTypeName), comment (the field's "comment" metadata, as Spark keeps
+// it; NULL when none).
 Result<std::unique_ptr<RecordBatchStream>> Describe(const Catalog& catalog, std::string_view sql, std::string_view name,
                                                     int location, MemoryPool* pool) {
   auto t = catalog.GetTable(name);
@@ -120,21 +132,29 @@ Result<std::unique_ptr<RecordBatchStream>> Describe(const Catalog& catalog, std:
     return Status::KeyError("no table named '" + FoldIdentifier(name) + "' (" + DescribePosition(sql, location) + ")")
         .WithSqlState("42P01");
   std::vector<std::string> names, types;
-  std::vector<bool> nullable;
+  std::vector<std::optional<std::string>> comments;
+  int64_t comment_bytes = 0;
   for (auto& f : t->schema->fields) {
     names.push_back(f->name);
-    types.push_back(f->type->ToString());
-    nullable.push_back(f->nullable);
+    types.push_back(SparkTypeName(*f->type));
+    std::optional<std::string> comment;
+    for (const auto& [key, value] : f->metadata) {
+      if (key == "comment") comment = value;
+    }
+    if (comment) comment_bytes += static_cast<int64_t>(comment->size());
+    comments.push_back(std::move(comment));
   }
+  const auto n = static_cast<int64_t>(names.size());
   auto schema = std::make_shared<Schema>();
-  schema->fields = {field("column_name", utf8(), false), field("data_type", utf8(), false),
-                    field("nullable", boolean(), false)};
+  schema->fields = {field("col_name", utf8(), false), field("data_type", utf8(), false),
+                    field("comment", utf8(), true)};
   QUIVER_ASSIGN_OR_RETURN(auto a, BuildStrings(names, pool));
   QUIVER_ASSIGN_OR_RETURN(auto b, BuildStrings(types, pool));
-  QUIVER_ASSIGN_OR_RETURN(auto c, FixedBuilder::Make(boolean(), static_cast<int64_t>(nullable.size()), pool));
-  for (size_t i = 0; i < nullable.size(); ++i) bit_util::SetBitTo(c.bits(), static_cast<int64_t>(i), nullable[i]);
-  return std::unique_ptr<RecordBatchStream>(std::make_unique<ConstStream>(
-      schema, names.empty() ? nullptr : MakeBatch(schema, static_cast<int64_t>(names.size()), {a, b, c.Finish()})));
+  QUIVER_ASSIGN_OR_RETURN(auto c, StringBuilder::Make(n, comment_bytes, pool));
+  for (const auto& comment : comments) QUIVER_RETURN_NOT_OK(comment ? c.Append(*comment) : c.AppendNull());
+  QUIVER_ASSIGN_OR_RETURN(auto comment_array, c.Finish());
+  return std::unique_ptr<RecordBatchStream>(
+      std::make_unique<ConstStream>(schema, names.empty() ? nullptr : MakeBatch(schema, n, {a, b, comment_array})));
 }
 
 Result<std::unique_ptr<RecordBatchStream>> OneStringColumn(const char* column, const std::vector<std::string>& values,

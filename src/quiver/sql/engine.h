@@ -37,13 +37,17 @@
 //   ||; ABS; ROUND. Aggregates: count(*), count, sum, avg, min, max, each
 //   with DISTINCT.
 //   SHOW TABLES [IN|FROM [catalog.]schema] [[LIKE] 'pattern']
-//     -> table_name: utf8, num_rows: int64
-//   DESCRIBE | DESC [TABLE] [EXTENDED] t -> column_name: utf8, data_type:
-//     utf8, nullable: bool
+//     -> database: utf8 ("default"), tableName: utf8, isTemporary: bool
+//     (false), Spark's columns as Databricks returns them
+//   DESCRIBE | DESC [TABLE] [EXTENDED] t -> col_name: utf8, data_type: utf8
+//     (Spark's type name: "bigint", "decimal(15,2)", ...; SparkTypeName),
+//     comment: utf8 (the field's "comment" metadata, else NULL)
 //   Spark SQL as Databricks clients send it (spark_dialect.h): `backtick`
 //   identifiers; names qualified by the one schema, default, and catalog,
 //   spark_catalog (hive_metastore accepted): default.t,
-//   spark_catalog.default.t; SHOW SCHEMAS | DATABASES -> databaseName: utf8;
+//   spark_catalog.default.t; SHOW SCHEMAS | DATABASES | NAMESPACES ->
+//   databaseName: utf8 (Databricks' name; Spark 3 without its legacy
+//   setting says namespace);
 //   SHOW CATALOGS -> catalog: utf8; USE [SCHEMA] default -> no columns, no
 //   rows. Another schema: KeyError 3F000; another catalog: KeyError 42704.
 //   EXPLAIN SELECT ... -> plan: utf8, the logical plan (one operator per

@@ -47,6 +47,7 @@
 #include <string_view>
 
 #include "quiver/base/result.h"
+#include "quiver/columnar/data_type.h"
 
 namespace quiver::sql {
 
@@ -95,5 +96,17 @@ SparkCommand MatchSparkCommand(std::string_view sql);
 /// '|', each with '*' matching any run; case-insensitive; an empty pattern
 /// matches everything. Pure.
 bool SparkPatternMatch(std::string_view pattern, std::string_view text);
+
+/// Spark SQL's name of the type a column of Arrow `type` is served as (the
+/// Thrift type the server announces for it, server/result_service.cc
+/// HiveTypeId), as DESCRIBE prints it: lower case, e.g. "bigint", "int",
+/// "string", "decimal(15,2)", "date", "timestamp", "array<int>",
+/// "map<string,bigint>", "struct<a:int,b:string>". Unsigned integers take
+/// the next wider signed name (uint32 -> "bigint"; uint64 too), float16
+/// "float", every string and binary layout "string" / "binary", TIME
+/// "string" (served as text), duration "bigint", the null type "void",
+/// dictionary and run-end encoded columns their value type. Pure;
+/// thread-safe.
+std::string SparkTypeName(const DataType& type);
 
 }  // namespace quiver::sql

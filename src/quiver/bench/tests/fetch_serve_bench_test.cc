@@ -1,8 +1,8 @@
 // Tests for the fetch-path benchmarks of quiver/bench: one measured fetch
 // (RunFetchClient) against an in-process result server, its JSON line, the
-// report of a made-up bench fetch result, and bench serve at a small scale
-// (when curl is installed). The whole bench fetch run (child processes)
-// is the CTest bench.fetch.small.
+// report of a made-up bench fetch result, and bench serve's option checks
+// and report. The whole runs (child processes) are the CTests
+// bench.fetch.small and bench.serve.small.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -162,28 +162,83 @@ TEST(FetchBenchTest, ReportAsTableAndJsonLines) {
       << text;
 }
 
-TEST(ServeBenchTest, SmallRunThroughCurl) {
-  if (std::system("curl --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "curl is not installed";
-  ServeBenchOptions o;
-  o.rows = 20000;
-  o.clients = 2;
-  o.chunk_bytes = 1 << 20;
-  o.parallel = 2;
+// Bad options are refused before anything is generated or started (the
+// whole run, child servers included, is the CTest bench.serve.small).
+TEST(ServeBenchTest, RejectsBadOptionsBeforeAnyWork) {
   auto root = MemoryPool::MakeRoot({.name = "quiver"});
-  ASSERT_OK_AND_ASSIGN(const ServeBenchResult r, RunServeBench(o, root));
-  EXPECT_GE(r.files, 2);
-  EXPECT_GT(r.ipc_bytes, 0);
-  EXPECT_GT(r.served_bytes, 0);
-  EXPECT_LT(r.served_bytes, r.ipc_bytes) << "LZ4 chunks are smaller than their IPC";
-  EXPECT_GT(r.curl_seconds, 0);
-  const std::string report = ServeBenchReport(r);
-  EXPECT_EQ(report.rfind("bench serve: lineitem 20000 rows, 2 clients, ", 0), 0u) << report;
-  EXPECT_NE(report.find("pool quiver/serve "), std::string::npos) << report;
+  ServeBenchOptions o;
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "no quiver executable", RunServeBench(o, root, stderr));
+  o.quiver_path = "/nonexistent/quiver";
+  o.runs = 0;
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "must be >= 1", RunServeBench(o, root, stderr));
+  o.runs = 1;
+  o.idle_tcp = -1;
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "must be >= 0", RunServeBench(o, root, stderr));
+  o.idle_tcp = 0;
+  o.allocators = {"tcmalloc"};
+  EXPECT_RAISES(Invalid, RunServeBench(o, root, stderr));
+  EXPECT_EQ(root->held_bytes(), 0);
+}
 
-  // curl fails once it has connected (a server stopped before its listener
-  // thread runs would hang in cpp-httplib 0.11's stop()).
-  o.curl = "curl --max-filesize 1";
-  EXPECT_RAISES_WITH_MESSAGE(IOError, "bench serve: curl failed", RunServeBench(o, root));
+// The report: one column per allocator, the derived figures computed from
+// the measured ones (MB/s, CPU per GB, RSS per held connection, the burst
+// difference), "-" for what was not measured; JSON lines carry every field.
+TEST(ServeBenchTest, ReportColumnsPerAllocator) {
+  ServeBenchResult r;
+  r.options.runs = 7;
+  r.options.burst = 12;
+  r.options.clients = 4;
+  r.options.parallel = 10;
+  r.options.idle_tcp = 256;
+  r.options.slow_tls = 64;
+  r.table_rows = 1000;
+  r.table_ipc_bytes = 3 << 20;
+  ServeBenchServerResult a;
+  a.allocator = "system";
+  a.small_ms_median = 3.25;
+  a.small_ms_p90 = 4.5;
+  a.rss_after_first_bytes = 100 << 20;
+  a.rss_after_burst_bytes = 164 << 20;
+  a.rss_peak_bytes = 900 << 20;
+  a.served_bytes = 2000000000;
+  a.curl_seconds = 4;
+  a.server_cpu_seconds = 1.5;
+  a.idle_requested = 320;
+  a.idle_held = 320;
+  a.rss_before_idle_bytes = 50 << 20;
+  a.rss_with_idle_bytes = (50 << 20) + 320 * 2048;
+  a.small_ms_median_with_idle = 3.5;
+  a.small_ok_with_idle = 5;
+  ServeBenchServerResult b;
+  b.allocator = "jemalloc";  // nothing measured
+  r.servers = {a, b};
+  const std::string text = ServeBenchReport(r);
+  EXPECT_EQ(text.rfind("bench serve: lineitem 1000 rows (3.00 MiB of IPC), 20.00 MiB chunks, lz4 on; 7 runs of the "
+                       "5-row query; burst 12; 4 clients x curl --parallel 10; idle 256 TCP + 64 slow TLS\n",
+                       0),
+            0u)
+      << text;
+  auto line = [&](const std::string& name) {
+    const size_t p = text.find("\n" + name);
+    return p == std::string::npos ? std::string() : text.substr(p + 1, text.find('\n', p + 1) - p - 1);
+  };
+  EXPECT_EQ(line("allocator"), "allocator                                      system     jemalloc");
+  EXPECT_EQ(line("5-row query median ms "), "5-row query median ms                            3.25            -");
+  EXPECT_EQ(line("RSS after 12 more at once MiB"),
+            "RSS after 12 more at once MiB                   164.0            -");
+  EXPECT_EQ(line("  burst - first MiB"), "  burst - first MiB                             +64.0            -");
+  EXPECT_EQ(line("download MB/s"), "download MB/s (curl, loopback TLS)              500.0            -");
+  EXPECT_EQ(line("server CPU s per GB"), "server CPU s per GB served                       0.75            -");
+  EXPECT_EQ(line("idle connections"), "idle connections held / requested             320/320            -");
+  EXPECT_EQ(line("server RSS per held"), "server RSS per held connection KiB                2.0            -");
+  EXPECT_EQ(line("5-row query median ms, idle"), "5-row query median ms, idle held                 3.50            -");
+  const std::string json = ServeBenchReport(r, /*json_lines=*/true);
+  const auto first = nlohmann::json::parse(json.substr(0, json.find('\n')));
+  EXPECT_EQ(first["allocator"], "system");
+  EXPECT_EQ(first["served_bytes"].get<int64_t>(), 2000000000);
+  EXPECT_EQ(first["idle_held"].get<int64_t>(), 320);
+  EXPECT_DOUBLE_EQ(first["server_cpu_seconds"].get<double>(), 1.5);
+  EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 2);
 }
 
 TEST(MeasureTest, ProcessCpuSecondsGrowsWithWork) {

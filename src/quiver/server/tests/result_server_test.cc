@@ -607,6 +607,63 @@ TEST(ResultServer, StatementErrorsMetadataAndBadInput) {
   CloseSession(rpc, s);
 }
 
+// Chunk files leave in batches of TLS records written straight to the
+// socket (http_server.h): multi-MiB files arrive byte for byte as stored,
+// whole and as a Range crossing batch boundaries, one after another on the
+// same keep-alive connection, and an RPC still follows on it.
+TEST(ResultServer, LargeChunkFilesArriveExactlyInBatches) {
+  auto table = MakeLineitem(60000, "batches");
+  Fixture f;
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
+  ServerOptions so;
+  so.service.lz4 = false;  // raw IPC: files as large as the chunks
+  so.service.chunk_bytes = 3 << 20;
+  so.service.inline_threshold_bytes = 0;
+  f.Start(so);
+  Rpc rpc(*f.server);
+  rpc.http().set_keep_alive(true);  // every request below on one connection
+  auto s = Open(rpc);
+  auto ex = Execute(rpc, s, "SELECT * FROM lineitem", true);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << ex.status.errorMessage;
+  ASSERT_EQ(WaitFinished(rpc, ex.operationHandle), t::TOperationState::FINISHED_STATE);
+  std::vector<t::TSparkArrowResultLink> links;
+  for (bool first = true;; first = false) {
+    auto page = Fetch(rpc, ex.operationHandle, first);
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    links.insert(links.end(), page.results.resultLinks.begin(), page.results.resultLinks.end());
+    if (!page.hasMoreRows) break;
+  }
+  ASSERT_GE(links.size(), 2u);
+  int64_t multi_batch_files = 0;
+  for (const auto& l : links) {
+    const std::string path = PathOf(l.fileLink);
+    auto stored = f.server->store()->Get(path.substr(7, 32));
+    ASSERT_OK(stored);
+    const std::string want(reinterpret_cast<const char*>((*stored)->data()), static_cast<size_t>((*stored)->size()));
+    multi_batch_files += want.size() > (size_t{512} << 10) ? 1 : 0;  // three batches or more
+    auto whole = rpc.http().Get(path.c_str());
+    ASSERT_TRUE(whole);
+    EXPECT_EQ(whole->status, 200);
+    EXPECT_EQ(whole->get_header_value("Content-Length"), std::to_string(want.size()));
+    EXPECT_TRUE(whole->body == want) << "file bytes differ from the stored chunk";
+    if (want.size() < 600000) continue;
+    auto part = rpc.http().Get(path.c_str(), httplib::Headers{{"Range", "bytes=200000-599999"}});
+    ASSERT_TRUE(part);
+    EXPECT_EQ(part->status, 206);
+    EXPECT_TRUE(part->body == want.substr(200000, 400000));
+  }
+  EXPECT_GE(multi_batch_files, 2);
+  int64_t next_row = 0;
+  auto keys = DownloadAll(rpc, links, false, f.pool.get(), &next_row);
+  EXPECT_EQ(keys, table->orderkeys);
+  EXPECT_EQ(CloseOp(rpc, ex.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+  CloseSession(rpc, s);
+  auto metrics = rpc.http().Get("/metrics", httplib::Headers{{"Authorization", std::string("Bearer ") + kToken}});
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("http connections=1 "), std::string::npos) << "one keep-alive connection:\n"
+                                                                          << metrics->body;
+}
+
 TEST(ResultServer, ConcurrentClientsReleaseEverything) {
   auto table = MakeLineitem(20000, "conc");
   Fixture f;

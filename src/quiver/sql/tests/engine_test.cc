@@ -620,10 +620,10 @@ TEST_F(SqlTest, TimestampsUnsignedAndWideDecimals) {
 TEST_F(SqlTest, ShowTablesAndDescribe) {
   auto out = Run("SHOW TABLES");
   ASSERT_OK(out);
-  EXPECT_EQ(Rows(*out), (std::vector<std::string>{"t1|41", "t2|29", "t3|67"}));
+  EXPECT_EQ(Rows(*out), (std::vector<std::string>{"default|t1|false", "default|t2|false", "default|t3|false"}));
   auto desc = Run("DESCRIBE t2");
   ASSERT_OK(desc);
-  EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"k|int64|true", "s|large_utf8|true", "v|int32|true"}));
+  EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"k|bigint|null", "s|string|null", "v|int|null"}));
   auto desc2 = Run("  desc T1 ;");
   ASSERT_OK(desc2);
   EXPECT_EQ(Rows(*desc2).size(), 7u);

@@ -108,9 +108,60 @@ TEST(SparkDialectCommand, PatternAndQualifier) {
   EXPECT_EQ(CheckQualifier("main", "default").sql_state(), "42704");
 }
 
+TEST(SparkDialectTypeName, AsDescribePrintsIt) {
+  EXPECT_EQ(SparkTypeName(*int64()), "bigint");
+  EXPECT_EQ(SparkTypeName(*int32()), "int");
+  EXPECT_EQ(SparkTypeName(*uint32()), "bigint");
+  EXPECT_EQ(SparkTypeName(*float64()), "double");
+  EXPECT_EQ(SparkTypeName(*boolean()), "boolean");
+  EXPECT_EQ(SparkTypeName(*large_utf8()), "string");
+  EXPECT_EQ(SparkTypeName(*binary()), "binary");
+  EXPECT_EQ(SparkTypeName(*decimal(128, 15, 2)), "decimal(15,2)");
+  EXPECT_EQ(SparkTypeName(*date32()), "date");
+  EXPECT_EQ(SparkTypeName(*timestamp(TimeUnit::kMicro, "UTC")), "timestamp");
+  EXPECT_EQ(SparkTypeName(*null()), "void");
+  EXPECT_EQ(SparkTypeName(*list(field("item", int32()))), "array<int>");
+  EXPECT_EQ(SparkTypeName(*struct_({field("a", int16()), field("b", utf8())})), "struct<a:smallint,b:string>");
+  EXPECT_EQ(
+      SparkTypeName(*map(field("entries", struct_({field("key", utf8(), false), field("value", int64())}), false))),
+      "map<string,bigint>");
+  EXPECT_EQ(SparkTypeName(*time64(TimeUnit::kMicro)), "string");  // served as text
+  EXPECT_EQ(SparkTypeName(*dictionary(int32(), utf8())), "string");
+}
+
 // ---- through the engine -----------------------------------------------------------
 
 class SparkSqlTest : public SqlTest {};
+
+// The result columns are Spark's, with the names and types Databricks
+// returns (its SHOW TABLES keeps `database`, SHOW SCHEMAS `databaseName`),
+// also when no row matches.
+TEST_F(SparkSqlTest, CommandColumnsAreSparks) {
+  const std::vector<std::string> tables = {"database: utf8 not null", "tableName: utf8 not null",
+                                           "isTemporary: bool not null"};
+  EXPECT_EQ(Columns("SHOW TABLES"), tables);
+  EXPECT_EQ(Columns("SHOW TABLES IN default LIKE 'none'"), tables);
+  for (const char* sql : {"SHOW SCHEMAS", "SHOW DATABASES", "SHOW NAMESPACES IN spark_catalog"}) {
+    EXPECT_EQ(Columns(sql), (std::vector<std::string>{"databaseName: utf8 not null"})) << sql;
+  }
+  EXPECT_EQ(Columns("SHOW CATALOGS"), (std::vector<std::string>{"catalog: utf8 not null"}));
+  EXPECT_EQ(Columns("DESCRIBE t2"),
+            (std::vector<std::string>{"col_name: utf8 not null", "data_type: utf8 not null", "comment: utf8"}));
+  EXPECT_EQ(Columns("DESC TABLE EXTENDED t2"), Columns("DESCRIBE t2"));
+}
+
+// DESCRIBE's comment is the field's "comment" metadata, as Spark keeps it.
+TEST_F(SparkSqlTest, DescribeCommentFromFieldMetadata) {
+  auto schema = std::make_shared<Schema>();
+  auto id = std::make_shared<Field>(*field("id", int64()));
+  id->metadata = {{"comment", "the key"}};
+  schema->fields = {id, field("price", decimal(128, 15, 2))};
+  auto batch = Batch(schema, {Int64Array(pool_.get(), {1, 2}), Decimals(pool_.get(), {1.5, 2.25})});
+  ASSERT_OK(catalog_->RegisterBatches("commented", schema, {batch}));
+  auto desc = Run("DESCRIBE commented");
+  ASSERT_OK(desc);
+  EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"id|bigint|the key", "price|decimal(15,2)|null"}));
+}
 
 TEST_F(SparkSqlTest, QualifiedAndQuotedNames) {
   const auto expected = Rows(*Run("SELECT k, v FROM t2"));
@@ -140,10 +191,10 @@ TEST_F(SparkSqlTest, Commands) {
   EXPECT_EQ(Rows(*schemas), (std::vector<std::string>{"default"}));
   auto tables = Run("SHOW TABLES IN default LIKE 't1|t3'");
   ASSERT_OK(tables);
-  EXPECT_EQ(Rows(*tables), (std::vector<std::string>{"t1|41", "t3|67"}));
+  EXPECT_EQ(Rows(*tables), (std::vector<std::string>{"default|t1|false", "default|t3|false"}));
   auto desc = Run("DESCRIBE TABLE default.`t2`");
   ASSERT_OK(desc);
-  EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"k|int64|true", "s|large_utf8|true", "v|int32|true"}));
+  EXPECT_EQ(Rows(*desc, false), (std::vector<std::string>{"k|bigint|null", "s|string|null", "v|int|null"}));
   auto use = Run("USE default");
   ASSERT_OK(use);
   EXPECT_TRUE(Rows(*use).empty());

@@ -210,6 +210,17 @@ class SqlTest : public ::testing::Test {
   }
   Result<std::vector<RecordBatchPtr>> Run(const std::string& sql) { return Run(sql, Options()); }
 
+  /// The result columns of `sql` as "name: type[ not null]" (Field::ToString),
+  /// from the stream's schema (so also for a result without rows).
+  std::vector<std::string> Columns(const std::string& sql) {
+    std::vector<std::string> out;
+    auto stream = engine_->Execute(sql, Options());
+    EXPECT_TRUE(stream.ok()) << sql << ": " << stream.status().ToString();
+    if (!stream.ok()) return out;
+    for (const auto& f : (*stream)->schema()->fields) out.push_back(f->ToString());
+    return out;
+  }
+
   std::vector<std::string> Rows(const std::vector<RecordBatchPtr>& batches, bool sorted = true) {
     std::vector<std::string> rows;
     for (const auto& b : batches) {
