@@ -128,8 +128,8 @@ std::string StringOf(const Json& node);
 /// Plans a join graph: `relations` joined by `predicates` (inner joins;
 /// single-relation predicates pushed to their relation, equalities between
 /// two relations become hash join keys, the rest filters placed where all
-/// their columns are available). Order: for 3 to 10 relations connected by
-/// key equalities, the bushy tree of least summed estimated intermediate
+/// their columns are available). Order: for 3 to 10 relations whose key
+/// equalities form a tree (no cycle), the bushy tree of least summed estimated intermediate
 /// rows (dynamic programming over connected subsets); otherwise greedy:
 /// the largest relation streams, each step adds the connected relation
 /// giving the smallest estimated result. The smaller side builds.
