@@ -69,31 +69,6 @@ int64_t SelectSome(int64_t* sel, int64_t m, Pred pred) {
   return k;
 }
 
-// The selection step for one comparison of values load(i) against c.
-template <typename T, typename Load>
-int64_t SelectCompare(Fn op, T c, Load load, const Vec& col, bool first, int64_t n, int64_t* sel, int64_t m) {
-  const bool nulls = col.MayHaveNulls();
-  const uint8_t* valid =
-      nulls && !col.array->buffers.empty() && col.array->buffers[0] ? col.array->buffers[0]->data() : nullptr;
-  const int64_t off = col.array->offset;
-  auto run = [&](auto cmp) -> int64_t {
-    if (valid != nullptr) {
-      auto pred = [&](int64_t i) { return cmp(load(i), c) & bit_util::GetBit(valid, off + i); };
-      return first ? SelectAll(n, pred, sel) : SelectSome(sel, m, pred);
-    }
-    auto pred = [&](int64_t i) { return cmp(load(i), c); };
-    return first ? SelectAll(n, pred, sel) : SelectSome(sel, m, pred);
-  };
-  switch (op) {
-    case Fn::kEq: return run(std::equal_to<T>());
-    case Fn::kNe: return run(std::not_equal_to<T>());
-    case Fn::kLt: return run(std::less<T>());
-    case Fn::kLe: return run(std::less_equal<T>());
-    case Fn::kGt: return run(std::greater<T>());
-    default: return run(std::greater_equal<T>());
-  }
-}
-
 // The selection step for load_a(i) op load_b(i) (rows where a is valid and
 // extra(i)).
 template <typename T, typename LoadA, typename LoadB, typename Extra = bool (*)(int64_t)>
@@ -120,6 +95,13 @@ int64_t SelectCompareColumns(Fn op, LoadA load_a, LoadB load_b, const Vec& a, bo
     case Fn::kGt: return run(std::greater<T>());
     default: return run(std::greater_equal<T>());
   }
+}
+
+// The selection step for one comparison of values load(i) against c.
+template <typename T, typename Load>
+int64_t SelectCompare(Fn op, T c, Load load, const Vec& col, bool first, int64_t n, int64_t* sel, int64_t m) {
+  return SelectCompareColumns<T>(
+      op, load, [c](int64_t) { return c; }, col, first, n, sel, m);
 }
 
 // Applies `left op right` over two columns of one physical type (int32,
