@@ -43,10 +43,13 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
                   "Node fetchAll reads at most this many decoded GiB (LIMIT; JS row objects are large) (default 0.5)");
   cmd->add_flag("--no-node", b.no_node, "skip the Node client");
   cmd->add_option("--keep-dir", b.keep_dir, "work in this directory and keep it");
+  cmd->add_option("--quiver-exe", b.quiver_path,
+                  "quiver executable to start as the server and the measured clients (default: this one; another "
+                  "build's to compare builds with this harness)");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       bench::FetchBenchOptions bo = o->bench;
-      bo.quiver_path = SelfExecutable();
+      if (bo.quiver_path.empty()) bo.quiver_path = SelfExecutable();
 #ifdef QUIVER_BENCH_DIR
       if (bo.node_script.empty()) bo.node_script = std::string(QUIVER_BENCH_DIR) + "/databricks_fetchall.mjs";
 #endif

@@ -98,7 +98,8 @@ std::string FetchClientJson(const FetchClientMeasurement& m);
 // ---- the driver ----
 
 struct FetchBenchOptions {
-  /// The quiver executable, started as `serve` and `bench fetch-client`.
+  /// The quiver executable, started as `serve` and `bench fetch-client`
+  /// (another build's, to measure it with this harness).
   std::string quiver_path;
   double scale_gib = 1.5;                   ///< decoded GiB of the generated result (>= 1 MiB)
   int64_t chunk_bytes = int64_t{20} << 20;  ///< uncompressed bytes per served chunk
