@@ -29,6 +29,9 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
       ->transform(ByteSize());
   cmd->add_option("--window", b.window, "download window of every quiver case (default 256MiB)")->transform(ByteSize());
   cmd->add_option("--parallel", b.parallel, "parallel downloads of quiver and curl (default 8)");
+  cmd->add_flag(
+      "--no-lz4-checksums", [o](std::int64_t) { o->bench.verify_lz4_checksums = false; },
+      "every quiver case skips the LZ4 frames' checksums (over TLS; quiver query --no-lz4-checksums)");
   cmd->add_flag("--json", o->json, "JSON lines, one per case");
   cmd->add_flag("--check", b.check,
                 "check the results (rows, JSON, stream peak bound, Node rows); non-zero exit on failure");
@@ -40,10 +43,13 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
                   "Node fetchAll reads at most this many decoded GiB (LIMIT; JS row objects are large) (default 0.5)");
   cmd->add_flag("--no-node", b.no_node, "skip the Node client");
   cmd->add_option("--keep-dir", b.keep_dir, "work in this directory and keep it");
+  cmd->add_option("--quiver-exe", b.quiver_path,
+                  "quiver executable to start as the server and the measured clients (default: this one; another "
+                  "build's to compare builds with this harness)");
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       bench::FetchBenchOptions bo = o->bench;
-      bo.quiver_path = SelfExecutable();
+      if (bo.quiver_path.empty()) bo.quiver_path = SelfExecutable();
 #ifdef QUIVER_BENCH_DIR
       if (bo.node_script.empty()) bo.node_script = std::string(QUIVER_BENCH_DIR) + "/databricks_fetchall.mjs";
 #endif
@@ -66,6 +72,7 @@ void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action) {
   cl->add_option("--mode", c->mode)->check(CLI::IsMember({"fetchall", "repeat", "stream"}));
   cl->add_option("--window", c->window_bytes)->transform(ByteSize());
   cl->add_option("--parallel", c->parallel);
+  cl->add_flag("--no-lz4-checksums", [c](std::int64_t) { c->verify_lz4_checksums = false; });
   cl->add_option("--repeat", c->repeat);
   cl->callback([&ctx, c, action] {
     *action = [&ctx, c]() -> Status {

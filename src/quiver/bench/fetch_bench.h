@@ -8,6 +8,7 @@
 //   repeat    four fetchall back to back in one process, each released first
 //   stream    each batch consumed and dropped, at two result sizes
 //   curl      `curl --parallel` of the same links to /dev/null, same TLS
+//             (the whole result and the half one)
 //   node      the real @databricks/sql Node client's fetchAll
 // Each quiver measurement runs in a fresh process (`quiver bench
 // fetch-client`, which calls RunFetchClient) so that its peak RSS (VmHWM
@@ -15,12 +16,14 @@
 // another process.
 //
 // Ratios: peak_to_table = peak RSS increase / decoded table bytes (stream:
-// / window); curl_ratio = curl seconds / quiver seconds per decoded byte
-// (quiver's throughput relative to curl: >= 0.9 is the target); node_ratio
+// / window); curl_ratio = curl's seconds for the same statement (the whole
+// result, or the half one of the half stream cases: curl runs both) /
+// quiver's seconds for one fetch of it (quiver's throughput relative to
+// curl on the same links: >= 0.9 is the target); node_ratio
 // = Node seconds per byte / quiver seconds per byte (>= 3 is the target).
 // Every time is end to end: ExecuteStatement, FetchResults paging and the
 // downloads (curl's time includes collecting its links through the
-// protocol).
+// protocol). One unmeasured run of the statement warms the server first.
 //
 // Thread safety: RunFetchBench sets QUIVER_TOKEN in the process environment
 // (its children read it) and starts child processes: one run per process at
@@ -53,6 +56,7 @@ struct FetchClientOptions {
   std::string mode = "fetchall";
   int64_t window_bytes = int64_t{256} << 20;  ///< download window
   int parallel = 8;                           ///< files downloading at once
+  bool verify_lz4_checksums = true;           ///< false: DownloadOptions::verify_lz4_checksums off (TLS only)
   int repeat = 4;                             ///< rounds of mode "repeat"
 };
 
@@ -94,12 +98,14 @@ std::string FetchClientJson(const FetchClientMeasurement& m);
 // ---- the driver ----
 
 struct FetchBenchOptions {
-  /// The quiver executable, started as `serve` and `bench fetch-client`.
+  /// The quiver executable, started as `serve` and `bench fetch-client`
+  /// (another build's, to measure it with this harness).
   std::string quiver_path;
   double scale_gib = 1.5;                   ///< decoded GiB of the generated result (>= 1 MiB)
   int64_t chunk_bytes = int64_t{20} << 20;  ///< uncompressed bytes per served chunk
   std::string window = "256MiB";            ///< download window of every quiver case (ParseBytes text)
   int parallel = 8;                         ///< parallel downloads of quiver and curl
+  bool verify_lz4_checksums = true;         ///< false: every quiver case skips the LZ4 checksums (TLS)
   bool check = false;                       ///< also check each result row's JSON (parses, every field, finite numbers)
   bool no_curl = false;                     ///< skip curl
   bool no_node = false;                     ///< skip the Node client

@@ -89,6 +89,26 @@ class ChunkBuffer final : public Buffer {
 
 // Growable output memory: a mapping when allowed, else (or on failure) a
 // pool allocation. Capacity is always charged to the pool.
+constexpr int64_t kHugePage = int64_t{2} << 20;
+
+// A private anonymous mapping of `bytes` (a page multiple); from 2 MiB up it
+// starts on a 2 MiB boundary, so that transparent huge pages (MADV_HUGEPAGE)
+// cover all of it but the tail instead of leaving up to 2 MiB of 4 KiB pages
+// (one costly fault each) at the head. MAP_FAILED on failure.
+void* MapAligned(int64_t bytes) {
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  if (bytes < kHugePage) return mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, flags, -1, 0);
+  void* p = mmap(nullptr, static_cast<size_t>(bytes + kHugePage), PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (p == MAP_FAILED) return p;
+  const auto start = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (start + kHugePage - 1) & ~static_cast<uintptr_t>(kHugePage - 1);
+  const size_t head = aligned - start;
+  const size_t tail = static_cast<size_t>(kHugePage) - head;
+  if (head > 0) munmap(p, head);
+  if (tail > 0) munmap(reinterpret_cast<void*>(aligned + static_cast<uintptr_t>(bytes)), tail);
+  return reinterpret_cast<void*>(aligned);
+}
+
 class OutputRegion {
  public:
   OutputRegion(MemoryPool* pool, bool want_map, int64_t max_live)
@@ -195,10 +215,9 @@ class OutputRegion {
           if (!st.ok()) g_live_mappings.fetch_sub(1);
           return st;
         }());
-        void* p = mmap(nullptr, static_cast<size_t>(map), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        void* p = MapAligned(map);
         if (p != MAP_FAILED) {
-          if (map >= (int64_t{2} << 20)) madvise(p, static_cast<size_t>(map), MADV_HUGEPAGE);
+          if (map >= kHugePage) madvise(p, static_cast<size_t>(map), MADV_HUGEPAGE);
           AddMapped(map);
           data_ = static_cast<uint8_t*>(p);
           map_bytes_ = capacity_ = map;
@@ -287,9 +306,63 @@ void ScratchFree(void* opaque, void* address) {
   st->pool->Unreserve(charge);
 }
 
-struct Lz4DctxDeleter {
-  void operator()(LZ4F_dctx* d) const { LZ4F_freeDecompressionContext(d); }
+}  // namespace
+
+// An LZ4F context with its scratch accounting (ScratchState is the custom
+// allocator's opaque pointer, so it lives as long as the context).
+struct Lz4ContextCache::Context {
+  ScratchState scratch;
+  LZ4F_dctx* dctx = nullptr;
+  ~Context() {
+    if (dctx != nullptr) LZ4F_freeDecompressionContext(dctx);
+  }
+  // A new context whose scratch is charged to `pool`; null when LZ4F
+  // cannot make one.
+  static Lz4ContextCache::ContextPtr Make(MemoryPool* pool) {
+    Lz4ContextCache::ContextPtr c(new Context());
+    c->scratch.pool = pool;
+    LZ4F_CustomMem mem{ScratchAlloc, ScratchCalloc, ScratchFree, &c->scratch};
+    c->dctx = LZ4F_createDecompressionContext_advanced(mem, LZ4F_VERSION);
+    if (c->dctx == nullptr) return nullptr;
+    return c;
+  }
 };
+
+void Lz4ContextCache::ContextDeleter::operator()(Context* context) const { delete context; }
+
+Lz4ContextCache::Lz4ContextCache(int max_contexts) : max_contexts_(max_contexts) {}
+Lz4ContextCache::~Lz4ContextCache() = default;
+
+Lz4ContextCache::ContextPtr Lz4ContextCache::Take(MemoryPool* pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+    if ((*it)->scratch.pool != pool) continue;
+    ContextPtr c = std::move(*it);
+    kept_.erase(it);
+    return c;
+  }
+  return nullptr;
+}
+
+void Lz4ContextCache::Give(ContextPtr context) {
+  if (!context) return;
+  LZ4F_resetDecompressionContext(context->dctx);  // keeps its buffers for the next frame
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<int>(kept_.size()) < max_contexts_) kept_.push_back(std::move(context));
+}
+
+void Lz4ContextCache::Clear() {
+  std::vector<ContextPtr> drop;  // freed after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  drop.swap(kept_);
+}
+
+int Lz4ContextCache::kept() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(kept_.size());
+}
+
+namespace {
 
 class ChunkDecoderImpl final : public ChunkDecoder {
  public:
@@ -298,13 +371,9 @@ class ChunkDecoderImpl final : public ChunkDecoder {
   ~ChunkDecoderImpl() override { FreeHeld(); }
 
   Status Init() {
-    scratch_.pool = o_.pool;
-    LZ4F_CustomMem mem{ScratchAlloc, ScratchCalloc, ScratchFree, &scratch_};
-    LZ4F_dctx* d = LZ4F_createDecompressionContext_advanced(mem, LZ4F_VERSION);
-    if (d == nullptr) {
-      return Status::OutOfMemory(o_.chunk_label + ": cannot create an LZ4 decompression context");
-    }
-    dctx_.reset(d);
+    if (o_.lz4_contexts) ctx_ = o_.lz4_contexts->Take(o_.pool);
+    if (!ctx_) ctx_ = Lz4ContextCache::Context::Make(o_.pool);
+    if (!ctx_) return Status::OutOfMemory(o_.chunk_label + ": cannot create an LZ4 decompression context");
     return Status::OK();
   }
 
@@ -319,7 +388,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     FreeHeld();
     out_.Clear();
     // A fresh context: its scratch buffers go back too.
-    dctx_.reset();
+    ctx_.reset();
     if (!Init().ok()) error_ = Status::OutOfMemory(Label() + ": cannot create an LZ4 decompression context");
     received_ = produced_ = 0;
     in_frame_ = false;
@@ -327,18 +396,24 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     hdr_size_ = 0;
     frames_ = 0;
     skip_left_ = 0;
-    if (dctx_) error_ = Status::OK();
+    if (ctx_) error_ = Status::OK();
   }
 
   Result<std::shared_ptr<Buffer>> Finish() override {
     if (!error_.ok()) return error_;
     auto r = FinishImpl();
-    if (!r.ok()) Fail(r.status());
+    if (!r.ok()) {
+      Fail(r.status());
+    } else if (o_.lz4_contexts) {
+      o_.lz4_contexts->Give(std::move(ctx_));  // every frame ended: the next chunk reuses its buffers
+    }
     return r;
   }
 
   int64_t received_bytes() const override { return received_; }
-  int64_t held_bytes() const override { return out_.capacity() + held_.granted_bytes + scratch_.held.load(); }
+  int64_t held_bytes() const override {
+    return out_.capacity() + held_.granted_bytes + (ctx_ ? ctx_->scratch.held.load() : 0);
+  }
   bool used_heap_fallback() const override { return out_.heap_fallback(); }
 
  private:
@@ -349,7 +424,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     error_ = st;
     FreeHeld();
     out_.Clear();
-    dctx_.reset();  // its scratch goes back now, not when the decoder is destroyed
+    ctx_.reset();  // its scratch goes back now, not when the decoder is destroyed
   }
   void FreeHeld() {
     if (held_.data != nullptr) o_.pool->Free(held_);
@@ -542,7 +617,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
         }
         LZ4F_frameInfo_t info{};
         size_t consumed = hdr_len_;
-        size_t r = LZ4F_getFrameInfo(dctx_.get(), &info, hdr_, &consumed);
+        size_t r = LZ4F_getFrameInfo(ctx_->dctx, &info, hdr_, &consumed);
         if (LZ4F_isError(r) || consumed != hdr_len_) {
           return Status::Invalid(Label() + ": bad LZ4 frame header (frame " + std::to_string(frames_) +
                                  "): " + (LZ4F_isError(r) ? LZ4F_getErrorName(r) : "short header"));
@@ -570,7 +645,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
     size_t src = in->size();
     LZ4F_decompressOptions_t dopts{};
     dopts.skipChecksums = o_.verify_lz4_checksums ? 0 : 1;
-    size_t r = LZ4F_decompress(dctx_.get(), out, &dst, in->empty() ? &dummy : in->data(), &src, &dopts);
+    size_t r = LZ4F_decompress(ctx_->dctx, out, &dst, in->empty() ? &dummy : in->data(), &src, &dopts);
     if (LZ4F_isError(r)) {
       if (LZ4F_getErrorCode(r) == LZ4F_ERROR_allocation_failed) {
         return Status::OutOfMemory(Label() + ": LZ4 frame buffers refused by pool " + o_.pool->path() + " (held " +
@@ -626,8 +701,7 @@ class ChunkDecoderImpl final : public ChunkDecoder {
 
   ChunkDecoderOptions o_;
   OutputRegion out_;
-  ScratchState scratch_;  // declared before dctx_: outlives it
-  std::unique_ptr<LZ4F_dctx, Lz4DctxDeleter> dctx_;
+  Lz4ContextCache::ContextPtr ctx_;  // the LZ4F context (null after a failure or once given back)
   PoolAllocation held_;
   int64_t held_used_ = 0;
   int64_t received_ = 0;

@@ -19,7 +19,9 @@
 // Uncompressed bodies are copied as they arrive into a mapping (mmap
 // policies) or a heap buffer (heap).
 //
-// Mappings: sized from the hint, grown with mremap when the hint is missing
+// Mappings: sized from the hint (from 2 MiB up, starting on a 2 MiB boundary
+// with MADV_HUGEPAGE, so huge pages cover them and first-touch faults are
+// few), grown with mremap when the hint is missing
 // or too small, the unused tail given back with mremap at the end; when a
 // mapping cannot be made (mmap fails, or the process's live chunk mappings
 // reach options.max_live_mappings, derived from vm.max_map_count) the pool's
@@ -27,7 +29,7 @@
 // (MemoryPool::Reserve) before it is mapped, and uncharged when unmapped.
 // LZ4F's internal buffers (one block in, one block out, ~2 x the frame's
 // block size) are charged to the pool too, mapped when >= 256 KiB, and
-// freed with the decoder.
+// freed with the decoder (or kept for the next chunk by an Lz4ContextCache).
 //
 // bytesNum is a hint by default (bytes_num_is_exact = false): servers fill
 // it with the uncompressed size (the Thrift protocol), the compressed size
@@ -58,9 +60,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/memory/buffer.h"
@@ -70,6 +74,46 @@ namespace quiver::fetch {
 
 /// Where a chunk's decompressed bytes are built (see the file comment).
 enum class ChunkPolicy { kHeap, kMmapAfter, kStreamMmap };
+
+/// LZ4 decompression contexts, with LZ4F's block buffers (about two block
+/// sizes + 128 KiB: ~8 MiB for 4 MiB blocks), kept between the chunks of
+/// one download so that each file does not map, fault in and unmap that
+/// scratch anew (page faults are costly: design notes, "Machine notes").
+/// A kept context stays charged to the pool it was made with until Clear()
+/// or the cache's destruction. A decoder given a cache takes a context made
+/// with its own pool when one is kept, and gives its context back after a
+/// successful Finish(); a failed or reset decoder frees its context.
+/// Thread safety: every method may be called from any thread.
+class Lz4ContextCache {
+ public:
+  /// An LZ4F context and the accounting of its scratch (opaque).
+  struct Context;
+  struct ContextDeleter {
+    void operator()(Context* context) const;
+  };
+  using ContextPtr = std::unique_ptr<Context, ContextDeleter>;
+
+  /// Keeps at most `max_contexts` (< 1: none).
+  explicit Lz4ContextCache(int max_contexts);
+  Lz4ContextCache(const Lz4ContextCache&) = delete;
+  Lz4ContextCache& operator=(const Lz4ContextCache&) = delete;
+  ~Lz4ContextCache();
+
+  /// A kept context made with `pool`, ready for a new frame; null when none.
+  ContextPtr Take(MemoryPool* pool);
+  /// Keeps `context` (ended at a frame boundary) while fewer than
+  /// max_contexts are kept; frees it otherwise.
+  void Give(ContextPtr context);
+  /// Frees every kept context (their scratch goes back to the pool and the OS).
+  void Clear();
+  /// Contexts kept now.
+  int kept() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<ContextPtr> kept_;
+  int max_contexts_;
+};
 
 /// "heap", "mmap-after", "stream-mmap".
 std::string_view ChunkPolicyName(ChunkPolicy policy);
@@ -113,6 +157,9 @@ struct ChunkDecoderOptions {
   /// Either way the decoded IPC is validated (rows, offsets, schema) and
   /// LZ4 decoding stays bounds-checked.
   bool verify_lz4_checksums = true;
+  /// LZ4 contexts to take from and give back to (shared by the decoders of
+  /// one download); null = a fresh context per decoder, freed with it.
+  std::shared_ptr<Lz4ContextCache> lz4_contexts;
 };
 
 /// Process-wide counters of chunk mappings (all decoders). Thread-safe.

@@ -115,7 +115,8 @@ struct Chunk {
   DownloadStats* stats = nullptr;
   const DownloadOptions* options = nullptr;
   bool lz4 = true;
-  bool checksums_skipped = false;  // the decoder skips the LZ4 checksums (opted out, over TLS)
+  std::shared_ptr<Lz4ContextCache> lz4_contexts;  // the engine's, shared by its decoders
+  bool checksums_skipped = false;                 // the decoder skips the LZ4 checksums (opted out, over TLS)
 };
 
 bool StartsWithNoCase(const char* s, size_t n, const char* prefix) {
@@ -186,6 +187,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       o.pool = c->options->pool;
       o.policy = c->options->policy;
       o.lz4 = c->lz4;
+      o.lz4_contexts = c->lz4_contexts;
       o.expected_bytes = c->link.bytes_num > 0 ? std::min(c->link.bytes_num, c->options->max_chunk_bytes) : -1;
       o.bytes_num_is_exact = c->options->bytes_num_is_exact;
       o.compressed_length = c->status == 200 ? static_cast<int64_t>(cl) : -1;
@@ -228,6 +230,7 @@ class EngineImpl final : public DownloadEngine {
         close_operation_(close_operation),
         o_(o),
         window_(std::make_shared<ByteWindow>(o.window_bytes, &stats_)),
+        lz4_contexts_(std::make_shared<Lz4ContextCache>(o.parallel)),
         rng_(std::random_device{}()) {}
 
   ~EngineImpl() override {
@@ -287,7 +290,8 @@ class EngineImpl final : public DownloadEngine {
 
   void Run() {
     Status st = Loop();
-    StopFetcher();  // its page in flight is abandoned; the RPCs below are this thread's alone
+    StopFetcher();           // its page in flight is abandoned; the RPCs below are this thread's alone
+    lz4_contexts_->Clear();  // the downloads are over: their LZ4 scratch goes back
     // Stop every transfer and return their window shares.
     for (auto& c : chunks_) {
       if (c->easy) {
@@ -349,6 +353,7 @@ class EngineImpl final : public DownloadEngine {
       c->stats = &stats_;
       c->options = &o_;
       c->lz4 = lz4_;
+      c->lz4_contexts = lz4_contexts_;
       next_row_ += l.row_count;
       stats_.rows_announced = next_row_;
       chunks_.push_back(std::move(c));
@@ -641,6 +646,7 @@ class EngineImpl final : public DownloadEngine {
         o.pool = o_.pool;
         o.policy = o_.policy;
         o.lz4 = lz4_;
+        o.lz4_contexts = lz4_contexts_;
         o.expected_bytes = c->link.bytes_num > 0 ? std::min(c->link.bytes_num, o_.max_chunk_bytes) : -1;
         o.bytes_num_is_exact = o_.bytes_num_is_exact;
         o.max_decompressed_bytes = o_.max_chunk_bytes;
@@ -780,6 +786,8 @@ class EngineImpl final : public DownloadEngine {
   DownloadOptions o_;
   DownloadStats stats_;
   std::shared_ptr<ByteWindow> window_;
+  // LZ4 contexts reused from file to file (one per parallel download).
+  std::shared_ptr<Lz4ContextCache> lz4_contexts_;
   std::mt19937_64 rng_;
   CURLM* multi_ = nullptr;
   std::thread thread_;

@@ -31,7 +31,9 @@
 //     comes first, so the window counts reservations: expected bytes of
 //     files in flight and decoded bytes not yet consumed. Each active download's LZ4F
 //     scratch (about two block sizes + 128 KiB, charged to the pool) comes
-//     on top, bounded by `parallel`;
+//     on top, bounded by `parallel`: the engine keeps those contexts from
+//     file to file (Lz4ContextCache, so their buffers are not mapped and
+//     faulted in again per file) and frees them when the downloads end;
 //   - faults: 5xx, 408, 429, timeouts (including the low-speed timeout that
 //     cuts a stalled body), resets and truncated bodies are retried with
 //     exponential backoff and jitter, at most max_retries times per chunk,

@@ -385,6 +385,63 @@ TEST(ChunkDecoder, VeryCompressibleUnderLimit) {
   }
 }
 
+// Decoders sharing an Lz4ContextCache: a successful Finish gives the context
+// (with LZ4F's block buffers, still charged) back, the next decoder of the
+// same pool takes it (no new scratch), another pool's decoder does not, a
+// failed decoder frees its own, and Clear() hands everything back. The rows
+// are right every time.
+TEST(ChunkDecoder, ContextCacheReusesLz4BuffersAcrossChunks) {
+  auto src_pool = MemoryPool::MakeRoot({});
+  Body body = MakeBody(src_pool.get(), 20000, 3000);
+  const std::string wire = Lz4Frame(body.raw, true, true, LZ4F_max1MB);
+  auto pool = MemoryPool::MakeRoot({});
+  auto cache = std::make_shared<Lz4ContextCache>(2);
+  auto decode = [&](MemoryPool* p, const std::string& bytes) {
+    ChunkDecoderOptions o;
+    o.pool = p;
+    o.lz4_contexts = cache;
+    o.compressed_length = static_cast<int64_t>(bytes.size());
+    auto d = ChunkDecoder::Make(o);
+    EXPECT_OK(d);
+    // 16 KiB pieces, as curl hands them: every block goes through LZ4F's buffer.
+    for (size_t i = 0; i < bytes.size(); i += 16384) {
+      Status st = (*d)->Consume(
+          {reinterpret_cast<const uint8_t*>(bytes.data()) + i, std::min<size_t>(16384, bytes.size() - i)});
+      if (!st.ok()) return Result<std::shared_ptr<Buffer>>(st);
+    }
+    return (*d)->Finish();
+  };
+  ASSERT_OK_AND_ASSIGN(auto first, decode(pool.get(), wire));
+  EXPECT_OK(SameRows(ReadAll(first, pool.get()), body.batches));
+  EXPECT_EQ(cache->kept(), 1);
+  first.reset();
+  const int64_t scratch = pool->held_bytes();
+  EXPECT_GT(scratch, int64_t{256} << 10) << "LZ4F's block buffer stays with the kept context";
+
+  const int64_t peak_before = pool->peak_bytes();
+  ASSERT_OK_AND_ASSIGN(auto second, decode(pool.get(), wire));
+  EXPECT_OK(SameRows(ReadAll(second, pool.get()), body.batches));
+  EXPECT_EQ(cache->kept(), 1);
+  EXPECT_EQ(pool->peak_bytes(), peak_before) << "the second chunk made no new scratch";
+  second.reset();
+  EXPECT_EQ(pool->held_bytes(), scratch);
+
+  auto other = MemoryPool::MakeRoot({});
+  ASSERT_OK_AND_ASSIGN(auto third, decode(other.get(), wire));
+  EXPECT_EQ(cache->kept(), 2) << "another pool's decoder made its own context";
+  third.reset();
+
+  std::string corrupt = wire;
+  corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x5a);
+  EXPECT_FALSE(decode(pool.get(), corrupt).ok());
+  EXPECT_EQ(cache->kept(), 1) << "a failed decoder freed the context it took";
+  EXPECT_EQ(pool->held_bytes(), 0);
+
+  cache->Clear();
+  EXPECT_EQ(cache->kept(), 0);
+  EXPECT_EQ(other->held_bytes(), 0);
+}
+
 // Past the live-mapping limit, chunks fall back to the heap (and still decode).
 TEST(ChunkDecoder, MapCountLimitFallsBackToHeap) {
   auto pool = MemoryPool::MakeRoot({});
