@@ -3,7 +3,8 @@
 //
 // An Allocator only hands out and takes back bytes; it keeps no accounting
 // (that is the MemoryPool's job). Four kinds, selectable at run time:
-//   system   — glibc malloc (posix_memalign / free). quiver never lets
+//   system   — glibc malloc (posix_memalign / free) below 1 MiB, a private
+//              mapping per block from 1 MiB (kSystemMapBlockBytes). quiver never lets
 //              jemalloc or mimalloc interpose on malloc: jemalloc is linked
 //              from a symbol-renamed static archive and mimalloc is opened
 //              with dlopen(RTLD_LOCAL), so `system` really is glibc.
@@ -23,6 +24,12 @@
 namespace quiver {
 
 enum class AllocatorKind { kSystem, kJemalloc, kMimalloc, kMmap };
+
+/// The `system` allocator gives blocks of at least this many bytes their own
+/// private mapping instead of glibc malloc (whose dynamic mmap threshold
+/// would otherwise keep freed large blocks resident in its arenas; see
+/// allocator.cc). Smaller blocks are glibc's.
+inline constexpr int64_t kSystemMapBlockBytes = int64_t{1} << 20;
 
 /// "system", "jemalloc", "mimalloc" or "mmap".
 std::string_view AllocatorKindName(AllocatorKind kind);

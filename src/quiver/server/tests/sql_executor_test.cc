@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "quiver/fetch/fetch_result.h"
 #include "quiver/server/http_server.h"
@@ -235,6 +237,62 @@ TEST(SqlExecutor, ExplodingJoinFailsWithinItsBudgetAndTheServerLives) {
     rows += (*b)->num_rows;
   }
   EXPECT_EQ(rows, 15000);
+  server->Stop();
+}
+
+// Issue 19: the same join under the server's and executor's default options
+// (no statement limit given) is stopped by the client within a second: the
+// producer pauses at its unfetched-chunk bound, Cancel reaches the join
+// inside its probe, and the statement's memory is back at once; the server
+// answers the next statement.
+TEST(SqlExecutor, ExplodingJoinUnderDefaultsStopsWithinOneSecond) {
+  auto& t = Shared();
+  auto ex = SqlExecutor::Make(t.catalog, {}).value();
+  auto server_pool = MemoryPool::MakeRoot({.name = "serve"});
+  ServerOptions so;
+  so.token = "sql-executor-test-token";
+  so.service.pool = server_pool.get();
+  so.service.executor = ex.get();
+  auto server = ResultServer::Start(so).value();
+  fetch::ConnectionOptions conn;
+  conn.server_url = server->rpc_url();
+  conn.token = so.token;
+  conn.ca_cert_path = server->cert_path();
+  auto client_pool = MemoryPool::MakeRoot({});
+  fetch::FetchOptions fo;
+  fo.download.pool = client_pool.get();
+  auto r = fetch::FetchResult::Query(
+      conn, "SELECT a.l_orderkey, b.l_orderkey FROM lineitem a JOIN lineitem b ON a.l_returnflag = b.l_returnflag", fo);
+  ASSERT_OK(r);
+  auto first = (*r)->Next();
+  ASSERT_OK(first);
+  ASSERT_NE(*first, nullptr);
+  EXPECT_GT((*first)->num_rows, 0);
+  first = RecordBatchPtr{};
+  // Let the producer run into its bound.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto t0 = std::chrono::steady_clock::now();
+  (*r)->Cancel();
+  r = Status::Cancelled("dropped");  // closes the operation
+  MemoryPool* exec = server->service()->exec_pool();
+  while (exec->held_bytes() != 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("exploding join under defaults: stopped and freed in %.3f s, server peak %.1f MiB\n", stop_s,
+              static_cast<double>(server_pool->peak_bytes()) / (1 << 20));
+  EXPECT_EQ(exec->held_bytes(), 0);
+  EXPECT_LT(stop_s, 1.0);
+  EXPECT_LT(server_pool->peak_bytes(), int64_t{1} << 30) << "backpressure bounds the unfetched result";
+  auto ok = fetch::FetchResult::Query(conn, "SELECT n_name FROM nation", fo);
+  ASSERT_OK(ok);
+  int64_t rows = 0;
+  while (true) {
+    auto b = (*ok)->Next();
+    ASSERT_OK(b);
+    if (!*b) break;
+    rows += (*b)->num_rows;
+  }
+  EXPECT_EQ(rows, 25);
   server->Stop();
 }
 

@@ -22,11 +22,28 @@ int LogicalOp::IndexOf(int id) const {
   return -1;
 }
 
+namespace {
+
+// An expression's text for EXPLAIN, cut after 160 characters (an IN list
+// or OR chain of thousands of items would fill pages).
+std::string ShortExprText(const Expr& e) {
+  constexpr size_t kMaxChars = 160;
+  std::string text = ExprToString(e);
+  if (text.size() > kMaxChars) text = text.substr(0, kMaxChars) + "...";
+  return text;
+}
+
+}  // namespace
+
 std::string PlanToString(const LogicalOp& op, int indent) {
   std::string s(static_cast<size_t>(indent) * 2, ' ');
   switch (op.kind) {
-    case LogicalOp::Kind::kScan: s += "Scan " + op.table.name + " filters=" + std::to_string(op.filters.size()); break;
-    case LogicalOp::Kind::kFilter: s += "Filter " + ExprToString(*op.predicate); break;
+    case LogicalOp::Kind::kScan:
+      s += "Scan " + op.table.name + " filters=" + std::to_string(op.filters.size());
+      for (size_t i = 0; i < op.filters.size(); ++i) s += (i ? "; " : " [") + ShortExprText(*op.filters[i]);
+      if (!op.filters.empty()) s += "]";
+      break;
+    case LogicalOp::Kind::kFilter: s += "Filter " + ShortExprText(*op.predicate); break;
     case LogicalOp::Kind::kProject: s += "Project " + std::to_string(op.exprs.size()); break;
     case LogicalOp::Kind::kJoin:
       s += std::string("Join ") + JoinKindName(op.join_kind) + " keys=" + std::to_string(op.keys.size()) +
