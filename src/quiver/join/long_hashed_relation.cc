@@ -119,7 +119,9 @@ RelationSizeEstimate LongHashedRelation::EstimateSize(const LongBuildStats& stat
     // Overflow-safe range: in uint64, keys INT64_MIN..INT64_MAX give 2^64-1.
     const uint64_t range_minus_one = static_cast<uint64_t>(stats.max_key) - static_cast<uint64_t>(stats.min_key);
     const double dense_limit = options.dense_entries_per_key * static_cast<double>(distinct);
-    if (options.allow_dense && static_cast<double>(range_minus_one) + 1.0 <= dense_limit &&
+    const bool small_range =
+        options.dense_max_small_range > 0 && range_minus_one < static_cast<uint64_t>(options.dense_max_small_range);
+    if (options.allow_dense && (small_range || static_cast<double>(range_minus_one) + 1.0 <= dense_limit) &&
         range_minus_one < (uint64_t{1} << 60)) {
       e.dense = true;
       e.index_entries = static_cast<int64_t>(range_minus_one) + 1;

@@ -8,7 +8,9 @@
 //   dense  — an array of row pointers indexed by (key - min_key), used when
 //            the key range has at most `dense_entries_per_key` (default 3)
 //            entries per distinct key: 8 bytes per entry, <= 24 bytes per
-//            key. The range is computed in uint64 ((uint64)max - (uint64)min),
+//            key; or when the range is small (at most
+//            `dense_max_small_range` entries, default 64 Ki = 512 KiB),
+//            whatever the density. The range is computed in uint64 ((uint64)max - (uint64)min),
 //            so keys from INT64_MIN to INT64_MAX never overflow; a probe key
 //            maps to entry (uint64)key - (uint64)min_key and is in range
 //            iff that is below the entry count.
@@ -79,7 +81,7 @@ class LongHashedRelation final : public HashedRelation {
   /// Predicted memory of a build: a pure function of the statistics, the
   /// row layout and the options (no allocation, no side effect). Dense
   /// mode when allowed and range + 1 <= dense_entries_per_key *
-  /// max(1, distinct); else sparse with max(16, ceil(min(rows, distinct *
+  /// max(1, distinct) or range + 1 <= dense_max_small_range; else sparse with max(16, ceil(min(rows, distinct *
   /// 1.05) / load_factor)) + 8 slots of 8 bytes, and 8 more bytes per row
   /// for the key. `layout` is the payload layout without the key.
   static RelationSizeEstimate EstimateSize(const LongBuildStats& stats, const RowLayout& layout,

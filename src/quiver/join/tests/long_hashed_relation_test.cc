@@ -353,6 +353,30 @@ TEST(LongRelation, EstimateIsPureAndReservedUpFront) {
   EXPECT_FALSE(LongHashedRelation::EstimateSize(st, *layout, o).dense);
 }
 
+// A small key range is dense however sparse its keys (TPC-H Q11: 391
+// supplier keys in 1..10,000): up to dense_max_small_range entries.
+TEST(LongRelation, SmallRangesAreDenseWhateverTheirDensity) {
+  LongBuildStats st;
+  st.input_rows = 391;
+  st.distinct_estimate = 391;
+  st.min_key = 1;
+  st.max_key = 10000;
+  auto schema = KV();
+  auto layout = RowLayout::Make(*schema, {1}, {});
+  ASSERT_OK(layout);
+  auto o = Opts();
+  auto e = LongHashedRelation::EstimateSize(st, *layout, o);
+  EXPECT_TRUE(e.dense);
+  EXPECT_EQ(e.index_entries, 10000);
+  st.max_key = st.min_key + o.dense_max_small_range - 1;  // the largest small range
+  EXPECT_TRUE(LongHashedRelation::EstimateSize(st, *layout, o).dense);
+  st.max_key += 1;
+  EXPECT_FALSE(LongHashedRelation::EstimateSize(st, *layout, o).dense);
+  o.dense_max_small_range = 0;  // off: the density rule alone
+  st.max_key = 10000;
+  EXPECT_FALSE(LongHashedRelation::EstimateSize(st, *layout, o).dense);
+}
+
 TEST_P(LongRelationModes, OverTheLimitIsOutOfMemoryAndHeldReturnsToZero) {
   auto root = MemoryPool::MakeRoot({.name = "root", .limit_bytes = 256 << 10});
   auto pool = root->MakeChild({.name = "task"});

@@ -101,20 +101,29 @@ LogicalOpPtr MakeSubqueryJoin(JoinKind kind, LogicalOpPtr left, LogicalOpPtr rig
   j->columns = left->columns;
   if (kind == JoinKind::kLeft || kind == JoinKind::kInner)
     j->columns.insert(j->columns.end(), right->columns.begin(), right->columns.end());
-  j->est_rows = kind == JoinKind::kLeft ? left->est_rows : std::max(1.0, left->est_rows * 0.5);
+  // A semi join keeps about the fraction of its right side's base rows the
+  // right side's filters keep (the key is usually the right table's own:
+  // partsupp IN the 'forest' parts keeps their share), at most half.
+  const double right_fraction = std::min(1.0, right->est_rows / std::max(1.0, right->base_rows));
+  j->est_rows = kind == JoinKind::kLeft   ? left->est_rows
+                : kind == JoinKind::kSemi ? std::max(1.0, left->est_rows * std::min(0.5, right_fraction))
+                                          : std::max(1.0, left->est_rows * 0.5);
   j->base_rows = left->base_rows;
   j->children = {std::move(left), std::move(right)};
   return j;
 }
 
 // The smallest part of `outer` that yields every value its columns `ids`
-// take in `outer`'s rows: down inner joins, and the preserved side of left,
-// semi and anti joins (a row of the result comes from one row of each).
+// take in `outer`'s rows: down inner joins and the preserved side of left
+// joins (a row of the result comes from one row of each). A semi or anti
+// join is kept: its rows are a subset of its left side's (TPC-H Q20: the
+// partsupp rows of the 'forest' parts, not all of partsupp).
 LogicalOpPtr KeySource(const LogicalOpPtr& outer, const std::set<int>& ids) {
   LogicalOpPtr node = outer;
   while (node->kind == LogicalOp::Kind::kJoin) {
     const JoinKind k = node->join_kind;
-    const size_t sides = k == JoinKind::kInner || k == JoinKind::kLeft ? 2 : 1;
+    if (k != JoinKind::kInner && k != JoinKind::kLeft) break;
+    const size_t sides = 2;
     LogicalOpPtr next;
     for (size_t c = 0; c < sides && c < node->children.size(); ++c)
       if (Covers(*node->children[c], ids)) next = node->children[c];
