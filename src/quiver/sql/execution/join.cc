@@ -12,6 +12,7 @@
 // probes in slices of kProbeSliceRows rows and keeps only a bitmap.
 #include <algorithm>
 #include <deque>
+#include <mutex>
 #include <numeric>
 
 #include "quiver/columnar/concatenate.h"
@@ -463,16 +464,26 @@ class NestedLoopJoinOp : public RecordBatchStream {
 // row number, the right side streams through the relation, and the pairs
 // that pass the residual mark their left row; at the end the left rows that
 // were (semi) or were not (anti) marked are emitted.
+// A semi / anti join that builds its left (outer) side, with row numbers,
+// and marks the left rows the right side's rows match (with the residual,
+// if any); then emits the marked (semi) or unmarked (anti) left rows in
+// their order. Probing is either the op's own (Next() pulls `right`), or
+// run by the workers of a parallel right pipeline (BuildLeftSemiJoinNode):
+// each with its own prober (MakeProber) and marks (ProbeInto), combined by
+// FinishProbing.
 class BuildLeftSemiJoinOp : public RecordBatchStream {
  public:
-  BuildLeftSemiJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
+  BuildLeftSemiJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, SchemaPtr right_schema, JoinSpec spec,
+                      SchemaPtr schema)
       : ctx_(ctx),
         left_(std::move(left)),
         right_(std::move(right)),
         spec_(std::move(spec)),
-        schema_(std::move(schema)) {
-    nleft_ = static_cast<int>(left_->schema()->fields.size());
-    nright_ = static_cast<int>(right_->schema()->fields.size());
+        schema_(std::move(schema)),
+        right_schema_(std::move(right_schema)) {
+    left_schema_ = left_->schema();
+    nleft_ = static_cast<int>(left_schema_->fields.size());
+    nright_ = static_cast<int>(right_schema_->fields.size());
   }
   ~BuildLeftSemiJoinOp() override {
     prober_.reset();
@@ -482,7 +493,7 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
 
   Status Init() {
     build_schema_ = ExtendSchema(*left_->schema(), spec_.left_keys, true);
-    probe_schema_ = ExtendSchema(*right_->schema(), spec_.right_keys, false);
+    probe_schema_ = ExtendSchema(*right_schema_, spec_.right_keys, false);
     join::HashJoinOptions o;
     o.type = join::JoinType::kInner;
     for (size_t k = 0; k < spec_.left_keys.size(); ++k) {
@@ -507,6 +518,62 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
     return Status::OK();
   }
 
+  /// Builds the relation from the whole left side (global row numbers).
+  Status Build() {
+    std::vector<RecordBatchPtr> keyed;
+    int64_t base = 0;
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, left_->Next());
+      if (!b) break;
+      if (b->num_rows == 0) continue;
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
+                              WithKeys(b, spec_.left_keys, build_schema_, base, ctx_, ctx_->pool.get()));
+      base += b->num_rows;  // global row numbers
+      left_batches_.push_back(b);
+      keyed.push_back(std::move(k));
+    }
+    left_.reset();
+    matched_.assign(static_cast<size_t>(base), 0);
+    QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(keyed, ctx_->tmm.get()));
+    return Status::OK();
+  }
+
+  int64_t left_rows() const { return static_cast<int64_t>(matched_.size()); }
+
+  /// A prober of the built relation for one thread.
+  Result<std::unique_ptr<join::HashJoinProbe>> MakeProber() const { return join_->MakeProbe(relation_); }
+
+  /// Marks in `matched` (left_rows() bytes) the left rows the rows of `in`
+  /// (the right side's columns) match. Thread-safe for distinct probers and
+  /// marks.
+  Status ProbeInto(const RecordBatchPtr& in, join::HashJoinProbe* prober, std::vector<uint8_t>* matched) const {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
+                            WithKeys(in, spec_.right_keys, probe_schema_, kNoRowIds, ctx_, ctx_->pool.get()));
+    const join::BatchSink sink = [this, matched](RecordBatchPtr b) { return Mark(b, matched); };
+    for (int64_t begin = 0; begin < k->num_rows; begin += kProbeSliceRows) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr slice,
+                              SliceBatch(k, begin, std::min(kProbeSliceRows, k->num_rows - begin)));
+      QUIVER_RETURN_NOT_OK(prober->Probe(*slice, sink));
+    }
+    return Status::OK();
+  }
+
+  /// Adds a worker's marks (call once per worker, from one thread at a time).
+  void MergeMarks(const std::vector<uint8_t>& marks) {
+    for (size_t i = 0; i < marks.size() && i < matched_.size(); ++i) matched_[i] |= marks[i];
+  }
+
+  /// Ends probing: the relation is freed; Next() emits.
+  void FinishProbing() {
+    prober_.reset();
+    if (relation_) relation_->Close();
+    relation_.reset();
+    right_.reset();
+    probed_ = true;
+  }
+
   Result<RecordBatchPtr> Next() override {
     auto r = NextImpl();
     if (!r.ok()) return NameOperator(r.status(), "hash join");
@@ -514,7 +581,7 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
   }
 
  private:
-  Status Mark(const RecordBatchPtr& out) {
+  Status Mark(const RecordBatchPtr& out, std::vector<uint8_t>* matched) const {
     if (out->num_rows == 0) return Status::OK();
     const int nprobe = spec_.residual ? nright_ : 0;
     if (out->columns.empty() || out->columns.back()->type->id != TypeId::kInt64 || !out->columns.back()->buffers[1])
@@ -522,14 +589,14 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
                              std::to_string(out->columns.size()) + " columns)");
     const ArrayDataPtr& rowid = out->columns.back();
     const int64_t* ids = rowid->GetValues<int64_t>(1) + rowid->offset;
-    const auto n_left = static_cast<int64_t>(matched_.size());
+    const auto n_left = static_cast<int64_t>(matched->size());
     for (int64_t r = 0; r < out->num_rows; ++r)
       if (ids[r] < 0 || ids[r] >= n_left)
         return Status::Invalid("internal: semi join row number " + std::to_string(ids[r]) + " outside " +
                                std::to_string(n_left) + " rows (" + std::to_string(out->columns.size()) + " columns, " +
                                rowid->type->ToString() + ")");
     if (!spec_.residual) {
-      for (int64_t r = 0; r < out->num_rows; ++r) matched_[static_cast<size_t>(ids[r])] = 1;
+      for (int64_t r = 0; r < out->num_rows; ++r) (*matched)[static_cast<size_t>(ids[r])] = 1;
       return Status::OK();
     }
     // Lay the pair out as left columns then right columns for the residual.
@@ -546,53 +613,22 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
     RecordBatchPtr view = MakeBatch(both, out->num_rows, std::move(cols));
     EvalContext ev = ctx_->Eval(ctx_->pool.get());
     QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*spec_.residual, *view, &ev));
-    for (int64_t r : sel) matched_[static_cast<size_t>(ids[r])] = 1;
+    for (int64_t r : sel) (*matched)[static_cast<size_t>(ids[r])] = 1;
     return Status::OK();
   }
 
   Result<RecordBatchPtr> NextImpl() {
     QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     if (!probed_) {
-      right_schema_ = right_->schema();
-      left_schema_ = left_->schema();
-      // Build: the left side with global row numbers.
-      std::vector<RecordBatchPtr> keyed;
-      int64_t base = 0;
-      while (true) {
-        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, left_->Next());
-        if (!b) break;
-        if (b->num_rows == 0) continue;
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
-                                WithKeys(b, spec_.left_keys, build_schema_, base, ctx_, ctx_->pool.get()));
-        base += b->num_rows;  // global row numbers
-        left_batches_.push_back(b);
-        keyed.push_back(std::move(k));
-      }
-      left_.reset();
-      matched_.assign(static_cast<size_t>(base), 0);
-      QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(keyed, ctx_->tmm.get()));
-      keyed.clear();
-      QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
-      const join::BatchSink sink = [this](RecordBatchPtr b) { return Mark(b); };
+      QUIVER_RETURN_NOT_OK(Build());
+      QUIVER_ASSIGN_OR_RETURN(prober_, MakeProber());
       while (true) {
         QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, right_->Next());
         if (!in) break;
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr k,
-                                WithKeys(in, spec_.right_keys, probe_schema_, kNoRowIds, ctx_, ctx_->pool.get()));
-        for (int64_t begin = 0; begin < k->num_rows; begin += kProbeSliceRows) {
-          QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr slice,
-                                  SliceBatch(k, begin, std::min(kProbeSliceRows, k->num_rows - begin)));
-          QUIVER_RETURN_NOT_OK(prober_->Probe(*slice, sink));
-        }
+        QUIVER_RETURN_NOT_OK(ProbeInto(in, prober_.get(), &matched_));
       }
-      right_.reset();
-      prober_.reset();
-      relation_->Close();
-      relation_.reset();
-      probed_ = true;
+      FinishProbing();
     }
     const bool want = spec_.kind == JoinKind::kSemi;
     while (next_batch_ < left_batches_.size()) {
@@ -612,7 +648,7 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
   ExecContext* ctx_;
   OperatorPtr left_, right_;
   JoinSpec spec_;
-  SchemaPtr schema_, build_schema_, probe_schema_, right_schema_, left_schema_;
+  SchemaPtr schema_, right_schema_, build_schema_, probe_schema_, left_schema_;
   int nleft_ = 0, nright_ = 0;
   std::shared_ptr<const join::HashJoin> join_;
   std::shared_ptr<join::HashedRelation> relation_;
@@ -634,8 +670,9 @@ static Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, Operator
         std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
   }
   if (spec.build_left && (spec.kind == JoinKind::kSemi || spec.kind == JoinKind::kAnti)) {
-    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx, std::move(left), std::move(right), std::move(spec),
-                                                    std::move(schema));
+    SchemaPtr right_schema = right->schema();
+    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx, std::move(left), std::move(right), std::move(right_schema),
+                                                    std::move(spec), std::move(schema));
     QUIVER_RETURN_NOT_OK(op->Init());
     return OperatorPtr(std::move(op));
   }
@@ -972,6 +1009,65 @@ class ParallelHashJoinNode : public PhysicalNode {
   std::shared_ptr<GraceSide> grace_build_;
 };
 
+// A semi / anti join that builds its left side (BuildLeftSemiJoinOp): the
+// left side is gathered and built at Prepare, then the right side runs as
+// a parallel pipeline whose workers probe with their own probers and mark
+// their own copies of the left rows' marks, OR-ed together at the end (TPC-H
+// Q21: 6 M lineitem rows probe the few thousand late orders of one nation).
+// One instance emits the left rows.
+class BuildLeftSemiJoinNode : public PhysicalNode {
+ public:
+  BuildLeftSemiJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema)
+      : PhysicalNode(ctx, std::move(schema)),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)) {}
+  bool parallel() const override { return false; }
+  Result<OperatorPtr> Instantiate() override {
+    if (!op_) return Status::Invalid("internal: the build-left semi join was instantiated twice or not prepared");
+    return OperatorPtr(std::move(op_));
+  }
+  void Release() override { op_.reset(); }
+
+ protected:
+  Status DoPrepare() override {
+    Status st = Run();
+    return st.ok() ? st : NameOperator(st, "hash join");
+  }
+
+ private:
+  Status Run() {
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr left, Gathered(ctx_, left_));
+    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx_, std::move(left), nullptr, right_->schema(), spec_, schema_);
+    QUIVER_RETURN_NOT_OK(op->Init());
+    QUIVER_RETURN_NOT_OK(op->Build());
+    std::mutex merge;
+    QUIVER_RETURN_NOT_OK(
+        RunPipeline(ctx_, right_, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
+          QUIVER_ASSIGN_OR_RETURN(std::unique_ptr<join::HashJoinProbe> prober, op->MakeProber());
+          std::vector<uint8_t> marks(static_cast<size_t>(op->left_rows()), 0);
+          while (!stop.load(std::memory_order_relaxed)) {
+            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+            if (!b) break;
+            if (b->num_rows == 0) continue;
+            QUIVER_RETURN_NOT_OK(op->ProbeInto(b, prober.get(), &marks));
+          }
+          prober.reset();
+          std::lock_guard<std::mutex> lock(merge);
+          op->MergeMarks(marks);
+          return Status::OK();
+        }));
+    op->FinishProbing();
+    op_ = std::move(op);
+    return Status::OK();
+  }
+
+  NodePtr left_, right_;
+  JoinSpec spec_;
+  std::unique_ptr<BuildLeftSemiJoinOp> op_;
+};
+
 // Joins that see all their input in one thread (right / full outer, the
 // build-left semi join, nested loops): one instance over gathered inputs.
 class SerialJoinNode : public PhysicalNode {
@@ -999,8 +1095,10 @@ class SerialJoinNode : public PhysicalNode {
 }  // namespace
 
 Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema) {
-  const bool serial = spec.left_keys.empty() || spec.kind == JoinKind::kRight || spec.kind == JoinKind::kFull ||
-                      (spec.build_left && (spec.kind == JoinKind::kSemi || spec.kind == JoinKind::kAnti));
+  if (!spec.left_keys.empty() && spec.build_left && (spec.kind == JoinKind::kSemi || spec.kind == JoinKind::kAnti))
+    return NodePtr(std::make_shared<BuildLeftSemiJoinNode>(ctx, std::move(left), std::move(right), std::move(spec),
+                                                           std::move(schema)));
+  const bool serial = spec.left_keys.empty() || spec.kind == JoinKind::kRight || spec.kind == JoinKind::kFull;
   if (serial)
     return NodePtr(
         std::make_shared<SerialJoinNode>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
