@@ -2,6 +2,7 @@
 #include "quiver/sql/expression/vector.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -40,8 +41,22 @@ DataTypePtr Decimal(int precision, int scale) {
   return decimal(128, std::clamp(precision, std::max(scale, 1), 38), std::clamp(scale, 0, 38));
 }
 
+namespace {
+// 10^0 .. 10^38, computed once at compile time.
+constexpr std::array<i128, 39> kPowersOf10 = [] {
+  std::array<i128, 39> p{};
+  p[0] = 1;
+  for (size_t k = 1; k < p.size(); ++k) p[k] = p[k - 1] * 10;
+  return p;
+}();
+}  // namespace
+
+// A table read: called per row and per group (e.g. MaxUnscaled in an
+// aggregate's output), where a loop of up to 38 128-bit multiplies cost
+// 6% of TPC-H Q18.
 i128 Pow10(int n) {
-  i128 v = 1;
+  if (n >= 0 && n <= 38) return kPowersOf10[static_cast<size_t>(n)];
+  i128 v = 1;  // past 38 digits: wraps as the loop always did (callers clamp)
   for (int k = 0; k < n; ++k) v *= 10;
   return v;
 }

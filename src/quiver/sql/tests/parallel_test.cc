@@ -127,6 +127,35 @@ TEST_F(ParallelTest, TpchQueriesGiveTheSameRowsAtOneTwoAndFourThreads) {
   }
 }
 
+// Past 32 Ki groups the workers' tables are merged partition by partition
+// in parallel (HashAggregateNode::ParallelMerge): integer and string keys,
+// with sums, averages, counts and string min / max (which point into the
+// workers' arenas), give the one-thread rows at 2 and 4 threads.
+TEST_F(ParallelTest, ManyGroupsMergeInParallelWithTheSameRows) {
+  const std::vector<std::string> sqls = {
+      "SELECT l_orderkey, l_linenumber, sum(l_quantity), avg(l_extendedprice), count(*), min(l_shipmode), "
+      "max(l_comment) FROM lineitem GROUP BY l_orderkey, l_linenumber",
+      "SELECT l_comment, count(*), min(l_shipinstruct), sum(l_tax) FROM lineitem GROUP BY l_comment",
+      "SELECT count(*), sum(n) FROM (SELECT l_orderkey * 10 + l_linenumber AS k, count(*) AS n FROM lineitem "
+      "GROUP BY l_orderkey * 10 + l_linenumber) t"};
+  for (const auto& sql : sqls) {
+    ExecuteOptions one;
+    one.threads = 1;
+    auto ref = Rows(sql, one);
+    ASSERT_OK(ref) << sql;
+    if (sql.find("GROUP BY l_comment") != std::string::npos || sql.find("l_linenumber, sum") != std::string::npos)
+      EXPECT_GT(ref->size(), 32768u) << "enough groups for the parallel merge: " << sql;
+    for (int threads : {2, 4}) {
+      ExecuteOptions eo;
+      eo.threads = threads;
+      eo.max_batch_rows = 3000;  // several batches per partition
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << sql << " threads=" << threads;
+      EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
+    }
+  }
+}
+
 TEST_F(ParallelTest, AScanKeepsTableOrderInParallel) {
   // LIMIT without ORDER BY gives the first rows of the table, as one thread does.
   ExecuteOptions one;
