@@ -827,9 +827,16 @@ class AggregateTable : public join::MemoryConsumer {
 // list every instance computes alike from the same tables.
 class AggregateEmitOp : public RecordBatchStream {
  public:
+  /// `keep_alive`: the tables whose arenas hold string min / max values
+  /// that `tables` point to (the workers' tables of a merge), kept until
+  /// this instance ends, whenever the node is released.
   AggregateEmitOp(ExecContext* ctx, SchemaPtr schema, std::vector<std::shared_ptr<const AggregateTable>> tables,
-                  std::shared_ptr<std::atomic<int64_t>> cursor)
-      : ctx_(ctx), schema_(std::move(schema)), tables_(std::move(tables)), cursor_(std::move(cursor)) {
+                  std::shared_ptr<std::atomic<int64_t>> cursor, std::vector<std::shared_ptr<AggregateTable>> keep_alive)
+      : ctx_(ctx),
+        schema_(std::move(schema)),
+        tables_(std::move(tables)),
+        keep_alive_(std::move(keep_alive)),
+        cursor_(std::move(cursor)) {
     const int64_t step = std::max<int64_t>(1, ctx_->max_batch_rows);
     for (size_t t = 0; t < tables_.size(); ++t) {
       const int64_t rows = tables_[t]->num_output_rows();
@@ -843,6 +850,7 @@ class AggregateEmitOp : public RecordBatchStream {
     const int64_t i = cursor_->fetch_add(1);
     if (i >= static_cast<int64_t>(ranges_.size())) {
       tables_.clear();
+      keep_alive_.clear();
       return RecordBatchPtr{};
     }
     const Range& r = ranges_[static_cast<size_t>(i)];
@@ -859,6 +867,7 @@ class AggregateEmitOp : public RecordBatchStream {
   ExecContext* ctx_;
   SchemaPtr schema_;
   std::vector<std::shared_ptr<const AggregateTable>> tables_;
+  std::vector<std::shared_ptr<AggregateTable>> keep_alive_;
   std::vector<Range> ranges_;
   std::shared_ptr<std::atomic<int64_t>> cursor_;
 };
@@ -937,7 +946,7 @@ class HashAggregateNode : public PhysicalNode {
       return OperatorPtr(std::make_unique<SpilledAggregateEmitOp>(ctx_, schema_, std::move(partitions_),
                                                                   [this] { return MakeTable(); }));
     }
-    return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, results_, cursor_));
+    return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, results_, cursor_, tables_));
   }
   void Release() override {
     results_.clear();
