@@ -1164,6 +1164,21 @@ int64_t RunAndDrop(Fixture& f, int64_t rows) {
   return next_row == rows ? next_row : -1;
 }
 
+// Under a sanitizer RSS also counts its shadow memory, which it keeps for
+// unmapped blocks: the bound is about the allocator, so it is checked only
+// in plain builds (ThreadSanitizer measured +66 MiB, the release build +7).
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr bool kRssIsMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+constexpr bool kRssIsMeaningful = false;
+#else
+constexpr bool kRssIsMeaningful = true;
+#endif
+#else
+constexpr bool kRssIsMeaningful = true;
+#endif
+
 TEST(ResultServerMemory, RssReturnsAfterABurstOfStatements) {
   constexpr int64_t kRows = 150000;
   auto table = MakeLineitem(kRows, "rss");
@@ -1191,7 +1206,7 @@ TEST(ResultServerMemory, RssReturnsAfterABurstOfStatements) {
     std::printf("release=%d: RSS after the first statement %.1f MiB, after the burst %.1f MiB\n", release,
                 static_cast<double>(after_first) / (1 << 20), static_cast<double>(after_burst) / (1 << 20));
     if (release) {
-      EXPECT_LT(after_burst - after_first, int64_t{64} << 20);
+      if (kRssIsMeaningful) EXPECT_LT(after_burst - after_first, int64_t{64} << 20);
       EXPECT_NE(f.server->MetricsText().find("process_resident_bytes="), std::string::npos);
     }
   }
