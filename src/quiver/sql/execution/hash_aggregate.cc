@@ -188,21 +188,26 @@ class AggregateTable : public join::MemoryConsumer {
     return Status::OK();
   }
 
+  // Adds group `og` of `other` (its key and states) to this table.
+  Status MergeGroup(const AggregateTable& other, int64_t og) {
+    int64_t g = 0;
+    if (!groups_.empty()) {
+      const uint8_t* key = other.table_.key(og);
+      const uint32_t len = other.table_.key_length(og);
+      bool inserted;
+      QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
+      if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+    }
+    for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
+    return Status::OK();
+  }
+
   // Adds the groups `ids` of `other` (and their states) to this table, as
   // Merge does for all of them: one partition of a worker's table in the
   // parallel merge. Other's arena must outlive this table's emission.
   Status MergeGroups(const AggregateTable& other, const std::vector<int64_t>& ids) {
     for (size_t i = 0; i < ids.size(); ++i) {
-      const int64_t og = ids[i];
-      int64_t g = 0;
-      if (!groups_.empty()) {
-        const uint8_t* key = other.table_.key(og);
-        const uint32_t len = other.table_.key_length(og);
-        bool inserted;
-        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
-        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
-      }
-      for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
+      QUIVER_RETURN_NOT_OK(MergeGroup(other, ids[i]));
       if ((i & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
     return Status::OK();
@@ -216,15 +221,7 @@ class AggregateTable : public join::MemoryConsumer {
     const int64_t n = other.num_output_rows();
     for (int64_t og = 0; og < n; ++og) {
       *merged = og;
-      int64_t g = 0;
-      if (!groups_.empty()) {
-        const uint8_t* key = other.table_.key(og);
-        const uint32_t len = other.table_.key_length(og);
-        bool inserted;
-        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
-        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
-      }
-      for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
+      QUIVER_RETURN_NOT_OK(MergeGroup(other, og));
       if ((og & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
     *merged = n;

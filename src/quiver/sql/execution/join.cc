@@ -467,17 +467,15 @@ class NestedLoopJoinOp : public RecordBatchStream {
 // A semi / anti join that builds its left (outer) side, with row numbers,
 // and marks the left rows the right side's rows match (with the residual,
 // if any); then emits the marked (semi) or unmarked (anti) left rows in
-// their order. Probing is either the op's own (Next() pulls `right`), or
-// run by the workers of a parallel right pipeline (BuildLeftSemiJoinNode):
-// each with its own prober (MakeProber) and marks (ProbeInto), combined by
-// FinishProbing.
+// their order. The probing is run by the workers of the right side's
+// pipeline (BuildLeftSemiJoinNode): each with its own prober (MakeProber)
+// and marks (ProbeInto), combined by MergeMarks; Next() emits once
+// FinishProbing was called.
 class BuildLeftSemiJoinOp : public RecordBatchStream {
  public:
-  BuildLeftSemiJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, SchemaPtr right_schema, JoinSpec spec,
-                      SchemaPtr schema)
+  BuildLeftSemiJoinOp(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec, SchemaPtr schema)
       : ctx_(ctx),
         left_(std::move(left)),
-        right_(std::move(right)),
         spec_(std::move(spec)),
         schema_(std::move(schema)),
         right_schema_(std::move(right_schema)) {
@@ -486,7 +484,6 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
     nright_ = static_cast<int>(right_schema_->fields.size());
   }
   ~BuildLeftSemiJoinOp() override {
-    prober_.reset();
     if (relation_) relation_->Close();
   }
   const SchemaPtr& schema() const override { return schema_; }
@@ -567,10 +564,8 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
 
   /// Ends probing: the relation is freed; Next() emits.
   void FinishProbing() {
-    prober_.reset();
     if (relation_) relation_->Close();
     relation_.reset();
-    right_.reset();
     probed_ = true;
   }
 
@@ -619,17 +614,7 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
 
   Result<RecordBatchPtr> NextImpl() {
     QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-    if (!probed_) {
-      QUIVER_RETURN_NOT_OK(Build());
-      QUIVER_ASSIGN_OR_RETURN(prober_, MakeProber());
-      while (true) {
-        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr in, right_->Next());
-        if (!in) break;
-        QUIVER_RETURN_NOT_OK(ProbeInto(in, prober_.get(), &matched_));
-      }
-      FinishProbing();
-    }
+    if (!probed_) return Status::Invalid("internal: the build-left semi join emits before its probing ended");
     const bool want = spec_.kind == JoinKind::kSemi;
     while (next_batch_ < left_batches_.size()) {
       RecordBatchPtr b = std::move(left_batches_[next_batch_++]);
@@ -646,13 +631,12 @@ class BuildLeftSemiJoinOp : public RecordBatchStream {
   }
 
   ExecContext* ctx_;
-  OperatorPtr left_, right_;
+  OperatorPtr left_;
   JoinSpec spec_;
   SchemaPtr schema_, right_schema_, build_schema_, probe_schema_, left_schema_;
   int nleft_ = 0, nright_ = 0;
   std::shared_ptr<const join::HashJoin> join_;
   std::shared_ptr<join::HashedRelation> relation_;
-  std::unique_ptr<join::HashJoinProbe> prober_;
   std::vector<RecordBatchPtr> left_batches_;
   std::vector<uint8_t> matched_;
   bool probed_ = false;
@@ -668,13 +652,6 @@ static Result<OperatorPtr> MakeJoin(ExecContext* ctx, OperatorPtr left, Operator
   if (spec.left_keys.empty()) {
     return OperatorPtr(
         std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema)));
-  }
-  if (spec.build_left && (spec.kind == JoinKind::kSemi || spec.kind == JoinKind::kAnti)) {
-    SchemaPtr right_schema = right->schema();
-    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx, std::move(left), std::move(right), std::move(right_schema),
-                                                    std::move(spec), std::move(schema));
-    QUIVER_RETURN_NOT_OK(op->Init());
-    return OperatorPtr(std::move(op));
   }
   SchemaPtr right_schema = right->schema();
   auto op = std::make_unique<HashJoinOp>(ctx, std::move(left), std::move(right), std::move(right_schema),
@@ -1038,7 +1015,7 @@ class BuildLeftSemiJoinNode : public PhysicalNode {
  private:
   Status Run() {
     QUIVER_ASSIGN_OR_RETURN(OperatorPtr left, Gathered(ctx_, left_));
-    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx_, std::move(left), nullptr, right_->schema(), spec_, schema_);
+    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx_, std::move(left), right_->schema(), spec_, schema_);
     QUIVER_RETURN_NOT_OK(op->Init());
     QUIVER_RETURN_NOT_OK(op->Build());
     std::mutex merge;
@@ -1068,8 +1045,8 @@ class BuildLeftSemiJoinNode : public PhysicalNode {
   std::unique_ptr<BuildLeftSemiJoinOp> op_;
 };
 
-// Joins that see all their input in one thread (right / full outer, the
-// build-left semi join, nested loops): one instance over gathered inputs.
+// Joins that see all their input in one thread (right / full outer, nested
+// loops): one instance over gathered inputs.
 class SerialJoinNode : public PhysicalNode {
  public:
   SerialJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema)
