@@ -97,8 +97,11 @@ class Catalog {
   /// files) as table `name`. Reads the whole input once to learn its schema
   /// and row count (regular files are mapped, so this costs page faults,
   /// not pool memory; streams and compressed bodies are decoded with
-  /// `scratch_pool` batch by batch and released). `validation` is the level
-  /// every later scan checks batches at (kFull for untrusted files).
+  /// `scratch_pool` batch by batch and released); the framing and every
+  /// buffer's bounds are checked then. `validation` is the level every
+  /// later scan checks the columns it reads at (kFull for untrusted files:
+  /// a corrupt column fails the statements that read it, naming the path,
+  /// record batch and column).
   /// Every scan reads the path again, so it must be a regular file or a
   /// directory ("-" and pipes are refused: Invalid).
   /// Errors: Invalid for an empty or non-identifier name, a name already

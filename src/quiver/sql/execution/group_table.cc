@@ -49,8 +49,9 @@ uint64_t HashBytes(const uint8_t* p, size_t len) {
   return h;
 }
 
-Status IntGroupMap::Grow() {
-  const int64_t cap = capacity_ == 0 ? 1024 : capacity_ * 2;
+Status IntGroupMap::Grow(int64_t keys) {
+  int64_t cap = capacity_ == 0 ? 1024 : capacity_ * 2;
+  while (keys * 2 > cap) cap *= 2;
   QUIVER_ASSIGN_OR_RETURN(
       auto page, consumer_->memory_manager()->AllocatePage(cap * static_cast<int64_t>(sizeof(Entry)), consumer_));
   auto* entries = reinterpret_cast<Entry*>(page.data());
@@ -83,13 +84,14 @@ Status IntGroupMap::Insert(uint64_t key, int64_t group) {
 
 GroupTable::GroupTable(join::MemoryConsumer* consumer) : consumer_(consumer), arena_(consumer), keys_(consumer) {}
 
-Status GroupTable::Grow() {
-  const int64_t new_capacity = capacity_ == 0 ? 1024 : capacity_ * 2;
+Status GroupTable::Grow(int64_t groups) {
+  int64_t new_capacity = capacity_ == 0 ? 1024 : capacity_ * 2;
+  while (groups * 2 > new_capacity) new_capacity *= 2;
   QUIVER_ASSIGN_OR_RETURN(auto page, consumer_->memory_manager()->AllocatePage(new_capacity * 8, consumer_));
   auto* slots = reinterpret_cast<uint64_t*>(page.data());
   std::memset(slots, 0, static_cast<size_t>(new_capacity) * 8);
   const uint64_t mask = static_cast<uint64_t>(new_capacity - 1);
-  for (int64_t g = 0; g < keys_.size(); ++g) {
+  for (int64_t g = 0; g < indexed_; ++g) {
     const uint64_t h = keys_[g].hash;
     uint64_t s = h & mask;
     while (slots[s]) s = (s + 1) & mask;
@@ -101,8 +103,29 @@ Status GroupTable::Grow() {
   return Status::OK();
 }
 
+Status GroupTable::IndexPending() {
+  if ((keys_.size() + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow(keys_.size() + 1));
+  const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
+  for (; indexed_ < keys_.size(); ++indexed_) {
+    KeyRef& k = keys_[indexed_];
+    k.hash = HashBytes(k.data, k.len);
+    uint64_t s = k.hash & mask;
+    while (slots_[s]) s = (s + 1) & mask;
+    slots_[s] = ((k.hash >> 48) << 48) | static_cast<uint64_t>(indexed_ + 1);
+  }
+  return Status::OK();
+}
+
+Result<int64_t> GroupTable::AppendNew(const uint8_t* key, uint32_t len) {
+  QUIVER_ASSIGN_OR_RETURN(uint8_t * stored, arena_.Append(key, len));
+  const int64_t g = keys_.size();
+  QUIVER_RETURN_NOT_OK(keys_.Append(KeyRef{stored, len, 0}));
+  return g;
+}
+
 Status GroupTable::FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash, int64_t* group, bool* inserted) {
-  if ((keys_.size() + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow());
+  if (indexed_ < keys_.size()) QUIVER_RETURN_NOT_OK(IndexPending());
+  if ((keys_.size() + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow(keys_.size() + 1));
   const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
   const uint64_t tag = hash >> 48;
   uint64_t s = hash & mask;
@@ -124,6 +147,7 @@ Status GroupTable::FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash,
   const int64_t g = keys_.size();
   QUIVER_RETURN_NOT_OK(keys_.Append(KeyRef{stored, len, hash}));
   slots_[s] = (tag << 48) | static_cast<uint64_t>(g + 1);
+  indexed_ = keys_.size();
   *group = g;
   *inserted = true;
   return Status::OK();

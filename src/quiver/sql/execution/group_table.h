@@ -87,6 +87,40 @@ class IntGroupMap {
     }
   }
   Status Insert(uint64_t key, int64_t group);
+  /// The group of `key`; when absent, `make_group()` (a callable returning
+  /// Result<int64_t>) numbers a new one, which is then entered. One probe
+  /// for both. Room for the entry is taken before `make_group` runs, so on
+  /// OutOfMemory nothing is entered.
+  template <typename MakeGroup>
+  Status FindOrInsert(uint64_t key, MakeGroup&& make_group, int64_t* group, bool* inserted) {
+    if ((size_ + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow());
+    const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
+    uint64_t s = Mix(key) & mask;
+    for (;; s = (s + 1) & mask) {
+      const int64_t g = entries_[s].group;
+      if (g < 0) break;
+      if (entries_[s].key == key) {
+        *group = g;
+        *inserted = false;
+        return Status::OK();
+      }
+    }
+    QUIVER_ASSIGN_OR_RETURN(const int64_t g, make_group());
+    entries_[s] = Entry{key, g};
+    ++size_;
+    *group = g;
+    *inserted = true;
+    return Status::OK();
+  }
+  /// Keys entered.
+  int64_t size() const { return size_; }
+  /// Starts loading the slot where a probe for `key` begins (a caller
+  /// probing a list of keys issues this some keys ahead).
+  void Prefetch(uint64_t key) const {
+    if (capacity_ > 0) __builtin_prefetch(&entries_[Mix(key) & static_cast<uint64_t>(capacity_ - 1)]);
+  }
+  /// Takes room for `keys` entries now (no growth before them).
+  Status Reserve(int64_t keys) { return keys * 2 > capacity_ ? Grow(keys) : Status::OK(); }
 
  private:
   struct Entry {
@@ -99,7 +133,8 @@ class IntGroupMap {
     k ^= k >> 33;
     return k;
   }
-  Status Grow();
+  // Doubles the capacity (at least until `keys` fit at load 1/2).
+  Status Grow(int64_t keys = 0);
   join::MemoryConsumer* consumer_;
   join::MemoryPage page_;
   Entry* entries_ = nullptr;
@@ -112,9 +147,20 @@ class GroupTable {
   explicit GroupTable(join::MemoryConsumer* consumer);
   /// The group of `key` (inserted with the next index when new).
   Status FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash, int64_t* group, bool* inserted);
+  /// Numbers `key` as a new group without looking it up: for a caller
+  /// whose own index (an IntGroupMap holding every group of this table)
+  /// says the key is absent. The hash index takes such groups in at the
+  /// next FindOrInsert. OutOfMemory leaves no new group.
+  Result<int64_t> AppendNew(const uint8_t* key, uint32_t len);
+  /// Takes room in the hash index for `groups` groups now.
+  Status Reserve(int64_t groups) { return groups * 2 > capacity_ ? Grow(groups) : Status::OK(); }
   int64_t num_groups() const { return keys_.size(); }
   const uint8_t* key(int64_t g) const { return keys_[g].data; }
   uint32_t key_length(int64_t g) const { return keys_[g].len; }
+  /// Starts loading group `g`'s key reference (Prefetch) or key bytes
+  /// (PrefetchKey, once the reference is loaded).
+  void Prefetch(int64_t g) const { __builtin_prefetch(&keys_[g]); }
+  void PrefetchKey(int64_t g) const { __builtin_prefetch(keys_[g].data); }
 
  private:
   struct KeyRef {
@@ -122,13 +168,18 @@ class GroupTable {
     uint32_t len;
     uint64_t hash;
   };
-  Status Grow();
+  // Doubles the slots until `groups` fit at load 1/2 and re-enters the
+  // indexed groups.
+  Status Grow(int64_t groups);
+  // Enters the groups numbered by AppendNew into the slots.
+  Status IndexPending();
   join::MemoryConsumer* consumer_;
   ByteArena arena_;
   PagedArray<KeyRef> keys_;
   join::MemoryPage slots_page_;
   uint64_t* slots_ = nullptr;  // 0 = empty; else (tag << 48) | (group + 1)
   int64_t capacity_ = 0;
+  int64_t indexed_ = 0;  // groups [0, indexed_) are in the slots
 };
 
 }  // namespace quiver::sql

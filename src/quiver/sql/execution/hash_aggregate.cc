@@ -128,6 +128,10 @@ class AggregateTable : public join::MemoryConsumer {
         table_(this),
         int_map_(this),
         arena_(this) {
+    if (groups_.size() == 1) {
+      const TypeId id = groups_[0]->type->id;
+      int_key_width_ = id == TypeId::kInt64 ? 8 : id == TypeId::kInt32 || id == TypeId::kDate32 ? 4 : 0;
+    }
     for (size_t a = 0; a < aggs_.size(); ++a) {
       states_.emplace_back(std::make_unique<PagedArray<State>>(this));
       distinct_.emplace_back(aggs_[a].distinct ? std::make_unique<GroupTable>(this) : nullptr);
@@ -188,16 +192,53 @@ class AggregateTable : public join::MemoryConsumer {
     return Status::OK();
   }
 
+  // Takes room in the key index for `groups` groups now (a merge that
+  // knows how many groups it may insert grows the index once).
+  Status Reserve(int64_t groups) {
+    if (groups_.empty()) return Status::OK();
+    if (int_key_width_ > 0 && int_map_.size() == table_.num_groups()) return int_map_.Reserve(groups);
+    return table_.Reserve(groups);
+  }
+
+  // The value of a non-NULL encoded single integer key (int_key_width_ > 0).
+  int64_t DecodeIntKey(const uint8_t* key) const {
+    if (int_key_width_ == 8) {
+      int64_t v;
+      std::memcpy(&v, key + 1, 8);
+      return v;
+    }
+    int32_t v32;
+    std::memcpy(&v32, key + 1, 4);
+    return v32;
+  }
+
+  // A new group numbered by the GroupTable without a lookup, with states.
+  Result<int64_t> NewGroupOf(const uint8_t* key, uint32_t len) {
+    QUIVER_ASSIGN_OR_RETURN(const int64_t g, table_.AppendNew(key, len));
+    QUIVER_RETURN_NOT_OK(NewGroup());
+    return g;
+  }
+
+  // The group of encoded key `key` (numbered, with states, when new):
+  // through the IntGroupMap for a single integer key while it holds every
+  // group, else through the GroupTable.
+  Status GroupOfEncoded(const uint8_t* key, uint32_t len, int64_t* g) {
+    if (int_key_width_ > 0 && len == static_cast<uint32_t>(1 + int_key_width_) && key[0] == 1 &&
+        int_map_.size() == table_.num_groups()) {
+      bool inserted;
+      return int_map_.FindOrInsert(
+          static_cast<uint64_t>(DecodeIntKey(key)), [&] { return NewGroupOf(key, len); }, g, &inserted);
+    }
+    bool inserted;
+    QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), g, &inserted));
+    if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+    return Status::OK();
+  }
+
   // Adds group `og` of `other` (its key and states) to this table.
   Status MergeGroup(const AggregateTable& other, int64_t og) {
     int64_t g = 0;
-    if (!groups_.empty()) {
-      const uint8_t* key = other.table_.key(og);
-      const uint32_t len = other.table_.key_length(og);
-      bool inserted;
-      QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
-      if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
-    }
+    if (!groups_.empty()) QUIVER_RETURN_NOT_OK(GroupOfEncoded(other.table_.key(og), other.table_.key_length(og), &g));
     for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
     return Status::OK();
   }
@@ -206,7 +247,24 @@ class AggregateTable : public join::MemoryConsumer {
   // Merge does for all of them: one partition of a worker's table in the
   // parallel merge. Other's arena must outlive this table's emission.
   Status MergeGroups(const AggregateTable& other, const std::vector<int64_t>& ids) {
+    // The ids are ascending but sparse (one of every partition count):
+    // each group's key reference, key bytes, states and the slot its key
+    // probes here are loaded some groups ahead, in that order.
+    constexpr size_t kRef = 24, kKey = 12, kSlot = 6;
+    const bool prefetch = int_key_width_ > 0;
     for (size_t i = 0; i < ids.size(); ++i) {
+      if (prefetch) {
+        if (i + kRef < ids.size()) {
+          other.table_.Prefetch(ids[i + kRef]);
+          for (const auto& st : other.states_) __builtin_prefetch(&(*st)[ids[i + kRef]]);
+        }
+        if (i + kKey < ids.size()) other.table_.PrefetchKey(ids[i + kKey]);
+        if (i + kSlot < ids.size()) {
+          const int64_t g = ids[i + kSlot];
+          if (other.table_.key_length(g) == static_cast<uint32_t>(1 + int_key_width_))
+            int_map_.Prefetch(static_cast<uint64_t>(DecodeIntKey(other.table_.key(g))));
+        }
+      }
       QUIVER_RETURN_NOT_OK(MergeGroup(other, ids[i]));
       if ((i & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
@@ -316,11 +374,7 @@ class AggregateTable : public join::MemoryConsumer {
     for (int64_t r = 0; r < b.num_rows; ++r) {
       int64_t g = 0;
       if (!groups_.empty()) {
-        const uint8_t* key = kdata + koff[r];
-        const auto len = static_cast<uint32_t>(koff[r + 1] - koff[r]);
-        bool inserted;
-        QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), &g, &inserted));
-        if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+        QUIVER_RETURN_NOT_OK(GroupOfEncoded(kdata + koff[r], static_cast<uint32_t>(koff[r + 1] - koff[r]), &g));
       }
       for (size_t a = 0; a < aggs_.size(); ++a) {
         const size_t c = 1 + 4 * a;
@@ -408,30 +462,48 @@ class AggregateTable : public join::MemoryConsumer {
         // with one probe; new keys go to the GroupTable (which numbers them).
         // A row whose key equals the previous row's takes its group without
         // a probe (data clustered by the key: lineitem by l_orderkey).
+        // While the map holds every group of the table (always, unless a
+        // batch with NULL keys took the generic path), a key it lacks is new
+        // to the table too and is numbered without a GroupTable lookup.
         const Vec& k = keys[0];
+        const int w = k0 == TypeId::kInt64 ? 8 : 4;
         uint8_t enc[9];
         enc[0] = 1;
         int64_t last_key = 0, last_g = -1;
+        const bool complete = int_map_.size() == table_.num_groups();
+        constexpr int64_t kAhead = 8;  // rows ahead whose map slot is prefetched
         for (int64_t r = 0; r < n; ++r) {
           const int64_t key = k0 == TypeId::kInt64 ? k.Values<int64_t>()[r] : k.Values<int32_t>()[r];
+          if (r + kAhead < n) {
+            const int64_t ahead =
+                k0 == TypeId::kInt64 ? k.Values<int64_t>()[r + kAhead] : k.Values<int32_t>()[r + kAhead];
+            if (ahead != key) int_map_.Prefetch(static_cast<uint64_t>(ahead));
+          }
           if (key == last_key && last_g >= 0) {
             gid[static_cast<size_t>(r)] = last_g;
             continue;
           }
-          int64_t g = int_map_.Find(static_cast<uint64_t>(key));
-          if (g < 0) {
-            const int w = k0 == TypeId::kInt64 ? 8 : 4;
-            if (w == 8) {
-              std::memcpy(enc + 1, &key, 8);
-            } else {
-              const int32_t k32 = static_cast<int32_t>(key);
-              std::memcpy(enc + 1, &k32, 4);
-            }
+          if (w == 8) {
+            std::memcpy(enc + 1, &key, 8);
+          } else {
+            const int32_t k32 = static_cast<int32_t>(key);
+            std::memcpy(enc + 1, &k32, 4);
+          }
+          int64_t g;
+          if (complete) {
             bool inserted;
-            QUIVER_RETURN_NOT_OK(table_.FindOrInsert(enc, static_cast<uint32_t>(1 + w),
-                                                     HashBytes(enc, static_cast<size_t>(1 + w)), &g, &inserted));
-            if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
-            QUIVER_RETURN_NOT_OK(int_map_.Insert(static_cast<uint64_t>(key), g));
+            QUIVER_RETURN_NOT_OK(int_map_.FindOrInsert(
+                static_cast<uint64_t>(key), [&] { return NewGroupOf(enc, static_cast<uint32_t>(1 + w)); }, &g,
+                &inserted));
+          } else {
+            g = int_map_.Find(static_cast<uint64_t>(key));
+            if (g < 0) {
+              bool inserted;
+              QUIVER_RETURN_NOT_OK(table_.FindOrInsert(enc, static_cast<uint32_t>(1 + w),
+                                                       HashBytes(enc, static_cast<size_t>(1 + w)), &g, &inserted));
+              if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+              QUIVER_RETURN_NOT_OK(int_map_.Insert(static_cast<uint64_t>(key), g));
+            }
           }
           gid[static_cast<size_t>(r)] = g;
           last_key = key;
@@ -809,7 +881,8 @@ class AggregateTable : public join::MemoryConsumer {
   std::vector<AggregateCall> aggs_;
   SchemaPtr schema_;
   GroupTable table_;
-  IntGroupMap int_map_;  // single integer keys, or packed short string keys (PackStringKeys)
+  IntGroupMap int_map_;    // single integer keys, or packed short string keys (PackStringKeys)
+  int int_key_width_ = 0;  // one GROUP BY key of int64 (8), int32 / date32 (4); else 0
   std::vector<uint64_t> packed_;
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<State>>> states_;
@@ -1147,6 +1220,10 @@ class HashAggregateNode : public PhysicalNode {
         [&](int p) -> Status {
           if (stop.load(std::memory_order_relaxed)) return Status::OK();
           QUIVER_ASSIGN_OR_RETURN(auto m, MakeTable());
+          int64_t at_most = 0;  // the groups of all workers, as if disjoint
+          for (int w = 0; w < w_count; ++w)
+            at_most += static_cast<int64_t>(ids[static_cast<size_t>(w)][static_cast<size_t>(p)].size());
+          QUIVER_RETURN_NOT_OK(m->Reserve(at_most));
           for (int w = 0; w < w_count; ++w)
             QUIVER_RETURN_NOT_OK(
                 m->MergeGroups(*tables_[static_cast<size_t>(w)], ids[static_cast<size_t>(w)][static_cast<size_t>(p)]));

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <thread>
 
 #include "quiver/join/tests/join_test_util.h"
@@ -25,7 +27,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using join::testing::Batch;
 using join::testing::Cell;
+using join::testing::Int64Array;
 
 class ParallelTest : public ::testing::Test {
  protected:
@@ -154,6 +158,52 @@ TEST_F(ParallelTest, ManyGroupsMergeInParallelWithTheSameRows) {
       EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
     }
   }
+}
+
+// A single integer GROUP BY key numbers new groups from its IntGroupMap
+// without a GroupTable lookup while that map holds every group; a batch
+// with NULL keys takes the generic path, after which the map no longer
+// does. Batches without, with, then again without NULLs must not split a
+// key into two groups: at 1, 2 and 4 threads (past 32 Ki groups, so the
+// workers' tables merge in parallel), int64 and int32 keys.
+TEST_F(ParallelTest, IntegerKeysGroupOnceAcrossBatchesWithAndWithoutNulls) {
+  constexpr int64_t kBatches = 8, kRows = 10000, kKeys = 45000;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64()), field("v", int64())};
+  std::vector<RecordBatchPtr> batches;
+  std::map<std::optional<int64_t>, std::pair<int64_t, int64_t>> expected;  // key -> count, sum
+  for (int64_t b = 0; b < kBatches; ++b) {
+    std::vector<std::optional<int64_t>> k, v;
+    for (int64_t r = 0; r < kRows; ++r) {
+      const int64_t i = b * kRows + r;
+      std::optional<int64_t> key = (i * 7919) % kKeys;
+      if ((b == 2 || b == 5) && r % 1000 == 7) key = std::nullopt;  // two batches with NULL keys
+      k.push_back(key);
+      v.push_back(i % 13);
+      auto& e = expected[key];
+      ++e.first;
+      e.second += i % 13;
+    }
+    batches.push_back(Batch(schema, {Int64Array(pool_->get(), k), Int64Array(pool_->get(), v)}));
+  }
+  ASSERT_OK((*catalog_)->RegisterBatches("int_keys", schema, batches));
+  std::vector<std::string> want;
+  for (const auto& [key, cs] : expected)
+    want.push_back((key ? std::to_string(*key) : std::string("null")) + "|" + std::to_string(cs.first) + "|" +
+                   std::to_string(cs.second));
+  std::sort(want.begin(), want.end());
+  EXPECT_GT(want.size(), 32768u) << "enough groups for the parallel merge";
+  for (const char* sql : {"SELECT k, count(*), sum(v) FROM int_keys GROUP BY k",
+                          "SELECT CAST(k AS INT) AS k32, count(*), sum(v) FROM int_keys GROUP BY CAST(k AS INT)"}) {
+    for (int threads : {1, 2, 4}) {
+      ExecuteOptions eo;
+      eo.threads = threads;
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << sql << " threads=" << threads;
+      EXPECT_EQ(*got, want) << sql << " threads=" << threads;
+    }
+  }
+  ASSERT_OK((*catalog_)->Unregister("int_keys"));
 }
 
 TEST_F(ParallelTest, AScanKeepsTableOrderInParallel) {
