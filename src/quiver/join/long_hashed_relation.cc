@@ -178,7 +178,32 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(const Sche
     QUIVER_RETURN_NOT_OK(rel->Insert(*b, key, src, &reservation));
   }
   rel->FinishBuild(&reservation, rel->entries_);
+  rel->BuildKeyFilter();
   return rel;
+}
+
+void LongHashedRelation::BuildKeyFilter() {
+  if (dense_ || index_.empty() || entries_ == 0 || stats_.num_keys == 0) return;
+  const uint64_t range_minus_one = static_cast<uint64_t>(max_key_) - static_cast<uint64_t>(min_key_);
+  if (range_minus_one >= kMaxKeyFilterBits) return;
+  const int64_t bytes = static_cast<int64_t>((range_minus_one + 64) / 64) * 8;
+  if (bytes > std::max<int64_t>(int64_t{256} << 10, entries_ * 16)) return;
+  auto page = AllocatePage(bytes);
+  if (!page.ok()) return;
+  auto* bits = reinterpret_cast<uint64_t*>(page->data());
+  std::memset(bits, 0, static_cast<size_t>(bytes));
+  const int32_t ko = layout_.int64_key_offset();
+  const uint64_t* slots = index_.slots();
+  for (int64_t i = 0; i < entries_; ++i) {
+    if (slots[i] == 0) continue;
+    const uint64_t off =
+        static_cast<uint64_t>(RowLayout::LoadInt64(TaggedIndex::RowOf(slots[i]), ko)) - static_cast<uint64_t>(min_key_);
+    if (off > range_minus_one) return;  // not this relation's range: no filter (page freed)
+    bits[off >> 6] |= uint64_t{1} << (off & 63);
+  }
+  key_filter_page_ = std::move(*page);
+  key_filter_ = bits;
+  key_filter_bits_ = range_minus_one + 1;
 }
 
 Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, const RowSource& source,
@@ -308,6 +333,34 @@ void LongHashedRelation::FindBatch(const int64_t* keys, const uint8_t* valid, in
       }
       continue;
     }
+    if (key_filter_ != nullptr) {
+      // Stage 0: the keys the bitmap has (and valid) are the candidates;
+      // the rest are misses without a hash. Then stages 1-3 over them.
+      alignas(64) int32_t cand[kStage];
+      int64_t c = 0;
+      const uint64_t lo = static_cast<uint64_t>(min_key_);
+      for (int64_t j = 0; j < m; ++j) {
+        const uint64_t off = static_cast<uint64_t>(k[j]) - lo;
+        const bool in = off < key_filter_bits_;
+        const uint64_t at = in ? off : 0;
+        const bool hit = in & ((key_filter_[at >> 6] >> (at & 63)) & 1) & (!v || v[j]);
+        o[j] = nullptr;
+        cand[c] = static_cast<int32_t>(j);
+        c += hit;
+      }
+      for (int64_t i = 0; i < c; ++i) {
+        const int64_t key = k[cand[i]];
+        pos[i] = index_.Home(HashInt64(key));
+        tags[i] = TaggedIndex::TagOf(TagHashInt64(key));
+        index_.Prefetch(pos[i]);
+      }
+      const int32_t ko = layout_.int64_key_offset();
+      for (int64_t i = 0; i < c; ++i) {
+        const int64_t key = k[cand[i]];
+        o[cand[i]] = index_.Find(pos[i], tags[i], [&](const uint8_t* r) { return RowLayout::LoadInt64(r, ko) == key; });
+      }
+      continue;
+    }
     // Stage 1: hash, home slot prefetched.
     for (int64_t j = 0; j < m; ++j) {
       pos[j] = index_.Home(HashInt64(k[j]));
@@ -367,6 +420,9 @@ void LongHashedRelation::Close() {
   index_ = TaggedIndex();
   dense_rows_ = nullptr;
   entries_ = 0;
+  key_filter_page_.Free();
+  key_filter_ = nullptr;
+  key_filter_bits_ = 0;
 }
 
 // ------------------------------------------------------------------ serde --
@@ -458,6 +514,7 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Deserialize(cons
     }
   }
   rel->entries_ = h.index_entries;
+  rel->BuildKeyFilter();
   return rel;
 }
 

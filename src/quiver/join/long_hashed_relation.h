@@ -106,6 +106,10 @@ class LongHashedRelation final : public HashedRelation {
   int64_t max_key() const { return max_key_; }
   /// Sparse: slot count (home positions + window); dense: array entries.
   int64_t index_entries() const { return entries_; }
+  /// Sparse with a bitmap of its keys over [min_key, max_key] that
+  /// FindBatch tests before hashing (see BuildKeyFilter); never changes an
+  /// answer.
+  bool has_key_filter() const { return key_filter_ != nullptr; }
 
   /// Chain head for one key, or nullptr.
   const uint8_t* Find(int64_t key) const {
@@ -130,6 +134,15 @@ class LongHashedRelation final : public HashedRelation {
 
  private:
   Status Insert(const RecordBatch& batch, int key_column, const RowSource& source, MemoryReservation* reservation);
+  // Sparse relations over a key range of at most kMaxKeyFilterBits keys
+  // get a bitmap of their keys (bit key - min_key), which FindBatch tests
+  // before hashing: a probe key that is absent (most of them in a
+  // selective join: TPC-H Q17 probes 6 M lineitem rows against ~200 parts)
+  // costs one bit test instead of a walk of the index. At most
+  // max(256 KiB, twice the index) bytes; a shortcut only, so a page that
+  // cannot be had leaves the relation without one.
+  void BuildKeyFilter();
+  static constexpr uint64_t kMaxKeyFilterBits = uint64_t{1} << 26;
 
   bool dense_ = false;
   int64_t min_key_ = 0;
@@ -138,6 +151,9 @@ class LongHashedRelation final : public HashedRelation {
   MemoryPage index_page_;
   TaggedIndex index_;                     // sparse
   const uint8_t** dense_rows_ = nullptr;  // dense
+  MemoryPage key_filter_page_;            // sparse: BuildKeyFilter
+  const uint64_t* key_filter_ = nullptr;
+  uint64_t key_filter_bits_ = 0;  // max_key - min_key + 1 when key_filter_ is set
 };
 
 }  // namespace quiver::join
