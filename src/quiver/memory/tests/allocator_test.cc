@@ -334,5 +334,41 @@ TEST(SystemIsGlibcTest, LargeBlocksGoBackToTheOsWhenFreed) {
   EXPECT_GE(held - after, int64_t{56} << 20) << "RSS held " << held << " after free " << after;
 }
 
+// Freed mappings of 1 to 4 MiB are kept (at most 16 MiB) and handed to the
+// next request of the same page-rounded size, already resident: a batch's
+// temporaries of the same few sizes cost no page faults after the first
+// batch. ReleaseFreeMemory unmaps them. Blocks of 4 MiB and more are never
+// kept (the test above).
+TEST(SystemIsGlibcTest, MidSizeMappingsAreReusedUntilReleased) {
+  Allocator* system = *GetAllocator(AllocatorKind::kSystem);
+  system->ReleaseFreeMemory();
+  const int64_t base = system->reserved_bytes();
+  const int64_t size = (1 << 20) + 100;  // 257 pages
+  uint8_t* a = system->Allocate(size, 64);
+  ASSERT_NE(a, nullptr);
+  std::memset(a, 3, static_cast<size_t>(size));
+  system->Free(a, size, 64);
+  uint8_t* b = system->Allocate(size, 64);
+  EXPECT_EQ(b, a) << "the same size takes the kept mapping";
+  ASSERT_NE(b, nullptr);
+  std::memset(b, 4, static_cast<size_t>(size));    // writable, and ours alone
+  uint8_t* c = system->Allocate(size + 8192, 64);  // another size: a new mapping
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c, b);
+  system->Free(b, size, 64);
+  system->Free(c, size + 8192, 64);
+  EXPECT_GE(system->reserved_bytes() - base, 2 * size) << "both kept";
+  // 20 more blocks of 1 MiB freed: at most 16 MiB stay.
+  std::vector<uint8_t*> blocks;
+  for (int i = 0; i < 20; ++i) blocks.push_back(system->Allocate(1 << 20, 64));
+  for (uint8_t* p : blocks) {
+    ASSERT_NE(p, nullptr);
+    system->Free(p, 1 << 20, 64);
+  }
+  EXPECT_LE(system->reserved_bytes() - base, int64_t{16} << 20);
+  system->ReleaseFreeMemory();
+  EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "every kept mapping unmapped";
+}
+
 }  // namespace
 }  // namespace quiver

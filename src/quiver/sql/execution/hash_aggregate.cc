@@ -420,9 +420,12 @@ class AggregateTable : public join::MemoryConsumer {
     return false;
   }
 
-  Status Consume(const RecordBatch& batch) {
+  // `keep` (may be null: every row): the rows with keep[r] == 0 are
+  // skipped (their gid is -1), as if the batch did not hold them.
+  Status Consume(const RecordBatch& batch, const uint8_t* keep = nullptr) {
     states_started_ = false;
     const int64_t n = batch.num_rows;
+    const bool skip = keep != nullptr;
     EvalContext ev = ctx_->Eval(ctx_->aggregate_pool.get());
     // Subexpressions shared by keys and arguments (Q1's
     // l_extendedprice * (1 - l_discount) in two sums) are computed once.
@@ -434,6 +437,8 @@ class AggregateTable : public join::MemoryConsumer {
       keys.push_back(std::move(v));
     }
     std::vector<int64_t> gid(static_cast<size_t>(n), 0);
+    if (skip)
+      for (int64_t r = 0; r < n; ++r) gid[static_cast<size_t>(r)] = keep[r] ? 0 : -1;
     if (!groups_.empty()) {
       // Fixed-width keys are encoded column by column into one buffer of
       // rows x width bytes (typed loops); strings row by row.
@@ -479,6 +484,7 @@ class AggregateTable : public join::MemoryConsumer {
                 k0 == TypeId::kInt64 ? k.Values<int64_t>()[r + kAhead] : k.Values<int32_t>()[r + kAhead];
             if (ahead != key) int_map_.Prefetch(static_cast<uint64_t>(ahead));
           }
+          if (skip && !keep[r]) continue;
           if (key == last_key && last_g >= 0) {
             gid[static_cast<size_t>(r)] = last_g;
             continue;
@@ -535,8 +541,10 @@ class AggregateTable : public join::MemoryConsumer {
           offset += 1 + w;
         }
         for (int64_t r = 0; r < n; ++r) {
+          if (skip && !keep[r]) continue;
           const uint8_t* p = buf.data() + r * width;
-          if (r > 0 && std::memcmp(p, p - width, static_cast<size_t>(width)) == 0) {
+          if (r > 0 && gid[static_cast<size_t>(r) - 1] >= 0 &&
+              std::memcmp(p, p - width, static_cast<size_t>(width)) == 0) {
             gid[static_cast<size_t>(r)] = gid[static_cast<size_t>(r) - 1];  // same key as the row before
             continue;
           }
@@ -552,8 +560,9 @@ class AggregateTable : public join::MemoryConsumer {
         // probe; a new group is encoded and numbered by the GroupTable.
         std::string enc;
         for (int64_t r = 0; r < n; ++r) {
+          if (skip && !keep[r]) continue;
           const uint64_t key = packed_[static_cast<size_t>(r)];
-          if (r > 0 && key == packed_[static_cast<size_t>(r) - 1]) {
+          if (r > 0 && gid[static_cast<size_t>(r) - 1] >= 0 && key == packed_[static_cast<size_t>(r) - 1]) {
             gid[static_cast<size_t>(r)] = gid[static_cast<size_t>(r) - 1];
             continue;
           }
@@ -611,9 +620,10 @@ class AggregateTable : public join::MemoryConsumer {
           }
         }
         for (int64_t r = 0; r < n; ++r) {
+          if (skip && !keep[r]) continue;
           const uint8_t* p = buf.data() + offsets[static_cast<size_t>(r)];
           const auto len = static_cast<size_t>(offsets[static_cast<size_t>(r) + 1] - offsets[static_cast<size_t>(r)]);
-          if (r > 0) {
+          if (r > 0 && gid[static_cast<size_t>(r) - 1] >= 0) {
             const auto prev =
                 static_cast<size_t>(offsets[static_cast<size_t>(r)] - offsets[static_cast<size_t>(r) - 1]);
             if (prev == len && std::memcmp(p, p - len, len) == 0) {
@@ -653,7 +663,11 @@ class AggregateTable : public join::MemoryConsumer {
       const AggregateCall& call = aggs_[a];
       PagedArray<State>& st = *states_[a];
       if (call.fn == AggFn::kCountStar) {
-        for (int64_t r = 0; r < n; ++r) ++st[gid[static_cast<size_t>(r)]].count;
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t g = gid[static_cast<size_t>(r)];
+          if (skip && g < 0) continue;
+          ++st[g].count;
+        }
         continue;
       }
       QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
@@ -663,13 +677,19 @@ class AggregateTable : public join::MemoryConsumer {
         // Typed loops without per-row dispatch.
         const TypeId id = v.type()->id;
         if (call.fn == AggFn::kCount) {
-          for (int64_t r = 0; r < n; ++r) ++st[gid[static_cast<size_t>(r)]].count;
+          for (int64_t r = 0; r < n; ++r) {
+            const int64_t g = gid[static_cast<size_t>(r)];
+            if (skip && g < 0) continue;
+            ++st[g].count;
+          }
           continue;
         }
         if (id == TypeId::kDecimal) {
           const uint8_t* d = v.array->buffers[1]->data() + v.array->offset * 16;
           for (int64_t r = 0; r < n; ++r) {
-            State& s = st[gid[static_cast<size_t>(r)]];
+            const int64_t g = gid[static_cast<size_t>(r)];
+            if (skip && g < 0) continue;
+            State& s = st[g];
             i128 x;
             std::memcpy(&x, d + r * 16, 16);
             if (__builtin_add_overflow(s.i, x, &s.i)) return NumericOverflow("sum() passed 128 bits");
@@ -679,7 +699,9 @@ class AggregateTable : public join::MemoryConsumer {
         }
         if (id == TypeId::kInt64 || id == TypeId::kInt32) {
           for (int64_t r = 0; r < n; ++r) {
-            State& s = st[gid[static_cast<size_t>(r)]];
+            const int64_t g = gid[static_cast<size_t>(r)];
+            if (skip && g < 0) continue;
+            State& s = st[g];
             s.i += id == TypeId::kInt64 ? v.Values<int64_t>()[r] : v.Values<int32_t>()[r];
             ++s.count;
           }
@@ -688,7 +710,9 @@ class AggregateTable : public join::MemoryConsumer {
         if (id == TypeId::kFloat64) {
           const double* d = v.Values<double>();
           for (int64_t r = 0; r < n; ++r) {
-            State& s = st[gid[static_cast<size_t>(r)]];
+            const int64_t g = gid[static_cast<size_t>(r)];
+            if (skip && g < 0) continue;
+            State& s = st[g];
             s.f += d[r];
             ++s.count;
           }
@@ -697,8 +721,8 @@ class AggregateTable : public join::MemoryConsumer {
       }
       std::string dkey;
       for (int64_t r = 0; r < n; ++r) {
-        if (v.IsNull(r)) continue;
         const int64_t g = gid[static_cast<size_t>(r)];
+        if (g < 0 || v.IsNull(r)) continue;
         if (call.distinct) {
           dkey.assign(reinterpret_cast<const char*>(&g), 8);
           EncodeValue(v, r, &dkey);
@@ -1004,11 +1028,12 @@ class SpilledAggregateEmitOp : public RecordBatchStream {
 class HashAggregateNode : public PhysicalNode {
  public:
   HashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
-                    SchemaPtr schema)
+                    SchemaPtr schema, ExprPtr filter)
       : PhysicalNode(ctx, std::move(schema)),
         child_(std::move(child)),
         groups_(std::move(groups)),
-        aggs_(std::move(aggs)) {}
+        aggs_(std::move(aggs)),
+        filter_(std::move(filter)) {}
   // After a spill the partitions are emitted one at a time by one instance.
   bool parallel() const override { return !spilled_; }
   Result<OperatorPtr> Instantiate() override {
@@ -1095,11 +1120,27 @@ class HashAggregateNode : public PhysicalNode {
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
       if (!b) break;
       if (b->num_rows == 0) continue;
-      Status st = (*table)->Consume(*b);
+      std::vector<uint8_t> keep;
+      if (filter_) {
+        EvalContext ev = ctx_->Eval(ctx_->scan_pool.get());
+        QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*filter_, *b, &ev));
+        if (sel.empty()) continue;
+        const auto n = static_cast<size_t>(b->num_rows);
+        if (sel.size() * 4 >= n * 3) {
+          if (sel.size() < n) {
+            keep.assign(n, 0);
+            for (int64_t r : sel) keep[static_cast<size_t>(r)] = 1;
+          }
+        } else {
+          QUIVER_ASSIGN_OR_RETURN(b, TakeRows(b, sel, ctx_->scan_pool.get()));
+        }
+      }
+      const uint8_t* keep_rows = keep.empty() ? nullptr : keep.data();
+      Status st = (*table)->Consume(*b, keep_rows);
       if (st.IsOutOfMemory() && !(*table)->states_started() && CanSpill(**table) && (*table)->num_output_rows() > 0) {
         // Nothing of the batch is in the states yet: spill, then again.
         QUIVER_RETURN_NOT_OK(Spill(table));
-        st = (*table)->Consume(*b);
+        st = (*table)->Consume(*b, keep_rows);
       }
       QUIVER_RETURN_NOT_OK(st);
       // Past this table's share or the statement's reserve: spill now, so
@@ -1250,6 +1291,7 @@ class HashAggregateNode : public PhysicalNode {
   NodePtr child_;
   std::vector<ExprPtr> groups_;
   std::vector<AggregateCall> aggs_;
+  ExprPtr filter_;                                       // rows of the child to aggregate (null: all)
   std::vector<std::shared_ptr<AggregateTable>> tables_;  // kept: string min / max point into their arenas
   // What the instances emit: the merged table, or the parallel merge's
   // partitions.
@@ -1264,9 +1306,9 @@ class HashAggregateNode : public PhysicalNode {
 }  // namespace
 
 Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
-                                      std::vector<AggregateCall> aggregates, SchemaPtr schema) {
+                                      std::vector<AggregateCall> aggregates, SchemaPtr schema, ExprPtr filter) {
   return NodePtr(std::make_shared<HashAggregateNode>(ctx, std::move(child), std::move(groups), std::move(aggregates),
-                                                     std::move(schema)));
+                                                     std::move(schema), std::move(filter)));
 }
 
 }  // namespace quiver::sql

@@ -133,8 +133,13 @@ Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, Join
 /// positions; output the group columns then the aggregates. Prepare runs
 /// the child's pipeline into one aggregation table per worker, then merges
 /// them; instances hand out ranges of the merged groups (parallel).
+/// `filter` (may be null; bound to the child's positions): only the rows
+/// where it is true are aggregated. Per batch, when at least 3/4 of the
+/// rows pass, the others are skipped in place; otherwise the passing rows
+/// are gathered first (as a filter below would).
 Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
-                                      std::vector<AggregateCall> aggregates, SchemaPtr schema);
+                                      std::vector<AggregateCall> aggregates, SchemaPtr schema,
+                                      ExprPtr filter = nullptr);
 
 /// Sort by `keys` (bound to the child's positions); with limit >= 0 a
 /// top-N that keeps at most offset + limit rows (plus one batch) at a time,

@@ -64,7 +64,10 @@ class Builder {
       : ctx_(ctx), used_(std::move(used)), uses_(std::move(uses)) {}
 
   // Builds `op`; `cols` receives its actual output columns (scans may drop unused ones).
-  Result<NodePtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols) {
+  // With `deferred_filter` (scans only), the scan's filters are not applied
+  // but handed back as one predicate over its output, for the operator
+  // above to evaluate (see kAggregate).
+  Result<NodePtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols, ExprPtr* deferred_filter = nullptr) {
     switch (op.kind) {
       case LogicalOp::Kind::kScan: {
         std::vector<int> table_columns;
@@ -80,6 +83,11 @@ class Builder {
           VisitColumns(*f, [&](int id) { ++own[id]; });
           QUIVER_ASSIGN_OR_RETURN(auto b, Bind(f, pos));
           filters.push_back(b);
+        }
+        if (deferred_filter != nullptr) {
+          // The aggregate above evaluates the filters (all columns kept).
+          if (!filters.empty()) *deferred_filter = MakeAnd(filters);
+          return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), {});
         }
         NodePtr scan = MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
         // Columns only the scan's own filters read are dropped once they
@@ -152,7 +160,15 @@ class Builder {
       }
       case LogicalOp::Kind::kAggregate: {
         std::vector<ColumnBinding> in;
-        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], &in));
+        // An aggregate straight over a filtered scan evaluates the scan's
+        // filter itself: when most rows pass, it updates the states of the
+        // passing rows in place instead of gathering them into new batches
+        // first (TPC-H Q1: 98.6% of lineitem passes; the gather was a
+        // fifth of the query).
+        ExprPtr filter;
+        const LogicalOp& input = *op.children[0];
+        const bool defer = input.kind == LogicalOp::Kind::kScan && !input.filters.empty();
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(input, &in, defer ? &filter : nullptr));
         const Positions pos = PositionsOf(in);
         std::vector<ExprPtr> groups;
         for (const auto& g : op.groups) {
@@ -165,7 +181,8 @@ class Builder {
             QUIVER_ASSIGN_OR_RETURN(a.arg, Bind(a.arg, pos));
           }
         *cols = op.columns;
-        return MakeHashAggregateNode(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols));
+        return MakeHashAggregateNode(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols),
+                                     std::move(filter));
       }
       case LogicalOp::Kind::kSort: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));

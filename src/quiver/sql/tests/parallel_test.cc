@@ -206,6 +206,77 @@ TEST_F(ParallelTest, IntegerKeysGroupOnceAcrossBatchesWithAndWithoutNulls) {
   ASSERT_OK((*catalog_)->Unregister("int_keys"));
 }
 
+// An aggregate straight over a filtered scan evaluates the filter itself:
+// batches where at least 3/4 of the rows pass are aggregated in place with
+// the others skipped, the rest gathered first. Keys and strings that only
+// failing rows hold must not become groups, on every key path (one
+// integer, two fixed-width, short strings, integer + string, no GROUP BY),
+// at 1 and 2 threads.
+TEST_F(ParallelTest, AnAggregateOverAFilteredScanSkipsTheFailingRows) {
+  constexpr int64_t kRows = 2000;
+  const int pass_percent[] = {100, 90, 10, 0, 95, 76, 74};
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64()), field("v", int64()), field("s", utf8()), field("f", int64())};
+  std::vector<RecordBatchPtr> batches;
+  struct Row {
+    int64_t k, v;
+    std::string s;
+  };
+  std::vector<Row> passing;
+  int64_t i = 0;
+  for (int pct : pass_percent) {
+    std::vector<std::optional<int64_t>> k, v, f;
+    std::vector<std::optional<std::string>> str;
+    for (int64_t r = 0; r < kRows; ++r, ++i) {
+      const bool pass = (r * 7919) % 100 < pct;
+      const int64_t key = (i * 31) % 500 + (pass ? 0 : 1000);
+      const std::string sv = "s" + std::to_string(key % 7) + (pass ? "" : "x");
+      k.push_back(key);
+      v.push_back(i % 100);
+      str.push_back(sv);
+      f.push_back(pass ? 0 : 1);
+      if (pass) passing.push_back({key, i % 100, sv});
+    }
+    batches.push_back(Batch(schema, {Int64Array(pool_->get(), k), Int64Array(pool_->get(), v),
+                                     join::testing::StringArray(pool_->get(), str), Int64Array(pool_->get(), f)}));
+  }
+  ASSERT_OK((*catalog_)->RegisterBatches("filtered", schema, batches));
+  auto expect = [&](auto key_of) {
+    std::map<std::string, std::pair<int64_t, int64_t>> groups;  // key text -> count, sum(v)
+    for (const Row& r : passing) {
+      auto& g = groups[key_of(r)];
+      ++g.first;
+      g.second += r.v;
+    }
+    std::vector<std::string> rows;
+    for (const auto& [key, cs] : groups)
+      rows.push_back(key + std::to_string(cs.first) + "|" + std::to_string(cs.second));
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"SELECT k, count(*), sum(v) FROM filtered WHERE f = 0 GROUP BY k",
+       expect([](const Row& r) { return std::to_string(r.k) + "|"; })},
+      {"SELECT k, v % 3, count(*), sum(v) FROM filtered WHERE f = 0 GROUP BY k, v % 3",
+       expect([](const Row& r) { return std::to_string(r.k) + "|" + std::to_string(r.v % 3) + "|"; })},
+      {"SELECT s, count(*), sum(v) FROM filtered WHERE f = 0 GROUP BY s",
+       expect([](const Row& r) { return r.s + "|"; })},
+      {"SELECT k, s, count(*), sum(v) FROM filtered WHERE f = 0 GROUP BY k, s",
+       expect([](const Row& r) { return std::to_string(r.k) + "|" + r.s + "|"; })},
+      {"SELECT count(*), sum(v) FROM filtered WHERE f = 0", expect([](const Row&) { return std::string(); })},
+  };
+  for (const auto& [sql, want] : cases) {
+    for (int threads : {1, 2}) {
+      ExecuteOptions eo;
+      eo.threads = threads;
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << sql << " threads=" << threads;
+      EXPECT_EQ(*got, want) << sql << " threads=" << threads;
+    }
+  }
+  ASSERT_OK((*catalog_)->Unregister("filtered"));
+}
+
 TEST_F(ParallelTest, AScanKeepsTableOrderInParallel) {
   // LIMIT without ORDER BY gives the first rows of the table, as one thread does.
   ExecuteOptions one;
