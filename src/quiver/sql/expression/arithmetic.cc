@@ -104,12 +104,58 @@ bool ScaleUp(i128 v, int k, i128* out) {
 
 // An exact operand of the fast path as 64-bit integers scaled by 10^k: the
 // column's own int64 values, a scaled copy in `scratch`, or a constant.
+// A decimal128 column at k = 0 is read in place instead (`d`: its low
+// words are the values; the loop checks that the high words are their sign
+// extension).
 struct Narrow64 {
   const int64_t* p = nullptr;
+  const uint8_t* d = nullptr;
   int64_t c = 0;
   bool is_const = false;
   std::shared_ptr<Buffer> scratch;
+  int kind() const { return is_const ? 0 : d != nullptr ? 2 : 1; }
 };
+
+// Operand i of a fast-path loop (KIND as Narrow64::kind()); a decimal
+// value wider than 64 bits sets bits of `*wide`.
+template <int KIND>
+inline int64_t NarrowAt(const Narrow64& x, int64_t i, uint64_t* wide) {
+  if constexpr (KIND == 0) {
+    return x.c;
+  } else if constexpr (KIND == 1) {
+    return x.p[i];
+  } else {
+    int64_t lo, hi;
+    std::memcpy(&lo, x.d + i * 16, 8);
+    std::memcpy(&hi, x.d + i * 16 + 8, 8);
+    *wide |= static_cast<uint64_t>(hi ^ (lo >> 63));
+    return lo;
+  }
+}
+
+// put(i, op(x[i], y[i])) for every row; false when some decimal operand
+// did not fit 64 bits (the outputs are then meaningless).
+template <int KX, int KY, typename Op, typename Put>
+bool NarrowLoop(const Narrow64& x, const Narrow64& y, int64_t rows, Op op, Put put) {
+  uint64_t wide = 0;
+  for (int64_t i = 0; i < rows; ++i) put(i, op(NarrowAt<KX>(x, i, &wide), NarrowAt<KY>(y, i, &wide)));
+  return wide == 0;
+}
+
+template <typename Op, typename Put>
+bool NarrowDispatch(const Narrow64& x, const Narrow64& y, int64_t rows, Op op, Put put) {
+  switch (x.kind() * 3 + y.kind()) {
+    case 1: return NarrowLoop<0, 1>(x, y, rows, op, put);
+    case 2: return NarrowLoop<0, 2>(x, y, rows, op, put);
+    case 3: return NarrowLoop<1, 0>(x, y, rows, op, put);
+    case 4: return NarrowLoop<1, 1>(x, y, rows, op, put);
+    case 5: return NarrowLoop<1, 2>(x, y, rows, op, put);
+    case 6: return NarrowLoop<2, 0>(x, y, rows, op, put);
+    case 7: return NarrowLoop<2, 1>(x, y, rows, op, put);
+    case 8: return NarrowLoop<2, 2>(x, y, rows, op, put);
+    default: return false;  // two constants: not a fast-path case
+  }
+}
 
 // Fills `out` from `v` (int32, int64, decimal128 or a constant) times 10^k;
 // false when some value (or its scaled form) does not fit 64 bits.
@@ -128,6 +174,10 @@ Result<bool> LoadNarrow(const Vec& v, int k, int64_t rows, MemoryPool* pool, Nar
   const TypeId id = v.type()->id;
   if (id == TypeId::kInt64 && m == 1) {
     out->p = v.Values<int64_t>();
+    return true;
+  }
+  if (id == TypeId::kDecimal && m == 1) {
+    out->d = v.array->buffers[1]->data() + v.array->offset * 16;
     return true;
   }
   QUIVER_ASSIGN_OR_RETURN(out->scratch, Buffer::Allocate(pool, std::max<int64_t>(rows, 1) * 8));
@@ -199,35 +249,33 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
     QUIVER_ASSIGN_OR_RETURN(const bool fy, fx ? LoadNarrow(args[1], ky, rows, ctx->pool, &y) : Result<bool>(false));
     if (fx && fy) {
       bool overflow = false;
-      auto emit = [&](auto op) {
-        auto put = [&](int64_t i, i128 v) {
-          overflow |= v > max_out || v < min_out;
-          if (dec_out) {
-            std::memcpy(dec_out + i, &v, 16);
-          } else {
-            int_out[i] = static_cast<int64_t>(v);
-          }
-        };
-        if (x.is_const) {
-          for (int64_t i = 0; i < rows; ++i) put(i, op(x.c, y.p[i]));
-        } else if (y.is_const) {
-          for (int64_t i = 0; i < rows; ++i) put(i, op(x.p[i], y.c));
+      auto put = [&](int64_t i, i128 v) {
+        overflow |= v > max_out || v < min_out;
+        if (dec_out) {
+          std::memcpy(dec_out + i, &v, 16);
         } else {
-          for (int64_t i = 0; i < rows; ++i) put(i, op(x.p[i], y.p[i]));
+          int_out[i] = static_cast<int64_t>(v);
         }
       };
+      bool narrow;
       if (e.fn == Fn::kAdd) {
-        emit([](int64_t a, int64_t c) { return static_cast<i128>(a) + c; });
+        narrow = NarrowDispatch(
+            x, y, rows, [](int64_t a, int64_t c) { return static_cast<i128>(a) + c; }, put);
       } else if (e.fn == Fn::kSub) {
-        emit([](int64_t a, int64_t c) { return static_cast<i128>(a) - c; });
+        narrow = NarrowDispatch(
+            x, y, rows, [](int64_t a, int64_t c) { return static_cast<i128>(a) - c; }, put);
       } else {
-        emit([](int64_t a, int64_t c) { return static_cast<i128>(a) * c; });
+        narrow = NarrowDispatch(
+            x, y, rows, [](int64_t a, int64_t c) { return static_cast<i128>(a) * c; }, put);
       }
-      if (overflow)
-        return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
-      Vec out;
-      out.array = b.Finish();
-      return out;
+      if (narrow) {  // else a decimal operand was wider: the exact loop below
+        if (overflow)
+          return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " +
+                                 SqlTypeName(*out_type));
+        Vec out;
+        out.array = b.Finish();
+        return out;
+      }
     }
   }
   for (int64_t i = 0; i < rows; ++i) {

@@ -157,6 +157,29 @@ TEST_F(AnalyticsTest, Expressions) {
          {"2", "7"});
 }
 
+// + - * over NULL-free decimal columns read the values' low words in place
+// and check the high words in the same loop; a batch with a value wider
+// than 64 bits (10^20, 2^63) is computed again exactly, and a result past
+// the type still fails.
+TEST_F(AnalyticsTest, DecimalArithmeticWiderThan64BitsIsExact) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("x", decimal(128, 38, 0))};
+  const __int128 e20 = static_cast<__int128>(10000000000) * 10000000000;
+  const __int128 two63 = static_cast<__int128>(1) << 63;
+  ASSERT_OK(catalog_->RegisterBatches(
+      "w", schema,
+      Split(join::testing::Batch(
+                schema, {PrimitiveArray<__int128>(pool_.get(), decimal(128, 38, 0), {3, e20, -5, two63, -two63, 7})}),
+            3)));
+  Expect("SELECT x * 2, x + x, x - 1, 2 * x FROM w",
+         {"6|6|2|6", "200000000000000000000|200000000000000000000|99999999999999999999|200000000000000000000",
+          "-10|-10|-6|-10", "18446744073709551616|18446744073709551616|9223372036854775807|18446744073709551616",
+          "-18446744073709551616|-18446744073709551616|-9223372036854775809|-18446744073709551616", "14|14|6|14"});
+  auto overflow = Rows("SELECT x * x * x FROM w");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.status().ToString().find("out of range"), std::string::npos) << overflow.status().ToString();
+}
+
 TEST_F(AnalyticsTest, SubqueriesAreUnnested) {
   // Correlated scalar subquery in the SELECT list (a NULL key matches nothing).
   Expect("SELECT id, (SELECT max(qty) FROM s s2 WHERE s2.grp = s.grp) FROM s ORDER BY id",
