@@ -192,6 +192,40 @@ class AggregateTable : public join::MemoryConsumer {
     return Status::OK();
   }
 
+  // Whether every group is in the IntGroupMap (a single integer key, no
+  // NULL group): ProbeMerge can find them there.
+  bool IntKeysIndexed() const {
+    return !groups_.empty() && int_key_width_ > 0 && int_map_.size() == table_.num_groups() &&
+           num_output_rows() == table_.num_groups();
+  }
+
+  // Folds into groups [begin, end) of this table the states of the same
+  // keys in `later` (tables after this one, all IntKeysIndexed), marking
+  // the groups taken from table j in (*consumed)[j]; skips this table's
+  // groups marked in `own` (taken by an earlier table). Writes only this
+  // table's groups [begin, end) and those marks (one writer per mark), so
+  // disjoint ranges run in parallel.
+  Status ProbeMergeRange(int64_t begin, int64_t end, const uint8_t* own,
+                         const std::vector<const AggregateTable*>& later, const std::vector<uint8_t*>& consumed) {
+    constexpr int64_t kAhead = 8;
+    for (int64_t g = begin; g < end; ++g) {
+      if (g + kAhead < end) {
+        const uint64_t ahead = static_cast<uint64_t>(DecodeIntKey(table_.key(g + kAhead)));
+        for (const AggregateTable* t : later) t->int_map_.Prefetch(ahead);
+      }
+      if (own != nullptr && own[g]) continue;
+      const uint64_t key = static_cast<uint64_t>(DecodeIntKey(table_.key(g)));
+      for (size_t j = 0; j < later.size(); ++j) {
+        const int64_t o = later[j]->int_map_.Find(key);
+        if (o < 0) continue;
+        for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*later[j]->states_[a])[o], g));
+        consumed[j][o] = 1;
+      }
+      if (((g - begin) & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    }
+    return Status::OK();
+  }
+
   // Takes room in the key index for `groups` groups now (a merge that
   // knows how many groups it may insert grows the index once).
   Status Reserve(int64_t groups) {
@@ -508,7 +542,16 @@ class AggregateTable : public join::MemoryConsumer {
         width += 1 + w;
       }
       const TypeId k0 = keys[0].type()->id;
-      if (keys.size() == 1 && !keys[0].constant && !keys[0].MayHaveNulls() &&
+      // NULL keys only in skipped rows (a fused filter's `k IS NOT NULL`)
+      // count as none.
+      auto no_nulls = [&](const Vec& k) {
+        if (!k.MayHaveNulls()) return true;
+        if (!skip) return false;
+        for (int64_t r = 0; r < n; ++r)
+          if (keep[r] && k.IsNull(r)) return false;
+        return true;
+      };
+      if (keys.size() == 1 && !keys[0].constant && no_nulls(keys[0]) &&
           (k0 == TypeId::kInt64 || k0 == TypeId::kInt32 || k0 == TypeId::kDate32)) {
         // One integer key without NULLs: the IntGroupMap answers known keys
         // with one probe; new keys go to the GroupTable (which numbers them).
@@ -823,9 +866,17 @@ class AggregateTable : public join::MemoryConsumer {
     return Status::OK();
   }
 
-  // Output rows [begin, begin + n) of the groups. Read-only.
-  Result<RecordBatchPtr> EmitRange(int64_t begin, int64_t n) const {
+  // Output rows [begin, begin + n) of the groups, leaving out those with
+  // skip[g] != 0 (skip may be null). Read-only.
+  Result<RecordBatchPtr> EmitRange(int64_t begin, int64_t n, const uint8_t* skip = nullptr) const {
     MemoryPool* pool = ctx_->aggregate_pool.get();
+    std::vector<int64_t> ids;
+    if (skip != nullptr) {
+      for (int64_t g = begin; g < begin + n; ++g)
+        if (!skip[g]) ids.push_back(g);
+      n = static_cast<int64_t>(ids.size());
+    }
+    auto row = [&](int64_t g) { return skip != nullptr ? ids[static_cast<size_t>(g)] : begin + g; };
     std::vector<ArrayDataPtr> cols;
     // Group columns, decoded from the keys.
     std::vector<size_t> pos(static_cast<size_t>(n), 0);
@@ -835,7 +886,7 @@ class AggregateTable : public join::MemoryConsumer {
       if (cls == TypeClass::kString) {
         QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
         for (int64_t g = 0; g < n; ++g) {
-          const uint8_t* key = table_.key(begin + g);
+          const uint8_t* key = table_.key(row(g));
           size_t& p = pos[static_cast<size_t>(g)];
           if (key[p++] == 0) {
             QUIVER_RETURN_NOT_OK(b.AppendNull());
@@ -863,7 +914,7 @@ class AggregateTable : public join::MemoryConsumer {
       }
       if (t->id == TypeId::kNull) return Status::NotImplemented("GROUP BY a NULL constant");
       for (int64_t g = 0; g < n; ++g) {
-        const uint8_t* key = table_.key(begin + g);
+        const uint8_t* key = table_.key(row(g));
         size_t& p = pos[static_cast<size_t>(g)];
         if (key[p++] == 0) {
           QUIVER_RETURN_NOT_OK(b.SetNull(g));
@@ -888,7 +939,7 @@ class AggregateTable : public join::MemoryConsumer {
       if (ClassOf(*t) == TypeClass::kString) {
         QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
         for (int64_t g = 0; g < n; ++g) {
-          const State& s = st[begin + g];
+          const State& s = st[row(g)];
           if (s.count == 0) {
             QUIVER_RETURN_NOT_OK(b.AppendNull());
           } else {
@@ -902,7 +953,7 @@ class AggregateTable : public join::MemoryConsumer {
       }
       QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
       for (int64_t g = 0; g < n; ++g) {
-        const State& s = st[begin + g];
+        const State& s = st[row(g)];
         if (call.fn == AggFn::kCount || call.fn == AggFn::kCountStar) {
           b.values<int64_t>()[g] = s.count;
           continue;
@@ -972,12 +1023,16 @@ class AggregateEmitOp : public RecordBatchStream {
   /// `keep_alive`: the tables whose arenas hold string min / max values
   /// that `tables` point to (the workers' tables of a merge), kept until
   /// this instance ends, whenever the node is released.
+  /// `skips` (empty, or one per table, each null or one byte per group):
+  /// the groups of a table not to emit (merged into another table's).
   AggregateEmitOp(ExecContext* ctx, SchemaPtr schema, std::vector<std::shared_ptr<const AggregateTable>> tables,
-                  std::shared_ptr<std::atomic<int64_t>> cursor, std::vector<std::shared_ptr<AggregateTable>> keep_alive)
+                  std::shared_ptr<std::atomic<int64_t>> cursor, std::vector<std::shared_ptr<AggregateTable>> keep_alive,
+                  std::vector<std::shared_ptr<const std::vector<uint8_t>>> skips = {})
       : ctx_(ctx),
         schema_(std::move(schema)),
         tables_(std::move(tables)),
         keep_alive_(std::move(keep_alive)),
+        skips_(std::move(skips)),
         cursor_(std::move(cursor)) {
     const int64_t step = std::max<int64_t>(1, ctx_->max_batch_rows);
     for (size_t t = 0; t < tables_.size(); ++t) {
@@ -989,16 +1044,21 @@ class AggregateEmitOp : public RecordBatchStream {
   Result<RecordBatchPtr> Next() override {
     if (tables_.empty()) return RecordBatchPtr{};
     QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-    const int64_t i = cursor_->fetch_add(1);
-    if (i >= static_cast<int64_t>(ranges_.size())) {
-      tables_.clear();
-      keep_alive_.clear();
-      return RecordBatchPtr{};
+    while (true) {
+      const int64_t i = cursor_->fetch_add(1);
+      if (i >= static_cast<int64_t>(ranges_.size())) {
+        tables_.clear();
+        keep_alive_.clear();
+        skips_.clear();
+        return RecordBatchPtr{};
+      }
+      const Range& r = ranges_[static_cast<size_t>(i)];
+      const uint8_t* skip = r.table < skips_.size() && skips_[r.table] ? skips_[r.table]->data() : nullptr;
+      auto out = tables_[r.table]->EmitRange(r.begin, r.rows, skip);
+      if (!out.ok()) return NameOperator(out.status(), "hash aggregate");
+      if ((*out)->num_rows == 0) continue;  // every group of the range was merged elsewhere
+      return out;
     }
-    const Range& r = ranges_[static_cast<size_t>(i)];
-    auto out = tables_[r.table]->EmitRange(r.begin, r.rows);
-    if (!out.ok()) return NameOperator(out.status(), "hash aggregate");
-    return out;
   }
 
  private:
@@ -1010,6 +1070,7 @@ class AggregateEmitOp : public RecordBatchStream {
   SchemaPtr schema_;
   std::vector<std::shared_ptr<const AggregateTable>> tables_;
   std::vector<std::shared_ptr<AggregateTable>> keep_alive_;
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> skips_;
   std::vector<Range> ranges_;
   std::shared_ptr<std::atomic<int64_t>> cursor_;
 };
@@ -1089,10 +1150,11 @@ class HashAggregateNode : public PhysicalNode {
       return OperatorPtr(std::make_unique<SpilledAggregateEmitOp>(ctx_, schema_, std::move(partitions_),
                                                                   [this] { return MakeTable(); }));
     }
-    return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, results_, cursor_, tables_));
+    return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, results_, cursor_, tables_, skips_));
   }
   void Release() override {
     results_.clear();
+    skips_.clear();
     tables_.clear();
     partitions_.clear();
   }
@@ -1256,7 +1318,11 @@ class HashAggregateNode : public PhysicalNode {
     if (tables_.size() > 1 && !groups_.empty() && ctx_->scheduler) {
       int64_t groups = 0;
       for (const auto& t : tables_) groups += t->num_output_rows();
-      if (groups >= kParallelMergeGroups) return ParallelMerge();
+      if (groups >= kParallelMergeGroups) {
+        bool indexed = tables_.size() <= kProbeMergeTables;
+        for (const auto& t : tables_) indexed = indexed && t->IntKeysIndexed();
+        return indexed ? ProbeMerge() : ParallelMerge();
+      }
     }
     for (size_t w = 1; w < tables_.size(); ++w) {
       int64_t merged = 0;
@@ -1274,6 +1340,48 @@ class HashAggregateNode : public PhysicalNode {
       tables_[w].reset();
     }
     results_ = {tables_[0]};
+    cursor_ = std::make_shared<std::atomic<int64_t>>(0);
+    return Status::OK();
+  }
+
+  // Many groups under a single integer key in up to kProbeMergeTables
+  // workers' tables: merged in place, without a new table. Table i's
+  // groups look their key up in the IntGroupMaps of tables i+1.. and take
+  // those states in; the groups so taken are marked and not emitted. Table
+  // by table, each in ranges on the scheduler. Nothing is allocated but a
+  // byte per group, so there is no OutOfMemory to spill on. TPC-H Q18's
+  // 1.5 M l_orderkey groups split nearly disjointly between the workers
+  // (lineitem is ordered by l_orderkey): one probe per group instead of a
+  // re-insert into a new table.
+  static constexpr size_t kProbeMergeTables = 4;
+  Status ProbeMerge() {
+    const size_t w_count = tables_.size();
+    std::vector<std::shared_ptr<std::vector<uint8_t>>> consumed(w_count);
+    for (size_t w = 0; w < w_count; ++w)
+      consumed[w] = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(tables_[w]->num_output_rows()), 0);
+    constexpr int64_t kRangeGroups = 1 << 15;
+    for (size_t i = 0; i + 1 < w_count; ++i) {
+      AggregateTable& t = *tables_[i];
+      std::vector<const AggregateTable*> later;
+      std::vector<uint8_t*> marks;
+      for (size_t j = i + 1; j < w_count; ++j) {
+        later.push_back(tables_[j].get());
+        marks.push_back(consumed[j]->data());
+      }
+      const uint8_t* own = i == 0 ? nullptr : consumed[i]->data();
+      const int64_t n = t.num_output_rows();
+      const int ranges = static_cast<int>((n + kRangeGroups - 1) / kRangeGroups);
+      QUIVER_RETURN_NOT_OK(ParallelFor(ctx_->scheduler.get(), ranges, [&](int r) -> Status {
+        const int64_t begin = r * kRangeGroups;
+        return t.ProbeMergeRange(begin, std::min(n, begin + kRangeGroups), own, later, marks);
+      }));
+    }
+    results_.clear();
+    skips_.clear();
+    for (size_t w = 0; w < w_count; ++w) {
+      results_.push_back(tables_[w]);
+      skips_.push_back(w == 0 ? nullptr : consumed[w]);
+    }
     cursor_ = std::make_shared<std::atomic<int64_t>>(0);
     return Status::OK();
   }
@@ -1344,6 +1452,9 @@ class HashAggregateNode : public PhysicalNode {
   // What the instances emit: the merged table, or the parallel merge's
   // partitions.
   std::vector<std::shared_ptr<const AggregateTable>> results_;
+  // Per result table (after ProbeMerge): its groups merged into an earlier
+  // table, not emitted; else empty.
+  std::vector<std::shared_ptr<const std::vector<uint8_t>>> skips_;
   std::shared_ptr<std::atomic<int64_t>> cursor_;
   std::mutex mutex_;
   int64_t table_budget_bytes_ = INT64_MAX;
