@@ -308,8 +308,9 @@ class MmapAllocator final : public Allocator {
 // the same few sizes (64 Ki rows of a decimal column: 1 MiB), and a fresh
 // mapping costs a page fault per 4 KiB when first written (TPC-H Q1 spent
 // a fifth of its time in the kernel). A request takes a cached mapping of
-// exactly its page-rounded size. ReleaseFreeMemory unmaps them all (the
-// server calls it once its statements have ended).
+// exactly its page-rounded size; a freed mapping past the limits pushes
+// the oldest kept ones out. ReleaseFreeMemory unmaps them all (the server
+// calls it once its statements have ended).
 class SystemAllocator final : public Allocator {
  public:
   static constexpr int64_t kCachedBlockBytes = int64_t{4} << 20;
@@ -350,11 +351,17 @@ class SystemAllocator final : public Allocator {
       if (ptr != nullptr && size_bytes < kCachedBlockBytes) {
         const int64_t mapped = large_.RoundUpToPage(size_bytes);
         std::lock_guard lock(cache_mutex_);
-        if (cached_bytes_ + mapped <= kCachedBytes && cache_.size() < kCachedBlocks) {
-          cache_.push_back({ptr, mapped});
-          cached_bytes_ += mapped;
-          return;
-        }
+        // The oldest kept mappings make room (sizes no longer asked for
+        // do not stay).
+        size_t drop = 0;
+        int64_t bytes = cached_bytes_;
+        while (drop < cache_.size() && (bytes + mapped > kCachedBytes || cache_.size() - drop >= kCachedBlocks))
+          bytes -= cache_[drop++].bytes;
+        for (size_t i = 0; i < drop; ++i) large_.Free(cache_[i].ptr, cache_[i].bytes, 64);
+        cache_.erase(cache_.begin(), cache_.begin() + static_cast<std::ptrdiff_t>(drop));
+        cache_.push_back({ptr, mapped});
+        cached_bytes_ = bytes + mapped;
+        return;
       }
       return large_.Free(ptr, size_bytes, alignment);
     }

@@ -337,7 +337,7 @@ TEST(SystemIsGlibcTest, LargeBlocksGoBackToTheOsWhenFreed) {
 // Freed mappings of 1 to 4 MiB are kept (at most 16 MiB) and handed to the
 // next request of the same page-rounded size, already resident: a batch's
 // temporaries of the same few sizes cost no page faults after the first
-// batch. ReleaseFreeMemory unmaps them. Blocks of 4 MiB and more are never
+// batch; the oldest make room for new ones. ReleaseFreeMemory unmaps them. Blocks of 4 MiB and more are never
 // kept (the test above).
 TEST(SystemIsGlibcTest, MidSizeMappingsAreReusedUntilReleased) {
   Allocator* system = *GetAllocator(AllocatorKind::kSystem);
@@ -366,6 +366,14 @@ TEST(SystemIsGlibcTest, MidSizeMappingsAreReusedUntilReleased) {
     system->Free(p, 1 << 20, 64);
   }
   EXPECT_LE(system->reserved_bytes() - base, int64_t{16} << 20);
+  // A full cache makes room for a size asked for now: the oldest go.
+  const int64_t other = 3 << 20;
+  uint8_t* d = system->Allocate(other, 64);
+  ASSERT_NE(d, nullptr);
+  system->Free(d, other, 64);
+  EXPECT_LE(system->reserved_bytes() - base, int64_t{16} << 20);
+  EXPECT_EQ(system->Allocate(other, 64), d) << "kept although the cache was full";
+  system->Free(d, other, 64);
   system->ReleaseFreeMemory();
   EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "every kept mapping unmapped";
 }
