@@ -172,38 +172,48 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(const Sche
     }
   }
   rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
+  rel->AllocateKeyFilter();  // Insert sets the keys' bits
   const int key = options.key_columns[0];
   for (const auto& b : batches) {
     QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
     QUIVER_RETURN_NOT_OK(rel->Insert(*b, key, src, &reservation));
   }
   rel->FinishBuild(&reservation, rel->entries_);
-  rel->BuildKeyFilter();
   return rel;
 }
 
-void LongHashedRelation::BuildKeyFilter() {
-  if (dense_ || index_.empty() || entries_ == 0 || stats_.num_keys == 0) return;
+bool LongHashedRelation::AllocateKeyFilter() {
+  if (dense_ || index_.empty() || entries_ == 0) return false;
   const uint64_t range_minus_one = static_cast<uint64_t>(max_key_) - static_cast<uint64_t>(min_key_);
-  if (range_minus_one >= kMaxKeyFilterBits) return;
+  if (range_minus_one >= kMaxKeyFilterBits) return false;
   const int64_t bytes = static_cast<int64_t>((range_minus_one + 64) / 64) * 8;
-  if (bytes > std::max<int64_t>(int64_t{256} << 10, entries_ * 16)) return;
+  if (bytes > std::max<int64_t>(int64_t{256} << 10, entries_ * 16)) return false;
   auto page = AllocatePage(bytes);
-  if (!page.ok()) return;
-  auto* bits = reinterpret_cast<uint64_t*>(page->data());
-  std::memset(bits, 0, static_cast<size_t>(bytes));
+  if (!page.ok()) return false;
+  std::memset(page->data(), 0, static_cast<size_t>(bytes));
+  key_filter_page_ = std::move(*page);
+  key_filter_ = reinterpret_cast<uint64_t*>(key_filter_page_.data());
+  key_filter_bits_ = range_minus_one + 1;
+  return true;
+}
+
+void LongHashedRelation::DropKeyFilter() {
+  key_filter_page_.Free();
+  key_filter_ = nullptr;
+  key_filter_bits_ = 0;
+}
+
+void LongHashedRelation::BuildKeyFilter() {
+  if (!AllocateKeyFilter()) return;
   const int32_t ko = layout_.int64_key_offset();
   const uint64_t* slots = index_.slots();
   for (int64_t i = 0; i < entries_; ++i) {
     if (slots[i] == 0) continue;
     const uint64_t off =
         static_cast<uint64_t>(RowLayout::LoadInt64(TaggedIndex::RowOf(slots[i]), ko)) - static_cast<uint64_t>(min_key_);
-    if (off > range_minus_one) return;  // not this relation's range: no filter (page freed)
-    bits[off >> 6] |= uint64_t{1} << (off & 63);
+    if (off >= key_filter_bits_) return DropKeyFilter();  // not this relation's range
+    key_filter_[off >> 6] |= uint64_t{1} << (off & 63);
   }
-  key_filter_page_ = std::move(*page);
-  key_filter_ = bits;
-  key_filter_bits_ = range_minus_one + 1;
 }
 
 Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, const RowSource& source,
@@ -291,6 +301,14 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
         RowLayout::SetNext(row, head);
         bit_util::StoreLE<int64_t>(row + ko, k);
         slot = TaggedIndex::Make(tags[j], row);
+        if (key_filter_ != nullptr) {
+          const uint64_t off = static_cast<uint64_t>(k) - static_cast<uint64_t>(min_key_);
+          if (off < key_filter_bits_) {
+            key_filter_[off >> 6] |= uint64_t{1} << (off & 63);
+          } else {
+            DropKeyFilter();  // a key outside the statistics' range: no filter
+          }
+        }
       }
       if (ordinals) bit_util::StoreLE<int64_t>(row + 8, stats_.stored_rows);
       ++stats_.stored_rows;
@@ -420,9 +438,7 @@ void LongHashedRelation::Close() {
   index_ = TaggedIndex();
   dense_rows_ = nullptr;
   entries_ = 0;
-  key_filter_page_.Free();
-  key_filter_ = nullptr;
-  key_filter_bits_ = 0;
+  DropKeyFilter();
 }
 
 // ------------------------------------------------------------------ serde --

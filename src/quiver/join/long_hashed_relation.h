@@ -141,7 +141,12 @@ class LongHashedRelation final : public HashedRelation {
   // costs one bit test instead of a walk of the index. At most
   // max(256 KiB, twice the index) bytes; a shortcut only, so a page that
   // cannot be had leaves the relation without one.
+  // A build allocates the bitmap before its inserts (AllocateKeyFilter;
+  // Insert sets each key's bit), a deserialization walks the index
+  // (BuildKeyFilter).
+  bool AllocateKeyFilter();
   void BuildKeyFilter();
+  void DropKeyFilter();
   static constexpr uint64_t kMaxKeyFilterBits = uint64_t{1} << 26;
 
   bool dense_ = false;
@@ -152,7 +157,7 @@ class LongHashedRelation final : public HashedRelation {
   TaggedIndex index_;                     // sparse
   const uint8_t** dense_rows_ = nullptr;  // dense
   MemoryPage key_filter_page_;            // sparse: BuildKeyFilter
-  const uint64_t* key_filter_ = nullptr;
+  uint64_t* key_filter_ = nullptr;
   uint64_t key_filter_bits_ = 0;  // max_key - min_key + 1 when key_filter_ is set
 };
 

@@ -230,6 +230,38 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
   return value;
 }
 
+namespace {
+
+// EXISTS (SELECT list FROM ...) asks only whether rows exist: a select list
+// of plain columns and constants (TPC-H Q21's SELECT *) becomes one NULL, so
+// the subquery's scans read only the columns its joins and filters use
+// (Q21's 16 lineitem columns were scanned and gathered for two semi / anti
+// joins on l_orderkey and l_suppkey). Left alone where the list can change
+// the rows: aggregates (one row even over none), DISTINCT, GROUP BY,
+// HAVING, LIMIT / OFFSET, windows, set operations.
+void DropExistsSelectList(Json* select) {
+  if (select == nullptr || !select->is_object() || !select->contains("targetList")) return;
+  for (const char* clause : {"groupClause", "havingClause", "distinctClause", "limitCount", "limitOffset",
+                             "windowClause", "larg", "rarg", "valuesLists"})
+    if (select->contains(clause)) return;
+  Json& targets = (*select)["targetList"];
+  if (!targets.is_array() || targets.empty()) return;
+  int location = -1;
+  for (const Json& t : targets) {
+    if (!t.contains("ResTarget") || !t["ResTarget"].contains("val")) return;
+    const Json& v = t["ResTarget"]["val"];
+    if (!v.contains("ColumnRef") && !v.contains("A_Const")) return;
+    if (location < 0) location = t["ResTarget"].value("location", -1);
+  }
+  Json null_target = Json::object();
+  null_target["ResTarget"]["val"]["A_Const"]["isnull"] = true;
+  null_target["ResTarget"]["val"]["A_Const"]["location"] = location;
+  null_target["ResTarget"]["location"] = location;
+  targets = Json::array({null_target});
+}
+
+}  // namespace
+
 Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
   Json* node = &term;
   bool negated = false;
@@ -243,6 +275,7 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
     const std::string type = link.value("subLinkType", "");
     const int location = link.value("location", FirstLocation(*node));
     if (type == "EXISTS_SUBLINK") {
+      DropExistsSelectList(&link["subselect"]["SelectStmt"]);
       QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], &q->scope, true));
       if (b.corr_keys.empty() && !b.corr_residual) {
         auto e = std::make_shared<Expr>();

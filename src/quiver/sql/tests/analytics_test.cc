@@ -180,6 +180,26 @@ TEST_F(AnalyticsTest, DecimalArithmeticWiderThan64BitsIsExact) {
   EXPECT_NE(overflow.status().ToString().find("out of range"), std::string::npos) << overflow.status().ToString();
 }
 
+// EXISTS reads no select list: a list of columns (SELECT *) becomes one NULL,
+// so the subquery's scan keeps only the columns its join and filters use
+// (TPC-H Q21: 3 of lineitem's 16); a list that decides whether a row exists
+// (an aggregate gives one row even over none) is kept.
+TEST_F(AnalyticsTest, ExistsReadsOnlyTheColumnsItsJoinUses) {
+  Expect("SELECT id FROM s WHERE EXISTS (SELECT * FROM s s2 WHERE s2.grp = s.grp AND s2.id <> s.id) ORDER BY id",
+         {"1", "2", "3", "4", "5", "8"});
+  Expect(
+      "SELECT id FROM s WHERE NOT EXISTS (SELECT *, id FROM s s2 WHERE s2.grp = s.grp AND s2.id <> s.id) ORDER BY id",
+      {"6", "7"});
+  Expect("SELECT count(*) FROM s WHERE EXISTS (SELECT count(*) FROM s s2 WHERE s2.id > 100)", {"8"});
+  Expect("SELECT count(*) FROM s WHERE EXISTS (SELECT DISTINCT grp FROM s s2 WHERE s2.id > 100)", {"0"});
+  auto plan = Rows("EXPLAIN SELECT id FROM s WHERE EXISTS (SELECT * FROM s s2 WHERE s2.grp = s.grp AND s2.id <> s.id)");
+  ASSERT_OK(plan);
+  std::string text;
+  for (const auto& line : *plan) text += line + "\n";
+  // The subquery side carries the NULL, grp and id, not s2's 5 columns too.
+  EXPECT_NE(text.find("    Project 3 "), std::string::npos) << text;
+}
+
 TEST_F(AnalyticsTest, SubqueriesAreUnnested) {
   // Correlated scalar subquery in the SELECT list (a NULL key matches nothing).
   Expect("SELECT id, (SELECT max(qty) FROM s s2 WHERE s2.grp = s.grp) FROM s ORDER BY id",
