@@ -91,12 +91,14 @@ SchemaPtr SchemaOf(const std::vector<ColumnBinding>& columns);
 /// Adds the operator's name and SQLSTATE 53200 to an OutOfMemory status.
 Status NameOperator(const Status& st, const char* op);
 
-/// Scans `table` (the columns `table_columns`), decoding dictionaries and
-/// converting to canonical types (scan pool), keeping the rows where every
-/// filter (bound to the output positions) is true. Parallel: instances take
-/// the table's batches from one SharedScan.
+/// Scans `table` (the columns `table_columns`, as `schema`), decoding
+/// dictionaries and converting to canonical types (scan pool), keeping the
+/// rows where every filter (bound to `schema`'s positions) is true. With
+/// `keep` (positions of `schema`), only those columns are returned, as
+/// `out_schema` (columns only the filters read are not gathered).
+/// Parallel: instances take the table's batches from one SharedScan.
 NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
-                     std::vector<ExprPtr> filters);
+                     std::vector<ExprPtr> filters, std::vector<int> keep = {}, SchemaPtr out_schema = nullptr);
 /// Parallel when its child is.
 NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate);
 /// Evaluates `exprs` (bound to the child's positions) into the output

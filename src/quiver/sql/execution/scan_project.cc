@@ -32,15 +32,19 @@ namespace {
 class ScanOp : public RecordBatchStream {
  public:
   // Reads `source`, or only `morsel` when given.
+  // `schema`: the scanned columns (the filter's positions); `keep`
+  // (empty: all) the positions returned, as `out_schema`.
   ScanOp(ExecContext* ctx, std::shared_ptr<SharedScan> source, std::vector<int> columns, SchemaPtr schema,
-         ExprPtr filter, RecordBatchPtr morsel = nullptr)
+         ExprPtr filter, std::vector<int> keep, SchemaPtr out_schema, RecordBatchPtr morsel = nullptr)
       : ctx_(ctx),
         columns_(std::move(columns)),
         schema_(std::move(schema)),
         filter_(std::move(filter)),
+        keep_(std::move(keep)),
+        out_schema_(std::move(out_schema)),
         source_(std::move(source)),
         morsel_(std::move(morsel)) {}
-  const SchemaPtr& schema() const override { return schema_; }
+  const SchemaPtr& schema() const override { return keep_.empty() ? schema_ : out_schema_; }
   Result<RecordBatchPtr> Next() override {
     auto r = NextImpl();
     if (!r.ok()) return NameOperator(r.status(), "scan");
@@ -76,10 +80,19 @@ class ScanOp : public RecordBatchStream {
         cols.push_back(std::move(a));
       }
       RecordBatchPtr b = MakeBatch(schema_, in->num_rows, std::move(cols));
+      std::vector<int64_t> sel;
       if (filter_) {
         EvalContext ev = ctx_->Eval(pool);
-        QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*filter_, *b, &ev));
+        QUIVER_ASSIGN_OR_RETURN(sel, EvaluateSelection(*filter_, *b, &ev));
         if (sel.empty()) continue;
+      }
+      if (!keep_.empty()) {
+        // Columns only the filter read are not gathered.
+        std::vector<ArrayDataPtr> kept;
+        for (int c : keep_) kept.push_back(b->columns[static_cast<size_t>(c)]);
+        b = MakeBatch(out_schema_, b->num_rows, std::move(kept));
+      }
+      if (filter_) {
         QUIVER_ASSIGN_OR_RETURN(b, TakeRows(b, sel, pool));
       }
       return b;
@@ -90,6 +103,8 @@ class ScanOp : public RecordBatchStream {
   std::vector<int> columns_;
   SchemaPtr schema_;
   ExprPtr filter_;
+  std::vector<int> keep_;
+  SchemaPtr out_schema_;
   std::shared_ptr<SharedScan> source_;
   RecordBatchPtr morsel_;
   bool single_ = false;  // the morsel was the only input
@@ -200,19 +215,26 @@ class SingleRowOp : public RecordBatchStream {
 
 class ScanNode : public PhysicalNode {
  public:
-  ScanNode(ExecContext* ctx, TableInfo table, std::vector<int> columns, SchemaPtr schema, std::vector<ExprPtr> filters)
-      : PhysicalNode(ctx, std::move(schema)), table_(std::move(table)), columns_(std::move(columns)) {
+  ScanNode(ExecContext* ctx, TableInfo table, std::vector<int> columns, SchemaPtr schema, std::vector<ExprPtr> filters,
+           std::vector<int> keep, SchemaPtr out_schema)
+      : PhysicalNode(ctx, keep.empty() ? schema : out_schema),
+        table_(std::move(table)),
+        columns_(std::move(columns)),
+        scan_schema_(std::move(schema)),
+        keep_(std::move(keep)),
+        out_schema_(std::move(out_schema)) {
     if (!filters.empty()) filter_ = MakeAnd(filters);
   }
   bool parallel() const override { return true; }
   Result<OperatorPtr> Instantiate() override {
-    return OperatorPtr(std::make_unique<ScanOp>(ctx_, source_, columns_, schema_, filter_));
+    return OperatorPtr(std::make_unique<ScanOp>(ctx_, source_, columns_, scan_schema_, filter_, keep_, out_schema_));
   }
   void Release() override { source_.reset(); }
   bool ordered_source() const override { return true; }
   SharedScan* morsel_source() override { return source_.get(); }
   Result<OperatorPtr> InstantiateOn(RecordBatchPtr morsel) override {
-    return OperatorPtr(std::make_unique<ScanOp>(ctx_, nullptr, columns_, schema_, filter_, std::move(morsel)));
+    return OperatorPtr(std::make_unique<ScanOp>(ctx_, nullptr, columns_, scan_schema_, filter_, keep_, out_schema_,
+                                                std::move(morsel)));
   }
 
  protected:
@@ -226,6 +248,9 @@ class ScanNode : public PhysicalNode {
  private:
   TableInfo table_;
   std::vector<int> columns_;
+  SchemaPtr scan_schema_;
+  std::vector<int> keep_;
+  SchemaPtr out_schema_;
   ExprPtr filter_;
   std::shared_ptr<SharedScan> source_;
 };
@@ -311,9 +336,9 @@ class SingleRowNode : public PhysicalNode {
 }  // namespace
 
 NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
-                     std::vector<ExprPtr> filters) {
+                     std::vector<ExprPtr> filters, std::vector<int> keep, SchemaPtr out_schema) {
   return std::make_shared<ScanNode>(ctx, std::move(table), std::move(table_columns), std::move(schema),
-                                    std::move(filters));
+                                    std::move(filters), std::move(keep), std::move(out_schema));
 }
 NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate) {
   return std::make_shared<FilterNode>(ctx, std::move(child), std::move(predicate));

@@ -89,23 +89,27 @@ class Builder {
           if (!filters.empty()) *deferred_filter = MakeAnd(filters);
           return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), {});
         }
-        NodePtr scan = MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
         // Columns only the scan's own filters read are dropped once they
-        // have filtered (a join above would otherwise carry them: Q13's
-        // o_comment, Q12's three lineitem dates).
+        // have filtered, before the passing rows are gathered (a join above
+        // would otherwise carry them: Q13's o_comment, Q12's three lineitem
+        // dates).
         std::vector<ColumnBinding> kept;
-        std::vector<ExprPtr> refs;
+        std::vector<int> keep;
         for (size_t i = 0; i < cols->size(); ++i) {
           const int id = (*cols)[i].id;
           const auto total = uses_.find(id);
           const auto mine = own.find(id);
           if (mine != own.end() && total != uses_.end() && total->second <= mine->second) continue;
           kept.push_back((*cols)[i]);
-          refs.push_back(Expr::Column(static_cast<int>(i), (*cols)[i].type));
+          keep.push_back(static_cast<int>(i));
         }
-        if (kept.size() == cols->size() || kept.empty()) return scan;
+        if (kept.size() == cols->size() || kept.empty()) {
+          return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+        }
+        const SchemaPtr scanned = SchemaOf(*cols);
         *cols = std::move(kept);
-        return MakeProjectNode(ctx_, std::move(scan), std::move(refs), SchemaOf(*cols));
+        return MakeScanNode(ctx_, op.table, std::move(table_columns), scanned, std::move(filters), std::move(keep),
+                            SchemaOf(*cols));
       }
       case LogicalOp::Kind::kFilter: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
