@@ -5,8 +5,14 @@
 // times each query (the statement plus reading its whole result with
 // runAndReadAll; the row count is read from the materialized chunks) for each
 // thread count, and prints one JSON object per (query, threads):
-//   {"query", "threads", "rows", "times_s", "median_s", "duckdb_version"}
+//   {"query", "threads", "rows", "times_s", "median_s", "peak_rss_growth_bytes",
+//    "duckdb_version"}
 // plus one {"load_s"} line. Loading is outside the timing.
+// peak_rss_growth_bytes: the largest growth of this process's resident set
+// over a round of the query (sampled every 2 ms while DuckDB runs it on its
+// own threads) above the resident set just before that round: DuckDB's
+// working memory for the query, beside the loaded tables (its allocator may
+// keep pages between rounds, so this is a lower bound).
 //
 // Usage: node bench/tpch_duckdb.mjs --csv-dir DIR --queries FILE
 //          [--threads 1,2] [--rounds 3]
@@ -14,6 +20,7 @@
 // Needs @duckdb/node-api in bench/node_modules (bench/install-duckdb.sh).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { memoryUsage } from 'node:process';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 function arg(name, fallback) {
@@ -73,20 +80,27 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+let sampledPeak = 0;
+const sampler = setInterval(() => { sampledPeak = Math.max(sampledPeak, memoryUsage.rss()); }, 2);
 for (const threads of threadList) {
   await conn.run(`SET threads = ${threads}`);
   for (const q of queries) {
     const times = [];
     let rows = null;
+    let growth = 0;
     for (let r = 0; r < rounds; r++) {
+      const before = memoryUsage.rss();
+      sampledPeak = before;
       const a = performance.now();
       const reader = await conn.runAndReadAll(q.sql);
       const n = reader.currentRowCount;
       times.push((performance.now() - a) / 1000);
+      growth = Math.max(growth, Math.max(sampledPeak, memoryUsage.rss()) - before);
       if (rows !== null && rows !== n) throw new Error(`${q.name}: DuckDB row counts differ between rounds`);
       rows = n;
     }
     console.log(JSON.stringify({ query: q.name, threads, rows, times_s: times, median_s: median(times),
-      duckdb_version: version }));
+      peak_rss_growth_bytes: growth, duckdb_version: version }));
   }
 }
+clearInterval(sampler);

@@ -179,8 +179,8 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
     const int threads = thread_counts[ti];
     if (!o.json) {
       std::fprintf(out, "threads=%d\n", threads);
-      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "speedup",
-                   "quiver_peak", "rows");
+      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "speedup",
+                   "quiver_peak", "duckdb_rss+", "rows");
     }
     double log_sum = 0, log_speedup = 0;
     int ratios = 0, speedups = 0;
@@ -189,9 +189,11 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
       QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, threads, pool));
       const double qs = Median(t.times_s);
       double ds = -1;
+      int64_t duck_growth = -1;
       if (duck.count({n, threads})) {
         const auto& d = duck[{n, threads}];
         ds = d.value("median_s", -1.0);
+        duck_growth = d.value("peak_rss_growth_bytes", int64_t{-1});
         const int64_t drows = d.value("rows", int64_t{-1});
         if (drows != t.rows)
           return Status::Invalid("TPC-H Q" + std::to_string(n) + ": quiver returned " + std::to_string(t.rows) +
@@ -218,12 +220,14 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
                             {"ratio", ratio},
                             {"speedup", speedup},
                             {"quiver_peak_bytes", t.peak_bytes},
+                            {"duckdb_peak_rss_growth_bytes", duck_growth},
                             {"rows", t.rows},
                             {"scale", o.scale}};
         std::fprintf(out, "%s\n", j.dump().c_str());
       } else {
-        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %10lld\n", n, qs, ds, ratio, speedup,
-                     FormatBytes(t.peak_bytes).c_str(), static_cast<long long>(t.rows));
+        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %12s %10lld\n", n, qs, ds, ratio, speedup,
+                     FormatBytes(t.peak_bytes).c_str(), duck_growth >= 0 ? FormatBytes(duck_growth).c_str() : "-",
+                     static_cast<long long>(t.rows));
       }
       std::fflush(out);
     }
