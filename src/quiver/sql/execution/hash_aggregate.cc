@@ -251,12 +251,16 @@ class AggregateTable : public join::MemoryConsumer {
   // batch fits 64 bits, they are added into 4 interleaved 64-bit lanes per
   // group on the stack (the lanes break the chain of adds into one state
   // when rows repeat a group; 64-bit lanes, as a 128-bit lane written in
-  // halves and read whole stalls store forwarding), then into the states
-  // once per batch. False (nothing changed) when there are more groups,
-  // some value is wider or a lane overflows: the caller's exact loop runs.
+  // halves and read whole stalls store forwarding), giving the batch's sum
+  // and count per group. False when there are more groups, some value is
+  // wider or a lane overflows: the caller's exact loop runs.
   static constexpr int64_t kLocalGroups = 64;
-  bool SumFewGroups(const uint8_t* d, const std::vector<int64_t>& gid, int64_t n, bool skip,
-                    PagedArray<State>* states) const {
+  struct FewGroupSums {
+    int64_t groups = 0;
+    i128 sum[kLocalGroups];
+    int64_t count[kLocalGroups];
+  };
+  bool SumFewGroups(const uint8_t* d, const std::vector<int64_t>& gid, int64_t n, bool skip, FewGroupSums* out) const {
     const int64_t groups = groups_.empty() ? 1 : table_.num_groups();
     if (groups > kLocalGroups) return false;
     int64_t acc[4][kLocalGroups] = {};
@@ -274,19 +278,26 @@ class AggregateTable : public join::MemoryConsumer {
       ++cnt[r & 3][g];
     }
     if (wide != 0 || overflow) return false;
+    out->groups = groups;
+    for (int64_t g = 0; g < groups; ++g) {
+      out->sum[g] = static_cast<i128>(acc[0][g]) + acc[1][g] + acc[2][g] + acc[3][g];
+      out->count[g] = cnt[0][g] + cnt[1][g] + cnt[2][g] + cnt[3][g];
+    }
+    return true;
+  }
+  // Adds a batch's per-group sums and counts to the states; false (nothing
+  // changed) when some state would overflow (the exact loop reports it).
+  static bool AddFewGroupSums(const FewGroupSums& b, PagedArray<State>* states) {
     for (int pass = 0; pass < 2; ++pass) {
-      // Pass 0 checks that no state overflows; pass 1 updates them all.
-      for (int64_t g = 0; g < groups; ++g) {
-        const int64_t c = cnt[0][g] + cnt[1][g] + cnt[2][g] + cnt[3][g];
-        if (c == 0) continue;
+      for (int64_t g = 0; g < b.groups; ++g) {
+        if (b.count[g] == 0) continue;
         State& s = (*states)[g];
-        const i128 sum = static_cast<i128>(acc[0][g]) + acc[1][g] + acc[2][g] + acc[3][g];
         if (pass == 0) {
           i128 ignored;
-          if (__builtin_add_overflow(s.i, sum, &ignored)) return false;
+          if (__builtin_add_overflow(s.i, b.sum[g], &ignored)) return false;
         } else {
-          s.i += sum;
-          s.count += c;
+          s.i += b.sum[g];
+          s.count += b.count[g];
         }
       }
     }
@@ -749,6 +760,8 @@ class AggregateTable : public join::MemoryConsumer {
       if (string_bytes > 0) QUIVER_RETURN_NOT_OK(arena_.EnsureFree(static_cast<size_t>(string_bytes)));
     }
     states_started_ = true;
+    FewGroupSums few;
+    Vec few_arg;
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const AggregateCall& call = aggs_[a];
       PagedArray<State>& st = *states_[a];
@@ -776,7 +789,10 @@ class AggregateTable : public join::MemoryConsumer {
         }
         if (id == TypeId::kDecimal) {
           const uint8_t* d = v.array->buffers[1]->data() + v.array->offset * 16;
-          if (SumFewGroups(d, gid, n, skip, &st)) continue;
+          // sum(x) and avg(x) of one column (Q1: two pairs) sum it once.
+          // (few_arg holds the summed column, so its address stays its own.)
+          if (few_arg.array != v.array && SumFewGroups(d, gid, n, skip, &few)) few_arg = v;
+          if (few_arg.array == v.array && AddFewGroupSums(few, &st)) continue;
           for (int64_t r = 0; r < n; ++r) {
             const int64_t g = gid[static_cast<size_t>(r)];
             if (skip && g < 0) continue;
