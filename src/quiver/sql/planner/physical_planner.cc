@@ -140,6 +140,13 @@ class Builder {
         // A small outer side against a large subquery: build the outer side.
         spec.build_left = (op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti) &&
                           op.children[0]->est_rows * 4 < op.children[1]->est_rows;
+        // A LEFT join whose preserved side is much the smaller: build that
+        // side and probe with the other, as a RIGHT join with the sides
+        // swapped, columns put back in order above it (TPC-H Q13: 150,000
+        // customers against 1.5 M orders; built on orders, each customer's
+        // probe walked a chain of ~10 rows, a cache miss a row).
+        const bool swap = op.join_kind == JoinKind::kLeft && !op.keys.empty() &&
+                          op.children[0]->est_rows * 4 < op.children[1]->est_rows;
         for (const auto& [l, r] : op.keys) {
           DataTypePtr common = CommonType(l->type, r->type);
           if (!common || ClassOf(*common) == TypeClass::kOther || ClassOf(*common) == TypeClass::kNull)
@@ -149,11 +156,27 @@ class Builder {
           QUIVER_ASSIGN_OR_RETURN(auto rb, Bind(r, rp));
           QUIVER_ASSIGN_OR_RETURN(lb, CastTo(lb, common));
           QUIVER_ASSIGN_OR_RETURN(rb, CastTo(rb, common));
-          spec.left_keys.push_back(lb);
-          spec.right_keys.push_back(rb);
+          spec.left_keys.push_back(swap ? rb : lb);
+          spec.right_keys.push_back(swap ? lb : rb);
         }
         std::vector<ColumnBinding> both = lc;
         both.insert(both.end(), rc.begin(), rc.end());
+        if (swap) {
+          std::vector<ColumnBinding> swapped = rc;
+          swapped.insert(swapped.end(), lc.begin(), lc.end());
+          spec.kind = JoinKind::kRight;
+          if (op.residual) {
+            QUIVER_ASSIGN_OR_RETURN(spec.residual, Bind(op.residual, PositionsOf(swapped)));
+          }
+          QUIVER_ASSIGN_OR_RETURN(
+              auto join, MakeJoinNode(ctx_, std::move(right), std::move(left), std::move(spec), SchemaOf(swapped)));
+          std::vector<ExprPtr> refs;
+          for (size_t i = 0; i < lc.size(); ++i)
+            refs.push_back(Expr::Column(static_cast<int>(rc.size() + i), lc[i].type));
+          for (size_t i = 0; i < rc.size(); ++i) refs.push_back(Expr::Column(static_cast<int>(i), rc[i].type));
+          *cols = both;
+          return MakeProjectNode(ctx_, std::move(join), std::move(refs), SchemaOf(*cols));
+        }
         if (op.residual) {
           QUIVER_ASSIGN_OR_RETURN(spec.residual, Bind(op.residual, PositionsOf(both)));
         }

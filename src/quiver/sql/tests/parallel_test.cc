@@ -30,6 +30,7 @@ namespace fs = std::filesystem;
 using join::testing::Batch;
 using join::testing::Cell;
 using join::testing::Int64Array;
+using join::testing::Split;
 
 class ParallelTest : public ::testing::Test {
  protected:
@@ -294,6 +295,55 @@ TEST_F(ParallelTest, AnAggregateOverAFilteredScanSkipsTheFailingRows) {
     }
   }
   ASSERT_OK((*catalog_)->Unregister("filtered"));
+}
+
+// A LEFT join whose preserved side is much the smaller builds that side (a
+// RIGHT join with the sides swapped, columns put back in order): every
+// small row once per match, or once with NULLs; NULL keys never match; a
+// residual over both sides decides the matches; at 1, 2 and 4 threads.
+TEST_F(ParallelTest, ALeftJoinOfASmallSideBuildsItAndKeepsEveryRow) {
+  auto small_schema = std::make_shared<Schema>();
+  small_schema->fields = {field("k", int64()), field("tag", utf8())};
+  auto big_schema = std::make_shared<Schema>();
+  big_schema->fields = {field("bk", int64()), field("v", int64())};
+  std::vector<std::optional<int64_t>> sk, bk, bv;
+  std::vector<std::optional<std::string>> tags;
+  for (int64_t i = 0; i < 50; ++i) {
+    sk.push_back(i == 7 ? std::nullopt : std::optional<int64_t>(i));
+    tags.push_back("t" + std::to_string(i));
+  }
+  for (int64_t i = 0; i < 3000; ++i) {
+    bk.push_back(i % 97 == 0 ? std::nullopt : std::optional<int64_t>(i % 40));
+    bv.push_back(i % 61);
+  }
+  ASSERT_OK((*catalog_)->RegisterBatches(
+      "lj_small", small_schema,
+      {Batch(small_schema, {Int64Array(pool_->get(), sk), join::testing::StringArray(pool_->get(), tags)})}));
+  ASSERT_OK((*catalog_)->RegisterBatches(
+      "lj_big", big_schema,
+      Split(Batch(big_schema, {Int64Array(pool_->get(), bk), Int64Array(pool_->get(), bv)}), 700)));
+  std::vector<std::string> want;
+  for (size_t s = 0; s < sk.size(); ++s) {
+    bool any = false;
+    for (size_t b = 0; b < bk.size(); ++b) {
+      if (!sk[s] || !bk[b] || *sk[s] != *bk[b] || !(*bv[b] > *sk[s])) continue;
+      want.push_back(std::to_string(*sk[s]) + "|" + *tags[s] + "|" + std::to_string(*bv[b]));
+      any = true;
+    }
+    if (!any) want.push_back((sk[s] ? std::to_string(*sk[s]) : std::string("null")) + "|" + *tags[s] + "|null");
+  }
+  std::sort(want.begin(), want.end());
+  const std::string sql = "SELECT s.k, s.tag, b.v FROM lj_small s LEFT JOIN lj_big b ON s.k = b.bk AND b.v > s.k";
+  for (int threads : {1, 2, 4}) {
+    ExecuteOptions eo;
+    eo.threads = threads;
+    eo.max_batch_rows = 500;
+    auto got = Rows(sql, eo);
+    ASSERT_OK(got) << threads;
+    EXPECT_EQ(*got, want) << "threads=" << threads;
+  }
+  ASSERT_OK((*catalog_)->Unregister("lj_small"));
+  ASSERT_OK((*catalog_)->Unregister("lj_big"));
 }
 
 TEST_F(ParallelTest, AScanKeepsTableOrderInParallel) {
