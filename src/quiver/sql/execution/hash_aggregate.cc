@@ -506,6 +506,12 @@ class AggregateTable : public join::MemoryConsumer {
   // states. An OutOfMemory before phase 2 leaves every state as it was, so
   // the caller may spill the table and consume the batch again.
   bool states_started() const { return states_started_; }
+  bool has_string_min_max() const {
+    for (const auto& a : aggs_)
+      if (a.arg && ClassOf(*a.arg->type) == TypeClass::kString && (a.fn == AggFn::kMin || a.fn == AggFn::kMax))
+        return true;
+    return false;
+  }
   bool has_distinct() const {
     for (const auto& a : aggs_)
       if (a.distinct) return true;
@@ -1353,7 +1359,11 @@ class HashAggregateNode : public PhysicalNode {
         return Status::OK();
       }
       QUIVER_RETURN_NOT_OK(st);
-      tables_[w].reset();
+      // Table w's arena holds the string min / max values the merged
+      // states now point to: it stays (the emitting instances keep
+      // tables_ alive) when there are any. ThreadSanitizer's allocator,
+      // which unmaps freed pages, caught the read of a freed arena here.
+      if (!tables_[0]->has_string_min_max()) tables_[w].reset();
     }
     results_ = {tables_[0]};
     cursor_ = std::make_shared<std::atomic<int64_t>>(0);
