@@ -4,7 +4,10 @@
 // An Allocator only hands out and takes back bytes; it keeps no accounting
 // (that is the MemoryPool's job). Four kinds, selectable at run time:
 //   system   — glibc malloc (posix_memalign / free) below 1 MiB, a private
-//              mapping per block from 1 MiB (kSystemMapBlockBytes). quiver never lets
+//              mapping per block from 1 MiB (kSystemMapBlockBytes); freed
+//              mappings under 4 MiB are kept for the next request of the
+//              same size (at most 16 of them, 16 MiB; the oldest go first;
+//              ReleaseFreeMemory unmaps them). quiver never lets
 //              jemalloc or mimalloc interpose on malloc: jemalloc is linked
 //              from a symbol-renamed static archive and mimalloc is opened
 //              with dlopen(RTLD_LOCAL), so `system` really is glibc.
