@@ -16,7 +16,12 @@
 //
 // Usage: node bench/tpch_duckdb.mjs --csv-dir DIR --queries FILE
 //          [--threads 1,2] [--rounds 3]
+//        node bench/tpch_duckdb.mjs --csv-dir DIR --stdin [--threads 1,2] [--rounds 3]
 // FILE holds one "NAME<TAB>SQL" line per query (the same SQL quiver runs).
+// With --stdin the tables are loaded, {"ready": true} is printed, then each
+// "THREADS<TAB>NAME<TAB>SQL" line read from stdin is timed and answered with
+// its JSON line at once (`quiver bench tpch` alternates the engines query
+// by query this way, so both see the host in the same state); EOF ends it.
 // Needs @duckdb/node-api in bench/node_modules (bench/install-duckdb.sh).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,10 +35,13 @@ function arg(name, fallback) {
 
 const dir = arg('--csv-dir');
 const queriesFile = arg('--queries');
-if (!dir || !queriesFile) throw new Error('usage: tpch_duckdb.mjs --csv-dir DIR --queries FILE [--threads 1,2] [--rounds 3]');
+const fromStdin = process.argv.includes('--stdin');
+if (!dir || (!queriesFile && !fromStdin)) {
+  throw new Error('usage: tpch_duckdb.mjs --csv-dir DIR (--queries FILE | --stdin) [--threads 1,2] [--rounds 3]');
+}
 const threadList = arg('--threads', '1,2').split(',').map(Number);
 const rounds = Number(arg('--rounds', '3'));
-const queries = readFileSync(queriesFile, 'utf8').split('\n').filter((l) => l.trim())
+const queries = fromStdin ? [] : readFileSync(queriesFile, 'utf8').split('\n').filter((l) => l.trim())
   .map((l) => { const t = l.indexOf('\t'); return { name: l.slice(0, t), sql: l.slice(t + 1) }; });
 
 // Types as `quiver sql "DESCRIBE t"` reports them: int64 -> BIGINT, int32 ->
@@ -82,25 +90,40 @@ const median = (xs) => {
 };
 let sampledPeak = 0;
 const sampler = setInterval(() => { sampledPeak = Math.max(sampledPeak, memoryUsage.rss()); }, 2);
-for (const threads of threadList) {
-  await conn.run(`SET threads = ${threads}`);
-  for (const q of queries) {
-    const times = [];
-    let rows = null;
-    let growth = 0;
-    for (let r = 0; r < rounds; r++) {
-      const before = memoryUsage.rss();
-      sampledPeak = before;
-      const a = performance.now();
-      const reader = await conn.runAndReadAll(q.sql);
-      const n = reader.currentRowCount;
-      times.push((performance.now() - a) / 1000);
-      growth = Math.max(growth, Math.max(sampledPeak, memoryUsage.rss()) - before);
-      if (rows !== null && rows !== n) throw new Error(`${q.name}: DuckDB row counts differ between rounds`);
-      rows = n;
-    }
-    console.log(JSON.stringify({ query: q.name, threads, rows, times_s: times, median_s: median(times),
-      peak_rss_growth_bytes: growth, duckdb_version: version }));
+let currentThreads = 0;
+async function timeQuery(threads, q) {
+  if (threads !== currentThreads) {
+    await conn.run(`SET threads = ${threads}`);
+    currentThreads = threads;
+  }
+  const times = [];
+  let rows = null;
+  let growth = 0;
+  for (let r = 0; r < rounds; r++) {
+    const before = memoryUsage.rss();
+    sampledPeak = before;
+    const a = performance.now();
+    const reader = await conn.runAndReadAll(q.sql);
+    const n = reader.currentRowCount;
+    times.push((performance.now() - a) / 1000);
+    growth = Math.max(growth, Math.max(sampledPeak, memoryUsage.rss()) - before);
+    if (rows !== null && rows !== n) throw new Error(`${q.name}: DuckDB row counts differ between rounds`);
+    rows = n;
+  }
+  console.log(JSON.stringify({ query: q.name, threads, rows, times_s: times, median_s: median(times),
+    peak_rss_growth_bytes: growth, duckdb_version: version }));
+}
+if (fromStdin) {
+  console.log(JSON.stringify({ ready: true }));
+  const { createInterface } = await import('node:readline');
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (!line.trim()) continue;
+    const [threads, name, ...rest] = line.split('\t');
+    await timeQuery(Number(threads), { name, sql: rest.join('\t') });
+  }
+} else {
+  for (const threads of threadList) {
+    for (const q of queries) await timeQuery(threads, q);
   }
 }
 clearInterval(sampler);

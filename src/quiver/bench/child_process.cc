@@ -45,6 +45,37 @@ Result<pid_t> SpawnWithStdoutPipe(const std::vector<std::string>& argv, bool sil
   return pid;
 }
 
+Result<pid_t> SpawnWithPipes(const std::vector<std::string>& argv, int* stdin_fd, int* stdout_fd) {
+  int in[2], out[2];
+  if (pipe(in) != 0) return Status::IOError("bench: pipe failed");
+  if (pipe(out) != 0) {
+    close(in[0]);
+    close(in[1]);
+    return Status::IOError("bench: pipe failed");
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {in[0], in[1], out[0], out[1]}) close(fd);
+    return Status::IOError("bench: fork failed");
+  }
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    dup2(out[1], STDERR_FILENO);
+    for (int fd : {in[0], in[1], out[0], out[1]}) close(fd);
+    std::vector<char*> a;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execvp(a[0], a.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  *stdin_fd = in[1];
+  *stdout_fd = out[0];
+  return pid;
+}
+
 Result<std::pair<int, std::string>> RunCapture(const std::vector<std::string>& argv) {
   int out_fd = -1;
   QUIVER_ASSIGN_OR_RETURN(const pid_t pid, SpawnWithStdoutPipe(argv, false, true, &out_fd));

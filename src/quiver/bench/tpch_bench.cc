@@ -1,6 +1,8 @@
 // quiver/bench/tpch_bench.cc — see tpch_bench.h.
 #include "quiver/bench/tpch_bench.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "quiver/base/byte_size.h"
+#include "quiver/bench/child_process.h"
 #include "quiver/bench/measure.h"
 #include "quiver/columnar/row_text.h"
 #include "quiver/sql/engine.h"
@@ -55,6 +58,93 @@ Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, c
   }
   return t;
 }
+
+// DuckDB in its own node process (bench/tpch_duckdb.mjs --stdin), driven
+// one query at a time so that each query's DuckDB rounds run right before
+// quiver's: both engines see the host in the same state (its speed moved
+// DuckDB's own times by up to 1.7x between runs a few minutes apart).
+class DuckDbSide {
+ public:
+  ~DuckDbSide() { Stop(); }
+  // Starts node and waits until the tables are loaded; false (with note())
+  // when it could not.
+  bool Start(const std::vector<std::string>& argv) {
+    signal(SIGPIPE, SIG_IGN);  // a node that died makes write() fail, not kill us
+    auto pid = SpawnWithPipes(argv, &in_, &out_);
+    if (!pid.ok()) return Fail("could not start node: " + pid.status().ToString());
+    pid_ = *pid;
+    std::string line, text;
+    while (ReadLine(&line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_discarded() && j.is_object() && j.value("ready", false)) return true;
+      if (text.size() < 300) text += line + " ";
+    }
+    return Fail("DuckDB side failed before loading the tables: " + text.substr(0, 300));
+  }
+  // DuckDB's JSON line for query `name` at `threads` (null once it failed).
+  nlohmann::json Time(int threads, const std::string& name, std::string sql) {
+    if (pid_ < 0) return nullptr;
+    for (char& c : sql)
+      if (c == '\n' || c == '\t') c = ' ';
+    const std::string request = std::to_string(threads) + "\t" + name + "\t" + sql + "\n";
+    for (size_t done = 0; done < request.size();) {
+      const ssize_t n = write(in_, request.data() + done, request.size() - done);
+      if (n <= 0) {
+        Fail("DuckDB side stopped taking queries");
+        return nullptr;
+      }
+      done += static_cast<size_t>(n);
+    }
+    std::string line, text;
+    while (ReadLine(&line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_discarded() && j.is_object() && j.contains("query")) return j;
+      if (text.size() < 300) text += line + " ";
+    }
+    Fail("DuckDB side failed at " + name + ": " + text.substr(0, 300));
+    return nullptr;
+  }
+  const std::string& note() const { return note_; }
+
+ private:
+  bool Fail(std::string why) {
+    if (note_.empty()) note_ = std::move(why);
+    Stop();
+    return false;
+  }
+  void Stop() {
+    if (in_ >= 0) close(in_);
+    in_ = -1;
+    if (pid_ > 0) {
+      std::string rest;
+      while (ReadLine(&rest)) {
+      }
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+    pid_ = -1;
+    if (out_ >= 0) close(out_);
+    out_ = -1;
+  }
+  bool ReadLine(std::string* line) {
+    while (true) {
+      const size_t nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        *line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return true;
+      }
+      if (out_ < 0) return false;
+      char buf[4096];
+      const ssize_t n = read(out_, buf, sizeof buf);
+      if (n <= 0) return false;
+      buffer_.append(buf, static_cast<size_t>(n));
+    }
+  }
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string buffer_, note_;
+};
 
 Status ExportCsv(const sql::Catalog& catalog, const std::string& dir, MemoryPool* pool) {
   for (const auto& table : catalog.ListTables()) {
@@ -134,44 +224,17 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
       "process, both at threads %s, median of %d rounds after a warm-up\n",
       o.scale, Seconds(g0, std::chrono::steady_clock::now()), std::string(join::MemoryModeName(o.memory_mode)).c_str(),
       o.memory_limit_bytes > 0 ? FormatBytes(o.memory_limit_bytes).c_str() : "none", o.threads.c_str(), o.rounds);
-  // DuckDB side first (its own process), so both measure on a quiet machine in turn.
-  std::map<std::pair<int, int>, nlohmann::json> duck;  // (query, threads)
-  std::string duck_note;
+  // DuckDB in its own process, loaded once, then asked query by query right
+  // before quiver runs the same query (DuckDbSide).
+  DuckDbSide duckdb;
+  bool duck_ok = false;
   if (!o.no_duckdb) {
     fs::create_directories(dir / "csv");
     QUIVER_RETURN_NOT_OK(ExportCsv(*catalog, (dir / "csv").string(), gen_pool.get()));
-    {
-      std::ofstream q(dir / "queries.tsv");
-      for (int n : numbers) {
-        std::string sql(sql::TpchQueries()[n - 1].sql);
-        for (char& c : sql)
-          if (c == '\n' || c == '\t') c = ' ';
-        q << "q" << n << "\t" << sql << "\n";
-      }
-    }
-    const std::string cmd = "node '" + o.duckdb_script + "' --csv-dir '" + (dir / "csv").string() + "' --queries '" +
-                            (dir / "queries.tsv").string() + "' --threads " + o.threads + " --rounds " +
-                            std::to_string(o.rounds) + " 2>&1";
-    FILE* f = popen(cmd.c_str(), "r");
-    std::string text;
-    if (f) {
-      char buf[4096];
-      size_t got;
-      while ((got = fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-      const int rc = pclose(f);
-      if (rc != 0) duck_note = "DuckDB side failed (exit " + std::to_string(rc) + "): " + text.substr(0, 300);
-    } else {
-      duck_note = "could not start node";
-    }
-    std::stringstream lines(text);
-    std::string line;
-    while (std::getline(lines, line)) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.contains("query")) continue;
-      duck[{std::atoi(j["query"].get<std::string>().c_str() + 1), j.value("threads", 1)}] = j;
-    }
+    duck_ok = duckdb.Start({"node", o.duckdb_script, "--csv-dir", (dir / "csv").string(), "--stdin", "--threads",
+                            o.threads, "--rounds", std::to_string(o.rounds)});
+    if (!duck_ok) std::fprintf(out, "note: %s\n", duckdb.note().c_str());
   }
-  if (!duck_note.empty()) std::fprintf(out, "note: %s\n", duck_note.c_str());
   sql::Engine engine(catalog);
   auto pool = root->MakeChild({.name = "bench-tpch"});
   std::map<int, double> first_times;  // query -> quiver median at the first thread count
@@ -186,12 +249,19 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
     int ratios = 0, speedups = 0;
     double min_ratio = 1e300;
     for (int n : numbers) {
+      nlohmann::json d;
+      if (duck_ok) {
+        d = duckdb.Time(threads, "q" + std::to_string(n), std::string(sql::TpchQueries()[n - 1].sql));
+        if (d.is_null()) {
+          duck_ok = false;
+          std::fprintf(out, "note: %s\n", duckdb.note().c_str());
+        }
+      }
       QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, threads, pool));
       const double qs = Median(t.times_s);
       double ds = -1;
       int64_t duck_growth = -1;
-      if (duck.count({n, threads})) {
-        const auto& d = duck[{n, threads}];
+      if (!d.is_null()) {
         ds = d.value("median_s", -1.0);
         duck_growth = d.value("peak_rss_growth_bytes", int64_t{-1});
         const int64_t drows = d.value("rows", int64_t{-1});
