@@ -5,6 +5,9 @@ JOBS ?= $(shell nproc)
 # ccache (when installed) keys objects by paths relative to the checkout, so
 # the release, pip and test builds share them.
 export CCACHE_BASEDIR := $(CURDIR)
+# Precompiled headers (CMakeLists.txt, QUIVER_PCH) hit ccache only with
+# these sloppiness settings.
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 BUILD := build/release
 ASAN_BUILD := build/debug-asan
 

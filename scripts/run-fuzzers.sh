@@ -40,10 +40,16 @@ mkdir -p "$WORK"
 : > "$SUMMARY"
 failed=0
 total_runs=0
+# The targets run side by side, up to FUZZ_JOBS at a time (default: the
+# machine's cores), each for SECONDS_EACH seconds; their reports follow in
+# target order once all have ended.
+PARALLEL=${FUZZ_JOBS:-$(nproc)}
+names=()
 for bin in "${targets[@]}"; do
   name=$(basename "$bin")
   name=${name#quiver_}
   name=${name%_fuzz}
+  names+=("$name")
   work="$WORK/$name"
   artifacts="$BUILD/fuzz-artifacts/$name"
   rm -rf "$artifacts"
@@ -71,12 +77,22 @@ for bin in "${targets[@]}"; do
   esac
   log="$BUILD/fuzz-$name.log"
   echo "== fuzz $name: ${SECONDS_EACH}s, seeds: ${seeds[*]:-none}"
+  while [ "$(jobs -rp | wc -l)" -ge "$PARALLEL" ]; do wait -n; done
   # -max_len bounds mutation sizes (the seeds may be larger; they are read
   # whole); -timeout flags a hang; -rss_limit_mb an allocation runaway
   # (the targets read under a 256 MiB pool).
-  "$bin" "$work" "${seeds[@]}" -max_total_time="$SECONDS_EACH" -max_len=131072 -timeout=25 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
-  rc=$?
+  (
+    "$bin" "$work" "${seeds[@]}" -max_total_time="$SECONDS_EACH" -max_len=131072 -timeout=25 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
+    echo $? > "$BUILD/fuzz-$name.rc"
+  ) &
+done
+wait
+for name in "${names[@]}"; do
+  bin="$BUILD/quiver_${name}_fuzz"
+  artifacts="$BUILD/fuzz-artifacts/$name"
+  log="$BUILD/fuzz-$name.log"
+  rc=$(cat "$BUILD/fuzz-$name.rc" 2>/dev/null || echo 1)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -E '^#[0-9]+' "$log" | grep -o 'cov: [0-9]*' | tail -1 | cut -d' ' -f2)
   ft=$(grep -E '^#[0-9]+' "$log" | grep -o 'ft: [0-9]*' | tail -1 | cut -d' ' -f2)
