@@ -61,7 +61,7 @@ unit-test: build interop-deps
 # the release build. One sanitizer build instead of two keeps `make test`
 # within its time budget on two cores.
 SAN_BUILD := build/fuzz
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 
 build-san: deps
 	cmake --preset fuzz >/dev/null
@@ -70,7 +70,7 @@ build-san: deps
 build-fuzz: build-san
 
 asan-test: build-san
-	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale|objstore"
+	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale|objstore|style"
 
 # ThreadSanitizer (issue 18): the tests of the layers that run on several
 # threads — the SQL engine's parallel pipelines, the join layer, the server —
@@ -92,7 +92,11 @@ tsan-test: build-tsan
 fuzz-test: build-san
 	./scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
-test: unit-test asan-test fuzz-test
+# The release build, then scripts/make-test.sh: the release tests with the
+# sanitizer build beside them at nice 19, then the sanitizer tests and the
+# fuzzers (`make unit-test`, `make asan-test`, `make fuzz-test` run one step).
+test: build interop-deps
+	JOBS=$(JOBS) MAKE=$(MAKE) ./scripts/make-test.sh
 
 clean:
 	rm -rf build

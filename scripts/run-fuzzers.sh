@@ -3,7 +3,7 @@
 # clang with ASan + UBSan) for a bounded time each, as part of `make test`
 # (issue 10 item 4).
 #
-#   scripts/run-fuzzers.sh [SECONDS_EACH]        default $FUZZ_SECONDS or 30
+#   scripts/run-fuzzers.sh [SECONDS_EACH]        default $FUZZ_SECONDS or 20
 #
 # Seeds, read-only: fuzz/corpus/<name>/ (committed, small) and, for ipc_read,
 # the Arrow IPC streams and files of ../shared/arrow-testing; for
@@ -23,7 +23,7 @@ set -uo pipefail
 
 cd "$(dirname "$0")/.."
 BUILD=${FUZZ_BUILD:-build/fuzz}
-SECONDS_EACH=${1:-${FUZZ_SECONDS:-30}}
+SECONDS_EACH=${1:-${FUZZ_SECONDS:-20}}
 SHARED=${QUIVER_SHARED_DIR:-../shared}
 TESTING="$SHARED/arrow-testing/data"
 WORK="$BUILD/corpus-work"

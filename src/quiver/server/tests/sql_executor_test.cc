@@ -194,8 +194,8 @@ TEST(SqlExecutor, ExplodingJoinFailsWithinItsBudgetAndTheServerLives) {
   auto ex = SqlExecutor::Make(t.catalog, xo).value();
   // The server's budget: what a client that fetches every chunk makes it
   // keep (the chunks stay fetchable until the operation closes) reaches it
-  // after a few chunks of about 20 MiB; 128 MiB keeps the test short.
-  constexpr int64_t kServerLimitBytes = int64_t{128} << 20;
+  // after a few chunks of about 20 MiB; 96 MiB keeps the test short.
+  constexpr int64_t kServerLimitBytes = int64_t{96} << 20;
   auto server_pool = MemoryPool::MakeRoot({.name = "serve", .limit_bytes = kServerLimitBytes});
   ServerOptions so;
   so.token = "sql-executor-test-token";

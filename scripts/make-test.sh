@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The body of `make test` after the release build (Makefile): the release
+# tests and, side by side at the lowest CPU priority (nice 19), the
+# sanitizer build (preset fuzz: clang, ASan + UBSan, libFuzzer coverage);
+# then the sanitizer tests and the fuzz targets.
+#
+# Why side by side: about half of the release tests' time leaves a core
+# idle (servers waiting on sockets and deadlines, the Node.js peers, the
+# Ceph cluster, tests marked RUN_SERIAL); niced, the compiler takes only
+# that idle CPU, so the tests run as they would alone and the sanitizer
+# build is partly done when they end. `make test` stays within its
+# 30-minute budget on two cores that way.
+#
+# The sanitizer build's output goes to build/fuzz-build.log (its tail is
+# printed when it fails). Exit status: 0 when every step passed, 1
+# otherwise; every step runs even after a failure of the release tests.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+MAKE=${MAKE:-make}
+mkdir -p build
+san_log=build/fuzz-build.log
+rm -f build/fuzz-build.rc
+(
+  nice -n 19 "$MAKE" --no-print-directory build-san JOBS="$JOBS" >"$san_log" 2>&1
+  echo $? >build/fuzz-build.rc
+) &
+san=$!
+rc=0
+(cd build/release && ctest --output-on-failure -j"$JOBS" --timeout 600) || rc=1
+echo "== make test: waiting for the sanitizer build ($san_log)"
+wait "$san"
+if [ "$(cat build/fuzz-build.rc 2>/dev/null)" != 0 ]; then
+  tail -n 100 "$san_log"
+  echo "!! make test: the sanitizer build failed (whole log: $san_log)"
+  exit 1
+fi
+echo "== make test: sanitizer build done"
+"$MAKE" --no-print-directory asan-test JOBS="$JOBS" || rc=1
+"$MAKE" --no-print-directory fuzz-test JOBS="$JOBS" || rc=1
+exit $rc
