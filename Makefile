@@ -11,7 +11,7 @@ export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_f
 BUILD := build/release
 ASAN_BUILD := build/debug-asan
 
-.PHONY: run test deps build build-main build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test \
+.PHONY: run test deps build build-test build-main build-asan build-san unit-test asan-test interop-deps clean build-fuzz fuzz-test \
 	build-tsan tsan-test
 
 # scripts/install-deps.sh runs once per version of itself on this machine:
@@ -26,7 +26,7 @@ $(DEPS_STAMP): scripts/install-deps.sh
 	mkdir -p build && rm -f build/.deps-* && touch $@
 
 build: deps
-	cmake --preset release >/dev/null
+	cmake --preset release -DQUIVER_BUILD_ALL_UNIT_TESTS=ON >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
 # What the main job needs and nothing more: the quiver binary (no tests, no
@@ -92,10 +92,17 @@ tsan-test: build-tsan
 fuzz-test: build-san
 	./scripts/run-fuzzers.sh $(FUZZ_SECONDS)
 
-# The release build, then scripts/make-test.sh: the release tests with the
-# sanitizer build beside them at nice 19, then the sanitizer tests and the
-# fuzzers (`make unit-test`, `make asan-test`, `make fuzz-test` run one step).
-test: build interop-deps
+# The release build without the unit-test executables that only the
+# sanitizer pass runs (CMakeLists.txt, QUIVER_SANITIZER_ONLY_LABELS), then
+# scripts/make-test.sh: the release tests with the sanitizer build beside
+# them at nice 19, then the sanitizer tests (every unit test) and the
+# fuzzers. `make unit-test` (everything in Release), `make asan-test`,
+# `make fuzz-test` run one step.
+build-test: deps
+	cmake --preset release -DQUIVER_BUILD_ALL_UNIT_TESTS=OFF >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: build-test interop-deps
 	JOBS=$(JOBS) MAKE=$(MAKE) ./scripts/make-test.sh
 
 clean:

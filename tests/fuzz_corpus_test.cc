@@ -23,6 +23,7 @@
 #include "cross_test_support.h"
 #include "quiver/testing/array_builders.h"
 #include "quiver/testing/array_readers.h"
+#include "quiver/testing/sanitizers.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::cross_test {
@@ -342,17 +343,7 @@ std::vector<MutationInput> MutationInputs() {
   return in;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = testing::kAddressSanitizer;
 
 /// Positions to mutate: every byte, except that under ASan (about 30x
 /// slower per read) inputs over 2 KiB take every third byte — a stride

@@ -1,6 +1,7 @@
 // One contract suite run over every allocator kind, plus the proof that
 // `system` really is glibc malloc (neither jemalloc nor mimalloc interposes).
 #include "quiver/memory/allocator.h"
+#include "quiver/testing/sanitizers.h"
 #include "quiver/testing/status_assertions.h"
 
 #include <dlfcn.h>
@@ -21,18 +22,7 @@ namespace {
 
 // AddressSanitizer replaces malloc itself (and aborts on impossible sizes),
 // so the tests about glibc's heap do not apply under it.
-// GCC defines __SANITIZE_ADDRESS__; clang 14 only answers __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kMallocIsSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kMallocIsSanitized = true;
-#else
-constexpr bool kMallocIsSanitized = false;
-#endif
-#else
-constexpr bool kMallocIsSanitized = false;
-#endif
+constexpr bool kMallocIsSanitized = testing::kAddressSanitizer;
 
 constexpr AllocatorKind kAllKinds[] = {AllocatorKind::kSystem, AllocatorKind::kJemalloc, AllocatorKind::kMimalloc,
                                        AllocatorKind::kMmap};

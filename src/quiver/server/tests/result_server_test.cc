@@ -22,6 +22,7 @@
 #include "quiver/ipc/writer.h"
 #include "quiver/server/http_server.h"
 #include "quiver/tcli/TCLIService.h"
+#include "quiver/testing/sanitizers.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::server {
@@ -1164,20 +1165,9 @@ int64_t RunAndDrop(Fixture& f, int64_t rows) {
   return next_row == rows ? next_row : -1;
 }
 
-// Under a sanitizer RSS also counts its shadow memory, which it keeps for
-// unmapped blocks: the bound is about the allocator, so it is checked only
-// in plain builds (ThreadSanitizer measured +66 MiB, the release build +7).
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kRssIsMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-constexpr bool kRssIsMeaningful = false;
-#else
-constexpr bool kRssIsMeaningful = true;
-#endif
-#else
-constexpr bool kRssIsMeaningful = true;
-#endif
+// Under a sanitizer RSS also counts its shadow memory: the bound is
+// checked only in plain builds (testing::kRssIsMeaningful).
+using testing::kRssIsMeaningful;
 
 TEST(ResultServerMemory, RssReturnsAfterABurstOfStatements) {
   constexpr int64_t kRows = 150000;
