@@ -33,9 +33,10 @@ san=$!
 rc=0
 # Release: what needs an optimized build, other tools or no sanitizer. The
 # executables of QUIVER_SANITIZER_ONLY_LABELS (CMakeLists.txt) are not
-# built here, so their tests do not exist; the fetch unit tests run under
-# the sanitizers only (their binary is built for the objstore test).
-(cd build/release && ctest --output-on-failure -j"$JOBS" --timeout 600 -LE "^fetch$") || rc=1
+# built here: CMake lists each as one placeholder test <target>_NOT_BUILT,
+# left out with -E. The fetch unit tests run under the sanitizers only
+# (their binary is built for the objstore test).
+(cd build/release && ctest --output-on-failure -j"$JOBS" --timeout 600 -LE "^fetch$" -E "_NOT_BUILT$") || rc=1
 echo "== make test: waiting for the sanitizer build ($san_log)"
 wait "$san"
 if [ "$(cat build/fuzz-build.rc 2>/dev/null)" != 0 ]; then

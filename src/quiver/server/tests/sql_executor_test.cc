@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -39,8 +40,20 @@ struct Tpch {
   }
 };
 
+// Lives to the end of the process (the catalog maps the tables' files; no
+// destructor runs at exit), so its directory (14 MiB) is removed by an
+// exit handler: each test process used to leave one behind in $TMPDIR.
 Tpch& Shared() {
-  static Tpch* t = new Tpch();
+  static std::string dir_to_remove;
+  static Tpch* t = [] {
+    auto* tpch = new Tpch();
+    dir_to_remove = tpch->dir;
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_to_remove, ec);
+    });
+    return tpch;
+  }();
   return *t;
 }
 
