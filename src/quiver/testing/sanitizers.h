@@ -12,29 +12,25 @@
 
 namespace quiver::testing {
 
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kAddressSanitizer = true;
+#if defined(__has_feature)
+#define QUIVER_TESTING_HAS_FEATURE(x) __has_feature(x)
 #else
-inline constexpr bool kAddressSanitizer = false;
+#define QUIVER_TESTING_HAS_FEATURE(x) 0
 #endif
+
+#if defined(__SANITIZE_ADDRESS__) || QUIVER_TESTING_HAS_FEATURE(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
 #else
 inline constexpr bool kAddressSanitizer = false;
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-inline constexpr bool kThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
+#if defined(__SANITIZE_THREAD__) || QUIVER_TESTING_HAS_FEATURE(thread_sanitizer)
 inline constexpr bool kThreadSanitizer = true;
 #else
 inline constexpr bool kThreadSanitizer = false;
 #endif
-#else
-inline constexpr bool kThreadSanitizer = false;
-#endif
+
+#undef QUIVER_TESTING_HAS_FEATURE
 
 /// The resident set measures the allocator only without ASan and TSan
 /// (their shadow memory is kept for unmapped blocks: TSan measured +66 MiB
