@@ -71,6 +71,7 @@ std::shared_ptr<MemoryPool> Context::Child(const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace quiver::cli;
+  quiver::ConfigureProcessMalloc();  // a hint: the defaults work too
   CLI::App app{"quiver: move, inspect and convert Apache Arrow IPC data with accounted memory"};
   // hygiene (issue 10 item 6): --version, and the help when no subcommand.
   app.require_subcommand(0, 1);

@@ -25,6 +25,12 @@ namespace {
 // alignment a pool accepts, never written and never freed.
 alignas(4096) uint8_t zero_size_area[1];
 
+// Pools of this process with an injected failure armed (InjectFailureAt
+// with nth > 0). While it is 0, allocations skip the attempt counters: one
+// relaxed load of a read-mostly word instead of an atomic add on every
+// pool of the chain (cache lines that the workers of a statement share).
+std::atomic<int64_t> armed_pools{0};
+
 bool IsZeroSizeBlock(const PoolAllocation& allocation) {
   return allocation.data == zero_size_area || allocation.granted_bytes == 0;
 }
@@ -55,7 +61,9 @@ MemoryPool::MemoryPool(MemoryPoolOptions options, std::shared_ptr<MemoryPool> pa
   options_.allocator = allocator_;
 }
 
-MemoryPool::~MemoryPool() = default;
+MemoryPool::~MemoryPool() {
+  if (inject_at_.load(std::memory_order_relaxed) > 0) armed_pools.fetch_sub(1, std::memory_order_relaxed);
+}
 
 std::shared_ptr<MemoryPool> MemoryPool::MakeRoot(MemoryPoolOptions options) {
   Allocator* allocator = options.allocator;
@@ -150,6 +158,7 @@ void MemoryPool::ReleaseChain(int64_t bytes) {
 }
 
 bool MemoryPool::ShouldInjectFailure() {
+  if (armed_pools.load(std::memory_order_relaxed) == 0) return false;
   bool inject = false;
   for (MemoryPool* pool = this; pool != nullptr; pool = pool->parent_.get()) {
     const int64_t attempt = pool->attempts_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -160,9 +169,11 @@ bool MemoryPool::ShouldInjectFailure() {
 }
 
 void MemoryPool::InjectFailureAt(int64_t nth) {
-  inject_at_.store(0, std::memory_order_relaxed);
+  const int64_t was = inject_at_.exchange(0, std::memory_order_relaxed);
   attempts_.store(0, std::memory_order_relaxed);
-  inject_at_.store(nth < 0 ? 0 : nth, std::memory_order_relaxed);
+  const int64_t now = nth < 0 ? 0 : nth;
+  if ((was > 0) != (now > 0)) armed_pools.fetch_add(now > 0 ? 1 : -1, std::memory_order_relaxed);
+  inject_at_.store(now, std::memory_order_relaxed);
 }
 
 int64_t MemoryPool::attempts_since_injection() const { return attempts_.load(std::memory_order_relaxed); }
@@ -357,9 +368,14 @@ void MemoryPool::AddListener(std::shared_ptr<AllocationListener> listener) {
   if (listener == nullptr) return;
   std::lock_guard<std::mutex> lock(listeners_mutex_);
   listeners_.push_back(std::move(listener));
+  has_listeners_.store(true, std::memory_order_release);
 }
 
 std::vector<std::shared_ptr<AllocationListener>> MemoryPool::ListenersSnapshot() const {
+  // Listeners are only ever added: a pool that never had one (nearly all)
+  // answers without the mutex, which every allocation and free of every
+  // pool in the chain would otherwise take.
+  if (!has_listeners_.load(std::memory_order_acquire)) return {};
   std::lock_guard<std::mutex> lock(listeners_mutex_);
   return listeners_;
 }

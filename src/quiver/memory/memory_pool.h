@@ -131,7 +131,9 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   /// or any descendant with OutOfMemory ("injected failure"); 0 disables.
   /// For tests that fail every allocation index in turn.
   void InjectFailureAt(int64_t nth);
-  /// Allocation attempts since the last InjectFailureAt call.
+  /// Allocation attempts since the last InjectFailureAt call. Attempts are
+  /// counted only while some pool of the process has a failure armed
+  /// (nth > 0), so that production allocations skip the counters.
   int64_t attempts_since_injection() const;
 
   /// Reports outstanding allocations as an error and marks the pool closed
@@ -199,6 +201,7 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   std::atomic<int64_t> attempts_{0};
   std::atomic<bool> closed_{false};
   mutable std::mutex listeners_mutex_;
+  std::atomic<bool> has_listeners_{false};  // set once, by the first AddListener
   std::vector<std::shared_ptr<AllocationListener>> listeners_;
 };
 

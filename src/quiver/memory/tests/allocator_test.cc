@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -294,14 +295,17 @@ int64_t ResidentBytes() {
   return got == 2 ? static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE) : -1;
 }
 
-// Issue 19: the system allocator's large blocks go back to the OS when
-// freed, without a trim. glibc alone raises its mmap threshold to the size
-// of a freed mapped block, so the same blocks afterwards come from its heap
+// Issue 19: the system allocator's large blocks go back to the OS without
+// glibc keeping them. glibc alone raises its mmap threshold to the size of
+// a freed mapped block, so the same blocks afterwards come from its heap
 // and, freed below a live block, stay resident (64 MiB here) until
-// malloc_trim; quiver's system allocator maps them itself.
-TEST(SystemIsGlibcTest, LargeBlocksGoBackToTheOsWhenFreed) {
+// malloc_trim; quiver's system allocator maps them itself, keeps at most
+// 256 MiB of them for the next statement, and ReleaseFreeMemory unmaps
+// those.
+TEST(SystemIsGlibcTest, LargeBlocksGoBackToTheOsWhenReleased) {
   if (kMallocIsSanitized) GTEST_SKIP() << "ASan interposes malloc";
   Allocator* system = *GetAllocator(AllocatorKind::kSystem);
+  system->ReleaseFreeMemory();
   const int64_t size = 4 << 20;
   uint8_t* first = system->Allocate(size, 64);
   ASSERT_NE(first, nullptr);
@@ -318,18 +322,22 @@ TEST(SystemIsGlibcTest, LargeBlocksGoBackToTheOsWhenFreed) {
   ASSERT_NE(pin, nullptr);
   const int64_t held = ResidentBytes();
   for (uint8_t* p : blocks) system->Free(p, size, 64);
+  const int64_t kept = ResidentBytes();
+  system->ReleaseFreeMemory();
   const int64_t after = ResidentBytes();
   system->Free(pin, 4096, 64);
   ASSERT_GT(held, 0);
-  EXPECT_GE(held - after, int64_t{56} << 20) << "RSS held " << held << " after free " << after;
+  EXPECT_GE(kept, held - (int64_t{8} << 20)) << "freed mappings are kept for reuse: RSS " << held << " -> " << kept;
+  EXPECT_GE(held - after, int64_t{56} << 20) << "RSS held " << held << " after release " << after;
 }
 
-// Freed mappings of 1 to 4 MiB are kept (at most 16 MiB) and handed to the
-// next request of the same page-rounded size, already resident: a batch's
-// temporaries of the same few sizes cost no page faults after the first
-// batch; the oldest make room for new ones. ReleaseFreeMemory unmaps them. Blocks of 4 MiB and more are never
-// kept (the test above).
-TEST(SystemIsGlibcTest, MidSizeMappingsAreReusedUntilReleased) {
+// Freed mappings (from 1 MiB) are kept (at most 64 of them, 256 MiB) and
+// handed, already resident, to the next request of the same page-rounded
+// size, or of at least half a kept block's size (its tail is unmapped): a
+// statement's batches, relations and aggregate tables cost no page faults
+// when the previous statement's pages can be had. The oldest make room for
+// new ones; ReleaseFreeMemory unmaps them all.
+TEST(SystemIsGlibcTest, MappingsAreReusedUntilReleased) {
   Allocator* system = *GetAllocator(AllocatorKind::kSystem);
   system->ReleaseFreeMemory();
   const int64_t base = system->reserved_bytes();
@@ -342,30 +350,88 @@ TEST(SystemIsGlibcTest, MidSizeMappingsAreReusedUntilReleased) {
   EXPECT_EQ(b, a) << "the same size takes the kept mapping";
   ASSERT_NE(b, nullptr);
   std::memset(b, 4, static_cast<size_t>(size));    // writable, and ours alone
-  uint8_t* c = system->Allocate(size + 8192, 64);  // another size: a new mapping
+  uint8_t* c = system->Allocate(size + 8192, 64);  // nothing kept: a new mapping
   ASSERT_NE(c, nullptr);
   EXPECT_NE(c, b);
   system->Free(b, size, 64);
   system->Free(c, size + 8192, 64);
   EXPECT_GE(system->reserved_bytes() - base, 2 * size) << "both kept";
-  // 20 more blocks of 1 MiB freed: at most 16 MiB stay.
+  system->ReleaseFreeMemory();
+  EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "every kept mapping unmapped";
+
+  // A smaller request takes a kept block of at most twice its size, whose
+  // tail goes back; a request under half of every kept block maps anew.
+  const int64_t big = 6 << 20;
+  uint8_t* d = system->Allocate(big, 64);
+  ASSERT_NE(d, nullptr);
+  std::memset(d, 5, static_cast<size_t>(big));
+  system->Free(d, big, 64);
+  uint8_t* tiny = system->Allocate(2 << 20, 64);  // 2 MiB < 6 MiB / 2
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_NE(tiny, d);
+  uint8_t* e = system->Allocate(4 << 20, 64);  // 4 MiB >= 6 MiB / 2
+  EXPECT_EQ(e, d) << "the kept 6 MiB block serves a 4 MiB request";
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e[(4 << 20) - 1], 5) << "already resident: the old bytes are there";
+  EXPECT_LT(system->reserved_bytes() - base, int64_t{7} << 20) << "the 2 MiB tail was unmapped";
+  system->Free(e, 4 << 20, 64);
+  system->Free(tiny, 2 << 20, 64);
+
+  // 80 blocks of 1 MiB freed: at most 64 stay.
+  system->ReleaseFreeMemory();
   std::vector<uint8_t*> blocks;
-  for (int i = 0; i < 20; ++i) blocks.push_back(system->Allocate(1 << 20, 64));
+  for (int i = 0; i < 80; ++i) blocks.push_back(system->Allocate(1 << 20, 64));
   for (uint8_t* p : blocks) {
     ASSERT_NE(p, nullptr);
     system->Free(p, 1 << 20, 64);
   }
-  EXPECT_LE(system->reserved_bytes() - base, int64_t{16} << 20);
+  // (reserved_bytes also counts glibc's arenas: up to 1 MiB of slack)
+  EXPECT_LE(system->reserved_bytes() - base, int64_t{65} << 20);
+  EXPECT_GE(system->reserved_bytes() - base, int64_t{63} << 20);
   // A full cache makes room for a size asked for now: the oldest go.
   const int64_t other = 3 << 20;
-  uint8_t* d = system->Allocate(other, 64);
-  ASSERT_NE(d, nullptr);
-  system->Free(d, other, 64);
-  EXPECT_LE(system->reserved_bytes() - base, int64_t{16} << 20);
-  EXPECT_EQ(system->Allocate(other, 64), d) << "kept although the cache was full";
-  system->Free(d, other, 64);
+  uint8_t* f = system->Allocate(other, 64);
+  ASSERT_NE(f, nullptr);
+  system->Free(f, other, 64);
+  EXPECT_LE(system->reserved_bytes() - base, int64_t{68} << 20);
+  EXPECT_EQ(system->Allocate(other, 64), f) << "kept although the cache was full";
+  system->Free(f, other, 64);
+  // A block larger than the whole cache is unmapped at once.
+  system->ReleaseFreeMemory();
+  const int64_t huge = int64_t{300} << 20;
+  uint8_t* g = system->Allocate(huge, 64);
+  ASSERT_NE(g, nullptr);
+  system->Free(g, huge, 64);
+  EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "a 300 MiB block is not kept";
   system->ReleaseFreeMemory();
   EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "every kept mapping unmapped";
+}
+
+// Kept mappings that nobody asked for in 2 s go back at the next mapped
+// allocation, without a ReleaseFreeMemory.
+TEST(SystemIsGlibcTest, IdleMappingsGoBackAtTheNextAllocation) {
+  Allocator* system = *GetAllocator(AllocatorKind::kSystem);
+  system->ReleaseFreeMemory();
+  const int64_t base = system->reserved_bytes();
+  std::vector<uint8_t*> blocks;
+  for (int i = 0; i < 8; ++i) blocks.push_back(system->Allocate(2 << 20, 64));
+  for (uint8_t* p : blocks) {
+    ASSERT_NE(p, nullptr);
+    system->Free(p, 2 << 20, 64);
+  }
+  EXPECT_GE(system->reserved_bytes() - base, int64_t{16} << 20) << "kept";
+  std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+  uint8_t* p = system->Allocate(3 << 20, 64);  // no kept block fits; the idle ones go
+  ASSERT_NE(p, nullptr);
+  EXPECT_LT(system->reserved_bytes() - base, int64_t{4} << 20) << "only the new block is mapped";
+  system->Free(p, 3 << 20, 64);
+  system->ReleaseFreeMemory();
+}
+
+// The tool's malloc settings (ConfigureProcessMalloc) are accepted by glibc.
+TEST(SystemIsGlibcTest, ProcessMallocSettingsAreAccepted) {
+  if (kMallocIsSanitized) GTEST_SKIP() << "the sanitizer's malloc ignores mallopt";
+  EXPECT_TRUE(ConfigureProcessMalloc());
 }
 
 }  // namespace

@@ -393,6 +393,59 @@ Status Workload(MemoryPool* root) {
   return Status::OK();
 }
 
+// Attempts are counted only while a failure is armed somewhere in the
+// process (production allocations skip the shared counters); arming counts
+// from zero, also in an armed pool's descendants, and disarming stops it.
+TEST(MemoryPoolTest, AttemptsAreCountedWhileAFailureIsArmed) {
+  auto root = Root();
+  auto child = root->MakeChild({.name = "child"});
+  auto allocate_and_free = [&](MemoryPool* pool) {
+    auto a = pool->Allocate(100, 64);
+    ASSERT_TRUE(a.ok());
+    pool->Free(*a);
+  };
+  allocate_and_free(child.get());
+  EXPECT_EQ(root->attempts_since_injection(), 0);
+  root->InjectFailureAt(1000);
+  allocate_and_free(child.get());
+  allocate_and_free(root.get());
+  EXPECT_EQ(root->attempts_since_injection(), 2);
+  EXPECT_EQ(child->attempts_since_injection(), 1);
+  root->InjectFailureAt(0);
+  EXPECT_EQ(root->attempts_since_injection(), 0);
+  allocate_and_free(child.get());
+  EXPECT_EQ(root->attempts_since_injection(), 0) << "nothing armed: nothing counted";
+  // A pool destroyed while armed disarms the process.
+  {
+    auto armed = Root();
+    armed->InjectFailureAt(5);
+  }
+  allocate_and_free(child.get());
+  EXPECT_EQ(root->attempts_since_injection(), 0);
+}
+
+// Listeners added to a pool see its and its descendants' allocations and
+// frees; pools without listeners skip the listener lock.
+TEST(MemoryPoolTest, ListenerAddedLaterSeesLaterAllocations) {
+  struct Counting : AllocationListener {
+    std::atomic<int64_t> allocated{0}, released{0};
+    void OnAllocate(const MemoryPool&, int64_t, int64_t granted) override { allocated += granted; }
+    void OnRelease(const MemoryPool&, int64_t granted) override { released += granted; }
+  };
+  auto root = Root();
+  auto child = root->MakeChild({.name = "child"});
+  auto before = child->Allocate(64, 64);
+  ASSERT_TRUE(before.ok());
+  auto listener = std::make_shared<Counting>();
+  root->AddListener(listener);
+  auto after = child->Allocate(128, 64);
+  ASSERT_TRUE(after.ok());
+  child->Free(*after);
+  child->Free(*before);
+  EXPECT_EQ(listener->allocated.load(), 128);
+  EXPECT_EQ(listener->released.load(), 128 + 64);
+}
+
 TEST(MemoryPoolTest, FailureInjectionAtEveryIndex) {
   auto root = Root();
   int64_t n = 1;
