@@ -33,14 +33,9 @@ Result<std::unique_ptr<LocalChunkStore>> LocalChunkStore::Make(LocalChunkStoreOp
   std::string dir = options.spill_dir;
   bool own = false;
   if (dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/quiver-spill-XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) == nullptr) {
-      return Status::IOError("chunk store: mkdtemp " + tmpl + ": " + std::strerror(errno));
-    }
-    dir = buf.data();
+    // The private directory is made at the first spill (MakeSpillDirLocked):
+    // a store that never spills, or a server killed before its destructor
+    // runs, leaves nothing behind.
     own = true;
   } else {
     struct stat st;
@@ -57,7 +52,25 @@ LocalChunkStore::LocalChunkStore(LocalChunkStoreOptions options, LinkSigner sign
 LocalChunkStore::~LocalChunkStore() {
   std::lock_guard<std::mutex> lock(mu_);
   while (!entries_.empty()) EraseLocked(entries_.begin());
-  if (own_spill_dir_) rmdir(spill_dir_.c_str());
+  if (own_spill_dir_ && !spill_dir_.empty()) rmdir(spill_dir_.c_str());
+}
+
+Status LocalChunkStore::MakeSpillDirLocked() {
+  if (!spill_dir_.empty()) return Status::OK();
+  const char* tmp = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/quiver-spill-XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data()) == nullptr) {
+    return Status::IOError("chunk store: mkdtemp " + tmpl + ": " + std::strerror(errno));
+  }
+  spill_dir_ = buf.data();
+  return Status::OK();
+}
+
+std::string LocalChunkStore::spill_dir() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spill_dir_;
 }
 
 void LocalChunkStore::EraseLocked(std::map<std::string, Entry>::iterator it) {
@@ -120,10 +133,14 @@ Result<std::string> LocalChunkStore::Put(std::shared_ptr<Buffer> bytes, int64_t 
                                  " bytes held) nor the spill limit (" + std::to_string(stats_.spilled_bytes) + " of " +
                                  std::to_string(options_.spill_limit_bytes) + " bytes used)");
     }
+    if (Status made = MakeSpillDirLocked(); !made.ok()) {
+      return Status::IOError("chunk store: memory budget of " + std::to_string(options_.memory_budget_bytes) +
+                             " bytes is full and the spill failed: " + made.message());
+    }
     // Reserve the spill bytes before writing outside the lock.
     stats_.spilled_bytes += size;
-    lock.unlock();
     const std::string path = spill_dir_ + "/" + id + ".arrows";
+    lock.unlock();
     Status st = WriteWholeFile(path, bytes->span());
     lock.lock();
     if (!st.ok()) {
@@ -191,7 +208,9 @@ ChunkStoreStats LocalChunkStore::stats() const {
 }
 
 int64_t LocalChunkStore::CountSpillFiles() const {
-  DIR* d = opendir(spill_dir_.c_str());
+  const std::string dir = spill_dir();
+  if (dir.empty()) return 0;  // never spilled: no directory yet
+  DIR* d = opendir(dir.c_str());
   if (!d) return -1;
   int64_t n = 0;
   while (dirent* ent = readdir(d)) {

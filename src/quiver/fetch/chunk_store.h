@@ -89,8 +89,9 @@ struct LocalChunkStoreOptions {
   /// 0 = spill everything; -1 = no budget (never spill).
   int64_t memory_budget_bytes = int64_t{1} << 30;
   /// Directory for spill files; empty = a private directory made under
-  /// $TMPDIR (or /tmp) at construction and removed by the destructor. A
-  /// given directory must exist; only the store's own files are removed.
+  /// $TMPDIR (or /tmp) at the first spill and removed by the destructor (a
+  /// store that never spills makes none). A given directory must exist;
+  /// only the store's own files are removed.
   std::string spill_dir;
   /// Bytes of spill files at most; -1 = no limit; 0 = spilling disabled.
   int64_t spill_limit_bytes = -1;
@@ -111,8 +112,8 @@ struct ChunkStoreStats {
 
 class LocalChunkStore : public ChunkStore {
  public:
-  /// Errors: IOError when the private spill directory cannot be made or a
-  /// given one does not exist.
+  /// Errors: IOError when a given spill directory does not exist (a private
+  /// one that cannot be made fails the first Put that spills, IOError).
   static Result<std::unique_ptr<LocalChunkStore>> Make(LocalChunkStoreOptions options, LinkSigner signer);
   ~LocalChunkStore() override;
 
@@ -124,9 +125,12 @@ class LocalChunkStore : public ChunkStore {
   int64_t RemoveExpired(int64_t now_ms);
 
   const LinkSigner& signer() const { return signer_; }
-  const std::string& spill_dir() const { return spill_dir_; }
+  /// The spill directory: the given one, or the private one once made
+  /// (empty before the first spill). Thread-safe.
+  std::string spill_dir() const;
   ChunkStoreStats stats() const;
-  /// Count of regular files now in the spill directory (tests: 0 after cleanup).
+  /// Count of regular files now in the spill directory (tests: 0 after
+  /// cleanup; 0 before the first spill made a private directory).
   int64_t CountSpillFiles() const;
 
  private:
@@ -141,7 +145,9 @@ class LocalChunkStore : public ChunkStore {
 
   LocalChunkStoreOptions options_;
   LinkSigner signer_;
-  std::string spill_dir_;
+  // Makes the private spill directory if it is not made yet (mu_ held).
+  Status MakeSpillDirLocked();
+  std::string spill_dir_;  // guarded by mu_ (set once, at the first spill, when private)
   bool own_spill_dir_;
   mutable std::mutex mu_;
   std::map<std::string, Entry> entries_;

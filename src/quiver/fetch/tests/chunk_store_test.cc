@@ -1,8 +1,10 @@
 // Tests of the local chunk store (budget, spill, removal, expiry).
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <array>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -17,6 +19,66 @@ std::array<uint8_t, LinkSigner::kSecretBytes> FixedSecret(uint8_t seed) {
   std::array<uint8_t, LinkSigner::kSecretBytes> s{};
   for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(seed + i);
   return s;
+}
+
+// The private spill directory is made at the first spill, not with the
+// store: a store (a server) that never spills, or is killed, leaves no
+// empty quiver-spill-* directory in $TMPDIR.
+TEST(ChunkStore, PrivateSpillDirectoryIsMadeAtTheFirstSpill) {
+  char parent_buf[] = "/tmp/quiver-chunkstore-test-XXXXXX";
+  ASSERT_NE(mkdtemp(parent_buf), nullptr);
+  const std::string parent = parent_buf;
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  setenv("TMPDIR", parent.c_str(), 1);
+  auto entries = [&] {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(parent)) ++n;
+    return n;
+  };
+  auto pool = MemoryPool::MakeRoot({});
+  LocalChunkStoreOptions o;
+  o.memory_budget_bytes = 1500;
+  o.link_base_url = "https://127.0.0.1:1";
+  {
+    auto store = LocalChunkStore::Make(o, LinkSigner(FixedSecret(3))).value();
+    EXPECT_EQ(store->spill_dir(), "");
+    EXPECT_EQ(store->CountSpillFiles(), 0);
+    auto small = Buffer::Allocate(pool.get(), 1000).value();
+    std::memset(small->mutable_data(), 'x', 1000);
+    ASSERT_TRUE(store->Put(small, 0).ok());
+    EXPECT_EQ(entries(), 0) << "in memory: no directory";
+    auto spilled = Buffer::Allocate(pool.get(), 1000).value();
+    std::memset(spilled->mutable_data(), 'y', 1000);
+    auto id = store->Put(spilled, 0);
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    EXPECT_EQ(entries(), 1) << "the first spill made the directory";
+    EXPECT_EQ(store->spill_dir().rfind(parent + "/quiver-spill-", 0), 0u) << store->spill_dir();
+    EXPECT_EQ(store->CountSpillFiles(), 1);
+    auto got = store->Get(*id).value();
+    EXPECT_EQ(got->data()[999], 'y');
+  }
+  EXPECT_EQ(entries(), 0) << "the destructor removed it";
+  // A TMPDIR where no directory can be made fails the spilling Put only.
+  setenv("TMPDIR", (parent + "/missing/deeper").c_str(), 1);
+  {
+    auto store = LocalChunkStore::Make(o, LinkSigner(FixedSecret(3))).value();
+    auto a = Buffer::Allocate(pool.get(), 1000).value();
+    ASSERT_TRUE(store->Put(a, 0).ok());
+    auto b = Buffer::Allocate(pool.get(), 1000).value();
+    auto st = store->Put(b, 0);
+    ASSERT_FALSE(st.ok());
+    EXPECT_TRUE(st.status().IsIOError()) << st.status().ToString();
+    EXPECT_NE(st.status().message().find("mkdtemp"), std::string::npos) << st.status().ToString();
+    EXPECT_EQ(store->stats().spilled_bytes, 0);
+    EXPECT_EQ(store->stats().chunks, 1);
+  }
+  if (saved.empty()) {
+    unsetenv("TMPDIR");
+  } else {
+    setenv("TMPDIR", saved.c_str(), 1);
+  }
+  std::filesystem::remove_all(parent);
 }
 
 TEST(ChunkStore, BudgetSpillsAndRemovesEverything) {
