@@ -349,17 +349,9 @@ class SystemAllocator final : public Allocator {
       if (ptr == nullptr || mapped > kCachedBytes) return large_.Free(ptr, size_bytes, alignment);
       const int64_t now = NowNs();
       std::lock_guard lock(cache_mutex_);
-      // The idle and then the oldest kept mappings make room (sizes no
-      // longer asked for do not stay).
-      size_t drop = 0;
-      int64_t bytes = cached_bytes_;
-      while (drop < cache_.size() && (bytes + mapped > kCachedBytes || cache_.size() - drop >= kCachedBlocks ||
-                                      now - cache_[drop].freed_ns > kCacheIdleNs))
-        bytes -= cache_[drop++].bytes;
-      for (size_t i = 0; i < drop; ++i) large_.Free(cache_[i].ptr, cache_[i].bytes, 64);
-      cache_.erase(cache_.begin(), cache_.begin() + static_cast<std::ptrdiff_t>(drop));
+      EvictLocked(now, mapped);
       cache_.push_back({ptr, mapped, now});
-      cached_bytes_ = bytes + mapped;
+      cached_bytes_ += mapped;
       return;
     }
     std::free(ptr);
@@ -408,19 +400,28 @@ class SystemAllocator final : public Allocator {
         .count();
   }
 
+  // Unmaps kept mappings from the oldest on while they are idle, or while
+  // keeping `incoming` more bytes (a mapping about to be kept; 0 when
+  // none) would pass kCachedBytes or kCachedBlocks (cache_mutex_ held).
+  void EvictLocked(int64_t now, int64_t incoming) noexcept {
+    size_t drop = 0;
+    while (drop < cache_.size() &&
+           (now - cache_[drop].freed_ns > kCacheIdleNs || cached_bytes_ + incoming > kCachedBytes ||
+            (incoming > 0 && cache_.size() - drop >= kCachedBlocks))) {
+      large_.Free(cache_[drop].ptr, cache_[drop].bytes, 64);
+      cached_bytes_ -= cache_[drop].bytes;
+      ++drop;
+    }
+    cache_.erase(cache_.begin(), cache_.begin() + static_cast<std::ptrdiff_t>(drop));
+  }
+
   // A kept mapping for `size_bytes` (see the class comment), or nullptr.
   // Drops the idle ones first.
   uint8_t* TakeCached(int64_t size_bytes) noexcept {
     const int64_t want = large_.RoundUpToPage(size_bytes);
     const int64_t now = NowNs();
     std::lock_guard lock(cache_mutex_);
-    size_t idle = 0;
-    while (idle < cache_.size() && now - cache_[idle].freed_ns > kCacheIdleNs) {
-      large_.Free(cache_[idle].ptr, cache_[idle].bytes, 64);
-      cached_bytes_ -= cache_[idle].bytes;
-      ++idle;
-    }
-    cache_.erase(cache_.begin(), cache_.begin() + static_cast<std::ptrdiff_t>(idle));
+    EvictLocked(now, 0);
     size_t best = cache_.size();
     for (size_t i = cache_.size(); i-- > 0;) {  // newest first
       const int64_t have = cache_[i].bytes;
@@ -460,7 +461,7 @@ class SystemAllocator final : public Allocator {
 
 bool ConfigureProcessMalloc() noexcept {
   const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, static_cast<int>(kSystemMapBlockBytes)) == 1;
-  const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1;
+  const bool trim_ok = mallopt(M_TRIM_THRESHOLD, static_cast<int>(kProcessTrimThresholdBytes)) == 1;
   return mmap_ok && trim_ok;
 }
 

@@ -95,6 +95,10 @@ class Allocator {
 /// library behind it cannot be loaded (e.g. libmimalloc.so.2 missing).
 Result<Allocator*> GetAllocator(AllocatorKind kind);
 
+/// The glibc trim threshold ConfigureProcessMalloc sets: freed arena memory
+/// up to this much stays for the next statement.
+inline constexpr int64_t kProcessTrimThresholdBytes = int64_t{256} << 20;
+
 /// Process-wide glibc malloc settings for executables that own their
 /// process (the `quiver` tool calls it first thing; a library embedding
 /// quiver leaves malloc alone). Fixes glibc's mmap threshold at
