@@ -310,7 +310,7 @@ struct CompareResult {
 
 struct BenchKnobs {
   bool verbose = false;  // per-round phase times to stderr
-  int threads = 1;       // probing threads
+  int threads = 1;       // building and probing threads
 };
 
 // One memory mode's side of a join case: a task memory manager kept across
@@ -356,7 +356,14 @@ class JoinRunner {
       return Status::OK();
     };
     const auto t0 = Clock::now();
-    QUIVER_ASSIGN_OR_RETURN(auto relation, join_->BuildRelation(build_, tmm_.get()));
+    join::BuildParallelism parallelism;
+    if (knobs_.threads > 1) {
+      parallelism.tasks = knobs_.threads;
+      parallelism.parallel_for = [](int n, const std::function<Status(int)>& body) {
+        return sql::ParallelFor(sql::TaskScheduler::Default().get(), n, body);
+      };
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto relation, join_->BuildRelation(build_, tmm_.get(), parallelism));
     const auto tb = Clock::now();
     if (knobs_.threads <= 1) {
       QUIVER_ASSIGN_OR_RETURN(auto prober, join_->MakeProbe(relation));
@@ -544,7 +551,7 @@ Status RunJoinBench(const JoinBenchOptions& options, const std::shared_ptr<Memor
   }
   if (!options.json) {
     std::fprintf(out,
-                 "\ninner joins, %lld-row build x %lld-row probe, quiver (%d probing thread(s), build on one; warm "
+                 "\ninner joins, %lld-row build x %lld-row probe, quiver (%d thread(s) building and probing; warm "
                  "medians, cold first rounds) vs DuckDB (threads=%d, median); same data and result (row count, "
                  "sum(bv*pv)); quiver_s = off-heap, ratio = duckdb_s / quiver_s\n",
                  static_cast<long long>(n), static_cast<long long>(m), options.threads, options.threads);

@@ -137,7 +137,8 @@ Result<std::shared_ptr<const HashJoin>> HashJoin::Make(SchemaPtr build_schema, S
 }
 
 Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vector<RecordBatchPtr>& input_batches,
-                                                                TaskMemoryManager* tmm) const {
+                                                                TaskMemoryManager* tmm,
+                                                                const BuildParallelism& parallelism) const {
   std::vector<RecordBatchPtr> decoded;
   if (decode_build_) {
     for (const auto& b : input_batches) {
@@ -160,7 +161,12 @@ Result<std::shared_ptr<HashedRelation>> HashJoin::BuildRelation(const std::vecto
                              TypeTextOf(build_schema_->fields[c]));
     }
   }
-  return BuildHashedRelation(*build_schema_, build_batches, relation_options_, key_specs_, tmm);
+  if (parallelism.tasks <= 1 || !parallelism.parallel_for) {
+    return BuildHashedRelation(*build_schema_, build_batches, relation_options_, key_specs_, tmm);
+  }
+  HashedRelationOptions options = relation_options_;
+  options.parallelism = parallelism;
+  return BuildHashedRelation(*build_schema_, build_batches, options, key_specs_, tmm);
 }
 
 Result<std::shared_ptr<HashedRelation>> HashJoin::LoadRelation(const Buffer& serialized, TaskMemoryManager* tmm) const {
@@ -415,6 +421,7 @@ Result<RecordBatchPtr> HashJoinProbe::NextOutput() {
       }
       c.m = std::min(HashedRelation::kLookupChunk, c.batch->num_rows - c.begin);
       if (!c.naaj_all) relation_->Lookup(c.keys, c.begin, c.m, c.heads);
+      if (!relation_->keys_unique() && OutputsBuildRows(join_->options().type)) PrefetchChains();
       if (join_->options().type == JoinType::kNullAwareAnti && !c.naaj_all) {
         CombineKeyValidity(c.keys, c.begin, c.m, c.valid);
       }
@@ -434,6 +441,31 @@ Status HashJoinProbe::Probe(const RecordBatch& batch, const BatchSink& sink) {
     QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr out, NextOutput());
     if (!out) return Status::OK();
     QUIVER_RETURN_NOT_OK(sink(std::move(out)));
+  }
+}
+
+void HashJoinProbe::PrefetchChains() {
+  // Level by level over the chains still going: each pass loads the next
+  // pointers of rows requested by the pass before (all in flight together)
+  // and requests the rows they point to. The walk in AppendEachMatch then
+  // finds the first kChainPrefetchLevels rows after each head in cache
+  // instead of missing on them one dependent load at a time.
+  Cursor& c = cursor_;
+  const uint8_t** live = chain_rows_;
+  int64_t n = 0;
+  for (int64_t i = 0; i < c.m; ++i) {
+    live[n] = c.heads[i];
+    n += c.heads[i] != nullptr;
+  }
+  for (int level = 0; level < kChainPrefetchLevels && n > 0; ++level) {
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t* next = RowLayout::Next(live[i]);
+      if (next == nullptr) continue;
+      __builtin_prefetch(next);
+      live[kept++] = next;
+    }
+    n = kept;
   }
 }
 

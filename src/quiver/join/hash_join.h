@@ -138,8 +138,12 @@ class HashJoin : public std::enable_shared_from_this<HashJoin> {
   /// Builds the relation from the build side (BuildHashedRelation). Memory
   /// from `tmm`. Errors: as the relation build (OutOfMemory naming bytes
   /// needed and available; Invalid for batches not matching the schema).
+  /// `parallelism` lends the build threads (HashedRelationOptions::
+  /// parallelism); `tmm` must then be safe to use from them (it is: its
+  /// page allocation happens on the calling thread).
   Result<std::shared_ptr<HashedRelation>> BuildRelation(const std::vector<RecordBatchPtr>& build_batches,
-                                                        TaskMemoryManager* tmm) const;
+                                                        TaskMemoryManager* tmm,
+                                                        const BuildParallelism& parallelism = {}) const;
 
   /// A relation shipped as bytes (HashedRelation::Serialize), for broadcast
   /// use on other workers. Checked as DeserializeHashedRelation does; also
@@ -239,6 +243,13 @@ class HashJoinProbe {
   // build rows come from Finish); semi, anti and null-aware anti output
   // probe rows only (AppendProbeRows).
   Status RunChunk();
+  // Duplicate keys: requests the rows of the chunk's duplicate chains up to
+  // kChainPrefetchLevels rows past each head, level by level, so that their
+  // cache misses overlap (DuckDB's ScanStructure advances all chains of a
+  // vector in lockstep for the same reason).
+  void PrefetchChains();
+  static constexpr int kChainPrefetchLevels = 3;
+  const uint8_t* chain_rows_[HashedRelation::kLookupChunk];
   Status AppendProbeRows(const RecordBatch& batch);
   // Shared output paths. AppendMatches: every (probe row, build row) pair
   // of the chunk (and, with keep_probe, unmatched probe rows with no build

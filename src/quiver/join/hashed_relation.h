@@ -41,6 +41,20 @@ struct Header;
 class RefMap;
 }  // namespace serde_internal
 
+/// How a build may use more than one thread. The join layer has no thread
+/// pool of its own: the caller (the SQL engine's scheduler, a benchmark)
+/// lends one through `parallel_for`.
+struct BuildParallelism {
+  /// Runs body(0) .. body(tasks - 1), possibly several at once, and returns
+  /// once all have returned, with the first error any returned. `body` is
+  /// safe to call concurrently with distinct indices. Null: the build runs
+  /// on the calling thread.
+  std::function<Status(int tasks, const std::function<Status(int)>& body)> parallel_for;
+  /// Tasks to split a build into (the caller's worker count); <= 1: one
+  /// thread.
+  int tasks = 1;
+};
+
 /// What to store and how. Defaults suit an inner join.
 struct HashedRelationOptions {
   /// Build key columns (indices into the build schema), at least one.
@@ -87,6 +101,15 @@ struct HashedRelationOptions {
   /// Largest row page; rows never straddle pages. Pages are sized to the
   /// predicted row bytes, so a relation usually has one row page.
   int64_t max_page_bytes = int64_t{1} << 30;
+  /// Threads for the build's insert pass. LongHashedRelation inserts
+  /// concurrently when it has parallelism.tasks > 1, fixed-width rows, at
+  /// least kMinParallelBuildRows rows in two or more batches, and keeps
+  /// every row of a key (not ignore_duplicate_keys); other builds ignore
+  /// it. A concurrent build stores the same rows, ordinals and keys as a
+  /// serial one; only the order of the rows within a duplicate chain may
+  /// differ.
+  BuildParallelism parallelism;
+  static constexpr int64_t kMinParallelBuildRows = int64_t{1} << 17;
 };
 
 /// What EstimateSize predicts (bytes).

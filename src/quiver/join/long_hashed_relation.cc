@@ -2,7 +2,9 @@
 #include "quiver/join/long_hashed_relation.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "quiver/base/bit_util.h"
@@ -174,9 +176,13 @@ Result<std::unique_ptr<LongHashedRelation>> LongHashedRelation::Build(const Sche
   rel->rows_.Init(rel.get(), &reservation, est.row_bytes, options.max_page_bytes);
   rel->AllocateKeyFilter();  // Insert sets the keys' bits
   const int key = options.key_columns[0];
-  for (const auto& b : batches) {
-    QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
-    QUIVER_RETURN_NOT_OK(rel->Insert(*b, key, src, &reservation));
+  if (rel->CanInsertConcurrently(batches)) {
+    QUIVER_RETURN_NOT_OK(rel->InsertConcurrently(batches, key));
+  } else {
+    for (const auto& b : batches) {
+      QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(rel->layout_, *b));
+      QUIVER_RETURN_NOT_OK(rel->Insert(*b, key, src, &reservation));
+    }
   }
   rel->FinishBuild(&reservation, rel->entries_);
   return rel;
@@ -315,6 +321,324 @@ Status LongHashedRelation::Insert(const RecordBatch& batch, int key_column, cons
       rows[j] = row;
     }
     source.Write(begin, m, rows, var_start);
+  }
+  return Status::OK();
+}
+
+// ------------------------------------------------------- concurrent build --
+
+namespace {
+
+// First position of partition p of [0, positions) split among `tasks`:
+// ceil(p * positions / tasks).
+inline uint64_t PartitionBegin(int p, uint64_t positions, int tasks) {
+  const unsigned __int128 x = static_cast<unsigned __int128>(p) * positions;
+  return static_cast<uint64_t>((x + static_cast<unsigned>(tasks) - 1) / static_cast<unsigned>(tasks));
+}
+
+}  // namespace
+
+// The partition of an index position, floor(pos * tasks / positions),
+// without a division per row: a fixed-point estimate corrected against
+// the partition bounds.
+class LongHashedRelation::Partitioner {
+ public:
+  Partitioner(uint64_t positions, int tasks) : tasks_(tasks), begin_(static_cast<size_t>(tasks) + 1) {
+    for (int p = 0; p <= tasks; ++p) begin_[static_cast<size_t>(p)] = PartitionBegin(p, positions, tasks);
+    mul_ = static_cast<uint64_t>((static_cast<unsigned __int128>(static_cast<unsigned>(tasks)) << 64) /
+                                 (static_cast<unsigned __int128>(positions) + 1));
+  }
+  int operator()(uint64_t pos) const {
+    int p = std::min(static_cast<int>((static_cast<unsigned __int128>(pos) * mul_) >> 64), tasks_ - 1);
+    while (p + 1 < tasks_ && pos >= begin_[static_cast<size_t>(p) + 1]) ++p;
+    while (p > 0 && pos < begin_[static_cast<size_t>(p)]) --p;
+    return p;
+  }
+  uint64_t begin(int p) const { return begin_[static_cast<size_t>(p)]; }
+
+ private:
+  int tasks_;
+  uint64_t mul_ = 0;
+  std::vector<uint64_t> begin_;
+};
+
+bool LongHashedRelation::CanInsertConcurrently(const std::vector<RecordBatchPtr>& batches) const {
+  const BuildParallelism& par = options_.parallelism;
+  if (par.tasks <= 1 || !par.parallel_for || batches.size() < 2) return false;
+  if (layout_.has_var() || options_.ignore_duplicate_keys || entries_ == 0) return false;
+  if (stats_.input_rows < HashedRelationOptions::kMinParallelBuildRows) return false;
+  // Every partition of a sparse index needs room of its own.
+  return dense_ || index_.capacity() >= int64_t{64} * kMaxBuildPartitions;
+}
+
+Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>& batches, int key_column) {
+  const int tasks = std::min(options_.parallelism.tasks, kMaxBuildPartitions);
+  const size_t nb = batches.size();
+  const int64_t fixed = layout_.fixed_bytes();
+  const bool keep_null = options_.keep_null_keys;
+  const bool ordinals = layout_.options().with_ordinal;
+  const int32_t ko = layout_.int64_key_offset();
+  const uint64_t positions = dense_ ? static_cast<uint64_t>(entries_) : static_cast<uint64_t>(index_.capacity());
+  // Partitions of at most kBuildPartitionIndexBytes of index each (at
+  // least one per task), so that a partition's inserts stay in cache.
+  const int64_t index_bytes = entries_ * 8;
+  const int partitions = static_cast<int>(std::clamp<int64_t>(
+      (index_bytes + kBuildPartitionIndexBytes - 1) / kBuildPartitionIndexBytes, tasks, kMaxBuildPartitions));
+  const int parts = partitions + 1;  // then the null-key rows
+  const auto& parallel_for = options_.parallelism.parallel_for;
+  const Partitioner partition_of(positions, partitions);
+
+  // Pass 1: stored rows per batch and partition (tasks claim batches).
+  std::vector<int64_t> counts(nb * static_cast<size_t>(parts), 0);
+  std::atomic<size_t> next_batch{0};
+  QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int) -> Status {
+    alignas(64) int64_t kbuf[kChunk];
+    alignas(64) uint8_t valid[kChunk];
+    // Counted here, stored once: the tasks' batches share lines of `counts`.
+    std::vector<int64_t> c(static_cast<size_t>(parts));
+    for (size_t b; (b = next_batch.fetch_add(1, std::memory_order_relaxed)) < nb;) {
+      const RecordBatch& batch = *batches[b];
+      const ArrayData& keys = *batch.columns[key_column];
+      std::fill(c.begin(), c.end(), 0);
+      for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
+        const int64_t m = std::min(kChunk, batch.num_rows - begin);
+        LoadKeysAsInt64(keys, begin, m, kbuf);
+        const bool has_nulls = KeyValidity(keys, begin, m, valid);
+        for (int64_t j = 0; j < m; ++j) {
+          if (has_nulls && !valid[j]) {
+            c[static_cast<size_t>(partitions)] += keep_null;
+            continue;
+          }
+          ++c[static_cast<size_t>(partition_of(RowPosition(kbuf[j])))];
+        }
+      }
+      std::copy(c.begin(), c.end(), counts.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
+    }
+    return Status::OK();
+  }));
+
+  // Layout: partition by partition, batch order within one; ordinals
+  // follow the layout.
+  std::vector<uint8_t*> region(nb * static_cast<size_t>(parts), nullptr);
+  std::vector<int64_t> first_ordinal(nb * static_cast<size_t>(parts), 0);
+  int64_t stored = 0;
+  for (int p = 0; p < parts; ++p) {
+    int64_t rows = 0;
+    for (size_t b = 0; b < nb; ++b) rows += counts[b * static_cast<size_t>(parts) + static_cast<size_t>(p)];
+    if (rows == 0) continue;
+    QUIVER_ASSIGN_OR_RETURN(uint8_t * base, rows_.Append(rows * fixed));
+    if (!dense_ && !TaggedIndex::Fits(base, rows * fixed)) {
+      return Status::NotImplemented("row address above 2^48 cannot be indexed (5-level page tables?)");
+    }
+    for (size_t b = 0; b < nb; ++b) {
+      const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
+      region[at] = base;
+      first_ordinal[at] = stored;
+      base += counts[at] * fixed;
+      stored += counts[at];
+    }
+  }
+
+  // Pass 2: the rows (tasks claim batches). Each row's `next` field holds
+  // its index position until pass 3 links it.
+  next_batch.store(0);
+  QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int) -> Status {
+    alignas(64) int64_t kbuf[kChunk];
+    alignas(64) uint8_t valid[kChunk];
+    alignas(64) uint8_t* rows[kChunk];
+    alignas(64) int64_t var_start[kChunk];
+    for (int64_t j = 0; j < kChunk; ++j) var_start[j] = fixed;
+    std::vector<uint8_t*> cursor(static_cast<size_t>(parts));
+    std::vector<int64_t> ordinal(static_cast<size_t>(parts));
+    for (size_t b; (b = next_batch.fetch_add(1, std::memory_order_relaxed)) < nb;) {
+      const RecordBatch& batch = *batches[b];
+      const ArrayData& keys = *batch.columns[key_column];
+      for (int p = 0; p < parts; ++p) {
+        cursor[static_cast<size_t>(p)] = region[b * static_cast<size_t>(parts) + static_cast<size_t>(p)];
+        ordinal[static_cast<size_t>(p)] = first_ordinal[b * static_cast<size_t>(parts) + static_cast<size_t>(p)];
+      }
+      QUIVER_ASSIGN_OR_RETURN(RowSource source, RowSource::Make(layout_, batch));
+      for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
+        const int64_t m = std::min(kChunk, batch.num_rows - begin);
+        LoadKeysAsInt64(keys, begin, m, kbuf);
+        const bool has_nulls = KeyValidity(keys, begin, m, valid);
+        for (int64_t j = 0; j < m; ++j) {
+          const bool is_null = has_nulls && !valid[j];
+          if (is_null && !keep_null) {
+            rows[j] = nullptr;
+            continue;
+          }
+          const uint64_t at = is_null ? 0 : RowPosition(kbuf[j]);
+          const size_t p = is_null ? static_cast<size_t>(partitions) : static_cast<size_t>(partition_of(at));
+          uint8_t* row = cursor[p];
+          cursor[p] += fixed;
+          bit_util::StoreLE<uint64_t>(row, is_null ? 0 : at);
+          if (ko >= 0) bit_util::StoreLE<int64_t>(row + ko, is_null ? 0 : kbuf[j]);
+          if (ordinals) bit_util::StoreLE<int64_t>(row + 8, ordinal[p]);
+          ++ordinal[p];
+          rows[j] = row;
+        }
+        source.Write(begin, m, rows, var_start);
+      }
+    }
+    return Status::OK();
+  }));
+
+  // Pass 3: the index (tasks claim partitions). A partition's rows are
+  // linked in input order, so every duplicate chain is the one a serial
+  // build makes, with plain stores: no other task touches the partition's
+  // index entries. A sparse probe that would run past the partition's
+  // last slot defers its row (a key's rows all defer together: the slots
+  // it passed only fill up), to be indexed afterwards on this thread; a
+  // partition past its growth load (a distinct-count estimate far too low)
+  // stops, and every row is then indexed again on this thread.
+  const double max_load = std::min(0.95, std::max(kSparseMaxLoad, options_.load_factor + 0.1));
+  std::vector<RegionTally> tallies(static_cast<size_t>(partitions));
+  std::vector<std::vector<uint8_t*>> deferred(static_cast<size_t>(partitions));
+  std::atomic<bool> overflow{false};
+  std::atomic<int> next_partition{0};
+  QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int) -> Status {
+    for (int p; (p = next_partition.fetch_add(1, std::memory_order_relaxed)) < partitions;) {
+      if (overflow.load(std::memory_order_relaxed)) break;
+      const uint64_t hi =
+          p + 1 == partitions ? static_cast<uint64_t>(dense_ ? entries_ : index_.length()) : partition_of.begin(p + 1);
+      const int64_t key_room = static_cast<int64_t>(max_load * static_cast<double>(hi - partition_of.begin(p)));
+      RegionTally tally;
+      std::vector<uint8_t*>& later = deferred[static_cast<size_t>(p)];
+      for (size_t b = 0; b < nb && !overflow.load(std::memory_order_relaxed); ++b) {
+        const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
+        uint8_t* rows = region[at];
+        const int64_t n = counts[at];
+        for (int64_t r = 0; r < n; ++r) {
+          if (r + kPrefetchAhead < n) {
+            const uint64_t ahead = bit_util::LoadLE<uint64_t>(rows + (r + kPrefetchAhead) * fixed);
+            if (dense_) {
+              __builtin_prefetch(dense_rows_ + ahead, 1);
+            } else {
+              index_.PrefetchForWrite(ahead);
+            }
+          }
+          uint8_t* row = rows + r * fixed;
+          const uint64_t pos = bit_util::LoadLE<uint64_t>(row);
+          if (dense_) {
+            const uint8_t*& head = dense_rows_[pos];
+            if (head == nullptr) {
+              ++tally.new_keys;
+            } else {
+              tally.duplicates = true;
+            }
+            RowLayout::SetNext(row, head);
+            head = row;
+            continue;
+          }
+          const int64_t k = RowLayout::LoadInt64(row, ko);
+          const uint64_t tag = TaggedIndex::TagOf(TagHashInt64(k));
+          uint64_t slot_at = pos;
+          while (slot_at < hi) {
+            const uint64_t s = index_.slots()[slot_at];
+            if (s == 0 ||
+                ((s & ~TaggedIndex::kPointerMask) == tag && RowLayout::LoadInt64(TaggedIndex::RowOf(s), ko) == k))
+              break;
+            ++slot_at;
+          }
+          if (slot_at >= hi) {
+            later.push_back(row);
+            continue;
+          }
+          uint64_t& slot = index_.slots()[slot_at];
+          if (slot == 0) {
+            if (++tally.new_keys > key_room) {
+              overflow.store(true, std::memory_order_relaxed);
+              break;
+            }
+            RowLayout::SetNext(row, nullptr);
+          } else {
+            tally.duplicates = true;
+            RowLayout::SetNext(row, TaggedIndex::RowOf(slot));
+          }
+          slot = TaggedIndex::Make(tag, row);
+        }
+      }
+      tallies[static_cast<size_t>(p)] = tally;
+    }
+    return Status::OK();
+  }));
+
+  auto index_serially = [&](uint8_t* row) -> Status {
+    const int64_t k = RowLayout::LoadInt64(row, ko);
+    if (SparseIndexNeedsGrowth(index_)) {
+      QUIVER_RETURN_NOT_OK(GrowSparseIndex(&index_, &index_page_, &entries_, "sparse index",
+                                           [ko](const uint8_t* r) { return HashInt64(RowLayout::LoadInt64(r, ko)); }));
+    }
+    const uint64_t tag = TaggedIndex::TagOf(TagHashInt64(k));
+    const uint64_t at = index_.FindSlot(index_.Home(HashInt64(k)), tag,
+                                        [&](const uint8_t* r) { return RowLayout::LoadInt64(r, ko) == k; });
+    uint64_t& slot = index_.slots()[at];
+    const uint8_t* head = slot == 0 ? nullptr : TaggedIndex::RowOf(slot);
+    AdmitKeyRow(head);
+    RowLayout::SetNext(row, head);
+    slot = TaggedIndex::Make(tag, row);
+    return Status::OK();
+  };
+  if (overflow.load()) {
+    // Sparse only (a dense index has an entry for every key): index every
+    // row again on this thread, growing the index as a serial build does;
+    // a key's rows keep their input order. Batch by batch, not partition
+    // by partition: rows in index order would pile up into one long
+    // linear-probing run.
+    std::memset(index_page_.data(), 0, static_cast<size_t>(entries_) * 8);
+    keys_unique_ = true;
+    for (size_t b = 0; b < nb; ++b) {
+      for (int p = 0; p < partitions; ++p) {
+        const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
+        for (int64_t r = 0; r < counts[at]; ++r) QUIVER_RETURN_NOT_OK(index_serially(region[at] + r * fixed));
+      }
+    }
+  } else {
+    for (const RegionTally& t : tallies) {
+      stats_.num_keys += t.new_keys;
+      if (t.duplicates) keys_unique_ = false;
+    }
+    for (const auto& rows : deferred) {
+      for (uint8_t* row : rows) QUIVER_RETURN_NOT_OK(index_serially(row));
+    }
+  }
+  // Null-key rows (kept for outer joins) are in no chain.
+  for (size_t b = 0; b < nb; ++b) {
+    const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(partitions);
+    for (int64_t r = 0; r < counts[at]; ++r) RowLayout::SetNext(region[at] + r * fixed, nullptr);
+  }
+  stats_.stored_rows += stored;
+
+  if (key_filter_ != nullptr) {
+    // Pass 4: the key bitmap, its words split among the tasks by key range.
+    const uint64_t words = (key_filter_bits_ + 63) / 64;
+    std::atomic<bool> outside{false};
+    QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int p) -> Status {
+      const uint64_t w_lo = PartitionBegin(p, words, tasks), w_hi = PartitionBegin(p + 1, words, tasks);
+      alignas(64) int64_t kbuf[kChunk];
+      alignas(64) uint8_t valid[kChunk];
+      for (const auto& bp : batches) {
+        const ArrayData& keys = *bp->columns[key_column];
+        for (int64_t begin = 0; begin < bp->num_rows; begin += kChunk) {
+          const int64_t m = std::min(kChunk, bp->num_rows - begin);
+          LoadKeysAsInt64(keys, begin, m, kbuf);
+          const bool has_nulls = KeyValidity(keys, begin, m, valid);
+          for (int64_t j = 0; j < m; ++j) {
+            if (has_nulls && !valid[j]) continue;
+            const uint64_t off = static_cast<uint64_t>(kbuf[j]) - static_cast<uint64_t>(min_key_);
+            if (off >= key_filter_bits_) {
+              outside.store(true, std::memory_order_relaxed);
+              continue;
+            }
+            const uint64_t w = off >> 6;
+            if (w >= w_lo && w < w_hi) key_filter_[w] |= uint64_t{1} << (off & 63);
+          }
+        }
+      }
+      return Status::OK();
+    }));
+    if (outside.load()) DropKeyFilter();
   }
   return Status::OK();
 }

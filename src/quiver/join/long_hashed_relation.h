@@ -36,11 +36,14 @@
 // compared slots, falls back to a plain scan). Lookups never branch on the
 // row contents before the rows were requested.
 //
-// Thread safety: Build is single-threaded; a built relation is read-only
+// Thread safety: Build runs on the calling thread, and inserts on the
+// tasks of options.parallelism when given (see InsertConcurrently); a built
+// relation is read-only
 // and may be probed from any number of threads. Close() must not race with
 // probes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -134,6 +137,29 @@ class LongHashedRelation final : public HashedRelation {
 
  private:
   Status Insert(const RecordBatch& batch, int key_column, const RowSource& source, MemoryReservation* reservation);
+  // The concurrent build (options.parallelism), a partitioned build: the
+  // index positions are split into ranges (partitions) of at most
+  // kBuildPartitionIndexBytes of index, at least one per task. Pass 1
+  // counts each batch's rows per partition; the rows are laid out
+  // partition by partition (batch order within one; ordinals follow the
+  // layout), null-key rows last. Pass 2 writes the rows (tasks claim
+  // batches). Pass 3 indexes them (tasks claim partitions): a partition's
+  // inserts touch only its own slice of the index, which stays in cache,
+  // with plain stores, in input order (so every duplicate chain is the one
+  // a serial build makes). Details at InsertConcurrently.
+  static constexpr int64_t kBuildPartitionIndexBytes = int64_t{4} << 20;
+  static constexpr int kMaxBuildPartitions = 256;
+  class Partitioner;  // index position -> partition, see the .cc
+  struct RegionTally {
+    int64_t new_keys = 0;
+    bool duplicates = false;
+  };
+  bool CanInsertConcurrently(const std::vector<RecordBatchPtr>& batches) const;
+  Status InsertConcurrently(const std::vector<RecordBatchPtr>& batches, int key_column);
+  // Index position of a non-null key: dense entry or sparse home slot.
+  uint64_t RowPosition(int64_t key) const {
+    return dense_ ? static_cast<uint64_t>(key) - static_cast<uint64_t>(min_key_) : index_.Home(HashInt64(key));
+  }
   // Sparse relations over a key range of at most kMaxKeyFilterBits keys
   // get a bitmap of their keys (bit key - min_key), which FindBatch tests
   // before hashing: a probe key that is absent (most of them in a

@@ -539,6 +539,198 @@ TEST_P(LongRelationModes, SparseKeyFilterAnswersAsTheIndex) {
 INSTANTIATE_TEST_SUITE_P(Modes, LongRelationModes, ::testing::Values(MemoryMode::kOnHeap, MemoryMode::kOffHeap),
                          [](const auto& info) { return info.param == MemoryMode::kOnHeap ? "OnHeap" : "OffHeap"; });
 
+// ---- concurrent (partitioned) build ----
+
+// splitmix64's finalizer: well-spread 64-bit keys.
+constexpr uint64_t SplitMix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+SchemaPtr FixedKV() {
+  auto s = std::make_shared<Schema>();
+  s->fields = {field("k", int64()), field("v", int64())};
+  return s;
+}
+
+// Batches of (k = key_of(i), v = i, null every 11th), `rows` rows in
+// batches of `batch_rows`.
+template <typename KeyOf>
+std::vector<RecordBatchPtr> FixedBatches(MemoryPool* pool, int64_t rows, int64_t batch_rows, KeyOf key_of) {
+  std::vector<RecordBatchPtr> out;
+  for (int64_t b = 0; b < rows; b += batch_rows) {
+    std::vector<std::optional<int64_t>> k, v;
+    for (int64_t i = b; i < std::min(rows, b + batch_rows); ++i) {
+      k.push_back(key_of(i));
+      v.push_back(i % 11 == 5 ? std::nullopt : std::optional<int64_t>(i));
+    }
+    out.push_back(Batch(FixedKV(), {Int64Array(pool, k), Int64Array(pool, v)}));
+  }
+  return out;
+}
+
+// `tasks` tasks on their own threads (real concurrency, as the SQL
+// scheduler lends).
+BuildParallelism OnThreads(int tasks) {
+  BuildParallelism p;
+  p.tasks = tasks;
+  p.parallel_for = [](int n, const std::function<Status(int)>& body) {
+    std::vector<Status> st(static_cast<size_t>(n));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < n; ++t) threads.emplace_back([&, t] { st[static_cast<size_t>(t)] = body(t); });
+    for (auto& t : threads) t.join();
+    for (auto& s : st) {
+      if (!s.ok()) return s;
+    }
+    return Status::OK();
+  };
+  return p;
+}
+
+// v of a key's chain in chain order (-1 for a null v).
+std::vector<int64_t> ChainValues(const LongHashedRelation& rel, int64_t key) {
+  std::vector<int64_t> out;
+  const RowLayout& l = rel.layout();
+  for (const uint8_t* r = rel.Find(key); r; r = RowLayout::Next(r)) {
+    int64_t v = -1;
+    if (l.IsValid(r, 1)) std::memcpy(&v, r + l.fields()[1].slot_offset, 8);
+    out.push_back(v);
+  }
+  return out;
+}
+
+// The concurrent build against the serial one: same counts, same chains
+// (same order), every row once, ordinals a permutation.
+void ExpectSameRelation(const LongHashedRelation& serial, const LongHashedRelation& conc,
+                        const std::vector<RecordBatchPtr>& batches) {
+  EXPECT_EQ(conc.dense(), serial.dense());
+  EXPECT_EQ(conc.stats().num_keys, serial.stats().num_keys);
+  EXPECT_EQ(conc.stats().stored_rows, serial.stats().stored_rows);
+  EXPECT_EQ(conc.stats().null_key_rows, serial.stats().null_key_rows);
+  EXPECT_EQ(conc.keys_unique(), serial.keys_unique());
+  EXPECT_EQ(conc.has_key_filter(), serial.has_key_filter());
+  std::vector<int64_t> keys;
+  for (const auto& b : batches) {
+    const ArrayData& k = *b->columns[0];
+    for (int64_t i = 0; i < b->num_rows; ++i) {
+      if (k.IsValid(i)) keys.push_back(reinterpret_cast<const int64_t*>(k.buffers[1]->data())[k.offset + i]);
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  // Every third key (the sanitizer builds run this too).
+  for (size_t i = 0; i < keys.size(); i += 3) {
+    ASSERT_EQ(ChainValues(conc, keys[i]), ChainValues(serial, keys[i])) << "key " << keys[i];
+  }
+  for (int64_t absent : {kMin, int64_t{-1}, kMax}) {
+    if (!std::binary_search(keys.begin(), keys.end(), absent)) {
+      EXPECT_EQ(conc.Find(absent), nullptr);
+    }
+  }
+  std::vector<int64_t> vs, vc;
+  std::vector<int64_t> ordinals;
+  const RowLayout& l = conc.layout();
+  auto value = [&](const uint8_t* r) {
+    int64_t v = -1;
+    if (l.IsValid(r, 1)) std::memcpy(&v, r + l.fields()[1].slot_offset, 8);
+    return v;
+  };
+  serial.ForEachRow([&](const uint8_t* r) { vs.push_back(value(r)); });
+  conc.ForEachRow([&](const uint8_t* r) {
+    vc.push_back(value(r));
+    if (l.options().with_ordinal) ordinals.push_back(RowLayout::Ordinal(r));
+  });
+  std::sort(vs.begin(), vs.end());
+  std::sort(vc.begin(), vc.end());
+  EXPECT_EQ(vc, vs);
+  if (l.options().with_ordinal) {
+    std::sort(ordinals.begin(), ordinals.end());
+    ASSERT_EQ(static_cast<int64_t>(ordinals.size()), conc.stats().stored_rows);
+    for (size_t i = 0; i < ordinals.size(); ++i) ASSERT_EQ(ordinals[i], static_cast<int64_t>(i));
+  }
+}
+
+TEST_P(LongRelationModes, ConcurrentBuildMakesTheSerialChains) {
+  Fixture f(GetParam());
+  struct Case {
+    const char* name;
+    std::function<std::optional<int64_t>(int64_t)> key_of;
+    bool keep_null = false;
+  };
+  const std::vector<Case> cases = {
+      // dense, two rows per key, some null keys
+      {"dense",
+       [](int64_t i) -> std::optional<int64_t> {
+         if (i % 97 == 13) return std::nullopt;
+         return i % 100000;
+       }},
+      // sparse, unique
+      {"sparse", [](int64_t i) -> std::optional<int64_t> { return static_cast<int64_t>(SplitMix64(i)); }},
+      // sparse, 30% of keys repeated, null keys kept (outer joins), ordinals
+      {"sparse-dup-nulls",
+       [](int64_t i) -> std::optional<int64_t> {
+         if (i % 101 == 7) return std::nullopt;
+         return static_cast<int64_t>(SplitMix64(i % 140000));
+       },
+       true},
+      // sparse over a small range: with a key bitmap
+      {"sparse-filter", [](int64_t i) -> std::optional<int64_t> { return (i * 7919) % 3000000; }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto batches = FixedBatches(f.pool.get(), 200000, 40000, c.key_of);
+    auto o = Opts();
+    o.keep_null_keys = c.keep_null;
+    o.with_ordinals = c.keep_null;
+    auto serial = LongHashedRelation::Build(*FixedKV(), batches, o, f.tmm.get());
+    ASSERT_OK(serial);
+    for (int tasks : {2, 4}) {
+      SCOPED_TRACE(tasks);
+      o.parallelism = OnThreads(tasks);
+      auto conc = LongHashedRelation::Build(*FixedKV(), batches, o, f.tmm.get());
+      ASSERT_OK(conc);
+      ExpectSameRelation(**serial, **conc, batches);
+      (*conc)->Close();
+    }
+  }
+}
+
+TEST(LongRelation, ConcurrentBuildPastItsEstimateIndexesAgainSerially) {
+  // A distinct-key hint far too low: the partitions pass their growth
+  // load, and the build indexes every row again on the calling thread,
+  // growing the index; the answer is the serial build's.
+  Fixture f(MemoryMode::kOffHeap);
+  auto batches = FixedBatches(f.pool.get(), 200000, 50000,
+                              [](int64_t i) { return std::optional<int64_t>(SplitMix64(i % 160000)); });
+  auto o = Opts();
+  o.distinct_keys_hint = 12000;
+  auto serial = LongHashedRelation::Build(*FixedKV(), batches, o, f.tmm.get());
+  ASSERT_OK(serial);
+  o.parallelism = OnThreads(2);
+  auto conc = LongHashedRelation::Build(*FixedKV(), batches, o, f.tmm.get());
+  ASSERT_OK(conc);
+  EXPECT_GT((*conc)->stats().grow_count, 0);
+  ExpectSameRelation(**serial, **conc, batches);
+}
+
+TEST(LongRelation, ConcurrentBuildErrorsComeBack) {
+  // An error of the lent parallel_for ends the build with it, nothing kept.
+  Fixture f(MemoryMode::kOnHeap);
+  auto batches = FixedBatches(f.pool.get(), 200000, 50000, [](int64_t i) { return std::optional<int64_t>(i * 3); });
+  auto o = Opts();
+  o.parallelism.tasks = 2;
+  o.parallelism.parallel_for = [](int, const std::function<Status(int)>&) {
+    return Status::Cancelled("statement cancelled");
+  };
+  const int64_t before = f.pool->held_bytes();
+  auto rel = LongHashedRelation::Build(*FixedKV(), batches, o, f.tmm.get());
+  ASSERT_FALSE(rel.ok());
+  EXPECT_EQ(rel.status().code(), StatusCode::kCancelled) << rel.status().ToString();
+  EXPECT_EQ(f.pool->held_bytes(), before);
+}
+
 }  // namespace
 }  // namespace quiver::join
 

@@ -21,6 +21,7 @@
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/pipeline.h"
 #include "quiver/sql/execution/spill.h"
+#include "quiver/sql/execution/task_scheduler.h"
 
 namespace quiver::sql {
 namespace {
@@ -72,6 +73,18 @@ SchemaPtr ExtendSchema(const Schema& base, const std::vector<ExprPtr>& keys, boo
   for (size_t k = 0; k < keys.size(); ++k) s->fields.push_back(field("__key" + std::to_string(k), keys[k]->type, true));
   if (row_ids) s->fields.push_back(field("__row", int64(), false));
   return s;
+}
+
+// The statement's workers, lent to a relation build that runs on the
+// driving thread while they would otherwise wait (join::BuildParallelism).
+join::BuildParallelism BuildThreads(const ExecContext* ctx) {
+  join::BuildParallelism p;
+  if (ctx->threads <= 1 || !ctx->scheduler) return p;
+  p.tasks = ctx->threads;
+  p.parallel_for = [scheduler = ctx->scheduler](int n, const std::function<Status(int)>& body) {
+    return ParallelFor(scheduler.get(), n, body);
+  };
+  return p;
 }
 
 // The relation a parallel hash join's build pipeline made, probed by every
@@ -161,7 +174,7 @@ class HashJoinOp : public RecordBatchStream {
     }
     build_matched_.assign(static_cast<size_t>(base), 0);
     right_.reset();
-    QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(batches, ctx_->tmm.get()));
+    QUIVER_ASSIGN_OR_RETURN(relation_, join_->BuildRelation(batches, ctx_->tmm.get(), BuildThreads(ctx_)));
     batches.clear();
     QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
     return Status::OK();
@@ -964,7 +977,7 @@ class ParallelHashJoinNode : public PhysicalNode {
     if (!grace_.load()) {
       auto shared = std::make_shared<SharedBuild>();
       shared->join = proto.join_layer();
-      auto relation = shared->join->BuildRelation(batches, ctx_->tmm.get());
+      auto relation = shared->join->BuildRelation(batches, ctx_->tmm.get(), BuildThreads(ctx_));
       if (relation.ok() && !(spillable && ctx_->MemoryTight())) {
         shared->relation = std::move(*relation);
         build_ = std::move(shared);
