@@ -367,8 +367,17 @@ bool LongHashedRelation::CanInsertConcurrently(const std::vector<RecordBatchPtr>
   if (par.tasks <= 1 || !par.parallel_for || batches.size() < 2) return false;
   if (layout_.has_var() || options_.ignore_duplicate_keys || entries_ == 0) return false;
   if (stats_.input_rows < HashedRelationOptions::kMinParallelBuildRows) return false;
+  // The per-(batch, partition) bookkeeping stays small (heap, not pages).
+  const int tasks = std::min(par.tasks, kMaxBuildPartitions);
+  if (static_cast<int64_t>(batches.size()) * (BuildPartitionCount(tasks) + 1) > kMaxBuildRegions) return false;
   // Every partition of a sparse index needs room of its own.
   return dense_ || index_.capacity() >= int64_t{64} * kMaxBuildPartitions;
+}
+
+int LongHashedRelation::BuildPartitionCount(int tasks) const {
+  const int64_t index_bytes = entries_ * 8;
+  return static_cast<int>(std::clamp<int64_t>((index_bytes + kBuildPartitionIndexBytes - 1) / kBuildPartitionIndexBytes,
+                                              tasks, kMaxBuildPartitions));
 }
 
 Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>& batches, int key_column) {
@@ -381,9 +390,7 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   const uint64_t positions = dense_ ? static_cast<uint64_t>(entries_) : static_cast<uint64_t>(index_.capacity());
   // Partitions of at most kBuildPartitionIndexBytes of index each (at
   // least one per task), so that a partition's inserts stay in cache.
-  const int64_t index_bytes = entries_ * 8;
-  const int partitions = static_cast<int>(std::clamp<int64_t>(
-      (index_bytes + kBuildPartitionIndexBytes - 1) / kBuildPartitionIndexBytes, tasks, kMaxBuildPartitions));
+  const int partitions = BuildPartitionCount(tasks);
   const int parts = partitions + 1;  // then the null-key rows
   const auto& parallel_for = options_.parallelism.parallel_for;
   const Partitioner partition_of(positions, partitions);

@@ -149,6 +149,10 @@ class LongHashedRelation final : public HashedRelation {
   // a serial build makes). Details at InsertConcurrently.
   static constexpr int64_t kBuildPartitionIndexBytes = int64_t{4} << 20;
   static constexpr int kMaxBuildPartitions = 256;
+  // At most this many (batch, partition) regions (24 bytes of heap each);
+  // a build with more runs serially.
+  static constexpr int64_t kMaxBuildRegions = int64_t{1} << 18;
+  int BuildPartitionCount(int tasks) const;
   class Partitioner;  // index position -> partition, see the .cc
   struct RegionTally {
     int64_t new_keys = 0;
