@@ -27,6 +27,10 @@ namespace {
 
 struct QuiverTimes {
   std::vector<double> times_s;
+  // Process CPU seconds per wall second of each measured round: how many
+  // cores the statement kept busy (1.0 = one; a serial phase pulls a
+  // two-thread run toward 1). Host steal lowers it too.
+  std::vector<double> cores_busy;
   int64_t rows = 0;
   int64_t peak_bytes = 0;
 };
@@ -42,6 +46,7 @@ Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, c
     eo.threads = threads;
     eo.memory_limit_bytes = o.memory_limit_bytes;
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = ProcessCpuSeconds();
     int64_t rows = 0;
     {
       QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(sql, eo));
@@ -52,7 +57,11 @@ Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, c
       }
     }
     const double s = Seconds(t0, std::chrono::steady_clock::now());
-    if (round > 0) t.times_s.push_back(s);  // round 0 warms the page cache and allocator
+    const double cpu = ProcessCpuSeconds() - cpu0;
+    if (round > 0) {  // round 0 warms the page cache and allocator
+      t.times_s.push_back(s);
+      t.cores_busy.push_back(s > 0 ? cpu / s : 0);
+    }
     t.rows = rows;
     t.peak_bytes = std::max(t.peak_bytes, statement_pool->peak_bytes());
   }
@@ -243,8 +252,8 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
     const int threads = thread_counts[ti];
     if (!o.json) {
       std::fprintf(out, "threads=%d\n", threads);
-      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %12s %10s\n", "query", "quiver_s", "duckdb_s", "ratio", "speedup",
-                   "quiver_peak", "duckdb_rss+", "rows");
+      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %12s %10s %6s\n", "query", "quiver_s", "duckdb_s", "ratio",
+                   "speedup", "quiver_peak", "duckdb_rss+", "rows", "cores");
     }
     double log_sum = 0, log_speedup = 0, log_duck_speedup = 0;
     int ratios = 0, speedups = 0, duck_speedups = 0;
@@ -300,12 +309,13 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
                             {"quiver_peak_bytes", t.peak_bytes},
                             {"duckdb_peak_rss_growth_bytes", duck_growth},
                             {"rows", t.rows},
+                            {"quiver_cores_busy", Median(t.cores_busy)},
                             {"scale", o.scale}};
         std::fprintf(out, "%s\n", j.dump().c_str());
       } else {
-        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %12s %10lld\n", n, qs, ds, ratio, speedup,
+        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %12s %10lld %6.2f\n", n, qs, ds, ratio, speedup,
                      FormatBytes(t.peak_bytes).c_str(), duck_growth >= 0 ? FormatBytes(duck_growth).c_str() : "-",
-                     static_cast<long long>(t.rows));
+                     static_cast<long long>(t.rows), Median(t.cores_busy));
       }
       std::fflush(out);
     }
