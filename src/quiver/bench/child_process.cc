@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,9 @@ Result<pid_t> SpawnWithPipes(const std::vector<std::string>& argv, int* stdin_fd
     return Status::IOError("bench: fork failed");
   }
   if (pid == 0) {
+    // Killed with its parent: a child the bench paused (SIGSTOP) would
+    // otherwise stay stopped for ever when the bench is interrupted.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(out[1], STDERR_FILENO);

@@ -31,7 +31,8 @@ Result<pid_t> SpawnWithStdoutPipe(const std::vector<std::string>& argv, bool sil
 /// Starts argv (looked up in PATH) with its stdin and stdout as pipes and
 /// its stderr joined to stdout; returns its pid, the write end of its
 /// stdin in *stdin_fd and the read end of its stdout in *stdout_fd (the
-/// caller closes both and reaps the child). Errors as SpawnWithStdoutPipe.
+/// caller closes both and reaps the child). The child is killed (SIGKILL)
+/// when the calling thread's process dies. Errors as SpawnWithStdoutPipe.
 Result<pid_t> SpawnWithPipes(const std::vector<std::string>& argv, int* stdin_fd, int* stdout_fd);
 
 /// Runs argv (looked up in PATH) to its end; returns (exit status, or 128 +

@@ -115,6 +115,40 @@ class DuckDbSide {
   }
   const std::string& note() const { return note_; }
 
+  /// Stops node (SIGSTOP) while quiver's rounds run, so that nothing it
+  /// still does takes a core from them; Resume (SIGCONT) before its next
+  /// query. DuckDB's times are taken inside node around its own query, so
+  /// a pause between queries changes none of them.
+  void Pause() const {
+    if (pid_ > 0) kill(pid_, SIGSTOP);
+  }
+  void Resume() const {
+    if (pid_ > 0) kill(pid_, SIGCONT);
+  }
+
+  /// CPU seconds node has used so far (-1 when it is not running).
+  double CpuSeconds() const { return pid_ > 0 ? ProcessCpuSecondsOf(pid_) : -1; }
+
+  /// Waits (at most `max_ms`) until node has used no CPU over two
+  /// consecutive 10 ms looks (/proc's clock-tick resolution): after its
+  /// query answered, node and DuckDB's threads may still work (freeing the
+  /// result, the JS garbage collector), and that work would take a core
+  /// from quiver's rounds, which run right after. Returns the milliseconds
+  /// waited.
+  int WaitUntilIdle(int max_ms) const {
+    if (pid_ <= 0) return 0;
+    double last = ProcessCpuSecondsOf(pid_);
+    int quiet = 0, waited = 0;
+    while (quiet < 2 && waited < max_ms) {
+      usleep(10 * 1000);
+      waited += 10;
+      const double now = ProcessCpuSecondsOf(pid_);
+      quiet = now <= last ? quiet + 1 : 0;
+      last = now;
+    }
+    return waited;
+  }
+
  private:
   bool Fail(std::string why) {
     if (note_.empty()) note_ = std::move(why);
@@ -256,6 +290,7 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
                    "speedup", "quiver_peak", "duckdb_rss+", "rows", "cores");
     }
     double log_sum = 0, log_speedup = 0, log_duck_speedup = 0;
+    double duck_cpu_total = 0;  // node's CPU seconds while quiver's rounds ran
     int ratios = 0, speedups = 0, duck_speedups = 0;
     double min_ratio = 1e300;
     for (int n : numbers) {
@@ -267,7 +302,20 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
           std::fprintf(out, "note: %s\n", duckdb.note().c_str());
         }
       }
-      QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, threads, pool));
+      // node may still be working after its answer (freeing the result,
+      // its garbage collector): let it finish, then stop it while quiver's
+      // rounds run, and count what it used meanwhile (0 expected).
+      double duck_cpu_during = -1;
+      if (!d.is_null()) duckdb.WaitUntilIdle(300);
+      const double duck_cpu0 = d.is_null() ? -1 : duckdb.CpuSeconds();
+      if (!d.is_null()) duckdb.Pause();
+      auto timed = TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, threads, pool);
+      duckdb.Resume();
+      QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, std::move(timed));
+      if (duck_cpu0 >= 0) {
+        duck_cpu_during = duckdb.CpuSeconds() - duck_cpu0;
+        duck_cpu_total += duck_cpu_during;
+      }
       const double qs = Median(t.times_s);
       double ds = -1;
       int64_t duck_growth = -1;
@@ -310,6 +358,7 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
                             {"duckdb_peak_rss_growth_bytes", duck_growth},
                             {"rows", t.rows},
                             {"quiver_cores_busy", Median(t.cores_busy)},
+                            {"duckdb_cpu_during_quiver_s", duck_cpu_during},
                             {"scale", o.scale}};
         std::fprintf(out, "%s\n", j.dump().c_str());
       } else {
@@ -318,6 +367,10 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
                      static_cast<long long>(t.rows), Median(t.cores_busy));
       }
       std::fflush(out);
+    }
+    if (duck_cpu_total > 0) {
+      std::fprintf(out, "threads=%d: DuckDB's process used %.2f CPU s while quiver's rounds ran\n", threads,
+                   duck_cpu_total);
     }
     if (ratios > 0) {
       std::fprintf(out,
