@@ -346,6 +346,83 @@ TEST_F(ParallelTest, ALeftJoinOfASmallSideBuildsItAndKeepsEveryRow) {
   ASSERT_OK((*catalog_)->Unregister("lj_big"));
 }
 
+// A build side past HashedRelationOptions::kMinParallelBuildRows in several
+// batches is built by the statement's workers (LongHashedRelation's
+// partitioned build): inner, left and right joins over dense and sparse
+// keys with duplicates and NULL keys give the exact counts and sums at 1, 2
+// and 4 threads (the right join keeps the build side's NULL-key rows and
+// marks matched rows by ordinal).
+TEST_F(ParallelTest, ALargeBuildSideBuiltByTheWorkersJoinsExactly) {
+  constexpr int64_t kBuildRows = 160000, kProbeRows = 200000, kKeys = 70000;
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64()), field("v", int64())};
+  for (int64_t spread : {int64_t{1}, int64_t{2654435761}}) {  // dense keys, then sparse
+    SCOPED_TRACE(spread);
+    std::vector<std::optional<int64_t>> bk, bv, pk, pw;
+    std::map<int64_t, std::pair<int64_t, int64_t>> build;  // key -> rows, sum(v)
+    std::map<int64_t, int64_t> probe;                      // key -> rows
+    int64_t build_null_rows = 0;
+    for (int64_t i = 0; i < kBuildRows; ++i) {
+      std::optional<int64_t> key = (i * 7919 % kKeys) * spread;
+      if (i % 1009 == 3) key = std::nullopt;
+      bk.push_back(key);
+      bv.push_back(i % 101);
+      if (key) {
+        ++build[*key].first;
+        build[*key].second += i % 101;
+      } else {
+        ++build_null_rows;
+      }
+    }
+    int64_t inner_rows = 0, inner_sum = 0, left_rows = 0, left_sum = 0;
+    for (int64_t j = 0; j < kProbeRows; ++j) {
+      const int64_t key = (j * 104729 % 90000) * spread;  // some keys have no build row
+      pk.push_back(key);
+      pw.push_back(j % 7);
+      ++probe[key];
+      auto it = build.find(key);
+      const int64_t rows = it == build.end() ? 0 : it->second.first;
+      const int64_t sum = it == build.end() ? 0 : it->second.second;
+      inner_rows += rows;
+      inner_sum += (j % 7) * sum;
+      left_rows += std::max<int64_t>(rows, 1);
+      left_sum += sum;
+    }
+    int64_t right_rows = build_null_rows, right_matched = 0;
+    for (const auto& [key, bs] : build) {
+      auto it = probe.find(key);
+      const int64_t m = it == probe.end() ? 0 : it->second;
+      right_rows += bs.first * std::max<int64_t>(m, 1);
+      right_matched += bs.first * m;
+    }
+    ASSERT_OK((*catalog_)->RegisterBatches(
+        "big_build", schema,
+        Split(Batch(schema, {Int64Array(pool_->get(), bk), Int64Array(pool_->get(), bv)}), 20000)));
+    ASSERT_OK((*catalog_)->RegisterBatches(
+        "big_probe", schema,
+        Split(Batch(schema, {Int64Array(pool_->get(), pk), Int64Array(pool_->get(), pw)}), 25000)));
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"SELECT count(*), sum(p.v * b.v) FROM big_probe p JOIN big_build b ON p.k = b.k",
+         std::to_string(inner_rows) + "|" + std::to_string(inner_sum)},
+        {"SELECT count(*), sum(b.v) FROM big_probe p LEFT JOIN big_build b ON p.k = b.k",
+         std::to_string(left_rows) + "|" + std::to_string(left_sum)},
+        {"SELECT count(*), count(p.v) FROM big_probe p RIGHT JOIN big_build b ON p.k = b.k",
+         std::to_string(right_rows) + "|" + std::to_string(right_matched)},
+    };
+    for (const auto& [sql, want] : cases) {
+      for (int threads : {1, 2, 4}) {
+        ExecuteOptions eo;
+        eo.threads = threads;
+        auto got = Rows(sql, eo);
+        ASSERT_OK(got) << sql << " threads=" << threads;
+        EXPECT_EQ(*got, std::vector<std::string>{want}) << sql << " threads=" << threads;
+      }
+    }
+    ASSERT_OK((*catalog_)->Unregister("big_build"));
+    ASSERT_OK((*catalog_)->Unregister("big_probe"));
+  }
+}
+
 // Few groups in several workers' tables merge into the first one, whose
 // string min / max states may then point into another worker's arena: that
 // table must live until the groups are emitted. (ThreadSanitizer's
