@@ -27,6 +27,22 @@ bool KeyValidity(const ArrayData& keys, int64_t begin, int64_t n, uint8_t* valid
   return true;
 }
 
+// Calls fn(begin, m, keys, valid) for rows [0, rows) of the key column
+// `keys` in chunks of at most kChunk rows: keys[j] is row begin + j loaded
+// as int64, valid[j] its validity (valid is nullptr when the chunk has no
+// null key).
+template <typename Fn>
+void ForEachKeyChunk(const ArrayData& keys, int64_t rows, Fn&& fn) {
+  alignas(64) int64_t kbuf[kChunk];
+  alignas(64) uint8_t valid[kChunk];
+  for (int64_t begin = 0; begin < rows; begin += kChunk) {
+    const int64_t m = std::min(kChunk, rows - begin);
+    LoadKeysAsInt64(keys, begin, m, kbuf);
+    const bool has_nulls = KeyValidity(keys, begin, m, valid);
+    fn(begin, m, static_cast<const int64_t*>(kbuf), has_nulls ? static_cast<const uint8_t*>(valid) : nullptr);
+  }
+}
+
 Status CheckBatch(const Schema& schema, const RecordBatch& batch, int64_t index) {
   const BatchShapeMismatch shape = FindBatchShapeMismatch(schema, batch, {.types = false, .lengths = true});
   if (shape.kind == BatchShapeMismatch::Kind::kColumnCount) {
@@ -399,26 +415,21 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   std::vector<int64_t> counts(nb * static_cast<size_t>(parts), 0);
   std::atomic<size_t> next_batch{0};
   QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int) -> Status {
-    alignas(64) int64_t kbuf[kChunk];
-    alignas(64) uint8_t valid[kChunk];
     // Counted here, stored once: the tasks' batches share lines of `counts`.
     std::vector<int64_t> c(static_cast<size_t>(parts));
     for (size_t b; (b = next_batch.fetch_add(1, std::memory_order_relaxed)) < nb;) {
       const RecordBatch& batch = *batches[b];
-      const ArrayData& keys = *batch.columns[key_column];
       std::fill(c.begin(), c.end(), 0);
-      for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
-        const int64_t m = std::min(kChunk, batch.num_rows - begin);
-        LoadKeysAsInt64(keys, begin, m, kbuf);
-        const bool has_nulls = KeyValidity(keys, begin, m, valid);
-        for (int64_t j = 0; j < m; ++j) {
-          if (has_nulls && !valid[j]) {
-            c[static_cast<size_t>(partitions)] += keep_null;
-            continue;
-          }
-          ++c[static_cast<size_t>(partition_of(RowPosition(kbuf[j])))];
-        }
-      }
+      ForEachKeyChunk(*batch.columns[key_column], batch.num_rows,
+                      [&](int64_t, int64_t m, const int64_t* kbuf, const uint8_t* valid) {
+                        for (int64_t j = 0; j < m; ++j) {
+                          if (valid && !valid[j]) {
+                            c[static_cast<size_t>(partitions)] += keep_null;
+                            continue;
+                          }
+                          ++c[static_cast<size_t>(partition_of(RowPosition(kbuf[j])))];
+                        }
+                      });
       std::copy(c.begin(), c.end(), counts.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
     }
     return Status::OK();
@@ -450,8 +461,6 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   // its index position until pass 3 links it.
   next_batch.store(0);
   QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int) -> Status {
-    alignas(64) int64_t kbuf[kChunk];
-    alignas(64) uint8_t valid[kChunk];
     alignas(64) uint8_t* rows[kChunk];
     alignas(64) int64_t var_start[kChunk];
     for (int64_t j = 0; j < kChunk; ++j) var_start[j] = fixed;
@@ -459,34 +468,32 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
     std::vector<int64_t> ordinal(static_cast<size_t>(parts));
     for (size_t b; (b = next_batch.fetch_add(1, std::memory_order_relaxed)) < nb;) {
       const RecordBatch& batch = *batches[b];
-      const ArrayData& keys = *batch.columns[key_column];
       for (int p = 0; p < parts; ++p) {
         cursor[static_cast<size_t>(p)] = region[b * static_cast<size_t>(parts) + static_cast<size_t>(p)];
         ordinal[static_cast<size_t>(p)] = first_ordinal[b * static_cast<size_t>(parts) + static_cast<size_t>(p)];
       }
       QUIVER_ASSIGN_OR_RETURN(RowSource source, RowSource::Make(layout_, batch));
-      for (int64_t begin = 0; begin < batch.num_rows; begin += kChunk) {
-        const int64_t m = std::min(kChunk, batch.num_rows - begin);
-        LoadKeysAsInt64(keys, begin, m, kbuf);
-        const bool has_nulls = KeyValidity(keys, begin, m, valid);
-        for (int64_t j = 0; j < m; ++j) {
-          const bool is_null = has_nulls && !valid[j];
-          if (is_null && !keep_null) {
-            rows[j] = nullptr;
-            continue;
-          }
-          const uint64_t at = is_null ? 0 : RowPosition(kbuf[j]);
-          const size_t p = is_null ? static_cast<size_t>(partitions) : static_cast<size_t>(partition_of(at));
-          uint8_t* row = cursor[p];
-          cursor[p] += fixed;
-          bit_util::StoreLE<uint64_t>(row, is_null ? 0 : at);
-          if (ko >= 0) bit_util::StoreLE<int64_t>(row + ko, is_null ? 0 : kbuf[j]);
-          if (ordinals) bit_util::StoreLE<int64_t>(row + 8, ordinal[p]);
-          ++ordinal[p];
-          rows[j] = row;
-        }
-        source.Write(begin, m, rows, var_start);
-      }
+      ForEachKeyChunk(*batch.columns[key_column], batch.num_rows,
+                      [&](int64_t begin, int64_t m, const int64_t* kbuf, const uint8_t* valid) {
+                        for (int64_t j = 0; j < m; ++j) {
+                          const bool is_null = valid && !valid[j];
+                          if (is_null && !keep_null) {
+                            rows[j] = nullptr;
+                            continue;
+                          }
+                          const uint64_t at = is_null ? 0 : RowPosition(kbuf[j]);
+                          const size_t p =
+                              is_null ? static_cast<size_t>(partitions) : static_cast<size_t>(partition_of(at));
+                          uint8_t* row = cursor[p];
+                          cursor[p] += fixed;
+                          bit_util::StoreLE<uint64_t>(row, is_null ? 0 : at);
+                          if (ko >= 0) bit_util::StoreLE<int64_t>(row + ko, is_null ? 0 : kbuf[j]);
+                          if (ordinals) bit_util::StoreLE<int64_t>(row + 8, ordinal[p]);
+                          ++ordinal[p];
+                          rows[j] = row;
+                        }
+                        source.Write(begin, m, rows, var_start);
+                      });
     }
     return Status::OK();
   }));
@@ -623,25 +630,20 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
     std::atomic<bool> outside{false};
     QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int p) -> Status {
       const uint64_t w_lo = PartitionBegin(p, words, tasks), w_hi = PartitionBegin(p + 1, words, tasks);
-      alignas(64) int64_t kbuf[kChunk];
-      alignas(64) uint8_t valid[kChunk];
       for (const auto& bp : batches) {
-        const ArrayData& keys = *bp->columns[key_column];
-        for (int64_t begin = 0; begin < bp->num_rows; begin += kChunk) {
-          const int64_t m = std::min(kChunk, bp->num_rows - begin);
-          LoadKeysAsInt64(keys, begin, m, kbuf);
-          const bool has_nulls = KeyValidity(keys, begin, m, valid);
-          for (int64_t j = 0; j < m; ++j) {
-            if (has_nulls && !valid[j]) continue;
-            const uint64_t off = static_cast<uint64_t>(kbuf[j]) - static_cast<uint64_t>(min_key_);
-            if (off >= key_filter_bits_) {
-              outside.store(true, std::memory_order_relaxed);
-              continue;
-            }
-            const uint64_t w = off >> 6;
-            if (w >= w_lo && w < w_hi) key_filter_[w] |= uint64_t{1} << (off & 63);
-          }
-        }
+        ForEachKeyChunk(*bp->columns[key_column], bp->num_rows,
+                        [&](int64_t, int64_t m, const int64_t* kbuf, const uint8_t* valid) {
+                          for (int64_t j = 0; j < m; ++j) {
+                            if (valid && !valid[j]) continue;
+                            const uint64_t off = static_cast<uint64_t>(kbuf[j]) - static_cast<uint64_t>(min_key_);
+                            if (off >= key_filter_bits_) {
+                              outside.store(true, std::memory_order_relaxed);
+                              continue;
+                            }
+                            const uint64_t w = off >> 6;
+                            if (w >= w_lo && w < w_hi) key_filter_[w] |= uint64_t{1} << (off & 63);
+                          }
+                        });
       }
       return Status::OK();
     }));
