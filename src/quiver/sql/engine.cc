@@ -45,6 +45,7 @@ class StatementStream : public RecordBatchStream {
       : ctx_(std::move(ctx)), schema_(std::move(schema)), root_(std::move(root)) {}
   ~StatementStream() override {
     root_.reset();
+    ctx_->ReleaseCtes();
     Report();
   }
   const SchemaPtr& schema() const override { return schema_; }
@@ -57,6 +58,7 @@ class StatementStream : public RecordBatchStream {
       if (r.ok()) {
         if (!*r) {
           root_.reset();
+          ctx_->ReleaseCtes();
           Report();
           return r;
         }
@@ -71,6 +73,7 @@ class StatementStream : public RecordBatchStream {
     }
     error_ = st;
     root_.reset();
+    ctx_->ReleaseCtes();
     return error_;
   }
 

@@ -91,6 +91,26 @@ void SplitAndJson(Json& node, std::vector<Json*>* out) {
   }
 }
 
+// How many times `node` (a parse tree) names the table `name` without a
+// schema: its FROM items (RangeVar) anywhere, in subqueries and in WITH
+// queries too. A nested WITH of the same name is counted as well, which
+// can only make a WITH query materialized that did not need to be.
+int CountTableReferences(const Json& node, const std::string& name) {
+  int n = 0;
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (it.key() == "RangeVar" && it.value().is_object()) {
+        const Json& rv = it.value();
+        if (!rv.contains("schemaname") && FoldIdentifier(rv.value("relname", "")) == name) ++n;
+      }
+      n += CountTableReferences(it.value(), name);
+    }
+  } else if (node.is_array()) {
+    for (const auto& v : node) n += CountTableReferences(v, name);
+  }
+  return n;
+}
+
 struct CteGuard {
   std::vector<std::map<std::string, CteDef>>* stack;
   bool pushed = false;
@@ -147,6 +167,17 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
         std::vector<ExprPtr> exprs;
         for (const auto& c : bound->visible) exprs.push_back(Expr::Column(c.id, c.type));
         plan = MakeProject(plan, exprs, bound->visible);
+      }
+      if (def.materialize) {
+        auto ref = std::make_shared<LogicalOp>();
+        ref->kind = LogicalOp::Kind::kCteScan;
+        ref->cte_id = def.id;
+        ref->cte_name = name;
+        ref->columns = plan->columns;
+        ref->est_rows = plan->est_rows;
+        ref->base_rows = plan->base_rows;
+        ref->children = {plan};
+        plan = ref;
       }
       for (const auto& a : q->scope.aliases)
         if (a.first == alias) return Error("table name '" + alias + "' is used twice in FROM", location);
@@ -354,7 +385,12 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       def.location = cte.value("location", 0);
       if (cte.contains("aliascolnames"))
         for (auto& n : cte["aliascolnames"]) def.column_names.push_back(StringOf(n));
-      ctes.back()[FoldIdentifier(cte.value("ctename", ""))] = def;
+      const std::string cte_name = FoldIdentifier(cte.value("ctename", ""));
+      // Named twice or more (TPC-H Q15's revenue0: in FROM and in a scalar
+      // subquery): run once and read by every reference.
+      def.materialize = CountTableReferences(s, cte_name) >= 2;
+      if (def.materialize) def.id = next_cte_id++;
+      ctes.back()[cte_name] = def;
     }
   }
   QueryState q;

@@ -73,6 +73,10 @@ struct CteDef {
   Json* query = nullptr;
   std::vector<std::string> column_names;
   int location = 0;
+  /// Named more than once in its statement (by its text): its references
+  /// become kCteScan nodes sharing `id`, so the query runs once.
+  bool materialize = false;
+  int id = -1;
 };
 
 struct Binder::Impl {
@@ -81,6 +85,8 @@ struct Binder::Impl {
   SubqueryRunnerFactory runner_factory;
   int next_id = 0;
   std::vector<std::map<std::string, CteDef>> ctes;  ///< a stack of WITH levels
+
+  int next_cte_id = 0;
 
   int NewId() { return next_id++; }
   std::string Where(int location) const { return DescribePosition(sql, location); }

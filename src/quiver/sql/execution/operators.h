@@ -27,7 +27,9 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "quiver/columnar/record_batch_stream.h"
@@ -42,6 +44,7 @@ namespace quiver::sql {
 class TaskScheduler;
 class SpillManager;
 class PhysicalNode;
+class MaterializedCte;
 using NodePtr = std::shared_ptr<PhysicalNode>;
 
 struct ExecContext {
@@ -74,6 +77,21 @@ struct ExecContext {
   }
   /// Receive the spill counters when the statement ends (may be null).
   std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;
+
+  /// The WITH queries named more than once (LogicalOp::kCteScan), by
+  /// cte_id: shared by the statement's plan and its subqueries' plans, run
+  /// once, held until ReleaseCtes() (the statement's end). Guarded by
+  /// cte_mutex. Declared last of the members that hold memory, so that it
+  /// goes before the pools its batches are charged to.
+  std::mutex cte_mutex;
+  std::unordered_map<int, std::shared_ptr<MaterializedCte>> ctes;
+  /// Drops the materialized WITH queries (their batches go back to their
+  /// pools). Thread-safe.
+  void ReleaseCtes() {
+    std::unordered_map<int, std::shared_ptr<MaterializedCte>> dropped;
+    std::lock_guard<std::mutex> lock(cte_mutex);
+    dropped.swap(ctes);
+  }
 
   Status CheckCancel() const {
     if (cancel && cancel->load(std::memory_order_relaxed)) return Status::Cancelled("statement cancelled");
@@ -142,6 +160,39 @@ Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, Join
 Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
                                       std::vector<AggregateCall> aggregates, SchemaPtr schema,
                                       ExprPtr filter = nullptr);
+
+/// The materialized result of a WITH query named more than once
+/// (LogicalOp::kCteScan), shared by its references through
+/// ExecContext::ctes. Materialize() runs `child` (its first reference's
+/// plan) to completion once, on the calling thread with the statement's
+/// workers, keeping every batch (charged to the pools of the operators
+/// that made them) until the object goes; later calls return the first
+/// call's status. Thread-safe.
+class MaterializedCte {
+ public:
+  MaterializedCte(ExecContext* ctx, NodePtr child, std::string name);
+  ~MaterializedCte();
+  Status Materialize();
+  /// The batches (after Materialize succeeded).
+  const std::vector<RecordBatchPtr>& batches() const { return batches_; }
+  const SchemaPtr& schema() const;
+
+ private:
+  ExecContext* ctx_;
+  std::mutex mutex_;
+  NodePtr child_;
+  SchemaPtr schema_;
+  std::string name_;
+  bool done_ = false;
+  Status status_;
+  std::vector<RecordBatchPtr> batches_;
+};
+
+/// A reference to a materialized WITH query: prepares (materializes)
+/// `cte`, then its instances hand out its batches, one each (parallel),
+/// as `schema` (the reference's column names; the types are the
+/// query's).
+NodePtr MakeCteScanNode(ExecContext* ctx, std::shared_ptr<MaterializedCte> cte, SchemaPtr schema);
 
 /// Sort by `keys` (bound to the child's positions); with limit >= 0 a
 /// top-N that keeps at most offset + limit rows (plus one batch) at a time,

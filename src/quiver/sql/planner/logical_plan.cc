@@ -59,6 +59,7 @@ std::string PlanToString(const LogicalOp& op, int indent) {
       s += "Limit " + std::to_string(op.limit) + " offset " + std::to_string(op.offset);
       break;
     case LogicalOp::Kind::kSingleRow: s += "SingleRow"; break;
+    case LogicalOp::Kind::kCteScan: s += "CteScan " + op.cte_name + " #" + std::to_string(op.cte_id); break;
   }
   s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows)) + "\n";
   for (const auto& c : op.children) s += PlanToString(*c, indent + 1);

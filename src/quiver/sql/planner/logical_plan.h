@@ -63,6 +63,14 @@ struct LogicalOp {
     kSort,       ///< `sort_keys`; `limit` >= 0 makes it a top-N
     kLimit,      ///< `offset`, `limit` (-1 = none)
     kSingleRow,  ///< one row, no columns (SELECT without FROM)
+    /// A reference to a WITH query named more than once in its statement
+    /// (`cte_id`, `cte_name`): the one child is that reference's own bound
+    /// copy of the query, and `columns` are the child's. Every reference
+    /// with the same `cte_id` reads one materialized result: the query
+    /// runs once, when the first reference is prepared (DuckDB's
+    /// materialized CTE, PhysicalCTEScan). Predicates are not pushed into
+    /// it. A WITH query named once is inlined instead (no such node).
+    kCteScan,
   };
   Kind kind = Kind::kSingleRow;
   std::vector<ColumnBinding> columns;  ///< output columns, in order
@@ -84,6 +92,8 @@ struct LogicalOp {
   std::vector<AggregateCall> aggregates;          ///< kAggregate
   std::vector<SortKey> sort_keys;                 ///< kSort
   int64_t limit = -1, offset = 0;                 ///< kSort (top-N) / kLimit
+  int cte_id = -1;                                ///< kCteScan: the WITH query (statement-unique)
+  std::string cte_name;                           ///< kCteScan: its name (EXPLAIN)
 
   /// Position of column `id` in `columns`, or -1.
   int IndexOf(int id) const;

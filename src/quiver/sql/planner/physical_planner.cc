@@ -1,6 +1,8 @@
 // quiver/sql/planner/physical_planner.cc — see physical_planner.h.
 #include "quiver/sql/planner/physical_planner.h"
 
+#include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,6 +34,10 @@ void CountUses(const LogicalOp& op, const std::unordered_set<int>* live, std::un
   for (const auto& g : op.groups) add(g);
   for (const auto& a : op.aggregates) add(a.arg);
   for (const auto& s : op.sort_keys) add(s.expr);
+  // A materialized WITH query keeps all its columns: the references that
+  // read it share its one result, whichever columns each of them uses.
+  if (op.kind == LogicalOp::Kind::kCteScan)
+    for (const auto& c : op.columns) ++(*uses)[c.id];
   for (const auto& c : op.children) CountUses(*c, live, uses);
 }
 
@@ -39,6 +45,31 @@ void CollectUsed(const LogicalOp& op, const std::unordered_set<int>* live, std::
   std::unordered_map<int, int> uses;
   CountUses(op, live, &uses);
   for (const auto& [id, n] : uses) used->insert(id);
+}
+
+// The uncorrelated scalar (and EXISTS) subqueries of `op`'s expressions,
+// each once, in plan order (nested ones inside a subquery's own plan are
+// the business of that plan's BuildOperators).
+void CollectSubqueries(const LogicalOp& op, std::vector<std::shared_ptr<ScalarSubquery>>* out) {
+  std::function<void(const ExprPtr&)> visit = [&](const ExprPtr& e) {
+    if (!e) return;
+    if (e->kind == Expr::Kind::kSubquery && e->subquery &&
+        std::find(out->begin(), out->end(), e->subquery) == out->end())
+      out->push_back(e->subquery);
+    for (const auto& a : e->args) visit(a);
+  };
+  for (const auto& e : op.filters) visit(e);
+  visit(op.predicate);
+  for (const auto& e : op.exprs) visit(e);
+  for (const auto& k : op.keys) {
+    visit(k.first);
+    visit(k.second);
+  }
+  visit(op.residual);
+  for (const auto& g : op.groups) visit(g);
+  for (const auto& a : op.aggregates) visit(a.arg);
+  for (const auto& k : op.sort_keys) visit(k.expr);
+  for (const auto& c : op.children) CollectSubqueries(*c, out);
 }
 
 using Positions = std::unordered_map<int, int>;
@@ -225,6 +256,27 @@ class Builder {
         return MakeLimitNode(ctx_, std::move(child), op.offset, op.limit);
       }
       case LogicalOp::Kind::kSingleRow: return MakeSingleRowNode(ctx_);
+      case LogicalOp::Kind::kCteScan: {
+        // The first reference of the statement (its plan or a subquery's)
+        // builds the query's nodes; the others share its result.
+        std::shared_ptr<MaterializedCte> cte;
+        {
+          std::lock_guard<std::mutex> lock(ctx_->cte_mutex);
+          auto it = ctx_->ctes.find(op.cte_id);
+          if (it != ctx_->ctes.end()) cte = it->second;
+        }
+        if (!cte) {
+          std::vector<ColumnBinding> in;
+          QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], &in));
+          if (in.size() != op.columns.size())
+            return Status::Invalid("internal: WITH query '" + op.cte_name + "' lost columns to pruning");
+          auto made = std::make_shared<MaterializedCte>(ctx_, std::move(child), op.cte_name);
+          std::lock_guard<std::mutex> lock(ctx_->cte_mutex);
+          cte = ctx_->ctes.emplace(op.cte_id, std::move(made)).first->second;
+        }
+        *cols = op.columns;
+        return MakeCteScanNode(ctx_, std::move(cte), SchemaOf(*cols));
+      }
     }
     return Status::Invalid("internal: unknown plan node");
   }
@@ -237,14 +289,29 @@ class Builder {
 
 // The statement's output: the root node gathered on the first Next(), so
 // nothing runs before the consumer asks.
+//
+// Before the root's pipelines start, the plan's uncorrelated subqueries run
+// on this (the driving) thread, each with the statement's workers. Left to
+// their first evaluation, one would run inside a pipeline's worker while
+// the other workers wait on it, holding its value's lock: TPC-H Q15's
+// `(select max(total_revenue) from revenue0)` then ran on one core, slower
+// at two threads than at one. A subquery's error is not returned here but
+// kept (ScalarSubquery), so it surfaces only where the value is evaluated,
+// as before; only cancellation ends the statement at once.
 class RootStream : public RecordBatchStream {
  public:
-  RootStream(ExecContext* ctx, NodePtr node) : ctx_(ctx), node_(std::move(node)) {}
+  RootStream(ExecContext* ctx, NodePtr node, std::vector<std::shared_ptr<ScalarSubquery>> subqueries)
+      : ctx_(ctx), node_(std::move(node)), subqueries_(std::move(subqueries)) {}
   const SchemaPtr& schema() const override { return node_->schema(); }
   Result<RecordBatchPtr> Next() override {
     if (!op_) {
       if (started_) return RecordBatchPtr{};
       started_ = true;
+      for (const auto& s : subqueries_) {
+        (void)s->Get();  // the value or error is kept for the expression that reads it
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      }
+      subqueries_.clear();
       QUIVER_ASSIGN_OR_RETURN(op_, Gathered(ctx_, node_));
     }
     auto r = op_->Next();
@@ -255,6 +322,7 @@ class RootStream : public RecordBatchStream {
  private:
   ExecContext* ctx_;
   NodePtr node_;
+  std::vector<std::shared_ptr<ScalarSubquery>> subqueries_;
   OperatorPtr op_;
   bool started_ = false;
 };
@@ -282,7 +350,9 @@ Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
   std::vector<ColumnBinding> cols;
   QUIVER_ASSIGN_OR_RETURN(NodePtr node, b.Build(plan, &cols));
   if (cols.size() != plan.columns.size()) return Status::Invalid("internal: the plan's output columns were pruned");
-  return OperatorPtr(std::make_unique<RootStream>(ctx, std::move(node)));
+  std::vector<std::shared_ptr<ScalarSubquery>> subqueries;
+  CollectSubqueries(plan, &subqueries);
+  return OperatorPtr(std::make_unique<RootStream>(ctx, std::move(node), std::move(subqueries)));
 }
 
 }  // namespace quiver::sql

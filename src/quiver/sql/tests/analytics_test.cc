@@ -243,6 +243,91 @@ TEST_F(AnalyticsTest, SubqueriesAreUnnested) {
   Expect("SELECT 1, 'x' AS y", {"1|x"});
 }
 
+// A WITH query named more than once runs once and every reference reads
+// its result (EXPLAIN: CteScan); one named once is inlined, as before. Each statement gives the rows of its textually
+// inlined twin at 1, 2 and 4 threads, and the pool is back at its baseline
+// after each.
+TEST_F(AnalyticsTest, WithQueriesNamedTwiceAreMaterializedOnce) {
+  const std::string g = "(SELECT grp, sum(qty) AS t, count(*) AS n FROM s GROUP BY grp)";
+  const std::string d = "(SELECT id, qty FROM s WHERE id % 2 = 0)";
+  struct Case {
+    std::string with_sql, inlined_sql;
+  };
+  const std::vector<Case> cases = {
+      // A self-join of the query (some columns read by neither reference).
+      {"WITH g AS " + g + " SELECT a.grp, b.grp FROM g a, g b WHERE a.t = b.t + 2 ORDER BY 1, 2",
+       "SELECT a.grp, b.grp FROM " + g + " a, " + g + " b WHERE a.t = b.t + 2 ORDER BY 1, 2"},
+      // TPC-H Q15's shape: in FROM and in an uncorrelated scalar subquery.
+      {"WITH g AS " + g + " SELECT grp, t FROM g WHERE t = (SELECT max(t) FROM g) ORDER BY 1",
+       "SELECT grp, t FROM " + g + " x WHERE t = (SELECT max(t) FROM " + g + " y) ORDER BY 1"},
+      // In FROM and in IN / correlated subqueries (decorrelated into joins).
+      {"WITH d AS " + d + " SELECT id FROM d WHERE qty IN (SELECT id FROM d) ORDER BY 1",
+       "SELECT id FROM " + d + " x WHERE qty IN (SELECT id FROM " + d + " y) ORDER BY 1"},
+      {"WITH d AS " + d +
+           " SELECT s.id FROM s WHERE s.qty >= (SELECT avg(d.qty) FROM d WHERE d.id = s.id) AND "
+           "EXISTS (SELECT 1 FROM d WHERE d.id = s.id + 2) ORDER BY 1",
+       "SELECT s.id FROM s WHERE s.qty >= (SELECT avg(x.qty) FROM " + d +
+           " x WHERE x.id = s.id) AND "
+           "EXISTS (SELECT 1 FROM " +
+           d + " y WHERE y.id = s.id + 2) ORDER BY 1"},
+      // A WITH query over another, each named twice; column aliases per reference.
+      {"WITH d AS " + d +
+           ", e2 AS (SELECT a.id AS i, b.qty AS q FROM d a, d b WHERE a.id = b.id) "
+           "SELECT x.i, y.w FROM e2 x, e2 AS y (v, w) WHERE x.i = y.v ORDER BY 1",
+       "SELECT x.i, y.w FROM (SELECT a.id AS i, b.qty AS q FROM " + d + " a, " + d +
+           " b WHERE a.id = b.id) x, "
+           "(SELECT a.id, b.qty FROM " +
+           d + " a, " + d + " b WHERE a.id = b.id) AS y (v, w) WHERE x.i = y.v ORDER BY 1"},
+      // ORDER BY ... LIMIT inside, and an empty result.
+      {"WITH top AS (SELECT id FROM s ORDER BY price DESC NULLS LAST LIMIT 3) "
+       "SELECT a.id FROM top a WHERE a.id IN (SELECT id FROM top) ORDER BY 1",
+       "SELECT id FROM (SELECT id FROM s ORDER BY price DESC NULLS LAST LIMIT 3) a ORDER BY 1"},
+      {"WITH z AS (SELECT id FROM s WHERE id > 100) SELECT count(*), (SELECT count(*) FROM z) FROM z", "SELECT 0, 0"},
+  };
+  const int64_t baseline = pool_->held_bytes();
+  for (const auto& c : cases) {
+    auto want = Rows(c.inlined_sql);
+    ASSERT_OK(want) << c.inlined_sql;
+    ASSERT_FALSE(want->empty() && c.inlined_sql.find("count") != std::string::npos) << c.inlined_sql;
+    for (int threads : {1, 2, 4}) {
+      ExecuteOptions o = Options();
+      o.threads = threads;
+      auto got = Rows(c.with_sql, o);
+      ASSERT_OK(got) << c.with_sql << " threads=" << threads;
+      EXPECT_EQ(*got, *want) << c.with_sql << " threads=" << threads;
+      EXPECT_EQ(pool_->held_bytes(), baseline) << c.with_sql;
+    }
+    auto plan = Rows("EXPLAIN " + c.with_sql);
+    ASSERT_OK(plan);
+    std::string text;
+    for (const auto& line : *plan) text += line + "\n";
+    EXPECT_NE(text.find("CteScan"), std::string::npos) << c.with_sql << "\n" << text;
+  }
+  // Both references of the self-join name one query (one id).
+  auto plan = Rows("EXPLAIN " + cases[0].with_sql);
+  ASSERT_OK(plan);
+  int refs = 0;
+  for (const auto& line : *plan) refs += line.find("CteScan g #0") != std::string::npos;
+  EXPECT_EQ(refs, 2);
+  // Named once: inlined.
+  auto once = Rows("EXPLAIN WITH d AS (SELECT id, qty FROM s) SELECT id FROM d WHERE qty = 4");
+  ASSERT_OK(once);
+  std::string text;
+  for (const auto& line : *once) text += line + "\n";
+  EXPECT_EQ(text.find("CteScan"), std::string::npos) << text;
+  Expect("WITH d AS (SELECT id, qty FROM s) SELECT id FROM d WHERE qty = 4", {"4"});
+  // An error inside says which WITH query, keeps its SQLSTATE, and frees everything.
+  for (int threads : {1, 2}) {
+    ExecuteOptions o = Options();
+    o.threads = threads;
+    auto err = Rows("WITH bad AS (SELECT id / (qty - qty) AS x FROM s) SELECT count(*) FROM bad a, bad b", o);
+    ASSERT_FALSE(err.ok());
+    EXPECT_EQ(err.status().sql_state(), "22012") << err.status().ToString();
+    EXPECT_NE(err.status().message().find("WITH query 'bad'"), std::string::npos) << err.status().ToString();
+    EXPECT_EQ(pool_->held_bytes(), baseline);
+  }
+}
+
 // A semi / anti join whose columns all come from one input of a fan-out
 // inner join runs on that input, below the join (TPC-H Q18's IN on orders),
 // and gives the same rows as above it.
