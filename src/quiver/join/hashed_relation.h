@@ -102,8 +102,10 @@ struct HashedRelationOptions {
   /// predicted row bytes, so a relation usually has one row page.
   int64_t max_page_bytes = int64_t{1} << 30;
   /// Threads for the build's insert pass. LongHashedRelation inserts
-  /// concurrently when it has parallelism.tasks > 1, fixed-width rows, at
-  /// least kMinParallelBuildRows rows in two or more batches, and keeps
+  /// concurrently when it has parallelism.tasks > 1 (rows of any width;
+  /// variable-width ones cost 8 more bytes a row of the relation's memory
+  /// while the build runs), at least kMinParallelBuildRows rows in two or
+  /// more batches, and keeps
   /// every row of a key (not ignore_duplicate_keys); other builds ignore
   /// it. A concurrent build stores the same rows, ordinals and keys as a
   /// serial one; only the order of the rows within a duplicate chain may

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/checked_math.h"
@@ -381,7 +382,7 @@ class LongHashedRelation::Partitioner {
 bool LongHashedRelation::CanInsertConcurrently(const std::vector<RecordBatchPtr>& batches) const {
   const BuildParallelism& par = options_.parallelism;
   if (par.tasks <= 1 || !par.parallel_for || batches.size() < 2) return false;
-  if (layout_.has_var() || options_.ignore_duplicate_keys || entries_ == 0) return false;
+  if (options_.ignore_duplicate_keys || entries_ == 0) return false;
   if (stats_.input_rows < HashedRelationOptions::kMinParallelBuildRows) return false;
   // The per-(batch, partition) bookkeeping stays small (heap, not pages).
   const int tasks = std::min(par.tasks, kMaxBuildPartitions);
@@ -400,6 +401,10 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   const int tasks = std::min(options_.parallelism.tasks, kMaxBuildPartitions);
   const size_t nb = batches.size();
   const int64_t fixed = layout_.fixed_bytes();
+  // Variable-width rows (string or binary fields): a row takes fixed plus
+  // its variable bytes, so regions are sized in bytes and each row's
+  // address is kept, in layout order, for the passes after the copy.
+  const bool var = layout_.has_var();
   const bool keep_null = options_.keep_null_keys;
   const bool ordinals = layout_.options().with_ordinal;
   const int32_t ko = layout_.int64_key_offset();
@@ -411,26 +416,36 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   const auto& parallel_for = options_.parallelism.parallel_for;
   const Partitioner partition_of(positions, partitions);
 
-  // Pass 1: stored rows per batch and partition (tasks claim batches).
+  // Pass 1: stored rows (and, for variable-width rows, their bytes) per
+  // batch and partition (tasks claim batches).
   std::vector<int64_t> counts(nb * static_cast<size_t>(parts), 0);
+  std::vector<int64_t> bytes(var ? nb * static_cast<size_t>(parts) : 0, 0);
   std::atomic<size_t> next_batch{0};
   QUIVER_RETURN_NOT_OK(parallel_for(tasks, [&](int) -> Status {
     // Counted here, stored once: the tasks' batches share lines of `counts`.
-    std::vector<int64_t> c(static_cast<size_t>(parts));
+    std::vector<int64_t> c(static_cast<size_t>(parts)), cb(var ? static_cast<size_t>(parts) : 0);
     for (size_t b; (b = next_batch.fetch_add(1, std::memory_order_relaxed)) < nb;) {
       const RecordBatch& batch = *batches[b];
       std::fill(c.begin(), c.end(), 0);
+      std::fill(cb.begin(), cb.end(), 0);
+      std::optional<RowSource> source;
+      if (var) {
+        QUIVER_ASSIGN_OR_RETURN(RowSource src, RowSource::Make(layout_, batch));
+        source.emplace(std::move(src));
+      }
       ForEachKeyChunk(*batch.columns[key_column], batch.num_rows,
-                      [&](int64_t, int64_t m, const int64_t* kbuf, const uint8_t* valid) {
+                      [&](int64_t begin, int64_t m, const int64_t* kbuf, const uint8_t* valid) {
                         for (int64_t j = 0; j < m; ++j) {
-                          if (valid && !valid[j]) {
-                            c[static_cast<size_t>(partitions)] += keep_null;
-                            continue;
-                          }
-                          ++c[static_cast<size_t>(partition_of(RowPosition(kbuf[j])))];
+                          const bool is_null = valid && !valid[j];
+                          if (is_null && !keep_null) continue;
+                          const size_t p = is_null ? static_cast<size_t>(partitions)
+                                                   : static_cast<size_t>(partition_of(RowPosition(kbuf[j])));
+                          ++c[p];
+                          if (var) cb[p] += fixed + source->VarBytes(begin + j);
                         }
                       });
       std::copy(c.begin(), c.end(), counts.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
+      std::copy(cb.begin(), cb.end(), bytes.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
     }
     return Status::OK();
   }));
@@ -439,23 +454,40 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   // follow the layout.
   std::vector<uint8_t*> region(nb * static_cast<size_t>(parts), nullptr);
   std::vector<int64_t> first_ordinal(nb * static_cast<size_t>(parts), 0);
+  auto region_bytes = [&](size_t at) { return var ? bytes[at] : counts[at] * fixed; };
   int64_t stored = 0;
   for (int p = 0; p < parts; ++p) {
-    int64_t rows = 0;
-    for (size_t b = 0; b < nb; ++b) rows += counts[b * static_cast<size_t>(parts) + static_cast<size_t>(p)];
+    int64_t rows = 0, size = 0;
+    for (size_t b = 0; b < nb; ++b) {
+      const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
+      rows += counts[at];
+      size += region_bytes(at);
+    }
     if (rows == 0) continue;
-    QUIVER_ASSIGN_OR_RETURN(uint8_t * base, rows_.Append(rows * fixed));
-    if (!dense_ && !TaggedIndex::Fits(base, rows * fixed)) {
+    QUIVER_ASSIGN_OR_RETURN(uint8_t * base, rows_.Append(size));
+    if (!dense_ && !TaggedIndex::Fits(base, size)) {
       return Status::NotImplemented("row address above 2^48 cannot be indexed (5-level page tables?)");
     }
     for (size_t b = 0; b < nb; ++b) {
       const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
       region[at] = base;
       first_ordinal[at] = stored;
-      base += counts[at] * fixed;
+      base += region_bytes(at);
       stored += counts[at];
     }
   }
+  // Variable-width rows: each row's address by layout position (a page of
+  // this relation's, charged like its rows, freed when the build ends).
+  MemoryPage row_page;
+  uint8_t** row_ptrs = nullptr;
+  if (var && stored > 0) {
+    QUIVER_ASSIGN_OR_RETURN(row_page, AllocatePage(stored * static_cast<int64_t>(sizeof(uint8_t*))));
+    row_ptrs = reinterpret_cast<uint8_t**>(row_page.data());
+  }
+  // Row r of region `at`.
+  auto row_at = [&](size_t at, int64_t r) -> uint8_t* {
+    return var ? row_ptrs[first_ordinal[at] + r] : region[at] + r * fixed;
+  };
 
   // Pass 2: the rows (tasks claim batches). Each row's `next` field holds
   // its index position until pass 3 links it.
@@ -485,7 +517,12 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
                           const size_t p =
                               is_null ? static_cast<size_t>(partitions) : static_cast<size_t>(partition_of(at));
                           uint8_t* row = cursor[p];
-                          cursor[p] += fixed;
+                          if (var) {
+                            cursor[p] += fixed + source.VarBytes(begin + j);
+                            row_ptrs[ordinal[p]] = row;  // ordinal[p]: the row's layout position
+                          } else {
+                            cursor[p] += fixed;
+                          }
                           bit_util::StoreLE<uint64_t>(row, is_null ? 0 : at);
                           if (ko >= 0) bit_util::StoreLE<int64_t>(row + ko, is_null ? 0 : kbuf[j]);
                           if (ordinals) bit_util::StoreLE<int64_t>(row + 8, ordinal[p]);
@@ -521,18 +558,17 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
       std::vector<uint8_t*>& later = deferred[static_cast<size_t>(p)];
       for (size_t b = 0; b < nb && !overflow.load(std::memory_order_relaxed); ++b) {
         const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
-        uint8_t* rows = region[at];
         const int64_t n = counts[at];
         for (int64_t r = 0; r < n; ++r) {
           if (r + kPrefetchAhead < n) {
-            const uint64_t ahead = bit_util::LoadLE<uint64_t>(rows + (r + kPrefetchAhead) * fixed);
+            const uint64_t ahead = bit_util::LoadLE<uint64_t>(row_at(at, r + kPrefetchAhead));
             if (dense_) {
               __builtin_prefetch(dense_rows_ + ahead, 1);
             } else {
               index_.PrefetchForWrite(ahead);
             }
           }
-          uint8_t* row = rows + r * fixed;
+          uint8_t* row = row_at(at, r);
           const uint64_t pos = bit_util::LoadLE<uint64_t>(row);
           if (dense_) {
             const uint8_t*& head = dense_rows_[pos];
@@ -605,7 +641,7 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
     for (size_t b = 0; b < nb; ++b) {
       for (int p = 0; p < partitions; ++p) {
         const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(p);
-        for (int64_t r = 0; r < counts[at]; ++r) QUIVER_RETURN_NOT_OK(index_serially(region[at] + r * fixed));
+        for (int64_t r = 0; r < counts[at]; ++r) QUIVER_RETURN_NOT_OK(index_serially(row_at(at, r)));
       }
     }
   } else {
@@ -620,7 +656,7 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
   // Null-key rows (kept for outer joins) are in no chain.
   for (size_t b = 0; b < nb; ++b) {
     const size_t at = b * static_cast<size_t>(parts) + static_cast<size_t>(partitions);
-    for (int64_t r = 0; r < counts[at]; ++r) RowLayout::SetNext(region[at] + r * fixed, nullptr);
+    for (int64_t r = 0; r < counts[at]; ++r) RowLayout::SetNext(row_at(at, r), nullptr);
   }
   stats_.stored_rows += stored;
 

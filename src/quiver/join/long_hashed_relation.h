@@ -140,16 +140,19 @@ class LongHashedRelation final : public HashedRelation {
   // The concurrent build (options.parallelism), a partitioned build: the
   // index positions are split into ranges (partitions) of at most
   // kBuildPartitionIndexBytes of index, at least one per task. Pass 1
-  // counts each batch's rows per partition; the rows are laid out
+  // counts each batch's rows (and, for variable-width rows, their bytes)
+  // per partition; the rows are laid out
   // partition by partition (batch order within one; ordinals follow the
   // layout), null-key rows last. Pass 2 writes the rows (tasks claim
-  // batches). Pass 3 indexes them (tasks claim partitions): a partition's
+  // batches; variable-width rows' addresses are kept by layout position
+  // in a page of the relation's for the passes after). Pass 3 indexes them (tasks claim partitions): a partition's
   // inserts touch only its own slice of the index, which stays in cache,
   // with plain stores, in input order (so every duplicate chain is the one
   // a serial build makes). Details at InsertConcurrently.
   static constexpr int64_t kBuildPartitionIndexBytes = int64_t{4} << 20;
   static constexpr int kMaxBuildPartitions = 256;
-  // At most this many (batch, partition) regions (24 bytes of heap each);
+  // At most this many (batch, partition) regions (24 bytes of heap each,
+  // 32 with variable-width rows);
   // a build with more runs serially.
   static constexpr int64_t kMaxBuildRegions = int64_t{1} << 18;
   int BuildPartitionCount(int tasks) const;
