@@ -551,39 +551,47 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
 
 TEST_F(ParallelTest, CancelStopsAParallelStatementAndReturnsItsMemory) {
   Engine engine(*catalog_);
+  // Low-cardinality key: a huge product, streamed in bounded batches; the
+  // second reads a materialized WITH query (named twice) on both sides,
+  // whose batches must go back too.
+  const std::vector<std::string> sqls = {
+      "SELECT a.l_orderkey, b.l_orderkey FROM lineitem a JOIN lineitem b ON a.l_returnflag = b.l_returnflag",
+      "WITH c AS (SELECT l_orderkey, l_returnflag FROM lineitem WHERE l_quantity > 10) "
+      "SELECT a.l_orderkey, b.l_orderkey FROM c a JOIN c b ON a.l_returnflag = b.l_returnflag"};
   for (int threads : {2, 4}) {
-    auto statement = (*pool_)->MakeChild({.name = "statement"});
-    ExecuteOptions eo;
-    eo.pool = statement.get();
-    eo.threads = threads;
-    eo.max_batch_rows = 4096;
-    eo.cancel = std::make_shared<std::atomic<bool>>(false);
-    eo.spill_directory = *dir_;
-    // Low-cardinality key: a huge product, streamed in bounded batches.
-    auto stream = engine.Execute(
-        "SELECT a.l_orderkey, b.l_orderkey FROM lineitem a JOIN lineitem b ON a.l_returnflag = b.l_returnflag", eo);
-    ASSERT_OK(stream);
-    for (int i = 0; i < 3; ++i) {
-      auto b = (*stream)->Next();
-      ASSERT_OK(b);
-      ASSERT_TRUE(*b);
-    }
-    eo.cancel->store(true);
-    const auto t0 = std::chrono::steady_clock::now();
-    Status st;
-    while (true) {
-      auto b = (*stream)->Next();
-      if (!b.ok()) {
-        st = b.status();
-        break;
+    for (const auto& sql : sqls) {
+      SCOPED_TRACE(sql);
+      auto statement = (*pool_)->MakeChild({.name = "statement"});
+      ExecuteOptions eo;
+      eo.pool = statement.get();
+      eo.threads = threads;
+      eo.max_batch_rows = 4096;
+      eo.cancel = std::make_shared<std::atomic<bool>>(false);
+      eo.spill_directory = *dir_;
+      auto stream = engine.Execute(sql, eo);
+      ASSERT_OK(stream);
+      for (int i = 0; i < 3; ++i) {
+        auto b = (*stream)->Next();
+        ASSERT_OK(b);
+        ASSERT_TRUE(*b);
       }
-      if (!*b) break;
+      eo.cancel->store(true);
+      const auto t0 = std::chrono::steady_clock::now();
+      Status st;
+      while (true) {
+        auto b = (*stream)->Next();
+        if (!b.ok()) {
+          st = b.status();
+          break;
+        }
+        if (!*b) break;
+      }
+      EXPECT_EQ(st.code(), StatusCode::kCancelled) << st.ToString();
+      stream->reset();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      EXPECT_LT(s, 1.0);
+      EXPECT_EQ(statement->held_bytes(), 0);
     }
-    EXPECT_EQ(st.code(), StatusCode::kCancelled) << st.ToString();
-    stream->reset();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_LT(s, 1.0);
-    EXPECT_EQ(statement->held_bytes(), 0);
   }
 }
 
