@@ -20,12 +20,14 @@
 //   SELECT [DISTINCT] <exprs | * | t.*> [AS alias] FROM <items> [WHERE]
 //     [GROUP BY exprs | ordinals | output names] [HAVING] [ORDER BY exprs |
 //     aliases | ordinals [ASC|DESC] [NULLS FIRST|LAST]] [LIMIT n] [OFFSET m];
-//   WITH (non-recursive; a CTE may be referenced more than once); SELECT
-//   without FROM.
+//   WITH (non-recursive; a CTE may be referenced more than once: one named
+//   more than once runs once, its result held in the statement's pools
+//   until the statement ends, not spilled); SELECT without FROM.
 //   FROM items: tables [alias], (SELECT ...) AS t [(cols)], comma lists
 //   with the join predicates in WHERE, [INNER|LEFT|RIGHT|FULL] JOIN ... ON
 //   with any condition, CROSS JOIN.
-//   Subqueries: scalar (uncorrelated: run once; correlated with equalities:
+//   Subqueries: scalar (uncorrelated: run once, before the statement's
+//   pipelines; an error surfaces only where the value is used; correlated with equalities:
 //   a grouped LEFT join), [NOT] EXISTS and [NOT] IN as AND terms of WHERE.
 //   Expressions: + - * / % on integers, decimals (exact) and doubles;
 //   comparisons across numeric classes; AND OR NOT; IS [NOT] NULL; [NOT]
