@@ -280,20 +280,22 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
   }
   sql::Engine engine(catalog);
   auto pool = root->MakeChild({.name = "bench-tpch"});
-  std::map<int, double> first_times;  // query -> quiver median at the first thread count
-  std::map<int, double> first_duck;   // query -> DuckDB median at the first thread count
-  for (size_t ti = 0; ti < thread_counts.size(); ++ti) {
-    const int threads = thread_counts[ti];
-    if (!o.json) {
-      std::fprintf(out, "threads=%d\n", threads);
-      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %12s %10s %6s\n", "query", "quiver_s", "duckdb_s", "ratio",
-                   "speedup", "quiver_peak", "duckdb_rss+", "rows", "cores");
-    }
-    double log_sum = 0, log_speedup = 0, log_duck_speedup = 0;
-    double duck_cpu_total = 0;  // node's CPU seconds while quiver's rounds ran
-    int ratios = 0, speedups = 0, duck_speedups = 0;
-    double min_ratio = 1e300;
-    for (int n : numbers) {
+  // Query by query, every thread count of a query right after the other
+  // (DuckDB's rounds, then quiver's, at each): the speed-ups compare
+  // measurements seconds apart, not two halves of a run minutes apart,
+  // between which this shared host's speed drifts (by 15-30% here). The
+  // tables are printed per thread count at the end; --json prints each
+  // measurement as it is made.
+  struct Measured {
+    int query = 0;
+    int threads = 0;
+    double quiver_s = 0, duckdb_s = -1, ratio = 0, speedup = 1, duck_speedup = 0, cores = 0, duck_cpu = -1;
+    int64_t peak_bytes = 0, duck_growth = -1, rows = 0;
+  };
+  std::vector<std::vector<Measured>> table(thread_counts.size());
+  for (int n : numbers) {
+    for (size_t ti = 0; ti < thread_counts.size(); ++ti) {
+      const int threads = thread_counts[ti];
       nlohmann::json d;
       if (duck_ok) {
         d = duckdb.Time(threads, "q" + std::to_string(n), std::string(sql::TpchQueries()[n - 1].sql));
@@ -305,68 +307,88 @@ Status RunTpchBench(const TpchBenchOptions& o, const std::shared_ptr<MemoryPool>
       // node may still be working after its answer (freeing the result,
       // its garbage collector): let it finish, then stop it while quiver's
       // rounds run, and count what it used meanwhile (0 expected).
-      double duck_cpu_during = -1;
       if (!d.is_null()) duckdb.WaitUntilIdle(300);
       const double duck_cpu0 = d.is_null() ? -1 : duckdb.CpuSeconds();
       if (!d.is_null()) duckdb.Pause();
       auto timed = TimeQuery(engine, sql::TpchQueries()[n - 1].sql, o, threads, pool);
       duckdb.Resume();
       QUIVER_ASSIGN_OR_RETURN(QuiverTimes t, std::move(timed));
-      if (duck_cpu0 >= 0) {
-        duck_cpu_during = duckdb.CpuSeconds() - duck_cpu0;
-        duck_cpu_total += duck_cpu_during;
-      }
-      const double qs = Median(t.times_s);
-      double ds = -1;
-      int64_t duck_growth = -1;
+      Measured m;
+      m.query = n;
+      m.threads = threads;
+      if (duck_cpu0 >= 0) m.duck_cpu = duckdb.CpuSeconds() - duck_cpu0;
+      m.quiver_s = Median(t.times_s);
+      m.peak_bytes = t.peak_bytes;
+      m.rows = t.rows;
+      m.cores = Median(t.cores_busy);
       if (!d.is_null()) {
-        ds = d.value("median_s", -1.0);
-        duck_growth = d.value("peak_rss_growth_bytes", int64_t{-1});
+        m.duckdb_s = d.value("median_s", -1.0);
+        m.duck_growth = d.value("peak_rss_growth_bytes", int64_t{-1});
         const int64_t drows = d.value("rows", int64_t{-1});
         if (drows != t.rows)
           return Status::Invalid("TPC-H Q" + std::to_string(n) + ": quiver returned " + std::to_string(t.rows) +
                                  " rows, DuckDB " + std::to_string(drows));
       }
-      const double ratio = ds > 0 && qs > 0 ? ds / qs : 0;
-      if (ratio > 0) {
-        log_sum += std::log(ratio);
-        ++ratios;
-        min_ratio = std::min(min_ratio, ratio);
-      }
-      if (ti == 0) first_times[n] = qs;
-      const double speedup = ti > 0 && qs > 0 ? first_times[n] / qs : 1.0;
-      if (ti > 0 && speedup > 0) {
-        log_speedup += std::log(speedup);
-        ++speedups;
-      }
-      // DuckDB's own speed-up over the same thread counts: what this
-      // machine's cores give a peer at the moment (shared hosts vary).
-      if (ti == 0 && ds > 0) first_duck[n] = ds;
-      if (ti > 0 && ds > 0 && first_duck.count(n)) {
-        log_duck_speedup += std::log(first_duck[n] / ds);
-        ++duck_speedups;
+      m.ratio = m.duckdb_s > 0 && m.quiver_s > 0 ? m.duckdb_s / m.quiver_s : 0;
+      if (ti > 0) {
+        const Measured& first = table[0].back();  // this query at the first thread count
+        m.speedup = m.quiver_s > 0 ? first.quiver_s / m.quiver_s : 0;
+        // DuckDB's own speed-up over the same thread counts: what this
+        // machine's cores give a peer at the moment (shared hosts vary).
+        if (m.duckdb_s > 0 && first.duckdb_s > 0) m.duck_speedup = first.duckdb_s / m.duckdb_s;
       }
       if (o.json) {
         nlohmann::json j = {{"query", n},
                             {"threads", threads},
-                            {"quiver_median_s", qs},
+                            {"quiver_median_s", m.quiver_s},
                             {"quiver_times_s", t.times_s},
-                            {"duckdb_median_s", ds},
-                            {"ratio", ratio},
-                            {"speedup", speedup},
-                            {"quiver_peak_bytes", t.peak_bytes},
-                            {"duckdb_peak_rss_growth_bytes", duck_growth},
-                            {"rows", t.rows},
-                            {"quiver_cores_busy", Median(t.cores_busy)},
-                            {"duckdb_cpu_during_quiver_s", duck_cpu_during},
+                            {"duckdb_median_s", m.duckdb_s},
+                            {"ratio", m.ratio},
+                            {"speedup", m.speedup},
+                            {"quiver_peak_bytes", m.peak_bytes},
+                            {"duckdb_peak_rss_growth_bytes", m.duck_growth},
+                            {"rows", m.rows},
+                            {"quiver_cores_busy", m.cores},
+                            {"duckdb_cpu_during_quiver_s", m.duck_cpu},
                             {"scale", o.scale}};
         std::fprintf(out, "%s\n", j.dump().c_str());
-      } else {
-        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %12s %10lld %6.2f\n", n, qs, ds, ratio, speedup,
-                     FormatBytes(t.peak_bytes).c_str(), duck_growth >= 0 ? FormatBytes(duck_growth).c_str() : "-",
-                     static_cast<long long>(t.rows), Median(t.cores_busy));
+        std::fflush(out);
       }
-      std::fflush(out);
+      table[ti].push_back(m);
+    }
+  }
+  for (size_t ti = 0; ti < thread_counts.size(); ++ti) {
+    const int threads = thread_counts[ti];
+    if (!o.json) {
+      std::fprintf(out, "threads=%d\n", threads);
+      std::fprintf(out, "%-5s %10s %10s %8s %8s %12s %12s %10s %6s\n", "query", "quiver_s", "duckdb_s", "ratio",
+                   "speedup", "quiver_peak", "duckdb_rss+", "rows", "cores");
+    }
+    double log_sum = 0, log_speedup = 0, log_duck_speedup = 0;
+    double duck_cpu_total = 0;  // node's CPU seconds while quiver's rounds ran
+    int ratios = 0, speedups = 0, duck_speedups = 0;
+    double min_ratio = 1e300;
+    for (const Measured& m : table[ti]) {
+      if (m.duck_cpu > 0) duck_cpu_total += m.duck_cpu;
+      if (m.ratio > 0) {
+        log_sum += std::log(m.ratio);
+        ++ratios;
+        min_ratio = std::min(min_ratio, m.ratio);
+      }
+      if (ti > 0 && m.speedup > 0) {
+        log_speedup += std::log(m.speedup);
+        ++speedups;
+      }
+      if (ti > 0 && m.duck_speedup > 0) {
+        log_duck_speedup += std::log(m.duck_speedup);
+        ++duck_speedups;
+      }
+      if (!o.json) {
+        std::fprintf(out, "Q%-4d %10.4f %10.4f %8.2f %8.2f %12s %12s %10lld %6.2f\n", m.query, m.quiver_s, m.duckdb_s,
+                     m.ratio, m.speedup, FormatBytes(m.peak_bytes).c_str(),
+                     m.duck_growth >= 0 ? FormatBytes(m.duck_growth).c_str() : "-", static_cast<long long>(m.rows),
+                     m.cores);
+      }
     }
     if (duck_cpu_total > 0) {
       std::fprintf(out, "threads=%d: DuckDB's process used %.2f CPU s while quiver's rounds ran\n", threads,
