@@ -70,6 +70,25 @@ bool PackStringKeys(const std::vector<Vec>& keys, int64_t n, std::vector<uint64_
   return true;
 }
 
+// Bytes a value of a group key column of type `id` takes after its
+// validity byte when every key column of the GROUP BY has such a width (the
+// fixed key layout: each column at a fixed offset, a NULL's bytes zero);
+// 0 for variable-width columns (strings), whose presence makes every
+// column's encoding variable (EncodeValue: a NULL is its validity byte
+// alone).
+int FixedKeyWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kBool: return 1;
+    case TypeId::kInt32:
+    case TypeId::kDate32: return 4;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kFloat64: return 8;
+    case TypeId::kDecimal: return 16;
+    default: return 0;
+  }
+}
+
 void EncodeValue(const Vec& v, int64_t r, std::string* out) {
   if (v.IsNull(r)) {
     out->push_back('\0');
@@ -544,17 +563,8 @@ class AggregateTable : public join::MemoryConsumer {
       bool fixed = true;
       std::vector<int> widths;
       for (const auto& k : keys) {
-        int w = 0;
-        switch (k.type()->id) {
-          case TypeId::kBool: w = 1; break;
-          case TypeId::kInt32:
-          case TypeId::kDate32: w = 4; break;
-          case TypeId::kInt64:
-          case TypeId::kTimestamp:
-          case TypeId::kFloat64: w = 8; break;
-          case TypeId::kDecimal: w = 16; break;
-          default: fixed = false; break;
-        }
+        const int w = FixedKeyWidth(k.type()->id);
+        if (w == 0) fixed = false;
         widths.push_back(w);
         width += 1 + w;
       }
@@ -900,7 +910,11 @@ class AggregateTable : public join::MemoryConsumer {
     }
     auto row = [&](int64_t g) { return skip != nullptr ? ids[static_cast<size_t>(g)] : begin + g; };
     std::vector<ArrayDataPtr> cols;
-    // Group columns, decoded from the keys.
+    // Group columns, decoded from the keys. In the fixed layout (no string
+    // key) a NULL still takes its column's width.
+    bool fixed_layout = true;
+    for (size_t k = 0; k < groups_.size(); ++k)
+      fixed_layout = fixed_layout && FixedKeyWidth(schema_->fields[k]->type->id) > 0;
     std::vector<size_t> pos(static_cast<size_t>(n), 0);
     for (size_t k = 0; k < groups_.size(); ++k) {
       const DataTypePtr& t = schema_->fields[k]->type;
@@ -941,6 +955,7 @@ class AggregateTable : public join::MemoryConsumer {
         if (key[p++] == 0) {
           QUIVER_RETURN_NOT_OK(b.SetNull(g));
           if (t->id != TypeId::kBool) std::memset(b.values<uint8_t>() + g * static_cast<int64_t>(width), 0, width);
+          if (fixed_layout) p += width;
           continue;
         }
         if (t->id == TypeId::kBool) {
