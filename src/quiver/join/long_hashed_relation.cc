@@ -445,7 +445,9 @@ Status LongHashedRelation::InsertConcurrently(const std::vector<RecordBatchPtr>&
                         }
                       });
       std::copy(c.begin(), c.end(), counts.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
-      std::copy(cb.begin(), cb.end(), bytes.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
+      if (var) {
+        std::copy(cb.begin(), cb.end(), bytes.begin() + static_cast<std::ptrdiff_t>(b * static_cast<size_t>(parts)));
+      }
     }
     return Status::OK();
   }));

@@ -16,10 +16,68 @@
 namespace quiver::sql {
 namespace {
 
+// Row a before row b of one batch by the sort keys (NULLS FIRST / LAST,
+// DESC per key), ties by row number (stable).
+struct KeyLess {
+  const std::vector<SortKey>* keys;
+  std::vector<Vec> k;
+  std::vector<TypeClass> cls;
+
+  static Result<KeyLess> Make(ExecContext* ctx, const std::vector<SortKey>& keys, const RecordBatch& batch) {
+    KeyLess out;
+    out.keys = &keys;
+    EvalContext ev = ctx->Eval(ctx->sort_pool.get());
+    for (const auto& key : keys) {
+      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*key.expr, batch, &ev));
+      out.k.push_back(std::move(v));
+    }
+    for (const auto& v : out.k) out.cls.push_back(ClassOf(*v.type()));
+    return out;
+  }
+
+  bool operator()(int64_t a, int64_t b) const {
+    for (size_t i = 0; i < k.size(); ++i) {
+      const Vec& v = k[i];
+      const bool an = v.IsNull(a), bn = v.IsNull(b);
+      int c = 0;
+      if (an || bn) {
+        if (an && bn) continue;
+        return an ? (*keys)[i].nulls_first : !(*keys)[i].nulls_first;
+      } else {
+        switch (cls[i]) {
+          case TypeClass::kString: c = v.StringAt(a).compare(v.StringAt(b)); break;
+          case TypeClass::kFloat: {
+            const double x = v.FloatAt(a), y = v.FloatAt(b);
+            const bool xn = std::isnan(x), yn = std::isnan(y);
+            c = (xn || yn) ? (xn == yn ? 0 : (xn ? 1 : -1)) : (x < y ? -1 : (x > y ? 1 : 0));
+            break;
+          }
+          default: {
+            const i128 x = v.ExactAt(a), y = v.ExactAt(b);
+            c = x < y ? -1 : (x > y ? 1 : 0);
+            break;
+          }
+        }
+      }
+      if (c != 0) return (*keys)[i].descending ? c > 0 : c < 0;
+    }
+    return a < b;  // stable
+  }
+};
+
+// Sorts its input (or, given run_rows, merges sorted runs: the input is
+// the runs one after the other, run_rows[r] rows each) and emits it in
+// batches; with limit >= 0 a top-N.
 class SortOp : public RecordBatchStream {
  public:
-  SortOp(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit)
-      : ctx_(ctx), child_(std::move(child)), keys_(std::move(keys)), offset_(offset), limit_(limit) {
+  SortOp(ExecContext* ctx, OperatorPtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit,
+         std::vector<int64_t> run_rows = {})
+      : ctx_(ctx),
+        child_(std::move(child)),
+        keys_(std::move(keys)),
+        offset_(offset),
+        limit_(limit),
+        run_rows_(std::move(run_rows)) {
     schema_ = child_->schema();
   }
   const SchemaPtr& schema() const override { return schema_; }
@@ -47,42 +105,7 @@ class SortOp : public RecordBatchStream {
 
   // Sorted row order of `batch` (the best `keep` rows when keep >= 0).
   Result<std::vector<int64_t>> Order(const RecordBatch& batch, int64_t keep) {
-    EvalContext ev = ctx_->Eval(ctx_->sort_pool.get());
-    std::vector<Vec> k;
-    for (const auto& key : keys_) {
-      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*key.expr, batch, &ev));
-      k.push_back(std::move(v));
-    }
-    std::vector<TypeClass> cls;
-    for (const auto& v : k) cls.push_back(ClassOf(*v.type()));
-    auto cmp = [&](int64_t a, int64_t b) {
-      for (size_t i = 0; i < k.size(); ++i) {
-        const Vec& v = k[i];
-        const bool an = v.IsNull(a), bn = v.IsNull(b);
-        int c = 0;
-        if (an || bn) {
-          if (an && bn) continue;
-          return an ? keys_[i].nulls_first : !keys_[i].nulls_first;
-        } else {
-          switch (cls[i]) {
-            case TypeClass::kString: c = v.StringAt(a).compare(v.StringAt(b)); break;
-            case TypeClass::kFloat: {
-              const double x = v.FloatAt(a), y = v.FloatAt(b);
-              const bool xn = std::isnan(x), yn = std::isnan(y);
-              c = (xn || yn) ? (xn == yn ? 0 : (xn ? 1 : -1)) : (x < y ? -1 : (x > y ? 1 : 0));
-              break;
-            }
-            default: {
-              const i128 x = v.ExactAt(a), y = v.ExactAt(b);
-              c = x < y ? -1 : (x > y ? 1 : 0);
-              break;
-            }
-          }
-        }
-        if (c != 0) return keys_[i].descending ? c > 0 : c < 0;
-      }
-      return a < b;  // stable
-    };
+    QUIVER_ASSIGN_OR_RETURN(const KeyLess cmp, KeyLess::Make(ctx_, keys_, batch));
     std::vector<int64_t> idx(static_cast<size_t>(batch.num_rows));
     std::iota(idx.begin(), idx.end(), int64_t{0});
     QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx_->aggregate_tmm->Reserve(batch.num_rows * 8, "sort permutation"));
@@ -93,6 +116,44 @@ class SortOp : public RecordBatchStream {
       std::sort(idx.begin(), idx.end(), cmp);
     }
     return idx;
+  }
+
+  // The row order of `batch`, the sorted runs of run_rows_ one after the
+  // other: a k-way merge (a heap of the runs' next rows), ties by row
+  // number, so equal keys keep run order then row order.
+  Result<std::vector<int64_t>> MergeRuns(const RecordBatch& batch) {
+    QUIVER_ASSIGN_OR_RETURN(const KeyLess less, KeyLess::Make(ctx_, keys_, batch));
+    QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx_->aggregate_tmm->Reserve(batch.num_rows * 8, "sort merge order"));
+    std::vector<int64_t> next, end;
+    int64_t at = 0;
+    for (int64_t rows : run_rows_) {
+      next.push_back(at);
+      at += rows;
+      end.push_back(at);
+    }
+    if (at != batch.num_rows)
+      return Status::Invalid("internal: sorted runs of " + std::to_string(at) + " rows, " +
+                             std::to_string(batch.num_rows) + " rows to merge");
+    // A min-heap of runs by their next row.
+    auto later = [&](size_t x, size_t y) { return less(next[y], next[x]); };
+    std::vector<size_t> heap;
+    for (size_t r = 0; r < next.size(); ++r)
+      if (next[r] < end[r]) heap.push_back(r);
+    std::make_heap(heap.begin(), heap.end(), later);
+    std::vector<int64_t> order;
+    order.reserve(static_cast<size_t>(batch.num_rows));
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const size_t r = heap.back();
+      order.push_back(next[r]++);
+      if (next[r] < end[r]) {
+        std::push_heap(heap.begin(), heap.end(), later);
+      } else {
+        heap.pop_back();
+      }
+      if ((order.size() & 65535) == 0) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+    }
+    return order;
   }
 
   Status Compact() {
@@ -124,7 +185,11 @@ class SortOp : public RecordBatchStream {
       if (kept_.empty()) return RecordBatchPtr{};
       QUIVER_ASSIGN_OR_RETURN(all_, Concat());
       kept_.clear();
-      QUIVER_ASSIGN_OR_RETURN(order_, Order(*all_, top_n ? offset_ + limit_ : -1));
+      if (run_rows_.empty() || top_n) {
+        QUIVER_ASSIGN_OR_RETURN(order_, Order(*all_, top_n ? offset_ + limit_ : -1));
+      } else {
+        QUIVER_ASSIGN_OR_RETURN(order_, MergeRuns(*all_));
+      }
       pos_ = std::min<int64_t>(offset_, static_cast<int64_t>(order_.size()));
       end_ = top_n ? std::min<int64_t>(offset_ + limit_, static_cast<int64_t>(order_.size()))
                    : static_cast<int64_t>(order_.size());
@@ -148,6 +213,7 @@ class SortOp : public RecordBatchStream {
   OperatorPtr child_;
   std::vector<SortKey> keys_;
   int64_t offset_, limit_;
+  std::vector<int64_t> run_rows_;
   SchemaPtr schema_;
   std::vector<RecordBatchPtr> kept_;
   int64_t kept_rows_ = 0;
@@ -168,9 +234,10 @@ class BorrowedStream : public RecordBatchStream {
   RecordBatchStream* in_;
 };
 
-// ORDER BY: every worker collects its share of the input (a top-N keeps
-// only its best offset + limit rows, sorted), then one sort over what the
-// workers kept produces the output.
+// ORDER BY: every worker collects its share of the input and sorts it into
+// a run (a top-N keeps only its best offset + limit rows), then the runs
+// are merged (k-way; a top-N: one sort over what the workers kept) into
+// the output.
 class SortNode : public PhysicalNode {
  public:
   SortNode(ExecContext* ctx, NodePtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit)
@@ -182,11 +249,19 @@ class SortNode : public PhysicalNode {
   bool parallel() const override { return false; }
   Result<OperatorPtr> Instantiate() override {
     std::vector<RecordBatchPtr> all;
-    for (auto& part : parts_)
-      for (auto& b : part) all.push_back(std::move(b));
+    std::vector<int64_t> run_rows;
+    for (auto& part : parts_) {
+      int64_t rows = 0;
+      for (auto& b : part) {
+        rows += b->num_rows;
+        all.push_back(std::move(b));
+      }
+      run_rows.push_back(rows);
+    }
     parts_.clear();
-    return OperatorPtr(
-        std::make_unique<SortOp>(ctx_, MakeBatchesStream(schema_, std::move(all)), keys_, offset_, limit_));
+    if (!sort_runs_) run_rows.clear();
+    return OperatorPtr(std::make_unique<SortOp>(ctx_, MakeBatchesStream(schema_, std::move(all)), keys_, offset_,
+                                                limit_, std::move(run_rows)));
   }
   void Release() override { parts_.clear(); }
 
@@ -195,11 +270,14 @@ class SortNode : public PhysicalNode {
     QUIVER_RETURN_NOT_OK(child_->Prepare());
     parts_.resize(static_cast<size_t>(DegreeOf(*ctx_, *child_)));
     const bool top_n = limit_ >= 0 && parts_.size() > 1;
+    // A full sort on several workers: each sorts its share into a run.
+    sort_runs_ = limit_ < 0 && parts_.size() > 1;
     Status st =
         RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
           auto& out = parts_[static_cast<size_t>(worker)];
           OperatorPtr src = std::make_unique<BorrowedStream>(in);
           if (top_n) src = std::make_unique<SortOp>(ctx_, std::move(src), keys_, 0, offset_ + limit_);
+          if (sort_runs_) src = std::make_unique<SortOp>(ctx_, std::move(src), keys_, 0, -1);
           while (!stop.load(std::memory_order_relaxed)) {
             QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
             QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, src->Next());
@@ -219,6 +297,7 @@ class SortNode : public PhysicalNode {
   NodePtr child_;
   std::vector<SortKey> keys_;
   int64_t offset_, limit_;
+  bool sort_runs_ = false;
   std::vector<std::vector<RecordBatchPtr>> parts_;
 };
 

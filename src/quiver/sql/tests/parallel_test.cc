@@ -132,6 +132,31 @@ TEST_F(ParallelTest, TpchQueriesGiveTheSameRowsAtOneTwoAndFourThreads) {
   }
 }
 
+// A full ORDER BY on several workers: each sorts its share into a run and
+// the runs are merged k-way. Mixed key types, DESC, NULLS FIRST and LAST,
+// and a total order (the last keys are unique), so the rows must be the
+// one-thread rows in the same order; with OFFSET / LIMIT (top-N) too.
+TEST_F(ParallelTest, AFullSortMergesTheWorkersSortedRuns) {
+  const std::string order =
+      "SELECT l_shipdate, CASE WHEN l_linenumber = 3 THEN NULL ELSE l_quantity END AS q, l_comment, l_orderkey, "
+      "l_linenumber FROM lineitem ORDER BY l_shipdate DESC, q NULLS FIRST, l_comment, l_orderkey, l_linenumber";
+  for (const std::string& sql : {order, order + " LIMIT 50 OFFSET 7"}) {
+    ExecuteOptions one;
+    one.threads = 1;
+    auto ref = Rows(sql, one);
+    ASSERT_OK(ref) << sql;
+    ASSERT_GT(ref->size(), 40u) << sql;
+    for (int threads : {2, 4}) {
+      ExecuteOptions eo;
+      eo.threads = threads;
+      eo.max_batch_rows = 1024;  // several batches per run
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << sql << " threads=" << threads;
+      EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
+    }
+  }
+}
+
 // Past 32 Ki groups the workers' tables are merged partition by partition
 // in parallel (HashAggregateNode::ParallelMerge): integer and string keys,
 // with sums, averages, counts and string min / max (which point into the
