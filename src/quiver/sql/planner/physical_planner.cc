@@ -239,33 +239,6 @@ class Builder {
             QUIVER_ASSIGN_OR_RETURN(a.arg, Bind(a.arg, pos));
           }
         *cols = op.columns;
-        // Every aggregate DISTINCT over one argument (TPC-H Q16's
-        // count(DISTINCT ps_suppkey)): first the distinct (groups, argument)
-        // pairs, then the aggregates over them without DISTINCT, both
-        // parallel (a DISTINCT aggregate on its own needs every value of a
-        // group in one table, so it aggregates on one thread). NULL
-        // arguments make a pair of their own, which the second step skips
-        // as the aggregates skip NULLs.
-        bool one_distinct_arg = !aggs.empty();
-        for (const auto& a : aggs)
-          one_distinct_arg = one_distinct_arg && a.distinct && a.arg && ExprEquals(*a.arg, *aggs[0].arg);
-        if (one_distinct_arg) {
-          const int g = static_cast<int>(groups.size());
-          std::vector<ColumnBinding> pairs(op.columns.begin(), op.columns.begin() + g);
-          pairs.push_back({-1, "distinct_argument", aggs[0].arg->type});
-          std::vector<ExprPtr> pair_groups = groups;
-          pair_groups.push_back(aggs[0].arg);
-          QUIVER_ASSIGN_OR_RETURN(auto distinct, MakeHashAggregateNode(ctx_, std::move(child), std::move(pair_groups),
-                                                                       {}, SchemaOf(pairs), std::move(filter)));
-          std::vector<ExprPtr> outer_groups;
-          for (int i = 0; i < g; ++i) outer_groups.push_back(Expr::Column(i, pairs[static_cast<size_t>(i)].type));
-          for (auto& a : aggs) {
-            a.distinct = false;
-            a.arg = Expr::Column(g, pairs.back().type);
-          }
-          return MakeHashAggregateNode(ctx_, std::move(distinct), std::move(outer_groups), std::move(aggs),
-                                       SchemaOf(*cols));
-        }
         return MakeHashAggregateNode(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols),
                                      std::move(filter));
       }

@@ -583,11 +583,9 @@ TEST_F(AnalyticsTest, GroupByMatchesANaiveEvaluator) {
   }
 }
 
-// Aggregates all DISTINCT over one argument run as two aggregations (the
-// distinct pairs, then plain aggregates over them): against a naive
-// evaluator, with NULL keys and arguments, grouped and global, empty input,
-// at 1, 2 and 4 threads; 3,000 rows in 40 batches, so that every worker
-// sees some.
+// DISTINCT aggregates over one argument against a naive evaluator, with
+// NULL keys and arguments, grouped and global, empty input, at 1, 2 and 4
+// threads; 3,000 rows in 40 batches, so that every worker sees some.
 TEST_F(AnalyticsTest, DistinctAggregatesOverOneArgumentMatchANaiveEvaluator) {
   std::mt19937_64 rng(7);
   const int64_t n = 3000;
