@@ -194,9 +194,11 @@ class MaterializedCte {
 /// query's).
 NodePtr MakeCteScanNode(ExecContext* ctx, std::shared_ptr<MaterializedCte> cte, SchemaPtr schema);
 
-/// Sort by `keys` (bound to the child's positions); with limit >= 0 a
-/// top-N that keeps at most offset + limit rows (plus one batch) at a time,
-/// per worker, merged at the end. Serial.
+/// Sort by `keys` (bound to the child's positions): each worker sorts its
+/// share of the input into a run and the runs are merged k-way (ties by
+/// run, then row); with limit >= 0 a top-N that keeps at most offset +
+/// limit rows (plus one batch) at a time, per worker, merged at the end.
+/// The output is serial (one instance).
 Result<NodePtr> MakeSortNode(ExecContext* ctx, NodePtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit);
 
 }  // namespace quiver::sql
