@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/var_width_output.h"
@@ -172,6 +173,113 @@ Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indi
       break;
     }
     case GatherKind::kNull:  // returned above
+    case GatherKind::kUnsupported: break;
+  }
+  return ArrayDataPtr(out);
+}
+
+Result<ArrayDataPtr> Interleave(std::span<const ArrayData* const> sources, std::span<const SourceRow> rows,
+                                MemoryPool* pool, const std::string& what) {
+  if (sources.empty()) return Status::Invalid(what + ": no arrays to interleave");
+  const DataTypePtr& type = sources[0]->type;
+  for (size_t s = 1; s < sources.size(); ++s) {
+    if (!sources[s]->type->Equals(*type)) {
+      return Status::Invalid(what + ": array " + std::to_string(s) + " has type " + sources[s]->type->ToString() +
+                             ", array 0 has " + type->ToString());
+    }
+  }
+  int32_t w;
+  const GatherKind kind = GatherKindOf(*type, &w);
+  if (kind == GatherKind::kUnsupported) return NotGatherable(*type, what);
+  const int64_t n = static_cast<int64_t>(rows.size());
+  for (int64_t j = 0; j < n; ++j) {
+    const SourceRow& r = rows[static_cast<size_t>(j)];
+    if (r.source < 0 || static_cast<size_t>(r.source) >= sources.size() || r.row < 0 ||
+        r.row >= sources[static_cast<size_t>(r.source)]->length) {
+      return Status::Invalid(what + ": row " + std::to_string(r.row) + " of array " + std::to_string(r.source) +
+                             " at position " + std::to_string(j) + " is outside the " + std::to_string(sources.size()) +
+                             " arrays or that array's rows");
+    }
+  }
+  auto out = NewArray(type, n);
+  if (kind == GatherKind::kNull) {
+    out->null_count = n;
+    return ArrayDataPtr(out);
+  }
+  // Per source: its validity bitmap (null when it has no null), values
+  // buffer and offset.
+  struct Src {
+    const uint8_t* validity;
+    const uint8_t* values;
+    const char* data;
+    int64_t base;
+  };
+  std::vector<Src> src(sources.size());
+  bool any_validity = false;
+  for (size_t s = 0; s < sources.size(); ++s) {
+    const ArrayData& a = *sources[s];
+    src[s] = {a.null_count != 0 ? BufferData(a, 0) : nullptr, BufferData(a, 1),
+              reinterpret_cast<const char*>(BufferData(a, 2)), a.offset};
+    any_validity |= src[s].validity != nullptr;
+  }
+  auto valid = [&](const SourceRow& r) {
+    const Src& s = src[static_cast<size_t>(r.source)];
+    return !s.validity || bit_util::GetBit(s.validity, s.base + r.row);
+  };
+  std::shared_ptr<Buffer> bitmap;
+  int64_t nulls = 0;
+  if (any_validity) {
+    QUIVER_ASSIGN_OR_RETURN(bitmap, AllocateBitmap(pool, n));
+    uint8_t* bits = bitmap->mutable_data();
+    for (int64_t j = 0; j < n; ++j) {
+      if (valid(rows[static_cast<size_t>(j)])) {
+        bit_util::SetBit(bits, j);
+      } else {
+        ++nulls;
+      }
+    }
+  }
+  out->null_count = nulls;
+  switch (kind) {
+    case GatherKind::kBool: {
+      QUIVER_ASSIGN_OR_RETURN(auto vb, AllocateBitmap(pool, n));
+      uint8_t* bits = vb->mutable_data();
+      for (int64_t j = 0; j < n; ++j) {
+        const SourceRow& r = rows[static_cast<size_t>(j)];
+        const Src& s = src[static_cast<size_t>(r.source)];
+        if (bit_util::GetBit(s.values, s.base + r.row)) bit_util::SetBit(bits, j);
+      }
+      out->buffers = {nulls ? bitmap : nullptr, vb};
+      break;
+    }
+    case GatherKind::kFixed: {
+      QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::Allocate(pool, std::max<int64_t>(1, n * w)));
+      uint8_t* dst = vb->mutable_data();
+      const size_t width = static_cast<size_t>(w);
+      for (int64_t j = 0; j < n; ++j) {
+        const SourceRow& r = rows[static_cast<size_t>(j)];
+        const Src& s = src[static_cast<size_t>(r.source)];
+        std::memcpy(dst + j * w, s.values + (s.base + r.row) * w, width);
+      }
+      out->buffers = {nulls ? bitmap : nullptr, vb};
+      break;
+    }
+    case GatherKind::kVar32:
+    case GatherKind::kVar64: {
+      const bool large = kind == GatherKind::kVar64;
+      auto value_at = [&](int64_t j) -> std::string_view {
+        const SourceRow& r = rows[static_cast<size_t>(j)];
+        if (!valid(r)) return {};
+        const Src& s = src[static_cast<size_t>(r.source)];
+        const int64_t b = LoadOffset(s.values, large, s.base + r.row);
+        return {s.data + b, static_cast<size_t>(LoadOffset(s.values, large, s.base + r.row + 1) - b)};
+      };
+      std::shared_ptr<Buffer> offsets, db;
+      QUIVER_RETURN_NOT_OK(BuildVarWidthBuffers(pool, n, large, what, value_at, &offsets, &db));
+      out->buffers = {nulls ? bitmap : nullptr, offsets, db};
+      break;
+    }
+    case GatherKind::kNull:
     case GatherKind::kUnsupported: break;
   }
   return ArrayDataPtr(out);

@@ -73,6 +73,26 @@ struct TakeOptions {
 Result<ArrayDataPtr> Take(const ArrayData& values, std::span<const int64_t> indices, MemoryPool* pool,
                           const std::string& what, const TakeOptions& options = {});
 
+/// One row of one of several arrays: Interleave's index.
+struct SourceRow {
+  int32_t source = 0;  ///< position in the `sources` span
+  int64_t row = 0;     ///< logical row of that array (its offset applied)
+};
+
+/// Row j of the output is row `rows[j].row` of `*sources[rows[j].source]`
+/// (Arrow Rust's arrow_select::interleave): a gather from several arrays
+/// of one type at once, as a k-way merge of sorted runs needs. The output
+/// has `rows.size()` rows, offset 0, fresh buffers from `pool`, and a
+/// validity bitmap exactly when it has a null.
+/// Errors: Invalid "<what>: ..." when `sources` is empty, a source's type
+/// differs from the first's, or a row names a source or row out of range
+/// (nothing allocated); NotImplemented as Take for a type that is not
+/// gatherable; Invalid as Take when binary/utf8 output passes INT32_MAX
+/// bytes; OutOfMemory from `pool`.
+/// Preconditions: every source is a valid array; `pool` is not null.
+Result<ArrayDataPtr> Interleave(std::span<const ArrayData* const> sources, std::span<const SourceRow> rows,
+                                MemoryPool* pool, const std::string& what);
+
 /// An array of `length` nulls of `type` (the missing side of an outer
 /// join's rows): what Take gives for `length` negative indices. Buffers
 /// (validity bitmap, zeroed values / offsets, one data byte for the

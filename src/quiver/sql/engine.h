@@ -136,7 +136,8 @@ struct ExecuteOptions {
   /// Out of core: an operator that reaches the statement's memory limit
   /// (or an ancestor's) writes part of its state to spill files and goes
   /// on — a hash aggregate its groups' states, partitioned by hash; a hash
-  /// join its build and probe sides, partitioned by key (grace hash join).
+  /// join its build and probe sides, partitioned by key (grace hash join);
+  /// a full ORDER BY its input as sorted runs, merged (external sort).
   /// Files: compressed Arrow IPC streams (`spill_compression`) in a
   /// directory made per statement under `spill_directory` (empty: $TMPDIR
   /// or /tmp), removed when the statement ends, also on cancel and error.

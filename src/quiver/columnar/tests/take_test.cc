@@ -265,5 +265,70 @@ TEST_F(TakeTest, MakeArrayOfNullNegativeLength) {
   EXPECT_TRUE(r.status().IsInvalid());
 }
 
+TEST_F(TakeTest, InterleaveGathersFromSeveralArraysInRowOrder) {
+  auto check = [&](std::vector<ArrayDataPtr> arrays, const std::vector<SourceRow>& rows, const ArrayDataPtr& want) {
+    std::vector<const ArrayData*> sources;
+    for (const auto& a : arrays) sources.push_back(a.get());
+    auto r = Interleave(sources, rows, pool(), "col");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->offset, 0);
+    Status v = ValidateArray(**r, ValidationLevel::kFull, "interleaved");
+    EXPECT_TRUE(v.ok()) << v.ToString();
+    ExpectEqual(want, *r);
+    EXPECT_EQ((*r)->null_count, want->null_count);
+  };
+  // Integers: one source with nulls and a slice, one without.
+  auto a = Slice(Int32Array(pool(), {9, 1, std::nullopt, 3}), 1, 3);  // [1, null, 3]
+  auto b = Int32Array(pool(), {10, 20});
+  check({a, b}, {{1, 1}, {0, 0}, {0, 1}, {1, 0}, {0, 2}}, Int32Array(pool(), {20, 1, std::nullopt, 10, 3}));
+  // No nulls taken: no bitmap.
+  {
+    std::vector<const ArrayData*> sources = {a.get(), b.get()};
+    std::vector<SourceRow> rows = {{0, 2}, {1, 1}};
+    auto r = Interleave(sources, rows, pool(), "col");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ((*r)->null_count, 0);
+    EXPECT_EQ((*r)->buffers[0], nullptr);
+  }
+  // Strings, 32- and 64-bit offsets, sliced.
+  auto s1 = Slice(StringArray<int32_t>(pool(), {"zz", "a", std::nullopt, "ccc"}), 1, 3);
+  auto s2 = StringArray<int32_t>(pool(), {"", "dddd"});
+  check({s1, s2}, {{1, 1}, {0, 2}, {0, 1}, {1, 0}, {0, 0}},
+        StringArray<int32_t>(pool(), {"dddd", "ccc", std::nullopt, "", "a"}));
+  auto l1 = StringArray<int64_t>(pool(), {"x", "yy"});
+  auto l2 = StringArray<int64_t>(pool(), {std::nullopt, "w"});
+  check({l1, l2, l1}, {{2, 1}, {1, 1}, {1, 0}, {0, 0}}, StringArray<int64_t>(pool(), {"yy", "w", std::nullopt, "x"}));
+  // Booleans.
+  auto t1 = Slice(BoolArray(pool(), {false, true, false}), 1, 2);  // [t, f]
+  auto t2 = BoolArray(pool(), {std::nullopt, true});
+  check({t1, t2}, {{1, 1}, {0, 1}, {1, 0}, {0, 0}}, BoolArray(pool(), {true, false, std::nullopt, true}));
+  // Empty output.
+  check({b}, {}, Int32Array(pool(), {}));
+}
+
+TEST_F(TakeTest, InterleaveRejectsBadRowsAndMixedTypes) {
+  auto a = Int32Array(pool(), {1, 2});
+  auto s = StringArray<int32_t>(pool(), {"x"});
+  const int64_t before = pool()->held_bytes();
+  std::vector<const ArrayData*> sources = {a.get()};
+  for (const SourceRow& bad : {SourceRow{1, 0}, SourceRow{-1, 0}, SourceRow{0, 2}, SourceRow{0, -1}}) {
+    std::vector<SourceRow> rows = {{0, 0}, bad};
+    auto r = Interleave(sources, rows, pool(), "col 'k'");
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsInvalid());
+    EXPECT_NE(r.status().message().find("col 'k': row " + std::to_string(bad.row) + " of array " +
+                                        std::to_string(bad.source) + " at position 1"),
+              std::string::npos)
+        << r.status().ToString();
+  }
+  std::vector<const ArrayData*> mixed = {a.get(), s.get()};
+  auto r = Interleave(mixed, std::vector<SourceRow>{{0, 0}}, pool(), "col");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("array 1 has type"), std::string::npos) << r.status().ToString();
+  auto none = Interleave(std::span<const ArrayData* const>{}, std::vector<SourceRow>{}, pool(), "col");
+  EXPECT_TRUE(none.status().IsInvalid());
+  EXPECT_EQ(pool()->held_bytes(), before);
+}
+
 }  // namespace
 }  // namespace quiver

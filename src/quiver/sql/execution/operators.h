@@ -198,7 +198,12 @@ NodePtr MakeCteScanNode(ExecContext* ctx, std::shared_ptr<MaterializedCte> cte, 
 /// share of the input into a run and the runs are merged k-way (ties by
 /// run, then row); with limit >= 0 a top-N that keeps at most offset +
 /// limit rows (plus one batch) at a time, per worker, merged at the end.
-/// The output is serial (one instance).
+/// Without a limit, when `ctx->spill` is set and the statement has a
+/// memory limit, an external merge sort: workers write sorted runs to
+/// spill files when memory gets tight, the runs are merged in passes and
+/// the last merge streams the output (the files go as they are read, the
+/// rest at Release). Errors: OutOfMemory naming "sort" when even a run
+/// does not fit; Cancelled. The output is serial (one instance).
 Result<NodePtr> MakeSortNode(ExecContext* ctx, NodePtr child, std::vector<SortKey> keys, int64_t offset, int64_t limit);
 
 }  // namespace quiver::sql

@@ -54,8 +54,9 @@ class ParallelTest : public ::testing::Test {
     delete dir_;
   }
 
-  // Every row of `sql` as text, sorted (row order is free without ORDER BY).
-  Result<std::vector<std::string>> Rows(const std::string& sql, ExecuteOptions eo) {
+  // Every row of `sql` as text, sorted (row order is free without ORDER
+  // BY) unless `in_output_order`.
+  Result<std::vector<std::string>> Rows(const std::string& sql, ExecuteOptions eo, bool in_output_order = false) {
     Engine engine(*catalog_);
     auto statement = (*pool_)->MakeChild({.name = "statement"});
     eo.pool = statement.get();
@@ -72,7 +73,7 @@ class ParallelTest : public ::testing::Test {
     }
     stream.reset();
     EXPECT_EQ(statement->held_bytes(), 0) << sql;
-    std::sort(rows.begin(), rows.end());
+    if (!in_output_order) std::sort(rows.begin(), rows.end());
     return rows;
   }
 
@@ -572,6 +573,94 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
     EXPECT_TRUE(failed.status().IsOutOfMemory()) << failed.status().ToString();
     EXPECT_EQ(failed.status().sql_state(), "53200");
   }
+}
+
+TEST_F(ParallelTest, AnExternalSortGivesTheUnlimitedOrderInBothModesAndLeavesNoFile) {
+  const std::string spill_root = *dir_ + "/sort-spill";
+  fs::create_directories(spill_root);
+  auto ordered = [&](const std::string& sql, const ExecuteOptions& eo) { return Rows(sql, eo, true); };
+  // Total orders: a string DESC, a computed decimal key with NULLS FIRST,
+  // a date; the second leaves out its first rows (OFFSET, no LIMIT).
+  const std::vector<std::string> sqls = {
+      "SELECT l_orderkey, l_linenumber, l_comment, l_extendedprice, l_shipdate FROM lineitem "
+      "ORDER BY l_comment DESC, l_shipdate, l_orderkey, l_linenumber",
+      "SELECT l_orderkey, l_linenumber, l_shipmode, CASE WHEN l_quantity < 5 THEN NULL ELSE l_extendedprice * (1 - "
+      "l_discount) END AS v FROM lineitem ORDER BY v NULLS FIRST, l_shipmode, l_orderkey DESC, l_linenumber OFFSET 777",
+  };
+  for (const auto& sql : sqls) {
+    SCOPED_TRACE(sql);
+    ExecuteOptions plain;
+    plain.threads = 1;
+    auto ref = ordered(sql, plain);
+    ASSERT_OK(ref);
+    ASSERT_GT(ref->size(), 50000u);
+    for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
+      for (int threads : {1, 2, 4}) {
+        SCOPED_TRACE("threads=" + std::to_string(threads));
+        ExecuteOptions eo;
+        eo.threads = threads;
+        eo.memory_mode = mode;
+        eo.memory_limit_bytes = 2 << 20;
+        eo.max_batch_rows = 4096;
+        eo.spill_directory = spill_root;
+        eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+        eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+        auto got = ordered(sql, eo);
+        ASSERT_OK(got);
+        EXPECT_TRUE(*got == *ref);
+        // Several runs (four workers: each holds a quarter of the memory
+        // left, so more runs, merged in more than one pass at this limit).
+        EXPECT_GE(eo.spilled_files->load(), 2);
+        if (threads == 4) EXPECT_GT(eo.spilled_files->load(), 8);
+        EXPECT_GT(eo.spilled_bytes->load(), 0);
+        EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
+      }
+    }
+    // A generous limit: the runs stay in memory, nothing spills.
+    ExecuteOptions roomy;
+    roomy.threads = 2;
+    roomy.memory_limit_bytes = int64_t{512} << 20;
+    roomy.spill_directory = spill_root;
+    roomy.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+    auto in_memory = ordered(sql, roomy);
+    ASSERT_OK(in_memory);
+    EXPECT_TRUE(*in_memory == *ref);
+    EXPECT_EQ(roomy.spilled_files->load(), 0);
+    // Spilling off: the same limit is an OutOfMemory.
+    ExecuteOptions off;
+    off.threads = 2;
+    off.memory_limit_bytes = 2 << 20;
+    off.max_batch_rows = 4096;
+    off.spill = false;
+    auto failed = ordered(sql, off);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_TRUE(failed.status().IsOutOfMemory()) << failed.status().ToString();
+    EXPECT_EQ(failed.status().sql_state(), "53200");
+  }
+  // Cancelled while its merge streams: the spill files and memory go.
+  Engine engine(*catalog_);
+  auto statement = (*pool_)->MakeChild({.name = "statement"});
+  ExecuteOptions eo;
+  eo.pool = statement.get();
+  eo.threads = 2;
+  eo.memory_limit_bytes = 2 << 20;
+  eo.max_batch_rows = 4096;
+  eo.spill_directory = spill_root;
+  eo.cancel = std::make_shared<std::atomic<bool>>(false);
+  auto stream = engine.Execute(sqls[0], eo);
+  ASSERT_OK(stream);
+  auto first = (*stream)->Next();
+  ASSERT_OK(first);
+  ASSERT_TRUE(*first);
+  EXPECT_FALSE(fs::is_empty(spill_root));
+  first->reset();
+  eo.cancel->store(true);
+  auto next = (*stream)->Next();
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().code(), StatusCode::kCancelled) << next.status().ToString();
+  stream->reset();
+  EXPECT_EQ(statement->held_bytes(), 0);
+  EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind by a cancelled sort";
 }
 
 TEST_F(ParallelTest, CancelStopsAParallelStatementAndReturnsItsMemory) {
