@@ -611,7 +611,9 @@ TEST_F(ParallelTest, AnExternalSortGivesTheUnlimitedOrderInBothModesAndLeavesNoF
         // Several runs (four workers: each holds a quarter of the memory
         // left, so more runs, merged in more than one pass at this limit).
         EXPECT_GE(eo.spilled_files->load(), 2);
-        if (threads == 4) EXPECT_GT(eo.spilled_files->load(), 8);
+        if (threads == 4) {
+          EXPECT_GT(eo.spilled_files->load(), 8);
+        }
         EXPECT_GT(eo.spilled_bytes->load(), 0);
         EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
       }
