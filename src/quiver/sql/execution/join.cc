@@ -154,7 +154,26 @@ class HashJoinOp : public RecordBatchStream {
     return r;
   }
 
+  /// Builds the relation from `right` now, before any probe row is read
+  /// (a caller that falls back to a grace join on OutOfMemory keeps the
+  /// probe side whole: TakeLeft).
+  Status BuildNow() { return Start(); }
+  /// The probe side, given back unread after a failed BuildNow.
+  OperatorPtr TakeLeft() { return std::move(left_); }
+
  private:
+  Status Start() {
+    if (prober_ || finished_) return Status::OK();
+    right_types_.clear();
+    for (const auto& f : right_schema_->fields) right_types_.push_back(f->type);
+    if (shared_) {
+      relation_ = shared_->relation;
+      QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
+      return Status::OK();
+    }
+    return Build();
+  }
+
   Status Build() {
     std::vector<RecordBatchPtr> batches;
     int64_t base = 0;
@@ -272,15 +291,7 @@ class HashJoinOp : public RecordBatchStream {
 
   Result<RecordBatchPtr> NextImpl() {
     QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-    if (!prober_ && !finished_) {
-      for (const auto& f : right_schema_->fields) right_types_.push_back(f->type);
-      if (shared_) {
-        relation_ = shared_->relation;
-        QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
-      } else {
-        QUIVER_RETURN_NOT_OK(Build());
-      }
-    }
+    QUIVER_RETURN_NOT_OK(Start());
     const join::BatchSink sink = [this](RecordBatchPtr b) { return Emit(b); };
     while (pending_.empty()) {
       if (finished_) return RecordBatchPtr{};
@@ -478,10 +489,6 @@ class NestedLoopJoinOp : public RecordBatchStream {
   std::vector<uint8_t> matched_;
 };
 
-// Semi / anti join that builds the left side: every left row gets a global
-// row number, the right side streams through the relation, and the pairs
-// that pass the residual mark their left row; at the end the left rows that
-// were (semi) or were not (anti) marked are emitted.
 // A semi / anti join that builds its left (outer) side, with row numbers,
 // and marks the left rows the right side's rows match (with the residual,
 // if any); then emits the marked (semi) or unmarked (anti) left rows in
@@ -684,9 +691,9 @@ constexpr int kGracePartitions = 16;
 
 // The grace partition of each row of `keys` (evaluated join keys, of one
 // common type per position on both sides): equal keys go to the same
-// partition; rows with a NULL key to partition 0.
+// partition; rows with a NULL key to the last bucket (kGracePartitions).
 std::vector<std::vector<int64_t>> PartitionRows(const std::vector<Vec>& keys, int64_t n) {
-  std::vector<std::vector<int64_t>> parts(kGracePartitions);
+  std::vector<std::vector<int64_t>> parts(kGracePartitions + 1);
   for (int64_t r = 0; r < n; ++r) {
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     bool null = false;
@@ -717,7 +724,7 @@ std::vector<std::vector<int64_t>> PartitionRows(const std::vector<Vec>& keys, in
       h = (h ^ k) * 0xff51afd7ed558ccdULL;
       h ^= h >> 29;
     }
-    const size_t p = null ? 0 : static_cast<size_t>((h >> 52) & (kGracePartitions - 1));
+    const size_t p = null ? kGracePartitions : static_cast<size_t>((h >> 52) & (kGracePartitions - 1));
     parts[p].push_back(r);
   }
   return parts;
@@ -735,10 +742,19 @@ class GraceSide {
         locks_(kGracePartitions),
         files_(kGracePartitions) {}
 
+  // Rows with a NULL key are dropped from now on instead of going to
+  // partition 0 (the probe side of a NOT IN whose set has no NULL: such a
+  // row is never in the answer). Call before the first Write.
+  void DropNullKeys() { drop_null_keys_ = true; }
+
   // Writes the rows of `raw` (the side's own columns) to their partitions,
-  // `keys` evaluated over the same rows.
+  // `keys` evaluated over the same rows. Thread-safe.
   Status Write(const RecordBatchPtr& raw, const std::vector<Vec>& keys) {
     auto parts = PartitionRows(keys, raw->num_rows);
+    const auto& nulls = parts[kGracePartitions];
+    rows_ += raw->num_rows;
+    null_key_rows_ += static_cast<int64_t>(nulls.size());
+    if (!drop_null_keys_) parts[0].insert(parts[0].end(), nulls.begin(), nulls.end());
     for (int p = 0; p < kGracePartitions; ++p) {
       const auto& rows = parts[static_cast<size_t>(p)];
       if (rows.empty()) continue;
@@ -767,16 +783,16 @@ class GraceSide {
   }
 
   std::vector<SpillFile> Take(int p) { return std::move(files_[static_cast<size_t>(p)]); }
-  bool Empty(int p) const {
-    for (const auto& f : files_[static_cast<size_t>(p)])
-      if (f.rows > 0) return false;
-    return true;
-  }
+  // Rows written, and of those rows with a NULL key (dropped or not).
+  int64_t rows() const { return rows_.load(); }
+  int64_t null_key_rows() const { return null_key_rows_.load(); }
 
  private:
   ExecContext* ctx_;
   SchemaPtr schema_;
   std::string what_;
+  bool drop_null_keys_ = false;
+  std::atomic<int64_t> rows_{0}, null_key_rows_{0};
   std::vector<std::unique_ptr<SpillWriter>> writers_;
   std::vector<std::mutex> locks_;
   std::vector<std::vector<SpillFile>> files_;
@@ -820,7 +836,11 @@ class SpillFilesStream : public RecordBatchStream {
 
 // Grace hash join (after the build side was spilled): the probe side is
 // written to the same partitions, then each partition is joined on its own
-// (its build side in one relation).
+// (its build side in one relation). Right / full joins also join the
+// partitions no probe row reached (their build rows come out unmatched).
+// NOT IN (one key) needs the whole set: a NULL in it empties the answer,
+// an empty set keeps every row; otherwise it is an anti join per partition
+// with the probe rows whose key is NULL dropped.
 class GraceJoinOp : public RecordBatchStream {
  public:
   GraceJoinOp(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec, SchemaPtr schema,
@@ -842,8 +862,20 @@ class GraceJoinOp : public RecordBatchStream {
 
  private:
   Result<RecordBatchPtr> NextImpl() {
+    if (!probe_ && spec_.kind == JoinKind::kNullAwareAnti) {
+      if (build_->null_key_rows() > 0) return RecordBatchPtr{};  // x NOT IN (..., NULL) is never true
+      if (build_->rows() == 0) {                                 // NOT IN of the empty set: every row
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, left_->Next());
+        return b ? MakeBatch(schema_, b->num_rows, b->columns) : b;
+      }
+    }
     if (!probe_) {
       probe_ = std::make_shared<GraceSide>(ctx_, left_->schema(), "hash join probe");
+      if (spec_.kind == JoinKind::kNullAwareAnti) {
+        probe_->DropNullKeys();
+        spec_.kind = JoinKind::kAnti;
+      }
       while (true) {
         QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, left_->Next());
@@ -865,9 +897,12 @@ class GraceJoinOp : public RecordBatchStream {
       const int p = partition_++;
       std::vector<SpillFile> build_files = build_->Take(p);
       std::vector<SpillFile> probe_files = probe_->Take(p);
-      bool probe_rows = false;
+      bool probe_rows = false, build_rows = false;
       for (const auto& f : probe_files) probe_rows = probe_rows || f.rows > 0;
-      if (!probe_rows) continue;  // no probe row: nothing to emit for inner, left, semi, anti
+      for (const auto& f : build_files) build_rows = build_rows || f.rows > 0;
+      // No probe row: nothing to emit but a right / full join's build rows.
+      const bool keeps_build = spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull;
+      if (!probe_rows && !(keeps_build && build_rows)) continue;
       OperatorPtr left = std::make_unique<SpillFilesStream>(ctx_, left_schema_, std::move(probe_files));
       OperatorPtr right = std::make_unique<SpillFilesStream>(ctx_, right_schema_, std::move(build_files));
       auto op = std::make_unique<HashJoinOp>(ctx_, std::move(left), std::move(right), right_schema_, spec_, schema_);
@@ -884,6 +919,107 @@ class GraceJoinOp : public RecordBatchStream {
   SchemaPtr left_schema_;
   OperatorPtr current_;
   int partition_ = 0;
+};
+
+// `first`'s batches, then `rest`'s (as `first`'s schema).
+class ChainStream : public RecordBatchStream {
+ public:
+  ChainStream(OperatorPtr first, OperatorPtr rest) : first_(std::move(first)), rest_(std::move(rest)) {}
+  const SchemaPtr& schema() const override { return first_->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    if (!first_done_) {
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, first_->Next());
+      if (b) return b;
+      first_done_ = true;
+    }
+    if (!rest_) return RecordBatchPtr{};
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, rest_->Next());
+    return b ? MakeBatch(first_->schema(), b->num_rows, b->columns) : b;
+  }
+
+ private:
+  OperatorPtr first_, rest_;
+  bool first_done_ = false;
+};
+
+// Writes `batches` (a side's own columns) to `side`'s partitions by
+// `keys`, dropping them as it goes.
+Status SpillToPartitions(ExecContext* ctx, const std::vector<ExprPtr>& keys, GraceSide* side,
+                         std::vector<RecordBatchPtr>* batches) {
+  for (auto& b : *batches) {
+    QUIVER_ASSIGN_OR_RETURN(auto k, EvaluateKeys(keys, *b, ctx));
+    QUIVER_RETURN_NOT_OK(side->Write(b, k));
+    b.reset();
+  }
+  batches->clear();
+  return Status::OK();
+}
+
+// A right / full outer hash join that may spill (one instance over
+// gathered inputs): the build side is held while memory allows and built
+// into one relation before any probe row is read; when memory gets tight
+// or the build fails with OutOfMemory, the build side goes to the grace
+// partitions and the join runs as a GraceJoinOp.
+class SpillableSerialJoinOp : public RecordBatchStream {
+ public:
+  SpillableSerialJoinOp(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema)
+      : ctx_(ctx),
+        left_(std::move(left)),
+        right_(std::move(right)),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)) {}
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    if (!inner_) {
+      Status st = Start();
+      if (!st.ok()) return NameOperator(st, "hash join");
+    }
+    return inner_->Next();
+  }
+
+ private:
+  Status Start() {
+    const SchemaPtr right_schema = right_->schema();
+    auto build = std::make_shared<GraceSide>(ctx_, right_schema, "hash join build");
+    std::vector<RecordBatchPtr> held;
+    bool grace = false;
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, right_->Next());
+      if (!b) break;
+      if (b->num_rows == 0) continue;
+      held.push_back(std::move(b));
+      if (grace || ctx_->MemoryTight()) {
+        grace = true;
+        QUIVER_RETURN_NOT_OK(SpillToPartitions(ctx_, spec_.right_keys, build.get(), &held));
+      }
+    }
+    right_.reset();
+    if (!grace) {
+      auto op = std::make_unique<HashJoinOp>(ctx_, std::move(left_), MakeBatchesStream(right_schema, held),
+                                             right_schema, spec_, schema_);
+      QUIVER_RETURN_NOT_OK(op->Init());
+      Status st = op->BuildNow();
+      if (st.ok() && !ctx_->MemoryTight()) {
+        held.clear();
+        inner_ = std::move(op);
+        return Status::OK();
+      }
+      if (!st.ok() && !st.IsOutOfMemory()) return st;
+      left_ = op->TakeLeft();  // not read yet: the relation is built before probing
+      op.reset();              // its relation goes
+      QUIVER_RETURN_NOT_OK(SpillToPartitions(ctx_, spec_.right_keys, build.get(), &held));
+    }
+    QUIVER_RETURN_NOT_OK(build->Finish());
+    inner_ = std::make_unique<GraceJoinOp>(ctx_, std::move(left_), right_schema, spec_, schema_, std::move(build));
+    return Status::OK();
+  }
+
+  ExecContext* ctx_;
+  OperatorPtr left_, right_;
+  JoinSpec spec_;
+  SchemaPtr schema_;
+  OperatorPtr inner_;
 };
 
 // A hash join whose probe side is parallel: the build side runs as its own
@@ -932,7 +1068,7 @@ class ParallelHashJoinNode : public PhysicalNode {
     QUIVER_RETURN_NOT_OK(proto.Init());
     const SchemaPtr build_schema = proto.build_schema();
     std::vector<std::vector<RecordBatchPtr>> parts(static_cast<size_t>(std::max(1, ctx_->threads)));
-    const bool spillable = ctx_->spill && spec_.kind != JoinKind::kNullAwareAnti;
+    const bool spillable = ctx_->spill && (spec_.kind != JoinKind::kNullAwareAnti || spec_.left_keys.size() == 1);
     const int nright = static_cast<int>(right_->schema()->fields.size());
     grace_build_ = std::make_shared<GraceSide>(ctx_, right_->schema(), "hash join build");
     // Moves keyed batches (own columns + keys) to the build partitions.
@@ -1009,7 +1145,9 @@ class ParallelHashJoinNode : public PhysicalNode {
 // a parallel pipeline whose workers probe with their own probers and mark
 // their own copies of the left rows' marks, OR-ed together at the end (TPC-H
 // Q21: 6 M lineitem rows probe the few thousand late orders of one nation).
-// One instance emits the left rows.
+// One instance emits the left rows. A left side that does not fit (memory
+// tight while it is held or built, spilling on) makes it a grace hash join
+// the usual way round: the right side is partitioned by its pipeline.
 class BuildLeftSemiJoinNode : public PhysicalNode {
  public:
   BuildLeftSemiJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema)
@@ -1020,7 +1158,7 @@ class BuildLeftSemiJoinNode : public PhysicalNode {
   bool parallel() const override { return false; }
   Result<OperatorPtr> Instantiate() override {
     if (!op_) return Status::Invalid("internal: the build-left semi join was instantiated twice or not prepared");
-    return OperatorPtr(std::move(op_));
+    return std::move(op_);
   }
   void Release() override { op_.reset(); }
 
@@ -1032,10 +1170,43 @@ class BuildLeftSemiJoinNode : public PhysicalNode {
 
  private:
   Status Run() {
-    QUIVER_ASSIGN_OR_RETURN(OperatorPtr left, Gathered(ctx_, left_));
-    auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx_, std::move(left), right_->schema(), spec_, schema_);
-    QUIVER_RETURN_NOT_OK(op->Init());
-    QUIVER_RETURN_NOT_OK(op->Build());
+    QUIVER_ASSIGN_OR_RETURN(OperatorPtr gathered, Gathered(ctx_, left_));
+    const SchemaPtr left_schema = gathered->schema();
+    // The left side, held while memory allows (spilling on).
+    std::vector<RecordBatchPtr> held;
+    bool grace = false;
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, gathered->Next());
+      if (!b) {
+        gathered.reset();
+        break;
+      }
+      if (b->num_rows == 0) continue;
+      held.push_back(std::move(b));
+      if (ctx_->MemoryTight()) {
+        grace = true;
+        break;
+      }
+    }
+    if (!grace) {
+      auto op = std::make_unique<BuildLeftSemiJoinOp>(ctx_, MakeBatchesStream(left_schema, held), right_->schema(),
+                                                      spec_, schema_);
+      QUIVER_RETURN_NOT_OK(op->Init());
+      Status st = op->Build();
+      if (st.ok() && !ctx_->MemoryTight()) {
+        held.clear();
+        return Probe(std::move(op));
+      }
+      if (!st.ok() && !(st.IsOutOfMemory() && ctx_->spill)) return st;
+      op.reset();  // its relation goes
+    }
+    return RunGrace(left_schema, std::move(held), std::move(gathered));
+  }
+
+  // The right side runs as a pipeline whose workers probe the left side's
+  // relation, each marking its own copy of the left rows' marks.
+  Status Probe(std::unique_ptr<BuildLeftSemiJoinOp> op) {
     std::mutex merge;
     QUIVER_RETURN_NOT_OK(
         RunPipeline(ctx_, right_, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
@@ -1058,9 +1229,37 @@ class BuildLeftSemiJoinNode : public PhysicalNode {
     return Status::OK();
   }
 
+  // The left side does not fit: the right side goes to the grace
+  // partitions (its pipeline's workers writing), and the join runs the
+  // usual way round per partition (left probes, right builds), the left
+  // side (`held`, then the rest of `rest`) partitioned as it is read.
+  Status RunGrace(const SchemaPtr& left_schema, std::vector<RecordBatchPtr> held, OperatorPtr rest) {
+    const SchemaPtr right_schema = right_->schema();
+    auto build = std::make_shared<GraceSide>(ctx_, right_schema, "hash join build");
+    QUIVER_RETURN_NOT_OK(
+        RunPipeline(ctx_, right_, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
+          while (!stop.load(std::memory_order_relaxed)) {
+            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+            if (!b) break;
+            if (b->num_rows == 0) continue;
+            QUIVER_ASSIGN_OR_RETURN(auto keys, EvaluateKeys(spec_.right_keys, *b, ctx_));
+            QUIVER_RETURN_NOT_OK(build->Write(b, keys));
+          }
+          return Status::OK();
+        }));
+    QUIVER_RETURN_NOT_OK(build->Finish());
+    JoinSpec spec = spec_;
+    spec.build_left = false;
+    OperatorPtr left = std::make_unique<ChainStream>(MakeBatchesStream(left_schema, std::move(held)), std::move(rest));
+    op_ =
+        std::make_unique<GraceJoinOp>(ctx_, std::move(left), right_schema, std::move(spec), schema_, std::move(build));
+    return Status::OK();
+  }
+
   NodePtr left_, right_;
   JoinSpec spec_;
-  std::unique_ptr<BuildLeftSemiJoinOp> op_;
+  OperatorPtr op_;
 };
 
 // Joins that see all their input in one thread (right / full outer, nested
@@ -1076,6 +1275,9 @@ class SerialJoinNode : public PhysicalNode {
   Result<OperatorPtr> Instantiate() override {
     QUIVER_ASSIGN_OR_RETURN(OperatorPtr right, Gathered(ctx_, right_));
     QUIVER_ASSIGN_OR_RETURN(OperatorPtr left, Gathered(ctx_, left_));
+    if (ctx_->spill && !spec_.left_keys.empty())
+      return OperatorPtr(
+          std::make_unique<SpillableSerialJoinOp>(ctx_, std::move(left), std::move(right), spec_, schema_));
     return MakeJoin(ctx_, std::move(left), std::move(right), spec_, schema_);
   }
 

@@ -145,8 +145,13 @@ struct JoinSpec {
 /// parallel when the probe side is: the build side runs as its own
 /// pipeline when the node is prepared (every worker's batches, keys
 /// evaluated in the workers), then each instance probes the one relation.
-/// Right / full outer joins, build-left semi joins and nested-loop joins
-/// are serial (their inputs gathered).
+/// Right / full outer joins and nested-loop joins are serial (their inputs
+/// gathered); a build-left semi / anti join builds its gathered left side
+/// and probes with the right side's pipeline. Out of core (ctx->spill and
+/// a memory limit): a hash join of any kind whose build side does not fit
+/// becomes a grace hash join (both sides in 16 key partitions, spill
+/// files, joined one partition at a time; a build-left semi join the usual
+/// way round; NOT IN with the set's NULLs and emptiness decided first).
 Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema);
 
 /// Hash aggregation: `groups` and aggregate arguments bound to the child's
