@@ -6,6 +6,10 @@
 // loop. DISTINCT aggregates keep a second table of (group, value) and
 // update only on a value's first occurrence. The tables and states live in
 // TaskMemoryManager pages ("hash aggregate" consumer), on- or off-heap.
+// Past its share of the memory a table spills: its groups' states, and
+// the (group, value) entries of its DISTINCT aggregates, go to 16
+// partitions by the group's hash; at the end each partition is merged into
+// a fresh table on its own (a DISTINCT state rebuilt from its values).
 // Without GROUP BY there is exactly one group, also for empty input
 // (count 0, other aggregates NULL).
 #include <algorithm>
@@ -87,6 +91,19 @@ int FixedKeyWidth(TypeId id) {
     case TypeId::kDecimal: return 16;
     default: return 0;
   }
+}
+
+uint32_t DecodeU32(const uint8_t* p) {
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  return x;
+}
+
+// A utf8 array's data as binary (spilled keys and values are bytes).
+ArrayDataPtr AsBinary(ArrayDataPtr a) {
+  auto b = std::make_shared<ArrayData>(*a);
+  b->type = binary();
+  return b;
 }
 
 void EncodeValue(const Vec& v, int64_t r, std::string* out) {
@@ -424,11 +441,6 @@ class AggregateTable : public join::MemoryConsumer {
                                       MemoryPool* pool) const {
     const auto n = static_cast<int64_t>(ids.size());
     std::vector<ArrayDataPtr> cols;
-    auto as_binary = [](ArrayDataPtr a) {
-      auto b = std::make_shared<ArrayData>(*a);
-      b->type = binary();
-      return ArrayDataPtr(b);
-    };
     {
       int64_t bytes = 0;
       for (int64_t g : ids) bytes += groups_.empty() ? 0 : table_.key_length(g);
@@ -442,7 +454,7 @@ class AggregateTable : public join::MemoryConsumer {
         }
       }
       QUIVER_ASSIGN_OR_RETURN(auto k, kb.Finish());
-      cols.push_back(as_binary(k));
+      cols.push_back(AsBinary(k));
     }
     for (size_t a = 0; a < aggs_.size(); ++a) {
       const PagedArray<State>& st = *states_[a];
@@ -471,13 +483,15 @@ class AggregateTable : public join::MemoryConsumer {
       cols.push_back(ib.Finish());
       cols.push_back(fb.Finish());
       QUIVER_ASSIGN_OR_RETURN(auto sa, sb.Finish());
-      cols.push_back(as_binary(sa));
+      cols.push_back(AsBinary(sa));
     }
     return MakeBatch(schema, n, std::move(cols));
   }
 
   // Merges exported states (ExportStates' layout) into this table; string
-  // min / max values are copied into this table's arena.
+  // min / max values are copied into this table's arena. A DISTINCT
+  // aggregate's state is left out: it is rebuilt from its values
+  // (MergeDistinct), which a merged count or sum would count twice.
   Status MergeStates(const RecordBatch& b) {
     const ArrayData& keys = *b.columns[0];
     const int32_t* koff = keys.GetValues<int32_t>(1) + keys.offset;
@@ -488,6 +502,7 @@ class AggregateTable : public join::MemoryConsumer {
         QUIVER_RETURN_NOT_OK(GroupOfEncoded(kdata + koff[r], static_cast<uint32_t>(koff[r + 1] - koff[r]), &g));
       }
       for (size_t a = 0; a < aggs_.size(); ++a) {
+        if (aggs_[a].distinct) continue;
         const size_t c = 1 + 4 * a;
         State o;
         o.count = b.columns[c]->GetValues<int64_t>(1)[b.columns[c]->offset + r];
@@ -856,44 +871,198 @@ class AggregateTable : public join::MemoryConsumer {
                                                           HashBytes(p, dkey.size()), &ignored, &inserted));
           if (!inserted) continue;
         }
-        State& s = st[g];
-        switch (call.fn) {
-          case AggFn::kCount: ++s.count; break;
-          case AggFn::kSum:
-          case AggFn::kAvg:
-            if (cls == TypeClass::kFloat) {
-              s.f += v.FloatAt(r);
-            } else if (__builtin_add_overflow(s.i, v.ExactAt(r), &s.i)) {
-              return NumericOverflow("sum() passed 128 bits");
-            }
-            ++s.count;
-            break;
-          case AggFn::kMin:
-          case AggFn::kMax: {
-            const bool is_min = call.fn == AggFn::kMin;
-            if (cls == TypeClass::kFloat) {
-              const double x = v.FloatAt(r);
-              if (s.count == 0 || (is_min ? x < s.f : x > s.f)) s.f = x;
-            } else if (cls == TypeClass::kString) {
-              const std::string_view x = v.StringAt(r);
-              const uint8_t* cur = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(s.i));
-              const std::string_view cv(reinterpret_cast<const char*>(cur), s.len);
-              if (s.count == 0 || (is_min ? x < cv : x > cv)) {
-                QUIVER_ASSIGN_OR_RETURN(uint8_t * stored,
-                                        arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
-                s.i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
-                s.len = static_cast<uint32_t>(x.size());
-              }
-            } else {
-              const i128 x = v.ExactAt(r);
-              if (s.count == 0 || (is_min ? x < s.i : x > s.i)) s.i = x;
-            }
-            ++s.count;
-            break;
-          }
-          case AggFn::kCountStar: break;
-        }
+        QUIVER_RETURN_NOT_OK(UpdateState(
+            call, cls, &st[g], [&] { return v.ExactAt(r); }, [&] { return v.FloatAt(r); },
+            [&] { return v.StringAt(r); }));
       }
+    }
+    return Status::OK();
+  }
+
+  // Folds one non-null argument value into state `s` of aggregate `call`
+  // (argument class `cls`); the value is read through the getter of its
+  // class (exact: i128, float: double, string: string_view), only when
+  // the function needs it.
+  template <typename GetExact, typename GetFloat, typename GetString>
+  Status UpdateState(const AggregateCall& call, TypeClass cls, State* s, GetExact exact, GetFloat flt, GetString str) {
+    switch (call.fn) {
+      case AggFn::kCount: ++s->count; break;
+      case AggFn::kSum:
+      case AggFn::kAvg:
+        if (cls == TypeClass::kFloat) {
+          s->f += flt();
+        } else if (__builtin_add_overflow(s->i, exact(), &s->i)) {
+          return NumericOverflow("sum() passed 128 bits");
+        }
+        ++s->count;
+        break;
+      case AggFn::kMin:
+      case AggFn::kMax: {
+        const bool is_min = call.fn == AggFn::kMin;
+        if (cls == TypeClass::kFloat) {
+          const double x = flt();
+          if (s->count == 0 || (is_min ? x < s->f : x > s->f)) s->f = x;
+        } else if (cls == TypeClass::kString) {
+          const std::string_view x = str();
+          const std::string_view cv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s->i)), s->len);
+          if (s->count == 0 || (is_min ? x < cv : x > cv)) {
+            QUIVER_ASSIGN_OR_RETURN(uint8_t * stored,
+                                    arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
+            s->i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
+            s->len = static_cast<uint32_t>(x.size());
+          }
+        } else {
+          const i128 x = exact();
+          if (s->count == 0 || (is_min ? x < s->i : x > s->i)) s->i = x;
+        }
+        ++s->count;
+        break;
+      }
+      case AggFn::kCountStar: break;
+    }
+    return Status::OK();
+  }
+
+  // The layout of spilled DISTINCT values: the group's encoded key, the
+  // aggregate's position, the value as EncodeValue wrote it.
+  static SchemaPtr DistinctSchema() {
+    auto s = std::make_shared<Schema>();
+    s->fields.push_back(field("key", binary(), false));
+    s->fields.push_back(field("aggregate", int32(), false));
+    s->fields.push_back(field("value", binary(), false));
+    return s;
+  }
+
+  // The DISTINCT aggregates' (group, value) entries, partitioned as the
+  // groups are (PartitionOf, `num_partitions`), each partition's entries
+  // as batches of DistinctSchema of up to `batch_rows` rows handed to
+  // sink(partition, batch). Read-only.
+  Status ExportDistinct(int num_partitions, int64_t batch_rows, MemoryPool* pool,
+                        const std::function<Status(int, RecordBatchPtr)>& sink) const {
+    std::vector<std::vector<std::pair<uint32_t, int64_t>>> parts(static_cast<size_t>(num_partitions));
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      if (!distinct_[a]) continue;
+      const GroupTable& d = *distinct_[a];
+      for (int64_t e = 0; e < d.num_groups(); ++e) {
+        int64_t g;
+        std::memcpy(&g, d.key(e), 8);
+        const int p = groups_.empty() ? 0 : PartitionOf(table_.key(g), table_.key_length(g), num_partitions);
+        parts[static_cast<size_t>(p)].emplace_back(static_cast<uint32_t>(a), e);
+      }
+    }
+    const SchemaPtr schema = DistinctSchema();
+    for (int p = 0; p < num_partitions; ++p) {
+      const auto& entries = parts[static_cast<size_t>(p)];
+      for (size_t begin = 0; begin < entries.size(); begin += static_cast<size_t>(batch_rows)) {
+        QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+        const size_t end = std::min(entries.size(), begin + static_cast<size_t>(batch_rows));
+        const auto n = static_cast<int64_t>(end - begin);
+        int64_t key_bytes = 0, value_bytes = 0;
+        for (size_t i = begin; i < end; ++i) {
+          const GroupTable& d = *distinct_[entries[i].first];
+          int64_t g;
+          std::memcpy(&g, d.key(entries[i].second), 8);
+          key_bytes += groups_.empty() ? 0 : table_.key_length(g);
+          value_bytes += d.key_length(entries[i].second) - 8;
+        }
+        QUIVER_ASSIGN_OR_RETURN(auto kb, StringBuilder::Make(n, key_bytes, pool));
+        QUIVER_ASSIGN_OR_RETURN(auto ab, FixedBuilder::Make(int32(), n, pool));
+        QUIVER_ASSIGN_OR_RETURN(auto vb, StringBuilder::Make(n, value_bytes, pool));
+        for (size_t i = begin; i < end; ++i) {
+          const GroupTable& d = *distinct_[entries[i].first];
+          const uint8_t* dk = d.key(entries[i].second);
+          int64_t g;
+          std::memcpy(&g, dk, 8);
+          QUIVER_RETURN_NOT_OK(kb.Append(
+              groups_.empty() ? std::string_view()
+                              : std::string_view(reinterpret_cast<const char*>(table_.key(g)), table_.key_length(g))));
+          ab.values<int32_t>()[i - begin] = static_cast<int32_t>(entries[i].first);
+          QUIVER_RETURN_NOT_OK(
+              vb.Append(std::string_view(reinterpret_cast<const char*>(dk + 8), d.key_length(entries[i].second) - 8)));
+        }
+        std::vector<ArrayDataPtr> cols;
+        QUIVER_ASSIGN_OR_RETURN(auto k, kb.Finish());
+        cols.push_back(AsBinary(std::move(k)));
+        cols.push_back(ab.Finish());
+        QUIVER_ASSIGN_OR_RETURN(auto v, vb.Finish());
+        cols.push_back(AsBinary(std::move(v)));
+        QUIVER_RETURN_NOT_OK(sink(p, MakeBatch(schema, n, std::move(cols))));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Adds spilled DISTINCT entries (ExportDistinct's layout) to this table:
+  // a value new to its group's set updates the aggregate's state. Errors:
+  // Invalid on an aggregate position or value that does not fit the
+  // aggregate (a corrupt spill file).
+  Status MergeDistinct(const RecordBatch& b) {
+    const ArrayData& keys = *b.columns[0];
+    const ArrayData& aggs = *b.columns[1];
+    const ArrayData& values = *b.columns[2];
+    const int32_t* koff = keys.GetValues<int32_t>(1) + keys.offset;
+    const uint8_t* kdata = keys.buffers[2] ? keys.buffers[2]->data() : nullptr;
+    const int32_t* agg = aggs.GetValues<int32_t>(1) + aggs.offset;
+    const int32_t* voff = values.GetValues<int32_t>(1) + values.offset;
+    const uint8_t* vdata = values.buffers[2] ? values.buffers[2]->data() : nullptr;
+    std::string dkey;
+    for (int64_t r = 0; r < b.num_rows; ++r) {
+      const auto a = static_cast<size_t>(agg[r]);
+      if (agg[r] < 0 || a >= aggs_.size() || !distinct_[a])
+        return Status::Invalid("spilled DISTINCT value " + std::to_string(r) + ": aggregate " + std::to_string(agg[r]) +
+                               " is not a DISTINCT aggregate of " + std::to_string(aggs_.size()));
+      const uint8_t* val = vdata + voff[r];
+      const auto len = static_cast<uint32_t>(voff[r + 1] - voff[r]);
+      const AggregateCall& call = aggs_[a];
+      const TypeId id = call.arg->type->id;
+      const TypeClass cls = ClassOf(*call.arg->type);
+      const auto width = static_cast<uint32_t>(FixedKeyWidth(id));
+      const bool ok = len >= 1 && val[0] == 1 &&
+                      (id == TypeId::kUtf8 ? len >= 5 && len == 5 + DecodeU32(val + 1) : width > 0 && len == 1 + width);
+      if (!ok)
+        return Status::Invalid("spilled DISTINCT value " + std::to_string(r) + " of aggregate " + std::to_string(a) +
+                               ": " + std::to_string(len) + " bytes do not hold a " + call.arg->type->ToString());
+      int64_t g = 0;
+      if (!groups_.empty()) {
+        QUIVER_RETURN_NOT_OK(GroupOfEncoded(kdata + koff[r], static_cast<uint32_t>(koff[r + 1] - koff[r]), &g));
+      }
+      dkey.assign(reinterpret_cast<const char*>(&g), 8);
+      dkey.append(reinterpret_cast<const char*>(val), len);
+      const auto* p = reinterpret_cast<const uint8_t*>(dkey.data());
+      int64_t ignored;
+      bool inserted;
+      QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()), HashBytes(p, dkey.size()),
+                                                      &ignored, &inserted));
+      if (!inserted) continue;
+      auto exact = [&]() -> i128 {
+        switch (id) {
+          case TypeId::kBool: return val[1] != 0;
+          case TypeId::kInt32:
+          case TypeId::kDate32: {
+            int32_t x;
+            std::memcpy(&x, val + 1, 4);
+            return x;
+          }
+          case TypeId::kDecimal: {
+            i128 x;
+            std::memcpy(&x, val + 1, 16);
+            return x;
+          }
+          default: {
+            int64_t x;
+            std::memcpy(&x, val + 1, 8);
+            return x;
+          }
+        }
+      };
+      auto flt = [&] {
+        double x;
+        std::memcpy(&x, val + 1, 8);
+        return x;
+      };
+      auto str = [&] { return std::string_view(reinterpret_cast<const char*>(val + 5), len - 5); };
+      QUIVER_RETURN_NOT_OK(UpdateState(call, cls, &(*states_[a])[g], exact, flt, str));
+      if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
     return Status::OK();
   }
@@ -1121,9 +1290,16 @@ constexpr int64_t kParallelMergeGroups = 1 << 15;
 class SpilledAggregateEmitOp : public RecordBatchStream {
  public:
   using MakeTable = std::function<Result<std::shared_ptr<AggregateTable>>()>;
+  // `distinct[p]`: partition p's spilled DISTINCT values (may be empty).
   SpilledAggregateEmitOp(ExecContext* ctx, SchemaPtr schema, std::vector<std::vector<SpillFile>> partitions,
-                         MakeTable make_table)
-      : ctx_(ctx), schema_(std::move(schema)), partitions_(std::move(partitions)), make_table_(std::move(make_table)) {}
+                         std::vector<std::vector<SpillFile>> distinct, MakeTable make_table)
+      : ctx_(ctx),
+        schema_(std::move(schema)),
+        partitions_(std::move(partitions)),
+        distinct_(std::move(distinct)),
+        make_table_(std::move(make_table)) {
+    distinct_.resize(partitions_.size());
+  }
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     auto r = NextImpl();
@@ -1146,25 +1322,29 @@ class SpilledAggregateEmitOp : public RecordBatchStream {
       }
       table_.reset();
       if (partition_ >= partitions_.size()) return RecordBatchPtr{};
-      std::vector<SpillFile> files = std::move(partitions_[partition_++]);
+      std::vector<SpillFile> files = std::move(partitions_[partition_]);
+      std::vector<SpillFile> values = std::move(distinct_[partition_++]);
       if (files.empty()) continue;
       QUIVER_ASSIGN_OR_RETURN(table_, make_table_());
-      for (const SpillFile& f : files) {
-        QUIVER_ASSIGN_OR_RETURN(auto in, ctx_->spill->Open(f, ctx_->aggregate_pool.get()));
-        while (true) {
-          QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
-          if (!b) break;
-          QUIVER_RETURN_NOT_OK(table_->MergeStates(*b));
-        }
-      }
+      for (const SpillFile& f : files) QUIVER_RETURN_NOT_OK(MergeFile(f, false));
+      for (const SpillFile& f : values) QUIVER_RETURN_NOT_OK(MergeFile(f, true));
       next_ = 0;
+    }
+  }
+
+  Status MergeFile(const SpillFile& f, bool distinct_values) {
+    QUIVER_ASSIGN_OR_RETURN(auto in, ctx_->spill->Open(f, ctx_->aggregate_pool.get()));
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+      if (!b) return Status::OK();
+      QUIVER_RETURN_NOT_OK(distinct_values ? table_->MergeDistinct(*b) : table_->MergeStates(*b));
     }
   }
 
   ExecContext* ctx_;
   SchemaPtr schema_;
-  std::vector<std::vector<SpillFile>> partitions_;
+  std::vector<std::vector<SpillFile>> partitions_, distinct_;
   MakeTable make_table_;
   size_t partition_ = 0;
   std::shared_ptr<AggregateTable> table_;
@@ -1184,8 +1364,8 @@ class HashAggregateNode : public PhysicalNode {
   bool parallel() const override { return !spilled_; }
   Result<OperatorPtr> Instantiate() override {
     if (spilled_) {
-      return OperatorPtr(std::make_unique<SpilledAggregateEmitOp>(ctx_, schema_, std::move(partitions_),
-                                                                  [this] { return MakeTable(); }));
+      return OperatorPtr(std::make_unique<SpilledAggregateEmitOp>(
+          ctx_, schema_, std::move(partitions_), std::move(distinct_partitions_), [this] { return MakeTable(); }));
     }
     return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, results_, cursor_, tables_, skips_));
   }
@@ -1194,6 +1374,7 @@ class HashAggregateNode : public PhysicalNode {
     skips_.clear();
     tables_.clear();
     partitions_.clear();
+    distinct_partitions_.clear();
   }
 
  protected:
@@ -1202,6 +1383,7 @@ class HashAggregateNode : public PhysicalNode {
     if (!st.ok()) {
       tables_.clear();
       partitions_.clear();
+      distinct_partitions_.clear();
       return NameOperator(st, "hash aggregate");
     }
     return Status::OK();
@@ -1249,9 +1431,32 @@ class HashAggregateNode : public PhysicalNode {
       QUIVER_ASSIGN_OR_RETURN(SpillFile f, w->Finish());
       written.emplace_back(p, std::move(f));
     }
+    // DISTINCT aggregates: their (group, value) entries, partitioned alike
+    // (a table with them spills whole: begin is 0).
+    std::vector<std::pair<int, SpillFile>> values_written;
+    if (t.has_distinct()) {
+      std::vector<std::unique_ptr<SpillWriter>> writers(kSpillPartitions);
+      QUIVER_RETURN_NOT_OK(
+          t.ExportDistinct(kSpillPartitions, 4096, ctx_->aggregate_pool.get(), [&](int p, RecordBatchPtr b) -> Status {
+            auto& w = writers[static_cast<size_t>(p)];
+            if (!w) {
+              QUIVER_ASSIGN_OR_RETURN(w, ctx_->spill->Create(AggregateTable::DistinctSchema(),
+                                                             "hash aggregate DISTINCT values " + std::to_string(p),
+                                                             ctx_->aggregate_pool.get()));
+            }
+            return w->Write(*b);
+          }));
+      for (int p = 0; p < kSpillPartitions; ++p) {
+        if (!writers[static_cast<size_t>(p)]) continue;
+        QUIVER_ASSIGN_OR_RETURN(SpillFile f, writers[static_cast<size_t>(p)]->Finish());
+        values_written.emplace_back(p, std::move(f));
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (auto& [p, f] : written) partitions_[static_cast<size_t>(p)].push_back(std::move(f));
+      distinct_partitions_.resize(kSpillPartitions);
+      for (auto& [p, f] : values_written) distinct_partitions_[static_cast<size_t>(p)].push_back(std::move(f));
       spilled_ = true;
     }
     table->reset();  // its pages go back before the new table takes any
@@ -1259,7 +1464,10 @@ class HashAggregateNode : public PhysicalNode {
     return Status::OK();
   }
 
-  bool CanSpill(const AggregateTable& t) const { return ctx_->spill && !t.has_distinct(); }
+  // A table with DISTINCT aggregates spills its values too; without GROUP
+  // BY they would all come back into the one group's partition, so such a
+  // table does not spill.
+  bool CanSpill(const AggregateTable& t) const { return ctx_->spill && (!t.has_distinct() || !groups_.empty()); }
 
   Status Consume(std::shared_ptr<AggregateTable>* table, RecordBatchStream* in, const std::atomic<bool>* stop) {
     while (!stop || !stop->load(std::memory_order_relaxed)) {
@@ -1282,21 +1490,39 @@ class HashAggregateNode : public PhysicalNode {
           QUIVER_ASSIGN_OR_RETURN(b, TakeRows(b, sel, ctx_->scan_pool.get()));
         }
       }
-      const uint8_t* keep_rows = keep.empty() ? nullptr : keep.data();
-      Status st = (*table)->Consume(*b, keep_rows);
-      if (st.IsOutOfMemory() && !(*table)->states_started() && CanSpill(**table) && (*table)->num_output_rows() > 0) {
-        // Nothing of the batch is in the states yet: spill, then again.
-        QUIVER_RETURN_NOT_OK(Spill(table));
-        st = (*table)->Consume(*b, keep_rows);
+      // DISTINCT sets grow while a batch's states are updated, past the
+      // point where the batch could be consumed again: a table with them
+      // takes big batches in slices, with a spill check after each.
+      const int64_t n = b->num_rows;
+      const bool slices = (*table)->has_distinct() && table_budget_bytes_ != INT64_MAX && CanSpill(**table);
+      const int64_t step = slices ? kDistinctSliceRows : n;
+      for (int64_t begin = 0; begin < n; begin += step) {
+        RecordBatchPtr part = b;
+        if (step < n) {
+          QUIVER_ASSIGN_OR_RETURN(part, SliceBatch(b, begin, std::min(step, n - begin)));
+        }
+        QUIVER_RETURN_NOT_OK(ConsumeOne(table, *part, keep.empty() ? nullptr : keep.data() + begin));
       }
-      QUIVER_RETURN_NOT_OK(st);
-      // Past this table's share or the statement's reserve: spill now, so
-      // the other workers and the operators above keep room.
-      const bool over_share = (*table)->used_bytes() > table_budget_bytes_;
-      const bool tight = ctx_->MemoryTight() && (*table)->used_bytes() > ctx_->spill_reserve_bytes / 8;
-      if ((over_share || tight) && CanSpill(**table) && (*table)->num_output_rows() > 1)
-        QUIVER_RETURN_NOT_OK(Spill(table));
     }
+    return Status::OK();
+  }
+
+  static constexpr int64_t kDistinctSliceRows = 4096;
+
+  Status ConsumeOne(std::shared_ptr<AggregateTable>* table, const RecordBatch& b, const uint8_t* keep_rows) {
+    Status st = (*table)->Consume(b, keep_rows);
+    if (st.IsOutOfMemory() && !(*table)->states_started() && CanSpill(**table) && (*table)->num_output_rows() > 0) {
+      // Nothing of the batch is in the states yet: spill, then again.
+      QUIVER_RETURN_NOT_OK(Spill(table));
+      st = (*table)->Consume(b, keep_rows);
+    }
+    QUIVER_RETURN_NOT_OK(st);
+    // Past this table's share or the statement's reserve: spill now, so
+    // the other workers and the operators above keep room.
+    const bool over_share = (*table)->used_bytes() > table_budget_bytes_;
+    const bool tight = ctx_->MemoryTight() && (*table)->used_bytes() > ctx_->spill_reserve_bytes / 8;
+    if ((over_share || tight) && CanSpill(**table) && (*table)->num_output_rows() > 1)
+      QUIVER_RETURN_NOT_OK(Spill(table));
     return Status::OK();
   }
 
@@ -1310,6 +1536,11 @@ class HashAggregateNode : public PhysicalNode {
       // parallel).
       QUIVER_ASSIGN_OR_RETURN(auto t, MakeTable());
       tables_.push_back(std::move(t));
+      if (ctx_->spill_reserve_bytes > 0) {
+        // As a worker's table below, with the room to itself.
+        const int64_t room = ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes;
+        table_budget_bytes_ = std::max<int64_t>(room / 2, 1 << 20);
+      }
       QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, child_));
       QUIVER_RETURN_NOT_OK(Consume(&tables_[0], in.get(), nullptr));
     } else {
@@ -1501,6 +1732,9 @@ class HashAggregateNode : public PhysicalNode {
   int64_t table_budget_bytes_ = INT64_MAX;
   bool spilled_ = false;
   std::vector<std::vector<SpillFile>> partitions_;  // spill files per partition
+  // Per partition, the spilled values of DISTINCT aggregates (empty or
+  // kSpillPartitions lists).
+  std::vector<std::vector<SpillFile>> distinct_partitions_;
 };
 
 }  // namespace

@@ -519,7 +519,7 @@ TEST_F(ParallelTest, AScanKeepsTableOrderInParallel) {
 TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) {
   const std::string spill_root = *dir_ + "/spill";
   fs::create_directories(spill_root);
-  // A grouped aggregate with many groups (spills its states), and joins
+  // Grouped aggregates with many groups (spill their states), and joins
   // whose build sides do not fit (grace hash join), also under EXISTS.
   struct Case {
     std::string sql;
@@ -529,6 +529,12 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
       {"SELECT l_orderkey, l_linenumber, sum(l_quantity), count(*), min(l_shipdate), max(l_comment) FROM lineitem "
        "GROUP BY l_orderkey, l_linenumber",
        10 << 20},
+      // DISTINCT aggregates of every argument class beside plain ones: the
+      // sets' values spill with the states, partitioned alike.
+      {"SELECT l_orderkey, count(DISTINCT l_partkey), sum(l_quantity), count(DISTINCT l_comment), min(DISTINCT "
+       "l_shipdate), max(DISTINCT l_comment), avg(DISTINCT l_extendedprice), sum(DISTINCT l_discount), count(*) "
+       "FROM lineitem GROUP BY l_orderkey",
+       8 << 20},
       {"SELECT count(*), max(a.l_comment), max(b.l_comment) FROM lineitem a JOIN lineitem b ON a.l_orderkey = "
        "b.l_orderkey AND a.l_linenumber = b.l_linenumber",
        6 << 20},
