@@ -4,7 +4,9 @@
 // the value per column; strings length-prefixed) and looked up in the
 // GroupTable; then each aggregate updates its per-group state in a typed
 // loop. DISTINCT aggregates keep a second table of (group, value) and
-// update only on a value's first occurrence. The tables and states live in
+// update only on a value's first occurrence; every worker keeps its own,
+// and the merge adds each worker's values to the merged sets (in
+// partitions on the workers when there are many). The tables and states live in
 // TaskMemoryManager pages ("hash aggregate" consumer), on- or off-heap.
 // Past its share of the memory a table spills: its groups' states, and
 // the (group, value) entries of its DISTINCT aggregates, go to 16
@@ -367,7 +369,8 @@ class AggregateTable : public join::MemoryConsumer {
   Status MergeGroup(const AggregateTable& other, int64_t og) {
     int64_t g = 0;
     if (!groups_.empty()) QUIVER_RETURN_NOT_OK(GroupOfEncoded(other.table_.key(og), other.table_.key_length(og), &g));
-    for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
+    for (size_t a = 0; a < aggs_.size(); ++a)
+      if (!aggs_[a].distinct) QUIVER_RETURN_NOT_OK(MergeOne(a, (*other.states_[a])[og], g));
     return Status::OK();
   }
 
@@ -411,7 +414,53 @@ class AggregateTable : public join::MemoryConsumer {
       if ((og & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
     *merged = n;
+    // DISTINCT aggregates: other's values join this table's sets, a new
+    // one updating the state (a value in both sets counts once). After an
+    // OutOfMemory here every state of other is merged but some values may
+    // not be: spilling other's values again is harmless (a set dedups).
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      if (!distinct_[a]) continue;
+      for (int64_t e = 0; e < other.distinct_[a]->num_groups(); ++e) {
+        QUIVER_RETURN_NOT_OK(MergeDistinctEntry(other, a, e));
+        if ((e & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      }
+    }
     return Status::OK();
+  }
+
+  // Entry e of other's set of DISTINCT aggregate a into this table (its
+  // group found or made here).
+  Status MergeDistinctEntry(const AggregateTable& other, size_t a, int64_t e) {
+    const GroupTable& d = *other.distinct_[a];
+    const uint8_t* dk = d.key(e);
+    int64_t og;
+    std::memcpy(&og, dk, 8);
+    int64_t g = 0;
+    if (!groups_.empty()) QUIVER_RETURN_NOT_OK(GroupOfEncoded(other.table_.key(og), other.table_.key_length(og), &g));
+    return AddDistinctValue(a, g, dk + 8, d.key_length(e) - 8);
+  }
+
+  // The (aggregate, entry) pairs of the DISTINCT sets, by the partition of
+  // their group (PartitionOf, `num_partitions`). Read-only.
+  using DistinctEntries = std::vector<std::pair<uint32_t, int64_t>>;
+  std::vector<DistinctEntries> DistinctEntriesByPartition(int num_partitions) const {
+    std::vector<DistinctEntries> parts(static_cast<size_t>(num_partitions));
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      if (!distinct_[a]) continue;
+      const GroupTable& d = *distinct_[a];
+      for (int64_t e = 0; e < d.num_groups(); ++e) {
+        int64_t g;
+        std::memcpy(&g, d.key(e), 8);
+        const int p = groups_.empty() ? 0 : PartitionOf(table_.key(g), table_.key_length(g), num_partitions);
+        parts[static_cast<size_t>(p)].emplace_back(static_cast<uint32_t>(a), e);
+      }
+    }
+    return parts;
+  }
+  int64_t distinct_entries() const {
+    int64_t n = 0;
+    for (const auto& d : distinct_) n += d ? d->num_groups() : 0;
+    return n;
   }
 
   // The schema of exported states: the encoded group key, then per
@@ -939,17 +988,7 @@ class AggregateTable : public join::MemoryConsumer {
   // sink(partition, batch). Read-only.
   Status ExportDistinct(int num_partitions, int64_t batch_rows, MemoryPool* pool,
                         const std::function<Status(int, RecordBatchPtr)>& sink) const {
-    std::vector<std::vector<std::pair<uint32_t, int64_t>>> parts(static_cast<size_t>(num_partitions));
-    for (size_t a = 0; a < aggs_.size(); ++a) {
-      if (!distinct_[a]) continue;
-      const GroupTable& d = *distinct_[a];
-      for (int64_t e = 0; e < d.num_groups(); ++e) {
-        int64_t g;
-        std::memcpy(&g, d.key(e), 8);
-        const int p = groups_.empty() ? 0 : PartitionOf(table_.key(g), table_.key_length(g), num_partitions);
-        parts[static_cast<size_t>(p)].emplace_back(static_cast<uint32_t>(a), e);
-      }
-    }
+    const std::vector<DistinctEntries> parts = DistinctEntriesByPartition(num_partitions);
     const SchemaPtr schema = DistinctSchema();
     for (int p = 0; p < num_partitions; ++p) {
       const auto& entries = parts[static_cast<size_t>(p)];
@@ -1005,7 +1044,6 @@ class AggregateTable : public join::MemoryConsumer {
     const int32_t* agg = aggs.GetValues<int32_t>(1) + aggs.offset;
     const int32_t* voff = values.GetValues<int32_t>(1) + values.offset;
     const uint8_t* vdata = values.buffers[2] ? values.buffers[2]->data() : nullptr;
-    std::string dkey;
     for (int64_t r = 0; r < b.num_rows; ++r) {
       const auto a = static_cast<size_t>(agg[r]);
       if (agg[r] < 0 || a >= aggs_.size() || !distinct_[a])
@@ -1015,7 +1053,6 @@ class AggregateTable : public join::MemoryConsumer {
       const auto len = static_cast<uint32_t>(voff[r + 1] - voff[r]);
       const AggregateCall& call = aggs_[a];
       const TypeId id = call.arg->type->id;
-      const TypeClass cls = ClassOf(*call.arg->type);
       const auto width = static_cast<uint32_t>(FixedKeyWidth(id));
       const bool ok = len >= 1 && val[0] == 1 &&
                       (id == TypeId::kUtf8 ? len >= 5 && len == 5 + DecodeU32(val + 1) : width > 0 && len == 1 + width);
@@ -1026,45 +1063,55 @@ class AggregateTable : public join::MemoryConsumer {
       if (!groups_.empty()) {
         QUIVER_RETURN_NOT_OK(GroupOfEncoded(kdata + koff[r], static_cast<uint32_t>(koff[r + 1] - koff[r]), &g));
       }
-      dkey.assign(reinterpret_cast<const char*>(&g), 8);
-      dkey.append(reinterpret_cast<const char*>(val), len);
-      const auto* p = reinterpret_cast<const uint8_t*>(dkey.data());
-      int64_t ignored;
-      bool inserted;
-      QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()), HashBytes(p, dkey.size()),
-                                                      &ignored, &inserted));
-      if (!inserted) continue;
-      auto exact = [&]() -> i128 {
-        switch (id) {
-          case TypeId::kBool: return val[1] != 0;
-          case TypeId::kInt32:
-          case TypeId::kDate32: {
-            int32_t x;
-            std::memcpy(&x, val + 1, 4);
-            return x;
-          }
-          case TypeId::kDecimal: {
-            i128 x;
-            std::memcpy(&x, val + 1, 16);
-            return x;
-          }
-          default: {
-            int64_t x;
-            std::memcpy(&x, val + 1, 8);
-            return x;
-          }
-        }
-      };
-      auto flt = [&] {
-        double x;
-        std::memcpy(&x, val + 1, 8);
-        return x;
-      };
-      auto str = [&] { return std::string_view(reinterpret_cast<const char*>(val + 5), len - 5); };
-      QUIVER_RETURN_NOT_OK(UpdateState(call, cls, &(*states_[a])[g], exact, flt, str));
+      QUIVER_RETURN_NOT_OK(AddDistinctValue(a, g, val, len));
       if ((r & 4095) == 4095) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
     }
     return Status::OK();
+  }
+
+  // Adds `val` (`len` bytes as EncodeValue wrote a non-null value of the
+  // argument's type, checked by the caller) to group g's set of DISTINCT
+  // aggregate a; when new, folds it into the state.
+  Status AddDistinctValue(size_t a, int64_t g, const uint8_t* val, uint32_t len) {
+    std::string& dkey = distinct_key_;
+    dkey.assign(reinterpret_cast<const char*>(&g), 8);
+    dkey.append(reinterpret_cast<const char*>(val), len);
+    const auto* p = reinterpret_cast<const uint8_t*>(dkey.data());
+    int64_t ignored;
+    bool inserted;
+    QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()), HashBytes(p, dkey.size()),
+                                                    &ignored, &inserted));
+    if (!inserted) return Status::OK();
+    const AggregateCall& call = aggs_[a];
+    const TypeId id = call.arg->type->id;
+    auto exact = [&]() -> i128 {
+      switch (id) {
+        case TypeId::kBool: return val[1] != 0;
+        case TypeId::kInt32:
+        case TypeId::kDate32: {
+          int32_t x;
+          std::memcpy(&x, val + 1, 4);
+          return x;
+        }
+        case TypeId::kDecimal: {
+          i128 x;
+          std::memcpy(&x, val + 1, 16);
+          return x;
+        }
+        default: {
+          int64_t x;
+          std::memcpy(&x, val + 1, 8);
+          return x;
+        }
+      }
+    };
+    auto flt = [&] {
+      double x;
+      std::memcpy(&x, val + 1, 8);
+      return x;
+    };
+    auto str = [&] { return std::string_view(reinterpret_cast<const char*>(val + 5), len - 5); };
+    return UpdateState(call, ClassOf(*call.arg->type), &(*states_[a])[g], exact, flt, str);
   }
 
   // Output rows [begin, begin + n) of the groups, leaving out those with
@@ -1216,6 +1263,7 @@ class AggregateTable : public join::MemoryConsumer {
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<State>>> states_;
   std::vector<std::unique_ptr<GroupTable>> distinct_;
+  std::string distinct_key_;  // scratch of AddDistinctValue
   bool states_started_ = false;
 };
 
@@ -1528,41 +1576,26 @@ class HashAggregateNode : public PhysicalNode {
 
   Status Aggregate() {
     partitions_.assign(kSpillPartitions, {});
-    bool distinct = false;
-    for (const auto& a : aggs_) distinct = distinct || a.distinct;
-    if (distinct) {
-      // DISTINCT aggregates need every value of a group in one table: one
-      // table over the gathered input (the input itself still runs in
-      // parallel).
+    // Every worker aggregates into its own table, DISTINCT aggregates too
+    // (their sets are merged value by value).
+    QUIVER_RETURN_NOT_OK(child_->Prepare());
+    const int degree = DegreeOf(*ctx_, *child_);
+    if (ctx_->spill_reserve_bytes > 0) {
+      // Each worker's table keeps to its share of the room left above the
+      // reserve, so no worker starves another.
+      // Half the share: a table grows by whole pages (hundreds of KiB at
+      // once) between two checks, and spilling itself needs buffers.
+      const int64_t room = ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes;
+      table_budget_bytes_ = std::max<int64_t>(room / degree / 2, 1 << 20);
+    }
+    for (int w = 0; w < degree; ++w) {
       QUIVER_ASSIGN_OR_RETURN(auto t, MakeTable());
       tables_.push_back(std::move(t));
-      if (ctx_->spill_reserve_bytes > 0) {
-        // As a worker's table below, with the room to itself.
-        const int64_t room = ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes;
-        table_budget_bytes_ = std::max<int64_t>(room / 2, 1 << 20);
-      }
-      QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, child_));
-      QUIVER_RETURN_NOT_OK(Consume(&tables_[0], in.get(), nullptr));
-    } else {
-      QUIVER_RETURN_NOT_OK(child_->Prepare());
-      const int degree = DegreeOf(*ctx_, *child_);
-      if (ctx_->spill_reserve_bytes > 0) {
-        // Each worker's table keeps to its share of the room left above the
-        // reserve, so no worker starves another.
-        // Half the share: a table grows by whole pages (hundreds of KiB at
-        // once) between two checks, and spilling itself needs buffers.
-        const int64_t room = ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes;
-        table_budget_bytes_ = std::max<int64_t>(room / degree / 2, 1 << 20);
-      }
-      for (int w = 0; w < degree; ++w) {
-        QUIVER_ASSIGN_OR_RETURN(auto t, MakeTable());
-        tables_.push_back(std::move(t));
-      }
-      QUIVER_RETURN_NOT_OK(
-          RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) {
-            return Consume(&tables_[static_cast<size_t>(worker)], in, &stop);
-          }));
     }
+    QUIVER_RETURN_NOT_OK(
+        RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) {
+          return Consume(&tables_[static_cast<size_t>(worker)], in, &stop);
+        }));
     if (spilled_) {
       // What is still in memory joins the partitions, so each group is
       // aggregated from one partition.
@@ -1584,10 +1617,12 @@ class HashAggregateNode : public PhysicalNode {
       }
     }
     if (tables_.size() > 1 && !groups_.empty() && ctx_->scheduler) {
+      // Groups and DISTINCT values to merge (a few groups may hold many).
       int64_t groups = 0;
-      for (const auto& t : tables_) groups += t->num_output_rows();
+      for (const auto& t : tables_) groups += t->num_output_rows() + t->distinct_entries();
       if (groups >= kParallelMergeGroups) {
-        bool indexed = tables_.size() <= kProbeMergeTables;
+        // The in-place merge adds no group, so no DISTINCT value either.
+        bool indexed = tables_.size() <= kProbeMergeTables && !tables_[0]->has_distinct();
         for (const auto& t : tables_) indexed = indexed && t->IntKeysIndexed();
         return indexed ? ProbeMerge() : ParallelMerge();
       }
@@ -1672,6 +1707,7 @@ class HashAggregateNode : public PhysicalNode {
     constexpr int kMergePartitions = 16;
     const int w_count = static_cast<int>(tables_.size());
     std::vector<std::vector<std::vector<int64_t>>> ids(static_cast<size_t>(w_count));
+    std::vector<std::vector<AggregateTable::DistinctEntries>> values(static_cast<size_t>(w_count));
     QUIVER_RETURN_NOT_OK(ParallelFor(ctx_->scheduler.get(), w_count, [&](int w) -> Status {
       const AggregateTable& t = *tables_[static_cast<size_t>(w)];
       auto& parts = ids[static_cast<size_t>(w)];
@@ -1680,6 +1716,7 @@ class HashAggregateNode : public PhysicalNode {
       for (int64_t g = 0; g < n; ++g)
         parts[static_cast<size_t>(AggregateTable::PartitionOf(t.table_key(g), t.table_key_length(g), kMergePartitions))]
             .push_back(g);
+      if (t.has_distinct()) values[static_cast<size_t>(w)] = t.DistinctEntriesByPartition(kMergePartitions);
       return ctx_->CheckCancel();
     }));
     std::vector<std::shared_ptr<AggregateTable>> merged(kMergePartitions);
@@ -1696,11 +1733,21 @@ class HashAggregateNode : public PhysicalNode {
           for (int w = 0; w < w_count; ++w)
             QUIVER_RETURN_NOT_OK(
                 m->MergeGroups(*tables_[static_cast<size_t>(w)], ids[static_cast<size_t>(w)][static_cast<size_t>(p)]));
+          // DISTINCT sets: the values of this partition's groups.
+          for (int w = 0; w < w_count; ++w) {
+            if (values[static_cast<size_t>(w)].empty()) continue;
+            int64_t i = 0;
+            for (const auto& [a, e] : values[static_cast<size_t>(w)][static_cast<size_t>(p)]) {
+              QUIVER_RETURN_NOT_OK(m->MergeDistinctEntry(*tables_[static_cast<size_t>(w)], a, e));
+              if ((++i & 4095) == 0) QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+            }
+          }
           merged[static_cast<size_t>(p)] = std::move(m);
           return Status::OK();
         },
         &stop);
     ids.clear();
+    values.clear();
     if (st.IsOutOfMemory() && CanSpill(*tables_[0])) {
       merged.clear();
       for (auto& t : tables_)

@@ -161,8 +161,9 @@ Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, Join
 /// `filter` (may be null; bound to the child's positions): only the rows
 /// where it is true are aggregated. Per batch, when at least 3/4 of the
 /// rows pass, the others are skipped in place; otherwise the passing rows
-/// are gathered first (as a filter below would). With DISTINCT aggregates
-/// one table takes the gathered input. Out of core (ctx->spill and a
+/// are gathered first (as a filter below would). DISTINCT aggregates keep
+/// per-worker sets too, merged value by value (a value counts once). Out
+/// of core (ctx->spill and a
 /// memory limit): a table past its share spills its states and DISTINCT
 /// values in 16 partitions by group hash, merged partition by partition
 /// at the end (serial output); DISTINCT without GROUP BY does not spill.
