@@ -366,6 +366,7 @@ class AggregateTable : public join::MemoryConsumer {
   }
 
   // Adds group `og` of `other` (its key and states) to this table.
+  // A DISTINCT aggregate's state is left out: its values are merged.
   Status MergeGroup(const AggregateTable& other, int64_t og) {
     int64_t g = 0;
     if (!groups_.empty()) QUIVER_RETURN_NOT_OK(GroupOfEncoded(other.table_.key(og), other.table_.key_length(og), &g));
@@ -441,7 +442,8 @@ class AggregateTable : public join::MemoryConsumer {
   }
 
   // The (aggregate, entry) pairs of the DISTINCT sets, by the partition of
-  // their group (PartitionOf, `num_partitions`). Read-only.
+  // their group (PartitionOf, `num_partitions`), or of their value without
+  // GROUP BY. Read-only.
   using DistinctEntries = std::vector<std::pair<uint32_t, int64_t>>;
   std::vector<DistinctEntries> DistinctEntriesByPartition(int num_partitions) const {
     std::vector<DistinctEntries> parts(static_cast<size_t>(num_partitions));
@@ -451,7 +453,9 @@ class AggregateTable : public join::MemoryConsumer {
       for (int64_t e = 0; e < d.num_groups(); ++e) {
         int64_t g;
         std::memcpy(&g, d.key(e), 8);
-        const int p = groups_.empty() ? 0 : PartitionOf(table_.key(g), table_.key_length(g), num_partitions);
+        // Without GROUP BY: by the value (the partitions' sets are disjoint).
+        const int p = groups_.empty() ? PartitionOf(d.key(e) + 8, d.key_length(e) - 8, num_partitions)
+                                      : PartitionOf(table_.key(g), table_.key_length(g), num_partitions);
         parts[static_cast<size_t>(p)].emplace_back(static_cast<uint32_t>(a), e);
       }
     }
@@ -540,8 +544,10 @@ class AggregateTable : public join::MemoryConsumer {
   // Merges exported states (ExportStates' layout) into this table; string
   // min / max values are copied into this table's arena. A DISTINCT
   // aggregate's state is left out: it is rebuilt from its values
-  // (MergeDistinct), which a merged count or sum would count twice.
-  Status MergeStates(const RecordBatch& b) {
+  // (MergeDistinct), which a merged count or sum would count twice; unless
+  // `distinct_states`, when the states come from a disjoint set of values
+  // (a value partition of a spilled global DISTINCT).
+  Status MergeStates(const RecordBatch& b, bool distinct_states = false) {
     const ArrayData& keys = *b.columns[0];
     const int32_t* koff = keys.GetValues<int32_t>(1) + keys.offset;
     const uint8_t* kdata = keys.buffers[2] ? keys.buffers[2]->data() : nullptr;
@@ -551,7 +557,7 @@ class AggregateTable : public join::MemoryConsumer {
         QUIVER_RETURN_NOT_OK(GroupOfEncoded(kdata + koff[r], static_cast<uint32_t>(koff[r + 1] - koff[r]), &g));
       }
       for (size_t a = 0; a < aggs_.size(); ++a) {
-        if (aggs_[a].distinct) continue;
+        if (aggs_[a].distinct && !distinct_states) continue;
         const size_t c = 1 + 4 * a;
         State o;
         o.count = b.columns[c]->GetValues<int64_t>(1)[b.columns[c]->offset + r];
@@ -1338,14 +1344,19 @@ constexpr int64_t kParallelMergeGroups = 1 << 15;
 class SpilledAggregateEmitOp : public RecordBatchStream {
  public:
   using MakeTable = std::function<Result<std::shared_ptr<AggregateTable>>()>;
-  // `distinct[p]`: partition p's spilled DISTINCT values (may be empty).
+  // `distinct[p]`: partition p's spilled DISTINCT values (may be empty);
+  // `global`: no GROUP BY (values partitioned by value, FoldGlobal);
+  // `num_aggs`: the aggregates (StateSchema's).
   SpilledAggregateEmitOp(ExecContext* ctx, SchemaPtr schema, std::vector<std::vector<SpillFile>> partitions,
-                         std::vector<std::vector<SpillFile>> distinct, MakeTable make_table)
+                         std::vector<std::vector<SpillFile>> distinct, MakeTable make_table, bool global,
+                         size_t num_aggs)
       : ctx_(ctx),
         schema_(std::move(schema)),
         partitions_(std::move(partitions)),
         distinct_(std::move(distinct)),
-        make_table_(std::move(make_table)) {
+        make_table_(std::move(make_table)),
+        global_(global),
+        num_aggs_(num_aggs) {
     distinct_.resize(partitions_.size());
   }
   const SchemaPtr& schema() const override { return schema_; }
@@ -1370,14 +1381,42 @@ class SpilledAggregateEmitOp : public RecordBatchStream {
       }
       table_.reset();
       if (partition_ >= partitions_.size()) return RecordBatchPtr{};
+      if (global_) {
+        QUIVER_RETURN_NOT_OK(FoldGlobal());
+        continue;
+      }
       std::vector<SpillFile> files = std::move(partitions_[partition_]);
       std::vector<SpillFile> values = std::move(distinct_[partition_++]);
-      if (files.empty()) continue;
+      if (files.empty() && values.empty()) continue;
       QUIVER_ASSIGN_OR_RETURN(table_, make_table_());
       for (const SpillFile& f : files) QUIVER_RETURN_NOT_OK(MergeFile(f, false));
       for (const SpillFile& f : values) QUIVER_RETURN_NOT_OK(MergeFile(f, true));
       next_ = 0;
     }
+  }
+
+  // Without GROUP BY the one group's states are in partition 0 and its
+  // DISTINCT values spread over the partitions by value: each partition's
+  // values are aggregated on their own (disjoint sets) and the states
+  // folded into one table (exported and merged: string min / max values
+  // are copied), which is emitted.
+  Status FoldGlobal() {
+    QUIVER_ASSIGN_OR_RETURN(auto acc, make_table_());
+    for (; partition_ < partitions_.size(); ++partition_) {
+      std::vector<SpillFile> files = std::move(partitions_[partition_]);
+      std::vector<SpillFile> values = std::move(distinct_[partition_]);
+      if (files.empty() && values.empty()) continue;
+      QUIVER_ASSIGN_OR_RETURN(table_, make_table_());
+      for (const SpillFile& f : files) QUIVER_RETURN_NOT_OK(MergeFile(f, false));
+      for (const SpillFile& f : values) QUIVER_RETURN_NOT_OK(MergeFile(f, true));
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr states, table_->ExportStates({0}, AggregateTable::StateSchema(num_aggs_),
+                                                                          ctx_->aggregate_pool.get()));
+      table_.reset();
+      QUIVER_RETURN_NOT_OK(acc->MergeStates(*states, /*distinct_states=*/true));
+    }
+    table_ = std::move(acc);
+    next_ = 0;
+    return Status::OK();
   }
 
   Status MergeFile(const SpillFile& f, bool distinct_values) {
@@ -1394,6 +1433,8 @@ class SpilledAggregateEmitOp : public RecordBatchStream {
   SchemaPtr schema_;
   std::vector<std::vector<SpillFile>> partitions_, distinct_;
   MakeTable make_table_;
+  bool global_;
+  size_t num_aggs_;
   size_t partition_ = 0;
   std::shared_ptr<AggregateTable> table_;
   int64_t next_ = 0;
@@ -1413,7 +1454,8 @@ class HashAggregateNode : public PhysicalNode {
   Result<OperatorPtr> Instantiate() override {
     if (spilled_) {
       return OperatorPtr(std::make_unique<SpilledAggregateEmitOp>(
-          ctx_, schema_, std::move(partitions_), std::move(distinct_partitions_), [this] { return MakeTable(); }));
+          ctx_, schema_, std::move(partitions_), std::move(distinct_partitions_), [this] { return MakeTable(); },
+          groups_.empty(), aggs_.size()));
     }
     return OperatorPtr(std::make_unique<AggregateEmitOp>(ctx_, schema_, results_, cursor_, tables_, skips_));
   }
@@ -1512,10 +1554,8 @@ class HashAggregateNode : public PhysicalNode {
     return Status::OK();
   }
 
-  // A table with DISTINCT aggregates spills its values too; without GROUP
-  // BY they would all come back into the one group's partition, so such a
-  // table does not spill.
-  bool CanSpill(const AggregateTable& t) const { return ctx_->spill && (!t.has_distinct() || !groups_.empty()); }
+  // (A table with DISTINCT aggregates spills their values too.)
+  bool CanSpill(const AggregateTable&) const { return ctx_->spill != nullptr; }
 
   Status Consume(std::shared_ptr<AggregateTable>* table, RecordBatchStream* in, const std::atomic<bool>* stop) {
     while (!stop || !stop->load(std::memory_order_relaxed)) {
@@ -1569,7 +1609,10 @@ class HashAggregateNode : public PhysicalNode {
     // the other workers and the operators above keep room.
     const bool over_share = (*table)->used_bytes() > table_budget_bytes_;
     const bool tight = ctx_->MemoryTight() && (*table)->used_bytes() > ctx_->spill_reserve_bytes / 8;
-    if ((over_share || tight) && CanSpill(**table) && (*table)->num_output_rows() > 1)
+    // (One group alone gains nothing from a spill, unless it has DISTINCT
+    // values to spill.)
+    if ((over_share || tight) && CanSpill(**table) &&
+        ((*table)->num_output_rows() > 1 || (*table)->distinct_entries() > 1))
       QUIVER_RETURN_NOT_OK(Spill(table));
     return Status::OK();
   }

@@ -166,7 +166,8 @@ Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, Join
 /// of core (ctx->spill and a
 /// memory limit): a table past its share spills its states and DISTINCT
 /// values in 16 partitions by group hash, merged partition by partition
-/// at the end (serial output); DISTINCT without GROUP BY does not spill.
+/// at the end (serial output; without GROUP BY the DISTINCT values are
+/// partitioned by value and the partitions' states folded into one row).
 /// Errors: OutOfMemory naming "hash aggregate"; Invalid on a spill file
 /// that does not hold what was written.
 Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,

@@ -544,6 +544,12 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
        "l_shipdate), max(DISTINCT l_comment), avg(DISTINCT l_extendedprice), sum(DISTINCT l_discount), count(*) "
        "FROM lineitem GROUP BY l_orderkey",
        16 << 20},
+      // Without GROUP BY: the values spill partitioned by value, and the
+      // partitions' states fold into the one row.
+      {"SELECT count(DISTINCT l_comment), count(DISTINCT l_orderkey * 10 + l_linenumber), sum(DISTINCT "
+       "l_extendedprice), min(DISTINCT l_comment), max(DISTINCT l_comment), max(l_shipdate), count(*), "
+       "sum(l_quantity) FROM lineitem",
+       16 << 20},
       {"SELECT count(*), max(a.l_comment), max(b.l_comment) FROM lineitem a JOIN lineitem b ON a.l_orderkey = "
        "b.l_orderkey AND a.l_linenumber = b.l_linenumber",
        6 << 20},
