@@ -9,6 +9,11 @@
 namespace quiver {
 
 Result<ArrayDataPtr> DecodeDictionary(const ArrayData& a, MemoryPool* pool, const std::string& what) {
+  QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> idx, DictionaryIndices(a, what));
+  return Take(*a.dictionary, idx, pool, what);
+}
+
+Result<std::vector<int64_t>> DictionaryIndices(const ArrayData& a, const std::string& what) {
   if (!a.type || a.type->id != TypeId::kDictionary || !a.type->index_type) {
     return Status::Invalid(what + " is not dictionary-encoded");
   }
@@ -31,7 +36,7 @@ Result<ArrayDataPtr> DecodeDictionary(const ArrayData& a, MemoryPool* pool, cons
                              " is outside its dictionary of " + std::to_string(a.dictionary->length));
     }
   }
-  return Take(*a.dictionary, idx, pool, what);
+  return idx;
 }
 
 Result<SchemaPtr> DecodedSchema(const SchemaPtr& schema, bool* any) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
@@ -28,6 +29,12 @@ namespace quiver {
 /// <r> is outside its dictionary of <n>" for an index out of range;
 /// NotImplemented (Take) for a value type Take cannot gather; OutOfMemory.
 Result<ArrayDataPtr> DecodeDictionary(const ArrayData& array, MemoryPool* pool, const std::string& what);
+
+/// The dictionary index of each row of dictionary-typed `array` (-1 where
+/// the index is null), checked against the dictionary's length; the
+/// array's offset is applied. Errors: as DecodeDictionary (not encoded, no
+/// dictionary, index out of range).
+Result<std::vector<int64_t>> DictionaryIndices(const ArrayData& array, const std::string& what);
 
 /// `schema` with each dictionary field replaced by a field of the same name,
 /// nullability and metadata with the dictionary's value type; `*any` is set

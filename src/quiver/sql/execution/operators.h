@@ -113,7 +113,10 @@ Status NameOperator(const Status& st, const char* op);
 /// dictionaries and converting to canonical types (scan pool), keeping the
 /// rows where every filter (bound to `schema`'s positions) is true. With
 /// `keep` (positions of `schema`), only those columns are returned, as
-/// `out_schema` (columns only the filters read are not gathered).
+/// `out_schema` (columns only the filters read are not gathered). A filter
+/// over one dictionary-encoded column alone that cannot fail runs on the
+/// dictionary's entries (verdicts cached per dictionary, shared by the
+/// instances) and selects rows by index before they are decoded.
 /// Parallel: instances take the table's batches from one SharedScan.
 NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
                      std::vector<ExprPtr> filters, std::vector<int> keep = {}, SchemaPtr out_schema = nullptr);

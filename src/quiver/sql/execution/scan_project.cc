@@ -1,8 +1,12 @@
 // quiver/sql/execution/scan_project.cc — scan, filter, project, limit and
 // the single-row source.
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
 
 #include "quiver/columnar/dictionary.h"
+#include "quiver/columnar/take.h"
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/pipeline.h"
 
@@ -29,13 +33,98 @@ Status NameOperator(const Status& st, const char* op) {
 
 namespace {
 
+bool HasSubquery(const Expr& e) {
+  if (e.kind == Expr::Kind::kSubquery) return true;
+  for (const auto& a : e.args)
+    if (HasSubquery(*a)) return true;
+  return false;
+}
+
+// A scan's filter split for dictionary-encoded columns: a conjunct that
+// reads one column alone and cannot fail (a `term`) is evaluated once per
+// dictionary entry, and once for NULL, when that column comes
+// dictionary-encoded, and its rows are selected by their indices (DuckDB
+// filters dictionary vectors on their dictionary alike); the verdicts are
+// kept per dictionary, which the batches of a file share. Shared by a
+// scan's instances (the verdicts under `mutex`).
+struct DictionaryFilter {
+  struct Term {
+    int position;       // the column's position in the scan's schema
+    ExprPtr conjunct;   // as bound to the scan's schema
+    ExprPtr on_values;  // the same over one column (position 0): the values
+    SchemaPtr values_schema;
+  };
+  std::vector<Term> terms;
+  std::vector<ExprPtr> others;  // the other conjuncts
+  ExprPtr all;                  // every conjunct (null: no filter)
+
+  std::mutex mutex;
+  // Per (dictionary, term): 1 where the entry passes, the last byte for
+  // NULL. The key's dictionary is kept alive by `dictionaries`.
+  std::map<std::pair<const ArrayData*, size_t>, std::shared_ptr<const std::vector<uint8_t>>> verdicts;
+  std::vector<ArrayDataPtr> dictionaries;
+
+  static std::shared_ptr<DictionaryFilter> Make(const std::vector<ExprPtr>& conjuncts, const SchemaPtr& schema) {
+    auto f = std::make_shared<DictionaryFilter>();
+    if (!conjuncts.empty()) f->all = MakeAnd(conjuncts);
+    for (const auto& c : conjuncts) {
+      std::set<int> cols;
+      VisitColumns(*c, [&](int col) { cols.insert(col); });
+      const bool one = cols.size() == 1 && *cols.begin() >= 0 &&
+                       *cols.begin() < static_cast<int>(schema->fields.size()) && !MayFail(*c) && !HasSubquery(*c);
+      if (!one) {
+        f->others.push_back(c);
+        continue;
+      }
+      const int pos = *cols.begin();
+      auto rewritten = RewriteColumns(c, [](int) -> Result<int> { return 0; });
+      if (!rewritten.ok()) {
+        f->others.push_back(c);
+        continue;
+      }
+      auto values_schema = std::make_shared<Schema>();
+      values_schema->fields.push_back(schema->fields[static_cast<size_t>(pos)]);
+      f->terms.push_back(Term{pos, c, std::move(*rewritten), std::move(values_schema)});
+    }
+    return f;
+  }
+
+  // Term t's verdict per entry of `dictionary` (values canonicalized) and,
+  // last, for NULL.
+  Result<std::shared_ptr<const std::vector<uint8_t>>> Verdicts(size_t t, const ArrayDataPtr& dictionary,
+                                                               ExecContext* ctx, MemoryPool* pool) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = verdicts.find({dictionary.get(), t});
+      if (it != verdicts.end()) return it->second;
+    }
+    const Term& term = terms[t];
+    const int64_t d = dictionary->length;
+    auto out = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(d) + 1, 0);
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr values, Canonicalize(dictionary, pool));
+    EvalContext ev = ctx->Eval(pool);
+    QUIVER_ASSIGN_OR_RETURN(auto sel,
+                            EvaluateSelection(*term.on_values, *MakeBatch(term.values_schema, d, {values}), &ev));
+    for (int64_t i : sel) (*out)[static_cast<size_t>(i)] = 1;
+    QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr null_value, MakeArrayOfNull(values->type, 1, pool, "dictionary filter NULL"));
+    QUIVER_ASSIGN_OR_RETURN(auto null_sel,
+                            EvaluateSelection(*term.on_values, *MakeBatch(term.values_schema, 1, {null_value}), &ev));
+    (*out)[static_cast<size_t>(d)] = null_sel.empty() ? 0 : 1;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto [it, inserted] = verdicts.emplace(std::make_pair(dictionary.get(), t), std::move(out));
+    if (inserted) dictionaries.push_back(dictionary);
+    return it->second;
+  }
+};
+
 class ScanOp : public RecordBatchStream {
  public:
   // Reads `source`, or only `morsel` when given.
   // `schema`: the scanned columns (the filter's positions); `keep`
   // (empty: all) the positions returned, as `out_schema`.
   ScanOp(ExecContext* ctx, std::shared_ptr<SharedScan> source, std::vector<int> columns, SchemaPtr schema,
-         ExprPtr filter, std::vector<int> keep, SchemaPtr out_schema, RecordBatchPtr morsel = nullptr)
+         std::shared_ptr<DictionaryFilter> filter, std::vector<int> keep, SchemaPtr out_schema,
+         RecordBatchPtr morsel = nullptr)
       : ctx_(ctx),
         columns_(std::move(columns)),
         schema_(std::move(schema)),
@@ -68,22 +157,52 @@ class ScanOp : public RecordBatchStream {
         return RecordBatchPtr{};
       }
       if (in->num_rows == 0) continue;
+      // Conjuncts over one dictionary-encoded column: the rows whose index
+      // passes, before anything is decoded.
+      std::vector<int64_t> sel;
+      bool selected = false;
+      std::vector<uint8_t> term_done;
+      if (filter_ && !filter_->terms.empty()) {
+        term_done.assign(filter_->terms.size(), 0);
+        QUIVER_RETURN_NOT_OK(SelectByDictionaries(*in, &sel, &selected, &term_done));
+        if (selected && sel.empty()) continue;
+      }
       std::vector<ArrayDataPtr> cols;
       cols.reserve(columns_.size());
       for (int c : columns_) {
         ArrayDataPtr a = in->columns[static_cast<size_t>(c)];
         if (a->type->id == TypeId::kDictionary) {
-          QUIVER_ASSIGN_OR_RETURN(
-              a, DecodeDictionary(*a, pool, "column '" + in->schema->fields[static_cast<size_t>(c)]->name + "'"));
+          const std::string what = "column '" + in->schema->fields[static_cast<size_t>(c)]->name + "'";
+          if (selected) {
+            // Only the selected rows' values are decoded.
+            QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> idx, DictionaryIndices(*a, what));
+            std::vector<int64_t> picked(sel.size());
+            for (size_t i = 0; i < sel.size(); ++i) picked[i] = idx[static_cast<size_t>(sel[i])];
+            QUIVER_ASSIGN_OR_RETURN(a, Take(*a->dictionary, picked, pool, what));
+          } else {
+            QUIVER_ASSIGN_OR_RETURN(a, DecodeDictionary(*a, pool, what));
+          }
         }
         QUIVER_ASSIGN_OR_RETURN(a, Canonicalize(a, pool));
+        if (selected && in->columns[static_cast<size_t>(c)]->type->id != TypeId::kDictionary) {
+          QUIVER_ASSIGN_OR_RETURN(a, Take(*a, sel, pool, "column '" + schema_->fields[cols.size()]->name + "'"));
+        }
         cols.push_back(std::move(a));
       }
-      RecordBatchPtr b = MakeBatch(schema_, in->num_rows, std::move(cols));
-      std::vector<int64_t> sel;
-      if (filter_) {
+      const int64_t rows = selected ? static_cast<int64_t>(sel.size()) : in->num_rows;
+      RecordBatchPtr b = MakeBatch(schema_, rows, std::move(cols));
+      // The rest of the filter on the (selected) rows.
+      ExprPtr rest = filter_ ? filter_->all : nullptr;
+      if (selected) {
+        std::vector<ExprPtr> left = filter_->others;
+        for (size_t t = 0; t < filter_->terms.size(); ++t)
+          if (!term_done[t]) left.push_back(filter_->terms[t].conjunct);
+        rest = left.empty() ? nullptr : (left.size() == 1 ? left[0] : MakeAnd(left));
+      }
+      sel.clear();
+      if (rest) {
         EvalContext ev = ctx_->Eval(pool);
-        QUIVER_ASSIGN_OR_RETURN(sel, EvaluateSelection(*filter_, *b, &ev));
+        QUIVER_ASSIGN_OR_RETURN(sel, EvaluateSelection(*rest, *b, &ev));
         if (sel.empty()) continue;
       }
       if (!keep_.empty()) {
@@ -92,17 +211,52 @@ class ScanOp : public RecordBatchStream {
         for (int c : keep_) kept.push_back(b->columns[static_cast<size_t>(c)]);
         b = MakeBatch(out_schema_, b->num_rows, std::move(kept));
       }
-      if (filter_) {
+      if (rest && static_cast<int64_t>(sel.size()) < b->num_rows) {
         QUIVER_ASSIGN_OR_RETURN(b, TakeRows(b, sel, pool));
       }
       return b;
     }
   }
 
+  // Applies the dictionary filter's terms whose column is
+  // dictionary-encoded in `in` (with a dictionary no larger than the
+  // batch): `*sel` the passing rows, `*selected` whether any term applied,
+  // `(*done)[t]` for each that did.
+  Status SelectByDictionaries(const RecordBatch& in, std::vector<int64_t>* sel, bool* selected,
+                              std::vector<uint8_t>* done) {
+    MemoryPool* pool = ctx_->scan_pool.get();
+    std::vector<uint8_t> pass;
+    for (size_t t = 0; t < filter_->terms.size(); ++t) {
+      const int c = columns_[static_cast<size_t>(filter_->terms[t].position)];
+      const ArrayDataPtr& a = in.columns[static_cast<size_t>(c)];
+      if (a->type->id != TypeId::kDictionary || !a->dictionary || a->dictionary->length > in.num_rows) continue;
+      const std::string what = "column '" + in.schema->fields[static_cast<size_t>(c)]->name + "'";
+      QUIVER_ASSIGN_OR_RETURN(std::vector<int64_t> idx, DictionaryIndices(*a, what));
+      QUIVER_ASSIGN_OR_RETURN(auto verdict, filter_->Verdicts(t, a->dictionary, ctx_, pool));
+      const std::vector<uint8_t>& v = *verdict;
+      const size_t null_at = v.size() - 1;
+      auto passes = [&](int64_t r) {
+        const int64_t i = idx[static_cast<size_t>(r)];
+        return v[i < 0 ? null_at : static_cast<size_t>(i)] != 0;
+      };
+      if (!*selected) {
+        sel->clear();
+        for (int64_t r = 0; r < in.num_rows; ++r)
+          if (passes(r)) sel->push_back(r);
+        *selected = true;
+      } else {
+        std::erase_if(*sel, [&](int64_t r) { return !passes(r); });
+      }
+      (*done)[t] = 1;
+      if (sel->empty()) break;
+    }
+    return Status::OK();
+  }
+
   ExecContext* ctx_;
   std::vector<int> columns_;
   SchemaPtr schema_;
-  ExprPtr filter_;
+  std::shared_ptr<DictionaryFilter> filter_;  // null: no filter
   std::vector<int> keep_;
   SchemaPtr out_schema_;
   std::shared_ptr<SharedScan> source_;
@@ -223,7 +377,7 @@ class ScanNode : public PhysicalNode {
         scan_schema_(std::move(schema)),
         keep_(std::move(keep)),
         out_schema_(std::move(out_schema)) {
-    if (!filters.empty()) filter_ = MakeAnd(filters);
+    if (!filters.empty()) filter_ = DictionaryFilter::Make(filters, scan_schema_);
   }
   bool parallel() const override { return true; }
   Result<OperatorPtr> Instantiate() override {
@@ -251,7 +405,7 @@ class ScanNode : public PhysicalNode {
   SchemaPtr scan_schema_;
   std::vector<int> keep_;
   SchemaPtr out_schema_;
-  ExprPtr filter_;
+  std::shared_ptr<DictionaryFilter> filter_;  // null: no filter
   std::shared_ptr<SharedScan> source_;
 };
 
