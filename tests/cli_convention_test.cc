@@ -18,36 +18,13 @@
 namespace quiver::cross_test {
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;  ///< stdout
-  std::string err;  ///< stderr
-};
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class CliConventionTest : public ScratchDirTest {
  protected:
   CliConventionTest() : ScratchDirTest("quiver_cli_convention") {}
 
   /// Runs `quiver <args>` (args already shell-quoted) without QUIVER_TOKEN.
   CliResult Quiver(const std::string& args) {
-    const fs::path out = dir_ / "run.stdout", err = dir_ / "run.stderr";
-    const std::string cmd = "env -u QUIVER_TOKEN " + ShellQuote(QUIVER_BINARY) + " " + args + " >" +
-                            ShellQuote(out.string()) + " 2>" + ShellQuote(err.string()) + " </dev/null";
-    CliResult r;
-    const int rc = std::system(cmd.c_str());
-    r.exit_code = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
-    r.out = ReadText(out);
-    r.err = ReadText(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
+    return RunCapturingOutput("env -u QUIVER_TOKEN " + ShellQuote(QUIVER_BINARY) + " " + args, dir_);
   }
 
   std::string Q(const fs::path& p) const { return ShellQuote(p.string()); }

@@ -23,19 +23,6 @@
 namespace quiver::cross_test {
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;  ///< stdout
-  std::string err;  ///< stderr
-};
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void WriteText(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -48,18 +35,7 @@ class CliHygieneTest : public ScratchDirTest {
 
   /// Runs `quiver <args>` (args already shell-quoted), stdin from `in` when given.
   CliResult Quiver(const std::string& args, const fs::path& in = {}) {
-    const fs::path out = dir_ / "run.stdout", err = dir_ / "run.stderr";
-    std::string cmd =
-        ShellQuote(QUIVER_BINARY) + " " + args + " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string());
-    if (!in.empty()) cmd += " <" + ShellQuote(in.string());
-    CliResult r;
-    const int rc = std::system(cmd.c_str());
-    r.exit_code = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
-    r.out = ReadText(out);
-    r.err = ReadText(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
+    return RunCapturingOutput(ShellQuote(QUIVER_BINARY) + " " + args, dir_, in);
   }
 
   /// Files in the scratch folder other than `keep` (temporary files left over).

@@ -8,14 +8,18 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +73,39 @@ inline std::string ShellQuote(const std::string& s) {
       out.push_back(c);
   }
   return out + "'";
+}
+
+/// What one run of the quiver binary gave: its exit status (-1 when it did
+/// not exit normally), stdout and stderr.
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// The whole contents of `p` ("" when it cannot be read).
+inline std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs the shell command `cmd` (already quoted) with stdout and stderr
+/// captured in `scratch`/run.stdout and run.stderr (removed afterwards),
+/// stdin from `in` when given, else from /dev/null.
+inline CliResult RunCapturingOutput(const std::string& cmd, const fs::path& scratch, const fs::path& in = {}) {
+  const fs::path out = scratch / "run.stdout", err = scratch / "run.stderr";
+  const std::string full = cmd + " >" + ShellQuote(out.string()) + " 2>" + ShellQuote(err.string()) + " <" +
+                           ShellQuote(in.empty() ? std::string("/dev/null") : in.string());
+  CliResult r;
+  const int rc = std::system(full.c_str());
+  r.exit_code = (rc != -1 && WIFEXITED(rc)) ? WEXITSTATUS(rc) : -1;
+  r.out = ReadText(out);
+  r.err = ReadText(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
 }
 
 inline fs::path ArrowTestingData() { return SharedDir() / "arrow-testing" / "data"; }

@@ -12,7 +12,7 @@ namespace quiver {
 namespace {
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 TEST(CheckedMathTest, AddSubMulOnInRangeValues) {
   int64_t out = 0;
@@ -30,7 +30,7 @@ TEST(CheckedMathTest, SignedEdges) {
   EXPECT_FALSE(CheckedAdd<int64_t>(kMin, -1, &out));
   EXPECT_FALSE(CheckedMul<int64_t>(kMin, -1, &out));
   EXPECT_FALSE(CheckedSub<int64_t>(0, kMin, &out));
-  ASSERT_TRUE(CheckedSub<int64_t>(-1, kMax, &out));
+  ASSERT_TRUE(CheckedSub<int64_t>(-1, kInt64Max, &out));
   EXPECT_EQ(out, kMin);
 }
 

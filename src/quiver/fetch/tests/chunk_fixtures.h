@@ -1,11 +1,13 @@
 // quiver/fetch/tests/chunk_fixtures.h — builds CloudFetch chunk bodies for
 // the fetch tests: generated batches, written as one Arrow IPC stream with
 // quiver's writer, optionally LZ4-framed (content size and checksum flags
-// chosen by the test), and helpers that compare fetched rows to the source.
+// chosen by the test), helpers that compare fetched rows to the source, and
+// a fixed link-signing secret.
 #pragma once
 
 #include <lz4frame.h>
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -13,10 +15,19 @@
 
 #include "quiver/columnar/compare.h"
 #include "quiver/datagen/batch_generator.h"
+#include "quiver/fetch/link_signer.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/writer.h"
 
 namespace quiver::fetch::testing {
+
+/// A link-signing secret of bytes seed, seed + 1, ... (mod 256), so that
+/// tests can sign and verify with known keys.
+inline std::array<uint8_t, LinkSigner::kSecretBytes> FixedSecret(uint8_t seed) {
+  std::array<uint8_t, LinkSigner::kSecretBytes> s{};
+  for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(seed + i);
+  return s;
+}
 
 /// Batches of `kind` with `num_rows` rows starting at row `first_row`
 /// (bigint-seq: "id" = row index), at most `rows_per_batch` rows each.

@@ -10,16 +10,13 @@
 #include <vector>
 
 #include "quiver/fetch/chunk_store.h"
+#include "quiver/fetch/tests/chunk_fixtures.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::fetch {
 namespace {
 
-std::array<uint8_t, LinkSigner::kSecretBytes> FixedSecret(uint8_t seed) {
-  std::array<uint8_t, LinkSigner::kSecretBytes> s{};
-  for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(seed + i);
-  return s;
-}
+using testing::FixedSecret;
 
 // The private spill directory is made at the first spill, not with the
 // store: a store (a server) that never spills, or is killed, leaves no

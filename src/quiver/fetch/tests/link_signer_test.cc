@@ -6,14 +6,11 @@
 
 #include "quiver/fetch/chunk_store.h"
 #include "quiver/fetch/link_signer.h"
+#include "quiver/fetch/tests/chunk_fixtures.h"
 
 namespace quiver::fetch {
 namespace {
-std::array<uint8_t, LinkSigner::kSecretBytes> FixedSecret(uint8_t seed) {
-  std::array<uint8_t, LinkSigner::kSecretBytes> s{};
-  for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<uint8_t>(seed + i);
-  return s;
-}
+using testing::FixedSecret;
 
 TEST(LinkSigner, KnownHmacValue) {
   // HMAC-SHA256(key = 00 01 .. 1f, "0123456789abcdef0123456789abcdef\n1700000000000"),

@@ -22,13 +22,13 @@ using testing::NaiveJoin;
 using testing::RenderSorted;
 using testing::StringArray;
 
-struct Inputs {
+struct GenericInputs {
   SchemaPtr bs, ps;
   std::vector<RecordBatchPtr> build, probe;
 };
 
 // Build (a int32, s utf8, v int64) vs probe (s large_utf8, a int64, w int32).
-Inputs MakeInputs(MemoryPool* pool, int64_t nb, int64_t np, uint64_t seed) {
+GenericInputs MakeInputs(MemoryPool* pool, int64_t nb, int64_t np, uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto bs = std::make_shared<Schema>();
   bs->fields = {field("a", int32()), field("s", utf8()), field("v", int64())};
@@ -58,7 +58,7 @@ Inputs MakeInputs(MemoryPool* pool, int64_t nb, int64_t np, uint64_t seed) {
     pa.push_back(a());
     pw.push_back(static_cast<int32_t>(i));
   }
-  Inputs in{bs, ps, {}, {}};
+  GenericInputs in{bs, ps, {}, {}};
   in.build = testing::Split(Batch(bs, {Int32Array(pool, ba), StringArray(pool, bstr), Int64Array(pool, bv)}), 37);
   in.probe = testing::Split(Batch(ps, {StringArray(pool, pstr, true), Int64Array(pool, pa), Int32Array(pool, pw)}), 53);
   return in;
@@ -69,7 +69,7 @@ class GenericJoin : public ::testing::TestWithParam<std::pair<int64_t, int64_t>>
 TEST_P(GenericJoin, MultiColumnKeysMatchTheNaiveJoinInBothModes) {
   auto data = MemoryPool::MakeRoot({.name = "data"});
   const auto [nb, np] = GetParam();
-  const Inputs in = MakeInputs(data.get(), nb, np, static_cast<uint64_t>(nb * 31 + np));
+  const GenericInputs in = MakeInputs(data.get(), nb, np, static_cast<uint64_t>(nb * 31 + np));
   for (JoinType t : AllJoinTypes()) {
     if (t == JoinType::kNullAwareAnti) continue;  // one key column only
     SCOPED_TRACE(JoinTypeName(t));
@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GenericJoin,
 
 TEST(GenericRelation, SerializeRoundTripAndCorruption) {
   auto root = MemoryPool::MakeRoot({.name = "root"});
-  const Inputs in = MakeInputs(root.get(), 300, 0, 4);
+  const GenericInputs in = MakeInputs(root.get(), 300, 0, 4);
   HashedRelationOptions o;
   o.key_columns = {0, 1};
   o.keep_null_keys = true;
@@ -165,7 +165,7 @@ TEST(GenericRelation, FloatKeysNormalizeZeroAndNaN) {
 
 TEST(GenericRelation, FailureInjectionAndLimit) {
   auto data = MemoryPool::MakeRoot({.name = "data"});
-  const Inputs in = MakeInputs(data.get(), 5000, 0, 8);
+  const GenericInputs in = MakeInputs(data.get(), 5000, 0, 8);
   HashedRelationOptions o;
   o.key_columns = {0, 1};
   o.max_page_bytes = 16 << 10;
@@ -208,7 +208,7 @@ namespace {
 
 TEST(GenericRelation, LowDistinctHintGrowsTheIndex) {
   auto root = MemoryPool::MakeRoot({.name = "root"});
-  const Inputs in = MakeInputs(root.get(), 3000, 0, 12);
+  const GenericInputs in = MakeInputs(root.get(), 3000, 0, 12);
   HashedRelationOptions o;
   o.key_columns = {0, 1};
   o.distinct_keys_hint = 2;

@@ -26,8 +26,8 @@ using testing::NaiveJoin;
 using testing::RenderSorted;
 using testing::StringArray;
 
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMinKey = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMaxKey = std::numeric_limits<int64_t>::max();
 
 enum class KeyDist { kSpecial, kDense, kSparse, kSmall };
 
@@ -64,14 +64,14 @@ struct Inputs {
 std::vector<int64_t> KeyPool(KeyDist d, std::mt19937_64& rng) {
   std::vector<int64_t> pool;
   switch (d) {
-    case KeyDist::kSpecial: pool = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax, 42, -42}; break;
+    case KeyDist::kSpecial: pool = {kMinKey, kMinKey + 1, -1, 0, 1, kMaxKey - 1, kMaxKey, 42, -42}; break;
     case KeyDist::kDense:
       for (int64_t k = 1000000; k <= 1001023; ++k) pool.push_back(k);
       break;
     case KeyDist::kSparse:
       for (int i = 0; i < 400; ++i) pool.push_back(static_cast<int64_t>(rng()));
-      pool.push_back(kMin);
-      pool.push_back(kMax);
+      pool.push_back(kMinKey);
+      pool.push_back(kMaxKey);
       break;
     case KeyDist::kSmall:
       for (int64_t k = 0; k < 30; ++k) pool.push_back(k);

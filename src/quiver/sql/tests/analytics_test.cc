@@ -442,14 +442,14 @@ TEST_F(AnalyticsTest, ANullGroupKeyKeepsTheKeysAfterIt) {
   }
 }
 
-struct ErrorCase {
+struct RuntimeErrorCase {
   std::string sql;
   const char* sql_state;
   std::string message;
 };
 
 TEST_F(AnalyticsTest, RuntimeErrorsCarryTheirSqlState) {
-  const std::vector<ErrorCase> cases = {
+  const std::vector<RuntimeErrorCase> cases = {
       {"SELECT qty / (id - id) FROM s", "22012", "division by zero"},
       {"SELECT CAST('x1' AS INTEGER)", "22P02", "invalid input syntax for type INTEGER"},
       {"SELECT CAST(grp AS DATE) FROM s", "22007", "invalid input syntax for type DATE"},
