@@ -20,12 +20,34 @@
 #include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
+#include "quiver/testing/sanitizers.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::sql {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The (memory mode, threads) runs of a spill test. Plain builds: every
+// pair. Under ASan or TSan (10-30x slower reads; `make test` runs the
+// engine's tests in Release and under ASan, CI also under TSan): a
+// diagonal, (on-heap, t0), (off-heap, t1), (on-heap, t2), ..., so that
+// each mode and each thread count still runs once (both modes when only
+// one thread count is given).
+std::vector<std::pair<join::MemoryMode, int>> SpillRuns(std::initializer_list<int> thread_counts) {
+  const join::MemoryMode modes[] = {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap};
+  std::vector<std::pair<join::MemoryMode, int>> runs;
+  if (!::quiver::testing::kAddressSanitizer && !::quiver::testing::kThreadSanitizer) {
+    for (auto mode : modes) {
+      for (int t : thread_counts) runs.emplace_back(mode, t);
+    }
+    return runs;
+  }
+  size_t i = 0;
+  for (int t : thread_counts) runs.emplace_back(modes[i++ % 2], t);
+  if (runs.size() == 1) runs.emplace_back(modes[1], runs[0].second);
+  return runs;
+}
 
 using join::testing::Batch;
 using join::testing::Cell;
@@ -565,23 +587,21 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
     plain.threads = 1;
     auto ref = Rows(sql, plain);
     ASSERT_OK(ref) << sql;
-    for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
-      for (int threads : {1, 2}) {
-        ExecuteOptions eo;
-        eo.threads = threads;
-        eo.memory_mode = mode;
-        eo.memory_limit_bytes = limit_bytes;
-        eo.max_batch_rows = 4096;
-        eo.spill_directory = spill_root;
-        eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-        eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
-        auto got = Rows(sql, eo);
-        ASSERT_OK(got) << sql << " threads=" << threads;
-        EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
-        EXPECT_GT(eo.spilled_files->load(), 0) << sql;
-        EXPECT_GT(eo.spilled_bytes->load(), 0) << sql;
-        EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind by " << sql;
-      }
+    for (const auto& [mode, threads] : SpillRuns({1, 2})) {
+      ExecuteOptions eo;
+      eo.threads = threads;
+      eo.memory_mode = mode;
+      eo.memory_limit_bytes = limit_bytes;
+      eo.max_batch_rows = 4096;
+      eo.spill_directory = spill_root;
+      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << sql << " threads=" << threads;
+      EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
+      EXPECT_GT(eo.spilled_files->load(), 0) << sql;
+      EXPECT_GT(eo.spilled_bytes->load(), 0) << sql;
+      EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind by " << sql;
     }
     // Spilling off: the same limit is an OutOfMemory naming the operator.
     ExecuteOptions off;
@@ -639,24 +659,22 @@ TEST_F(ParallelTest, RightFullBuildLeftSemiAndNotInJoinsSpillToTheUnlimitedAnswe
     plain.threads = 1;
     auto ref = Rows(sql, plain);
     ASSERT_OK(ref);
-    for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
-      for (int threads : {1, 4}) {  // serial; parallel, interleaved on 2 cores
-        SCOPED_TRACE("threads=" + std::to_string(threads));
-        ExecuteOptions eo;
-        eo.threads = threads;
-        eo.memory_mode = mode;
-        eo.memory_limit_bytes = limit_bytes;
-        eo.max_batch_rows = 4096;
-        eo.spill_directory = spill_root;
-        eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-        eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
-        auto got = Rows(sql, eo);
-        ASSERT_OK(got);
-        EXPECT_EQ(got->size(), ref->size());
-        EXPECT_TRUE(*got == *ref);
-        EXPECT_GT(eo.spilled_files->load(), 0);
-        EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
-      }
+    for (const auto& [mode, threads] : SpillRuns({1, 4})) {  // serial; parallel, interleaved on 2 cores
+      SCOPED_TRACE("threads=" + std::to_string(threads));
+      ExecuteOptions eo;
+      eo.threads = threads;
+      eo.memory_mode = mode;
+      eo.memory_limit_bytes = limit_bytes;
+      eo.max_batch_rows = 4096;
+      eo.spill_directory = spill_root;
+      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got);
+      EXPECT_EQ(got->size(), ref->size());
+      EXPECT_TRUE(*got == *ref);
+      EXPECT_GT(eo.spilled_files->load(), 0);
+      EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
     }
     if (!fails_without_spilling) continue;
     ExecuteOptions off;
@@ -689,29 +707,27 @@ TEST_F(ParallelTest, AnExternalSortGivesTheUnlimitedOrderInBothModesAndLeavesNoF
     auto ref = ordered(sql, plain);
     ASSERT_OK(ref);
     ASSERT_GT(ref->size(), 50000u);
-    for (auto mode : {join::MemoryMode::kOnHeap, join::MemoryMode::kOffHeap}) {
-      for (int threads : {1, 2, 4}) {
-        SCOPED_TRACE("threads=" + std::to_string(threads));
-        ExecuteOptions eo;
-        eo.threads = threads;
-        eo.memory_mode = mode;
-        eo.memory_limit_bytes = 2 << 20;
-        eo.max_batch_rows = 4096;
-        eo.spill_directory = spill_root;
-        eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-        eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
-        auto got = ordered(sql, eo);
-        ASSERT_OK(got);
-        EXPECT_TRUE(*got == *ref);
-        // Several runs (four workers: each holds a quarter of the memory
-        // left, so more runs, merged in more than one pass at this limit).
-        EXPECT_GE(eo.spilled_files->load(), 2);
-        if (threads == 4) {
-          EXPECT_GT(eo.spilled_files->load(), 8);
-        }
-        EXPECT_GT(eo.spilled_bytes->load(), 0);
-        EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
+    for (const auto& [mode, threads] : SpillRuns({1, 2, 4})) {
+      SCOPED_TRACE("threads=" + std::to_string(threads));
+      ExecuteOptions eo;
+      eo.threads = threads;
+      eo.memory_mode = mode;
+      eo.memory_limit_bytes = 2 << 20;
+      eo.max_batch_rows = 4096;
+      eo.spill_directory = spill_root;
+      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      auto got = ordered(sql, eo);
+      ASSERT_OK(got);
+      EXPECT_TRUE(*got == *ref);
+      // Several runs (four workers: each holds a quarter of the memory
+      // left, so more runs, merged in more than one pass at this limit).
+      EXPECT_GE(eo.spilled_files->load(), 2);
+      if (threads == 4) {
+        EXPECT_GT(eo.spilled_files->load(), 8);
       }
+      EXPECT_GT(eo.spilled_bytes->load(), 0);
+      EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
     }
     // A generous limit: the runs stay in memory, nothing spills.
     ExecuteOptions roomy;
