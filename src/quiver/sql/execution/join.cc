@@ -783,6 +783,8 @@ class GraceSide {
   }
 
   std::vector<SpillFile> Take(int p) { return std::move(files_[static_cast<size_t>(p)]); }
+  // Partition p's files (after Finish, before Take).
+  const std::vector<SpillFile>& Files(int p) const { return files_[static_cast<size_t>(p)]; }
   // Rows written, and of those rows with a NULL key (dropped or not).
   int64_t rows() const { return rows_.load(); }
   int64_t null_key_rows() const { return null_key_rows_.load(); }
@@ -811,14 +813,15 @@ Result<std::vector<Vec>> EvaluateKeys(const std::vector<ExprPtr>& keys, const Re
 // The spill files of one partition read one after the other.
 class SpillFilesStream : public RecordBatchStream {
  public:
-  SpillFilesStream(ExecContext* ctx, SchemaPtr schema, std::vector<SpillFile> files)
-      : ctx_(ctx), schema_(std::move(schema)), files_(std::move(files)) {}
+  // `keep`: the files stay on disk after reading (SpillManager::Open).
+  SpillFilesStream(ExecContext* ctx, SchemaPtr schema, std::vector<SpillFile> files, bool keep = false)
+      : ctx_(ctx), schema_(std::move(schema)), files_(std::move(files)), keep_(keep) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<RecordBatchPtr> Next() override {
     while (true) {
       if (!cur_) {
         if (next_ >= files_.size()) return RecordBatchPtr{};
-        QUIVER_ASSIGN_OR_RETURN(cur_, ctx_->spill->Open(files_[next_++], ctx_->pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(cur_, ctx_->spill->Open(files_[next_++], ctx_->pool.get(), keep_));
       }
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, cur_->Next());
       if (b) return MakeBatch(schema_, b->num_rows, b->columns);
@@ -830,8 +833,162 @@ class SpillFilesStream : public RecordBatchStream {
   ExecContext* ctx_;
   SchemaPtr schema_;
   std::vector<SpillFile> files_;
+  bool keep_ = false;
   size_t next_ = 0;
   std::unique_ptr<RecordBatchStream> cur_;
+};
+
+// The partitions of a grace hash join joined by several instances at once
+// (ParallelHashJoinNode after a spill; both sides partitioned by the
+// pipelines' workers): each instance claims the next partition and joins
+// it alone, its build side in one relation, as GraceJoinOp does one after
+// another. Memory bounds how many run at once:
+//  - a partition is claimed beside running ones only when the statement's
+//    room (bytes left under its limit) is at least twice its spill reserve
+//    plus 8x the partition's build files (compressed batches: a relation
+//    of string rows takes several times their size), so that the running
+//    joins' probes keep room for their output (a 2 MiB statement with two
+//    partitions of 200 KiB at once failed an output batch with 4x); otherwise the instance ends and the
+//    running ones take the rest (an instance never waits for another: they
+//    may share one thread);
+//  - such a partition's build files are read without removal, so a build
+//    that fails with OutOfMemory beside others goes back (GiveBack) and is
+//    joined later *exclusively*: by the last running instance, while no
+//    other starts a partition. Only an exclusive build's OutOfMemory ends
+//    the statement, as it would with one partition at a time.
+// Thread-safe.
+class GracePartitionQueue {
+ public:
+  struct Claim {
+    int partition = -1;  // -1: nothing for this instance; end it
+    bool exclusive = false;
+    std::vector<SpillFile> build_files, probe_files;
+  };
+  GracePartitionQueue(std::shared_ptr<GraceSide> build, std::shared_ptr<GraceSide> probe)
+      : build_(std::move(build)), probe_(std::move(probe)) {}
+
+  // `room_bytes`: the statement's bytes left (-1: no limit);
+  // `reserve_bytes`: ExecContext::spill_reserve_bytes.
+  Claim Take(int64_t room_bytes, int64_t reserve_bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Claim c;
+    if (exclusive_) return c;
+    if (!retry_.empty()) {
+      if (active_ > 0) return c;  // the last running instance takes it
+      c = std::move(retry_.front());
+      retry_.pop_front();
+      c.exclusive = exclusive_ = true;
+      ++active_;
+      return c;
+    }
+    while (next_ < kGracePartitions) {
+      const int p = next_;
+      if (active_ > 0 && room_bytes >= 0) {
+        int64_t build_bytes = 0;
+        for (const auto& f : build_->Files(p)) build_bytes += f.bytes;
+        if (room_bytes < 2 * reserve_bytes + 8 * build_bytes) return c;
+      }
+      ++next_;
+      std::vector<SpillFile> probe_files = probe_->Take(p);
+      std::vector<SpillFile> build_files = build_->Take(p);
+      bool probe_rows = false;
+      for (const auto& f : probe_files) probe_rows = probe_rows || f.rows > 0;
+      if (!probe_rows) continue;  // no output (inner, left, semi and anti joins); files go with the directory
+      c.partition = p;
+      c.build_files = std::move(build_files);
+      c.probe_files = std::move(probe_files);
+      ++active_;
+      return c;
+    }
+    return c;
+  }
+  // A non-exclusive claim whose build did not fit beside the others.
+  void GiveBack(Claim c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --active_;
+    retry_.push_back(std::move(c));
+  }
+  void Done(const Claim& c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --active_;
+    if (c.exclusive) exclusive_ = false;
+  }
+
+ private:
+  std::shared_ptr<GraceSide> build_, probe_;
+  std::mutex mu_;
+  int next_ = 0;
+  int active_ = 0;
+  bool exclusive_ = false;
+  std::deque<Claim> retry_;
+};
+
+// One instance over a GracePartitionQueue: joins claimed partitions until
+// the queue has nothing for it.
+class GracePartitionsOp : public RecordBatchStream {
+ public:
+  GracePartitionsOp(ExecContext* ctx, std::shared_ptr<GracePartitionQueue> queue, SchemaPtr left_schema,
+                    SchemaPtr right_schema, JoinSpec spec, SchemaPtr schema)
+      : ctx_(ctx),
+        queue_(std::move(queue)),
+        left_schema_(std::move(left_schema)),
+        right_schema_(std::move(right_schema)),
+        spec_(std::move(spec)),
+        schema_(std::move(schema)) {}
+  ~GracePartitionsOp() override {
+    current_.reset();
+    if (claimed_) queue_->Done(claim_);
+  }
+  const SchemaPtr& schema() const override { return schema_; }
+  Result<RecordBatchPtr> Next() override {
+    auto r = NextImpl();
+    if (!r.ok()) return NameOperator(r.status(), "hash join");
+    return r;
+  }
+
+ private:
+  Result<RecordBatchPtr> NextImpl() {
+    while (true) {
+      QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      if (current_) {
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, current_->Next());
+        if (b) return b;
+        current_.reset();
+        claimed_ = false;
+        queue_->Done(claim_);
+      }
+      claim_ = queue_->Take(ctx_->statement_pool->AvailableBytes(), ctx_->spill_reserve_bytes);
+      if (claim_.partition < 0) return RecordBatchPtr{};
+      claimed_ = true;
+      const bool keep = !claim_.exclusive;  // a build that may go back is read again later
+      OperatorPtr left = std::make_unique<SpillFilesStream>(ctx_, left_schema_, claim_.probe_files);
+      OperatorPtr right = std::make_unique<SpillFilesStream>(ctx_, right_schema_, claim_.build_files, keep);
+      auto op = std::make_unique<HashJoinOp>(ctx_, std::move(left), std::move(right), right_schema_, spec_, schema_);
+      QUIVER_RETURN_NOT_OK(op->Init());
+      Status st = op->BuildNow();
+      if (!st.ok()) {
+        op.reset();  // its relation and batches go back first
+        if (st.IsOutOfMemory() && !claim_.exclusive) {
+          claimed_ = false;
+          queue_->GiveBack(std::move(claim_));
+          continue;
+        }
+        return st;
+      }
+      if (keep) {
+        for (const auto& f : claim_.build_files) SpillManager::Remove(f);
+      }
+      current_ = std::move(op);
+    }
+  }
+  ExecContext* ctx_;
+  std::shared_ptr<GracePartitionQueue> queue_;
+  SchemaPtr left_schema_, right_schema_;
+  JoinSpec spec_;
+  SchemaPtr schema_;
+  GracePartitionQueue::Claim claim_;
+  bool claimed_ = false;
+  OperatorPtr current_;
 };
 
 // Grace hash join (after the build side was spilled): the probe side is
@@ -1032,13 +1189,20 @@ class ParallelHashJoinNode : public PhysicalNode {
         left_(std::move(left)),
         right_(std::move(right)),
         spec_(std::move(spec)) {}
-  // After a spill the partitions are joined one at a time by one instance.
-  bool parallel() const override { return !grace_ && left_->parallel(); }
+  // After a spill: the probe side is partitioned by its pipeline's
+  // workers at Prepare, then the instances join the partitions
+  // (GracePartitionQueue). NOT IN keeps one GraceJoinOp (its set's NULLs
+  // and emptiness are settled over the whole set first).
+  bool parallel() const override { return !SerialGrace() && left_->parallel(); }
   Result<OperatorPtr> Instantiate() override {
-    if (grace_) {
+    if (SerialGrace()) {
       QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, Gathered(ctx_, left_));
       return OperatorPtr(
           std::make_unique<GraceJoinOp>(ctx_, std::move(in), right_->schema(), spec_, schema_, grace_build_));
+    }
+    if (grace_) {
+      return OperatorPtr(
+          std::make_unique<GracePartitionsOp>(ctx_, grace_queue_, left_->schema(), right_->schema(), spec_, schema_));
     }
     QUIVER_ASSIGN_OR_RETURN(OperatorPtr in, left_->Instantiate());
     auto op = std::make_unique<HashJoinOp>(ctx_, std::move(in), nullptr, right_->schema(), spec_, schema_, build_);
@@ -1048,18 +1212,45 @@ class ParallelHashJoinNode : public PhysicalNode {
   void Release() override {
     build_.reset();
     grace_build_.reset();
+    grace_queue_.reset();
     left_->Release();
   }
 
  protected:
   Status DoPrepare() override {
     Status st = Build();
+    if (st.ok() && grace_ && !SerialGrace()) st = PartitionProbeSide();
     if (!st.ok()) return NameOperator(st, "hash join");
-    // A grace join reads its probe side through a gather (prepared there).
+    // A serial grace join reads its probe side through a gather (prepared
+    // there); a parallel one has read it already.
     return grace_ ? Status::OK() : left_->Prepare();
   }
 
  private:
+  bool SerialGrace() const { return grace_ && spec_.kind == JoinKind::kNullAwareAnti; }
+
+  // The probe side to the grace partitions, written by its pipeline's
+  // workers (GraceSide::Write is thread-safe); the node's instances then
+  // join the partitions.
+  Status PartitionProbeSide() {
+    auto probe = std::make_shared<GraceSide>(ctx_, left_->schema(), "hash join probe");
+    QUIVER_RETURN_NOT_OK(
+        RunPipeline(ctx_, left_, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
+          while (!stop.load(std::memory_order_relaxed)) {
+            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+            if (!b) break;
+            if (b->num_rows == 0) continue;
+            QUIVER_ASSIGN_OR_RETURN(auto keys, EvaluateKeys(spec_.left_keys, *b, ctx_));
+            QUIVER_RETURN_NOT_OK(probe->Write(b, keys));
+          }
+          return Status::OK();
+        }));
+    QUIVER_RETURN_NOT_OK(probe->Finish());
+    grace_queue_ = std::make_shared<GracePartitionQueue>(grace_build_, std::move(probe));
+    return Status::OK();
+  }
+
   Status Build() {
     // A prototype instance lays out the build and probe schemas and the
     // join layer's options, exactly as each probing instance will.
@@ -1138,6 +1329,7 @@ class ParallelHashJoinNode : public PhysicalNode {
   std::shared_ptr<SharedBuild> build_;
   std::atomic<bool> grace_{false};
   std::shared_ptr<GraceSide> grace_build_;
+  std::shared_ptr<GracePartitionQueue> grace_queue_;
 };
 
 // A semi / anti join that builds its left side (BuildLeftSemiJoinOp): the

@@ -109,8 +109,8 @@ namespace {
 // Reads a spill file; removes it at the end or on destruction.
 class SpillReader : public RecordBatchStream {
  public:
-  SpillReader(std::unique_ptr<ipc::RecordBatchReader> reader, std::string path)
-      : reader_(std::move(reader)), path_(std::move(path)) {}
+  SpillReader(std::unique_ptr<ipc::RecordBatchReader> reader, std::string path, bool keep)
+      : reader_(std::move(reader)), path_(std::move(path)), keep_(keep) {}
   ~SpillReader() override { Done(); }
   const SchemaPtr& schema() const override { return reader_->schema(); }
   Result<RecordBatchPtr> Next() override {
@@ -124,23 +124,30 @@ class SpillReader : public RecordBatchStream {
   void Done() {
     if (done_) return;
     done_ = true;
+    if (keep_) return;
     std::error_code ec;
     fs::remove(path_, ec);  // the mapping (if any) stays valid until the batches go
   }
   std::unique_ptr<ipc::RecordBatchReader> reader_;
   std::string path_;
+  bool keep_ = false;
   bool done_ = false;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<RecordBatchStream>> SpillManager::Open(const SpillFile& file, MemoryPool* pool) {
+Result<std::unique_ptr<RecordBatchStream>> SpillManager::Open(const SpillFile& file, MemoryPool* pool, bool keep) {
   ipc::ReadOptions ro;
   ro.pool = pool;
   ro.validation = ValidationLevel::kFull;
   auto r = ipc::RecordBatchReader::OpenPath(file.path, ro);
   if (!r.ok()) return r.status().WithContext("spill file");
-  return std::unique_ptr<RecordBatchStream>(std::make_unique<SpillReader>(std::move(*r), file.path));
+  return std::unique_ptr<RecordBatchStream>(std::make_unique<SpillReader>(std::move(*r), file.path, keep));
+}
+
+void SpillManager::Remove(const SpillFile& file) {
+  std::error_code ec;
+  fs::remove(file.path, ec);
 }
 
 }  // namespace quiver::sql

@@ -58,8 +58,12 @@ class SpillManager {
   Result<std::unique_ptr<SpillWriter>> Create(const SchemaPtr& schema, const std::string& what, MemoryPool* pool);
 
   /// Reads `file` back batch by batch (decoded into `pool`); the file is
-  /// removed when the stream ends or is destroyed.
-  Result<std::unique_ptr<RecordBatchStream>> Open(const SpillFile& file, MemoryPool* pool);
+  /// removed when the stream is destroyed, unless `keep` (then it can be
+  /// read again; Remove, or the spill directory's removal, deletes it).
+  Result<std::unique_ptr<RecordBatchStream>> Open(const SpillFile& file, MemoryPool* pool, bool keep = false);
+  /// Deletes a file that was read with `keep` (errors ignored: the spill
+  /// directory goes at the statement's end anyway).
+  static void Remove(const SpillFile& file);
 
   int64_t spilled_bytes() const { return bytes_.load(); }
   int64_t spilled_files() const { return files_.load(); }
