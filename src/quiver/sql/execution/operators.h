@@ -153,8 +153,14 @@ struct JoinSpec {
 /// and probes with the right side's pipeline. Out of core (ctx->spill and
 /// a memory limit): a hash join of any kind whose build side does not fit
 /// becomes a grace hash join (both sides in 16 key partitions, spill
-/// files, joined one partition at a time; a build-left semi join the usual
-/// way round; NOT IN with the set's NULLs and emptiness decided first).
+/// files, each partition joined in one relation; a build-left semi join
+/// the usual way round; NOT IN with the set's NULLs and emptiness decided
+/// first). A parallel join's grace partitions are joined by its instances
+/// at once while memory allows (a partition beside running ones needs
+/// room for twice ctx->spill_reserve_bytes plus 8x its compressed build
+/// side; a build that fails with OutOfMemory beside others is joined
+/// again alone, so only a partition that does not fit alone fails the
+/// statement); NOT IN joins its partitions in one instance.
 Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, JoinSpec spec, SchemaPtr schema);
 
 /// Hash aggregation: `groups` and aggregate arguments bound to the child's
