@@ -838,6 +838,19 @@ class SpillFilesStream : public RecordBatchStream {
   std::unique_ptr<RecordBatchStream> cur_;
 };
 
+// The hash join of one grace partition: its probe files against a relation
+// built from its build files (read with `keep_build`: SpillFilesStream).
+Result<std::unique_ptr<HashJoinOp>> MakePartitionJoin(ExecContext* ctx, const SchemaPtr& left_schema,
+                                                      std::vector<SpillFile> probe_files, const SchemaPtr& right_schema,
+                                                      std::vector<SpillFile> build_files, bool keep_build,
+                                                      const JoinSpec& spec, const SchemaPtr& schema) {
+  OperatorPtr left = std::make_unique<SpillFilesStream>(ctx, left_schema, std::move(probe_files));
+  OperatorPtr right = std::make_unique<SpillFilesStream>(ctx, right_schema, std::move(build_files), keep_build);
+  auto op = std::make_unique<HashJoinOp>(ctx, std::move(left), std::move(right), right_schema, spec, schema);
+  QUIVER_RETURN_NOT_OK(op->Init());
+  return op;
+}
+
 // The partitions of a grace hash join joined by several instances at once
 // (ParallelHashJoinNode after a spill; both sides partitioned by the
 // pipelines' workers): each instance claims the next partition and joins
@@ -848,9 +861,9 @@ class SpillFilesStream : public RecordBatchStream {
 //    plus 8x the partition's build files (compressed batches: a relation
 //    of string rows takes several times their size), so that the running
 //    joins' probes keep room for their output (a 2 MiB statement with two
-//    partitions of 200 KiB at once failed an output batch with 4x); otherwise the instance ends and the
-//    running ones take the rest (an instance never waits for another: they
-//    may share one thread);
+//    partitions of 200 KiB at once failed an output batch with 4x);
+//    otherwise the instance ends and the running ones take the rest (an
+//    instance never waits for another: they may share one thread);
 //  - such a partition's build files are read without removal, so a build
 //    that fails with OutOfMemory beside others goes back (GiveBack) and is
 //    joined later *exclusively*: by the last running instance, while no
@@ -961,10 +974,8 @@ class GracePartitionsOp : public RecordBatchStream {
       if (claim_.partition < 0) return RecordBatchPtr{};
       claimed_ = true;
       const bool keep = !claim_.exclusive;  // a build that may go back is read again later
-      OperatorPtr left = std::make_unique<SpillFilesStream>(ctx_, left_schema_, claim_.probe_files);
-      OperatorPtr right = std::make_unique<SpillFilesStream>(ctx_, right_schema_, claim_.build_files, keep);
-      auto op = std::make_unique<HashJoinOp>(ctx_, std::move(left), std::move(right), right_schema_, spec_, schema_);
-      QUIVER_RETURN_NOT_OK(op->Init());
+      QUIVER_ASSIGN_OR_RETURN(auto op, MakePartitionJoin(ctx_, left_schema_, claim_.probe_files, right_schema_,
+                                                         claim_.build_files, keep, spec_, schema_));
       Status st = op->BuildNow();
       if (!st.ok()) {
         op.reset();  // its relation and batches go back first
@@ -1060,11 +1071,9 @@ class GraceJoinOp : public RecordBatchStream {
       // No probe row: nothing to emit but a right / full join's build rows.
       const bool keeps_build = spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull;
       if (!probe_rows && !(keeps_build && build_rows)) continue;
-      OperatorPtr left = std::make_unique<SpillFilesStream>(ctx_, left_schema_, std::move(probe_files));
-      OperatorPtr right = std::make_unique<SpillFilesStream>(ctx_, right_schema_, std::move(build_files));
-      auto op = std::make_unique<HashJoinOp>(ctx_, std::move(left), std::move(right), right_schema_, spec_, schema_);
-      QUIVER_RETURN_NOT_OK(op->Init());
-      current_ = std::move(op);
+      QUIVER_ASSIGN_OR_RETURN(
+          current_, MakePartitionJoin(ctx_, left_schema_, std::move(probe_files), right_schema_, std::move(build_files),
+                                      /*keep_build=*/false, spec_, schema_));
     }
   }
   ExecContext* ctx_;
@@ -1110,6 +1119,26 @@ Status SpillToPartitions(ExecContext* ctx, const std::vector<ExprPtr>& keys, Gra
   }
   batches->clear();
   return Status::OK();
+}
+
+// Runs `node`'s pipeline with every worker writing its batches to one
+// new GraceSide (`what` names it in errors) by `keys`; finished.
+Result<std::shared_ptr<GraceSide>> PartitionPipeline(ExecContext* ctx, const NodePtr& node,
+                                                     const std::vector<ExprPtr>& keys, const std::string& what) {
+  auto side = std::make_shared<GraceSide>(ctx, node->schema(), what);
+  QUIVER_RETURN_NOT_OK(RunPipeline(ctx, node, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
+    while (!stop.load(std::memory_order_relaxed)) {
+      QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
+      if (!b) break;
+      if (b->num_rows == 0) continue;
+      QUIVER_ASSIGN_OR_RETURN(auto k, EvaluateKeys(keys, *b, ctx));
+      QUIVER_RETURN_NOT_OK(side->Write(b, k));
+    }
+    return Status::OK();
+  }));
+  QUIVER_RETURN_NOT_OK(side->Finish());
+  return side;
 }
 
 // A right / full outer hash join that may spill (one instance over
@@ -1233,20 +1262,7 @@ class ParallelHashJoinNode : public PhysicalNode {
   // workers (GraceSide::Write is thread-safe); the node's instances then
   // join the partitions.
   Status PartitionProbeSide() {
-    auto probe = std::make_shared<GraceSide>(ctx_, left_->schema(), "hash join probe");
-    QUIVER_RETURN_NOT_OK(
-        RunPipeline(ctx_, left_, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
-          while (!stop.load(std::memory_order_relaxed)) {
-            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
-            if (!b) break;
-            if (b->num_rows == 0) continue;
-            QUIVER_ASSIGN_OR_RETURN(auto keys, EvaluateKeys(spec_.left_keys, *b, ctx_));
-            QUIVER_RETURN_NOT_OK(probe->Write(b, keys));
-          }
-          return Status::OK();
-        }));
-    QUIVER_RETURN_NOT_OK(probe->Finish());
+    QUIVER_ASSIGN_OR_RETURN(auto probe, PartitionPipeline(ctx_, left_, spec_.left_keys, "hash join probe"));
     grace_queue_ = std::make_shared<GracePartitionQueue>(grace_build_, std::move(probe));
     return Status::OK();
   }
@@ -1427,20 +1443,7 @@ class BuildLeftSemiJoinNode : public PhysicalNode {
   // side (`held`, then the rest of `rest`) partitioned as it is read.
   Status RunGrace(const SchemaPtr& left_schema, std::vector<RecordBatchPtr> held, OperatorPtr rest) {
     const SchemaPtr right_schema = right_->schema();
-    auto build = std::make_shared<GraceSide>(ctx_, right_schema, "hash join build");
-    QUIVER_RETURN_NOT_OK(
-        RunPipeline(ctx_, right_, [&](int, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
-          while (!stop.load(std::memory_order_relaxed)) {
-            QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
-            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, in->Next());
-            if (!b) break;
-            if (b->num_rows == 0) continue;
-            QUIVER_ASSIGN_OR_RETURN(auto keys, EvaluateKeys(spec_.right_keys, *b, ctx_));
-            QUIVER_RETURN_NOT_OK(build->Write(b, keys));
-          }
-          return Status::OK();
-        }));
-    QUIVER_RETURN_NOT_OK(build->Finish());
+    QUIVER_ASSIGN_OR_RETURN(auto build, PartitionPipeline(ctx_, right_, spec_.right_keys, "hash join build"));
     JoinSpec spec = spec_;
     spec.build_left = false;
     OperatorPtr left = std::make_unique<ChainStream>(MakeBatchesStream(left_schema, std::move(held)), std::move(rest));

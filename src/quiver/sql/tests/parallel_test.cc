@@ -28,6 +28,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Options of one spilling run: `limit_bytes` in `mode` at `threads`,
+// spill files in `spill_dir`, 4,096-row batches, counters attached.
+ExecuteOptions SpillingOptions(join::MemoryMode mode, int threads, int64_t limit_bytes, const std::string& spill_dir) {
+  ExecuteOptions eo;
+  eo.threads = threads;
+  eo.memory_mode = mode;
+  eo.memory_limit_bytes = limit_bytes;
+  eo.max_batch_rows = 4096;
+  eo.spill_directory = spill_dir;
+  eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+  eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+  return eo;
+}
+
 // The (memory mode, threads) runs of a spill test. Plain builds: every
 // pair. Under ASan or TSan (10-30x slower reads; `make test` runs the
 // engine's tests in Release and under ASan, CI also under TSan): a
@@ -588,14 +602,7 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
     auto ref = Rows(sql, plain);
     ASSERT_OK(ref) << sql;
     for (const auto& [mode, threads] : SpillRuns({1, 2})) {
-      ExecuteOptions eo;
-      eo.threads = threads;
-      eo.memory_mode = mode;
-      eo.memory_limit_bytes = limit_bytes;
-      eo.max_batch_rows = 4096;
-      eo.spill_directory = spill_root;
-      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      ExecuteOptions eo = SpillingOptions(mode, threads, limit_bytes, spill_root);
       auto got = Rows(sql, eo);
       ASSERT_OK(got) << sql << " threads=" << threads;
       EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
@@ -661,14 +668,7 @@ TEST_F(ParallelTest, RightFullBuildLeftSemiAndNotInJoinsSpillToTheUnlimitedAnswe
     ASSERT_OK(ref);
     for (const auto& [mode, threads] : SpillRuns({1, 4})) {  // serial; parallel, interleaved on 2 cores
       SCOPED_TRACE("threads=" + std::to_string(threads));
-      ExecuteOptions eo;
-      eo.threads = threads;
-      eo.memory_mode = mode;
-      eo.memory_limit_bytes = limit_bytes;
-      eo.max_batch_rows = 4096;
-      eo.spill_directory = spill_root;
-      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      ExecuteOptions eo = SpillingOptions(mode, threads, limit_bytes, spill_root);
       auto got = Rows(sql, eo);
       ASSERT_OK(got);
       EXPECT_EQ(got->size(), ref->size());
@@ -709,14 +709,7 @@ TEST_F(ParallelTest, AnExternalSortGivesTheUnlimitedOrderInBothModesAndLeavesNoF
     ASSERT_GT(ref->size(), 50000u);
     for (const auto& [mode, threads] : SpillRuns({1, 2, 4})) {
       SCOPED_TRACE("threads=" + std::to_string(threads));
-      ExecuteOptions eo;
-      eo.threads = threads;
-      eo.memory_mode = mode;
-      eo.memory_limit_bytes = 2 << 20;
-      eo.max_batch_rows = 4096;
-      eo.spill_directory = spill_root;
-      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+      ExecuteOptions eo = SpillingOptions(mode, threads, 2 << 20, spill_root);
       auto got = ordered(sql, eo);
       ASSERT_OK(got);
       EXPECT_TRUE(*got == *ref);
