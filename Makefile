@@ -72,7 +72,7 @@ build-fuzz: build-san
 # -E: test executables not built in this tree appear as placeholders
 # <target>_NOT_BUILT (the bench tests, not built under the sanitizers).
 asan-test: build-san
-	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale|objstore|style" -E "_NOT_BUILT$$"
+	cd $(SAN_BUILD) && ctest --output-on-failure -j$(JOBS) --timeout 900 -LE "interop|bench|install|python|scale|objstore|style|docs" -E "_NOT_BUILT$$"
 
 # ThreadSanitizer (issue 18): the tests of the layers that run on several
 # threads — the SQL engine's parallel pipelines, the join layer, the server —
