@@ -5,7 +5,11 @@
 //
 // Transport-free: Dispatch() takes one Thrift binary message (the body of a
 // POST to the warehouse path) and returns the reply message; the HTTPS server
-// (http_server.h) feeds it. The generated Thrift code stays inside the .cc.
+// (http_server.h) feeds it. The generated Thrift code stays inside the
+// server's sources and internal headers: result_service.cc maps each RPC
+// onto the operation registry (operation_registry.h), the statement runner
+// (statement_runner.h), the result pages (result_pages.h) and, with a
+// shared store, the documents in it (shared_state.h).
 //
 // Operations run on a thread each: the statement's batches go through a
 // ChunkWriter into the ChunkStore while the client polls; the operation is

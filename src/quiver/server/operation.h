@@ -1,0 +1,128 @@
+// quiver/server/operation.h — the state of one session and one operation
+// (a statement or metadata call and its result chunks) of the result
+// service, shared by the operation registry, the statement runner, the
+// shared-state documents and the RPC handlers; and the 16-byte handle ids
+// they are known by.
+//
+// Internal to the server layer (includes the generated TCLIService types).
+// Thread safety: the fields under "mu" are read and written with
+// Operation::mu held; atomics anywhere; the fields set before the operation
+// is registered (guid, secret, session, client, type, flags, schema) are
+// read-only afterwards.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "quiver/columnar/record_batch_stream.h"
+#include "quiver/tcli/TCLIService.h"
+
+namespace quiver::server {
+namespace t = ::quiver::tcli;
+
+/// Bytes of a session or operation guid (and of its secret).
+constexpr int kHandleBytes = 16;
+
+/// 16 random bytes (RAND_bytes; the clock if that ever fails), as an RFC
+/// 4122 version 4 UUID when `uuid_v4`.
+std::string RandomHandleBytes(bool uuid_v4);
+
+/// Lower-case hex of `bytes`, and back (nullopt for odd length or a
+/// character outside [0-9a-f]).
+std::string Hex(std::string_view bytes);
+std::optional<std::string> Unhex(std::string_view hex);
+
+/// One result chunk as its operation knows it: the store id and the sizes
+/// the links and inline batches announce.
+struct ChunkRef {
+  std::string id;
+  int64_t start_row_offset = 0;
+  int64_t row_count = 0;
+  int64_t ipc_bytes = 0;     ///< uncompressed IPC stream bytes (bytesNum)
+  int64_t served_bytes = 0;  ///< bytes stored (LZ4 frame or raw IPC)
+  int64_t schema_message_bytes = 0;
+  bool lz4 = false;
+};
+
+struct Session {
+  std::string guid;
+  std::string secret;
+  std::string client;  ///< who opened it (the per-token caps)
+  std::atomic<int64_t> last_used_ms{0};
+};
+
+struct Operation {
+  std::string guid;
+  std::string secret;
+  std::string session_guid;
+  std::string client;  ///< the session's client (the per-token caps)
+  t::TOperationType::type type = t::TOperationType::EXECUTE_STATEMENT;
+  bool can_download = false;
+  bool inline_lz4 = false;
+  bool chunk_lz4 = false;
+  SchemaPtr schema;
+  std::string arrow_schema;
+  std::unique_ptr<RecordBatchStream> stream;
+  std::atomic<bool> cancel{false};
+  std::atomic<bool> timed_out{false};  ///< cancelled for statement_timeout_ms
+  std::atomic<int64_t> last_used_ms{0};
+  int64_t started_ms = 0;
+  std::thread worker;
+
+  /// Shared store: held across building and writing the manifest, so that a
+  /// heartbeat's "running" manifest can never land after the final one.
+  std::mutex manifest_mu;
+  bool ended = false;  ///< Publish has begun (under mu): no more heartbeats
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<ChunkRef> chunks;
+  bool done = false;
+  bool decided = false;
+  bool inline_mode = false;
+  bool failed = false;
+  bool cancelled = false;
+  std::string error;
+  std::string sql_state;
+  int64_t completed_ms = 0;
+  int64_t total_ipc_bytes = 0;
+  int64_t total_served_bytes = 0;
+  size_t cursor = 0;
+  /// The last page served by FETCH_NEXT / FETCH_FIRST: the request's Thrift
+  /// seqid (0 = none) and its chunks [last_begin, last_end). The same seqid
+  /// again is a retry of that request (a balancer re-sending it after the
+  /// reply was lost) and gets the same page. Shared store: kept in the
+  /// cursor document.
+  int32_t last_seqid = 0;
+  size_t last_begin = 0;
+  size_t last_end = 0;
+  /// The seqid of the ExecuteStatement (or metadata RPC) that started the
+  /// operation: a client that sends the same seqid with every call (some
+  /// Thrift libraries send a constant) shows it by fetching with that
+  /// seqid, and is never replayed.
+  int32_t exec_seqid = 0;
+  /// Chunks handed to the client at least once (the cursor's high-water
+  /// mark); the producer pauses while chunks.size() - handed_out reaches
+  /// max_unfetched_chunks.
+  size_t handed_out = 0;
+  bool paused = false;
+  /// Shared store (stateless servers): the manifest is in the store and this
+  /// server answers for the operation from there (published: the producer
+  /// has ended; remote: loaded from another server's manifest).
+  bool published = false;
+  bool remote = false;
+  std::optional<t::TTableSchema> hive_schema;
+  std::atomic<bool> close_requested{false};  ///< a close marker from another server
+  int64_t expiry_ms = 0;
+  int64_t heartbeat_ms = 0;
+};
+
+}  // namespace quiver::server
