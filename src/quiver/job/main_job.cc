@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <random>
 
 #include "quiver/base/byte_size.h"
+#include "quiver/bench/child_process.h"
 #include "quiver/bench/measure.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/fetch/chunk_decoder.h"
@@ -36,20 +38,24 @@ using bench::ProcStatusBytes;
 struct Digest {
   int64_t rows = 0;
   uint64_t sum = 0;
-  std::vector<std::string> first_rows;  // " | "-joined, up to `keep`
+  std::vector<std::vector<std::string>> first_rows;  // cells, up to `keep` rows
 
   void Add(const RecordBatch& b, size_t keep) {
     std::string row, v;
+    std::vector<std::string> cells;
     for (int64_t r = 0; r < b.num_rows; ++r) {
       row.clear();
+      cells.clear();
       for (size_t c = 0; c < b.columns.size(); ++c) {
         if (c) row += '\x1f';
         if (IsLogicalNull(*b.columns[c], r)) {
           row += "\x1eNULL";
+          cells.emplace_back("NULL");
         } else {
           v.clear();
           FormatValue(*b.columns[c], r, ValueFormat::kText, &v);
           row += v;
+          cells.push_back(v);
         }
       }
       uint64_t h = 1469598103934665603ull;
@@ -59,20 +65,30 @@ struct Digest {
       }
       sum += h;
       ++rows;
-      if (first_rows.size() < keep) {
-        std::string shown;
-        for (char ch : row) {
-          if (ch == '\x1f') {
-            shown += " | ";
-          } else if (ch != '\x1e') {
-            shown += ch;
-          }
-        }
-        first_rows.push_back(std::move(shown));
-      }
+      if (first_rows.size() < keep) first_rows.push_back(cells);
     }
   }
 };
+
+// 1234567 -> "1,234,567".
+std::string Count(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+// Every line of `text` after the first indented by `indent`.
+std::string Indent(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out;
+}
 
 std::string RandomToken() {
   std::random_device rd;  // /dev/urandom on Linux
@@ -90,6 +106,9 @@ std::shared_ptr<MemoryPool> Child(const std::shared_ptr<MemoryPool>& root, const
   return root->MakeChild(o);
 }
 
+// The smallest peak that puts a stage in the memory table.
+constexpr int64_t kMovedBytes = 1024;
+
 struct Query {
   const char* label;
   const char* sql;
@@ -97,72 +116,42 @@ struct Query {
 
 }  // namespace
 
-std::string FormatStageTable(const std::vector<MainJobStage>& stages) {
-  const char* head[] = {"stage", "pool", "held", "peak", "RSS", "HWM", "detail"};
-  std::vector<std::vector<std::string>> cells;
-  for (const auto& r : stages) {
-    cells.push_back({r.stage, r.pool, r.held, r.peak, B(r.rss_bytes), B(r.hwm_bytes), r.detail});
-  }
-  size_t w[7];
-  for (int c = 0; c < 7; ++c) {
-    w[c] = std::string(head[c]).size();
-    for (const auto& row : cells) w[c] = std::max(w[c], row[c].size());
-  }
-  std::string out;
-  auto line = [&](const std::vector<std::string>& v) {
-    std::string s;
-    for (int c = 0; c < 7; ++c) {
-      std::string cell = v[c];
-      if (c < 6) cell += std::string(w[c] - cell.size(), ' ');
-      s += (c ? " | " : "  ") + cell;
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s + "\n";
-  };
-  line({head[0], head[1], head[2], head[3], head[4], head[5], head[6]});
-  std::string sep = "  ";
-  for (int c = 0; c < 7; ++c) sep += (c ? "-+-" : "") + std::string(c < 6 ? w[c] : 6, '-');
-  out += sep + "\n";
-  for (const auto& r : cells) line(r);
-  return out;
-}
+namespace {
 
-// One fetch of `sql` through the in-process server with `policy`, every batch
-// dropped as it comes (streaming): the decoded bytes and the client pool's
-// peak (chunks, mappings, LZ4 buffers: everything the client charges).
+// One client run over `sql` through the in-process server: mode "stream"
+// drops each batch once read, "fetchall" keeps every batch to the end. With
+// a client executable the run is a child process (`quiver bench
+// fetch-client`), whose peak RSS increase is the client's alone; without
+// one it runs here and reports the client pool's peak.
 Result<MainJobFetchCost> MeasureFetch(const server::ResultServer& server, const std::string& token,
-                                      const std::string& sql, fetch::ChunkPolicy policy,
-                                      const std::shared_ptr<MemoryPool>& root, const std::string& client_exe) {
-  if (!client_exe.empty()) {
-    // A child process: its peak RSS is the client's alone. The token goes
-    // through the environment, never the command line.
+                                      const std::string& sql, const std::string& mode, fetch::ChunkPolicy policy,
+                                      const MainJobOptions& o, const std::shared_ptr<MemoryPool>& root) {
+  MainJobFetchCost cost;
+  cost.mode = mode;
+  cost.policy = std::string(fetch::ChunkPolicyName(policy));
+  if (!o.client_exe.empty()) {
+    // The token goes through the environment, never the command line.
     ::setenv("QUIVER_TOKEN", token.c_str(), 1);
-    const std::string cmd = "'" + client_exe + "' bench fetch-client --server '" + server.rpc_url() + "' --ca-cert '" +
-                            server.cert_path() + "' --mode fetchall --policy " +
-                            std::string(fetch::ChunkPolicyName(policy)) + " --sql \"" + sql + "\"";
-    std::FILE* p = ::popen(cmd.c_str(), "r");
-    if (p == nullptr) return Status::IOError("demo: cannot run " + client_exe);
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    const int rc = ::pclose(p);
+    auto run =
+        bench::RunCapture({o.client_exe, "bench", "fetch-client", "--server", server.rpc_url(), "--ca-cert",
+                           server.cert_path(), "--mode", mode, "--policy", cost.policy, "--window",
+                           std::to_string(o.window_bytes), "--parallel", std::to_string(o.parallel), "--sql", sql});
     ::unsetenv("QUIVER_TOKEN");
-    auto field = [&](const std::string& key) -> int64_t {
-      const size_t at = out.find("\"" + key + "\":");
-      return at == std::string::npos ? -1 : std::strtoll(out.c_str() + at + key.size() + 3, nullptr, 10);
-    };
-    MainJobFetchCost cost;
-    cost.policy = std::string(fetch::ChunkPolicyName(policy));
-    cost.decoded_bytes = field("decoded_bytes");
-    cost.client_peak_bytes = field("peak_rss_increase");
+    QUIVER_RETURN_NOT_OK(run.status());
+    const auto& [rc, out] = *run;
+    if (rc != 0) return Status::IOError("demo: the client process failed (exit " + std::to_string(rc) + "): " + out);
+    QUIVER_ASSIGN_OR_RETURN(const auto json, bench::LastJson(out, "demo: the client process"));
+    cost.rows = json.value("rows", int64_t{-1});
+    cost.decoded_bytes = json.value("decoded_bytes", int64_t{-1});
+    cost.client_peak_bytes = json.value("peak_rss_increase", int64_t{-1});
+    cost.seconds = json.value("seconds", 0.0);
     cost.rss = true;
-    if (rc != 0 || cost.decoded_bytes < 0 || cost.client_peak_bytes < 0) {
-      return Status::IOError("demo: the headline's client failed (exit " + std::to_string(rc) + "): " + out);
+    if (cost.rows < 0 || cost.decoded_bytes < 0 || cost.client_peak_bytes < 0) {
+      return Status::IOError("demo: the client process printed no rows, decoded_bytes or peak_rss_increase: " + out);
     }
     return cost;
   }
-  auto pool = Child(root, "fetch-" + std::string(fetch::ChunkPolicyName(policy)));
+  auto pool = Child(root, "fetch-" + mode + "-" + cost.policy);
   fetch::ConnectionOptions conn;
   conn.server_url = server.rpc_url();
   conn.token = token;
@@ -170,44 +159,38 @@ Result<MainJobFetchCost> MeasureFetch(const server::ResultServer& server, const 
   fetch::FetchOptions fo;
   fo.download.pool = pool.get();
   fo.download.policy = policy;
-  MainJobFetchCost cost;
-  cost.policy = std::string(fetch::ChunkPolicyName(policy));
+  fo.download.window_bytes = o.window_bytes;
+  fo.download.parallel = o.parallel;
   const auto t0 = bench::Clock::now();
   QUIVER_ASSIGN_OR_RETURN(auto result, fetch::FetchResult::Query(conn, sql, fo));
-  std::vector<RecordBatchPtr> all;  // fetch-all, as fetchall() does
+  std::vector<RecordBatchPtr> all;
   while (true) {
     QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, result->Next());
     if (!b) break;
-    all.push_back(std::move(b));
+    cost.rows += b->num_rows;
+    if (mode == "fetchall") all.push_back(std::move(b));
   }
   if (const auto* ds = result->download_stats()) cost.decoded_bytes = ds->bytes_decoded.load();
   cost.seconds = bench::Seconds(t0, bench::Clock::now());
+  all.clear();
   result.reset();
   cost.client_peak_bytes = pool->peak_bytes();
   return cost;
 }
 
-std::string FormatMainJobHeadline(const MainJobResult& r) {
-  const auto ratio = [](int64_t a, int64_t b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
-  char line[1024];
-  std::snprintf(line, sizeof line,
-                "\n== headline: query (a) decodes to %s; the client's peak fetching it all is %s %s (%.2fx of the "
-                "decoded size, policy %s)\n   the same fetch with the heap policy (compressed body held, then "
-                "decompressed on the heap): %s (%.2fx), %.1fx quiver's\n",
-                FormatBytes(r.stream_mmap.decoded_bytes).c_str(), FormatBytes(r.stream_mmap.client_peak_bytes).c_str(),
-                r.stream_mmap.rss ? "of RSS (a client process)" : "(client pool)",
-                ratio(r.stream_mmap.client_peak_bytes, r.stream_mmap.decoded_bytes), r.stream_mmap.policy.c_str(),
-                FormatBytes(r.heap.client_peak_bytes).c_str(), ratio(r.heap.client_peak_bytes, r.heap.decoded_bytes),
-                ratio(r.heap.client_peak_bytes, r.stream_mmap.client_peak_bytes));
-  return line;
-}
-
+}  // namespace
 Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<MemoryPool>& root, std::FILE* out) {
   const auto t0 = bench::Clock::now();
   auto secs = [&] { return bench::Seconds(t0, bench::Clock::now()); };
   const join::MemoryMode mode = o.memory_mode;
   MainJobResult res;
+  res.window_bytes = o.window_bytes;
   std::vector<MainJobStage>& table = res.stages;
+  // A stage enters the memory table only when it moved: a peak of at least
+  // 1 KiB (a sort that kept a few hundred bytes of a top-N did not).
+  auto stage = [&table](MainJobStage s) {
+    if (s.peak_bytes >= kMovedBytes) table.push_back(std::move(s));
+  };
 
   // 1. Generate TPC-H into a private directory (removed at the end).
   std::string dir = o.tpch_dir, temp_dir;
@@ -233,14 +216,14 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
   for (const auto& f : files) {
     file_bytes += f.file_bytes;
     if (f.table == "lineitem" || f.table == "orders" || f.table == "customer") {
-      sizes += (sizes.empty() ? "" : ", ") + f.table + " " + std::to_string(f.num_rows);
+      sizes += (sizes.empty() ? "" : ", ") + f.table + " " + Count(f.num_rows);
     }
   }
   std::fprintf(out, "== TPC-H scale %g: 8 tables, %s of Arrow IPC files (%s rows) in %.1f s\n", o.scale,
                FormatBytes(file_bytes).c_str(), sizes.c_str(), secs());
-  table.push_back({"generate", "generate", B(gen_pool->held_bytes()), B(gen_pool->peak_bytes()),
-                   "8 IPC files, " + B(file_bytes) + " on disk (scans map them: no pool bytes)",
-                   ProcStatusBytes("VmRSS"), ProcStatusBytes("VmHWM")});
+  stage({"generate", "generate", B(gen_pool->held_bytes()), B(gen_pool->peak_bytes()),
+         "8 IPC files, " + B(file_bytes) + " on disk (scans map them: no pool bytes)", ProcStatusBytes("VmRSS"),
+         ProcStatusBytes("VmHWM"), gen_pool->peak_bytes()});
 
   // 2. The server, in-process.
   auto serve_pool = Child(root, "serve");
@@ -266,27 +249,36 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
   so.service.inline_threshold_bytes = 64 << 10;  // results above 64 KiB go as CloudFetch links
   QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
   std::fprintf(out,
-               "== server: %s (self-signed certificate %s, random bearer token), chunks: LZ4 frames of ~%s of IPC\n",
-               server->rpc_url().c_str(), server->cert_path().c_str(), FormatBytes(o.chunk_bytes).c_str());
+               "== server: %s in this process (self-signed certificate, random bearer token); results as LZ4 "
+               "CloudFetch chunks of ~%s of IPC\n",
+               server->rpc_url().c_str(), FormatBytes(o.chunk_bytes).c_str());
 
-  // (a) a large join (many CloudFetch chunks); (b)-(d) TPC-H queries
-  // (validation parameters): a 3-way join with aggregate and top-N, a 6-way
-  // join, and IN over a grouped subquery.
+  // (a) a large join (many CloudFetch chunks, more than the client's
+  // window at scale 0.1); (b)-(d) TPC-H queries (validation parameters): a
+  // 3-way join with aggregate and top-N, a 6-way join, and IN over a grouped
+  // subquery.
   const std::string q3(sql::TpchQueries()[2].sql), q5(sql::TpchQueries()[4].sql), q18(sql::TpchQueries()[17].sql);
   const Query queries[] = {
-      {"(a) orders JOIN lineitem, orderdate < 1993-01-01",
-       "SELECT o.o_orderkey, o.o_orderdate, o.o_totalprice, l.l_linenumber, l.l_partkey, l.l_quantity, "
-       "l.l_extendedprice, l.l_shipdate FROM orders o JOIN lineitem l ON o.o_orderkey = l.l_orderkey "
-       "WHERE o.o_orderdate < DATE '1993-01-01'"},
+      {"(a) orders JOIN lineitem, every line",
+       "select o.o_orderkey, o.o_orderdate, o.o_orderpriority, l.l_linenumber, l.l_partkey, l.l_suppkey,\n"
+       "  l.l_quantity, l.l_extendedprice, l.l_discount, l.l_tax, l.l_returnflag, l.l_linestatus, l.l_shipdate,\n"
+       "  l.l_commitdate, l.l_receiptdate, l.l_shipinstruct, l.l_shipmode, l.l_comment\n"
+       "from orders o join lineitem l on o.o_orderkey = l.l_orderkey"},
       {"(b) TPC-H Q3: customer, orders, lineitem; aggregate; top 10", q3.c_str()},
       {"(c) TPC-H Q5: six-way join, aggregate, ORDER BY", q5.c_str()},
       {"(d) TPC-H Q18: IN over a grouped subquery, top 100", q18.c_str()},
   };
-  bool all_ok = true;
+  int matched = 0;
   auto fetch_pool = Child(root, "fetch");
   auto check_pool = Child(root, "check");
-  for (const auto& q : queries) {
-    std::fprintf(out, "\n== %s\n   %s\n", q.label, q.sql);
+  for (size_t qi = 0; qi < std::size(queries); ++qi) {
+    const Query& q = queries[qi];
+    if (qi == 0) {
+      std::fprintf(out, "\n== 1. A result larger than the client's fetch window, streamed\n");
+    } else if (qi == 1) {
+      std::fprintf(out, "\n== 2. TPC-H queries through the same server and client\n");
+    }
+    std::fprintf(out, "\n   %s\n   %s\n", q.label, Indent(q.sql, "   ").c_str());
     const std::string tag = std::string(q.label).substr(0, 3) + " ";
     serve_peaks->Reset();
     fetch_pool->ResetPeak();
@@ -299,9 +291,12 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
     conn.ca_cert_path = server->cert_path();
     fetch::FetchOptions fo;
     fo.download.pool = fetch_pool.get();
-    fo.download.policy = fetch::ChunkPolicy::kStreamMmap;  // the default window
+    fo.download.policy = fetch::ChunkPolicy::kStreamMmap;
+    fo.download.window_bytes = o.window_bytes;
+    fo.download.parallel = o.parallel;
     const double q0 = secs();
     Digest remote;
+    std::vector<std::string> columns;
     int64_t chunks = 0, window_peak = 0, downloaded = 0, decoded = 0, store_mem = 0, store_peak = 0, store_spilled = 0,
             store_spilled_chunks = 0;
     {
@@ -309,12 +304,10 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
       while (true) {
         QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, result->Next());
         if (!b) break;
-        remote.Add(*b, static_cast<size_t>(o.rows_shown));
-        if (remote.first_rows.size() <= static_cast<size_t>(o.rows_shown) && remote.rows == b->num_rows) {
-          std::string h;
-          for (size_t c = 0; c < b->schema->fields.size(); ++c) h += (c ? " | " : "") + b->schema->fields[c]->name;
-          std::fprintf(out, "   %s\n", h.c_str());
+        if (columns.empty()) {
+          for (const auto& f : b->schema->fields) columns.push_back(f->name);
         }
+        remote.Add(*b, static_cast<size_t>(o.rows_shown));
       }
       chunks = result->chunks_consumed();
       if (const auto* ds = result->download_stats()) {
@@ -329,12 +322,13 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
       store_spilled_chunks = ss.total_spilled_chunks;
     }
     const double fetch_s = secs() - q0;
-    for (const auto& r : remote.first_rows) std::fprintf(out, "   %s\n", r.c_str());
+    const std::vector<std::string> shown = FormatAlignedRows(columns, remote.first_rows);
+    for (const auto& line : shown) std::fprintf(out, "   %s\n", line.c_str());
     const auto svc1 = server->service()->stats();
     const int64_t rss = ProcStatusBytes("VmRSS"), hwm = ProcStatusBytes("VmHWM");
     const auto maps = fetch::GetMappingStats();
 
-    // The same statement in-process.
+    // The same statement in this process, on the same tables.
     sql::Engine engine(catalog);
     sql::ExecuteOptions eo;
     eo.pool = check_pool.get();
@@ -350,15 +344,25 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
       }
     }
     const bool ok = local.rows == remote.rows && local.sum == remote.sum && remote.rows > 0;
-    all_ok = all_ok && ok;
-    std::fprintf(
-        out,
-        "   %lld rows in %lld CloudFetch chunks (%.2f s); in-process sql::Engine: %lld rows; checksum %016" PRIx64
-        " vs %016" PRIx64 ": %s\n",
-        static_cast<long long>(remote.rows), static_cast<long long>(chunks), fetch_s,
-        static_cast<long long>(local.rows), remote.sum, local.sum, ok ? "verified" : "MISMATCH");
-    res.queries.push_back(
-        {q.label, q.sql, remote.rows, chunks, remote.sum, local.rows, local.sum, ok, remote.first_rows});
+    matched += ok ? 1 : 0;
+    const std::string how = chunks > 0 ? FormatBytes(decoded) + " of IPC decoded from " + FormatBytes(downloaded) +
+                                             " of LZ4 in " + Count(chunks) + " CloudFetch chunks"
+                                       : "inline (under the 64 KiB inline threshold)";
+    std::fprintf(out, "   %s rows, %s, %.2f s\n", Count(remote.rows).c_str(), how.c_str(), fetch_s);
+    if (ok) {
+      std::fprintf(out,
+                   "   matches the in-process engine (sql::Engine here on the same tables: %s rows, checksum "
+                   "%016" PRIx64 ")\n",
+                   Count(local.rows).c_str(), local.sum);
+    } else {
+      std::fprintf(out,
+                   "   MISMATCH with the in-process engine: %s rows, checksum %016" PRIx64
+                   " through the server; %s rows, checksum %016" PRIx64 " in process\n",
+                   Count(remote.rows).c_str(), remote.sum, Count(local.rows).c_str(), local.sum);
+    }
+    std::vector<std::string> first_lines(shown.begin() + 1, shown.end());
+    res.queries.push_back({q.label, q.sql, remote.rows, chunks, remote.sum, local.rows, local.sum, ok, columns,
+                           first_lines, decoded, downloaded});
 
     const int64_t ipc = svc1.chunk_ipc_bytes - svc0.chunk_ipc_bytes;
     const int64_t served = svc1.chunk_served_bytes - svc0.chunk_served_bytes;
@@ -366,56 +370,80 @@ Result<MainJobResult> RunMainJob(const MainJobOptions& o, const std::shared_ptr<
     char ratio[64];
     std::snprintf(ratio, sizeof ratio, "%.2fx", served > 0 ? static_cast<double>(ipc) / served : 0.0);
     auto peak = [&](const std::string& suffix) { return serve_peaks->Peak(suffix); };
-    const int64_t build_peak = peak("/sql-statement/build");
+    auto pool_stage = [&](const std::string& name, const std::string& pool, const std::string& suffix,
+                          const std::string& detail) {
+      const int64_t p = peak(suffix);
+      stage({tag + name, pool, B(0), B(p), detail, rss, hwm, p});
+    };
     std::string build_detail = std::string("hashed build side (") + std::string(join::MemoryModeName(mode)) + ")";
     if (mode == join::MemoryMode::kOffHeap) build_detail += ": mapped pages, charged with Reserve";
-    table.push_back(
-        {tag + "build relation", "serve/exec/sql-statement/build", B(0), B(build_peak), build_detail, rss, hwm});
-    table.push_back({tag + "probe", "serve/exec/sql-statement/probe", B(0), B(peak("/sql-statement/probe")),
-                     "scan decode, filtered copies, join output batches", rss, hwm});
-    table.push_back({tag + "scan", "serve/exec/sql-statement/scan", B(0), B(peak("/sql-statement/scan")),
-                     "decoded columns, filtered copies, projections", rss, hwm});
-    table.push_back(
-        {tag + "aggregate", "serve/exec/sql-statement/aggregate", B(0), B(peak("/sql-statement/aggregate")),
-         std::string("hash aggregation tables (") + std::string(join::MemoryModeName(mode)) + ") and output", rss,
-         hwm});
-    table.push_back({tag + "sort", "serve/exec/sql-statement/sort", B(0), B(peak("/sql-statement/sort")),
-                     "sort / top-N buffers", rss, hwm});
-    table.push_back({tag + "statement", "serve/exec/sql-statement", B(0), B(peak("/serve/exec/sql-statement")),
-                     "every operator of the statement (sampled at each allocation)", rss, hwm});
-    table.push_back({tag + "compress chunks", "serve/chunks", B(server->service()->chunk_pool()->held_bytes()),
-                     B(peak("/serve/chunks")),
-                     std::to_string(nchunks) + " chunks, LZ4 frame each, ~" + FormatBytes(o.chunk_bytes) +
-                         " IPC target: IPC " + B(ipc) + " -> served " + B(served) + " (" + ratio + ")",
-                     rss, hwm});
-    table.push_back({tag + "serve", "chunk store", B(store_mem), B(store_peak),
-                     "held once the last chunk was read (the closing session removes them); spilled " +
-                         B(store_spilled) + " (" + std::to_string(store_spilled_chunks) + " chunks ever), budget 1 GiB",
-                     rss, hwm});
-    table.push_back(
-        {tag + "download", "fetch window", B(0), B(window_peak),
-         B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of " + B(fo.download.window_bytes),
-         rss, hwm});
-    table.push_back({tag + "decompress", "chunk mappings", B(maps.mapped_bytes), B(maps.peak_mapped_bytes),
-                     B(decoded) + " of IPC decompressed into private mappings (stream-mmap)", rss, hwm});
-    table.push_back({tag + "decode", "fetch", B(fetch_pool->held_bytes()), B(fetch_pool->peak_bytes()),
-                     "zero-copy batches over the mappings, hashed and dropped", rss, hwm});
+    pool_stage("build relation", "serve/exec/sql-statement/build", "/sql-statement/build", build_detail);
+    pool_stage("probe", "serve/exec/sql-statement/probe", "/sql-statement/probe",
+               "scan decode, filtered copies, join output batches");
+    pool_stage("scan", "serve/exec/sql-statement/scan", "/sql-statement/scan",
+               "decoded columns, filtered copies, projections");
+    pool_stage("aggregate", "serve/exec/sql-statement/aggregate", "/sql-statement/aggregate",
+               std::string("hash aggregation tables (") + std::string(join::MemoryModeName(mode)) + ") and output");
+    pool_stage("sort", "serve/exec/sql-statement/sort", "/sql-statement/sort", "sort / top-N buffers");
+    pool_stage("statement", "serve/exec/sql-statement", "/serve/exec/sql-statement",
+               "every operator of the statement (sampled at each allocation)");
+    if (chunks > 0) {  // an inline result has no chunks to compress, serve, download or decompress
+      const int64_t chunk_peak = peak("/serve/chunks");
+      stage({tag + "compress chunks", "serve/chunks", B(server->service()->chunk_pool()->held_bytes()), B(chunk_peak),
+             Count(nchunks) + " chunks, LZ4 frame each, ~" + FormatBytes(o.chunk_bytes) + " IPC target: IPC " + B(ipc) +
+                 " -> served " + B(served) + " (" + ratio + ")",
+             rss, hwm, chunk_peak});
+      stage({tag + "serve", "chunk store", B(store_mem), B(store_peak),
+             "held once the last chunk was read (the closing session removes them); spilled " + B(store_spilled) +
+                 " (" + std::to_string(store_spilled_chunks) + " chunks ever), budget 1 GiB",
+             rss, hwm, store_peak});
+      stage({tag + "download", "fetch window", B(0), B(window_peak),
+             B(downloaded) + " over HTTPS; window = shares reserved for files in flight, of " + B(o.window_bytes), rss,
+             hwm, window_peak});
+      stage({tag + "decompress", "chunk mappings", B(maps.mapped_bytes), B(maps.peak_mapped_bytes),
+             B(decoded) + " of IPC decompressed into private mappings (stream-mmap)", rss, hwm,
+             maps.peak_mapped_bytes});
+    }
+    stage(
+        {tag + "decode", "fetch", B(fetch_pool->held_bytes()), B(fetch_pool->peak_bytes()),
+         chunks > 0 ? "zero-copy batches over the mappings, hashed and dropped" : "inline batches, hashed and dropped",
+         rss, hwm, fetch_pool->peak_bytes()});
+
+    if (qi == 0) {
+      // The story of (a): what the client costs streaming it, and holding
+      // all of it under each chunk policy, each run in its own process.
+      QUIVER_ASSIGN_OR_RETURN(res.streaming,
+                              MeasureFetch(*server, token, q.sql, "stream", fetch::ChunkPolicy::kStreamMmap, o, root));
+      for (const auto policy :
+           {fetch::ChunkPolicy::kStreamMmap, fetch::ChunkPolicy::kMmapAfter, fetch::ChunkPolicy::kHeap}) {
+        QUIVER_ASSIGN_OR_RETURN(auto cost, MeasureFetch(*server, token, q.sql, "fetchall", policy, o, root));
+        res.holding.push_back(std::move(cost));
+      }
+      for (const auto* c : {&res.streaming, &res.holding[0], &res.holding[1], &res.holding[2]}) {
+        if (c->rows != remote.rows) {
+          return Status::Invalid("demo: the client run (" + c->mode + ", " + c->policy + ") fetched " + Count(c->rows) +
+                                 " rows of (a), expected " + Count(remote.rows));
+        }
+      }
+      std::fprintf(out, "\n%s", FormatFetchCosts(res).c_str());
+    }
   }
-  // The headline: the larger result fetched again, streaming, with quiver's
-  // policy and with the heap policy (the seed's "before"), same server, same run.
-  QUIVER_ASSIGN_OR_RETURN(res.stream_mmap, MeasureFetch(*server, token, queries[0].sql, fetch::ChunkPolicy::kStreamMmap,
-                                                        root, o.client_exe));
-  QUIVER_ASSIGN_OR_RETURN(res.heap,
-                          MeasureFetch(*server, token, queries[0].sql, fetch::ChunkPolicy::kHeap, root, o.client_exe));
   server->Stop();
 
   std::fprintf(out,
-               "\n== memory, stage by stage (held = at the end of the stage's query, peak = highest during it;\n"
-               "   the stages of a query stream concurrently, so RSS/HWM are sampled once the query is done)\n");
+               "\n== 3. Memory, stage by stage: the stages that moved (held = at the end of the stage's query, peak = "
+               "highest during it;\n   RSS/HWM of this process, server and client, once the query was done: the "
+               "stages of a query stream concurrently)\n");
   std::fputs(FormatStageTable(table).c_str(), out);
   std::fputs(FormatMainJobHeadline(res).c_str(), out);
-  std::fprintf(out, "\n%s in %.1f s\n", all_ok ? "all results verified" : "VERIFICATION FAILED", secs());
-  if (!all_ok) return Status::Invalid("demo: a result differs from the in-process run");
+  const int total = static_cast<int>(std::size(queries));
+  if (matched == total) {
+    std::fprintf(out, "\nall %d results match the in-process engine (%.1f s)\n", total, secs());
+  } else {
+    std::fprintf(out, "\nMISMATCH: %d of %d results differ from the in-process engine (%.1f s)\n", total - matched,
+                 total, secs());
+    return Status::Invalid("demo: a result differs from the in-process run");
+  }
   return res;
 }
 
