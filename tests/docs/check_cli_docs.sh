@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # docs.cli: docs/cli.md must be what scripts/gen-cli-docs.sh makes from the
-# quiver binary's --help texts. Usage: check_cli_docs.sh SOURCE_DIR QUIVER_BINARY
+# quiver binary's --help texts, and docs/server.md has a row for every
+# `quiver serve` option. Usage: check_cli_docs.sh SOURCE_DIR QUIVER_BINARY
 set -euo pipefail
 src=$1
 bin=$2
@@ -13,3 +14,11 @@ if ! diff -u "$src/docs/cli.md" "$fresh"; then
   exit 1
 fi
 echo "docs.cli: docs/cli.md matches the --help of every subcommand ($(grep -c '^## quiver' "$src/docs/cli.md") commands)"
+# Every `quiver serve` option has a row in docs/server.md's options table.
+missing=$("$bin" serve --help | grep -o -- '--[a-z0-9-]*' | sort -u | grep -v '^--help$' |
+  while read -r opt; do grep -q -- "^| \`$opt[ \`]" "$src/docs/server.md" || echo "$opt"; done)
+if [ -n "$missing" ]; then
+  echo "docs.cli: quiver serve options without a row in docs/server.md's options table:" $missing
+  exit 1
+fi
+echo "docs.cli: every quiver serve option has a row in docs/server.md"
