@@ -352,7 +352,8 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   const int location = f.value("location", -1);
   std::string name;
   for (auto& n : f["funcname"]) name = FoldIdentifier(StringOf(n));
-  if (f.contains("over")) return Unsupported("window function " + name + "() OVER", location);
+  if (f.contains("over")) return BindWindowCall(node, ctx);
+  if (name == "grouping_id" || name == "grouping") return BindGroupingFunc(node, ctx);
   static const std::pair<const char*, AggFn> kAggs[] = {
       {"count", AggFn::kCount}, {"sum", AggFn::kSum}, {"avg", AggFn::kAvg}, {"min", AggFn::kMin}, {"max", AggFn::kMax}};
   for (const auto& [agg_name, agg_fn] : kAggs) {
@@ -517,6 +518,7 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
   if (node.contains("TypeCast")) return BindTypeCast(node, ctx);
   if (node.contains("A_Expr")) return BindAExpr(node, ctx);
   if (node.contains("FuncCall")) return BindFuncCall(node, ctx);
+  if (node.contains("GroupingFunc")) return BindGroupingFunc(node, ctx);
   if (node.contains("BoolExpr")) {
     Json& b = node["BoolExpr"];
     const std::string op = b.value("boolop", "");

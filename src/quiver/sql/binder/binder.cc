@@ -369,7 +369,6 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   if (s.contains("valuesLists")) return Unsupported("VALUES", stmt_location);
   if (s.contains("intoClause")) return Unsupported("SELECT INTO", stmt_location);
   if (s.contains("lockingClause")) return Unsupported("FOR UPDATE / FOR SHARE", stmt_location);
-  if (s.contains("windowClause")) return Unsupported("WINDOW", stmt_location);
   CteGuard guard{&ctes};
   if (s.contains("withClause")) {
     Json& w = s["withClause"];
@@ -436,7 +435,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   std::vector<ExprPtr> items;
   std::vector<std::string> names;
   std::vector<int> item_locations;
-  ExprContext sel{&q.scope, "the SELECT list", &aggs, false, &q};
+  std::vector<WindowCall> windows;
+  std::vector<GroupingCall> groupings;
+  Json* window_defs = s.contains("windowClause") ? &s["windowClause"] : nullptr;
+  ExprContext sel{&q.scope, "the SELECT list", &aggs, false, &q, &windows, window_defs, &groupings};
   for (auto& target : s["targetList"]) {
     Json& rt = target["ResTarget"];
     Json& val = rt["val"];
@@ -471,34 +473,37 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     item_locations.push_back(loc);
   }
   const size_t num_visible = items.size();
-  // GROUP BY
+  // GROUP BY (GROUPING SETS / ROLLUP / CUBE: bind_grouping_sets.cc)
   std::vector<ExprPtr> groups;
+  std::vector<std::vector<int>> grouping_sets;
+  bool has_grouping_sets = false;
   if (s.contains("groupClause")) {
-    for (auto& g : s["groupClause"]) {
+    auto bind_group_item = [&](Json& g) -> Result<ExprPtr> {
       const int loc = FirstLocation(g);
-      if (g.contains("GroupingSet")) return Unsupported("GROUPING SETS / ROLLUP / CUBE", loc);
       if (g.contains("A_Const") && g["A_Const"].contains("ival")) {
         const int64_t k = g["A_Const"]["ival"].value("ival", int64_t{0});
         if (k < 1 || k > static_cast<int64_t>(num_visible))
           return Error("GROUP BY position " + std::to_string(k) + " is not in select list", loc);
-        groups.push_back(items[static_cast<size_t>(k - 1)]);
-        continue;
+        return items[static_cast<size_t>(k - 1)];
       }
       ExprContext gctx{&q.scope, "GROUP BY", nullptr, false, nullptr};
       auto bound = BindExpr(g, &gctx);
       if (!bound.ok() && bound.status().IsKeyError() && g.contains("ColumnRef") &&
           g["ColumnRef"]["fields"].size() == 1) {
         const std::string n = StringOf(g["ColumnRef"]["fields"][0]);
-        bool found = false;
-        for (size_t k = 0; k < num_visible && !found; ++k)
-          if (names[k] == n) {
-            groups.push_back(items[k]);
-            found = true;
-          }
-        if (found) continue;
+        for (size_t k = 0; k < num_visible; ++k)
+          if (names[k] == n) return items[k];
       }
-      if (!bound.ok()) return bound.status();
-      groups.push_back(*bound);
+      return bound;
+    };
+    for (auto& g : s["groupClause"]) has_grouping_sets |= g.contains("GroupingSet");
+    if (has_grouping_sets) {
+      QUIVER_RETURN_NOT_OK(BindGroupingSets(s["groupClause"], bind_group_item, &groups, &grouping_sets));
+    } else {
+      for (auto& g : s["groupClause"]) {
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr e, bind_group_item(g));
+        groups.push_back(e);
+      }
     }
   }
   for (const auto& g : groups)
@@ -507,7 +512,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
                          g->location >= 0 ? g->location : stmt_location);
   ExprPtr having;
   if (s.contains("havingClause")) {
-    ExprContext hctx{&q.scope, "HAVING", &aggs, false, &q};
+    ExprContext hctx{&q.scope, "HAVING", &aggs, false, &q, nullptr, nullptr, &groupings};
     QUIVER_ASSIGN_OR_RETURN(having, BindExpr(s["havingClause"], &hctx));
     QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*having, "HAVING"), FirstLocation(s["havingClause"])));
   }
@@ -550,7 +555,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
             break;
           }
       } else {
-        ExprContext octx{&q.scope, "ORDER BY", &aggs, false, &q};
+        ExprContext octx{&q.scope, "ORDER BY", &aggs, false, &q, &windows, window_defs, &groupings};
         QUIVER_ASSIGN_OR_RETURN(o.expr, BindExpr(node, &octx));
         for (size_t k = 0; k < num_visible; ++k)
           if (ExprEquals(*items[k], *o.expr)) {
@@ -572,16 +577,31 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       if (q.scope.ids.count(id) && std::find(residual_ids.begin(), residual_ids.end(), id) == residual_ids.end())
         residual_ids.push_back(id);
     });
-  const bool aggregating = !groups.empty() || !aggs.empty() || having;
+  if (!groupings.empty() && !s.contains("groupClause"))
+    return Error("GROUPING() needs a GROUP BY clause", groupings[0].location);
+  if (!groupings.empty() && !has_grouping_sets) {  // plain GROUP BY: one set of every column
+    has_grouping_sets = true;
+    grouping_sets.emplace_back();
+    for (size_t g = 0; g < groups.size(); ++g) grouping_sets.back().push_back(static_cast<int>(g));
+  }
+  const bool aggregating = !groups.empty() || !aggs.empty() || having || has_grouping_sets;
   BoundQuery out;
   if (aggregating) {
     if (!residual_ids.empty())
       return Unsupported("a correlated condition other than equality in an aggregated subquery", stmt_location);
-    out.aggregated_without_groups = groups.empty();
+    out.aggregated_without_groups = groups.empty() && !has_grouping_sets;
     for (const auto& e : corr_inner) {
       bool dup = false;
       for (const auto& g : groups) dup |= ExprEquals(*g, *e);
       if (!dup) groups.push_back(e);
+    }
+    if (has_grouping_sets && !corr_inner.empty())
+      return Unsupported("GROUPING SETS / ROLLUP / CUBE in a correlated subquery", stmt_location);
+    std::vector<ExprPtr> agg_groups = groups;
+    std::vector<ColumnBinding> grouping_columns;  // the set number, GROUPING() values
+    if (has_grouping_sets) {
+      QUIVER_ASSIGN_OR_RETURN(
+          q.plan, PlanGroupingSets(q.plan, groups, grouping_sets, groupings, &agg_groups, &grouping_columns));
     }
     auto agg = std::make_shared<LogicalOp>();
     agg->kind = LogicalOp::Kind::kAggregate;
@@ -595,8 +615,9 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
           if (c.id == groups[k]->column) gname = c.name;
       agg->columns.push_back({id, gname, groups[k]->type});
     }
+    agg->columns.insert(agg->columns.end(), grouping_columns.begin(), grouping_columns.end());
     for (const auto& a : aggs) agg->columns.push_back({a.output_id, "agg", a.type});
-    agg->groups = groups;
+    agg->groups = agg_groups;
     agg->aggregates = aggs;
     agg->est_rows = groups.empty() ? 1.0 : std::max(1.0, q.plan->est_rows * 0.2);
     agg->base_rows = agg->est_rows;
@@ -604,6 +625,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     q.plan = agg;
     std::unordered_set<int> allowed(group_ids.begin(), group_ids.end());
     for (const auto& a : aggs) allowed.insert(a.output_id);
+    for (const auto& w : windows) allowed.insert(w.output_id);
+    for (const auto& g : groupings) allowed.insert(g.output_id);
     auto rewrite = [&](const ExprPtr& e, const char* clause, int loc) -> Result<ExprPtr> {
       ExprPtr r = Transform(e, [&](const ExprPtr& x) -> ExprPtr {
         for (size_t k = 0; k < groups.size(); ++k)
@@ -627,6 +650,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     for (size_t k = 0; k < items.size(); ++k) {
       QUIVER_ASSIGN_OR_RETURN(items[k], rewrite(items[k], "the SELECT list", item_locations[k]));
     }
+    for (auto& w : windows)
+      QUIVER_RETURN_NOT_OK(RewriteWindowCall(&w, [&](const ExprPtr& e) {
+        return rewrite(e, "a window function", e->location >= 0 ? e->location : stmt_location);
+      }));
     if (having) {
       QUIVER_ASSIGN_OR_RETURN(having, rewrite(having, "HAVING", FirstLocation(s["havingClause"])));
       q.plan = AddFilter(q.plan, having);
@@ -644,6 +671,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       return false;
     }();
   }
+  if (!windows.empty()) q.plan = PlanWindows(q.plan, windows);
   // The projection: visible items, hidden ORDER BY expressions, correlation outputs.
   std::vector<ExprPtr> exprs = items;
   std::vector<ColumnBinding> cols;

@@ -12,6 +12,7 @@
 
 #include "quiver/sql/binder/binder.h"
 #include "quiver/sql/expression/function_registry.h"
+#include "quiver/sql/planner/window_call.h"
 
 namespace quiver::sql {
 
@@ -30,6 +31,15 @@ struct Scope {
   std::unordered_set<int> ids;                       ///< the ids of `cols`
 };
 
+/// A GROUPING(a, b, ...) / grouping_id(...) call of a grouped query: bit
+/// k-from-the-right of its value is 1 when args[n-1-k] is not grouped in the
+/// row's grouping set.
+struct GroupingCall {
+  std::vector<ExprPtr> args;
+  int output_id = -1;
+  int location = -1;
+};
+
 /// Where expressions are bound and what they may contain.
 struct ExprContext {
   const Scope* scope = nullptr;
@@ -39,6 +49,12 @@ struct ExprContext {
   /// The query whose plan correlated scalar subqueries are joined to (null:
   /// scalar subqueries must be uncorrelated).
   struct QueryState* query = nullptr;
+  /// Non-null: window function calls allowed, collected here (bind_window.cc).
+  std::vector<WindowCall>* windows = nullptr;
+  /// The query's WINDOW clause (named windows; may be null).
+  Json* window_defs = nullptr;
+  /// Non-null: GROUPING() calls allowed, collected here (bind_grouping_sets.cc).
+  std::vector<GroupingCall>* groupings = nullptr;
 };
 
 /// A FROM relation for the join graph.
@@ -115,6 +131,30 @@ struct Binder::Impl {
   Result<DataTypePtr> BindTypeName(Json& type_name, int location);
   Result<ExprPtr> Typed(Result<ExprPtr> r, int location) const;
 
+  // bind_window.cc
+  /// A FuncCall with OVER: appends a WindowCall to ctx->windows (or finds an
+  /// equal one) and returns a reference to its output column.
+  Result<ExprPtr> BindWindowCall(Json& node, ExprContext* ctx);
+
+  // bind_grouping_sets.cc
+  /// The grouping sets of a GROUP BY clause holding GROUPING SETS / ROLLUP /
+  /// CUBE: distinct grouping expressions (bound by `bind_item`) into
+  /// `groups`, each set as indexes into it. Errors: more than 4096 sets.
+  Status BindGroupingSets(Json& clause, const std::function<Result<ExprPtr>(Json&)>& bind_item,
+                          std::vector<ExprPtr>* groups, std::vector<std::vector<int>>* sets);
+  /// A GroupingFunc node or grouping_id(...) FuncCall: appends a
+  /// GroupingCall to ctx->groupings; returns its BIGINT output column.
+  Result<ExprPtr> BindGroupingFunc(Json& node, ExprContext* ctx);
+  /// A kExpand node over `input` for `sets` (of `groups`); `agg_groups`
+  /// receives the aggregate's grouping expressions (the expanded group
+  /// columns, the set number, the GROUPING() values) and `extra` the
+  /// aggregate output columns after the group columns (the set number,
+  /// then one per GroupingCall, with its output id).
+  Result<LogicalOpPtr> PlanGroupingSets(LogicalOpPtr input, const std::vector<ExprPtr>& groups,
+                                        const std::vector<std::vector<int>>& sets,
+                                        const std::vector<GroupingCall>& groupings, std::vector<ExprPtr>* agg_groups,
+                                        std::vector<ColumnBinding>* extra);
+
   // bind_subquery.cc
   Result<ExprPtr> BindScalarSubquery(Json& sublink, ExprContext* ctx);
   /// Applies a WHERE term holding a subquery to q->plan (semi/anti join, or
@@ -144,6 +184,14 @@ Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vec
 LogicalOpPtr AddFilter(LogicalOpPtr child, const ExprPtr& predicate);
 /// Estimated fraction of rows a predicate keeps.
 double Selectivity(const Expr& predicate);
+/// Applies `rewrite` to every expression of a window call (its arguments,
+/// PARTITION BY and ORDER BY: grouped queries map them onto the aggregate's
+/// outputs).
+Status RewriteWindowCall(WindowCall* call, const std::function<Result<ExprPtr>(const ExprPtr&)>& rewrite);
+/// `plan` under a chain of kWindow nodes, one per distinct window of
+/// `calls` (in order of first appearance).
+LogicalOpPtr PlanWindows(LogicalOpPtr plan, const std::vector<WindowCall>& calls);
+
 /// Pulls conjuncts common to every branch of an OR out in front of it
 /// ((a AND b) OR (a AND c) -> a AND (b OR c)).
 ExprPtr FactorOr(const ExprPtr& e);

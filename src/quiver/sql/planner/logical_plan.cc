@@ -60,6 +60,8 @@ std::string PlanToString(const LogicalOp& op, int indent) {
       break;
     case LogicalOp::Kind::kSingleRow: s += "SingleRow"; break;
     case LogicalOp::Kind::kCteScan: s += "CteScan " + op.cte_name + " #" + std::to_string(op.cte_id); break;
+    case LogicalOp::Kind::kWindow: s += "Window calls=" + std::to_string(op.windows.size()); break;
+    case LogicalOp::Kind::kExpand: s += "Expand sets=" + std::to_string(op.expand_sets.size()); break;
   }
   s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows)) + "\n";
   for (const auto& c : op.children) s += PlanToString(*c, indent + 1);

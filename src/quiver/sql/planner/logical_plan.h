@@ -50,6 +50,8 @@ struct SortKey {
   bool nulls_first = false;  ///< PostgreSQL default: NULLS LAST for ASC, FIRST for DESC
 };
 
+struct WindowCall;  // window_call.h
+
 struct LogicalOp;
 using LogicalOpPtr = std::shared_ptr<LogicalOp>;
 
@@ -71,6 +73,15 @@ struct LogicalOp {
     /// materialized CTE, PhysicalCTEScan). Predicates are not pushed into
     /// it. A WITH query named once is inlined instead (no such node).
     kCteScan,
+    /// Window functions (window_call.h) over the child: `columns` are the
+    /// child's then one per call of `windows`, which share one PARTITION BY
+    /// and ORDER BY (a statement with several windows chains nodes).
+    kWindow,
+    /// GROUPING SETS / ROLLUP / CUBE below their aggregate (Spark's Expand):
+    /// every input row once per entry of `expand_sets`; `columns` are the
+    /// child's (passed through) then one per expression of an entry (each
+    /// entry has as many, of the same types).
+    kExpand,
   };
   Kind kind = Kind::kSingleRow;
   std::vector<ColumnBinding> columns;  ///< output columns, in order
@@ -94,6 +105,11 @@ struct LogicalOp {
   int64_t limit = -1, offset = 0;                 ///< kSort (top-N) / kLimit
   int cte_id = -1;                                ///< kCteScan: the WITH query (statement-unique)
   std::string cte_name;                           ///< kCteScan: its name (EXPLAIN)
+
+  /// kWindow: the calls (window_call.h).
+  std::vector<std::shared_ptr<const WindowCall>> windows;
+  /// kExpand: one expression list per grouping set.
+  std::vector<std::vector<ExprPtr>> expand_sets;
 
   /// Position of column `id` in `columns`, or -1.
   int IndexOf(int id) const;

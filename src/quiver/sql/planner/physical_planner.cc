@@ -6,7 +6,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "quiver/sql/execution/expand.h"
 #include "quiver/sql/execution/pipeline.h"
+#include "quiver/sql/execution/window.h"
 #include "quiver/sql/expression/function_registry.h"
 
 namespace quiver::sql {
@@ -34,6 +36,13 @@ void CountUses(const LogicalOp& op, const std::unordered_set<int>* live, std::un
   for (const auto& g : op.groups) add(g);
   for (const auto& a : op.aggregates) add(a.arg);
   for (const auto& s : op.sort_keys) add(s.expr);
+  for (const auto& w : op.windows) {
+    for (const auto& a : w->args) add(a);
+    for (const auto& p : w->partition) add(p);
+    for (const auto& o : w->order) add(o.expr);
+  }
+  for (const auto& set : op.expand_sets)
+    for (const auto& e : set) add(e);
   // A materialized WITH query keeps all its columns: the references that
   // read it share its one result, whichever columns each of them uses.
   if (op.kind == LogicalOp::Kind::kCteScan)
@@ -69,6 +78,13 @@ void CollectSubqueries(const LogicalOp& op, std::vector<std::shared_ptr<ScalarSu
   for (const auto& g : op.groups) visit(g);
   for (const auto& a : op.aggregates) visit(a.arg);
   for (const auto& k : op.sort_keys) visit(k.expr);
+  for (const auto& w : op.windows) {
+    for (const auto& a : w->args) visit(a);
+    for (const auto& p : w->partition) visit(p);
+    for (const auto& o : w->order) visit(o.expr);
+  }
+  for (const auto& set : op.expand_sets)
+    for (const auto& e : set) visit(e);
   for (const auto& c : op.children) CollectSubqueries(*c, out);
 }
 
@@ -87,6 +103,20 @@ Result<ExprPtr> Bind(const ExprPtr& e, const Positions& pos) {
       return Status::Invalid("internal: column #" + std::to_string(id) + " is not an input of its operator");
     return it->second;
   });
+}
+
+// A window call's expressions bound to its input's positions.
+Status RewriteWindowExprs(WindowCall* call, const Positions& pos) {
+  for (auto& a : call->args) {
+    QUIVER_ASSIGN_OR_RETURN(a, Bind(a, pos));
+  }
+  for (auto& p : call->partition) {
+    QUIVER_ASSIGN_OR_RETURN(p, Bind(p, pos));
+  }
+  for (auto& o : call->order) {
+    QUIVER_ASSIGN_OR_RETURN(o.expr, Bind(o.expr, pos));
+  }
+  return Status::OK();
 }
 
 class Builder {
@@ -254,6 +284,34 @@ class Builder {
       case LogicalOp::Kind::kLimit: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
         return MakeLimitNode(ctx_, std::move(child), op.offset, op.limit);
+      }
+      case LogicalOp::Kind::kWindow: {
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        const Positions pos = PositionsOf(*cols);
+        std::vector<WindowCall> calls;
+        for (const auto& w : op.windows) {
+          WindowCall c = *w;
+          QUIVER_RETURN_NOT_OK(RewriteWindowExprs(&c, pos));
+          calls.push_back(std::move(c));
+          cols->push_back({w->output_id, WindowFnName(w->fn, w->agg), w->type});
+        }
+        return MakeWindowNode(ctx_, std::move(child), std::move(calls), SchemaOf(*cols));
+      }
+      case LogicalOp::Kind::kExpand: {
+        QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        const Positions pos = PositionsOf(*cols);
+        std::vector<std::vector<ExprPtr>> sets;
+        for (const auto& set : op.expand_sets) {
+          std::vector<ExprPtr> bound;
+          for (const auto& e : set) {
+            QUIVER_ASSIGN_OR_RETURN(auto b, Bind(e, pos));
+            bound.push_back(b);
+          }
+          sets.push_back(std::move(bound));
+        }
+        const size_t passed = op.children[0]->columns.size();
+        for (size_t i = passed; i < op.columns.size(); ++i) cols->push_back(op.columns[i]);
+        return MakeExpandNode(ctx_, std::move(child), std::move(sets), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kSingleRow: return MakeSingleRowNode(ctx_);
       case LogicalOp::Kind::kCteScan: {

@@ -33,8 +33,8 @@ struct ErrorCase {
 
 TEST_F(SqlTest, UnsupportedConstructsAreNamedWithTheirPosition) {
   const std::vector<ErrorCase> cases = {
-      {"SELECT rank() OVER (ORDER BY k) FROM t1", StatusCode::kNotImplemented,
-       "window function rank() OVER is not supported (line 1, column 8)"},
+      {"SELECT rank() OVER (ORDER BY k GROUPS 1 PRECEDING) FROM t1", StatusCode::kNotImplemented,
+       "a GROUPS frame is not supported (line 1, column 20)"},
       {"SELECT k FROM t1 UNION SELECT k FROM t2", StatusCode::kNotImplemented,
        "UNION is not supported (line 1, column 18)"},
       {"INSERT INTO t1 VALUES (1)", StatusCode::kNotImplemented, "INSERT is not supported (line 1, column 1)"},
