@@ -15,6 +15,9 @@ namespace {
 // At most this many grouping sets (CUBE of 12 columns); more is refused
 // before anything is allocated for them.
 constexpr size_t kMaxGroupingSets = 4096;
+// GROUPING SETS inside GROUPING SETS nest at most this deep (the recursion
+// over the parse tree is bounded).
+constexpr int kMaxGroupingSetDepth = 16;
 
 using SetList = std::vector<std::vector<int>>;
 
@@ -46,8 +49,9 @@ Status Binder::Impl::BindGroupingSets(Json& clause, const std::function<Result<E
   auto too_many = [&](int location) {
     return Unsupported("more than " + std::to_string(kMaxGroupingSets) + " grouping sets", location);
   };
-  std::function<Result<SetList>(Json&)> item_sets = [&](Json& node) -> Result<SetList> {
+  std::function<Result<SetList>(Json&, int)> item_sets = [&](Json& node, int depth) -> Result<SetList> {
     const int location = FirstLocation(node);
+    if (depth > kMaxGroupingSetDepth) return Unsupported("GROUPING SETS nested deeper than 16", location);
     if (!node.contains("GroupingSet")) {
       QUIVER_ASSIGN_OR_RETURN(auto cols, element(node));
       return SetList{cols};
@@ -83,7 +87,7 @@ Status Binder::Impl::BindGroupingSets(Json& clause, const std::function<Result<E
     }
     if (kind != "GROUPING_SET_SETS") return Unsupported("grouping set kind " + kind, location);
     for (auto& c : gs["content"]) {
-      QUIVER_ASSIGN_OR_RETURN(SetList inner, item_sets(c));
+      QUIVER_ASSIGN_OR_RETURN(SetList inner, item_sets(c, depth + 1));
       if (out.size() + inner.size() > kMaxGroupingSets) return too_many(location);
       out.insert(out.end(), inner.begin(), inner.end());
     }
@@ -92,7 +96,7 @@ Status Binder::Impl::BindGroupingSets(Json& clause, const std::function<Result<E
   // The cross product of the items' lists.
   SetList product{{}};
   for (auto& item : clause) {
-    QUIVER_ASSIGN_OR_RETURN(SetList sl, item_sets(item));
+    QUIVER_ASSIGN_OR_RETURN(SetList sl, item_sets(item, 0));
     if (product.size() * sl.size() > kMaxGroupingSets) return too_many(FirstLocation(item));
     SetList next;
     for (const auto& a : product)

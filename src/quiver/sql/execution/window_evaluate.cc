@@ -93,8 +93,9 @@ Result<ArrayDataPtr> EvaluateWindowCall(ExecContext* ctx, const WindowCall& call
       for (size_t p = 0; p + 1 < parts.size(); ++p) {
         const int64_t ps = parts[p], pe = parts[p + 1];
         for (int64_t i = ps; i < pe; ++i) {
-          const int64_t j = call.fn == WindowFn::kLag ? i - offset : i + offset;
-          if (j >= ps && j < pe) rows[static_cast<size_t>(i)] = j;
+          // offset <= INT64_MAX: compared with the room left, never added past it
+          if (call.fn == WindowFn::kLag ? offset <= i - ps : offset < pe - i)
+            rows[static_cast<size_t>(i)] = call.fn == WindowFn::kLag ? i - offset : i + offset;
         }
       }
       const bool has_default =

@@ -49,6 +49,10 @@ TEST_F(WindowTest, ValueFunctionsAndRowsFrames) {
                   "FROM w"),
             (std::vector<std::string>{"1|30|-1|20|10|20", "2|50|10|null|20|20", "3|40|20|5|20|20", "4|25|20|7|null|20",
                                       "5|12|null|null|5|20", "6|12|5|null|7|20", "7|7|7|null|null|20"}));
+  // An offset near INT64_MAX reads past the partition's edge (the default).
+  EXPECT_EQ(Query("SELECT id, lead(x, 9223372036854775807, 0) OVER (ORDER BY id), lag(x, 9223372036854775807) "
+                  "OVER (ORDER BY id) FROM w WHERE id < 3"),
+            (std::vector<std::string>{"1|0|null", "2|0|null"}));
   // min / max over sliding frames (segment tree), count(*) of a frame past the end.
   EXPECT_EQ(Query("SELECT id, min(x) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), "
                   "max(x) OVER (ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING), "
@@ -89,6 +93,9 @@ TEST_F(WindowTest, Refusals) {
             std::string::npos);
   EXPECT_NE(ErrorOf("SELECT row_number() OVER w2 FROM w WINDOW w1 AS ()").find("does not exist"), std::string::npos);
   EXPECT_NE(ErrorOf("SELECT grouping(g) FROM w").find("needs a GROUP BY"), std::string::npos);
+  std::string nested = "g";
+  for (int i = 0; i < 20; ++i) nested = "GROUPING SETS (" + nested + ")";
+  EXPECT_NE(ErrorOf("SELECT count(*) FROM w GROUP BY " + nested).find("nested deeper than 16"), std::string::npos);
   EXPECT_NE(ErrorOf("SELECT g, grouping(x) FROM w GROUP BY ROLLUP (g)").find("grouping expressions"),
             std::string::npos);
   EXPECT_NE(ErrorOf("SELECT g, x, count(*) FROM w GROUP BY ROLLUP (g)").find("GROUP BY"), std::string::npos);
