@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -21,6 +22,8 @@ struct S3Client::Request {
   std::vector<std::string> headers;
   int64_t max_reply_bytes = int64_t{1} << 20;
   bool not_found_ok = false;  // 404 is an answer, not a failure
+  int max_attempts = 0;       // > 0: instead of the options' budget
+  int64_t retry_budget_ms = 0;
 };
 
 namespace {
@@ -63,8 +66,6 @@ size_t WriteReply(char* data, size_t size, size_t n, void* user) {
   s->body->append(data, bytes);
   return bytes;
 }
-
-bool Retryable(long status) { return status == 500 || status == 502 || status == 503 || status == 504; }
 
 std::string Base64(const unsigned char* data, size_t n) {
   std::string out(4 * ((n + 2) / 3) + 1, '\0');
@@ -149,10 +150,12 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(S3ClientOptions o) {
   if (o.credentials.access_key_id.empty() || o.credentials.secret_access_key.empty()) {
     return Status::Invalid("S3 client: no credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)");
   }
-  if (o.max_attempts < 1 || o.part_bytes < (int64_t{5} << 20) || o.multipart_threshold_bytes < o.part_bytes ||
-      o.connect_timeout_ms < 1 || o.low_speed_time_s < 1) {
+  if (o.max_attempts < 1 || o.retry_budget_ms < 0 || o.delete_max_attempts < 1 || o.delete_retry_budget_ms < 0 ||
+      o.backoff_base_ms < 0 || o.backoff_max_ms < 0 || o.part_bytes < (int64_t{5} << 20) ||
+      o.multipart_threshold_bytes < o.part_bytes || o.connect_timeout_ms < 1 || o.low_speed_time_s < 1) {
     return Status::Invalid(
-        "S3 client: max_attempts >= 1, part_bytes >= 5 MiB, multipart_threshold_bytes >= part_bytes and positive "
+        "S3 client: max_attempts >= 1, non-negative retry budget and backoff, part_bytes >= 5 MiB, "
+        "multipart_threshold_bytes >= part_bytes and positive "
         "timeouts are required");
   }
   EnsureCurlGlobalInit();
@@ -264,60 +267,97 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
   return resp;
 }
 
+int64_t S3BackoffCapMs(const S3ClientOptions& o, int attempts_made) {
+  const int64_t base = std::max<int64_t>(o.backoff_base_ms, 0);
+  const int64_t cap = std::max<int64_t>(o.backoff_max_ms, 0);
+  int64_t wait = base;
+  for (int i = 0; i < attempts_made && wait < cap; ++i) wait *= 2;
+  return std::min(wait, cap);
+}
+
+bool S3RetryableStatus(long s) { return s == 429 || s == 500 || s == 502 || s == 503 || s == 504; }
+
+namespace {
+std::string Seconds(int64_t ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+}  // namespace
+
 Result<S3Client::Response> S3Client::Perform(const Request& r) {
   CurlEasyPtr easy = TakeHandle();
   if (!easy) return Status::OutOfMemory("curl_easy_init failed");
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto elapsed_ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(); };
   Status last_error;
   Response last;
-  int attempt = 0;
-  for (; attempt < o_.max_attempts; ++attempt) {
-    if (attempt > 0) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        ++stats_.retries;
-      }
-      const int64_t cap = std::min<int64_t>(o_.backoff_max_ms, o_.backoff_base_ms << std::min(attempt, 20));
-      std::this_thread::sleep_for(std::chrono::milliseconds(JitterMs(cap) + 1));
-    }
+  int attempts = 0;
+  bool budget_spent = false;
+  const int max_attempts = r.max_attempts > 0 ? r.max_attempts : o_.max_attempts;
+  const int64_t budget_ms = r.max_attempts > 0 ? r.retry_budget_ms : o_.retry_budget_ms;
+  while (true) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.requests;
+      if (attempts > 0) ++stats_.retries;
     }
-    auto resp = PerformOnce(easy.get(), r, attempt);
+    auto resp = PerformOnce(easy.get(), r, attempts);
+    ++attempts;
     if (!resp.ok()) {
       if (resp.status().code() == StatusCode::kInvalid) {
         ReturnHandle(std::move(easy));
         return resp.status();
       }
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.transport_errors;
       last_error = resp.status();
       last = Response{};
-      continue;
-    }
-    if (Retryable(resp->status)) {
+    } else if (S3RetryableStatus(resp->status)) {
+      const bool throttled = resp->status == 429 || S3ErrorCode(resp->body) == "SlowDown";
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++(throttled ? stats_.throttled : stats_.server_errors);
+      }
       last_error = Status::OK();
       last = std::move(resp).value();
-      continue;
+    } else {
+      ReturnHandle(std::move(easy));
+      return resp;
     }
-    ReturnHandle(std::move(easy));
-    return resp;
+    if (attempts >= max_attempts) break;
+    // Full jitter: a uniform wait below the exponential cap; stop when the
+    // wait would end past the request's time budget.
+    const int64_t wait_ms = JitterMs(S3BackoffCapMs(o_, attempts)) + 1;
+    if (elapsed_ms() + wait_ms > budget_ms) {
+      budget_spent = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.backoff_ms += wait_ms;
   }
   // A failed connection is not worth keeping.
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.failures;
   }
+  const std::string spent = " after " + std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts") + " in " +
+                            Seconds(elapsed_ms()) + " (retry budget " + std::to_string(max_attempts) + " attempts or " +
+                            Seconds(budget_ms) + (budget_spent ? ", time budget reached" : "") + ")";
   if (!last_error.ok()) {
-    return Status::IOError(Describe() + ": " + r.method + " '" + r.key + "' failed after " + std::to_string(attempt) +
-                           " attempts: " + last_error.message());
+    return Status::IOError(Describe() + ": " + r.method + " '" + r.key + "' failed" + spent + ": " +
+                           last_error.message());
   }
-  return Failed(r, last, attempt);
+  Status st = Failed(r, last);
+  return Status::IOError(st.message() + spent);
 }
 
-Status S3Client::Failed(const Request& r, const Response& resp, int attempts) const {
+Status S3Client::Failed(const Request& r, const Response& resp) const {
   std::string code = S3ErrorCode(resp.body);
   std::string msg = Describe() + ": " + r.method + " '" + r.key + "' answered HTTP " + std::to_string(resp.status);
   if (!code.empty()) msg += " " + code;
-  if (attempts > 1) msg += " (after " + std::to_string(attempts) + " attempts)";
   return Status::IOError(msg);
 }
 
@@ -329,7 +369,7 @@ Status S3Client::Put(const std::string& key, std::span<const uint8_t> bytes) {
   r.body = bytes;
   r.has_body = true;
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
-  if (resp.status != 200) return Failed(r, resp, 1);
+  if (resp.status != 200) return Failed(r, resp);
   std::lock_guard<std::mutex> lock(mu_);
   stats_.put_bytes += static_cast<int64_t>(bytes.size());
   return Status::OK();
@@ -341,7 +381,7 @@ Status S3Client::PutMultipart(const std::string& key, std::span<const uint8_t> b
   init.key = key;
   init.query = "uploads=";
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(init));
-  if (resp.status != 200) return Failed(init, resp, 1);
+  if (resp.status != 200) return Failed(init, resp);
   size_t from = 0;
   const std::string upload_id = XmlValue(resp.body, "UploadId", &from);
   if (upload_id.empty()) return Status::IOError(Describe() + ": multipart upload of '" + key + "': no UploadId");
@@ -364,7 +404,7 @@ Status S3Client::PutMultipart(const std::string& key, std::span<const uint8_t> b
     p.has_body = true;
     auto pr = Perform(p);
     if (!pr.ok() || pr->status != 200) {
-      Status st = pr.ok() ? Failed(p, *pr, 1) : pr.status();
+      Status st = pr.ok() ? Failed(p, *pr) : pr.status();
       abort();
       return st;
     }
@@ -390,7 +430,7 @@ Status S3Client::PutMultipart(const std::string& key, std::span<const uint8_t> b
   c.headers.push_back("Content-Type: application/xml");
   auto cr = Perform(c);
   if (!cr.ok() || cr->status != 200 || cr->body.find("<Error>") != std::string::npos) {
-    Status st = !cr.ok() ? cr.status() : Failed(c, *cr, 1);
+    Status st = !cr.ok() ? cr.status() : Failed(c, *cr);
     abort();
     return st;
   }
@@ -407,7 +447,7 @@ Result<std::optional<std::string>> S3Client::Get(const std::string& key, int64_t
   r.max_reply_bytes = std::max<int64_t>(max_bytes, 4096);
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
   if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey") return std::optional<std::string>();
-  if (resp.status != 200) return Failed(r, resp, 1);
+  if (resp.status != 200) return Failed(r, resp);
   if (static_cast<int64_t>(resp.body.size()) > max_bytes) {
     return Status::Invalid(Describe() + ": object '" + key + "' exceeds " + std::to_string(max_bytes) + " bytes");
   }
@@ -418,11 +458,13 @@ Status S3Client::Delete(const std::string& key) {
   Request r;
   r.method = "DELETE";
   r.key = key;
+  r.max_attempts = o_.delete_max_attempts;
+  r.retry_budget_ms = o_.delete_retry_budget_ms;
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
   if (resp.status == 204 || resp.status == 200 || (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey")) {
     return Status::OK();
   }
-  return Failed(r, resp, 1);
+  return Failed(r, resp);
 }
 
 Result<std::vector<std::string>> S3Client::List(const std::string& prefix, int64_t max_keys) {
@@ -436,7 +478,7 @@ Result<std::vector<std::string>> S3Client::List(const std::string& prefix, int64
     r.query += "list-type=2&prefix=" + S3UriEncode(prefix, false);
     r.max_reply_bytes = int64_t{16} << 20;
     QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
-    if (resp.status != 200) return Failed(r, resp, 1);
+    if (resp.status != 200) return Failed(r, resp);
     size_t from = 0;
     while (from != std::string::npos) {
       std::string k = XmlValue(resp.body, "Key", &from);
@@ -469,7 +511,7 @@ Status S3Client::CreateBucket() {
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
   if (resp.status == 200) return Status::OK();
   if (resp.status == 409 && S3ErrorCode(resp.body) == "BucketAlreadyOwnedByYou") return Status::OK();
-  return Failed(r, resp, 1);
+  return Failed(r, resp);
 }
 
 std::string LifecycleRuleId(const std::string& prefix) {
@@ -533,7 +575,7 @@ Result<std::optional<std::string>> S3Client::GetLifecycle() {
   if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchLifecycleConfiguration") {
     return std::optional<std::string>();
   }
-  if (resp.status != 200) return Failed(r, resp, 1);
+  if (resp.status != 200) return Failed(r, resp);
   return std::optional<std::string>(std::move(resp.body));
 }
 
@@ -548,7 +590,7 @@ Status S3Client::PutLifecycleConfiguration(const std::string& xml) {
   r.headers.push_back("Content-MD5: " + Base64(md5, sizeof md5));
   r.headers.push_back("Content-Type: application/xml");
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
-  if (resp.status != 200) return Failed(r, resp, 1);
+  if (resp.status != 200) return Failed(r, resp);
   return Status::OK();
 }
 

@@ -9,14 +9,24 @@
 // multipart_threshold_bytes go up as a multipart upload in parts of
 // part_bytes (aborted on failure, so nothing is left behind).
 //
-// Failures: connection errors, timeouts and HTTP 500/502/503/504 (503
-// SlowDown included) are retried up to max_attempts with exponential
-// backoff and full jitter; 4xx are not. Every request has a connect timeout
+// Failures and retries (the policy of the AWS SDKs' "standard" retry mode):
+// a connection or transfer error, and HTTP 500, 502, 503 (503 SlowDown
+// included), 504 and 429, are retried; other 4xx are not. Before attempt
+// k + 1 (k >= 1 attempts made) the client waits a uniformly random time in
+// [0, min(backoff_max_ms, backoff_base_ms * 2^k)) ms ("full jitter", so
+// that servers throttled together do not come back together). A request
+// stops after max_attempts attempts (default 10), or when the next wait
+// would end later than retry_budget_ms (default 30 s) after its first
+// attempt began: whichever comes first (DELETE has a shorter budget of its
+// own, see S3ClientOptions). Every request has a connect timeout
 // and a low-speed limit, so a store that stops answering fails the request
-// instead of hanging it. Errors are IOError with a message naming the store
-// (endpoint and bucket), the method, the key, the HTTP status and the S3
-// error code (e.g. "HTTP 403 SignatureDoesNotMatch"), and the attempts made;
-// credentials and link signatures never appear in messages.
+// instead of hanging it. Retries, throttled answers and time spent waiting
+// are counted in S3ClientStats (the server's /metrics prints them). Errors
+// are IOError with a message naming the store (endpoint and bucket), the
+// method, the key, the HTTP status and the S3 error code (e.g. "HTTP 403
+// SignatureDoesNotMatch"), and, after retries, the budget spent ("after 10
+// attempts in 13.2 s; retry budget 10 attempts or 30 s"); credentials and
+// link signatures never appear in messages.
 //
 // Thread safety: all methods may be called from any number of threads; the
 // client keeps a small cache of idle curl handles (keep-alive).
@@ -55,11 +65,20 @@ struct S3ClientOptions {
   std::string region = "us-east-1";
   S3Credentials credentials;
   TlsOptions tls;
-  /// Attempts per request (>= 1) and the backoff between them: attempt k
-  /// waits a uniformly random time in [0, min(max, base * 2^k)) ms.
-  int max_attempts = 4;
+  /// Retry budget per request (see the file comment): at most max_attempts
+  /// attempts (>= 1), and no wait that would end past retry_budget_ms
+  /// (>= 0) after the first attempt began. Attempt k + 1 waits a uniformly
+  /// random time in [0, min(backoff_max_ms, backoff_base_ms * 2^k)) ms.
+  int max_attempts = 10;
+  int64_t retry_budget_ms = 30000;
   int64_t backoff_base_ms = 100;
-  int64_t backoff_max_ms = 2000;
+  int64_t backoff_max_ms = 5000;
+  /// DELETE's own, shorter budget: a removal that fails is kept and
+  /// retried later by its owner (S3ChunkStore::Sweep), so a statement's
+  /// cleanup while the store is down does not wait out the full budget for
+  /// every chunk.
+  int delete_max_attempts = 3;
+  int64_t delete_retry_budget_ms = 2000;
   int64_t connect_timeout_ms = 5000;
   /// A transfer slower than low_speed_bytes_per_s for low_speed_time_s is
   /// aborted (and retried).
@@ -73,12 +92,24 @@ struct S3ClientOptions {
 
 /// Counters (monotonic since the client was made).
 struct S3ClientStats {
-  int64_t requests = 0;
-  int64_t retries = 0;
-  int64_t failures = 0;  ///< requests that failed after their attempts
+  int64_t requests = 0;          ///< attempts sent (first attempts and retries)
+  int64_t retries = 0;           ///< attempts after the first
+  int64_t throttled = 0;         ///< answers 503 SlowDown or 429 (all retried)
+  int64_t server_errors = 0;     ///< other retryable answers: 500, 502, 503, 504
+  int64_t transport_errors = 0;  ///< connection/transfer failures (retried)
+  int64_t backoff_ms = 0;        ///< total time spent waiting between attempts
+  int64_t failures = 0;          ///< requests that failed after their retry budget
   int64_t put_bytes = 0;
   int64_t multipart_uploads = 0;
 };
+
+/// The longest wait before attempt `attempts_made + 1`:
+/// min(backoff_max_ms, backoff_base_ms * 2^attempts_made) ms (the wait is
+/// drawn uniformly below it). Overflow-safe for any attempts_made >= 0.
+int64_t S3BackoffCapMs(const S3ClientOptions& options, int attempts_made);
+
+/// True for the HTTP answers the client retries: 429, 500, 502, 503, 504.
+bool S3RetryableStatus(long http_status);
 
 class S3Client {
  public:
@@ -139,7 +170,7 @@ class S3Client {
   Result<Response> Perform(const Request& r);
   Result<Response> PerformOnce(CURL* easy, const Request& r, int attempt);
   Status PutMultipart(const std::string& key, std::span<const uint8_t> bytes);
-  Status Failed(const Request& r, const Response& resp, int attempts) const;
+  Status Failed(const Request& r, const Response& resp) const;
   CurlEasyPtr TakeHandle();
   void ReturnHandle(CurlEasyPtr h);
 

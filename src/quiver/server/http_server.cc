@@ -142,6 +142,15 @@ std::string ResultServer::Impl::Metrics() {
       << " statements=" << sv.statements << " chunks_written=" << sv.chunks_written
       << " expired_sessions=" << sv.expired_sessions << " expired_operations=" << sv.expired_operations
       << " paused=" << sv.paused_operations << " producer_pauses=" << sv.producer_pauses << "\n";
+  if (s3_store) {
+    // The S3 client's retry policy at work (fetch/s3_client.h): throttling
+    // and server errors retried with backoff, and the requests that failed.
+    const auto s3 = s3_store->client()->stats();
+    out << "s3 requests=" << s3.requests << " retries=" << s3.retries << " throttled=" << s3.throttled
+        << " server_errors=" << s3.server_errors << " transport_errors=" << s3.transport_errors
+        << " backoff_ms=" << s3.backoff_ms << " failures=" << s3.failures << " put_bytes=" << s3.put_bytes
+        << " multipart_uploads=" << s3.multipart_uploads << "\n";
+  }
   out << "http connections=" << connections() << " refused_connections=" << refused_connections
       << " requests=" << requests << " bad_requests=" << bad_requests << " timeouts=" << timeouts
       << " downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
