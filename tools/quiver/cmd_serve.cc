@@ -252,9 +252,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.store.spill_dir = o->spill_dir;
       so.store.spill_limit_bytes = o->spill_limit_bytes;
       if (o->chunk_store != "local") {
-        QUIVER_ASSIGN_OR_RETURN(auto loc, fetch::ParseS3Location(o->chunk_store));
+        QUIVER_ASSIGN_OR_RETURN(auto loc, objstore::ParseS3Location(o->chunk_store));
         if (o->s3_endpoint.empty()) return ctx.UsageError("serve: --chunk-store s3://... needs --s3-endpoint");
-        QUIVER_ASSIGN_OR_RETURN(auto creds, fetch::S3CredentialsFromEnv());
+        QUIVER_ASSIGN_OR_RETURN(auto creds, objstore::S3CredentialsFromEnv());
         fetch::S3ChunkStoreOptions s3;
         s3.client.endpoint = o->s3_endpoint;
         s3.client.bucket = loc.bucket;

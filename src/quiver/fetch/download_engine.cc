@@ -99,8 +99,8 @@ struct Chunk {
   Clock::time_point retry_at;
   Clock::time_point last_progress;  // last header or body byte (stall detection)
   std::unique_ptr<ChunkDecoder> decoder;
-  CurlEasyPtr easy;
-  CurlSlistPtr headers;
+  objstore::CurlEasyPtr easy;
+  objstore::CurlSlistPtr headers;
   char error_buffer[CURL_ERROR_SIZE] = {0};
   // Per-response state, reset by the status line.
   long status = 0;
@@ -242,7 +242,7 @@ class EngineImpl final : public DownloadEngine {
   }
 
   Status Init() {
-    EnsureCurlGlobalInit();
+    objstore::EnsureCurlGlobalInit();
     multi_ = curl_multi_init();
     if (multi_ == nullptr) return Status::OutOfMemory("curl_multi_init failed");
     curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(o_.parallel));
@@ -513,7 +513,7 @@ class EngineImpl final : public DownloadEngine {
 
   Status StartTransfer(Chunk* c) {
     if (c->need_refresh || Expiring(*c)) QUIVER_RETURN_NOT_OK(Refresh(c));
-    QUIVER_ASSIGN_OR_RETURN(c->easy, MakeEasy());
+    QUIVER_ASSIGN_OR_RETURN(c->easy, objstore::MakeEasy());
     CURL* e = c->easy.get();
     curl_slist* h = nullptr;
     for (const auto& [k, v] : c->link.http_headers) h = curl_slist_append(h, (k + ": " + v).c_str());
@@ -540,7 +540,7 @@ class EngineImpl final : public DownloadEngine {
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
     curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    ApplyTls(e, o_.tls);
+    objstore::ApplyTls(e, o_.tls);
     c->last_progress = Clock::now();
     if (curl_multi_add_handle(multi_, e) != CURLM_OK)
       return Status::IOError(c->label + ": curl_multi_add_handle failed");
@@ -691,7 +691,7 @@ class EngineImpl final : public DownloadEngine {
     }
     if (rc == CURLE_OK) {
       const long s = c->status;
-      std::string what = "HTTP " + std::to_string(s) + " from " + RedactUrl(c->link.file_link) +
+      std::string what = "HTTP " + std::to_string(s) + " from " + objstore::RedactUrl(c->link.file_link) +
                          (c->error_body.empty() ? "" : ": " + c->error_body.substr(0, 200));
       if (s >= 500 || s == 408 || s == 429) return Retry(c, Status::IOError(what));
       return Status::IOError(c->label + ": " + what);

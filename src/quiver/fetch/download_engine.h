@@ -61,8 +61,8 @@
 
 #include "quiver/base/result.h"
 #include "quiver/fetch/chunk_decoder.h"
-#include "quiver/fetch/curl_util.h"
 #include "quiver/fetch/protocol_client.h"
+#include "quiver/objstore/curl_util.h"
 
 namespace quiver::fetch {
 
@@ -97,7 +97,7 @@ struct DownloadOptions {
   /// sharper than libcurl's low-speed check, which averages over seconds.
   int64_t stall_timeout_ms = 30000;
   int64_t connect_timeout_ms = 10000;
-  TlsOptions tls;
+  objstore::TlsOptions tls;
   /// Rows asked per FetchResults page.
   int64_t page_rows = 1000000;
   /// Consecutive empty pages with hasMoreRows accepted before Invalid.

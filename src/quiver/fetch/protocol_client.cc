@@ -11,8 +11,8 @@
 #include <mutex>
 #include <thread>
 
-#include "quiver/fetch/curl_util.h"
 #include "quiver/ipc/reader.h"
+#include "quiver/objstore/curl_util.h"
 #include "quiver/tcli/TCLIService.h"
 
 namespace quiver::fetch {
@@ -106,8 +106,8 @@ class ProtocolClient::Impl {
   ~Impl() = default;
 
   Status Init() {
-    QUIVER_RETURN_NOT_OK(CheckServerUrl(o_.server_url, o_.allow_http));
-    QUIVER_ASSIGN_OR_RETURN(easy_, MakeEasy());
+    QUIVER_RETURN_NOT_OK(objstore::CheckServerUrl(o_.server_url, o_.allow_http));
+    QUIVER_ASSIGN_OR_RETURN(easy_, objstore::MakeEasy());
     return Status::OK();
   }
 
@@ -147,30 +147,30 @@ class ProtocolClient::Impl {
   }
 
   Result<std::string> Post(const char* rpc, const std::string& body, const std::atomic<bool>* abort = nullptr) {
-    HttpRequest req;
+    objstore::HttpRequest req;
     req.url = o_.server_url;
     req.post_body = &body;
     req.headers = {"Content-Type: application/x-thrift", "Accept: application/x-thrift"};
     req.bearer_token = &o_.token;
-    req.tls = TlsOptions{o_.ca_cert_path, o_.insecure};
+    req.tls = objstore::TlsOptions{o_.ca_cert_path, o_.insecure};
     req.connect_timeout_ms = o_.connect_timeout_ms;
     req.timeout_ms = o_.rpc_timeout_ms;
     req.max_body_bytes = o_.max_reply_bytes;
     req.abort = abort;
-    QUIVER_ASSIGN_OR_RETURN(HttpResponse resp, Perform(easy_.get(), req));
+    QUIVER_ASSIGN_OR_RETURN(objstore::HttpResponse resp, objstore::Perform(easy_.get(), req));
     if (resp.status != 200) {
       std::string snippet = resp.body.substr(0, 200);
       for (char& c : snippet) {
         if (c == '\n' || c == '\r') c = ' ';
       }
       return Status::IOError(std::string(rpc) + ": HTTP " + std::to_string(resp.status) + " from " +
-                             RedactUrl(o_.server_url) + (snippet.empty() ? "" : ": " + snippet));
+                             objstore::RedactUrl(o_.server_url) + (snippet.empty() ? "" : ": " + snippet));
     }
     return std::move(resp.body);
   }
 
   ConnectionOptions o_;
-  CurlEasyPtr easy_;
+  objstore::CurlEasyPtr easy_;
   tcli::TSessionHandle session_;
   bool session_open_ = false;
   bool closed_ = false;

@@ -16,7 +16,7 @@ Result<std::unique_ptr<S3ChunkStore>> S3ChunkStore::Make(S3ChunkStoreOptions opt
   if (!options.prefix.empty() && (options.prefix.front() == '/' || options.prefix.back() == '/')) {
     return Status::Invalid("S3 chunk store: the prefix must not start or end with '/'");
   }
-  QUIVER_ASSIGN_OR_RETURN(auto client, S3Client::Make(options.client));
+  QUIVER_ASSIGN_OR_RETURN(auto client, objstore::S3Client::Make(options.client));
   if (options.check_bucket) {
     QUIVER_RETURN_NOT_OK(client->CheckBucket());
     if (options.lifecycle_days > 0) {
@@ -28,7 +28,7 @@ Result<std::unique_ptr<S3ChunkStore>> S3ChunkStore::Make(S3ChunkStoreOptions opt
   return std::unique_ptr<S3ChunkStore>(new S3ChunkStore(std::move(options), std::move(client)));
 }
 
-S3ChunkStore::S3ChunkStore(S3ChunkStoreOptions options, std::unique_ptr<S3Client> client)
+S3ChunkStore::S3ChunkStore(S3ChunkStoreOptions options, std::unique_ptr<objstore::S3Client> client)
     : o_(std::move(options)), client_(std::move(client)) {}
 
 std::string S3ChunkStore::Key(const std::string& name) const {
@@ -61,7 +61,7 @@ Result<ChunkLink> S3ChunkStore::Link(const std::string& id, int64_t link_expiry_
   const int64_t now_s = now_ms / 1000;
   // Whole seconds from the signing second, rounded up, within 1 s .. 7 days.
   int64_t expires_s = (link_expiry_ms - now_s * 1000 + 999) / 1000;
-  expires_s = std::clamp<int64_t>(expires_s, 1, kMaxPresignExpirySeconds);
+  expires_s = std::clamp<int64_t>(expires_s, 1, objstore::kMaxPresignExpirySeconds);
   QUIVER_ASSIGN_OR_RETURN(auto url, client_->PresignGet(ChunkKey(id), now_s, expires_s));
   return ChunkLink{std::move(url), std::min(link_expiry_ms, (now_s + expires_s) * 1000)};
 }

@@ -32,14 +32,14 @@
 #include <vector>
 
 #include "quiver/fetch/chunk_store.h"
-#include "quiver/fetch/s3_client.h"
 #include "quiver/memory/memory_pool.h"
+#include "quiver/objstore/s3_client.h"
 
 namespace quiver::fetch {
 
 struct S3ChunkStoreOptions {
   /// The client (endpoint, bucket, credentials, retries). Required.
-  S3ClientOptions client;
+  objstore::S3ClientOptions client;
   /// Key prefix (no leading/trailing '/'; may be empty).
   std::string prefix;
   /// Pool for Get's buffers. Required.
@@ -75,17 +75,17 @@ class S3ChunkStore : public ChunkStore {
 
   /// The object key of chunk `id` (PREFIX/chunks/<id>).
   std::string ChunkKey(const std::string& id) const;
-  S3Client* client() const { return client_.get(); }
+  objstore::S3Client* client() const { return client_.get(); }
   int64_t failed_removes() const { return failed_removes_; }
   /// Keys whose DELETE failed and will be retried by Sweep.
   size_t pending_removes() const;
 
  private:
-  S3ChunkStore(S3ChunkStoreOptions options, std::unique_ptr<S3Client> client);
+  S3ChunkStore(S3ChunkStoreOptions options, std::unique_ptr<objstore::S3Client> client);
   std::string Key(const std::string& name) const;
 
   S3ChunkStoreOptions o_;
-  std::unique_ptr<S3Client> client_;
+  std::unique_ptr<objstore::S3Client> client_;
   std::atomic<int64_t> failed_removes_{0};
   mutable std::mutex pending_mu_;
   std::vector<std::string> pending_;  // keys to DELETE again (bounded)

@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "quiver/fetch/curl_util.h"
 #include "quiver/fetch/link_signer.h"
 #include "quiver/fetch/s3_chunk_store.h"
 #include "quiver/memory/memory_pool.h"
+#include "quiver/objstore/curl_util.h"
 
 namespace quiver::fetch {
 namespace {
@@ -28,24 +28,25 @@ class S3StoreTest : public ::testing::Test {
     if (endpoint_.empty() || Env("AWS_ACCESS_KEY_ID").empty()) GTEST_SKIP() << "no S3 store (QUIVER_S3_ENDPOINT)";
     pool_ = MemoryPool::MakeRoot({.name = "s3test"});
     bucket_ = Env("QUIVER_S3_TEST_BUCKET").empty() ? "quiver-unit" : Env("QUIVER_S3_TEST_BUCKET");
-    auto client = S3Client::Make(ClientOptions(bucket_));
+    auto client = objstore::S3Client::Make(ClientOptions(bucket_));
     ASSERT_TRUE(client.ok()) << client.status().ToString();
     const Status created = (*client)->CreateBucket();
     ASSERT_TRUE(created.ok()) << created.ToString();
   }
 
-  S3ClientOptions ClientOptions(const std::string& bucket) {
-    S3ClientOptions o;
+  objstore::S3ClientOptions ClientOptions(const std::string& bucket) {
+    objstore::S3ClientOptions o;
     o.endpoint = endpoint_;
     o.bucket = bucket;
-    o.credentials = *S3CredentialsFromEnv();
+    o.credentials = *objstore::S3CredentialsFromEnv();
     o.tls.ca_cert_path = Env("QUIVER_S3_CA");
     o.backoff_base_ms = 10;
     o.backoff_max_ms = 50;
     return o;
   }
 
-  Result<std::unique_ptr<S3ChunkStore>> MakeStore(S3ClientOptions client, const std::string& prefix = "unit") {
+  Result<std::unique_ptr<S3ChunkStore>> MakeStore(objstore::S3ClientOptions client,
+                                                  const std::string& prefix = "unit") {
     S3ChunkStoreOptions so;
     so.client = std::move(client);
     so.prefix = prefix;
@@ -60,15 +61,15 @@ class S3StoreTest : public ::testing::Test {
   }
 
   // A GET of a URL as a client would do it: status and body.
-  HttpResponse Download(const std::string& url) {
-    auto easy = *MakeEasy();
-    HttpRequest r;
+  objstore::HttpResponse Download(const std::string& url) {
+    auto easy = *objstore::MakeEasy();
+    objstore::HttpRequest r;
     r.url = url;
     r.tls.ca_cert_path = Env("QUIVER_S3_CA");
     r.timeout_ms = 30000;
-    auto resp = Perform(easy.get(), r);
+    auto resp = objstore::Perform(easy.get(), r);
     EXPECT_TRUE(resp.ok()) << resp.status().ToString();
-    return resp.ok() ? *resp : HttpResponse{};
+    return resp.ok() ? *resp : objstore::HttpResponse{};
   }
 
   std::string endpoint_, bucket_;
@@ -120,7 +121,7 @@ TEST_F(S3StoreTest, ForgedExpiredOtherKeyAndOtherHostLinksAreRefusedByTheStore) 
   if (!Env("QUIVER_OTHER_ACCESS_KEY_ID").empty()) {
     auto o = ClientOptions(bucket_);
     o.credentials = {Env("QUIVER_OTHER_ACCESS_KEY_ID"), Env("QUIVER_OTHER_SECRET_ACCESS_KEY"), ""};
-    auto c = S3Client::Make(o);
+    auto c = objstore::S3Client::Make(o);
     ASSERT_TRUE(c.ok());
     auto url = (*c)->PresignGet((*store)->ChunkKey(*id), NowEpochMs() / 1000, 60);
     ASSERT_TRUE(url.ok());
@@ -130,7 +131,7 @@ TEST_F(S3StoreTest, ForgedExpiredOtherKeyAndOtherHostLinksAreRefusedByTheStore) 
   if (endpoint_.find("127.0.0.1") != std::string::npos) {
     auto o = ClientOptions(bucket_);
     o.endpoint.replace(o.endpoint.find("127.0.0.1"), 9, "localhost");
-    auto c = S3Client::Make(o);
+    auto c = objstore::S3Client::Make(o);
     ASSERT_TRUE(c.ok());
     auto url = (*c)->PresignGet((*store)->ChunkKey(*id), NowEpochMs() / 1000, 60);
     ASSERT_TRUE(url.ok());
@@ -140,6 +141,30 @@ TEST_F(S3StoreTest, ForgedExpiredOtherKeyAndOtherHostLinksAreRefusedByTheStore) 
   }
   (*store)->Remove(*id);
   (*store)->Remove(*other);
+}
+
+TEST_F(S3StoreTest, RangedGetsAndSizeOfAnObject) {
+  auto client = objstore::S3Client::Make(ClientOptions(bucket_));
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto bytes = Bytes(100000, 3);
+  ASSERT_TRUE((*client)->Put("unit/ranged", bytes->span()).ok());
+  auto size = (*client)->Size("unit/ranged");
+  ASSERT_TRUE(size.ok()) << size.status().ToString();
+  EXPECT_EQ(size->value_or(-1), 100000);
+  auto mid = (*client)->GetRange("unit/ranged", 54321, 1000);
+  ASSERT_TRUE(mid.ok()) << mid.status().ToString();
+  ASSERT_TRUE(mid->has_value());
+  EXPECT_EQ(**mid, std::string(bytes->view().substr(54321, 1000)));
+  auto tail = (*client)->GetRange("unit/ranged", 99990, 100);  // past the end: short
+  ASSERT_TRUE(tail.ok()) << tail.status().ToString();
+  EXPECT_EQ(**tail, std::string(bytes->view().substr(99990)));
+  auto past = (*client)->GetRange("unit/ranged", 200000, 10);  // 416: nothing
+  ASSERT_TRUE(past.ok()) << past.status().ToString();
+  EXPECT_EQ(**past, "");
+  auto missing = (*client)->Size("unit/no-such-object");
+  ASSERT_TRUE(missing.ok()) << missing.status().ToString();
+  EXPECT_FALSE(missing->has_value());
+  EXPECT_TRUE((*client)->Delete("unit/ranged").ok());
 }
 
 TEST_F(S3StoreTest, LargeObjectsGoUpInMultipartParts) {
@@ -197,7 +222,7 @@ TEST_F(S3StoreTest, TheLifecycleRuleIsMergedIntoTheBucketsOtherRules) {
   // Fresh buckets (a configuration outlives the test).
   const std::string run = std::to_string(NowEpochMs() % 100000000);
   const std::string bucket = bucket_ + "-lc-" + run;
-  auto client = S3Client::Make(ClientOptions(bucket));
+  auto client = objstore::S3Client::Make(ClientOptions(bucket));
   ASSERT_TRUE(client.ok());
   ASSERT_TRUE((*client)->CreateBucket().ok());
   const Status other = (*client)->PutLifecycleConfiguration(
@@ -223,7 +248,7 @@ TEST_F(S3StoreTest, TheLifecycleRuleIsMergedIntoTheBucketsOtherRules) {
   EXPECT_EQ(count(xml, "<ID>quiver-results:unit-b/</ID>"), 1) << xml;
   // A bucket without a configuration answers none, and gets just quiver's rule.
   const std::string bare = bucket_ + "-lc2-" + run;
-  auto bare_client = S3Client::Make(ClientOptions(bare));
+  auto bare_client = objstore::S3Client::Make(ClientOptions(bare));
   ASSERT_TRUE((*bare_client)->CreateBucket().ok());
   auto none = (*bare_client)->GetLifecycle();
   ASSERT_TRUE(none.ok()) << none.status().ToString();
@@ -244,7 +269,7 @@ TEST(S3Lifecycle, MergeKeepsOtherRulesAndReplacesOursAndTheOlderRuleOfTheSamePre
       "</ID><Filter><Prefix>t2/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration>"
       "</Rule><Rule><ID>quiver-results:t1/</ID><Filter><Prefix>t1/</Prefix></Filter><Status>Enabled</Status>"
       "<Expiration><Days>9</Days></Expiration></Rule></LifecycleConfiguration>";
-  auto merged = MergeLifecycleRule(existing, "t1/", 2);
+  auto merged = objstore::MergeLifecycleRule(existing, "t1/", 2);
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   EXPECT_EQ(*merged,
             "<LifecycleConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
@@ -255,22 +280,22 @@ TEST(S3Lifecycle, MergeKeepsOtherRulesAndReplacesOursAndTheOlderRuleOfTheSamePre
             "<Rule><ID>quiver-results:t1/</ID><Filter><Prefix>t1/</Prefix></Filter><Status>Enabled</Status>"
             "<Expiration><Days>2</Days></Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>2"
             "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule></LifecycleConfiguration>");
-  auto fresh = MergeLifecycleRule("", "a&b<c/", 1);
+  auto fresh = objstore::MergeLifecycleRule("", "a&b<c/", 1);
   ASSERT_TRUE(fresh.ok());
   EXPECT_NE(fresh->find("<ID>quiver-results:a&amp;b&lt;c/</ID><Filter><Prefix>a&amp;b&lt;c/</Prefix>"),
             std::string::npos)
       << *fresh;
-  EXPECT_FALSE(MergeLifecycleRule("<Error/>", "t1/", 1).ok());
-  EXPECT_FALSE(MergeLifecycleRule("<LifecycleConfiguration><Rule><ID>x</ID>", "t1/", 1).ok());
-  EXPECT_FALSE(MergeLifecycleRule("", "t1/", 0).ok());
-  EXPECT_EQ(LifecycleRuleId(std::string(300, 'p')).size(), std::string("quiver-results:sha256:").size() + 64);
+  EXPECT_FALSE(objstore::MergeLifecycleRule("<Error/>", "t1/", 1).ok());
+  EXPECT_FALSE(objstore::MergeLifecycleRule("<LifecycleConfiguration><Rule><ID>x</ID>", "t1/", 1).ok());
+  EXPECT_FALSE(objstore::MergeLifecycleRule("", "t1/", 0).ok());
+  EXPECT_EQ(objstore::LifecycleRuleId(std::string(300, 'p')).size(), std::string("quiver-results:sha256:").size() + 64);
 }
 
 TEST_F(S3StoreTest, AStoreThatDoesNotAnswerFailsFastInsteadOfHanging) {
   auto o = ClientOptions(bucket_);
   o.endpoint = "https://127.0.0.1:9";  // discard port: nothing listens
   o.max_attempts = 2;
-  auto client = S3Client::Make(o);
+  auto client = objstore::S3Client::Make(o);
   ASSERT_TRUE(client.ok());
   const auto t0 = std::chrono::steady_clock::now();
   auto bytes = Bytes(100, 1);

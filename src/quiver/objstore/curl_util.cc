@@ -1,9 +1,9 @@
-// quiver/fetch/curl_util.cc — see curl_util.h.
-#include "quiver/fetch/curl_util.h"
+// quiver/objstore/curl_util.cc — see curl_util.h.
+#include "quiver/objstore/curl_util.h"
 
 #include <mutex>
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 
 void EnsureCurlGlobalInit() {
   static std::once_flag once;
@@ -125,4 +125,4 @@ Result<HttpResponse> Perform(CURL* easy, const HttpRequest& r) {
   return resp;
 }
 
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

@@ -1,4 +1,4 @@
-// quiver/fetch/s3_sigv4.h — AWS Signature Version 4 for S3 query-string
+// quiver/objstore/s3_sigv4.h — AWS Signature Version 4 for S3 query-string
 // authentication (presigned URLs), computed by quiver with OpenSSL's
 // HMAC-SHA256 (AWS "Authenticating Requests: Using Query Parameters").
 //
@@ -20,7 +20,7 @@
 
 #include "quiver/base/result.h"
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 
 /// Credentials of an S3 user. Never logged or put into error messages.
 struct S3Credentials {
@@ -69,4 +69,4 @@ std::string AmzDate(int64_t epoch_s);
 /// Lowercase hex of SHA-256(bytes).
 std::string Sha256Hex(std::string_view bytes);
 
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

@@ -1,9 +1,9 @@
 // SigV4 presigned URLs against AWS's published worked example.
-#include "quiver/fetch/s3_sigv4.h"
+#include "quiver/objstore/s3_sigv4.h"
 
 #include <gtest/gtest.h>
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 namespace {
 
 S3Credentials ExampleCredentials() { return {"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""}; }
@@ -72,4 +72,4 @@ TEST(S3Presign, UriEncoding) {
 }
 
 }  // namespace
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

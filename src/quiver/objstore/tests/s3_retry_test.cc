@@ -10,10 +10,10 @@
 #include <string>
 #include <thread>
 
-#include "quiver/fetch/s3_client.h"
+#include "quiver/objstore/s3_client.h"
 #include "quiver/testing/status_assertions.h"
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 namespace {
 
 // A store that answers the first `failures` requests with `status` (and the
@@ -177,4 +177,4 @@ TEST(S3Retry, ANegativeBudgetIsRefused) {
 }
 
 }  // namespace
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

@@ -1,5 +1,5 @@
-// quiver/fetch/s3_sigv4.cc — SigV4 query-string signing with OpenSSL.
-#include "quiver/fetch/s3_sigv4.h"
+// quiver/objstore/s3_sigv4.cc — SigV4 query-string signing with OpenSSL.
+#include "quiver/objstore/s3_sigv4.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
@@ -115,4 +115,4 @@ Result<std::string> PresignQuery(const PresignRequest& r, const S3Credentials& c
   return query;
 }
 
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

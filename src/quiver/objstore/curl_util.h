@@ -1,6 +1,6 @@
-// quiver/fetch/curl_util.h — the small libcurl layer the fetch client shares
-// between RPC POSTs (protocol_client) and file GETs (download_engine):
-// RAII handles, TLS settings, URL checks, one blocking request.
+// quiver/objstore/curl_util.h — the small libcurl layer shared by the S3
+// client (s3_client.h) and the fetch client above (its RPC POSTs and file
+// GETs): RAII handles, TLS settings, URL checks, one blocking request.
 //
 // Thread safety: a CURL easy handle is used by one thread at a time;
 // EnsureCurlGlobalInit is thread-safe.
@@ -16,7 +16,7 @@
 
 #include "quiver/base/result.h"
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 
 /// curl_global_init once per process (thread-safe).
 void EnsureCurlGlobalInit();
@@ -76,4 +76,4 @@ struct HttpResponse {
 /// Cancelled when request.abort was set.
 Result<HttpResponse> Perform(CURL* easy, const HttpRequest& request);
 
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

@@ -1,17 +1,18 @@
-// quiver/fetch/s3_client.cc — see s3_client.h.
-#include "quiver/fetch/s3_client.h"
+// quiver/objstore/s3_client.cc — see s3_client.h.
+#include "quiver/objstore/s3_client.h"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 
 struct S3Client::Request {
   std::string method;  // GET PUT POST DELETE HEAD
@@ -264,6 +265,10 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
     return Status::IOError(std::string(curl_easy_strerror(rc)) + (err[0] ? std::string(" (") + err + ")" : ""));
   }
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
+  curl_off_t length = -1;
+  if (curl_easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK && length >= 0) {
+    resp.content_length = static_cast<int64_t>(length);
+  }
   return resp;
 }
 
@@ -454,6 +459,47 @@ Result<std::optional<std::string>> S3Client::Get(const std::string& key, int64_t
   return std::optional<std::string>(std::move(resp.body));
 }
 
+Result<std::optional<std::string>> S3Client::GetRange(const std::string& key, int64_t offset, int64_t length) {
+  constexpr int64_t kMaxRangeBytes = int64_t{1} << 30;
+  if (offset < 0 || length < 1 || length > kMaxRangeBytes || offset > INT64_MAX - length) {
+    return Status::Invalid(Describe() + ": GET '" + key + "': range offset " + std::to_string(offset) + " length " +
+                           std::to_string(length) + " (expected offset >= 0 and 1 <= length <= 1 GiB)");
+  }
+  Request r;
+  r.method = "GET";
+  r.key = key;
+  r.headers.push_back("Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
+  r.max_reply_bytes = std::max<int64_t>(length, 4096);
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey") return std::optional<std::string>();
+  if (resp.status == 416) return std::optional<std::string>(std::string());  // the object ends before offset
+  if (resp.status == 200) {
+    // A store that ignores Range sends the whole object (bounded above by
+    // max_reply_bytes, so only small objects get here).
+    if (static_cast<int64_t>(resp.body.size()) <= offset) return std::optional<std::string>(std::string());
+    return std::optional<std::string>(resp.body.substr(static_cast<size_t>(offset), static_cast<size_t>(length)));
+  }
+  if (resp.status != 206) return Failed(r, resp);
+  if (static_cast<int64_t>(resp.body.size()) > length) {
+    return Status::IOError(Describe() + ": GET '" + key + "' range of " + std::to_string(length) + " bytes answered " +
+                           std::to_string(resp.body.size()) + " bytes");
+  }
+  return std::optional<std::string>(std::move(resp.body));
+}
+
+Result<std::optional<int64_t>> S3Client::Size(const std::string& key) {
+  Request r;
+  r.method = "HEAD";
+  r.key = key;
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 404) return std::optional<int64_t>();
+  if (resp.status != 200) return Failed(r, resp);
+  if (resp.content_length < 0) {
+    return Status::IOError(Describe() + ": HEAD '" + key + "' answered without a Content-Length");
+  }
+  return std::optional<int64_t>(resp.content_length);
+}
+
 Status S3Client::Delete(const std::string& key) {
   Request r;
   r.method = "DELETE";
@@ -611,4 +657,4 @@ Result<std::string> S3Client::PresignGet(const std::string& key, int64_t now_epo
   return o_.endpoint + p.canonical_path + "?" + query;
 }
 
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore

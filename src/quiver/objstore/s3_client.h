@@ -1,6 +1,9 @@
-// quiver/fetch/s3_client.h — a small S3 client for result chunks: PUT
-// (single or multipart), GET, DELETE, list, bucket lifecycle, and presigned
-// GET links, against any S3-compatible store (tested with Ceph RGW).
+// quiver/objstore/s3_client.h — a small S3 client: PUT (single or
+// multipart), GET (whole or a byte range), HEAD (size), DELETE, list,
+// bucket lifecycle, and presigned GET links, against any S3-compatible
+// store (tested with Ceph RGW). The objstore layer knows nothing above it:
+// the result server's chunk store (fetch/s3_chunk_store.h) and table
+// readers (formats/) use it.
 //
 // Requests are signed with SigV4 headers by libcurl (CURLOPT_AWS_SIGV4,
 // payload UNSIGNED-PAYLOAD); presigned links by s3_sigv4.h. Addressing is
@@ -41,10 +44,10 @@
 #include <vector>
 
 #include "quiver/base/result.h"
-#include "quiver/fetch/curl_util.h"
-#include "quiver/fetch/s3_sigv4.h"
+#include "quiver/objstore/curl_util.h"
+#include "quiver/objstore/s3_sigv4.h"
 
-namespace quiver::fetch {
+namespace quiver::objstore {
 
 /// "s3://BUCKET/PREFIX" split; the prefix has no leading or trailing '/'
 /// (may be empty).
@@ -124,6 +127,15 @@ class S3Client {
   /// GETs object `key`; std::nullopt when it does not exist (404). Errors:
   /// IOError; Invalid when the object exceeds max_bytes.
   Result<std::optional<std::string>> Get(const std::string& key, int64_t max_bytes);
+  /// GETs bytes [offset, offset + length) of object `key` (a Range
+  /// request; the store answers 206 Partial Content). Fewer bytes come back
+  /// only when the object ends before offset + length (none when it ends
+  /// at or before offset); std::nullopt when the object does not exist.
+  /// Errors: Invalid for offset < 0 or length outside 1 .. 1 GiB; IOError.
+  Result<std::optional<std::string>> GetRange(const std::string& key, int64_t offset, int64_t length);
+  /// The size in bytes of object `key` (HEAD); std::nullopt when it does
+  /// not exist. Errors: IOError (also when the store sends no length).
+  Result<std::optional<int64_t>> Size(const std::string& key);
   /// DELETEs object `key` (a missing object is success).
   Status Delete(const std::string& key);
   /// Keys under `prefix` (every page), at most max_keys.
@@ -163,6 +175,7 @@ class S3Client {
   struct Response {
     long status = 0;
     std::string body;
+    int64_t content_length = -1;  ///< the Content-Length header; -1 when absent
   };
 
  private:
@@ -199,4 +212,4 @@ std::string LifecycleRuleId(const std::string& prefix);
 /// a <Rule> is not closed, or days < 1.
 Result<std::string> MergeLifecycleRule(const std::string& existing, const std::string& prefix, int days);
 
-}  // namespace quiver::fetch
+}  // namespace quiver::objstore
