@@ -286,6 +286,29 @@ Status Catalog::Unregister(std::string_view name) {
   return Status::OK();
 }
 
+Status Catalog::AppendBatches(std::string_view name, std::vector<RecordBatchPtr> batches) {
+  const std::string n = FoldIdentifier(name);
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(tables_.begin(), tables_.end(), [&](const TableInfo& t) { return t.name == n; });
+  if (it == tables_.end()) return Status::KeyError("no table named '" + n + "'");
+  if (!it->in_memory()) return Status::Invalid("table '" + n + "' is a file: rows cannot be appended to it");
+  int64_t rows = it->num_rows;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (!batches[i]) return Status::Invalid("AppendBatches: batch " + std::to_string(i) + " is null");
+    QUIVER_RETURN_NOT_OK_CTX(batches[i]->CheckShape(), "table '" + n + "' appended batch " + std::to_string(i));
+    if (!batches[i]->schema->Equals(*it->schema))
+      return Status::Invalid("table '" + n + "' appended batch " + std::to_string(i) +
+                             ": schema differs from the table's");
+    if (__builtin_add_overflow(rows, batches[i]->num_rows, &rows))
+      return Status::Invalid("table '" + n + "': row count overflows");
+  }
+  // Readers hold copies of the TableInfo (and so of the batch list):
+  // a statement already planned keeps the rows it saw.
+  it->num_rows = rows;
+  for (auto& b : batches) it->batches.push_back(std::move(b));
+  return Status::OK();
+}
+
 Result<TableInfo> Catalog::GetTable(std::string_view name) const {
   const std::string n = FoldIdentifier(name);
   std::lock_guard lock(mutex_);

@@ -115,6 +115,13 @@ class Catalog {
   /// for a batch whose shape does not match the schema.
   Status RegisterBatches(std::string_view name, SchemaPtr schema, std::vector<RecordBatchPtr> batches);
 
+  /// Appends batches to in-memory table `name` (INSERT): each must have
+  /// the table's schema. Statements planned before keep the rows they saw
+  /// (they hold a copy of the TableInfo). Errors: KeyError when absent;
+  /// Invalid for a file table, a null batch or a batch of another shape
+  /// (nothing is appended then).
+  Status AppendBatches(std::string_view name, std::vector<RecordBatchPtr> batches);
+
   /// Removes a table; KeyError when absent. Running scans keep their data.
   Status Unregister(std::string_view name);
 

@@ -14,6 +14,7 @@
 
 #include "quiver/base/bit_util.h"
 #include "quiver/sql/binder/binder.h"
+#include "quiver/sql/catalog_writes.h"
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/spill.h"
 #include "quiver/sql/execution/task_scheduler.h"
@@ -258,6 +259,66 @@ std::string StatementName(const std::string& key) {
   return s + " statement";
 }
 
+// The offset of the ')' closing the '(' at `open` in SQL text, skipping
+// '...' and E'...' strings, "..." identifiers, $tag$...$tag$ strings, --
+// and (nested) /* */ comments; nullopt when there is none.
+std::optional<size_t> MatchingParenthesis(std::string_view s, size_t open) {
+  if (open >= s.size() || s[open] != '(') return std::nullopt;
+  int depth = 0;
+  size_t i = open;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth == 0) return i;
+    } else if (c == '\'' || c == '"') {
+      const bool backslashes = c == '\'' && i > 0 && (s[i - 1] == 'E' || s[i - 1] == 'e');
+      for (++i; i < s.size(); ++i) {
+        if (backslashes && s[i] == '\\') {
+          ++i;
+          continue;
+        }
+        if (s[i] == c) {
+          if (i + 1 < s.size() && s[i + 1] == c) {
+            ++i;
+            continue;
+          }
+          break;
+        }
+      }
+      if (i >= s.size()) return std::nullopt;
+    } else if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      int nest = 0;
+      for (; i + 1 < s.size(); ++i) {
+        if (s[i] == '/' && s[i + 1] == '*') {
+          ++nest;
+          ++i;
+        } else if (s[i] == '*' && s[i + 1] == '/') {
+          ++i;
+          if (--nest == 0) break;
+        }
+      }
+      if (nest != 0) return std::nullopt;
+    } else if (c == '$') {
+      size_t j = i + 1;
+      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+      if (j < s.size() && s[j] == '$' && (j == i + 1 || !std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+        const std::string_view tag = s.substr(i, j - i + 1);
+        const size_t end = s.find(tag, j + 1);
+        if (end == std::string_view::npos) return std::nullopt;
+        i = end + tag.size();
+        continue;
+      }
+    }
+    ++i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int64_t PlanningEstimateBytes(int64_t sql_bytes) {
@@ -269,6 +330,13 @@ int64_t PlanningEstimateBytes(int64_t sql_bytes) {
 }
 
 Engine::Engine(std::shared_ptr<const Catalog> catalog) : catalog_(std::move(catalog)) {}
+
+Engine Engine::WithWritableCatalog(std::shared_ptr<Catalog> catalog, std::shared_ptr<MemoryPool> table_pool) {
+  Engine e(catalog);
+  e.writable_catalog_ = std::move(catalog);
+  e.table_pool_ = std::move(table_pool);
+  return e;
+}
 
 Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql, const ExecuteOptions& options) const {
   if (options.pool == nullptr) return Status::Invalid("ExecuteOptions.pool is required");
@@ -344,13 +412,29 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
   } else {
     // Spark's backticks and `default.` qualifiers, for the PostgreSQL
     // grammar (offsets kept: error positions stay right).
-    QUIVER_ASSIGN_OR_RETURN(const std::string text, RewriteSparkSql(sql));
-    sql = text;
+    QUIVER_ASSIGN_OR_RETURN(std::string text, RewriteSparkSql(sql));
     PgQueryParseResult parsed = pg_query_parse(text.c_str());
     struct Free {
       PgQueryParseResult* r;
       ~Free() { pg_query_free_parse_result(*r); }
     } free_parsed{&parsed};
+    // PostgreSQL 16 accepts a subquery or VALUES in FROM without an alias;
+    // the PostgreSQL 15 grammar refuses it, pointing at its '('. Such an
+    // item is given a name no unquoted reference can spell ("?unnamed N",
+    // after its closing parenthesis) and the text parsed again; positions
+    // after it in messages shift by the name's length.
+    for (int unnamed = 1; parsed.error && unnamed <= 64; ++unnamed) {
+      const std::string message = parsed.error->message;
+      if (message != "subquery in FROM must have an alias" && message != "VALUES in FROM must have an alias") break;
+      const auto open = static_cast<size_t>(std::max(parsed.error->cursorpos - 1, 0));
+      const std::optional<size_t> close = MatchingParenthesis(text, open);
+      if (!close) break;
+      text.insert(*close + 1, " AS \"?unnamed " + std::to_string(unnamed) + "\"");
+      PgQueryParseResult again = pg_query_parse(text.c_str());
+      pg_query_free_parse_result(parsed);
+      parsed = again;
+    }
+    sql = text;
     if (parsed.error) {
       const int pos = parsed.error->cursorpos > 0 ? parsed.error->cursorpos - 1 : 0;
       return Status::Invalid(std::string(parsed.error->message) + " (" + DescribePosition(sql, pos) + ")")
@@ -401,6 +485,36 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
       } else if (key == "VariableShowStmt" && st[key].value("name", "") == "tables") {
         QUIVER_ASSIGN_OR_RETURN(root, ShowTables(*catalog_, {}, ctx->pool.get()));
         schema = root->schema();
+      } else if (IsCatalogWrite(key) && writable_catalog_ && table_pool_) {
+        CatalogWriteContext w;
+        w.catalog = writable_catalog_.get();
+        w.table_pool = table_pool_.get();
+        w.unsupported = [&](const std::string& construct, int location) {
+          return binder.Unsupported(construct, location);
+        };
+        w.where = [&](int location) { return DescribePosition(sql, location); };
+        w.run_query = [&](Json& select, SchemaPtr* result) -> Result<std::vector<RecordBatchPtr>> {
+          Binder b(sql, catalog_,
+                   [raw](LogicalOpPtr plan, bool exists) { return MakeRunner(raw, std::move(plan), exists); });
+          QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, b.BindSelectStatement(select));
+          QUIVER_ASSIGN_OR_RETURN(OperatorPtr op, BuildOperators(*bound.plan, raw));
+          auto s = std::make_shared<Schema>();
+          for (size_t i = 0; i < bound.names.size(); ++i)
+            s->fields.push_back(field(bound.names[i], bound.plan->columns[i].type, true));
+          *result = s;
+          std::vector<RecordBatchPtr> batches;
+          while (true) {
+            QUIVER_RETURN_NOT_OK(raw->CheckCancel());
+            QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr batch, op->Next());
+            if (!batch) break;
+            if (batch->num_rows > 0) batches.push_back(std::move(batch));
+          }
+          return batches;
+        };
+        QUIVER_RETURN_NOT_OK(ExecuteCatalogWrite(key, st[key], stmt_loc, w));
+        auto s = std::make_shared<Schema>();
+        root = std::make_unique<ConstStream>(s, nullptr);
+        schema = s;
       } else if (key == "VariableShowStmt") {
         return binder.Unsupported("SHOW " + st[key].value("name", ""), stmt_loc);
       } else {

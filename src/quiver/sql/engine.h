@@ -23,7 +23,8 @@
 //   WITH (non-recursive; a CTE may be referenced more than once: one named
 //   more than once runs once, its result held in the statement's pools
 //   until the statement ends, not spilled); SELECT without FROM.
-//   FROM items: tables [alias], (SELECT ...) AS t [(cols)], comma lists
+//   FROM items: tables [[AS] alias [(cols)]], (SELECT ...) [[AS] t [(cols)]]
+//   (no alias: PostgreSQL 16), comma lists
 //   with the join predicates in WHERE, [INNER|LEFT|RIGHT|FULL] JOIN ... ON
 //   with any condition, CROSS JOIN.
 //   Subqueries: scalar (uncorrelated: run once, before the statement's
@@ -54,7 +55,10 @@
 //   rows. Another schema: KeyError 3F000; another catalog: KeyError 42704.
 //   EXPLAIN SELECT ... -> plan: utf8, the logical plan (one operator per
 //     row, indented by depth, with its estimated rows)
-// Anything else (set operations, window functions, DML, DDL, ...) is
+//   On an engine made by WithWritableCatalog: CREATE TABLE, CREATE TABLE
+//   AS SELECT, INSERT INTO ... VALUES | SELECT, DROP TABLE over in-memory
+//   tables (catalog_writes.h).
+// Anything else (set operations, window functions, other DML and DDL, ...) is
 // NotImplemented naming the construct and its position: "UNION is not
 // supported (line 1, column 18)" (SQLSTATE 0A000). Syntax errors are
 // Invalid with their position (42601).
@@ -161,6 +165,13 @@ class Engine {
   /// statements.
   explicit Engine(std::shared_ptr<const Catalog> catalog);
 
+  /// An engine whose statements may also create, fill and drop in-memory
+  /// tables of `catalog` (catalog_writes.h: CREATE TABLE, CREATE TABLE AS,
+  /// INSERT, DROP TABLE), their buffers taken from `table_pool` (required;
+  /// shared: tables keep it alive). Engines made with the constructor
+  /// refuse those statements (NotImplemented 0A000).
+  static Engine WithWritableCatalog(std::shared_ptr<Catalog> catalog, std::shared_ptr<MemoryPool> table_pool);
+
   /// Parses and plans `sql` (one statement; a trailing ';' is fine) and
   /// returns the stream of its result. Every plan-time error is returned
   /// here: Invalid (syntax, types, ambiguous names), KeyError (unknown
@@ -179,6 +190,8 @@ class Engine {
 
  private:
   std::shared_ptr<const Catalog> catalog_;
+  std::shared_ptr<Catalog> writable_catalog_;  ///< the same catalog, when writable
+  std::shared_ptr<MemoryPool> table_pool_;
 };
 
 /// Bytes charged to a statement's pool ("sql-statement/plan") while it is

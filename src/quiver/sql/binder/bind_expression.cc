@@ -117,12 +117,19 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
   if (c.value("isnull", false)) return Expr::Constant(Value::Null(null()), location);
   if (c.contains("ival")) {
     // libpg_query 15's JSON drops negative (and zero) integer values: read
-    // the literal from the statement text at its location.
+    // the literal from the statement text at its location. The grammar
+    // folds a unary minus into the constant and moves its location to the
+    // sign, also through parentheses and repeated signs (`- - 41` is 41,
+    // `-(66)` is -66): skip signs, blanks and '(' up to the digits, the
+    // parity of the minus signs giving the sign.
     size_t p = static_cast<size_t>(std::max(location, 0));
     size_t e = p;
     bool neg = false;
-    if (e < sql.size() && (sql[e] == '-' || sql[e] == '+')) neg = sql[e++] == '-';
-    while (e < sql.size() && (sql[e] == ' ' || sql[e] == '\t' || sql[e] == '\n')) ++e;
+    while (e < sql.size() && (sql[e] == '-' || sql[e] == '+' || sql[e] == '(' || sql[e] == ' ' || sql[e] == '\t' ||
+                              sql[e] == '\n' || sql[e] == '\r')) {
+      if (sql[e] == '-') neg = !neg;
+      ++e;
+    }
     int64_t v = 0;
     bool any = false;
     while (e < sql.size() && sql[e] >= '0' && sql[e] <= '9') {
@@ -379,7 +386,12 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
       switch (agg_fn) {
         case AggFn::kCount: call.type = int64(); break;
         case AggFn::kSum:
-          if (c == TypeClass::kInt)
+          if (c == TypeClass::kInt && call.arg->type->id == TypeId::kInt64) {
+            // PostgreSQL's sum(int8) is numeric: a sum past 2^63 is exact,
+            // not an overflow. Summed as DECIMAL(19,0) into DECIMAL(38,0).
+            QUIVER_ASSIGN_OR_RETURN(call.arg, CastTo(call.arg, Decimal(19, 0)));
+            call.type = Decimal(38, 0);
+          } else if (c == TypeClass::kInt)
             call.type = int64();
           else if (c == TypeClass::kDecimal)
             call.type = Decimal(38, call.arg->type->scale);
@@ -436,11 +448,28 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   }
   const FunctionEntry* entry = LookupFunction(name);
   if (!entry) return Unsupported("function " + name + "()", location);
+  if (name == "concat" && !args.empty() && static_cast<int>(args.size()) <= entry->max_args) {
+    // PostgreSQL's concat() skips NULL arguments (concat('a', NULL, 'b') is
+    // 'ab', concat(NULL) is ''), unlike `||`: each argument becomes
+    // COALESCE(arg::text, '').
+    for (auto& a : args) {
+      const TypeClass c = ClassOf(*a->type);
+      if (c == TypeClass::kNull) {
+        a = Expr::Constant(Value::String(""), a->location);
+        continue;
+      }
+      if (c == TypeClass::kOther) continue;  // BindCall names the type
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr text, CastTo(a, utf8()));
+      QUIVER_ASSIGN_OR_RETURN(
+          a, BindCall(Fn::kCoalesce, {text, Expr::Constant(Value::String(""), a->location)}, a->location));
+    }
+  }
   if (static_cast<int>(args.size()) < entry->min_args || static_cast<int>(args.size()) > entry->max_args)
-    return Error("function " + name + "() takes " + std::to_string(entry->min_args) +
-                     (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") +
-                     " arguments, got " + std::to_string(args.size()),
-                 location);
+    // A valid call of an overload quiver lacks: NotImplemented (0A000).
+    return Unsupported("function " + name + "() with " + std::to_string(args.size()) + " arguments (it takes " +
+                           std::to_string(entry->min_args) +
+                           (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") + ")",
+                       location);
   if (f.value("agg_star", false) || f.value("agg_distinct", false))
     return Error(name + "() is not an aggregate", location);
   return Typed(BindCall(entry->fn, std::move(args), location), location);

@@ -196,15 +196,81 @@ LogicalOpPtr ReduceByOuterKeys(const LogicalOpPtr& sub, const LogicalOpPtr& oute
   return rebuilt;
 }
 
+// Whether `node` (a parse tree) calls an aggregate function.
+bool CallsAggregate(const Json& node) {
+  if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (it.key() == "FuncCall" && it.value().contains("funcname") && !it.value()["funcname"].empty()) {
+        const std::string name = FoldIdentifier(StringOf(it.value()["funcname"].back()));
+        if (name == "count" || name == "sum" || name == "avg" || name == "min" || name == "max") return true;
+      }
+      if (CallsAggregate(it.value())) return true;
+    }
+  } else if (node.is_array()) {
+    for (const auto& v : node)
+      if (CallsAggregate(v)) return true;
+  }
+  return false;
+}
+
+// `(SELECT expr)`: one target, no FROM and no other clause, no aggregate
+// (whose level would depend on the columns it reads) and no subquery. Its
+// value is `expr`'s, read in the enclosing query (PostgreSQL evaluates it
+// per outer row: `SELECT a, (SELECT t.a) FROM t`).
+Json* BareExpressionSelect(Json& select) {
+  if (!select.is_object() || !select.contains("targetList") || select["targetList"].size() != 1) return nullptr;
+  for (auto it = select.begin(); it != select.end(); ++it)
+    if (it.key() != "targetList" && it.key() != "op" && it.key() != "limitOption") return nullptr;
+  if (select.value("op", "SETOP_NONE") != "SETOP_NONE") return nullptr;
+  Json& t = select["targetList"][0];
+  if (!t.contains("ResTarget") || !t["ResTarget"].contains("val")) return nullptr;
+  Json& val = t["ResTarget"]["val"];
+  if (CallsAggregate(val) || val.dump().find("\"SubLink\"") != std::string::npos ||
+      val.dump().find("\"A_Star\"") != std::string::npos)
+    return nullptr;
+  return &val;
+}
+
+// Whether any expression of `op`'s tree reads a column of `outer` (or its
+// enclosing scopes).
+bool ReadsOuterColumns(const LogicalOp& op, const Scope* outer) {
+  bool found = false;
+  auto visit = [&](const ExprPtr& e) {
+    if (!e || found) return;
+    VisitColumns(*e, [&](int id) {
+      for (const Scope* s = outer; s && !found; s = s->outer) found |= s->ids.count(id) != 0;
+    });
+  };
+  for (const auto& e : op.filters) visit(e);
+  visit(op.predicate);
+  for (const auto& e : op.exprs) visit(e);
+  for (const auto& k : op.keys) {
+    visit(k.first);
+    visit(k.second);
+  }
+  visit(op.residual);
+  for (const auto& e : op.groups) visit(e);
+  for (const auto& a : op.aggregates) visit(a.arg);
+  for (const auto& k : op.sort_keys) visit(k.expr);
+  for (const auto& c : op.children)
+    if (!found && c) found = ReadsOuterColumns(*c, outer);
+  return found;
+}
+
 }  // namespace
 
 Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
   Json& link = node["SubLink"];
   const int location = link.value("location", FirstLocation(node));
   if (!ctx->scope) return Unsupported("a subquery here", location);
+  if (Json* bare = BareExpressionSelect(link["subselect"]["SelectStmt"])) return BindExpr(*bare, ctx);
   QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
   if (b.visible.size() != 1) return Error("subquery must return only one column", location);
   if (b.corr_keys.empty() && !b.corr_residual) {
+    // Outer columns read outside WHERE's equalities (in the select list,
+    // say) would need the subquery run per outer row.
+    if (ReadsOuterColumns(*b.plan, ctx->scope))
+      return Unsupported("a scalar subquery that reads outer columns outside its WHERE equalities", location);
     auto e = std::make_shared<Expr>();
     e->kind = Expr::Kind::kSubquery;
     e->type = b.visible[0].type;
@@ -221,13 +287,35 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
   if (!ctx->query || ctx->in_aggregate) return Unsupported("a correlated subquery in " + ctx->clause, location);
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;
   for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
-  const LogicalOpPtr sub = ReduceByOuterKeys(b.plan, ctx->query->plan, keys);
-  ctx->query->plan = MakeSubqueryJoin(JoinKind::kLeft, ctx->query->plan, sub, std::move(keys), nullptr);
   ExprPtr value = Expr::Column(b.visible[0].id, b.visible[0].type, location);
   if (b.first_is_count) {
     QUIVER_ASSIGN_OR_RETURN(value, BindCall(Fn::kCoalesce, {value, Expr::Constant(Value::Int64(0))}, location));
   }
+  if (ctx->aggs) {
+    // SELECT list, HAVING, ORDER BY: the query may aggregate (BindQuery
+    // places the join).
+    ctx->query->deferred_joins.push_back({b.plan, std::move(keys)});
+    return value;
+  }
+  const LogicalOpPtr sub = ReduceByOuterKeys(b.plan, ctx->query->plan, keys);
+  ctx->query->plan = MakeSubqueryJoin(JoinKind::kLeft, ctx->query->plan, sub, std::move(keys), nullptr);
   return value;
+}
+
+Status Binder::Impl::ApplyDeferredJoins(QueryState* q,
+                                        const std::function<Result<ExprPtr>(const ExprPtr&)>& outer_rewrite,
+                                        std::unordered_set<int>* allowed) {
+  for (auto& d : q->deferred_joins) {
+    for (auto& k : d.keys) {
+      QUIVER_ASSIGN_OR_RETURN(k.first, outer_rewrite(k.first));
+    }
+    const LogicalOpPtr sub = ReduceByOuterKeys(d.sub, q->plan, d.keys);
+    if (allowed)
+      for (const auto& c : sub->columns) allowed->insert(c.id);
+    q->plan = MakeSubqueryJoin(JoinKind::kLeft, q->plan, sub, std::move(d.keys), nullptr);
+  }
+  q->deferred_joins.clear();
+  return Status::OK();
 }
 
 namespace {

@@ -111,6 +111,22 @@ int CountTableReferences(const Json& node, const std::string& name) {
   return n;
 }
 
+// Renames the first columns of a FROM item by its alias's column list
+// (`t AS q(x, y)`, `(SELECT ...) AS s(a)`, a CTE reference). More names
+// than columns: Invalid 42P10, as PostgreSQL.
+Status ApplyColumnAliases(const Json* alias, const std::string& table, std::vector<std::string>* names,
+                          const std::string& where) {
+  if (!alias || !alias->contains("colnames")) return Status::OK();
+  const Json& colnames = (*alias)["colnames"];
+  if (colnames.size() > names->size())
+    return Status::Invalid("table '" + table + "' has " + std::to_string(names->size()) + " columns available but " +
+                           std::to_string(colnames.size()) + " columns specified (" + where + ")")
+        .WithSqlState("42P10");
+  size_t k = 0;
+  for (const auto& cn : colnames) (*names)[k++] = StringOf(cn);
+  return Status::OK();
+}
+
 struct CteGuard {
   std::vector<std::map<std::string, CteDef>>* stack;
   bool pushed = false;
@@ -155,13 +171,7 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
       if (!bound.ok()) return bound.status();
       std::vector<std::string> names = bound->names;
       for (size_t k = 0; k < def.column_names.size() && k < names.size(); ++k) names[k] = def.column_names[k];
-      if (alias_node && alias_node->contains("colnames")) {
-        size_t k = 0;
-        for (auto& cn : (*alias_node)["colnames"]) {
-          if (k < names.size()) names[k] = StringOf(cn);
-          ++k;
-        }
-      }
+      QUIVER_RETURN_NOT_OK(ApplyColumnAliases(alias_node, alias, &names, Where(location)));
       LogicalOpPtr plan = bound->plan;
       if (plan->columns.size() != bound->visible.size()) {
         std::vector<ExprPtr> exprs;
@@ -204,6 +214,8 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
     scan->table_columns.push_back(static_cast<int>(i));
     names.push_back(f->name);
   }
+  QUIVER_RETURN_NOT_OK(
+      ApplyColumnAliases(rv.contains("alias") ? &rv["alias"] : nullptr, alias, &names, Where(location)));
   scan->est_rows = std::max<double>(1, static_cast<double>(info->num_rows));
   scan->base_rows = scan->est_rows;
   AddToScope(q, alias, *scan, names);
@@ -214,15 +226,9 @@ Result<LogicalOpPtr> Binder::Impl::BindDerived(Json& subquery, Json* alias, int 
                                                const std::string& name) {
   QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(subquery, nullptr, false));
   std::vector<std::string> names = b.names;
-  if (alias && alias->contains("colnames")) {
-    size_t k = 0;
-    for (auto& cn : (*alias)["colnames"]) {
-      if (k < names.size()) names[k] = StringOf(cn);
-      ++k;
-    }
-  }
+  QUIVER_RETURN_NOT_OK(ApplyColumnAliases(alias, name, &names, Where(location)));
   for (const auto& a : q->scope.aliases)
-    if (a.first == name) return Error("table name '" + name + "' is used twice in FROM", location);
+    if (!name.empty() && a.first == name) return Error("table name '" + name + "' is used twice in FROM", location);
   q->scope.aliases.emplace_back(name, location);
   AddToScope(q, name, *b.plan, names);
   return b.plan;
@@ -239,9 +245,11 @@ Status Binder::Impl::BindFromItem(Json& item, QueryState* q, std::vector<Logical
   if (item.contains("RangeSubselect")) {
     Json& rs = item["RangeSubselect"];
     if (rs.value("lateral", false)) return Unsupported("LATERAL", location);
-    if (!rs.contains("alias")) return Error("subquery in FROM must have an alias", location);
-    const std::string name = FoldIdentifier(rs["alias"].value("aliasname", ""));
-    QUIVER_ASSIGN_OR_RETURN(LogicalOpPtr t, BindDerived(rs["subquery"]["SelectStmt"], &rs["alias"], location, q, name));
+    // Without an alias (PostgreSQL 16): its columns are named, the item is
+    // not (no qualified reference can name it).
+    Json* alias = rs.contains("alias") ? &rs["alias"] : nullptr;
+    const std::string name = alias ? FoldIdentifier(alias->value("aliasname", "")) : std::string();
+    QUIVER_ASSIGN_OR_RETURN(LogicalOpPtr t, BindDerived(rs["subquery"]["SelectStmt"], alias, location, q, name));
     rels->push_back(t);
     return Status::OK();
   }
@@ -585,6 +593,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     for (size_t g = 0; g < groups.size(); ++g) grouping_sets.back().push_back(static_cast<int>(g));
   }
   const bool aggregating = !groups.empty() || !aggs.empty() || having || has_grouping_sets;
+  if (!aggregating) {
+    QUIVER_RETURN_NOT_OK(ApplyDeferredJoins(
+        &q, [](const ExprPtr& e) -> Result<ExprPtr> { return e; }, nullptr));
+  }
   BoundQuery out;
   if (aggregating) {
     if (!residual_ids.empty())
@@ -647,6 +659,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       if (!st.ok()) return st;
       return r;
     };
+    // Correlated subqueries of the SELECT list, HAVING and ORDER BY join the
+    // groups, their keys read through the group columns.
+    QUIVER_RETURN_NOT_OK(ApplyDeferredJoins(
+        &q, [&](const ExprPtr& e) { return rewrite(e, "a correlated subquery", stmt_location); }, &allowed));
     for (size_t k = 0; k < items.size(); ++k) {
       QUIVER_ASSIGN_OR_RETURN(items[k], rewrite(items[k], "the SELECT list", item_locations[k]));
     }

@@ -3,6 +3,7 @@
 // expressions and literals; bind_subquery.cc: unnesting). Internal.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -70,6 +71,16 @@ struct QueryState {
   bool is_subquery = false;
   std::vector<std::pair<ExprPtr, ExprPtr>> corr_keys;  ///< (inner expr, outer expr)
   std::vector<ExprPtr> corr_residual;                  ///< conditions over inner and outer columns
+  /// Correlated scalar subqueries of the SELECT list, HAVING and ORDER BY
+  /// (each a subquery plan grouped by its keys, and the left join's (outer
+  /// expr, subquery column) keys): left-joined after the aggregate when the
+  /// query aggregates (the outer sides then read its group columns), else
+  /// before the projection.
+  struct DeferredJoin {
+    LogicalOpPtr sub;
+    std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+  };
+  std::vector<DeferredJoin> deferred_joins;
 };
 
 /// What binding a query block returns.
@@ -160,6 +171,12 @@ struct Binder::Impl {
   /// Applies a WHERE term holding a subquery to q->plan (semi/anti join, or
   /// a filter whose scalar subqueries are joined in).
   Status ApplySubqueryConjunct(Json& term, QueryState* q);
+  /// Left-joins q's deferred_joins to q->plan, the outer side of each key
+  /// first rewritten by `outer_rewrite` (onto the aggregate's group
+  /// columns; its error stops the binding); the subqueries' columns are
+  /// added to `allowed` when given.
+  Status ApplyDeferredJoins(QueryState* q, const std::function<Result<ExprPtr>(const ExprPtr&)>& outer_rewrite,
+                            std::unordered_set<int>* allowed);
   /// Splits a subquery's correlated WHERE terms into keys and residuals.
   Status ExtractCorrelation(const ExprPtr& term, QueryState* q, bool* correlated);
 };

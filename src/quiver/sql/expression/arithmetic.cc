@@ -3,6 +3,7 @@
 // at the result's scale, overflow past its precision checked) and DOUBLE.
 // The binder (function_registry.cc) has chosen the result type; arguments
 // of other numeric classes are converted on the fly.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -85,11 +86,12 @@ bool RowIsNull(const std::vector<Vec>& args, int64_t i) {
 }
 
 i128 DivRound(i128 a, i128 b) {
-  // a / b rounded half away from zero (b != 0).
+  // a / b rounded half away from zero (b != 0; r2 * 2 could overflow for
+  // b near 10^38, so r2 >= b2 - r2).
   i128 q = a / b, r = a % b;
   if (r != 0) {
     const i128 r2 = r < 0 ? -r : r, b2 = b < 0 ? -b : b;
-    if (r2 * 2 >= b2) q += ((a < 0) != (b < 0)) ? -1 : 1;
+    if (r2 >= b2 - r2) q += ((a < 0) != (b < 0)) ? -1 : 1;
   }
   return q;
 }
@@ -299,9 +301,19 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
       case Fn::kNeg: v = -a; break;
       case Fn::kAbs: v = a < 0 ? -a : a; break;
       case Fn::kRound: {
-        // round(x, d): to scale so (<= s0)
-        const int drop = s0 - so;
-        v = drop > 0 ? DivRound(a, Pow10(drop)) : a;
+        // round(x, d): to scale so (<= s0); a negative d also rounds to a
+        // multiple of 10^-d (round(1049.5, -2) = 1000).
+        const i128 d = r[1][i];
+        const int left = d < 0 ? static_cast<int>(std::min<i128>(-d, 40)) : 0;
+        const int drop = s0 - so + left;
+        if (drop > 38) {
+          v = 0;  // |a| < 10^38 rounds to 0 at 10^39 and beyond
+        } else if (drop > 0) {
+          v = DivRound(a, Pow10(drop));
+          if (left > 0 && __builtin_mul_overflow(v, Pow10(left), &v)) return NumericOverflow("result of round()");
+        } else {
+          v = a;
+        }
         break;
       }
       case Fn::kAdd:
@@ -363,8 +375,14 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
       if (a.MayHaveNulls()) return true;
     return false;
   }();
-  double scale = 1;
-  if (e.fn == Fn::kRound && args.size() > 1) scale = std::pow(10.0, static_cast<double>(ExactReader(args[1])[0]));
+  // round(x, d) of a double: x * 10^d rounded, divided back; beyond what a
+  // double resolves (|x * 10^d| >= 2^52, or 10^d overflowing) x is already
+  // an integer multiple of 10^-d: x itself. 10^d underflowing to 0 (d <
+  // -323): 0.
+  int64_t digits = 0;
+  if (e.fn == Fn::kRound && args.size() > 1 && !args[1].IsNull(0))
+    digits = static_cast<int64_t>(std::clamp<i128>(ExactReader(args[1])[0], -400, 400));
+  const double scale = std::pow(10.0, static_cast<double>(digits));
   for (int64_t i = 0; i < rows; ++i) {
     const double a = r[0][i];
     switch (e.fn) {
@@ -385,7 +403,15 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
       }
       case Fn::kNeg: out[i] = -a; break;
       case Fn::kAbs: out[i] = std::fabs(a); break;
-      case Fn::kRound: out[i] = std::round(a * scale) / scale; break;
+      case Fn::kRound:
+        if (!std::isfinite(a) || (digits >= 0 && !(std::fabs(a) * scale < 4503599627370496.0))) {
+          out[i] = a;
+        } else if (scale == 0) {
+          out[i] = 0;
+        } else {
+          out[i] = std::round(a * scale) / scale;
+        }
+        break;
       default: return Status::NotImplemented(std::string("float arithmetic ") + FnName(e.fn));
     }
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "quiver/sql/expression/kernels.h"
 #include "quiver/sql/expression/temporal.h"
@@ -30,18 +31,22 @@ std::string FormatDouble(double d) {
   return buf;
 }
 
-// Parses decimal text into an unscaled value at `scale` (rounding half
-// away from zero); false when it is not a number.
-bool ParseExact(std::string_view s, int scale, i128* out) {
+// Parses numeric text, [+-]digits[.digits][e[+-]digits] (PostgreSQL's
+// numeric input: '1e3', '5.5e-11'), into an unscaled value at `scale`,
+// rounding half away from zero. False when it is not a number, or (with
+// *overflow set) when it does not fit 128 bits at that scale.
+bool ParseExact(std::string_view s, int scale, i128* out, bool* overflow) {
+  *overflow = false;
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   bool neg = false;
   size_t p = 0;
   if (p < s.size() && (s[p] == '-' || s[p] == '+')) neg = s[p++] == '-';
-  i128 v = 0;
-  int frac = 0;
-  bool dot = false, any = false, round_up = false;
-  for (; p < s.size(); ++p) {
+  // The significant digits and the power of ten of the last one.
+  std::string digits;
+  int64_t exp10 = 0;
+  bool dot = false, any = false;
+  for (; p < s.size() && s[p] != 'e' && s[p] != 'E'; ++p) {
     const char c = s[p];
     if (c == '.' && !dot) {
       dot = true;
@@ -49,19 +54,50 @@ bool ParseExact(std::string_view s, int scale, i128* out) {
     }
     if (c < '0' || c > '9') return false;
     any = true;
-    if (dot && frac >= scale) {
-      if (frac == scale) round_up = c >= '5';
-      ++frac;
-      continue;
-    }
-    if (__builtin_mul_overflow(v, static_cast<i128>(10), &v) ||
-        __builtin_add_overflow(v, static_cast<i128>(c - '0'), &v))
-      return false;
-    if (dot) ++frac;
+    if (dot) --exp10;
+    if (digits.empty() && c == '0') continue;
+    if (digits.size() >= 4096) return false;  // no numeric input is that long
+    digits.push_back(c);
   }
   if (!any) return false;
-  for (int k = frac; k < scale; ++k)
-    if (__builtin_mul_overflow(v, static_cast<i128>(10), &v)) return false;
+  if (p < s.size()) {  // the exponent
+    ++p;
+    bool eneg = false;
+    if (p < s.size() && (s[p] == '-' || s[p] == '+')) eneg = s[p++] == '-';
+    if (p == s.size()) return false;
+    int64_t e = 0;
+    for (; p < s.size(); ++p) {
+      if (s[p] < '0' || s[p] > '9') return false;
+      e = std::min<int64_t>(e * 10 + (s[p] - '0'), 1000000);
+    }
+    exp10 += eneg ? -e : e;
+  }
+  // unscaled = digits * 10^(exp10 + scale)
+  const int64_t shift = exp10 + scale;
+  size_t keep = digits.size();
+  bool round_up = false;
+  if (shift < 0) {
+    const int64_t drop = -shift;
+    if (drop > static_cast<int64_t>(digits.size())) {
+      keep = 0;
+    } else {
+      keep = digits.size() - static_cast<size_t>(drop);
+      round_up = digits[keep] >= '5';
+    }
+  }
+  i128 v = 0;
+  for (size_t k = 0; k < keep; ++k)
+    if (__builtin_mul_overflow(v, static_cast<i128>(10), &v) ||
+        __builtin_add_overflow(v, static_cast<i128>(digits[k] - '0'), &v)) {
+      *overflow = true;
+      return false;
+    }
+  if (v != 0)
+    for (int64_t k = 0; k < shift; ++k)
+      if (__builtin_mul_overflow(v, static_cast<i128>(10), &v)) {
+        *overflow = true;
+        return false;
+      }
   if (round_up) ++v;
   *out = neg ? -v : v;
   return true;
@@ -77,7 +113,8 @@ bool RoundShift(i128 v, int drop, i128* out) {
   }
   const i128 p = Pow10(drop);
   i128 q = v / p, r = v % p;
-  if ((r < 0 ? -r : r) * 2 >= p) q += v < 0 ? -1 : 1;
+  const i128 ar = r < 0 ? -r : r;
+  if (ar >= p - ar) q += v < 0 ? -1 : 1;  // ar * 2 could overflow for p = 10^38
   *out = q;
   return true;
 }
@@ -101,11 +138,15 @@ Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
     case TypeClass::kBool:
       if (from == TypeClass::kBool) return v;
       if (from == TypeClass::kString) {
+        // PostgreSQL's boolin: any case, blanks around; a prefix of true,
+        // yes, false or no ('t', 'y', 'fa'), on, off ('of'), 1, 0.
         std::string t;
         for (char c : v.s)
-          if (c != ' ') t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-        if (t == "true" || t == "t" || t == "1" || t == "yes") return Value::Bool(true);
-        if (t == "false" || t == "f" || t == "0" || t == "no") return Value::Bool(false);
+          if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        auto prefix_of = [&](std::string_view word) { return !t.empty() && word.substr(0, t.size()) == t; };
+        if (prefix_of("true") || prefix_of("yes") || t == "on" || t == "1") return Value::Bool(true);
+        if (prefix_of("false") || prefix_of("no") || t == "off" || t == "of" || t == "0") return Value::Bool(false);
         return CastError(v, to);
       }
       if (from == TypeClass::kInt) return Value::Bool(v.i != 0);
@@ -123,7 +164,9 @@ Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
         if (std::fabs(scaled) >= 1e38L) return NumericOverflow(v.ToString() + " as " + SqlTypeName(*to));
         x = static_cast<i128>(scaled);
       } else if (from == TypeClass::kString) {
-        if (!ParseExact(v.s, s, &x)) return CastError(v, to);
+        bool overflow = false;
+        if (!ParseExact(v.s, s, &x, &overflow))
+          return overflow ? NumericOverflow(v.ToString() + " as " + SqlTypeName(*to)) : CastError(v, to);
       } else if (from == TypeClass::kBool) {
         x = v.i;
       } else {
@@ -140,7 +183,7 @@ Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
     case TypeClass::kFloat:
       if (from == TypeClass::kFloat) return v;
       if (from == TypeClass::kInt || from == TypeClass::kDecimal) {
-        out.f = static_cast<double>(v.i) / std::pow(10.0, ScaleOf(*v.type));
+        out.f = DecimalToDouble(v.i, ScaleOf(*v.type));
         return out;
       }
       if (from == TypeClass::kString) {

@@ -323,7 +323,7 @@ std::shared_ptr<const void> MakeInSet(const DataTypePtr& probe_type, const std::
       set->strings.insert(v.s);
     } else if (any_float) {
       set->cls = TypeClass::kFloat;
-      set->reals.insert(vc == TypeClass::kFloat ? v.f : static_cast<double>(v.i) / std::pow(10.0, ScaleOf(*v.type)));
+      set->reals.insert(vc == TypeClass::kFloat ? v.f : DecimalToDouble(v.i, ScaleOf(*v.type)));
     } else if (pc == TypeClass::kTimestamp && vc == TypeClass::kDate) {
       set->cls = TypeClass::kTimestamp;
       set->exact.insert(v.i * kMicrosPerDay);
@@ -340,7 +340,11 @@ std::shared_ptr<const void> MakeInSet(const DataTypePtr& probe_type, const std::
 Result<Vec> InList(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalContext* ctx) {
   const Vec& x = args[0];
   const bool negated = e.negated;
-  std::vector<uint8_t> truth(static_cast<size_t>(x.constant ? 1 : n), 0);
+  // One row only when the probe and every item are constants: a constant
+  // probe against column items (`51 IN (col0, col1)`) differs row by row.
+  bool all_constant = x.constant;
+  for (size_t k = 1; k < args.size() && all_constant && !e.aux; ++k) all_constant = args[k].constant;
+  std::vector<uint8_t> truth(static_cast<size_t>(all_constant ? 1 : n), 0);
   const int64_t rows = static_cast<int64_t>(truth.size());
   if (e.aux) {
     const auto& set = *static_cast<const InSet*>(e.aux.get());
@@ -381,7 +385,7 @@ Result<Vec> InList(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalC
     for (auto& t : truth) t = t == 2 ? 2 : 1 - t;
   Vec out;
   QUIVER_ASSIGN_OR_RETURN(out.array, BoolArrayFromTruth(truth.data(), rows, ctx->pool));
-  out.constant = x.constant && rows == 1;
+  out.constant = all_constant && rows == 1;
   return out;
 }
 

@@ -17,10 +17,10 @@ constexpr FunctionEntry kFunctions[] = {
     {"length", Fn::kLength, 1, 1},
     {"char_length", Fn::kLength, 1, 1},
     {"character_length", Fn::kLength, 1, 1},
-    {"trim", Fn::kTrim, 1, 1},
-    {"btrim", Fn::kTrim, 1, 1},
-    {"ltrim", Fn::kLTrim, 1, 1},
-    {"rtrim", Fn::kRTrim, 1, 1},
+    {"trim", Fn::kTrim, 1, 2},
+    {"btrim", Fn::kTrim, 1, 2},
+    {"ltrim", Fn::kLTrim, 1, 2},
+    {"rtrim", Fn::kRTrim, 1, 2},
     {"substring", Fn::kSubstring, 2, 3},
     {"substr", Fn::kSubstring, 2, 3},
     {"coalesce", Fn::kCoalesce, 1, 64},
@@ -114,6 +114,36 @@ Status CoerceStringLiteral(ExprPtr* lit, const DataTypePtr& other) {
   return Status::OK();
 }
 
+// CASE and COALESCE: PostgreSQL resolves the untyped string literals among
+// the value arguments to the type of the first typed one (COALESCE(a, '5')
+// with an integer a is an integer; text that does not convert is 22P02 /
+// 22007). Among strings, NULLs and pass-through types nothing changes.
+Status ResolveStringLiterals(const std::vector<ExprPtr*>& values) {
+  auto is_literal = [](const Expr& e) {
+    return e.kind == Expr::Kind::kConstant && ClassOf(*e.type) == TypeClass::kString;
+  };
+  DataTypePtr target;
+  for (const ExprPtr* v : values) {
+    if (is_literal(**v) || IsNullType((*v)->type)) continue;
+    target = (*v)->type;
+    break;
+  }
+  if (!target) return Status::OK();
+  const TypeClass tc = ClassOf(*target);
+  if (tc == TypeClass::kString || tc == TypeClass::kOther) return Status::OK();
+  for (ExprPtr* v : values) {
+    if (!is_literal(**v)) continue;
+    auto cast = kernels::CastValue((*v)->value, target);
+    if (!cast.ok()) {
+      if (tc == TypeClass::kDate || tc == TypeClass::kTimestamp)
+        return SqlError(StatusCode::kInvalid, "22007", "'" + (*v)->value.s + "' is not a date or timestamp");
+      return cast.status();
+    }
+    *v = Expr::Constant(*cast, (*v)->location);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 const FunctionEntry* LookupFunction(std::string_view name) {
@@ -161,6 +191,10 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location) {
   DataTypePtr t = null();
   const size_t num_when = (args.size() - 1) / 2;
   for (size_t w = 0; w < num_when; ++w) QUIVER_RETURN_NOT_OK(CheckBoolean(*args[2 * w], "CASE WHEN"));
+  std::vector<ExprPtr*> values;
+  for (size_t k = 0; k < args.size(); ++k)
+    if (k + 1 == args.size() || k % 2 == 1) values.push_back(&args[k]);
+  QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
   for (size_t k = 0; k < args.size(); ++k) {
     const bool value = k + 1 == args.size() || k % 2 == 1;
     if (!value) continue;
@@ -235,16 +269,24 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     }
     case Fn::kRound: {
       const TypeClass c = ClassOf(*args[0]->type);
+      // round(NULL[, n]): PostgreSQL reads the NULL as numeric.
+      if (c == TypeClass::kNull) return Expr::Constant(Value::Null(Decimal(38, 0)), location);
       if (!IsNumericClass(c)) return TypeError(fn, args);
       int digits = 0;
       if (args.size() > 1) {
         if (args[1]->kind != Expr::Kind::kConstant || ClassOf(*args[1]->type) != TypeClass::kInt)
           return Status::NotImplemented("round() with a non-constant number of digits");
-        digits = static_cast<int>(args[1]->value.i);
+        // NULL digits: the kernel's NULL propagation; far outside any
+        // type's digits: clamped (the result is then 0 or the value).
+        digits = args[1]->value.is_null ? 0 : static_cast<int>(std::clamp<i128>(args[1]->value.i, -1000, 1000));
       }
-      if (c == TypeClass::kDecimal) {
-        const int s = std::clamp(digits, 0, args[0]->type->scale);
-        type = Decimal(args[0]->type->precision, s);
+      if (c == TypeClass::kDecimal || (c == TypeClass::kInt && digits < 0)) {
+        // A negative number of digits rounds left of the point (round(104.3,
+        // -1) = 100), which can carry into one more digit (round(9999, -1)
+        // = 10000): DECIMAL(p + 1, 0) (PostgreSQL's numeric result).
+        const int p = PrecisionOf(*args[0]->type), s0 = ScaleOf(*args[0]->type);
+        const int s = std::clamp(digits, 0, s0);
+        type = Decimal(digits < 0 ? p + 1 : p, s);
       } else {
         type = args[0]->type;
         if (c == TypeClass::kInt) return args[0];
@@ -315,6 +357,9 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       type = boolean();
       break;
     case Fn::kCoalesce: {
+      std::vector<ExprPtr*> values;
+      for (auto& a : args) values.push_back(&a);
+      QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
       DataTypePtr t = null();
       for (const auto& a : args) {
         DataTypePtr c = CommonType(t, a->type);

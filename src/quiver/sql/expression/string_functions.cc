@@ -20,6 +20,18 @@ int Utf8Len(unsigned char lead) {
   return 1;
 }
 
+// Whether the UTF-8 character `ch` is one of the characters of `set`.
+bool Utf8SetContains(std::string_view set, std::string_view ch) {
+  size_t p = 0;
+  while (p < set.size()) {
+    const size_t len =
+        std::min<size_t>(static_cast<size_t>(Utf8Len(static_cast<unsigned char>(set[p]))), set.size() - p);
+    if (set.substr(p, len) == ch) return true;
+    p += len;
+  }
+  return false;
+}
+
 // A LIKE pattern split at '%' into segments; in a segment, kAny marks '_'.
 struct LikePattern {
   static constexpr int kAny = 256;
@@ -295,13 +307,27 @@ Result<Vec> StringFunction(const Expr& e, const std::vector<Vec>& args, int64_t 
         break;
       case Fn::kTrim:
       case Fn::kLTrim:
-      case Fn::kRTrim:
+      case Fn::kRTrim: {
+        // The characters to remove: args[1] (btrim(s, 'xy'), TRIM(BOTH 'xy'
+        // FROM s)), whole UTF-8 characters, or a space.
+        const std::string_view set = args.size() > 1 ? args[1].StringAt(i) : std::string_view(" ");
         if (e.fn != Fn::kRTrim)
-          while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+          while (!s.empty()) {
+            const size_t len =
+                std::min<size_t>(static_cast<size_t>(Utf8Len(static_cast<unsigned char>(s[0]))), s.size());
+            if (!Utf8SetContains(set, s.substr(0, len))) break;
+            s.remove_prefix(len);
+          }
         if (e.fn != Fn::kLTrim)
-          while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+          while (!s.empty()) {
+            size_t start = s.size() - 1;
+            while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+            if (!Utf8SetContains(set, s.substr(start))) break;
+            s.remove_suffix(s.size() - start);
+          }
         QUIVER_RETURN_NOT_OK(b.Append(s));
         break;
+      }
       case Fn::kConcat:
         scratch.assign(s);
         for (size_t k = 1; k < args.size(); ++k) scratch.append(args[k].StringAt(i));

@@ -67,7 +67,13 @@ std::string_view Trim(std::string_view s) {
 
 bool ParseDatePart(Scanner* sc, int64_t* days) {
   int64_t y, mo, d;
-  if (!sc->Num(4, 4, &y) || !sc->Lit('-') || !sc->Num(1, 2, &mo) || !sc->Lit('-') || !sc->Num(1, 2, &d)) return false;
+  // Year, month and day separated by '-', '/' or '.' (the same twice:
+  // PostgreSQL reads 1992/09/20 and 1992.09.20 as ISO order too).
+  if (!sc->Num(4, 4, &y) || sc->p >= sc->s.size()) return false;
+  const char sep = sc->s[sc->p];
+  if ((sep != '-' && sep != '/' && sep != '.') || !sc->Lit(sep) || !sc->Num(1, 2, &mo) || !sc->Lit(sep) ||
+      !sc->Num(1, 2, &d))
+    return false;
   if (mo < 1 || mo > 12 || d < 1) return false;
   if (d > DaysInMonth(y, static_cast<unsigned>(mo))) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
@@ -79,7 +85,13 @@ bool ParseDatePart(Scanner* sc, int64_t* days) {
 bool ParseDate(std::string_view text, int32_t* days) {
   Scanner sc{Trim(text)};
   int64_t d;
-  if (!ParseDatePart(&sc, &d) || sc.p != sc.s.size()) return false;
+  if (!ParseDatePart(&sc, &d)) return false;
+  if (sc.p != sc.s.size()) {
+    // A date with a time of day (PostgreSQL: '2020-01-01 12:34:56'::date
+    // is 2020-01-01): a valid timestamp, its day.
+    int64_t micros;
+    if (!ParseTimestamp(text, &micros)) return false;
+  }
   *days = static_cast<int32_t>(d);
   return true;
 }

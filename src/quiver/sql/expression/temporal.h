@@ -18,10 +18,12 @@ void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
 bool IsLeapYear(int64_t y);
 unsigned DaysInMonth(int64_t y, unsigned m);
 
-/// "YYYY-MM-DD" (surrounding spaces allowed) into days; false when the
-/// text is not a valid date.
+/// "YYYY-MM-DD" (or with '/' or '.' between the parts; surrounding spaces
+/// allowed; a valid time of day after it, as ParseTimestamp reads, is
+/// ignored) into days; false when the text is not a valid date.
 bool ParseDate(std::string_view text, int32_t* days);
-/// "YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,6}]]]" into microseconds since the epoch.
+/// "YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,6}]]]" (the date as ParseDate reads it)
+/// into microseconds since the epoch.
 bool ParseTimestamp(std::string_view text, int64_t* micros);
 std::string FormatDate(int32_t days);
 std::string FormatTimestamp(int64_t micros);

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "quiver/columnar/element_load.h"
 #include "quiver/sql/expression/temporal.h"
@@ -219,7 +220,37 @@ double Vec::FloatAt(int64_t i) const {
   if (array->type->id == TypeId::kFloat64) return Values<double>()[Index(i)];
   const i128 v = ExactAt(i);
   const int s = ScaleOf(*array->type);
-  return s == 0 ? static_cast<double>(v) : static_cast<double>(v) / std::pow(10.0, s);
+  return s == 0 ? static_cast<double>(v) : DecimalToDouble(v, s);
+}
+
+double DecimalToDouble(i128 unscaled, int scale) {
+  // i128 -> double is correctly rounded (round to nearest, ties to even).
+  if (scale <= 0) return static_cast<double>(unscaled);
+  constexpr i128 kExact = i128{1} << 53;
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (scale <= 22 && unscaled > -kExact && unscaled < kExact)
+    return static_cast<double>(unscaled) / kPow10[scale];  // both exact: one rounding
+  // "[-]digits e-scale", read by strtod (correctly rounded).
+  char buf[64];
+  char* end = buf + sizeof(buf);
+  char* p = end;
+  *--p = '\0';
+  int exp = scale;
+  do {
+    *--p = static_cast<char>('0' + static_cast<int>(exp % 10));
+    exp /= 10;
+  } while (exp > 0);
+  *--p = '-';
+  *--p = 'e';
+  const bool negative = unscaled < 0;
+  unsigned __int128 m = negative ? -static_cast<unsigned __int128>(unscaled) : static_cast<unsigned __int128>(unscaled);
+  do {
+    *--p = static_cast<char>('0' + static_cast<int>(m % 10));
+    m /= 10;
+  } while (m > 0);
+  if (negative) *--p = '-';
+  return std::strtod(p, nullptr);
 }
 
 Result<Vec> ConstantVec(const Value& v, MemoryPool* pool) {

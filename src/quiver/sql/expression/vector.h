@@ -58,6 +58,12 @@ DataTypePtr Decimal(int precision, int scale);
 i128 MaxUnscaled(int precision);
 /// 10^n for 0 <= n <= 38.
 i128 Pow10(int n);
+/// The double nearest to unscaled * 10^-scale (0 <= scale <= 38), ties to
+/// even: exact operands of at most 53 bits with scale <= 22 divide in one
+/// correctly rounded step; anything else goes through the decimal text and
+/// strtod (dividing a rounded unscaled value by 10^scale can land one ulp
+/// off: 99999999999999999999.99999 would give 1e20 + 16384). Pure.
+double DecimalToDouble(i128 unscaled, int scale);
 
 /// A scalar SQL value of a canonical type (literals, constant folding,
 /// aggregate results of empty inputs).
@@ -111,7 +117,7 @@ struct Vec {
   /// Exact value of row i (int32, int64, decimal128, date32 as days,
   /// timestamp, bool) as a 128-bit integer.
   i128 ExactAt(int64_t i) const;
-  /// Numeric value of row i as a double (decimals divided by 10^scale).
+  /// Numeric value of row i as a double (decimals: DecimalToDouble).
   double FloatAt(int64_t i) const;
 };
 

@@ -33,8 +33,10 @@ enum class AggFn : uint8_t { kCountStar, kCount, kSum, kAvg, kMin, kMax };
 
 /// One aggregate of an Aggregate node: fn(arg) [DISTINCT], producing the
 /// column `output_id` of type `type`.
-/// Result types: count -> BIGINT; sum(INTEGER/BIGINT) -> BIGINT (overflow
-/// is 22003); sum(DECIMAL(p,s)) -> DECIMAL(38,s); sum(DOUBLE) -> DOUBLE;
+/// Result types: count -> BIGINT; sum(INTEGER) -> BIGINT (overflow is
+/// 22003); sum(BIGINT) -> DECIMAL(38,0) (PostgreSQL's numeric: the binder
+/// casts the argument to DECIMAL(19,0)); sum(DECIMAL(p,s)) ->
+/// DECIMAL(38,s); sum(DOUBLE) -> DOUBLE;
 /// avg -> DOUBLE; min/max -> the argument's type.
 struct AggregateCall {
   AggFn fn = AggFn::kCountStar;
