@@ -57,11 +57,11 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t session_idle_s = 3600, operation_idle_s = 1800;
     int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
     int64_t max_body_bytes = int64_t{16} << 20;
-    int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10;
+    int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10, keep_alive_timeout_s = 120;
     int max_connections = 4096, max_connections_per_address = 1024, io_threads = 2;
     int64_t memory_budget = 0;  // 0 = half the physical memory
     int64_t max_statement_bytes = int64_t{1} << 20;
-    double statement_timeout_s = 0;
+    double statement_timeout_s = 3600;
     int max_unfetched_chunks = 8;
     int64_t max_result_bytes = -1;  // -1: 16 GiB with an S3 store, none with the local store
     int max_operations_per_session = 64;
@@ -115,7 +115,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "(e.g. 1GiB; default: a quarter of --memory-budget; -1 = none)")
       ->transform(ByteSize());
   cmd->add_option("--statement-timeout-s", o->statement_timeout_s,
-                  "cancel a statement running longer than this, SQLSTATE 57014 (default 0 = no limit)")
+                  "cancel a statement running longer than this (time paused waiting for the client to fetch "
+                  "excluded), SQLSTATE 57014 (default 3600 = 1 hour; 0 = no limit)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-statement-bytes", o->max_statement_bytes,
                   "longest SQL text accepted, checked before parsing (default 1 MiB)")
@@ -163,8 +164,12 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16MiB)")->transform(ByteSize());
   cmd->add_option("--header-timeout-s", o->header_timeout_s,
-                  "total time for the TLS handshake and for each request's header section; idle keep-alive "
-                  "connections close after it too (default 10)")
+                  "total time for a new connection's TLS handshake and first header section, and for each later "
+                  "request's header section from its first byte (default 10)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--keep-alive-timeout-s", o->keep_alive_timeout_s,
+                  "close a kept-alive connection idle this long between a response and its next request; longer "
+                  "than the pauses drivers make between RPCs while they convert a batch (default 120)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--read-timeout-s", o->read_timeout_s, "total time to receive a request's body (default 30)")
       ->check(CLI::PositiveNumber);
@@ -241,6 +246,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.warehouse_id = o->warehouse_id;
       so.max_body_bytes = o->max_body_bytes;
       so.header_timeout_ms = int64_t{o->header_timeout_s} * 1000;
+      so.keep_alive_timeout_ms = int64_t{o->keep_alive_timeout_s} * 1000;
       so.body_timeout_ms = int64_t{o->read_timeout_s} * 1000;
       so.write_timeout_ms = int64_t{o->write_timeout_s} * 1000;
       so.max_connections = o->max_connections;

@@ -115,6 +115,27 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (ec == beast::error::timeout) ++server_->timeouts;
   }
 
+  // Between requests of a kept-alive connection: up to
+  // keep_alive_timeout_ms for the next request's first byte, then the
+  // header deadline for its header section (ReadHeader). The first byte is
+  // read through TLS, so a request already buffered below (pipelined, or
+  // in the TLS layer) is seen at once.
+  void AwaitNextRequest() {
+    if (buffer_.size() > 0) return ReadHeader();
+    buffer_.shrink_to_fit();  // an idle connection holds no read buffer
+    Deadline(server_->o.keep_alive_timeout_ms);
+    stream_->async_read_some(buffer_.prepare(kFirstReadBytes),
+                             [self = shared_from_this()](beast::error_code ec, size_t n) {
+                               if (ec) {
+                                 if (ec == beast::error::timeout) ++self->server_->keep_alive_closes;
+                                 return;  // idle past the limit, or the client closed
+                               }
+                               self->buffer_.commit(n);
+                               self->ReadHeader();
+                             });
+  }
+  static constexpr size_t kFirstReadBytes = 4096;
+
   void ReadHeader() {
     header_.emplace();
     header_->header_limit(static_cast<std::uint32_t>(server_->o.max_header_bytes));
@@ -385,7 +406,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     response_.reset();
     reply_.reset();
     if (ec) return CountTimeout(ec);
-    if (!close) return ReadHeader();
+    if (!close) return AwaitNextRequest();
     if (!drain_) return;
     // Lingering close: stop sending, read and drop what the client still
     // sends (raw TLS records, not decrypted) for a bounded time and size.

@@ -154,7 +154,7 @@ std::string ResultServer::Impl::Metrics() {
   out << "http connections=" << connections() << " refused_connections=" << refused_connections
       << " requests=" << requests << " bad_requests=" << bad_requests << " timeouts=" << timeouts
       << " downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
-      << " link_rejections=" << link_rejections << "\n";
+      << " link_rejections=" << link_rejections << " keep_alive_closes=" << keep_alive_closes << "\n";
   return out.str();
 }
 
@@ -234,8 +234,9 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
     return Status::Invalid("serve: --cert and --key go together");
   }
   if (options.max_body_bytes < 1024) return Status::Invalid("serve: max_body_bytes must be >= 1024");
-  if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 || options.write_timeout_ms <= 0) {
-    return Status::Invalid("serve: header, body and write timeouts must be positive");
+  if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 || options.write_timeout_ms <= 0 ||
+      options.keep_alive_timeout_ms <= 0) {
+    return Status::Invalid("serve: header, body, write and keep-alive timeouts must be positive");
   }
   if (options.max_header_bytes < 1024 || options.max_header_bytes > (int64_t{1} << 20) ||
       options.max_header_fields < 8) {

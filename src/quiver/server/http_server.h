@@ -81,13 +81,21 @@ struct ServerOptions {
   /// Largest request body accepted (bytes); also the Thrift message limit.
   int64_t max_body_bytes = int64_t{16} << 20;
   /// Deadlines (milliseconds), each a total for one step, however the
-  /// client spreads its bytes: the TLS handshake and each request's header
-  /// section (counted from when the server starts waiting for that request,
-  /// so an idle keep-alive connection is closed after it too); a request's
-  /// body; the writing of one response.
+  /// client spreads its bytes: a new connection's TLS handshake and first
+  /// header section (from accept), and each later request's header section
+  /// (from its first byte); a request's body; the writing of one response.
   int64_t header_timeout_ms = 10'000;
   int64_t body_timeout_ms = 30'000;
   int64_t write_timeout_ms = 60'000;
+  /// How long a kept-alive connection may stay idle between a response and
+  /// the first byte of its next request before the server closes it (ms).
+  /// Apart from header_timeout_ms because drivers pause between RPCs while
+  /// they convert what they fetched (the Databricks Node driver blocks its
+  /// event loop for seconds per batch) and then reuse their pooled socket
+  /// at once, without noticing a close that came meanwhile: a close there
+  /// fails their next RPC ("socket hang up"). An idle connection costs a
+  /// socket and a few KiB (no thread, no TLS record buffers).
+  int64_t keep_alive_timeout_ms = 120'000;
   /// Largest header section (request line and fields, bytes) and number of
   /// fields; both checked as bytes arrive (431 past them).
   int64_t max_header_bytes = 16 << 10;

@@ -86,6 +86,8 @@ class ResultServer::Impl {
   bool generated = false;
   std::atomic<int64_t> downloads{0}, download_bytes{0}, auth_failures{0}, link_rejections{0};
   std::atomic<int64_t> refused_connections{0}, bad_requests{0}, timeouts{0}, requests{0};
+  /// Kept-alive connections closed for idling past keep_alive_timeout_ms.
+  std::atomic<int64_t> keep_alive_closes{0};
 
   // Open connections, in all and per client address.
   std::mutex conn_mu;

@@ -114,6 +114,10 @@ struct Operation {
   /// max_unfetched_chunks.
   size_t handed_out = 0;
   bool paused = false;
+  /// Time the producer has spent paused for the client (not counted by
+  /// the statement time limit), and when the current pause began.
+  int64_t paused_total_ms = 0;
+  int64_t paused_since_ms = 0;
   /// Shared store (stateless servers): the manifest is in the store and this
   /// server answers for the operation from there (published: the producer
   /// has ended; remote: loaded from another server's manifest).

@@ -190,7 +190,9 @@ std::vector<std::shared_ptr<Operation>> OperationRegistry::Expire(int64_t now_ms
     Operation* op = it->second.get();
     if (o_.statement_timeout_ms > 0 && now_ms - op->started_ms > o_.statement_timeout_ms && !op->cancel) {
       std::lock_guard<std::mutex> l2(op->mu);
-      if (!op->done && !op->failed && !op->cancelled) {
+      // Time paused for the client to fetch is not the statement's.
+      const int64_t paused_ms = op->paused_total_ms + (op->paused ? now_ms - op->paused_since_ms : 0);
+      if (!op->done && !op->failed && !op->cancelled && now_ms - op->started_ms - paused_ms > o_.statement_timeout_ms) {
         op->timed_out = true;
         op->cancel = true;  // the producer stops at its next poll; it reports the limit
       }

@@ -83,9 +83,11 @@ struct ResultServiceOptions {
   /// whatever its length.
   int64_t max_statement_bytes = int64_t{1} << 20;
   /// Wall-time limit of a statement, from ExecuteStatement to its last
-  /// chunk (ms); 0 = none. Past it the statement is cancelled by the next
-  /// ExpireIdle and fails with SQLSTATE 57014 naming the limit.
-  int64_t statement_timeout_ms = 0;
+  /// chunk, less the time its producer spent paused waiting for the client
+  /// to fetch (max_unfetched_chunks) (ms); 0 = none. Past it the statement
+  /// is cancelled by the next ExpireIdle and fails with SQLSTATE 57014
+  /// naming the limit. Default 1 hour.
+  int64_t statement_timeout_ms = 60 * 60 * 1000;
   /// Backpressure: an operation's producer pauses while this many of its
   /// chunks have been produced and not yet handed to the client by
   /// FetchResults (links or inline batches), and resumes as they are; so an

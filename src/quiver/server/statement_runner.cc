@@ -101,10 +101,14 @@ void StatementRunner::Run(Operation* op) {
         // Backpressure: wait until the client has taken enough chunks.
         std::unique_lock<std::mutex> lock(op->mu);
         while (!op->cancel && op->chunks.size() - op->handed_out >= static_cast<size_t>(o_.max_unfetched_chunks)) {
-          if (!op->paused) ++producer_pauses_;
+          if (!op->paused) {
+            ++producer_pauses_;
+            op->paused_since_ms = NowEpochMs();
+          }
           op->paused = true;
           op->cv.wait_for(lock, std::chrono::milliseconds(100));
         }
+        if (op->paused) op->paused_total_ms += NowEpochMs() - op->paused_since_ms;
         op->paused = false;
         if (op->cancel) break;
       }

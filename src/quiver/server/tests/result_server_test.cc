@@ -869,6 +869,22 @@ class RawTls {
     }
     return out;
   }
+  // What arrives within `timeout_ms` (one read), "" when nothing did or
+  // the server closed (open() then says which).
+  std::string ReadSome(int timeout_ms) {
+    if (SSL_pending(ssl_) == 0) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, timeout_ms) == 0) return "";
+    }
+    char buf[16384];
+    const int n = SSL_read(ssl_, buf, sizeof buf);
+    if (n <= 0) {
+      open_ = false;
+      return "";
+    }
+    return std::string(buf, static_cast<size_t>(n));
+  }
+  bool open() const { return open_; }
   // The status code of the first response line, or -1.
   static int StatusOf(const std::string& response) {
     if (response.compare(0, 9, "HTTP/1.1 ") != 0 || response.size() < 12) return -1;
@@ -880,6 +896,7 @@ class RawTls {
   SSL* ssl_ = nullptr;
   int fd_ = -1;
   bool connected_ = false;
+  bool open_ = true;
 };
 
 int RawTcp(int port) {
@@ -1016,6 +1033,65 @@ TEST(ResultServerHttp, HeaderDeadlineIsTotal) {
   EXPECT_LE(read(fd, &byte, 1), 0) << "closed by the server";
   EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(3));
   close(fd);
+}
+
+// Issue 35 #10: a kept-alive connection idle between requests stays open
+// for keep_alive_timeout_ms, not the header deadline of a new connection
+// (a driver pausing longer than that between RPCs reused a socket the
+// server had closed: "socket hang up"); past it the server closes it. The
+// header deadline still bounds a header section from its first byte.
+TEST(ResultServerHttp, KeepAliveIdleIsNotTheHeaderDeadline) {
+  Fixture f;
+  ServerOptions so;
+  so.header_timeout_ms = 400;
+  so.keep_alive_timeout_ms = 2000;
+  f.Start(so);
+  const std::string get = "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + kToken + "\r\n\r\n";
+  // One whole response (header section and Content-Length bytes), or "".
+  auto read_response = [](RawTls& c) {
+    std::string got;
+    for (int i = 0; i < 100; ++i) {
+      const size_t end = got.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        const size_t cl = got.find("Content-Length: ");
+        if (cl != std::string::npos && cl < end &&
+            got.size() >= end + 4 + std::strtoull(got.c_str() + cl + 16, nullptr, 10)) {
+          return got;
+        }
+      }
+      const std::string more = c.ReadSome(100);
+      if (more.empty() && !c.open()) break;
+      got += more;
+    }
+    return std::string();
+  };
+  RawTls c(f.server->port());
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.Send(get));
+  EXPECT_EQ(RawTls::StatusOf(read_response(c)), 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // 2.5 x the header deadline, idle
+  ASSERT_TRUE(c.Send(get));
+  EXPECT_EQ(RawTls::StatusOf(read_response(c)), 200) << "the idle keep-alive connection was closed";
+  // The header deadline runs from the next request's first byte.
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(c.Send("G"));
+  EXPECT_EQ(c.ReadUntilClose(3000), "");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1500));
+  // Idle past keep_alive_timeout_ms: closed, and counted.
+  RawTls idle(f.server->port());
+  ASSERT_TRUE(idle.connected());
+  ASSERT_TRUE(idle.Send(get));
+  EXPECT_EQ(RawTls::StatusOf(read_response(idle)), 200);
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_EQ(idle.ReadUntilClose(5000), "");
+  const auto idle_for = std::chrono::steady_clock::now() - t1;
+  EXPECT_GT(idle_for, std::chrono::milliseconds(1800));
+  EXPECT_LT(idle_for, std::chrono::milliseconds(4000));
+  // (The close is counted when the read ends, just after the socket closes.)
+  for (int i = 0; i < 100 && f.server->MetricsText().find("keep_alive_closes=1") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_NE(f.server->MetricsText().find("keep_alive_closes=1"), std::string::npos) << f.server->MetricsText();
 }
 
 // A header line without an end, or a flood of header fields, is cut at

@@ -676,6 +676,53 @@ TEST(ResultServiceLimits, UnfetchedResultPausesItsProducer) {
 namespace quiver::server {
 namespace {
 
+// Issue 35 #9: statements have a time limit by default (1 hour), and the
+// time a producer spends paused for a slow client is not the statement's:
+// a result read slowly is not cancelled for it (it was, at the limit, when
+// the limit counted wall time from ExecuteStatement).
+TEST(ResultServiceLimits, StatementTimeLimitIsOnByDefaultAndSkipsTimePausedForTheClient) {
+  EXPECT_EQ(ResultServiceOptions{}.statement_timeout_ms, 3600 * 1000);
+  fetch::LocalChunkStoreOptions so;
+  so.link_base_url = "https://127.0.0.1:1";
+  auto store = fetch::LocalChunkStore::Make(so, fetch::LinkSigner::MakeRandom().value()).value();
+  auto pool = MemoryPool::MakeRoot({.name = "paused-limit"});
+  GatedExecutor executor(40, 1000);  // 20 chunks of 2 batches
+  executor.open();
+  ResultServiceOptions o;
+  o.pool = pool.get();
+  o.executor = &executor;
+  o.store = store.get();
+  o.chunk_bytes = 16 << 10;
+  o.inline_threshold_bytes = 1024;
+  o.max_links_per_fetch = 2;
+  o.max_unfetched_chunks = 3;
+  o.fetch_wait_ms = 2000;
+  o.statement_timeout_ms = 300;
+  auto service = ResultService::Make(o).value();
+  Caller c(service.get());
+  auto s = OpenIn(c);
+  auto ex = ExecuteIn(c, s);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  int64_t rows = 0;
+  for (bool first = true;; first = false) {
+    // The client takes a page every 200 ms: 10 pages, 2 s in all, the
+    // producer paused for most of it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    service->ExpireIdle(fetch::NowEpochMs());
+    t::TFetchResultsReq fr;
+    fr.operationHandle = ex.operationHandle;
+    fr.orientation = first ? t::TFetchOrientation::FETCH_FIRST : t::TFetchOrientation::FETCH_NEXT;
+    fr.maxRows = 100000;
+    t::TFetchResultsResp page;
+    CALL(c, FetchResults, fr, page);
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    for (const auto& l : page.results.resultLinks) rows += l.rowCount;
+    if (!page.hasMoreRows) break;
+  }
+  EXPECT_EQ(rows, 40000);
+  EXPECT_GT(service->stats().producer_pauses, 0);
+}
+
 // Fairness: one session leaking operations hits its own cap, not the
 // global one; another session still runs statements.
 TEST(ResultServiceLimits, OperationsPerSessionAreCappedApartFromTheGlobalCap) {
