@@ -29,8 +29,11 @@ t::TStatus TokenOpsError(const ResultServiceOptions& o) {
 
 }  // namespace
 
-std::string OperationRegistry::HandleSecret(std::string_view kind, const std::string& guid) const {
+std::string OperationRegistry::HandleSecret(std::string_view kind, const std::string& guid,
+                                            std::string_view client) const {
   std::string message(kind);
+  message += '\0';
+  message += client;
   message += '\0';
   message += guid;
   unsigned char mac[EVP_MAX_MD_SIZE];
@@ -40,8 +43,9 @@ std::string OperationRegistry::HandleSecret(std::string_view kind, const std::st
   return std::string(reinterpret_cast<const char*>(mac), kHandleBytes);
 }
 
-bool OperationRegistry::ValidHandle(std::string_view kind, const t::THandleIdentifier& id) const {
-  return id.guid.size() == kHandleBytes && fetch::ConstantTimeEquals(HandleSecret(kind, id.guid), id.secret);
+bool OperationRegistry::ValidHandle(std::string_view kind, const t::THandleIdentifier& id,
+                                    std::string_view client) const {
+  return id.guid.size() == kHandleBytes && fetch::ConstantTimeEquals(HandleSecret(kind, id.guid, client), id.secret);
 }
 
 t::TStatus OperationRegistry::AddSession(const std::shared_ptr<Session>& s) {
@@ -60,18 +64,23 @@ t::TStatus OperationRegistry::AddSession(const std::shared_ptr<Session>& s) {
   return OkStatus();
 }
 
-std::shared_ptr<Session> OperationRegistry::FindSession(const t::THandleIdentifier& id, bool adopt) {
+std::shared_ptr<Session> OperationRegistry::FindSession(const t::THandleIdentifier& id, std::string_view client,
+                                                        bool adopt) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(id.guid);
-  if (it == sessions_.end() && adopt && ValidHandle("session", id) &&
+  if (it == sessions_.end() && adopt && ValidHandle("session", id, client) &&
       static_cast<int>(sessions_.size()) < o_.max_sessions) {
-    // A session another server of the deployment opened.
+    // A session another server of the deployment opened (for this client).
     auto s = std::make_shared<Session>();
     s->guid = id.guid;
     s->secret = id.secret;
+    s->client = std::string(client);
     it = sessions_.emplace(s->guid, s).first;
   }
-  if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret)) return nullptr;
+  if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) ||
+      it->second->client != client) {
+    return nullptr;
+  }
   it->second->last_used_ms = NowEpochMs();
   return it->second;
 }
@@ -81,12 +90,14 @@ void OperationRegistry::ForgetSession(const std::string& guid) {
   sessions_.erase(guid);
 }
 
-bool OperationRegistry::CloseSession(const t::THandleIdentifier& id, bool accept_valid,
+bool OperationRegistry::CloseSession(const t::THandleIdentifier& id, std::string_view client, bool accept_valid,
                                      std::vector<std::shared_ptr<Operation>>* ops) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(id.guid);
-  const bool local = it != sessions_.end() && fetch::ConstantTimeEquals(it->second->secret, id.secret);
-  if (!local && !(accept_valid && ValidHandle("session", id))) return false;
+  const bool local = it != sessions_.end() && fetch::ConstantTimeEquals(it->second->secret, id.secret) &&
+                     it->second->client == client;
+  if (!local && !(accept_valid && ValidHandle("session", id, client))) return false;
+  if (!local && it != sessions_.end() && it->second->client != client) return false;
   if (it != sessions_.end()) sessions_.erase(it);
   *ops = TakeSessionOpsLocked(id.guid);
   return true;
@@ -123,11 +134,14 @@ void OperationRegistry::SetWorker(Operation* op, std::thread worker) {
   op->worker = std::move(worker);
 }
 
-OperationRegistry::Lookup OperationRegistry::FindOperation(const t::THandleIdentifier& id,
+OperationRegistry::Lookup OperationRegistry::FindOperation(const t::THandleIdentifier& id, std::string_view client,
                                                            std::shared_ptr<Operation>* op) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(id.guid);
-  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret)) return Lookup::kNotHere;
+  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) ||
+      it->second->client != client) {
+    return Lookup::kNotHere;
+  }
   const int64_t now = NowEpochMs();
   it->second->last_used_ms = now;
   if (auto s = sessions_.find(it->second->session_guid); s != sessions_.end()) s->second->last_used_ms = now;
@@ -138,10 +152,13 @@ OperationRegistry::Lookup OperationRegistry::FindOperation(const t::THandleIdent
   return Lookup::kFound;
 }
 
-std::shared_ptr<Operation> OperationRegistry::TakeOperation(const t::THandleIdentifier& id) {
+std::shared_ptr<Operation> OperationRegistry::TakeOperation(const t::THandleIdentifier& id, std::string_view client) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(id.guid);
-  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret)) return nullptr;
+  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) ||
+      it->second->client != client) {
+    return nullptr;
+  }
   auto op = it->second;
   ops_.erase(it);
   return op;

@@ -35,11 +35,18 @@ class OperationRegistry {
       : o_(options), handle_key_(std::move(handle_key)) {}
 
   // ---- handles ----
-  /// The handle secret of a guid: HMAC-SHA256(key, kind || 0 || guid), 16 bytes.
-  std::string HandleSecret(std::string_view kind, const std::string& guid) const;
+  // A handle belongs to the client (the bearer token's id) whose session it
+  // is: its secret is bound to that client, and every lookup below takes
+  // the client of the RPC and finds nothing for another client's handle,
+  // so another token gets exactly what an unknown handle gets. (Servers of
+  // one deployment must name their tokens alike: the same tokens in the
+  // same order.)
+  /// The handle secret of a guid: HMAC-SHA256(key, kind || 0 || client ||
+  /// 0 || guid), 16 bytes.
+  std::string HandleSecret(std::string_view kind, const std::string& guid, std::string_view client) const;
   /// Whether `id` is a handle this deployment issued for `kind` ("session"
-  /// or "operation"), whichever server did.
-  bool ValidHandle(std::string_view kind, const t::THandleIdentifier& id) const;
+  /// or "operation") to `client`, whichever server did.
+  bool ValidHandle(std::string_view kind, const t::THandleIdentifier& id, std::string_view client) const;
 
   // ---- sessions ----
   /// Registers a new session; an ERROR status naming the cap when
@@ -48,13 +55,14 @@ class OperationRegistry {
   /// The session of a handle (its last use set to now), or nullptr. With
   /// `adopt` (shared store), a valid handle of a session another server
   /// opened is registered here (within max_sessions).
-  std::shared_ptr<Session> FindSession(const t::THandleIdentifier& id, bool adopt);
+  std::shared_ptr<Session> FindSession(const t::THandleIdentifier& id, std::string_view client, bool adopt);
   /// Drops a session from the index (closed on another server).
   void ForgetSession(const std::string& guid);
   /// Removes a session and takes its operations into *ops. False (nothing
   /// changed) when the handle is not a session here and not (with
   /// `accept_valid`) a valid handle of another server's session.
-  bool CloseSession(const t::THandleIdentifier& id, bool accept_valid, std::vector<std::shared_ptr<Operation>>* ops);
+  bool CloseSession(const t::THandleIdentifier& id, std::string_view client, bool accept_valid,
+                    std::vector<std::shared_ptr<Operation>>* ops);
 
   // ---- operations ----
   /// An ERROR status naming the first cap a new operation in `session`
@@ -75,9 +83,10 @@ class OperationRegistry {
   /// its session set to now): kFound with *op when it is registered here
   /// and not yet published; kClosed when another server asked to close it;
   /// kNotHere otherwise (unknown, or published: the store answers).
-  Lookup FindOperation(const t::THandleIdentifier& id, std::shared_ptr<Operation>* op);
-  /// Removes and returns the operation of a handle (secret checked), or nullptr.
-  std::shared_ptr<Operation> TakeOperation(const t::THandleIdentifier& id);
+  Lookup FindOperation(const t::THandleIdentifier& id, std::string_view client, std::shared_ptr<Operation>* op);
+  /// Removes and returns the operation of a handle (secret and client
+  /// checked), or nullptr.
+  std::shared_ptr<Operation> TakeOperation(const t::THandleIdentifier& id, std::string_view client);
   /// Removes and returns an operation by guid, or nullptr.
   std::shared_ptr<Operation> TakeOperation(const std::string& guid);
   /// Removes and returns everything (the service's destruction).

@@ -145,9 +145,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     auto s = std::make_shared<Session>();
     s->guid = RandomHandleBytes(true);
-    s->secret = registry_.HandleSecret("session", s->guid);
-    s->last_used_ms = NowEpochMs();
     s->client = std::string(tls_client);
+    s->secret = registry_.HandleSecret("session", s->guid, s->client);
+    s->last_used_ms = NowEpochMs();
     r.status = registry_.AddSession(s);
     if (r.status.statusCode != t::TStatusCode::SUCCESS_STATUS) return;
     t::TSessionHandle h;
@@ -160,7 +160,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
   void CloseSession(t::TCloseSessionResp& r, const t::TCloseSessionReq& req) override {
     std::vector<std::shared_ptr<Operation>> ops;
     const auto& id = req.sessionHandle.sessionId;
-    if (!registry_.CloseSession(id, shared_, &ops)) {
+    if (!registry_.CloseSession(id, tls_client, shared_, &ops)) {
       r.status =
           ErrorStatus("invalid session handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
       return;
@@ -365,12 +365,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
 
   void CloseOperation(t::TCloseOperationResp& r, const t::TCloseOperationReq& req) override {
     const auto& id = req.operationHandle.operationId;
-    if (auto op = registry_.TakeOperation(id)) {
+    if (auto op = registry_.TakeOperation(id, tls_client)) {
       runner_.Finish(op, /*remove_documents=*/true);
       r.status = OkStatus();
       return;
     }
-    if (!shared_ || !registry_.ValidHandle("operation", id)) {
+    if (!shared_ || !registry_.ValidHandle("operation", id, tls_client)) {
       r.status = InvalidOperationHandle();
       return;
     }
@@ -463,26 +463,30 @@ class ResultService::Impl : public t::TCLIServiceIf {
   // opened is adopted here.
   template <typename Handle>
   std::shared_ptr<Session> FindSession(const Handle& h) {
-    if (shared_ && registry_.ValidHandle("session", h.sessionId) && store_docs_.SessionClosed(h.sessionId.guid)) {
+    if (shared_ && registry_.ValidHandle("session", h.sessionId, tls_client) &&
+        store_docs_.SessionClosed(h.sessionId.guid)) {
       // Closed on another server: forget it here too.
       registry_.ForgetSession(h.sessionId.guid);
       return nullptr;
     }
-    return registry_.FindSession(h.sessionId, shared_);
+    return registry_.FindSession(h.sessionId, tls_client, shared_);
   }
 
   // The operation of a handle: this server's, or (shared store) as its
   // manifest in the store says; nullptr when there is none.
   std::shared_ptr<Operation> FindOperation(const t::TOperationHandle& h) {
     std::shared_ptr<Operation> op;
-    switch (registry_.FindOperation(h.operationId, &op)) {
+    switch (registry_.FindOperation(h.operationId, tls_client, &op)) {
       case OperationRegistry::Lookup::kFound: return op;
       case OperationRegistry::Lookup::kClosed: return nullptr;
       case OperationRegistry::Lookup::kNotHere: break;
     }
-    if (!shared_ || !registry_.ValidHandle("operation", h.operationId)) return nullptr;
+    if (!shared_ || !registry_.ValidHandle("operation", h.operationId, tls_client)) return nullptr;
     op = store_docs_.Load(h.operationId.guid);
-    if (op) op->secret = registry_.HandleSecret("operation", op->guid);
+    if (op) {
+      op->secret = h.operationId.secret;
+      op->client = std::string(tls_client);
+    }
     return op;
   }
 
@@ -492,9 +496,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
              t::TOperationType::type type, std::unique_ptr<RecordBatchStream> stream, bool can_download,
              bool client_lz4, const t::TSparkGetDirectResults* direct) {
     op->guid = RandomHandleBytes(true);
-    op->secret = registry_.HandleSecret("operation", op->guid);
     op->session_guid = session->guid;
     op->client = session->client;
+    op->secret = registry_.HandleSecret("operation", op->guid, op->client);
     op->type = type;
     op->exec_seqid = tls_seqid;
     op->can_download = can_download;

@@ -188,7 +188,12 @@ class ResultService {
   /// an ERROR / INVALID_HANDLE TStatus instead.
   /// `client` identifies who sent it for the per-token caps (the HTTP
   /// layer passes "token-<k>"); every request with the same id is one
-  /// client; empty = the anonymous client (also one client).
+  /// client; empty = the anonymous client (also one client). Session and
+  /// operation handles belong to the client that opened the session (their
+  /// secrets are bound to it): another client presenting them gets exactly
+  /// the reply an unknown handle gets, on every RPC. With a shared store,
+  /// the servers of a deployment must therefore name clients alike (the
+  /// same tokens in the same order).
   Result<std::string> Dispatch(std::span<const uint8_t> request, std::string_view client = {});
 
   /// Closes sessions and operations idle past their timeouts and cancels

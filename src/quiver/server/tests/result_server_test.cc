@@ -129,6 +129,14 @@ class Rpc {
   std::unique_ptr<t::TCLIServiceClient> client_;
 };
 
+// RPC where ASSERT cannot return (a function with a value).
+#define RPC_NO_ASSERT(rpc, Name, req, resp)           \
+  do {                                                 \
+    (rpc).c().send_##Name(req);                        \
+    EXPECT_EQ((rpc).Send((rpc).Take()), 200) << #Name; \
+    (rpc).c().recv_##Name(resp);                       \
+  } while (0)
+
 #define RPC(rpc, Name, req, resp)                      \
   do {                                                 \
     (rpc).c().send_##Name(req);                        \
@@ -754,6 +762,104 @@ TEST(ResultServer, IdleExpiryClosesSessionsAndOperations) {
   EXPECT_EQ(st.open_sessions, 0);
   auto again = Execute(rpc, s, "SELECT * FROM lineitem", true);
   EXPECT_EQ(again.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+// Issue 35 #6: handles belong to the token that opened the session. With a
+// leaked session and operation handle, a second token gets, for every call,
+// exactly the reply an unknown handle gets (FetchResults, GetOperationStatus,
+// GetResultSetMetadata, CancelOperation, CloseOperation, ExecuteStatement in
+// the session, CloseSession), and the first token's work goes on untouched.
+TEST(ResultServer, HandlesBelongToTheTokenThatOpenedTheSession) {
+  Fixture f;
+  auto table = MakeLineitem(5000, "owner");
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
+  ServerOptions so;
+  so.tokens = {"second-token-4567"};
+  f.Start(so);
+  Rpc owner(*f.server);
+  Rpc other(*f.server, "second-token-4567");
+  auto s = Open(owner);
+  auto ex = Execute(owner, s, "SELECT * FROM lineitem", true);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  ASSERT_EQ(WaitFinished(owner, ex.operationHandle), t::TOperationState::FINISHED_STATE);
+  // The same calls with handles nobody issued, for the replies to match.
+  t::TSessionHandle unknown_s = s;
+  unknown_s.sessionId.guid[0] ^= 1;
+  t::TOperationHandle unknown_op = ex.operationHandle;
+  unknown_op.operationId.guid[0] ^= 1;
+  auto status_of = [&](Rpc& rpc, const t::TSessionHandle& sh, const t::TOperationHandle& oh) {
+    std::vector<std::string> out;
+    auto add = [&](const t::TStatus& st) {
+      out.push_back(std::to_string(st.statusCode) + " " + st.sqlState + " " + st.errorMessage);
+    };
+    {
+      t::TFetchResultsReq req;
+      req.operationHandle = oh;
+      req.orientation = t::TFetchOrientation::FETCH_NEXT;
+      req.maxRows = 1000;
+      t::TFetchResultsResp resp;
+      RPC_NO_ASSERT(rpc, FetchResults, req, resp);
+      add(resp.status);
+      EXPECT_FALSE(resp.__isset.results && !resp.results.resultLinks.empty());
+    }
+    {
+      t::TGetOperationStatusReq req;
+      req.operationHandle = oh;
+      t::TGetOperationStatusResp resp;
+      RPC_NO_ASSERT(rpc, GetOperationStatus, req, resp);
+      add(resp.status);
+    }
+    {
+      t::TGetResultSetMetadataReq req;
+      req.operationHandle = oh;
+      t::TGetResultSetMetadataResp resp;
+      RPC_NO_ASSERT(rpc, GetResultSetMetadata, req, resp);
+      add(resp.status);
+    }
+    {
+      t::TCancelOperationReq req;
+      req.operationHandle = oh;
+      t::TCancelOperationResp resp;
+      RPC_NO_ASSERT(rpc, CancelOperation, req, resp);
+      add(resp.status);
+    }
+    {
+      t::TCloseOperationReq req;
+      req.operationHandle = oh;
+      t::TCloseOperationResp resp;
+      RPC_NO_ASSERT(rpc, CloseOperation, req, resp);
+      add(resp.status);
+    }
+    add(Execute(rpc, sh, "SELECT 1", true).status);
+    {
+      t::TCloseSessionReq req;
+      req.sessionHandle = sh;
+      t::TCloseSessionResp resp;
+      RPC_NO_ASSERT(rpc, CloseSession, req, resp);
+      add(resp.status);
+    }
+    return out;
+  };
+  const auto as_unknown = status_of(other, unknown_s, unknown_op);
+  const auto as_other = status_of(other, s, ex.operationHandle);
+  ASSERT_EQ(as_other.size(), 7u);
+  for (size_t i = 0; i < as_other.size(); ++i) {
+    EXPECT_EQ(as_other[i], as_unknown[i]) << "call " << i;
+    EXPECT_EQ(as_other[i].rfind(std::to_string(t::TStatusCode::INVALID_HANDLE_STATUS) + " ", 0), 0u) << as_other[i];
+  }
+  EXPECT_EQ(f.server->service()->stats().statements, 1) << "the other token ran nothing in the session";
+  // The owner's operation and session are whole: every row, then close.
+  int64_t rows = 0;
+  for (bool first = true;; first = false) {
+    auto page = Fetch(owner, ex.operationHandle, first);
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    for (const auto& l : page.results.resultLinks) rows += l.rowCount;
+    for (const auto& b : page.results.arrowBatches) rows += b.rowCount;
+    if (!page.hasMoreRows) break;
+  }
+  EXPECT_EQ(rows, 5000);
+  CloseSession(owner, s);
+  EXPECT_EQ(f.server->service()->stats().open_sessions, 0);
 }
 
 TEST(ResultServer, StalledConnectionsDoNotHoldWorkers) {
