@@ -11,7 +11,6 @@
 
 namespace quiver::server {
 
-
 t::TTypeId::type HiveTypeId(const DataType& type) {
   switch (type.id) {
     case TypeId::kNull: return t::TTypeId::NULL_TYPE;

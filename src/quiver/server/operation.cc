@@ -8,7 +8,6 @@
 
 namespace quiver::server {
 
-
 std::string RandomHandleBytes(bool uuid_v4) {
   uint8_t b[kHandleBytes];
   if (RAND_bytes(b, kHandleBytes) != 1) {

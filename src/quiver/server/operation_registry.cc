@@ -94,8 +94,8 @@ bool OperationRegistry::CloseSession(const t::THandleIdentifier& id, std::string
                                      std::vector<std::shared_ptr<Operation>>* ops) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(id.guid);
-  const bool local = it != sessions_.end() && fetch::ConstantTimeEquals(it->second->secret, id.secret) &&
-                     it->second->client == client;
+  const bool local =
+      it != sessions_.end() && fetch::ConstantTimeEquals(it->second->secret, id.secret) && it->second->client == client;
   if (!local && !(accept_valid && ValidHandle("session", id, client))) return false;
   if (!local && it != sessions_.end() && it->second->client != client) return false;
   if (it != sessions_.end()) sessions_.erase(it);
@@ -138,8 +138,7 @@ OperationRegistry::Lookup OperationRegistry::FindOperation(const t::THandleIdent
                                                            std::shared_ptr<Operation>* op) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(id.guid);
-  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) ||
-      it->second->client != client) {
+  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) || it->second->client != client) {
     return Lookup::kNotHere;
   }
   const int64_t now = NowEpochMs();
@@ -155,8 +154,7 @@ OperationRegistry::Lookup OperationRegistry::FindOperation(const t::THandleIdent
 std::shared_ptr<Operation> OperationRegistry::TakeOperation(const t::THandleIdentifier& id, std::string_view client) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(id.guid);
-  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) ||
-      it->second->client != client) {
+  if (it == ops_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) || it->second->client != client) {
     return nullptr;
   }
   auto op = it->second;

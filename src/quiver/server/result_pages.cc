@@ -78,7 +78,6 @@ void ResultPages::FillMetadata(Operation* op, t::TGetResultSetMetadataResp* r) {
   r->__set_isStagingOperation(false);
 }
 
-
 void ResultPages::FillPage(Operation* op, bool first, int64_t start_row_offset, int64_t max_rows,
                            t::TFetchResultsResp* r, int32_t seqid, bool* replayed) {
   std::vector<ChunkRef> refs;
@@ -103,8 +102,7 @@ void ResultPages::FillPage(Operation* op, bool first, int64_t start_row_offset, 
                             op->chunks.back().start_row_offset + op->chunks.back().row_count > start_row_offset);
       });
       size_t k = 0;
-      while (k < op->chunks.size() && op->chunks[k].start_row_offset + op->chunks[k].row_count <= start_row_offset)
-        ++k;
+      while (k < op->chunks.size() && op->chunks[k].start_row_offset + op->chunks[k].row_count <= start_row_offset) ++k;
       op->cursor = k;
     }
     WaitFor(op, lock, [&] { return op->decided && (op->cursor < op->chunks.size() || op->done); });
@@ -183,8 +181,8 @@ void ResultPages::FillPage(Operation* op, bool first, int64_t start_row_offset, 
     for (const auto& c : refs) {
       auto link = o_.store->Link(c.id, expiry);
       if (!link.ok()) {
-        r->status = ErrorStatus("result chunk at row " + std::to_string(c.start_row_offset) + ": " +
-                                link.status().ToString());
+        r->status =
+            ErrorStatus("result chunk at row " + std::to_string(c.start_row_offset) + ": " + link.status().ToString());
         return;
       }
       t::TSparkArrowResultLink l;

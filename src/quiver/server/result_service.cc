@@ -76,8 +76,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
         chunk_pool_(o.pool->MakeChild({.name = "chunks"})),
         thrift_pool_(o.pool->MakeChild({.name = "thrift"})),
         shared_(o.store->shared()),
-        registry_(o_, o.cluster_secret.empty() ? RandomHandleBytes(false) + RandomHandleBytes(false)
-                                               : o.cluster_secret),
+        registry_(o_,
+                  o.cluster_secret.empty() ? RandomHandleBytes(false) + RandomHandleBytes(false) : o.cluster_secret),
         store_docs_(o.store, o_),
         runner_(o_, chunk_pool_.get(), shared_ ? &store_docs_ : nullptr),
         pages_(o_, exec_pool_.get()) {
@@ -326,7 +326,6 @@ class ResultService::Impl : public t::TCLIServiceIf {
   void GetColumns(t::TGetColumnsResp& r, const t::TGetColumnsReq& req) override {
     MetadataOp(r, req, t::TOperationType::GET_COLUMNS, &MakeColumns);
   }
-
 
   // ---- operation RPCs ----
   void GetOperationStatus(t::TGetOperationStatusResp& r, const t::TGetOperationStatusReq& req) override {

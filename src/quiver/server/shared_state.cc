@@ -160,7 +160,6 @@ bool ParseManifest(const std::string& text, Operation* op, std::string* state) {
   return !state->empty();
 }
 
-
 bool SharedState::SessionClosed(const std::string& session_guid) {
   auto doc = store_->GetDocument(ClosedSessionDoc(Hex(session_guid)));
   return doc.ok() && doc->has_value();

@@ -134,12 +134,12 @@ void StatementRunner::Run(Operation* op) {
           count = op->chunks.size();
         }
         if (stored + chunk.bytes->size() > o_.max_result_bytes) {
-          error = Status::Invalid("result too large: chunk " + std::to_string(count) + " would bring it to " +
-                                  std::to_string(stored + chunk.bytes->size()) + " bytes in the " +
-                                  o_.store->Describe() + ", past the server's limit of " +
-                                  std::to_string(o_.max_result_bytes) +
-                                  " bytes per result (max_result_bytes); add a LIMIT or select fewer columns")
-                      .WithSqlState("54000");
+          error =
+              Status::Invalid("result too large: chunk " + std::to_string(count) + " would bring it to " +
+                              std::to_string(stored + chunk.bytes->size()) + " bytes in the " + o_.store->Describe() +
+                              ", past the server's limit of " + std::to_string(o_.max_result_bytes) +
+                              " bytes per result (max_result_bytes); add a LIMIT or select fewer columns")
+                  .WithSqlState("54000");
           break;
         }
       }

@@ -130,7 +130,7 @@ class Rpc {
 };
 
 // RPC where ASSERT cannot return (a function with a value).
-#define RPC_NO_ASSERT(rpc, Name, req, resp)           \
+#define RPC_NO_ASSERT(rpc, Name, req, resp)            \
   do {                                                 \
     (rpc).c().send_##Name(req);                        \
     EXPECT_EQ((rpc).Send((rpc).Take()), 200) << #Name; \
