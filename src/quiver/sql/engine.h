@@ -58,9 +58,12 @@
 //   On an engine made by WithWritableCatalog: CREATE TABLE, CREATE TABLE
 //   AS SELECT, INSERT INTO ... VALUES | SELECT, DROP TABLE over in-memory
 //   tables (catalog_writes.h).
-// Anything else (set operations, window functions, other DML and DDL, ...) is
-// NotImplemented naming the construct and its position: "UNION is not
-// supported (line 1, column 18)" (SQLSTATE 0A000). Syntax errors are
+//   Set operations UNION [ALL], INTERSECT [ALL], EXCEPT [ALL] with ORDER BY
+//   / LIMIT over the whole; VALUES lists as statements and FROM items
+//   (binder/bind_setop.cc); window functions; GROUPING SETS.
+// Anything else (WITH RECURSIVE, LATERAL, other DML and DDL, ...) is
+// NotImplemented naming the construct and its position: "WITH RECURSIVE is
+// not supported (line 1, column 16)" (SQLSTATE 0A000). Syntax errors are
 // Invalid with their position (42601).
 //
 // Semantics: SQL three-valued logic; NULLs skipped by aggregates; an

@@ -360,21 +360,6 @@ Result<int64_t> Binder::Impl::BindLimitValue(Json& node, const char* what) {
 
 Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_subquery) {
   const int stmt_location = FirstLocation(s);
-  const std::string setop = s.value("op", "SETOP_NONE");
-  if (setop != "SETOP_NONE") {
-    const std::string word = setop == "SETOP_UNION" ? "UNION" : setop == "SETOP_INTERSECT" ? "INTERSECT" : "EXCEPT";
-    int loc = s.contains("larg") ? FirstLocation(s["rarg"]) : stmt_location;
-    // point at the keyword: the last occurrence before the right query
-    for (int p = std::min<int>(loc, static_cast<int>(sql.size())) - 1; p >= 0; --p) {
-      if (sql.compare(static_cast<size_t>(p), word.size(), word) == 0 ||
-          FoldIdentifier(sql.substr(static_cast<size_t>(p), word.size())) == FoldIdentifier(word)) {
-        loc = p;
-        break;
-      }
-    }
-    return Unsupported(word, loc);
-  }
-  if (s.contains("valuesLists")) return Unsupported("VALUES", stmt_location);
   if (s.contains("intoClause")) return Unsupported("SELECT INTO", stmt_location);
   if (s.contains("lockingClause")) return Unsupported("FOR UPDATE / FOR SHARE", stmt_location);
   CteGuard guard{&ctes};
@@ -400,6 +385,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       ctes.back()[cte_name] = def;
     }
   }
+  if (s.value("op", "SETOP_NONE") != "SETOP_NONE") return BindSetOperation(s, outer, is_subquery);
+  if (s.contains("valuesLists")) return BindValues(s, outer);
   QueryState q;
   q.scope.outer = outer;
   q.is_subquery = is_subquery;
@@ -539,7 +526,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       if (dir == "SORTBY_USING") return Unsupported("ORDER BY ... USING", FirstLocation(b));
       o.desc = dir == "SORTBY_DESC";
       const std::string nulls = b.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
-      o.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? o.desc : nulls == "SORTBY_NULLS_FIRST";
+      o.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? DefaultNullsFirst(o.desc) : nulls == "SORTBY_NULLS_FIRST";
       Json& node = b["node"];
       const int loc = FirstLocation(node);
       if (node.contains("A_Const") && node["A_Const"].contains("ival")) {

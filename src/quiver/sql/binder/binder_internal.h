@@ -132,6 +132,31 @@ struct Binder::Impl {
                   const std::vector<std::string>& names);
   Result<int64_t> BindLimitValue(Json& node, const char* what);
 
+  // bind_setop.cc
+  /// A SelectStmt with `op` UNION / INTERSECT / EXCEPT (its larg and rarg
+  /// bound by BindQuery), with its ORDER BY / LIMIT.
+  Result<BoundQuery> BindSetOperation(Json& select, const Scope* outer, bool is_subquery);
+  /// A SelectStmt with `valuesLists`: columns column1, column2, ... of the
+  /// rows' unified types.
+  Result<BoundQuery> BindValues(Json& select, const Scope* outer);
+  /// The branches (their visible columns) cast to their columns' common
+  /// types, under one kUnion (a single branch: its projection);
+  /// `out_cols` receives the output columns (names of the first branch).
+  /// Errors: Invalid 42601 for branches of different widths, 42804 for
+  /// types without a common type; `what` names the construct.
+  Result<LogicalOpPtr> UnifyBranches(std::vector<BoundQuery>& branches, const std::string& what, int location,
+                                     std::vector<ColumnBinding>* out_cols);
+  /// `plan` under a hash aggregate grouping by all its columns (new ids).
+  Result<LogicalOpPtr> DistinctRows(LogicalOpPtr plan, int location);
+  /// A projection of `plan` (the typed columns of `wanted`, in order) to
+  /// `wanted`'s columns, with NULL constants for its untyped ones.
+  LogicalOpPtr RestoreNullColumns(const LogicalOpPtr& plan, const std::vector<ColumnBinding>& wanted);
+  /// ORDER BY (output names, positions or expressions over the output
+  /// columns), LIMIT and OFFSET of `select` applied to q->plan.
+  Status ApplyOrderLimit(Json& select, BoundQuery* q);
+  /// Where NULLs sort when ORDER BY names no NULLS FIRST / LAST.
+  bool DefaultNullsFirst(bool descending) const { return descending; }
+
   // bind_expression.cc
   Result<ExprPtr> BindExpr(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindColumnRef(Json& node, ExprContext* ctx);

@@ -62,6 +62,7 @@ std::string PlanToString(const LogicalOp& op, int indent) {
     case LogicalOp::Kind::kCteScan: s += "CteScan " + op.cte_name + " #" + std::to_string(op.cte_id); break;
     case LogicalOp::Kind::kWindow: s += "Window calls=" + std::to_string(op.windows.size()); break;
     case LogicalOp::Kind::kExpand: s += "Expand sets=" + std::to_string(op.expand_sets.size()); break;
+    case LogicalOp::Kind::kUnion: s += "UnionAll children=" + std::to_string(op.children.size()); break;
   }
   s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows)) + "\n";
   for (const auto& c : op.children) s += PlanToString(*c, indent + 1);

@@ -84,6 +84,11 @@ struct LogicalOp {
     /// child's (passed through) then one per expression of an entry (each
     /// entry has as many, of the same types).
     kExpand,
+    /// UNION ALL: the rows of every child (two or more), one after the
+    /// other. Each child's `columns` have the types of this node's
+    /// `columns`, in order (the binder casts each branch to the unified
+    /// types); the names are the first branch's.
+    kUnion,
   };
   Kind kind = Kind::kSingleRow;
   std::vector<ColumnBinding> columns;  ///< output columns, in order

@@ -8,6 +8,7 @@
 
 #include "quiver/sql/execution/expand.h"
 #include "quiver/sql/execution/pipeline.h"
+#include "quiver/sql/execution/union_all.h"
 #include "quiver/sql/execution/window.h"
 #include "quiver/sql/expression/function_registry.h"
 
@@ -47,6 +48,11 @@ void CountUses(const LogicalOp& op, const std::unordered_set<int>* live, std::un
   // read it share its one result, whichever columns each of them uses.
   if (op.kind == LogicalOp::Kind::kCteScan)
     for (const auto& c : op.columns) ++(*uses)[c.id];
+  // A UNION ALL's branches keep every column: its output columns are theirs
+  // by position.
+  if (op.kind == LogicalOp::Kind::kUnion)
+    for (const auto& child : op.children)
+      for (const auto& c : child->columns) ++(*uses)[c.id];
   for (const auto& c : op.children) CountUses(*c, live, uses);
 }
 
@@ -314,6 +320,23 @@ class Builder {
         return MakeExpandNode(ctx_, std::move(child), std::move(sets), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kSingleRow: return MakeSingleRowNode(ctx_);
+      case LogicalOp::Kind::kUnion: {
+        std::vector<NodePtr> children;
+        for (const auto& c : op.children) {
+          std::vector<ColumnBinding> in;
+          QUIVER_ASSIGN_OR_RETURN(auto child, Build(*c, &in));
+          if (in.size() != op.columns.size())
+            return Status::Invalid("internal: a UNION branch has " + std::to_string(in.size()) + " columns, not " +
+                                   std::to_string(op.columns.size()));
+          for (size_t i = 0; i < in.size(); ++i)
+            if (!in[i].type->Equals(*op.columns[i].type))
+              return Status::Invalid("internal: UNION branch column " + std::to_string(i + 1) + " has type " +
+                                     in[i].type->ToString() + ", not " + op.columns[i].type->ToString());
+          children.push_back(std::move(child));
+        }
+        *cols = op.columns;
+        return MakeUnionAllNode(ctx_, std::move(children), SchemaOf(*cols));
+      }
       case LogicalOp::Kind::kCteScan: {
         // The first reference of the statement (its plan or a subquery's)
         // builds the query's nodes; the others share its result.

@@ -623,6 +623,37 @@ TEST_F(ParallelTest, SpillingGivesTheUnlimitedAnswerInBothModesAndLeavesNoFile) 
   }
 }
 
+// UNION / INTERSECT / EXCEPT are hash aggregates over a UNION ALL of the
+// branches (binder/bind_setop.cc): under a small limit they spill like one
+// and give the unlimited answer.
+TEST_F(ParallelTest, SetOperationsSpillToTheUnlimitedAnswer) {
+  const std::string spill_root = *dir_ + "/setop-spill";
+  fs::create_directories(spill_root);
+  const std::vector<std::string> queries = {
+      "SELECT l_orderkey, l_linenumber, l_comment FROM lineitem UNION SELECT l_orderkey, l_linenumber, l_comment "
+      "FROM lineitem WHERE l_quantity > 20",
+      "SELECT l_orderkey, l_comment FROM lineitem INTERSECT SELECT l_orderkey, l_comment FROM lineitem WHERE "
+      "l_quantity > 20",
+      "SELECT l_orderkey, l_linenumber, l_comment FROM lineitem EXCEPT SELECT l_orderkey, l_linenumber, l_comment "
+      "FROM lineitem WHERE l_quantity > 20",
+  };
+  for (const auto& sql : queries) {
+    ExecuteOptions plain;
+    plain.threads = 1;
+    auto ref = Rows(sql, plain);
+    ASSERT_OK(ref) << sql;
+    ASSERT_GT(ref->size(), 100u) << sql;
+    for (const auto& [mode, threads] : SpillRuns({1, 2})) {
+      ExecuteOptions eo = SpillingOptions(mode, threads, 6 << 20, spill_root);
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got) << sql << " threads=" << threads;
+      EXPECT_EQ(*got, *ref) << sql << " threads=" << threads;
+      EXPECT_GT(eo.spilled_files->load(), 0) << sql;
+      EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind by " << sql;
+    }
+  }
+}
+
 TEST_F(ParallelTest, RightFullBuildLeftSemiAndNotInJoinsSpillToTheUnlimitedAnswer) {
   const std::string spill_root = *dir_ + "/join-spill";
   fs::create_directories(spill_root);
