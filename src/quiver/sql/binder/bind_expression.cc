@@ -316,20 +316,46 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
     }
     return Typed(BindCall(Fn::kInList, std::move(args), location, op == "<>"), location);
   }
-  if (kind == "AEXPR_LIKE") {
+  if (kind == "AEXPR_LIKE" || kind == "AEXPR_ILIKE") {
+    // ILIKE: lower(x) LIKE lower(pattern) (the escape character as given)
+    const bool fold = kind == "AEXPR_ILIKE";
+    auto folded = [&](ExprPtr e) -> Result<ExprPtr> {
+      if (!fold) return e;
+      return Typed(BindCall(Fn::kLower, {std::move(e)}, location), location);
+    };
     QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["lexpr"], ctx));
+    QUIVER_ASSIGN_OR_RETURN(x, folded(x));
     std::vector<ExprPtr> args{x};
     Json& r = a["rexpr"];
     if (r.contains("FuncCall") && StringOf(r["FuncCall"]["funcname"].back()) == "like_escape") {
       for (auto& arg : r["FuncCall"]["args"]) {
         QUIVER_ASSIGN_OR_RETURN(ExprPtr v, BindExpr(arg, ctx));
+        if (args.size() == 1) {
+          QUIVER_ASSIGN_OR_RETURN(v, folded(v));
+        }
         args.push_back(v);
       }
     } else {
       QUIVER_ASSIGN_OR_RETURN(ExprPtr p, BindExpr(r, ctx));
+      QUIVER_ASSIGN_OR_RETURN(p, folded(p));
       args.push_back(p);
     }
-    return Typed(BindCall(Fn::kLike, std::move(args), location, op == "!~~"), location);
+    return Typed(BindCall(Fn::kLike, std::move(args), location, op == "!~~" || op == "!~~*"), location);
+  }
+  if (kind == "AEXPR_DISTINCT" || kind == "AEXPR_NOT_DISTINCT") {
+    // a IS DISTINCT FROM b: CASE WHEN a IS NULL THEN b IS NOT NULL WHEN b
+    // IS NULL THEN true ELSE a <> b END (never NULL); NOT DISTINCT: the
+    // negation, with = for <>.
+    const bool distinct = kind == "AEXPR_DISTINCT";
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr l, BindExpr(a["lexpr"], ctx));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(a["rexpr"], ctx));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr cmp, Typed(BindCall(distinct ? Fn::kNe : Fn::kEq, {l, r}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr l_null, Typed(BindCall(Fn::kIsNull, {l}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr r_null, Typed(BindCall(Fn::kIsNull, {r}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr r_not_null, Typed(BindCall(Fn::kIsNotNull, {r}, location), location));
+    return Typed(BindCase({l_null, distinct ? r_not_null : r_null, r_null, Expr::Constant(Value::Bool(distinct)), cmp},
+                          location),
+                 location);
   }
   if (kind == "AEXPR_BETWEEN" || kind == "AEXPR_NOT_BETWEEN") {
     QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["lexpr"], ctx));
@@ -348,8 +374,6 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
     return Typed(BindCall(Fn::kNullIf, {l, r}, location), location);
   }
   if (kind == "AEXPR_BETWEEN_SYM" || kind == "AEXPR_NOT_BETWEEN_SYM") return Unsupported("BETWEEN SYMMETRIC", location);
-  if (kind == "AEXPR_DISTINCT" || kind == "AEXPR_NOT_DISTINCT") return Unsupported("IS DISTINCT FROM", location);
-  if (kind == "AEXPR_ILIKE") return Unsupported("ILIKE", location);
   if (kind == "AEXPR_SIMILAR") return Unsupported("SIMILAR TO", location);
   return Unsupported("operator " + kind, location);
 }

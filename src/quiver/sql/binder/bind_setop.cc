@@ -91,8 +91,7 @@ Result<LogicalOpPtr> Binder::Impl::UnifyBranches(std::vector<BoundQuery>& branch
   std::vector<LogicalOpPtr> children;
   double rows = 0, base = 0;
   for (auto& br : branches) {
-    if (!br.corr_keys.empty() || br.corr_residual)
-      return Unsupported("a correlated subquery with " + what, location);
+    if (!br.corr_keys.empty() || br.corr_residual) return Unsupported("a correlated subquery with " + what, location);
     std::vector<ExprPtr> exprs;
     std::vector<ColumnBinding> cols;
     for (size_t k = 0; k < n; ++k) {

@@ -56,7 +56,7 @@ TEST_F(SqlTest, UnsupportedConstructsAreNamedWithTheirPosition) {
       {"SHOW search_path", StatusCode::kNotImplemented, "SHOW search_path is not supported"},
       {"SELECT k FROM t1 WHERE k BETWEEN SYMMETRIC 1 AND 2", StatusCode::kNotImplemented,
        "BETWEEN SYMMETRIC is not supported"},
-      {"SELECT k FROM t1 WHERE k IS DISTINCT FROM 1", StatusCode::kNotImplemented, "IS DISTINCT FROM is not supported"},
+      {"SELECT k FROM t1 WHERE s SIMILAR TO 'a'", StatusCode::kNotImplemented, "SIMILAR TO is not supported"},
       {"SELECT k FROM t1 WHERE b IS TRUE", StatusCode::kNotImplemented, "IS [NOT] TRUE/FALSE/UNKNOWN is not supported"},
       {"SELECT k FROM t1 LIMIT 1 + 1", StatusCode::kNotImplemented,
        "LIMIT other than an integer constant is not supported"},

@@ -1,8 +1,9 @@
 // Set operations (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]) and VALUES
 // lists (binder/bind_setop.cc, execution/union_all.cc): multiset semantics,
 // NULLs equal, type unification, names, ORDER BY / LIMIT over the whole,
-// and the errors. The differential checks against DuckDB are
-// tests/slt/gen_setop.slt and gen_values.slt.
+// and the errors; IS [NOT] DISTINCT FROM and [NOT] ILIKE. The differential
+// checks against DuckDB are tests/slt/gen_setop.slt, gen_values.slt and
+// gen_distinct_ilike.slt.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -30,11 +31,10 @@ class SetOpTest : public SqlTest {
               4)));
     auto schema_b = std::make_shared<Schema>();
     schema_b->fields = {field("y", int64(), true), field("t", utf8(), true)};
-    ASSERT_OK(catalog_->RegisterBatches(
-        "b", schema_b,
-        Split(Batch(schema_b, {Int64Array(pool_.get(), {2, std::nullopt, 3}),
-                               StringArray(pool_.get(), {"b", std::nullopt, "c"})}),
-              2)));
+    ASSERT_OK(catalog_->RegisterBatches("b", schema_b,
+                                        Split(Batch(schema_b, {Int64Array(pool_.get(), {2, std::nullopt, 3}),
+                                                               StringArray(pool_.get(), {"b", std::nullopt, "c"})}),
+                                              2)));
   }
   V Query(const std::string& sql, bool sorted = true) {
     auto r = Run(sql);
@@ -73,8 +73,7 @@ TEST_F(SetOpTest, IntersectAndExceptWithAndWithoutAll) {
 }
 
 TEST_F(SetOpTest, TypesUnifyAndNamesComeFromTheFirstBranch) {
-  EXPECT_EQ(Columns("SELECT x AS first, s FROM a UNION SELECT y, t FROM b"),
-            (V{"first: int64", "s: utf8"}));
+  EXPECT_EQ(Columns("SELECT x AS first, s FROM a UNION SELECT y, t FROM b"), (V{"first: int64", "s: utf8"}));
   EXPECT_EQ(Query("SELECT 1 UNION ALL SELECT 2.5"), (V{"1.0", "2.5"}));
   EXPECT_EQ(Query("SELECT NULL UNION SELECT NULL"), (V{"null"}));
   EXPECT_EQ(Query("SELECT NULL, 1 INTERSECT SELECT NULL, 1"), (V{"null|1"}));
@@ -91,8 +90,7 @@ TEST_F(SetOpTest, OrderByAndLimitApplyToTheWholeResult) {
   // a branch's own ORDER BY / LIMIT, in parentheses
   EXPECT_EQ(Query("(SELECT x FROM a ORDER BY x LIMIT 1) UNION ALL (SELECT y FROM b ORDER BY y DESC LIMIT 1)"),
             (V{"1", "null"}));
-  EXPECT_NE(ErrorOf("SELECT x FROM a UNION SELECT y FROM b ORDER BY 3").find("not in select list"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf("SELECT x FROM a UNION SELECT y FROM b ORDER BY 3").find("not in select list"), std::string::npos);
   // in subqueries, IN and WITH
   EXPECT_EQ(Query("SELECT count(*) FROM (SELECT x FROM a UNION SELECT y FROM b) u"), (V{"4"}));
   EXPECT_EQ(Query("SELECT x FROM a WHERE x IN (SELECT 1 UNION SELECT 3)"), (V{"1"}));
@@ -107,6 +105,22 @@ TEST_F(SetOpTest, ValuesListsAsTablesAndStatements) {
   EXPECT_EQ(Query("SELECT column1 + 1 FROM (VALUES (1), (2))"), (V{"2", "3"}));
   EXPECT_EQ(Query("SELECT a.s FROM a JOIN (VALUES (1), (3)) v(k) ON a.x = v.k"), (V{"a"}));
   EXPECT_NE(ErrorOf("VALUES (1), (1, 2)").find("same length"), std::string::npos);
+}
+
+TEST_F(SetOpTest, IsDistinctFromTreatsNullsAsValuesAndIlikeIgnoresCase) {
+  EXPECT_EQ(Query("SELECT 'a' IS DISTINCT FROM NULL, NULL IS NOT DISTINCT FROM NULL, 1 IS DISTINCT FROM 1, 'Hello' "
+                  "ILIKE 'h%', 'Hello' NOT ILIKE 'H_LLO'"),
+            (V{"true|true|false|true|false"}));
+  // never NULL; compares across integer widths
+  EXPECT_EQ(Query("SELECT x, x IS DISTINCT FROM 2, x IS NOT DISTINCT FROM NULL FROM a UNION ALL SELECT y, y IS "
+                  "DISTINCT FROM 2, y IS NOT DISTINCT FROM NULL FROM b"),
+            (V{"1|true|false", "2|false|false", "2|false|false", "2|false|false", "2|false|false", "3|true|false",
+               "null|true|true", "null|true|true", "null|true|true"}));
+  EXPECT_EQ(Query("SELECT a.x, b.y FROM a JOIN b ON a.x IS NOT DISTINCT FROM b.y WHERE a.s IS DISTINCT FROM 'b'"),
+            (V{"null|null", "null|null"}));
+  EXPECT_EQ(Query("SELECT s FROM a WHERE s ILIKE 'B' UNION SELECT t FROM b WHERE t NOT ILIKE '%B%'"), (V{"b", "c"}));
+  EXPECT_EQ(Query("SELECT 'A_x' ILIKE 'a!_%' ESCAPE '!', 'Abx' ILIKE 'a!_%' ESCAPE '!'"), (V{"true|false"}));
+  EXPECT_NE(ErrorOf("SELECT 1 IS DISTINCT FROM 'a' || 'b'").find("invalid input syntax"), std::string::npos);
 }
 
 }  // namespace
