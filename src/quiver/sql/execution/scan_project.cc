@@ -27,7 +27,10 @@ SchemaPtr SchemaOf(const std::vector<ColumnBinding>& columns) {
 }
 
 Status NameOperator(const Status& st, const char* op) {
-  if (st.ok() || !st.IsOutOfMemory() || st.message().rfind(op, 0) == 0) return st;
+  if (st.ok() || !st.IsOutOfMemory()) return st;
+  // Named already (an operator inside another of the same name): keep the
+  // message, but never without its SQLSTATE.
+  if (st.message().rfind(op, 0) == 0) return st.sql_state().empty() ? st.WithSqlState("53200") : st;
   return Status::OutOfMemory(std::string(op) + ": " + st.message()).WithSqlState("53200");
 }
 
