@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "quiver/columnar/spark_type.h"
 #include "quiver/columnar/value_format.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/writer.h"
@@ -12,49 +13,26 @@
 namespace quiver::server {
 
 t::TTypeId::type HiveTypeId(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kNull: return t::TTypeId::NULL_TYPE;
-    case TypeId::kBool: return t::TTypeId::BOOLEAN_TYPE;
-    case TypeId::kInt8: return t::TTypeId::TINYINT_TYPE;
-    case TypeId::kInt16:
-    case TypeId::kUInt8: return t::TTypeId::SMALLINT_TYPE;
-    case TypeId::kInt32:
-    case TypeId::kUInt16: return t::TTypeId::INT_TYPE;
-    case TypeId::kInt64:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64: return t::TTypeId::BIGINT_TYPE;
-    case TypeId::kFloat16:
-    case TypeId::kFloat32: return t::TTypeId::FLOAT_TYPE;
-    case TypeId::kFloat64: return t::TTypeId::DOUBLE_TYPE;
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kUtf8View: return t::TTypeId::STRING_TYPE;
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-    case TypeId::kBinaryView:
-    case TypeId::kFixedSizeBinary: return t::TTypeId::BINARY_TYPE;
-    case TypeId::kDecimal: return t::TTypeId::DECIMAL_TYPE;
-    case TypeId::kDate32:
-    case TypeId::kDate64: return t::TTypeId::DATE_TYPE;
-    case TypeId::kTimestamp: return t::TTypeId::TIMESTAMP_TYPE;
-    case TypeId::kTime32:
-    case TypeId::kTime64: return t::TTypeId::STRING_TYPE;  // no TIME in the protocol: sent as text (TimeAsText)
-    case TypeId::kDuration: return t::TTypeId::BIGINT_TYPE;
-    case TypeId::kIntervalYearMonth: return t::TTypeId::INTERVAL_YEAR_MONTH_TYPE;
-    case TypeId::kIntervalDayTime:
-    case TypeId::kIntervalMonthDayNano: return t::TTypeId::INTERVAL_DAY_TIME_TYPE;
-    case TypeId::kList:
-    case TypeId::kLargeList:
-    case TypeId::kListView:
-    case TypeId::kLargeListView:
-    case TypeId::kFixedSizeList: return t::TTypeId::ARRAY_TYPE;
-    case TypeId::kStruct: return t::TTypeId::STRUCT_TYPE;
-    case TypeId::kMap: return t::TTypeId::MAP_TYPE;
-    case TypeId::kSparseUnion:
-    case TypeId::kDenseUnion: return t::TTypeId::UNION_TYPE;
-    case TypeId::kRunEndEncoded:
-      return type.children.size() == 2 ? HiveTypeId(*type.children[1]->type) : t::TTypeId::STRING_TYPE;
-    case TypeId::kDictionary: return type.value_type ? HiveTypeId(*type.value_type) : t::TTypeId::STRING_TYPE;
+  switch (SparkTypeOf(type)) {
+    case SparkType::kVoid: return t::TTypeId::NULL_TYPE;
+    case SparkType::kBoolean: return t::TTypeId::BOOLEAN_TYPE;
+    case SparkType::kTinyint: return t::TTypeId::TINYINT_TYPE;
+    case SparkType::kSmallint: return t::TTypeId::SMALLINT_TYPE;
+    case SparkType::kInt: return t::TTypeId::INT_TYPE;
+    case SparkType::kBigint: return t::TTypeId::BIGINT_TYPE;
+    case SparkType::kFloat: return t::TTypeId::FLOAT_TYPE;
+    case SparkType::kDouble: return t::TTypeId::DOUBLE_TYPE;
+    case SparkType::kString: return t::TTypeId::STRING_TYPE;
+    case SparkType::kBinary: return t::TTypeId::BINARY_TYPE;
+    case SparkType::kDecimal: return t::TTypeId::DECIMAL_TYPE;
+    case SparkType::kDate: return t::TTypeId::DATE_TYPE;
+    case SparkType::kTimestamp: return t::TTypeId::TIMESTAMP_TYPE;
+    case SparkType::kIntervalYearMonth: return t::TTypeId::INTERVAL_YEAR_MONTH_TYPE;
+    case SparkType::kIntervalDayTime: return t::TTypeId::INTERVAL_DAY_TIME_TYPE;
+    case SparkType::kArray: return t::TTypeId::ARRAY_TYPE;
+    case SparkType::kStruct: return t::TTypeId::STRUCT_TYPE;
+    case SparkType::kMap: return t::TTypeId::MAP_TYPE;
+    case SparkType::kUnion: return t::TTypeId::UNION_TYPE;
   }
   return t::TTypeId::STRING_TYPE;
 }

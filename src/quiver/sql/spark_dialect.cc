@@ -4,6 +4,7 @@
 #include <cctype>
 #include <vector>
 
+#include "quiver/columnar/spark_type.h"
 #include "quiver/sql/engine.h"
 
 namespace quiver::sql {
@@ -448,75 +449,36 @@ bool SparkPatternMatch(std::string_view pattern, std::string_view text) {
 }
 
 std::string SparkTypeName(const DataType& type) {
-  const auto child = [&](size_t i) -> std::string {
-    return i < type.children.size() && type.children[i] && type.children[i]->type
-               ? SparkTypeName(*type.children[i]->type)
-               : std::string("void");
-  };
-  switch (type.id) {
-    case TypeId::kNull: return "void";
-    case TypeId::kBool: return "boolean";
-    case TypeId::kInt8: return "tinyint";
-    case TypeId::kInt16:
-    case TypeId::kUInt8: return "smallint";
-    case TypeId::kInt32:
-    case TypeId::kUInt16: return "int";
-    case TypeId::kInt64:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-    case TypeId::kDuration: return "bigint";
-    case TypeId::kFloat16:
-    case TypeId::kFloat32: return "float";
-    case TypeId::kFloat64: return "double";
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kUtf8View:
-    case TypeId::kTime32:
-    case TypeId::kTime64: return "string";
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-    case TypeId::kBinaryView:
-    case TypeId::kFixedSizeBinary: return "binary";
-    case TypeId::kDecimal: return "decimal(" + std::to_string(type.precision) + "," + std::to_string(type.scale) + ")";
-    case TypeId::kDate32:
-    case TypeId::kDate64: return "date";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kIntervalYearMonth: return "interval year to month";
-    case TypeId::kIntervalDayTime:
-    case TypeId::kIntervalMonthDayNano: return "interval day to second";
-    case TypeId::kList:
-    case TypeId::kLargeList:
-    case TypeId::kListView:
-    case TypeId::kLargeListView:
-    case TypeId::kFixedSizeList: return "array<" + child(0) + ">";
-    case TypeId::kStruct: {
+  const DataType& t = SparkServedType(type);
+  const auto name = [](const FieldPtr& f) -> std::string { return f && f->type ? SparkTypeName(*f->type) : "void"; };
+  const auto child = [&](size_t i) { return i < t.children.size() ? name(t.children[i]) : std::string("void"); };
+  const SparkType kind = SparkTypeOf(t);
+  switch (kind) {
+    case SparkType::kDecimal: return "decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
+    case SparkType::kArray: return "array<" + child(0) + ">";
+    case SparkType::kStruct: {
       std::string s = "struct<";
-      for (size_t i = 0; i < type.children.size(); ++i) {
+      for (size_t i = 0; i < t.children.size(); ++i) {
         if (i) s += ',';
-        s += (type.children[i] ? type.children[i]->name : std::string()) + ":" + child(i);
+        s += (t.children[i] ? t.children[i]->name : std::string()) + ":" + child(i);
       }
       return s + ">";
     }
-    case TypeId::kMap: {
+    case SparkType::kMap: {
       // One child: entries, a struct<key, value>.
-      const DataType* entries = type.children.empty() || !type.children[0] ? nullptr : type.children[0]->type.get();
-      const auto part = [&](size_t i) -> std::string {
-        return entries && i < entries->children.size() && entries->children[i] && entries->children[i]->type
-                   ? SparkTypeName(*entries->children[i]->type)
-                   : std::string("void");
+      const DataType* entries = t.children.empty() || !t.children[0] ? nullptr : t.children[0]->type.get();
+      const auto part = [&](size_t i) {
+        return entries && i < entries->children.size() ? name(entries->children[i]) : std::string("void");
       };
       return "map<" + part(0) + "," + part(1) + ">";
     }
-    case TypeId::kSparseUnion:
-    case TypeId::kDenseUnion: {
+    case SparkType::kUnion: {
       std::string s = "uniontype<";
-      for (size_t i = 0; i < type.children.size(); ++i) s += (i ? "," : "") + child(i);
+      for (size_t i = 0; i < t.children.size(); ++i) s += (i ? "," : "") + child(i);
       return s + ">";
     }
-    case TypeId::kRunEndEncoded: return type.children.size() == 2 ? child(1) : "string";
-    case TypeId::kDictionary: return type.value_type ? SparkTypeName(*type.value_type) : "string";
+    default: return SparkTypeBaseName(kind);
   }
-  return "string";
 }
 
 }  // namespace quiver::sql
