@@ -236,10 +236,14 @@ function query(kind) {
 
 // ---- rendering (slt_runner.h's rules) ----------------------------------------
 function fmt3(x) {
-  // C's %.3f: the exact binary value, ties to even.
+  // C's %.3f: the exact binary value, ties to even. toFixed rounds the
+  // exact value too, but ties away from zero; a tie is a double whose exact
+  // expansion ends in a 5 at the fourth decimal (toFixed(20) shows every
+  // digit of such a value). x * 2000 alone cannot tell: -50.7975 is the
+  // double -50.79749999999999943..., and x * 2000 rounds to -101595.
   const y = x * 2000;
   let s;
-  if (Number.isInteger(y) && Math.abs(y) % 2 === 1) {
+  if (/^\d+\.\d{3}50*$/.test(Math.abs(x).toFixed(20)) && Number.isInteger(y) && Math.abs(y) % 2 === 1) {
     const n = (y - Math.sign(y)) / 2;  // toward zero
     const k = Math.abs(n) % 2 === 0 ? n : n + Math.sign(y);
     s = (k / 1000).toFixed(3);

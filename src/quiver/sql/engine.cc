@@ -72,6 +72,9 @@ class StatementStream : public RecordBatchStream {
       }
       st = r.status();
     }
+    // Every OutOfMemory a statement returns carries 53200, whichever
+    // operator (or the plumbing between them) ran out.
+    if (st.IsOutOfMemory() && st.sql_state().empty()) st = st.WithSqlState("53200");
     error_ = st;
     root_.reset();
     ctx_->ReleaseCtes();
