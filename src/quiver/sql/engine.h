@@ -106,6 +106,7 @@
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/text_position.h"
 
 namespace quiver::sql {
 
@@ -206,9 +207,5 @@ inline constexpr int64_t kPlanningBytesPerSqlByte = 256;
 
 /// kPlanningBytesPerSqlByte * sql_bytes + 4 KiB (saturating). Pure.
 int64_t PlanningEstimateBytes(int64_t sql_bytes);
-
-/// "line L, column C" (1-based; columns count bytes) of byte offset
-/// `offset` in `text`. For error messages.
-std::string DescribePosition(std::string_view text, int offset);
 
 }  // namespace quiver::sql

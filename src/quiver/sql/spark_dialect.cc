@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "quiver/columnar/spark_type.h"
-#include "quiver/sql/engine.h"
+#include "quiver/sql/text_position.h"
 
 namespace quiver::sql {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "quiver/sql/binder/binder_internal.h"
-#include "quiver/sql/planner/window_call.h"
+#include "quiver/sql/plan/window_call.h"
 
 namespace quiver::sql {
 namespace {

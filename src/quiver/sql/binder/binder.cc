@@ -10,21 +10,6 @@
 
 namespace quiver::sql {
 
-std::string DescribePosition(std::string_view text, int offset) {
-  if (offset < 0) offset = 0;
-  if (offset > static_cast<int>(text.size())) offset = static_cast<int>(text.size());
-  int line = 1, col = 1;
-  for (int i = 0; i < offset; ++i) {
-    if (text[static_cast<size_t>(i)] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
-
 Binder::Binder(std::string_view sql, std::shared_ptr<const Catalog> catalog, SubqueryRunnerFactory runner_factory)
     : impl_(std::make_unique<Impl>()) {
   impl_->sql = sql;

@@ -36,7 +36,8 @@
 
 #include "quiver/base/result.h"
 #include "quiver/sql/catalog.h"
-#include "quiver/sql/planner/logical_plan.h"
+#include "quiver/sql/plan/logical_plan.h"
+#include "quiver/sql/text_position.h"
 
 namespace quiver::sql {
 
@@ -72,9 +73,5 @@ class Binder {
  private:
   std::unique_ptr<Impl> impl_;
 };
-
-/// "line L, column C" (1-based; columns count bytes) of byte offset
-/// `offset` in `text`.
-std::string DescribePosition(std::string_view text, int offset);
 
 }  // namespace quiver::sql

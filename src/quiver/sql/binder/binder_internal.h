@@ -13,7 +13,8 @@
 
 #include "quiver/sql/binder/binder.h"
 #include "quiver/sql/expression/function_registry.h"
-#include "quiver/sql/planner/window_call.h"
+#include "quiver/sql/plan/window_call.h"
+#include "quiver/sql/planner/join_order.h"
 
 namespace quiver::sql {
 
@@ -213,19 +214,6 @@ int FirstLocation(const Json& node);
 /// The string of a {"String": {"sval": ...}} node.
 std::string StringOf(const Json& node);
 
-/// Plans a join graph: `relations` joined by `predicates` (inner joins;
-/// single-relation predicates pushed to their relation, equalities between
-/// two relations become hash join keys, the rest filters placed where all
-/// their columns are available). Order: for 3 to 10 relations whose key
-/// equalities form a tree (no cycle), the bushy tree of least summed estimated intermediate
-/// rows (dynamic programming over connected subsets); otherwise greedy:
-/// the largest relation streams, each step adds the connected relation
-/// giving the smallest estimated result. The smaller side builds.
-Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vector<ExprPtr> predicates);
-/// A Filter over `child` (into a Scan's filters when `child` is one).
-LogicalOpPtr AddFilter(LogicalOpPtr child, const ExprPtr& predicate);
-/// Estimated fraction of rows a predicate keeps.
-double Selectivity(const Expr& predicate);
 /// Applies `rewrite` to every expression of a window call (its arguments,
 /// PARTITION BY and ORDER BY: grouped queries map them onto the aggregate's
 /// outputs).
@@ -233,9 +221,5 @@ Status RewriteWindowCall(WindowCall* call, const std::function<Result<ExprPtr>(c
 /// `plan` under a chain of kWindow nodes, one per distinct window of
 /// `calls` (in order of first appearance).
 LogicalOpPtr PlanWindows(LogicalOpPtr plan, const std::vector<WindowCall>& calls);
-
-/// Pulls conjuncts common to every branch of an OR out in front of it
-/// ((a AND b) OR (a AND c) -> a AND (b OR c)).
-ExprPtr FactorOr(const ExprPtr& e);
 
 }  // namespace quiver::sql

@@ -485,8 +485,8 @@ OperatorPtr MakeGracePartitions(ExecContext* ctx, std::shared_ptr<GracePartition
                                              std::move(spec), std::move(schema));
 }
 
-OperatorPtr MakeGraceJoin(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec,
-                          SchemaPtr schema, std::shared_ptr<GraceSide> build) {
+OperatorPtr MakeGraceJoin(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec, SchemaPtr schema,
+                          std::shared_ptr<GraceSide> build) {
   return std::make_unique<GraceJoinOp>(ctx, std::move(left), std::move(right_schema), std::move(spec),
                                        std::move(schema), std::move(build));
 }

@@ -85,8 +85,8 @@ OperatorPtr MakeGracePartitions(ExecContext* ctx, std::shared_ptr<GracePartition
 /// is joined on its own. Right / full joins also join the partitions no
 /// probe row reached; NOT IN (one key) settles its set's NULLs and
 /// emptiness over the whole set first.
-OperatorPtr MakeGraceJoin(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec,
-                          SchemaPtr schema, std::shared_ptr<GraceSide> build);
+OperatorPtr MakeGraceJoin(ExecContext* ctx, OperatorPtr left, SchemaPtr right_schema, JoinSpec spec, SchemaPtr schema,
+                          std::shared_ptr<GraceSide> build);
 
 /// A right / full outer hash join of one instance that may spill: the
 /// build side is held while memory allows and built before any probe row

@@ -149,10 +149,8 @@ class NestedLoopJoinOp : public RecordBatchStream {
 
 }  // namespace
 
-OperatorPtr MakeNestedLoopJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec,
-                               SchemaPtr schema) {
-  return std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec),
-                                            std::move(schema));
+OperatorPtr MakeNestedLoopJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema) {
+  return std::make_unique<NestedLoopJoinOp>(ctx, std::move(left), std::move(right), std::move(spec), std::move(schema));
 }
 
 }  // namespace quiver::sql

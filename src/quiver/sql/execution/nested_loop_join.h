@@ -12,7 +12,6 @@ namespace quiver::sql {
 
 /// The nested-loop join of `left` and `right` (streams of one thread) as
 /// `spec` says (its keys empty), output as `schema`.
-OperatorPtr MakeNestedLoopJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec,
-                               SchemaPtr schema);
+OperatorPtr MakeNestedLoopJoin(ExecContext* ctx, OperatorPtr left, OperatorPtr right, JoinSpec spec, SchemaPtr schema);
 
 }  // namespace quiver::sql

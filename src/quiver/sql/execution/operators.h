@@ -37,7 +37,7 @@
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/sql/catalog.h"
 #include "quiver/sql/expression/evaluate.h"
-#include "quiver/sql/planner/logical_plan.h"
+#include "quiver/sql/plan/logical_plan.h"
 
 namespace quiver::sql {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "quiver/sql/execution/pipeline.h"
-#include "quiver/sql/planner/window_call.h"
+#include "quiver/sql/plan/window_call.h"
 
 namespace quiver::sql {
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "quiver/sql/execution/operators.h"
-#include "quiver/sql/planner/window_call.h"
+#include "quiver/sql/plan/window_call.h"
 
 namespace quiver::sql {
 

@@ -1,5 +1,5 @@
 // quiver/sql/planner/join_order.cc — the join graph of a FROM list (see
-// PlanJoinGraph in binder_internal.h), selectivity guesses and OR
+// join_order.h), selectivity guesses and OR
 // factoring.
 //
 // Cardinality model (no statistics beyond row counts): a filtered
@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-#include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/planner/join_order.h"
 
 namespace quiver::sql {
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "quiver/sql/execution/operators.h"
-#include "quiver/sql/planner/logical_plan.h"
+#include "quiver/sql/plan/logical_plan.h"
 
 namespace quiver::sql {
 

@@ -1,5 +1,5 @@
-// quiver/sql/planner/window_call.cc — see window_call.h.
-#include "quiver/sql/planner/window_call.h"
+// quiver/sql/plan/window_call.cc — see window_call.h.
+#include "quiver/sql/plan/window_call.h"
 
 namespace quiver::sql {
 

@@ -1,5 +1,5 @@
-// quiver/sql/planner/logical_plan.cc — see logical_plan.h.
-#include "quiver/sql/planner/logical_plan.h"
+// quiver/sql/plan/logical_plan.cc — see logical_plan.h.
+#include "quiver/sql/plan/logical_plan.h"
 
 namespace quiver::sql {
 

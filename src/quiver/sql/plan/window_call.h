@@ -1,4 +1,4 @@
-// quiver/sql/planner/window_call.h — one window function call of a
+// quiver/sql/plan/window_call.h — one window function call of a
 // LogicalOp::kWindow node: the function, its arguments, the window (PARTITION
 // BY, ORDER BY) and the frame (ROWS or RANGE between two bounds), as the SQL
 // standard (ISO/IEC 9075-2, 7.11 <window clause>) and PostgreSQL define them.
@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "quiver/sql/planner/logical_plan.h"
+#include "quiver/sql/plan/logical_plan.h"
 
 namespace quiver::sql {
 

@@ -1,4 +1,4 @@
-// quiver/sql/planner/logical_plan.h — the logical plan: a tree of
+// quiver/sql/plan/logical_plan.h — the logical plan: a tree of
 // relational operators over columns identified by statement-unique ids
 // (ColumnBinding::id). The binder (binder/) builds it from the parse tree
 // with subqueries already unnested into joins; the join orderer
