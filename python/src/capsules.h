@@ -3,7 +3,6 @@
 // from any object that exports them.
 #pragma once
 
-
 #include "module_support.h"
 
 namespace quiver::python {

@@ -3,7 +3,6 @@
 
 #include "quiver/columnar/spark_type.h"
 
-
 namespace quiver::python {
 
 py::tuple FieldDescription(const Field& f) {

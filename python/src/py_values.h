@@ -3,7 +3,6 @@
 // date, datetime (with its zone), timedelta, lists and dicts.
 #pragma once
 
-
 #include "module_support.h"
 
 namespace quiver::python {

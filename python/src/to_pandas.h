@@ -2,7 +2,6 @@
 // array per dtype (the blocks pandas keeps), each column written once.
 #pragma once
 
-
 #include "module_support.h"
 
 namespace quiver::python {
