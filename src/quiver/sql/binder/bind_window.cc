@@ -1,6 +1,6 @@
 // quiver/sql/binder/bind_window.cc — binding of window function calls
 // (`f(...) OVER (...)`, named windows of the WINDOW clause) into WindowCall
-// records (planner/window_call.h), and planning them as kWindow nodes: one
+// records (plan/window_call.h), and planning them as kWindow nodes: one
 // node per distinct PARTITION BY / ORDER BY, chained, so calls over the same
 // window share one sort.
 #include <algorithm>

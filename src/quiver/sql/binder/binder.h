@@ -1,5 +1,5 @@
 // quiver/sql/binder/binder.h — turns libpg_query's parse tree of one SELECT
-// into a logical plan (planner/logical_plan.h): resolves table and column
+// into a logical plan (plan/logical_plan.h): resolves table and column
 // names (scopes for FROM items, derived tables, CTEs and outer queries),
 // types every expression (expression/function_registry.h), plans the FROM
 // list as a join graph (planner/join_order.h), unnests subqueries into

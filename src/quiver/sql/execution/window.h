@@ -1,5 +1,5 @@
 // quiver/sql/execution/window.h — the window operator: window functions
-// (planner/window_call.h) over the rows of its input, appended as columns.
+// (plan/window_call.h) over the rows of its input, appended as columns.
 //
 // The input is sorted by PARTITION BY then ORDER BY with the project's sort
 // (execution/sort.cc: parallel runs, merged; an external merge sort that
