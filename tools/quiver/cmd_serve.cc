@@ -54,7 +54,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t store_budget_bytes = int64_t{1} << 30;
     int64_t spill_limit_bytes = int64_t{8} << 30;
     int64_t link_expiry_s = 900;
-    int64_t session_idle_s = 3600, operation_idle_s = 1800;
+    int64_t session_idle_s = 3600, operation_idle_s = 1800, session_max_s = 7 * 24 * 3600;
     int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
     int64_t max_body_bytes = int64_t{16} << 20;
     int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10, keep_alive_timeout_s = 120;
@@ -146,6 +146,10 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       ->transform(ByteSize());
   cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
   cmd->add_option("--session-idle-s", o->session_idle_s, "close sessions idle this long (default 3600)");
+  cmd->add_option("--session-max-s", o->session_max_s,
+                  "with --chunk-store s3://: a session handle is valid this long after it was opened, on every server "
+                  "(default 604800, 7 days)")
+      ->check(CLI::Range(int64_t{1}, int64_t{10} * 365 * 24 * 3600));
   cmd->add_option("--operation-idle-s", o->operation_idle_s, "close operations idle this long (default 1800)");
   cmd->add_option("--max-sessions", o->max_sessions, "open sessions at most (default 64)");
   cmd->add_option("--max-operations", o->max_operations, "open operations at most (default 256)");
@@ -280,6 +284,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.inline_threshold_bytes = o->inline_threshold_bytes;
       so.service.link_expiry_ms = o->link_expiry_s * 1000;
       so.service.session_idle_timeout_ms = o->session_idle_s * 1000;
+      so.service.session_max_lifetime_ms = o->session_max_s * 1000;
       so.service.operation_idle_timeout_ms = o->operation_idle_s * 1000;
       so.service.max_sessions = o->max_sessions;
       so.service.max_operations = o->max_operations;

@@ -3,6 +3,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -22,6 +23,22 @@ std::string RandomHandleBytes(bool uuid_v4) {
     b[8] = static_cast<uint8_t>((b[8] & 0x3F) | 0x80);
   }
   return std::string(reinterpret_cast<char*>(b), kHandleBytes);
+}
+
+std::string TimedHandleBytes(int64_t now_ms) {
+  std::string b = RandomHandleBytes(false);
+  const auto ms = static_cast<uint64_t>(std::max<int64_t>(now_ms, 0));
+  for (int i = 0; i < 6; ++i) b[static_cast<size_t>(i)] = static_cast<char>((ms >> (8 * (5 - i))) & 0xFF);
+  b[6] = static_cast<char>((static_cast<uint8_t>(b[6]) & 0x0F) | 0x70);  // version 7
+  b[8] = static_cast<char>((static_cast<uint8_t>(b[8]) & 0x3F) | 0x80);  // variant 10xx
+  return b;
+}
+
+std::optional<int64_t> HandleIssuedMs(const std::string& guid) {
+  if (guid.size() != kHandleBytes || (static_cast<uint8_t>(guid[6]) >> 4) != 7) return std::nullopt;
+  uint64_t ms = 0;
+  for (int i = 0; i < 6; ++i) ms = (ms << 8) | static_cast<uint8_t>(guid[static_cast<size_t>(i)]);
+  return static_cast<int64_t>(ms);
 }
 
 std::string Hex(std::string_view bytes) {

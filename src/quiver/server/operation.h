@@ -35,6 +35,17 @@ constexpr int kHandleBytes = 16;
 /// 4122 version 4 UUID when `uuid_v4`.
 std::string RandomHandleBytes(bool uuid_v4);
 
+/// A session handle's guid that carries the time it was issued: a UUID of
+/// version 7 (RFC 9562 section 5.7: the first 48 bits the Unix time in
+/// milliseconds, big-endian; the rest random but for the version and
+/// variant bits). The handle's secret authenticates the guid, so the time
+/// cannot be forged.
+std::string TimedHandleBytes(int64_t now_ms);
+
+/// The issue time (Unix ms) of a TimedHandleBytes guid; nullopt for a guid
+/// of another form (not 16 bytes, or not version 7).
+std::optional<int64_t> HandleIssuedMs(const std::string& guid);
+
 /// Lower-case hex of `bytes`, and back (nullopt for odd length or a
 /// character outside [0-9a-f]).
 std::string Hex(std::string_view bytes);

@@ -144,7 +144,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
       r.serverProtocolVersion = static_cast<t::TProtocolVersion::type>(req.client_protocol_i64);
     }
     auto s = std::make_shared<Session>();
-    s->guid = RandomHandleBytes(true);
+    s->guid = TimedHandleBytes(NowEpochMs());
     s->client = std::string(tls_client);
     s->secret = registry_.HandleSecret("session", s->guid, s->client);
     s->last_used_ms = NowEpochMs();
@@ -160,7 +160,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
   void CloseSession(t::TCloseSessionResp& r, const t::TCloseSessionReq& req) override {
     std::vector<std::shared_ptr<Operation>> ops;
     const auto& id = req.sessionHandle.sessionId;
-    if (!registry_.CloseSession(id, tls_client, shared_, &ops)) {
+    if ((shared_ && !WithinLifetime(id.guid)) || !registry_.CloseSession(id, tls_client, shared_, &ops)) {
       r.status =
           ErrorStatus("invalid session handle (unknown, closed or expired)", t::TStatusCode::INVALID_HANDLE_STATUS);
       return;
@@ -462,6 +462,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
   // opened is adopted here.
   template <typename Handle>
   std::shared_ptr<Session> FindSession(const Handle& h) {
+    if (shared_ && !WithinLifetime(h.sessionId.guid)) {
+      registry_.ForgetSession(h.sessionId.guid);
+      return nullptr;
+    }
     if (shared_ && registry_.ValidHandle("session", h.sessionId, tls_client) &&
         store_docs_.SessionClosed(h.sessionId.guid)) {
       // Closed on another server: forget it here too.
@@ -469,6 +473,15 @@ class ResultService::Impl : public t::TCLIServiceIf {
       return nullptr;
     }
     return registry_.FindSession(h.sessionId, tls_client, shared_);
+  }
+
+  // Shared store: whether a session guid was issued (TimedHandleBytes) at
+  // most session_max_lifetime_ms ago, and not more than a minute ahead of
+  // this server's clock.
+  bool WithinLifetime(const std::string& guid) const {
+    const std::optional<int64_t> issued = HandleIssuedMs(guid);
+    const int64_t now = NowEpochMs();
+    return issued && *issued <= now + 60 * 1000 && now - *issued <= o_.session_max_lifetime_ms;
   }
 
   // The operation of a handle: this server's, or (shared store) as its

@@ -56,6 +56,11 @@ struct ResultServiceOptions {
   /// Sessions and operations untouched for this long are closed by ExpireIdle.
   int64_t session_idle_timeout_ms = 60 * 60 * 1000;
   int64_t operation_idle_timeout_ms = 30 * 60 * 1000;
+  /// Shared store only: a session handle is valid for at most this long
+  /// after OpenSession, on every server (its guid carries the time it was
+  /// issued, TimedHandleBytes), so that the closed-session marker, kept that
+  /// long, covers every handle that could name the session.
+  int64_t session_max_lifetime_ms = int64_t{7} * 24 * 3600 * 1000;
   /// Concurrent open sessions / operations; past them a request gets an
   /// ERROR status naming the limit.
   int max_sessions = 64;
@@ -113,13 +118,16 @@ struct ResultServiceOptions {
   ///
   /// CloseSession on any server leaves a marker document
   /// ("closed-sessions/<id>", removed by the expiry sweep of any server
-  /// session_idle_timeout_ms later): from then on every server answers the
+  /// once the handle is past session_max_lifetime_ms, or
+  /// session_idle_timeout_ms after the close if that is later): from then
+  /// on every server answers the
   /// session's handle with INVALID_HANDLE (also one that had already used
   /// it), and its operations' manifests are removed, so their handles are
   /// refused too. An operation still running on another server is refused
   /// by the others at once and by its owner from its next sweep (the
-  /// owner polls the close marker). After the marker's expiry the handle,
-  /// which validates itself, would open a fresh empty session again.
+  /// owner polls the close marker). The marker outlives the handle: a
+  /// session handle past session_max_lifetime_ms is refused by every
+  /// server whether or not a marker says it was closed.
   ///
   /// FetchResults is safe to retry (a balancer re-sending a request whose
   /// reply was lost, to the same or another server): with startRowOffset

@@ -167,7 +167,11 @@ bool SharedState::SessionClosed(const std::string& session_guid) {
 
 Status SharedState::MarkSessionClosed(const std::string& session_guid) {
   const std::string sid = Hex(session_guid);
-  const int64_t until = NowEpochMs() + o_.session_idle_timeout_ms;
+  // Kept while any server could still take the session's handle (its
+  // lifetime, from the time its guid carries, and a minute of clock skew).
+  int64_t until = NowEpochMs() + o_.session_idle_timeout_ms;
+  if (const std::optional<int64_t> issued = HandleIssuedMs(session_guid))
+    until = std::max(until, *issued + o_.session_max_lifetime_ms + 60 * 1000);
   QUIVER_RETURN_NOT_OK(store_->PutDocument(ClosedSessionDoc(sid), std::to_string(until)));
   return store_->PutDocument(ExpiryDoc(until, std::string(kSessionExpiryTag) + sid), "");
 }

@@ -169,7 +169,9 @@ t::TSessionHandle Open(Rpc& rpc) {
   rpc.c().recv_OpenSession(resp);
   EXPECT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
   EXPECT_EQ(resp.sessionHandle.sessionId.guid.size(), 16u);
-  EXPECT_EQ(static_cast<uint8_t>(resp.sessionHandle.sessionId.guid[6]) >> 4, 4) << "UUID version 4";
+  // A version 7 UUID (RFC 9562): it carries the time it was issued.
+  EXPECT_EQ(static_cast<uint8_t>(resp.sessionHandle.sessionId.guid[6]) >> 4, 7) << "UUID version 7";
+  EXPECT_EQ(static_cast<uint8_t>(resp.sessionHandle.sessionId.guid[8]) >> 6, 2) << "RFC 9562 variant";
   return resp.sessionHandle;
 }
 

@@ -7,12 +7,17 @@
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "quiver/fetch/chunk_store.h"
 #include "quiver/fetch/link_signer.h"
+#include "quiver/server/operation.h"
 #include "quiver/server/result_service.h"
 #include "quiver/tcli/TCLIService.h"
 #include "quiver/testing/status_assertions.h"
@@ -423,9 +428,16 @@ TEST_F(StatelessServiceTest, ARetriedFetchNextGetsTheSamePageWithTheLocalStore) 
 
 // CloseSession on one server: the session's handle and its operations are
 // refused by every server, including one that had already used the session;
-// the marker that says so goes with the session's expiry.
+// the marker that says so is kept while the handle could be taken, and once
+// the handle is past its lifetime every server refuses it without the
+// marker too (issue 35 #8: a closed session came back once its marker
+// expired).
 TEST_F(StatelessServiceTest, ASessionClosedOnOneServerIsClosedOnEveryServer) {
-  auto short_sessions = [](ResultServiceOptions& o) { o.session_idle_timeout_ms = 60000; };
+  constexpr int64_t kLifetimeMs = 1500;
+  auto short_sessions = [](ResultServiceOptions& o) {
+    o.session_idle_timeout_ms = 60000;
+    o.session_max_lifetime_ms = kLifetimeMs;
+  };
   Server a(pool_.get(), &executor_, &store_, secret_, short_sessions);
   Server b(pool_.get(), &executor_, &store_, secret_, short_sessions);
   Server c(pool_.get(), &executor_, &store_, secret_, short_sessions);
@@ -471,9 +483,23 @@ TEST_F(StatelessServiceTest, ASessionClosedOnOneServerIsClosedOnEveryServer) {
   }
   EXPECT_EQ(store_.chunks(), 0u);
   EXPECT_TRUE(store_.GetDocument("closed-sessions/" + HexOf(session.sessionId.guid)).value().has_value());
-  // Past the session's lifetime any server's sweep removes the marker.
-  b.service->ExpireIdle(fetch::NowEpochMs() + 61000);
+  // The guid carries its issue time; the marker is kept until the handle's
+  // lifetime (and a minute of skew) is over, and no sweep before removes it.
+  const std::optional<int64_t> issued = HandleIssuedMs(session.sessionId.guid);
+  ASSERT_TRUE(issued.has_value());
+  EXPECT_LE(std::llabs(*issued - fetch::NowEpochMs()), 10000);
+  b.service->ExpireIdle(*issued + kLifetimeMs + 30000);
+  EXPECT_TRUE(store_.GetDocument("closed-sessions/" + HexOf(session.sessionId.guid)).value().has_value());
+  // Past the handle's lifetime: a server that never saw the session refuses
+  // it although the marker is gone, as every other server does.
+  while (fetch::NowEpochMs() <= *issued + kLifetimeMs) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  b.service->ExpireIdle(*issued + kLifetimeMs + 61000);
   EXPECT_EQ(store_.documents(), 0u);
+  Server d(pool_.get(), &executor_, &store_, secret_, short_sessions);
+  for (Server* s : {&a, &b, &c, &d}) {
+    EXPECT_EQ(get_info(*s), t::TStatusCode::INVALID_HANDLE_STATUS);
+    EXPECT_EQ(execute(*s), t::TStatusCode::INVALID_HANDLE_STATUS);
+  }
   a.service->ExpireIdle(fetch::NowEpochMs());
   c.service->ExpireIdle(fetch::NowEpochMs());
   EXPECT_EQ(a.service->chunk_pool()->held_bytes(), 0);
