@@ -54,7 +54,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t store_budget_bytes = int64_t{1} << 30;
     int64_t spill_limit_bytes = int64_t{8} << 30;
     int64_t link_expiry_s = 900;
-    int64_t session_idle_s = 3600, operation_idle_s = 1800, session_max_s = 7 * 24 * 3600;
+    int64_t session_idle_s = 3600, operation_idle_s = 1800, session_max_s = 7 * 24 * 3600, orphan_timeout_s = 120;
     int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
     int64_t max_body_bytes = int64_t{16} << 20;
     int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10, keep_alive_timeout_s = 120;
@@ -118,6 +118,10 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "cancel a statement running longer than this (time paused waiting for the client to fetch "
                   "excluded), SQLSTATE 57014 (default 3600 = 1 hour; 0 = no limit)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--orphan-timeout-s", o->orphan_timeout_s,
+                  "free an operation whose producer waits for a client that has not called for it this long "
+                  "(default 120; 0 = never)")
+      ->check(CLI::Range(int64_t{0}, int64_t{10} * 365 * 24 * 3600));
   cmd->add_option("--max-statement-bytes", o->max_statement_bytes,
                   "longest SQL text accepted, checked before parsing (default 1 MiB)")
       ->check(CLI::PositiveNumber);
@@ -297,6 +301,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_sessions_per_token = o->max_sessions_per_token;
       so.service.max_operations_per_token = o->max_operations_per_token;
       so.service.statement_timeout_ms = static_cast<int64_t>(o->statement_timeout_s * 1000);
+      so.service.orphan_timeout_ms = o->orphan_timeout_s * 1000;
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());
       std::printf("port: %d\n", server->port());

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -180,6 +181,34 @@ Result<std::shared_ptr<Buffer>> LocalChunkStore::Get(const std::string& id) cons
   auto mapped = ipc::MapFile(path);
   if (!mapped.ok()) return Status::KeyError("chunk store: chunk " + id + " was removed while opening it");
   return mapped;
+}
+
+bool LocalChunkStore::SpillServed(const std::string& id) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = entries_.find(id);
+  if (it == entries_.end() || !it->second.memory || options_.spill_limit_bytes == 0) return false;
+  const int64_t size = it->second.size_bytes;
+  if (options_.spill_limit_bytes > 0 && stats_.spilled_bytes + size > options_.spill_limit_bytes) return false;
+  if (!MakeSpillDirLocked().ok()) return false;
+  std::shared_ptr<Buffer> bytes = it->second.memory;
+  stats_.spilled_bytes += size;  // reserved before writing outside the lock
+  const std::string path = spill_dir_ + "/" + id + ".arrows";
+  lock.unlock();
+  const Status st = WriteWholeFile(path, bytes->span());
+  lock.lock();
+  it = entries_.find(id);
+  if (!st.ok() || it == entries_.end() || !it->second.memory) {
+    // Failed, or removed (or moved) meanwhile: nothing changes hands.
+    stats_.spilled_bytes -= size;
+    if (st.ok()) std::remove(path.c_str());
+    return false;
+  }
+  it->second.memory.reset();
+  it->second.spill_path = path;
+  stats_.memory_bytes -= size;
+  ++stats_.spilled_chunks;
+  ++stats_.total_spilled_chunks;
+  return true;
 }
 
 void LocalChunkStore::Remove(const std::string& id) {

@@ -123,6 +123,14 @@ class LocalChunkStore : public ChunkStore {
   void Remove(const std::string& id) override;
   /// Removes the chunks whose expiry is <= now_ms; returns how many.
   int64_t RemoveExpired(int64_t now_ms);
+  /// A chunk that has been served in full leaves memory: written to a spill
+  /// file (within the spill limit) and read from there if it is asked for
+  /// again (a retried download); the memory goes once the last reader of
+  /// the in-memory bytes lets go. Returns whether it moved: false for an
+  /// unknown or already spilled chunk, with spilling disabled, past the
+  /// spill limit or when the write fails (the chunk then stays in memory,
+  /// nothing is lost). Thread-safe.
+  bool SpillServed(const std::string& id);
 
   const LinkSigner& signer() const { return signer_; }
   /// The spill directory: the given one, or the private one once made

@@ -141,7 +141,8 @@ std::string ResultServer::Impl::Metrics() {
       << " running=" << sv.running_operations << " rpcs=" << sv.rpcs << " rpc_errors=" << sv.rpc_errors
       << " statements=" << sv.statements << " chunks_written=" << sv.chunks_written
       << " expired_sessions=" << sv.expired_sessions << " expired_operations=" << sv.expired_operations
-      << " paused=" << sv.paused_operations << " producer_pauses=" << sv.producer_pauses << "\n";
+      << " orphaned_operations=" << sv.orphaned_operations << " paused=" << sv.paused_operations
+      << " producer_pauses=" << sv.producer_pauses << "\n";
   if (s3_store) {
     // The S3 client's retry policy at work (fetch/s3_client.h): throttling
     // and server errors retried with backoff, and the requests that failed.

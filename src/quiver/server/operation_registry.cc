@@ -212,7 +212,14 @@ std::vector<std::shared_ptr<Operation>> OperationRegistry::Expire(int64_t now_ms
         op->cancel = true;  // the producer stops at its next poll; it reports the limit
       }
     }
-    if (now_ms - it->second->last_used_ms.load() > o_.operation_idle_timeout_ms) {
+    bool orphaned = false;
+    if (o_.orphan_timeout_ms > 0) {
+      std::lock_guard<std::mutex> l2(op->mu);
+      // Paused for the client, and the client has not come back since.
+      orphaned = op->paused && now_ms - std::max(op->paused_since_ms, op->last_used_ms.load()) > o_.orphan_timeout_ms;
+    }
+    if (orphaned) ++orphaned_operations_;
+    if (orphaned || now_ms - it->second->last_used_ms.load() > o_.operation_idle_timeout_ms) {
       ops.push_back(it->second);
       it = ops_.erase(it);
       ++expired_operations_;
@@ -253,6 +260,7 @@ void OperationRegistry::FillStats(ResultServiceStats* s) {
   }
   s->expired_sessions = expired_sessions_;
   s->expired_operations = expired_operations_;
+  s->orphaned_operations = orphaned_operations_;
 }
 
 std::vector<std::shared_ptr<Operation>> OperationRegistry::TakeSessionOpsLocked(const std::string& session_guid) {

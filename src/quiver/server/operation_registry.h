@@ -122,7 +122,7 @@ class OperationRegistry {
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Session>> sessions_;
   std::unordered_map<std::string, std::shared_ptr<Operation>> ops_;
-  std::atomic<int64_t> expired_sessions_{0}, expired_operations_{0};
+  std::atomic<int64_t> expired_sessions_{0}, expired_operations_{0}, orphaned_operations_{0};
 };
 
 }  // namespace quiver::server

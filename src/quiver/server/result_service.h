@@ -93,6 +93,11 @@ struct ResultServiceOptions {
   /// is cancelled by the next ExpireIdle and fails with SQLSTATE 57014
   /// naming the limit. Default 1 hour.
   int64_t statement_timeout_ms = 60 * 60 * 1000;
+  /// An operation whose producer is paused waiting for its client
+  /// (max_unfetched_chunks) and whose client has not called for it for this
+  /// long (ms) is taken to be orphaned: ExpireIdle cancels and frees it (its
+  /// chunks go), as an idle operation. 0 = never. Default 2 minutes.
+  int64_t orphan_timeout_ms = 120 * 1000;
   /// Backpressure: an operation's producer pauses while this many of its
   /// chunks have been produced and not yet handed to the client by
   /// FetchResults (links or inline batches), and resumes as they are; so an
@@ -179,6 +184,9 @@ struct ResultServiceStats {
   int64_t chunk_served_bytes = 0;
   int64_t expired_sessions = 0;
   int64_t expired_operations = 0;
+  /// Of those, operations freed because their client had gone (paused
+  /// past orphan_timeout_ms).
+  int64_t orphaned_operations = 0;
 };
 
 class ResultService {

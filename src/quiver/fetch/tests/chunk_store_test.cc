@@ -78,6 +78,40 @@ TEST(ChunkStore, PrivateSpillDirectoryIsMadeAtTheFirstSpill) {
   std::filesystem::remove_all(parent);
 }
 
+// Issue 35 #11: a chunk served in full leaves memory for a spill file, from
+// which it is read again; with spilling disabled it stays.
+TEST(ChunkStore, AChunkServedInFullLeavesMemory) {
+  auto pool = MemoryPool::MakeRoot({});
+  LocalChunkStoreOptions o;
+  o.link_base_url = "https://127.0.0.1:1";
+  auto store = LocalChunkStore::Make(o, LinkSigner(FixedSecret(5))).value();
+  auto bytes = Buffer::Allocate(pool.get(), 4096).value();
+  std::memset(bytes->mutable_data(), 'z', 4096);
+  bytes->mutable_data()[4095] = 'q';
+  const std::string id = store->Put(bytes, 0).value();
+  bytes.reset();
+  EXPECT_EQ(store->stats().memory_bytes, 4096);
+  EXPECT_TRUE(store->SpillServed(id));
+  EXPECT_EQ(store->stats().memory_bytes, 0);
+  EXPECT_EQ(store->stats().spilled_bytes, 4096);
+  EXPECT_EQ(pool->held_bytes(), 0) << "the in-memory bytes went";
+  EXPECT_FALSE(store->SpillServed(id)) << "already spilled";
+  EXPECT_FALSE(store->SpillServed("0123456789abcdef0123456789abcdef")) << "unknown";
+  auto again = store->Get(id).value();
+  ASSERT_EQ(again->size(), 4096);
+  EXPECT_EQ(again->data()[0], 'z');
+  EXPECT_EQ(again->data()[4095], 'q');
+  again.reset();
+  store->Remove(id);
+  EXPECT_EQ(store->CountSpillFiles(), 0);
+  o.spill_limit_bytes = 0;  // spilling disabled: served chunks stay
+  auto kept = LocalChunkStore::Make(o, LinkSigner(FixedSecret(5))).value();
+  auto b2 = Buffer::Allocate(pool.get(), 100).value();
+  const std::string id2 = kept->Put(b2, 0).value();
+  EXPECT_FALSE(kept->SpillServed(id2));
+  EXPECT_EQ(kept->stats().memory_bytes, 100);
+}
+
 TEST(ChunkStore, BudgetSpillsAndRemovesEverything) {
   auto pool = MemoryPool::MakeRoot({});
   LocalChunkStoreOptions o;

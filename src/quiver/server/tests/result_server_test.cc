@@ -348,6 +348,10 @@ TEST(ResultServer, CloudFetchLz4SeveralChunksPagesAndSpill) {
   EXPECT_GT(md_done.compressedBytes, 0);
   EXPECT_LT(md_done.compressedBytes, md_done.uncompressedBytes) << "LZ4 frames are smaller than the IPC streams";
   EXPECT_GT(f.server->store()->stats().total_spilled_chunks, 0) << "budget below the result spills";
+  // Issue 35 #11: a chunk downloaded in full leaves server memory (a spill
+  // file answers the requests below), while the operation stays open.
+  EXPECT_EQ(f.server->store()->stats().memory_bytes, 0) << "downloaded chunks still in memory";
+  EXPECT_EQ(f.server->store()->stats().chunks, static_cast<int64_t>(all_links.size()));
 
   // startRowOffset: links again from the chunk that holds a given row.
   const auto& third = all_links[2];
@@ -764,6 +768,56 @@ TEST(ResultServer, IdleExpiryClosesSessionsAndOperations) {
   EXPECT_EQ(st.open_sessions, 0);
   auto again = Execute(rpc, s, "SELECT * FROM lineitem", true);
   EXPECT_EQ(again.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+// Issue 35 #11: an operation whose producer waits for a client that has gone
+// (no call for orphan_timeout_ms) is cancelled and freed, long before its
+// idle timeout; one whose client keeps fetching is not.
+TEST(ResultServer, AnOrphanedOperationIsFreed) {
+  auto table = MakeLineitem(20000, "orphan");
+  Fixture f;
+  ASSERT_OK(f.executor.AddTable("lineitem", table->path, f.pool.get()));
+  ServerOptions so;
+  so.service.chunk_bytes = 32 << 10;
+  so.service.inline_threshold_bytes = 1;
+  so.service.max_unfetched_chunks = 2;
+  so.service.orphan_timeout_ms = 400;
+  so.service.operation_idle_timeout_ms = 600000;
+  so.sweep_interval_ms = 50;
+  f.Start(so);
+  Rpc rpc(*f.server);
+  auto s = Open(rpc);
+  auto ex = Execute(rpc, s, "SELECT * FROM lineitem", true);
+  ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << ex.status.errorMessage;
+  // The producer fills its two unfetched chunks and pauses; nobody fetches.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (f.server->service()->stats().orphaned_operations == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto st = f.server->service()->stats();
+  EXPECT_EQ(st.orphaned_operations, 1);
+  EXPECT_EQ(st.open_operations, 0);
+  EXPECT_EQ(f.server->store()->stats().chunks, 0) << "its chunks went with it";
+  EXPECT_EQ(Fetch(rpc, ex.operationHandle, true).status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+  // A client that keeps fetching (slower than the producer) keeps its
+  // operation, and reads every row.
+  auto ex2 = Execute(rpc, s, "SELECT * FROM lineitem", true);
+  ASSERT_EQ(ex2.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << ex2.status.errorMessage;
+  std::vector<int64_t> keys;
+  int64_t next_row = 0;
+  bool first = true;
+  for (int pages = 0; pages < 10000; ++pages) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto page = Fetch(rpc, ex2.operationHandle, first);
+    first = false;
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    auto k = DownloadAll(rpc, page.results.resultLinks, true, f.pool.get(), &next_row);
+    keys.insert(keys.end(), k.begin(), k.end());
+    if (!page.hasMoreRows) break;
+  }
+  EXPECT_EQ(keys, table->orderkeys);
+  EXPECT_EQ(f.server->service()->stats().orphaned_operations, 1);
+  EXPECT_EQ(CloseOp(rpc, ex2.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+  CloseSession(rpc, s);
 }
 
 // Issue 35 #6: handles belong to the token that opened the session. With a
