@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/base/large_stack.h"
 #include "quiver/sql/binder/binder.h"
 #include "quiver/sql/catalog_writes.h"
 #include "quiver/sql/execution/operators.h"
@@ -342,6 +344,15 @@ Engine Engine::WithWritableCatalog(std::shared_ptr<Catalog> catalog, std::shared
 }
 
 Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql, const ExecuteOptions& options) const {
+  QUIVER_RETURN_NOT_OK(CheckStatementComplexity(sql, options.complexity));
+  Result<std::unique_ptr<RecordBatchStream>> out = Status::Invalid("the statement was not planned");
+  QUIVER_RETURN_NOT_OK(RunOnLargeStack([&] { out = ExecuteHere(sql, options); }));
+  return out;
+}
+
+Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view sql,
+                                                               const ExecuteOptions& options) const {
+  const auto planning_start = std::chrono::steady_clock::now();
   if (options.pool == nullptr) return Status::Invalid("ExecuteOptions.pool is required");
   if (options.max_batch_rows <= 0) return Status::Invalid("ExecuteOptions.max_batch_rows must be positive");
   if (sql.find('\0') != std::string_view::npos)
@@ -461,6 +472,13 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
       ExecContext* raw = ctx.get();
       Binder binder(sql, catalog_,
                     [raw](LogicalOpPtr plan, bool exists) { return MakeRunner(raw, std::move(plan), exists); });
+      BindLimits limits;
+      if (options.planning_timeout_ms > 0) {
+        limits.deadline = planning_start + std::chrono::milliseconds(options.planning_timeout_ms);
+        limits.timeout_ms = options.planning_timeout_ms;
+      }
+      limits.cancel = options.cancel;
+      binder.SetLimits(limits);
       if (key == "SelectStmt") {
         QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, binder.BindSelectStatement(st["SelectStmt"]));
         QUIVER_ASSIGN_OR_RETURN(root, BuildOperators(*bound.plan, ctx.get()));
@@ -499,6 +517,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::Execute(std::string_view sql,
         w.run_query = [&](Json& select, SchemaPtr* result) -> Result<std::vector<RecordBatchPtr>> {
           Binder b(sql, catalog_,
                    [raw](LogicalOpPtr plan, bool exists) { return MakeRunner(raw, std::move(plan), exists); });
+          b.SetLimits(limits);
           QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, b.BindSelectStatement(select));
           QUIVER_ASSIGN_OR_RETURN(OperatorPtr op, BuildOperators(*bound.plan, raw));
           auto s = std::make_shared<Schema>();

@@ -106,6 +106,7 @@
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/statement_complexity.h"
 #include "quiver/sql/text_position.h"
 
 namespace quiver::sql {
@@ -156,6 +157,13 @@ struct ExecuteOptions {
   /// When set, receives the statement's spill counters when its stream
   /// is destroyed (bytes written, files written).
   std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;
+  /// Bounds on the statement's shape, checked on its text before it is
+  /// parsed (statement_complexity.h): past one, Invalid 54001.
+  ComplexityLimits complexity;
+  /// Time allowed to parse, bind and plan the statement, in milliseconds
+  /// (0 = none): past it, Timeout 57014 naming the limit. Polled at every
+  /// expression bound.
+  int64_t planning_timeout_ms = 0;
 };
 
 /// Plans and runs statements against one catalog.
@@ -188,11 +196,20 @@ class Engine {
   /// The stream and the batches it returns may outlive the Engine and the
   /// call's options (they keep the statement pool and the tables' data
   /// alive); the catalog must outlive nothing.
+  /// Parsing, binding and planning run on a shared thread with a 64 MiB
+  /// stack (base/large_stack.h), after the text has passed
+  /// CheckStatementComplexity (options.complexity: 54001 past a limit), so
+  /// that no statement can overflow a stack; the binder also bounds its
+  /// recursion (BindLimits, 54001) and polls options.planning_timeout_ms
+  /// (57014) and options.cancel.
   Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view sql, const ExecuteOptions& options) const;
 
   const std::shared_ptr<const Catalog>& catalog() const { return catalog_; }
 
  private:
+  // Execute's work, on the large-stack thread.
+  Result<std::unique_ptr<RecordBatchStream>> ExecuteHere(std::string_view sql, const ExecuteOptions& options) const;
+
   std::shared_ptr<const Catalog> catalog_;
   std::shared_ptr<Catalog> writable_catalog_;  ///< the same catalog, when writable
   std::shared_ptr<MemoryPool> table_pool_;

@@ -317,5 +317,50 @@ TEST(SqlExecutor, ExplodingJoinUnderDefaultsStopsWithinOneSecond) {
   server->Stop();
 }
 
+// Issue 35 #1: the statements that crashed the server (a 50,000-term `+`
+// chain overflowed the parser's stack, killing every session) get 54001
+// within a second, and the server answers the next statement.
+TEST(SqlExecutor, DeepStatementsGetStatementTooComplexAndTheServerLives) {
+  auto& t = Shared();
+  auto ex = SqlExecutor::Make(t.catalog, {}).value();
+  auto server_pool = MemoryPool::MakeRoot({.name = "serve"});
+  ServerOptions so;
+  so.token = "sql-executor-test-token";
+  so.service.pool = server_pool.get();
+  so.service.executor = ex.get();
+  auto server = ResultServer::Start(so).value();
+  fetch::ConnectionOptions conn;
+  conn.server_url = server->rpc_url();
+  conn.token = so.token;
+  conn.ca_cert_path = server->cert_path();
+  auto client_pool = MemoryPool::MakeRoot({});
+  fetch::FetchOptions fo;
+  fo.download.pool = client_pool.get();
+  std::string chain = "SELECT r_regionkey";
+  for (int i = 1; i < 50000; ++i) chain += "+1";
+  std::string parens = "SELECT " + std::string(10000, '(') + "r_regionkey" + std::string(10000, ')');
+  for (const std::string& sql : {chain + " FROM region", parens + " FROM region"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = fetch::FetchResult::Query(conn, sql, fo);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("statement too complex"), std::string::npos) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("sqlState 54001"), std::string::npos) << r.status().ToString();
+    EXPECT_LT(s, 1.0);
+    std::printf("deep statement (%zu bytes): 54001 in %.3f s\n", sql.size(), s);
+  }
+  auto ok = fetch::FetchResult::Query(conn, "SELECT r_regionkey + 1 FROM region", fo);
+  ASSERT_OK(ok);
+  int64_t rows = 0;
+  while (true) {
+    auto b = (*ok)->Next();
+    ASSERT_OK(b);
+    if (!*b) break;
+    rows += (*b)->num_rows;
+  }
+  EXPECT_EQ(rows, 5);
+  server->Stop();
+}
+
 }  // namespace
 }  // namespace quiver::server

@@ -565,13 +565,34 @@ Result<std::vector<ExprPtr>> OrEqualitiesAsInLists(std::vector<ExprPtr> terms, i
 }  // namespace
 
 Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
-  const int location = FirstLocation(node);
+  // Bounded recursion and the planning deadline (binder.h, BindLimits).
+  struct Depth {
+    int* d;
+    ~Depth() { --*d; }
+  } depth{&expr_depth};
+  if (++expr_depth > limits.max_depth) {
+    return Status::Invalid("statement too complex: expressions nest deeper than " + std::to_string(limits.max_depth) +
+                           " levels (" + Where(FirstLocation(node)) + ")")
+        .WithSqlState("54001");
+  }
+  if (limits.deadline != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() > limits.deadline) {
+    return Status::Timeout("planning the statement took longer than its limit of " + std::to_string(limits.timeout_ms) +
+                           " ms (planning_timeout_ms)")
+        .WithSqlState("57014");
+  }
+  if (limits.cancel && limits.cancel->load(std::memory_order_relaxed))
+    return Status::Cancelled("the statement was cancelled while it was planned").WithSqlState("57014");
+  // Chains (a+1+1+...) are bound in time linear in their length: the
+  // leftmost location of a subtree (FirstLocation walks all of it) is
+  // computed only for the kinds of node that need it.
   if (node.contains("ColumnRef")) return BindColumnRef(node["ColumnRef"], ctx);
   if (node.contains("A_Const")) return BindConst(node);
   if (node.contains("TypeCast")) return BindTypeCast(node, ctx);
   if (node.contains("A_Expr")) return BindAExpr(node, ctx);
   if (node.contains("FuncCall")) return BindFuncCall(node, ctx);
   if (node.contains("GroupingFunc")) return BindGroupingFunc(node, ctx);
+  const int location = FirstLocation(node);
   if (node.contains("BoolExpr")) {
     Json& b = node["BoolExpr"];
     const std::string op = b.value("boolop", "");

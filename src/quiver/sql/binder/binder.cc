@@ -19,6 +19,8 @@ Binder::Binder(std::string_view sql, std::shared_ptr<const Catalog> catalog, Sub
 
 Binder::~Binder() = default;
 
+void Binder::SetLimits(BindLimits limits) { impl_->limits = std::move(limits); }
+
 std::string Binder::Where(int location) const { return impl_->Where(location); }
 Status Binder::Error(const std::string& m, int location) const { return impl_->Error(m, location); }
 Status Binder::Unsupported(const std::string& c, int location) const { return impl_->Unsupported(c, location); }

@@ -27,6 +27,8 @@
 // Thread safety: a Binder is used by one thread for one statement.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -54,6 +56,21 @@ struct BoundStatement {
   std::vector<std::string> names;  ///< output column names (duplicates allowed)
 };
 
+/// Bounds on binding one statement (issue 35 #1, #2), set by the engine.
+struct BindLimits {
+  /// Expressions being bound inside one another at once (the recursion of
+  /// BindExpr): past it, Invalid with SQLSTATE 54001 naming the position.
+  /// Defence in depth behind CheckStatementComplexity's pre-scan.
+  int max_depth = 4000;
+  /// Polled at every expression bound: past it, Timeout with SQLSTATE
+  /// 57014 ("planning took longer than ..."); max() = none.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  /// For the message: the planning time limit, in milliseconds.
+  int64_t timeout_ms = 0;
+  /// Polled likewise when set: true -> Cancelled (57014).
+  std::shared_ptr<std::atomic<bool>> cancel;
+};
+
 class Binder {
  public:
   Binder(std::string_view sql, std::shared_ptr<const Catalog> catalog, SubqueryRunnerFactory runner_factory);
@@ -61,6 +78,9 @@ class Binder {
 
   /// Binds one SelectStmt node (the value of {"SelectStmt": ...}).
   Result<BoundStatement> BindSelectStatement(Json& select);
+
+  /// Replaces the default BindLimits; call before binding.
+  void SetLimits(BindLimits limits);
 
   /// Position text of a byte offset ("line L, column C").
   std::string Where(int location) const;

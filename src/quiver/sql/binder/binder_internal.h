@@ -115,6 +115,8 @@ struct Binder::Impl {
   std::vector<std::map<std::string, CteDef>> ctes;  ///< a stack of WITH levels
 
   int next_cte_id = 0;
+  BindLimits limits;
+  int expr_depth = 0;  ///< BindExpr calls under way
 
   int NewId() { return next_id++; }
   std::string Where(int location) const { return DescribePosition(sql, location); }
