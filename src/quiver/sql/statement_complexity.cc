@@ -31,10 +31,8 @@ bool IsOpChar(char c) {
     case '^':
     case '&':
     case '|':
-    case '?':
-      return true;
-    default:
-      return false;
+    case '?': return true;
+    default: return false;
   }
 }
 
@@ -75,8 +73,8 @@ struct Frame {
 Status TooComplex(std::string_view sql, size_t at, const std::string& what, int64_t count, const char* limit_name,
                   int limit) {
   return Status::Invalid("statement too complex: " + what + " " + std::to_string(count) + " (" +
-                         DescribePosition(sql, static_cast<int>(at)) + "), past the limit of " +
-                         std::to_string(limit) + " (" + limit_name + "); simplify or split the statement")
+                         DescribePosition(sql, static_cast<int>(at)) + "), past the limit of " + std::to_string(limit) +
+                         " (" + limit_name + "); simplify or split the statement")
       .WithSqlState("54001");
 }
 
@@ -196,8 +194,8 @@ Status CheckStatementComplexity(std::string_view sql, const ComplexityLimits& li
       i += 2;
     } else if (IsOpChar(c)) {
       const size_t at = i;
-      while (i < n && IsOpChar(sql[i]) && !(i + 1 < n && ((sql[i] == '-' && sql[i + 1] == '-') ||
-                                                          (sql[i] == '/' && sql[i + 1] == '*'))))
+      while (i < n && IsOpChar(sql[i]) &&
+             !(i + 1 < n && ((sql[i] == '-' && sql[i + 1] == '-') || (sql[i] == '/' && sql[i + 1] == '*'))))
         ++i;
       if (i == at) {  // a comment follows at once: the loop above consumes it next
         ++i;
@@ -224,22 +222,15 @@ Status CheckStatementComplexity(std::string_view sql, const ComplexityLimits& li
         continue;
       }
       switch (Classify(word)) {
-        case Word::kOther:
-          break;
-        case Word::kReset:
-          frames.back().ops = 0;
-          break;
-        case Word::kOperator:
-          QUIVER_RETURN_NOT_OK(add_op(at));
-          break;
+        case Word::kOther: break;
+        case Word::kReset: frames.back().ops = 0; break;
+        case Word::kOperator: QUIVER_RETURN_NOT_OK(add_op(at)); break;
         case Word::kSticky:
           ++frames.back().sticky;
           frames.back().ops = 0;
           QUIVER_RETURN_NOT_OK(check_depth(at));
           break;
-        case Word::kCase:
-          QUIVER_RETURN_NOT_OK(open(at, true));
-          break;
+        case Word::kCase: QUIVER_RETURN_NOT_OK(open(at, true)); break;
         case Word::kWhen:
           frames.back().ops = 0;
           if (frames.back().is_case) {
@@ -249,9 +240,7 @@ Status CheckStatementComplexity(std::string_view sql, const ComplexityLimits& li
                                 limits.max_case_branches);
           }
           break;
-        case Word::kEnd:
-          close(true);
-          break;
+        case Word::kEnd: close(true); break;
       }
     } else {
       ++i;

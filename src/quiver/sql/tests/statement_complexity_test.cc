@@ -74,8 +74,8 @@ TEST(StatementComplexity, QuotedTextAndCommentsDoNotCount) {
   const std::string pluses = Chain("1", "+", 20000);
   for (const std::string& s :
        {"SELECT '" + parens + pluses + "'", "SELECT E'\\'" + parens + "'", "SELECT \"" + parens + "\" FROM t",
-        "SELECT `" + parens + pluses + "` FROM t", "SELECT 1 -- " + parens + "\n", "SELECT /* /* */ " + parens + " */ 1",
-        "SELECT $x$" + parens + pluses + "$x$", "SELECT $$" + pluses + "$$"}) {
+        "SELECT `" + parens + pluses + "` FROM t", "SELECT 1 -- " + parens + "\n",
+        "SELECT /* /* */ " + parens + " */ 1", "SELECT $x$" + parens + pluses + "$x$", "SELECT $$" + pluses + "$$"}) {
     EXPECT_OK(CheckStatementComplexity(s)) << s.substr(0, 40);
   }
   // The same text outside quotes does count.
@@ -135,10 +135,10 @@ TEST_F(SqlTest, StatementsJustUnderTheLimitsAnswer) {
   ASSERT_OK(r.status());
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   EXPECT_EQ(Rows(*r), (std::vector<std::string>{std::string("899") + [] {
-                                                 std::string s;
-                                                 for (int i = 1; i < 20; ++i) s += "|899";
-                                                 return s;
-                                               }()}));
+              std::string s;
+              for (int i = 1; i < 20; ++i) s += "|899";
+              return s;
+            }()}));
 }
 
 // With the pre-scan off, the binder's own depth bound answers (54001) and
