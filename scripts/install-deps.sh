@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages quiver needs, only those missing.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libflatbuffers-dev
+pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libsnappy-dev libbrotli-dev libflatbuffers-dev
       flatbuffers-compiler libjemalloc-dev libmimalloc-dev zlib1g-dev nlohmann-json3-dev
       libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev binutils
       libthrift-dev thrift-compiler libboost-dev libcpp-httplib-dev libssl-dev

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "quiver/cli.h"
+#include "quiver/columnar/validate.h"
+#include "quiver/formats/parquet/file_reader.h"
 #include "quiver/ipc/reader.h"
 
 namespace quiver::cli {
@@ -13,26 +15,51 @@ namespace {
 
 void Emit(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
+/// A Parquet file's reader (the path starts with "PAR1"), or nullptr for
+/// anything else (read as Arrow IPC).
+Result<std::unique_ptr<parquet::FileReader>> OpenIfParquet(const std::string& path, MemoryPool* pool) {
+  if (path == "-" || !parquet::IsParquetFile(path)) return std::unique_ptr<parquet::FileReader>();
+  QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(path));
+  return parquet::FileReader::Open(source, pool);
+}
+
 }  // namespace
 
 void AddCat(CLI::App& app, Context& ctx, Action* action) {
-  auto* cmd = app.add_subcommand("cat", "print the rows of an Arrow IPC file or stream");
+  auto* cmd = app.add_subcommand("cat", "print the rows of an Arrow IPC file or stream, or a Parquet file");
   struct Opts {
     std::string path;
     int64_t limit = -1;
     std::string format = "table";
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("FILE", o->path, "IPC file or stream ('-' = stdin)")->required();
+  cmd->add_option("FILE", o->path, "IPC file or stream ('-' = stdin), or Parquet file")->required();
   cmd->add_option("--limit", o->limit, "print at most N rows");
   cmd->add_option("--format", o->format, "table|csv|jsonl")->check(CLI::IsMember({"table", "csv", "jsonl"}));
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       auto pool = ctx.Child("cat");
+      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
+      QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(o->path, pool.get()));
+      if (parquet_reader) {
+        RowTextWriter text(format, stdout);
+        text.WriteHeader(*parquet_reader->schema());
+        int64_t printed = 0;
+        for (int g = 0; g < parquet_reader->num_row_groups() && (o->limit < 0 || printed < o->limit); ++g) {
+          QUIVER_ASSIGN_OR_RETURN(auto batch, parquet_reader->ReadRowGroup(g, {}, pool.get()));
+          QUIVER_RETURN_NOT_OK_CTX(ValidateBatch(*batch, ValidationLevel::kFull),
+                                   o->path + ": row group " + std::to_string(g));
+          int64_t n = batch->num_rows;
+          if (o->limit >= 0) n = std::min(n, o->limit - printed);
+          text.WriteRows(*batch, 0, n);
+          printed += n;
+        }
+        std::fflush(stdout);
+        return Status::OK();
+      }
       ipc::ReadOptions ro;
       ro.pool = pool.get();
       QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(o->path, ro));
-      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
       RowTextWriter text(format, stdout);
       text.WriteHeader(*reader->schema());
       int64_t printed = 0;
@@ -53,10 +80,22 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
 void AddSchema(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("schema", "print the schema with metadata and dictionary ids");
   auto path = std::make_shared<std::string>();
-  cmd->add_option("FILE", *path, "IPC file or stream ('-' = stdin)")->required();
+  cmd->add_option("FILE", *path, "IPC file or stream ('-' = stdin), or Parquet file")->required();
   cmd->callback([&ctx, path, action] {
     *action = [&ctx, path]() -> Status {
       auto pool = ctx.Child("schema");
+      QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(*path, pool.get()));
+      if (parquet_reader) {
+        const auto& md = parquet_reader->metadata();
+        std::string out = "format: Parquet, version " + std::to_string(md.version) + ", " +
+                          std::to_string(parquet_reader->num_row_groups()) + " row groups, " +
+                          std::to_string(parquet_reader->num_rows()) + " rows" +
+                          (md.created_by.empty() ? std::string() : ", created by " + md.created_by) + "\n" +
+                          parquet_reader->schema()->ToString();
+        if (out.back() != '\n') out += "\n";
+        Emit(out);
+        return Status::OK();
+      }
       ipc::ReadOptions ro;
       ro.pool = pool.get();
       QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(*path, ro));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "quiver/formats/parquet/file_reader.h"
 #include "quiver/server/statement_executor.h"
 #include "quiver/sql/tpch_tables.h"
 
@@ -20,14 +21,30 @@ Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& c
   if (!std::filesystem::is_directory(dir, ec)) return ctx.UsageError("--tables " + dir + ": not a directory");
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec) || e.path().extension() != ".arrow") continue;
+    if (!e.is_regular_file(ec) || (e.path().extension() != ".arrow" && e.path().extension() != ".parquet")) continue;
     out.emplace_back(e.path().stem().string(), e.path().string());
   }
   if (ec) return Status::IOError("--tables " + dir + ": " + ec.message());
-  if (out.empty()) return ctx.UsageError("--tables " + dir + ": no *.arrow file in the directory");
+  if (out.empty()) return ctx.UsageError("--tables " + dir + ": no *.arrow file (nor *.parquet) in the directory");
   std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
+
+/// Registers `path` as table `name`: a Parquet file (by its magic) is read
+/// whole into batches from `pool` (every row group, validated); anything
+/// else goes to Catalog::RegisterPath (Arrow IPC).
+Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && parquet::IsParquetFile(path)) {
+    QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetFile(path, pool));
+    return catalog->RegisterBatches(name, table.schema, std::move(table.batches));
+  }
+  return catalog->RegisterPath(name, path, pool);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::vector<std::string>& tables,
                                                        const std::vector<std::string>& table_dirs, double tpch_scale,
@@ -38,12 +55,12 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
     auto load_pool = ctx.Child("load");
     for (const auto& spec : tables) {
       QUIVER_ASSIGN_OR_RETURN(auto name_path, server::ParseTableSpec(spec));
-      QUIVER_RETURN_NOT_OK(out->catalog->RegisterPath(name_path.first, name_path.second, load_pool.get()));
+      QUIVER_RETURN_NOT_OK(RegisterTable(out->catalog.get(), name_path.first, name_path.second, load_pool.get()));
     }
     for (const auto& dir : table_dirs) {
       QUIVER_ASSIGN_OR_RETURN(auto files, ArrowFilesOf(ctx, dir));
       for (const auto& [name, path] : files) {
-        QUIVER_RETURN_NOT_OK(out->catalog->RegisterPath(name, path, load_pool.get()));
+        QUIVER_RETURN_NOT_OK(RegisterTable(out->catalog.get(), name, path, load_pool.get()));
       }
     }
   }

@@ -1,5 +1,6 @@
 // quiver CLI — the catalog of `quiver sql` and `quiver serve`: tables given
-// as --table NAME=PATH, every *.arrow file of a --tables DIR under its stem,
+// as --table NAME=PATH (Arrow IPC or Parquet), every *.arrow and *.parquet
+// file of a --tables DIR under its stem,
 // and, with --tpch SCALE, the 8 TPC-H tables generated into --tpch-dir or a
 // private temporary directory.
 #pragma once
@@ -29,7 +30,8 @@ struct TableCatalog {
 };
 
 /// Registers each "NAME=PATH" of `tables` (file, stream or directory of IPC
-/// files), then every regular file named *.arrow of each directory of
+/// files, or a Parquet file, read whole into memory charged to the "load"
+/// pool), then every regular file named *.arrow or *.parquet of each directory of
 /// `table_dirs` under its stem (region.arrow -> region; in name order),
 /// then, when `tpch_scale` > 0, writes TPC-H at that scale into `tpch_dir`
 /// (or a temporary directory named after `temp_prefix` and the pid) and
@@ -42,9 +44,9 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
                                                        const std::vector<std::string>& table_dirs, double tpch_scale,
                                                        const std::string& tpch_dir, const std::string& temp_prefix);
 
-/// The *.arrow regular files of `dir` as (stem, path), sorted by stem.
-/// Errors: Invalid (through ctx.UsageError) when `dir` is not a directory or
-/// holds no *.arrow file.
+/// The *.arrow and *.parquet regular files of `dir` as (stem, path), sorted
+/// by stem. Errors: Invalid (through ctx.UsageError) when `dir` is not a
+/// directory or holds no such file.
 Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& ctx, const std::string& dir);
 
 }  // namespace quiver::cli

@@ -29,6 +29,10 @@
 namespace quiver::sql {
 namespace {
 
+// min() / max() order doubles as PostgreSQL and DuckDB sort them: NaN
+// after every number (max() of a column with a NaN is NaN).
+inline bool FloatBefore(double a, double b) { return std::isnan(a) ? false : std::isnan(b) || a < b; }
+
 struct State {
   i128 i = 0;         // exact sum / min / max; string min/max: pointer bits
   double f = 0;       // float sum / min / max
@@ -209,7 +213,7 @@ class AggregateTable : public join::MemoryConsumer {
         bool take = s.count == 0;
         if (!take) {
           if (cls == TypeClass::kFloat) {
-            take = is_min ? o.f < s.f : o.f > s.f;
+            take = is_min ? FloatBefore(o.f, s.f) : FloatBefore(s.f, o.f);
           } else if (cls == TypeClass::kString) {
             const std::string_view ov(reinterpret_cast<const char*>(static_cast<uintptr_t>(o.i)), o.len);
             const std::string_view sv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len);
@@ -956,7 +960,7 @@ class AggregateTable : public join::MemoryConsumer {
         const bool is_min = call.fn == AggFn::kMin;
         if (cls == TypeClass::kFloat) {
           const double x = flt();
-          if (s->count == 0 || (is_min ? x < s->f : x > s->f)) s->f = x;
+          if (s->count == 0 || (is_min ? FloatBefore(x, s->f) : FloatBefore(s->f, x))) s->f = x;
         } else if (cls == TypeClass::kString) {
           const std::string_view x = str();
           const std::string_view cv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s->i)), s->len);

@@ -1,0 +1,341 @@
+#include "quiver/formats/parquet/column_reader.h"
+
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/formats/parquet/encodings.h"
+#include "quiver/formats/parquet/page_reader.h"
+#include "quiver/formats/parquet/rle_hybrid.h"
+
+namespace quiver::parquet {
+namespace {
+
+using bit_util::LoadLE;
+using bit_util::StoreLE;
+
+constexpr int64_t kBatch = 1024;  // levels and values decoded per step
+
+/// A pool buffer grown by doubling; Finish() trims it to its size.
+class GrowBuffer {
+ public:
+  explicit GrowBuffer(MemoryPool* pool) : pool_(pool) {}
+  Status Reserve(int64_t bytes) {
+    if (buf_ && size_ + bytes <= buf_->size()) return Status::OK();
+    int64_t want = size_ + bytes;
+    if (buf_) want = std::max(want, buf_->size() * 2);
+    want = std::max<int64_t>(want, 64);
+    if (!buf_) {
+      QUIVER_ASSIGN_OR_RETURN(buf_, Buffer::Allocate(pool_, want));
+      return Status::OK();
+    }
+    return buf_->Resize(want, false);
+  }
+  uint8_t* data() { return buf_ ? buf_->mutable_data() : nullptr; }
+  int64_t size() const { return size_; }
+  void Advance(int64_t bytes) { size_ += bytes; }
+  Result<std::shared_ptr<Buffer>> Finish() {
+    QUIVER_RETURN_NOT_OK(Reserve(0));
+    QUIVER_RETURN_NOT_OK(buf_->Resize(size_, true));
+    return buf_;
+  }
+
+ private:
+  MemoryPool* pool_;
+  std::shared_ptr<Buffer> buf_;
+  int64_t size_ = 0;
+};
+
+/// The decoded physical values of one chunk.
+struct Physical {
+  int64_t length = 0, null_count = 0;
+  std::shared_ptr<Buffer> validity;  // null when no nulls
+  std::shared_ptr<Buffer> values;    // fixed width: length * width bytes
+  std::shared_ptr<Buffer> offsets;   // BYTE_ARRAY: int32 offsets
+  std::shared_ptr<Buffer> data;      // BYTE_ARRAY: bytes
+};
+
+Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta, std::shared_ptr<Buffer> chunk,
+                             int64_t num_rows, MemoryPool* pool) {
+  const SchemaElement& e = *leaf.element;
+  const int32_t ptype = *e.type;
+  if (meta.type != ptype) {
+    return Status::Invalid("column chunk of type " + PhysicalTypeName(meta.type) + ", the schema says " +
+                           PhysicalTypeName(ptype));
+  }
+  const int width = PhysicalWidth(ptype, e.type_length);
+  const bool binary = width == 0;
+  const int max_def = leaf.max_def;
+  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool);
+  int64_t rows = 0, nulls = 0;
+  if (binary) {
+    QUIVER_RETURN_NOT_OK(offsets.Reserve(4));
+    StoreLE<int32_t>(offsets.data(), 0);
+    offsets.Advance(4);
+  }
+  std::optional<Dictionary> dict;
+  PageReader pages(std::move(chunk), meta.codec, pool);
+  std::vector<uint32_t> levels(kBatch);
+  std::vector<std::string_view> views(kBatch);
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(auto page, pages.Next());
+    if (!page) break;
+    const PageHeader& h = page->header;
+    const std::string where = "page " + std::to_string(pages.page_index());
+    std::span<const uint8_t> body = page->body->span();
+    if (h.type == static_cast<int32_t>(PageType::kDictionaryPage)) {
+      if (dict) return Status::Invalid(where + ": a second dictionary page");
+      if (h.encoding != static_cast<int32_t>(Encoding::kPlain) &&
+          h.encoding != static_cast<int32_t>(Encoding::kPlainDictionary)) {
+        return Status::NotImplemented(where + ": dictionary page encoding " + EncodingName(h.encoding));
+      }
+      auto d = DecodeDictionaryPage(ptype, width, body, h.num_values, page->body);
+      if (!d.ok()) return d.status().WithContext(where);
+      dict = std::move(*d);
+      continue;
+    }
+    const int64_t n = h.num_values;
+    if (n > num_rows - rows) {
+      return Status::Invalid(where + ": " + std::to_string(n) + " values past the row group's " +
+                             std::to_string(num_rows) + " rows (" + std::to_string(rows) + " read before)");
+    }
+    std::span<const uint8_t> def_bytes, value_bytes;
+    int32_t def_encoding = static_cast<int32_t>(Encoding::kRle);
+    if (h.type == static_cast<int32_t>(PageType::kDataPageV2)) {
+      const size_t rep_len = static_cast<size_t>(h.repetition_levels_byte_length);
+      const size_t def_len = static_cast<size_t>(h.definition_levels_byte_length);
+      def_bytes = body.subspan(rep_len, def_len);
+      value_bytes = body.subspan(rep_len + def_len);
+    } else {
+      def_encoding = h.definition_level_encoding;
+      size_t pos = 0;
+      if (max_def > 0) {
+        if (def_encoding == static_cast<int32_t>(Encoding::kRle)) {
+          if (body.size() < 4) return Status::Invalid(where + ": no definition levels length");
+          const uint32_t len = LoadLE<uint32_t>(body.data());
+          if (len > body.size() - 4) {
+            return Status::Invalid(where + ": definition levels of " + std::to_string(len) + " bytes in a page of " +
+                                   std::to_string(body.size()));
+          }
+          def_bytes = body.subspan(4, len);
+          pos = 4 + len;
+        } else if (def_encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
+          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_def) + 7) / 8;
+          if (len > body.size()) return Status::Invalid(where + ": BIT_PACKED definition levels past the page");
+          def_bytes = body.subspan(0, len);
+          pos = len;
+        } else {
+          return Status::NotImplemented(where + ": definition level encoding " + EncodingName(def_encoding));
+        }
+      }
+      value_bytes = body.subspan(pos);
+    }
+    std::optional<LevelDecoder> defs;
+    if (max_def > 0) {
+      auto d = LevelDecoder::Make(def_encoding, max_def, def_bytes, n);
+      if (!d.ok()) return d.status().WithContext(where);
+      defs.emplace(std::move(*d));
+    }
+    const bool dict_encoded = h.encoding == static_cast<int32_t>(Encoding::kPlainDictionary) ||
+                              h.encoding == static_cast<int32_t>(Encoding::kRleDictionary);
+    auto dec = MakeValueDecoder(h.encoding, ptype, width, value_bytes, n, dict_encoded && dict ? &*dict : nullptr);
+    if (!dec.ok()) return dec.status().WithContext(where);
+    ValueDecoder& decoder = **dec;
+    for (int64_t done = 0; done < n;) {
+      const int64_t k = std::min(kBatch, n - done);
+      int64_t present = k;
+      if (defs) {
+        auto st = defs->Get(k, levels.data());
+        if (!st.ok()) return st.WithContext(where + ": definition levels");
+        present = 0;
+        for (int64_t i = 0; i < k; ++i) present += levels[i] == static_cast<uint32_t>(max_def);
+        // Validity bits for rows [rows + done, + k).
+        const int64_t first = rows + done;
+        const int64_t need = (first + k + 7) / 8;
+        if (need > validity.size()) {
+          QUIVER_RETURN_NOT_OK(validity.Reserve(need - validity.size()));
+          std::memset(validity.data() + validity.size(), 0, static_cast<size_t>(need - validity.size()));
+          validity.Advance(need - validity.size());
+        }
+        for (int64_t i = 0; i < k; ++i) {
+          if (levels[i] == static_cast<uint32_t>(max_def)) bit_util::SetBit(validity.data(), first + i);
+        }
+        nulls += k - present;
+      }
+      Status st;
+      if (!binary) {
+        QUIVER_RETURN_NOT_OK(values.Reserve(k * width));
+        uint8_t* out = values.data() + values.size();
+        st = decoder.DecodeFixed(present, out);
+        if (st.ok() && present < k) {
+          // Spread the dense values to their slots, last first; nulls zeroed.
+          int64_t j = present - 1;
+          for (int64_t i = k - 1; i >= 0; --i) {
+            if (levels[i] == static_cast<uint32_t>(max_def)) {
+              if (j != i) std::memmove(out + i * width, out + j * width, static_cast<size_t>(width));
+              --j;
+            } else {
+              std::memset(out + i * width, 0, static_cast<size_t>(width));
+            }
+          }
+        }
+        values.Advance(k * width);
+      } else {
+        st = decoder.DecodeBinary(present, views.data());
+        if (st.ok()) {
+          int64_t bytes = 0;
+          for (int64_t i = 0; i < present; ++i) bytes += static_cast<int64_t>(views[i].size());
+          if (data.size() + bytes > INT32_MAX) {
+            return Status::NotImplemented(where + ": over 2 GiB of BYTE_ARRAY values in one column chunk");
+          }
+          QUIVER_RETURN_NOT_OK(data.Reserve(bytes));
+          QUIVER_RETURN_NOT_OK(offsets.Reserve(k * 4));
+          int64_t j = 0;
+          for (int64_t i = 0; i < k; ++i) {
+            if (!defs || levels[i] == static_cast<uint32_t>(max_def)) {
+              const auto& v = views[j++];
+              if (!v.empty()) std::memcpy(data.data() + data.size(), v.data(), v.size());
+              data.Advance(static_cast<int64_t>(v.size()));
+            }
+            StoreLE<int32_t>(offsets.data() + offsets.size(), static_cast<int32_t>(data.size()));
+            offsets.Advance(4);
+          }
+        }
+      }
+      if (!st.ok()) return st.WithContext(where + ": values (" + EncodingName(h.encoding) + ")");
+      done += k;
+    }
+    rows += n;
+  }
+  if (rows != num_rows) {
+    return Status::Invalid("the pages hold " + std::to_string(rows) + " values, the row group has " +
+                           std::to_string(num_rows) + " rows");
+  }
+  Physical p;
+  p.length = rows;
+  p.null_count = nulls;
+  if (nulls > 0) {
+    QUIVER_ASSIGN_OR_RETURN(p.validity, validity.Finish());
+  }
+  if (binary) {
+    QUIVER_ASSIGN_OR_RETURN(p.offsets, offsets.Finish());
+    QUIVER_ASSIGN_OR_RETURN(p.data, data.Finish());
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(p.values, values.Finish());
+  }
+  return p;
+}
+
+/// Big-endian two's complement bytes (1..32) to a little-endian integer of
+/// `out_bytes` (16 or 32), sign-extended.
+Status BigEndianToDecimal(const uint8_t* in, size_t len, uint8_t* out, int out_bytes) {
+  if (len > static_cast<size_t>(out_bytes)) {
+    return Status::Invalid("decimal value of " + std::to_string(len) + " bytes wider than " +
+                           std::to_string(out_bytes));
+  }
+  const uint8_t fill = (len > 0 && (in[0] & 0x80)) ? 0xff : 0x00;
+  std::memset(out, fill, static_cast<size_t>(out_bytes));
+  for (size_t i = 0; i < len; ++i) out[i] = in[len - 1 - i];
+  return Status::OK();
+}
+
+Result<ArrayDataPtr> ToArrow(Physical p, int32_t ptype, int width, const DataTypePtr& type, MemoryPool* pool) {
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = p.length;
+  out->null_count = p.null_count;
+  const int64_t n = p.length;
+  auto fixed = [&](std::shared_ptr<Buffer> values) {
+    out->buffers = {p.validity, std::move(values)};
+    return ArrayDataPtr(out);
+  };
+  const uint8_t* src = p.values ? p.values->data() : nullptr;
+  const auto pt = static_cast<PhysicalType>(ptype);
+  switch (type->id) {
+    case TypeId::kBool: {
+      QUIVER_ASSIGN_OR_RETURN(auto bits, Buffer::AllocateZeroed(pool, bit_util::BytesForBits(n)));
+      for (int64_t i = 0; i < n; ++i) {
+        if (src[i]) bit_util::SetBit(bits->mutable_data(), i);
+      }
+      return fixed(bits);
+    }
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+    case TypeId::kInt16:
+    case TypeId::kUInt16: {
+      const int w = (type->id == TypeId::kInt8 || type->id == TypeId::kUInt8) ? 1 : 2;
+      QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * w));
+      for (int64_t i = 0; i < n; ++i) std::memcpy(buf->mutable_data() + i * w, src + i * 4, static_cast<size_t>(w));
+      return fixed(buf);
+    }
+    case TypeId::kDecimal: {
+      const int w = type->bit_width / 8;
+      QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * w));
+      uint8_t* dst = buf->mutable_data();
+      for (int64_t i = 0; i < n; ++i) {
+        uint8_t* o = dst + i * w;
+        if (pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64) {
+          const int64_t v =
+              pt == PhysicalType::kInt32 ? int64_t{LoadLE<int32_t>(src + i * 4)} : LoadLE<int64_t>(src + i * 8);
+          std::memset(o, v < 0 ? 0xff : 0, static_cast<size_t>(w));
+          std::memcpy(o, &v, 8);
+        } else if (pt == PhysicalType::kFixedLenByteArray) {
+          QUIVER_RETURN_NOT_OK(BigEndianToDecimal(src + i * width, static_cast<size_t>(width), o, w));
+        } else {
+          const int32_t* offs = reinterpret_cast<const int32_t*>(p.offsets->data());
+          QUIVER_RETURN_NOT_OK(
+              BigEndianToDecimal(p.data->data() + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]), o, w));
+        }
+      }
+      return fixed(buf);
+    }
+    case TypeId::kTimestamp:
+      if (pt == PhysicalType::kInt96) {
+        QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * 8));
+        for (int64_t i = 0; i < n; ++i) {
+          const uint64_t nanos = LoadLE<uint64_t>(src + i * 12);
+          const int64_t julian = LoadLE<int32_t>(src + i * 12 + 8);
+          // Julian day 2440588 is 1970-01-01; arithmetic wraps like the writers'.
+          const uint64_t v = static_cast<uint64_t>(julian - 2440588) * 86400000000000ull + nanos;
+          StoreLE<int64_t>(buf->mutable_data() + i * 8, static_cast<int64_t>(v));
+        }
+        return fixed(buf);
+      }
+      return fixed(p.values);
+    case TypeId::kIntervalMonthDayNano: {
+      QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * 16));
+      for (int64_t i = 0; i < n; ++i) {
+        uint8_t* o = buf->mutable_data() + i * 16;
+        StoreLE<int32_t>(o, static_cast<int32_t>(LoadLE<uint32_t>(src + i * 12)));
+        StoreLE<int32_t>(o + 4, static_cast<int32_t>(LoadLE<uint32_t>(src + i * 12 + 4)));
+        StoreLE<int64_t>(o + 8, static_cast<int64_t>(LoadLE<uint32_t>(src + i * 12 + 8)) * 1000000);
+      }
+      return fixed(buf);
+    }
+    case TypeId::kBinary:
+    case TypeId::kUtf8: out->buffers = {p.validity, p.offsets, p.data}; return ArrayDataPtr(out);
+    default:
+      // Same bytes: int32/uint32/date32/time32 from INT32, int64/uint64/
+      // time64 from INT64, float, double, float16 and fixed_size_binary
+      // from FIXED_LEN_BYTE_ARRAY.
+      return fixed(p.values);
+  }
+}
+
+}  // namespace
+
+Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                         std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
+                                         MemoryPool* pool) {
+  if (leaf.max_rep != 0 || leaf.max_def > 1) {
+    return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
+                                  ", definition level " + std::to_string(leaf.max_def) + ")");
+  }
+  QUIVER_ASSIGN_OR_RETURN(Physical p, DecodeChunk(leaf, meta, std::move(chunk), num_rows, pool));
+  return ToArrow(std::move(p), *leaf.element->type, PhysicalWidth(*leaf.element->type, leaf.element->type_length), type,
+                 pool);
+}
+
+}  // namespace quiver::parquet

@@ -1,0 +1,36 @@
+// quiver/formats/parquet/column_reader.h — one column chunk's pages decoded
+// into an Arrow array (parquet-format README "Column chunks", "Nulls";
+// Encodings.md): definition levels become the validity bitmap, values are
+// decoded by the page's encoding and converted from their physical type to
+// the field's Arrow type (schema.h; docs/formats.md).
+//
+// Every output buffer comes from the caller's pool, grown as pages are
+// decoded (never sized from a count the file claims alone; the pool's limit
+// bounds a file that claims many values in few bytes). Errors name the
+// page and what was wrong; the caller adds the row group and column.
+// Pure over its inputs; thread-safe for distinct chunks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/formats/parquet/metadata.h"
+#include "quiver/formats/parquet/schema.h"
+#include "quiver/memory/buffer.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::parquet {
+
+/// Reads a flat column (a top-level primitive, required or optional: max
+/// repetition level 0, max definition level 0 or 1) of `num_rows` rows
+/// from `chunk` (the column chunk's bytes, all pages) into an array of
+/// `type` (LeafArrowType of the leaf). `meta`: the chunk's metadata (codec,
+/// physical type). Errors: Invalid (corrupt pages, value counts that do not
+/// add up to num_rows), NotImplemented (an encoding or codec), OutOfMemory.
+Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                         std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
+                                         MemoryPool* pool);
+
+}  // namespace quiver::parquet

@@ -1,0 +1,148 @@
+#include "quiver/formats/parquet/file_reader.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/columnar/validate.h"
+#include "quiver/formats/parquet/column_reader.h"
+
+namespace quiver::parquet {
+
+bool LooksLikeParquet(std::span<const uint8_t> head) {
+  return head.size() >= 4 && std::memcmp(head.data(), "PAR1", 4) == 0;
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<formats::RandomAccessSource> source,
+                                                     MemoryPool* pool) {
+  const std::string& name = source->name();
+  const int64_t size = source->size();
+  if (size < 12) {
+    return Status::Invalid(name + ": " + std::to_string(size) + " bytes is too short for a Parquet file");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto tail, source->ReadAt(size - 8, 8, pool));
+  if (std::memcmp(tail->data() + 4, "PARE", 4) == 0) {
+    return Status::NotImplemented(name + ": encrypted Parquet footer (PARE magic): encryption is not supported");
+  }
+  if (std::memcmp(tail->data() + 4, "PAR1", 4) != 0) {
+    return Status::Invalid(name + ": not a Parquet file (no PAR1 magic at the end)");
+  }
+  const uint32_t footer_len = bit_util::LoadLE<uint32_t>(tail->data());
+  if (footer_len > static_cast<uint64_t>(size - 12)) {
+    return Status::Invalid(name + ": footer of " + std::to_string(footer_len) + " bytes in a file of " +
+                           std::to_string(size));
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto footer, source->ReadAt(size - 8 - footer_len, footer_len, pool));
+  auto md = DecodeFileMetaData(footer->span());
+  if (!md.ok()) return md.status().WithContext(name);
+  std::unique_ptr<FileReader> r(new FileReader());
+  r->source_ = std::move(source);
+  r->metadata_ = std::move(*md);
+  if (r->metadata_.encryption_algorithm) {
+    return Status::NotImplemented(name + ": encrypted Parquet file (plaintext footer): encryption is not supported");
+  }
+  auto schema = BuildSchema(r->metadata_);
+  if (!schema.ok()) return schema.status().WithContext(name);
+  r->schema_ = std::move(*schema);
+  const size_t leaves = r->schema_.leaves.size();
+  for (size_t g = 0; g < r->metadata_.row_groups.size(); ++g) {
+    const RowGroup& rg = r->metadata_.row_groups[g];
+    if (rg.columns.size() != leaves) {
+      return Status::Invalid(name + ": row group " + std::to_string(g) + " has " + std::to_string(rg.columns.size()) +
+                             " column chunks, the schema " + std::to_string(leaves) + " columns");
+    }
+    if (rg.num_rows < 0 || __builtin_add_overflow(r->num_rows_, rg.num_rows, &r->num_rows_)) {
+      return Status::Invalid(name + ": row group " + std::to_string(g) + ": row count " + std::to_string(rg.num_rows));
+    }
+  }
+  return r;
+}
+
+Result<SchemaPtr> FileReader::ProjectedSchema(const std::vector<int>& columns) const {
+  if (columns.empty()) return schema_.arrow_schema;
+  auto s = std::make_shared<Schema>();
+  s->metadata = schema_.arrow_schema->metadata;
+  for (int c : columns) {
+    if (c < 0 || c >= static_cast<int>(schema_.fields.size())) {
+      return Status::Invalid(source_->name() + ": no column " + std::to_string(c));
+    }
+    s->fields.push_back(schema_.fields[c]);
+  }
+  return SchemaPtr(s);
+}
+
+Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool* pool) const {
+  const RowGroup& rg = metadata_.row_groups[row_group];
+  const int top = schema_.top_nodes[field];
+  const SchemaNode& node = schema_.nodes[top];
+  if (schema_.num_leaves[field] != 1 || node.leaf_index < 0 ||
+      node.element->repetition == static_cast<int32_t>(Repetition::kRepeated)) {
+    return Status::NotImplemented("nested column of type " + schema_.fields[field]->type->ToString() +
+                                  " (nested Parquet data is not supported yet)");
+  }
+  const ColumnChunk& cc = rg.columns[node.leaf_index];
+  if (!cc.file_path.empty()) {
+    return Status::NotImplemented("column chunk stored in another file ('" + cc.file_path + "')");
+  }
+  if (cc.encrypted) return Status::NotImplemented("encrypted column chunk: encryption is not supported");
+  if (!cc.meta_data) return Status::Invalid("column chunk without metadata");
+  const ColumnMetaData& m = *cc.meta_data;
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 && *m.dictionary_page_offset < start) {
+    start = *m.dictionary_page_offset;
+  }
+  const int64_t length = m.total_compressed_size;
+  if (start < 4 || length < 0 || start > source_->size() || length > source_->size() - start) {
+    return Status::Invalid("column chunk at byte " + std::to_string(start) + " of " + std::to_string(length) +
+                           " bytes outside the file of " + std::to_string(source_->size()) + " bytes");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto bytes, source_->ReadAt(start, length, pool));
+  return ReadFlatColumnChunk(node, m, std::move(bytes), rg.num_rows, schema_.fields[field]->type, pool);
+}
+
+Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int>& columns, MemoryPool* pool) const {
+  if (index < 0 || index >= num_row_groups()) {
+    return Status::Invalid(source_->name() + ": no row group " + std::to_string(index));
+  }
+  std::vector<int> fields = columns;
+  if (fields.empty()) {
+    for (int i = 0; i < static_cast<int>(schema_.fields.size()); ++i) fields.push_back(i);
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto schema, ProjectedSchema(fields));
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = schema;
+  batch->num_rows = metadata_.row_groups[index].num_rows;
+  for (int f : fields) {
+    auto col = ReadColumn(index, f, pool);
+    if (!col.ok()) {
+      return col.status().WithContext(source_->name() + ": row group " + std::to_string(index) + ", column '" +
+                                      schema_.fields[f]->name + "'");
+    }
+    batch->columns.push_back(*col);
+  }
+  return RecordBatchPtr(batch);
+}
+
+Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool) {
+  QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(path));
+  QUIVER_ASSIGN_OR_RETURN(auto reader, FileReader::Open(source, pool));
+  ParquetTable t;
+  t.schema = reader->schema();
+  for (int g = 0; g < reader->num_row_groups(); ++g) {
+    QUIVER_ASSIGN_OR_RETURN(auto batch, reader->ReadRowGroup(g, {}, pool));
+    QUIVER_RETURN_NOT_OK_CTX(ValidateBatch(*batch, ValidationLevel::kFull), path + ": row group " + std::to_string(g));
+    t.batches.push_back(std::move(batch));
+  }
+  return t;
+}
+
+bool IsParquetFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  uint8_t head[4] = {0, 0, 0, 0};
+  const size_t n = std::fread(head, 1, 4, f);
+  std::fclose(f);
+  return LooksLikeParquet(std::span<const uint8_t>(head, n));
+}
+
+}  // namespace quiver::parquet

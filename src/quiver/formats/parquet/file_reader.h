@@ -1,0 +1,85 @@
+// quiver/formats/parquet/file_reader.h — a Parquet file (parquet-format
+// README "File Format": "PAR1", column chunks, the Thrift-encoded
+// FileMetaData, its 4-byte little-endian length, "PAR1") read from a
+// RandomAccessSource: the schema as Arrow fields (schema.h) and one record
+// batch per row group with the columns asked for (projection: only their
+// column chunks are read and decoded).
+//
+// Encrypted files ("PARE" footers, or encryption_algorithm in a plaintext
+// footer, or encrypted column chunks), column chunks stored in other files
+// and nested columns are NotImplemented, naming the column; every error
+// names the source, and for data the row group, column and page.
+//
+// Thread safety: after Open, ReadRowGroup may be called from several
+// threads at once (the source must allow concurrent ReadAt; each call
+// uses the pool it is given).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/formats/parquet/metadata.h"
+#include "quiver/formats/parquet/schema.h"
+#include "quiver/formats/source.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::parquet {
+
+/// True when `head` (a file's first bytes) starts with the Parquet magic.
+bool LooksLikeParquet(std::span<const uint8_t> head);
+
+class FileReader {
+ public:
+  /// Reads and decodes the footer of `source` (its bytes from `pool`, kept
+  /// while the footer is decoded). Errors: Invalid (not Parquet, a footer
+  /// length outside the file, corrupt metadata, a schema that does not
+  /// match the row groups), NotImplemented (encryption), IOError.
+  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<formats::RandomAccessSource> source,
+                                                  MemoryPool* pool);
+
+  const SchemaPtr& schema() const { return schema_.arrow_schema; }
+  const FileMetaData& metadata() const { return metadata_; }
+  const ParquetSchema& parquet_schema() const { return schema_; }
+  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  /// Sum of the row groups' rows.
+  int64_t num_rows() const { return num_rows_; }
+
+  /// Row group `index` as a batch of the top-level fields `columns`
+  /// (indices into schema(), in that order; empty = every field), decoded
+  /// into buffers from `pool`. Errors: Invalid for a bad index or corrupt
+  /// data, NotImplemented for unsupported features, both naming the row
+  /// group, column and page; OutOfMemory; IOError.
+  Result<RecordBatchPtr> ReadRowGroup(int index, const std::vector<int>& columns, MemoryPool* pool) const;
+
+  /// The schema of a projection (the fields `columns`, as ReadRowGroup).
+  Result<SchemaPtr> ProjectedSchema(const std::vector<int>& columns) const;
+
+ private:
+  FileReader() = default;
+  Result<ArrayDataPtr> ReadColumn(int row_group, int field, MemoryPool* pool) const;
+
+  std::shared_ptr<formats::RandomAccessSource> source_;
+  FileMetaData metadata_;
+  ParquetSchema schema_;
+  int64_t num_rows_ = 0;
+};
+
+/// Opens the local file `path` and reads every row group (all columns),
+/// each batch validated in full (ValidateBatch kFull: offsets, UTF-8).
+/// For whole-table loads (the CLI's catalog, `quiver cat`). Errors: as
+/// Open and ReadRowGroup.
+struct ParquetTable {
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+};
+Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool);
+
+/// True when the local file `path` starts with "PAR1" (false when it
+/// cannot be read).
+bool IsParquetFile(const std::string& path);
+
+}  // namespace quiver::parquet
