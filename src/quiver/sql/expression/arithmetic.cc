@@ -412,6 +412,22 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
           out[i] = std::round(a * scale) / scale;
         }
         break;
+      case Fn::kFloor: out[i] = std::floor(a); break;
+      case Fn::kCeil: out[i] = std::ceil(a); break;
+      case Fn::kExp: out[i] = std::exp(a); break;
+      case Fn::kPower: out[i] = std::pow(a, r[1][i]); break;
+      case Fn::kSqrt:
+        if (a < 0 && !(any_nulls && RowIsNull(args, i)))
+          return SqlError(StatusCode::kInvalid, "2201F", "cannot take the square root of a negative number");
+        out[i] = a < 0 ? 0 : std::sqrt(a);
+        break;
+      case Fn::kLn:
+        if (a <= 0 && !(any_nulls && RowIsNull(args, i)))
+          return SqlError(
+              StatusCode::kInvalid, "2201E",
+              a == 0 ? "cannot take the logarithm of zero" : "cannot take the logarithm of a negative number");
+        out[i] = a <= 0 ? 0 : std::log(a);
+        break;
       default: return Status::NotImplemented(std::string("float arithmetic ") + FnName(e.fn));
     }
   }

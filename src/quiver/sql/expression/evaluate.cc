@@ -100,7 +100,13 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kMod:
     case Fn::kNeg:
     case Fn::kAbs:
-    case Fn::kRound: return kernels::Arithmetic(e, args, n, ctx);
+    case Fn::kRound:
+    case Fn::kFloor:
+    case Fn::kCeil:
+    case Fn::kSqrt:
+    case Fn::kLn:
+    case Fn::kExp:
+    case Fn::kPower: return kernels::Arithmetic(e, args, n, ctx);
     case Fn::kEq:
     case Fn::kNe:
     case Fn::kLt:

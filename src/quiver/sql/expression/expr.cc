@@ -43,6 +43,12 @@ const char* FnName(Fn fn) {
     case Fn::kConcat: return "||";
     case Fn::kAbs: return "abs";
     case Fn::kRound: return "round";
+    case Fn::kFloor: return "floor";
+    case Fn::kCeil: return "ceil";
+    case Fn::kSqrt: return "sqrt";
+    case Fn::kLn: return "ln";
+    case Fn::kExp: return "exp";
+    case Fn::kPower: return "power";
   }
   return "?";
 }

@@ -75,6 +75,12 @@ enum class Fn : uint8_t {
   // numbers
   kAbs,
   kRound,
+  kFloor,  ///< floor(x): integers unchanged, otherwise DOUBLE
+  kCeil,   ///< ceil(x) / ceiling(x): integers unchanged, otherwise DOUBLE
+  kSqrt,   ///< DOUBLE; a negative argument is 2201F
+  kLn,     ///< natural logarithm, DOUBLE; x <= 0 is 2201E
+  kExp,    ///< e^x, DOUBLE
+  kPower,  ///< power(x, y) / pow(x, y), DOUBLE
 };
 
 /// SQL spelling of a function for messages and EXPLAIN-like output.

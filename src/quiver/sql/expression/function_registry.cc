@@ -28,6 +28,19 @@ constexpr FunctionEntry kFunctions[] = {
     {"abs", Fn::kAbs, 1, 1},
     {"round", Fn::kRound, 1, 2},
     {"concat", Fn::kConcat, 1, 64},
+    // conditional (issue 37): ifnull(a, b) / nvl(a, b) = coalesce(a, b)
+    {"ifnull", Fn::kCoalesce, 2, 2},
+    {"nvl", Fn::kCoalesce, 2, 2},
+    // math (issue 37)
+    {"mod", Fn::kMod, 2, 2},
+    {"floor", Fn::kFloor, 1, 1},
+    {"ceil", Fn::kCeil, 1, 1},
+    {"ceiling", Fn::kCeil, 1, 1},
+    {"sqrt", Fn::kSqrt, 1, 1},
+    {"ln", Fn::kLn, 1, 1},
+    {"exp", Fn::kExp, 1, 1},
+    {"power", Fn::kPower, 2, 2},
+    {"pow", Fn::kPower, 2, 2},
 };
 
 std::shared_ptr<MemoryPool> FoldPool() {
@@ -292,6 +305,27 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
         if (c == TypeClass::kInt) return args[0];
       }
       if (args.size() < 2) args.push_back(Expr::Constant(Value::Int64(0)));
+      break;
+    }
+    case Fn::kFloor:
+    case Fn::kCeil:
+    case Fn::kSqrt:
+    case Fn::kLn:
+    case Fn::kExp:
+    case Fn::kPower: {
+      // DOUBLE over numbers (integers cast); floor/ceil of an integer is
+      // the integer itself; a NULL argument gives a NULL DOUBLE.
+      for (auto& a : args) {
+        const TypeClass c = ClassOf(*a->type);
+        if (c == TypeClass::kNull) return Expr::Constant(Value::Null(float64()), location);
+        if (!IsNumericClass(c))
+          return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*a->type));
+      }
+      if ((fn == Fn::kFloor || fn == Fn::kCeil) && ClassOf(*args[0]->type) == TypeClass::kInt) return args[0];
+      for (auto& a : args) {
+        QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, float64()));
+      }
+      type = float64();
       break;
     }
     case Fn::kEq:
