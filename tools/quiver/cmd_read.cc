@@ -1,4 +1,5 @@
-// quiver cat / schema / stats: read an IPC file or stream and show it.
+// quiver cat / schema / stats: read an IPC file or stream (cat and schema:
+// or a CSV file, .csv[.gz|.zst]) and show it.
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -7,6 +8,7 @@
 
 #include "quiver/cli.h"
 #include "quiver/columnar/validate.h"
+#include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
 #include "quiver/ipc/reader.h"
 
@@ -33,13 +35,29 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
     std::string format = "table";
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("FILE", o->path, "IPC file or stream ('-' = stdin), or Parquet file")->required();
+  cmd->add_option("FILE", o->path, "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file")
+      ->required();
   cmd->add_option("--limit", o->limit, "print at most N rows");
   cmd->add_option("--format", o->format, "table|csv|jsonl")->check(CLI::IsMember({"table", "csv", "jsonl"}));
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       auto pool = ctx.Child("cat");
       QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
+      if (formats::csv::IsCsvPath(o->path)) {
+        QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(o->path, {}, pool.get()));
+        RowTextWriter text(format, stdout);
+        text.WriteHeader(*csv.schema);
+        int64_t printed = 0;
+        for (const auto& batch : csv.batches) {
+          if (o->limit >= 0 && printed >= o->limit) break;
+          int64_t n = batch->num_rows;
+          if (o->limit >= 0) n = std::min(n, o->limit - printed);
+          text.WriteRows(*batch, 0, n);
+          printed += n;
+        }
+        std::fflush(stdout);
+        return Status::OK();
+      }
       QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(o->path, pool.get()));
       if (parquet_reader) {
         RowTextWriter text(format, stdout);
@@ -80,10 +98,20 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
 void AddSchema(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("schema", "print the schema with metadata and dictionary ids");
   auto path = std::make_shared<std::string>();
-  cmd->add_option("FILE", *path, "IPC file or stream ('-' = stdin), or Parquet file")->required();
+  cmd->add_option("FILE", *path, "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file")->required();
   cmd->callback([&ctx, path, action] {
     *action = [&ctx, path]() -> Status {
       auto pool = ctx.Child("schema");
+      if (formats::csv::IsCsvPath(*path)) {
+        QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(*path, {}, pool.get()));
+        std::string out = "format: CSV, delimiter '" +
+                          std::string(csv.delimiter == '\t' ? "\\t" : std::string(1, csv.delimiter)) + "', quote '" +
+                          std::string(1, csv.quote) + "', header " + (csv.header ? "yes" : "no") + ", " +
+                          std::to_string(csv.num_rows) + " rows\n" + csv.schema->ToString();
+        if (out.back() != '\n') out += "\n";
+        Emit(out);
+        return Status::OK();
+      }
       QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(*path, pool.get()));
       if (parquet_reader) {
         const auto& md = parquet_reader->metadata();

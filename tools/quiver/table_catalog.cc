@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
 #include "quiver/server/statement_executor.h"
 #include "quiver/sql/tpch_tables.h"
@@ -16,16 +17,28 @@ TableCatalog::~TableCatalog() {
   if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ec);
 }
 
+Status RegisterTablePath(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
+  if (!formats::csv::IsCsvPath(path)) return catalog->RegisterPath(name, path, pool);
+  QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
+  return catalog->RegisterBatches(name, csv.schema, std::move(csv.batches));
+}
+
 Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& ctx, const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return ctx.UsageError("--tables " + dir + ": not a directory");
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec) || (e.path().extension() != ".arrow" && e.path().extension() != ".parquet")) continue;
-    out.emplace_back(e.path().stem().string(), e.path().string());
+    if (!e.is_regular_file(ec)) continue;
+    const std::string file = e.path().filename().string();
+    if (e.path().extension() == ".arrow" || e.path().extension() == ".parquet") {
+      out.emplace_back(e.path().stem().string(), e.path().string());
+    } else if (formats::csv::IsCsvPath(file)) {
+      out.emplace_back(file.substr(0, file.rfind(".csv")), e.path().string());
+    }
   }
   if (ec) return Status::IOError("--tables " + dir + ": " + ec.message());
-  if (out.empty()) return ctx.UsageError("--tables " + dir + ": no *.arrow file (nor *.parquet) in the directory");
+  if (out.empty())
+    return ctx.UsageError("--tables " + dir + ": no *.arrow file (nor *.parquet, *.csv[.gz|.zst]) in the directory");
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -36,6 +49,10 @@ namespace {
 /// whole into batches from `pool` (every row group, validated); anything
 /// else goes to Catalog::RegisterPath (Arrow IPC).
 Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
+  if (formats::csv::IsCsvPath(path)) {
+    QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
+    return catalog->RegisterBatches(name, csv.schema, std::move(csv.batches));
+  }
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec) && parquet::IsParquetFile(path)) {
     QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetFile(path, pool));

@@ -30,8 +30,9 @@ struct TableCatalog {
 };
 
 /// Registers each "NAME=PATH" of `tables` (file, stream or directory of IPC
-/// files, or a Parquet file, read whole into memory charged to the "load"
-/// pool), then every regular file named *.arrow or *.parquet of each directory of
+/// files, or a Parquet or *.csv[.gz|.zst] file, read whole into memory
+/// charged to the "load" pool), then every regular file named *.arrow,
+/// *.parquet or *.csv[.gz|.zst] (stem without .csv...) of each directory of
 /// `table_dirs` under its stem (region.arrow -> region; in name order),
 /// then, when `tpch_scale` > 0, writes TPC-H at that scale into `tpch_dir`
 /// (or a temporary directory named after `temp_prefix` and the pid) and
@@ -44,7 +45,8 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
                                                        const std::vector<std::string>& table_dirs, double tpch_scale,
                                                        const std::string& tpch_dir, const std::string& temp_prefix);
 
-/// The *.arrow and *.parquet regular files of `dir` as (stem, path), sorted
+/// The *.arrow, *.parquet and *.csv[.gz|.zst] regular files of `dir` as
+/// (stem, path; a CSV file's stem without .csv...), sorted
 /// by stem. Errors: Invalid (through ctx.UsageError) when `dir` is not a
 /// directory or holds no such file.
 Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& ctx, const std::string& dir);

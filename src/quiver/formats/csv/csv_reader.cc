@@ -1,0 +1,453 @@
+#include "quiver/formats/csv/csv_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "quiver/base/bit_util.h"
+#include "quiver/formats/csv/csv_values.h"
+
+namespace quiver::formats::csv {
+namespace {
+
+// One field of a row: bytes [begin, end) of the text (inside the quotes
+// for a quoted field); `escaped` when it holds doubled quotes.
+struct FieldRef {
+  int64_t begin = 0;
+  int64_t end = 0;
+  bool quoted = false;
+  bool escaped = false;
+};
+
+std::string Where(std::string_view source, int64_t line) {
+  return std::string(source) + ": line " + std::to_string(line);
+}
+
+// Splits text into rows of fields; keeps the 1-based line of each row.
+class Tokenizer {
+ public:
+  Tokenizer(std::string_view text, char delim, char quote, std::string_view source)
+      : t_(text), delim_(delim), quote_(quote), source_(source) {}
+
+  // Next non-blank row into `out` (cleared); false at the end of the text.
+  Result<bool> NextRow(std::vector<FieldRef>* out, int64_t* row_line) {
+    out->clear();
+    const int64_t n = static_cast<int64_t>(t_.size());
+    // Blank lines are skipped.
+    while (pos_ < n && (t_[pos_] == '\n' || t_[pos_] == '\r')) {
+      if (t_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+    if (pos_ >= n) return false;
+    *row_line = line_;
+    while (true) {
+      FieldRef f;
+      if (t_[pos_] == quote_) {
+        f.quoted = true;
+        const int64_t open_line = line_;
+        int64_t p = pos_ + 1;
+        f.begin = p;
+        while (true) {
+          if (p >= n) {
+            return Status::Invalid(Where(source_, open_line) + ", column " + std::to_string(out->size() + 1) +
+                                   ": quoted field not closed before the end of the text");
+          }
+          const char c = t_[p];
+          if (c == quote_) {
+            if (p + 1 < n && t_[p + 1] == quote_) {
+              f.escaped = true;
+              p += 2;
+              continue;
+            }
+            break;
+          }
+          if (c == '\n') ++line_;
+          ++p;
+        }
+        f.end = p;
+        pos_ = p + 1;
+        if (pos_ < n && t_[pos_] != delim_ && t_[pos_] != '\n' && t_[pos_] != '\r') {
+          return Status::Invalid(Where(source_, line_) + ", column " + std::to_string(out->size() + 1) +
+                                 ": unexpected character after a closing quote");
+        }
+      } else {
+        int64_t p = pos_;
+        while (p < n && t_[p] != delim_ && t_[p] != '\n' && t_[p] != '\r') ++p;
+        f.begin = pos_;
+        f.end = p;
+        pos_ = p;
+      }
+      out->push_back(f);
+      if (pos_ >= n) return true;
+      const char c = t_[pos_];
+      if (c == delim_) {
+        ++pos_;
+        if (pos_ >= n) {  // a delimiter ends the text: one more empty field
+          out->push_back(FieldRef{pos_, pos_, false, false});
+          return true;
+        }
+        continue;
+      }
+      // Line end: LF, CRLF or a lone CR.
+      if (c == '\r') ++pos_;
+      if (pos_ < n && t_[pos_] == '\n') ++pos_;
+      ++line_;
+      return true;
+    }
+  }
+
+ private:
+  std::string_view t_;
+  char delim_;
+  char quote_;
+  std::string_view source_;
+  int64_t pos_ = 0;
+  int64_t line_ = 1;
+};
+
+// The text of a field, with doubled quotes collapsed into `scratch`.
+std::string_view FieldText(std::string_view text, const FieldRef& f, char quote, std::string* scratch) {
+  std::string_view raw = text.substr(f.begin, f.end - f.begin);
+  if (!f.escaped) return raw;
+  scratch->clear();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    scratch->push_back(raw[i]);
+    if (raw[i] == quote && i + 1 < raw.size() && raw[i + 1] == quote) ++i;
+  }
+  return *scratch;
+}
+
+enum Kind : unsigned { kBool = 1, kInt = 2, kDouble = 4, kDate = 8, kTimestamp = 16, kAllKinds = 31 };
+
+unsigned KindsOf(std::string_view s) {
+  unsigned k = 0;
+  bool b;
+  int64_t i;
+  double d;
+  int32_t days;
+  if (ParseCsvBool(s, &b)) k |= kBool;
+  if (ParseCsvInt64(s, &i)) k |= kInt;
+  if (ParseCsvDouble(s, &d)) k |= kDouble;
+  if (ParseCsvDate(s, &days)) k |= kDate;
+  if (ParseCsvTimestamp(s, &i)) k |= kTimestamp;
+  return k;
+}
+
+DataTypePtr TypeOfKinds(unsigned k, bool seen) {
+  if (!seen) return utf8();
+  if (k & kBool) return boolean();
+  if (k & kInt) return int64();
+  if (k & kDouble) return float64();
+  if (k & kDate) return date32();
+  if (k & kTimestamp) return timestamp(TimeUnit::kMicro);
+  return utf8();
+}
+
+bool IsNull(std::string_view s, const FieldRef& f, const CsvOptions& o, bool string_column) {
+  if (f.quoted) return !string_column && s.empty();
+  if (s.empty()) return true;
+  return std::find(o.null_values.begin(), o.null_values.end(), s) != o.null_values.end();
+}
+
+char SniffQuote(std::string_view head) {
+  if (head.find('"') != std::string_view::npos) return '"';
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (head[i] != '\'') continue;
+    const char prev = i == 0 ? '\n' : head[i - 1];
+    if (prev == '\n' || prev == ',' || prev == ';' || prev == '\t' || prev == '|') return '\'';
+  }
+  return '"';
+}
+
+char SniffDelimiter(std::string_view text, char quote, std::string_view source) {
+  static constexpr char kCandidates[] = {',', ';', '\t', '|'};
+  char best = ',';
+  size_t best_fields = 0;
+  for (char c : kCandidates) {
+    Tokenizer tok(text, c, quote, source);
+    std::vector<FieldRef> row;
+    int64_t line = 0;
+    size_t fields = 0;
+    bool consistent = true;
+    for (int r = 0; r < 20; ++r) {
+      auto more = tok.NextRow(&row, &line);
+      if (!more.ok()) {
+        consistent = r > 0;  // a prefix may end inside a quoted field
+        break;
+      }
+      if (!*more) break;
+      if (r == 0) fields = row.size();
+      if (row.size() != fields) {
+        consistent = false;
+        break;
+      }
+    }
+    if (consistent && fields > 1 && fields > best_fields) {
+      best = c;
+      best_fields = fields;
+    }
+  }
+  return best;
+}
+
+std::string ColumnLabel(const Schema& schema, size_t c) {
+  return "column " + std::to_string(c + 1) + " ('" + schema.fields[c]->name + "')";
+}
+
+// Builds one column of `rows` rows from fields [r * ncols + c].
+Result<ArrayDataPtr> BuildColumn(std::string_view text, const std::vector<FieldRef>& fields,
+                                 const std::vector<int64_t>& lines, size_t ncols, size_t c, const Schema& schema,
+                                 const CsvOptions& o, char quote, MemoryPool* pool, std::string_view source) {
+  const DataTypePtr& type = schema.fields[c]->type;
+  const int64_t rows = static_cast<int64_t>(lines.size());
+  const bool is_string = type->id == TypeId::kUtf8;
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = rows;
+  QUIVER_ASSIGN_OR_RETURN(auto validity, Buffer::AllocateZeroed(pool, (rows + 7) / 8));
+  uint8_t* valid = validity->mutable_data();
+  std::string scratch;
+  int64_t nulls = 0;
+  auto bad = [&](int64_t r, std::string_view s) {
+    return Status::Invalid(Where(source, lines[r]) + ", " + ColumnLabel(schema, c) + ": '" + std::string(s) +
+                           "' is not a " + type->ToString());
+  };
+  if (is_string) {
+    int64_t bytes = 0;
+    for (int64_t r = 0; r < rows; ++r) bytes += fields[r * ncols + c].end - fields[r * ncols + c].begin;
+    if (bytes > INT32_MAX) {
+      return Status::Invalid(Where(source, lines[0]) + ", " + ColumnLabel(schema, c) +
+                             ": more than 2 GiB of text in one batch (lower batch_rows)");
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (rows + 1) * 4));
+    QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, std::max<int64_t>(bytes, 1)));
+    auto* off = reinterpret_cast<int32_t*>(offsets->mutable_data());
+    uint8_t* d = data->mutable_data();
+    int32_t at = 0;
+    off[0] = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const FieldRef& f = fields[r * ncols + c];
+      std::string_view s = FieldText(text, f, quote, &scratch);
+      if (IsNull(s, f, o, true)) {
+        ++nulls;
+      } else {
+        bit_util::SetBit(valid, r);
+        std::memcpy(d + at, s.data(), s.size());
+        at += static_cast<int32_t>(s.size());
+      }
+      off[r + 1] = at;
+    }
+    out->buffers = {validity, offsets, data};
+  } else if (type->id == TypeId::kBool) {
+    QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::AllocateZeroed(pool, (rows + 7) / 8));
+    for (int64_t r = 0; r < rows; ++r) {
+      const FieldRef& f = fields[r * ncols + c];
+      std::string_view s = FieldText(text, f, quote, &scratch);
+      if (IsNull(s, f, o, false)) {
+        ++nulls;
+        continue;
+      }
+      bool v = false;
+      if (!ParseCsvBool(s, &v)) return bad(r, s);
+      bit_util::SetBit(valid, r);
+      if (v) bit_util::SetBit(data->mutable_data(), r);
+    }
+    out->buffers = {validity, data};
+  } else {
+    const int width = type->id == TypeId::kDate32 ? 4 : 8;
+    QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::AllocateZeroed(pool, std::max<int64_t>(rows * width, 1)));
+    uint8_t* d = data->mutable_data();
+    for (int64_t r = 0; r < rows; ++r) {
+      const FieldRef& f = fields[r * ncols + c];
+      std::string_view s = FieldText(text, f, quote, &scratch);
+      if (IsNull(s, f, o, false)) {
+        ++nulls;
+        continue;
+      }
+      bool ok = false;
+      switch (type->id) {
+        case TypeId::kInt64: ok = ParseCsvInt64(s, reinterpret_cast<int64_t*>(d) + r); break;
+        case TypeId::kFloat64: ok = ParseCsvDouble(s, reinterpret_cast<double*>(d) + r); break;
+        case TypeId::kDate32: ok = ParseCsvDate(s, reinterpret_cast<int32_t*>(d) + r); break;
+        case TypeId::kTimestamp: {
+          int32_t days = 0;
+          ok = ParseCsvTimestamp(s, reinterpret_cast<int64_t*>(d) + r);
+          // A bare date in a timestamp column is its midnight.
+          if (!ok && ParseCsvDate(s, &days)) {
+            reinterpret_cast<int64_t*>(d)[r] = int64_t{days} * 86'400'000'000LL;
+            ok = true;
+          }
+          break;
+        }
+        default: return Status::NotImplemented(ColumnLabel(schema, c) + ": CSV type " + type->ToString());
+      }
+      if (!ok) return bad(r, s);
+      bit_util::SetBit(valid, r);
+    }
+    out->buffers = {validity, data};
+  }
+  out->null_count = nulls;
+  if (nulls == 0) out->buffers[0] = nullptr;
+  return ArrayDataPtr(std::move(out));
+}
+
+bool SupportedType(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBool:
+    case TypeId::kInt64:
+    case TypeId::kFloat64:
+    case TypeId::kDate32:
+    case TypeId::kUtf8: return true;
+    case TypeId::kTimestamp: return t.unit == TimeUnit::kMicro;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Result<DataTypePtr> CsvTypeFromName(std::string_view name) {
+  std::string n(name);
+  for (char& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (n == "int64" || n == "bigint" || n == "integer" || n == "int") return int64();
+  if (n == "double" || n == "float64" || n == "float8") return float64();
+  if (n == "bool" || n == "boolean") return boolean();
+  if (n == "date" || n == "date32") return date32();
+  if (n == "timestamp" || n == "timestamp[us]") return timestamp(TimeUnit::kMicro);
+  if (n == "varchar" || n == "utf8" || n == "string" || n == "text") return utf8();
+  return Status::Invalid("CSV column type '" + std::string(name) +
+                         "' is not one of int64, double, boolean, date, timestamp, varchar");
+}
+
+Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool* pool, std::string_view source) {
+  if (o.sample_rows < 1) return Status::Invalid("CSV sample_rows must be >= 1");
+  if (o.batch_rows < 1 || o.batch_rows > (int64_t{1} << 24)) return Status::Invalid("CSV batch_rows must be 1..2^24");
+  for (char ch : {o.delimiter, o.quote}) {
+    if (ch == '\n' || ch == '\r') return Status::Invalid("CSV delimiter and quote cannot be line ends");
+  }
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.remove_prefix(3);
+  CsvTable table;
+  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 1 << 16));
+  table.quote = o.quote ? o.quote : SniffQuote(head);
+  table.delimiter = o.delimiter ? o.delimiter : SniffDelimiter(text, table.quote, source);
+  if (table.delimiter == table.quote) return Status::Invalid("CSV delimiter and quote are the same character");
+  const char quote = table.quote;
+
+  // Sample: the first row and up to sample_rows rows after it.
+  Tokenizer sampler(text, table.delimiter, quote, source);
+  std::vector<FieldRef> first;
+  int64_t line = 0;
+  QUIVER_ASSIGN_OR_RETURN(bool any, sampler.NextRow(&first, &line));
+  if (!any) {
+    table.schema = std::make_shared<Schema>();
+    return table;
+  }
+  const size_t ncols = first.size();
+  std::vector<unsigned> kinds(ncols, kAllKinds);
+  std::vector<bool> seen(ncols, false);
+  std::string scratch;
+  std::vector<FieldRef> row;
+  for (int64_t r = 0; r < o.sample_rows; ++r) {
+    QUIVER_ASSIGN_OR_RETURN(bool more, sampler.NextRow(&row, &line));
+    if (!more) break;
+    if (row.size() != ncols) {
+      return Status::Invalid(Where(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
+                             std::to_string(row.size()));
+    }
+    for (size_t c = 0; c < ncols; ++c) {
+      std::string_view s = FieldText(text, row[c], quote, &scratch);
+      if (IsNull(s, row[c], o, false)) continue;
+      seen[c] = true;
+      kinds[c] &= KindsOf(s);
+    }
+  }
+  std::vector<DataTypePtr> types(ncols);
+  for (size_t c = 0; c < ncols; ++c) types[c] = TypeOfKinds(kinds[c], seen[c]);
+
+  // Header: a first row one of whose values does not fit its column's type;
+  // for all-text columns, distinct non-empty values.
+  bool header = o.header == HeaderMode::kPresent;
+  if (o.header == HeaderMode::kAuto) {
+    bool typed = false, misfit = false, distinct = true;
+    std::set<std::string> names;
+    for (size_t c = 0; c < ncols; ++c) {
+      std::string_view s = FieldText(text, first[c], quote, &scratch);
+      if (s.empty()) distinct = false;
+      if (!names.insert(std::string(s)).second) distinct = false;
+      if (types[c]->id == TypeId::kUtf8) continue;
+      typed = true;
+      if (!IsNull(s, first[c], o, false) && !(KindsOf(s) & kinds[c])) misfit = true;
+    }
+    header = typed ? misfit : distinct;
+  }
+  table.header = header;
+  if (!header) {
+    // The first row is data: its values narrow the types too.
+    for (size_t c = 0; c < ncols; ++c) {
+      std::string_view s = FieldText(text, first[c], quote, &scratch);
+      if (IsNull(s, first[c], o, false)) continue;
+      seen[c] = true;
+      kinds[c] &= KindsOf(s);
+      types[c] = TypeOfKinds(kinds[c], seen[c]);
+    }
+  }
+
+  // Names: the header's (empty -> columnN, duplicates suffixed _1, _2...).
+  auto schema = std::make_shared<Schema>();
+  std::set<std::string> used;
+  for (size_t c = 0; c < ncols; ++c) {
+    std::string name = header ? std::string(FieldText(text, first[c], quote, &scratch)) : std::string();
+    if (name.empty()) name = "column" + std::to_string(c);
+    std::string unique = name;
+    for (int k = 1; used.count(unique); ++k) unique = name + "_" + std::to_string(k);
+    used.insert(unique);
+    schema->fields.push_back(field(unique, types[c]));
+  }
+  for (const auto& [name, type] : o.column_types) {
+    const int idx = schema->FieldIndex(name);
+    if (idx < 0) return Status::Invalid(std::string(source) + ": column type override names no column '" + name + "'");
+    if (!type || !SupportedType(*type)) {
+      return Status::Invalid(std::string(source) + ": column '" + name + "': unsupported CSV type " +
+                             (type ? type->ToString() : std::string("null")));
+    }
+    schema->fields[idx] = field(name, type);
+  }
+  table.schema = schema;
+
+  // Convert in batches.
+  Tokenizer tok(text, table.delimiter, quote, source);
+  if (header) QUIVER_RETURN_NOT_OK(tok.NextRow(&row, &line).status());
+  std::vector<FieldRef> fields;
+  std::vector<int64_t> lines;
+  bool done = false;
+  while (!done) {
+    fields.clear();
+    lines.clear();
+    while (static_cast<int64_t>(lines.size()) < o.batch_rows) {
+      QUIVER_ASSIGN_OR_RETURN(bool more, tok.NextRow(&row, &line));
+      if (!more) {
+        done = true;
+        break;
+      }
+      if (row.size() != ncols) {
+        return Status::Invalid(Where(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
+                               std::to_string(row.size()));
+      }
+      fields.insert(fields.end(), row.begin(), row.end());
+      lines.push_back(line);
+    }
+    if (lines.empty()) break;
+    auto batch = std::make_shared<RecordBatch>();
+    batch->schema = schema;
+    batch->num_rows = static_cast<int64_t>(lines.size());
+    for (size_t c = 0; c < ncols; ++c) {
+      QUIVER_ASSIGN_OR_RETURN(auto col, BuildColumn(text, fields, lines, ncols, c, *schema, o, quote, pool, source));
+      batch->columns.push_back(std::move(col));
+    }
+    table.num_rows += batch->num_rows;
+    table.batches.push_back(std::move(batch));
+  }
+  return table;
+}
+
+}  // namespace quiver::formats::csv
