@@ -246,10 +246,21 @@ TEST_F(CliHygieneTest, InputThatIsNotArrowIpcIsNamed) {
     WriteText(p, c.bytes);
     const std::string expected = "not Arrow IPC data (it looks like " + c.looks + ")";
     CliResult r = Quiver("cat " + ShellQuote(p.string()));
-    EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    if (c.file == "data.csv") {
+      // A CSV file is a table now (issue 36 §2): its rows.
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_NE(r.out.find("CA-2016-152156"), std::string::npos) << r.out;
+    } else if (c.file == "data.parquet") {
+      // A Parquet file is read by the Parquet reader (issue 36 §1): this
+      // one's footer is cut short, and the error names the file.
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_NE(r.err.find("data.parquet: footer of"), std::string::npos) << r.err;
+    } else {
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    }
     EXPECT_EQ(r.err.find("exceeds the limit"), std::string::npos) << r.err;
-    // Through stdin (read sequentially) too.
+    // Through stdin (read sequentially, as Arrow IPC only) every one is named.
     r = Quiver("schema -", p);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
