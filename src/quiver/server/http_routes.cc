@@ -184,9 +184,6 @@ std::unique_ptr<Reply> ResultServer::Impl::HandleFile(const std::string& id,
                               "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(n));
   }
   out->headers.emplace_back("Accept-Ranges", "bytes");
-  // Served in full: the chunk leaves memory (a spill file answers a
-  // retry); the reply's reference keeps the bytes until they are sent.
-  if (out->offset == 0 && static_cast<int64_t>(out->length) == n) store->SpillServed(id);
   return out;
 }
 
