@@ -57,6 +57,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t session_idle_s = 3600, operation_idle_s = 1800, session_max_s = 7 * 24 * 3600, orphan_timeout_s = 120;
     int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
     int64_t max_body_bytes = int64_t{16} << 20;
+    int64_t max_body_bytes_per_client = 0;  // 0 = 4 x max_body_bytes
     int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10, keep_alive_timeout_s = 120;
     int max_connections = 4096, max_connections_per_address = 1024, io_threads = 2;
     int64_t memory_budget = 0;  // 0 = half the physical memory
@@ -171,6 +172,11 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "client for the per-token caps");
   cmd->add_option("--max-links-per-fetch", o->max_links_per_fetch, "links per FetchResults page (default 32)");
   cmd->add_option("--max-body-bytes", o->max_body_bytes, "largest request body (default 16MiB)")->transform(ByteSize());
+  cmd->add_option("--max-body-bytes-per-client", o->max_body_bytes_per_client,
+                  "request body bytes one token, and one client address, may hold at once (bodies are reserved as "
+                  "their bytes arrive; 429 past it; default 0 = 4 x --max-body-bytes)")
+      ->transform(ByteSize())
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--header-timeout-s", o->header_timeout_s,
                   "total time for a new connection's TLS handshake and first header section, and for each later "
                   "request's header section from its first byte (default 10)")
@@ -253,6 +259,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       }
       so.warehouse_id = o->warehouse_id;
       so.max_body_bytes = o->max_body_bytes;
+      so.max_body_bytes_per_client = o->max_body_bytes_per_client;
       so.header_timeout_ms = int64_t{o->header_timeout_s} * 1000;
       so.keep_alive_timeout_ms = int64_t{o->keep_alive_timeout_s} * 1000;
       so.body_timeout_ms = int64_t{o->read_timeout_s} * 1000;

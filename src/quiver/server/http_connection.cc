@@ -6,9 +6,10 @@
 // it dies when its last operation ends (a deadline, an error, the client
 // closing). Steps: TLS handshake -> header section (parser with byte and
 // field caps, one deadline) -> route and authorise from the header alone
-// (http_routes.h) -> body (bytes reserved in the thrift pool first, one
-// deadline) -> a worker thread answers -> one response write -> the next
-// request, or close.
+// (http_routes.h) -> body (read in pieces, each reserved in the thrift pool
+// and charged to the token and address before it is read, one deadline) ->
+// a worker thread answers -> one response write -> the next request, or
+// close.
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -75,7 +76,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
         buffer_(64 << 10) {}
 
   ~Connection() {
-    if (body_charged_ > 0) server_->service->thrift_pool()->Unreserve(body_charged_);
+    DropBody();
     server_->Release(address_);
   }
 
@@ -238,18 +239,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
           Reply::Text(413, "request body over the limit (" + std::to_string(server_->o.max_body_bytes) + " bytes)\n"),
           true);
     }
-    // The body's bytes are charged to the thrift pool before they are read.
-    MemoryPool* pool = server_->service->thrift_pool();
-    if (length > 0 && !pool->Reserve(static_cast<int64_t>(length)).ok()) {
-      return RefuseAndClose(Reply::Text(503, "no memory for the request body\n"), true);
-    }
-    body_charged_ = static_cast<int64_t>(length);
-    body_.emplace(std::move(*header_));
-    header_.reset();
-    body_->body_limit(static_cast<uint64_t>(server_->o.max_body_bytes));
-    const auto& r = body_->get();
+    // The body is reserved as its bytes arrive (ReadBodySome), not from
+    // the Content-Length: a request that announces a large body and sends
+    // nothing holds nothing.
+    body_length_ = static_cast<size_t>(length);
+    body_received_ = 0;
+    const auto& r = header_->get();
     const auto e = r.find(http::field::expect);
-    if (e != r.end() && beast::iequals(e->value(), "100-continue")) {
+    const bool expect_continue = e != r.end() && beast::iequals(e->value(), "100-continue");
+    header_.reset();
+    if (expect_continue) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
       Deadline(server_->o.write_timeout_ms);
       return asio::async_write(*stream_, asio::buffer(kContinue.data(), kContinue.size()),
@@ -261,15 +260,99 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ReadBody();
   }
 
+  // One deadline for the whole body. Bytes arrive in buffer_ (at most one
+  // read of kBodyReadBytes, like a header section, not charged) and are
+  // charged before they move to body_text_. Bytes after the body in the
+  // buffer (a pipelined request) stay there.
   void ReadBody() {
     Deadline(server_->o.body_timeout_ms);
-    http::async_read(*stream_, buffer_, *body_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    if (!TakeBufferedBody()) return;
+    ReadBodySome();
+  }
+
+  void ReadBodySome() {
+    if (body_received_ == body_length_) return BodyDone();
+    const size_t want = std::min(body_length_ - body_received_, kBodyReadBytes);
+    stream_->async_read_some(buffer_.prepare(want), [self = shared_from_this()](beast::error_code ec, size_t n) {
       if (ec) return self->CountTimeout(ec);
-      std::string body = std::move(self->body_->get().body());
-      self->body_.reset();
-      self->RunOnWorker([body = std::move(body), client = "token-" + std::to_string(self->token_index_)](
-                            ResultServer::Impl* server) mutable { return server->HandleRpc(std::move(body), client); });
+      self->buffer_.commit(n);
+      if (!self->TakeBufferedBody()) return;
+      self->ReadBodySome();
     });
+  }
+  static constexpr size_t kBodyReadBytes = 16 << 10;  // one TLS record
+
+  // Moves the body bytes of buffer_ to body_text_, charging them first.
+  // False when a cap or the budget refused them (the answer is on its way).
+  bool TakeBufferedBody() {
+    const size_t n = std::min(buffer_.size(), body_length_ - body_received_);
+    if (n == 0) return true;
+    if (!GrowBody(n)) return false;
+    body_text_.append(static_cast<const char*>(buffer_.data().data()), n);
+    buffer_.consume(n);
+    body_received_ += n;
+    return true;
+  }
+
+  // Makes room for `want` more body bytes: body_text_'s capacity grows by
+  // doubling (from kBodyGrowBytes, at most the declared length), and each growth is
+  // charged to the token and address (ChargeBody) and reserved in the
+  // thrift pool before the string grows. The charge is what the string's
+  // allocator will hold: libstdc++ rounds a growth to less than twice the
+  // capacity up to twice. False when a cap or the budget refuses; the
+  // request is then answered (429 / 503) and the connection closes.
+  bool GrowBody(size_t want) {
+    const size_t need = body_received_ + want;
+    const size_t capacity = body_charged_ > 0 ? body_text_.capacity() : 0;
+    if (need <= capacity) return true;
+    const size_t target = std::min(body_length_, std::max({need, 2 * capacity, kBodyGrowBytes}));
+    const size_t predicted = capacity > 0 ? std::max(target, 2 * capacity) : target;
+    if (!ChargeBodyBytes(static_cast<int64_t>(predicted) - body_charged_)) return false;
+    body_text_.reserve(target);
+    // Never expected: the allocator gave more than predicted.
+    if (static_cast<int64_t>(body_text_.capacity()) > body_charged_) {
+      if (!ChargeBodyBytes(static_cast<int64_t>(body_text_.capacity()) - body_charged_)) return false;
+    }
+    return true;
+  }
+
+  static constexpr size_t kBodyGrowBytes = 64 << 10;
+
+  bool ChargeBodyBytes(int64_t bytes) {
+    if (!server_->ChargeBody(token_index_, address_, bytes)) {
+      ++server_->body_refusals;
+      DropBody();
+      RefuseAndClose(Reply::Text(429, "request bodies of this client over the limit (" +
+                                          std::to_string(server_->o.max_body_bytes_per_client) +
+                                          " bytes held at once per token and per address)\n"));
+      return false;
+    }
+    if (!server_->service->thrift_pool()->Reserve(bytes).ok()) {
+      server_->ReleaseBody(token_index_, address_, bytes);
+      ++server_->body_refusals;
+      DropBody();
+      RefuseAndClose(Reply::Text(503, "no memory for the request body\n"));
+      return false;
+    }
+    body_charged_ += bytes;
+    return true;
+  }
+
+  // Ends the body's charges and frees its bytes. (On a worker thread after
+  // the answer, while the connection waits for it; else on the strand.)
+  void DropBody() {
+    std::string().swap(body_text_);
+    if (body_charged_ == 0) return;
+    server_->service->thrift_pool()->Unreserve(body_charged_);
+    server_->ReleaseBody(token_index_, address_, body_charged_);
+    body_charged_ = 0;
+  }
+
+  void BodyDone() {
+    std::string body = std::move(body_text_);
+    body_text_ = std::string();
+    RunOnWorker([body = std::move(body), client = "token-" + std::to_string(token_index_)](
+                    ResultServer::Impl* server) mutable { return server->HandleRpc(std::move(body), client); });
   }
 
   template <typename Handler>
@@ -277,11 +360,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     beast::get_lowest_layer(*stream_).expires_never();
     asio::post(*server_->workers, [self = shared_from_this(), handler = std::move(handler)]() mutable {
       std::shared_ptr<Reply> reply = handler(self->server_);
-      // The request body's charge ends once the worker is done with it.
-      if (self->body_charged_ > 0) {
-        self->server_->service->thrift_pool()->Unreserve(self->body_charged_);
-        self->body_charged_ = 0;
-      }
+      // The request body's charges end once the worker is done with it
+      // (the handler owned, and has freed, its bytes).
+      self->DropBody();
       asio::post(self->stream_->get_executor(), [self, reply]() mutable { self->Write(std::move(reply)); });
     });
   }
@@ -436,7 +517,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string address_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> header_;
-  std::optional<http::request_parser<http::string_body>> body_;
+  // The body of the request being read: its declared length, the bytes
+  // read so far into body_text_, and the bytes charged (GrowBody) to the
+  // thrift pool and to the token and address, until the worker is done.
+  size_t body_length_ = 0;
+  size_t body_received_ = 0;
+  std::string body_text_;
   int64_t body_charged_ = 0;
   int token_index_ = -1;  // the token the request carried (AuthorizedToken)
   bool keep_alive_ = true;

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "quiver/fetch/link_signer.h"
@@ -80,6 +81,32 @@ void ResultServer::Impl::Release(const std::string& address) {
   --open_connections;
   auto it = per_address.find(address);
   if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
+}
+
+bool ResultServer::Impl::ChargeBody(int token, const std::string& address, int64_t bytes) {
+  std::lock_guard<std::mutex> lock(body_mu);
+  int64_t& by_token = body_bytes_per_token[token];
+  int64_t& by_address = body_bytes_per_address[address];
+  const int64_t cap = o.max_body_bytes_per_client;
+  if (bytes > cap - by_token || bytes > cap - by_address) {
+    if (by_token == 0) body_bytes_per_token.erase(token);
+    if (by_address == 0) body_bytes_per_address.erase(address);
+    return false;
+  }
+  by_token += bytes;
+  by_address += bytes;
+  body_bytes += bytes;
+  peak_body_bytes = std::max(peak_body_bytes, body_bytes);
+  return true;
+}
+
+void ResultServer::Impl::ReleaseBody(int token, const std::string& address, int64_t bytes) {
+  std::lock_guard<std::mutex> lock(body_mu);
+  body_bytes -= bytes;
+  auto t = body_bytes_per_token.find(token);
+  if (t != body_bytes_per_token.end() && (t->second -= bytes) <= 0) body_bytes_per_token.erase(t);
+  auto a = body_bytes_per_address.find(address);
+  if (a != body_bytes_per_address.end() && (a->second -= bytes) <= 0) body_bytes_per_address.erase(a);
 }
 
 int64_t ResultServer::Impl::connections() {
@@ -155,7 +182,12 @@ std::string ResultServer::Impl::Metrics() {
   out << "http connections=" << connections() << " refused_connections=" << refused_connections
       << " requests=" << requests << " bad_requests=" << bad_requests << " timeouts=" << timeouts
       << " downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
-      << " link_rejections=" << link_rejections << " keep_alive_closes=" << keep_alive_closes << "\n";
+      << " link_rejections=" << link_rejections << " keep_alive_closes=" << keep_alive_closes;
+  {
+    std::lock_guard<std::mutex> lock(body_mu);
+    out << " body_bytes=" << body_bytes << " peak_body_bytes=" << peak_body_bytes;
+  }
+  out << " body_refusals=" << body_refusals << "\n";
   return out.str();
 }
 
@@ -235,6 +267,15 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
     return Status::Invalid("serve: --cert and --key go together");
   }
   if (options.max_body_bytes < 1024) return Status::Invalid("serve: max_body_bytes must be >= 1024");
+  if (options.max_body_bytes_per_client == 0) {
+    options.max_body_bytes_per_client = options.max_body_bytes > std::numeric_limits<int64_t>::max() / 4
+                                            ? std::numeric_limits<int64_t>::max()
+                                            : 4 * options.max_body_bytes;
+  }
+  if (options.max_body_bytes_per_client < options.max_body_bytes) {
+    return Status::Invalid("serve: max_body_bytes_per_client (" + std::to_string(options.max_body_bytes_per_client) +
+                           ") must be 0 or at least max_body_bytes (" + std::to_string(options.max_body_bytes) + ")");
+  }
   if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 || options.write_timeout_ms <= 0 ||
       options.keep_alive_timeout_ms <= 0) {
     return Status::Invalid("serve: header, body, write and keep-alive timeouts must be positive");

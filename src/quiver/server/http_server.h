@@ -9,7 +9,9 @@
 //       another warehouse id, 401 without or with a wrong token, 411 without
 //       a Content-Length (chunked bodies are refused too), 413 for a
 //       Content-Length over max_body_bytes. Then the body is read (within
-//       body_timeout_ms), and 400 answers a malformed Thrift message.
+//       body_timeout_ms), reserved as its bytes arrive (429 past
+//       max_body_bytes_per_client, 503 past the memory budget), and 400
+//       answers a malformed Thrift message.
 //   GET /files/<id>?e=<expiry_ms>&s=<sig>  a result chunk; no Authorization
 //       (the signature is the authority): 400 for an id outside the chunk id
 //       syntax, 403 for a bad, truncated or expired signature, 404 for a
@@ -80,6 +82,17 @@ struct ServerOptions {
   std::string warehouse_id = "quiver";
   /// Largest request body accepted (bytes); also the Thrift message limit.
   int64_t max_body_bytes = int64_t{16} << 20;
+  /// Request body bytes one bearer token may hold at once, and one client
+  /// address (each a cap of its own): a body counts from its first byte
+  /// until the worker answering it is done. Bodies are reserved in the
+  /// thrift pool as their bytes arrive (in doubling steps, at most the
+  /// declared Content-Length), never from the Content-Length before the
+  /// bytes come, so requests that announce a large body and send nothing
+  /// hold nothing. A read that would pass either cap ends its request with
+  /// 429, one the memory budget refuses with 503; both close the
+  /// connection. 0 = 4 x max_body_bytes (64 MiB by default); otherwise at
+  /// least max_body_bytes.
+  int64_t max_body_bytes_per_client = 0;
   /// Deadlines (milliseconds), each a total for one step, however the
   /// client spreads its bytes: a new connection's TLS handshake and first
   /// header section (from accept), and each later request's header section

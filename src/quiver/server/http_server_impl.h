@@ -10,8 +10,9 @@
 //
 // Internal to the server layer (includes Boost.Asio). Thread safety: the
 // counters are atomic; Admit/Release and the connection counts take
-// conn_mu; the rest is set up by Start before any thread runs and torn
-// down by Stop after they have all ended.
+// conn_mu; ChargeBody/ReleaseBody and the body counts take body_mu; the
+// rest is set up by Start before any thread runs and torn down by Stop
+// after they have all ended.
 #pragma once
 
 #include <atomic>
@@ -88,11 +89,20 @@ class ResultServer::Impl {
   std::atomic<int64_t> refused_connections{0}, bad_requests{0}, timeouts{0}, requests{0};
   /// Kept-alive connections closed for idling past keep_alive_timeout_ms.
   std::atomic<int64_t> keep_alive_closes{0};
+  /// Requests ended because their body would pass a cap (429) or the
+  /// memory budget (503).
+  std::atomic<int64_t> body_refusals{0};
 
   // Open connections, in all and per client address.
   std::mutex conn_mu;
   int64_t open_connections = 0;
   std::map<std::string, int> per_address;
+
+  // Request body bytes held (ChargeBody), in all and per token and address.
+  std::mutex body_mu;
+  int64_t body_bytes = 0, peak_body_bytes = 0;
+  std::map<int, int64_t> body_bytes_per_token;
+  std::map<std::string, int64_t> body_bytes_per_address;
 
   /// The index of the token an Authorization header carries (0 = o.token,
   /// i + 1 = o.tokens[i]), or -1. Every token is compared, each in
@@ -103,6 +113,12 @@ class ResultServer::Impl {
   /// Gives a slot back (the connection's destructor).
   void Release(const std::string& address);
   int64_t connections();
+
+  /// Charges `bytes` of request body to token `token` and client `address`;
+  /// false (nothing charged) when either would pass
+  /// max_body_bytes_per_client. ReleaseBody gives bytes back.
+  bool ChargeBody(int token, const std::string& address, int64_t bytes);
+  void ReleaseBody(int token, const std::string& address, int64_t bytes);
 
   /// Accepts connections until the acceptor closes (on the event loop).
   void Accept();
