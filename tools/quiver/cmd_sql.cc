@@ -35,7 +35,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
     int tpch_query = 0;
     int threads = 0;
     bool print_sql = false, no_spill = false;
-    std::string spill_directory;
+    std::string spill_directory, dialect = "postgres";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t; '-' = read it from stdin)");
@@ -71,6 +71,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--spill-directory", o->spill_directory,
                   "where operators past the memory limit spill (default $TMPDIR or /tmp; a directory per "
                   "statement, removed at its end)");
+  cmd->add_option("--dialect", o->dialect,
+                  "postgres|spark: integer '/', 'div' and the default NULL order (docs/sql.md; default postgres)")
+      ->check(CLI::IsMember({"postgres", "spark"}));
   cmd->add_flag("--no-spill", o->no_spill, "fail with OutOfMemory at the memory limit instead of spilling");
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
@@ -103,6 +106,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.threads = o->threads;
       eo.spill = !o->no_spill;
       eo.spill_directory = o->spill_directory;
+      QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o->dialect));
       eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
       eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
       auto spilled = [&eo]() -> std::string {

@@ -426,7 +426,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
   } else {
     // Spark's backticks and `default.` qualifiers, for the PostgreSQL
     // grammar (offsets kept: error positions stay right).
-    QUIVER_ASSIGN_OR_RETURN(std::string text, RewriteSparkSql(sql));
+    QUIVER_ASSIGN_OR_RETURN(std::string text, RewriteSparkSql(sql, options.dialect == SqlDialect::kSpark));
     PgQueryParseResult parsed = pg_query_parse(text.c_str());
     struct Free {
       PgQueryParseResult* r;
@@ -479,7 +479,21 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
       }
       limits.cancel = options.cancel;
       binder.SetLimits(limits);
-      if (key == "SelectStmt") {
+      binder.SetDialect(options.dialect);
+      const std::string set_name = key == "VariableSetStmt" ? st[key].value("name", "") : std::string();
+      if ((set_name == "dialect" || set_name == "quiver.dialect") && options.set_dialect &&
+          st[key].value("kind", "") == "VAR_SET_VALUE" && st[key].contains("args") && st[key]["args"].size() == 1) {
+        // SET dialect = postgres | spark: the caller's session keeps it.
+        Json& arg = st[key]["args"][0];
+        std::string value;
+        if (arg.contains("A_Const") && arg["A_Const"].contains("sval"))
+          value = arg["A_Const"]["sval"].value("sval", "");
+        QUIVER_ASSIGN_OR_RETURN(SqlDialect d, ParseSqlDialect(value));
+        options.set_dialect(d);
+        auto s = std::make_shared<Schema>();
+        root = std::make_unique<ConstStream>(s, nullptr);
+        schema = s;
+      } else if (key == "SelectStmt") {
         QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, binder.BindSelectStatement(st["SelectStmt"]));
         QUIVER_ASSIGN_OR_RETURN(root, BuildOperators(*bound.plan, ctx.get()));
         auto s = std::make_shared<Schema>();
@@ -518,6 +532,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
           Binder b(sql, catalog_,
                    [raw](LogicalOpPtr plan, bool exists) { return MakeRunner(raw, std::move(plan), exists); });
           b.SetLimits(limits);
+          b.SetDialect(options.dialect);
           QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, b.BindSelectStatement(select));
           QUIVER_ASSIGN_OR_RETURN(OperatorPtr op, BuildOperators(*bound.plan, raw));
           auto s = std::make_shared<Schema>();

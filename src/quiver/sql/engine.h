@@ -96,6 +96,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -106,6 +107,7 @@
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/dialect.h"
 #include "quiver/sql/statement_complexity.h"
 #include "quiver/sql/text_position.h"
 
@@ -164,6 +166,15 @@ struct ExecuteOptions {
   /// (0 = none): past it, Timeout 57014 naming the limit. Polled at every
   /// expression bound.
   int64_t planning_timeout_ms = 0;
+  /// The dialect the statement is read in (dialect.h): integer `/`, `div`,
+  /// the default NULL order.
+  SqlDialect dialect = SqlDialect::kPostgres;
+  /// `SET dialect = postgres | spark` (also `SET quiver.dialect = ...`):
+  /// called with the new dialect, for the caller (a session) to use for its
+  /// later statements; the statement returns no columns and no rows. Null:
+  /// such a SET is NotImplemented (0A000). An unknown dialect is Invalid
+  /// 22023.
+  std::function<void(SqlDialect)> set_dialect;
 };
 
 /// Plans and runs statements against one catalog.

@@ -272,8 +272,46 @@ Status CheckQualifier(std::string_view catalog, std::string_view schema, std::st
   return Status::OK();
 }
 
-Result<std::string> RewriteSparkSql(std::string_view s) {
-  if (s.find('`') == std::string_view::npos) {
+namespace {
+
+// Whether the bare word at [begin, end) of `s` stands between two operands
+// (Spark's `a div b`): after an identifier, number, literal or ')' that is
+// not a keyword introducing an operand, and before an operand.
+bool InfixPosition(std::string_view s, size_t begin, size_t end) {
+  size_t b = begin;
+  while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\n' || s[b - 1] == '\r')) --b;
+  if (b == 0 || b == begin) return false;
+  const char before = s[b - 1];
+  if (IdentChar(before)) {
+    size_t w = b;
+    while (w > 0 && IdentChar(s[w - 1])) --w;
+    std::string word;
+    for (size_t i = w; i < b; ++i) word += Lower(s[i]);
+    static const char* const kKeywords[] = {
+        "select", "where", "and",      "or", "not", "on",   "by",      "when",   "then", "else", "case", "from",
+        "having", "as",    "distinct", "in", "is",  "like", "between", "return", "all",  "any",  "some", "with"};
+    for (const char* k : kKeywords)
+      if (word == k) return false;
+  } else if (before != ')' && before != '\'' && before != '"' && before != '`') {
+    return false;
+  }
+  size_t a = end;
+  if (a >= s.size() || (s[a] != ' ' && s[a] != '\t' && s[a] != '\n' && s[a] != '\r' && s[a] != '(')) return false;
+  while (a < s.size() && (s[a] == ' ' || s[a] == '\t' || s[a] == '\n' || s[a] == '\r')) ++a;
+  if (a >= s.size()) return false;
+  const char next = s[a];
+  return IdentStart(next) || (next >= '0' && next <= '9') || next == '(' || next == '\'' || next == '"' ||
+         next == '`' || next == '-' || next == '+';
+}
+
+}  // namespace
+
+Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
+  bool maybe_div = false;
+  if (div_operator)
+    for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe_div; p = s.find_first_of("dD", p + 1))
+      maybe_div = EqualsIgnoreCase(s.substr(p, 3), "div");
+  if (s.find('`') == std::string_view::npos && !maybe_div) {
     // Fast path: nothing to do unless a word `default` is followed by a dot.
     bool maybe = false;
     for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe; p = s.find_first_of("dD", p + 1))
@@ -306,6 +344,11 @@ Result<std::string> RewriteSparkSql(std::string_view s) {
     if (!ok) {  // an unterminated "...": the parser reports it
       out.append(s.substr(p));
       break;
+    }
+    if (div_operator && part.quote == 0 && EqualsIgnoreCase(part.value, "div") && InfixPosition(s, p, part.end)) {
+      out += "/ @";  // the binder reads `/ @ b` back as div (dialect.h)
+      p = part.end;
+      continue;
     }
     parts.push_back(part);
     while (true) {

@@ -25,6 +25,11 @@
 //                      through. `x.default.t` with another catalog x keeps
 //                      its qualifier, quoted ("default"), for the binder to
 //                      refuse (CheckQualifier).
+//                    - with `div_operator` (the spark dialect, dialect.h):
+//                      Spark's integer division `a div b` (the word div,
+//                      any case, after an operand and before one) becomes
+//                      `a / @ b`, same length, which the binder reads back
+//                      as div (binding like `/`, tighter than `+`);
 //                    Offsets change only where a backtick identifier holds
 //                    a " or a doubled backtick, and for `x.default.` (+2).
 //   MatchSparkCommand  the Spark commands the grammar lacks, recognised
@@ -69,7 +74,7 @@ Status CheckQualifier(std::string_view catalog, std::string_view schema, std::st
 /// Text without backticks or a `default` qualifier comes back unchanged.
 /// Errors: Invalid (42601) for a backtick identifier without its closing
 /// backtick, naming its position.
-Result<std::string> RewriteSparkSql(std::string_view sql);
+Result<std::string> RewriteSparkSql(std::string_view sql, bool div_operator = false);
 
 /// A Spark command recognised by MatchSparkCommand.
 struct SparkCommand {

@@ -278,7 +278,28 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
       return Unsupported("prefix operator '" + op + "'", location);
     }
     QUIVER_ASSIGN_OR_RETURN(ExprPtr l, BindExpr(a["lexpr"], ctx));
+    // Spark's `a div b` reaches the grammar as `a / @ b` (spark_dialect.h):
+    // integer division, BIGINT.
+    Json& rx = a["rexpr"];
+    if (dialect == SqlDialect::kSpark && op == "/" && rx.contains("A_Expr") && !rx["A_Expr"].contains("lexpr") &&
+        rx["A_Expr"].contains("name") && !rx["A_Expr"]["name"].empty() &&
+        StringOf(rx["A_Expr"]["name"].back()) == "@") {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr d, BindExpr(rx["A_Expr"]["rexpr"], ctx));
+      const TypeClass cl = ClassOf(*l->type), cd = ClassOf(*d->type);
+      if ((cl != TypeClass::kInt && cl != TypeClass::kNull) || (cd != TypeClass::kInt && cd != TypeClass::kNull))
+        return Unsupported("div over " + SqlTypeName(*l->type) + " and " + SqlTypeName(*d->type) + " (integers only)",
+                           location);
+      QUIVER_ASSIGN_OR_RETURN(l, Typed(CastTo(l, int64(), location), location));
+      QUIVER_ASSIGN_OR_RETURN(d, Typed(CastTo(d, int64(), location), location));
+      return Typed(BindCall(Fn::kDiv, {l, d}, location), location);
+    }
     QUIVER_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(a["rexpr"], ctx));
+    // Spark: `/` of two integers is DOUBLE division.
+    if (dialect == SqlDialect::kSpark && op == "/" && ClassOf(*l->type) == TypeClass::kInt &&
+        ClassOf(*r->type) == TypeClass::kInt) {
+      QUIVER_ASSIGN_OR_RETURN(l, Typed(CastTo(l, float64(), location), location));
+      QUIVER_ASSIGN_OR_RETURN(r, Typed(CastTo(r, float64(), location), location));
+    }
     if ((op == "+" || op == "-") && (IsInterval(*r) || (op == "+" && IsInterval(*l)))) {
       if (IsInterval(*l)) std::swap(l, r);
       const int sign = op == "-" ? -1 : 1;

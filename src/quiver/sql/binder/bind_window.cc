@@ -249,7 +249,7 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(Json& node, ExprContext* ctx) {
       SortKey k;
       k.descending = dir == "SORTBY_DESC";
       const std::string nulls = b.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
-      k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? k.descending : nulls == "SORTBY_NULLS_FIRST";
+      k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? DefaultNullsFirst(k.descending) : nulls == "SORTBY_NULLS_FIRST";
       QUIVER_ASSIGN_OR_RETURN(k.expr, BindExpr(b["node"], &wctx));
       if (ClassOf(*k.expr->type) == TypeClass::kOther)
         return Unsupported("ORDER BY a value of type " + k.expr->type->ToString(), FirstLocation(b));

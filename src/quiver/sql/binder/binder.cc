@@ -25,6 +25,8 @@ std::string Binder::Where(int location) const { return impl_->Where(location); }
 Status Binder::Error(const std::string& m, int location) const { return impl_->Error(m, location); }
 Status Binder::Unsupported(const std::string& c, int location) const { return impl_->Unsupported(c, location); }
 
+void Binder::SetDialect(SqlDialect dialect) { impl_->dialect = dialect; }
+
 Result<BoundStatement> Binder::BindSelectStatement(Json& select) {
   QUIVER_ASSIGN_OR_RETURN(BoundQuery q, impl_->BindQuery(select, nullptr, false));
   BoundStatement out;

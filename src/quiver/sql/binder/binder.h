@@ -38,6 +38,7 @@
 
 #include "quiver/base/result.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/dialect.h"
 #include "quiver/sql/plan/logical_plan.h"
 #include "quiver/sql/text_position.h"
 
@@ -75,6 +76,10 @@ class Binder {
  public:
   Binder(std::string_view sql, std::shared_ptr<const Catalog> catalog, SubqueryRunnerFactory runner_factory);
   ~Binder();
+
+  /// The dialect statements are read in (dialect.h; default postgres):
+  /// integer `/`, `div` and the default NULL order. Call before binding.
+  void SetDialect(SqlDialect dialect);
 
   /// Binds one SelectStmt node (the value of {"SelectStmt": ...}).
   Result<BoundStatement> BindSelectStatement(Json& select);

@@ -117,6 +117,7 @@ struct Binder::Impl {
   int next_cte_id = 0;
   BindLimits limits;
   int expr_depth = 0;  ///< BindExpr calls under way
+  SqlDialect dialect = SqlDialect::kPostgres;
 
   int NewId() { return next_id++; }
   std::string Where(int location) const { return DescribePosition(sql, location); }
@@ -157,8 +158,9 @@ struct Binder::Impl {
   /// ORDER BY (output names, positions or expressions over the output
   /// columns), LIMIT and OFFSET of `select` applied to q->plan.
   Status ApplyOrderLimit(Json& select, BoundQuery* q);
-  /// Where NULLs sort when ORDER BY names no NULLS FIRST / LAST.
-  bool DefaultNullsFirst(bool descending) const { return descending; }
+  /// Where NULLs sort when ORDER BY names no NULLS FIRST / LAST
+  /// (PostgreSQL: as if larger than every value; Spark: smaller).
+  bool DefaultNullsFirst(bool descending) const { return dialect == SqlDialect::kSpark ? !descending : descending; }
 
   // bind_expression.cc
   Result<ExprPtr> BindExpr(Json& node, ExprContext* ctx);

@@ -123,5 +123,30 @@ TEST_F(SetOpTest, IsDistinctFromTreatsNullsAsValuesAndIlikeIgnoresCase) {
   EXPECT_NE(ErrorOf("SELECT 1 IS DISTINCT FROM 'a' || 'b'").find("invalid input syntax"), std::string::npos);
 }
 
+// The spark dialect (dialect.h): integer `/` is DOUBLE, `div` truncates,
+// NULLs sort first ascending and last descending; SET dialect reports.
+TEST_F(SetOpTest, SparkDialectDivisionAndNullOrder) {
+  ExecuteOptions o = Options();
+  o.dialect = SqlDialect::kSpark;
+  auto rows = [&](const std::string& sql) {
+    auto r = Run(sql, o);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+    return r.ok() ? Rows(*r, false) : V{};
+  };
+  EXPECT_EQ(rows("SELECT 7 / 2, 7 div 2, -7 DIV 2, 1 + 7 div 2"), (V{"3.5|3|-3|4"}));
+  EXPECT_EQ(rows("SELECT x FROM a UNION SELECT y FROM b ORDER BY x"), (V{"null", "1", "2", "3"}));
+  EXPECT_EQ(rows("SELECT x FROM a UNION SELECT y FROM b ORDER BY x DESC"), (V{"3", "2", "1", "null"}));
+  EXPECT_FALSE(Run("SELECT 7 / 0", o).ok());
+  EXPECT_FALSE(Run("SELECT 7 div 0", o).ok());
+  // postgres (the default): integer division, NULLs last ascending
+  EXPECT_EQ(Query("SELECT 7 / 2", false), (V{"3"}));
+  EXPECT_EQ(Query("SELECT x FROM a UNION SELECT y FROM b ORDER BY x", false), (V{"1", "2", "3", "null"}));
+  SqlDialect got = SqlDialect::kPostgres;
+  o.set_dialect = [&](SqlDialect d) { got = d; };
+  EXPECT_EQ(rows("SET dialect = spark"), V{});
+  EXPECT_EQ(got, SqlDialect::kSpark);
+  EXPECT_FALSE(Run("SET dialect = mysql", o).ok());
+}
+
 }  // namespace
 }  // namespace quiver::sql

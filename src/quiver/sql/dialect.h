@@ -1,0 +1,32 @@
+// quiver/sql/dialect.h — the SQL dialect a statement is read in: where
+// PostgreSQL's and Spark SQL's (Databricks SQL, ANSI mode) answers to the
+// same text differ (docs/sql.md, "Dialects"):
+//
+//                      postgres                 spark
+//   int / int          integer, truncated       DOUBLE (7 / 2 = 3.5)
+//   a div b            (not an operator)        BIGINT, truncated (7 div 2 = 3)
+//   default NULL order ASC NULLS LAST,          ASC NULLS FIRST,
+//                      DESC NULLS FIRST         DESC NULLS LAST
+// Overflow and division by zero are errors (22003 / 22012) in both, as in
+// PostgreSQL and Spark's ANSI mode.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "quiver/base/result.h"
+
+namespace quiver::sql {
+
+enum class SqlDialect : uint8_t { kPostgres, kSpark };
+
+/// "postgres" or "spark".
+const char* SqlDialectName(SqlDialect d);
+
+/// The dialect named `name` (any case; "postgresql" and "databricks" are
+/// synonyms). Errors: Invalid 22023 naming the value and the choices.
+Result<SqlDialect> ParseSqlDialect(std::string_view name);
+
+}  // namespace quiver::sql
