@@ -59,8 +59,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t max_body_bytes = int64_t{16} << 20;
     int64_t max_body_bytes_per_client = 0;  // 0 = 4 x max_body_bytes
     int read_timeout_s = 30, write_timeout_s = 60, header_timeout_s = 10, keep_alive_timeout_s = 120;
-    int max_connections = 4096, max_connections_per_address = 1024, io_threads = 2;
-    int64_t memory_budget = 0;  // 0 = half the physical memory
+    int max_connections = 4096, max_connections_per_address = 0, io_threads = 2;  // 0: max_connections / 16
+    int64_t memory_budget = 0;                                                    // 0 = half the physical memory
     int64_t max_statement_bytes = int64_t{1} << 20;
     double statement_timeout_s = 3600;
     int max_unfetched_chunks = 8;
@@ -189,11 +189,12 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--write-timeout-s", o->write_timeout_s, "total time to send one response (default 60)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-connections", o->max_connections, "open connections at most (default 4096)")
+  cmd->add_option("--max-connections", o->max_connections,
+                  "open connections at most; from 90% of it each new connection sheds an idle one (default 4096)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-connections-per-address", o->max_connections_per_address,
-                  "open connections from one client address at most (default 1024)")
-      ->check(CLI::PositiveNumber);
+                  "open connections from one client address at most (default 0 = --max-connections / 16)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--io-threads", o->io_threads, "event-loop threads doing every socket's I/O (default 2)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads,

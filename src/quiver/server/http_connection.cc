@@ -66,25 +66,41 @@ BIO_METHOD* RecordSinkMethod() {
   return method;
 }
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public SheddableConnection, public std::enable_shared_from_this<Connection> {
  public:
   Connection(ResultServer::Impl* server, tcp::socket socket, std::string address)
       : server_(server),
         tcp_(std::move(socket)),
+        strand_(tcp_.get_executor()),
         first_byte_timer_(tcp_.get_executor()),
         address_(std::move(address)),
         buffer_(64 << 10) {}
 
-  ~Connection() {
+  ~Connection() override {
     DropBody();
-    server_->Release(address_);
+    if (id_ != 0) server_->Release(id_);
+  }
+
+  // Closes the socket on the strand: what is pending ends (operation
+  // aborted), and with it the connection.
+  void Shed() override {
+    asio::post(strand_, [self = shared_from_this()] {
+      boost::system::error_code ignored;
+      if (self->stream_) {
+        beast::get_lowest_layer(*self->stream_).close();
+      } else {
+        self->first_byte_timer_.cancel();
+        self->tcp_.socket().close(ignored);
+      }
+    });
   }
 
   // Until the client sends its first byte the connection is a bare socket
   // (no TLS state, no buffers: an idle connection costs about 1 KiB); the
   // TLS stream is made when the handshake can start. The header deadline
   // runs from here.
-  void Start() {
+  void Start(uint64_t id) {
+    id_ = id;
     boost::system::error_code ignored;
     tcp_.socket().set_option(tcp::no_delay(true), ignored);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(server_->o.header_timeout_ms);
@@ -125,12 +141,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (buffer_.size() > 0) return ReadHeader();
     buffer_.shrink_to_fit();  // an idle connection holds no read buffer
     Deadline(server_->o.keep_alive_timeout_ms);
+    server_->SetActivity(id_, ConnectionActivity::kKeptAlive);
     stream_->async_read_some(buffer_.prepare(kFirstReadBytes),
                              [self = shared_from_this()](beast::error_code ec, size_t n) {
                                if (ec) {
                                  if (ec == beast::error::timeout) ++self->server_->keep_alive_closes;
-                                 return;  // idle past the limit, or the client closed
+                                 return;  // idle past the limit, the client closed, or shed
                                }
+                               self->server_->SetActivity(self->id_, ConnectionActivity::kBusy);
                                self->buffer_.commit(n);
                                self->ReadHeader();
                              });
@@ -164,6 +182,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return RefuseAndClose(Reply::Text(400, "malformed request: " + ec.message() + "\n"));
     }
     ++server_->requests;
+    server_->SetActivity(id_, ConnectionActivity::kBusy);  // no longer sheddable as new
     const auto& req = header_->get();
     keep_alive_ = req.keep_alive();
     int fields = 0, content_lengths = 0;
@@ -510,7 +529,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   ResultServer::Impl* server_;
-  beast::tcp_stream tcp_;  // until the first byte; then moved into stream_
+  uint64_t id_ = 0;               // the slot Admit gave (0: none)
+  beast::tcp_stream tcp_;         // until the first byte; then moved into stream_
+  asio::any_io_executor strand_;  // the connection's strand (tcp_'s, then stream_'s)
   asio::steady_timer first_byte_timer_;
   std::chrono::steady_clock::time_point deadline_;
   std::optional<Stream> stream_;
@@ -541,7 +562,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
 }  // namespace
 
 void ServeConnection(ResultServer::Impl* server, tcp::socket socket, std::string address) {
-  std::make_shared<Connection>(server, std::move(socket), std::move(address))->Start();
+  auto connection = std::make_shared<Connection>(server, std::move(socket), address);
+  const uint64_t id = server->Admit(address, connection);
+  if (id == 0) {
+    ++server->refused_connections;
+    return;  // the socket closes with the connection
+  }
+  connection->Start(id);
 }
 
 }  // namespace quiver::server

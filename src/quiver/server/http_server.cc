@@ -64,23 +64,76 @@ int ResultServer::Impl::AuthorizedToken(std::string_view header) const {
   return found;
 }
 
-bool ResultServer::Impl::Admit(const std::string& address) {
-  std::lock_guard<std::mutex> lock(conn_mu);
-  int& n = per_address[address];
-  if (open_connections >= o.max_connections || n >= o.max_connections_per_address) {
-    if (n == 0) per_address.erase(address);
-    return false;
+uint64_t ResultServer::Impl::Admit(const std::string& address, const std::shared_ptr<SheddableConnection>& connection) {
+  std::shared_ptr<SheddableConnection> victim;  // shed after the lock is let go
+  uint64_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(conn_mu);
+    auto at = per_address.find(address);
+    if (at != per_address.end() && at->second >= o.max_connections_per_address) return 0;
+    // From 90% of the cap, one idle connection makes room for each new one:
+    // the oldest that has sent no complete request header, else the one
+    // idle longest between requests. (A victim's slot counts until its
+    // socket has closed; `shedding` keeps it from blocking admission.)
+    const int64_t shed_from = o.max_connections - o.max_connections / 10;
+    while (open_connections - shedding >= shed_from && !victim) {
+      uint64_t candidate = 0;
+      if (!fresh.empty()) {
+        candidate = *fresh.begin();
+        fresh.erase(fresh.begin());
+      } else if (!kept_alive.empty()) {
+        candidate = kept_alive.begin()->second;
+        kept_alive.erase(kept_alive.begin());
+      } else {
+        break;
+      }
+      OpenConnection& entry = open.at(candidate);
+      entry.activity = ConnectionActivity::kBusy;  // out of the idle sets
+      entry.shed = true;
+      ++shedding;
+      victim = entry.connection.lock();  // null when it is ending anyway
+    }
+    if (open_connections - shedding >= o.max_connections) return 0;
+    id = next_connection_id++;
+    ++per_address[address];
+    ++open_connections;
+    open.emplace(id, OpenConnection{address, connection, ConnectionActivity::kFresh, 0, false});
+    fresh.insert(id);
   }
-  ++n;
-  ++open_connections;
-  return true;
+  if (victim) {
+    ++shed_connections;
+    victim->Shed();
+  }
+  return id;
 }
 
-void ResultServer::Impl::Release(const std::string& address) {
+void ResultServer::Impl::SetActivity(uint64_t id, ConnectionActivity activity) {
   std::lock_guard<std::mutex> lock(conn_mu);
+  auto it = open.find(id);
+  if (it == open.end() || it->second.shed || it->second.activity == activity) return;
+  OpenConnection& entry = it->second;
+  if (entry.activity == ConnectionActivity::kFresh) fresh.erase(id);
+  if (entry.activity == ConnectionActivity::kKeptAlive) kept_alive.erase(entry.idle_key);
+  entry.activity = activity;
+  if (activity == ConnectionActivity::kFresh) fresh.insert(id);
+  if (activity == ConnectionActivity::kKeptAlive) {
+    entry.idle_key = next_idle_key++;
+    kept_alive.emplace(entry.idle_key, id);
+  }
+}
+
+void ResultServer::Impl::Release(uint64_t id) {
+  std::lock_guard<std::mutex> lock(conn_mu);
+  auto it = open.find(id);
+  if (it == open.end()) return;
+  OpenConnection& entry = it->second;
+  if (entry.activity == ConnectionActivity::kFresh) fresh.erase(id);
+  if (entry.activity == ConnectionActivity::kKeptAlive) kept_alive.erase(entry.idle_key);
+  if (entry.shed) --shedding;
+  auto a = per_address.find(entry.address);
+  if (a != per_address.end() && --a->second <= 0) per_address.erase(a);
   --open_connections;
-  auto it = per_address.find(address);
-  if (it != per_address.end() && --it->second <= 0) per_address.erase(it);
+  open.erase(it);
 }
 
 bool ResultServer::Impl::ChargeBody(int token, const std::string& address, int64_t bytes) {
@@ -180,9 +233,10 @@ std::string ResultServer::Impl::Metrics() {
         << " multipart_uploads=" << s3.multipart_uploads << "\n";
   }
   out << "http connections=" << connections() << " refused_connections=" << refused_connections
-      << " requests=" << requests << " bad_requests=" << bad_requests << " timeouts=" << timeouts
-      << " downloads=" << downloads << " download_bytes=" << download_bytes << " auth_failures=" << auth_failures
-      << " link_rejections=" << link_rejections << " keep_alive_closes=" << keep_alive_closes;
+      << " shed_connections=" << shed_connections << " requests=" << requests << " bad_requests=" << bad_requests
+      << " timeouts=" << timeouts << " downloads=" << downloads << " download_bytes=" << download_bytes
+      << " auth_failures=" << auth_failures << " link_rejections=" << link_rejections
+      << " keep_alive_closes=" << keep_alive_closes;
   {
     std::lock_guard<std::mutex> lock(body_mu);
     out << " body_bytes=" << body_bytes << " peak_body_bytes=" << peak_body_bytes;
@@ -234,13 +288,7 @@ void ResultServer::Impl::Accept() {
       boost::system::error_code addr_ec;
       const auto endpoint = socket.remote_endpoint(addr_ec);
       const std::string address = addr_ec ? std::string("?") : endpoint.address().to_string();
-      if (Admit(address)) {
-        ServeConnection(this, std::move(socket), address);
-      } else {
-        ++refused_connections;
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      }
+      ServeConnection(this, std::move(socket), address);
     } else if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space) {
       // Out of file descriptors: wait a moment rather than spin.
       auto timer = std::make_shared<asio::steady_timer>(*ioc, std::chrono::milliseconds(50));
@@ -283,6 +331,9 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
   if (options.max_header_bytes < 1024 || options.max_header_bytes > (int64_t{1} << 20) ||
       options.max_header_fields < 8) {
     return Status::Invalid("serve: max_header_bytes must be in 1 KiB..1 MiB and max_header_fields >= 8");
+  }
+  if (options.max_connections_per_address == 0) {
+    options.max_connections_per_address = std::max(1, options.max_connections / 16);
   }
   if (options.max_connections < 1 || options.max_connections_per_address < 1 || options.io_threads < 1 ||
       options.worker_threads < 1) {

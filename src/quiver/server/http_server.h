@@ -115,9 +115,22 @@ struct ServerOptions {
   int max_header_fields = 100;
   /// Open connections at most, in all and from one client address; a
   /// connection past either is closed at once (counted in /metrics as
-  /// http refused_connections). Bounded below by what file descriptors allow.
+  /// http refused_connections). Bounded below by what file descriptors
+  /// allow. max_connections_per_address 0 = max_connections / 16 (at least
+  /// 1), so that a handful of addresses cannot hold the whole cap.
+  ///
+  /// Shedding: once open connections reach 90% of max_connections, each new
+  /// connection first closes one idle connection, so a new client is
+  /// accepted while others hold idle sockets: connections that have not
+  /// yet sent a complete request header (bare sockets, TLS handshakes,
+  /// first header sections in progress) go first, oldest first; then
+  /// kept-alive connections waiting between requests, longest idle first.
+  /// Connections reading a later header or a body, waiting for a worker or
+  /// writing a response are never shed. A new connection is refused only
+  /// when the cap is reached and none is idle. Counted in /metrics as http
+  /// shed_connections.
   int max_connections = 4096;
-  int max_connections_per_address = 1024;
+  int max_connections_per_address = 0;
   /// Event-loop threads (every socket's I/O) and worker threads (RPCs and
   /// chunk reads; a request waits in a queue, at most one per connection,
   /// when all are busy). An RPC may wait up to fetch_wait_ms for the next

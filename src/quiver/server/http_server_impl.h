@@ -9,8 +9,8 @@
 //                       answers of the routes (RPC, chunk file)
 //
 // Internal to the server layer (includes Boost.Asio). Thread safety: the
-// counters are atomic; Admit/Release and the connection counts take
-// conn_mu; ChargeBody/ReleaseBody and the body counts take body_mu; the
+// counters are atomic; Admit/SetActivity/Release and the connection table
+// take conn_mu; ChargeBody/ReleaseBody and the body counts take body_mu; the
 // rest is set up by Start before any thread runs and torn down by Stop
 // after they have all ended.
 #pragma once
@@ -23,8 +23,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -65,6 +67,22 @@ struct Reply {
   }
 };
 
+/// An open connection as the admission policy sees it (http_connection.cc
+/// implements it).
+class SheddableConnection {
+ public:
+  virtual ~SheddableConnection() = default;
+  /// Closes the connection from its own strand; any thread may call it.
+  /// Its slot is given back when the connection object ends.
+  virtual void Shed() = 0;
+};
+
+/// What a connection is doing, for shedding (ServerOptions::max_connections
+/// has the order): kFresh = no complete request header yet, kKeptAlive =
+/// waiting for the next request after a response, kBusy = the rest (a
+/// later header section, a body, a worker, a response).
+enum class ConnectionActivity { kFresh, kKeptAlive, kBusy };
+
 class ResultServer::Impl {
  public:
   ServerOptions o;
@@ -89,14 +107,29 @@ class ResultServer::Impl {
   std::atomic<int64_t> refused_connections{0}, bad_requests{0}, timeouts{0}, requests{0};
   /// Kept-alive connections closed for idling past keep_alive_timeout_ms.
   std::atomic<int64_t> keep_alive_closes{0};
+  /// Idle connections closed to admit a new one near max_connections.
+  std::atomic<int64_t> shed_connections{0};
   /// Requests ended because their body would pass a cap (429) or the
   /// memory budget (503).
   std::atomic<int64_t> body_refusals{0};
 
-  // Open connections, in all and per client address.
+  // Open connections, in all and per client address, and the idle ones in
+  // shedding order. An entry lives from Admit to Release.
+  struct OpenConnection {
+    std::string address;
+    std::weak_ptr<SheddableConnection> connection;
+    ConnectionActivity activity = ConnectionActivity::kFresh;
+    uint64_t idle_key = 0;  // its key in kept_alive while kKeptAlive
+    bool shed = false;      // chosen to be shed: closing
+  };
   std::mutex conn_mu;
   int64_t open_connections = 0;
+  int64_t shedding = 0;  // open entries with `shed` set
+  uint64_t next_connection_id = 1, next_idle_key = 1;
   std::map<std::string, int> per_address;
+  std::unordered_map<uint64_t, OpenConnection> open;
+  std::set<uint64_t> fresh;                 // ids of kFresh entries (ids grow with accept time)
+  std::map<uint64_t, uint64_t> kept_alive;  // idle_key (grows with idle start) -> id of kKeptAlive entries
 
   // Request body bytes held (ChargeBody), in all and per token and address.
   std::mutex body_mu;
@@ -108,10 +141,16 @@ class ResultServer::Impl {
   /// i + 1 = o.tokens[i]), or -1. Every token is compared, each in
   /// constant time.
   int AuthorizedToken(std::string_view header) const;
-  /// Takes a connection slot for `address`; false past a cap.
-  bool Admit(const std::string& address);
-  /// Gives a slot back (the connection's destructor).
-  void Release(const std::string& address);
+  /// Takes a connection slot for `connection` from `address`: its id, or 0
+  /// when the address is at its cap or the server is full with nothing idle
+  /// to shed. From 90% of max_connections it sheds one idle connection
+  /// first (ServerOptions::max_connections has the order). The new entry is
+  /// kFresh. Called by the accept loop.
+  uint64_t Admit(const std::string& address, const std::shared_ptr<SheddableConnection>& connection);
+  /// Records what connection `id` is doing (for shedding).
+  void SetActivity(uint64_t id, ConnectionActivity activity);
+  /// Gives slot `id` back (the connection's destructor).
+  void Release(uint64_t id);
   int64_t connections();
 
   /// Charges `bytes` of request body to token `token` and client `address`;
@@ -149,8 +188,9 @@ class ResultServer::Impl {
   void Stop();
 };
 
-/// Serves one admitted connection (its slot for `address` is released when
-/// it ends). Runs on the event loop.
+/// Admits (Impl::Admit) and serves one accepted connection, or closes it at
+/// once when it is refused (counted in refused_connections); its slot is
+/// released when it ends. Runs on the event loop.
 void ServeConnection(ResultServer::Impl* server, boost::asio::ip::tcp::socket socket, std::string address);
 
 }  // namespace quiver::server

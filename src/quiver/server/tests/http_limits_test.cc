@@ -19,6 +19,8 @@
 namespace quiver::server::http_limits {
 namespace {
 
+using http_attack::ClosedByPeer;
+using http_attack::ConnectFrom;
 using http_attack::RawTls;
 using http_attack::TimedQuery;
 
@@ -181,6 +183,108 @@ TEST(HttpLimits, BodiesReadInPiecesAreAnsweredAndReleased) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(s.Metric("http ", "body_bytes"), 0);
+}
+
+// Issue 35 #5. Before: 4 addresses x 1,024 idle connections, reopened
+// whenever dropped, held the 4,096 cap and every other client was refused.
+// Now an address holds at most a sixteenth of the cap by default, and from
+// 90% of the cap each new connection sheds an idle one (those that never
+// sent a request first, oldest first), so a new client gets in. Here: a
+// cap of 64, 4 addresses x 16 idle sockets refilled every 20 ms.
+TEST(HttpLimits, IdleConnectionsOfAFewAddressesDoNotLockOthersOut) {
+  {
+    // The default per-address cap: 64 / 16 = 4.
+    ServerOptions so;
+    so.max_connections = 64;
+    Served s(so, int64_t{64} << 20);
+    ASSERT_NE(s.server, nullptr);
+    std::vector<int> held;
+    for (int i = 0; i < 5; ++i) held.push_back(ConnectFrom(s.server->port(), "127.0.0.9"));
+    ASSERT_TRUE(s.WaitMetric("refused_connections", 1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    int closed = 0;
+    for (int fd : held) closed += fd >= 0 && ClosedByPeer(fd) ? 1 : 0;
+    EXPECT_EQ(closed, 1) << "the fifth connection of one address";
+    EXPECT_EQ(s.Metric("http ", "connections"), 4);
+    for (int fd : held) close(fd);
+  }
+  ServerOptions so;
+  so.max_connections = 64;
+  so.max_connections_per_address = 16;
+  Served s(so, int64_t{64} << 20);
+  ASSERT_NE(s.server, nullptr);
+  const int port = s.server->port();
+  // A pooled client connection that made a request before the attack:
+  // kept alive, idle, and shed only after every never-used one.
+  RawTls pooled(port, "127.0.0.6");
+  ASSERT_TRUE(pooled.connected());
+  const std::string metrics_get = "GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + kOther + "\r\n\r\n";
+  ASSERT_TRUE(pooled.Send(metrics_get));
+  EXPECT_EQ(RawTls::StatusOf(pooled.ReadSome(2000)), 200);
+  std::string drain;
+  while (!(drain = pooled.ReadSome(100)).empty()) {
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> reopened{0};
+  std::thread attacker([&] {
+    std::vector<std::vector<int>> held(4);
+    while (!stop) {
+      for (int a = 0; a < 4; ++a) {
+        const std::string source = "127.0.0." + std::to_string(a + 2);
+        auto& fds = held[static_cast<size_t>(a)];
+        for (int& fd : fds) {
+          if (ClosedByPeer(fd)) {
+            close(fd);
+            fd = -1;
+          }
+        }
+        std::erase(fds, -1);
+        while (fds.size() < 16) {
+          const int fd = ConnectFrom(port, source);
+          if (fd < 0) break;
+          fds.push_back(fd);
+          ++reopened;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (auto& fds : held) {
+      for (int fd : fds) close(fd);
+    }
+  });
+  // The attack fills the cap up to where shedding starts (64 - 64 / 10 =
+  // 58): from there each attacker socket replaces another.
+  for (int i = 0; i < 200 && s.Metric("http ", "shed_connections") < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(s.Metric("http ", "connections"), 57);
+  const int64_t shed_before = s.Metric("http ", "shed_connections");
+  EXPECT_GE(shed_before, 1);
+  std::vector<double> seconds;
+  std::string error;
+  for (int i = 0; i < 5; ++i) {
+    const double q = TimedQuery(*s.server, kOther, "127.0.0.1", kOneRow, 1, &error);
+    EXPECT_GE(q, 0) << "query " << i << ": " << error;
+    EXPECT_LT(q, 1.0) << "query " << i << " while 4 addresses hold the connection cap";
+    seconds.push_back(q);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const int64_t connections = s.Metric("http ", "connections");
+  const int64_t shed = s.Metric("http ", "shed_connections");
+  // The pooled connection was idle longer than every attacker socket but is
+  // kept: never-used connections go first.
+  ASSERT_TRUE(pooled.Send(metrics_get));
+  EXPECT_EQ(RawTls::StatusOf(pooled.ReadSome(2000)), 200) << "the kept-alive connection was shed";
+  stop = true;
+  attacker.join();
+  EXPECT_LE(connections, 64 + 4) << "at most the cap, and the sockets being shed";
+  EXPECT_GE(shed - shed_before, 5) << "each query's connection shed an idle one";
+  EXPECT_GE(reopened.load(), 64);
+  std::printf(
+      "another token's 1-row query with 4 addresses x 16 idle sockets at a cap of 64: %.3f %.3f %.3f %.3f "
+      "%.3f s; %lld shed, %lld attacker connects\n",
+      seconds[0], seconds[1], seconds[2], seconds[3], seconds[4], static_cast<long long>(shed),
+      static_cast<long long>(reopened.load()));
 }
 
 }  // namespace

@@ -149,9 +149,9 @@ class ThriftClient {
     http_.set_socket_options([source](int fd) { BindSource(fd, source); });
     out_ = std::make_shared<apache::thrift::transport::TMemoryBuffer>();
     in_ = std::make_shared<apache::thrift::transport::TMemoryBuffer>();
-    client_ = std::make_unique<tcli::TCLIServiceClient>(
-        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in_),
-        std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out_));
+    client_ =
+        std::make_unique<tcli::TCLIServiceClient>(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in_),
+                                                  std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out_));
   }
   tcli::TCLIServiceClient& c() { return *client_; }
   /// Posts what the client wrote; the HTTP status (-1 without an answer),
