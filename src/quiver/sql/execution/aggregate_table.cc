@@ -1,0 +1,344 @@
+// quiver/sql/execution/aggregate_table.cc — the hash aggregate's group
+// states: a table's construction, Consume (phase 1, numbering the groups,
+// is in aggregate_keys.cc; phase 2 here updates each aggregate's
+// per-group state in a typed loop) and EmitRange, which turns the keys
+// and states into output rows.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "quiver/sql/execution/aggregate_table.h"
+
+namespace quiver::sql {
+
+AggregateTable::AggregateTable(ExecContext* ctx, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
+                               SchemaPtr schema)
+    : join::MemoryConsumer(ctx->aggregate_tmm.get(), "hash aggregate"),
+      ctx_(ctx),
+      groups_(std::move(groups)),
+      aggs_(std::move(aggs)),
+      schema_(std::move(schema)),
+      table_(this),
+      int_map_(this),
+      arena_(this) {
+  if (groups_.size() == 1) {
+    const TypeId id = groups_[0]->type->id;
+    int_key_width_ = id == TypeId::kInt64 ? 8 : id == TypeId::kInt32 || id == TypeId::kDate32 ? 4 : 0;
+  }
+  for (size_t a = 0; a < aggs_.size(); ++a) {
+    states_.emplace_back(std::make_unique<PagedArray<AggregateState>>(this));
+    distinct_.emplace_back(aggs_[a].distinct ? std::make_unique<GroupTable>(this) : nullptr);
+  }
+}
+
+Status AggregateTable::Init() {
+  if (groups_.empty()) return NewGroup();
+  return Status::OK();
+}
+
+bool AggregateTable::SumFewGroups(const uint8_t* d, const std::vector<int64_t>& gid, int64_t n, bool skip,
+                                  FewGroupSums* out) const {
+  const int64_t groups = groups_.empty() ? 1 : table_.num_groups();
+  if (groups > kLocalGroups) return false;
+  int64_t acc[4][kLocalGroups] = {};
+  int64_t cnt[4][kLocalGroups] = {};
+  uint64_t wide = 0;
+  bool overflow = false;
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t g = gid[static_cast<size_t>(r)];
+    if (skip && g < 0) continue;
+    int64_t lo, hi;
+    std::memcpy(&lo, d + r * 16, 8);
+    std::memcpy(&hi, d + r * 16 + 8, 8);
+    wide |= static_cast<uint64_t>(hi ^ (lo >> 63));
+    overflow |= __builtin_add_overflow(acc[r & 3][g], lo, &acc[r & 3][g]);
+    ++cnt[r & 3][g];
+  }
+  if (wide != 0 || overflow) return false;
+  out->groups = groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    out->sum[g] = static_cast<i128>(acc[0][g]) + acc[1][g] + acc[2][g] + acc[3][g];
+    out->count[g] = cnt[0][g] + cnt[1][g] + cnt[2][g] + cnt[3][g];
+  }
+  return true;
+}
+
+bool AggregateTable::AddFewGroupSums(const FewGroupSums& b, PagedArray<AggregateState>* states) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t g = 0; g < b.groups; ++g) {
+      if (b.count[g] == 0) continue;
+      AggregateState& s = (*states)[g];
+      if (pass == 0) {
+        i128 ignored;
+        if (__builtin_add_overflow(s.i, b.sum[g], &ignored)) return false;
+      } else {
+        s.i += b.sum[g];
+        s.count += b.count[g];
+      }
+    }
+  }
+  return true;
+}
+
+Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
+  states_started_ = false;
+  const int64_t n = batch.num_rows;
+  const bool skip = keep != nullptr;
+  EvalContext ev = ctx_->Eval(ctx_->aggregate_pool.get());
+  // Subexpressions shared by keys and arguments (Q1's
+  // l_extendedprice * (1 - l_discount) in two sums) are computed once.
+  std::vector<std::pair<const Expr*, Vec>> memo;
+  ev.memo = &memo;
+  std::vector<Vec> keys;
+  for (const auto& g : groups_) {
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*g, batch, &ev));
+    keys.push_back(std::move(v));
+  }
+  std::vector<int64_t> gid(static_cast<size_t>(n), 0);
+  if (skip)
+    for (int64_t r = 0; r < n; ++r) gid[static_cast<size_t>(r)] = keep[r] ? 0 : -1;
+  if (!groups_.empty()) QUIVER_RETURN_NOT_OK(NumberGroups(keys, n, keep, &gid));
+  // String min / max copy values into the arena in phase 2: room for
+  // every value of the batch is taken now, while a failure still lets
+  // the caller spill and consume the batch again.
+  {
+    int64_t string_bytes = 0;
+    for (const auto& call : aggs_) {
+      if (call.distinct || !call.arg || ClassOf(*call.arg->type) != TypeClass::kString ||
+          (call.fn != AggFn::kMin && call.fn != AggFn::kMax))
+        continue;
+      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
+      if (v.constant) {
+        string_bytes += v.IsNull(0) ? 0 : static_cast<int64_t>(v.StringAt(0).size());
+      } else {
+        for (int64_t r = 0; r < n; ++r)
+          if (!v.IsNull(r)) string_bytes += static_cast<int64_t>(v.StringAt(r).size());
+      }
+    }
+    if (string_bytes > 0) QUIVER_RETURN_NOT_OK(arena_.EnsureFree(static_cast<size_t>(string_bytes)));
+  }
+  states_started_ = true;
+  FewGroupSums few;
+  Vec few_arg;
+  for (size_t a = 0; a < aggs_.size(); ++a) {
+    const AggregateCall& call = aggs_[a];
+    PagedArray<AggregateState>& st = *states_[a];
+    if (call.fn == AggFn::kCountStar) {
+      for (int64_t r = 0; r < n; ++r) {
+        const int64_t g = gid[static_cast<size_t>(r)];
+        if (skip && g < 0) continue;
+        ++st[g].count;
+      }
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
+    const TypeClass cls = ClassOf(*v.type());
+    if (!call.distinct && !v.constant && !v.MayHaveNulls() &&
+        (call.fn == AggFn::kSum || call.fn == AggFn::kAvg || call.fn == AggFn::kCount)) {
+      // Typed loops without per-row dispatch.
+      const TypeId id = v.type()->id;
+      if (call.fn == AggFn::kCount) {
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t g = gid[static_cast<size_t>(r)];
+          if (skip && g < 0) continue;
+          ++st[g].count;
+        }
+        continue;
+      }
+      if (id == TypeId::kDecimal) {
+        const uint8_t* d = v.array->buffers[1]->data() + v.array->offset * 16;
+        // sum(x) and avg(x) of one column (Q1: two pairs) sum it once.
+        // (few_arg holds the summed column, so its address stays its own.)
+        if (few_arg.array != v.array && SumFewGroups(d, gid, n, skip, &few)) few_arg = v;
+        if (few_arg.array == v.array && AddFewGroupSums(few, &st)) continue;
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t g = gid[static_cast<size_t>(r)];
+          if (skip && g < 0) continue;
+          AggregateState& s = st[g];
+          i128 x;
+          std::memcpy(&x, d + r * 16, 16);
+          if (__builtin_add_overflow(s.i, x, &s.i)) return NumericOverflow("sum() passed 128 bits");
+          ++s.count;
+        }
+        continue;
+      }
+      if (id == TypeId::kInt64 || id == TypeId::kInt32) {
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t g = gid[static_cast<size_t>(r)];
+          if (skip && g < 0) continue;
+          AggregateState& s = st[g];
+          s.i += id == TypeId::kInt64 ? v.Values<int64_t>()[r] : v.Values<int32_t>()[r];
+          ++s.count;
+        }
+        continue;
+      }
+      if (id == TypeId::kFloat64) {
+        const double* d = v.Values<double>();
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t g = gid[static_cast<size_t>(r)];
+          if (skip && g < 0) continue;
+          AggregateState& s = st[g];
+          s.f += d[r];
+          ++s.count;
+        }
+        continue;
+      }
+    }
+    std::string dkey;
+    for (int64_t r = 0; r < n; ++r) {
+      const int64_t g = gid[static_cast<size_t>(r)];
+      if (g < 0 || v.IsNull(r)) continue;
+      if (call.distinct) {
+        dkey.assign(reinterpret_cast<const char*>(&g), 8);
+        EncodeValue(v, r, &dkey);
+        const auto* p = reinterpret_cast<const uint8_t*>(dkey.data());
+        int64_t ignored;
+        bool inserted;
+        QUIVER_RETURN_NOT_OK(distinct_[a]->FindOrInsert(p, static_cast<uint32_t>(dkey.size()),
+                                                        HashBytes(p, dkey.size()), &ignored, &inserted));
+        if (!inserted) continue;
+      }
+      QUIVER_RETURN_NOT_OK(UpdateState(
+          call, cls, &st[g], [&] { return v.ExactAt(r); }, [&] { return v.FloatAt(r); },
+          [&] { return v.StringAt(r); }));
+    }
+  }
+  return Status::OK();
+}
+
+Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const uint8_t* skip) const {
+  MemoryPool* pool = ctx_->aggregate_pool.get();
+  std::vector<int64_t> ids;
+  if (skip != nullptr) {
+    for (int64_t g = begin; g < begin + n; ++g)
+      if (!skip[g]) ids.push_back(g);
+    n = static_cast<int64_t>(ids.size());
+  }
+  auto row = [&](int64_t g) { return skip != nullptr ? ids[static_cast<size_t>(g)] : begin + g; };
+  std::vector<ArrayDataPtr> cols;
+  // Group columns, decoded from the keys. In the fixed layout (no string
+  // key) a NULL still takes its column's width.
+  bool fixed_layout = true;
+  for (size_t k = 0; k < groups_.size(); ++k)
+    fixed_layout = fixed_layout && FixedKeyWidth(schema_->fields[k]->type->id) > 0;
+  std::vector<size_t> pos(static_cast<size_t>(n), 0);
+  for (size_t k = 0; k < groups_.size(); ++k) {
+    const DataTypePtr& t = schema_->fields[k]->type;
+    const TypeClass cls = ClassOf(*t);
+    if (cls == TypeClass::kString) {
+      QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
+      for (int64_t g = 0; g < n; ++g) {
+        const uint8_t* key = table_.key(row(g));
+        size_t& p = pos[static_cast<size_t>(g)];
+        if (key[p++] == 0) {
+          QUIVER_RETURN_NOT_OK(b.AppendNull());
+          continue;
+        }
+        uint32_t len;
+        std::memcpy(&len, key + p, 4);
+        p += 4;
+        QUIVER_RETURN_NOT_OK(b.Append(std::string_view(reinterpret_cast<const char*>(key + p), len)));
+        p += len;
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto a, b.Finish());
+      cols.push_back(a);
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
+    size_t width = 0;
+    switch (t->id) {
+      case TypeId::kBool: width = 1; break;
+      case TypeId::kInt32:
+      case TypeId::kDate32: width = 4; break;
+      case TypeId::kDecimal: width = 16; break;
+      case TypeId::kNull: width = 0; break;
+      default: width = 8; break;
+    }
+    if (t->id == TypeId::kNull) return Status::NotImplemented("GROUP BY a NULL constant");
+    for (int64_t g = 0; g < n; ++g) {
+      const uint8_t* key = table_.key(row(g));
+      size_t& p = pos[static_cast<size_t>(g)];
+      if (key[p++] == 0) {
+        QUIVER_RETURN_NOT_OK(b.SetNull(g));
+        if (t->id != TypeId::kBool) std::memset(b.values<uint8_t>() + g * static_cast<int64_t>(width), 0, width);
+        if (fixed_layout) p += width;
+        continue;
+      }
+      if (t->id == TypeId::kBool) {
+        bit_util::SetBitTo(b.bits(), g, key[p] != 0);
+      } else {
+        std::memcpy(b.values<uint8_t>() + g * static_cast<int64_t>(width), key + p, width);
+      }
+      p += width;
+    }
+    cols.push_back(b.Finish());
+  }
+  // Aggregates.
+  for (size_t a = 0; a < aggs_.size(); ++a) {
+    const AggregateCall& call = aggs_[a];
+    const DataTypePtr& t = call.type;
+    const PagedArray<AggregateState>& st = *states_[a];
+    const TypeClass arg_cls = call.arg ? ClassOf(*call.arg->type) : TypeClass::kInt;
+    if (ClassOf(*t) == TypeClass::kString) {
+      QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
+      for (int64_t g = 0; g < n; ++g) {
+        const AggregateState& s = st[row(g)];
+        if (s.count == 0) {
+          QUIVER_RETURN_NOT_OK(b.AppendNull());
+        } else {
+          QUIVER_RETURN_NOT_OK(
+              b.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(s.i)), s.len)));
+        }
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto arr, b.Finish());
+      cols.push_back(arr);
+      continue;
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
+    for (int64_t g = 0; g < n; ++g) {
+      const AggregateState& s = st[row(g)];
+      if (call.fn == AggFn::kCount || call.fn == AggFn::kCountStar) {
+        b.values<int64_t>()[g] = s.count;
+        continue;
+      }
+      if (s.count == 0) {
+        QUIVER_RETURN_NOT_OK(b.SetNull(g));
+        continue;
+      }
+      if (call.fn == AggFn::kAvg) {
+        double avg;
+        if (arg_cls == TypeClass::kFloat) {
+          avg = s.f / static_cast<double>(s.count);
+        } else {
+          // exact: divide in long double from the 128-bit sum
+          const long double sum = static_cast<long double>(s.i) / powl(10.0L, ScaleOf(*call.arg->type));
+          avg = static_cast<double>(sum / static_cast<long double>(s.count));
+        }
+        b.values<double>()[g] = avg;
+        continue;
+      }
+      switch (t->id) {
+        case TypeId::kFloat64: b.values<double>()[g] = s.f; break;
+        case TypeId::kInt64:
+        case TypeId::kTimestamp:
+          if (s.i > INT64_MAX || s.i < INT64_MIN) return NumericOverflow("sum() does not fit BIGINT");
+          b.values<int64_t>()[g] = static_cast<int64_t>(s.i);
+          break;
+        case TypeId::kInt32:
+        case TypeId::kDate32: b.values<int32_t>()[g] = static_cast<int32_t>(s.i); break;
+        case TypeId::kDecimal: {
+          const i128 lim = MaxUnscaled(t->precision);
+          if (s.i > lim || s.i < -lim) return NumericOverflow("sum() does not fit " + SqlTypeName(*t));
+          std::memcpy(b.values<uint8_t>() + g * 16, &s.i, 16);
+          break;
+        }
+        case TypeId::kBool: bit_util::SetBitTo(b.bits(), g, s.i != 0); break;
+        default: return Status::NotImplemented("aggregate result of type " + t->ToString());
+      }
+    }
+    cols.push_back(b.Finish());
+  }
+  return MakeBatch(schema_, n, std::move(cols));
+}
+
+}  // namespace quiver::sql

@@ -1,0 +1,340 @@
+// quiver/sql/execution/aggregate_table.h — the hash aggregate's table:
+// the groups' encoded keys (GroupTable, IntGroupMap) and the aggregates'
+// per-group states (PagedArray<AggregateState>), and the encodings of key
+// and DISTINCT values they share. One concept is defined per file:
+//   aggregate_keys.cc      key encoding and numbering the rows' groups;
+//   aggregate_table.cc     updating the states from a batch, emitting them;
+//   aggregate_merge.cc     merging workers' tables (partial to final);
+//   aggregate_spill.cc     exporting states to spill files and back;
+//   aggregate_distinct.cc  the DISTINCT aggregates' (group, value) sets.
+// Internal to sql/execution (hash_aggregate.cc is the operator); not
+// installed.
+//
+// Memory: the tables' pages come from ExecContext::aggregate_tmm (the
+// "hash aggregate" consumer); every growth may fail with OutOfMemory.
+// Thread safety: one thread fills a table (Consume, Merge*); a finished
+// table is read (EmitRange, Export*, ProbeMergeRange's `later`) by several.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "quiver/sql/execution/group_table.h"
+#include "quiver/sql/execution/operators.h"
+
+namespace quiver::sql {
+
+/// min() / max() order doubles as PostgreSQL and DuckDB sort them: NaN
+/// after every number (max() of a column with a NaN is NaN).
+inline bool FloatBefore(double a, double b) { return std::isnan(a) ? false : std::isnan(b) || a < b; }
+
+/// One aggregate's state in one group (trivially copyable: lives in pages).
+struct AggregateState {
+  i128 i = 0;         // exact sum / min / max; string min/max: pointer bits
+  double f = 0;       // float sum / min / max
+  int64_t count = 0;  // rows seen (non-null arguments)
+  uint32_t len = 0;   // string min/max length
+};
+
+/// Packs each row's tuple of string keys into 64 bits when every key is a
+/// utf8 column (or constant) of at most 5 columns whose values in this batch
+/// are all short: per column 4 bits (0 NULL, else 1 + length) and `width`
+/// bytes, width = 7, 3, 2, 1, 1 for 1..5 columns. The layout depends only on
+/// the number of columns, so a packed value stands for one key tuple in
+/// every batch. False (nothing packed) otherwise. `n`: the batch's rows.
+bool PackStringKeys(const std::vector<Vec>& keys, int64_t n, std::vector<uint64_t>* out);
+
+/// Bytes a value of a group key column of type `id` takes after its
+/// validity byte when every key column of the GROUP BY has such a width (the
+/// fixed key layout: each column at a fixed offset, a NULL's bytes zero);
+/// 0 for variable-width columns (strings), whose presence makes every
+/// column's encoding variable (EncodeValue: a NULL is its validity byte
+/// alone).
+int FixedKeyWidth(TypeId id);
+
+/// Appends row `r` of `v` to `out`: a validity byte (0 NULL, then nothing
+/// else), then the value: bool 1 byte, int32 / date32 4, int64 / timestamp
+/// / float64 8 (-0 as 0, every NaN alike), decimal 16, utf8 a 4-byte length
+/// and the bytes (native byte order).
+void EncodeValue(const Vec& v, int64_t r, std::string* out);
+
+/// The native-order uint32 at `p` (4 readable bytes).
+inline uint32_t DecodeU32(const uint8_t* p) {
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  return x;
+}
+
+/// A utf8 array's data as binary (spilled keys and values are bytes).
+ArrayDataPtr AsBinary(ArrayDataPtr a);
+
+/// One aggregation table: the groups' keys and the aggregates' states, in
+/// TaskMemoryManager pages. Each worker of a parallel aggregation fills its
+/// own (Consume), then they are merged into the first (Merge), whose groups
+/// are emitted in ranges (EmitRange, read-only: several threads at once).
+class AggregateTable : public join::MemoryConsumer {
+ public:
+  AggregateTable(ExecContext* ctx, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs, SchemaPtr schema);
+  /// Without GROUP BY: the one group, also for empty input.
+  Status Init();
+  /// Groups with states (a key inserted just before its states failed to
+  /// grow is not one: its row is consumed again after a spill).
+  int64_t num_output_rows() const {
+    if (groups_.empty()) return 1;
+    return states_.empty() ? table_.num_groups() : std::min(table_.num_groups(), states_[0]->size());
+  }
+  const uint8_t* table_key(int64_t g) const { return table_.key(g); }
+  uint32_t table_key_length(int64_t g) const { return table_.key_length(g); }
+
+  // --- Consuming batches (aggregate_table.cc, aggregate_keys.cc) ---
+
+  /// Aggregates `batch`. `keep` (may be null: every row): the rows with
+  /// keep[r] == 0 are skipped, as if the batch did not hold them. Phase 1
+  /// numbers the rows' groups (the only place new memory is taken for
+  /// tables without DISTINCT or string min / max); phase 2 updates the
+  /// states. An OutOfMemory before phase 2 (states_started() false) leaves
+  /// every state as it was, so the caller may spill the table and consume
+  /// the batch again.
+  Status Consume(const RecordBatch& batch, const uint8_t* keep = nullptr);
+  bool states_started() const { return states_started_; }
+  bool has_string_min_max() const {
+    for (const auto& a : aggs_)
+      if (a.arg && ClassOf(*a.arg->type) == TypeClass::kString && (a.fn == AggFn::kMin || a.fn == AggFn::kMax))
+        return true;
+    return false;
+  }
+  bool has_distinct() const {
+    for (const auto& a : aggs_)
+      if (a.distinct) return true;
+    return false;
+  }
+
+  /// Output rows [begin, begin + n) of the groups, leaving out those with
+  /// skip[g] != 0 (skip may be null). Read-only.
+  Result<RecordBatchPtr> EmitRange(int64_t begin, int64_t n, const uint8_t* skip = nullptr) const;
+
+  // --- Merging tables (aggregate_merge.cc) ---
+
+  /// Folds state `o` of aggregate `a` into group `g`'s.
+  Status MergeOne(size_t a, const AggregateState& o, int64_t g);
+  /// Whether every group is in the IntGroupMap (a single integer key, no
+  /// NULL group): ProbeMergeRange can find them there.
+  bool IntKeysIndexed() const {
+    return !groups_.empty() && int_key_width_ > 0 && int_map_.size() == table_.num_groups() &&
+           num_output_rows() == table_.num_groups();
+  }
+  /// Folds into groups [begin, end) of this table the states of the same
+  /// keys in `later` (tables after this one, all IntKeysIndexed), marking
+  /// the groups taken from table j in (*consumed)[j]; skips this table's
+  /// groups marked in `own` (taken by an earlier table). Writes only this
+  /// table's groups [begin, end) and those marks (one writer per mark), so
+  /// disjoint ranges run in parallel.
+  Status ProbeMergeRange(int64_t begin, int64_t end, const uint8_t* own,
+                         const std::vector<const AggregateTable*>& later, const std::vector<uint8_t*>& consumed);
+  /// Takes room in the key index for `groups` groups now (a merge that
+  /// knows how many groups it may insert grows the index once).
+  Status Reserve(int64_t groups);
+  /// Adds group `og` of `other` (its key and states) to this table.
+  /// A DISTINCT aggregate's state is left out: its values are merged.
+  Status MergeGroup(const AggregateTable& other, int64_t og);
+  /// Adds the groups `ids` of `other` (and their states) to this table, as
+  /// Merge does for all of them: one partition of a worker's table in the
+  /// parallel merge. Other's arena must outlive this table's emission.
+  Status MergeGroups(const AggregateTable& other, const std::vector<int64_t>& ids);
+  /// Adds `other`'s groups and states to this table (other's string min /
+  /// max values stay in other's arena: keep it alive while this emits).
+  /// `*merged` receives the number of other's groups merged (all of them on
+  /// success; on OutOfMemory the ones before the failure).
+  Status Merge(const AggregateTable& other, int64_t* merged);
+
+  // --- Spilling states (aggregate_spill.cc) ---
+
+  /// The schema of exported states: the encoded group key, then per
+  /// aggregate its count, exact value (128-bit), float value and string
+  /// value (string min / max).
+  static SchemaPtr StateSchema(size_t num_aggs);
+  /// The partition of group `g`'s key (of `num_partitions`, a power of two):
+  /// high hash bits, independent of the table's slot bits.
+  static int PartitionOf(const uint8_t* key, uint32_t len, int num_partitions) {
+    return static_cast<int>((HashBytes(key, len) >> 40) & static_cast<uint64_t>(num_partitions - 1));
+  }
+  /// The states of groups `ids` as one batch of StateSchema (pool memory).
+  Result<RecordBatchPtr> ExportStates(const std::vector<int64_t>& ids, const SchemaPtr& schema, MemoryPool* pool) const;
+  /// Merges exported states (ExportStates' layout) into this table; string
+  /// min / max values are copied into this table's arena. A DISTINCT
+  /// aggregate's state is left out: it is rebuilt from its values
+  /// (MergeDistinct), which a merged count or sum would count twice; unless
+  /// `distinct_states`, when the states come from a disjoint set of values
+  /// (a value partition of a spilled global DISTINCT).
+  Status MergeStates(const RecordBatch& b, bool distinct_states = false);
+
+  // --- DISTINCT sets (aggregate_distinct.cc) ---
+
+  /// Entry e of other's set of DISTINCT aggregate a into this table (its
+  /// group found or made here).
+  Status MergeDistinctEntry(const AggregateTable& other, size_t a, int64_t e);
+  /// The (aggregate, entry) pairs of the DISTINCT sets, by the partition of
+  /// their group (PartitionOf, `num_partitions`), or of their value without
+  /// GROUP BY. Read-only.
+  using DistinctEntries = std::vector<std::pair<uint32_t, int64_t>>;
+  std::vector<DistinctEntries> DistinctEntriesByPartition(int num_partitions) const;
+  /// Entries of every DISTINCT set.
+  int64_t distinct_entries() const;
+  /// The layout of spilled DISTINCT values: the group's encoded key, the
+  /// aggregate's position, the value as EncodeValue wrote it.
+  static SchemaPtr DistinctSchema();
+  /// The DISTINCT aggregates' (group, value) entries, partitioned as the
+  /// groups are (PartitionOf, `num_partitions`), each partition's entries
+  /// as batches of DistinctSchema of up to `batch_rows` rows handed to
+  /// sink(partition, batch). Read-only.
+  Status ExportDistinct(int num_partitions, int64_t batch_rows, MemoryPool* pool,
+                        const std::function<Status(int, RecordBatchPtr)>& sink) const;
+  /// Adds spilled DISTINCT entries (ExportDistinct's layout) to this table:
+  /// a value new to its group's set updates the aggregate's state. Errors:
+  /// Invalid on an aggregate position or value that does not fit the
+  /// aggregate (a corrupt spill file).
+  Status MergeDistinct(const RecordBatch& b);
+
+ private:
+  // Phase 1 of Consume: the group of each row of `keys` (`n` rows) into
+  // (*gid)[r], numbered (with states) when new; rows with keep[r] == 0
+  // (keep may be null) are left at -1. Needs GROUP BY.
+  Status NumberGroups(const std::vector<Vec>& keys, int64_t n, const uint8_t* keep, std::vector<int64_t>* gid_out);
+
+  // Sums of a decimal column into at most kLocalGroups groups (TPC-H Q1: 4
+  // groups, 7 sums and averages over 6 M rows): when every value of the
+  // batch fits 64 bits, they are added into 4 interleaved 64-bit lanes per
+  // group on the stack (the lanes break the chain of adds into one state
+  // when rows repeat a group; 64-bit lanes, as a 128-bit lane written in
+  // halves and read whole stalls store forwarding), giving the batch's sum
+  // and count per group. False when there are more groups, some value is
+  // wider or a lane overflows: the caller's exact loop runs.
+  static constexpr int64_t kLocalGroups = 64;
+  struct FewGroupSums {
+    int64_t groups = 0;
+    i128 sum[kLocalGroups];
+    int64_t count[kLocalGroups];
+  };
+  bool SumFewGroups(const uint8_t* d, const std::vector<int64_t>& gid, int64_t n, bool skip, FewGroupSums* out) const;
+  // Adds a batch's per-group sums and counts to the states; false (nothing
+  // changed) when some state would overflow (the exact loop reports it).
+  static bool AddFewGroupSums(const FewGroupSums& b, PagedArray<AggregateState>* states);
+
+  // The value of a non-NULL encoded single integer key (int_key_width_ > 0).
+  int64_t DecodeIntKey(const uint8_t* key) const {
+    if (int_key_width_ == 8) {
+      int64_t v;
+      std::memcpy(&v, key + 1, 8);
+      return v;
+    }
+    int32_t v32;
+    std::memcpy(&v32, key + 1, 4);
+    return v32;
+  }
+
+  // States for a new group.
+  Status NewGroup() {
+    for (auto& s : states_) QUIVER_RETURN_NOT_OK(s->Append(AggregateState{}));
+    return Status::OK();
+  }
+
+  // A new group numbered by the GroupTable without a lookup, with states.
+  Result<int64_t> NewGroupOf(const uint8_t* key, uint32_t len) {
+    QUIVER_ASSIGN_OR_RETURN(const int64_t g, table_.AppendNew(key, len));
+    QUIVER_RETURN_NOT_OK(NewGroup());
+    return g;
+  }
+
+  // The group of encoded key `key` (numbered, with states, when new):
+  // through the IntGroupMap for a single integer key while it holds every
+  // group, else through the GroupTable.
+  Status GroupOfEncoded(const uint8_t* key, uint32_t len, int64_t* g) {
+    if (int_key_width_ > 0 && len == static_cast<uint32_t>(1 + int_key_width_) && key[0] == 1 &&
+        int_map_.size() == table_.num_groups()) {
+      bool inserted;
+      return int_map_.FindOrInsert(
+          static_cast<uint64_t>(DecodeIntKey(key)), [&] { return NewGroupOf(key, len); }, g, &inserted);
+    }
+    bool inserted;
+    QUIVER_RETURN_NOT_OK(table_.FindOrInsert(key, len, HashBytes(key, len), g, &inserted));
+    if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+    return Status::OK();
+  }
+
+  // Adds `val` (`len` bytes as EncodeValue wrote a non-null value of the
+  // argument's type, checked by the caller) to group g's set of DISTINCT
+  // aggregate a; when new, folds it into the state.
+  Status AddDistinctValue(size_t a, int64_t g, const uint8_t* val, uint32_t len);
+
+  // Folds one non-null argument value into state `s` of aggregate `call`
+  // (argument class `cls`); the value is read through the getter of its
+  // class (exact: i128, float: double, string: string_view), only when
+  // the function needs it.
+  template <typename GetExact, typename GetFloat, typename GetString>
+  Status UpdateState(const AggregateCall& call, TypeClass cls, AggregateState* s, GetExact exact, GetFloat flt,
+                     GetString str);
+
+  ExecContext* ctx_;
+  std::vector<ExprPtr> groups_;
+  std::vector<AggregateCall> aggs_;
+  SchemaPtr schema_;
+  GroupTable table_;
+  IntGroupMap int_map_;    // single integer keys, or packed short string keys (PackStringKeys)
+  int int_key_width_ = 0;  // one GROUP BY key of int64 (8), int32 / date32 (4); else 0
+  std::vector<uint64_t> packed_;
+  ByteArena arena_;
+  std::vector<std::unique_ptr<PagedArray<AggregateState>>> states_;
+  std::vector<std::unique_ptr<GroupTable>> distinct_;
+  std::string distinct_key_;  // scratch of AddDistinctValue
+  bool states_started_ = false;
+};
+
+template <typename GetExact, typename GetFloat, typename GetString>
+Status AggregateTable::UpdateState(const AggregateCall& call, TypeClass cls, AggregateState* s, GetExact exact,
+                                   GetFloat flt, GetString str) {
+  switch (call.fn) {
+    case AggFn::kCount: ++s->count; break;
+    case AggFn::kSum:
+    case AggFn::kAvg:
+      if (cls == TypeClass::kFloat) {
+        s->f += flt();
+      } else if (__builtin_add_overflow(s->i, exact(), &s->i)) {
+        return NumericOverflow("sum() passed 128 bits");
+      }
+      ++s->count;
+      break;
+    case AggFn::kMin:
+    case AggFn::kMax: {
+      const bool is_min = call.fn == AggFn::kMin;
+      if (cls == TypeClass::kFloat) {
+        const double x = flt();
+        if (s->count == 0 || (is_min ? FloatBefore(x, s->f) : FloatBefore(s->f, x))) s->f = x;
+      } else if (cls == TypeClass::kString) {
+        const std::string_view x = str();
+        const std::string_view cv(reinterpret_cast<const char*>(static_cast<uintptr_t>(s->i)), s->len);
+        if (s->count == 0 || (is_min ? x < cv : x > cv)) {
+          QUIVER_ASSIGN_OR_RETURN(uint8_t * stored,
+                                  arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
+          s->i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
+          s->len = static_cast<uint32_t>(x.size());
+        }
+      } else {
+        const i128 x = exact();
+        if (s->count == 0 || (is_min ? x < s->i : x > s->i)) s->i = x;
+      }
+      ++s->count;
+      break;
+    }
+    case AggFn::kCountStar: break;
+  }
+  return Status::OK();
+}
+
+}  // namespace quiver::sql
