@@ -304,6 +304,37 @@ bool InfixPosition(std::string_view s, size_t begin, size_t end) {
          next == '`' || next == '-' || next == '+';
 }
 
+// Whether the bare word `all` at [begin, end) of `s` is Spark's / DuckDB's
+// `GROUP BY ALL`: after the words GROUP BY, and followed by the end of the
+// text, `)`, `;` or a clause keyword (not an expression: `GROUP BY ALL a`
+// is PostgreSQL's set quantifier).
+bool GroupByAllAt(std::string_view s, size_t begin, size_t end) {
+  auto word_before = [&](size_t at, size_t* word_begin) {
+    size_t b = at;
+    while (b > 0 && Space(s[b - 1])) --b;
+    size_t w = b;
+    while (w > 0 && IdentChar(s[w - 1])) --w;
+    *word_begin = w;
+    std::string word;
+    for (size_t i = w; i < b; ++i) word += Lower(s[i]);
+    return word;
+  };
+  size_t by_begin = 0, group_begin = 0;
+  if (word_before(begin, &by_begin) != "by" || by_begin == begin) return false;
+  if (word_before(by_begin, &group_begin) != "group") return false;
+  const size_t a = SkipSpace(s, end);
+  if (a >= s.size() || s[a] == ')' || s[a] == ';') return true;
+  if (!IdentStart(s[a])) return false;
+  size_t e = a;
+  std::string next;
+  while (e < s.size() && IdentChar(s[e])) next += Lower(s[e++]);
+  static const char* const kClauses[] = {"having",    "order",  "limit",  "window",  "union",
+                                         "intersect", "except", "offset", "qualify", "fetch"};
+  for (const char* k : kClauses)
+    if (next == k) return true;
+  return false;
+}
+
 }  // namespace
 
 Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
@@ -311,7 +342,10 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
   if (div_operator)
     for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe_div; p = s.find_first_of("dD", p + 1))
       maybe_div = EqualsIgnoreCase(s.substr(p, 3), "div");
-  if (s.find('`') == std::string_view::npos && !maybe_div) {
+  bool maybe_all = false;
+  for (size_t p = s.find_first_of("aA"); p != std::string_view::npos && !maybe_all; p = s.find_first_of("aA", p + 1))
+    maybe_all = EqualsIgnoreCase(s.substr(p, 3), "all");
+  if (s.find('`') == std::string_view::npos && !maybe_div && !maybe_all) {
     // Fast path: nothing to do unless a word `default` is followed by a dot.
     bool maybe = false;
     for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe; p = s.find_first_of("dD", p + 1))
@@ -347,6 +381,11 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
     }
     if (div_operator && part.quote == 0 && EqualsIgnoreCase(part.value, "div") && InfixPosition(s, p, part.end)) {
       out += "/ @";  // the binder reads `/ @ b` back as div (dialect.h)
+      p = part.end;
+      continue;
+    }
+    if (part.quote == 0 && EqualsIgnoreCase(part.value, "all") && GroupByAllAt(s, p, part.end)) {
+      out += "@#1";  // the binder reads GROUP BY @#1 back as GROUP BY ALL
       p = part.end;
       continue;
     }

@@ -30,6 +30,10 @@
 //                      any case, after an operand and before one) becomes
 //                      `a / @ b`, same length, which the binder reads back
 //                      as div (binding like `/`, tighter than `+`);
+//                    - Spark's / DuckDB's `GROUP BY ALL` (ALL alone, before
+//                      the end, `)`, `;` or a clause keyword) becomes
+//                      `GROUP BY @#1`, same length, which the binder reads
+//                      back as GROUP BY ALL (no type defines prefix `@#`);
 //                    Offsets change only where a backtick identifier holds
 //                    a " or a doubled backtick, and for `x.default.` (+2).
 //   MatchSparkCommand  the Spark commands the grammar lacks, recognised

@@ -88,6 +88,7 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(Json& node, ExprContext* ctx) {
     for (int pass = 0; pass < 2 && matches == 0; ++pass) {
       for (const auto& c : s->cols) {
         if (!qualifier.empty() && c.alias != qualifier) continue;
+        if (qualifier.empty() && c.qualified_only) continue;
         const bool eq = pass == 0 ? c.name == name : FoldIdentifier(c.name) == FoldIdentifier(name);
         if (!eq) continue;
         if (found && found->id == c.id) continue;
@@ -99,7 +100,13 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(Json& node, ExprContext* ctx) {
     if (matches == 1) {
       if (depth > 1)
         return Unsupported("a subquery referring to a column two or more query levels out ('" + name + "')", location);
+      if (found->expr) return found->expr;
       return Expr::Column(found->id, found->type, location);
+    }
+    if (depth == 0 && qualifier.empty() && ctx->output_aliases) {
+      // HAVING on an output name (Spark, DuckDB): its SELECT item.
+      for (const auto& [alias, item] : *ctx->output_aliases)
+        if (alias == name) return item;
     }
     if (!qualifier.empty())
       return Status::KeyError("no column named '" + name + "' in '" + qualifier + "' (" + Where(location) + ")")

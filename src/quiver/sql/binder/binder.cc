@@ -72,6 +72,15 @@ std::string DefaultName(const Json& val) {
   return "?column?";
 }
 
+// The rewritten text's GROUP BY ALL (`@#1`, spark_dialect.h): a prefix
+// operator '@#' (which no type defines) over the constant 1.
+bool IsGroupByAllMarker(const Json& g) {
+  if (!g.contains("A_Expr")) return false;
+  const Json& a = g["A_Expr"];
+  return !a.contains("lexpr") && a.contains("name") && a["name"].size() == 1 && StringOf(a["name"][0]) == "@#" &&
+         a.contains("rexpr") && a["rexpr"].contains("A_Const");
+}
+
 void SplitAndJson(Json& node, std::vector<Json*>* out) {
   if (node.contains("BoolExpr") && node["BoolExpr"].value("boolop", "") == "AND_EXPR") {
     for (auto& a : node["BoolExpr"]["args"]) SplitAndJson(a, out);
@@ -242,96 +251,7 @@ Status Binder::Impl::BindFromItem(Json& item, QueryState* q, std::vector<Logical
     rels->push_back(t);
     return Status::OK();
   }
-  if (item.contains("JoinExpr")) {
-    Json& j = item["JoinExpr"];
-    const std::string type = j.value("jointype", "JOIN_INNER");
-    if (j.contains("usingClause")) return Unsupported("JOIN ... USING", location);
-    if (j.value("isNatural", false)) return Unsupported("NATURAL JOIN", location);
-    if (j.contains("alias")) return Unsupported("an alias on a JOIN", location);
-    if (type == "JOIN_INNER") {
-      QUIVER_RETURN_NOT_OK(BindFromItem(j["larg"], q, rels, preds));
-      QUIVER_RETURN_NOT_OK(BindFromItem(j["rarg"], q, rels, preds));
-      if (j.contains("quals")) {
-        if (ContainsSubLink(j["quals"])) return Unsupported("a subquery in JOIN ... ON", FirstLocation(j["quals"]));
-        ExprContext ctx{&q->scope, "JOIN ... ON", nullptr, false, nullptr};
-        QUIVER_ASSIGN_OR_RETURN(ExprPtr on, BindExpr(j["quals"], &ctx));
-        QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*on, "JOIN ... ON"), FirstLocation(j["quals"])));
-        preds->push_back(on);
-      }
-      return Status::OK();
-    }
-    JoinKind kind;
-    if (type == "JOIN_LEFT")
-      kind = JoinKind::kLeft;
-    else if (type == "JOIN_RIGHT")
-      kind = JoinKind::kRight;
-    else if (type == "JOIN_FULL")
-      kind = JoinKind::kFull;
-    else
-      return Unsupported("join type " + type, location);
-    // Each side is planned as its own join graph.
-    LogicalOpPtr sides[2];
-    std::unordered_set<int> side_ids[2];
-    const char* keys[2] = {"larg", "rarg"};
-    for (int s = 0; s < 2; ++s) {
-      std::vector<LogicalOpPtr> r;
-      std::vector<ExprPtr> p;
-      QUIVER_RETURN_NOT_OK(BindFromItem(j[keys[s]], q, &r, &p));
-      QUIVER_ASSIGN_OR_RETURN(sides[s], PlanJoinGraph(r, p));
-      for (const auto& c : sides[s]->columns) side_ids[s].insert(c.id);
-    }
-    std::vector<std::pair<ExprPtr, ExprPtr>> join_keys;
-    std::vector<ExprPtr> residual;
-    if (j.contains("quals")) {
-      if (ContainsSubLink(j["quals"])) return Unsupported("a subquery in JOIN ... ON", FirstLocation(j["quals"]));
-      ExprContext ctx{&q->scope, "JOIN ... ON", nullptr, false, nullptr};
-      QUIVER_ASSIGN_OR_RETURN(ExprPtr on, BindExpr(j["quals"], &ctx));
-      QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*on, "JOIN ... ON"), FirstLocation(j["quals"])));
-      std::vector<ExprPtr> terms;
-      SplitConjuncts(FactorOr(on), &terms);
-      for (const auto& t : terms) {
-        auto side_of = [&](const Expr& e) {
-          int mask = 0;
-          VisitColumns(e, [&](int id) { mask |= side_ids[0].count(id) ? 1 : (side_ids[1].count(id) ? 2 : 4); });
-          return mask;
-        };
-        const int m = side_of(*t);
-        if (t->kind == Expr::Kind::kCall && t->fn == Fn::kEq) {
-          const int l = side_of(*t->args[0]), r = side_of(*t->args[1]);
-          if (l == 1 && r == 2) {
-            join_keys.emplace_back(t->args[0], t->args[1]);
-            continue;
-          }
-          if (l == 2 && r == 1) {
-            join_keys.emplace_back(t->args[1], t->args[0]);
-            continue;
-          }
-        }
-        // A condition on the null-supplying side alone filters that side first.
-        if (m == 2 && kind == JoinKind::kLeft) {
-          sides[1] = AddFilter(sides[1], t);
-          continue;
-        }
-        if (m == 1 && kind == JoinKind::kRight) {
-          sides[0] = AddFilter(sides[0], t);
-          continue;
-        }
-        residual.push_back(t);
-      }
-    }
-    auto join = std::make_shared<LogicalOp>();
-    join->kind = LogicalOp::Kind::kJoin;
-    join->join_kind = kind;
-    join->keys = std::move(join_keys);
-    if (!residual.empty()) join->residual = MakeAnd(residual);
-    join->columns = sides[0]->columns;
-    join->columns.insert(join->columns.end(), sides[1]->columns.begin(), sides[1]->columns.end());
-    join->est_rows = std::max(sides[0]->est_rows, sides[1]->est_rows);
-    join->base_rows = std::max(sides[0]->base_rows, sides[1]->base_rows);
-    join->children = {sides[0], sides[1]};
-    rels->push_back(join);
-    return Status::OK();
-  }
+  if (item.contains("JoinExpr")) return BindJoinExpr(item["JoinExpr"], q, rels, preds);
   if (item.contains("RangeFunction")) return Unsupported("a function in FROM", location);
   return Unsupported("this FROM item", location);
 }
@@ -441,7 +361,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       }
       for (const auto& c : q.scope.cols) {
         if (!qualifier.empty() && c.alias != qualifier) continue;
-        items.push_back(Expr::Column(c.id, c.type, loc));
+        if (qualifier.empty() && c.qualified_only) continue;
+        items.push_back(c.expr ? c.expr : Expr::Column(c.id, c.type, loc));
         names.push_back(c.name);
         item_locations.push_back(loc);
         any = true;
@@ -481,7 +402,21 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       return bound;
     };
     for (auto& g : s["groupClause"]) has_grouping_sets |= g.contains("GroupingSet");
-    if (has_grouping_sets) {
+    if (s["groupClause"].size() == 1 && IsGroupByAllMarker(s["groupClause"][0])) {
+      // GROUP BY ALL (Spark, DuckDB): every SELECT item without an
+      // aggregate, a window function or GROUPING(); none: one group.
+      std::unordered_set<int> computed;
+      for (const auto& a : aggs) computed.insert(a.output_id);
+      for (const auto& w : windows) computed.insert(w.output_id);
+      for (const auto& g : groupings) computed.insert(g.output_id);
+      for (size_t k = 0; k < num_visible; ++k) {
+        bool plain = true;
+        VisitColumns(*items[k], [&](int id) { plain &= computed.count(id) == 0; });
+        bool dup = false;
+        for (const auto& g : groups) dup |= ExprEquals(*g, *items[k]);
+        if (plain && !dup) groups.push_back(items[k]);
+      }
+    } else if (has_grouping_sets) {
       QUIVER_RETURN_NOT_OK(BindGroupingSets(s["groupClause"], bind_group_item, &groups, &grouping_sets));
     } else {
       for (auto& g : s["groupClause"]) {
@@ -496,7 +431,9 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
                          g->location >= 0 ? g->location : stmt_location);
   ExprPtr having;
   if (s.contains("havingClause")) {
-    ExprContext hctx{&q.scope, "HAVING", &aggs, false, &q, nullptr, nullptr, &groupings};
+    std::vector<std::pair<std::string, ExprPtr>> output_aliases;
+    for (size_t k = 0; k < num_visible; ++k) output_aliases.emplace_back(names[k], items[k]);
+    ExprContext hctx{&q.scope, "HAVING", &aggs, false, &q, nullptr, nullptr, &groupings, &output_aliases};
     QUIVER_ASSIGN_OR_RETURN(having, BindExpr(s["havingClause"], &hctx));
     QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*having, "HAVING"), FirstLocation(s["havingClause"])));
   }

@@ -24,6 +24,14 @@ struct ScopeEntry {
   std::string name;   ///< column name as stored
   int id = -1;
   DataTypePtr type;
+  /// Set for a column merged by JOIN ... USING / NATURAL JOIN (bind_join.cc):
+  /// what a reference binds to (the left or right key, or COALESCE of both);
+  /// `id` is then that column's id or, for an expression, an id of no plan
+  /// column (it only tells entries apart).
+  ExprPtr expr = nullptr;
+  /// A join key merged by USING / NATURAL: reachable only qualified
+  /// (`a.k`, `a.*`); unqualified names and `*` see the merged column.
+  bool qualified_only = false;
 };
 
 struct Scope {
@@ -57,6 +65,10 @@ struct ExprContext {
   Json* window_defs = nullptr;
   /// Non-null: GROUPING() calls allowed, collected here (bind_grouping_sets.cc).
   std::vector<GroupingCall>* groupings = nullptr;
+  /// Non-null (HAVING): the SELECT list's output names and bound items; an
+  /// unqualified name that no FROM column of this query matches binds to
+  /// the item of that output name (Spark / DuckDB: HAVING on an alias).
+  const std::vector<std::pair<std::string, ExprPtr>>* output_aliases = nullptr;
 };
 
 /// A FROM relation for the join graph.
@@ -130,6 +142,24 @@ struct Binder::Impl {
   // binder.cc
   Result<BoundQuery> BindQuery(Json& select, const Scope* outer, bool is_subquery);
   Status BindFromItem(Json& item, QueryState* q, std::vector<LogicalOpPtr>* rels, std::vector<ExprPtr>* preds);
+
+  // bind_join.cc
+  /// A JoinExpr of FROM: inner joins add their sides to `rels` and their
+  /// conditions to `preds` (one join graph); outer joins plan each side as
+  /// its own graph and add one kJoin to `rels`. JOIN ... USING (cols) and
+  /// NATURAL JOIN compare the named (common) columns and merge each pair
+  /// into one column, as PostgreSQL: first among the join's columns for
+  /// `*`, the left key (inner, LEFT), the right key (RIGHT) or COALESCE of
+  /// both (FULL, or keys of different types); `a.k` still names a side's
+  /// key. Errors: 42703 a USING column missing on a side, 42702 one named
+  /// twice on a side or in the list.
+  Status BindJoinExpr(Json& join, QueryState* q, std::vector<LogicalOpPtr>* rels, std::vector<ExprPtr>* preds);
+  /// The merged columns of a USING / NATURAL join whose left side's scope
+  /// entries are [begin, mid) of q->scope.cols and right side's [mid, end):
+  /// the equality of each pair, appended to `conditions`; the merged
+  /// entries inserted at `begin`, the pairs' entries made qualified-only.
+  Status MergeUsingColumns(Json& join, JoinKind kind, size_t begin, size_t mid, QueryState* q,
+                           std::vector<ExprPtr>* conditions);
   Result<LogicalOpPtr> BindTable(Json& range_var, QueryState* q);
   Result<LogicalOpPtr> BindDerived(Json& subquery, Json* alias, int location, QueryState* q, const std::string& name);
   void AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan,

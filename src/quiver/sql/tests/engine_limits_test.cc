@@ -48,7 +48,6 @@ TEST_F(SqlTest, UnsupportedConstructsAreNamedWithTheirPosition) {
        "NOT IN over a correlated subquery is not supported"},
       {"SELECT k FROM t1 WHERE k > ALL (SELECT v FROM t2)", StatusCode::kNotImplemented,
        "this kind of subquery (ALL_SUBLINK) is not supported"},
-      {"SELECT t1.k FROM t1 JOIN t2 USING (k)", StatusCode::kNotImplemented, "JOIN ... USING is not supported"},
       {"WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", StatusCode::kNotImplemented,
        "WITH RECURSIVE is not supported"},
       {"SELECT DISTINCT ON (k) k FROM t1", StatusCode::kNotImplemented, "DISTINCT ON is not supported"},

@@ -112,6 +112,7 @@ struct Runner {
   std::shared_ptr<Catalog> catalog = std::make_shared<Catalog>();
   Engine engine = Engine::WithWritableCatalog(catalog, pool->MakeChild({"slt-tables"}));
   std::map<std::string, std::string> labels;  // label -> hash of its values
+  SqlDialect dialect = SqlDialect::kPostgres;
 
   void Fail(int line, const std::string& sql, const std::string& what) {
     report.failures.push_back(file + ":" + std::to_string(line) + ": " + sql + "\n  " + what);
@@ -122,6 +123,8 @@ struct Runner {
     ExecuteOptions o;
     o.pool = pool.get();
     o.threads = options.threads;
+    o.dialect = dialect;  // SET dialect = ... changes it for the file's later records
+    o.set_dialect = [this](SqlDialect d) { dialect = d; };
     QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(sql, o));
     std::vector<std::vector<std::string>> rows;
     while (true) {
