@@ -2,6 +2,7 @@
 #include "quiver/sql/spark_dialect.h"
 
 #include <cctype>
+#include <cstring>
 #include <vector>
 
 #include "quiver/columnar/spark_type.h"
@@ -350,8 +351,12 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
     bool maybe = false;
     for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe; p = s.find_first_of("dD", p + 1))
       maybe = EqualsIgnoreCase(s.substr(p, 7), kSchemaName);
+    // ... or a word RLIKE / REGEXP (Spark's infix regular expression match).
+    for (const char* w : {"rlike", "regexp"})
+      for (size_t p = 0; p < s.size() && !maybe; ++p) maybe = EqualsIgnoreCase(s.substr(p, std::strlen(w)), w);
     if (!maybe) return std::string(s);
   }
+  size_t last_not = std::string::npos;  // where in `out` a bare NOT word was just copied
   std::string out;
   out.reserve(s.size() + 16);
   size_t p = 0;
@@ -390,6 +395,21 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
       continue;
     }
     parts.push_back(part);
+    // `a [NOT] RLIKE b` / `a [NOT] REGEXP b` become `a ~ b` / `a !~ b` (the
+    // words' bytes blanked, offsets unchanged); rlike(...) stays a call.
+    const size_t next = SkipSpace(s, part.end);
+    if (part.quote == 0 && (next >= s.size() || s[next] != '(') &&
+        (EqualsIgnoreCase(part.value, "rlike") || EqualsIgnoreCase(part.value, "regexp"))) {
+      const bool negated =
+          last_not != std::string::npos && out.find_first_not_of(" \t\r\n", last_not + 3) == std::string::npos;
+      if (negated) out.replace(last_not, 3, "   ");
+      out.append(part.value.size() - (negated ? 2 : 1), ' ');
+      out += negated ? "!~" : "~";
+      p = part.end;
+      last_not = std::string::npos;
+      continue;
+    }
+    last_not = part.quote == 0 && EqualsIgnoreCase(part.value, "not") ? out.size() : std::string::npos;
     while (true) {
       const size_t dot = SkipSpace(s, parts.back().end);
       if (dot >= s.size() || s[dot] != '.') break;

@@ -34,6 +34,10 @@
 //                      the end, `)`, `;` or a clause keyword) becomes
 //                      `GROUP BY @#1`, same length, which the binder reads
 //                      back as GROUP BY ALL (no type defines prefix `@#`);
+//                    - `a [NOT] RLIKE b` and `a [NOT] REGEXP b` (Spark's
+//                      infix regular expression match) become `a ~ b` /
+//                      `a !~ b`, the words' bytes blanked (offsets kept);
+//                      rlike(a, b) / regexp(a, b) stay function calls.
 //                    Offsets change only where a backtick identifier holds
 //                    a " or a doubled backtick, and for `x.default.` (+2).
 //   MatchSparkCommand  the Spark commands the grammar lacks, recognised

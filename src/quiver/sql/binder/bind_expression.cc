@@ -333,6 +333,12 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
         {">", Fn::kGt},  {">=", Fn::kGe}, {"||", Fn::kConcat}};
     for (const auto& [name, fn] : kOps)
       if (op == name) return Typed(BindCall(fn, {l, r}, location), location);
+    // POSIX regular expression matches (RE2): ~ ~* !~ !~*
+    if (op == "~" || op == "~*" || op == "!~" || op == "!~*") {
+      std::vector<ExprPtr> args{l, r};
+      if (op.back() == '*') args.push_back(Expr::Constant(Value::String("i"), location));
+      return Typed(BindCall(Fn::kRegexpLike, std::move(args), location, op[0] == '!'), location);
+    }
     return Unsupported("operator '" + op + "'", location);
   }
   if (kind == "AEXPR_IN") {
@@ -644,6 +650,16 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
     return Typed(BindCall(is_null ? Fn::kIsNull : Fn::kIsNotNull, {x}, location), location);
   }
   if (node.contains("BooleanTest")) return Unsupported("IS [NOT] TRUE/FALSE/UNKNOWN", location);
+  if (node.contains("MinMaxExpr")) {  // greatest(...) / least(...)
+    Json& m = node["MinMaxExpr"];
+    std::vector<ExprPtr> args;
+    for (auto& a : m["args"]) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+      args.push_back(e);
+    }
+    const Fn fn = m.value("op", "") == "IS_LEAST" ? Fn::kLeast : Fn::kGreatest;
+    return Typed(BindCall(fn, std::move(args), location), location);
+  }
   if (node.contains("CoalesceExpr")) {
     std::vector<ExprPtr> args;
     for (auto& a : node["CoalesceExpr"]["args"]) {

@@ -137,6 +137,22 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kLTrim:
     case Fn::kRTrim:
     case Fn::kConcat: return kernels::StringFunction(e, args, n, ctx);
+    case Fn::kReplace:
+    case Fn::kSplitPart:
+    case Fn::kLpad:
+    case Fn::kRpad:
+    case Fn::kInstr:
+    case Fn::kConcatWs:
+    case Fn::kLeft:
+    case Fn::kRight:
+    case Fn::kInitcap: return kernels::StringEdit(e, args, n, ctx);
+    case Fn::kRegexpLike:
+    case Fn::kRegexpReplace:
+    case Fn::kRegexpExtract: return kernels::Regexp(e, args, n, ctx);
+    case Fn::kGreatest:
+    case Fn::kLeast: return kernels::Extreme(e, args, n, ctx);
+    case Fn::kNvl2:
+    case Fn::kIf: break;  // bound as CASE
   }
   return Status::NotImplemented(std::string("function ") + FnName(e.fn));
 }

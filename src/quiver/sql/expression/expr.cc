@@ -49,6 +49,22 @@ const char* FnName(Fn fn) {
     case Fn::kLn: return "ln";
     case Fn::kExp: return "exp";
     case Fn::kPower: return "power";
+    case Fn::kReplace: return "replace";
+    case Fn::kSplitPart: return "split_part";
+    case Fn::kRegexpLike: return "~";
+    case Fn::kRegexpReplace: return "regexp_replace";
+    case Fn::kRegexpExtract: return "regexp_extract";
+    case Fn::kLpad: return "lpad";
+    case Fn::kRpad: return "rpad";
+    case Fn::kInstr: return "instr";
+    case Fn::kConcatWs: return "concat_ws";
+    case Fn::kLeft: return "left";
+    case Fn::kRight: return "right";
+    case Fn::kInitcap: return "initcap";
+    case Fn::kGreatest: return "greatest";
+    case Fn::kLeast: return "least";
+    case Fn::kNvl2: return "nvl2";
+    case Fn::kIf: return "if";
   }
   return "?";
 }
@@ -216,7 +232,15 @@ bool MayFail(const Expr& e) {
       case Fn::kNeg:
       case Fn::kAddDays:
       case Fn::kAddMonths:
-      case Fn::kRound: return true;
+      case Fn::kRound:
+      case Fn::kSqrt:
+      case Fn::kLn:
+      case Fn::kSplitPart:
+      case Fn::kRegexpLike:
+      case Fn::kRegexpReplace:
+      case Fn::kRegexpExtract:
+      case Fn::kLpad:
+      case Fn::kRpad: return true;
       default: break;
     }
   }

@@ -81,6 +81,24 @@ enum class Fn : uint8_t {
   kLn,     ///< natural logarithm, DOUBLE; x <= 0 is 2201E
   kExp,    ///< e^x, DOUBLE
   kPower,  ///< power(x, y) / pow(x, y), DOUBLE
+  // strings (issue 37; string_edit.cc, regexp.cc)
+  kReplace,        ///< replace(s, from[, to]): every occurrence; to defaults to ''
+  kSplitPart,      ///< split_part(s, delimiter, n): n-th field (1-based; negative from the end)
+  kRegexpLike,     ///< s ~ p / rlike / regexp_like(s, p[, flags]); `negated` for !~
+  kRegexpReplace,  ///< regexp_replace(s, p, replacement[, flags]); 'g' every match
+  kRegexpExtract,  ///< regexp_extract(s, p[, group]) (Spark: group 1 by default, '' without a match)
+  kLpad,           ///< lpad(s, n[, pad]) to n characters (truncates to n)
+  kRpad,           ///< rpad(s, n[, pad])
+  kInstr,          ///< instr(s, sub) / strpos / position(sub IN s): 1-based character, 0 when absent
+  kConcatWs,       ///< concat_ws(sep, ...): NULL arguments skipped
+  kLeft,           ///< left(s, n): first n characters (n < 0: all but the last -n)
+  kRight,          ///< right(s, n): last n characters (n < 0: all but the first -n)
+  kInitcap,        ///< initcap(s): first letter of each space-separated word upper, the rest lower
+  // conditional (issue 37)
+  kGreatest,  ///< greatest(...): the largest non-NULL argument (NULL when all are)
+  kLeast,     ///< least(...)
+  kNvl2,      ///< nvl2(a, b, c): bound as CASE WHEN a IS NOT NULL THEN b ELSE c END
+  kIf,        ///< if(cond, a, b): bound as CASE WHEN cond THEN a ELSE b END
 };
 
 /// SQL spelling of a function for messages and EXPLAIN-like output.

@@ -41,6 +41,30 @@ constexpr FunctionEntry kFunctions[] = {
     {"exp", Fn::kExp, 1, 1},
     {"power", Fn::kPower, 2, 2},
     {"pow", Fn::kPower, 2, 2},
+    // strings (issue 37)
+    {"replace", Fn::kReplace, 2, 3},
+    {"split_part", Fn::kSplitPart, 3, 3},
+    {"rlike", Fn::kRegexpLike, 2, 2},
+    {"regexp", Fn::kRegexpLike, 2, 2},
+    {"regexp_like", Fn::kRegexpLike, 2, 3},
+    {"regexp_matches", Fn::kRegexpLike, 2, 3},
+    {"regexp_replace", Fn::kRegexpReplace, 3, 4},
+    {"regexp_extract", Fn::kRegexpExtract, 2, 3},
+    {"lpad", Fn::kLpad, 2, 3},
+    {"rpad", Fn::kRpad, 2, 3},
+    {"instr", Fn::kInstr, 2, 2},
+    {"strpos", Fn::kInstr, 2, 2},
+    {"position", Fn::kInstr, 2, 2},  // position(sub IN s) arrives as (s, sub)
+    {"concat_ws", Fn::kConcatWs, 1, 64},
+    {"left", Fn::kLeft, 2, 2},
+    {"right", Fn::kRight, 2, 2},
+    {"initcap", Fn::kInitcap, 1, 1},
+    // conditional (issue 37)
+    {"greatest", Fn::kGreatest, 1, 64},
+    {"least", Fn::kLeast, 1, 64},
+    {"nvl2", Fn::kNvl2, 3, 3},
+    {"if", Fn::kIf, 3, 3},
+    {"iff", Fn::kIf, 3, 3},
 };
 
 std::shared_ptr<MemoryPool> FoldPool() {
@@ -157,6 +181,97 @@ Status ResolveStringLiterals(const std::vector<ExprPtr*>& values) {
   return Status::OK();
 }
 
+// The argument kinds of the string functions of issue 37, one letter per
+// argument ('s' text, 'i' integer; optional ones after '|'; a trailing '*'
+// repeats the last kind).
+const char* StringSignature(Fn fn) {
+  switch (fn) {
+    case Fn::kReplace: return "ss|s";
+    case Fn::kSplitPart: return "ssi";
+    case Fn::kRegexpLike: return "ss|s";
+    case Fn::kRegexpReplace: return "sss|s";
+    case Fn::kRegexpExtract: return "ss|i";
+    case Fn::kLpad:
+    case Fn::kRpad: return "si|s";
+    case Fn::kInstr: return "ss";
+    case Fn::kConcatWs: return "s|s*";
+    case Fn::kLeft:
+    case Fn::kRight: return "si";
+    case Fn::kInitcap: return "s";
+    default: return nullptr;
+  }
+}
+
+// Types a string function of issue 37: text arguments accept strings and
+// NULL, and numbers, dates, timestamps and booleans cast to VARCHAR (Spark's
+// implicit cast); integer arguments accept integers and NULL. A NULL
+// argument gives a NULL result at once (concat_ws: only a NULL separator).
+Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int location, bool negated) {
+  const std::string sig = StringSignature(fn);
+  std::string kinds;
+  for (char c : sig)
+    if (c != '|' && c != '*') kinds.push_back(c);
+  const DataTypePtr result = fn == Fn::kInstr ? int64() : fn == Fn::kRegexpLike ? boolean() : utf8();
+  for (size_t k = 0; k < args.size(); ++k) {
+    const char want = k < kinds.size() ? kinds[k] : kinds.back();
+    const TypeClass c = ClassOf(*args[k]->type);
+    if (c == TypeClass::kNull) {
+      if (fn != Fn::kConcatWs || k == 0) return Expr::Constant(Value::Null(result), location);
+      continue;
+    }
+    const bool ok = want == 's' ? c != TypeClass::kOther : c == TypeClass::kInt;
+    if (!ok)
+      return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*args[k]->type) +
+                             " as argument " + std::to_string(k + 1));
+    if (want == 's' && c != TypeClass::kString) {
+      QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], utf8()));
+    }
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::kCall;
+  e->fn = fn;
+  e->type = result;
+  e->negated = negated;
+  e->location = location;
+  // A constant pattern (and flags) is compiled once, here: a bad one fails
+  // the statement before it runs.
+  const size_t flags_arg = fn == Fn::kRegexpLike ? 2 : fn == Fn::kRegexpReplace ? 3 : SIZE_MAX;
+  const bool is_regex = fn == Fn::kRegexpLike || fn == Fn::kRegexpReplace || fn == Fn::kRegexpExtract;
+  auto known = [&](size_t k) { return args[k]->kind == Expr::Kind::kConstant && !args[k]->value.is_null; };
+  if (is_regex && known(1) && (flags_arg >= args.size() || known(flags_arg))) {
+    const std::string flags = flags_arg < args.size() ? args[flags_arg]->value.s : std::string();
+    QUIVER_ASSIGN_OR_RETURN(e->aux, kernels::CompileRegex(args[1]->value.s, flags));
+  }
+  e->args = std::move(args);
+  return Fold(e);
+}
+
+// greatest / least: every argument cast to the arguments' common type.
+Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location) {
+  std::vector<ExprPtr*> values;
+  for (auto& a : args) values.push_back(&a);
+  QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
+  DataTypePtr t = null();
+  for (const auto& a : args) {
+    DataTypePtr c = CommonType(t, a->type);
+    if (!c || ClassOf(*c) == TypeClass::kOther)
+      return Status::Invalid(std::string(FnName(fn)) + "() types " + SqlTypeName(*t) + " and " + SqlTypeName(*a->type) +
+                             " cannot be matched");
+    t = c;
+  }
+  if (IsNullType(t)) return Expr::Constant(Value::Null(null()), location);
+  for (auto& a : args) {
+    QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t));
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::kCall;
+  e->fn = fn;
+  e->type = t;
+  e->location = location;
+  e->args = std::move(args);
+  return Fold(e);
+}
+
 }  // namespace
 
 const FunctionEntry* LookupFunction(std::string_view name) {
@@ -232,8 +347,29 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location) {
 }
 
 Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated) {
+  if (StringSignature(fn) != nullptr) return BindStringFunction(fn, std::move(args), location, negated);
   DataTypePtr type;
   switch (fn) {
+    case Fn::kGreatest:
+    case Fn::kLeast: return BindExtreme(fn, std::move(args), location);
+    case Fn::kNvl2: {
+      // nvl2(a, b, c) = CASE WHEN a IS NOT NULL THEN b ELSE c END
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr present, BindCall(Fn::kIsNotNull, {args[0]}, location));
+      return BindCase({present, args[1], args[2]}, location);
+    }
+    case Fn::kIf: return BindCase({args[0], args[1], args[2]}, location);
+    case Fn::kReplace:
+    case Fn::kSplitPart:
+    case Fn::kRegexpLike:
+    case Fn::kRegexpReplace:
+    case Fn::kRegexpExtract:
+    case Fn::kLpad:
+    case Fn::kRpad:
+    case Fn::kInstr:
+    case Fn::kConcatWs:
+    case Fn::kLeft:
+    case Fn::kRight:
+    case Fn::kInitcap: break;  // BindStringFunction
     case Fn::kAdd:
     case Fn::kSub: {
       const TypeClass c0 = ClassOf(*args[0]->type), c1 = ClassOf(*args[1]->type);

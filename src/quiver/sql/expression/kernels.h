@@ -5,6 +5,8 @@
 // argument is constant the result is a constant.
 #pragma once
 
+#include <memory>
+#include <string_view>
 #include <vector>
 
 #include "quiver/sql/expression/evaluate.h"
@@ -20,6 +22,27 @@ Result<Vec> StringFunction(const Expr& e, const std::vector<Vec>& args, int64_t 
 Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 Result<Vec> Temporal(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 Result<Vec> Conditional(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// replace, split_part, lpad / rpad, instr, concat_ws, left / right,
+/// initcap (string_edit.cc).
+Result<Vec> StringEdit(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// ~ / rlike / regexp_like, regexp_replace, regexp_extract (regexp.cc, RE2).
+Result<Vec> Regexp(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// greatest / least over arguments of one type (greatest_least.cc).
+Result<Vec> Extreme(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// A compiled regular expression (an RE2 object) for Expr::aux, built by the
+/// binder when the pattern and flags are constants. `flags`: the letters of
+/// regexp_replace / regexp_like ('i' case-insensitive, 'c' case-sensitive,
+/// 'g' every match: accepted, used by the kernel). Errors: Invalid 2201B for
+/// a pattern RE2 rejects (naming RE2's reason), 22023 for an unknown flag.
+Result<std::shared_ptr<const void>> CompileRegex(std::string_view pattern, std::string_view flags);
+/// Bytes of the UTF-8 character led by `lead` (1 for a stray byte).
+inline int Utf8CharBytes(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;
+}
 /// Cast of one value (constant folding, literals): same rules as Cast.
 Result<Value> CastValue(const Value& v, const DataTypePtr& to);
 /// The hashed item set of a constant IN list (Expr::aux), built by the binder.

@@ -21,6 +21,11 @@ class FunctionsTest : public SqlTest {
     auto rows = Rows(*r);
     return rows.size() == 1 ? rows[0] : "rows: " + std::to_string(rows.size());
   }
+  /// The SQLSTATE of the error `sql` fails with ("ok" when it runs).
+  std::string State(const std::string& sql) {
+    auto r = Run(sql);
+    return r.ok() ? "ok" : r.status().sql_state();
+  }
 };
 
 TEST_F(FunctionsTest, MathFunctions) {
@@ -50,6 +55,103 @@ TEST_F(FunctionsTest, ConditionalFunctions) {
   EXPECT_EQ(V("SELECT nvl(NULL, 'b')"), "b");
   EXPECT_EQ(V("SELECT nvl(1, 2)"), "1");
   EXPECT_EQ(V("SELECT ifnull(NULL, NULL)"), "null");
+}
+
+TEST_F(FunctionsTest, StringFunctions) {
+  EXPECT_EQ(V("SELECT replace('ABCabc', 'abc', 'DEF')"), "ABCDEF");
+  EXPECT_EQ(V("SELECT replace('abcabc', 'b')"), "acac");
+  EXPECT_EQ(V("SELECT replace('abc', '', 'x')"), "abc");
+  EXPECT_EQ(V("SELECT split_part('11.12.13', '.', 3)"), "13");
+  EXPECT_EQ(V("SELECT split_part('a,b,c', ',', -1)"), "c");
+  EXPECT_EQ(V("SELECT split_part('a,b,c', ',', 4)"), "");
+  EXPECT_EQ(V("SELECT split_part('a,b,c', '', 1)"), "a,b,c");
+  EXPECT_EQ(V("SELECT lpad('hi', 5, '??')"), "???hi");
+  EXPECT_EQ(V("SELECT lpad('hi', 1, '??')"), "h");
+  EXPECT_EQ(V("SELECT rpad('hi', 5, 'ab')"), "hiaba");
+  EXPECT_EQ(V("SELECT lpad('7', 3, '0')"), "007");
+  EXPECT_EQ(V("SELECT lpad(7, 3, '0')"), "007");
+  EXPECT_EQ(V("SELECT rpad('hé', 4)"), "hé  ");
+  EXPECT_EQ(V("SELECT lpad('hi', -1, 'x')"), "");
+  EXPECT_EQ(V("SELECT instr('SparkSQL', 'SQL')"), "6");
+  EXPECT_EQ(V("SELECT instr('héllo', 'l')"), "3");
+  EXPECT_EQ(V("SELECT instr('abc', 'z')"), "0");
+  EXPECT_EQ(V("SELECT strpos('abc', 'c')"), "3");
+  EXPECT_EQ(V("SELECT position('c' IN 'abc')"), "3");
+  EXPECT_EQ(V("SELECT concat_ws(' ', 'Spark', 'SQL')"), "Spark SQL");
+  EXPECT_EQ(V("SELECT concat_ws('-', 'a', NULL, 'b', 1)"), "a-b-1");
+  EXPECT_EQ(V("SELECT concat_ws(NULL, 'a')"), "null");
+  EXPECT_EQ(V("SELECT left('Spark SQL', 3)"), "Spa");
+  EXPECT_EQ(V("SELECT right('Spark SQL', 3)"), "SQL");
+  EXPECT_EQ(V("SELECT left('hello', -1)"), "hell");
+  EXPECT_EQ(V("SELECT right('hello', -1)"), "ello");
+  EXPECT_EQ(V("SELECT left('héllo', 2)"), "hé");
+  EXPECT_EQ(V("SELECT initcap('sPark sql')"), "Spark Sql");
+  // regular expressions (RE2)
+  EXPECT_EQ(V("SELECT regexp_replace('100-200', '(\\d+)', 'num')"), "num-200");
+  EXPECT_EQ(V("SELECT regexp_replace('100-200', '(\\d+)', 'num', 'g')"), "num-num");
+  EXPECT_EQ(V("SELECT regexp_replace('abc', '(b)', '[\\1]')"), "a[b]c");
+  EXPECT_EQ(V("SELECT regexp_replace('abc', '(b)', '<$1>')"), "a<b>c");
+  EXPECT_EQ(V("SELECT regexp_replace('ABC', 'b', 'x', 'gi')"), "AxC");
+  EXPECT_EQ(V("SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 1)"), "100");
+  EXPECT_EQ(V("SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 2)"), "200");
+  EXPECT_EQ(V("SELECT regexp_extract('100-200', '(\\d+)-(\\d+)')"), "100");
+  EXPECT_EQ(V("SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 0)"), "100-200");
+  EXPECT_EQ(V("SELECT regexp_extract('foo', '(\\d+)', 1)"), "");
+  EXPECT_EQ(V("SELECT regexp_extract('ab', '(a)|(x)', 2)"), "");
+  EXPECT_EQ(V("SELECT '%SystemDrive%\\Users\\John' ~ '%SystemDrive%\\\\Users.*'"), "true");
+  EXPECT_EQ(V("SELECT rlike('abc', '^b')"), "false");
+  EXPECT_EQ(V("SELECT 'abc' !~ 'b'"), "false");
+  EXPECT_EQ(V("SELECT 'ABC' ~* 'b'"), "true");
+  EXPECT_EQ(V("SELECT 'ABC' ~ 'b'"), "false");
+  EXPECT_EQ(V("SELECT regexp_like('ABC', 'b', 'i')"), "true");
+  // NULL in, NULL out
+  EXPECT_EQ(V("SELECT replace(NULL, 'a', 'b')"), "null");
+  EXPECT_EQ(V("SELECT split_part('a', NULL, 1)"), "null");
+  EXPECT_EQ(V("SELECT lpad('a', NULL)"), "null");
+  EXPECT_EQ(V("SELECT instr(NULL, 'a')"), "null");
+  EXPECT_EQ(V("SELECT regexp_replace('a', NULL, 'b')"), "null");
+  EXPECT_EQ(V("SELECT NULL ~ 'a'"), "null");
+  EXPECT_EQ(V("SELECT initcap(NULL)"), "null");
+  EXPECT_EQ(V("SELECT left(NULL, 1)"), "null");
+  // errors
+  EXPECT_NE(V("SELECT split_part('a', ',', 0)").find("must not be zero"), std::string::npos);
+  EXPECT_EQ(State("SELECT split_part('a', ',', 0)"), "22023");
+  EXPECT_EQ(State("SELECT regexp_replace('a', '(', 'b')"), "2201B");
+  EXPECT_NE(V("SELECT 'a' ~ '(a'").find("invalid regular expression"), std::string::npos);
+  EXPECT_EQ(State("SELECT regexp_extract('a', '(a)', 2)"), "22023");
+  EXPECT_NE(V("SELECT regexp_replace('a', 'a', 'b', 'z')").find("flag 'z'"), std::string::npos);
+  EXPECT_EQ(State("SELECT lpad('a', 1000000000)"), "54000");
+  EXPECT_NE(V("SELECT left('a', 'b')").find("cannot take"), std::string::npos);
+}
+
+TEST_F(FunctionsTest, StringFunctionsOverColumns) {
+  const std::string s =
+      " FROM (VALUES ('a1b22', '[0-9]+', 1), ('xyz', 'y', 2), (NULL, 'a', 3), ('q', NULL, 4)) s(v, p, n) ";
+  EXPECT_EQ(Rows(*Run("SELECT regexp_replace(v, p, '#', 'g')" + s + "ORDER BY n"), false),
+            (std::vector<std::string>{"a#b#", "x#z", "null", "null"}));
+  EXPECT_EQ(Rows(*Run("SELECT v ~ p" + s + "ORDER BY n"), false),
+            (std::vector<std::string>{"true", "true", "null", "null"}));
+  EXPECT_EQ(Rows(*Run("SELECT lpad(v, n + 2, '*')" + s + "ORDER BY n"), false),
+            (std::vector<std::string>{"a1b", "*xyz", "null", "*****q"}));
+  EXPECT_EQ(Rows(*Run("SELECT count(*)" + s + "WHERE v RLIKE '[0-9]'")), (std::vector<std::string>{"1"}));
+  EXPECT_EQ(Rows(*Run("SELECT count(*)" + s + "WHERE v NOT RLIKE '[0-9]'")), (std::vector<std::string>{"2"}));
+}
+
+TEST_F(FunctionsTest, GreatestLeastAndConditionals) {
+  EXPECT_EQ(V("SELECT greatest(10, 9, 2, 4, 3)"), "10");
+  EXPECT_EQ(V("SELECT least(10, 9, 2, 4, 3)"), "2");
+  EXPECT_EQ(V("SELECT greatest(1, NULL, 3)"), "3");
+  EXPECT_EQ(V("SELECT greatest(NULL, NULL)"), "null");
+  EXPECT_EQ(V("SELECT least(1, 2.5)"), "1.0");
+  EXPECT_EQ(V("SELECT greatest('a', 'b')"), "b");
+  EXPECT_EQ(V("SELECT greatest(DATE '2020-01-01', DATE '2021-01-01')"), "2021-01-01");
+  EXPECT_EQ(V("SELECT greatest(1.5::double, 'NaN'::double)"), "NaN");
+  EXPECT_EQ(State("SELECT greatest(1, 'x')"), "22P02");
+  EXPECT_EQ(V("SELECT nvl2(NULL, 2, 1)"), "1");
+  EXPECT_EQ(V("SELECT nvl2(0, 2, 1)"), "2");
+  EXPECT_EQ(V("SELECT if(1 < 2, 'a', 'b')"), "a");
+  EXPECT_EQ(V("SELECT if(NULL, 'a', 'b')"), "b");
+  EXPECT_NE(V("SELECT if(1, 'a', 'b')").find("must be boolean"), std::string::npos);
 }
 
 }  // namespace
