@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/columnar/element_load.h"
 #include "quiver/columnar/value_format.h"
+#include "quiver/columnar/value_visit.h"
 
 namespace quiver {
 
@@ -142,6 +144,24 @@ class Comparer {
     }
     const int64_t ep = e.offset + i;
     const int64_t ap = a.offset + j;
+    if (IsFloating(t.id)) {
+      // As doubles (float16 through HalfToDouble); an absent buffer reads 0.
+      auto load = [&t](const uint8_t* data, int64_t p) {
+        return VisitValueType(
+            t,
+            [&]<typename T>() -> double {
+              if constexpr (std::is_floating_point_v<T>) {
+                return LoadValue<T>(data, p);
+              } else if constexpr (std::is_same_v<T, uint16_t>) {
+                return HalfToDouble(LoadValue<T>(data, p));
+              } else {
+                return 0;
+              }
+            },
+            [] { return 0.0; });
+      };
+      return FloatEqual(load(Data(e, 1), ep), load(Data(a, 1), ap)) || Fail(e, i, a, j, "value differs");
+    }
     switch (t.id) {
       case TypeId::kBool: {
         const uint8_t* eb = Data(e, 1);
@@ -149,27 +169,6 @@ class Comparer {
         const bool ev = eb && bit_util::GetBit(eb, ep);
         const bool av = ab && bit_util::GetBit(ab, ap);
         return ev == av || Fail(e, i, a, j, "value differs");
-      }
-      case TypeId::kFloat16: {
-        const uint8_t* eb = Data(e, 1);
-        const uint8_t* ab = Data(a, 1);
-        const double ev = eb ? HalfToDouble(bit_util::LoadLE<uint16_t>(eb + 2 * ep)) : 0;
-        const double av = ab ? HalfToDouble(bit_util::LoadLE<uint16_t>(ab + 2 * ap)) : 0;
-        return FloatEqual(ev, av) || Fail(e, i, a, j, "value differs");
-      }
-      case TypeId::kFloat32: {
-        const uint8_t* eb = Data(e, 1);
-        const uint8_t* ab = Data(a, 1);
-        const double ev = eb ? bit_util::LoadLE<float>(eb + 4 * ep) : 0;
-        const double av = ab ? bit_util::LoadLE<float>(ab + 4 * ap) : 0;
-        return FloatEqual(ev, av) || Fail(e, i, a, j, "value differs");
-      }
-      case TypeId::kFloat64: {
-        const uint8_t* eb = Data(e, 1);
-        const uint8_t* ab = Data(a, 1);
-        const double ev = eb ? bit_util::LoadLE<double>(eb + 8 * ep) : 0;
-        const double av = ab ? bit_util::LoadLE<double>(ab + 8 * ap) : 0;
-        return FloatEqual(ev, av) || Fail(e, i, a, j, "value differs");
       }
       case TypeId::kBinary:
       case TypeId::kUtf8:

@@ -13,13 +13,11 @@ namespace {}  // namespace
 
 GatherKind GatherKindOf(const DataType& type, int32_t* width_bytes) {
   *width_bytes = 0;
+  if (IsBinaryLike(type.id)) return GatherKind::kVar32;
+  if (IsLargeBinaryLike(type.id)) return GatherKind::kVar64;
   switch (type.id) {
     case TypeId::kNull: return GatherKind::kNull;
     case TypeId::kBool: return GatherKind::kBool;
-    case TypeId::kBinary:
-    case TypeId::kUtf8: return GatherKind::kVar32;
-    case TypeId::kLargeBinary:
-    case TypeId::kLargeUtf8: return GatherKind::kVar64;
     case TypeId::kDictionary:
     case TypeId::kBinaryView:
     case TypeId::kUtf8View: return GatherKind::kUnsupported;

@@ -110,6 +110,41 @@ class ColumnReader {
   /// entries): the JSON value encoding is the type's own.
   Result<std::shared_ptr<Buffer>> Values(const DataType& type, const Json& jd, int64_t count, const uint8_t* valid_bits,
                                          const std::string& path) {
+    if (IsFloating(type.id)) {
+      const int width = FixedBitWidth(type) / 8;
+      QUIVER_ASSIGN_OR_RETURN(auto data, Alloc(count * width));
+      uint8_t* p = data->mutable_data();
+      for (int64_t k = 0; k < count; ++k) {
+        const Json& v = jd[static_cast<size_t>(k)];
+        if (type.id == TypeId::kFloat16 && v.is_number_integer()) {
+          // Arrow C++ writes half floats as their uint16 bit patterns.
+          uint16_t bits;
+          if (!ToInt(v, &bits)) {
+            if (IsValid(valid_bits, k)) {
+              return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a float16 bit pattern");
+            }
+            bits = 0;
+          }
+          bit_util::StoreLE<uint16_t>(p + 2 * k, bits);
+          continue;
+        }
+        double d = 0;
+        if (!ToDouble(v, &d)) {
+          if (IsValid(valid_bits, k)) {
+            return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a number");
+          }
+          d = 0;
+        }
+        if (width == 2) {
+          bit_util::StoreLE<uint16_t>(p + 2 * k, DoubleToHalf(d));
+        } else if (width == 4) {
+          bit_util::StoreLE<float>(p + 4 * k, static_cast<float>(d));
+        } else {
+          bit_util::StoreLE<double>(p + 8 * k, d);
+        }
+      }
+      return data;
+    }
     switch (type.id) {
       case TypeId::kBool: {
         QUIVER_ASSIGN_OR_RETURN(auto data, Alloc(bit_util::BytesForBits(count)));
@@ -125,43 +160,6 @@ class ColumnReader {
             return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a boolean");
           }
           if (b) bit_util::SetBit(data->mutable_data(), k);
-        }
-        return data;
-      }
-      case TypeId::kFloat16:
-      case TypeId::kFloat32:
-      case TypeId::kFloat64: {
-        const int width = type.id == TypeId::kFloat16 ? 2 : type.id == TypeId::kFloat32 ? 4 : 8;
-        QUIVER_ASSIGN_OR_RETURN(auto data, Alloc(count * width));
-        uint8_t* p = data->mutable_data();
-        for (int64_t k = 0; k < count; ++k) {
-          const Json& v = jd[static_cast<size_t>(k)];
-          if (type.id == TypeId::kFloat16 && v.is_number_integer()) {
-            // Arrow C++ writes half floats as their uint16 bit patterns.
-            uint16_t bits;
-            if (!ToInt(v, &bits)) {
-              if (IsValid(valid_bits, k)) {
-                return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a float16 bit pattern");
-              }
-              bits = 0;
-            }
-            bit_util::StoreLE<uint16_t>(p + 2 * k, bits);
-            continue;
-          }
-          double d = 0;
-          if (!ToDouble(v, &d)) {
-            if (IsValid(valid_bits, k)) {
-              return Err(path, "DATA[" + std::to_string(k) + "] = " + Brief(v) + " is not a number");
-            }
-            d = 0;
-          }
-          if (width == 2) {
-            bit_util::StoreLE<uint16_t>(p + 2 * k, DoubleToHalf(d));
-          } else if (width == 4) {
-            bit_util::StoreLE<float>(p + 4 * k, static_cast<float>(d));
-          } else {
-            bit_util::StoreLE<double>(p + 8 * k, d);
-          }
         }
         return data;
       }

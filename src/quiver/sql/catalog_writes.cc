@@ -312,25 +312,8 @@ Result<ArrayDataPtr> ArrayFromValues(const DataTypePtr& type, const std::vector<
   for (int64_t r = 0; r < n; ++r) {
     const Value& v = values[static_cast<size_t>(r)];
     if (v.is_null) QUIVER_RETURN_NOT_OK(b.SetNull(r));
-    switch (type->id) {
-      case TypeId::kBool:
-        if (!v.is_null && v.i != 0)
-          b.bits()[r / 8] = static_cast<uint8_t>(b.bits()[r / 8] | (1u << (r % 8)));
-        else
-          b.bits()[r / 8] = static_cast<uint8_t>(b.bits()[r / 8] & ~(1u << (r % 8)));
-        break;
-      case TypeId::kInt32:
-      case TypeId::kDate32: b.values<int32_t>()[r] = v.is_null ? 0 : static_cast<int32_t>(v.i); break;
-      case TypeId::kInt64:
-      case TypeId::kTimestamp: b.values<int64_t>()[r] = v.is_null ? 0 : static_cast<int64_t>(v.i); break;
-      case TypeId::kFloat64: b.values<double>()[r] = v.is_null ? 0 : v.f; break;
-      case TypeId::kDecimal: {
-        const i128 x = v.is_null ? 0 : v.i;
-        std::memcpy(b.values<uint8_t>() + r * 16, &x, 16);
-        break;
-      }
-      default: return Status::NotImplemented("a column of type " + type->ToString());
-    }
+    // A NULL's value bytes are zero.
+    QUIVER_RETURN_NOT_OK(b.SetValue(r, v.is_null ? 0 : v.i, v.is_null ? 0 : v.f));
   }
   return b.Finish();
 }

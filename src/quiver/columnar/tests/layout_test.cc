@@ -1,5 +1,6 @@
 // Tests of the layout table (LayoutOf, MinBufferBytes, ByteSwapBuffer) and
-// of the type-id visitor (VisitTypeId, VisitIntegerType, TypeTraits).
+// of the type-id visitor (VisitTypeId, VisitIntegerType, TypeTraits) and
+// of VisitValueType.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,6 +10,7 @@
 
 #include "quiver/columnar/layout.h"
 #include "quiver/columnar/type_visit.h"
+#include "quiver/columnar/value_visit.h"
 
 namespace quiver {
 namespace {
@@ -197,6 +199,37 @@ TEST(TypeVisitTest, TraitsGiveTheElementTypes) {
   EXPECT_EQ(width(TypeId::kInt64), 8);
   EXPECT_EQ(width(TypeId::kDate32), 0);
   EXPECT_EQ(width(TypeId::kUtf8), 0);
+}
+
+TEST(TypeVisitTest, ValueTypeIsTheElementOfTheValuesBuffer) {
+  // -1: not visited as a fixed-width element; 0: bit-packed; else the
+  // element's bytes, negated for floating point.
+  auto width = [](const DataType& type) {
+    return VisitValueType(
+        type,
+        []<typename T>() -> int {
+          if constexpr (std::is_same_v<T, PackedBit>) {
+            return 0;
+          } else if constexpr (std::is_floating_point_v<T>) {
+            return -static_cast<int>(sizeof(T));
+          } else {
+            return static_cast<int>(sizeof(T));
+          }
+        },
+        [] { return -1; });
+  };
+  EXPECT_EQ(width(*boolean()), 0);
+  EXPECT_EQ(width(*int8()), 1);
+  EXPECT_EQ(width(*date32()), 4);
+  EXPECT_EQ(width(*timestamp(TimeUnit::kMicro)), 8);
+  EXPECT_EQ(width(*float64()), -8);
+  EXPECT_EQ(width(*float32()), -4);
+  EXPECT_EQ(width(*float16()), 2);  // its uint16 bits
+  EXPECT_EQ(width(*decimal(32, 9, 2)), 4);
+  EXPECT_EQ(width(*decimal(128, 38, 2)), 16);
+  EXPECT_EQ(width(*decimal(256, 40, 2)), -1);
+  EXPECT_EQ(width(*utf8()), -1);
+  EXPECT_EQ(width(*null()), -1);
 }
 
 }  // namespace

@@ -253,6 +253,13 @@ Result<ArrayDataPtr> ToArrow(Physical p, int32_t ptype, int width, const DataTyp
   };
   const uint8_t* src = p.values ? p.values->data() : nullptr;
   const auto pt = static_cast<PhysicalType>(ptype);
+  if (IsInteger(type->id) && FixedBitWidth(*type) < 32) {
+    // int8/uint8/int16/uint16 from INT32: each value's low bytes.
+    const int w = FixedBitWidth(*type) / 8;
+    QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * w));
+    for (int64_t i = 0; i < n; ++i) std::memcpy(buf->mutable_data() + i * w, src + i * 4, static_cast<size_t>(w));
+    return fixed(buf);
+  }
   switch (type->id) {
     case TypeId::kBool: {
       QUIVER_ASSIGN_OR_RETURN(auto bits, Buffer::AllocateZeroed(pool, bit_util::BytesForBits(n)));
@@ -260,15 +267,6 @@ Result<ArrayDataPtr> ToArrow(Physical p, int32_t ptype, int width, const DataTyp
         if (src[i]) bit_util::SetBit(bits->mutable_data(), i);
       }
       return fixed(bits);
-    }
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-    case TypeId::kInt16:
-    case TypeId::kUInt16: {
-      const int w = (type->id == TypeId::kInt8 || type->id == TypeId::kUInt8) ? 1 : 2;
-      QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * w));
-      for (int64_t i = 0; i < n; ++i) std::memcpy(buf->mutable_data() + i * w, src + i * 4, static_cast<size_t>(w));
-      return fixed(buf);
     }
     case TypeId::kDecimal: {
       const int w = type->bit_width / 8;

@@ -115,7 +115,7 @@ Status AggregateTable::MergeDistinct(const RecordBatch& b) {
     const auto len = static_cast<uint32_t>(voff[r + 1] - voff[r]);
     const AggregateCall& call = aggs_[a];
     const TypeId id = call.arg->type->id;
-    const auto width = static_cast<uint32_t>(FixedKeyWidth(id));
+    const auto width = static_cast<uint32_t>(FixedKeyWidth(*call.arg->type));
     const bool ok = len >= 1 && val[0] == 1 &&
                     (id == TypeId::kUtf8 ? len >= 5 && len == 5 + DecodeU32(val + 1) : width > 0 && len == 1 + width);
     if (!ok)
@@ -142,27 +142,20 @@ Status AggregateTable::AddDistinctValue(size_t a, int64_t g, const uint8_t* val,
                                                   &ignored, &inserted));
   if (!inserted) return Status::OK();
   const AggregateCall& call = aggs_[a];
-  const TypeId id = call.arg->type->id;
+  // The value's bytes after its validity byte, as EncodeValue wrote them.
   auto exact = [&]() -> i128 {
-    switch (id) {
-      case TypeId::kBool: return val[1] != 0;
-      case TypeId::kInt32:
-      case TypeId::kDate32: {
-        int32_t x;
-        std::memcpy(&x, val + 1, 4);
-        return x;
-      }
-      case TypeId::kDecimal: {
-        i128 x;
-        std::memcpy(&x, val + 1, 16);
-        return x;
-      }
-      default: {
-        int64_t x;
-        std::memcpy(&x, val + 1, 8);
-        return x;
-      }
-    }
+    return VisitSqlStorage(
+        *call.arg->type,
+        [&]<typename T>() -> i128 {
+          if constexpr (kIsPackedBit<T>) {
+            return val[1] != 0;
+          } else if constexpr (std::is_floating_point_v<T>) {
+            return bit_util::LoadLE<int64_t>(val + 1);
+          } else {
+            return bit_util::LoadLE<T>(val + 1);
+          }
+        },
+        [&]() -> i128 { return bit_util::LoadLE<int64_t>(val + 1); });
   };
   auto flt = [&] {
     double x;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "quiver/columnar/element_load.h"
 #include "quiver/sql/execution/aggregate_table.h"
 
 namespace quiver::sql {
@@ -46,17 +47,17 @@ bool PackStringKeys(const std::vector<Vec>& keys, int64_t n, std::vector<uint64_
   return true;
 }
 
-int FixedKeyWidth(TypeId id) {
-  switch (id) {
-    case TypeId::kBool: return 1;
-    case TypeId::kInt32:
-    case TypeId::kDate32: return 4;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kFloat64: return 8;
-    case TypeId::kDecimal: return 16;
-    default: return 0;
-  }
+int FixedKeyWidth(const DataType& type) {
+  return VisitSqlStorage(
+      type,
+      []<typename T>() -> int {
+        if constexpr (kIsPackedBit<T>) {
+          return 1;
+        } else {
+          return static_cast<int>(sizeof(T));
+        }
+      },
+      [] { return 0; });
 }
 
 ArrayDataPtr AsBinary(ArrayDataPtr a) {
@@ -71,41 +72,29 @@ void EncodeValue(const Vec& v, int64_t r, std::string* out) {
     return;
   }
   out->push_back('\1');
-  switch (v.type()->id) {
-    case TypeId::kBool: out->push_back(v.BoolAt(r) ? '\1' : '\0'); break;
-    case TypeId::kInt32:
-    case TypeId::kDate32: {
-      const int32_t x = v.Values<int32_t>()[v.Index(r)];
-      out->append(reinterpret_cast<const char*>(&x), 4);
-      break;
-    }
-    case TypeId::kInt64:
-    case TypeId::kTimestamp: {
-      const int64_t x = v.Values<int64_t>()[v.Index(r)];
-      out->append(reinterpret_cast<const char*>(&x), 8);
-      break;
-    }
-    case TypeId::kDecimal: {
-      const i128 x = v.ExactAt(r);
-      out->append(reinterpret_cast<const char*>(&x), 16);
-      break;
-    }
-    case TypeId::kFloat64: {
-      double x = v.Values<double>()[v.Index(r)];
-      if (x == 0) x = 0;
-      if (std::isnan(x)) x = std::nan("");
-      out->append(reinterpret_cast<const char*>(&x), 8);
-      break;
-    }
-    case TypeId::kUtf8: {
-      const std::string_view s = v.StringAt(r);
-      const uint32_t n = static_cast<uint32_t>(s.size());
-      out->append(reinterpret_cast<const char*>(&n), 4);
-      out->append(s);
-      break;
-    }
-    default: break;
+  if (v.type()->id == TypeId::kUtf8) {
+    const std::string_view s = v.StringAt(r);
+    const uint32_t n = static_cast<uint32_t>(s.size());
+    out->append(reinterpret_cast<const char*>(&n), 4);
+    out->append(s);
+    return;
   }
+  // Fixed widths: the value's bytes (a DOUBLE's -0 as 0, its NaNs as one NaN).
+  VisitSqlStorage(
+      *v.type(),
+      [&]<typename T>() {
+        if constexpr (kIsPackedBit<T>) {
+          out->push_back(v.BoolAt(r) ? '\1' : '\0');
+        } else {
+          T x = LoadValue<T>(v.array->buffers[1]->data(), v.Index(r) + v.array->offset);
+          if constexpr (std::is_floating_point_v<T>) {
+            if (x == 0) x = 0;
+            if (std::isnan(x)) x = std::nan("");
+          }
+          out->append(reinterpret_cast<const char*>(&x), sizeof(T));
+        }
+      },
+      [] {});
 }
 
 Status AggregateTable::NumberGroups(const std::vector<Vec>& keys, int64_t n, const uint8_t* keep,
@@ -118,7 +107,7 @@ Status AggregateTable::NumberGroups(const std::vector<Vec>& keys, int64_t n, con
   bool fixed = true;
   std::vector<int> widths;
   for (const auto& k : keys) {
-    const int w = FixedKeyWidth(k.type()->id);
+    const int w = FixedKeyWidth(*k.type());
     if (w == 0) fixed = false;
     widths.push_back(w);
     width += 1 + w;

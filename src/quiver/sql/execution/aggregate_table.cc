@@ -220,7 +220,7 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
   // key) a NULL still takes its column's width.
   bool fixed_layout = true;
   for (size_t k = 0; k < groups_.size(); ++k)
-    fixed_layout = fixed_layout && FixedKeyWidth(schema_->fields[k]->type->id) > 0;
+    fixed_layout = fixed_layout && FixedKeyWidth(*schema_->fields[k]->type) > 0;
   std::vector<size_t> pos(static_cast<size_t>(n), 0);
   for (size_t k = 0; k < groups_.size(); ++k) {
     const DataTypePtr& t = schema_->fields[k]->type;
@@ -245,15 +245,7 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
       continue;
     }
     QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
-    size_t width = 0;
-    switch (t->id) {
-      case TypeId::kBool: width = 1; break;
-      case TypeId::kInt32:
-      case TypeId::kDate32: width = 4; break;
-      case TypeId::kDecimal: width = 16; break;
-      case TypeId::kNull: width = 0; break;
-      default: width = 8; break;
-    }
+    const auto width = static_cast<size_t>(FixedKeyWidth(*t));
     if (t->id == TypeId::kNull) return Status::NotImplemented("GROUP BY a NULL constant");
     for (int64_t g = 0; g < n; ++g) {
       const uint8_t* key = table_.key(row(g));
@@ -317,24 +309,26 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
         b.values<double>()[g] = avg;
         continue;
       }
-      switch (t->id) {
-        case TypeId::kFloat64: b.values<double>()[g] = s.f; break;
-        case TypeId::kInt64:
-        case TypeId::kTimestamp:
-          if (s.i > INT64_MAX || s.i < INT64_MIN) return NumericOverflow("sum() does not fit BIGINT");
-          b.values<int64_t>()[g] = static_cast<int64_t>(s.i);
-          break;
-        case TypeId::kInt32:
-        case TypeId::kDate32: b.values<int32_t>()[g] = static_cast<int32_t>(s.i); break;
-        case TypeId::kDecimal: {
-          const i128 lim = MaxUnscaled(t->precision);
-          if (s.i > lim || s.i < -lim) return NumericOverflow("sum() does not fit " + SqlTypeName(*t));
-          std::memcpy(b.values<uint8_t>() + g * 16, &s.i, 16);
-          break;
-        }
-        case TypeId::kBool: bit_util::SetBitTo(b.bits(), g, s.i != 0); break;
-        default: return Status::NotImplemented("aggregate result of type " + t->ToString());
-      }
+      QUIVER_RETURN_NOT_OK(VisitSqlStorage(
+          *t,
+          [&]<typename T>() -> Status {
+            if constexpr (kIsPackedBit<T>) {
+              bit_util::SetBitTo(b.bits(), g, s.i != 0);
+            } else if constexpr (std::is_floating_point_v<T>) {
+              b.values<T>()[g] = s.f;
+            } else if constexpr (std::is_same_v<T, i128>) {
+              const i128 lim = MaxUnscaled(t->precision);
+              if (s.i > lim || s.i < -lim) return NumericOverflow("sum() does not fit " + SqlTypeName(*t));
+              std::memcpy(b.values<uint8_t>() + g * 16, &s.i, 16);
+            } else if constexpr (std::is_same_v<T, int64_t>) {
+              if (s.i > INT64_MAX || s.i < INT64_MIN) return NumericOverflow("sum() does not fit BIGINT");
+              b.values<T>()[g] = static_cast<T>(s.i);
+            } else {
+              b.values<T>()[g] = static_cast<T>(s.i);
+            }
+            return Status::OK();
+          },
+          [&] { return Status::NotImplemented("aggregate result of type " + t->ToString()); }));
     }
     cols.push_back(b.Finish());
   }

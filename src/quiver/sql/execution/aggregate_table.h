@@ -57,7 +57,7 @@ bool PackStringKeys(const std::vector<Vec>& keys, int64_t n, std::vector<uint64_
 /// 0 for variable-width columns (strings), whose presence makes every
 /// column's encoding variable (EncodeValue: a NULL is its validity byte
 /// alone).
-int FixedKeyWidth(TypeId id);
+int FixedKeyWidth(const DataType& type);
 
 /// Appends row `r` of `v` to `out`: a validity byte (0 NULL, then nothing
 /// else), then the value: bool 1 byte, int32 / date32 4, int64 / timestamp

@@ -25,11 +25,18 @@ struct ExactReader {
       constant = v.type()->id == TypeId::kNull || v.IsNull(0) ? 0 : v.ExactAt(0);
       return;
     }
-    switch (v.type()->id) {
-      case TypeId::kInt32: i32 = v.Values<int32_t>(); break;
-      case TypeId::kInt64: i64 = v.Values<int64_t>(); break;
-      default: dec = v.Values<i128>(); break;
-    }
+    VisitIntegerType(
+        v.type()->id,
+        [&]<typename T>() {
+          if constexpr (std::is_same_v<T, int32_t>) {
+            i32 = v.Values<int32_t>();
+          } else if constexpr (std::is_same_v<T, int64_t>) {
+            i64 = v.Values<int64_t>();
+          } else {
+            dec = v.Values<i128>();
+          }
+        },
+        [&] { dec = v.Values<i128>(); });
   }
   i128 operator[](int64_t i) const {
     if (is_const) return constant;

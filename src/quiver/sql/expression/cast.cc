@@ -306,16 +306,7 @@ Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
       QUIVER_RETURN_NOT_OK(b.SetNull(i));
       continue;
     }
-    switch (to->id) {
-      case TypeId::kBool: bit_util::SetBitTo(b.bits(), i, v.i != 0); break;
-      case TypeId::kInt32:
-      case TypeId::kDate32: b.values<int32_t>()[i] = static_cast<int32_t>(v.i); break;
-      case TypeId::kInt64:
-      case TypeId::kTimestamp: b.values<int64_t>()[i] = static_cast<int64_t>(v.i); break;
-      case TypeId::kDecimal: std::memcpy(b.values<uint8_t>() + i * 16, &v.i, 16); break;
-      case TypeId::kFloat64: b.values<double>()[i] = v.f; break;
-      default: return Status::NotImplemented("cast to " + to->ToString());
-    }
+    QUIVER_RETURN_NOT_OK(b.SetValue(i, v.i, v.f));
   }
   out.array = b.Finish();
   return out;

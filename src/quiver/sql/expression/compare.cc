@@ -420,28 +420,30 @@ Result<Vec> MergeBranches(const DataTypePtr& type, const std::vector<int32_t>& b
     return out;
   }
   QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(type, n, pool));
-  for (int64_t r = 0; r < n; ++r) {
-    if (src_null(r)) {
-      QUIVER_RETURN_NOT_OK(b.SetNull(r));
-      continue;
-    }
-    const Vec& v = results[static_cast<size_t>(branch[static_cast<size_t>(r)])];
-    const int64_t k = index[static_cast<size_t>(r)];
-    switch (type->id) {
-      case TypeId::kBool: bit_util::SetBitTo(b.bits(), r, v.BoolAt(k)); break;
-      case TypeId::kFloat64: b.values<double>()[r] = v.FloatAt(k); break;
-      case TypeId::kInt32:
-      case TypeId::kDate32: b.values<int32_t>()[r] = static_cast<int32_t>(v.ExactAt(k)); break;
-      case TypeId::kInt64:
-      case TypeId::kTimestamp: b.values<int64_t>()[r] = static_cast<int64_t>(v.ExactAt(k)); break;
-      case TypeId::kDecimal: {
-        const i128 x = ScaleSat(v.ExactAt(k), Pow10(type->scale - ScaleOf(*v.type())));
-        std::memcpy(b.values<uint8_t>() + r * 16, &x, 16);
-        break;
-      }
-      default: return Status::NotImplemented("CASE result of type " + type->ToString());
-    }
-  }
+  QUIVER_RETURN_NOT_OK(VisitSqlStorage(
+      *type,
+      [&]<typename T>() -> Status {
+        for (int64_t r = 0; r < n; ++r) {
+          if (src_null(r)) {
+            QUIVER_RETURN_NOT_OK(b.SetNull(r));
+            continue;
+          }
+          const Vec& v = results[static_cast<size_t>(branch[static_cast<size_t>(r)])];
+          const int64_t k = index[static_cast<size_t>(r)];
+          if constexpr (kIsPackedBit<T>) {
+            bit_util::SetBitTo(b.bits(), r, v.BoolAt(k));
+          } else if constexpr (std::is_floating_point_v<T>) {
+            b.values<T>()[r] = v.FloatAt(k);
+          } else if constexpr (std::is_same_v<T, i128>) {
+            const i128 x = ScaleSat(v.ExactAt(k), Pow10(type->scale - ScaleOf(*v.type())));
+            std::memcpy(b.values<uint8_t>() + r * 16, &x, 16);
+          } else {
+            b.values<T>()[r] = static_cast<T>(v.ExactAt(k));
+          }
+        }
+        return Status::OK();
+      },
+      [&] { return Status::NotImplemented("CASE result of type " + type->ToString()); }));
   Vec out;
   out.array = b.Finish();
   return out;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <type_traits>
 
+#include "quiver/columnar/element_load.h"
 #include "quiver/columnar/take.h"
 #include "quiver/sql/expression/kernels.h"
 
@@ -131,48 +132,34 @@ Status TrySelectColumns(Fn op, const Expr& left, const Expr& right, const Record
                                    [bvalid, boff](int64_t i) { return bit_util::GetBit(bvalid, boff + i); });
     }
   };
-  switch (id) {
-    case TypeId::kInt32:
-    case TypeId::kDate32: {
-      const int32_t* x = a.Values<int32_t>();
-      const int32_t* y = b.Values<int32_t>();
-      run([x](int64_t i) { return x[i]; }, [y](int64_t i) { return y[i]; }, int32_t{});
-      break;
-    }
-    case TypeId::kInt64:
-    case TypeId::kTimestamp: {
-      const int64_t* x = a.Values<int64_t>();
-      const int64_t* y = b.Values<int64_t>();
-      run([x](int64_t i) { return x[i]; }, [y](int64_t i) { return y[i]; }, int64_t{});
-      break;
-    }
-    case TypeId::kDecimal: {
-      const uint8_t* x = a.array->buffers[1]->data() + a.array->offset * 16;
-      const uint8_t* y = b.array->buffers[1]->data() + b.array->offset * 16;
-      auto load = [](const uint8_t* p) {
-        return [p](int64_t i) {
-          i128 v;
-          std::memcpy(&v, p + i * 16, 16);
-          return v;
-        };
+  if (id == TypeId::kUtf8) {
+    auto load = [](const Vec& v) {
+      const int32_t* offs = reinterpret_cast<const int32_t*>(v.array->buffers[1]->data()) + v.array->offset;
+      const char* data = reinterpret_cast<const char*>(v.array->buffers[2]->data());
+      return [offs, data](int64_t i) {
+        return std::string_view(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
       };
-      run(load(x), load(y), i128{});
-      break;
-    }
-    case TypeId::kUtf8: {
-      auto load = [](const Vec& v) {
-        const int32_t* offs = reinterpret_cast<const int32_t*>(v.array->buffers[1]->data()) + v.array->offset;
-        const char* data = reinterpret_cast<const char*>(v.array->buffers[2]->data());
-        return [offs, data](int64_t i) {
-          return std::string_view(data + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]));
-        };
-      };
-      run(load(a), load(b), std::string_view{});
-      break;
-    }
-    default: return Status::OK();
+    };
+    run(load(a), load(b), std::string_view{});
+    *handled = true;
+    return Status::OK();
   }
-  *handled = true;
+  // The exact fixed widths (not BOOLEAN or DOUBLE), loaded as their storage T.
+  *handled = VisitSqlStorage(
+      *a.type(),
+      [&]<typename T>() {
+        if constexpr (kIsPackedBit<T> || std::is_floating_point_v<T>) {
+          return false;
+        } else {
+          auto load = [](const Vec& v) {
+            const uint8_t* p = v.array->buffers[1]->data() + v.array->offset * static_cast<int64_t>(sizeof(T));
+            return [p](int64_t i) { return LoadValue<T>(p, i); };
+          };
+          run(load(a), load(b), T{});
+          return true;
+        }
+      },
+      [] { return false; });
   return Status::OK();
 }
 

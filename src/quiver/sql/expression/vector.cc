@@ -65,6 +65,9 @@ i128 Pow10(int n) {
 i128 MaxUnscaled(int precision) { return Pow10(std::min(precision, 38)) - 1; }
 
 DataTypePtr CanonicalType(const DataTypePtr& type) {
+  // Narrower and unsigned integers: BIGINT; uint64 does not fit it.
+  if (IsInteger(type->id) && type->id != TypeId::kInt32 && type->id != TypeId::kInt64)
+    return type->id == TypeId::kUInt64 ? Decimal(20, 0) : int64();
   switch (type->id) {
     case TypeId::kNull:
     case TypeId::kBool:
@@ -73,12 +76,6 @@ DataTypePtr CanonicalType(const DataTypePtr& type) {
     case TypeId::kFloat64:
     case TypeId::kUtf8:
     case TypeId::kDate32: return type;
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32: return int64();
-    case TypeId::kUInt64: return Decimal(20, 0);
     case TypeId::kFloat32: return float64();
     case TypeId::kDecimal:
       if (type->bit_width == 128 && type->scale >= 0 && type->precision <= 38) return type;
@@ -201,19 +198,18 @@ std::string Value::ToString() const {
 i128 Vec::ExactAt(int64_t i) const {
   const int64_t k = Index(i) + array->offset;
   const uint8_t* d = array->buffers[1]->data();
-  switch (array->type->id) {
-    case TypeId::kInt32: return LoadValue<int32_t>(d, k);
-    case TypeId::kInt64: return LoadValue<int64_t>(d, k);
-    case TypeId::kDecimal: {
-      i128 v;
-      std::memcpy(&v, d + k * 16, 16);
-      return v;
-    }
-    case TypeId::kDate32: return LoadValue<int32_t>(d, k);
-    case TypeId::kTimestamp: return LoadValue<int64_t>(d, k);
-    case TypeId::kBool: return bit_util::GetBit(d, k) ? 1 : 0;
-    default: return 0;
-  }
+  return VisitSqlStorage(
+      *array->type,
+      [&]<typename T>() -> i128 {
+        if constexpr (kIsPackedBit<T>) {
+          return bit_util::GetBit(d, k) ? 1 : 0;
+        } else if constexpr (std::is_floating_point_v<T>) {
+          return 0;
+        } else {
+          return LoadValue<T>(d, k);
+        }
+      },
+      [] { return i128{0}; });
 }
 
 double Vec::FloatAt(int64_t i) const {
@@ -253,6 +249,29 @@ double DecimalToDouble(i128 unscaled, int scale) {
   return std::strtod(p, nullptr);
 }
 
+namespace {
+// Writes the non-null `v` into rows [0, length) of `b` (built for v.type).
+Status FillConstant(const Value& v, FixedBuilder* b, int64_t length) {
+  return VisitSqlStorage(
+      *v.type,
+      [&]<typename T>() -> Status {
+        if constexpr (kIsPackedBit<T>) {
+          if (length == 1) {
+            bit_util::SetBitTo(b->bits(), 0, v.i != 0);
+          } else {
+            std::memset(b->bits(), v.i ? 0xff : 0, static_cast<size_t>(bit_util::BytesForBits(length)));
+          }
+        } else if constexpr (std::is_floating_point_v<T>) {
+          std::fill_n(b->values<T>(), length, static_cast<T>(v.f));
+        } else {
+          std::fill_n(b->values<T>(), length, static_cast<T>(v.i));
+        }
+        return Status::OK();
+      },
+      [&] { return Status::NotImplemented("a constant of type " + v.type->ToString()); });
+}
+}  // namespace
+
 Result<Vec> ConstantVec(const Value& v, MemoryPool* pool) {
   Vec out;
   out.constant = true;
@@ -275,16 +294,7 @@ Result<Vec> ConstantVec(const Value& v, MemoryPool* pool) {
   if (v.is_null) {
     QUIVER_RETURN_NOT_OK(b.SetNull(0));
   } else {
-    switch (v.type->id) {
-      case TypeId::kBool: bit_util::SetBitTo(b.bits(), 0, v.i != 0); break;
-      case TypeId::kInt32:
-      case TypeId::kDate32: b.values<int32_t>()[0] = static_cast<int32_t>(v.i); break;
-      case TypeId::kInt64:
-      case TypeId::kTimestamp: b.values<int64_t>()[0] = static_cast<int64_t>(v.i); break;
-      case TypeId::kDecimal: std::memcpy(b.values<uint8_t>(), &v.i, 16); break;
-      case TypeId::kFloat64: b.values<double>()[0] = v.f; break;
-      default: return Status::NotImplemented("a constant of type " + v.type->ToString());
-    }
+    QUIVER_RETURN_NOT_OK(FillConstant(v, &b, 1));
   }
   out.array = b.Finish();
   return out;
@@ -323,18 +333,7 @@ Result<ArrayDataPtr> Materialize(const Vec& vec, int64_t length, MemoryPool* poo
     for (int64_t r = 0; r < length; ++r) QUIVER_RETURN_NOT_OK(b.SetNull(r));
     return b.Finish();
   }
-  switch (v.type->id) {
-    case TypeId::kBool:
-      std::memset(b.bits(), v.i ? 0xff : 0, static_cast<size_t>(bit_util::BytesForBits(length)));
-      break;
-    case TypeId::kInt32:
-    case TypeId::kDate32: std::fill_n(b.values<int32_t>(), length, static_cast<int32_t>(v.i)); break;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp: std::fill_n(b.values<int64_t>(), length, static_cast<int64_t>(v.i)); break;
-    case TypeId::kDecimal: std::fill_n(b.values<i128>(), length, v.i); break;
-    case TypeId::kFloat64: std::fill_n(b.values<double>(), length, v.f); break;
-    default: return Status::NotImplemented("a constant of type " + v.type->ToString());
-  }
+  QUIVER_RETURN_NOT_OK(FillConstant(v, &b, length));
   return b.Finish();
 }
 
@@ -445,15 +444,16 @@ Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool) {
 
 namespace {
 int64_t ByteWidth(const DataType& t) {
-  switch (t.id) {
-    case TypeId::kInt32:
-    case TypeId::kDate32: return 4;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kFloat64: return 8;
-    case TypeId::kDecimal: return 16;
-    default: return 0;
-  }
+  return VisitSqlStorage(
+      t,
+      []<typename T>() -> int64_t {
+        if constexpr (kIsPackedBit<T>) {
+          return 0;
+        } else {
+          return static_cast<int64_t>(sizeof(T));
+        }
+      },
+      [] { return int64_t{0}; });
 }
 }  // namespace
 
@@ -468,6 +468,22 @@ Result<FixedBuilder> FixedBuilder::Make(DataTypePtr type, int64_t length, Memory
   b.length_ = length;
   b.pool_ = pool;
   return b;
+}
+
+Status FixedBuilder::SetValue(int64_t i, i128 exact, double flt) {
+  return VisitSqlStorage(
+      *type_,
+      [&]<typename T>() -> Status {
+        if constexpr (kIsPackedBit<T>) {
+          bit_util::SetBitTo(bits(), i, exact != 0);
+        } else if constexpr (std::is_floating_point_v<T>) {
+          bit_util::StoreLE<T>(data_->mutable_data() + i * static_cast<int64_t>(sizeof(T)), static_cast<T>(flt));
+        } else {
+          bit_util::StoreLE<T>(data_->mutable_data() + i * static_cast<int64_t>(sizeof(T)), static_cast<T>(exact));
+        }
+        return Status::OK();
+      },
+      [&] { return Status::NotImplemented("a value of type " + type_->ToString()); });
 }
 
 Status FixedBuilder::SetNull(int64_t i) {

@@ -24,11 +24,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "quiver/base/bit_util.h"
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
+#include "quiver/columnar/value_visit.h"
 #include "quiver/memory/buffer.h"
 
 namespace quiver::sql {
@@ -64,6 +67,26 @@ i128 Pow10(int n);
 /// strtod (dividing a rounded unscaled value by 10^scale can land one ulp
 /// off: 99999999999999999999.99999 would give 1e20 + 16384). Pure.
 double DecimalToDouble(i128 unscaled, int scale);
+
+/// The storage dispatch of the SQL kernels (the columnar layer's
+/// VisitValueType restricted to the fixed-width SQL types): calls
+/// `visitor.template operator()<T>()` with T the element of the values
+/// buffer: PackedBit for BOOLEAN, int32_t for INTEGER and DATE, int64_t for
+/// BIGINT and TIMESTAMP (any unit), double for DOUBLE, i128 for
+/// DECIMAL (decimal128); returns `otherwise()` for every other type (NULL,
+/// VARCHAR, the passed-through ones). Both must return the same type.
+template <typename Visitor, typename Otherwise>
+decltype(auto) VisitSqlStorage(const DataType& type, Visitor&& visitor, Otherwise&& otherwise) {
+  const TypeId id = type.id;
+  const bool fixed = id == TypeId::kBool || id == TypeId::kInt32 || id == TypeId::kInt64 || id == TypeId::kFloat64 ||
+                     id == TypeId::kDate32 || id == TypeId::kTimestamp ||
+                     (id == TypeId::kDecimal && type.bit_width == 128);
+  if (!fixed) return otherwise();
+  return VisitValueType(type, std::forward<Visitor>(visitor), std::forward<Otherwise>(otherwise));
+}
+/// True for T = PackedBit (BOOLEAN's bit-packed storage) in a VisitSqlStorage visitor.
+template <typename T>
+inline constexpr bool kIsPackedBit = std::is_same_v<T, PackedBit>;
 
 /// A scalar SQL value of a canonical type (literals, constant folding,
 /// aggregate results of empty inputs).
@@ -145,6 +168,11 @@ class FixedBuilder {
     return reinterpret_cast<T*>(data_->mutable_data());
   }
   uint8_t* bits() { return data_->mutable_data(); }  ///< boolean values
+  /// Writes row i (0 <= i < length()): `exact` for BOOLEAN (non-zero is
+  /// true), INTEGER, BIGINT, DECIMAL (unscaled), DATE and TIMESTAMP, `flt`
+  /// for DOUBLE; validity untouched. Errors: NotImplemented for a type
+  /// without fixed-width SQL storage (Make refuses those first).
+  Status SetValue(int64_t i, i128 exact, double flt);
   /// Marks row i null (allocates the bitmap on first use).
   Status SetNull(int64_t i);
   /// Copies the validity of `src` rows [0, length) (no-op when it has no
