@@ -77,6 +77,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t statement_limit = 0;  // 0 = a quarter of the memory budget
     int sql_threads = 0;
     std::string spill_directory;
+    bool allow_file_tables = false;
     std::string chunk_store = "local", s3_endpoint, s3_region = "us-east-1", s3_ca_cert, cluster_secret_file;
   };
   auto o = std::make_shared<Opts>();
@@ -106,6 +107,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--sql-spill-directory", o->spill_directory,
                   "where statements past --statement-memory-limit spill operator state (default $TMPDIR or /tmp)");
+  cmd->add_flag("--allow-file-tables", o->allow_file_tables,
+                "let SQL read local files (FROM 'x.parquet', read_parquet, read_csv) with the server's rights "
+                "(default off: a client could read any file the server can)");
   cmd->add_option("--memory-budget", o->memory_budget,
                   "byte limit of everything the server charges (statements, chunks in memory, requests); "
                   "default: half the physical memory")
@@ -240,6 +244,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       xo.statement_memory_limit_bytes = statement_limit;
       xo.threads = o->sql_threads;
       xo.spill_directory = o->spill_directory;
+      xo.allow_file_tables = o->allow_file_tables;
       QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
       so.host = o->host;

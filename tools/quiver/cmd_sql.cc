@@ -106,6 +106,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       eo.threads = o->threads;
       eo.spill = !o->no_spill;
       eo.spill_directory = o->spill_directory;
+      eo.file_tables = true;  // the user's own files, with the user's rights
       QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o->dialect));
       eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
       eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);

@@ -28,6 +28,7 @@ Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view
   eo.threads = options_.threads;
   eo.spill = options_.spill;
   eo.spill_directory = options_.spill_directory;
+  eo.file_tables = options_.allow_file_tables;
   if (cancel != nullptr) {
     // Non-owning alias: the interface guarantees `cancel` outlives the
     // stream, and the engine only loads the flag.

@@ -36,6 +36,10 @@ struct SqlExecutorOptions {
   /// where its files go ("" = $TMPDIR or /tmp).
   bool spill = true;
   std::string spill_directory;
+  /// File tables in SQL (`FROM 'x.parquet'`, read_parquet, read_csv:
+  /// sql::ExecuteOptions::file_tables). Off by default: they would let any
+  /// client read any file the server's user can read.
+  bool allow_file_tables = false;
 };
 
 class SqlExecutor : public StatementExecutor {

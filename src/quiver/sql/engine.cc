@@ -426,7 +426,9 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
   } else {
     // Spark's backticks and `default.` qualifiers, for the PostgreSQL
     // grammar (offsets kept: error positions stay right).
-    QUIVER_ASSIGN_OR_RETURN(std::string text, RewriteSparkSql(sql, options.dialect == SqlDialect::kSpark));
+    QUIVER_ASSIGN_OR_RETURN(std::string spark_text, RewriteSparkSql(sql, options.dialect == SqlDialect::kSpark));
+    // DuckDB's `FROM 'x.parquet'`: the quoted path becomes "x.parquet".
+    std::string text = RewriteFromStrings(spark_text);
     PgQueryParseResult parsed = pg_query_parse(text.c_str());
     struct Free {
       PgQueryParseResult* r;
@@ -480,6 +482,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
       limits.cancel = options.cancel;
       binder.SetLimits(limits);
       binder.SetDialect(options.dialect);
+      binder.SetFileTables(options.file_tables, ctx->scan_pool.get());
       const std::string set_name = key == "VariableSetStmt" ? st[key].value("name", "") : std::string();
       if ((set_name == "dialect" || set_name == "quiver.dialect") && options.set_dialect &&
           st[key].value("kind", "") == "VAR_SET_VALUE" && st[key].contains("args") && st[key]["args"].size() == 1) {

@@ -26,7 +26,9 @@
 //   FROM items: tables [[AS] alias [(cols)]], (SELECT ...) [[AS] t [(cols)]]
 //   (no alias: PostgreSQL 16), comma lists
 //   with the join predicates in WHERE, [INNER|LEFT|RIGHT|FULL] JOIN ... ON
-//   with any condition, CROSS JOIN.
+//   with any condition, CROSS JOIN; files (file_tables.h, when
+//   ExecuteOptions::file_tables): 'path' (Parquet / CSV file, glob,
+//   directory, hive partitions), read_parquet(...), read_csv(...).
 //   Subqueries: scalar (uncorrelated: run once, before the statement's
 //   pipelines; an error surfaces only where the value is used; correlated with equalities:
 //   a grouped LEFT join), [NOT] EXISTS and [NOT] IN as AND terms of WHERE.
@@ -175,6 +177,12 @@ struct ExecuteOptions {
   /// such a SET is NotImplemented (0A000). An unknown dialect is Invalid
   /// 22023.
   std::function<void(SqlDialect)> set_dialect;
+  /// File tables (file_tables.h: `FROM 'x.parquet'`, read_parquet,
+  /// read_csv) read local files with this process's rights: off by
+  /// default (a server's clients must not read its files; then Invalid
+  /// with SQLSTATE 42501); `quiver sql` turns them on, `quiver serve` with
+  /// --allow-file-tables.
+  bool file_tables = false;
 };
 
 /// Plans and runs statements against one catalog.

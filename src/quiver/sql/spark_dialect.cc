@@ -441,6 +441,68 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
   return out;
 }
 
+std::string RewriteFromStrings(std::string_view s) {
+  std::vector<Token> tokens;
+  if (s.find('\'') == std::string_view::npos || !Tokenize(s, &tokens)) return std::string(s);
+  // Per parenthesis depth: a SELECT seen, inside its FROM list.
+  struct Level {
+    bool select = false;
+    bool from = false;
+  };
+  std::vector<Level> levels(1);
+  std::vector<size_t> rewrite;  // indices of string tokens that are FROM items, and of `[`s to make ARRAY[
+  static const char* const kEnds[] = {"where",  "group",     "having", "order",   "limit", "offset",
+                                      "window", "union",     "except", "qualify", "fetch", "intersect",
+                                      "select", "returning", "values", "into",    "set"};
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    Level& level = levels.back();
+    if (t.kind == Token::Kind::kOther && t.text == "[" && i >= 2 && tokens[i - 1].text == "(" &&
+        tokens[i - 2].kind == Token::Kind::kWord &&
+        (tokens[i - 2].text == "read_parquet" || tokens[i - 2].text == "parquet_scan" ||
+         tokens[i - 2].text == "read_csv" || tokens[i - 2].text == "read_csv_auto")) {
+      rewrite.push_back(i);  // DuckDB's list of paths: read_parquet(['a', 'b'])
+    } else if (t.kind == Token::Kind::kOther && t.text == "(") {
+      levels.emplace_back();
+    } else if (t.kind == Token::Kind::kOther && t.text == ")") {
+      if (levels.size() > 1) levels.pop_back();
+    } else if (t.kind == Token::Kind::kWord) {
+      const bool after_distinct = i > 0 && tokens[i - 1].kind == Token::Kind::kWord && tokens[i - 1].text == "distinct";
+      if (t.text == "from" && level.select && !after_distinct) level.from = true;
+      for (const char* e : kEnds)
+        if (t.text == e) level.from = false;
+      if (t.text == "select") level.select = true;
+    } else if (t.kind == Token::Kind::kString && i > 0 && level.from) {
+      const Token& prev = tokens[i - 1];
+      const bool item = (prev.kind == Token::Kind::kWord && (prev.text == "from" || prev.text == "join")) ||
+                        (prev.kind == Token::Kind::kOther && prev.text == ",");
+      if (item) rewrite.push_back(i);
+    }
+  }
+  if (rewrite.empty()) return std::string(s);
+  std::string out;
+  size_t p = 0;
+  for (size_t i : rewrite) {
+    const Token& t = tokens[i];
+    out.append(s.substr(p, t.offset - p));
+    if (t.kind == Token::Kind::kOther) {
+      out += "ARRAY";
+      p = t.offset;
+      continue;
+    }
+    const size_t end = QuotedEnd(s, t.offset, '\'', false);
+    out += '"';
+    for (char c : t.text) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+    p = end;
+  }
+  out.append(s.substr(p));
+  return out;
+}
+
 SparkCommand MatchSparkCommand(std::string_view sql) {
   SparkCommand none;
   std::vector<Token> tokens;

@@ -84,6 +84,17 @@ Status CheckQualifier(std::string_view catalog, std::string_view schema, std::st
 /// backtick, naming its position.
 Result<std::string> RewriteSparkSql(std::string_view sql, bool div_operator = false);
 
+/// DuckDB's file tables (file_tables.h): a '...' string that stands as a
+/// FROM item of a SELECT (right after its FROM, a JOIN, or a ',' of its
+/// FROM list) becomes a "..." identifier (a " inside doubled), which the
+/// binder reads as a path: `SELECT * FROM 'x.parquet'`. Same length unless
+/// the path holds ' or ". DuckDB's list of paths, `read_parquet(['a',
+/// 'b'])` (also parquet_scan, read_csv, read_csv_auto), becomes
+/// `read_parquet(ARRAY['a', 'b'])` (positions after it shift by 5). Other strings (`IS DISTINCT FROM 'a'`,
+/// `trim(FROM 'a')`, comments, ...) are left alone; text with an
+/// unterminated quote comes back unchanged (the parser reports it).
+std::string RewriteFromStrings(std::string_view sql);
+
 /// A Spark command recognised by MatchSparkCommand.
 struct SparkCommand {
   enum class Kind { kNone, kShowCatalogs, kShowSchemas, kShowTables, kDescribe, kUse };

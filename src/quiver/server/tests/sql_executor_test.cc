@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -360,6 +361,33 @@ TEST(SqlExecutor, DeepStatementsGetStatementTooComplexAndTheServerLives) {
   }
   EXPECT_EQ(rows, 5);
   server->Stop();
+}
+
+// A client must not read the server's files unless the operator allows it
+// (SqlExecutorOptions::allow_file_tables, quiver serve --allow-file-tables).
+TEST(SqlExecutor, FileTablesAreRefusedUnlessAllowed) {
+  auto& t = Shared();
+  const auto dir = std::filesystem::temp_directory_path() / ("quiver-exec-files-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "t.csv").string();
+  { std::ofstream(csv) << "a,b\n1,x\n2,y\n"; }
+  const std::string sql = "SELECT sum(a) FROM '" + csv + "'";
+  auto pool = MemoryPool::MakeRoot({});
+  auto ex = SqlExecutor::Make(t.catalog).value();
+  auto refused = ex->Execute(sql, nullptr, pool.get());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().sql_state(), "42501") << refused.status().ToString();
+  EXPECT_EQ(ex->Execute("SELECT * FROM read_csv('/etc/passwd')", nullptr, pool.get()).status().sql_state(), "42501");
+  SqlExecutorOptions allow;
+  allow.allow_file_tables = true;
+  auto ex2 = SqlExecutor::Make(t.catalog, allow).value();
+  auto s = ex2->Execute(sql, nullptr, pool.get());
+  ASSERT_OK(s.status());
+  auto b = (*s)->Next().value();
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->columns[0]->GetValues<int64_t>(1)[b->columns[0]->offset], 3);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 }  // namespace

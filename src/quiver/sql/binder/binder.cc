@@ -27,6 +27,11 @@ Status Binder::Unsupported(const std::string& c, int location) const { return im
 
 void Binder::SetDialect(SqlDialect dialect) { impl_->dialect = dialect; }
 
+void Binder::SetFileTables(bool allowed, MemoryPool* pool) {
+  impl_->file_tables_allowed = allowed;
+  impl_->file_pool = pool;
+}
+
 Result<BoundStatement> Binder::BindSelectStatement(Json& select) {
   QUIVER_ASSIGN_OR_RETURN(BoundQuery q, impl_->BindQuery(select, nullptr, false));
   BoundStatement out;
@@ -194,9 +199,18 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
       return plan;
     }
   }
+  // A quoted path (FROM 'x.parquet' arrives as "x.parquet"): no table
+  // name holds '/' or '.', so it reads the file (bind_file_table.cc).
+  if (schema.empty() && LooksLikeFilePath(rv.value("relname", ""))) return BindFilePath(rv, q);
   auto info = catalog->GetTable(name);
   if (!info.ok())
     return Status::KeyError("no table named '" + name + "' (" + Where(location) + ")").WithSqlState("42P01");
+  return BindScan(*info, rv.contains("alias") ? &rv["alias"] : nullptr, alias, location, q);
+}
+
+Result<LogicalOpPtr> Binder::Impl::BindScan(const TableInfo& table, Json* alias_node, const std::string& alias,
+                                            int location, QueryState* q) {
+  const TableInfo* info = &table;
   for (const auto& a : q->scope.aliases)
     if (a.first == alias) return Error("table name '" + alias + "' is used twice in FROM", location);
   q->scope.aliases.emplace_back(alias, location);
@@ -212,8 +226,7 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
     scan->table_columns.push_back(static_cast<int>(i));
     names.push_back(f->name);
   }
-  QUIVER_RETURN_NOT_OK(
-      ApplyColumnAliases(rv.contains("alias") ? &rv["alias"] : nullptr, alias, &names, Where(location)));
+  QUIVER_RETURN_NOT_OK(ApplyColumnAliases(alias_node, alias, &names, Where(location)));
   scan->est_rows = std::max<double>(1, static_cast<double>(info->num_rows));
   scan->base_rows = scan->est_rows;
   AddToScope(q, alias, *scan, names);
@@ -252,7 +265,11 @@ Status Binder::Impl::BindFromItem(Json& item, QueryState* q, std::vector<Logical
     return Status::OK();
   }
   if (item.contains("JoinExpr")) return BindJoinExpr(item["JoinExpr"], q, rels, preds);
-  if (item.contains("RangeFunction")) return Unsupported("a function in FROM", location);
+  if (item.contains("RangeFunction")) {
+    QUIVER_ASSIGN_OR_RETURN(LogicalOpPtr t, BindFileFunction(item["RangeFunction"], q));
+    rels->push_back(t);
+    return Status::OK();
+  }
   return Unsupported("this FROM item", location);
 }
 
@@ -299,6 +316,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   QueryState q;
   q.scope.outer = outer;
   q.is_subquery = is_subquery;
+  if (s.contains("whereClause")) q.where_clause = &s["whereClause"];
   std::vector<LogicalOpPtr> rels;
   std::vector<ExprPtr> preds;
   if (s.contains("fromClause")) {

@@ -84,6 +84,12 @@ class Binder {
   /// Binds one SelectStmt node (the value of {"SelectStmt": ...}).
   Result<BoundStatement> BindSelectStatement(Json& select);
 
+  /// File tables (sql/file_tables.h: `FROM 'x.parquet'`, read_parquet,
+  /// read_csv): refused with SQLSTATE 42501 unless `allowed`; their files
+  /// are read at binding into `pool` (must outlive the plan's batches'
+  /// accounting: the statement's scan pool). Default: refused.
+  void SetFileTables(bool allowed, MemoryPool* pool);
+
   /// Replaces the default BindLimits; call before binding.
   void SetLimits(BindLimits limits);
 

@@ -13,6 +13,7 @@
 
 #include "quiver/sql/binder/binder.h"
 #include "quiver/sql/expression/function_registry.h"
+#include "quiver/sql/file_tables.h"
 #include "quiver/sql/plan/window_call.h"
 #include "quiver/sql/planner/join_order.h"
 
@@ -94,6 +95,8 @@ struct QueryState {
     std::vector<std::pair<ExprPtr, ExprPtr>> keys;
   };
   std::vector<DeferredJoin> deferred_joins;
+  /// The query's WHERE (null when none): partition pruning of file tables.
+  Json* where_clause = nullptr;
 };
 
 /// What binding a query block returns.
@@ -130,6 +133,10 @@ struct Binder::Impl {
   BindLimits limits;
   int expr_depth = 0;  ///< BindExpr calls under way
   SqlDialect dialect = SqlDialect::kPostgres;
+  /// File tables (FROM 'path', read_parquet, read_csv): allowed?, and the
+  /// pool their data is read into.
+  bool file_tables_allowed = false;
+  MemoryPool* file_pool = nullptr;
 
   int NewId() { return next_id++; }
   std::string Where(int location) const { return DescribePosition(sql, location); }
@@ -161,6 +168,20 @@ struct Binder::Impl {
   Status MergeUsingColumns(Json& join, JoinKind kind, size_t begin, size_t mid, QueryState* q,
                            std::vector<ExprPtr>* conditions);
   Result<LogicalOpPtr> BindTable(Json& range_var, QueryState* q);
+  /// A scan of `table` named `alias` (column aliases from `alias_node`,
+  /// may be null), added to q's scope.
+  Result<LogicalOpPtr> BindScan(const TableInfo& table, Json* alias_node, const std::string& alias, int location,
+                                QueryState* q);
+
+  // bind_file_table.cc (sql/file_tables.h)
+  /// A RangeVar whose name is a file path (`FROM 'x.parquet'`, quoted).
+  Result<LogicalOpPtr> BindFilePath(Json& range_var, QueryState* q);
+  /// A RangeFunction: read_parquet / parquet_scan, read_csv /
+  /// read_csv_auto; other functions in FROM are NotImplemented.
+  Result<LogicalOpPtr> BindFileFunction(Json& range_function, QueryState* q);
+  /// Loads the file table (refused unless file_tables_allowed; partitions
+  /// pruned by options.partition_values, from the query's WHERE).
+  Result<TableInfo> LoadFiles(const std::vector<std::string>& paths, const FileTableOptions& options, int location);
   Result<LogicalOpPtr> BindDerived(Json& subquery, Json* alias, int location, QueryState* q, const std::string& name);
   void AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan,
                   const std::vector<std::string>& names);

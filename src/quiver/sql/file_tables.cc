@@ -1,0 +1,259 @@
+// quiver/sql/file_tables.cc — see file_tables.h.
+#include "quiver/sql/file_tables.h"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "quiver/formats/csv/csv_file.h"
+#include "quiver/formats/parquet/file_reader.h"
+
+namespace quiver::sql {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool HasGlobChar(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool IsParquetName(std::string_view s) { return EndsWith(s, ".parquet") || EndsWith(s, ".parq"); }
+
+Status NotFound(const std::string& what) { return Status::KeyError(what).WithSqlState("42P01"); }
+
+// The format of one file: by its name, else by its first bytes.
+Result<FileFormat> FormatOf(const std::string& path, FileFormat asked) {
+  if (asked != FileFormat::kAuto) return asked;
+  if (IsParquetName(path)) return FileFormat::kParquet;
+  if (formats::csv::IsCsvPath(path)) return FileFormat::kCsv;
+  if (parquet::IsParquetFile(path)) return FileFormat::kParquet;
+  return Status::Invalid("cannot tell the format of '" + path +
+                         "' (not .parquet nor .csv[.gz|.zst], no Parquet magic): use read_csv or read_parquet");
+}
+
+// The key=value folders of `path`, in path order.
+std::vector<std::pair<std::string, std::string>> HivePartsOf(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const fs::path parent = fs::path(path).parent_path();
+  for (const auto& part : parent) {
+    const std::string s = part.string();
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+bool IsInteger(const std::string& s) {
+  int64_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// A column of `rows` copies of `value` (BIGINT or VARCHAR).
+Result<ArrayDataPtr> ConstantColumn(const DataTypePtr& type, const std::string& value, int64_t rows, MemoryPool* pool) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = type;
+  a->length = rows;
+  if (type->id == TypeId::kInt64) {
+    int64_t v = 0;
+    std::from_chars(value.data(), value.data() + value.size(), v);
+    QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, rows * 8));
+    auto* p = reinterpret_cast<int64_t*>(data->mutable_data());
+    std::fill(p, p + rows, v);
+    a->buffers = {nullptr, std::move(data)};
+    return ArrayDataPtr(a);
+  }
+  const int64_t bytes = rows * static_cast<int64_t>(value.size());
+  if (bytes > INT32_MAX) return Status::Invalid("partition value '" + value + "' repeated past 2 GiB in one batch");
+  QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (rows + 1) * 4));
+  QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, std::max<int64_t>(bytes, 1)));
+  auto* o = reinterpret_cast<int32_t*>(offsets->mutable_data());
+  uint8_t* d = data->mutable_data();
+  for (int64_t i = 0; i <= rows; ++i) o[i] = static_cast<int32_t>(i * static_cast<int64_t>(value.size()));
+  for (int64_t i = 0; i < rows; ++i) std::memcpy(d + i * value.size(), value.data(), value.size());
+  a->buffers = {nullptr, std::move(offsets), std::move(data)};
+  return ArrayDataPtr(a);
+}
+
+struct FileBatches {
+  SchemaPtr schema;
+  std::vector<RecordBatchPtr> batches;
+};
+
+Result<FileBatches> ReadOneFile(const std::string& path, const FileTableOptions& options, MemoryPool* pool) {
+  QUIVER_ASSIGN_OR_RETURN(FileFormat format, FormatOf(path, options.format));
+  if (format == FileFormat::kCsv) {
+    QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, options.csv, pool));
+    return FileBatches{csv.schema, std::move(csv.batches)};
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetFile(path, pool));
+  return FileBatches{table.schema, std::move(table.batches)};
+}
+
+// Whether `a` has the names and types of b's first `n` fields.
+bool SameColumns(const Schema& a, const Schema& b, size_t n) {
+  if (a.fields.size() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (a.fields[i]->name != b.fields[i]->name || !a.fields[i]->type->Equals(*b.fields[i]->type)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool LooksLikeFilePath(std::string_view name) { return name.find_first_of("/.*?[") != std::string_view::npos; }
+
+Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format) {
+  std::vector<std::string> out;
+  if (pattern.empty()) return NotFound("an empty file path");
+  if (HasGlobChar(pattern)) {
+    glob_t g{};
+    const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g);
+    if (rc == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) {
+        std::error_code ec;
+        if (fs::is_regular_file(g.gl_pathv[i], ec)) out.emplace_back(g.gl_pathv[i]);
+      }
+    }
+    globfree(&g);
+    if (rc == GLOB_ABORTED) return Status::IOError("cannot read the folders of '" + pattern + "'");
+    if (rc == GLOB_NOSPACE) return Status::OutOfMemory("glob of '" + pattern + "'");
+    if (out.empty()) return NotFound("no file matches '" + pattern + "'");
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::error_code ec;
+  const auto st = fs::status(pattern, ec);
+  if (fs::is_regular_file(st)) return std::vector<std::string>{pattern};
+  if (!fs::is_directory(st)) return NotFound("no file or directory '" + pattern + "'");
+  fs::recursive_directory_iterator it(pattern, fs::directory_options::none, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (!file.empty() && (file[0] == '.' || file[0] == '_')) {
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    const bool wanted = format == FileFormat::kCsv ? formats::csv::IsCsvPath(file) : IsParquetName(file);
+    if (wanted) out.push_back(it->path().string());
+  }
+  if (ec) return Status::IOError("reading the directory '" + pattern + "': " + ec.message());
+  if (out.empty()) {
+    return NotFound("no " + std::string(format == FileFormat::kCsv ? ".csv" : ".parquet") + " file in the directory '" +
+                    pattern + "'");
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::string>& patterns,
+                                const FileTableOptions& options, MemoryPool* pool) {
+  std::vector<std::string> files;
+  for (const auto& p : patterns) {
+    QUIVER_ASSIGN_OR_RETURN(auto more, ExpandFilePattern(p, options.format));
+    files.insert(files.end(), more.begin(), more.end());
+  }
+  // Partition keys: the first file's, then every file must agree.
+  std::vector<std::vector<std::pair<std::string, std::string>>> parts(files.size());
+  const bool hive = options.hive_partitioning.value_or(!HivePartsOf(files[0]).empty());
+  std::vector<std::string> keys;
+  if (hive) {
+    for (size_t f = 0; f < files.size(); ++f) {
+      parts[f] = HivePartsOf(files[f]);
+      if (f == 0) {
+        for (const auto& kv : parts[0]) keys.push_back(kv.first);
+        continue;
+      }
+      bool same = parts[f].size() == keys.size();
+      for (size_t k = 0; same && k < keys.size(); ++k) same = parts[f][k].first == keys[k];
+      if (!same) {
+        return Status::Invalid("hive partitions: '" + files[f] + "' has other key=value folders than '" + files[0] +
+                               "'");
+      }
+    }
+  }
+  // Partition pruning: drop the files a filter's values exclude.
+  std::vector<size_t> kept;
+  for (size_t f = 0; f < files.size(); ++f) {
+    bool keep = true;
+    for (size_t k = 0; keep && k < keys.size(); ++k) {
+      auto it = options.partition_values.find(FoldIdentifier(keys[k]));
+      if (it == options.partition_values.end()) continue;
+      const std::string& v = parts[f][k].second;
+      keep = std::any_of(it->second.begin(), it->second.end(), [&](const std::string& w) {
+        return w == v || (IsInteger(w) && IsInteger(v) && std::stoll(w) == std::stoll(v));
+      });
+    }
+    if (keep) kept.push_back(f);
+  }
+  // Key types: BIGINT when every value (of every file) is an integer.
+  std::vector<DataTypePtr> key_types(keys.size(), int64());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    for (size_t f = 0; f < files.size(); ++f) {
+      if (!IsInteger(parts[f][k].second)) key_types[k] = utf8();
+    }
+  }
+  TableInfo info;
+  info.name = name;
+  std::shared_ptr<Schema> schema;
+  std::vector<int> key_added;  // keys that become columns
+  std::string first_file;
+  for (size_t f : kept) {
+    QUIVER_ASSIGN_OR_RETURN(FileBatches fb, ReadOneFile(files[f], options, pool));
+    if (!schema) {
+      schema = std::make_shared<Schema>();
+      for (const auto& field : fb.schema->fields) {
+        auto copy = std::make_shared<Field>(*field);
+        copy->nullable = true;
+        schema->fields.push_back(copy);
+      }
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (fb.schema->FieldIndex(keys[k]) >= 0) continue;
+        auto field = std::make_shared<Field>();
+        field->name = keys[k];
+        field->type = key_types[k];
+        schema->fields.push_back(field);
+        key_added.push_back(static_cast<int>(k));
+      }
+      first_file = files[f];
+    } else if (!SameColumns(*fb.schema, *schema, schema->fields.size() - key_added.size())) {
+      return Status::Invalid("'" + files[f] + "' has other columns than '" + first_file +
+                             "': " + fb.schema->ToString());
+    }
+    for (const auto& b : fb.batches) {
+      auto batch = std::make_shared<RecordBatch>();
+      batch->schema = schema;
+      batch->num_rows = b->num_rows;
+      batch->columns = b->columns;
+      for (int k : key_added) {
+        QUIVER_ASSIGN_OR_RETURN(auto col, ConstantColumn(key_types[k], parts[f][k].second, b->num_rows, pool));
+        batch->columns.push_back(std::move(col));
+      }
+      info.num_rows += b->num_rows;
+      info.batches.push_back(std::move(batch));
+    }
+  }
+  if (!schema) {
+    // Every file pruned: the schema still comes from the first file.
+    QUIVER_ASSIGN_OR_RETURN(FileBatches fb, ReadOneFile(files[0], options, pool));
+    schema = std::make_shared<Schema>(*fb.schema);
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (fb.schema->FieldIndex(keys[k]) >= 0) continue;
+      auto field = std::make_shared<Field>();
+      field->name = keys[k];
+      field->type = key_types[k];
+      schema->fields.push_back(field);
+    }
+  }
+  info.schema = schema;
+  return info;
+}
+
+}  // namespace quiver::sql

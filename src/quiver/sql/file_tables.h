@@ -1,0 +1,83 @@
+// quiver/sql/file_tables.h — tables named by where their files are, as
+// DuckDB reads them (issue 36 section 3): `FROM 'data/x.parquet'`,
+// `read_parquet('dir/*.parquet')`, `read_csv('x.csv', header => true)`.
+//
+// A path is a Parquet or CSV (.csv, .csv.gz, .csv.zst) file, a glob
+// (glob(3): `*`, `?`, `[...]`; no `**`), or a directory: every regular
+// file under it (recursively, in path order) whose name has the format's
+// extension, hidden entries ('.' or '_' first, e.g. _SUCCESS) skipped.
+// Several files make one table: each must have the first file's column
+// names and types (else Invalid naming both files).
+//
+// Hive partitions: folders named key=value between the pattern's fixed
+// prefix (the folders before its first glob character, or the directory
+// given) and a file add one column per key after the file's columns, BIGINT
+// when every value of the key is an integer, else VARCHAR. On by default
+// when the first file's path has such a folder (as DuckDB's
+// hive_partitioning auto-detection); every file must then have the same
+// keys in the same order. A key that is also a column of the files is left
+// to the files.
+//
+// The files are read whole into memory at planning time (charged to the
+// pool given: the statement's scan pool), as `quiver sql --table` loads
+// Parquet and CSV. Partition filters (FileTableOptions::partition_values)
+// skip the files of other partitions before any of their bytes are read.
+//
+// Errors: KeyError with SQLSTATE 42P01 naming the path when nothing exists
+// there or no file matches; Invalid for a file of unknown format, differing
+// schemas or partition keys; the readers' errors (naming the file).
+// Thread safety: pure functions (each call reads its files).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/formats/csv/csv_reader.h"
+#include "quiver/memory/memory_pool.h"
+#include "quiver/sql/catalog.h"
+
+namespace quiver::sql {
+
+enum class FileFormat {
+  kAuto,  ///< by extension (.parquet / .parq, .csv[.gz|.zst]), else by the Parquet magic
+  kParquet,
+  kCsv,
+};
+
+struct FileTableOptions {
+  FileFormat format = FileFormat::kAuto;
+  /// Hive partition columns: nullopt = when the first file's path has a
+  /// key=value folder; true / false = always / never.
+  std::optional<bool> hive_partitioning;
+  /// CSV files: delimiter, quote, header, NULL texts (csv_reader.h).
+  formats::csv::CsvOptions csv;
+  /// Partition key (lower-case) -> the values (as written in the folder names) that can
+  /// match a filter of the statement: files whose value for the key is not
+  /// listed are skipped (never read). Keys that are not partition keys are
+  /// ignored. Pruning only: the filter itself still runs.
+  std::map<std::string, std::vector<std::string>> partition_values;
+};
+
+/// Whether `name` (a table name as written, quotes removed) reads as a file
+/// path rather than a table: it holds '/', '.', '*', '?' or '['
+/// (characters no catalog table name has).
+bool LooksLikeFilePath(std::string_view name);
+
+/// The files `pattern` names (see above), sorted; `format` picks the
+/// extension a directory's files must have (kAuto: .parquet / .parq).
+/// Errors: KeyError 42P01 naming the pattern when nothing matches; IOError
+/// from the directory walk.
+Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format);
+
+/// The table `patterns` (one or more, their files concatenated in order)
+/// make, read into `pool` memory: an in-memory TableInfo named `name`.
+/// Errors: as above.
+Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::string>& patterns,
+                                const FileTableOptions& options, MemoryPool* pool);
+
+}  // namespace quiver::sql
