@@ -30,6 +30,19 @@ const groups = {
     "SELECT greatest(n, 1), least(n, 1), greatest(s, d), least(n, 2.5), greatest(n, NULL) FROM t",
     "SELECT upper(left(s, 1)) || lower(substring(s, 2)) FROM t WHERE instr(s, ' ') > 0",
   ],
+  dates: [
+    "CREATE TABLE d(t TIMESTAMP, x DATE)",
+    "INSERT INTO d VALUES ('2024-03-07 10:11:12.5', '2024-02-29'), ('1969-12-31 23:59:59', '1969-12-31'), ('2000-01-01 00:00:00', '2000-12-31'), (NULL, NULL), ('1999-06-15 12:30:45', '1900-03-01')",
+    "SELECT date_trunc('year', t), date_trunc('quarter', t), date_trunc('month', t), date_trunc('week', t) FROM d",
+    "SELECT date_trunc('day', t), date_trunc('hour', t), date_trunc('minute', t), date_trunc('second', t) FROM d",
+    "SELECT x, date_trunc('month', x), date_trunc('week', x), date_trunc('year', x) FROM d",
+    "SELECT year(t), month(t), day(t), quarter(t), hour(t), minute(t), second(t) FROM d",
+    "SELECT x, year(x), month(x), dayofmonth(x), quarter(x), dayofyear(x), hour(x) FROM d",
+    "SELECT EXTRACT(quarter FROM x), EXTRACT(hour FROM t), EXTRACT(minute FROM t) FROM d",
+    "SELECT date_trunc('month', x), count(*) FROM d GROUP BY 1",
+    "SELECT x, last_day(x), last_day(t), make_date(year(x), month(x), 1), dayofyear(t) FROM d",
+    "SELECT make_date(2024, 2, 29), make_date(1, 1, 1), last_day(DATE '2023-02-10')",
+  ],
 };
 
 const group = process.argv[2] ?? 'strings';

@@ -1,6 +1,7 @@
 // quiver/sql/binder/bind_expression.cc — binding of expressions: column
 // references, literals, operators, functions, CASE, casts, aggregates.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 #include "quiver/sql/binder/binder_internal.h"
@@ -272,6 +273,15 @@ Result<ExprPtr> Binder::Impl::BindTypeCast(Json& node, ExprContext* ctx) {
   return Typed(CastTo(arg, to, location), location);
 }
 
+ExprPtr Binder::Impl::StatementTime(bool date, int location) {
+  if (statement_time_us < 0)
+    statement_time_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+  if (!date) return Expr::Constant(Value::Timestamp(statement_time_us), location);
+  return Expr::Constant(Value::Date(static_cast<int32_t>(statement_time_us / 86400000000LL)), location);
+}
+
 Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
   Json& a = node["A_Expr"];
   const std::string kind = a.value("kind", "");
@@ -500,10 +510,22 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
       fn = Fn::kExtractMonth;
     else if (field == "day")
       fn = Fn::kExtractDay;
+    else if (field == "quarter")
+      fn = Fn::kExtractQuarter;
+    else if (field == "doy")
+      fn = Fn::kDayOfYear;
+    else if (field == "hour")
+      fn = Fn::kExtractHour;
+    else if (field == "minute")
+      fn = Fn::kExtractMinute;
+    else if (field == "second")
+      fn = Fn::kExtractSecond;
     else
       return Unsupported("EXTRACT(" + field + " ...)", location);
     return Typed(BindCall(fn, {args[1]}, location), location);
   }
+  if ((name == "current_date" || name == "current_timestamp" || name == "now") && args.empty())
+    return StatementTime(name == "current_date", location);  // Spark's current_date()
   const FunctionEntry* entry = LookupFunction(name);
   if (!entry) return Unsupported("function " + name + "()", location);
   if (name == "concat" && !args.empty() && static_cast<int>(args.size()) <= entry->max_args) {
@@ -706,7 +728,13 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
   if (node.contains("ParamRef")) return Unsupported("parameters ($n)", location);
   if (node.contains("A_ArrayExpr")) return Unsupported("ARRAY[...]", location);
   if (node.contains("RowExpr")) return Unsupported("row constructors", location);
-  if (node.contains("SQLValueFunction")) return Unsupported("CURRENT_DATE / CURRENT_TIMESTAMP", location);
+  if (node.contains("SQLValueFunction")) {
+    const std::string op = node["SQLValueFunction"].value("op", "");
+    if (op == "SVFOP_CURRENT_DATE") return StatementTime(true, location);
+    if (op.rfind("SVFOP_CURRENT_TIMESTAMP", 0) == 0 || op.rfind("SVFOP_LOCALTIMESTAMP", 0) == 0)
+      return StatementTime(false, location);
+    return Unsupported("CURRENT_TIME / CURRENT_USER and the other SQL value functions", location);
+  }
   if (node.contains("GroupingFunc")) return Unsupported("GROUPING()", location);
   return Unsupported("expression " + (node.is_object() && !node.empty() ? node.begin().key() : std::string("?")),
                      location);

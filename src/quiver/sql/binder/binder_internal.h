@@ -132,6 +132,12 @@ struct Binder::Impl {
   int next_cte_id = 0;
   BindLimits limits;
   int expr_depth = 0;  ///< BindExpr calls under way
+  /// current_date / current_timestamp / now(): the statement's start, read
+  /// once (microseconds since the epoch, UTC), so every use in a statement
+  /// sees one value; -1 until first used.
+  int64_t statement_time_us = -1;
+  /// The statement's time as a TIMESTAMP or DATE constant.
+  ExprPtr StatementTime(bool date, int location);
   SqlDialect dialect = SqlDialect::kPostgres;
   /// File tables (FROM 'path', read_parquet, read_csv): allowed?, and the
   /// pool their data is read into.

@@ -151,8 +151,24 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kRegexpExtract: return kernels::Regexp(e, args, n, ctx);
     case Fn::kGreatest:
     case Fn::kLeast: return kernels::Extreme(e, args, n, ctx);
+    case Fn::kDateTrunc:
+    case Fn::kExtractQuarter:
+    case Fn::kDayOfWeek:
+    case Fn::kDayOfYear:
+    case Fn::kExtractHour:
+    case Fn::kExtractMinute:
+    case Fn::kExtractSecond:
+    case Fn::kToDate:
+    case Fn::kToTimestamp:
+    case Fn::kDateFormat:
+    case Fn::kLastDay:
+    case Fn::kMakeDate: return kernels::DateFunction(e, args, n, ctx);
     case Fn::kNvl2:
-    case Fn::kIf: break;  // bound as CASE
+    case Fn::kIf:
+    case Fn::kSparkDateAdd:
+    case Fn::kSparkDateSub:
+    case Fn::kSparkDateDiff:
+    case Fn::kSparkAddMonths: break;  // bound as other calls
   }
   return Status::NotImplemented(std::string("function ") + FnName(e.fn));
 }

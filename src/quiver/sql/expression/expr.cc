@@ -65,6 +65,22 @@ const char* FnName(Fn fn) {
     case Fn::kLeast: return "least";
     case Fn::kNvl2: return "nvl2";
     case Fn::kIf: return "if";
+    case Fn::kDateTrunc: return "date_trunc";
+    case Fn::kExtractQuarter: return "quarter";
+    case Fn::kDayOfWeek: return "dayofweek";
+    case Fn::kDayOfYear: return "dayofyear";
+    case Fn::kExtractHour: return "hour";
+    case Fn::kExtractMinute: return "minute";
+    case Fn::kExtractSecond: return "second";
+    case Fn::kToDate: return "to_date";
+    case Fn::kToTimestamp: return "to_timestamp";
+    case Fn::kDateFormat: return "date_format";
+    case Fn::kLastDay: return "last_day";
+    case Fn::kMakeDate: return "make_date";
+    case Fn::kSparkDateAdd: return "date_add";
+    case Fn::kSparkDateSub: return "date_sub";
+    case Fn::kSparkDateDiff: return "datediff";
+    case Fn::kSparkAddMonths: return "add_months";
   }
   return "?";
 }
@@ -240,7 +256,11 @@ bool MayFail(const Expr& e) {
       case Fn::kRegexpReplace:
       case Fn::kRegexpExtract:
       case Fn::kLpad:
-      case Fn::kRpad: return true;
+      case Fn::kRpad:
+      case Fn::kDateTrunc:
+      case Fn::kToDate:
+      case Fn::kToTimestamp:
+      case Fn::kDateFormat: return true;
       default: break;
     }
   }

@@ -99,6 +99,24 @@ enum class Fn : uint8_t {
   kLeast,     ///< least(...)
   kNvl2,      ///< nvl2(a, b, c): bound as CASE WHEN a IS NOT NULL THEN b ELSE c END
   kIf,        ///< if(cond, a, b): bound as CASE WHEN cond THEN a ELSE b END
+  // dates and times (issue 37; date_functions.cc)
+  kDateTrunc,       ///< date_trunc(unit, ts) -> TIMESTAMP
+  kExtractQuarter,  ///< quarter(ts) 1..4
+  kDayOfWeek,       ///< dayofweek(ts): 1 Sunday .. 7 Saturday (Spark)
+  kDayOfYear,       ///< dayofyear(ts) 1..366
+  kExtractHour,     ///< hour(ts)
+  kExtractMinute,   ///< minute(ts)
+  kExtractSecond,   ///< second(ts): whole seconds
+  kToDate,          ///< to_date(s, pattern) (one argument: a cast)
+  kToTimestamp,     ///< to_timestamp(s, pattern) (one argument: a cast)
+  kDateFormat,      ///< date_format(ts, pattern) -> VARCHAR
+  kLastDay,         ///< last_day(d): the last day of d's month, DATE
+  kMakeDate,        ///< make_date(year, month, day) -> DATE (22008 when no such day)
+  // bound as other calls (never evaluated)
+  kSparkDateAdd,    ///< date_add(d, n): DATE + n days
+  kSparkDateSub,    ///< date_sub(d, n): DATE - n days
+  kSparkDateDiff,   ///< datediff(end, start): days, BIGINT
+  kSparkAddMonths,  ///< add_months(d, n): DATE, clamped to the month's end
 };
 
 /// SQL spelling of a function for messages and EXPLAIN-like output.

@@ -65,6 +65,27 @@ constexpr FunctionEntry kFunctions[] = {
     {"nvl2", Fn::kNvl2, 3, 3},
     {"if", Fn::kIf, 3, 3},
     {"iff", Fn::kIf, 3, 3},
+    // dates and times (issue 37)
+    {"date_trunc", Fn::kDateTrunc, 2, 2},
+    {"date_add", Fn::kSparkDateAdd, 2, 2},
+    {"date_sub", Fn::kSparkDateSub, 2, 2},
+    {"datediff", Fn::kSparkDateDiff, 2, 2},
+    {"add_months", Fn::kSparkAddMonths, 2, 2},
+    {"year", Fn::kExtractYear, 1, 1},
+    {"month", Fn::kExtractMonth, 1, 1},
+    {"day", Fn::kExtractDay, 1, 1},
+    {"dayofmonth", Fn::kExtractDay, 1, 1},
+    {"quarter", Fn::kExtractQuarter, 1, 1},
+    {"dayofweek", Fn::kDayOfWeek, 1, 1},
+    {"dayofyear", Fn::kDayOfYear, 1, 1},
+    {"hour", Fn::kExtractHour, 1, 1},
+    {"minute", Fn::kExtractMinute, 1, 1},
+    {"second", Fn::kExtractSecond, 1, 1},
+    {"to_date", Fn::kToDate, 1, 2},
+    {"to_timestamp", Fn::kToTimestamp, 1, 2},
+    {"date_format", Fn::kDateFormat, 2, 2},
+    {"last_day", Fn::kLastDay, 1, 1},
+    {"make_date", Fn::kMakeDate, 3, 3},
 };
 
 std::shared_ptr<MemoryPool> FoldPool() {
@@ -272,6 +293,122 @@ Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location) {
   return Fold(e);
 }
 
+// `e` as a DATE (dates stay, timestamps and strings are cast: a string that
+// is not a date is 22007); NULL stays NULL.
+Result<ExprPtr> AsDate(Fn fn, const ExprPtr& e) {
+  const TypeClass c = ClassOf(*e->type);
+  if (c == TypeClass::kDate || c == TypeClass::kNull) return e;
+  if (c == TypeClass::kTimestamp || c == TypeClass::kString) return CastTo(e, date32());
+  return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*e->type));
+}
+
+Result<ExprPtr> AsTimestamp(Fn fn, const ExprPtr& e) {
+  const TypeClass c = ClassOf(*e->type);
+  if (c == TypeClass::kTimestamp || c == TypeClass::kNull) return e;
+  if (c == TypeClass::kDate || c == TypeClass::kString) return CastTo(e, timestamp(TimeUnit::kMicro));
+  return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*e->type));
+}
+
+Status CheckInteger(Fn fn, const ExprPtr& e) {
+  const TypeClass c = ClassOf(*e->type);
+  if (c == TypeClass::kInt || c == TypeClass::kNull) return Status::OK();
+  return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*e->type) +
+                         " as a number of days or months");
+}
+
+// The date and time functions of issue 37 (date_functions.cc).
+Result<ExprPtr> BindDateFunction(Fn fn, std::vector<ExprPtr> args, int location) {
+  switch (fn) {
+    case Fn::kSparkDateAdd:
+    case Fn::kSparkDateSub:
+    case Fn::kSparkAddMonths: {
+      QUIVER_ASSIGN_OR_RETURN(args[0], AsDate(fn, args[0]));
+      QUIVER_RETURN_NOT_OK(CheckInteger(fn, args[1]));
+      if (IsNullType(args[0]->type) || IsNullType(args[1]->type))
+        return Expr::Constant(Value::Null(date32()), location);
+      if (fn == Fn::kSparkDateSub) {
+        QUIVER_ASSIGN_OR_RETURN(args[1], BindCall(Fn::kNeg, {args[1]}, location));
+      }
+      return BindCall(fn == Fn::kSparkAddMonths ? Fn::kAddMonths : Fn::kAddDays, std::move(args), location);
+    }
+    case Fn::kSparkDateDiff: {
+      for (auto& a : args) {
+        QUIVER_ASSIGN_OR_RETURN(a, AsDate(fn, a));
+        if (IsNullType(a->type)) return Expr::Constant(Value::Null(int64()), location);
+      }
+      return BindCall(Fn::kDateDiff, std::move(args), location);
+    }
+    default: break;
+  }
+  DataTypePtr type = int64();
+  size_t pattern_arg = SIZE_MAX;
+  switch (fn) {
+    case Fn::kDateTrunc: {
+      type = timestamp(TimeUnit::kMicro);
+      if (ClassOf(*args[0]->type) != TypeClass::kString && !IsNullType(args[0]->type))
+        return Status::Invalid("date_trunc() takes a unit name ('month', ...) as argument 1, not " +
+                               SqlTypeName(*args[0]->type));
+      if (args[0]->kind == Expr::Kind::kConstant && !args[0]->value.is_null)
+        QUIVER_RETURN_NOT_OK(kernels::CheckDateTruncUnit(args[0]->value.s));
+      QUIVER_ASSIGN_OR_RETURN(args[1], AsTimestamp(fn, args[1]));
+      break;
+    }
+    case Fn::kToDate:
+    case Fn::kToTimestamp: {
+      type = fn == Fn::kToDate ? date32() : timestamp(TimeUnit::kMicro);
+      if (args.size() == 1) {
+        if (IsNullType(args[0]->type)) return Expr::Constant(Value::Null(type), location);
+        return fn == Fn::kToDate ? AsDate(fn, args[0]) : AsTimestamp(fn, args[0]);
+      }
+      for (auto& a : args) {
+        const TypeClass c = ClassOf(*a->type);
+        if (c != TypeClass::kString && c != TypeClass::kNull)
+          return Status::Invalid(std::string("function ") + FnName(fn) + "() with a pattern takes text, not " +
+                                 SqlTypeName(*a->type));
+      }
+      pattern_arg = 1;
+      break;
+    }
+    case Fn::kDateFormat: {
+      type = utf8();
+      QUIVER_ASSIGN_OR_RETURN(args[0], AsTimestamp(fn, args[0]));
+      if (ClassOf(*args[1]->type) != TypeClass::kString && !IsNullType(args[1]->type))
+        return Status::Invalid("date_format() takes a pattern as argument 2, not " + SqlTypeName(*args[1]->type));
+      pattern_arg = 1;
+      break;
+    }
+    case Fn::kLastDay: {
+      type = date32();
+      QUIVER_ASSIGN_OR_RETURN(args[0], AsDate(fn, args[0]));
+      break;
+    }
+    case Fn::kMakeDate:
+      type = date32();
+      for (auto& a : args) {
+        QUIVER_RETURN_NOT_OK(CheckInteger(fn, a));
+        if (!IsNullType(a->type)) {
+          QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, int64()));
+        }
+      }
+      break;
+    default:  // quarter, dayofweek, dayofyear, hour, minute, second
+      QUIVER_ASSIGN_OR_RETURN(args[0], AsTimestamp(fn, args[0]));
+      break;
+  }
+  if (pattern_arg < args.size() && args[pattern_arg]->kind == Expr::Kind::kConstant &&
+      !args[pattern_arg]->value.is_null)
+    QUIVER_RETURN_NOT_OK(kernels::CheckDatetimePattern(args[pattern_arg]->value.s));
+  for (const auto& a : args)
+    if (IsNullType(a->type)) return Expr::Constant(Value::Null(type), location);
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::kCall;
+  e->fn = fn;
+  e->type = type;
+  e->location = location;
+  e->args = std::move(args);
+  return Fold(e);
+}
+
 }  // namespace
 
 const FunctionEntry* LookupFunction(std::string_view name) {
@@ -358,6 +495,22 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       return BindCase({present, args[1], args[2]}, location);
     }
     case Fn::kIf: return BindCase({args[0], args[1], args[2]}, location);
+    case Fn::kDateTrunc:
+    case Fn::kExtractQuarter:
+    case Fn::kDayOfWeek:
+    case Fn::kDayOfYear:
+    case Fn::kExtractHour:
+    case Fn::kExtractMinute:
+    case Fn::kExtractSecond:
+    case Fn::kToDate:
+    case Fn::kToTimestamp:
+    case Fn::kDateFormat:
+    case Fn::kLastDay:
+    case Fn::kMakeDate:
+    case Fn::kSparkDateAdd:
+    case Fn::kSparkDateSub:
+    case Fn::kSparkDateDiff:
+    case Fn::kSparkAddMonths: return BindDateFunction(fn, std::move(args), location);
     case Fn::kReplace:
     case Fn::kSplitPart:
     case Fn::kRegexpLike:

@@ -29,6 +29,16 @@ Result<Vec> StringEdit(const Expr& e, const std::vector<Vec>& args, int64_t rows
 Result<Vec> Regexp(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 /// greatest / least over arguments of one type (greatest_least.cc).
 Result<Vec> Extreme(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// date_trunc, quarter / dayofweek / dayofyear / hour / minute / second,
+/// to_date / to_timestamp with a pattern, date_format, last_day, make_date
+/// (date_functions.cc). Errors: 22007 text that does not match its pattern,
+/// 22023 an unknown date_trunc unit or pattern letter, 22008 no such date.
+Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// OK when `unit` is a date_trunc unit; else Invalid 22023 naming them.
+Status CheckDateTruncUnit(std::string_view unit);
+/// OK when `pattern` is a Spark datetime pattern quiver reads; else Invalid
+/// 22023 naming the letter.
+Status CheckDatetimePattern(std::string_view pattern);
 /// A compiled regular expression (an RE2 object) for Expr::aux, built by the
 /// binder when the pattern and flags are constants. `flags`: the letters of
 /// regexp_replace / regexp_like ('i' case-insensitive, 'c' case-sensitive,
