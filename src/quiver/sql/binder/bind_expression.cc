@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <vector>
 
 #include "quiver/sql/binder/binder_internal.h"
 #include "quiver/sql/expression/temporal.h"
@@ -14,35 +15,44 @@ std::string StringOf(const Json& node) {
   return {};
 }
 
+// Both walks are iterative: a parse tree as deep as the statement's text
+// allows (the pre-scan may be off) must not recurse once per level.
 int FirstLocation(const Json& j) {
   int best = -1;
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      int v = -1;
-      if (it.key() == "location" && it.value().is_number_integer()) {
-        v = it.value().get<int>();
-      } else if (it.value().is_structured()) {
-        v = FirstLocation(it.value());
+  std::vector<const Json*> pending{&j};
+  while (!pending.empty()) {
+    const Json* n = pending.back();
+    pending.pop_back();
+    if (n->is_object()) {
+      for (auto it = n->begin(); it != n->end(); ++it) {
+        if (it.key() == "location" && it.value().is_number_integer()) {
+          const int v = it.value().get<int>();
+          if (v >= 0 && (best < 0 || v < best)) best = v;
+        } else if (it.value().is_structured()) {
+          pending.push_back(&it.value());
+        }
       }
-      if (v >= 0 && (best < 0 || v < best)) best = v;
-    }
-  } else if (j.is_array()) {
-    for (const auto& e : j) {
-      const int v = FirstLocation(e);
-      if (v >= 0 && (best < 0 || v < best)) best = v;
+    } else if (n->is_array()) {
+      for (const auto& e : *n)
+        if (e.is_structured()) pending.push_back(&e);
     }
   }
   return best;
 }
 
 bool ContainsSubLink(const Json& j) {
-  if (j.is_object()) {
-    if (j.contains("SubLink")) return true;
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (it.value().is_structured() && ContainsSubLink(it.value())) return true;
-  } else if (j.is_array()) {
-    for (const auto& e : j)
-      if (ContainsSubLink(e)) return true;
+  std::vector<const Json*> pending{&j};
+  while (!pending.empty()) {
+    const Json* n = pending.back();
+    pending.pop_back();
+    if (n->is_object()) {
+      if (n->contains("SubLink")) return true;
+      for (auto it = n->begin(); it != n->end(); ++it)
+        if (it.value().is_structured()) pending.push_back(&it.value());
+    } else if (n->is_array()) {
+      for (const auto& e : *n)
+        if (e.is_structured()) pending.push_back(&e);
+    }
   }
   return false;
 }
