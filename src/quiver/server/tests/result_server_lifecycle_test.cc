@@ -119,7 +119,10 @@ TEST(ResultServer, AnOrphanedOperationIsFreed) {
   ASSERT_EQ(ex.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << ex.status.errorMessage;
   // The producer fills its two unfetched chunks and pauses; nobody fetches.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (f.server->service()->stats().orphaned_operations == 0 && std::chrono::steady_clock::now() < deadline)
+  // The orphan count rises before the operation's chunks are released:
+  // wait for both (the chunks must still go within the deadline).
+  while ((f.server->service()->stats().orphaned_operations == 0 || f.server->store()->stats().chunks != 0) &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto st = f.server->service()->stats();
   EXPECT_EQ(st.orphaned_operations, 1);
