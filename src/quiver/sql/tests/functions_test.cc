@@ -65,8 +65,8 @@ TEST_F(FunctionsTest, StringFunctions) {
   EXPECT_EQ(V("SELECT split_part('a,b,c', ',', -1)"), "c");
   EXPECT_EQ(V("SELECT split_part('a,b,c', ',', 4)"), "");
   EXPECT_EQ(V("SELECT split_part('a,b,c', '', 1)"), "a,b,c");
-  EXPECT_EQ(V("SELECT lpad('hi', 5, '??')"), "???hi");
-  EXPECT_EQ(V("SELECT lpad('hi', 1, '??')"), "h");
+  EXPECT_EQ(V("SELECT lpad('hi', 5, '*-')"), "*-*hi");
+  EXPECT_EQ(V("SELECT lpad('hi', 1, '*-')"), "h");
   EXPECT_EQ(V("SELECT rpad('hi', 5, 'ab')"), "hiaba");
   EXPECT_EQ(V("SELECT lpad('7', 3, '0')"), "007");
   EXPECT_EQ(V("SELECT lpad(7, 3, '0')"), "007");
