@@ -16,9 +16,23 @@
 
 namespace quiver {
 
+#if defined(__SANITIZE_ADDRESS__)
+#define QUIVER_LARGE_STACK_SCALE 4
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QUIVER_LARGE_STACK_SCALE 4
+#endif
+#endif
+#ifndef QUIVER_LARGE_STACK_SCALE
+#define QUIVER_LARGE_STACK_SCALE 1
+#endif
+
 /// The stack size of the shared threads: 64 MiB of address space each,
 /// committed by the kernel only as far as a function actually recurses.
-inline constexpr int64_t kLargeStackBytes = int64_t{64} << 20;
+/// AddressSanitizer builds get 4x: its redzones around every local make the
+/// binder's frames about that much larger, and the depth limits (4,000
+/// binder levels) are the same in every build.
+inline constexpr int64_t kLargeStackBytes = (int64_t{64} << 20) * QUIVER_LARGE_STACK_SCALE;
 /// How many shared threads may exist; calls beyond wait for one (FIFO).
 inline constexpr int kMaxLargeStackThreads = 64;
 
