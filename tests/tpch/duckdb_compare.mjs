@@ -9,6 +9,10 @@
 // else as text. Rows are compared in order; where that fails only because
 // of ties in the ORDER BY, as multisets. Prints one line per query and
 // exits 1 when any query differs or fails.
+// --write-parquet DIR (instead of --results-dir): writes the eight tables,
+// as loaded, to DIR/<table>.parquet with DuckDB (COMPRESSION from
+// --compression, default zstd; ROW_GROUP_SIZE from --row-group-size,
+// default 100000) and exits.
 // Needs @duckdb/node-api in bench/node_modules (bench/install-duckdb.sh).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +29,8 @@ function arg(name) {
 const csvDir = arg('--csv-dir');
 const randomIndex = process.argv.indexOf('--random');
 const randomCount = randomIndex >= 0 ? Number(process.argv[randomIndex + 1]) : 0;
-const resultsDir = randomCount ? null : arg('--results-dir');
+const parquetDir = process.argv.includes('--write-parquet') ? arg('--write-parquet') : null;
+const resultsDir = randomCount || parquetDir ? null : arg('--results-dir');
 
 const D = 'DECIMAL(15,2)';
 const schemas = {
@@ -56,6 +61,15 @@ for (const [table, cols] of Object.entries(schemas)) {
   const path = join(csvDir, `${table}.csv`).replaceAll("'", "''");
   await conn.run(`CREATE TABLE ${table} AS SELECT * FROM read_csv('${path}', header = true, delim = ',',
                   quote = '"', escape = '"', columns = ${spec})`);
+}
+if (parquetDir) {
+  const codec = process.argv.includes('--compression') ? arg('--compression') : 'zstd';
+  const rows = process.argv.includes('--row-group-size') ? Number(arg('--row-group-size')) : 100000;
+  for (const table of Object.keys(schemas)) {
+    const out = join(parquetDir, `${table}.parquet`).replaceAll("'", "''");
+    await conn.run(`COPY ${table} TO '${out}' (FORMAT parquet, COMPRESSION ${codec}, ROW_GROUP_SIZE ${rows})`);
+  }
+  process.exit(0);
 }
 
 // Minimal RFC 4180 CSV parser (quiver cat / sql --format csv output).

@@ -7,7 +7,9 @@
 # results must equal the one-thread ones and DuckDB's; 4 threads on 2 cores
 # exercises interleavings); the random queries cycle through them.
 # Usage: tests/tpch/tpch_vs_duckdb.sh [--scale S]
-# Env: QUIVER (the binary), THREADS, RANDOM_QUERIES, RANDOM_SEED
+# Env: QUIVER (the binary), THREADS, RANDOM_QUERIES, RANDOM_SEED, FORMAT
+# (arrow, the default, or parquet: DuckDB writes the tables as Parquet,
+# zstd, row groups of 100,000 rows, and quiver scans those files in place)
 # (scale 1, the 22 only: THREADS="1 2" RANDOM_QUERIES=0 ... --scale 1)
 # Exits 0 when all 22 agree at every thread count; one line per query.
 set -euo pipefail
@@ -29,6 +31,14 @@ for t in region nation supplier customer part partsupp orders lineitem; do
   "$Q" cat "$TMP/tpch/$t.arrow" --format csv > "$TMP/csv/$t.csv"
   args+=(--table "$t=$TMP/tpch/$t.arrow")
 done
+if [ "${FORMAT:-arrow}" = parquet ]; then
+  mkdir -p "$TMP/parquet"
+  node tests/tpch/duckdb_compare.mjs --csv-dir "$TMP/csv" --write-parquet "$TMP/parquet"
+  args=()
+  for t in region nation supplier customer part partsupp orders lineitem; do
+    args+=(--table "$t=$TMP/parquet/$t.parquet")
+  done
+fi
 for th in $THREADS; do
   R="$TMP/res-$th"
   mkdir -p "$R"

@@ -8,6 +8,7 @@
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
 #include "quiver/server/statement_executor.h"
+#include "quiver/sql/file_tables.h"
 #include "quiver/sql/tpch_tables.h"
 
 namespace quiver::cli {
@@ -45,9 +46,10 @@ Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& c
 
 namespace {
 
-/// Registers `path` as table `name`: a Parquet file (by its magic) is read
-/// whole into batches from `pool` (every row group, validated); anything
-/// else goes to Catalog::RegisterPath (Arrow IPC).
+/// Registers `path` as table `name`: a Parquet file (by its magic) becomes
+/// a file table scanned in place (only its footer is read here, with
+/// `pool`; sql/file_scan.h); a CSV file is read whole into batches from
+/// `pool`; anything else goes to Catalog::RegisterPath (Arrow IPC).
 Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
   if (formats::csv::IsCsvPath(path)) {
     QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
@@ -55,8 +57,11 @@ Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec) && parquet::IsParquetFile(path)) {
-    QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetFile(path, pool));
-    return catalog->RegisterBatches(name, table.schema, std::move(table.batches));
+    sql::FileTableOptions options;
+    options.format = sql::FileFormat::kParquet;
+    options.hive_partitioning = false;
+    QUIVER_ASSIGN_OR_RETURN(auto table, sql::LoadFileTable(name, {path}, options, pool));
+    return catalog->RegisterFileTable(name, std::move(table));
   }
   return catalog->RegisterPath(name, path, pool);
 }

@@ -30,8 +30,10 @@ struct TableCatalog {
 };
 
 /// Registers each "NAME=PATH" of `tables` (file, stream or directory of IPC
-/// files, or a Parquet or *.csv[.gz|.zst] file, read whole into memory
-/// charged to the "load" pool), then every regular file named *.arrow,
+/// files; a Parquet file, of which only the footer is read here: each
+/// statement then reads the row groups and columns it needs; or a
+/// *.csv[.gz|.zst] file, read whole into memory charged to the "load"
+/// pool), then every regular file named *.arrow,
 /// *.parquet or *.csv[.gz|.zst] (stem without .csv...) of each directory of
 /// `table_dirs` under its stem (region.arrow -> region; in name order),
 /// then, when `tpch_scale` > 0, writes TPC-H at that scale into `tpch_dir`

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "quiver/ipc/reader.h"
+#include "quiver/sql/file_scan.h"
 
 namespace quiver::sql {
 
@@ -104,15 +105,42 @@ class MultiPathStream : public RecordBatchStream {
   std::unique_ptr<ipc::RecordBatchReader> reader_;
 };
 
+// A SharedScan read by one consumer (OpenScan of a file table).
+class SharedScanStream final : public RecordBatchStream {
+ public:
+  explicit SharedScanStream(std::shared_ptr<SharedScan> scan) : scan_(std::move(scan)) {}
+  const SchemaPtr& schema() const override { return scan_->schema(); }
+  Result<RecordBatchPtr> Next() override { return scan_->Next(); }
+
+ private:
+  std::shared_ptr<SharedScan> scan_;
+};
+
 }  // namespace
 
+struct SharedScan::FileUnits {
+  std::shared_ptr<const FileTableSource> source;
+  MemoryPool* pool = nullptr;
+  std::vector<FileTableSource::Unit> units;  // not pruned
+  size_t next = 0;
+};
+
 SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns,
-                       int64_t morsel_rows)
+                       int64_t morsel_rows, std::vector<parquet::StatsPredicate> prune)
     : schema_(table.schema),
       validation_(table.validation),
       columns_(std::move(columns)),
       morsel_rows_(morsel_rows > 0 ? morsel_rows : 64 * 1024) {
-  if (table.in_memory()) {
+  if (table.file_source) {
+    file_units_ = std::make_unique<FileUnits>();
+    file_units_->source = table.file_source;
+    file_units_->pool = pool;
+    file_units_->units = table.file_source->Units(prune);
+    if (!columns_) {
+      columns_.emplace();
+      for (size_t c = 0; c < schema_->fields.size(); ++c) columns_->push_back(static_cast<int>(c));
+    }
+  } else if (table.in_memory()) {
     batches_ = table.batches;
   } else {
     // The reader validates nothing; Next() validates the chosen columns
@@ -135,6 +163,7 @@ Result<RecordBatchPtr> SharedScan::Next(int64_t* sequence) {
   int64_t index = 0;
   int64_t ignored;
   if (sequence == nullptr) sequence = &ignored;
+  if (file_units_) return NextUnit(sequence);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!error_.ok()) return error_;
@@ -184,16 +213,50 @@ Result<RecordBatchPtr> SharedScan::Next(int64_t* sequence) {
   return b;
 }
 
+Result<RecordBatchPtr> SharedScan::NextUnit(int64_t* sequence) {
+  FileTableSource::Unit unit;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_.ok()) return error_;
+    *sequence = handed_out_;
+    if (file_units_->next >= file_units_->units.size()) return RecordBatchPtr{};
+    unit = file_units_->units[file_units_->next++];
+    ++handed_out_;
+  }
+  // Read and decoded in this thread, outside the lock.
+  auto r = file_units_->source->ReadUnit(unit, *columns_, file_units_->pool);
+  Status st = r.status();
+  if (st.ok() && validation_ != ValidationLevel::kNone) {
+    const RecordBatch& b = **r;
+    for (int c : *columns_) {
+      st =
+          ValidateArray(*b.columns[static_cast<size_t>(c)], validation_, schema_->fields[static_cast<size_t>(c)]->name);
+      if (!st.ok()) {
+        st = st.WithContext("row group " + std::to_string(unit.row_group))
+                 .WithContext(file_units_->source->paths()[static_cast<size_t>(unit.file)]);
+        break;
+      }
+    }
+  }
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (error_.ok()) error_ = st;
+    return st;
+  }
+  return r;
+}
+
 Result<std::shared_ptr<SharedScan>> Catalog::OpenSharedScan(const TableInfo& table, MemoryPool* pool,
                                                             std::optional<std::vector<int>> columns,
-                                                            int64_t morsel_rows) const {
+                                                            int64_t morsel_rows,
+                                                            std::vector<parquet::StatsPredicate> prune) const {
   if (!table.in_memory() && pool == nullptr) return Status::Invalid("OpenSharedScan: pool is required");
   if (columns) {
     for (int c : *columns)
       if (c < 0 || c >= static_cast<int>(table.schema->fields.size()))
         return Status::Invalid("OpenSharedScan: no column " + std::to_string(c));
   }
-  return std::make_shared<SharedScan>(table, pool, std::move(columns), morsel_rows);
+  return std::make_shared<SharedScan>(table, pool, std::move(columns), morsel_rows, std::move(prune));
 }
 
 Status Catalog::RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
@@ -248,6 +311,20 @@ Status Catalog::RegisterPath(std::string_view name, const std::string& path, Mem
     return Status::Invalid("table '" + info.name + "' is already registered");
   }
   tables_.insert(it, std::move(info));
+  return Status::OK();
+}
+
+Status Catalog::RegisterFileTable(std::string_view name, TableInfo table) {
+  QUIVER_RETURN_NOT_OK(CheckName(name));
+  if (!table.file_source || !table.schema) return Status::Invalid("RegisterFileTable: not a file table");
+  table.name = FoldIdentifier(name);
+  std::lock_guard lock(mutex_);
+  auto it = std::lower_bound(tables_.begin(), tables_.end(), table.name,
+                             [](const TableInfo& t, const std::string& n) { return t.name < n; });
+  if (it != tables_.end() && it->name == table.name) {
+    return Status::Invalid("table '" + table.name + "' is already registered");
+  }
+  tables_.insert(it, std::move(table));
   return Status::OK();
 }
 
@@ -343,6 +420,10 @@ Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& ta
     return std::unique_ptr<RecordBatchStream>(std::make_unique<BatchVectorStream>(table.schema, table.batches));
   }
   if (pool == nullptr) return Status::Invalid("OpenScan: pool is required");
+  if (table.file_source) {
+    QUIVER_ASSIGN_OR_RETURN(auto shared, OpenSharedScan(table, pool, std::move(columns)));
+    return std::unique_ptr<RecordBatchStream>(std::make_unique<SharedScanStream>(std::move(shared)));
+  }
   return std::unique_ptr<RecordBatchStream>(
       std::make_unique<MultiPathStream>(table.schema, table.paths, pool, table.validation, std::move(columns)));
 }

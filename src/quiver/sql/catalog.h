@@ -27,9 +27,12 @@
 #include "quiver/columnar/array_data.h"
 #include "quiver/columnar/record_batch_stream.h"
 #include "quiver/columnar/validate.h"
+#include "quiver/formats/parquet/row_group_filter.h"
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::sql {
+
+class FileTableSource;  // file_scan.h
 
 /// What a table is made of and what it holds. Immutable once registered.
 struct TableInfo {
@@ -43,7 +46,10 @@ struct TableInfo {
   ValidationLevel validation = ValidationLevel::kFull;
   /// In-memory tables: the batches (shared, immutable). Empty for paths.
   std::vector<RecordBatchPtr> batches;
-  bool in_memory() const { return paths.empty(); }
+  /// Parquet file tables (file_tables.h): the files, scanned in place a
+  /// row group at a time (file_scan.h); `paths` and `batches` are empty.
+  std::shared_ptr<const FileTableSource> file_source;
+  bool in_memory() const { return paths.empty() && !file_source; }
 };
 
 /// One column of one table (GetColumns).
@@ -66,7 +72,10 @@ struct ColumnInfo {
 /// Thread safety: Next() is thread-safe. The batches keep their data alive.
 class SharedScan {
  public:
-  SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns, int64_t morsel_rows);
+  /// `prune`: conjuncts over table columns whose statistics let a file
+  /// table skip row groups (ignored by other tables).
+  SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns, int64_t morsel_rows,
+             std::vector<parquet::StatsPredicate> prune = {});
   ~SharedScan();
   /// `sequence` (optional) receives the batch's number in hand-out order
   /// (0, 1, ...), or at the end the number of batches handed out.
@@ -74,6 +83,7 @@ class SharedScan {
   const SchemaPtr& schema() const { return schema_; }
 
  private:
+  Result<RecordBatchPtr> NextUnit(int64_t* sequence);  // file tables
   SchemaPtr schema_;
   ValidationLevel validation_;
   std::optional<std::vector<int>> columns_;
@@ -85,6 +95,8 @@ class SharedScan {
   int64_t next_row_ = 0;
   int64_t handed_out_ = 0;
   std::unique_ptr<RecordBatchStream> files_;  // path tables (a MultiPathStream)
+  struct FileUnits;
+  std::unique_ptr<FileUnits> file_units_;  // Parquet file tables
 };
 
 class Catalog {
@@ -109,6 +121,11 @@ class Catalog {
   /// schemas; the reader's errors (IOError, Invalid) with the path in front.
   Status RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
                       ValidationLevel validation = ValidationLevel::kFull);
+
+  /// Registers a Parquet file table (file_tables.h OpenFileTable: its
+  /// file_source set) as table `name`; its files are read by each scan.
+  /// Errors: Invalid as above, or for a TableInfo without file_source.
+  Status RegisterFileTable(std::string_view name, TableInfo table);
 
   /// Registers batches held in memory as table `name` (they are shared, not
   /// copied; each must have `schema`'s shape). Errors: Invalid as above, or
@@ -151,12 +168,13 @@ class Catalog {
 
   /// The same batches as OpenScan, for several threads at once (see
   /// SharedScan). `morsel_rows` (> 0; default 64 Ki) bounds the rows of the
-  /// slices in-memory batches are handed out in. Errors: Invalid for a
-  /// column index outside the schema or a missing pool (path tables); the
-  /// reader's errors come from Next().
+  /// slices in-memory batches are handed out in. `prune`: as SharedScan.
+  /// Errors: Invalid for a column index outside the schema or a missing
+  /// pool (file tables); the reader's errors come from Next().
   Result<std::shared_ptr<SharedScan>> OpenSharedScan(const TableInfo& table, MemoryPool* pool,
                                                      std::optional<std::vector<int>> columns = std::nullopt,
-                                                     int64_t morsel_rows = 64 * 1024) const;
+                                                     int64_t morsel_rows = 64 * 1024,
+                                                     std::vector<parquet::StatsPredicate> prune = {}) const;
 
  private:
   mutable std::mutex mutex_;

@@ -10,6 +10,7 @@
 
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
+#include "quiver/sql/file_scan.h"
 
 namespace quiver::sql {
 
@@ -56,32 +57,6 @@ bool IsInteger(const std::string& s) {
   return !s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// A column of `rows` copies of `value` (BIGINT or VARCHAR).
-Result<ArrayDataPtr> ConstantColumn(const DataTypePtr& type, const std::string& value, int64_t rows, MemoryPool* pool) {
-  auto a = std::make_shared<ArrayData>();
-  a->type = type;
-  a->length = rows;
-  if (type->id == TypeId::kInt64) {
-    int64_t v = 0;
-    std::from_chars(value.data(), value.data() + value.size(), v);
-    QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, rows * 8));
-    auto* p = reinterpret_cast<int64_t*>(data->mutable_data());
-    std::fill(p, p + rows, v);
-    a->buffers = {nullptr, std::move(data)};
-    return ArrayDataPtr(a);
-  }
-  const int64_t bytes = rows * static_cast<int64_t>(value.size());
-  if (bytes > INT32_MAX) return Status::Invalid("partition value '" + value + "' repeated past 2 GiB in one batch");
-  QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (rows + 1) * 4));
-  QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, std::max<int64_t>(bytes, 1)));
-  auto* o = reinterpret_cast<int32_t*>(offsets->mutable_data());
-  uint8_t* d = data->mutable_data();
-  for (int64_t i = 0; i <= rows; ++i) o[i] = static_cast<int32_t>(i * static_cast<int64_t>(value.size()));
-  for (int64_t i = 0; i < rows; ++i) std::memcpy(d + i * value.size(), value.data(), value.size());
-  a->buffers = {nullptr, std::move(offsets), std::move(data)};
-  return ArrayDataPtr(a);
-}
-
 struct FileBatches {
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
@@ -104,6 +79,56 @@ bool SameColumns(const Schema& a, const Schema& b, size_t n) {
     if (a.fields[i]->name != b.fields[i]->name || !a.fields[i]->type->Equals(*b.fields[i]->type)) return false;
   }
   return true;
+}
+
+// The streaming table of Parquet files `files` (those of `kept`; parts
+// and keys as LoadFileTable found them): only the footers are read here.
+Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<std::string>& files,
+                                   const std::vector<std::vector<std::pair<std::string, std::string>>>& parts,
+                                   const std::vector<size_t>& kept, const std::vector<std::string>& keys,
+                                   const std::vector<DataTypePtr>& key_types, MemoryPool* pool) {
+  std::vector<FileTableSource::File> opened;
+  std::shared_ptr<Schema> schema;
+  std::vector<size_t> key_added;  // keys that become columns
+  size_t num_file_fields = 0;
+  // Every file pruned: the schema still comes from the first file.
+  const std::vector<size_t> order = kept.empty() ? std::vector<size_t>{0} : kept;
+  for (size_t f : order) {
+    QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(files[f]));
+    QUIVER_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(source), pool));
+    const Schema& fs = *reader->schema();
+    if (!schema) {
+      schema = std::make_shared<Schema>();
+      for (const auto& field : fs.fields) {
+        auto copy = std::make_shared<Field>(*field);
+        copy->nullable = true;
+        schema->fields.push_back(copy);
+      }
+      num_file_fields = schema->fields.size();
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (fs.FieldIndex(keys[k]) >= 0) continue;
+        auto field = std::make_shared<Field>();
+        field->name = keys[k];
+        field->type = key_types[k];
+        schema->fields.push_back(field);
+        key_added.push_back(k);
+      }
+    } else if (!SameColumns(fs, *schema, num_file_fields)) {
+      return Status::Invalid("'" + files[f] + "' has other columns than '" + files[order[0]] + "': " + fs.ToString());
+    }
+    FileTableSource::File file;
+    file.reader = std::move(reader);
+    for (size_t k : key_added) file.partition_values.push_back(parts[f][k].second);
+    opened.push_back(std::move(file));
+  }
+  if (kept.empty()) opened.clear();
+  QUIVER_ASSIGN_OR_RETURN(auto source, FileTableSource::Make(schema, num_file_fields, std::move(opened)));
+  TableInfo info;
+  info.name = name;
+  info.schema = schema;
+  info.num_rows = source->num_rows();
+  info.file_source = std::move(source);
+  return info;
 }
 
 }  // namespace
@@ -200,6 +225,12 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
       if (!IsInteger(parts[f][k].second)) key_types[k] = utf8();
     }
   }
+  bool all_parquet = true;
+  for (size_t f : kept.empty() ? std::vector<size_t>{0} : kept) {
+    QUIVER_ASSIGN_OR_RETURN(FileFormat format, FormatOf(files[f], options.format));
+    all_parquet = all_parquet && format == FileFormat::kParquet;
+  }
+  if (all_parquet) return OpenParquetTable(name, files, parts, kept, keys, key_types, pool);
   TableInfo info;
   info.name = name;
   std::shared_ptr<Schema> schema;
@@ -233,7 +264,7 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
       batch->num_rows = b->num_rows;
       batch->columns = b->columns;
       for (int k : key_added) {
-        QUIVER_ASSIGN_OR_RETURN(auto col, ConstantColumn(key_types[k], parts[f][k].second, b->num_rows, pool));
+        QUIVER_ASSIGN_OR_RETURN(auto col, PartitionColumn(key_types[k], parts[f][k].second, b->num_rows, pool));
         batch->columns.push_back(std::move(col));
       }
       info.num_rows += b->num_rows;

@@ -18,10 +18,13 @@
 // keys in the same order. A key that is also a column of the files is left
 // to the files.
 //
-// The files are read whole into memory at planning time (charged to the
-// pool given: the statement's scan pool), as `quiver sql --table` loads
-// Parquet and CSV. Partition filters (FileTableOptions::partition_values)
-// skip the files of other partitions before any of their bytes are read.
+// Parquet files are opened and only their footers read (with the pool
+// given, released at once): the table is a FileTableSource (file_scan.h)
+// that each statement's scan reads a row group at a time. CSV files (and a
+// mix of formats) are read whole into memory at planning time, charged to
+// the pool given (the statement's scan pool). Partition filters
+// (FileTableOptions::partition_values) skip the files of other partitions
+// before any of their bytes are read.
 //
 // Errors: KeyError with SQLSTATE 42P01 naming the path when nothing exists
 // there or no file matches; Invalid for a file of unknown format, differing
@@ -75,8 +78,10 @@ bool LooksLikeFilePath(std::string_view name);
 Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format);
 
 /// The table `patterns` (one or more, their files concatenated in order)
-/// make, read into `pool` memory: an in-memory TableInfo named `name`.
-/// Errors: as above.
+/// make, named `name`: for Parquet files a TableInfo with file_source set
+/// (footers read), else an in-memory TableInfo read into `pool` memory.
+/// Errors: as above (a file's footer errors at once; its data's when a
+/// statement reads it).
 Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::string>& patterns,
                                 const FileTableOptions& options, MemoryPool* pool);
 

@@ -96,6 +96,8 @@ Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool
     return Status::Invalid("column chunk at byte " + std::to_string(start) + " of " + std::to_string(length) +
                            " bytes outside the file of " + std::to_string(source_->size()) + " bytes");
   }
+  column_chunks_read_.fetch_add(1, std::memory_order_relaxed);
+  bytes_read_.fetch_add(length, std::memory_order_relaxed);
   QUIVER_ASSIGN_OR_RETURN(auto bytes, source_->ReadAt(start, length, pool));
   return ReadFlatColumnChunk(node, m, std::move(bytes), rg.num_rows, schema_.fields[field]->type, pool);
 }

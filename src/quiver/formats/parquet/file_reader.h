@@ -15,6 +15,7 @@
 // uses the pool it is given).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -58,6 +59,15 @@ class FileReader {
   /// The schema of a projection (the fields `columns`, as ReadRowGroup).
   Result<SchemaPtr> ProjectedSchema(const std::vector<int>& columns) const;
 
+  /// Column chunks ReadRowGroup has read (and decoded, or failed to) since
+  /// Open, and the bytes of them read from the source (compressed, page
+  /// headers included; the footer not counted). Thread-safe (relaxed
+  /// counters: exact once the reads they count have returned).
+  int64_t column_chunks_read() const { return column_chunks_read_.load(std::memory_order_relaxed); }
+  int64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
+  /// The source the reader reads (its name() names the file in errors).
+  const formats::RandomAccessSource& source() const { return *source_; }
+
  private:
   FileReader() = default;
   Result<ArrayDataPtr> ReadColumn(int row_group, int field, MemoryPool* pool) const;
@@ -66,6 +76,8 @@ class FileReader {
   FileMetaData metadata_;
   ParquetSchema schema_;
   int64_t num_rows_ = 0;
+  mutable std::atomic<int64_t> column_chunks_read_{0};
+  mutable std::atomic<int64_t> bytes_read_{0};
 };
 
 /// Opens the local file `path` and reads every row group (all columns),

@@ -118,8 +118,12 @@ Status NameOperator(const Status& st, const char* op);
 /// dictionary's entries (verdicts cached per dictionary, shared by the
 /// instances) and selects rows by index before they are decoded.
 /// Parallel: instances take the table's batches from one SharedScan.
+/// Parquet file tables skip the row groups whose statistics exclude
+/// `filters` or `prune_only` (predicates bound like `filters` that an
+/// operator above evaluates; the scan only prunes with them).
 NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
-                     std::vector<ExprPtr> filters, std::vector<int> keep = {}, SchemaPtr out_schema = nullptr);
+                     std::vector<ExprPtr> filters, std::vector<int> keep = {}, SchemaPtr out_schema = nullptr,
+                     std::vector<ExprPtr> prune_only = {});
 /// Parallel when its child is.
 NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate);
 /// Evaluates `exprs` (bound to the child's positions) into the output

@@ -9,6 +9,7 @@
 #include "quiver/columnar/take.h"
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/pipeline.h"
+#include "quiver/sql/execution/scan_pruning.h"
 
 namespace quiver::sql {
 
@@ -373,7 +374,7 @@ class SingleRowOp : public RecordBatchStream {
 class ScanNode : public PhysicalNode {
  public:
   ScanNode(ExecContext* ctx, TableInfo table, std::vector<int> columns, SchemaPtr schema, std::vector<ExprPtr> filters,
-           std::vector<int> keep, SchemaPtr out_schema)
+           std::vector<int> keep, SchemaPtr out_schema, std::vector<ExprPtr> prune_only)
       : PhysicalNode(ctx, keep.empty() ? schema : out_schema),
         table_(std::move(table)),
         columns_(std::move(columns)),
@@ -381,6 +382,10 @@ class ScanNode : public PhysicalNode {
         keep_(std::move(keep)),
         out_schema_(std::move(out_schema)) {
     if (!filters.empty()) filter_ = DictionaryFilter::Make(filters, scan_schema_);
+    if (table_.file_source) {
+      prune_only.insert(prune_only.end(), filters.begin(), filters.end());
+      prune_ = PruningPredicates(prune_only, columns_, *table_.schema);
+    }
   }
   bool parallel() const override { return true; }
   Result<OperatorPtr> Instantiate() override {
@@ -396,7 +401,7 @@ class ScanNode : public PhysicalNode {
 
  protected:
   Status DoPrepare() override {
-    auto r = ctx_->catalog->OpenSharedScan(table_, ctx_->scan_pool.get(), columns_);
+    auto r = ctx_->catalog->OpenSharedScan(table_, ctx_->scan_pool.get(), columns_, 64 * 1024, prune_);
     if (!r.ok()) return NameOperator(r.status(), "scan");
     source_ = std::move(*r);
     return Status::OK();
@@ -408,7 +413,8 @@ class ScanNode : public PhysicalNode {
   SchemaPtr scan_schema_;
   std::vector<int> keep_;
   SchemaPtr out_schema_;
-  std::shared_ptr<DictionaryFilter> filter_;  // null: no filter
+  std::shared_ptr<DictionaryFilter> filter_;    // null: no filter
+  std::vector<parquet::StatsPredicate> prune_;  // file tables: row groups the filters exclude
   std::shared_ptr<SharedScan> source_;
 };
 
@@ -493,9 +499,10 @@ class SingleRowNode : public PhysicalNode {
 }  // namespace
 
 NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
-                     std::vector<ExprPtr> filters, std::vector<int> keep, SchemaPtr out_schema) {
+                     std::vector<ExprPtr> filters, std::vector<int> keep, SchemaPtr out_schema,
+                     std::vector<ExprPtr> prune_only) {
   return std::make_shared<ScanNode>(ctx, std::move(table), std::move(table_columns), std::move(schema),
-                                    std::move(filters), std::move(keep), std::move(out_schema));
+                                    std::move(filters), std::move(keep), std::move(out_schema), std::move(prune_only));
 }
 NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate) {
   return std::make_shared<FilterNode>(ctx, std::move(child), std::move(predicate));

@@ -298,12 +298,16 @@ struct InSet {
   std::unordered_set<double> reals;
   std::unordered_set<std::string> strings;
   bool has_null = false;
+  std::vector<Value> items;  // as given (InSetItems)
 };
 
 }  // namespace
 
+const std::vector<Value>& InSetItems(const void* aux) { return static_cast<const InSet*>(aux)->items; }
+
 std::shared_ptr<const void> MakeInSet(const DataTypePtr& probe_type, const std::vector<Value>& items) {
   auto set = std::make_shared<InSet>();
+  set->items = items;
   const TypeClass pc = ClassOf(*probe_type);
   bool any_float = pc == TypeClass::kFloat;
   int scale = ScaleOf(*probe_type);

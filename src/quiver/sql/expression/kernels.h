@@ -57,6 +57,9 @@ inline int Utf8CharBytes(unsigned char lead) {
 Result<Value> CastValue(const Value& v, const DataTypePtr& to);
 /// The hashed item set of a constant IN list (Expr::aux), built by the binder.
 std::shared_ptr<const void> MakeInSet(const DataTypePtr& probe_type, const std::vector<Value>& items);
+/// The items a set of MakeInSet was built from, as given (NULLs included).
+/// `aux`: an Expr::aux of a constant IN list. Valid while `aux` lives.
+const std::vector<Value>& InSetItems(const void* aux);
 /// Picks, for each row r, row index[r] of results[branch[r]] (CASE: each
 /// branch evaluated over the rows that take it). Every result has `type`
 /// (or is an untyped NULL constant).

@@ -154,7 +154,8 @@ class Builder {
         if (deferred_filter != nullptr) {
           // The aggregate above evaluates the filters (all columns kept).
           if (!filters.empty()) *deferred_filter = MakeAnd(filters);
-          return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), {});
+          return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), {}, {}, nullptr,
+                              std::move(filters));
         }
         // Columns only the scan's own filters read are dropped once they
         // have filtered, before the passing rows are gathered (a join above

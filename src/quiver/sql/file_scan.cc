@@ -1,0 +1,141 @@
+// quiver/sql/file_scan.cc — see file_scan.h.
+#include "quiver/sql/file_scan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace quiver::sql {
+
+Result<ArrayDataPtr> PartitionColumn(const DataTypePtr& type, const std::string& value, int64_t rows,
+                                     MemoryPool* pool) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = type;
+  a->length = rows;
+  if (type->id == TypeId::kInt64) {
+    int64_t v = 0;
+    std::from_chars(value.data(), value.data() + value.size(), v);
+    QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, rows * 8));
+    auto* p = reinterpret_cast<int64_t*>(data->mutable_data());
+    std::fill(p, p + rows, v);
+    a->buffers = {nullptr, std::move(data)};
+    return ArrayDataPtr(a);
+  }
+  const int64_t bytes = rows * static_cast<int64_t>(value.size());
+  if (bytes > INT32_MAX) return Status::Invalid("partition value '" + value + "' repeated past 2 GiB in one batch");
+  QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (rows + 1) * 4));
+  QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, std::max<int64_t>(bytes, 1)));
+  auto* o = reinterpret_cast<int32_t*>(offsets->mutable_data());
+  uint8_t* d = data->mutable_data();
+  for (int64_t i = 0; i <= rows; ++i) o[i] = static_cast<int32_t>(i * static_cast<int64_t>(value.size()));
+  for (int64_t i = 0; i < rows; ++i) std::memcpy(d + i * value.size(), value.data(), value.size());
+  a->buffers = {nullptr, std::move(offsets), std::move(data)};
+  return ArrayDataPtr(a);
+}
+
+Result<std::shared_ptr<FileTableSource>> FileTableSource::Make(SchemaPtr schema, size_t num_file_fields,
+                                                               std::vector<File> files) {
+  if (num_file_fields > schema->fields.size()) {
+    return Status::Invalid("file table: " + std::to_string(num_file_fields) + " file columns in a schema of " +
+                           std::to_string(schema->fields.size()));
+  }
+  std::shared_ptr<FileTableSource> s(new FileTableSource());
+  const size_t keys = schema->fields.size() - num_file_fields;
+  for (size_t f = 0; f < files.size(); ++f) {
+    const parquet::FileReader& r = *files[f].reader;
+    if (files[f].partition_values.size() != keys) {
+      return Status::Invalid(r.source().name() + ": " + std::to_string(files[f].partition_values.size()) +
+                             " partition values for " + std::to_string(keys) + " partition columns");
+    }
+    if (r.schema()->fields.size() < num_file_fields) {
+      return Status::Invalid(r.source().name() + ": " + std::to_string(r.schema()->fields.size()) +
+                             " columns, the table " + std::to_string(num_file_fields));
+    }
+    for (int g = 0; g < r.num_row_groups(); ++g) {
+      const int64_t rows = r.metadata().row_groups[static_cast<size_t>(g)].num_rows;
+      if (rows == 0) continue;
+      s->units_.push_back(Unit{static_cast<int>(f), g, rows});
+    }
+    if (__builtin_add_overflow(s->num_rows_, r.num_rows(), &s->num_rows_)) {
+      return Status::Invalid(r.source().name() + ": the files' row counts overflow");
+    }
+  }
+  s->schema_ = std::move(schema);
+  s->num_file_fields_ = num_file_fields;
+  s->files_ = std::move(files);
+  return s;
+}
+
+std::vector<std::string> FileTableSource::paths() const {
+  std::vector<std::string> out;
+  for (const auto& f : files_) out.push_back(f.reader->source().name());
+  return out;
+}
+
+std::vector<FileTableSource::Unit> FileTableSource::Units(std::span<const parquet::StatsPredicate> prune) const {
+  std::vector<parquet::StatsPredicate> own;
+  for (const auto& p : prune) {
+    if (p.field >= 0 && static_cast<size_t>(p.field) < num_file_fields_) own.push_back(p);
+  }
+  if (own.empty()) return units_;
+  std::vector<Unit> out;
+  for (const Unit& u : units_) {
+    if (parquet::RowGroupMayMatch(*files_[static_cast<size_t>(u.file)].reader, u.row_group, own)) out.push_back(u);
+  }
+  row_groups_pruned_.fetch_add(static_cast<int64_t>(units_.size() - out.size()), std::memory_order_relaxed);
+  return out;
+}
+
+Result<RecordBatchPtr> FileTableSource::ReadUnit(const Unit& unit, const std::vector<int>& columns,
+                                                 MemoryPool* pool) const {
+  if (unit.file < 0 || static_cast<size_t>(unit.file) >= files_.size()) {
+    return Status::Invalid("file table: no file " + std::to_string(unit.file));
+  }
+  const File& file = files_[static_cast<size_t>(unit.file)];
+  const size_t width = schema_->fields.size();
+  std::vector<int> file_columns;
+  for (int c : columns) {
+    if (c < 0 || static_cast<size_t>(c) >= width) {
+      return Status::Invalid("file table: no column " + std::to_string(c));
+    }
+    if (static_cast<size_t>(c) < num_file_fields_) file_columns.push_back(c);
+  }
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = schema_;
+  batch->num_rows = unit.num_rows;
+  batch->columns.resize(width);
+  if (!file_columns.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(auto read, file.reader->ReadRowGroup(unit.row_group, file_columns, pool));
+    if (read->num_rows != unit.num_rows || read->columns.size() != file_columns.size()) {
+      return Status::Invalid(file.reader->source().name() + ": row group " + std::to_string(unit.row_group) +
+                             " read as " + std::to_string(read->num_rows) + " rows, the footer says " +
+                             std::to_string(unit.num_rows));
+    }
+    for (size_t i = 0; i < file_columns.size(); ++i) {
+      batch->columns[static_cast<size_t>(file_columns[i])] = std::move(read->columns[i]);
+    }
+  }
+  for (int c : columns) {
+    const size_t k = static_cast<size_t>(c);
+    if (k < num_file_fields_) continue;
+    QUIVER_ASSIGN_OR_RETURN(batch->columns[k], PartitionColumn(schema_->fields[k]->type,
+                                                                file.partition_values[k - num_file_fields_],
+                                                                unit.num_rows, pool));
+  }
+  row_groups_read_.fetch_add(1, std::memory_order_relaxed);
+  return RecordBatchPtr(batch);
+}
+
+int64_t FileTableSource::column_chunks_read() const {
+  int64_t n = 0;
+  for (const auto& f : files_) n += f.reader->column_chunks_read();
+  return n;
+}
+
+int64_t FileTableSource::bytes_read() const {
+  int64_t n = 0;
+  for (const auto& f : files_) n += f.reader->bytes_read();
+  return n;
+}
+
+}  // namespace quiver::sql

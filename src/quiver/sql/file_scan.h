@@ -1,0 +1,108 @@
+// quiver/sql/file_scan.h — a table of Parquet files scanned in place
+// (issue 36 section 1 "Scans"): at planning only the footers are read
+// (schema, row counts, column-chunk statistics); at execution the scan
+// takes the row groups of the files as its units (morsels), each read with
+// only the columns the statement reads and decoded into the statement's
+// scan pool, after the row groups whose statistics exclude the scan's
+// filter are pruned (parquet/row_group_filter.h).
+//
+// The table's columns are the files' fields (every file has the first
+// one's), then the hive partition columns the files do not have (one
+// constant value per file, BIGINT or VARCHAR; see file_tables.h).
+//
+// Ownership: the source owns the opened files (their footers; a file is
+// read again, by pread(2), for every unit). Thread safety: immutable after
+// Make except the counters; ReadUnit and Units may be called from several
+// threads at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "quiver/base/result.h"
+#include "quiver/columnar/array_data.h"
+#include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/parquet/row_group_filter.h"
+#include "quiver/memory/memory_pool.h"
+
+namespace quiver::sql {
+
+class FileTableSource {
+ public:
+  /// One opened file: its reader and the values (as written in the
+  /// folder names) of the partition columns the table adds after the
+  /// files' fields, in order.
+  struct File {
+    std::unique_ptr<parquet::FileReader> reader;
+    std::vector<std::string> partition_values;
+  };
+  /// A unit of work: row group `row_group` of file `file`.
+  struct Unit {
+    int file = 0;
+    int row_group = 0;
+    int64_t num_rows = 0;
+  };
+
+  /// `schema`: the table (the files' fields first, `num_file_fields` of
+  /// them, then the partition columns, BIGINT or VARCHAR). Every file's
+  /// schema must have those first fields (the caller checks names and
+  /// types). Errors: Invalid when a file's partition values do not match
+  /// the partition columns in number.
+  static Result<std::shared_ptr<FileTableSource>> Make(SchemaPtr schema, size_t num_file_fields,
+                                                       std::vector<File> files);
+
+  const SchemaPtr& schema() const { return schema_; }
+  /// Rows of every file (their footers' row groups).
+  int64_t num_rows() const { return num_rows_; }
+  /// Row groups of every file, with rows.
+  int64_t num_row_groups() const { return static_cast<int64_t>(units_.size()); }
+  /// The files' paths, in scan order.
+  std::vector<std::string> paths() const;
+
+  /// The units a scan reads, in file and row-group order: every row group
+  /// with rows whose statistics do not exclude the conjunction `prune`
+  /// (fields: table column indices; predicates on partition columns are
+  /// ignored). Adds the row groups left out to row_groups_pruned().
+  std::vector<Unit> Units(std::span<const parquet::StatsPredicate> prune) const;
+
+  /// Reads `unit` with the table columns `columns` (indices into schema()):
+  /// a batch of schema()'s width and the unit's rows whose listed columns
+  /// hold the data (file columns as decoded, partition columns constant)
+  /// and whose other columns are null pointers (the caller reads only the
+  /// columns it asked for). Buffers come from `pool`. Errors: the reader's
+  /// (naming the file, row group, column and page); Invalid for a column
+  /// index outside the schema; OutOfMemory.
+  Result<RecordBatchPtr> ReadUnit(const Unit& unit, const std::vector<int>& columns, MemoryPool* pool) const;
+
+  /// Counters since Make, over every scan of this source (relaxed: exact
+  /// once the scans have finished): row groups read by ReadUnit, row
+  /// groups left out by Units, and the column chunks and their bytes the
+  /// readers have read.
+  int64_t row_groups_read() const { return row_groups_read_.load(std::memory_order_relaxed); }
+  int64_t row_groups_pruned() const { return row_groups_pruned_.load(std::memory_order_relaxed); }
+  int64_t column_chunks_read() const;
+  int64_t bytes_read() const;
+
+ private:
+  FileTableSource() = default;
+  SchemaPtr schema_;
+  size_t num_file_fields_ = 0;
+  std::vector<File> files_;
+  std::vector<Unit> units_;  // every row group with rows
+  int64_t num_rows_ = 0;
+  mutable std::atomic<int64_t> row_groups_read_{0};
+  mutable std::atomic<int64_t> row_groups_pruned_{0};
+};
+
+/// A column of `rows` copies of `value` (a partition folder's value):
+/// `type` BIGINT (int64; `value` must be an integer) or VARCHAR (utf8),
+/// buffers from `pool`. Errors: Invalid when the strings would pass 2 GiB;
+/// OutOfMemory.
+Result<ArrayDataPtr> PartitionColumn(const DataTypePtr& type, const std::string& value, int64_t rows,
+                                     MemoryPool* pool);
+
+}  // namespace quiver::sql
