@@ -118,9 +118,9 @@ Result<RecordBatchPtr> FileTableSource::ReadUnit(const Unit& unit, const std::ve
   for (int c : columns) {
     const size_t k = static_cast<size_t>(c);
     if (k < num_file_fields_) continue;
-    QUIVER_ASSIGN_OR_RETURN(batch->columns[k], PartitionColumn(schema_->fields[k]->type,
-                                                                file.partition_values[k - num_file_fields_],
-                                                                unit.num_rows, pool));
+    QUIVER_ASSIGN_OR_RETURN(
+        batch->columns[k],
+        PartitionColumn(schema_->fields[k]->type, file.partition_values[k - num_file_fields_], unit.num_rows, pool));
   }
   row_groups_read_.fetch_add(1, std::memory_order_relaxed);
   return RecordBatchPtr(batch);

@@ -102,7 +102,6 @@ class FileTableSource {
 /// `type` BIGINT (int64; `value` must be an integer) or VARCHAR (utf8),
 /// buffers from `pool`. Errors: Invalid when the strings would pass 2 GiB;
 /// OutOfMemory.
-Result<ArrayDataPtr> PartitionColumn(const DataTypePtr& type, const std::string& value, int64_t rows,
-                                     MemoryPool* pool);
+Result<ArrayDataPtr> PartitionColumn(const DataTypePtr& type, const std::string& value, int64_t rows, MemoryPool* pool);
 
 }  // namespace quiver::sql

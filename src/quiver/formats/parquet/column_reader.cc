@@ -70,6 +70,13 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
   const int max_def = leaf.max_def;
   GrowBuffer values(pool), offsets(pool), data(pool), validity(pool);
   int64_t rows = 0, nulls = 0;
+  if (width > 0 && num_rows > 0) {
+    // The values of the rows the footer claims, up to 16 MiB at first
+    // (more only as decoded pages need it): no regrowth for common chunks.
+    constexpr int64_t kFirstReserveBytes = int64_t{16} << 20;
+    QUIVER_RETURN_NOT_OK(
+        values.Reserve(num_rows <= kFirstReserveBytes / width ? num_rows * width : kFirstReserveBytes));
+  }
   if (binary) {
     QUIVER_RETURN_NOT_OK(offsets.Reserve(4));
     StoreLE<int32_t>(offsets.data(), 0);
@@ -272,6 +279,16 @@ Result<ArrayDataPtr> ToArrow(Physical p, int32_t ptype, int width, const DataTyp
       const int w = type->bit_width / 8;
       QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, n * w));
       uint8_t* dst = buf->mutable_data();
+      if (w == 16 && (pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64)) {
+        // The common case, without a call per value: sign-extended words.
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t v =
+              pt == PhysicalType::kInt32 ? int64_t{LoadLE<int32_t>(src + i * 4)} : LoadLE<int64_t>(src + i * 8);
+          const int64_t words[2] = {v, v < 0 ? int64_t{-1} : int64_t{0}};
+          std::memcpy(dst + i * 16, words, 16);
+        }
+        return fixed(buf);
+      }
       for (int64_t i = 0; i < n; ++i) {
         uint8_t* o = dst + i * w;
         if (pt == PhysicalType::kInt32 || pt == PhysicalType::kInt64) {

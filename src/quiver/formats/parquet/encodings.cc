@@ -115,13 +115,28 @@ class DictDecoder final : public ValueDecoder {
     for (int64_t done = 0; done < n;) {
       const int64_t k = n - done < 256 ? n - done : 256;
       QUIVER_RETURN_NOT_OK(Indices(k, idx));
-      for (int64_t i = 0; i < k; ++i) {
-        std::memcpy(out + (done + i) * width_, dict_->fixed.data() + static_cast<size_t>(idx[i]) * width_,
-                    static_cast<size_t>(width_));
+      // Constant widths copy inline (a call per value otherwise).
+      if (width_ == 8) {
+        Gather<8>(idx, k, out + done * 8);
+      } else if (width_ == 4) {
+        Gather<4>(idx, k, out + done * 4);
+      } else {
+        for (int64_t i = 0; i < k; ++i) {
+          std::memcpy(out + (done + i) * width_, dict_->fixed.data() + static_cast<size_t>(idx[i]) * width_,
+                      static_cast<size_t>(width_));
+        }
       }
       done += k;
     }
     return Status::OK();
+  }
+
+  template <int kWidth>
+  void Gather(const uint32_t* idx, int64_t k, uint8_t* out) const {
+    const uint8_t* values = dict_->fixed.data();
+    for (int64_t i = 0; i < k; ++i) {
+      std::memcpy(out + i * kWidth, values + static_cast<size_t>(idx[i]) * kWidth, kWidth);
+    }
   }
 
   Status DecodeBinary(int64_t n, std::string_view* out) override {

@@ -38,10 +38,8 @@ std::optional<StatsValue> DecodeStat(int32_t type, const std::string& raw) {
       if (std::isnan(v)) return std::nullopt;
       return StatsValue::Double(v);
     }
-    case PhysicalType::kByteArray:
-      return StatsValue::Bytes(raw);
-    default:
-      return std::nullopt;
+    case PhysicalType::kByteArray: return StatsValue::Bytes(raw);
+    default: return std::nullopt;
   }
 }
 
@@ -49,8 +47,7 @@ std::optional<StatsValue> DecodeStat(int32_t type, const std::string& raw) {
 std::optional<int> Compare(const StatsValue& a, const StatsValue& b) {
   if (a.kind != b.kind) return std::nullopt;
   switch (a.kind) {
-    case StatsValue::Kind::kInt:
-      return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
+    case StatsValue::Kind::kInt: return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
     case StatsValue::Kind::kDouble:
       if (std::isnan(a.d) || std::isnan(b.d)) return std::nullopt;
       return a.d < b.d ? -1 : (a.d > b.d ? 1 : 0);
@@ -93,8 +90,7 @@ bool MayMatch(const SchemaElement& e, const ColumnMetaData& m, int64_t rows, con
   };
   const StatsValue& v = p.values[0];
   switch (p.op) {
-    case StatsPredicate::Op::kEq:
-      return in_range(v);
+    case StatsPredicate::Op::kEq: return in_range(v);
     case StatsPredicate::Op::kIn:
       for (const auto& w : p.values)
         if (in_range(w)) return true;
@@ -115,8 +111,7 @@ bool MayMatch(const SchemaElement& e, const ColumnMetaData& m, int64_t rows, con
       const auto c = Compare(*hi, v);
       return !c || *c >= 0;
     }
-    default:
-      return true;
+    default: return true;
   }
 }
 

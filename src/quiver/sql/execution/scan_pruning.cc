@@ -83,40 +83,28 @@ std::optional<StatsValue> Convert(const Value& v, const DataType& stored) {
     case TypeId::kUtf8:
       if (vt != TypeId::kUtf8) return std::nullopt;
       return StatsValue::Bytes(v.s);
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
 Op Flipped(Op op) {
   switch (op) {
-    case Op::kLt:
-      return Op::kGt;
-    case Op::kLe:
-      return Op::kGe;
-    case Op::kGt:
-      return Op::kLt;
-    case Op::kGe:
-      return Op::kLe;
-    default:
-      return op;
+    case Op::kLt: return Op::kGt;
+    case Op::kLe: return Op::kGe;
+    case Op::kGt: return Op::kLt;
+    case Op::kGe: return Op::kLe;
+    default: return op;
   }
 }
 
 std::optional<Op> CompareOp(Fn fn) {
   switch (fn) {
-    case Fn::kEq:
-      return Op::kEq;
-    case Fn::kLt:
-      return Op::kLt;
-    case Fn::kLe:
-      return Op::kLe;
-    case Fn::kGt:
-      return Op::kGt;
-    case Fn::kGe:
-      return Op::kGe;
-    default:
-      return std::nullopt;
+    case Fn::kEq: return Op::kEq;
+    case Fn::kLt: return Op::kLt;
+    case Fn::kLe: return Op::kLe;
+    case Fn::kGt: return Op::kGt;
+    case Fn::kGe: return Op::kGe;
+    default: return std::nullopt;
   }
 }
 

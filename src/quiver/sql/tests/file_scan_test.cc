@@ -36,9 +36,8 @@ class FileScanTest : public SqlTest {
     // 1,000 rows in 10 row groups of 100: a = row (sorted), b = 2 * row,
     // c = row % 7.
     path_ = (dir_ / "t.parquet").string();
-    WriteInt64Parquet(path_, {"a", "b", "c"}, 1000, 100, [](int64_t r, size_t c) {
-      return c == 0 ? r : (c == 1 ? 2 * r : r % 7);
-    });
+    WriteInt64Parquet(path_, {"a", "b", "c"}, 1000, 100,
+                      [](int64_t r, size_t c) { return c == 0 ? r : (c == 1 ? 2 * r : r % 7); });
   }
   void TearDown() override {
     std::error_code ec;
@@ -107,8 +106,7 @@ TEST_F(FileScanTest, RowGroupStatisticsPruneTheFilter) {
   EXPECT_EQ(src->row_groups_read(), 5);
   EXPECT_EQ(Query("SELECT a FROM pq WHERE a IN (5, 905, 5000) ORDER BY a"), (V{"5", "905"}));
   EXPECT_EQ(src->row_groups_read(), 7);
-  EXPECT_EQ(Query("SELECT c, count(*) FROM pq WHERE b > 1990 GROUP BY c ORDER BY c"),
-            (V{"2|1", "3|1", "4|1", "5|1"}));
+  EXPECT_EQ(Query("SELECT c, count(*) FROM pq WHERE b > 1990 GROUP BY c ORDER BY c"), (V{"2|1", "3|1", "4|1", "5|1"}));
   EXPECT_EQ(src->row_groups_read(), 8);
   // nothing can match: no row group read, the aggregate of no rows
   EXPECT_EQ(Query("SELECT count(*), sum(a) FROM pq WHERE a = 2000"), (V{"0|null"}));
