@@ -6,6 +6,7 @@
 // fuzz_vs_duckdb.mjs renders them. Only functions whose DuckDB semantics
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
+//   (groups: strings, dates, aggregates)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -42,6 +43,19 @@ const groups = {
     "SELECT date_trunc('month', x), count(*) FROM d GROUP BY 1",
     "SELECT x, last_day(x), last_day(t), make_date(year(x), month(x), 1), dayofyear(t) FROM d",
     "SELECT make_date(2024, 2, 29), make_date(1, 1, 1), last_day(DATE '2023-02-10')",
+  ],
+  // Aggregates where DuckDB's semantics are quiver's (count_if of no
+  // rows: Spark's 0, DuckDB's NULL; any_value of several values: any one).
+  aggregates: [
+    "CREATE TABLE a(g INTEGER, x DOUBLE, n BIGINT, d DECIMAL(10,2), s VARCHAR, b BOOLEAN)",
+    "INSERT INTO a VALUES (1, 1.5, 10, 1.25, 'p', true), (1, 2.5, 20, 2.50, 'q', false), (1, NULL, 30, NULL, NULL, NULL), (2, 4.0, -5, 3.75, 'r', true), (2, 8.0, 7, 0.10, 's', true), (2, 16.0, NULL, 9.99, 't', NULL), (3, NULL, NULL, NULL, NULL, NULL), (NULL, 3.0, 1, 1.00, 'u', false)",
+    "SELECT g, stddev(x), stddev_samp(n), stddev_pop(d), variance(x), var_samp(n), var_pop(d) FROM a GROUP BY g",
+    "SELECT stddev(x), stddev_pop(n), variance(d), var_pop(x), var_samp(DISTINCT n), stddev_samp(DISTINCT d) FROM a",
+    "SELECT stddev(x), var_pop(n), var_samp(d) FROM a WHERE x > 100",
+    "SELECT g, count_if(b), bool_and(b), bool_or(b), bool_and(x > 2), count_if(x > 2) FROM a WHERE g < 3 GROUP BY g",
+    "SELECT bool_and(b), bool_or(b), count_if(b), bool_or(NOT b) FROM a",
+    "SELECT g, any_value(g * 2), first(g), last(g), first(s), last(s) FROM a WHERE g <> 1 GROUP BY g",
+    "SELECT g, count(*) FROM a GROUP BY g HAVING stddev(x) > 1 OR var_pop(n) < 50",
   ],
 };
 

@@ -439,68 +439,7 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   for (auto& n : f["funcname"]) name = FoldIdentifier(StringOf(n));
   if (f.contains("over")) return BindWindowCall(node, ctx);
   if (name == "grouping_id" || name == "grouping") return BindGroupingFunc(node, ctx);
-  static const std::pair<const char*, AggFn> kAggs[] = {
-      {"count", AggFn::kCount}, {"sum", AggFn::kSum}, {"avg", AggFn::kAvg}, {"min", AggFn::kMin}, {"max", AggFn::kMax}};
-  for (const auto& [agg_name, agg_fn] : kAggs) {
-    if (name != agg_name) continue;
-    if (!ctx->aggs) return Error("aggregate function " + name + "() is not allowed in " + ctx->clause, location);
-    if (ctx->in_aggregate) return Error("aggregate function calls cannot be nested", location);
-    if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on an aggregate", location);
-    if (f.contains("agg_order")) return Unsupported("ORDER BY inside an aggregate", location);
-    AggregateCall call;
-    call.fn = agg_fn;
-    call.distinct = f.value("agg_distinct", false);
-    if (f.value("agg_star", false)) {
-      if (agg_fn != AggFn::kCount) return Error(name + "(*) is not an aggregate", location);
-      call.fn = AggFn::kCountStar;
-      call.type = int64();
-    } else {
-      if (!f.contains("args") || f["args"].size() != 1) return Error(name + "() takes one argument", location);
-      ExprContext inner = *ctx;
-      inner.in_aggregate = true;
-      inner.query = nullptr;
-      QUIVER_ASSIGN_OR_RETURN(call.arg, BindExpr(f["args"][0], &inner));
-      const TypeClass c = ClassOf(*call.arg->type);
-      switch (agg_fn) {
-        case AggFn::kCount: call.type = int64(); break;
-        case AggFn::kSum:
-          if (c == TypeClass::kInt && call.arg->type->id == TypeId::kInt64) {
-            // PostgreSQL's sum(int8) is numeric: a sum past 2^63 is exact,
-            // not an overflow. Summed as DECIMAL(19,0) into DECIMAL(38,0).
-            QUIVER_ASSIGN_OR_RETURN(call.arg, CastTo(call.arg, Decimal(19, 0)));
-            call.type = Decimal(38, 0);
-          } else if (c == TypeClass::kInt)
-            call.type = int64();
-          else if (c == TypeClass::kDecimal)
-            call.type = Decimal(38, call.arg->type->scale);
-          else if (c == TypeClass::kFloat)
-            call.type = float64();
-          else if (c == TypeClass::kNull)
-            call.type = int64();
-          else
-            return Error("sum() cannot take " + SqlTypeName(*call.arg->type), location);
-          break;
-        case AggFn::kAvg:
-          if (!IsNumericClass(c) && c != TypeClass::kNull)
-            return Error("avg() cannot take " + SqlTypeName(*call.arg->type), location);
-          call.type = float64();
-          break;
-        default:
-          if (c == TypeClass::kOther) return Error(name + "() cannot take " + SqlTypeName(*call.arg->type), location);
-          call.type = c == TypeClass::kNull ? int64() : call.arg->type;
-          break;
-      }
-    }
-    // The same aggregate twice is computed once.
-    for (const auto& existing : *ctx->aggs) {
-      if (existing.fn == call.fn && existing.distinct == call.distinct &&
-          ((!existing.arg && !call.arg) || (existing.arg && call.arg && ExprEquals(*existing.arg, *call.arg))))
-        return Expr::Column(existing.output_id, existing.type, location);
-    }
-    call.output_id = NewId();
-    ctx->aggs->push_back(call);
-    return Expr::Column(call.output_id, call.type, location);
-  }
+  if (IsAggregateName(name)) return BindAggregateCall(node, name, ctx);
   std::vector<ExprPtr> args;
   if (f.contains("args")) {
     for (auto& a : f["args"]) {

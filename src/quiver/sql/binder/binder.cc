@@ -614,7 +614,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     }
     out.first_is_count = !items.empty() && items[0]->kind == Expr::Kind::kColumn && [&] {
       for (const auto& a : aggs)
-        if (a.output_id == items[0]->column) return a.fn == AggFn::kCount || a.fn == AggFn::kCountStar;
+        if (a.output_id == items[0]->column)
+          return a.fn == AggFn::kCount || a.fn == AggFn::kCountStar || a.fn == AggFn::kCountIf;
       return false;
     }();
   }

@@ -122,6 +122,9 @@ struct CteDef {
   int id = -1;
 };
 
+/// Whether `name` (lower case) names an aggregate function (bind_aggregate.cc).
+bool IsAggregateName(std::string_view name);
+
 struct Binder::Impl {
   std::string_view sql;
   std::shared_ptr<const Catalog> catalog;
@@ -224,6 +227,11 @@ struct Binder::Impl {
   Result<ExprPtr> BindColumnRef(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindConst(Json& node);
   Result<ExprPtr> BindFuncCall(Json& node, ExprContext* ctx);
+  /// An aggregate call (`name`: IsAggregateName, folded) into ctx->aggs;
+  /// the column of its result (bind_aggregate.cc). Errors: Invalid for
+  /// an aggregate where none may be, nested, with a wrong argument count
+  /// or type; NotImplemented for FILTER and (slice-wise) ORDER BY.
+  Result<ExprPtr> BindAggregateCall(Json& node, const std::string& name, ExprContext* ctx);
   Result<ExprPtr> BindAExpr(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindTypeCast(Json& node, ExprContext* ctx);
   Result<DataTypePtr> BindTypeName(Json& type_name, int location);

@@ -157,7 +157,13 @@ Status AggregateTable::AddDistinctValue(size_t a, int64_t g, const uint8_t* val,
         },
         [&]() -> i128 { return bit_util::LoadLE<int64_t>(val + 1); });
   };
-  auto flt = [&] {
+  // (A DOUBLE's bytes; an exact value converted, as Vec::FloatAt does:
+  // var_samp(DISTINCT x) of an integer or decimal x.)
+  auto flt = [&]() -> double {
+    if (call.arg->type->id != TypeId::kFloat64) {
+      const int scale = ScaleOf(*call.arg->type);
+      return scale == 0 ? static_cast<double>(exact()) : DecimalToDouble(exact(), scale);
+    }
     double x;
     std::memcpy(&x, val + 1, 8);
     return x;

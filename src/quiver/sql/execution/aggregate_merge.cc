@@ -48,6 +48,31 @@ Status AggregateTable::MergeOne(size_t a, const AggregateState& o, int64_t g) {
       }
       break;
     }
+    case AggFn::kVarSamp:
+    case AggFn::kVarPop:
+    case AggFn::kStddevSamp:
+    case AggFn::kStddevPop: {
+      int64_t count = s.count;
+      ChanMerge(o.count, o.f, o.m2, &count, &s.f, &s.m2);
+      break;  // (count added below)
+    }
+    case AggFn::kCountIf: break;
+    case AggFn::kBoolAnd:
+    case AggFn::kBoolOr:
+      s.i = s.count == 0 ? o.i : call.fn == AggFn::kBoolAnd ? (s.i != 0 && o.i != 0) : (s.i != 0 || o.i != 0);
+      break;
+    case AggFn::kAnyValue:
+    case AggFn::kFirst:
+    case AggFn::kLast:
+      // This table's rows come first (workers' tables in order: the
+      // result is one of the rows' values, as Spark's and DuckDB's).
+      if (s.count == 0 || call.fn == AggFn::kLast) {
+        s.i = o.i;
+        s.f = o.f;
+        s.len = o.len;
+        s.flags = o.flags;
+      }
+      break;
   }
   s.count += o.count;
   return Status::OK();

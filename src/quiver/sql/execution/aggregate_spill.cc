@@ -25,6 +25,8 @@ SchemaPtr AggregateTable::StateSchema(size_t num_aggs) {
     s->fields.push_back(field(p + "i", decimal(128, 38, 0), false));
     s->fields.push_back(field(p + "f", float64(), false));
     s->fields.push_back(field(p + "s", binary(), true));
+    s->fields.push_back(field(p + "m2", float64(), false));
+    s->fields.push_back(field(p + "flags", int32(), false));
   }
   return s;
 }
@@ -53,8 +55,9 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
     QUIVER_ASSIGN_OR_RETURN(auto cb, FixedBuilder::Make(int64(), n, pool));
     QUIVER_ASSIGN_OR_RETURN(auto ib, FixedBuilder::Make(decimal(128, 38, 0), n, pool));
     QUIVER_ASSIGN_OR_RETURN(auto fb, FixedBuilder::Make(float64(), n, pool));
-    const bool strings = aggs_[a].arg && ClassOf(*aggs_[a].arg->type) == TypeClass::kString &&
-                         (aggs_[a].fn == AggFn::kMin || aggs_[a].fn == AggFn::kMax);
+    QUIVER_ASSIGN_OR_RETURN(auto mb, FixedBuilder::Make(float64(), n, pool));
+    QUIVER_ASSIGN_OR_RETURN(auto xb, FixedBuilder::Make(int32(), n, pool));
+    const bool strings = HoldsStringValue(aggs_[a]);
     int64_t sbytes = 0;
     if (strings)
       for (int64_t g : ids) sbytes += st[g].count ? st[g].len : 0;
@@ -64,7 +67,9 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
       cb.values<int64_t>()[r] = x.count;
       std::memcpy(ib.values<uint8_t>() + r * 16, &x.i, 16);
       fb.values<double>()[r] = x.f;
-      if (strings && x.count > 0) {
+      mb.values<double>()[r] = x.m2;
+      xb.values<int32_t>()[r] = static_cast<int32_t>(x.flags);
+      if (strings && x.count > 0 && !(x.flags & kPickedNull)) {
         QUIVER_RETURN_NOT_OK(
             sb.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(x.i)), x.len)));
       } else {
@@ -76,6 +81,8 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
     cols.push_back(fb.Finish());
     QUIVER_ASSIGN_OR_RETURN(auto sa, sb.Finish());
     cols.push_back(AsBinary(sa));
+    cols.push_back(mb.Finish());
+    cols.push_back(xb.Finish());
   }
   return MakeBatch(schema, n, std::move(cols));
 }
@@ -91,14 +98,15 @@ Status AggregateTable::MergeStates(const RecordBatch& b, bool distinct_states) {
     }
     for (size_t a = 0; a < aggs_.size(); ++a) {
       if (aggs_[a].distinct && !distinct_states) continue;
-      const size_t c = 1 + 4 * a;
+      const size_t c = 1 + kStateColumns * a;
       AggregateState o;
       o.count = b.columns[c]->GetValues<int64_t>(1)[b.columns[c]->offset + r];
       std::memcpy(&o.i, b.columns[c + 1]->GetValues<uint8_t>(1) + (b.columns[c + 1]->offset + r) * 16, 16);
       o.f = b.columns[c + 2]->GetValues<double>(1)[b.columns[c + 2]->offset + r];
+      o.m2 = b.columns[c + 4]->GetValues<double>(1)[b.columns[c + 4]->offset + r];
+      o.flags = static_cast<uint32_t>(b.columns[c + 5]->GetValues<int32_t>(1)[b.columns[c + 5]->offset + r]);
       const ArrayData& sv = *b.columns[c + 3];
-      const bool strings = aggs_[a].arg && ClassOf(*aggs_[a].arg->type) == TypeClass::kString &&
-                           (aggs_[a].fn == AggFn::kMin || aggs_[a].fn == AggFn::kMax);
+      const bool strings = HoldsStringValue(aggs_[a]);
       const bool valid = sv.buffers[0] == nullptr || bit_util::GetBit(sv.buffers[0]->data(), sv.offset + r);
       if (strings && o.count > 0 && valid) {
         const int32_t* so = sv.GetValues<int32_t>(1) + sv.offset;

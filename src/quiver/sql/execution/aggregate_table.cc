@@ -102,17 +102,19 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
   // every value of the batch is taken now, while a failure still lets
   // the caller spill and consume the batch again.
   {
+    // (A constant is stored once per group that takes it; any_value and
+    // first store only into groups without a value yet.)
     int64_t string_bytes = 0;
-    for (const auto& call : aggs_) {
-      if (call.distinct || !call.arg || ClassOf(*call.arg->type) != TypeClass::kString ||
-          (call.fn != AggFn::kMin && call.fn != AggFn::kMax))
-        continue;
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      const AggregateCall& call = aggs_[a];
+      if (call.distinct || !HoldsStringValue(call)) continue;
       QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
-      if (v.constant) {
-        string_bytes += v.IsNull(0) ? 0 : static_cast<int64_t>(v.StringAt(0).size());
-      } else {
-        for (int64_t r = 0; r < n; ++r)
-          if (!v.IsNull(r)) string_bytes += static_cast<int64_t>(v.StringAt(r).size());
+      const bool once = call.fn == AggFn::kAnyValue || call.fn == AggFn::kFirst;
+      const PagedArray<AggregateState>& st = *states_[a];
+      for (int64_t r = 0; r < n; ++r) {
+        const int64_t g = gid[static_cast<size_t>(r)];
+        if (g < 0 || v.IsNull(r) || (once && st[g].count > 0)) continue;
+        string_bytes += static_cast<int64_t>(v.StringAt(r).size());
       }
     }
     if (string_bytes > 0) QUIVER_RETURN_NOT_OK(arena_.EnsureFree(static_cast<size_t>(string_bytes)));
@@ -185,9 +187,19 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
       }
     }
     std::string dkey;
+    const bool takes_nulls = TakesNulls(call);
     for (int64_t r = 0; r < n; ++r) {
       const int64_t g = gid[static_cast<size_t>(r)];
-      if (g < 0 || v.IsNull(r)) continue;
+      if (g < 0) continue;
+      if (v.IsNull(r)) {
+        if (takes_nulls) {
+          // first() / last() respecting NULLs: a NULL is a value too.
+          AggregateState& s = st[g];
+          if (call.fn == AggFn::kLast || s.count == 0) s.flags = kPickedNull;
+          ++s.count;
+        }
+        continue;
+      }
       if (call.distinct) {
         dkey.assign(reinterpret_cast<const char*>(&g), 8);
         EncodeValue(v, r, &dkey);
@@ -275,7 +287,7 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
       QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
       for (int64_t g = 0; g < n; ++g) {
         const AggregateState& s = st[row(g)];
-        if (s.count == 0) {
+        if (s.count == 0 || (s.flags & kPickedNull)) {
           QUIVER_RETURN_NOT_OK(b.AppendNull());
         } else {
           QUIVER_RETURN_NOT_OK(
@@ -289,12 +301,16 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
     QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(t, n, pool));
     for (int64_t g = 0; g < n; ++g) {
       const AggregateState& s = st[row(g)];
-      if (call.fn == AggFn::kCount || call.fn == AggFn::kCountStar) {
+      if (call.fn == AggFn::kCount || call.fn == AggFn::kCountStar || call.fn == AggFn::kCountIf) {
         b.values<int64_t>()[g] = s.count;
         continue;
       }
-      if (s.count == 0) {
+      if (s.count == 0 || (s.flags & kPickedNull)) {
         QUIVER_RETURN_NOT_OK(b.SetNull(g));
+        continue;
+      }
+      if (IsVarianceFn(call.fn)) {
+        if (!VarianceResult(call.fn, s.count, s.m2, &b.values<double>()[g])) QUIVER_RETURN_NOT_OK(b.SetNull(g));
         continue;
       }
       if (call.fn == AggFn::kAvg) {

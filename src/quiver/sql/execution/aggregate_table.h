@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "quiver/sql/execution/aggregate_statistics.h"
 #include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/operators.h"
 
@@ -37,11 +38,35 @@ inline bool FloatBefore(double a, double b) { return std::isnan(a) ? false : std
 
 /// One aggregate's state in one group (trivially copyable: lives in pages).
 struct AggregateState {
-  i128 i = 0;         // exact sum / min / max; string min/max: pointer bits
-  double f = 0;       // float sum / min / max
-  int64_t count = 0;  // rows seen (non-null arguments)
-  uint32_t len = 0;   // string min/max length
+  i128 i = 0;          // exact sum / min / max / picked value, bool_and / bool_or; a string: pointer bits
+  double f = 0;        // float sum / min / max / picked value; variance: the running mean
+  int64_t count = 0;   // rows seen (non-null arguments; first / last: NULLs too; count_if: true ones)
+  uint32_t len = 0;    // string value length
+  uint32_t flags = 0;  // first / last: kPickedNull
+  double m2 = 0;       // variance: sum of squared deviations from the mean
 };
+static_assert(sizeof(AggregateState) == 48, "one state a cache line's 3/4: keep it");
+/// AggregateState::flags: the picked value (first / last) is NULL.
+inline constexpr uint32_t kPickedNull = 1;
+
+/// Whether `call`'s state holds a string value in its table's arena (string
+/// min / max / any_value / first / last): the arena must outlive every
+/// table a merge copies the state into.
+inline bool HoldsStringValue(const AggregateCall& call) {
+  if (!call.arg || ClassOf(*call.arg->type) != TypeClass::kString) return false;
+  switch (call.fn) {
+    case AggFn::kMin:
+    case AggFn::kMax:
+    case AggFn::kAnyValue:
+    case AggFn::kFirst:
+    case AggFn::kLast: return true;
+    default: return false;
+  }
+}
+
+/// Whether `call` sees NULL arguments (any_value / first / last without
+/// ignore_nulls).
+inline bool TakesNulls(const AggregateCall& call) { return PicksValue(call.fn) && !call.ignore_nulls; }
 
 /// Packs each row's tuple of string keys into 64 bits when every key is a
 /// utf8 column (or constant) of at most 5 columns whose values in this batch
@@ -104,10 +129,11 @@ class AggregateTable : public join::MemoryConsumer {
   /// the batch again.
   Status Consume(const RecordBatch& batch, const uint8_t* keep = nullptr);
   bool states_started() const { return states_started_; }
+  /// Whether some state points into the table's arena (a merged table's
+  /// states then point into the merged-in tables' arenas: keep those).
   bool has_string_min_max() const {
     for (const auto& a : aggs_)
-      if (a.arg && ClassOf(*a.arg->type) == TypeClass::kString && (a.fn == AggFn::kMin || a.fn == AggFn::kMax))
-        return true;
+      if (HoldsStringValue(a)) return true;
     return false;
   }
   bool has_distinct() const {
@@ -157,9 +183,10 @@ class AggregateTable : public join::MemoryConsumer {
   // --- Spilling states (aggregate_spill.cc) ---
 
   /// The schema of exported states: the encoded group key, then per
-  /// aggregate its count, exact value (128-bit), float value and string
-  /// value (string min / max).
+  /// aggregate (kStateColumns) its count, exact value (128-bit), float
+  /// value, string value (HoldsStringValue), m2 (variance) and flags.
   static SchemaPtr StateSchema(size_t num_aggs);
+  static constexpr size_t kStateColumns = 6;
   /// The partition of group `g`'s key (of `num_partitions`, a power of two):
   /// high hash bits, independent of the table's slot bits.
   static int PartitionOf(const uint8_t* key, uint32_t len, int num_partitions) {
@@ -333,6 +360,45 @@ Status AggregateTable::UpdateState(const AggregateCall& call, TypeClass cls, Agg
       break;
     }
     case AggFn::kCountStar: break;
+    case AggFn::kVarSamp:
+    case AggFn::kVarPop:
+    case AggFn::kStddevSamp:
+    case AggFn::kStddevPop: WelfordAdd(flt(), &s->count, &s->f, &s->m2); break;
+    case AggFn::kCountIf:
+      if (exact() != 0) ++s->count;
+      break;
+    case AggFn::kBoolAnd:
+    case AggFn::kBoolOr: {
+      const bool x = exact() != 0;
+      s->i = s->count == 0 ? x : call.fn == AggFn::kBoolAnd ? (s->i != 0 && x) : (s->i != 0 || x);
+      ++s->count;
+      break;
+    }
+    case AggFn::kAnyValue:
+    case AggFn::kFirst:
+    case AggFn::kLast:
+      if (call.fn == AggFn::kLast || s->count == 0) {
+        if (cls == TypeClass::kFloat) {
+          s->f = flt();
+        } else if (cls == TypeClass::kString) {
+          const std::string_view x = str();
+          if (s->count > 0 && !(s->flags & kPickedNull) && x.size() <= s->len) {
+            // last(): the value before is this table's own bytes (merges
+            // come after every Consume): overwritten in place.
+            if (!x.empty()) std::memcpy(reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(s->i)), x.data(), x.size());
+          } else {
+            QUIVER_ASSIGN_OR_RETURN(uint8_t * stored,
+                                    arena_.Append(reinterpret_cast<const uint8_t*>(x.data()), x.size()));
+            s->i = static_cast<i128>(reinterpret_cast<uintptr_t>(stored));
+          }
+          s->len = static_cast<uint32_t>(x.size());
+        } else {
+          s->i = exact();
+        }
+        s->flags = 0;
+      }
+      ++s->count;
+      break;
   }
   return Status::OK();
 }

@@ -16,6 +16,28 @@ const char* JoinKindName(JoinKind k) {
   return "?";
 }
 
+const char* AggFnName(AggFn fn) {
+  switch (fn) {
+    case AggFn::kCountStar:
+    case AggFn::kCount: return "count";
+    case AggFn::kSum: return "sum";
+    case AggFn::kAvg: return "avg";
+    case AggFn::kMin: return "min";
+    case AggFn::kMax: return "max";
+    case AggFn::kVarSamp: return "var_samp";
+    case AggFn::kVarPop: return "var_pop";
+    case AggFn::kStddevSamp: return "stddev_samp";
+    case AggFn::kStddevPop: return "stddev_pop";
+    case AggFn::kCountIf: return "count_if";
+    case AggFn::kBoolAnd: return "bool_and";
+    case AggFn::kBoolOr: return "bool_or";
+    case AggFn::kAnyValue: return "any_value";
+    case AggFn::kFirst: return "first";
+    case AggFn::kLast: return "last";
+  }
+  return "?";
+}
+
 int LogicalOp::IndexOf(int id) const {
   for (size_t i = 0; i < columns.size(); ++i)
     if (columns[i].id == id) return static_cast<int>(i);

@@ -29,7 +29,34 @@ struct ColumnBinding {
 enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kSemi, kAnti, kNullAwareAnti };
 const char* JoinKindName(JoinKind k);
 
-enum class AggFn : uint8_t { kCountStar, kCount, kSum, kAvg, kMin, kMax };
+/// The aggregate functions (names and aliases: binder/bind_aggregate.cc;
+/// states and results: execution/aggregate_table.h).
+enum class AggFn : uint8_t {
+  kCountStar,
+  kCount,
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  // issue 37: statistics (Welford per group, Chan's formula to merge)
+  kVarSamp,
+  kVarPop,
+  kStddevSamp,
+  kStddevPop,
+  // issue 37: conditions and picks
+  kCountIf,
+  kBoolAnd,
+  kBoolOr,
+  kAnyValue,
+  kFirst,
+  kLast,
+};
+
+/// The SQL name of `fn` (EXPLAIN, messages).
+const char* AggFnName(AggFn fn);
+
+/// Whether `fn` picks one row's value (any_value / first / last).
+inline bool PicksValue(AggFn fn) { return fn == AggFn::kAnyValue || fn == AggFn::kFirst || fn == AggFn::kLast; }
 
 /// One aggregate of an Aggregate node: fn(arg) [DISTINCT], producing the
 /// column `output_id` of type `type`.
@@ -38,12 +65,18 @@ enum class AggFn : uint8_t { kCountStar, kCount, kSum, kAvg, kMin, kMax };
 /// casts the argument to DECIMAL(19,0)); sum(DECIMAL(p,s)) ->
 /// DECIMAL(38,s); sum(DOUBLE) -> DOUBLE;
 /// avg -> DOUBLE; min/max -> the argument's type.
+/// var_samp / var_pop / stddev_samp / stddev_pop -> DOUBLE (of a numeric
+/// argument; the sample forms are NULL below two rows, the population forms
+/// 0 for one row); count_if -> BIGINT (rows where the BOOLEAN argument is
+/// true, 0 for none); bool_and / bool_or -> BOOLEAN; any_value / first /
+/// last -> the argument's type (a NULL is a value unless `ignore_nulls`).
 struct AggregateCall {
   AggFn fn = AggFn::kCountStar;
   ExprPtr arg;  ///< null for count(*)
   bool distinct = false;
   DataTypePtr type;
   int output_id = -1;
+  bool ignore_nulls = false;  ///< any_value / first / last: skip NULL arguments (Spark's isIgnoreNull)
 };
 
 struct SortKey {

@@ -18,15 +18,7 @@ const char* WindowFnName(WindowFn fn, AggFn agg) {
     case WindowFn::kNthValue: return "nth_value";
     case WindowFn::kAggregate: break;
   }
-  switch (agg) {
-    case AggFn::kCountStar:
-    case AggFn::kCount: return "count";
-    case AggFn::kSum: return "sum";
-    case AggFn::kAvg: return "avg";
-    case AggFn::kMin: return "min";
-    case AggFn::kMax: return "max";
-  }
-  return "?";
+  return AggFnName(agg);
 }
 
 bool SameWindow(const WindowCall& a, const WindowCall& b) {

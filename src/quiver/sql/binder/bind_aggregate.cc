@@ -1,0 +1,156 @@
+// quiver/sql/binder/bind_aggregate.cc — aggregate function calls: the names
+// quiver knows (with Spark's and PostgreSQL's aliases), their arguments,
+// result types and errors, and the AggregateCall each becomes (collected
+// into the query's aggregate list; the call itself binds to a column of
+// the aggregate's output). Execution: execution/aggregate_table.h.
+#include <string>
+#include <string_view>
+
+#include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/expression/function_registry.h"
+
+namespace quiver::sql {
+
+namespace {
+
+struct AggregateName {
+  std::string_view name;
+  AggFn fn;
+};
+
+// Every aggregate name and alias (lower case).
+constexpr AggregateName kAggregateNames[] = {
+    {"count", AggFn::kCount},
+    {"sum", AggFn::kSum},
+    {"avg", AggFn::kAvg},
+    {"mean", AggFn::kAvg},  // Spark
+    {"min", AggFn::kMin},
+    {"max", AggFn::kMax},
+    // statistics: DOUBLE; stddev / std / variance are the sample forms
+    {"var_samp", AggFn::kVarSamp},
+    {"variance", AggFn::kVarSamp},
+    {"var_pop", AggFn::kVarPop},
+    {"stddev_samp", AggFn::kStddevSamp},
+    {"stddev", AggFn::kStddevSamp},
+    {"std", AggFn::kStddevSamp},
+    {"stddev_pop", AggFn::kStddevPop},
+    // conditions
+    {"count_if", AggFn::kCountIf},
+    {"bool_and", AggFn::kBoolAnd},
+    {"every", AggFn::kBoolAnd},
+    {"bool_or", AggFn::kBoolOr},
+    {"some", AggFn::kBoolOr},  // Spark; reserved words of the PostgreSQL grammar unless quoted
+    {"any", AggFn::kBoolOr},
+    // picks
+    {"any_value", AggFn::kAnyValue},
+    {"first", AggFn::kFirst},
+    {"first_value", AggFn::kFirst},  // Spark's aggregate (OVER (...) makes it the window function)
+    {"last", AggFn::kLast},
+    {"last_value", AggFn::kLast},
+};
+
+}  // namespace
+
+bool IsAggregateName(std::string_view name) {
+  for (const auto& a : kAggregateNames)
+    if (a.name == name) return true;
+  return false;
+}
+
+Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& name, ExprContext* ctx) {
+  Json& f = node["FuncCall"];
+  const int location = f.value("location", -1);
+  AggFn agg_fn = AggFn::kCount;
+  for (const auto& a : kAggregateNames)
+    if (a.name == name) agg_fn = a.fn;
+  if (!ctx->aggs) return Error("aggregate function " + name + "() is not allowed in " + ctx->clause, location);
+  if (ctx->in_aggregate) return Error("aggregate function calls cannot be nested", location);
+  if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on an aggregate", location);
+  if (f.contains("agg_order")) return Unsupported("ORDER BY inside an aggregate", location);
+  AggregateCall call;
+  call.fn = agg_fn;
+  call.distinct = f.value("agg_distinct", false);
+  const size_t num_args = f.contains("args") ? f["args"].size() : 0;
+  if (f.value("agg_star", false)) {
+    if (agg_fn != AggFn::kCount) return Error(name + "(*) is not an aggregate", location);
+    call.fn = AggFn::kCountStar;
+    call.type = int64();
+  } else {
+    const bool picks = PicksValue(agg_fn);
+    if (num_args == 0 || num_args > (picks ? 2u : 1u))
+      return Error(name + "() takes " + (picks ? "one or two arguments" : "one argument"), location);
+    ExprContext inner = *ctx;
+    inner.in_aggregate = true;
+    inner.query = nullptr;
+    QUIVER_ASSIGN_OR_RETURN(call.arg, BindExpr(f["args"][0], &inner));
+    // any_value(x) skips NULLs in the postgres dialect (DuckDB's) and takes
+    // them in the spark dialect (Spark's, as first(x)).
+    call.ignore_nulls = agg_fn == AggFn::kAnyValue && dialect != SqlDialect::kSpark;
+    if (num_args == 2) {
+      // first / last / any_value(x, isIgnoreNull): a BOOLEAN constant.
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr flag, BindExpr(f["args"][1], &inner));
+      if (flag->kind != Expr::Kind::kConstant || ClassOf(*flag->type) != TypeClass::kBool || flag->value.is_null)
+        return Error(name + "()'s second argument (ignore NULLs) must be a constant true or false", location);
+      call.ignore_nulls = flag->value.i != 0;
+    }
+    const TypeClass c = ClassOf(*call.arg->type);
+    const std::string cannot = name + "() cannot take " + SqlTypeName(*call.arg->type);
+    switch (agg_fn) {
+      case AggFn::kCount: call.type = int64(); break;
+      case AggFn::kSum:
+        if (c == TypeClass::kInt && call.arg->type->id == TypeId::kInt64) {
+          // PostgreSQL's sum(int8) is numeric: a sum past 2^63 is exact,
+          // not an overflow. Summed as DECIMAL(19,0) into DECIMAL(38,0).
+          QUIVER_ASSIGN_OR_RETURN(call.arg, CastTo(call.arg, Decimal(19, 0)));
+          call.type = Decimal(38, 0);
+        } else if (c == TypeClass::kInt)
+          call.type = int64();
+        else if (c == TypeClass::kDecimal)
+          call.type = Decimal(38, call.arg->type->scale);
+        else if (c == TypeClass::kFloat)
+          call.type = float64();
+        else if (c == TypeClass::kNull)
+          call.type = int64();
+        else
+          return Error(cannot, location);
+        break;
+      case AggFn::kAvg:
+      case AggFn::kVarSamp:
+      case AggFn::kVarPop:
+      case AggFn::kStddevSamp:
+      case AggFn::kStddevPop:
+        if (!IsNumericClass(c) && c != TypeClass::kNull) return Error(cannot, location);
+        call.type = float64();
+        break;
+      case AggFn::kCountIf:
+      case AggFn::kBoolAnd:
+      case AggFn::kBoolOr:
+        if (c != TypeClass::kBool && c != TypeClass::kNull) return Error(cannot + " (it takes BOOLEAN)", location);
+        call.type = agg_fn == AggFn::kCountIf ? int64() : boolean();
+        break;
+      case AggFn::kAnyValue:
+      case AggFn::kFirst:
+      case AggFn::kLast:
+        // Any row's value: DISTINCT changes nothing.
+        call.distinct = false;
+        if (c == TypeClass::kOther) return Error(cannot, location);
+        call.type = c == TypeClass::kNull ? int64() : call.arg->type;
+        break;
+      default:
+        if (c == TypeClass::kOther) return Error(cannot, location);
+        call.type = c == TypeClass::kNull ? int64() : call.arg->type;
+        break;
+    }
+  }
+  // The same aggregate twice is computed once.
+  for (const auto& existing : *ctx->aggs) {
+    if (existing.fn == call.fn && existing.distinct == call.distinct && existing.ignore_nulls == call.ignore_nulls &&
+        ((!existing.arg && !call.arg) || (existing.arg && call.arg && ExprEquals(*existing.arg, *call.arg))))
+      return Expr::Column(existing.output_id, existing.type, location);
+  }
+  call.output_id = NewId();
+  ctx->aggs->push_back(call);
+  return Expr::Column(call.output_id, call.type, location);
+}
+
+}  // namespace quiver::sql

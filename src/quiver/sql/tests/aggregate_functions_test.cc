@@ -1,0 +1,154 @@
+// Tests of issue 37's aggregate functions (binder/bind_aggregate.cc,
+// execution/aggregate_*.cc) on small inputs: values from DuckDB's answers
+// (postgres dialect) and Spark's documented examples (spark dialect),
+// GROUP BY and without, NULL and empty input, DISTINCT, wrong argument
+// types. Many threads, many groups and spilling: aggregate_parallel_test.cc.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "quiver/sql/tests/sql_test_fixture.h"
+
+namespace quiver::sql {
+namespace {
+
+using namespace ::quiver::sql::testing;  // NOLINT(build/namespaces)
+
+class AggregateFunctionsTest : public SqlTest {
+ protected:
+  /// The one row of `sql` ("c1|c2|..."), or its error text.
+  std::string V(const std::string& sql, SqlDialect dialect = SqlDialect::kPostgres) {
+    ExecuteOptions o = Options();
+    o.dialect = dialect;
+    auto r = Run(sql, o);
+    if (!r.ok()) return "error: " + r.status().ToString();
+    auto rows = Rows(*r);
+    return rows.size() == 1 ? rows[0] : "rows: " + std::to_string(rows.size());
+  }
+  std::string Spark(const std::string& sql) { return V(sql, SqlDialect::kSpark); }
+  /// Every row of `sql` in output order.
+  std::vector<std::string> Ordered(const std::string& sql) {
+    auto r = Run(sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+    return r.ok() ? Rows(*r, false) : std::vector<std::string>{};
+  }
+};
+
+const char* const kOneToFour = " FROM (VALUES (1), (2), (3), (4)) t(x)";
+
+// DuckDB: stddev(x), stddev_samp, stddev_pop, variance, var_samp, var_pop.
+TEST_F(AggregateFunctionsTest, VarianceFamilyEqualsDuckDB) {
+  EXPECT_EQ(V(std::string("SELECT stddev(x), stddev_samp(x), stddev_pop(x), variance(x), var_samp(x), var_pop(x), "
+                          "std(x)") +
+              kOneToFour),
+            "1.2909944487358056|1.2909944487358056|1.118033988749895|1.6666666666666667|1.6666666666666667|1.25|"
+            "1.2909944487358056");
+  EXPECT_EQ(V("SELECT var_pop(x), stddev_pop(x), var_samp(x) FROM (VALUES (2.0), (4.0), (4.0), (4.0), (5.0), "
+              "(5.0), (7.0), (9.0)) t(x)"),
+            "4|2|4.571428571428571");
+  // DECIMAL in, DOUBLE out (the decimals converted exactly rounded).
+  EXPECT_EQ(V("SELECT stddev(x), variance(x) FROM (VALUES (CAST(1.5 AS DECIMAL(10,2))), (2.25), (7.75)) t(x)"),
+            "3.412599204907212|11.645833333333334");
+  EXPECT_EQ(Columns(std::string("SELECT stddev(x), var_pop(CAST(x AS DECIMAL(10,2)))") + kOneToFour),
+            (std::vector<std::string>{"stddev: double", "var_pop: double"}));
+  // One row: the sample forms NULL, the population forms 0.
+  EXPECT_EQ(V("SELECT stddev_samp(x), stddev_pop(x), var_samp(x), var_pop(x) FROM (VALUES (5)) t(x)"), "null|0|null|0");
+  // No rows, and only NULLs: NULL.
+  EXPECT_EQ(V(std::string("SELECT stddev_samp(x), stddev_pop(x), var_samp(x), var_pop(x)") + kOneToFour +
+              " WHERE x > 10"),
+            "null|null|null|null");
+  EXPECT_EQ(V("SELECT stddev(x), var_pop(x) FROM (VALUES (CAST(NULL AS DOUBLE)), (NULL)) t(x)"), "null|null");
+  // Welford keeps its precision where the textbook sum-of-squares loses it.
+  EXPECT_EQ(V("SELECT var_samp(x) FROM (VALUES (1e9 + 4), (1e9 + 7), (1e9 + 13), (1e9 + 16)) t(x)"), "30");
+  // DISTINCT
+  EXPECT_EQ(V("SELECT var_samp(DISTINCT x), stddev_pop(DISTINCT x) FROM (VALUES (1), (1), (2), (4)) t(x)"),
+            "2.333333333333333|1.247219128924647");
+}
+
+TEST_F(AggregateFunctionsTest, VarianceFamilyGrouped) {
+  EXPECT_EQ(Ordered("SELECT g, var_samp(x), stddev_pop(x), count_if(x > 2), bool_and(x > 1), bool_or(x > 3) FROM "
+                    "(VALUES (1, 1.5), (1, 2.5), (1, NULL), (2, 3.0), (3, NULL)) t(g, x) GROUP BY g ORDER BY g"),
+            (std::vector<std::string>{"1|0.5|0.5|1|true|false", "2|null|0|1|true|false", "3|null|null|0|null|null"}));
+}
+
+// Spark's documented examples (spark dialect; `FROM VALUES ... AS tab(col)`
+// written `FROM (VALUES ...) AS tab(col)`, which the grammar reads).
+TEST_F(AggregateFunctionsTest, SparkExamples) {
+  EXPECT_EQ(Spark("SELECT stddev(col) FROM (VALUES (1), (2), (3)) AS tab(col)"), "1");
+  EXPECT_EQ(Spark("SELECT stddev_pop(col) FROM (VALUES (1), (2), (3)) AS tab(col)"), "0.816496580927726");
+  EXPECT_EQ(Spark("SELECT stddev_samp(col) FROM (VALUES (1), (2), (3)) AS tab(col)"), "1");
+  EXPECT_EQ(Spark("SELECT var_pop(col) FROM (VALUES (1), (2), (3)) AS tab(col)"), "0.6666666666666666");
+  EXPECT_EQ(Spark("SELECT var_samp(col) FROM (VALUES (1), (2), (3)) AS tab(col)"), "1");
+  EXPECT_EQ(Spark("SELECT variance(col) FROM (VALUES (1), (2), (3)) AS tab(col)"), "1");
+  EXPECT_EQ(Spark("SELECT count_if(col % 2 = 0) FROM (VALUES (NULL), (0), (1), (2), (3)) AS tab(col)"), "2");
+  EXPECT_EQ(Spark("SELECT count_if(col IS NULL) FROM (VALUES (NULL), (0), (1), (2), (3)) AS tab(col)"), "1");
+  EXPECT_EQ(Spark("SELECT bool_and(col) FROM (VALUES (true), (true), (true)) AS tab(col)"), "true");
+  EXPECT_EQ(Spark("SELECT bool_and(col) FROM (VALUES (NULL), (true), (true)) AS tab(col)"), "true");
+  EXPECT_EQ(Spark("SELECT bool_and(col) FROM (VALUES (true), (false), (true)) AS tab(col)"), "false");
+  EXPECT_EQ(Spark("SELECT every(col) FROM (VALUES (true), (false), (true)) AS tab(col)"), "false");
+  EXPECT_EQ(Spark("SELECT bool_or(col) FROM (VALUES (true), (false), (false)) AS tab(col)"), "true");
+  EXPECT_EQ(Spark("SELECT bool_or(col) FROM (VALUES (NULL), (true), (false)) AS tab(col)"), "true");
+  EXPECT_EQ(Spark("SELECT bool_or(col) FROM (VALUES (false), (false), (NULL)) AS tab(col)"), "false");
+  EXPECT_EQ(Spark("SELECT first(col) FROM (VALUES (10), (5), (20)) AS tab(col)"), "10");
+  EXPECT_EQ(Spark("SELECT first(col) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "null");
+  EXPECT_EQ(Spark("SELECT first(col, true) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "5");
+  EXPECT_EQ(Spark("SELECT first_value(col, true) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "5");
+  EXPECT_EQ(Spark("SELECT last(col) FROM (VALUES (10), (5), (20)) AS tab(col)"), "20");
+  EXPECT_EQ(Spark("SELECT last(col) FROM (VALUES (10), (5), (NULL)) AS tab(col)"), "null");
+  EXPECT_EQ(Spark("SELECT last(col, true) FROM (VALUES (10), (5), (NULL)) AS tab(col)"), "5");
+  EXPECT_EQ(Spark("SELECT last_value(col) FROM (VALUES (10), (5), (20)) AS tab(col)"), "20");
+  EXPECT_EQ(Spark("SELECT any_value(col) FROM (VALUES (10), (5), (20)) AS tab(col)"), "10");
+  EXPECT_EQ(Spark("SELECT any_value(col) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "null");
+  EXPECT_EQ(Spark("SELECT any_value(col, true) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "5");
+}
+
+// DuckDB: first / last take NULLs, any_value skips them (postgres dialect).
+TEST_F(AggregateFunctionsTest, PicksOfEveryTypeWithNulls) {
+  EXPECT_EQ(V("SELECT first(x), last(x), any_value(x) FROM (VALUES (NULL), (2), (3), (NULL)) t(x)"), "null|null|2");
+  EXPECT_EQ(V("SELECT first(x, true), last(x, true) FROM (VALUES (NULL), (2), (3), (NULL)) t(x)"), "2|3");
+  EXPECT_EQ(V("SELECT first(s), last(s), any_value(s), first(d), last(b), any_value(f) FROM (VALUES ('abc', DATE "
+              "'2024-02-29', true, 1.5), ('', NULL, false, NULL), ('xyz', DATE '1999-01-01', NULL, 2.5)) t(s, d, "
+              "b, f)"),
+            "abc|xyz|abc|2024-02-29|null|1.5");
+  EXPECT_EQ(V("SELECT first(CAST(x AS DECIMAL(12,3))), last(CAST(x AS BIGINT)) FROM (VALUES (1.25), (7)) t(x)"),
+            "1.250|7");
+  // last() of strings that shrink and grow: each value whole.
+  EXPECT_EQ(Ordered("SELECT g, last(s), first(s) FROM (VALUES (1, 'long value'), (1, 'ab'), (2, 'x'), (1, "
+                    "'longer value!'), (2, NULL), (2, 'yz')) t(g, s) GROUP BY g ORDER BY g"),
+            (std::vector<std::string>{"1|longer value!|long value", "2|yz|x"}));
+  EXPECT_EQ(V("SELECT first(x), last(x), any_value(x) FROM (VALUES (1)) t(x) WHERE x > 1"), "null|null|null");
+  EXPECT_EQ(Columns("SELECT any_value(s), first(CAST(1 AS INTEGER)) FROM (VALUES ('a')) t(s)"),
+            (std::vector<std::string>{"any_value: utf8", "first: int32"}));
+}
+
+TEST_F(AggregateFunctionsTest, CountIfAndBooleans) {
+  // Empty input: count_if is 0 (Spark; DuckDB's is NULL), bool_and / bool_or NULL.
+  EXPECT_EQ(V("SELECT count_if(x > 1), bool_and(x > 1), bool_or(x > 1), every(x > 0) FROM (VALUES (1)) t(x) WHERE "
+              "x > 5"),
+            "0|null|null|null");
+  EXPECT_EQ(V("SELECT count_if(DISTINCT x > 1), count_if(x > 1) FROM (VALUES (1), (1), (2), (4)) t(x)"), "1|2");
+  EXPECT_EQ(V("SELECT count_if(NULL), bool_and(NULL), bool_or(NULL) FROM (VALUES (1)) t(x)"), "0|null|null");
+  // count_if in a correlated scalar subquery is 0 for an outer row without matches (as count).
+  EXPECT_EQ(Ordered("SELECT x, (SELECT count_if(y > 0) FROM (VALUES (1, 5), (1, -1)) u(k, y) WHERE k = x) FROM "
+                    "(VALUES (1), (2)) t(x) ORDER BY x"),
+            (std::vector<std::string>{"1|1", "2|0"}));
+}
+
+TEST_F(AggregateFunctionsTest, WrongArgumentsAreErrors) {
+  EXPECT_NE(V("SELECT stddev('a')").find("stddev() cannot take VARCHAR"), std::string::npos) << V("SELECT stddev('a')");
+  EXPECT_NE(V("SELECT count_if(1)").find("count_if() cannot take INTEGER (it takes BOOLEAN)"), std::string::npos);
+  EXPECT_NE(V("SELECT bool_and(1)").find("bool_and() cannot take"), std::string::npos);
+  EXPECT_NE(V("SELECT bool_or('t')").find("bool_or() cannot take VARCHAR"), std::string::npos);
+  EXPECT_NE(V("SELECT var_pop(DATE '2024-01-01')").find("var_pop() cannot take DATE"), std::string::npos);
+  EXPECT_NE(V("SELECT first(x, x > 1) FROM (VALUES (1)) t(x)").find("must be a constant true or false"),
+            std::string::npos);
+  EXPECT_NE(V("SELECT stddev(1, 2)").find("stddev() takes one argument"), std::string::npos);
+  EXPECT_NE(V("SELECT last(1, true, true)").find("takes one or two arguments"), std::string::npos);
+  EXPECT_TRUE(Run("SELECT stddev('a')").status().IsInvalid());
+  EXPECT_NE(V("SELECT x FROM (VALUES (1)) t(x) WHERE var_pop(x) > 0").find("not allowed in WHERE"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace quiver::sql
