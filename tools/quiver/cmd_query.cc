@@ -30,6 +30,7 @@ struct QueryOpts {
   std::string token;
   std::string ca_cert;
   bool insecure = false;
+  std::string dialect;
   std::string sql;
   std::string format = "table";
   std::string output;
@@ -54,6 +55,7 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   if (jo.token.empty()) return ctx.UsageError("no token: pass --token or set QUIVER_TOKEN");
   jo.ca_cert_path = o.ca_cert;
   jo.insecure = o.insecure;
+  if (!o.dialect.empty()) jo.session_configuration["dialect"] = o.dialect;
   if (o.insecure) {
     std::fprintf(stderr,
                  "quiver: WARNING: --insecure: TLS certificates and host names are NOT verified; "
@@ -103,6 +105,10 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   cmd->add_option("--token", o->token, "bearer token (default: $QUIVER_TOKEN); never printed");
   cmd->add_option("--ca-cert", o->ca_cert, "PEM file of a CA to trust (e.g. quiver serve's self-signed certificate)");
   cmd->add_flag("--insecure", o->insecure, "do NOT verify TLS certificates (dangerous)");
+  cmd->add_option("--dialect", o->dialect,
+                  "spark|postgres: the session's SQL dialect, sent in OpenSession's configuration (default: the "
+                  "server's, spark for quiver serve)")
+      ->check(CLI::IsMember({"postgres", "spark"}));
   cmd->add_option("SQL", o->sql, "the statement ('-' = read it from stdin)")->required();
   cmd->add_option("--format", o->format, "stdout text format: table|csv|jsonl|none (none: fetch and count only)")
       ->check(CLI::IsMember({"table", "csv", "jsonl", "none"}));

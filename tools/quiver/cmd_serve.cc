@@ -78,6 +78,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int sql_threads = 0;
     std::string spill_directory;
     bool allow_file_tables = false;
+    std::string dialect = "spark";
     std::string chunk_store = "local", s3_endpoint, s3_region = "us-east-1", s3_ca_cert, cluster_secret_file;
   };
   auto o = std::make_shared<Opts>();
@@ -110,6 +111,11 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_flag("--allow-file-tables", o->allow_file_tables,
                 "let SQL read local files (FROM 'x.parquet', read_parquet, read_csv) with the server's rights "
                 "(default off: a client could read any file the server can)");
+  cmd->add_option("--dialect", o->dialect,
+                  "spark|postgres: the dialect of sessions whose OpenSession configuration names none "
+                  "(dialect=...); integer '/', 'div', the default NULL order (docs/sql.md; default spark, as "
+                  "Databricks SQL)")
+      ->check(CLI::IsMember({"postgres", "spark"}));
   cmd->add_option("--memory-budget", o->memory_budget,
                   "byte limit of everything the server charges (statements, chunks in memory, requests); "
                   "default: half the physical memory")
@@ -315,6 +321,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_operations_per_token = o->max_operations_per_token;
       so.service.statement_timeout_ms = static_cast<int64_t>(o->statement_timeout_s * 1000);
       so.service.orphan_timeout_ms = o->orphan_timeout_s * 1000;
+      QUIVER_ASSIGN_OR_RETURN(so.service.default_dialect, sql::ParseSqlDialect(o->dialect));
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());
       std::printf("port: %d\n", server->port());

@@ -193,7 +193,7 @@ Result<std::unique_ptr<ProtocolClient>> ProtocolClient::Connect(ConnectionOption
   req.client_protocol = tcli::TProtocolVersion::HIVE_CLI_SERVICE_PROTOCOL_V10;
   req.__set_client_protocol_i64(static_cast<int64_t>(tcli::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8));
   req.__set_canUseMultipleCatalogs(true);
-  req.__set_configuration({});
+  req.__set_configuration(impl->o_.session_configuration);
   tcli::TOpenSessionResp resp;
   QUIVER_RETURN_NOT_OK(impl->Call(
       "OpenSession", [&](tcli::TCLIServiceClient& c) { c.send_OpenSession(req); },

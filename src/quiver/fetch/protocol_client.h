@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +64,9 @@ struct ConnectionOptions {
   int64_t poll_max_ms = 100;
   /// Set by another thread to stop polling (Cancelled); may be null.
   const std::atomic<bool>* cancel = nullptr;
+  /// OpenSession's configuration map (TOpenSessionReq.configuration): e.g.
+  /// {"dialect", "postgres"} for a quiver server (docs/server.md).
+  std::map<std::string, std::string> session_configuration;
 };
 
 /// An operation handle (opaque: guid and secret bytes as the server sent).

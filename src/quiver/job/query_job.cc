@@ -57,6 +57,7 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
   conn.token = o.token;
   conn.ca_cert_path = o.ca_cert_path;
   conn.insecure = o.insecure;
+  conn.session_configuration = o.session_configuration;
   auto pool = Child(root, "fetch");
   fetch::FetchOptions fo;
   fo.download.pool = pool.get();

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,7 +32,9 @@ struct QueryJobOptions {
   std::string token;         ///< bearer token; never printed
   std::string ca_cert_path;  ///< PEM of a CA to trust (empty: the system's)
   bool insecure = false;     ///< do NOT verify TLS certificates and host names
-  std::string sql;           ///< the statement
+  /// OpenSession's configuration (fetch::ConnectionOptions::session_configuration).
+  std::map<std::string, std::string> session_configuration;
+  std::string sql;  ///< the statement
   /// Text rows on `rows_out` when output_path is empty or "-".
   RowTextFormat format = RowTextFormat::kTable;
   /// An Arrow IPC file to write the result to (OUTPUT.tmp-<pid>, renamed

@@ -41,6 +41,18 @@ std::optional<int64_t> HandleIssuedMs(const std::string& guid) {
   return static_cast<int64_t>(ms);
 }
 
+void SetSessionDialect(std::string* guid, sql::SqlDialect dialect) {
+  if (guid->size() != kHandleBytes) return;
+  auto b = static_cast<uint8_t>((*guid)[7]);
+  b = dialect == sql::SqlDialect::kPostgres ? static_cast<uint8_t>(b | 1) : static_cast<uint8_t>(b & ~1);
+  (*guid)[7] = static_cast<char>(b);
+}
+
+sql::SqlDialect SessionDialectOf(const std::string& guid) {
+  if (guid.size() != kHandleBytes) return sql::SqlDialect::kSpark;
+  return (static_cast<uint8_t>(guid[7]) & 1) ? sql::SqlDialect::kPostgres : sql::SqlDialect::kSpark;
+}
+
 std::string Hex(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "quiver/columnar/record_batch_stream.h"
+#include "quiver/sql/dialect.h"
 #include "quiver/tcli/TCLIService.h"
 
 namespace quiver::server {
@@ -46,6 +47,15 @@ std::string TimedHandleBytes(int64_t now_ms);
 /// of another form (not 16 bytes, or not version 7).
 std::optional<int64_t> HandleIssuedMs(const std::string& guid);
 
+/// The dialect a session was opened in, carried by its guid so that every
+/// server of a shared-store deployment reads the session's statements alike
+/// (the handle's secret authenticates the guid): the lowest bit of byte 7
+/// (part of the version 7 UUID's random `rand_a` field, RFC 9562 section
+/// 5.7), 1 for postgres, 0 for spark. `guid` must be kHandleBytes long
+/// (otherwise nothing is changed, and SessionDialectOf says spark).
+void SetSessionDialect(std::string* guid, sql::SqlDialect dialect);
+sql::SqlDialect SessionDialectOf(const std::string& guid);
+
 /// Lower-case hex of `bytes`, and back (nullopt for odd length or a
 /// character outside [0-9a-f]).
 std::string Hex(std::string_view bytes);
@@ -68,6 +78,10 @@ struct Session {
   std::string secret;
   std::string client;  ///< who opened it (the per-token caps)
   std::atomic<int64_t> last_used_ms{0};
+  /// The dialect its statements are read in: SessionDialectOf(guid) at
+  /// OpenSession (or adoption), then what `SET dialect = ...` chose
+  /// (local sessions only: a shared-store session keeps its guid's).
+  std::atomic<sql::SqlDialect> dialect{sql::SqlDialect::kSpark};
 };
 
 struct Operation {

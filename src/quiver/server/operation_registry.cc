@@ -75,6 +75,7 @@ std::shared_ptr<Session> OperationRegistry::FindSession(const t::THandleIdentifi
     s->guid = id.guid;
     s->secret = id.secret;
     s->client = std::string(client);
+    s->dialect = SessionDialectOf(s->guid);
     it = sessions_.emplace(s->guid, s).first;
   }
   if (it == sessions_.end() || !fetch::ConstantTimeEquals(it->second->secret, id.secret) ||

@@ -143,8 +143,23 @@ class ResultService::Impl : public t::TCLIServiceIf {
         req.client_protocol_i64 < t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8) {
       r.serverProtocolVersion = static_cast<t::TProtocolVersion::type>(req.client_protocol_i64);
     }
+    sql::SqlDialect dialect = o_.default_dialect;
+    if (req.__isset.configuration) {
+      for (const auto& [key, value] : req.configuration) {
+        if (key != "dialect" && key != "quiver.dialect") continue;  // others are accepted and ignored
+        auto parsed = sql::ParseSqlDialect(value);
+        if (!parsed.ok()) {
+          r.status = ErrorStatus("OpenSession: configuration " + key + ": " + parsed.status().message(),
+                                 t::TStatusCode::ERROR_STATUS, "22023");
+          return;
+        }
+        dialect = *parsed;
+      }
+    }
     auto s = std::make_shared<Session>();
     s->guid = TimedHandleBytes(NowEpochMs());
+    SetSessionDialect(&s->guid, dialect);
+    s->dialect = dialect;
     s->client = std::string(tls_client);
     s->secret = registry_.HandleSecret("session", s->guid, s->client);
     s->last_used_ms = NowEpochMs();
@@ -155,6 +170,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     h.sessionId.secret = s->secret;
     r.__set_sessionHandle(h);
     r.__set_canUseMultipleCatalogs(true);
+    r.__set_configuration({{"dialect", sql::SqlDialectName(dialect)}});
   }
 
   void CloseSession(t::TCloseSessionResp& r, const t::TCloseSessionReq& req) override {
@@ -251,7 +267,16 @@ class ResultService::Impl : public t::TCLIServiceIf {
     r.status = registry_.CheckOperationCaps(*session);
     if (r.status.statusCode != t::TStatusCode::SUCCESS_STATUS) return;
     auto op = std::make_shared<Operation>();
-    auto stream = o_.executor->Execute(req.statement, &op->cancel, exec_pool_.get());
+    StatementSession in_session;
+    in_session.dialect = session->dialect.load();
+    if (!shared_) {
+      // Local sessions keep a SET dialect; shared-store ones are fixed at
+      // OpenSession (every server reads the dialect from the guid).
+      in_session.set_dialect = [weak = std::weak_ptr<Session>(session)](sql::SqlDialect d) {
+        if (auto s = weak.lock()) s->dialect = d;
+      };
+    }
+    auto stream = o_.executor->Execute(req.statement, in_session, &op->cancel, exec_pool_.get());
     if (!stream.ok()) {
       r.status = ErrorStatus(stream.status().ToString(), t::TStatusCode::ERROR_STATUS, SqlStateFor(stream.status()));
       return;

@@ -79,6 +79,15 @@ struct ResultServiceOptions {
   /// Largest Thrift message accepted; strings and containers inside are
   /// bounded by it too (TConfiguration). Bytes.
   int64_t max_message_bytes = int64_t{16} << 20;
+  /// The dialect a session's statements are read in unless OpenSession's
+  /// configuration map names one ("dialect" or "quiver.dialect": "spark" or
+  /// "postgres", any case; an unknown name fails OpenSession with 22023).
+  /// Spark by default, as a Databricks SQL warehouse in ANSI mode
+  /// (sql/dialect.h, docs/sql.md "Dialects"). `SET dialect = ...` changes a
+  /// session's dialect where sessions live on one server; with a shared
+  /// store the dialect is fixed at OpenSession (carried in the session's
+  /// guid, SetSessionDialect) and such a SET fails with 0A000.
+  sql::SqlDialect default_dialect = sql::SqlDialect::kSpark;
   /// How long FetchResults / direct results wait for the next chunk before
   /// replying with what exists (hasMoreRows stays true).
   int64_t fetch_wait_ms = 5000;

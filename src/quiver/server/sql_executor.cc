@@ -19,6 +19,12 @@ Result<std::unique_ptr<SqlExecutor>> SqlExecutor::Make(std::shared_ptr<sql::Cata
 
 Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view statement,
                                                                 const std::atomic<bool>* cancel, MemoryPool* pool) {
+  return Execute(statement, StatementSession{sql::SqlDialect::kPostgres, nullptr}, cancel, pool);
+}
+
+Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view statement,
+                                                                const StatementSession& session,
+                                                                const std::atomic<bool>* cancel, MemoryPool* pool) {
   if (pool == nullptr) return Status::Invalid("SqlExecutor: pool is required");
   sql::ExecuteOptions eo;
   eo.pool = pool;
@@ -29,6 +35,8 @@ Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view
   eo.spill = options_.spill;
   eo.spill_directory = options_.spill_directory;
   eo.file_tables = options_.allow_file_tables;
+  eo.dialect = session.dialect;
+  eo.set_dialect = session.set_dialect;
   if (cancel != nullptr) {
     // Non-owning alias: the interface guarantees `cancel` outlives the
     // stream, and the engine only loads the flag.

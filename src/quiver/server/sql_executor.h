@@ -54,8 +54,14 @@ class SqlExecutor : public StatementExecutor {
   /// the engine's cancel flag, so setting it stops the statement at its next
   /// batch boundary and releases its operators. Errors: the engine's
   /// (Invalid, KeyError, NotImplemented with the position in the text).
+  /// In the postgres dialect (SqlExecutorOptions has no session).
   Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const std::atomic<bool>* cancel,
                                                      MemoryPool* pool) override;
+  /// Reads `statement` in `session.dialect`; `SET dialect = ...` (also
+  /// `SET quiver.dialect`) calls `session.set_dialect` and returns no rows
+  /// (0A000 when it is null; 22023 for an unknown dialect name).
+  Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const StatementSession& session,
+                                                     const std::atomic<bool>* cancel, MemoryPool* pool) override;
   /// The catalog's tables, sorted by name (GetTables / GetColumns use the
   /// schemas).
   std::vector<TableInfo> ListTables() const override;

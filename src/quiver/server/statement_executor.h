@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 #include "quiver/base/result.h"
 #include "quiver/columnar/record_batch_stream.h"
 #include "quiver/memory/memory_pool.h"
+#include "quiver/sql/dialect.h"
 
 namespace quiver::server {
 
@@ -24,9 +26,29 @@ struct TableInfo {
   SchemaPtr schema;
 };
 
+/// What a statement's session contributes to running it (ExecuteStatement
+/// passes its session's; docs/server.md, "Dialect").
+struct StatementSession {
+  /// The dialect the statement is read in (sql/dialect.h).
+  sql::SqlDialect dialect = sql::SqlDialect::kSpark;
+  /// Called, on the thread running Execute, with the dialect of a
+  /// `SET dialect = ...` statement for the session to keep; null (a
+  /// shared-store session, whose dialect is fixed at OpenSession): such a
+  /// SET fails with NotImplemented (SQLSTATE 0A000).
+  std::function<void(sql::SqlDialect)> set_dialect;
+};
+
 class StatementExecutor {
  public:
   virtual ~StatementExecutor() = default;
+  /// Execute below, in the session `session`. The default ignores the
+  /// session (executors without dialects, such as TableExecutor).
+  virtual Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement,
+                                                             const StatementSession& session,
+                                                             const std::atomic<bool>* cancel, MemoryPool* pool) {
+    (void)session;
+    return Execute(statement, cancel, pool);
+  }
   /// Starts `statement` and returns its result as a stream. `cancel` (not
   /// null, outlives the stream) is polled by the producer: once true, Next()
   /// returns Cancelled. Every buffer of the result is charged to `pool`
@@ -51,6 +73,7 @@ class TableExecutor : public StatementExecutor {
   /// name, IOError / Invalid from opening the file.
   Status AddTable(const std::string& name, const std::string& path, MemoryPool* pool);
 
+  using StatementExecutor::Execute;
   Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const std::atomic<bool>* cancel,
                                                      MemoryPool* pool) override;
   std::vector<TableInfo> ListTables() const override;

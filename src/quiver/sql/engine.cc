@@ -484,6 +484,11 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
       binder.SetDialect(options.dialect);
       binder.SetFileTables(options.file_tables, ctx->scan_pool.get());
       const std::string set_name = key == "VariableSetStmt" ? st[key].value("name", "") : std::string();
+      if ((set_name == "dialect" || set_name == "quiver.dialect") && !options.set_dialect) {
+        return Status::NotImplemented("SET " + set_name +
+                                      ": this caller keeps no session setting (a server with a shared store fixes "
+                                      "a session's dialect when it is opened: OpenSession's configuration dialect)");
+      }
       if ((set_name == "dialect" || set_name == "quiver.dialect") && options.set_dialect &&
           st[key].value("kind", "") == "VAR_SET_VALUE" && st[key].contains("args") && st[key]["args"].size() == 1) {
         // SET dialect = postgres | spark: the caller's session keeps it.

@@ -560,3 +560,73 @@ TEST_F(StatelessServiceTest, HandlesSignedWithAnotherSecretAreRefused) {
 
 }  // namespace
 }  // namespace quiver::server
+
+namespace quiver::server {
+namespace {
+
+// Records the session each statement ran in.
+class DialectRecordingExecutor : public CountingExecutor {
+ public:
+  using CountingExecutor::CountingExecutor;
+  using StatementExecutor::Execute;
+  Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const StatementSession& session,
+                                                     const std::atomic<bool>* cancel, MemoryPool* pool) override {
+    dialect = session.dialect;
+    can_set = static_cast<bool>(session.set_dialect);
+    return CountingExecutor::Execute(statement, cancel, pool);
+  }
+  sql::SqlDialect dialect = sql::SqlDialect::kSpark;
+  bool can_set = true;
+};
+
+// Issue 37: with a shared store, every server reads a session's statements
+// in the dialect it was opened in (carried by its guid), and the dialect is
+// fixed at OpenSession (SET dialect would hold on one server only).
+TEST_F(StatelessServiceTest, EveryServerReadsASessionInTheDialectItWasOpenedIn) {
+  DialectRecordingExecutor recording(pool_.get());
+  Server a(pool_.get(), &recording, &store_, secret_);
+  Server b(pool_.get(), &recording, &store_, secret_);
+  auto open = [&](Server& s, std::map<std::string, std::string> conf) {
+    t::TOpenSessionReq req;
+    req.__set_configuration(conf);
+    t::TOpenSessionResp r;
+    s.Call([&](auto& cl) { cl.send_OpenSession(req); }, [&](auto& cl) { cl.recv_OpenSession(r); });
+    EXPECT_EQ(r.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << r.status.errorMessage;
+    return r;
+  };
+  auto execute = [&](Server& s, const t::TSessionHandle& session) {
+    t::TExecuteStatementReq ex;
+    ex.sessionHandle = session;
+    ex.statement = "SELECT x FROM t";
+    t::TExecuteStatementResp r;
+    s.Call([&](auto& cl) { cl.send_ExecuteStatement(ex); }, [&](auto& cl) { cl.recv_ExecuteStatement(r); });
+    EXPECT_EQ(r.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << r.status.errorMessage;
+    t::TCloseOperationReq close;
+    close.operationHandle = r.operationHandle;
+    t::TCloseOperationResp closed;
+    s.Call([&](auto& cl) { cl.send_CloseOperation(close); }, [&](auto& cl) { cl.recv_CloseOperation(closed); });
+  };
+  const t::TOpenSessionResp pg = open(a, {{"dialect", "postgres"}});
+  EXPECT_EQ(pg.configuration.at("dialect"), "postgres");
+  execute(b, pg.sessionHandle);
+  EXPECT_EQ(recording.dialect, sql::SqlDialect::kPostgres) << "adopted on b in the dialect a opened it in";
+  EXPECT_FALSE(recording.can_set) << "SET dialect is refused with a shared store";
+  execute(a, pg.sessionHandle);
+  EXPECT_EQ(recording.dialect, sql::SqlDialect::kPostgres);
+  const t::TOpenSessionResp spark = open(b, {});
+  EXPECT_EQ(spark.configuration.at("dialect"), "spark");
+  execute(a, spark.sessionHandle);
+  EXPECT_EQ(recording.dialect, sql::SqlDialect::kSpark);
+  // The dialect bit is authenticated with the rest of the guid.
+  t::TSessionHandle forged = pg.sessionHandle;
+  SetSessionDialect(&forged.sessionId.guid, sql::SqlDialect::kSpark);
+  t::TExecuteStatementReq ex;
+  ex.sessionHandle = forged;
+  ex.statement = "SELECT x FROM t";
+  t::TExecuteStatementResp r;
+  b.Call([&](auto& cl) { cl.send_ExecuteStatement(ex); }, [&](auto& cl) { cl.recv_ExecuteStatement(r); });
+  EXPECT_EQ(r.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+}  // namespace
+}  // namespace quiver::server
