@@ -309,6 +309,27 @@ async function main() {
     const times = cols.filter((r) => ['f2', 'f3', 'f4', 'f5'].includes(r.COLUMN_NAME));
     if (times.length !== 4 || times.some((r) => r.TYPE_NAME !== 'STRING' || r.DATA_TYPE !== 12)) throw new Error(`TIME columns ${JSON.stringify(times)}`);
   });
+  await check('the session dialect: spark by default, postgres from openSession configuration, SET dialect', async () => {
+    const spark = await query(session, 'SELECT 7 / 2 AS q, 7 div 2 AS d');
+    if (spark.length !== 1 || spark[0].q !== 3.5 || Number(spark[0].d) !== 3) throw new Error(`spark 7 / 2 ${JSON.stringify(spark)}`);
+    const pg = await client.openSession({ configuration: { dialect: 'postgres' } });
+    try {
+      const three = await query(pg, 'SELECT 7 / 2 AS q');
+      if (three.length !== 1 || three[0].q !== 3) throw new Error(`postgres 7 / 2 ${JSON.stringify(three)}`);
+      await query(pg, 'SET dialect = spark');
+      const again = await query(pg, 'SELECT 7 / 2 AS q');
+      if (again.length !== 1 || again[0].q !== 3.5) throw new Error(`after SET dialect = spark ${JSON.stringify(again)}`);
+    } finally {
+      await pg.close();
+    }
+    let error;
+    try {
+      await client.openSession({ configuration: { dialect: 'mysql' } });
+    } catch (e) {
+      error = e;
+    }
+    if (!error || !String(error.message).includes('mysql')) throw new Error(`dialect mysql: ${error ? error.message : 'no error'}`);
+  });
   await check('Spark SQL dialect through the driver: backticks, qualified names, SHOW, DESCRIBE, USE, constants', async () => {
     const want = expected.lineitem.slice(0, 3).map((r) => r.l_orderkey);
     for (const sql of [

@@ -92,14 +92,14 @@ TEST(SessionDialect, SparkByDefaultOrAsOpenSessionsConfigurationSays) {
 
   fetch::ConnectionOptions pg = s.conn;
   pg.session_configuration = {{"dialect", "postgres"}};
-  EXPECT_EQ(OneValue(pg, "SELECT 7 / 2 AS q"), "int32 3");
+  EXPECT_EQ(OneValue(pg, "SELECT 7 / 2 AS q"), "int64 3");
   EXPECT_EQ(OneValue(pg, kDescFirst), "int32 -1");
   pg.session_configuration = {{"quiver.dialect", "PostgreSQL"}, {"spark.sql.ansi.enabled", "true"}};
-  EXPECT_EQ(OneValue(pg, "SELECT 7 / 2 AS q"), "int32 3");
+  EXPECT_EQ(OneValue(pg, "SELECT 7 / 2 AS q"), "int64 3");
 
   // A server started with --dialect postgres: sessions that name none.
   DialectServer p(sql::SqlDialect::kPostgres);
-  EXPECT_EQ(OneValue(p.conn, "SELECT 7 / 2 AS q"), "int32 3");
+  EXPECT_EQ(OneValue(p.conn, "SELECT 7 / 2 AS q"), "int64 3");
   fetch::ConnectionOptions sp = p.conn;
   sp.session_configuration = {{"dialect", "spark"}};
   EXPECT_EQ(OneValue(sp, "SELECT 7 / 2 AS q"), "double 3.500000");
@@ -123,11 +123,15 @@ TEST(SessionDialect, SetDialectChangesOnlyItsOwnSession) {
   ASSERT_OK(a);
   auto b = fetch::ProtocolClient::Connect(s.conn);
   ASSERT_OK(b);
-  auto type_of = [](fetch::ProtocolClient* c, const std::string& sql) -> TypeId {
+  auto pool = MemoryPool::MakeRoot({});
+  auto type_of = [&](fetch::ProtocolClient* c, const std::string& sql) -> TypeId {
     auto r = c->Execute(sql, 100);
     EXPECT_OK(r);
-    if (!r.ok() || !r->info.arrow_schema || r->info.arrow_schema->fields.empty()) return TypeId::kNull;
-    const TypeId id = r->info.arrow_schema->fields[0]->type->id;
+    if (!r.ok()) return TypeId::kNull;
+    auto schema = fetch::DecodeSchemaMessage(r->info.arrow_schema_message, pool.get());
+    EXPECT_OK(schema);
+    if (!schema.ok() || !*schema || (*schema)->fields.empty()) return TypeId::kNull;
+    const TypeId id = (*schema)->fields[0]->type->id;
     if (!r->closed_by_server) EXPECT_OK(c->CloseOperation(r->operation));
     return id;
   };
@@ -135,12 +139,12 @@ TEST(SessionDialect, SetDialectChangesOnlyItsOwnSession) {
   auto set = (*a)->Execute("SET dialect = postgres", 100);
   ASSERT_OK(set);
   if (!set->closed_by_server) EXPECT_OK((*a)->CloseOperation(set->operation));
-  EXPECT_EQ(type_of(a->get(), "SELECT 7 / 2"), TypeId::kInt32);
+  EXPECT_EQ(type_of(a->get(), "SELECT 7 / 2"), TypeId::kInt64);
   EXPECT_EQ(type_of(b->get(), "SELECT 7 / 2"), TypeId::kFloat64) << "another session keeps its dialect";
   auto wrong = (*a)->Execute("SET dialect = mysql", 100);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.status().ToString().find("mysql"), std::string::npos) << wrong.status().ToString();
-  EXPECT_EQ(type_of(a->get(), "SELECT 7 / 2"), TypeId::kInt32) << "a failed SET changes nothing";
+  EXPECT_EQ(type_of(a->get(), "SELECT 7 / 2"), TypeId::kInt64) << "a failed SET changes nothing";
   ASSERT_OK((*a)->Execute("SET quiver.dialect = spark", 100));
   EXPECT_EQ(type_of(a->get(), "SELECT 7 / 2"), TypeId::kFloat64);
 }
