@@ -53,38 +53,33 @@ std::optional<int64_t> Rescaled(const Value& v, int scale) {
 std::optional<StatsValue> Convert(const Value& v, const DataType& stored) {
   if (v.is_null || !v.type) return std::nullopt;
   const TypeId vt = v.type->id;
-  switch (stored.id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64: {
-      auto x = Rescaled(v, 0);
-      if (!x) return std::nullopt;
-      return StatsValue::Int(*x);
-    }
-    case TypeId::kDate32:
-      if (vt != TypeId::kDate32 || !FitsInt64(v.i)) return std::nullopt;
-      return StatsValue::Int(static_cast<int64_t>(v.i));
-    case TypeId::kDecimal: {
-      auto x = Rescaled(v, stored.scale);
-      if (!x) return std::nullopt;
-      return StatsValue::Int(*x);
-    }
-    case TypeId::kFloat32:
-    case TypeId::kFloat64:
-      if (vt == TypeId::kFloat64 || vt == TypeId::kFloat32) {
-        if (std::isnan(v.f)) return std::nullopt;
-        return StatsValue::Double(v.f);
-      }
-      if (IsSignedInt(vt) && v.i >= -(static_cast<i128>(1) << 53) && v.i <= (static_cast<i128>(1) << 53)) {
-        return StatsValue::Double(static_cast<double>(static_cast<int64_t>(v.i)));
-      }
-      return std::nullopt;
-    case TypeId::kUtf8:
-      if (vt != TypeId::kUtf8) return std::nullopt;
-      return StatsValue::Bytes(v.s);
-    default: return std::nullopt;
+  const TypeId id = stored.id;
+  if (IsSignedInteger(id)) {
+    auto x = Rescaled(v, 0);
+    if (!x) return std::nullopt;
+    return StatsValue::Int(*x);
   }
+  if (id == TypeId::kDate32) {
+    if (vt != TypeId::kDate32 || !FitsInt64(v.i)) return std::nullopt;
+    return StatsValue::Int(static_cast<int64_t>(v.i));
+  }
+  if (id == TypeId::kDecimal) {
+    auto x = Rescaled(v, stored.scale);
+    if (!x) return std::nullopt;
+    return StatsValue::Int(*x);
+  }
+  if (id == TypeId::kFloat32 || id == TypeId::kFloat64) {
+    if (vt == TypeId::kFloat64 || vt == TypeId::kFloat32) {
+      if (std::isnan(v.f)) return std::nullopt;
+      return StatsValue::Double(v.f);
+    }
+    if (IsSignedInt(vt) && v.i >= -(static_cast<i128>(1) << 53) && v.i <= (static_cast<i128>(1) << 53)) {
+      return StatsValue::Double(static_cast<double>(static_cast<int64_t>(v.i)));
+    }
+    return std::nullopt;
+  }
+  if (id == TypeId::kUtf8 && vt == TypeId::kUtf8) return StatsValue::Bytes(v.s);
+  return std::nullopt;
 }
 
 Op Flipped(Op op) {
