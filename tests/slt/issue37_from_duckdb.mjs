@@ -56,6 +56,9 @@ const groups = {
     "SELECT bool_and(b), bool_or(b), count_if(b), bool_or(NOT b) FROM a",
     "SELECT g, any_value(g * 2), first(g), last(g), first(s), last(s) FROM a WHERE g <> 1 GROUP BY g",
     "SELECT g, count(*) FROM a GROUP BY g HAVING stddev(x) > 1 OR var_pop(n) < 50",
+    "SELECT g, median(x), median(n), percentile_cont(0.3) WITHIN GROUP (ORDER BY CAST(d AS DOUBLE)), percentile_disc(0.3) WITHIN GROUP (ORDER BY n), percentile_disc(0.5) WITHIN GROUP (ORDER BY s DESC) FROM a GROUP BY g",
+    "SELECT median(x), quantile_cont(n, 0.9), quantile_disc(d, 0.1), percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC), percentile_disc(0.75) WITHIN GROUP (ORDER BY s) FROM a",
+    "SELECT median(DISTINCT n), percentile_disc(1) WITHIN GROUP (ORDER BY x), percentile_cont(0) WITHIN GROUP (ORDER BY n) FROM a WHERE g IS NOT NULL",
   ],
 };
 

@@ -47,7 +47,20 @@ constexpr AggregateName kAggregateNames[] = {
     {"first_value", AggFn::kFirst},  // Spark's aggregate (OVER (...) makes it the window function)
     {"last", AggFn::kLast},
     {"last_value", AggFn::kLast},
+    // percentiles (every value of a group kept): interpolated ...
+    {"median", AggFn::kPercentileCont},
+    {"percentile_cont", AggFn::kPercentileCont},  // (f) WITHIN GROUP (ORDER BY x)
+    {"percentile", AggFn::kPercentileCont},       // Spark: (x, f)
+    {"quantile_cont", AggFn::kPercentileCont},    // DuckDB: (x, f)
+    // ... or one of the values
+    {"percentile_disc", AggFn::kPercentileDisc},    // (f) WITHIN GROUP (ORDER BY x)
+    {"percentile_approx", AggFn::kPercentileDisc},  // Spark: (x, f[, accuracy]), here exact
+    {"approx_percentile", AggFn::kPercentileDisc},
+    {"quantile_disc", AggFn::kPercentileDisc},  // DuckDB: (x, f)
 };
+
+// Whether `name` takes its argument from WITHIN GROUP (ORDER BY x).
+bool WithinGroup(std::string_view name) { return name == "percentile_cont" || name == "percentile_disc"; }
 
 }  // namespace
 
@@ -66,12 +79,18 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
   if (!ctx->aggs) return Error("aggregate function " + name + "() is not allowed in " + ctx->clause, location);
   if (ctx->in_aggregate) return Error("aggregate function calls cannot be nested", location);
   if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on an aggregate", location);
-  if (f.contains("agg_order")) return Unsupported("ORDER BY inside an aggregate", location);
+  const bool within_group = f.value("agg_within_group", false);
+  if (WithinGroup(name) != within_group)
+    return within_group ? Error(name + "() takes no WITHIN GROUP", location)
+                        : Error(name + "() needs WITHIN GROUP (ORDER BY x)", location);
+  if (f.contains("agg_order") && !within_group) return Unsupported("ORDER BY inside an aggregate", location);
   AggregateCall call;
   call.fn = agg_fn;
   call.distinct = f.value("agg_distinct", false);
   const size_t num_args = f.contains("args") ? f["args"].size() : 0;
-  if (f.value("agg_star", false)) {
+  if (IsListFn(agg_fn)) {
+    QUIVER_RETURN_NOT_OK(BindPercentile(f, name, ctx, &call));
+  } else if (f.value("agg_star", false)) {
     if (agg_fn != AggFn::kCount) return Error(name + "(*) is not an aggregate", location);
     call.fn = AggFn::kCountStar;
     call.type = int64();
@@ -145,12 +164,81 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
   // The same aggregate twice is computed once.
   for (const auto& existing : *ctx->aggs) {
     if (existing.fn == call.fn && existing.distinct == call.distinct && existing.ignore_nulls == call.ignore_nulls &&
+        existing.fraction == call.fraction && existing.fraction_unscaled == call.fraction_unscaled &&
+        existing.fraction_scale == call.fraction_scale && existing.descending == call.descending &&
         ((!existing.arg && !call.arg) || (existing.arg && call.arg && ExprEquals(*existing.arg, *call.arg))))
       return Expr::Column(existing.output_id, existing.type, location);
   }
   call.output_id = NewId();
   ctx->aggs->push_back(call);
   return Expr::Column(call.output_id, call.type, location);
+}
+
+Status Binder::Impl::BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call) {
+  const int location = f.value("location", -1);
+  const size_t num_args = f.contains("args") ? f["args"].size() : 0;
+  ExprContext inner = *ctx;
+  inner.in_aggregate = true;
+  inner.query = nullptr;
+  Json* value = nullptr;     // x
+  Json* fraction = nullptr;  // f
+  if (WithinGroup(name)) {
+    // percentile_cont(f) WITHIN GROUP (ORDER BY x [ASC | DESC])
+    if (num_args != 1 || f["agg_order"].size() != 1)
+      return Error(name + "() takes one fraction and WITHIN GROUP (ORDER BY one value)", location);
+    Json& sort_by = f["agg_order"][0]["SortBy"];
+    const std::string dir = sort_by.value("sortby_dir", "SORTBY_DEFAULT");
+    if (dir == "SORTBY_USING") return Unsupported("ORDER BY ... USING", location);
+    call->descending = dir == "SORTBY_DESC";
+    value = &sort_by["node"];
+    fraction = &f["args"][0];
+  } else if (name == "median") {
+    if (num_args != 1) return Error("median() takes one argument", location);
+    value = &f["args"][0];
+  } else {
+    // percentile(x, f), quantile_cont / quantile_disc(x, f),
+    // percentile_approx / approx_percentile(x, f[, accuracy])
+    const bool approx = name == "percentile_approx" || name == "approx_percentile";
+    if (num_args < 2 || num_args > (approx ? 3u : 2u))
+      return Error(name + "() takes a value and a fraction" + (approx ? " (and an accuracy)" : ""), location);
+    value = &f["args"][0];
+    fraction = &f["args"][1];
+    if (num_args == 3) {
+      // Spark's accuracy (a positive integer constant): every value is
+      // kept, so the answer is exact whatever it is.
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr acc, BindExpr(f["args"][2], &inner));
+      if (acc->kind != Expr::Kind::kConstant || ClassOf(*acc->type) != TypeClass::kInt || acc->value.is_null ||
+          acc->value.i <= 0)
+        return Error(name + "()'s accuracy must be a positive integer constant", location);
+    }
+  }
+  if (fraction != nullptr) {
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr q, BindExpr(*fraction, &inner));
+    const TypeClass c = ClassOf(*q->type);
+    if (q->kind != Expr::Kind::kConstant || !IsNumericClass(c) || q->value.is_null)
+      return Error(name + "()'s fraction must be a numeric constant (a list of fractions is not supported)", location);
+    const int scale = c == TypeClass::kFloat ? -1 : ScaleOf(*q->type);
+    call->fraction = c == TypeClass::kFloat ? q->value.f
+                     : scale == 0           ? static_cast<double>(q->value.i)
+                                            : DecimalToDouble(q->value.i, scale);
+    if (!(call->fraction >= 0 && call->fraction <= 1))
+      return Error(name + "()'s fraction must be between 0 and 1, not " + q->value.ToString(), location);
+    call->fraction_unscaled = c == TypeClass::kFloat ? 0 : q->value.i;
+    call->fraction_scale = scale > 18 ? -1 : scale;  // (n * 10^scale must fit 128 bits)
+  }
+  QUIVER_ASSIGN_OR_RETURN(call->arg, BindExpr(*value, &inner));
+  const TypeClass c = ClassOf(*call->arg->type);
+  const std::string cannot = name + "() cannot take " + SqlTypeName(*call->arg->type);
+  if (call->fn == AggFn::kPercentileCont) {
+    if (!IsNumericClass(c) && c != TypeClass::kNull) return Error(cannot, location);
+    call->type = float64();
+  } else {
+    if (!IsNumericClass(c) && c != TypeClass::kNull && c != TypeClass::kString && c != TypeClass::kDate &&
+        c != TypeClass::kTimestamp)
+      return Error(cannot, location);
+    call->type = c == TypeClass::kNull ? int64() : call->arg->type;
+  }
+  return Status::OK();
 }
 
 }  // namespace quiver::sql

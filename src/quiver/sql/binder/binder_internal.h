@@ -232,6 +232,9 @@ struct Binder::Impl {
   /// an aggregate where none may be, nested, with a wrong argument count
   /// or type; NotImplemented for FILTER and (slice-wise) ORDER BY.
   Result<ExprPtr> BindAggregateCall(Json& node, const std::string& name, ExprContext* ctx);
+  /// The value, fraction and order of a percentile call `f` (a FuncCall's
+  /// body) into `call` (fn set); its result type.
+  Status BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
   Result<ExprPtr> BindAExpr(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindTypeCast(Json& node, ExprContext* ctx);
   Result<DataTypePtr> BindTypeName(Json& type_name, int location);

@@ -61,6 +61,8 @@ Status AggregateTable::MergeOne(size_t a, const AggregateState& o, int64_t g) {
     case AggFn::kBoolOr:
       s.i = s.count == 0 ? o.i : call.fn == AggFn::kBoolAnd ? (s.i != 0 && o.i != 0) : (s.i != 0 || o.i != 0);
       break;
+    case AggFn::kPercentileCont:
+    case AggFn::kPercentileDisc: ListLink(&s, o); break;
     case AggFn::kAnyValue:
     case AggFn::kFirst:
     case AggFn::kLast:

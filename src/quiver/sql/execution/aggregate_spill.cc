@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "quiver/memory/buffer.h"
 #include "quiver/sql/execution/aggregate_table.h"
 #include "quiver/sql/execution/hash_aggregate_node.h"
 #include "quiver/sql/execution/spill.h"
@@ -58,9 +59,24 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
     QUIVER_ASSIGN_OR_RETURN(auto mb, FixedBuilder::Make(float64(), n, pool));
     QUIVER_ASSIGN_OR_RETURN(auto xb, FixedBuilder::Make(int32(), n, pool));
     const bool strings = HoldsStringValue(aggs_[a]);
+    const bool list = IsListFn(aggs_[a].fn);  // the values' bytes (aggregate_values.h)
+    const ListValueKind kind = list ? ListKindOf(aggs_[a]) : ListValueKind::kDouble;
     int64_t sbytes = 0;
     if (strings)
       for (int64_t g : ids) sbytes += st[g].count ? st[g].len : 0;
+    std::shared_ptr<Buffer> scratch;  // one list's bytes, gathered (pool memory)
+    if (list) {
+      uint64_t most = 1;
+      for (int64_t g : ids) {
+        const uint64_t bytes = ListBytes(st[g], st[g].count, kind);
+        sbytes += static_cast<int64_t>(bytes);
+        most = std::max(most, bytes);
+      }
+      QUIVER_ASSIGN_OR_RETURN(scratch, Buffer::Allocate(pool, static_cast<int64_t>(most)));
+      if (sbytes > INT32_MAX)
+        return Status::NotImplemented("spilling " + std::to_string(sbytes) + " bytes of " + AggFnName(aggs_[a].fn) +
+                                      "() values in one batch (at most 2 GiB)");
+    }
     QUIVER_ASSIGN_OR_RETURN(auto sb, StringBuilder::Make(n, sbytes, pool));
     for (int64_t r = 0; r < n; ++r) {
       const AggregateState& x = st[ids[static_cast<size_t>(r)]];
@@ -69,7 +85,15 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
       fb.values<double>()[r] = x.f;
       mb.values<double>()[r] = x.m2;
       xb.values<int32_t>()[r] = static_cast<int32_t>(x.flags);
-      if (strings && x.count > 0 && !(x.flags & kPickedNull)) {
+      if (list && x.count > 0) {
+        uint8_t* dst = scratch->mutable_data();
+        ForEachListValue(x, x.count, kind, [&](const uint8_t* p, uint32_t b) {
+          std::memcpy(dst, p, b);
+          dst += b;
+        });
+        QUIVER_RETURN_NOT_OK(sb.Append(std::string_view(reinterpret_cast<const char*>(scratch->data()),
+                                                        static_cast<size_t>(dst - scratch->data()))));
+      } else if (strings && x.count > 0 && !(x.flags & kPickedNull)) {
         QUIVER_RETURN_NOT_OK(
             sb.Append(std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(x.i)), x.len)));
       } else {
@@ -108,7 +132,22 @@ Status AggregateTable::MergeStates(const RecordBatch& b, bool distinct_states) {
       const ArrayData& sv = *b.columns[c + 3];
       const bool strings = HoldsStringValue(aggs_[a]);
       const bool valid = sv.buffers[0] == nullptr || bit_util::GetBit(sv.buffers[0]->data(), sv.offset + r);
-      if (strings && o.count > 0 && valid) {
+      if (IsListFn(aggs_[a].fn) && o.count > 0) {
+        // The values, checked, into one chunk of this table's arena.
+        if (!valid)
+          return Status::Invalid("spilled state " + std::to_string(r) + " of aggregate " + std::to_string(a) + ": " +
+                                 std::to_string(o.count) + " values missing");
+        const int32_t* so = sv.GetValues<int32_t>(1) + sv.offset;
+        const auto len = static_cast<uint64_t>(so[r + 1] - so[r]);
+        const uint8_t* src = sv.buffers[2] ? sv.buffers[2]->data() + so[r] : nullptr;
+        QUIVER_RETURN_NOT_OK(
+            CheckListBytes(ListKindOf(aggs_[a]), src, len, o.count,
+                           "spilled state " + std::to_string(r) + " of aggregate " + std::to_string(a)));
+        AggregateState fresh;
+        QUIVER_ASSIGN_OR_RETURN(uint8_t * dst, ListExtend(&arena_, &fresh, len));
+        if (len) std::memcpy(dst, src, len);
+        o.i = fresh.i;
+      } else if (strings && o.count > 0 && valid) {
         const int32_t* so = sv.GetValues<int32_t>(1) + sv.offset;
         const auto len = static_cast<size_t>(so[r + 1] - so[r]);
         const uint8_t* src = sv.buffers[2] ? sv.buffers[2]->data() + so[r] : nullptr;

@@ -98,6 +98,7 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
   if (skip)
     for (int64_t r = 0; r < n; ++r) gid[static_cast<size_t>(r)] = keep[r] ? 0 : -1;
   if (!groups_.empty()) QUIVER_RETURN_NOT_OK(NumberGroups(keys, n, keep, &gid));
+  std::vector<ListBatch> lists;  // per list aggregate (phase 1's ordering)
   // String min / max copy values into the arena in phase 2: room for
   // every value of the batch is taken now, while a failure still lets
   // the caller spill and consume the batch again.
@@ -117,6 +118,15 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
         string_bytes += static_cast<int64_t>(v.StringAt(r).size());
       }
     }
+    // List aggregates (percentiles): their values' chunks too, in the
+    // same room (one EnsureFree: a second could take a new page).
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      if (aggs_[a].distinct || !IsListFn(aggs_[a].fn)) continue;
+      if (lists.empty()) lists.resize(aggs_.size());
+      QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*aggs_[a].arg, batch, &ev));
+      QUIVER_RETURN_NOT_OK(PrepareList(a, std::move(v), gid, n, &lists[a]));
+      string_bytes += static_cast<int64_t>(lists[a].growth_bytes);
+    }
     if (string_bytes > 0) QUIVER_RETURN_NOT_OK(arena_.EnsureFree(static_cast<size_t>(string_bytes)));
   }
   states_started_ = true;
@@ -131,6 +141,10 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
         if (skip && g < 0) continue;
         ++st[g].count;
       }
+      continue;
+    }
+    if (!call.distinct && IsListFn(call.fn)) {
+      QUIVER_RETURN_NOT_OK(AppendList(a, lists[a]));
       continue;
     }
     QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
@@ -278,8 +292,16 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
     cols.push_back(b.Finish());
   }
   // Aggregates.
+  std::vector<int64_t> list_ids;  // the groups, for list aggregates
   for (size_t a = 0; a < aggs_.size(); ++a) {
     const AggregateCall& call = aggs_[a];
+    if (IsListFn(call.fn)) {
+      if (list_ids.empty())
+        for (int64_t g = 0; g < n; ++g) list_ids.push_back(row(g));
+      QUIVER_ASSIGN_OR_RETURN(auto arr, EmitList(a, list_ids, pool));
+      cols.push_back(arr);
+      continue;
+    }
     const DataTypePtr& t = call.type;
     const PagedArray<AggregateState>& st = *states_[a];
     const TypeClass arg_cls = call.arg ? ClassOf(*call.arg->type) : TypeClass::kInt;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "quiver/sql/execution/aggregate_statistics.h"
+#include "quiver/sql/execution/aggregate_values.h"
 #include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/operators.h"
 
@@ -62,6 +63,15 @@ inline bool HoldsStringValue(const AggregateCall& call) {
     case AggFn::kLast: return true;
     default: return false;
   }
+}
+
+/// How list aggregate `call` stores its argument's values: percentile_cont
+/// as DOUBLEs; percentile_disc in the argument's own kind.
+inline ListValueKind ListKindOf(const AggregateCall& call) {
+  const TypeClass c = ClassOf(*call.arg->type);
+  if (call.fn == AggFn::kPercentileCont || c == TypeClass::kFloat) return ListValueKind::kDouble;
+  if (c == TypeClass::kString) return ListValueKind::kString;
+  return c == TypeClass::kDecimal ? ListValueKind::kInt128 : ListValueKind::kInt64;
 }
 
 /// Whether `call` sees NULL arguments (any_value / first / last without
@@ -133,7 +143,7 @@ class AggregateTable : public join::MemoryConsumer {
   /// states then point into the merged-in tables' arenas: keep those).
   bool has_string_min_max() const {
     for (const auto& a : aggs_)
-      if (HoldsStringValue(a)) return true;
+      if (HoldsStringValue(a) || IsListFn(a.fn)) return true;
     return false;
   }
   bool has_distinct() const {
@@ -295,6 +305,26 @@ class AggregateTable : public join::MemoryConsumer {
     return Status::OK();
   }
 
+  // --- List aggregates (aggregate_holistic.cc) ---
+  // A batch's values of one list aggregate, by group: the rows ordered by
+  // group (in input order within one), each group's run of values.
+  struct ListBatch {
+    Vec values;
+    std::vector<std::pair<int64_t, int64_t>> rows;  // (group, row), sorted
+    uint64_t growth_bytes = 0;                      // arena bytes the appends take (ListGrowthBytes)
+  };
+  // Phase 1 of Consume for list aggregate `a`: its argument's values `v`
+  // of rows with a group (`gid`, `n` rows) into `out`, and the arena bytes
+  // appending them takes.
+  Status PrepareList(size_t a, Vec v, const std::vector<int64_t>& gid, int64_t n, ListBatch* out) const;
+  // Phase 2: appends the prepared values (into room EnsureFree took).
+  Status AppendList(size_t a, const ListBatch& b);
+  // Appends one value (the DISTINCT path: may take arena memory).
+  template <typename GetExact, typename GetFloat, typename GetString>
+  Status AppendListValue(const AggregateCall& call, AggregateState* s, GetExact exact, GetFloat flt, GetString str);
+  // The result column of list aggregate `a` for groups `ids`.
+  Result<ArrayDataPtr> EmitList(size_t a, const std::vector<int64_t>& ids, MemoryPool* pool) const;
+
   // Adds `val` (`len` bytes as EncodeValue wrote a non-null value of the
   // argument's type, checked by the caller) to group g's set of DISTINCT
   // aggregate a; when new, folds it into the state.
@@ -374,6 +404,8 @@ Status AggregateTable::UpdateState(const AggregateCall& call, TypeClass cls, Agg
       ++s->count;
       break;
     }
+    case AggFn::kPercentileCont:
+    case AggFn::kPercentileDisc: return AppendListValue(call, s, exact, flt, str);
     case AggFn::kAnyValue:
     case AggFn::kFirst:
     case AggFn::kLast:
@@ -400,6 +432,34 @@ Status AggregateTable::UpdateState(const AggregateCall& call, TypeClass cls, Agg
       ++s->count;
       break;
   }
+  return Status::OK();
+}
+
+template <typename GetExact, typename GetFloat, typename GetString>
+Status AggregateTable::AppendListValue(const AggregateCall& call, AggregateState* s, GetExact exact, GetFloat flt,
+                                       GetString str) {
+  const ListValueKind kind = ListKindOf(call);
+  if (kind == ListValueKind::kString) {
+    const std::string_view x = str();
+    const auto len = static_cast<uint32_t>(x.size());
+    QUIVER_ASSIGN_OR_RETURN(uint8_t * dst, ListExtend(&arena_, s, 4 + uint64_t{len}));
+    std::memcpy(dst, &len, 4);
+    if (len) std::memcpy(dst + 4, x.data(), len);
+  } else if (kind == ListValueKind::kInt128) {
+    const i128 x = exact();
+    QUIVER_ASSIGN_OR_RETURN(uint8_t * dst, ListExtend(&arena_, s, 16));
+    std::memcpy(dst, &x, 16);
+  } else {
+    const double d = kind == ListValueKind::kDouble ? flt() : 0;
+    const int64_t x = kind == ListValueKind::kDouble ? 0 : static_cast<int64_t>(exact());
+    QUIVER_ASSIGN_OR_RETURN(uint8_t * dst, ListExtend(&arena_, s, 8));
+    if (kind == ListValueKind::kDouble) {
+      std::memcpy(dst, &d, 8);
+    } else {
+      std::memcpy(dst, &x, 8);
+    }
+  }
+  ++s->count;
   return Status::OK();
 }
 

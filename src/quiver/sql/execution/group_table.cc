@@ -17,6 +17,12 @@ Status ByteArena::EnsureFree(size_t len) {
 }
 
 Result<uint8_t*> ByteArena::Append(const uint8_t* data, size_t len) {
+  QUIVER_ASSIGN_OR_RETURN(uint8_t * dst, Allocate(len));
+  if (len) std::memcpy(dst, data, len);
+  return dst;
+}
+
+Result<uint8_t*> ByteArena::Allocate(size_t len) {
   const int64_t n = static_cast<int64_t>(len);
   if (pages_.empty() || used_ + n > capacity_) {
     const int64_t size = std::max<int64_t>(int64_t{256} << 10, n);  // small tables stay small
@@ -26,7 +32,6 @@ Result<uint8_t*> ByteArena::Append(const uint8_t* data, size_t len) {
     pages_.push_back(std::move(page));
   }
   uint8_t* dst = pages_.back().data() + used_;
-  if (len) std::memcpy(dst, data, len);
   used_ += n;
   return dst;
 }

@@ -57,6 +57,8 @@ class ByteArena {
  public:
   explicit ByteArena(join::MemoryConsumer* consumer) : consumer_(consumer) {}
   Result<uint8_t*> Append(const uint8_t* data, size_t len);
+  /// `len` uninitialised bytes, as Append takes them.
+  Result<uint8_t*> Allocate(size_t len);
   /// Makes sure the next `len` bytes of Append need no new page (takes one
   /// now if they would), so a caller can fail before it changes anything.
   Status EnsureFree(size_t len);

@@ -34,6 +34,8 @@ const char* AggFnName(AggFn fn) {
     case AggFn::kAnyValue: return "any_value";
     case AggFn::kFirst: return "first";
     case AggFn::kLast: return "last";
+    case AggFn::kPercentileCont: return "percentile_cont";
+    case AggFn::kPercentileDisc: return "percentile_disc";
   }
   return "?";
 }

@@ -50,10 +50,17 @@ enum class AggFn : uint8_t {
   kAnyValue,
   kFirst,
   kLast,
+  // issue 37: holistic (every value of a group kept: aggregate_values.h)
+  kPercentileCont,  ///< median, percentile_cont, percentile: interpolated, DOUBLE
+  kPercentileDisc,  ///< percentile_disc, percentile_approx: one of the values
 };
 
 /// The SQL name of `fn` (EXPLAIN, messages).
 const char* AggFnName(AggFn fn);
+
+/// Whether `fn` keeps every value of its group (the percentiles:
+/// execution/aggregate_values.h).
+inline bool IsListFn(AggFn fn) { return fn == AggFn::kPercentileCont || fn == AggFn::kPercentileDisc; }
 
 /// Whether `fn` picks one row's value (any_value / first / last).
 inline bool PicksValue(AggFn fn) { return fn == AggFn::kAnyValue || fn == AggFn::kFirst || fn == AggFn::kLast; }
@@ -70,6 +77,10 @@ inline bool PicksValue(AggFn fn) { return fn == AggFn::kAnyValue || fn == AggFn:
 /// 0 for one row); count_if -> BIGINT (rows where the BOOLEAN argument is
 /// true, 0 for none); bool_and / bool_or -> BOOLEAN; any_value / first /
 /// last -> the argument's type (a NULL is a value unless `ignore_nulls`).
+/// percentile_cont(f) WITHIN GROUP (ORDER BY x) / median(x) / percentile(x,
+/// f) -> DOUBLE (of a numeric x; linear interpolation between the values at
+/// (n - 1) * f); percentile_disc(f) ... / percentile_approx(x, f) -> x's
+/// type (the first value whose cumulative distribution reaches f; exact).
 struct AggregateCall {
   AggFn fn = AggFn::kCountStar;
   ExprPtr arg;  ///< null for count(*)
@@ -77,6 +88,15 @@ struct AggregateCall {
   DataTypePtr type;
   int output_id = -1;
   bool ignore_nulls = false;  ///< any_value / first / last: skip NULL arguments (Spark's isIgnoreNull)
+  /// Percentiles: the fraction f in [0, 1]; when the SQL gave it exactly
+  /// (an integer or decimal literal), also as unscaled / 10^scale
+  /// (fraction_scale -1: a DOUBLE), which percentile_disc uses to count
+  /// exactly as DuckDB does.
+  double fraction = 0.5;
+  i128 fraction_unscaled = 5;
+  int fraction_scale = 1;
+  /// Percentiles: WITHIN GROUP (ORDER BY x DESC): f counts from the top.
+  bool descending = false;
 };
 
 struct SortKey {

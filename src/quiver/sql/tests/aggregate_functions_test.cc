@@ -55,9 +55,9 @@ TEST_F(AggregateFunctionsTest, VarianceFamilyEqualsDuckDB) {
   // One row: the sample forms NULL, the population forms 0.
   EXPECT_EQ(V("SELECT stddev_samp(x), stddev_pop(x), var_samp(x), var_pop(x) FROM (VALUES (5)) t(x)"), "null|0|null|0");
   // No rows, and only NULLs: NULL.
-  EXPECT_EQ(V(std::string("SELECT stddev_samp(x), stddev_pop(x), var_samp(x), var_pop(x)") + kOneToFour +
-              " WHERE x > 10"),
-            "null|null|null|null");
+  EXPECT_EQ(
+      V(std::string("SELECT stddev_samp(x), stddev_pop(x), var_samp(x), var_pop(x)") + kOneToFour + " WHERE x > 10"),
+      "null|null|null|null");
   EXPECT_EQ(V("SELECT stddev(x), var_pop(x) FROM (VALUES (CAST(NULL AS DOUBLE)), (NULL)) t(x)"), "null|null");
   // Welford keeps its precision where the textbook sum-of-squares loses it.
   EXPECT_EQ(V("SELECT var_samp(x) FROM (VALUES (1e9 + 4), (1e9 + 7), (1e9 + 13), (1e9 + 16)) t(x)"), "30");
@@ -146,7 +146,86 @@ TEST_F(AggregateFunctionsTest, WrongArgumentsAreErrors) {
   EXPECT_NE(V("SELECT stddev(1, 2)").find("stddev() takes one argument"), std::string::npos);
   EXPECT_NE(V("SELECT last(1, true, true)").find("takes one or two arguments"), std::string::npos);
   EXPECT_TRUE(Run("SELECT stddev('a')").status().IsInvalid());
-  EXPECT_NE(V("SELECT x FROM (VALUES (1)) t(x) WHERE var_pop(x) > 0").find("not allowed in WHERE"),
+  EXPECT_NE(V("SELECT x FROM (VALUES (1)) t(x) WHERE var_pop(x) > 0").find("not allowed in WHERE"), std::string::npos);
+}
+
+// DuckDB: median / percentile_cont interpolate (DOUBLE); percentile_disc
+// takes a value (the argument's type), counting the fraction exactly.
+TEST_F(AggregateFunctionsTest, PercentilesEqualDuckDB) {
+  EXPECT_EQ(V("SELECT median(x), percentile_cont(0.25) WITHIN GROUP (ORDER BY x), percentile_disc(0.25) WITHIN "
+              "GROUP (ORDER BY x), percentile_cont(0.25) WITHIN GROUP (ORDER BY x DESC), percentile_disc(0.25) "
+              "WITHIN GROUP (ORDER BY x DESC) FROM (VALUES (1), (2), (3), (4), (10)) t(x)"),
+            "3|2|2|4|4");
+  const std::string ten = " FROM (VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)) t(x)";
+  EXPECT_EQ(V("SELECT percentile_disc(0.3) WITHIN GROUP (ORDER BY x), percentile_disc(CAST(0.3 AS DOUBLE)) WITHIN "
+              "GROUP (ORDER BY x), percentile_cont(0.3) WITHIN GROUP (ORDER BY x)" +
+              ten),
+            "2|2|2.6999999999999997");
+  EXPECT_EQ(V("SELECT median(x), median(d), percentile_disc(0.5) WITHIN GROUP (ORDER BY s), percentile_disc(0.5) "
+              "WITHIN GROUP (ORDER BY d), percentile_disc(0.9) WITHIN GROUP (ORDER BY dt) FROM (VALUES (1.5, "
+              "CAST(2.25 AS DECIMAL(10,2)), 'b', DATE '2024-01-01'), (NULL, NULL, NULL, NULL), (3.0, 1.10, 'a', DATE "
+              "'2023-05-06'), (-2.0, 7.77, 'c', DATE '2025-12-31')) t(x, d, s, dt)"),
+            "1.5|2.25|b|2.25|2025-12-31");
+  EXPECT_EQ(V("SELECT median(x), percentile_cont(0) WITHIN GROUP (ORDER BY x), percentile_cont(1) WITHIN GROUP "
+              "(ORDER BY x), percentile_disc(0) WITHIN GROUP (ORDER BY x), percentile_disc(1) WITHIN GROUP (ORDER BY "
+              "x) FROM (VALUES (5), (NULL)) t(x)"),
+            "5|5|5|5|5");
+  EXPECT_EQ(V("SELECT median(x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (5)) t(x) WHERE x > 5"),
+            "null|null");
+  EXPECT_EQ(Ordered("SELECT g, median(x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x), quantile_cont(x, 0.75), "
+                    "quantile_disc(x, 0.75) FROM (VALUES (1, 1), (1, 2), (2, 5), (2, NULL), (3, NULL), (1, 4), (2, "
+                    "7), (2, 9)) t(g, x) GROUP BY g ORDER BY g"),
+            (std::vector<std::string>{"1|2|2|3|4", "2|7|7|8|9", "3|null|null|null|null"}));
+  EXPECT_EQ(V("SELECT median(DISTINCT x), median(x) FROM (VALUES (1), (1), (1), (5)) t(x)"), "3|1");
+  // NaN sorts after every number (as DuckDB).
+  EXPECT_EQ(V("SELECT median(x) FROM (VALUES (1.0), (CAST('nan' AS DOUBLE)), (2.0)) t(x)"), "2");
+  EXPECT_EQ(
+      Columns("SELECT median(CAST(1 AS BIGINT)), percentile_disc(0.5) WITHIN GROUP (ORDER BY CAST(1 AS "
+              "BIGINT)), percentile_approx(CAST(1.5 AS DECIMAL(9,1)), 0.5)"),
+      (std::vector<std::string>{"median: double", "percentile_disc: int64", "percentile_approx: decimal128(9, 1)"}));
+}
+
+TEST_F(AggregateFunctionsTest, PercentileSparkExamples) {
+  const std::string two = " FROM (VALUES (0), (10)) AS tab(col)";
+  EXPECT_EQ(Spark("SELECT median(col)" + two), "5");
+  EXPECT_EQ(Spark("SELECT percentile(col, 0.3)" + two), "3");
+  EXPECT_EQ(Spark("SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY col)" + two), "2.5");
+  EXPECT_EQ(Spark("SELECT percentile_disc(0.25) WITHIN GROUP (ORDER BY col)" + two), "0");
+  EXPECT_EQ(Spark("SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY col DESC)" + two), "7.5");
+  EXPECT_EQ(Spark("SELECT percentile_disc(0.25) WITHIN GROUP (ORDER BY col DESC)" + two), "10");
+  // percentile_approx(col, array(0.5, 0.4, 0.1), 100) is [1, 1, 0] (one fraction a call here; exact).
+  const std::string four = " FROM (VALUES (0), (1), (2), (10)) AS tab(col)";
+  EXPECT_EQ(Spark("SELECT percentile_approx(col, 0.5, 100), percentile_approx(col, 0.4, 100), "
+                  "approx_percentile(col, 0.1)" +
+                  four),
+            "1|1|0");
+}
+
+TEST_F(AggregateFunctionsTest, PercentileErrors) {
+  auto error = [&](const std::string& sql) {
+    auto r = Run(sql);
+    return r.ok() ? std::string("ok") : r.status().ToString();
+  };
+  EXPECT_NE(error("SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (1)) t(x)")
+                .find("fraction must be between 0 and 1, not 1.5"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT percentile(x, -0.1) FROM (VALUES (1)) t(x)").find("between 0 and 1"), std::string::npos);
+  EXPECT_NE(error("SELECT percentile(x, x) FROM (VALUES (1)) t(x)").find("fraction must be a numeric constant"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT median('a')").find("median() cannot take VARCHAR"), std::string::npos);
+  EXPECT_NE(error("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM (VALUES ('a')) t(s)")
+                .find("percentile_cont() cannot take VARCHAR"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY b) FROM (VALUES (true)) t(b)")
+                .find("cannot take BOOLEAN"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT percentile_cont(x, 0.5) FROM (VALUES (1)) t(x)").find("needs WITHIN GROUP"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT median(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (1)) t(x)").find("takes no WITHIN GROUP"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT percentile_approx(x, 0.5, 0) FROM (VALUES (1)) t(x)").find("positive integer constant"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT percentile(x) FROM (VALUES (1)) t(x)").find("takes a value and a fraction"),
             std::string::npos);
 }
 

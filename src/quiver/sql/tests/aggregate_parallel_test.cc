@@ -95,6 +95,27 @@ class AggregateParallelTest : public ::testing::Test {
     }
     return true;
   }
+  // Each of `sqls` at 2 and 4 threads gives its one-thread rows.
+  static void ExpectOneThreadAnswers(const std::vector<std::string>& sqls) {
+    for (const auto& sql : sqls) {
+      ExecuteOptions one;
+      one.threads = 1;
+      auto ref = Rows(sql, one);
+      ASSERT_OK(ref) << sql;
+      ASSERT_FALSE(ref->empty()) << sql;
+      if (sql.find("SELECT count(DISTINCT k)") == 0) EXPECT_EQ(*ref, std::vector<std::string>{"15000"}) << sql;
+      for (int threads : {2, 4}) {
+        ExecuteOptions eo;
+        eo.threads = threads;
+        eo.max_batch_rows = 3000;  // several batches per worker
+        auto got = Rows(sql, eo);
+        ASSERT_OK(got) << sql << " threads=" << threads;
+        std::string diff;
+        EXPECT_TRUE(SameRows(*ref, *got, &diff)) << sql << " threads=" << threads << ": " << diff;
+      }
+    }
+  }
+
   static std::vector<std::string> Split(const std::string& row) {
     std::vector<std::string> out(1);
     for (char c : row) {
@@ -150,23 +171,25 @@ TEST_F(AggregateParallelTest, MergedStatesEqualOneThread) {
       "lineitem GROUP BY l_orderkey) a JOIN lineitem x ON x.l_orderkey = k AND x.l_comment = c JOIN lineitem y ON "
       "y.l_orderkey = k AND y.l_comment = d",
   };
-  for (const auto& sql : sqls) {
-    ExecuteOptions one;
-    one.threads = 1;
-    auto ref = Rows(sql, one);
-    ASSERT_OK(ref) << sql;
-    ASSERT_FALSE(ref->empty()) << sql;
-    if (sql.find("SELECT count(DISTINCT k)") == 0) EXPECT_EQ(*ref, std::vector<std::string>{"15000"}) << sql;
-    for (int threads : {2, 4}) {
-      ExecuteOptions eo;
-      eo.threads = threads;
-      eo.max_batch_rows = 3000;  // several batches per worker
-      auto got = Rows(sql, eo);
-      ASSERT_OK(got) << sql << " threads=" << threads;
-      std::string diff;
-      EXPECT_TRUE(SameRows(*ref, *got, &diff)) << sql << " threads=" << threads << ": " << diff;
-    }
-  }
+  ExpectOneThreadAnswers(sqls);
+}
+
+TEST_F(AggregateParallelTest, MergedValueListsEqualOneThread) {
+  const std::vector<std::string> sqls = {
+      // percentiles: the workers' value lists linked (serially, in place,
+      // by partitions)
+      "SELECT median(l_quantity), percentile_cont(0.9) WITHIN GROUP (ORDER BY l_extendedprice), "
+      "percentile_disc(0.1) WITHIN GROUP (ORDER BY l_comment DESC), percentile_approx(l_shipdate, 0.5), "
+      "median(DISTINCT l_tax) FROM lineitem",
+      "SELECT l_suppkey, median(l_extendedprice), percentile_disc(0.75) WITHIN GROUP (ORDER BY l_discount), "
+      "percentile(l_quantity, 0.3), percentile_disc(0.5) WITHIN GROUP (ORDER BY l_shipmode) FROM lineitem GROUP BY "
+      "l_suppkey",
+      "SELECT l_orderkey * 10 + l_linenumber, median(l_quantity), percentile_disc(0.5) WITHIN GROUP (ORDER BY "
+      "l_comment) FROM lineitem GROUP BY l_orderkey * 10 + l_linenumber",
+      "SELECT l_comment, median(l_quantity), percentile_disc(0.2) WITHIN GROUP (ORDER BY l_receiptdate) FROM "
+      "lineitem GROUP BY l_comment",
+  };
+  ExpectOneThreadAnswers(sqls);
 }
 
 TEST_F(AggregateParallelTest, SpilledStatesEqualTheUnlimitedAnswer) {
@@ -177,6 +200,10 @@ TEST_F(AggregateParallelTest, SpilledStatesEqualTheUnlimitedAnswer) {
       "first(l_receiptdate, true) FROM lineitem GROUP BY l_orderkey, l_linenumber",
       "SELECT l_orderkey, stddev(l_quantity), var_samp(DISTINCT l_discount), bool_or(l_returnflag = 'A'), "
       "count_if(DISTINCT l_shipmode = 'MAIL'), count(*) FROM lineitem GROUP BY l_orderkey",
+      // value lists (percentiles) spill as their values' bytes
+      "SELECT l_orderkey, median(l_extendedprice), percentile_disc(0.5) WITHIN GROUP (ORDER BY l_comment), "
+      "percentile_cont(0.25) WITHIN GROUP (ORDER BY l_quantity DESC), percentile_approx(l_shipdate, 0.9), count(*) "
+      "FROM lineitem GROUP BY l_orderkey",
   };
   for (const auto& sql : sqls) {
     ExecuteOptions plain;
