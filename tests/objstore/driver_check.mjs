@@ -6,13 +6,14 @@
 // `quiver sql --format jsonl` of the same statement (--expected FILE).
 // Prints one JSON line with what it saw; exit 0 on success, 1 on a mismatch.
 import fs from 'node:fs';
+import https from 'node:https';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(HERE, '../interop/package.json'));
-const a = { killPid: 0, chunkRows: 5000, noClose: false, cancelAfterMs: 0 };
+const a = { killPid: 0, chunkRows: 5000, noClose: false, cancelAfterMs: 0, killOwner: '' };
 for (let i = 2; i < process.argv.length; i++) {
   const k = process.argv[i];
   const v = process.argv[++i];
@@ -27,6 +28,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (k === '--no-close') a.noClose = v === '1';
   else if (k === '--cancel-after-ms') a.cancelAfterMs = Number(v);
   else if (k === '--go') a.go = v;
+  else if (k === '--kill-owner') a.killOwner = v;
   else { console.error(`unknown argument ${k}`); process.exit(2); }
 }
 const { DBSQLClient } = require('@databricks/sql');
@@ -70,12 +72,61 @@ const expected = fs.readFileSync(a.expected, 'utf8').split('\n').filter((l) => l
 const client = new DBSQLClient();
 await client.connect({ host: '127.0.0.1', port: a.port, path: a.path, token: a.token, customCaCert: fs.readFileSync(a.ca) });
 const session = await client.openSession();
-const op = await session.executeStatement(a.sql, { runAsync: true });
+// With --kill-owner, no direct results (maxRows null, a driver option):
+// ExecuteStatement then returns the handle at once instead of waiting up to
+// the server's fetch wait for the result, so the owner dies with the handle
+// already out (an owner dying while ExecuteStatement is in flight is
+// HAProxy's to retry: a new statement on another server).
+const op = await session.executeStatement(a.sql, a.killOwner ? { runAsync: true, maxRows: null } : { runAsync: true });
 const rows = [];
 let chunks = 0;
 let killed = false;
+// Issue 39 (--kill-owner PORT:PID,...): finds the server running the
+// statement (its /metrics says running > 0) and SIGKILLs it before the
+// statement is FINISHED; the driver then polls the same handle on the
+// servers left and must still read every row once.
+let ownerKilled = false;
+let killedPort = 0;
+const probeErrors = [];
+let probes = 0;
+const t0 = Date.now();
+function running(port) {
+  return new Promise((resolve) => {
+    const req = https.get({ host: '127.0.0.1', port, path: '/metrics', ca: fs.readFileSync(a.ca),
+      headers: { Authorization: `Bearer ${a.token}` } }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => {
+        const m = body.match(/^service .* running=(\d+)/m);
+        resolve(m ? Number(m[1]) : 0);
+      });
+    });
+    req.on('error', (e) => {
+      probeErrors.push(`${port}: ${e.message}`);
+      resolve(0);
+    });
+  });
+}
+if (a.killOwner) {
+  const servers = a.killOwner.split(',').map((x) => x.split(':').map(Number));
+  for (let i = 0; i < 200 && !ownerKilled; i++) {
+    for (const [port, pid] of servers) {
+      probes++;
+      if (await running(port) > 0) {
+        process.kill(pid, 'SIGKILL');
+        ownerKilled = true;
+        killedPort = port;
+        break;
+      }
+    }
+    if (!ownerKilled) await new Promise((r) => setTimeout(r, 25));
+  }
+}
+const killMs = Date.now() - t0;
+let firstRowMs = 0;
 while (await op.hasMoreRows()) {
   const part = await op.fetchChunk({ maxRows: a.chunkRows });
+  if (!firstRowMs && part.length) firstRowMs = Date.now() - t0;
   rows.push(...part);
   chunks++;
   if (a.noClose) {
@@ -102,5 +153,6 @@ for (let i = 0; !bad && i < rows.length; i++) {
     }
   }
 }
-console.log(JSON.stringify({ rows: rows.length, fetch_calls: chunks, killed, ok: !bad, error: bad || undefined }));
+const extra = a.killOwner ? { owner_killed: ownerKilled, killed_port: killedPort, kill_ms: killMs, first_row_ms: firstRowMs, probes, probe_errors: probeErrors.slice(0, 3) } : {};
+console.log(JSON.stringify({ rows: rows.length, fetch_calls: chunks, killed, ...extra, ok: !bad, error: bad || undefined }));
 process.exit(bad ? 1 : 0);

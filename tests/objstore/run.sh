@@ -14,6 +14,9 @@
 #   4. links are RGW URLs; after CloseOperation nothing is left under the
 #      prefix; an operation left open is removed after its expiry; the
 #      servers' pools are back to zero;
+#   3e. issue 39: the driver through HAProxy while the server running its
+#      statement is SIGKILLed before FINISHED: another server runs it again
+#      under the same handle (one re-run over all servers), every row once;
 #   3d. raw Thrift (stateless_check.mjs): a FETCH_NEXT re-sent with the same
 #      seqid to another server gets the same page; after CloseSession through
 #      HAProxy every server refuses the session's and operation's handles;
@@ -265,6 +268,34 @@ echo "$out" | grep -q '"refused":12' && pass "after CloseSession through HAProxy
   fail "closed session: $(echo "$out" | tail -1)"
 n=$(keys t1/closed-sessions/ | wc -l)
 [ "$n" -ge 1 ] && pass "closed sessions leave markers ($n) for the other servers" || fail "no closed-session marker"
+
+# --- 3e. issue 39: the server running the statement SIGKILLed before FINISHED ---
+# (the driver finds it by its /metrics and kills it at once; another server
+# sees its heartbeat go stale after --owner-lease-s, takes the lease and runs
+# the statement again under the same handle; the driver reads every row once)
+out=$(timeout 180 node "$HERE/driver_check.mjs" --port "$HP" --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" \
+  --sql "$SQL" --expected "$W/expected.jsonl" --kill-owner "$P1:$PID_s1,$P2:$PID_s2,$P3:$PID_s3" 2>&1)
+rc=$?
+echo "failover: $(echo "$out" | tail -1)"
+if [ $rc -eq 0 ] && echo "$out" | grep -q '"owner_killed":true'; then
+  pass "driver through HAProxy, the statement's server SIGKILLed before FINISHED: re-run elsewhere, every row once, equal ($(echo "$out" | tail -1 | grep -o '"first_row_ms":[0-9]*'))"
+else
+  echo "$out" | grep -v '"level"' | tail -5; fail "failover of a statement whose server died"
+fi
+killed_port=$(echo "$out" | tail -1 | sed -n 's/.*"killed_port":\([0-9]*\).*/\1/p')
+reruns=0
+for i in 1 2 3; do
+  eval "port=\$P$i"
+  [ "$port" = "$killed_port" ] && { killed=s$i; continue; }
+  reruns=$((reruns + $(metric "$port" failover reruns)))
+done
+[ "$reruns" -eq 1 ] && pass "exactly one server ran the statement again (failover reruns=1)" ||
+  fail "failover reruns over the servers left: $reruns"
+if [ -n "${killed:-}" ]; then
+  eval "port=\$P${killed#s}"
+  start_server "$killed" "$port" t1 "$QUIVER_S3_ENDPOINT" || fail "restart $killed"
+  poll 30 all_backends_up || fail "HAProxy does not see $killed up again"
+fi
 
 # --- 4. links are RGW URLs; nothing left after close; expiry; pools ---
 n=$(result_keys t1/ | wc -l)

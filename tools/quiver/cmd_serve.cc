@@ -79,6 +79,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     std::string spill_directory;
     bool allow_file_tables = false;
     std::string dialect = "spark";
+    int owner_lease_s = 5, max_reruns = 2;
     std::string chunk_store = "local", s3_endpoint, s3_region = "us-east-1", s3_ca_cert, cluster_secret_file;
   };
   auto o = std::make_shared<Opts>();
@@ -221,6 +222,14 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--cluster-secret-file", o->cluster_secret_file,
                   "file with the secret (>= 16 bytes) shared by the servers of a deployment: handles are signed "
                   "with it, so any server with the same secret and S3 store answers for any operation");
+  cmd->add_option("--owner-lease-s", o->owner_lease_s,
+                  "S3 mode: a running statement whose server has not renewed its status for this long is taken "
+                  "for dead and run again by the server a client asks next (default 5)")
+      ->check(CLI::Range(1, 3600));
+  cmd->add_option("--max-reruns", o->max_reruns,
+                  "S3 mode: runs of a statement after its server died, at most; past them it fails with 08S01 "
+                  "(default 2; 0 = never run again)")
+      ->check(CLI::Range(0, 100));
   cmd->add_flag("--no-lz4", o->no_lz4, "serve chunks without LZ4 compression");
   cmd->add_flag("--keep-freed-memory", o->keep_freed_memory,
                 "do not hand freed memory back to the OS after statements (for measurements)");
@@ -321,6 +330,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.max_operations_per_token = o->max_operations_per_token;
       so.service.statement_timeout_ms = static_cast<int64_t>(o->statement_timeout_s * 1000);
       so.service.orphan_timeout_ms = o->orphan_timeout_s * 1000;
+      so.service.owner_stale_ms = int64_t{o->owner_lease_s} * 1000;
+      so.service.max_reruns = o->max_reruns;
       QUIVER_ASSIGN_OR_RETURN(so.service.default_dialect, sql::ParseSqlDialect(o->dialect));
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());

@@ -30,6 +30,18 @@ Result<std::string> NewChunkId() {
   return id;
 }
 
+Result<std::string> NewGroupedChunkId(std::string_view group) {
+  bool hex = group.size() == kChunkGroupChars;
+  for (char c : group) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (!hex) {
+    return Status::Invalid("chunk store: a chunk group is " + std::to_string(kChunkGroupChars) +
+                           " lower-case hex digits, got '" + std::string(group.substr(0, 64)) + "'");
+  }
+  QUIVER_ASSIGN_OR_RETURN(std::string id, NewChunkId());
+  id.replace(0, kChunkGroupChars, group);
+  return id;
+}
+
 Result<std::unique_ptr<LocalChunkStore>> LocalChunkStore::Make(LocalChunkStoreOptions options, LinkSigner signer) {
   std::string dir = options.spill_dir;
   bool own = false;

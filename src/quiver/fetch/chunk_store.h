@@ -44,6 +44,20 @@ class ChunkStore {
   /// OutOfMemory / IOError when neither the budget nor the spill can take it
   /// (the message names both); nothing is kept then.
   virtual Result<std::string> Put(std::shared_ptr<Buffer> bytes, int64_t expiry_ms) = 0;
+  /// Put, with an id that starts with `group` (kChunkGroupChars lower-case
+  /// hex digits; the rest random), so that every chunk of one group (one
+  /// attempt at an operation) can be found again by ListChunkIds, also the
+  /// ones a server that died wrote after it last said which it had. The
+  /// default ignores the group (a process-local store dies with its
+  /// server). Errors: Invalid for a malformed group; as Put.
+  virtual Result<std::string> PutGrouped(std::shared_ptr<Buffer> bytes, int64_t expiry_ms, std::string_view group) {
+    return Put(std::move(bytes), expiry_ms);
+  }
+  /// The ids of the chunks of `group` (PutGrouped), in byte order.
+  /// NotImplemented for stores that are not shared; IOError from the store.
+  virtual Result<std::vector<std::string>> ListChunkIds(std::string_view group) const {
+    return Status::NotImplemented("this chunk store does not list chunks");
+  }
   /// A link that downloads the chunk until `link_expiry_ms`. NotFound-style
   /// KeyError when the id is unknown.
   virtual Result<ChunkLink> Link(const std::string& id, int64_t link_expiry_ms) const = 0;
@@ -71,6 +85,12 @@ class ChunkStore {
   }
   /// Removes a document (absent is success). Errors as PutDocument.
   virtual Status RemoveDocument(const std::string& name) {
+    return Status::NotImplemented("this chunk store keeps no documents");
+  }
+  /// Writes document `name` only if it does not exist (a conditional
+  /// write: of servers racing for one name exactly one gets true; a lease).
+  /// NotImplemented for stores that are not shared; IOError from the store.
+  virtual Result<bool> PutDocumentIfAbsent(const std::string& name, std::string_view bytes) {
     return Status::NotImplemented("this chunk store keeps no documents");
   }
   /// Names of the documents starting with `prefix`, in byte order.
@@ -165,5 +185,15 @@ class LocalChunkStore : public ChunkStore {
 /// A fresh random chunk id (kChunkIdChars lowercase hex, 128 bits from
 /// RAND_bytes). Errors: IOError when the generator fails.
 Result<std::string> NewChunkId();
+
+/// Hex digits of a chunk group (ChunkStore::PutGrouped): the first
+/// kChunkGroupChars of a grouped chunk's id; the other kChunkIdChars -
+/// kChunkGroupChars (64 bits) stay random.
+inline constexpr size_t kChunkGroupChars = 16;
+
+/// NewChunkId whose first kChunkGroupChars digits are `group`. Errors:
+/// Invalid unless `group` is kChunkGroupChars lower-case hex digits;
+/// IOError as NewChunkId.
+Result<std::string> NewGroupedChunkId(std::string_view group);
 
 }  // namespace quiver::fetch

@@ -42,8 +42,27 @@ std::string S3ChunkStore::Describe() const {
 }
 
 Result<std::string> S3ChunkStore::Put(std::shared_ptr<Buffer> bytes, int64_t expiry_ms) {
+  return PutGrouped(std::move(bytes), expiry_ms, {});
+}
+
+Result<std::vector<std::string>> S3ChunkStore::ListChunkIds(std::string_view group) const {
+  QUIVER_ASSIGN_OR_RETURN(auto keys, client_->List(ChunkKey(std::string(group))));
+  for (auto& k : keys) k = k.substr(std::min(k.size(), k.rfind('/') + 1));
+  return keys;
+}
+
+Result<bool> S3ChunkStore::PutDocumentIfAbsent(const std::string& name, std::string_view bytes) {
+  QUIVER_ASSIGN_OR_RETURN(
+      bool created, client_->PutIfAbsent(Key(name), std::span<const uint8_t>(
+                                                        reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())));
+  if (created) return true;
+  QUIVER_ASSIGN_OR_RETURN(auto existing, client_->Get(Key(name), int64_t{1} << 20));
+  return existing.has_value() && *existing == bytes;
+}
+
+Result<std::string> S3ChunkStore::PutGrouped(std::shared_ptr<Buffer> bytes, int64_t expiry_ms, std::string_view group) {
   if (!bytes) return Status::Invalid("S3 chunk store: null chunk");
-  QUIVER_ASSIGN_OR_RETURN(auto id, NewChunkId());
+  QUIVER_ASSIGN_OR_RETURN(auto id, group.empty() ? NewChunkId() : NewGroupedChunkId(group));
   const Status st = client_->Put(ChunkKey(id), bytes->span());
   if (!st.ok()) {
     // The store may have kept the object although the reply was lost (it

@@ -60,12 +60,19 @@ class S3ChunkStore : public ChunkStore {
   static Result<std::unique_ptr<S3ChunkStore>> Make(S3ChunkStoreOptions options);
 
   Result<std::string> Put(std::shared_ptr<Buffer> bytes, int64_t expiry_ms) override;
+  /// Chunk keys "chunks/<id>" with the id starting with `group`.
+  Result<std::string> PutGrouped(std::shared_ptr<Buffer> bytes, int64_t expiry_ms, std::string_view group) override;
+  /// A LIST of "chunks/<group>".
+  Result<std::vector<std::string>> ListChunkIds(std::string_view group) const override;
   Result<ChunkLink> Link(const std::string& id, int64_t link_expiry_ms) const override;
   Result<std::shared_ptr<Buffer>> Get(const std::string& id) const override;
   void Remove(const std::string& id) override;
 
   bool shared() const override { return true; }
   Status PutDocument(const std::string& name, std::string_view bytes) override;
+  /// S3Client::PutIfAbsent; a 412 whose object holds `bytes` (this call's
+  /// own write, whose reply was lost and retried) is a win too.
+  Result<bool> PutDocumentIfAbsent(const std::string& name, std::string_view bytes) override;
   Result<std::optional<std::string>> GetDocument(const std::string& name) const override;
   Status RemoveDocument(const std::string& name) override;
   Result<std::vector<std::string>> ListDocuments(const std::string& prefix) const override;

@@ -380,6 +380,27 @@ Status S3Client::Put(const std::string& key, std::span<const uint8_t> bytes) {
   return Status::OK();
 }
 
+Result<bool> S3Client::PutIfAbsent(const std::string& key, std::span<const uint8_t> bytes) {
+  if (static_cast<int64_t>(bytes.size()) > o_.multipart_threshold_bytes) {
+    return Status::Invalid(Describe() + ": conditional PUT of '" + key + "': " + std::to_string(bytes.size()) +
+                           " bytes is above the single-part limit");
+  }
+  Request r;
+  r.method = "PUT";
+  r.key = key;
+  r.body = bytes;
+  r.has_body = true;
+  r.headers.push_back("If-None-Match: *");
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  // 409 ConditionalRequestConflict: another conditional write of the key
+  // was in flight (S3); it exists, or is about to.
+  if (resp.status == 412 || resp.status == 409) return false;
+  if (resp.status != 200) return Failed(r, resp);
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.put_bytes += static_cast<int64_t>(bytes.size());
+  return true;
+}
+
 Status S3Client::PutMultipart(const std::string& key, std::span<const uint8_t> bytes) {
   Request init;
   init.method = "POST";

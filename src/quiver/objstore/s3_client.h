@@ -124,6 +124,14 @@ class S3Client {
   /// PUTs `bytes` as object `key` (streamed from the span, which must stay
   /// valid until the call returns). Multipart above the threshold.
   Status Put(const std::string& key, std::span<const uint8_t> bytes);
+  /// PUTs `bytes` as object `key` only if no object `key` exists (a
+  /// conditional write, `If-None-Match: *`, RFC 9110 section 13.1.2; S3 and
+  /// Ceph RGW answer 412 Precondition Failed when it exists, and of racing
+  /// writers exactly one gets 200). Returns true when this call created it.
+  /// A retry after a lost reply may meet its own object: the caller tells
+  /// them apart by the body (Get). Single-part only: Invalid above the
+  /// multipart threshold. Errors: IOError as Put.
+  Result<bool> PutIfAbsent(const std::string& key, std::span<const uint8_t> bytes);
   /// GETs object `key`; std::nullopt when it does not exist (404). Errors:
   /// IOError; Invalid when the object exceeds max_bytes.
   Result<std::optional<std::string>> Get(const std::string& key, int64_t max_bytes);

@@ -228,4 +228,44 @@ Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool) {
   return b.Finish(pool);
 }
 
+bool FillInfoValue(t::TGetInfoType::type type, int max_operations, t::TGetInfoValue* out) {
+  switch (type) {
+    case t::TGetInfoType::CLI_SERVER_NAME: out->__set_stringValue("quiver"); break;
+    case t::TGetInfoType::CLI_DBMS_NAME: out->__set_stringValue("quiver"); break;
+    case t::TGetInfoType::CLI_DBMS_VER: out->__set_stringValue("0.1.0"); break;
+    case t::TGetInfoType::CLI_MAX_CONCURRENT_ACTIVITIES: out->__set_integerFlag(max_operations); break;
+    case t::TGetInfoType::CLI_DATA_SOURCE_READ_ONLY: out->__set_stringValue("Y"); break;
+    // What ODBC/JDBC bridges and BI tools ask when they connect.
+    case t::TGetInfoType::CLI_DATA_SOURCE_NAME: out->__set_stringValue("quiver"); break;
+    case t::TGetInfoType::CLI_MAX_DRIVER_CONNECTIONS: out->__set_smallIntValue(0); break;  // no limit
+    case t::TGetInfoType::CLI_FETCH_DIRECTION: out->__set_integerBitmask(1); break;        // next only
+    case t::TGetInfoType::CLI_SEARCH_PATTERN_ESCAPE: out->__set_stringValue("\\"); break;
+    case t::TGetInfoType::CLI_ACCESSIBLE_TABLES: out->__set_stringValue("Y"); break;
+    case t::TGetInfoType::CLI_ACCESSIBLE_PROCEDURES: out->__set_stringValue("N"); break;
+    case t::TGetInfoType::CLI_TXN_CAPABLE: out->__set_smallIntValue(0); break;  // SQL_TC_NONE
+    case t::TGetInfoType::CLI_DEFAULT_TXN_ISOLATION: out->__set_integerBitmask(0); break;
+    case t::TGetInfoType::CLI_TXN_ISOLATION_OPTION: out->__set_integerBitmask(0); break;
+    case t::TGetInfoType::CLI_IDENTIFIER_CASE: out->__set_smallIntValue(4); break;  // SQL_IC_MIXED
+    case t::TGetInfoType::CLI_IDENTIFIER_QUOTE_CHAR: out->__set_stringValue("\""); break;
+    case t::TGetInfoType::CLI_CATALOG_NAME: out->__set_stringValue("N"); break;
+    case t::TGetInfoType::CLI_USER_NAME: out->__set_stringValue(""); break;
+    case t::TGetInfoType::CLI_NULL_COLLATION: out->__set_smallIntValue(1); break;  // SQL_NC_LOW
+    case t::TGetInfoType::CLI_ORDER_BY_COLUMNS_IN_SELECT: out->__set_stringValue("N"); break;
+    case t::TGetInfoType::CLI_SPECIAL_CHARACTERS: out->__set_stringValue(""); break;
+    case t::TGetInfoType::CLI_OJ_CAPABILITIES: out->__set_integerBitmask(0x1 | 0x2 | 0x4 | 0x8); break;
+    case t::TGetInfoType::CLI_MAX_COLUMN_NAME_LEN:
+    case t::TGetInfoType::CLI_MAX_SCHEMA_NAME_LEN:
+    case t::TGetInfoType::CLI_MAX_CATALOG_NAME_LEN:
+    case t::TGetInfoType::CLI_MAX_TABLE_NAME_LEN:
+    case t::TGetInfoType::CLI_MAX_IDENTIFIER_LEN: out->__set_smallIntValue(128); break;
+    case t::TGetInfoType::CLI_MAX_COLUMNS_IN_SELECT:
+    case t::TGetInfoType::CLI_MAX_COLUMNS_IN_TABLE:
+    case t::TGetInfoType::CLI_MAX_TABLES_IN_SELECT:
+    case t::TGetInfoType::CLI_MAX_ROW_SIZE:
+    case t::TGetInfoType::CLI_MAX_STATEMENT_LEN: out->__set_integerFlag(0); break;  // no fixed limit
+    default: return false;
+  }
+  return true;
+}
+
 }  // namespace quiver::server

@@ -21,8 +21,10 @@
 #include "quiver/columnar/record_batch_stream.h"
 #include "quiver/server/statement_executor.h"
 #include "quiver/sql/spark_dialect.h"
+#include "quiver/tcli/tcli_service_types.h"
 
 namespace quiver::server {
+namespace t = ::quiver::tcli;
 
 // The names the SQL layer accepts as qualifiers (sql/spark_dialect.h).
 using sql::kCatalogName;
@@ -64,5 +66,10 @@ Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(
     const std::function<ColumnTypeInfo(const DataType&)>& type_info, MemoryPool* pool);
 /// TYPE_NAME, DATA_TYPE (int32) for the Hive primitive types.
 Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool);
+
+/// GetInfo's answer for `type` (what ODBC/JDBC bridges and BI tools ask
+/// when they connect: names, limits, capabilities; CLI_MAX_CONCURRENT_
+/// ACTIVITIES is `max_operations`); false for a type quiver does not answer.
+bool FillInfoValue(t::TGetInfoType::type type, int max_operations, t::TGetInfoValue* out);
 
 }  // namespace quiver::server

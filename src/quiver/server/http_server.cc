@@ -231,6 +231,8 @@ std::string ResultServer::Impl::Metrics() {
         << " server_errors=" << s3.server_errors << " transport_errors=" << s3.transport_errors
         << " backoff_ms=" << s3.backoff_ms << " failures=" << s3.failures << " put_bytes=" << s3.put_bytes
         << " multipart_uploads=" << s3.multipart_uploads << "\n";
+    // Statements run again after their server died (failover.h).
+    out << "failover reruns=" << sv.failover_reruns << " exhausted=" << sv.failover_exhausted << "\n";
   }
   out << "http connections=" << connections() << " refused_connections=" << refused_connections
       << " shed_connections=" << shed_connections << " requests=" << requests << " bad_requests=" << bad_requests

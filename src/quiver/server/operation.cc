@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 namespace quiver::server {
@@ -51,6 +52,12 @@ void SetSessionDialect(std::string* guid, sql::SqlDialect dialect) {
 sql::SqlDialect SessionDialectOf(const std::string& guid) {
   if (guid.size() != kHandleBytes) return sql::SqlDialect::kSpark;
   return (static_cast<uint8_t>(guid[7]) & 1) ? sql::SqlDialect::kPostgres : sql::SqlDialect::kSpark;
+}
+
+std::string ChunkGroup(const std::string& guid, int attempt) {
+  char tail[8];
+  std::snprintf(tail, sizeof tail, "%04x", static_cast<unsigned>(attempt) & 0xFFFFu);
+  return Hex(guid).substr(0, 12) + tail;
 }
 
 std::string Hex(std::string_view bytes) {

@@ -152,6 +152,25 @@ struct Operation {
   std::atomic<bool> close_requested{false};  ///< a close marker from another server
   int64_t expiry_ms = 0;
   int64_t heartbeat_ms = 0;
+  /// Failover (shared store, issue 39): which run of the statement this is
+  /// (0 = the first; a server that finds the owner dead runs it again as
+  /// attempt + 1 under the same handle), the statement's text and how it
+  /// was asked for (kept in the store so another server can run it again),
+  /// and, for an operation loaded from the store, whether its owner's
+  /// status document went stale.
+  int attempt = 0;
+  std::string statement;
+  sql::SqlDialect dialect = sql::SqlDialect::kSpark;
+  bool client_lz4 = false;
+  bool owner_stale = false;
+  /// A later attempt took the statement over (its lease exists): this run
+  /// stops and publishes nothing.
+  std::atomic<bool> superseded{false};
 };
+
+/// The chunk group (fetch::ChunkStore::PutGrouped) of one attempt at an
+/// operation: the first 12 hex digits of its guid (random in a version 4
+/// UUID) and the attempt as 4 hex digits.
+std::string ChunkGroup(const std::string& guid, int attempt);
 
 }  // namespace quiver::server

@@ -21,6 +21,7 @@
 
 #include "quiver/fetch/link_signer.h"
 #include "quiver/server/catalog_results.h"
+#include "quiver/server/failover.h"
 #include "quiver/server/hive_types.h"
 #include "quiver/server/operation.h"
 #include "quiver/server/operation_registry.h"
@@ -80,7 +81,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
                   o.cluster_secret.empty() ? RandomHandleBytes(false) + RandomHandleBytes(false) : o.cluster_secret),
         store_docs_(o.store, o_),
         runner_(o_, chunk_pool_.get(), shared_ ? &store_docs_ : nullptr),
-        pages_(o_, exec_pool_.get()) {
+        pages_(o_, exec_pool_.get()),
+        failover_(&store_docs_, o_, exec_pool_.get(),
+                  [this](const std::shared_ptr<Operation>& op, std::unique_ptr<RecordBatchStream> stream) {
+                    return Relaunch(op, std::move(stream));
+                  }) {
     config_ = std::make_shared<apache::thrift::TConfiguration>(
         static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)),
         static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)), 64);
@@ -201,44 +206,10 @@ class ResultService::Impl : public t::TCLIServiceIf {
       return;
     }
     r.status = OkStatus();
-    switch (req.infoType) {
-      case t::TGetInfoType::CLI_SERVER_NAME: r.infoValue.__set_stringValue("quiver"); break;
-      case t::TGetInfoType::CLI_DBMS_NAME: r.infoValue.__set_stringValue("quiver"); break;
-      case t::TGetInfoType::CLI_DBMS_VER: r.infoValue.__set_stringValue("0.1.0"); break;
-      case t::TGetInfoType::CLI_MAX_CONCURRENT_ACTIVITIES: r.infoValue.__set_integerFlag(o_.max_operations); break;
-      case t::TGetInfoType::CLI_DATA_SOURCE_READ_ONLY: r.infoValue.__set_stringValue("Y"); break;
-      // What ODBC/JDBC bridges and BI tools ask when they connect.
-      case t::TGetInfoType::CLI_DATA_SOURCE_NAME: r.infoValue.__set_stringValue("quiver"); break;
-      case t::TGetInfoType::CLI_MAX_DRIVER_CONNECTIONS: r.infoValue.__set_smallIntValue(0); break;  // no limit
-      case t::TGetInfoType::CLI_FETCH_DIRECTION: r.infoValue.__set_integerBitmask(1); break;        // next only
-      case t::TGetInfoType::CLI_SEARCH_PATTERN_ESCAPE: r.infoValue.__set_stringValue("\\"); break;
-      case t::TGetInfoType::CLI_ACCESSIBLE_TABLES: r.infoValue.__set_stringValue("Y"); break;
-      case t::TGetInfoType::CLI_ACCESSIBLE_PROCEDURES: r.infoValue.__set_stringValue("N"); break;
-      case t::TGetInfoType::CLI_TXN_CAPABLE: r.infoValue.__set_smallIntValue(0); break;  // SQL_TC_NONE
-      case t::TGetInfoType::CLI_DEFAULT_TXN_ISOLATION: r.infoValue.__set_integerBitmask(0); break;
-      case t::TGetInfoType::CLI_TXN_ISOLATION_OPTION: r.infoValue.__set_integerBitmask(0); break;
-      case t::TGetInfoType::CLI_IDENTIFIER_CASE: r.infoValue.__set_smallIntValue(4); break;  // SQL_IC_MIXED
-      case t::TGetInfoType::CLI_IDENTIFIER_QUOTE_CHAR: r.infoValue.__set_stringValue("\""); break;
-      case t::TGetInfoType::CLI_CATALOG_NAME: r.infoValue.__set_stringValue("N"); break;
-      case t::TGetInfoType::CLI_USER_NAME: r.infoValue.__set_stringValue(""); break;
-      case t::TGetInfoType::CLI_NULL_COLLATION: r.infoValue.__set_smallIntValue(1); break;  // SQL_NC_LOW
-      case t::TGetInfoType::CLI_ORDER_BY_COLUMNS_IN_SELECT: r.infoValue.__set_stringValue("N"); break;
-      case t::TGetInfoType::CLI_SPECIAL_CHARACTERS: r.infoValue.__set_stringValue(""); break;
-      case t::TGetInfoType::CLI_OJ_CAPABILITIES: r.infoValue.__set_integerBitmask(0x1 | 0x2 | 0x4 | 0x8); break;
-      case t::TGetInfoType::CLI_MAX_COLUMN_NAME_LEN:
-      case t::TGetInfoType::CLI_MAX_SCHEMA_NAME_LEN:
-      case t::TGetInfoType::CLI_MAX_CATALOG_NAME_LEN:
-      case t::TGetInfoType::CLI_MAX_TABLE_NAME_LEN:
-      case t::TGetInfoType::CLI_MAX_IDENTIFIER_LEN: r.infoValue.__set_smallIntValue(128); break;
-      case t::TGetInfoType::CLI_MAX_COLUMNS_IN_SELECT:
-      case t::TGetInfoType::CLI_MAX_COLUMNS_IN_TABLE:
-      case t::TGetInfoType::CLI_MAX_TABLES_IN_SELECT:
-      case t::TGetInfoType::CLI_MAX_ROW_SIZE:
-      case t::TGetInfoType::CLI_MAX_STATEMENT_LEN: r.infoValue.__set_integerFlag(0); break;  // no fixed limit
-      default:
-        r.status =
-            ErrorStatus("GetInfo: info type " + std::to_string(static_cast<int>(req.infoType)) + " is not supported");
-        r.infoValue.__set_stringValue("");
+    if (!FillInfoValue(req.infoType, o_.max_operations, &r.infoValue)) {
+      r.status =
+          ErrorStatus("GetInfo: info type " + std::to_string(static_cast<int>(req.infoType)) + " is not supported");
+      r.infoValue.__set_stringValue("");
     }
   }
 
@@ -277,6 +248,11 @@ class ResultService::Impl : public t::TCLIServiceIf {
       };
     }
     auto stream = o_.executor->Execute(req.statement, in_session, &op->cancel, exec_pool_.get());
+    if (shared_) {
+      // What another server needs to run it again if this one dies.
+      op->statement = req.statement;
+      op->dialect = in_session.dialect;
+    }
     if (!stream.ok()) {
       r.status = ErrorStatus(stream.status().ToString(), t::TStatusCode::ERROR_STATUS, SqlStateFor(stream.status()));
       return;
@@ -467,6 +443,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
   ResultServiceStats Stats() {
     ResultServiceStats s;
     registry_.FillStats(&s);
+    s.failover_reruns = failover_.reruns();
+    s.failover_exhausted = failover_.exhausted();
     s.rpcs = rpcs_;
     s.rpc_errors = rpc_errors_;
     s.statements = statements_;
@@ -523,6 +501,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     if (op) {
       op->secret = h.operationId.secret;
       op->client = std::string(tls_client);
+      if (op->owner_stale) op = failover_.Handle(std::move(op));
     }
     return op;
   }
@@ -539,34 +518,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->type = type;
     op->exec_seqid = tls_seqid;
     op->can_download = can_download;
-    op->chunk_lz4 = can_download && o_.lz4;
-    op->inline_lz4 = client_lz4 && o_.lz4;
-    op->schema = stream->schema();
-    op->stream = std::move(stream);
-    op->started_ms = NowEpochMs();
-    op->last_used_ms = op->started_ms;
-    auto schema_message = SchemaMessage(op->schema, exec_pool_.get());
-    if (!schema_message.ok()) {
-      r.status = ErrorStatus("result schema: " + schema_message.status().ToString());
-      return;
-    }
-    op->arrow_schema = std::move(schema_message).value();
-    r.status = registry_.AddOperation(op, *session);
+    op->client_lz4 = client_lz4;
+    r.status = Launch(op, *session, std::move(stream));
     if (r.status.statusCode != t::TStatusCode::SUCCESS_STATUS) return;
-    if (shared_) {
-      // Visible to the other servers before the handle is handed out.
-      op->heartbeat_ms = op->started_ms;
-      bool closed = false;
-      const Status st = store_docs_.Announce(op.get(), &closed);
-      if (!st.ok() || closed) {
-        registry_.RemoveOperation(op->guid, closed ? session->guid : std::string());
-        r.status = closed ? ErrorStatus("invalid session handle (closed)", t::TStatusCode::INVALID_HANDLE_STATUS)
-                          : ErrorStatus("the statement cannot start: " + st.ToString());
-        return;
-      }
-    }
-    registry_.SetWorker(op.get(), std::thread([this, op] { runner_.Run(op.get()); }));
-    r.status = OkStatus();
     t::TOperationHandle h;
     h.operationId.guid = op->guid;
     h.operationId.secret = op->secret;
@@ -581,6 +535,48 @@ class ResultService::Impl : public t::TCLIServiceIf {
       c.status = OkStatus();
       r.directResults.__set_closeOperation(c);
     }
+  }
+
+  // Registers `op` (guid, session, client, type and flags set) over
+  // `stream`, announces it to the other servers (shared store) and starts
+  // its producer.
+  t::TStatus Launch(const std::shared_ptr<Operation>& op, const Session& session,
+                    std::unique_ptr<RecordBatchStream> stream) {
+    op->chunk_lz4 = op->can_download && o_.lz4;
+    op->inline_lz4 = op->client_lz4 && o_.lz4;
+    op->schema = stream->schema();
+    op->stream = std::move(stream);
+    op->started_ms = NowEpochMs();
+    op->last_used_ms = op->started_ms;
+    auto schema_message = SchemaMessage(op->schema, exec_pool_.get());
+    if (!schema_message.ok()) return ErrorStatus("result schema: " + schema_message.status().ToString());
+    op->arrow_schema = std::move(schema_message).value();
+    t::TStatus added = registry_.AddOperation(op, session);
+    if (added.statusCode != t::TStatusCode::SUCCESS_STATUS) return added;
+    if (shared_) {
+      // Visible to the other servers before the handle is handed out.
+      op->heartbeat_ms = op->started_ms;
+      bool closed = false;
+      const Status st = store_docs_.Announce(op.get(), &closed);
+      if (!st.ok() || closed) {
+        registry_.RemoveOperation(op->guid, closed ? session.guid : std::string());
+        return closed ? ErrorStatus("invalid session handle (closed)", t::TStatusCode::INVALID_HANDLE_STATUS)
+                      : ErrorStatus("the statement cannot start: " + st.ToString());
+      }
+    }
+    registry_.SetWorker(op.get(), std::thread([this, op] { runner_.Run(op.get()); }));
+    return OkStatus();
+  }
+
+  // Failover: a statement whose server died, started here again under its
+  // handle, in its session (adopted here: the session secret is derived).
+  t::TStatus Relaunch(const std::shared_ptr<Operation>& op, std::unique_ptr<RecordBatchStream> stream) {
+    t::THandleIdentifier sid;
+    sid.guid = op->session_guid;
+    sid.secret = registry_.HandleSecret("session", sid.guid, op->client);
+    auto session = registry_.FindSession(sid, op->client, /*adopt=*/true);
+    if (!session) return ErrorStatus("its session is gone", t::TStatusCode::INVALID_HANDLE_STATUS);
+    return Launch(op, *session, std::move(stream));
   }
 
   // Shared store, every sweep: refreshes the status documents of the
@@ -603,6 +599,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
   SharedState store_docs_;
   StatementRunner runner_;
   ResultPages pages_;
+  Failover failover_;
   std::shared_ptr<apache::thrift::TConfiguration> config_;
   std::shared_ptr<t::TCLIServiceProcessor> processor_;
   int64_t last_expiry_sweep_ms_ = 0;
@@ -625,11 +622,13 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
       options.max_operations < 1 || options.max_message_bytes < 1024 || options.link_expiry_ms < 1 ||
       options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
       options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1 ||
-      options.max_sessions_per_token < 1 || options.max_operations_per_token < 1 || options.max_result_bytes < 0) {
+      options.max_sessions_per_token < 1 || options.max_operations_per_token < 1 || options.max_result_bytes < 0 ||
+      options.owner_stale_ms < 1 || options.max_reruns < 0) {
     return Status::Invalid(
         "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
         "max_sessions_per_token, max_operations_per_token, max_statement_bytes and "
-        "link_expiry_ms must be >= 1, max_message_bytes >= 1024, statement_timeout_ms >= 0, max_result_bytes >= 0, "
+        "link_expiry_ms, owner_stale_ms must be >= 1, max_reruns >= 0, max_message_bytes >= 1024, statement_timeout_ms "
+        ">= 0, max_result_bytes >= 0, "
         "max_unfetched_chunks 0 (none) or >= 2");
   }
   // Thrift's processor reports malformed messages on stderr; the service

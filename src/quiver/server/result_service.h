@@ -162,9 +162,15 @@ struct ResultServiceOptions {
   /// the store before FINISHED (so nothing else bounds it); it applies to
   /// the local store too. Bytes, >= 0.
   int64_t max_result_bytes = 0;
-  /// Shared store: a running operation whose status document is older than
-  /// this is reported failed (its server stopped). Milliseconds.
-  int64_t owner_stale_ms = 15000;
+  /// Shared store: a running operation whose status document (rewritten
+  /// every sweep, about 1 s, by its owner) is older than this is taken for
+  /// dead: the server that notices runs the statement again (failover.h).
+  /// Milliseconds, >= 1.
+  int64_t owner_stale_ms = 5000;
+  /// Shared store: how many times a statement whose server died is run
+  /// again, at most; past it (or with 0) GetOperationStatus reports
+  /// ERROR_STATE, SQLSTATE 08S01, naming the runs.
+  int max_reruns = 2;
 };
 
 /// Reads a cluster secret file (its bytes, trailing newline removed).
@@ -196,6 +202,10 @@ struct ResultServiceStats {
   /// Of those, operations freed because their client had gone (paused
   /// past orphan_timeout_ms).
   int64_t orphaned_operations = 0;
+  /// Shared store: statements this server ran again after their server
+  /// died, and statements failed past max_reruns (failover.h).
+  int64_t failover_reruns = 0;
+  int64_t failover_exhausted = 0;
 };
 
 class ResultService {

@@ -43,6 +43,13 @@ void ParseCursor(const std::string& text, Operation* op) {
   op->last_end = std::min<size_t>(std::max(begin, end), n);
 }
 std::string CancelDoc(const std::string& op_hex) { return "ops/" + op_hex + "/cancel"; }
+// Failover: the statement's text and how it was asked for (written once, by
+// the first run), and the lease of each re-run (a conditional write: the one
+// server that creates lease-<n> runs attempt n).
+std::string StatementDoc(const std::string& op_hex) { return "ops/" + op_hex + "/statement"; }
+std::string LeaseDoc(const std::string& op_hex, int attempt) {
+  return "ops/" + op_hex + "/lease-" + std::to_string(attempt);
+}
 // A closed session's marker: every server refuses the session's handle
 // while it exists (the handle itself validates forever). Its body is the
 // epoch ms it expires at; its expiry index entry is ExpiryDoc(ms,
@@ -80,6 +87,7 @@ std::string ManifestText(const Operation& op, const std::string& state) {
   m << "started_ms " << op.started_ms << "\n";
   m << "completed_ms " << op.completed_ms << "\n";
   m << "heartbeat_ms " << NowEpochMs() << "\n";
+  m << "attempt " << op.attempt << "\n";
   m << "expiry_ms " << op.expiry_ms << "\n";
   m << "inline " << (op.inline_mode ? 1 : 0) << "\n";
   m << "inline_lz4 " << (op.inline_lz4 ? 1 : 0) << "\n";
@@ -121,6 +129,8 @@ bool ParseManifest(const std::string& text, Operation* op, std::string* state) {
       op->completed_ms = num();
     else if (key == "heartbeat_ms")
       op->heartbeat_ms = num();
+    else if (key == "attempt")
+      op->attempt = static_cast<int>(std::clamp<long long>(num(), 0, 1 << 16));
     else if (key == "expiry_ms")
       op->expiry_ms = num();
     else if (key == "inline")
@@ -193,6 +203,9 @@ Status SharedState::Announce(Operation* op, bool* session_closed) {
   // A CloseSession on another server writes its marker before it lists
   // the session's operations: either it lists this one or this sees it.
   *session_closed = st.ok() && SessionClosed(op->session_guid);
+  if (st.ok() && !*session_closed && op->attempt == 0 && !op->statement.empty()) {
+    st = store_->PutDocument(StatementDoc(Hex(op->guid)), StatementText(*op));
+  }
   if (st.ok() && !*session_closed) st = store_->PutDocument(ManifestDoc(Hex(op->guid)), ManifestText(*op, "running"));
   if (!st.ok() || *session_closed) (void)store_->RemoveDocument(index);
   return st;
@@ -229,6 +242,7 @@ std::shared_ptr<Operation> SharedState::Load(const std::string& guid) {
              marker.ok() && marker->has_value() && **marker == "close") {
     return nullptr;  // closed (its session or itself) on another server; the owner is removing it
   } else if (NowEpochMs() - op->heartbeat_ms > o_.owner_stale_ms) {
+    op->owner_stale = true;  // the caller may run it again (Failover)
     op->failed = true;
     op->error = "the server running this statement stopped (no status update for " +
                 std::to_string((NowEpochMs() - op->heartbeat_ms) / 1000) + " s); run it again";
@@ -269,6 +283,66 @@ void SharedState::RemoveSideDocuments(const std::string& op_hex, const std::stri
   (void)store_->RemoveDocument(CancelDoc(op_hex));
   if (!session_guid.empty()) (void)store_->RemoveDocument(SessionOpDoc(Hex(session_guid), op_hex));
   if (expiry_ms > 0) (void)store_->RemoveDocument(ExpiryDoc(expiry_ms, op_hex));
+  (void)store_->RemoveDocument(StatementDoc(op_hex));
+  for (int a = 1; a <= o_.max_reruns; ++a) (void)store_->RemoveDocument(LeaseDoc(op_hex, a));
+}
+
+std::string StatementText(const Operation& op) {
+  std::ostringstream m;
+  m << "quiver-statement 1\n";
+  m << "dialect " << sql::SqlDialectName(op.dialect) << "\n";
+  m << "can_download " << (op.can_download ? 1 : 0) << "\n";
+  m << "client_lz4 " << (op.client_lz4 ? 1 : 0) << "\n";
+  m << "\n" << op.statement;
+  return m.str();
+}
+
+bool ParseStatement(const std::string& text, Operation* op) {
+  const size_t body = text.find("\n\n");
+  if (body == std::string::npos || text.rfind("quiver-statement 1\n", 0) != 0) return false;
+  std::istringstream in(text.substr(0, body));
+  std::string line;
+  bool dialect = false;
+  while (std::getline(in, line)) {
+    const size_t sp = line.find(' ');
+    const std::string key = line.substr(0, sp), value = sp == std::string::npos ? "" : line.substr(sp + 1);
+    if (key == "dialect") {
+      auto d = sql::ParseSqlDialect(value);
+      if (!d.ok()) return false;
+      op->dialect = *d;
+      dialect = true;
+    } else if (key == "can_download") {
+      op->can_download = value == "1";
+    } else if (key == "client_lz4") {
+      op->client_lz4 = value == "1";
+    }
+  }
+  op->statement = text.substr(body + 2);
+  return dialect && !op->statement.empty();
+}
+
+Status SharedState::LoadStatement(Operation* op) {
+  QUIVER_ASSIGN_OR_RETURN(auto text, store_->GetDocument(StatementDoc(Hex(op->guid))));
+  if (!text) return Status::KeyError("the statement is not in the result store (not a re-runnable statement)");
+  if (!ParseStatement(*text, op)) return Status::Invalid("the statement document in the result store is malformed");
+  return Status::OK();
+}
+
+Result<bool> SharedState::ClaimAttempt(const std::string& guid, int attempt, const std::string& server_token) {
+  return store_->PutDocumentIfAbsent(LeaseDoc(Hex(guid), attempt), server_token);
+}
+
+bool SharedState::Superseded(const Operation& op) {
+  auto lease = store_->GetDocument(LeaseDoc(Hex(op.guid), op.attempt + 1));
+  return lease.ok() && lease->has_value();
+}
+
+void SharedState::RemoveAttemptChunks(const Operation& dead) {
+  for (const auto& c : dead.chunks) store_->Remove(c.id);
+  auto ids = store_->ListChunkIds(ChunkGroup(dead.guid, dead.attempt));
+  if (ids.ok()) {
+    for (const auto& id : *ids) store_->Remove(id);
+  }
 }
 
 Status SharedState::WriteOutcome(const Operation& op, const std::string& text, bool close_requested) {
@@ -307,6 +381,15 @@ void SharedState::Heartbeat(Operation* op) {
   auto marker = store_->GetDocument(CancelDoc(op_hex));
   if (marker.ok() && marker->has_value()) {
     if (**marker == "close") op->close_requested = true;
+    op->cancel = true;
+    std::lock_guard<std::mutex> lock(op->mu);
+    op->cv.notify_all();
+    return;
+  }
+  if (Superseded(*op)) {
+    // Another server found this one's status stale and runs the statement
+    // again: this run stops and leaves the documents to it.
+    op->superseded = true;
     op->cancel = true;
     std::lock_guard<std::mutex> lock(op->mu);
     op->cv.notify_all();

@@ -14,6 +14,11 @@
 //   ops/<op hex>/cursor     "NEXT SEQID BEGIN END": the chunk the next
 //                           FETCH_NEXT starts at and the last page served.
 //   ops/<op hex>/cancel     "cancel" or "close": a marker the owner polls.
+//   ops/<op hex>/statement  "quiver-statement 1", "key value" lines
+//                           (dialect, can_download, client_lz4), an empty
+//                           line, the statement's text: what a re-run needs.
+//   ops/<op hex>/lease-<n>  the server running attempt n >= 1 (a conditional
+//                           write: exactly one server creates it).
 //   sessions/<s hex>/<op>   the session's operations (an index, empty).
 //   closed-sessions/<s hex> a closed session's marker (body: its expiry ms).
 //   expiry/<ms, 15 digits>-<op hex | session-<s hex>>  the expiry index,
@@ -41,6 +46,11 @@ std::string ManifestText(const Operation& op, const std::string& state);
 /// Fills `op` from a manifest and sets *state; false when malformed (no
 /// header, a bad schema or chunk line, no state).
 bool ParseManifest(const std::string& text, Operation* op, std::string* state);
+
+/// The statement document of `op` (its text, dialect and result options:
+/// what a re-run needs), and back; false when malformed.
+std::string StatementText(const Operation& op);
+bool ParseStatement(const std::string& text, Operation* op);
 
 class SharedState {
  public:
@@ -109,6 +119,20 @@ class SharedState {
   /// refreshes its "running" manifest.
   void Heartbeat(Operation* op);
 
+  /// Failover (issue 39). Fills op's statement, dialect and result options
+  /// from its statement document. Errors: KeyError when there is none (a
+  /// metadata operation), Invalid when malformed, the store's.
+  Status LoadStatement(Operation* op);
+  /// Takes the lease of attempt `attempt` at operation `guid` (a
+  /// conditional write of ops/<op>/lease-<attempt>): true for the one
+  /// server that gets it. Errors: the store's (NotImplemented for a store
+  /// without conditional writes).
+  Result<bool> ClaimAttempt(const std::string& guid, int attempt, const std::string& server_token);
+  /// Whether a later attempt than op's holds a lease (op must stop).
+  bool Superseded(const Operation& op);
+  /// Removes the chunks of a dead attempt: those its last manifest listed
+  /// and every other chunk of its group (written after that manifest).
+  void RemoveAttemptChunks(const Operation& dead);
   /// Removes the results and closed-session markers whose expiry has
   /// passed, whichever server made them; returns the operations removed.
   int64_t ExpireDocuments(int64_t now_ms);

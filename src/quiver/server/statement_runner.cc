@@ -34,8 +34,12 @@ class StatementRunner::UploadPipeline {
   ~UploadPipeline() { (void)Finish(); }
   void Start(fetch::Chunk chunk) {
     chunk_ = std::move(chunk);
+    // Grouped by attempt, so that a server running the statement again
+    // after this one died finds every chunk it wrote (Failover).
     id_ = std::async(std::launch::async,
-                     [store = runner_->o_.store, bytes = chunk_->bytes] { return store->Put(bytes, 0); });
+                     [store = runner_->o_.store, bytes = chunk_->bytes, group = ChunkGroup(op_->guid, op_->attempt)] {
+                       return store->PutGrouped(bytes, 0, group);
+                     });
   }
   // Waits for the upload in flight and registers its chunk.
   Status Finish() {
@@ -184,6 +188,20 @@ void StatementRunner::Run(Operation* op) {
 }
 
 void StatementRunner::Publish(Operation* op, const Status& error) {
+  if (op->superseded || shared_->Superseded(*op)) {
+    // Another server took the statement over (this one's status went
+    // stale): its attempt publishes; this one's chunks go.
+    op->superseded = true;
+    std::lock_guard<std::mutex> lock(op->mu);
+    for (const auto& c : op->chunks) o_.store->Remove(c.id);
+    op->chunks.clear();
+    op->ended = true;
+    op->failed = true;
+    op->error = "another server took this statement over";
+    op->sql_state = "HY000";
+    op->cv.notify_all();
+    return;
+  }
   std::string state, text;
   std::vector<std::string> drop;
   // A heartbeat writing "running" finishes before this manifest is built;
@@ -249,6 +267,8 @@ void StatementRunner::Finish(const std::shared_ptr<Operation>& op, bool remove_d
   std::lock_guard<std::mutex> lock(op->mu);
   if (shared_ && op->published) {
     if (remove_documents) shared_->RemovePublished(*op);
+  } else if (op->superseded) {
+    for (const auto& c : op->chunks) o_.store->Remove(c.id);  // the documents are the later attempt's
   } else {
     for (const auto& c : op->chunks) o_.store->Remove(c.id);
     if (shared_) shared_->RemoveDocuments(*op);

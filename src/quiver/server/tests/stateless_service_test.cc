@@ -36,6 +36,23 @@ class SharedMemoryStore : public fetch::ChunkStore {
     chunks_[id] = std::move(bytes);
     return id;
   }
+  Result<std::string> PutGrouped(std::shared_ptr<Buffer> bytes, int64_t, std::string_view group) override {
+    QUIVER_ASSIGN_OR_RETURN(auto id, fetch::NewGroupedChunkId(group));
+    std::lock_guard<std::mutex> lock(mu_);
+    chunks_[id] = std::move(bytes);
+    return id;
+  }
+  Result<std::vector<std::string>> ListChunkIds(std::string_view group) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const auto& [id, bytes] : chunks_)
+      if (id.rfind(group, 0) == 0) out.push_back(id);
+    return out;
+  }
+  Result<bool> PutDocumentIfAbsent(const std::string& name, std::string_view bytes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return docs_.emplace(name, std::string(bytes)).second;
+  }
   Result<fetch::ChunkLink> Link(const std::string& id, int64_t expiry_ms) const override {
     std::lock_guard<std::mutex> lock(mu_);
     if (!chunks_.count(id)) return Status::KeyError("no chunk " + id);
@@ -626,6 +643,165 @@ TEST_F(StatelessServiceTest, EveryServerReadsASessionInTheDialectItWasOpenedIn) 
   t::TExecuteStatementResp r;
   b.Call([&](auto& cl) { cl.send_ExecuteStatement(ex); }, [&](auto& cl) { cl.recv_ExecuteStatement(r); });
   EXPECT_EQ(r.status.statusCode, t::TStatusCode::INVALID_HANDLE_STATUS);
+}
+
+}  // namespace
+}  // namespace quiver::server
+
+namespace quiver::server {
+namespace {
+
+// Issue 39: the first run of each statement hangs until released (its
+// server "dies": no heartbeat, no progress); later runs return at once.
+class FirstRunHangsExecutor : public CountingExecutor {
+ public:
+  using CountingExecutor::CountingExecutor;
+  Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const std::atomic<bool>* cancel,
+                                                     MemoryPool* pool) override {
+    if (runs_++ > 0) return CountingExecutor::Execute(statement, cancel, pool);
+    struct Hanging : RecordBatchStream {
+      const std::atomic<bool>* release;
+      const std::atomic<bool>* cancel;
+      SchemaPtr schema_;
+      const SchemaPtr& schema() const override { return schema_; }
+      Result<RecordBatchPtr> Next() override {
+        while (!*release && !*cancel) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return RecordBatchPtr{};
+      }
+    };
+    auto h = std::make_unique<Hanging>();
+    h->release = &release;
+    h->cancel = cancel;
+    h->schema_ = ListTables()[0].schema;
+    return std::unique_ptr<RecordBatchStream>(std::move(h));
+  }
+  std::atomic<int> runs_{0};
+  std::atomic<bool> release{false};
+};
+
+class FailoverTest : public StatelessServiceTest {
+ protected:
+  static void Fast(ResultServiceOptions& o) { o.owner_stale_ms = 300; }
+  t::TOperationHandle Start(Server& s, t::TSessionHandle* session) {
+    t::TOpenSessionResp open;
+    s.Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
+    *session = open.sessionHandle;
+    t::TExecuteStatementResp exr;
+    s.Call([&](auto& c) { c.send_ExecuteStatement(SelectX(open.sessionHandle)); },
+           [&](auto& c) { c.recv_ExecuteStatement(exr); });
+    EXPECT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
+    return exr.operationHandle;
+  }
+  static t::TGetOperationStatusResp Status(Server& s, const t::TOperationHandle& op) {
+    t::TGetOperationStatusReq sr;
+    sr.operationHandle = op;
+    t::TGetOperationStatusResp st;
+    s.Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+    return st;
+  }
+  // Polls `s` until the operation leaves RUNNING (bounded: 10 s).
+  static t::TGetOperationStatusResp WaitEnd(Server& s, const t::TOperationHandle& op) {
+    t::TGetOperationStatusResp st;
+    for (int i = 0; i < 1000; ++i) {
+      st = Status(s, op);
+      if (st.operationState != t::TOperationState::RUNNING_STATE) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return st;
+  }
+};
+
+// The owner stops (no heartbeat) before FINISHED: the server the client
+// polls next runs the statement again under the same handle; the client
+// reads every row once; the dead owner, coming back, publishes nothing;
+// closing leaves nothing in the store.
+TEST_F(FailoverTest, AStatementWhoseServerStoppedIsRunAgainUnderItsHandle) {
+  FirstRunHangsExecutor exec(pool_.get());
+  Server a(pool_.get(), &exec, &store_, secret_, Fast);
+  Server b(pool_.get(), &exec, &store_, secret_, Fast);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = Start(a, &session);
+  EXPECT_EQ(Status(b, op).operationState, t::TOperationState::RUNNING_STATE) << "a's heartbeat is fresh";
+  const auto t0 = std::chrono::steady_clock::now();
+  const t::TGetOperationStatusResp st = WaitEnd(b, op);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(st.operationState, t::TOperationState::FINISHED_STATE) << st.errorMessage;
+  std::printf("failover: owner silent, re-run finished on another server after %.2f s (owner_stale_ms 300)\n", s);
+  EXPECT_LT(s, 5.0);
+  EXPECT_EQ(b.service->stats().failover_reruns, 1);
+  EXPECT_EQ(exec.runs_, 2);
+  int64_t rows = 0;
+  PageRows page{{}, 0, true};
+  for (int i = 0; page.more && i < 100; ++i) {
+    page = FetchNext(b, op, i == 0, 0);  // a still holds its hung run until its next sweep
+    rows += page.rows;
+  }
+  EXPECT_EQ(rows, 20000) << "every row once";
+  // The dead owner wakes up: it finds the later lease and publishes nothing.
+  exec.release = true;
+  a.service->ExpireIdle(fetch::NowEpochMs());
+  for (int i = 0; i < 200 && a.service->stats().running_operations > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    a.service->ExpireIdle(fetch::NowEpochMs());
+  }
+  EXPECT_EQ(Status(a, op).operationState, t::TOperationState::FINISHED_STATE);
+  t::TCloseOperationReq cr;
+  cr.operationHandle = op;
+  t::TCloseOperationResp closed;
+  a.Call([&](auto& c) { c.send_CloseOperation(cr); }, [&](auto& c) { c.recv_CloseOperation(closed); });
+  EXPECT_EQ(closed.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << closed.status.errorMessage;
+  a.service->ExpireIdle(fetch::NowEpochMs());
+  b.service->ExpireIdle(fetch::NowEpochMs());
+  EXPECT_EQ(store_.chunks(), 0u);
+  for (const auto& d : store_.ListDocuments("ops/").value()) ADD_FAILURE() << "left behind: " << d;
+}
+
+// Servers noticing the same dead owner at once: exactly one runs it again
+// (the lease), the others answer RUNNING until its result shows.
+TEST_F(FailoverTest, OfServersNoticingAtOnceExactlyOneRunsItAgain) {
+  FirstRunHangsExecutor exec(pool_.get());
+  Server a(pool_.get(), &exec, &store_, secret_, Fast);
+  Server b(pool_.get(), &exec, &store_, secret_, Fast);
+  Server c(pool_.get(), &exec, &store_, secret_, Fast);
+  Server d(pool_.get(), &exec, &store_, secret_, Fast);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = Start(a, &session);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // a's heartbeat goes stale
+  std::vector<std::thread> pollers;
+  std::atomic<int> finished{0};
+  for (Server* s : {&b, &c, &d}) {
+    pollers.emplace_back([&, s] {
+      if (WaitEnd(*s, op).operationState == t::TOperationState::FINISHED_STATE) ++finished;
+    });
+  }
+  for (auto& p : pollers) p.join();
+  EXPECT_EQ(finished, 3);
+  EXPECT_EQ(
+      b.service->stats().failover_reruns + c.service->stats().failover_reruns + d.service->stats().failover_reruns, 1);
+  EXPECT_EQ(exec.runs_, 2);
+  exec.release = true;
+}
+
+// Past max_reruns: a clear error (08S01) naming the runs, not a handle the
+// driver retries until its budget runs out.
+TEST_F(FailoverTest, PastMaxRerunsTheStatementFailsClearly) {
+  FirstRunHangsExecutor exec(pool_.get());
+  auto none = [](ResultServiceOptions& o) {
+    o.owner_stale_ms = 300;
+    o.max_reruns = 0;
+  };
+  Server a(pool_.get(), &exec, &store_, secret_, none);
+  Server b(pool_.get(), &exec, &store_, secret_, none);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = Start(a, &session);
+  const t::TGetOperationStatusResp st = WaitEnd(b, op);
+  EXPECT_EQ(st.operationState, t::TOperationState::ERROR_STATE);
+  EXPECT_EQ(st.sqlState, "08S01");
+  EXPECT_NE(st.errorMessage.find("the server running this statement stopped"), std::string::npos) << st.errorMessage;
+  EXPECT_NE(st.errorMessage.find("max_reruns"), std::string::npos) << st.errorMessage;
+  EXPECT_EQ(b.service->stats().failover_exhausted, 1);
+  EXPECT_EQ(exec.runs_, 1);
+  exec.release = true;
 }
 
 }  // namespace
