@@ -5,7 +5,7 @@ pkgs=(build-essential cmake pkg-config git liblz4-dev libzstd-dev libsnappy-dev 
       flatbuffers-compiler libjemalloc-dev libmimalloc-dev zlib1g-dev nlohmann-json3-dev
       libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev binutils
       libthrift-dev thrift-compiler libboost-dev libcpp-httplib-dev libssl-dev
-      libcurl4-openssl-dev curl libpg-query-dev libre2-dev ccache
+      libcurl4-openssl-dev curl libpg-query-dev libre2-dev libxxhash-dev ccache
       python3-dev python3-pybind11 pybind11-dev python3-numpy python3-pandas python3-pytest
       python3-setuptools python3-venv python3-pip
       clang libclang-rt-dev  # the fuzz preset: clang, libFuzzer and the ASan/UBSan runtimes

@@ -59,6 +59,8 @@ const groups = {
     "SELECT g, median(x), median(n), percentile_cont(0.3) WITHIN GROUP (ORDER BY CAST(d AS DOUBLE)), percentile_disc(0.3) WITHIN GROUP (ORDER BY n), percentile_disc(0.5) WITHIN GROUP (ORDER BY s DESC) FROM a GROUP BY g",
     "SELECT median(x), quantile_cont(n, 0.9), quantile_disc(d, 0.1), percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC), percentile_disc(0.75) WITHIN GROUP (ORDER BY s) FROM a",
     "SELECT median(DISTINCT n), percentile_disc(1) WITHIN GROUP (ORDER BY x), percentile_cont(0) WITHIN GROUP (ORDER BY n) FROM a WHERE g IS NOT NULL",
+    "SELECT g, string_agg(s, ', ' ORDER BY s), string_agg(s ORDER BY s DESC), listagg(DISTINCT s, '' ORDER BY s), approx_count_distinct(s), approx_count_distinct(n) FROM a GROUP BY g",
+    "SELECT string_agg(s, '|' ORDER BY s), approx_count_distinct(b), approx_count_distinct(g) FROM a",
   ],
 };
 

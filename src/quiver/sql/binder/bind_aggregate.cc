@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/execution/hyperloglog.h"
 #include "quiver/sql/expression/function_registry.h"
 
 namespace quiver::sql {
@@ -57,6 +58,12 @@ constexpr AggregateName kAggregateNames[] = {
     {"percentile_approx", AggFn::kPercentileDisc},  // Spark: (x, f[, accuracy]), here exact
     {"approx_percentile", AggFn::kPercentileDisc},
     {"quantile_disc", AggFn::kPercentileDisc},  // DuckDB: (x, f)
+    // the values joined
+    {"string_agg", AggFn::kStringAgg},
+    {"listagg", AggFn::kStringAgg},       // Spark: WITHIN GROUP (ORDER BY x)
+    {"group_concat", AggFn::kStringAgg},  // DuckDB, MySQL
+    // HyperLogLog
+    {"approx_count_distinct", AggFn::kApproxCountDistinct},
 };
 
 // Whether `name` takes its argument from WITHIN GROUP (ORDER BY x).
@@ -80,15 +87,19 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
   if (ctx->in_aggregate) return Error("aggregate function calls cannot be nested", location);
   if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on an aggregate", location);
   const bool within_group = f.value("agg_within_group", false);
-  if (WithinGroup(name) != within_group)
+  // string_agg / listagg take their order either way.
+  if (WithinGroup(name) != within_group && agg_fn != AggFn::kStringAgg)
     return within_group ? Error(name + "() takes no WITHIN GROUP", location)
                         : Error(name + "() needs WITHIN GROUP (ORDER BY x)", location);
-  if (f.contains("agg_order") && !within_group) return Unsupported("ORDER BY inside an aggregate", location);
+  if (f.contains("agg_order") && !within_group && agg_fn != AggFn::kStringAgg)
+    return Unsupported("ORDER BY inside an aggregate", location);
   AggregateCall call;
   call.fn = agg_fn;
   call.distinct = f.value("agg_distinct", false);
   const size_t num_args = f.contains("args") ? f["args"].size() : 0;
-  if (IsListFn(agg_fn)) {
+  if (agg_fn == AggFn::kStringAgg) {
+    QUIVER_RETURN_NOT_OK(BindStringAgg(f, name, ctx, &call));
+  } else if (IsListFn(agg_fn)) {
     QUIVER_RETURN_NOT_OK(BindPercentile(f, name, ctx, &call));
   } else if (f.value("agg_star", false)) {
     if (agg_fn != AggFn::kCount) return Error(name + "(*) is not an aggregate", location);
@@ -96,8 +107,9 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
     call.type = int64();
   } else {
     const bool picks = PicksValue(agg_fn);
-    if (num_args == 0 || num_args > (picks ? 2u : 1u))
-      return Error(name + "() takes " + (picks ? "one or two arguments" : "one argument"), location);
+    const bool two = picks || agg_fn == AggFn::kApproxCountDistinct;
+    if (num_args == 0 || num_args > (two ? 2u : 1u))
+      return Error(name + "() takes " + (two ? "one or two arguments" : "one argument"), location);
     ExprContext inner = *ctx;
     inner.in_aggregate = true;
     inner.query = nullptr;
@@ -105,7 +117,22 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
     // any_value(x) skips NULLs in the postgres dialect (DuckDB's) and takes
     // them in the spark dialect (Spark's, as first(x)).
     call.ignore_nulls = agg_fn == AggFn::kAnyValue && dialect != SqlDialect::kSpark;
-    if (num_args == 2) {
+    if (agg_fn == AggFn::kApproxCountDistinct) {
+      // approx_count_distinct(x[, relativeSD]): Spark's default 0.05.
+      double rsd = 0.05;
+      if (num_args == 2) {
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(f["args"][1], &inner));
+        const TypeClass ec = ClassOf(*e->type);
+        if (e->kind != Expr::Kind::kConstant || !IsNumericClass(ec) || e->value.is_null)
+          return Error(name + "()'s relative error must be a numeric constant", location);
+        rsd = ec == TypeClass::kFloat  ? e->value.f
+              : ScaleOf(*e->type) == 0 ? static_cast<double>(e->value.i)
+                                       : DecimalToDouble(e->value.i, ScaleOf(*e->type));
+      }
+      auto p = hll::PrecisionFor(rsd);
+      if (!p.ok()) return Error(name + "(): " + p.status().message(), location);
+      call.hll_precision = *p;
+    } else if (num_args == 2) {
       // first / last / any_value(x, isIgnoreNull): a BOOLEAN constant.
       QUIVER_ASSIGN_OR_RETURN(ExprPtr flag, BindExpr(f["args"][1], &inner));
       if (flag->kind != Expr::Kind::kConstant || ClassOf(*flag->type) != TypeClass::kBool || flag->value.is_null)
@@ -147,6 +174,11 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
         if (c != TypeClass::kBool && c != TypeClass::kNull) return Error(cannot + " (it takes BOOLEAN)", location);
         call.type = agg_fn == AggFn::kCountIf ? int64() : boolean();
         break;
+      case AggFn::kApproxCountDistinct:
+        call.distinct = false;  // a sketch counts a value once anyway
+        if (c == TypeClass::kOther) return Error(cannot, location);
+        call.type = int64();
+        break;
       case AggFn::kAnyValue:
       case AggFn::kFirst:
       case AggFn::kLast:
@@ -166,12 +198,56 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
     if (existing.fn == call.fn && existing.distinct == call.distinct && existing.ignore_nulls == call.ignore_nulls &&
         existing.fraction == call.fraction && existing.fraction_unscaled == call.fraction_unscaled &&
         existing.fraction_scale == call.fraction_scale && existing.descending == call.descending &&
+        existing.separator == call.separator && existing.ordered == call.ordered &&
+        existing.hll_precision == call.hll_precision &&
         ((!existing.arg && !call.arg) || (existing.arg && call.arg && ExprEquals(*existing.arg, *call.arg))))
       return Expr::Column(existing.output_id, existing.type, location);
   }
   call.output_id = NewId();
   ctx->aggs->push_back(call);
   return Expr::Column(call.output_id, call.type, location);
+}
+
+Status Binder::Impl::BindStringAgg(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call) {
+  const int location = f.value("location", -1);
+  const size_t num_args = f.contains("args") ? f["args"].size() : 0;
+  if (num_args == 0 || num_args > 2) return Error(name + "() takes a value and a separator", location);
+  ExprContext inner = *ctx;
+  inner.in_aggregate = true;
+  inner.query = nullptr;
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(f["args"][0], &inner));
+  // The separator: a constant string; without one ',' (DuckDB) or, in the
+  // spark dialect, '' (Spark's listagg).
+  call->separator = dialect == SqlDialect::kSpark ? "" : ",";
+  if (num_args == 2) {
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr sep, BindExpr(f["args"][1], &inner));
+    if (sep->kind != Expr::Kind::kConstant || ClassOf(*sep->type) != TypeClass::kString || sep->value.is_null)
+      return Error(name + "()'s separator must be a constant string", location);
+    call->separator = sep->value.s;
+  }
+  if (f.contains("agg_order")) {
+    // ORDER BY the value itself (the values are sorted when joined).
+    if (f["agg_order"].size() != 1) return Unsupported(name + "() ordered by more than its value", location);
+    Json& sort_by = f["agg_order"][0]["SortBy"];
+    const std::string dir = sort_by.value("sortby_dir", "SORTBY_DEFAULT");
+    if (dir == "SORTBY_USING") return Unsupported("ORDER BY ... USING", location);
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr key, BindExpr(sort_by["node"], &inner));
+    if (!ExprEquals(*key, *x)) return Unsupported(name + "() ordered by another expression than its value", location);
+    call->ordered = true;
+    call->descending = dir == "SORTBY_DESC";
+  }
+  const TypeClass c = ClassOf(*x->type);
+  if (c == TypeClass::kOther) return Error(name + "() cannot take " + SqlTypeName(*x->type), location);
+  if (c != TypeClass::kString) {
+    // A number, date or boolean is joined as its text; ordered, it would
+    // sort as text where DuckDB sorts it as a number.
+    if (call->ordered)
+      return Unsupported(name + "() of " + SqlTypeName(*x->type) + " ordered (cast the value to VARCHAR)", location);
+    QUIVER_ASSIGN_OR_RETURN(x, CastTo(x, utf8()));
+  }
+  call->arg = std::move(x);
+  call->type = utf8();
+  return Status::OK();
 }
 
 Status Binder::Impl::BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call) {

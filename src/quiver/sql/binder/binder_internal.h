@@ -235,6 +235,8 @@ struct Binder::Impl {
   /// The value, fraction and order of a percentile call `f` (a FuncCall's
   /// body) into `call` (fn set); its result type.
   Status BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
+  /// string_agg / listagg's value, separator and order into `call`.
+  Status BindStringAgg(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
   Result<ExprPtr> BindAExpr(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindTypeCast(Json& node, ExprContext* ctx);
   Result<DataTypePtr> BindTypeName(Json& type_name, int location);

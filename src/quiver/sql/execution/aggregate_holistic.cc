@@ -89,6 +89,53 @@ double Continuous(double* v, int64_t n, double f, Less less) {
   return lo + (hi - lo) * (rn - static_cast<double>(frn));
 }
 
+// string_agg of groups `ids` (each of at most `most` values): a group's
+// values joined by the separator, sorted first when the call is ordered.
+Result<ArrayDataPtr> EmitStringAgg(const AggregateCall& call, const PagedArray<AggregateState>& st,
+                                   const std::vector<int64_t>& ids, int64_t most, MemoryPool* pool) {
+  const auto n = static_cast<int64_t>(ids.size());
+  QUIVER_ASSIGN_OR_RETURN(auto views, Buffer::Allocate(pool, most * static_cast<int64_t>(sizeof(std::string_view))));
+  auto* v = reinterpret_cast<std::string_view*>(views->mutable_data());
+  std::shared_ptr<Buffer> joined;  // the longest result so far (pool memory)
+  QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 16, pool));
+  for (int64_t i = 0; i < n; ++i) {
+    const AggregateState& s = st[ids[static_cast<size_t>(i)]];
+    if (s.count == 0) {
+      QUIVER_RETURN_NOT_OK(b.AppendNull());
+      continue;
+    }
+    int64_t k = 0;
+    uint64_t bytes = call.separator.size() * static_cast<uint64_t>(s.count - 1);
+    ForEachListValue(s, s.count, ListValueKind::kString, [&](const uint8_t* p, uint32_t len) {
+      new (&v[k++]) std::string_view(reinterpret_cast<const char*>(p + 4), len - 4);
+      bytes += len - 4;
+    });
+    if (bytes > INT32_MAX)
+      return Status::Invalid("string_agg() of " + std::to_string(bytes) + " bytes (a value holds at most 2 GiB)");
+    if (call.ordered) {
+      if (call.descending) {
+        std::sort(v, v + s.count, [](std::string_view x, std::string_view y) { return y < x; });
+      } else {
+        std::sort(v, v + s.count);
+      }
+    }
+    if (!joined || joined->size() < static_cast<int64_t>(bytes)) {
+      QUIVER_ASSIGN_OR_RETURN(joined, Buffer::Allocate(pool, std::max<int64_t>(1, static_cast<int64_t>(bytes))));
+    }
+    uint8_t* out = joined->mutable_data();
+    for (int64_t j = 0; j < s.count; ++j) {
+      if (j > 0 && !call.separator.empty()) {
+        std::memcpy(out, call.separator.data(), call.separator.size());
+        out += call.separator.size();
+      }
+      if (!v[j].empty()) std::memcpy(out, v[j].data(), v[j].size());
+      out += v[j].size();
+    }
+    QUIVER_RETURN_NOT_OK(b.Append(std::string_view(reinterpret_cast<const char*>(joined->data()), bytes)));
+  }
+  return b.Finish();
+}
+
 }  // namespace
 
 Status AggregateTable::PrepareList(size_t a, Vec v, const std::vector<int64_t>& gid, int64_t n, ListBatch* out) const {
@@ -152,6 +199,7 @@ Result<ArrayDataPtr> AggregateTable::EmitList(size_t a, const std::vector<int64_
       }
     });
   };
+  if (call.fn == AggFn::kStringAgg) return EmitStringAgg(call, st, ids, most, pool);
   if (kind == ListValueKind::kString) {
     QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 8, pool));
     auto* v = reinterpret_cast<std::string_view*>(scratch->mutable_data());

@@ -62,7 +62,9 @@ Status AggregateTable::MergeOne(size_t a, const AggregateState& o, int64_t g) {
       s.i = s.count == 0 ? o.i : call.fn == AggFn::kBoolAnd ? (s.i != 0 && o.i != 0) : (s.i != 0 || o.i != 0);
       break;
     case AggFn::kPercentileCont:
-    case AggFn::kPercentileDisc: ListLink(&s, o); break;
+    case AggFn::kPercentileDisc:
+    case AggFn::kStringAgg: ListLink(&s, o); break;
+    case AggFn::kApproxCountDistinct: hll::Merge(HllRegisters(s), HllRegisters(o), call.hll_precision); break;
     case AggFn::kAnyValue:
     case AggFn::kFirst:
     case AggFn::kLast:

@@ -59,11 +59,14 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
     QUIVER_ASSIGN_OR_RETURN(auto mb, FixedBuilder::Make(float64(), n, pool));
     QUIVER_ASSIGN_OR_RETURN(auto xb, FixedBuilder::Make(int32(), n, pool));
     const bool strings = HoldsStringValue(aggs_[a]);
+    const bool hll = aggs_[a].fn == AggFn::kApproxCountDistinct;  // the registers' bytes
+    const size_t hll_bytes = hll ? size_t{1} << aggs_[a].hll_precision : 0;
     const bool list = IsListFn(aggs_[a].fn);  // the values' bytes (aggregate_values.h)
     const ListValueKind kind = list ? ListKindOf(aggs_[a]) : ListValueKind::kDouble;
     int64_t sbytes = 0;
     if (strings)
       for (int64_t g : ids) sbytes += st[g].count ? st[g].len : 0;
+    if (hll) sbytes = n * static_cast<int64_t>(hll_bytes);
     std::shared_ptr<Buffer> scratch;  // one list's bytes, gathered (pool memory)
     if (list) {
       uint64_t most = 1;
@@ -85,7 +88,9 @@ Result<RecordBatchPtr> AggregateTable::ExportStates(const std::vector<int64_t>& 
       fb.values<double>()[r] = x.f;
       mb.values<double>()[r] = x.m2;
       xb.values<int32_t>()[r] = static_cast<int32_t>(x.flags);
-      if (list && x.count > 0) {
+      if (hll) {
+        QUIVER_RETURN_NOT_OK(sb.Append(std::string_view(reinterpret_cast<const char*>(HllRegisters(x)), hll_bytes)));
+      } else if (list && x.count > 0) {
         uint8_t* dst = scratch->mutable_data();
         ForEachListValue(x, x.count, kind, [&](const uint8_t* p, uint32_t b) {
           std::memcpy(dst, p, b);
@@ -132,7 +137,16 @@ Status AggregateTable::MergeStates(const RecordBatch& b, bool distinct_states) {
       const ArrayData& sv = *b.columns[c + 3];
       const bool strings = HoldsStringValue(aggs_[a]);
       const bool valid = sv.buffers[0] == nullptr || bit_util::GetBit(sv.buffers[0]->data(), sv.offset + r);
-      if (IsListFn(aggs_[a].fn) && o.count > 0) {
+      if (aggs_[a].fn == AggFn::kApproxCountDistinct) {
+        // The registers, read in place (MergeOne takes their maxima).
+        const int32_t* so = sv.GetValues<int32_t>(1) + sv.offset;
+        const auto len = static_cast<size_t>(so[r + 1] - so[r]);
+        if (!valid || len != size_t{1} << aggs_[a].hll_precision || sv.buffers[2] == nullptr)
+          return Status::Invalid("spilled state " + std::to_string(r) + " of aggregate " + std::to_string(a) + ": " +
+                                 std::to_string(len) + " bytes of HyperLogLog registers, not " +
+                                 std::to_string(size_t{1} << aggs_[a].hll_precision));
+        o.i = static_cast<i128>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(sv.buffers[2]->data() + so[r])));
+      } else if (IsListFn(aggs_[a].fn) && o.count > 0) {
         // The values, checked, into one chunk of this table's arena.
         if (!valid)
           return Status::Invalid("spilled state " + std::to_string(r) + " of aggregate " + std::to_string(a) + ": " +

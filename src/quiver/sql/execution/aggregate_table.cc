@@ -327,6 +327,10 @@ Result<RecordBatchPtr> AggregateTable::EmitRange(int64_t begin, int64_t n, const
         b.values<int64_t>()[g] = s.count;
         continue;
       }
+      if (call.fn == AggFn::kApproxCountDistinct) {
+        b.values<int64_t>()[g] = s.count == 0 ? 0 : hll::Estimate(HllRegisters(s), call.hll_precision);
+        continue;
+      }
       if (s.count == 0 || (s.flags & kPickedNull)) {
         QUIVER_RETURN_NOT_OK(b.SetNull(g));
         continue;

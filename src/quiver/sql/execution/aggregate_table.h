@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "quiver/sql/execution/aggregate_statistics.h"
 #include "quiver/sql/execution/aggregate_values.h"
 #include "quiver/sql/execution/group_table.h"
+#include "quiver/sql/execution/hyperloglog.h"
 #include "quiver/sql/execution/operators.h"
 
 namespace quiver::sql {
@@ -69,9 +71,39 @@ inline bool HoldsStringValue(const AggregateCall& call) {
 /// as DOUBLEs; percentile_disc in the argument's own kind.
 inline ListValueKind ListKindOf(const AggregateCall& call) {
   const TypeClass c = ClassOf(*call.arg->type);
+  if (call.fn == AggFn::kStringAgg) return ListValueKind::kString;
   if (call.fn == AggFn::kPercentileCont || c == TypeClass::kFloat) return ListValueKind::kDouble;
   if (c == TypeClass::kString) return ListValueKind::kString;
   return c == TypeClass::kDecimal ? ListValueKind::kInt128 : ListValueKind::kInt64;
+}
+
+/// approx_count_distinct's registers (2^hll_precision bytes in the table's
+/// arena, taken with the group's states).
+inline uint8_t* HllRegisters(const AggregateState& s) {
+  return reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(static_cast<uint64_t>(s.i)));
+}
+
+/// The 64-bit hash approx_count_distinct folds in for a value of class
+/// `cls` (a DOUBLE's -0 as 0 and every NaN alike; integers, dates and
+/// timestamps as 64-bit integers; decimals as 128-bit unscaled values).
+template <typename GetExact, typename GetFloat, typename GetString>
+uint64_t HllHashOf(TypeClass cls, GetExact exact, GetFloat flt, GetString str) {
+  if (cls == TypeClass::kString) {
+    const std::string_view x = str();
+    return hll::Hash(x.data(), x.size());
+  }
+  if (cls == TypeClass::kFloat) {
+    double x = flt();
+    if (x == 0) x = 0;
+    if (std::isnan(x)) x = std::numeric_limits<double>::quiet_NaN();
+    return hll::Hash(&x, 8);
+  }
+  if (cls == TypeClass::kDecimal) {
+    const i128 x = exact();
+    return hll::Hash(&x, 16);
+  }
+  const auto x = static_cast<int64_t>(exact());
+  return hll::Hash(&x, 8);
 }
 
 /// Whether `call` sees NULL arguments (any_value / first / last without
@@ -276,9 +308,25 @@ class AggregateTable : public join::MemoryConsumer {
     return v32;
   }
 
-  // States for a new group.
+  // States for a new group (approx_count_distinct's registers taken
+  // first: on OutOfMemory no state is appended).
   Status NewGroup() {
-    for (auto& s : states_) QUIVER_RETURN_NOT_OK(s->Append(AggregateState{}));
+    uint8_t* registers[64];
+    size_t r = 0;
+    for (const auto& a : aggs_) {
+      if (a.fn != AggFn::kApproxCountDistinct || r == 64) continue;
+      const size_t m = size_t{1} << a.hll_precision;
+      QUIVER_ASSIGN_OR_RETURN(registers[r], arena_.Allocate(m));
+      std::memset(registers[r++], 0, m);
+    }
+    if (r == 64) return Status::NotImplemented("more than 64 approx_count_distinct() in one aggregate");
+    r = 0;
+    for (size_t a = 0; a < aggs_.size(); ++a) {
+      AggregateState s;
+      if (aggs_[a].fn == AggFn::kApproxCountDistinct)
+        s.i = static_cast<i128>(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(registers[r++])));
+      QUIVER_RETURN_NOT_OK(states_[a]->Append(s));
+    }
     return Status::OK();
   }
 
@@ -405,7 +453,12 @@ Status AggregateTable::UpdateState(const AggregateCall& call, TypeClass cls, Agg
       break;
     }
     case AggFn::kPercentileCont:
-    case AggFn::kPercentileDisc: return AppendListValue(call, s, exact, flt, str);
+    case AggFn::kPercentileDisc:
+    case AggFn::kStringAgg: return AppendListValue(call, s, exact, flt, str);
+    case AggFn::kApproxCountDistinct:
+      hll::Add(HllRegisters(*s), call.hll_precision, HllHashOf(cls, exact, flt, str));
+      ++s->count;
+      break;
     case AggFn::kAnyValue:
     case AggFn::kFirst:
     case AggFn::kLast:

@@ -36,6 +36,8 @@ const char* AggFnName(AggFn fn) {
     case AggFn::kLast: return "last";
     case AggFn::kPercentileCont: return "percentile_cont";
     case AggFn::kPercentileDisc: return "percentile_disc";
+    case AggFn::kStringAgg: return "string_agg";
+    case AggFn::kApproxCountDistinct: return "approx_count_distinct";
   }
   return "?";
 }

@@ -53,6 +53,9 @@ enum class AggFn : uint8_t {
   // issue 37: holistic (every value of a group kept: aggregate_values.h)
   kPercentileCont,  ///< median, percentile_cont, percentile: interpolated, DOUBLE
   kPercentileDisc,  ///< percentile_disc, percentile_approx: one of the values
+  kStringAgg,       ///< string_agg / listagg: the values joined
+  // issue 37: a sketch (execution/hyperloglog.h)
+  kApproxCountDistinct,
 };
 
 /// The SQL name of `fn` (EXPLAIN, messages).
@@ -60,7 +63,9 @@ const char* AggFnName(AggFn fn);
 
 /// Whether `fn` keeps every value of its group (the percentiles:
 /// execution/aggregate_values.h).
-inline bool IsListFn(AggFn fn) { return fn == AggFn::kPercentileCont || fn == AggFn::kPercentileDisc; }
+inline bool IsListFn(AggFn fn) {
+  return fn == AggFn::kPercentileCont || fn == AggFn::kPercentileDisc || fn == AggFn::kStringAgg;
+}
 
 /// Whether `fn` picks one row's value (any_value / first / last).
 inline bool PicksValue(AggFn fn) { return fn == AggFn::kAnyValue || fn == AggFn::kFirst || fn == AggFn::kLast; }
@@ -81,6 +86,8 @@ inline bool PicksValue(AggFn fn) { return fn == AggFn::kAnyValue || fn == AggFn:
 /// f) -> DOUBLE (of a numeric x; linear interpolation between the values at
 /// (n - 1) * f); percentile_disc(f) ... / percentile_approx(x, f) -> x's
 /// type (the first value whose cumulative distribution reaches f; exact).
+/// string_agg(x, sep [ORDER BY x]) -> VARCHAR (NULL without values);
+/// approx_count_distinct(x[, rsd]) -> BIGINT (HyperLogLog; 0 without values).
 struct AggregateCall {
   AggFn fn = AggFn::kCountStar;
   ExprPtr arg;  ///< null for count(*)
@@ -95,8 +102,15 @@ struct AggregateCall {
   double fraction = 0.5;
   i128 fraction_unscaled = 5;
   int fraction_scale = 1;
-  /// Percentiles: WITHIN GROUP (ORDER BY x DESC): f counts from the top.
+  /// Percentiles: WITHIN GROUP (ORDER BY x DESC): f counts from the top;
+  /// string_agg: the values joined in descending order.
   bool descending = false;
+  /// string_agg: the separator, and whether the values are joined in their
+  /// order (ORDER BY x) rather than as the aggregate saw them.
+  std::string separator;
+  bool ordered = false;
+  /// approx_count_distinct: the sketch's index bits (hyperloglog.h).
+  int hll_precision = 0;
 };
 
 struct SortKey {

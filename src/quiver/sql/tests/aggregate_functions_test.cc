@@ -229,5 +229,91 @@ TEST_F(AggregateFunctionsTest, PercentileErrors) {
             std::string::npos);
 }
 
+// DuckDB: string_agg / listagg (',' without a separator), ORDER BY the value.
+TEST_F(AggregateFunctionsTest, StringAggEqualsDuckDB) {
+  EXPECT_EQ(V("SELECT string_agg(s, ', ' ORDER BY s), string_agg(s ORDER BY s DESC), string_agg(DISTINCT s, '|' "
+              "ORDER BY s), listagg(s, '-' ORDER BY s) FROM (VALUES ('b'), ('a'), (NULL), ('c'), ('a')) t(s)"),
+            "a, a, b, c|c,b,a,a|a|b|c|a-a-b-c");
+  EXPECT_EQ(V("SELECT string_agg(s, ',') FROM (VALUES ('x')) t(s) WHERE s <> 'x'"), "null");
+  EXPECT_EQ(Ordered("SELECT g, string_agg(s, '' ORDER BY s) FROM (VALUES (1, 'q'), (2, NULL), (1, 'p'), (1, '')) "
+                    "t(g, s) GROUP BY g ORDER BY g"),
+            (std::vector<std::string>{"1|pq", "2|null"}));
+  // Unordered: as the aggregate saw the rows (one thread: the input's order).
+  EXPECT_EQ(V("SELECT string_agg(x, ';'), group_concat(d) FROM (VALUES (3, DATE '2024-01-02'), (10, NULL), (2, DATE "
+              "'1999-12-31')) t(x, d)"),
+            "3;10;2|2024-01-02,1999-12-31");
+  EXPECT_EQ(Columns("SELECT string_agg(s, ',') FROM (VALUES ('a')) t(s)"),
+            (std::vector<std::string>{"string_agg: utf8"}));
+  auto error = [&](const std::string& sql) {
+    auto r = Run(sql);
+    return r.ok() ? std::string("ok") : r.status().ToString();
+  };
+  EXPECT_NE(error("SELECT string_agg(s, 1) FROM (VALUES ('b')) t(s)").find("separator must be a constant string"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT string_agg(s, s) FROM (VALUES ('b')) t(s)").find("separator must be a constant string"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT string_agg(s, ',' ORDER BY length(s)) FROM (VALUES ('b')) t(s)")
+                .find("ordered by another expression"),
+            std::string::npos);
+  EXPECT_NE(error("SELECT string_agg(x, ',' ORDER BY x) FROM (VALUES (1)) t(x)").find("cast the value to VARCHAR"),
+            std::string::npos);
+}
+
+// Spark's documented examples of listagg / string_agg ('' without a
+// separator in the spark dialect) and approx_count_distinct.
+TEST_F(AggregateFunctionsTest, StringAggAndApproxCountDistinctSparkExamples) {
+  EXPECT_EQ(Spark("SELECT listagg(col) FROM (VALUES ('a'), ('b'), ('c')) AS tab(col)"), "abc");
+  EXPECT_EQ(Spark("SELECT listagg(col) WITHIN GROUP (ORDER BY col DESC) FROM (VALUES ('a'), ('b'), ('c')) AS "
+                  "tab(col)"),
+            "cba");
+  EXPECT_EQ(Spark("SELECT listagg(col) FROM (VALUES ('a'), (NULL), ('b')) AS tab(col)"), "ab");
+  EXPECT_EQ(Spark("SELECT listagg(col) FROM (VALUES ('a'), ('a')) AS tab(col)"), "aa");
+  EXPECT_EQ(Spark("SELECT listagg(DISTINCT col) FROM (VALUES ('a'), ('a'), ('b')) AS tab(col)"), "ab");
+  EXPECT_EQ(Spark("SELECT listagg(col, ', ') FROM (VALUES ('a'), ('b'), ('c')) AS tab(col)"), "a, b, c");
+  EXPECT_EQ(Spark("SELECT string_agg(col) FROM (VALUES (CAST(NULL AS VARCHAR)), (NULL)) AS tab(col)"), "null");
+  EXPECT_EQ(Spark("SELECT approx_count_distinct(col1) FROM (VALUES (1), (1), (2), (2), (3)) tab(col1)"), "3");
+}
+
+// HyperLogLog: exact for a few values, within its error for many; the
+// relative error chooses the registers (Spark's rule).
+TEST_F(AggregateFunctionsTest, ApproxCountDistinct) {
+  EXPECT_EQ(V("SELECT approx_count_distinct(x), approx_count_distinct(s), approx_count_distinct(f), "
+              "approx_count_distinct(d) FROM (VALUES (1, 'a', 0.0, CAST(1.5 AS DECIMAL(5,2))), (1, 'b', -0.0, 1.5), "
+              "(NULL, NULL, NULL, NULL), (2, 'a', CAST('nan' AS DOUBLE), 2.5), (3, 'c', CAST('nan' AS DOUBLE), "
+              "NULL)) t(x, s, f, d)"),
+            "3|3|2|2");
+  EXPECT_EQ(V("SELECT approx_count_distinct(x) FROM (VALUES (1)) t(x) WHERE x > 1"), "0");
+  // 20,000 distinct values (each twice): within 3 standard errors.
+  auto r =
+      Run("SELECT approx_count_distinct(k), approx_count_distinct(k, 0.01), approx_count_distinct(CAST(k AS "
+          "VARCHAR), 0.1), count(DISTINCT k) FROM (SELECT (t1.id * 1681 + u.id * 41 + v.id) % 20000 AS k FROM t1, t1 "
+          "u, t1 v) q");
+  ASSERT_OK(r);
+  auto rows = Rows(*r);
+  ASSERT_EQ(rows.size(), 1u);
+  std::vector<double> got;
+  std::string cell;
+  for (char ch : rows[0] + "|") {
+    if (ch == '|') {
+      got.push_back(std::stod(cell));
+      cell.clear();
+    } else {
+      cell += ch;
+    }
+  }
+  const double truth = got[3];
+  EXPECT_NEAR(got[0], truth, truth * 3 * 1.04 / std::sqrt(512.0));    // p = 9
+  EXPECT_NEAR(got[1], truth, truth * 3 * 1.04 / std::sqrt(16384.0));  // p = 14
+  EXPECT_NEAR(got[2], truth, truth * 3 * 1.04 / std::sqrt(128.0));    // p = 7
+  auto error = [&](const std::string& sql) {
+    auto e = Run(sql);
+    return e.ok() ? std::string("ok") : e.status().ToString();
+  };
+  EXPECT_NE(error("SELECT approx_count_distinct(1, 0.5)").find("at least 4 index bits"), std::string::npos);
+  EXPECT_NE(error("SELECT approx_count_distinct(1, 0.001)").find("at most 16 index bits"), std::string::npos);
+  EXPECT_NE(error("SELECT approx_count_distinct(x, x) FROM (VALUES (0.1)) t(x)").find("must be a numeric constant"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace quiver::sql

@@ -186,8 +186,17 @@ TEST_F(AggregateParallelTest, MergedValueListsEqualOneThread) {
       "l_suppkey",
       "SELECT l_orderkey * 10 + l_linenumber, median(l_quantity), percentile_disc(0.5) WITHIN GROUP (ORDER BY "
       "l_comment) FROM lineitem GROUP BY l_orderkey * 10 + l_linenumber",
-      "SELECT l_comment, median(l_quantity), percentile_disc(0.2) WITHIN GROUP (ORDER BY l_receiptdate) FROM "
-      "lineitem GROUP BY l_comment",
+
+      // string_agg ordered by its value (unordered it is as the workers
+      // saw the rows), approx_count_distinct's registers merged: exact
+      // equality with one thread
+      "SELECT l_suppkey, string_agg(l_shipmode, ',' ORDER BY l_shipmode), approx_count_distinct(l_partkey), "
+      "approx_count_distinct(l_comment, 0.01) FROM lineitem GROUP BY l_suppkey",
+      "SELECT approx_count_distinct(l_orderkey), approx_count_distinct(l_extendedprice), length(string_agg(l_comment, "
+      "'')), approx_count_distinct(l_shipdate) FROM lineitem",
+      "SELECT l_comment, string_agg(l_shipmode, '/' ORDER BY l_shipmode DESC), approx_count_distinct(l_tax), "
+      "median(l_quantity), percentile_disc(0.2) WITHIN GROUP (ORDER BY l_receiptdate) FROM lineitem GROUP BY "
+      "l_comment",
   };
   ExpectOneThreadAnswers(sqls);
 }
@@ -202,8 +211,10 @@ TEST_F(AggregateParallelTest, SpilledStatesEqualTheUnlimitedAnswer) {
       "count_if(DISTINCT l_shipmode = 'MAIL'), count(*) FROM lineitem GROUP BY l_orderkey",
       // value lists (percentiles) spill as their values' bytes
       "SELECT l_orderkey, median(l_extendedprice), percentile_disc(0.5) WITHIN GROUP (ORDER BY l_comment), "
-      "percentile_cont(0.25) WITHIN GROUP (ORDER BY l_quantity DESC), percentile_approx(l_shipdate, 0.9), count(*) "
-      "FROM lineitem GROUP BY l_orderkey",
+      "percentile_cont(0.25) WITHIN GROUP (ORDER BY l_quantity DESC), percentile_approx(l_shipdate, 0.9), count(*), "
+      // string_agg's values and approx_count_distinct's registers too
+      "string_agg(l_comment, ' ' ORDER BY l_comment), approx_count_distinct(l_partkey), "
+      "approx_count_distinct(l_shipmode, 0.1) FROM lineitem GROUP BY l_orderkey",
   };
   for (const auto& sql : sqls) {
     ExecuteOptions plain;
