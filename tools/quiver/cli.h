@@ -29,6 +29,9 @@ struct Context {
   /// Set by UsageError: main() then exits 2, as for the option parser's own
   /// usage errors (one convention for every subcommand).
   bool usage_error = false;
+  /// Set by a command that SIGINT / SIGTERM stopped (interrupt.h): main()
+  /// then prints one line, "interrupted", and exits 130.
+  bool interrupted = false;
 
   /// Makes `root` from the options (once). Errors name the bad option.
   Status Init();

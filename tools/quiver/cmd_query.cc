@@ -2,9 +2,9 @@
 // (quiver/job/query_job.h): SQL on a Databricks SQL-protocol server (quiver
 // serve, or a warehouse), rows to stdout as table|csv|jsonl, or to an Arrow
 // IPC file written atomically (-o FILE). Progress on stderr when it is a
-// terminal; a summary and a memory report at the end. Ctrl-C cancels the
-// operation on the server, frees everything and exits 130.
-#include <signal.h>
+// terminal; a summary and a memory report at the end. Ctrl-C (or SIGTERM)
+// cancels the operation on the server, frees everything, removes the -o
+// temporary file, prints "interrupted" and exits 130 (interrupt.h).
 #include <unistd.h>
 
 #include <atomic>
@@ -15,15 +15,12 @@
 #include <memory>
 #include <string>
 
+#include "interrupt.h"
 #include "quiver/cli.h"
 #include "quiver/job/query_job.h"
 
 namespace quiver::cli {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSigint(int) { g_interrupted = true; }
 
 struct QueryOpts {
   std::string server;
@@ -45,7 +42,7 @@ struct QueryOpts {
   bool hold = false;
 };
 
-Status RunQuery(Context& ctx, const QueryOpts& o) {
+Status RunQuery(Context& ctx, const QueryOpts& o, InterruptGuard& guard) {
   job::QueryJobOptions jo;
   jo.server_url = o.server;
   jo.token = o.token;
@@ -81,17 +78,8 @@ Status RunQuery(Context& ctx, const QueryOpts& o) {
   jo.hold = o.hold;
   jo.progress = isatty(STDERR_FILENO) && !o.quiet;
   jo.report = !o.quiet;
-  jo.interrupt = &g_interrupted;
-
-  struct sigaction sa {};
-  sa.sa_handler = OnSigint;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_sa {};
-  sigaction(SIGINT, &sa, &old_sa);
-  struct RestoreSignal {
-    struct sigaction old;
-    ~RestoreSignal() { sigaction(SIGINT, &old, nullptr); }
-  } restore{old_sa};
+  jo.interrupt = guard.flag().get();
+  if (!o.output.empty() && o.output != "-") guard.AddCleanup([out = o.output] { RemoveOwnTemporaryOutput(out); });
   return job::RunQueryJob(jo, ctx.root, stdout, stderr);
 }
 
@@ -128,16 +116,13 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
                 "every byte; less client CPU); plain-http chunks are always checked");
   cmd->add_option("--limit", o->limit, "stop after N rows (cancels the rest)");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress, summary or memory report");
-  cmd->callback([&ctx, o, action, exit_code] {
-    *action = [&ctx, o, exit_code]() -> Status {
-      Status st = RunQuery(ctx, *o);
-      // Ctrl-C: the statement was cancelled on the server; exit 130 (128 + SIGINT) as shells expect.
-      if (g_interrupted && !st.ok()) {
-        *exit_code = 130;
-        if (st.code() == StatusCode::kCancelled) {
-          st = Status::Cancelled("interrupted: the operation was cancelled on the server");
-        }
-      }
+  cmd->callback([&ctx, o, action] {
+    *action = [&ctx, o]() -> Status {
+      QUIVER_ASSIGN_OR_RETURN(auto guard, InterruptGuard::Install(kInterruptGraceMs));
+      Status st = RunQuery(ctx, *o, *guard);
+      // Ctrl-C: the statement was cancelled on the server; main() prints
+      // "interrupted" and exits 130 (128 + SIGINT) as shells expect.
+      if (guard->interrupted()) ctx.interrupted = true;
       return st;
     };
   });

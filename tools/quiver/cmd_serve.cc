@@ -1,18 +1,23 @@
 // quiver serve: the result server (Databricks SQL protocol over HTTPS,
 // results as CloudFetch chunks). Statements run on the SQL layer
 // (server::SqlExecutor over a sql::Catalog of --table inputs and, with
-// --tpch, generated TPC-H tables). Runs until SIGINT / SIGTERM.
+// --tpch, generated TPC-H tables). Runs until SIGINT / SIGTERM (a second
+// one while it stops, or one while it generates TPC-H data: it removes its
+// files and exits 130 at once, interrupt.h).
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
+#include "interrupt.h"
 #include "quiver/cli.h"
 #include "quiver/fetch/s3_chunk_store.h"
+#include "quiver/memory/disk_budget.h"
+#include "quiver/memory/spill_directory.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
 #include "quiver/server/statement_executor.h"
@@ -22,8 +27,9 @@
 namespace quiver::cli {
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
+// A signal before the server is ready (generating TPC-H data does not
+// poll for it): the guard removes the server's files and exits this soon.
+constexpr int kStartupGraceMs = 1000;
 
 /// The default server memory budget: half of the machine's physical memory.
 int64_t DefaultMemoryBudgetBytes() {
@@ -53,6 +59,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int64_t inline_threshold_bytes = int64_t{1} << 20;
     int64_t store_budget_bytes = int64_t{1} << 30;
     int64_t spill_limit_bytes = int64_t{8} << 30;
+    int64_t statement_spill_limit_bytes = 0;  // 0 = a quarter of --spill-limit
     int64_t link_expiry_s = 900;
     int64_t session_idle_s = 3600, operation_idle_s = 1800, session_max_s = 7 * 24 * 3600, orphan_timeout_s = 120;
     int max_sessions = 64, max_operations = 256, max_links_per_fetch = 32, threads = 64;
@@ -158,7 +165,13 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       ->transform(ByteSize())
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--spill-limit", o->spill_limit_bytes,
-                  "bytes of spill files at most; a result that fits neither fails (default 8GiB; -1 = no limit)")
+                  "bytes the server may hold on disk: spilled result chunks and the spill files of statements "
+                  "past --statement-memory-limit together; past it a statement fails with SQLSTATE 53100 "
+                  "(default 8GiB; -1 = no limit)")
+      ->transform(ByteSize());
+  cmd->add_option("--statement-spill-limit", o->statement_spill_limit_bytes,
+                  "bytes of spill files one statement's operators may hold, within --spill-limit; past it the "
+                  "statement fails with SQLSTATE 53100 (default: a quarter of --spill-limit; -1 = none of its own)")
       ->transform(ByteSize());
   cmd->add_option("--link-expiry-s", o->link_expiry_s, "lifetime of download links in seconds (default 900)");
   cmd->add_option("--session-idle-s", o->session_idle_s, "close sessions idle this long (default 3600)");
@@ -243,6 +256,45 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
         if (env) token = env;
       }
       if (token.empty()) return ctx.UsageError("serve: give a bearer token with --token or QUIVER_TOKEN");
+      // SIGINT / SIGTERM from here on: before the server is ready (TPC-H
+      // generation) the guard removes the server's files and exits 130;
+      // once it is ready, a signal stops it as usual, a second one at once.
+      if (o->spill_limit_bytes < -1 || o->statement_spill_limit_bytes < -1) {
+        return ctx.UsageError("serve: --spill-limit and --statement-spill-limit take bytes >= 0, or -1 (no limit)");
+      }
+      QUIVER_ASSIGN_OR_RETURN(auto guard, InterruptGuard::Install(kStartupGraceMs));
+      // The spill roots: the statements' and the chunk store's (its private
+      // directory; a given --spill-dir is the user's).
+      std::vector<std::string> spill_roots = {o->spill_directory.empty() ? DefaultSpillRoot() : o->spill_directory};
+      if (spill_roots[0] != DefaultSpillRoot()) spill_roots.push_back(DefaultSpillRoot());
+      for (const std::string& root : spill_roots) {
+        guard->AddCleanup([root] { SweepDeadSpillDirectories(root, /*only_own=*/true); });
+      }
+      if (o->tpch > 0 && o->tpch_dir.empty()) {
+        guard->AddCleanup([dir = TpchTempDirectory("quiver-serve-tpch-")] {
+          std::error_code ec;
+          std::filesystem::remove_all(dir, ec);
+        });
+      }
+      // Spill directories of quiver processes that died without removing them.
+      for (const std::string& root : spill_roots) {
+        const SpillSweepReport swept = SweepDeadSpillDirectories(root);
+        if (swept.directories > 0) {
+          std::printf("spill: removed %lld directories (%s) of dead quiver processes under %s\n",
+                      static_cast<long long>(swept.directories), FormatBytes(swept.bytes).c_str(), root.c_str());
+        }
+      }
+      // One disk budget for everything the server writes: spilled result
+      // chunks and the statements' spill files (a child per statement).
+      DiskBudgetOptions dbo;
+      dbo.name = "the server's spill files";
+      dbo.limit_bytes = o->spill_limit_bytes;
+      dbo.limit_name = "--spill-limit";
+      QUIVER_ASSIGN_OR_RETURN(auto disk_budget, DiskBudget::MakeRoot(dbo));
+      const int64_t statement_spill_limit =
+          o->statement_spill_limit_bytes != 0
+              ? o->statement_spill_limit_bytes
+              : (o->spill_limit_bytes < 0 ? -1 : std::max<int64_t>(0, o->spill_limit_bytes / 4));
       const int64_t budget = o->memory_budget > 0 ? o->memory_budget : DefaultMemoryBudgetBytes();
       MemoryPoolOptions po;
       po.name = "serve";
@@ -259,6 +311,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       xo.statement_memory_limit_bytes = statement_limit;
       xo.threads = o->sql_threads;
       xo.spill_directory = o->spill_directory;
+      xo.disk_budget = disk_budget;
+      xo.statement_spill_limit_bytes = statement_spill_limit;
       xo.allow_file_tables = o->allow_file_tables;
       QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
@@ -293,6 +347,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.store.memory_budget_bytes = o->store_budget_bytes;
       so.store.spill_dir = o->spill_dir;
       so.store.spill_limit_bytes = o->spill_limit_bytes;
+      so.store.disk_budget = disk_budget;
       if (o->chunk_store != "local") {
         QUIVER_ASSIGN_OR_RETURN(auto loc, objstore::ParseS3Location(o->chunk_store));
         if (o->s3_endpoint.empty()) return ctx.UsageError("serve: --chunk-store s3://... needs --s3-endpoint");
@@ -341,6 +396,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       std::printf("chunk store: %s\n", server->service_store()->Describe().c_str());
       std::printf("memory: budget %s, per statement %s\n", FormatBytes(budget).c_str(),
                   statement_limit < 0 ? "unlimited" : FormatBytes(statement_limit).c_str());
+      std::printf("disk: spill limit %s, per statement %s\n",
+                  o->spill_limit_bytes < 0 ? "unlimited" : FormatBytes(o->spill_limit_bytes).c_str(),
+                  statement_spill_limit < 0 ? "unlimited" : FormatBytes(statement_spill_limit).c_str());
       if (token_from_env) {
         std::printf("token: from QUIVER_TOKEN (send it as 'Authorization: Bearer <token>')\n");
       } else {
@@ -354,10 +412,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   server->cert_path().c_str());
       std::printf("ready\n");
       std::fflush(stdout);
-      std::signal(SIGINT, OnSignal);
-      std::signal(SIGTERM, OnSignal);
+      guard->set_grace_ms(-1);  // ready: a signal is the normal stop
       auto next_stats = std::chrono::steady_clock::now();
-      while (!g_stop) {
+      while (!guard->interrupted()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (o->stats_interval_s > 0 && std::chrono::steady_clock::now() >= next_stats) {
           std::fprintf(stderr, "quiver serve: stats %s\n", server->StatsLine().c_str());

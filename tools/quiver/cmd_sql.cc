@@ -2,7 +2,11 @@
 // (--table NAME=PATH, --tables DIR) and/or generated TPC-H tables (--tpch
 // SCALE), and print the result as the aligned table `quiver cat` and `quiver
 // query` print, CSV or JSON lines, or write it as an Arrow IPC file (-o).
+// SIGINT / SIGTERM cancel the statement; its spill directory, the -o
+// temporary file and generated TPC-H data are removed, "interrupted" is
+// printed and the exit status is 130 (interrupt.h).
 #include <unistd.h>
+
 #include <atomic>
 
 #include <cstdio>
@@ -12,31 +16,42 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.h"
 #include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/writer.h"
+#include "quiver/memory/disk_budget.h"
+#include "quiver/memory/spill_directory.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
 #include "table_catalog.h"
 
 namespace quiver::cli {
+namespace {
+
+struct SqlOpts {
+  std::vector<std::string> tables, table_dirs;
+  double tpch = 0;
+  std::string tpch_dir, sql, format = "table", memory_mode = "on-heap", output, compression = "none",
+                             ipc_format = "file";
+  int64_t statement_limit = -1;
+  int64_t spill_limit = -1;
+  int tpch_query = 0;
+  int threads = 0;
+  bool print_sql = false, no_spill = false;
+  std::string spill_directory, dialect = "postgres";
+};
+
+Status RunSql(Context& ctx, const SqlOpts& opts, InterruptGuard& guard);
+
+}  // namespace
 
 void AddSql(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("sql", "run one SQL statement over Arrow IPC tables or generated TPC-H tables");
-  struct Opts {
-    std::vector<std::string> tables, table_dirs;
-    double tpch = 0;
-    std::string tpch_dir, sql, format = "table", memory_mode = "on-heap", output, compression = "none",
-                               ipc_format = "file";
-    int64_t statement_limit = -1;
-    int tpch_query = 0;
-    int threads = 0;
-    bool print_sql = false, no_spill = false;
-    std::string spill_directory, dialect = "postgres";
-  };
+  using Opts = SqlOpts;
   auto o = std::make_shared<Opts>();
   cmd->add_option("SQL", o->sql, "the statement (SELECT ..., SHOW TABLES, DESCRIBE t; '-' = read it from stdin)");
   cmd->add_option("--tpch-query", o->tpch_query, "run TPC-H query N (1..22, validation parameters) instead of SQL")
@@ -78,6 +93,10 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
       ->transform(ByteSize());
+  cmd->add_option("--spill-limit", o->spill_limit,
+                  "bytes of spill files the statement may hold on disk; past it it fails with SQLSTATE 53100 "
+                  "(e.g. 10GiB; default -1 = no limit)")
+      ->transform(ByteSize());
   cmd->callback([&ctx, o, action] {
     if (o->tpch_query > 0) o->sql = std::string(sql::TpchQueries()[o->tpch_query - 1].sql);
     if (o->sql.empty()) throw CLI::RequiredError("SQL (or --tpch-query)");
@@ -90,81 +109,115 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       if (o->output.empty() && o->compression != "none") {
         return ctx.UsageError("sql: --compression applies to -o FILE only");
       }
-      QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(auto tables,
-                              OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-tpch-"));
-      if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
-      const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
-      sql::Engine engine(catalog);
-      auto pool = ctx.Child("sql");
-      auto peaks = std::make_shared<bench::PeakByPath>();  // the statement's operators, by pool
-      pool->AddListener(peaks);
-      sql::ExecuteOptions eo;
-      eo.pool = pool.get();
-      eo.memory_mode = mode;
-      eo.memory_limit_bytes = o->statement_limit;
-      eo.threads = o->threads;
-      eo.spill = !o->no_spill;
-      eo.spill_directory = o->spill_directory;
-      eo.file_tables = true;  // the user's own files, with the user's rights
-      QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o->dialect));
-      eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
-      eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
-      auto spilled = [&eo]() -> std::string {
-        if (eo.spilled_files->load() == 0) return "";
-        return "; spilled " + FormatBytes(eo.spilled_bytes->load()) + " in " +
-               std::to_string(eo.spilled_files->load()) + " files";
-      };
-      QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o->sql, eo));
-      int64_t rows = 0;
-      if (!o->output.empty()) {
-        // The result as Arrow IPC, published only when the whole result is written.
-        QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
-        auto write_pool = ctx.Child("write");
-        QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->output));
-        ipc::WriteOptions wo;
-        wo.pool = write_pool.get();
-        wo.compression = codec;
-        QUIVER_ASSIGN_OR_RETURN(auto writer,
-                                ipc::RecordBatchWriter::Make(
-                                    sink.get(), stream->schema(),
-                                    o->ipc_format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
-        while (true) {
-          QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
-          if (!b) break;
-          QUIVER_RETURN_NOT_OK(writer->WriteBatch(*b));
-          rows += b->num_rows;
-        }
-        QUIVER_RETURN_NOT_OK(writer->Close());
-        QUIVER_RETURN_NOT_OK(sink->Commit());
-        stream.reset();
-        std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s%s\n", static_cast<long long>(rows),
-                     o->output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), spilled().c_str());
-        return Status::OK();
-      }
-      // --format table is the aligned table of `quiver cat` and `quiver query`.
-      QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
-      RowTextWriter text(format, stdout);
-      text.WriteHeader(*stream->schema());
-      while (true) {
-        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
-        if (!b) break;
-        text.WriteRows(*b);
-        rows += b->num_rows;
-      }
-      std::fflush(stdout);
-      std::string by_operator;
-      for (const char* op : {"scan", "build", "probe", "aggregate", "sort"}) {
-        const int64_t p = peaks->Peak(std::string("/sql-statement/") + op);
-        if (p > 0) by_operator += std::string(by_operator.empty() ? "" : ", ") + op + " " + FormatBytes(p);
-      }
-      stream.reset();
-      std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s\n", static_cast<long long>(rows),
-                   FormatBytes(pool->peak_bytes()).c_str(),
-                   by_operator.empty() ? "nothing allocated" : by_operator.c_str(), spilled().c_str());
-      return Status::OK();
+      if (o->spill_limit < -1) return ctx.UsageError("sql: --spill-limit takes bytes >= 0, or -1 (no limit)");
+      QUIVER_ASSIGN_OR_RETURN(auto guard, InterruptGuard::Install(kInterruptGraceMs));
+      Status st = RunSql(ctx, *o, *guard);
+      if (guard->interrupted()) ctx.interrupted = true;
+      return st;
     };
   });
 }
 
+namespace {
+
+Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
+  QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o.memory_mode));
+  // Spill directories of quiver processes that died without removing them.
+  const SpillSweepReport swept = SweepDeadSpillDirectories(o.spill_directory);
+  if (swept.directories > 0) {
+    std::fprintf(stderr, "quiver sql: removed %lld spill directories (%s) of dead quiver processes\n",
+                 static_cast<long long>(swept.directories), FormatBytes(swept.bytes).c_str());
+  }
+  // Should the statement not unwind in time after a signal: what it wrote.
+  guard.AddCleanup([root = o.spill_directory] { SweepDeadSpillDirectories(root, /*only_own=*/true); });
+  if (o.tpch > 0 && o.tpch_dir.empty()) {
+    guard.AddCleanup([dir = TpchTempDirectory("quiver-tpch-")] {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    });
+  }
+  if (!o.output.empty() && o.output != "-") guard.AddCleanup([out = o.output] { RemoveOwnTemporaryOutput(out); });
+  QUIVER_ASSIGN_OR_RETURN(auto tables,
+                          OpenTableCatalog(ctx, o.tables, o.table_dirs, o.tpch, o.tpch_dir, "quiver-tpch-"));
+  if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
+  const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
+  sql::Engine engine(catalog);
+  auto pool = ctx.Child("sql");
+  auto peaks = std::make_shared<bench::PeakByPath>();  // the statement's operators, by pool
+  pool->AddListener(peaks);
+  sql::ExecuteOptions eo;
+  eo.pool = pool.get();
+  eo.memory_mode = mode;
+  eo.memory_limit_bytes = o.statement_limit;
+  eo.threads = o.threads;
+  eo.spill = !o.no_spill;
+  eo.spill_directory = o.spill_directory;
+  eo.cancel = guard.flag();
+  if (o.spill_limit >= 0) {
+    DiskBudgetOptions d;
+    d.name = "the statement's spill files";
+    d.limit_bytes = o.spill_limit;
+    d.limit_name = "--spill-limit";
+    QUIVER_ASSIGN_OR_RETURN(eo.disk_budget, DiskBudget::MakeRoot(d));
+  }
+  eo.file_tables = true;  // the user's own files, with the user's rights
+  QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o.dialect));
+  eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+  eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
+  auto spilled = [&eo]() -> std::string {
+    if (eo.spilled_files->load() == 0) return "";
+    return "; spilled " + FormatBytes(eo.spilled_bytes->load()) + " in " + std::to_string(eo.spilled_files->load()) +
+           " files";
+  };
+  QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o.sql, eo));
+  int64_t rows = 0;
+  if (!o.output.empty()) {
+    // The result as Arrow IPC, published only when the whole result is written.
+    QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o.compression));
+    auto write_pool = ctx.Child("write");
+    QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o.output));
+    ipc::WriteOptions wo;
+    wo.pool = write_pool.get();
+    wo.compression = codec;
+    QUIVER_ASSIGN_OR_RETURN(
+        auto writer,
+        ipc::RecordBatchWriter::Make(sink.get(), stream->schema(),
+                                     o.ipc_format == "file" ? ipc::IpcFormat::kFile : ipc::IpcFormat::kStream, wo));
+    while (true) {
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+      if (!b) break;
+      QUIVER_RETURN_NOT_OK(writer->WriteBatch(*b));
+      rows += b->num_rows;
+    }
+    QUIVER_RETURN_NOT_OK(writer->Close());
+    QUIVER_RETURN_NOT_OK(sink->Commit());
+    stream.reset();
+    std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s%s\n", static_cast<long long>(rows),
+                 o.output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), spilled().c_str());
+    return Status::OK();
+  }
+  // --format table is the aligned table of `quiver cat` and `quiver query`.
+  QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o.format));
+  RowTextWriter text(format, stdout);
+  text.WriteHeader(*stream->schema());
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+    if (!b) break;
+    text.WriteRows(*b);
+    rows += b->num_rows;
+  }
+  std::fflush(stdout);
+  std::string by_operator;
+  for (const char* op : {"scan", "build", "probe", "aggregate", "sort"}) {
+    const int64_t p = peaks->Peak(std::string("/sql-statement/") + op);
+    if (p > 0) by_operator += std::string(by_operator.empty() ? "" : ", ") + op + " " + FormatBytes(p);
+  }
+  stream.reset();
+  std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s\n", static_cast<long long>(rows),
+               FormatBytes(pool->peak_bytes()).c_str(), by_operator.empty() ? "nothing allocated" : by_operator.c_str(),
+               spilled().c_str());
+  return Status::OK();
+}
+
+}  // namespace
 }  // namespace quiver::cli

@@ -117,6 +117,11 @@ int main(int argc, char** argv) {
   }
   quiver::Status st = ctx.Init();
   if (st.ok()) st = action();
+  if (ctx.interrupted) {
+    // Cancelled by SIGINT / SIGTERM, cleaned up (interrupt.h): one line.
+    std::fprintf(stderr, "interrupted\n");
+    return 130;
+  }
   if (!st.ok()) {
     std::string msg = st.ToString();
     for (char& c : msg) {

@@ -18,6 +18,13 @@ TableCatalog::~TableCatalog() {
   if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ec);
 }
 
+std::string TpchTempDirectory(const std::string& temp_prefix) {
+  std::error_code ec;
+  auto tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return (tmp / (temp_prefix + std::to_string(::getpid()))).string();
+}
+
 Status RegisterTablePath(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
   if (!formats::csv::IsCsvPath(path)) return catalog->RegisterPath(name, path, pool);
   QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
@@ -89,7 +96,7 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
   if (tpch_scale > 0) {
     std::string dir = tpch_dir;
     if (dir.empty()) {
-      out->temp_dir = (std::filesystem::temp_directory_path() / (temp_prefix + std::to_string(::getpid()))).string();
+      out->temp_dir = TpchTempDirectory(temp_prefix);
       dir = out->temp_dir;
     }
     auto gen_pool = ctx.Child("tpch-gen");

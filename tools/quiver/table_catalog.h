@@ -47,6 +47,12 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
                                                        const std::vector<std::string>& table_dirs, double tpch_scale,
                                                        const std::string& tpch_dir, const std::string& temp_prefix);
 
+/// Where OpenTableCatalog generates TPC-H data without a --tpch-dir:
+/// "<temp dir>/<temp_prefix><pid>" (removed with the TableCatalog, and by
+/// the interrupt guard of a command that exits on a signal). Pure but for
+/// the pid and $TMPDIR.
+std::string TpchTempDirectory(const std::string& temp_prefix);
+
 /// The *.arrow, *.parquet and *.csv[.gz|.zst] regular files of `dir` as
 /// (stem, path; a CSV file's stem without .csv...), sorted
 /// by stem. Errors: Invalid (through ctx.UsageError) when `dir` is not a

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "quiver/ipc/io.h"
+#include "quiver/memory/spill_directory.h"
 
 namespace quiver::fetch {
 
@@ -56,11 +57,22 @@ Result<std::unique_ptr<LocalChunkStore>> LocalChunkStore::Make(LocalChunkStoreOp
       return Status::IOError("chunk store: spill directory " + dir + " does not exist");
     }
   }
+  if (!options.disk_budget) {
+    DiskBudgetOptions d;
+    d.name = "the chunk store's spill files";
+    d.limit_bytes = options.spill_limit_bytes;
+    d.limit_name = "spill_limit_bytes";
+    QUIVER_ASSIGN_OR_RETURN(options.disk_budget, DiskBudget::MakeRoot(d));
+  }
   return std::unique_ptr<LocalChunkStore>(new LocalChunkStore(std::move(options), signer, dir, own));
 }
 
 LocalChunkStore::LocalChunkStore(LocalChunkStoreOptions options, LinkSigner signer, std::string spill_dir, bool own_dir)
-    : options_(std::move(options)), signer_(signer), spill_dir_(std::move(spill_dir)), own_spill_dir_(own_dir) {}
+    : options_(std::move(options)),
+      disk_(options_.disk_budget),
+      signer_(signer),
+      spill_dir_(std::move(spill_dir)),
+      own_spill_dir_(own_dir) {}
 
 LocalChunkStore::~LocalChunkStore() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -70,14 +82,9 @@ LocalChunkStore::~LocalChunkStore() {
 
 Status LocalChunkStore::MakeSpillDirLocked() {
   if (!spill_dir_.empty()) return Status::OK();
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/quiver-spill-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) == nullptr) {
-    return Status::IOError("chunk store: mkdtemp " + tmpl + ": " + std::strerror(errno));
-  }
-  spill_dir_ = buf.data();
+  auto dir = MakeSpillDirectory("");
+  if (!dir.ok()) return dir.status().WithContext("chunk store");
+  spill_dir_ = *dir;
   return Status::OK();
 }
 
@@ -92,6 +99,7 @@ void LocalChunkStore::EraseLocked(std::map<std::string, Entry>::iterator it) {
     stats_.memory_bytes -= e.size_bytes;
   } else {
     unlink(e.spill_path.c_str());
+    e.disk.Reset();
     stats_.spilled_bytes -= e.size_bytes;
     --stats_.spilled_chunks;
   }
@@ -139,18 +147,17 @@ Result<std::string> LocalChunkStore::Put(std::shared_ptr<Buffer> bytes, int64_t 
     stats_.memory_bytes += size;
     stats_.peak_memory_bytes = std::max(stats_.peak_memory_bytes, stats_.memory_bytes);
   } else {
-    if (options_.spill_limit_bytes >= 0 && stats_.spilled_bytes + size > options_.spill_limit_bytes) {
-      return Status::OutOfMemory("chunk store: a chunk of " + std::to_string(size) +
-                                 " bytes fits neither the memory budget (" + std::to_string(stats_.memory_bytes) +
-                                 " of " + std::to_string(options_.memory_budget_bytes) +
-                                 " bytes held) nor the spill limit (" + std::to_string(stats_.spilled_bytes) + " of " +
-                                 std::to_string(options_.spill_limit_bytes) + " bytes used)");
+    // The spill bytes are reserved before writing (outside the lock).
+    e.disk = DiskReservation(disk_);
+    if (Status room = e.disk.Grow(size, "a result chunk"); !room.ok()) {
+      return room.WithContext("chunk store: a chunk of " + std::to_string(size) +
+                              " bytes fits neither the memory budget (" + std::to_string(stats_.memory_bytes) + " of " +
+                              std::to_string(options_.memory_budget_bytes) + " bytes held) nor the spill limit");
     }
     if (Status made = MakeSpillDirLocked(); !made.ok()) {
       return Status::IOError("chunk store: memory budget of " + std::to_string(options_.memory_budget_bytes) +
                              " bytes is full and the spill failed: " + made.message());
     }
-    // Reserve the spill bytes before writing outside the lock.
     stats_.spilled_bytes += size;
     const std::string path = spill_dir_ + "/" + id + ".arrows";
     lock.unlock();
@@ -198,9 +205,10 @@ Result<std::shared_ptr<Buffer>> LocalChunkStore::Get(const std::string& id) cons
 bool LocalChunkStore::SpillServed(const std::string& id) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = entries_.find(id);
-  if (it == entries_.end() || !it->second.memory || options_.spill_limit_bytes == 0) return false;
+  if (it == entries_.end() || !it->second.memory || disk_->limit_bytes() == 0) return false;
   const int64_t size = it->second.size_bytes;
-  if (options_.spill_limit_bytes > 0 && stats_.spilled_bytes + size > options_.spill_limit_bytes) return false;
+  DiskReservation disk(disk_);
+  if (!disk.Grow(size, "a served result chunk").ok()) return false;
   if (!MakeSpillDirLocked().ok()) return false;
   std::shared_ptr<Buffer> bytes = it->second.memory;
   stats_.spilled_bytes += size;  // reserved before writing outside the lock
@@ -217,6 +225,7 @@ bool LocalChunkStore::SpillServed(const std::string& id) {
   }
   it->second.memory.reset();
   it->second.spill_path = path;
+  it->second.disk = std::move(disk);
   stats_.memory_bytes -= size;
   ++stats_.spilled_chunks;
   ++stats_.total_spilled_chunks;

@@ -27,6 +27,7 @@
 #include "quiver/base/result.h"
 #include "quiver/fetch/link_signer.h"
 #include "quiver/memory/buffer.h"
+#include "quiver/memory/disk_budget.h"
 
 namespace quiver::fetch {
 
@@ -109,12 +110,20 @@ struct LocalChunkStoreOptions {
   /// 0 = spill everything; -1 = no budget (never spill).
   int64_t memory_budget_bytes = int64_t{1} << 30;
   /// Directory for spill files; empty = a private directory made under
-  /// $TMPDIR (or /tmp) at the first spill and removed by the destructor (a
-  /// store that never spills makes none). A given directory must exist;
+  /// $TMPDIR (or /tmp) at the first spill ("quiver-spill-<pid>-<n>", swept
+  /// by the next server when this process dies: memory/spill_directory.h)
+  /// and removed by the destructor (a store that never spills makes
+  /// none). A given directory must exist;
   /// only the store's own files are removed.
   std::string spill_dir;
   /// Bytes of spill files at most; -1 = no limit; 0 = spilling disabled.
+  /// Ignored when `disk_budget` is given (its limits apply).
   int64_t spill_limit_bytes = -1;
+  /// Where the bytes of spill files are charged before they are written
+  /// and given back when they are removed (memory/disk_budget.h): a
+  /// server's one budget, shared with its statements' operator spill.
+  /// Null: a private budget of `spill_limit_bytes`.
+  std::shared_ptr<DiskBudget> disk_budget;
   /// Base of links, e.g. "https://127.0.0.1:8443" (no trailing slash); the
   /// link is base + "/files/<id>?e=..&s=..".
   std::string link_base_url;
@@ -132,7 +141,8 @@ struct ChunkStoreStats {
 
 class LocalChunkStore : public ChunkStore {
  public:
-  /// Errors: IOError when a given spill directory does not exist (a private
+  /// Errors: IOError when a given spill directory does not exist, Invalid
+  /// for a spill_limit_bytes below -1 (a private
   /// one that cannot be made fails the first Put that spills, IOError).
   static Result<std::unique_ptr<LocalChunkStore>> Make(LocalChunkStoreOptions options, LinkSigner signer);
   ~LocalChunkStore() override;
@@ -165,6 +175,7 @@ class LocalChunkStore : public ChunkStore {
   struct Entry {
     std::shared_ptr<Buffer> memory;  // null when spilled
     std::string spill_path;          // empty when in memory
+    DiskReservation disk;            // the spill file's bytes
     int64_t size_bytes = 0;
     int64_t expiry_ms = 0;
   };
@@ -172,6 +183,7 @@ class LocalChunkStore : public ChunkStore {
   void EraseLocked(std::map<std::string, Entry>::iterator it);
 
   LocalChunkStoreOptions options_;
+  std::shared_ptr<DiskBudget> disk_;  // options_.disk_budget or a private one
   LinkSigner signer_;
   // Makes the private spill directory if it is not made yet (mu_ held).
   Status MakeSpillDirLocked();

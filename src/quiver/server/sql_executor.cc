@@ -11,6 +11,9 @@ Result<std::unique_ptr<SqlExecutor>> SqlExecutor::Make(std::shared_ptr<sql::Cata
   if (!catalog) return Status::Invalid("SqlExecutor: catalog is required");
   if (options.max_batch_rows <= 0) return Status::Invalid("SqlExecutor: max_batch_rows must be positive");
   if (options.threads < 0) return Status::Invalid("SqlExecutor: threads must be >= 0");
+  if (options.statement_spill_limit_bytes < -1) {
+    return Status::Invalid("SqlExecutor: statement_spill_limit_bytes must be >= 0 or -1 (none)");
+  }
   if (options.statement_memory_limit_bytes < -1 || options.statement_memory_limit_bytes == 0) {
     return Status::Invalid("SqlExecutor: statement_memory_limit_bytes must be positive or -1 (none)");
   }
@@ -34,6 +37,13 @@ Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view
   eo.threads = options_.threads;
   eo.spill = options_.spill;
   eo.spill_directory = options_.spill_directory;
+  if (options_.disk_budget || options_.statement_spill_limit_bytes >= 0) {
+    DiskBudgetOptions d;
+    d.name = "the statement's spill files";
+    d.limit_bytes = options_.statement_spill_limit_bytes;
+    d.limit_name = "--statement-spill-limit";
+    QUIVER_ASSIGN_OR_RETURN(eo.disk_budget, DiskBudget::Make(d, options_.disk_budget));
+  }
   eo.file_tables = options_.allow_file_tables;
   eo.dialect = session.dialect;
   eo.set_dialect = session.set_dialect;

@@ -36,6 +36,13 @@ struct SqlExecutorOptions {
   /// where its files go ("" = $TMPDIR or /tmp).
   bool spill = true;
   std::string spill_directory;
+  /// The server's disk budget (memory/disk_budget.h), shared with the
+  /// chunk store: each statement's spill files are charged to a child of
+  /// it with statement_spill_limit_bytes (-1 = no limit of its own; the
+  /// server's applies). Past either limit the statement fails with 53100
+  /// naming it and its spill files go. Null: only the statement's limit.
+  std::shared_ptr<DiskBudget> disk_budget;
+  int64_t statement_spill_limit_bytes = -1;
   /// File tables in SQL (`FROM 'x.parquet'`, read_parquet, read_csv:
   /// sql::ExecuteOptions::file_tables). Off by default: they would let any
   /// client read any file the server's user can read.

@@ -80,6 +80,10 @@ class StatementStream : public RecordBatchStream {
     error_ = st;
     root_.reset();
     ctx_->ReleaseCtes();
+    // The operators are gone: their spill files go now, not when the
+    // caller gets round to destroying the stream.
+    Report();
+    if (ctx_->spill) ctx_->spill->RemoveAll();
     return error_;
   }
 
@@ -405,7 +409,9 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
   if (options.threads < 0) return Status::Invalid("ExecuteOptions.threads must be >= 0");
   ctx->threads = options.threads == 0 ? TaskScheduler::HardwareThreads() : options.threads;
   if (ctx->threads > 1) ctx->scheduler = options.scheduler ? options.scheduler : TaskScheduler::Default();
-  if (options.spill) ctx->spill = std::make_shared<SpillManager>(options.spill_directory, options.spill_compression);
+  if (options.spill)
+    ctx->spill =
+        std::make_shared<SpillManager>(options.spill_directory, options.spill_compression, options.disk_budget);
   if (ctx->spill) {
     // A quarter of the room the statement starts with, 1 MiB .. 256 MiB.
     // AvailableBytes() is -1 when no pool up the tree has a limit: then

@@ -94,6 +94,10 @@
 // text's length, PlanningEstimateBytes, reserved before parsing starts and
 // given back when Execute returns; a text too long for the limit fails
 // before it is parsed, OutOfMemory 53200).
+//
+// Disk: spill files are charged to ExecuteOptions::disk_budget (53100 past
+// its limit) and removed when the stream goes, and already at the stream's
+// first error (a cancel, a limit, a failed operator).
 #pragma once
 
 #include <atomic>
@@ -107,6 +111,7 @@
 #include "quiver/columnar/record_batch_stream.h"
 #include "quiver/compression/codec.h"
 #include "quiver/join/task_memory_manager.h"
+#include "quiver/memory/disk_budget.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
 #include "quiver/sql/dialect.h"
@@ -158,6 +163,12 @@ struct ExecuteOptions {
   bool spill = true;
   std::string spill_directory;
   CompressionType spill_compression = CompressionType::kLz4Frame;
+  /// Where the bytes of the spill files are charged before they are
+  /// written (memory/disk_budget.h; e.g. a child per statement of the
+  /// server's budget, with the statement's own limit): past a limit the
+  /// statement fails with IOError 53100 naming it, and its spill files
+  /// go. Null: no disk limit.
+  std::shared_ptr<DiskBudget> disk_budget;
   /// When set, receives the statement's spill counters when its stream
   /// is destroyed (bytes written, files written).
   std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;

@@ -13,7 +13,9 @@
 #include <map>
 #include <thread>
 
+#include "quiver/fetch/chunk_store.h"
 #include "quiver/fetch/fetch_result.h"
+#include "quiver/memory/disk_budget.h"
 #include "quiver/server/http_server.h"
 #include "quiver/server/sql_executor.h"
 #include "quiver/sql/engine.h"
@@ -388,6 +390,73 @@ TEST(SqlExecutor, FileTablesAreRefusedUnlessAllowed) {
   EXPECT_EQ(b->columns[0]->GetValues<int64_t>(1)[b->columns[0]->offset], 3);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+}
+
+// Issue 35 #7: one disk budget for everything a server writes. Spilled
+// result chunks and a statement's spill files share --spill-limit; each
+// statement also has its own --statement-spill-limit; past either the
+// statement fails with 53100 naming the limit and its spill files go.
+TEST(SqlExecutor, SpillFilesAndSpilledChunksShareTheServersDiskBudget) {
+  auto& t = Shared();
+  const std::string spill_root = t.dir + "/disk-budget-spill";
+  std::filesystem::create_directories(spill_root);
+  const char* sort = "SELECT l_comment, l_orderkey, l_linenumber FROM lineitem ORDER BY l_comment, l_orderkey";
+  auto run = [&](SqlExecutor* ex) {
+    auto pool = MemoryPool::MakeRoot({});
+    auto s = ex->Execute(sort, nullptr, pool.get());
+    if (!s.ok()) return s.status();
+    while (true) {
+      auto b = (*s)->Next();
+      if (!b.ok()) return b.status();
+      if (!*b) return Status::OK();
+    }
+  };
+  DiskBudgetOptions dbo;
+  dbo.name = "the server's spill files";
+  dbo.limit_bytes = int64_t{4} << 20;
+  dbo.limit_name = "--spill-limit";
+  auto server = DiskBudget::MakeRoot(dbo).value();
+  SqlExecutorOptions xo;
+  xo.statement_memory_limit_bytes = 2 << 20;
+  xo.threads = 1;
+  xo.spill_directory = spill_root;
+  xo.disk_budget = server;
+  // Within the budget: the sort spills and ends; everything is given back.
+  auto ex = SqlExecutor::Make(t.catalog, xo).value();
+  ASSERT_OK(run(ex.get()));
+  EXPECT_GT(server->peak_bytes(), 0);
+  EXPECT_EQ(server->used_bytes(), 0);
+  // The chunk store's spilled chunks take most of the same budget: the
+  // statement no longer fits, and is told which limit it hit.
+  fetch::LocalChunkStoreOptions so;
+  so.memory_budget_bytes = 0;  // every chunk spills
+  so.disk_budget = server;
+  auto store = fetch::LocalChunkStore::Make(so, fetch::LinkSigner(std::array<uint8_t, 32>{})).value();
+  auto chunk_pool = MemoryPool::MakeRoot({});
+  auto chunk = Buffer::Allocate(chunk_pool.get(), dbo.limit_bytes - (64 << 10)).value();
+  auto id = store->Put(chunk, 0);
+  ASSERT_OK(id);
+  EXPECT_EQ(server->used_bytes(), chunk->size());
+  Status st = run(ex.get());
+  EXPECT_EQ(st.sql_state(), "53100") << st.ToString();
+  EXPECT_NE(st.message().find("the server's spill files hold"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("(--spill-limit)"), std::string::npos) << st.ToString();
+  EXPECT_EQ(server->used_bytes(), chunk->size());
+  EXPECT_TRUE(std::filesystem::is_empty(spill_root));
+  // And a chunk does not fit beside a full budget either.
+  auto refused = store->Put(chunk, 0);
+  EXPECT_EQ(refused.status().sql_state(), "53100") << refused.status().ToString();
+  store->Remove(*id);
+  EXPECT_EQ(server->used_bytes(), 0);
+  // The statement's own limit, with room on the server.
+  xo.statement_spill_limit_bytes = 128 << 10;
+  auto limited = SqlExecutor::Make(t.catalog, xo).value();
+  st = run(limited.get());
+  EXPECT_EQ(st.sql_state(), "53100") << st.ToString();
+  EXPECT_NE(st.message().find("of their limit of 131072 bytes (--statement-spill-limit)"), std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(server->used_bytes(), 0);
+  EXPECT_TRUE(std::filesystem::is_empty(spill_root));
 }
 
 }  // namespace

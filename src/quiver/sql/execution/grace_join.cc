@@ -271,7 +271,7 @@ class GracePartitionsOp : public RecordBatchStream {
         return st;
       }
       if (keep) {
-        for (const auto& f : claim_.build_files) SpillManager::Remove(f);
+        for (const auto& f : claim_.build_files) ctx_->spill->Remove(f);
       }
       current_ = std::move(op);
     }
