@@ -164,7 +164,7 @@ TEST_F(QueryCli, InterruptCancelsOnTheServer) {
   // One line, "interrupted" (issue 35 #12), no error line.
   EXPECT_NE(c.out.find("interrupted\n"), std::string::npos) << c.out;
   EXPECT_EQ(c.out.find("quiver: error"), std::string::npos) << c.out;
-  EXPECT_EQ(w->counters().cancels, 1);
+  EXPECT_EQ(w->counters().cancels, 1) << c.out;
   struct stat st;
   EXPECT_NE(stat(path.c_str(), &st), 0) << "no partial output file";
 }
