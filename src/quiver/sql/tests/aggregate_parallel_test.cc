@@ -239,5 +239,36 @@ TEST_F(AggregateParallelTest, SpilledStatesEqualTheUnlimitedAnswer) {
   }
 }
 
+// The value lists are the statement's memory: string_agg of lineitem's
+// 60,000 comments (1.6 MB of text) raises the statement pool's peak by at
+// least their bytes over count(*) of the same rows.
+TEST_F(AggregateParallelTest, ValueListsAreChargedToTheStatement) {
+  auto peak = [&](const std::string& sql) -> int64_t {
+    Engine engine(*catalog_);
+    auto statement = (*pool_)->MakeChild({.name = "statement"});
+    ExecuteOptions eo;
+    eo.threads = 2;
+    eo.pool = statement.get();
+    auto stream = engine.Execute(sql, eo);
+    EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+    if (!stream.ok()) return -1;
+    while (true) {
+      auto b = (*stream)->Next();
+      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      if (!b.ok() || !*b) break;
+    }
+    stream->reset();
+    EXPECT_EQ(statement->held_bytes(), 0) << sql;
+    return statement->peak_bytes();
+  };
+  auto text = Rows("SELECT sum(length(l_comment)) FROM lineitem", ExecuteOptions{});
+  ASSERT_OK(text);
+  const int64_t comment_bytes = std::stoll((*text)[0]);
+  EXPECT_GT(comment_bytes, 1000000);
+  const int64_t plain = peak("SELECT count(*) FROM lineitem");
+  const int64_t listed = peak("SELECT length(string_agg(l_comment, ' ')) FROM lineitem");
+  EXPECT_GT(listed - plain, comment_bytes) << plain << " vs " << listed;
+}
+
 }  // namespace
 }  // namespace quiver::sql
