@@ -152,11 +152,16 @@ TEST_F(QueryCli, LimitFetchesOnlyTheFirstChunk) {
 // (128 + SIGINT, as shells report an interrupted command).
 TEST_F(QueryCli, InterruptCancelsOnTheServer) {
   FakeConfig slow = cfg_;
-  slow.file_delay_ms = 400;
+  // Each file answers after 4 s and the signal comes at 2 s: the operation
+  // exists on the server by then even on a loaded machine, and no download
+  // has ended (with 0.4 s files and the signal at 1 s, a slow start let the
+  // signal arrive before ExecuteStatement returned: nothing to cancel, about
+  // 1 run in 30).
+  slow.file_delay_ms = 4000;
   auto w = FakeWarehouse::Start(slow);
   const std::string path = ::testing::TempDir() + "/quiver-query-interrupted.arrow";
   std::remove(path.c_str());
-  Cmd c = Shell("timeout --preserve-status -s INT 1 " + std::string(kBinary) + " query --server " + w->url() +
+  Cmd c = Shell("timeout --preserve-status -s INT 2 " + std::string(kBinary) + " query --server " + w->url() +
                 " --ca-cert " + w->ca_cert_path() + " --token " + slow.token + " --parallel 1 -o " + path +
                 " 'SELECT * FROM t'");
   ASSERT_TRUE(WIFEXITED(c.status)) << c.out;
