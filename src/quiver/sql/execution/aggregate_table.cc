@@ -111,11 +111,21 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
       if (call.distinct || !HoldsStringValue(call)) continue;
       QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*call.arg, batch, &ev));
       const bool once = call.fn == AggFn::kAnyValue || call.fn == AggFn::kFirst;
+      const bool is_min = call.fn == AggFn::kMin, is_max = call.fn == AggFn::kMax;
       const PagedArray<AggregateState>& st = *states_[a];
       for (int64_t r = 0; r < n; ++r) {
         const int64_t g = gid[static_cast<size_t>(r)];
         if (g < 0 || v.IsNull(r) || (once && st[g].count > 0)) continue;
-        string_bytes += static_cast<int64_t>(v.StringAt(r).size());
+        const std::string_view x = v.StringAt(r);
+        if ((is_min || is_max) && st[g].count > 0) {
+          // min / max store a value only where it beats the group's value
+          // then, so also the one before the batch (room for every row
+          // took a fresh page per batch and wasted most of it).
+          const AggregateState& cur = st[g];
+          const std::string_view cv(reinterpret_cast<const char*>(static_cast<uintptr_t>(cur.i)), cur.len);
+          if (is_min ? !(x < cv) : !(x > cv)) continue;
+        }
+        string_bytes += static_cast<int64_t>(x.size());
       }
     }
     // List aggregates (percentiles): their values' chunks too, in the
