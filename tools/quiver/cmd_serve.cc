@@ -69,7 +69,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     int max_connections = 4096, max_connections_per_address = 0, io_threads = 2;  // 0: max_connections / 16
     int64_t memory_budget = 0;                                                    // 0 = half the physical memory
     int64_t max_statement_bytes = int64_t{1} << 20;
-    double statement_timeout_s = 3600;
+    double statement_timeout_s = 3600, planning_timeout_s = 30;
+    int64_t fetch_wait_ms = 100;
+    int max_waiting_rpcs = 16, max_planning = 0, max_queued_plans = 64;
     int max_unfetched_chunks = 8;
     int64_t max_result_bytes = -1;  // -1: 16 GiB with an S3 store, none with the local store
     int max_operations_per_session = 64;
@@ -136,6 +138,26 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--statement-timeout-s", o->statement_timeout_s,
                   "cancel a statement running longer than this (time paused waiting for the client to fetch "
                   "excluded), SQLSTATE 57014 (default 3600 = 1 hour; 0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--planning-timeout-s", o->planning_timeout_s,
+                  "fail a statement whose parsing and planning take longer than this, SQLSTATE 57014 (default 30; "
+                  "0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-planning", o->max_planning,
+                  "statements planned at once, half of them at most of one token; the others wait their turn on "
+                  "their own threads, round-robin over tokens (default 0 = the hardware threads, at least 2)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-queued-plans", o->max_queued_plans,
+                  "statements waiting to be planned at most, half of them of one token; past it a statement is "
+                  "refused, SQLSTATE 53400 (default 64)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--fetch-wait-ms", o->fetch_wait_ms,
+                  "how long FetchResults, metadata and ExecuteStatement wait for the next chunk or the plan before "
+                  "replying with what exists (default 100)")
+      ->check(CLI::Range(int64_t{0}, int64_t{60'000}));
+  cmd->add_option("--max-waiting-rpcs", o->max_waiting_rpcs,
+                  "RPCs that may wait (--fetch-wait-ms) at once, at most half of --threads; the others reply at once "
+                  "(default 16)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--orphan-timeout-s", o->orphan_timeout_s,
                   "free an operation whose producer waits for a client that has not called for it this long "
@@ -314,6 +336,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       xo.disk_budget = disk_budget;
       xo.statement_spill_limit_bytes = statement_spill_limit;
       xo.allow_file_tables = o->allow_file_tables;
+      xo.planning_timeout_ms = static_cast<int64_t>(o->planning_timeout_s * 1000);
       QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
       so.host = o->host;
@@ -388,6 +411,10 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.service.owner_stale_ms = int64_t{o->owner_lease_s} * 1000;
       so.service.max_reruns = o->max_reruns;
       QUIVER_ASSIGN_OR_RETURN(so.service.default_dialect, sql::ParseSqlDialect(o->dialect));
+      so.service.fetch_wait_ms = o->fetch_wait_ms;
+      so.service.max_waiting_rpcs = o->max_waiting_rpcs;
+      so.service.max_planning = o->max_planning;
+      so.service.max_queued_plans = o->max_queued_plans;
       QUIVER_ASSIGN_OR_RETURN(auto server, server::ResultServer::Start(so));
       std::printf("quiver serve: listening on %s\n", server->rpc_url().c_str());
       std::printf("port: %d\n", server->port());

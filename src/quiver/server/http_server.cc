@@ -222,7 +222,9 @@ std::string ResultServer::Impl::Metrics() {
       << " statements=" << sv.statements << " chunks_written=" << sv.chunks_written
       << " expired_sessions=" << sv.expired_sessions << " expired_operations=" << sv.expired_operations
       << " orphaned_operations=" << sv.orphaned_operations << " paused=" << sv.paused_operations
-      << " producer_pauses=" << sv.producer_pauses << "\n";
+      << " producer_pauses=" << sv.producer_pauses << " planning=" << sv.planning << " queued_plans=" << sv.queued_plans
+      << " refused_plans=" << sv.refused_plans << " waiting_rpcs=" << sv.waiting_rpcs
+      << " waits_declined=" << sv.waits_declined << "\n";
   if (s3_store) {
     // The S3 client's retry policy at work (fetch/s3_client.h): throttling
     // and server errors retried with backoff, and the requests that failed.
@@ -442,6 +444,9 @@ Result<std::unique_ptr<ResultServer>> ResultServer::Start(ServerOptions options)
     options.service.store = impl->s3_store.get();
   }
   options.service.max_message_bytes = options.max_body_bytes;
+  // Waiting RPCs hold workers: at most half of them may (issue 35 #3).
+  options.service.max_waiting_rpcs =
+      std::min(options.service.max_waiting_rpcs, std::max(1, options.worker_threads / 2));
   auto service = ResultService::Make(options.service);
   if (!service.ok()) {
     impl->Stop();

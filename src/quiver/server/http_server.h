@@ -134,7 +134,10 @@ struct ServerOptions {
   /// Event-loop threads (every socket's I/O) and worker threads (RPCs and
   /// chunk reads; a request waits in a queue, at most one per connection,
   /// when all are busy). An RPC may wait up to fetch_wait_ms for the next
-  /// chunk, so workers bound the RPCs in progress at once, not connections.
+  /// chunk, so workers bound the RPCs in progress at once, not connections;
+  /// at most service.max_waiting_rpcs (lowered by Start to half the worker
+  /// threads) wait at once, and statements plan on their own threads
+  /// (service.max_planning), so neither can hold every worker.
   int io_threads = 2;
   int worker_threads = 64;
   /// How often idle sessions/operations and expired chunks are swept (ms).

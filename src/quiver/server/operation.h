@@ -7,13 +7,15 @@
 // Internal to the server layer (includes the generated TCLIService types).
 // Thread safety: the fields under "mu" are read and written with
 // Operation::mu held; atomics anywhere; the fields set before the operation
-// is registered (guid, secret, session, client, type, flags, schema) are
-// read-only afterwards.
+// is registered (guid, secret, session, client, type, flags) are read-only
+// afterwards; a statement's schema, arrow_schema and stream are set by its
+// own thread once planned (schema fields under mu, read after `planned`).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,7 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include "quiver/base/result.h"
 #include "quiver/columnar/record_batch_stream.h"
+#include "quiver/server/planning_gate.h"
 #include "quiver/sql/dialect.h"
 #include "quiver/tcli/TCLIService.h"
 
@@ -93,6 +97,15 @@ struct Operation {
   bool can_download = false;
   bool inline_lz4 = false;
   bool chunk_lz4 = false;
+  /// ExecuteStatement: plans the statement (executor, TIME as text) and
+  /// returns its stream. Run on the operation's thread once plan_ticket is
+  /// admitted (StatementRunner), never on an RPC worker; the runner then
+  /// sets schema, arrow_schema and stream and `planned`. Empty for metadata
+  /// operations, whose stream, schema and arrow_schema are set at Start.
+  std::function<Result<std::unique_ptr<RecordBatchStream>>()> plan;
+  std::unique_ptr<PlanningGate::Ticket> plan_ticket;
+  /// Set before `planned` (under mu) for a planned statement; read-only
+  /// afterwards.
   SchemaPtr schema;
   std::string arrow_schema;
   std::unique_ptr<RecordBatchStream> stream;
@@ -110,6 +123,8 @@ struct Operation {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<ChunkRef> chunks;
+  /// The statement has been planned (its schema is known): PENDING before.
+  bool planned = false;
   bool done = false;
   bool decided = false;
   bool inline_mode = false;

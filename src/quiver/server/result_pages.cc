@@ -26,9 +26,25 @@ constexpr int64_t kMaxInlinePageBytes = int64_t{16} << 20;
 
 template <typename Pred>
 bool ResultPages::WaitFor(Operation* op, std::unique_lock<std::mutex>& lock, Pred pred) {
-  return op->cv.wait_for(lock, std::chrono::milliseconds(o_.fetch_wait_ms), [&] {
+  if (pred() || o_.fetch_wait_ms == 0) return pred();
+  // A worker waits only while fewer than max_waiting_rpcs others do: the
+  // rest answer with what exists now (issue 35 #3).
+  if (waiting_.fetch_add(1) >= o_.max_waiting_rpcs) {
+    waiting_.fetch_sub(1);
+    ++waits_declined_;
+    return false;
+  }
+  const bool out = op->cv.wait_for(lock, std::chrono::milliseconds(o_.fetch_wait_ms), [&] {
     return pred() || op->failed || op->cancelled || op->cancel.load();
   }) && pred();
+  waiting_.fetch_sub(1);
+  return out;
+}
+
+bool ResultPages::WaitPlanned(Operation* op) {
+  std::unique_lock<std::mutex> lock(op->mu);
+  WaitFor(op, lock, [&] { return op->planned; });
+  return op->failed;
 }
 
 void ResultPages::FillStatus(Operation* op, t::TGetOperationStatusResp* r) {
@@ -47,6 +63,8 @@ void ResultPages::FillStatus(Operation* op, t::TGetOperationStatusResp* r) {
   } else if (op->decided) {
     r->__set_operationState(t::TOperationState::FINISHED_STATE);
     if (op->completed_ms) r->__set_operationCompleted(op->completed_ms);
+  } else if (!op->planned && !op->remote) {
+    r->__set_operationState(t::TOperationState::PENDING_STATE);  // queued or planning
   } else {
     r->__set_operationState(t::TOperationState::RUNNING_STATE);
   }

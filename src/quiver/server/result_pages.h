@@ -4,12 +4,15 @@
 // inline Arrow batches or signed links), from the operation's chunks and
 // cursor. A page may wait up to fetch_wait_ms for the next chunk (or the
 // result format) under the operation's condition variable, then replies
-// with what exists (hasMoreRows stays true).
+// with what exists (hasMoreRows stays true); at most max_waiting_rpcs RPCs
+// wait at once, the others reply at once (so waits never hold every RPC
+// worker: issue 35 #3).
 //
 // Internal to the server layer. Thread safety: every method may be called
 // from any thread; it takes the operation's mu itself.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -30,9 +33,19 @@ class ResultPages {
   /// owned and outlive this.
   ResultPages(const ResultServiceOptions& options, MemoryPool* pool) : o_(options), pool_(pool) {}
 
-  /// RUNNING until the result format is decided, then FINISHED; ERROR with
-  /// the statement's message and SQLSTATE; CANCELED.
+  /// PENDING while the statement waits to be planned or plans, RUNNING
+  /// until the result format is decided, then FINISHED; ERROR with the
+  /// statement's message and SQLSTATE; CANCELED.
   void FillStatus(Operation* op, t::TGetOperationStatusResp* r);
+
+  /// Waits (bounded, like a page) until the statement has been planned or
+  /// has failed; true when it has failed (its error and SQLSTATE are set).
+  bool WaitPlanned(Operation* op);
+
+  /// RPCs waiting now, and those that did not wait because
+  /// max_waiting_rpcs others were (since the service started).
+  int64_t waiting_rpcs() const { return waiting_.load(); }
+  int64_t waits_declined() const { return waits_declined_.load(); }
 
   /// Waits (bounded) for the result format; then the Hive and Arrow
   /// schemas, the format, LZ4 and (once finished) the whole-result sizes.
@@ -71,6 +84,8 @@ class ResultPages {
 
   const ResultServiceOptions& o_;
   MemoryPool* pool_;
+  std::atomic<int> waiting_{0};
+  std::atomic<int64_t> waits_declined_{0};
 };
 
 }  // namespace quiver::server

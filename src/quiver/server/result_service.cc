@@ -25,6 +25,7 @@
 #include "quiver/server/hive_types.h"
 #include "quiver/server/operation.h"
 #include "quiver/server/operation_registry.h"
+#include "quiver/server/planning_gate.h"
 #include "quiver/server/result_pages.h"
 #include "quiver/server/shared_state.h"
 #include "quiver/server/statement_runner.h"
@@ -71,16 +72,17 @@ t::TStatus InvalidOperationHandle() {
 
 class ResultService::Impl : public t::TCLIServiceIf {
  public:
-  explicit Impl(ResultServiceOptions o)
+  Impl(ResultServiceOptions o, std::unique_ptr<PlanningGate> gate)
       : o_(o),
         exec_pool_(o.pool->MakeChild({.name = "exec"})),
         chunk_pool_(o.pool->MakeChild({.name = "chunks"})),
         thrift_pool_(o.pool->MakeChild({.name = "thrift"})),
         shared_(o.store->shared()),
+        gate_(std::move(gate)),
         registry_(o_,
                   o.cluster_secret.empty() ? RandomHandleBytes(false) + RandomHandleBytes(false) : o.cluster_secret),
         store_docs_(o.store, o_),
-        runner_(o_, chunk_pool_.get(), shared_ ? &store_docs_ : nullptr),
+        runner_(o_, chunk_pool_.get(), exec_pool_.get(), shared_ ? &store_docs_ : nullptr),
         pages_(o_, exec_pool_.get()),
         failover_(&store_docs_, o_, exec_pool_.get(),
                   [this](const std::shared_ptr<Operation>& op, std::unique_ptr<RecordBatchStream> stream) {
@@ -237,6 +239,8 @@ class ResultService::Impl : public t::TCLIServiceIf {
     // Refused at the operation caps before it is planned (Start checks again).
     r.status = registry_.CheckOperationCaps(*session);
     if (r.status.statusCode != t::TStatusCode::SUCCESS_STATUS) return;
+    // Planned on its operation's thread once the planning gate admits it
+    // (statement_runner.h), never on this RPC worker; 53400 past the queue.
     auto op = std::make_shared<Operation>();
     StatementSession in_session;
     in_session.dialect = session->dialect.load();
@@ -247,20 +251,25 @@ class ResultService::Impl : public t::TCLIServiceIf {
         if (auto s = weak.lock()) s->dialect = d;
       };
     }
-    auto stream = o_.executor->Execute(req.statement, in_session, &op->cancel, exec_pool_.get());
     if (shared_) {
       // What another server needs to run it again if this one dies.
       op->statement = req.statement;
       op->dialect = in_session.dialect;
     }
-    if (!stream.ok()) {
-      r.status = ErrorStatus(stream.status().ToString(), t::TStatusCode::ERROR_STATUS, SqlStateFor(stream.status()));
+    auto ticket = gate_->Enter(session->client);
+    if (!ticket.ok()) {
+      r.status = ErrorStatus(ticket.status().message(), t::TStatusCode::ERROR_STATUS, SqlStateFor(ticket.status()));
       return;
     }
+    op->plan_ticket = std::move(ticket).value();
+    op->plan = [this, sql = req.statement, in_session = std::move(in_session),
+                cancel = &op->cancel]() -> Result<std::unique_ptr<RecordBatchStream>> {
+      QUIVER_ASSIGN_OR_RETURN(auto stream, o_.executor->Execute(sql, in_session, cancel, exec_pool_.get()));
+      return WithTimeAsText(std::move(stream), exec_pool_.get());
+    };
     const bool can_download = req.__isset.canDownloadResult && req.canDownloadResult;
     const bool client_lz4 = req.__isset.canDecompressLZ4Result && req.canDecompressLZ4Result;
-    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT,
-          WithTimeAsText(std::move(stream).value(), exec_pool_.get()), can_download, client_lz4,
+    Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT, nullptr, can_download, client_lz4,
           req.__isset.getDirectResults ? &req.getDirectResults : nullptr);
   }
 
@@ -453,6 +462,12 @@ class ResultService::Impl : public t::TCLIServiceIf {
     s.chunks_written = runner_.chunks_written();
     s.chunk_ipc_bytes = runner_.chunk_ipc_bytes();
     s.chunk_served_bytes = runner_.chunk_served_bytes();
+    const PlanningGateStats g = gate_->stats();
+    s.planning = g.planning;
+    s.queued_plans = g.queued;
+    s.refused_plans = g.refused;
+    s.waiting_rpcs = pages_.waiting_rpcs();
+    s.waits_declined = pages_.waits_declined();
     return s;
   }
 
@@ -521,6 +536,14 @@ class ResultService::Impl : public t::TCLIServiceIf {
     op->client_lz4 = client_lz4;
     r.status = Launch(op, *session, std::move(stream));
     if (r.status.statusCode != t::TStatusCode::SUCCESS_STATUS) return;
+    if (op->plan_ticket && op->plan_ticket->admitted() && pages_.WaitPlanned(op.get())) {
+      // Admitted at once and failed within the short wait: the error is this
+      // reply's (a later one is the operation's ERROR state).
+      if (auto taken = registry_.TakeOperation(op->guid)) runner_.Finish(taken, /*remove_documents=*/true);
+      std::lock_guard<std::mutex> lock(op->mu);
+      r.status = ErrorStatus(op->error, t::TStatusCode::ERROR_STATUS, op->sql_state);
+      return;
+    }
     t::TOperationHandle h;
     h.operationId.guid = op->guid;
     h.operationId.secret = op->secret;
@@ -544,13 +567,18 @@ class ResultService::Impl : public t::TCLIServiceIf {
                     std::unique_ptr<RecordBatchStream> stream) {
     op->chunk_lz4 = op->can_download && o_.lz4;
     op->inline_lz4 = op->client_lz4 && o_.lz4;
-    op->schema = stream->schema();
-    op->stream = std::move(stream);
     op->started_ms = NowEpochMs();
     op->last_used_ms = op->started_ms;
-    auto schema_message = SchemaMessage(op->schema, exec_pool_.get());
-    if (!schema_message.ok()) return ErrorStatus("result schema: " + schema_message.status().ToString());
-    op->arrow_schema = std::move(schema_message).value();
+    if (stream) {
+      // Planned already (a metadata operation, a failover re-run); a
+      // statement without a stream is planned by its thread (op->plan).
+      auto schema_message = SchemaMessage(stream->schema(), exec_pool_.get());
+      if (!schema_message.ok()) return ErrorStatus("result schema: " + schema_message.status().ToString());
+      op->schema = stream->schema();
+      op->stream = std::move(stream);
+      op->arrow_schema = std::move(schema_message).value();
+      op->planned = true;
+    }
     t::TStatus added = registry_.AddOperation(op, session);
     if (added.statusCode != t::TStatusCode::SUCCESS_STATUS) return added;
     if (shared_) {
@@ -595,6 +623,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
   }
 
   bool shared_ = false;
+  std::unique_ptr<PlanningGate> gate_;  // before the operations: their tickets go first
   OperationRegistry registry_;
   SharedState store_docs_;
   StatementRunner runner_;
@@ -623,18 +652,20 @@ Result<std::unique_ptr<ResultService>> ResultService::Make(ResultServiceOptions 
       options.fetch_wait_ms < 0 || options.max_statement_bytes < 1 || options.statement_timeout_ms < 0 ||
       options.max_unfetched_chunks == 1 || options.max_unfetched_chunks < 0 || options.max_operations_per_session < 1 ||
       options.max_sessions_per_token < 1 || options.max_operations_per_token < 1 || options.max_result_bytes < 0 ||
-      options.owner_stale_ms < 1 || options.max_reruns < 0) {
+      options.owner_stale_ms < 1 || options.max_reruns < 0 || options.max_waiting_rpcs < 0 ||
+      options.max_planning < 0 || options.max_queued_plans < 1) {
     return Status::Invalid(
         "result service: chunk_bytes, max_links_per_fetch, max_sessions, max_operations, max_operations_per_session, "
-        "max_sessions_per_token, max_operations_per_token, max_statement_bytes and "
-        "link_expiry_ms, owner_stale_ms must be >= 1, max_reruns >= 0, max_message_bytes >= 1024, statement_timeout_ms "
-        ">= 0, max_result_bytes >= 0, "
+        "max_sessions_per_token, max_operations_per_token, max_statement_bytes, max_queued_plans, "
+        "link_expiry_ms and owner_stale_ms must be >= 1, max_message_bytes >= 1024, fetch_wait_ms, "
+        "statement_timeout_ms, max_result_bytes, max_reruns, max_waiting_rpcs and max_planning >= 0, "
         "max_unfetched_chunks 0 (none) or >= 2");
   }
   // Thrift's processor reports malformed messages on stderr; the service
   // answers them (Invalid -> HTTP 400) and counts them in rpc_errors instead.
   apache::thrift::GlobalOutput.setOutputFunction([](const char*) {});
-  auto impl = std::make_unique<Impl>(options);
+  QUIVER_ASSIGN_OR_RETURN(auto gate, PlanningGate::Make(PlanningGateOptionsFor(options)));
+  auto impl = std::make_unique<Impl>(options, std::move(gate));
   impl->SetProcessor(std::shared_ptr<t::TCLIServiceIf>(impl.get(), NoDelete{}));
   return std::unique_ptr<ResultService>(new ResultService(std::move(impl)));
 }

@@ -88,9 +88,28 @@ struct ResultServiceOptions {
   /// store the dialect is fixed at OpenSession (carried in the session's
   /// guid, SetSessionDialect) and such a SET fails with 0A000.
   sql::SqlDialect default_dialect = sql::SqlDialect::kSpark;
-  /// How long FetchResults / direct results wait for the next chunk before
-  /// replying with what exists (hasMoreRows stays true).
-  int64_t fetch_wait_ms = 5000;
+  /// How long FetchResults / GetResultSetMetadata / direct results wait for
+  /// the next chunk (or the result format) before replying with what exists
+  /// (hasMoreRows stays true; STILL_EXECUTING metadata), and how long
+  /// ExecuteStatement waits for the statement to be planned before it
+  /// replies with the operation PENDING (a planning error within the wait
+  /// is ExecuteStatement's own error). Milliseconds, >= 0. Short, so a
+  /// worker is held briefly: clients loop on hasMoreRows.
+  int64_t fetch_wait_ms = 100;
+  /// RPCs that may wait (fetch_wait_ms) at once; the others reply at once
+  /// with what exists, so looping FetchResults on slow statements can never
+  /// hold every RPC worker (keep it well below the server's worker
+  /// threads). 0 = no RPC waits. Default 16 (a quarter of 64 workers).
+  int max_waiting_rpcs = 16;
+  /// Statements parsed and planned at once (0 = the machine's hardware
+  /// threads, at least 2), at most half of them (at least 1) of one client
+  /// (token); the others wait in a queue, admitted round-robin over
+  /// clients, on their operation's own thread: ExecuteStatement returns
+  /// with the operation PENDING (planning_gate.h). Past max_queued_plans
+  /// waiting statements in all, or half of it of one client, a statement
+  /// is refused at once with SQLSTATE 53400 naming the limit.
+  int max_planning = 0;
+  int max_queued_plans = 64;
   /// Longest statement text accepted (bytes, >= 1); a longer one is refused
   /// with SQLSTATE 54000 before it reaches the executor (nothing is parsed
   /// or planned). A statement containing a NUL byte is refused (42601)
@@ -206,6 +225,15 @@ struct ResultServiceStats {
   /// died, and statements failed past max_reruns (failover.h).
   int64_t failover_reruns = 0;
   int64_t failover_exhausted = 0;
+  /// The planning gate: statements planning and waiting to plan now; those
+  /// refused at its queue's bound (53400) since the service started.
+  int64_t planning = 0;
+  int64_t queued_plans = 0;
+  int64_t refused_plans = 0;
+  /// RPCs waiting (fetch_wait_ms) now, and those that replied at once
+  /// because max_waiting_rpcs others were waiting.
+  int64_t waiting_rpcs = 0;
+  int64_t waits_declined = 0;
 };
 
 class ResultService {

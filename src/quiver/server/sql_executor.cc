@@ -14,6 +14,7 @@ Result<std::unique_ptr<SqlExecutor>> SqlExecutor::Make(std::shared_ptr<sql::Cata
   if (options.statement_spill_limit_bytes < -1) {
     return Status::Invalid("SqlExecutor: statement_spill_limit_bytes must be >= 0 or -1 (none)");
   }
+  if (options.planning_timeout_ms < 0) return Status::Invalid("SqlExecutor: planning_timeout_ms must be >= 0");
   if (options.statement_memory_limit_bytes < -1 || options.statement_memory_limit_bytes == 0) {
     return Status::Invalid("SqlExecutor: statement_memory_limit_bytes must be positive or -1 (none)");
   }
@@ -47,6 +48,7 @@ Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view
   eo.file_tables = options_.allow_file_tables;
   eo.dialect = session.dialect;
   eo.set_dialect = session.set_dialect;
+  eo.planning_timeout_ms = options_.planning_timeout_ms;
   if (cancel != nullptr) {
     // Non-owning alias: the interface guarantees `cancel` outlives the
     // stream, and the engine only loads the flag.

@@ -47,6 +47,11 @@ struct SqlExecutorOptions {
   /// sql::ExecuteOptions::file_tables). Off by default: they would let any
   /// client read any file the server's user can read.
   bool allow_file_tables = false;
+  /// Time allowed to parse, bind and plan one statement (ms; 0 = none):
+  /// past it the statement fails with SQLSTATE 57014 naming the limit
+  /// (sql::ExecuteOptions::planning_timeout_ms). On by default: planning
+  /// runs before the statement time limit can see it.
+  int64_t planning_timeout_ms = 30'000;
 };
 
 class SqlExecutor : public StatementExecutor {

@@ -10,6 +10,7 @@
 
 #include "quiver/fetch/chunk_writer.h"
 #include "quiver/fetch/link_signer.h"
+#include "quiver/server/hive_types.h"
 #include "quiver/server/shared_state.h"
 #include "quiver/server/thrift_messages.h"
 
@@ -89,14 +90,33 @@ void StatementRunner::AddChunk(Operation* op, const fetch::Chunk& chunk, const s
   op->cv.notify_all();
 }
 
+Status StatementRunner::Plan(Operation* op) {
+  if (op->plan_ticket && !op->plan_ticket->Wait(op->cancel)) {
+    return Status::Cancelled("the statement was cancelled while it waited to be planned");
+  }
+  auto stream = op->plan();
+  if (op->plan_ticket) op->plan_ticket->Release();  // the next statement may plan
+  op->plan = nullptr;
+  if (!stream.ok()) return stream.status();
+  QUIVER_ASSIGN_OR_RETURN(std::string message, SchemaMessage((*stream)->schema(), exec_pool_));
+  op->stream = std::move(stream).value();
+  std::lock_guard<std::mutex> lock(op->mu);
+  op->schema = op->stream->schema();
+  op->arrow_schema = std::move(message);
+  op->planned = true;
+  op->cv.notify_all();
+  return Status::OK();
+}
+
 void StatementRunner::Run(Operation* op) {
+  Status error;
+  if (op->plan) error = Plan(op);
   UploadPipeline uploads(this, op);
   fetch::ChunkWriterOptions wo;
   wo.pool = chunk_pool_;
   wo.target_chunk_bytes = o_.chunk_bytes;
   wo.lz4 = op->chunk_lz4;
-  Status error;
-  {
+  if (error.ok()) {
     auto writer = fetch::ChunkWriter::Make(op->stream.get(), wo);
     if (!writer.ok()) error = writer.status();
     while (error.ok()) {

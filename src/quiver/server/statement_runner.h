@@ -28,16 +28,22 @@ class SharedState;
 
 class StatementRunner {
  public:
-  /// `options`, `chunk_pool` (charged with chunk bytes being written) and
-  /// `shared` (nullptr without a shared store) are not owned and outlive
-  /// the runner.
-  StatementRunner(const ResultServiceOptions& options, MemoryPool* chunk_pool, SharedState* shared)
-      : o_(options), chunk_pool_(chunk_pool), shared_(shared) {}
+  /// `options`, `chunk_pool` (charged with chunk bytes being written),
+  /// `exec_pool` (a planned statement's schema message) and `shared`
+  /// (nullptr without a shared store) are not owned and outlive the runner.
+  StatementRunner(const ResultServiceOptions& options, MemoryPool* chunk_pool, MemoryPool* exec_pool,
+                  SharedState* shared)
+      : o_(options), chunk_pool_(chunk_pool), exec_pool_(exec_pool), shared_(shared) {}
 
-  /// The body of an operation's thread: produces op->stream's chunks until
-  /// it ends, fails, is cancelled or passes max_result_bytes (SQLSTATE
-  /// 54000); a statement cancelled for statement_timeout_ms fails with
-  /// 57014. Releases op->stream when the producer ends.
+  /// The body of an operation's thread. A statement (op->plan set) first
+  /// waits for op->plan_ticket's turn at the planning gate (giving up when
+  /// cancelled), plans, gives the slot back, and sets its schema and
+  /// `planned`; a planning error (syntax, 54001, the planning deadline's
+  /// 57014, ...) fails the operation with its SQLSTATE. Then produces
+  /// op->stream's chunks until it ends, fails, is cancelled or passes
+  /// max_result_bytes (SQLSTATE 54000); a statement cancelled for
+  /// statement_timeout_ms fails with 57014. Releases op->stream when the
+  /// producer ends.
   void Run(Operation* op);
 
   /// Cancels, joins and removes the chunks of an operation already taken
@@ -68,9 +74,12 @@ class StatementRunner {
   // the same. A failed or cancelled statement's chunks are removed at once;
   // one closed from another server (close marker) leaves nothing behind.
   void Publish(Operation* op, const Status& error);
+  // Waits at the gate and plans op->plan (Run's first step).
+  Status Plan(Operation* op);
 
   const ResultServiceOptions& o_;
   MemoryPool* chunk_pool_;
+  MemoryPool* exec_pool_;
   SharedState* shared_;
   std::atomic<int64_t> finished_operations_{0}, producer_pauses_{0}, chunks_written_{0}, chunk_ipc_bytes_{0},
       chunk_served_bytes_{0};
