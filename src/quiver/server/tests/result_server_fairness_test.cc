@@ -123,7 +123,7 @@ TEST(ResultServerFairness, HeavyPlanningOfOneTokenDoesNotStarveAnother) {
   so.service.max_planning = 2;
   so.service.max_queued_plans = 64;
   f.Start(so);
-  const std::string heavy = HeavyStatement(8, 4000);
+  const std::string heavy = HeavyStatement(1, 2000);
   Rpc owner(*f.server);
   auto s = Open(owner);
   std::mutex mu;
@@ -194,7 +194,7 @@ TEST(ResultServerFairness, PlanningDeadlineFailsTheStatementWith57014) {
   f.Start(ServerOptions{}, xo);
   Rpc rpc(*f.server);
   auto s = Open(rpc);
-  auto ex = Execute(rpc, s, HeavyStatement(8, 4000), true);
+  auto ex = Execute(rpc, s, HeavyStatement(1, 2000), true);
   t::TStatus error = ex.status;
   if (ex.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
     ASSERT_EQ(WaitFinished(rpc, ex.operationHandle), t::TOperationState::ERROR_STATE);
