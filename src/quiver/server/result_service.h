@@ -11,7 +11,9 @@
 // (statement_runner.h), the result pages (result_pages.h) and, with a
 // shared store, the documents in it (shared_state.h).
 //
-// Operations run on a thread each: the statement's batches go through a
+// Operations run on a thread each: a statement waits there for the planning
+// gate (planning_gate.h) and is planned there, never on the RPC worker that
+// received ExecuteStatement (PENDING meanwhile); then its batches go through a
 // ChunkWriter into the ChunkStore while the client polls; the operation is
 // FINISHED (results fetchable) as soon as the result format is decided (the
 // first chunks exist), so the first links are handed out before the last
