@@ -48,10 +48,14 @@ class SqlOrSlowExecutor : public StatementExecutor {
  public:
   explicit SqlOrSlowExecutor(SqlExecutorOptions o)
       : sql_(SqlExecutor::Make(std::make_shared<sql::Catalog>(), o).value()) {}
+  Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const StatementSession& session,
+                                                     const std::atomic<bool>* cancel, MemoryPool* pool) override {
+    if (statement == "SLOW") return std::unique_ptr<RecordBatchStream>(new NothingYetStream(cancel));
+    return sql_->Execute(statement, session, cancel, pool);
+  }
   Result<std::unique_ptr<RecordBatchStream>> Execute(std::string_view statement, const std::atomic<bool>* cancel,
                                                      MemoryPool* pool) override {
-    if (statement == "SLOW") return std::unique_ptr<RecordBatchStream>(new NothingYetStream(cancel));
-    return sql_->Execute(statement, cancel, pool);
+    return Execute(statement, StatementSession{}, cancel, pool);
   }
   std::vector<TableInfo> ListTables() const override { return sql_->ListTables(); }
 
