@@ -44,7 +44,7 @@ bool ResultPages::WaitFor(Operation* op, std::unique_lock<std::mutex>& lock, Pre
 bool ResultPages::WaitPlanned(Operation* op) {
   std::unique_lock<std::mutex> lock(op->mu);
   WaitFor(op, lock, [&] { return op->planned; });
-  return op->failed;
+  return op->failed && !op->planned;  // not an execution error after planning
 }
 
 void ResultPages::FillStatus(Operation* op, t::TGetOperationStatusResp* r) {

@@ -39,7 +39,8 @@ class ResultPages {
   void FillStatus(Operation* op, t::TGetOperationStatusResp* r);
 
   /// Waits (bounded, like a page) until the statement has been planned or
-  /// has failed; true when it has failed (its error and SQLSTATE are set).
+  /// has failed; true when planning failed (its error and SQLSTATE are
+  /// set), false for an error in execution after planning.
   bool WaitPlanned(Operation* op);
 
   /// RPCs waiting now, and those that did not wait because
