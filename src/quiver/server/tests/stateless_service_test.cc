@@ -753,7 +753,8 @@ TEST_F(FailoverTest, AStatementWhoseServerStoppedIsRunAgainUnderItsHandle) {
   a.service->ExpireIdle(fetch::NowEpochMs());
   b.service->ExpireIdle(fetch::NowEpochMs());
   EXPECT_EQ(store_.chunks(), 0u);
-  for (const auto& d : store_.ListDocuments("ops/").value()) ADD_FAILURE() << "left behind: " << d;
+  const std::vector<std::string> left = store_.ListDocuments("ops/").value();
+  for (const auto& d : left) ADD_FAILURE() << "left behind: " << d;
 }
 
 // Servers noticing the same dead owner at once: exactly one runs it again
