@@ -107,7 +107,7 @@ struct AggregateCall {
   bool descending = false;
   /// string_agg: the separator, and whether the values are joined in their
   /// order (ORDER BY x) rather than as the aggregate saw them.
-  std::string separator;
+  std::string separator{};
   bool ordered = false;
   /// approx_count_distinct: the sketch's index bits (hyperloglog.h).
   int hll_precision = 0;
