@@ -228,8 +228,8 @@ Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool) {
   return b.Finish(pool);
 }
 
-bool FillInfoValue(t::TGetInfoType::type type, int max_operations, t::TGetInfoValue* out) {
-  switch (type) {
+bool FillInfoValue(int32_t info_type, int max_operations, t::TGetInfoValue* out) {
+  switch (info_type) {
     case t::TGetInfoType::CLI_SERVER_NAME: out->__set_stringValue("quiver"); break;
     case t::TGetInfoType::CLI_DBMS_NAME: out->__set_stringValue("quiver"); break;
     case t::TGetInfoType::CLI_DBMS_VER: out->__set_stringValue("0.1.0"); break;

@@ -12,6 +12,7 @@
 // Errors: OutOfMemory from the pool. Pure otherwise; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -67,9 +68,11 @@ Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(
 /// TYPE_NAME, DATA_TYPE (int32) for the Hive primitive types.
 Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool);
 
-/// GetInfo's answer for `type` (what ODBC/JDBC bridges and BI tools ask
-/// when they connect: names, limits, capabilities; CLI_MAX_CONCURRENT_
-/// ACTIVITIES is `max_operations`); false for a type quiver does not answer.
-bool FillInfoValue(t::TGetInfoType::type type, int max_operations, t::TGetInfoValue* out);
+/// GetInfo's answer for `info_type`, a TGetInfoType value as the client sent
+/// it (any i32: read with WireEnum, thrift_messages.h) (what ODBC/JDBC bridges
+/// and BI tools ask when they connect: names, limits, capabilities;
+/// CLI_MAX_CONCURRENT_ACTIVITIES is `max_operations`); false for a value
+/// quiver does not answer, including ones outside the enum.
+bool FillInfoValue(int32_t info_type, int max_operations, t::TGetInfoValue* out);
 
 }  // namespace quiver::server

@@ -208,9 +208,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
       return;
     }
     r.status = OkStatus();
-    if (!FillInfoValue(req.infoType, o_.max_operations, &r.infoValue)) {
+    if (!FillInfoValue(WireEnum(req.infoType), o_.max_operations, &r.infoValue)) {
       r.status =
-          ErrorStatus("GetInfo: info type " + std::to_string(static_cast<int>(req.infoType)) + " is not supported");
+          ErrorStatus("GetInfo: info type " + std::to_string(WireEnum(req.infoType)) + " is not supported");
       r.infoValue.__set_stringValue("");
     }
   }
@@ -406,16 +406,17 @@ class ResultService::Impl : public t::TCLIServiceIf {
       r.status = InvalidOperationHandle();
       return;
     }
-    if (req.orientation != t::TFetchOrientation::FETCH_NEXT && req.orientation != t::TFetchOrientation::FETCH_FIRST) {
+    const int32_t orientation = WireEnum(req.orientation);
+    if (orientation != t::TFetchOrientation::FETCH_NEXT && orientation != t::TFetchOrientation::FETCH_FIRST) {
       r.status = ErrorStatus("FetchResults: only FETCH_NEXT and FETCH_FIRST are supported, got orientation " +
-                             std::to_string(static_cast<int>(req.orientation)));
+                             std::to_string(orientation));
       return;
     }
     if (req.__isset.fetchType && req.fetchType != 0) {
       r.status = ErrorStatus("FetchResults: fetchType " + std::to_string(req.fetchType) + " (logs) is not supported");
       return;
     }
-    const bool first = req.orientation == t::TFetchOrientation::FETCH_FIRST;
+    const bool first = orientation == t::TFetchOrientation::FETCH_FIRST;
     const int64_t start_row = req.__isset.startRowOffset ? req.startRowOffset : -1;
     const bool shared_cursor = shared_ && op->published;
     if (shared_cursor && !first && start_row < 0) {

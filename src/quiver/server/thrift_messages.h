@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
@@ -41,6 +43,20 @@ std::string SqlStateFor(const Status& st);
 /// version|type, name, seqid; old: name, type byte, seqid), 0 when the
 /// header is cut short. The processor validates the message itself.
 int32_t ThriftSeqId(std::span<const uint8_t> message);
+
+/// The i32 a Thrift enum field of a request holds, as it came off the wire.
+/// The generated reader stores any i32 into the enum-typed field, and reading
+/// a value outside the enum's range through that type is undefined behaviour
+/// (UBSan's -fsanitize=enum: "load of value 4278190098, which is not a valid
+/// value for type 't::TGetInfoType::type'"), so every request enum the server
+/// inspects is read through this, as its bytes. Pure, thread-safe.
+template <typename E>
+int32_t WireEnum(const E& field) {
+  static_assert(std::is_enum_v<E> && sizeof(E) == sizeof(int32_t), "a Thrift enum field (an i32 on the wire)");
+  int32_t value = 0;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
 
 /// A Thrift struct as binary-protocol bytes.
 template <typename T>

@@ -197,6 +197,53 @@ TEST(DispatchBadInput, TruncationsAndByteFlipsOfEveryRpc) {
   EXPECT_EQ(w.service->exec_pool()->held_bytes(), 0);
 }
 
+// A request enum outside its range (the generated reader stores any i32 in
+// the enum field) is answered as an unsupported value, never read through
+// the enum type: under UBSan that read stopped the sweep above at GetInfo
+// with infoType 0xFF000012 ("not a valid value for type TGetInfoType").
+TEST(DispatchBadInput, RequestEnumsOutsideTheirRangeAreUnsupportedValues) {
+  World w;
+  const auto calls = ValidCalls(w);
+  // The call's i32 field `id` holding `from`, set to `to` on the wire.
+  auto patch_i32 = [](std::string bytes, int16_t id, uint32_t from, uint32_t to) {
+    const char field[] = {8, 0, static_cast<char>(id), static_cast<char>(from >> 24), static_cast<char>(from >> 16),
+                          static_cast<char>(from >> 8), static_cast<char>(from)};
+    const size_t at = bytes.find(std::string(field, sizeof field));
+    EXPECT_NE(at, std::string::npos);
+    if (at == std::string::npos) return bytes;
+    for (int k = 0; k < 4; ++k) bytes[at + 3 + k] = static_cast<char>(to >> (24 - 8 * k));
+    return bytes;
+  };
+  auto dispatch = [&](const std::string& bytes) {
+    auto reply =
+        w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    EXPECT_OK(reply);
+    auto in = std::make_shared<TMemoryBuffer>();
+    const std::string r = reply.ok() ? *reply : std::string();
+    in->resetBuffer(reinterpret_cast<uint8_t*>(const_cast<char*>(r.data())), static_cast<uint32_t>(r.size()),
+                    TMemoryBuffer::COPY);
+    return t::TCLIServiceClient(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in));
+  };
+  for (const auto& [name, bytes] : calls) {
+    if (name == "GetInfo") {
+      t::TGetInfoResp resp;
+      dispatch(patch_i32(bytes, 2, t::TGetInfoType::CLI_DBMS_VER, 0xFF000012u)).recv_GetInfo(resp);
+      EXPECT_EQ(resp.status.statusCode, t::TStatusCode::ERROR_STATUS);
+      EXPECT_NE(resp.status.errorMessage.find("info type -16777198 is not supported"), std::string::npos)
+          << resp.status.errorMessage;
+      dispatch(bytes).recv_GetInfo(resp);  // the same call in range still answers
+      EXPECT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+      EXPECT_EQ(resp.infoValue.stringValue, "0.1.0");
+    } else if (name == "FetchResults") {
+      t::TFetchResultsResp resp;
+      dispatch(patch_i32(bytes, 2, t::TFetchOrientation::FETCH_FIRST, 0x7F000004u)).recv_FetchResults(resp);
+      EXPECT_EQ(resp.status.statusCode, t::TStatusCode::ERROR_STATUS);
+      EXPECT_NE(resp.status.errorMessage.find("got orientation 2130706436"), std::string::npos)
+          << resp.status.errorMessage;
+    }
+  }
+}
+
 // fuzz/corpus of the checkout's sources.
 fs::path CorpusDir(const std::string& name) { return ::quiver::testing::SourceDir() / "fuzz" / "corpus" / name; }
 
