@@ -203,45 +203,74 @@ TEST(DispatchBadInput, TruncationsAndByteFlipsOfEveryRpc) {
 // with infoType 0xFF000012 ("not a valid value for type TGetInfoType").
 TEST(DispatchBadInput, RequestEnumsOutsideTheirRangeAreUnsupportedValues) {
   World w;
-  const auto calls = ValidCalls(w);
-  // The call's i32 field `id` holding `from`, set to `to` on the wire.
-  auto patch_i32 = [](std::string bytes, int16_t id, uint32_t from, uint32_t to) {
-    const char field[] = {8, 0, static_cast<char>(id), static_cast<char>(from >> 24), static_cast<char>(from >> 16),
-                          static_cast<char>(from >> 8), static_cast<char>(from)};
-    const size_t at = bytes.find(std::string(field, sizeof field));
-    EXPECT_NE(at, std::string::npos);
-    if (at == std::string::npos) return bytes;
-    for (int k = 0; k < 4; ++k) bytes[at + 3 + k] = static_cast<char>(to >> (24 - 8 * k));
-    return bytes;
-  };
-  auto dispatch = [&](const std::string& bytes) {
+  auto out = std::make_shared<TMemoryBuffer>();
+  auto in = std::make_shared<TMemoryBuffer>();
+  t::TCLIServiceClient c(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in),
+                         std::make_shared<apache::thrift::protocol::TBinaryProtocol>(out));
+  // Dispatches the call `c` wrote (its i32 field `id` holding `from` set to
+  // `to` on the wire when from != to) and feeds the reply back to `c`.
+  auto call = [&](int16_t id, uint32_t from, uint32_t to) {
+    std::string bytes = out->getBufferAsString();
+    out->resetBuffer();
+    if (from != to) {
+      const char field[] = {8, 0, static_cast<char>(id), static_cast<char>(from >> 24), static_cast<char>(from >> 16),
+                            static_cast<char>(from >> 8), static_cast<char>(from)};
+      const size_t at = bytes.rfind(std::string(field, sizeof field));
+      ASSERT_NE(at, std::string::npos);
+      for (int k = 0; k < 4; ++k) bytes[at + 3 + k] = static_cast<char>(to >> (24 - 8 * k));
+    }
     auto reply =
         w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-    EXPECT_OK(reply);
-    auto in = std::make_shared<TMemoryBuffer>();
-    const std::string r = reply.ok() ? *reply : std::string();
-    in->resetBuffer(reinterpret_cast<uint8_t*>(const_cast<char*>(r.data())), static_cast<uint32_t>(r.size()),
-                    TMemoryBuffer::COPY);
-    return t::TCLIServiceClient(std::make_shared<apache::thrift::protocol::TBinaryProtocol>(in));
+    ASSERT_OK(reply);
+    in->resetBuffer(reinterpret_cast<uint8_t*>(const_cast<char*>(reply->data())),
+                    static_cast<uint32_t>(reply->size()), TMemoryBuffer::COPY);
   };
-  for (const auto& [name, bytes] : calls) {
-    if (name == "GetInfo") {
-      t::TGetInfoResp resp;
-      dispatch(patch_i32(bytes, 2, t::TGetInfoType::CLI_DBMS_VER, 0xFF000012u)).recv_GetInfo(resp);
-      EXPECT_EQ(resp.status.statusCode, t::TStatusCode::ERROR_STATUS);
-      EXPECT_NE(resp.status.errorMessage.find("info type -16777198 is not supported"), std::string::npos)
-          << resp.status.errorMessage;
-      dispatch(bytes).recv_GetInfo(resp);  // the same call in range still answers
-      EXPECT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
-      EXPECT_EQ(resp.infoValue.stringValue, "0.1.0");
-    } else if (name == "FetchResults") {
-      t::TFetchResultsResp resp;
-      dispatch(patch_i32(bytes, 2, t::TFetchOrientation::FETCH_FIRST, 0x7F000004u)).recv_FetchResults(resp);
-      EXPECT_EQ(resp.status.statusCode, t::TStatusCode::ERROR_STATUS);
-      EXPECT_NE(resp.status.errorMessage.find("got orientation 2130706436"), std::string::npos)
-          << resp.status.errorMessage;
-    }
-  }
+  t::TOpenSessionReq open;
+  open.__set_client_protocol_i64(t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8);
+  c.send_OpenSession(open);
+  call(0, 0, 0);
+  t::TOpenSessionResp session;
+  c.recv_OpenSession(session);
+  ASSERT_EQ(session.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+
+  t::TGetInfoReq gi;
+  gi.sessionHandle = session.sessionHandle;
+  gi.infoType = t::TGetInfoType::CLI_DBMS_VER;
+  t::TGetInfoResp info;
+  c.send_GetInfo(gi);
+  call(2, t::TGetInfoType::CLI_DBMS_VER, 0xFF000012u);
+  c.recv_GetInfo(info);
+  EXPECT_EQ(info.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(info.status.errorMessage.find("info type -16777198 is not supported"), std::string::npos)
+      << info.status.errorMessage;
+  c.send_GetInfo(gi);  // the same call in range still answers
+  call(2, 0, 0);
+  c.recv_GetInfo(info);
+  EXPECT_EQ(info.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(info.infoValue.stringValue, "0.1.0");
+
+  t::TExecuteStatementReq ex;
+  ex.sessionHandle = session.sessionHandle;
+  ex.statement = "SELECT * FROM t";
+  ex.__set_runAsync(true);
+  c.send_ExecuteStatement(ex);
+  call(0, 0, 0);
+  t::TExecuteStatementResp executed;
+  c.recv_ExecuteStatement(executed);
+  ASSERT_EQ(executed.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+  t::TFetchResultsReq fr;
+  fr.operationHandle = executed.operationHandle;
+  fr.orientation = t::TFetchOrientation::FETCH_FIRST;
+  fr.maxRows = 1000;
+  t::TFetchResultsResp fetched;
+  c.send_FetchResults(fr);
+  call(2, t::TFetchOrientation::FETCH_FIRST, 0x7F000004u);
+  c.recv_FetchResults(fetched);
+  EXPECT_EQ(fetched.status.statusCode, t::TStatusCode::ERROR_STATUS);
+  EXPECT_NE(fetched.status.errorMessage.find("got orientation 2130706436"), std::string::npos)
+      << fetched.status.errorMessage;
+  w.service->ExpireIdle(INT64_MAX / 2);
+  EXPECT_EQ(w.service->stats().open_operations, 0);
 }
 
 // fuzz/corpus of the checkout's sources.
