@@ -209,8 +209,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     r.status = OkStatus();
     if (!FillInfoValue(WireEnum(req.infoType), o_.max_operations, &r.infoValue)) {
-      r.status =
-          ErrorStatus("GetInfo: info type " + std::to_string(WireEnum(req.infoType)) + " is not supported");
+      r.status = ErrorStatus("GetInfo: info type " + std::to_string(WireEnum(req.infoType)) + " is not supported");
       r.infoValue.__set_stringValue("");
     }
   }

@@ -213,8 +213,13 @@ TEST(DispatchBadInput, RequestEnumsOutsideTheirRangeAreUnsupportedValues) {
     std::string bytes = out->getBufferAsString();
     out->resetBuffer();
     if (from != to) {
-      const char field[] = {8, 0, static_cast<char>(id), static_cast<char>(from >> 24), static_cast<char>(from >> 16),
-                            static_cast<char>(from >> 8), static_cast<char>(from)};
+      const char field[] = {8,
+                            0,
+                            static_cast<char>(id),
+                            static_cast<char>(from >> 24),
+                            static_cast<char>(from >> 16),
+                            static_cast<char>(from >> 8),
+                            static_cast<char>(from)};
       const size_t at = bytes.rfind(std::string(field, sizeof field));
       ASSERT_NE(at, std::string::npos);
       for (int k = 0; k < 4; ++k) bytes[at + 3 + k] = static_cast<char>(to >> (24 - 8 * k));
@@ -222,8 +227,8 @@ TEST(DispatchBadInput, RequestEnumsOutsideTheirRangeAreUnsupportedValues) {
     auto reply =
         w.service->Dispatch(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     ASSERT_OK(reply);
-    in->resetBuffer(reinterpret_cast<uint8_t*>(const_cast<char*>(reply->data())),
-                    static_cast<uint32_t>(reply->size()), TMemoryBuffer::COPY);
+    in->resetBuffer(reinterpret_cast<uint8_t*>(const_cast<char*>(reply->data())), static_cast<uint32_t>(reply->size()),
+                    TMemoryBuffer::COPY);
   };
   t::TOpenSessionReq open;
   open.__set_client_protocol_i64(t::TProtocolVersion::SPARK_CLI_SERVICE_PROTOCOL_V8);
