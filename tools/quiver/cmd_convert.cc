@@ -1,15 +1,22 @@
 // quiver convert: re-encode an IPC file or stream (format, compression,
-// batch size), batch by batch.
+// batch size), batch by batch; Parquet in (a .parquet input, row group by
+// row group) and out (--to parquet, or an OUT ending in .parquet).
 #include <cstdio>
+#include <functional>
 
+#include "parquet_output.h"
 #include "quiver/cli.h"
+#include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/parquet/file_writer.h"
+#include "quiver/formats/source.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/ipc/writer.h"
 
 namespace quiver::cli {
 
 void AddConvert(CLI::App& app, Context& ctx, Action* action) {
-  auto* cmd = app.add_subcommand("convert", "convert an Arrow IPC file or stream");
+  auto* cmd =
+      app.add_subcommand("convert", "convert an Arrow IPC file or stream, or a Parquet file, to IPC or Parquet");
   struct Opts {
     std::string in, out, to, compression = "none";
     int level = Codec::kUseDefaultLevel;
@@ -17,12 +24,17 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
     double min_saving = 0;
     std::vector<std::string> column_codecs;
     std::string output_policy = std::string(OutputPolicyName(kDefaultOutputPolicy));
+    ParquetOutputOpts parquet;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin)")->required();
+  cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin), or a Parquet file")->required();
   cmd->add_option("OUT", o->out, "output path ('-' = stdout)")->required();
-  cmd->add_option("--to", o->to, "stream|file (default: the input's format)")->check(CLI::IsMember({"stream", "file"}));
-  cmd->add_option("--compression", o->compression, "none|lz4|zstd")->check(ParsedBy(ParseCompressionType, "CODEC"));
+  cmd->add_option("--to", o->to,
+                  "stream|file|parquet (default: parquet for an OUT ending in .parquet, else the input's IPC format; "
+                  "file for a Parquet input)")
+      ->check(CLI::IsMember({"stream", "file", "parquet"}));
+  cmd->add_option("--compression", o->compression, "IPC body codec: none|lz4|zstd")
+      ->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--level", o->level, "codec level (zstd default 3)");
   cmd->add_option("--max-rows-per-batch", o->max_rows, "split batches to at most N rows");
   cmd->add_option("--max-bytes-per-batch", o->max_bytes, "split batches to about at most N buffer bytes (e.g. 8MiB)")
@@ -35,16 +47,64 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--output-policy", o->output_policy,
                   "memory of compressed outputs: keep|shrink-if-halves|exact (default exact; same bytes either way)")
       ->check(ParsedBy(ParseOutputPolicy, "POLICY"));
+  AddParquetOutputOptions(cmd, &o->parquet);
   cmd->callback([&ctx, o, action] {
     *action = [&ctx, o]() -> Status {
       QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o->compression));
       if (o->max_rows < 0 || o->max_bytes < 0) return Status::Invalid("batch limits must be >= 0");
       auto read_pool = ctx.Child("read");
       auto write_pool = ctx.Child("write");
-      ipc::ReadOptions ro;
-      ro.pool = read_pool.get();
-      QUIVER_ASSIGN_OR_RETURN(auto reader, ipc::RecordBatchReader::OpenPath(o->in, ro));
-      ipc::IpcFormat format = reader->format();
+      // The input: a Parquet file row group by row group, or IPC batches.
+      const bool parquet_in = o->in != "-" && parquet::IsParquetFile(o->in);
+      std::unique_ptr<parquet::FileReader> pq_reader;
+      std::unique_ptr<ipc::RecordBatchReader> reader;
+      SchemaPtr schema;
+      ipc::IpcFormat format = ipc::IpcFormat::kFile;
+      if (parquet_in) {
+        QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(o->in));
+        QUIVER_ASSIGN_OR_RETURN(pq_reader, parquet::FileReader::Open(source, read_pool.get()));
+        schema = pq_reader->schema();
+      } else {
+        ipc::ReadOptions ro;
+        ro.pool = read_pool.get();
+        QUIVER_ASSIGN_OR_RETURN(reader, ipc::RecordBatchReader::OpenPath(o->in, ro));
+        schema = reader->schema();
+        format = reader->format();
+      }
+      int next_row_group = 0;
+      auto next = [&]() -> Result<RecordBatchPtr> {
+        if (!pq_reader) return reader->Next();
+        if (next_row_group >= pq_reader->num_row_groups()) return RecordBatchPtr();
+        return pq_reader->ReadRowGroup(next_row_group++, {}, read_pool.get());
+      };
+      const std::string to = !o->to.empty() ? o->to : IsParquetPath(o->out) ? "parquet" : "";
+      if (to == "parquet") {
+        if (codec != CompressionType::kNone || !o->column_codecs.empty()) {
+          return ctx.UsageError(
+              "convert: --compression and --column-compression are IPC options; a Parquet output "
+              "takes --parquet-compression");
+        }
+        QUIVER_ASSIGN_OR_RETURN(auto wo, ToWriterOptions(o->parquet, write_pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(auto out, ipc::OpenOutputFile(o->out));  // committed on success only
+        StreamSink sink(out.get());
+        QUIVER_ASSIGN_OR_RETURN(auto writer, parquet::FileWriter::Make(schema, &sink, wo));
+        while (true) {
+          QUIVER_ASSIGN_OR_RETURN(auto batch, next());
+          if (!batch) break;
+          QUIVER_RETURN_NOT_OK(writer->WriteBatch(batch));
+        }
+        QUIVER_RETURN_NOT_OK(writer->Close());
+        QUIVER_RETURN_NOT_OK(out->Commit());
+        const auto& s = writer->stats();
+        std::fprintf(stderr,
+                     "wrote %lld rows in %lld row groups (Parquet, codec %s): %lld B; memory: read held %s peak %s, "
+                     "write held %s peak %s\n",
+                     static_cast<long long>(s.num_rows), static_cast<long long>(s.num_row_groups),
+                     parquet::CodecName(wo.codec).c_str(), static_cast<long long>(s.file_bytes),
+                     FormatBytes(read_pool->held_bytes()).c_str(), FormatBytes(read_pool->peak_bytes()).c_str(),
+                     FormatBytes(write_pool->held_bytes()).c_str(), FormatBytes(write_pool->peak_bytes()).c_str());
+        return Status::OK();
+      }
       if (o->to == "stream") format = ipc::IpcFormat::kStream;
       if (o->to == "file") format = ipc::IpcFormat::kFile;
       QUIVER_ASSIGN_OR_RETURN(auto sink, ipc::OpenOutputFile(o->out));  // committed on success only
@@ -62,9 +122,9 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
         QUIVER_ASSIGN_OR_RETURN(CompressionType c, ParseCompressionType(spec.substr(eq + 1)));
         wo.column_codecs[spec.substr(0, eq)] = c;
       }
-      QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), reader->schema(), format, wo));
+      QUIVER_ASSIGN_OR_RETURN(auto writer, ipc::RecordBatchWriter::Make(sink.get(), schema, format, wo));
       while (true) {
-        QUIVER_ASSIGN_OR_RETURN(auto batch, reader->Next());
+        QUIVER_ASSIGN_OR_RETURN(auto batch, next());
         if (!batch) break;
         int64_t rows = o->max_rows > 0 ? o->max_rows : batch->num_rows;
         if (o->max_bytes > 0 && batch->num_rows > 0) {

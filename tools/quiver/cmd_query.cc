@@ -16,6 +16,7 @@
 #include <string>
 
 #include "interrupt.h"
+#include "parquet_output.h"
 #include "quiver/cli.h"
 #include "quiver/job/query_job.h"
 
@@ -40,6 +41,7 @@ struct QueryOpts {
   int64_t limit = -1;
   bool quiet = false;
   bool hold = false;
+  ParquetOutputOpts parquet;
 };
 
 Status RunQuery(Context& ctx, const QueryOpts& o, InterruptGuard& guard) {
@@ -71,7 +73,13 @@ Status RunQuery(Context& ctx, const QueryOpts& o, InterruptGuard& guard) {
   }
   QUIVER_ASSIGN_OR_RETURN(jo.format, ParseRowTextFormat(o.format));
   jo.output_path = o.output;
-  if (!o.output.empty() && o.output != "-") {
+  if (!o.output.empty() && o.output != "-" && IsParquetPath(o.output)) {
+    if (o.compression != "none") return ctx.UsageError("query: --compression is IPC's; use --parquet-compression");
+    jo.output_parquet = true;
+    // The pool is set by the job (its "write" pool); checked here first.
+    QUIVER_ASSIGN_OR_RETURN(jo.parquet, ToWriterOptions(o.parquet, ctx.root.get()));
+    jo.parquet.pool = nullptr;
+  } else if (!o.output.empty() && o.output != "-") {
     QUIVER_ASSIGN_OR_RETURN(jo.compression, ParseCompressionType(o.compression));
   }
   jo.limit = o.limit;
@@ -101,7 +109,10 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   cmd->add_option("--format", o->format, "stdout text format: table|csv|jsonl|none (none: fetch and count only)")
       ->check(CLI::IsMember({"table", "csv", "jsonl", "none"}));
   cmd->add_flag("--hold", o->hold, "keep every batch until the end (measures fetch-all memory)");
-  cmd->add_option("-o,--output", o->output, "write the result as an Arrow IPC file (atomically: temp file + rename)");
+  cmd->add_option("-o,--output", o->output,
+                  "write the result as an Arrow IPC file, or Parquet for a path ending in .parquet (atomically: temp "
+                  "file + rename)");
+  AddParquetOutputOptions(cmd, &o->parquet);
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--window", o->window, "download window in bytes (e.g. 32MiB; default 64MiB, see the README)")

@@ -1,7 +1,8 @@
 // quiver sql: run one SQL statement in-process over Arrow IPC tables
 // (--table NAME=PATH, --tables DIR) and/or generated TPC-H tables (--tpch
 // SCALE), and print the result as the aligned table `quiver cat` and `quiver
-// query` print, CSV or JSON lines, or write it as an Arrow IPC file (-o).
+// query` print, CSV or JSON lines, or write it as an Arrow IPC file (-o), or
+// as Parquet (-o FILE.parquet).
 // SIGINT / SIGTERM cancel the statement; its spill directory, the -o
 // temporary file and generated TPC-H data are removed, "interrupted" is
 // printed and the exit status is 130 (interrupt.h).
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "interrupt.h"
+#include "parquet_output.h"
 #include "quiver/bench/measure.h"
 #include "quiver/cli.h"
 #include "quiver/compression/codec.h"
@@ -43,6 +45,7 @@ struct SqlOpts {
   int threads = 0;
   bool print_sql = false, no_spill = false;
   std::string spill_directory, dialect = "postgres";
+  ParquetOutputOpts parquet;
 };
 
 Status RunSql(Context& ctx, const SqlOpts& opts, InterruptGuard& guard);
@@ -72,12 +75,13 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--format", o->format, "stdout text: table|pipe|csv|jsonl (default table)")
       ->check(CLI::IsMember({"table", "pipe", "csv", "jsonl"}));
   cmd->add_option("-o,--output", o->output,
-                  "write the result as Arrow IPC to this path instead of printing it (atomically: temp file + "
-                  "rename; '-' = stdout)");
+                  "write the result as Arrow IPC (Parquet for a path ending in .parquet) to this path instead of "
+                  "printing it (atomically: temp file + rename; '-' = stdout)");
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd (default none)")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--ipc-format", o->ipc_format, "IPC format of -o: file|stream (default file)")
       ->check(CLI::IsMember({"file", "stream"}));
+  AddParquetOutputOptions(cmd, &o->parquet);
   cmd->add_option("--memory-mode", o->memory_mode, "join relations on-heap|off-heap (default on-heap)")
       ->check(ParsedBy(join::ParseMemoryMode, "MODE"));
   cmd->add_option("--threads", o->threads,
@@ -171,6 +175,29 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
   };
   QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o.sql, eo));
   int64_t rows = 0;
+  if (!o.output.empty() && IsParquetPath(o.output)) {
+    // The result as Parquet, published only when the whole file is written.
+    if (o.compression != "none") return ctx.UsageError("sql: --compression is IPC's; use --parquet-compression");
+    auto write_pool = ctx.Child("write");
+    QUIVER_ASSIGN_OR_RETURN(auto wo, ToWriterOptions(o.parquet, write_pool.get()));
+    QUIVER_ASSIGN_OR_RETURN(auto out, ipc::OpenOutputFile(o.output));
+    StreamSink sink(out.get());
+    QUIVER_ASSIGN_OR_RETURN(auto writer, parquet::FileWriter::Make(stream->schema(), &sink, wo));
+    while (true) {
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, stream->Next());
+      if (!b) break;
+      QUIVER_RETURN_NOT_OK(writer->WriteBatch(b));
+      rows += b->num_rows;
+    }
+    QUIVER_RETURN_NOT_OK(writer->Close());
+    QUIVER_RETURN_NOT_OK(out->Commit());
+    stream.reset();
+    std::fprintf(stderr, "%lld rows written to %s (Parquet, %lld row groups, %s); statement pool peak %s%s\n",
+                 static_cast<long long>(rows), o.output.c_str(), static_cast<long long>(writer->stats().num_row_groups),
+                 FormatBytes(writer->stats().file_bytes).c_str(), FormatBytes(pool->peak_bytes()).c_str(),
+                 spilled().c_str());
+    return Status::OK();
+  }
   if (!o.output.empty()) {
     // The result as Arrow IPC, published only when the whole result is written.
     QUIVER_ASSIGN_OR_RETURN(CompressionType codec, ParseCompressionType(o.compression));

@@ -13,6 +13,7 @@
 #include "quiver/base/byte_size.h"
 #include "quiver/bench/measure.h"
 #include "quiver/fetch/fetch_result.h"
+#include "quiver/formats/sink.h"
 #include "quiver/ipc/io.h"
 #include "quiver/ipc/writer.h"
 
@@ -132,9 +133,17 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
   std::string tmp_path;
   std::unique_ptr<ipc::OutputStream> file;
   std::unique_ptr<ipc::RecordBatchWriter> writer;
+  std::unique_ptr<formats::LocalFileSink> parquet_file;
+  std::unique_ptr<parquet::FileWriter> parquet_writer;
   RowTextWriter text(o.format, rows_out);
   auto write_pool = Child(root, "write");
-  if (!o.output_path.empty() && o.output_path != "-") {
+  if (!o.output_path.empty() && o.output_path != "-" && o.output_parquet) {
+    tmp_path = o.output_path + ".tmp-" + std::to_string(getpid());
+    QUIVER_ASSIGN_OR_RETURN(parquet_file, formats::LocalFileSink::Open(tmp_path));
+    parquet::WriterOptions po = o.parquet;
+    po.pool = write_pool.get();
+    QUIVER_ASSIGN_OR_RETURN(parquet_writer, parquet::FileWriter::Make(result->schema(), parquet_file.get(), po));
+  } else if (!o.output_path.empty() && o.output_path != "-") {
     tmp_path = o.output_path + ".tmp-" + std::to_string(getpid());
     QUIVER_ASSIGN_OR_RETURN(file, ipc::OpenOutputStream(tmp_path));
     ipc::WriteOptions wo;
@@ -167,7 +176,10 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
     }
     rows += batch->num_rows;
     if (o.hold) held.push_back(batch);
-    if (writer) {
+    if (parquet_writer) {
+      st = parquet_writer->WriteBatch(batch);
+      if (!st.ok()) break;
+    } else if (writer) {
       st = writer->WriteBatch(*batch);
       if (!st.ok()) break;
     } else {
@@ -179,6 +191,15 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
     }
   }
   if (o.progress) std::fprintf(log, "\r\033[K");
+  if (st.ok() && parquet_writer) {
+    st = parquet_writer->Close();
+    if (st.ok()) st = parquet_file->Close();
+    parquet_file.reset();
+    if (st.ok() && std::rename(tmp_path.c_str(), o.output_path.c_str()) != 0) {
+      st = Status::IOError("cannot rename " + tmp_path + " to " + o.output_path);
+    }
+    if (st.ok()) tmp_path.clear();
+  }
   if (st.ok() && writer) {
     st = writer->Close();
     if (st.ok()) st = file->Flush();

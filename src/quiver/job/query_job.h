@@ -23,6 +23,7 @@
 #include "quiver/columnar/row_text.h"
 #include "quiver/compression/codec.h"
 #include "quiver/fetch/chunk_decoder.h"
+#include "quiver/formats/parquet/file_writer.h"
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::job {
@@ -40,7 +41,11 @@ struct QueryJobOptions {
   /// An Arrow IPC file to write the result to (OUTPUT.tmp-<pid>, renamed
   /// to OUTPUT once complete; removed on failure).
   std::string output_path;
-  CompressionType compression = CompressionType::kNone;         ///< IPC body codec of output_path
+  CompressionType compression = CompressionType::kNone;  ///< IPC body codec of output_path
+  /// Write output_path as Parquet with these options (their pool is the
+  /// job's "write" pool, set by the job) instead of Arrow IPC.
+  bool output_parquet = false;
+  parquet::WriterOptions parquet;
   int64_t window_bytes = int64_t{64} << 20;                     ///< download window (> 0; see DownloadOptions)
   int parallel = 8;                                             ///< files downloading at once (>= 1)
   fetch::ChunkPolicy policy = fetch::ChunkPolicy::kStreamMmap;  ///< chunk memory

@@ -94,8 +94,8 @@ Statistics ComputeStatistics(const ColumnValues& cv, const LeafMapping& m) {
       break;
     case StatsOrder::kFloat: {
       deprecated_too = true;
-      const bool any = m.physical == PhysicalType::kFloat ? FloatMinMax<float>(cv, &lo, &hi)
-                                                          : FloatMinMax<double>(cv, &lo, &hi);
+      const bool any =
+          m.physical == PhysicalType::kFloat ? FloatMinMax<float>(cv, &lo, &hi) : FloatMinMax<double>(cv, &lo, &hi);
       if (!any) return s;
       break;
     }

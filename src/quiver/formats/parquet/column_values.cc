@@ -12,30 +12,25 @@ namespace {
 /// binary-like array.
 std::string_view BinaryValue(const ArrayData& a, int64_t i) {
   const int64_t k = a.offset + i;
-  switch (a.type->id) {
-    case TypeId::kBinary:
-    case TypeId::kUtf8: {
-      const auto* off = a.GetValues<int32_t>(1);
-      const char* data = a.buffers[2] ? reinterpret_cast<const char*>(a.buffers[2]->data()) : "";
-      return {data + off[k], static_cast<size_t>(off[k + 1] - off[k])};
-    }
-    case TypeId::kLargeBinary:
-    case TypeId::kLargeUtf8: {
-      const auto* off = a.GetValues<int64_t>(1);
-      const char* data = a.buffers[2] ? reinterpret_cast<const char*>(a.buffers[2]->data()) : "";
-      return {data + off[k], static_cast<size_t>(off[k + 1] - off[k])};
-    }
-    default: {  // views: {int32 length, 12 inline bytes | 4 prefix bytes, int32 buffer, int32 offset}
-      const uint8_t* view = a.buffers[1]->data() + 16 * k;
-      int32_t len = 0;
-      std::memcpy(&len, view, 4);
-      if (len <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(len)};
-      int32_t buf = 0, off = 0;
-      std::memcpy(&buf, view + 8, 4);
-      std::memcpy(&off, view + 12, 4);
-      return {reinterpret_cast<const char*>(a.buffers[2 + buf]->data()) + off, static_cast<size_t>(len)};
-    }
+  const TypeId id = a.type->id;
+  if (id == TypeId::kBinaryView || id == TypeId::kUtf8View) {
+    // views: {int32 length, 12 inline bytes | 4 prefix bytes, int32 buffer, int32 offset}
+    const uint8_t* view = a.buffers[1]->data() + 16 * k;
+    int32_t len = 0;
+    std::memcpy(&len, view, 4);
+    if (len <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(len)};
+    int32_t buf = 0, off = 0;
+    std::memcpy(&buf, view + 8, 4);
+    std::memcpy(&off, view + 12, 4);
+    return {reinterpret_cast<const char*>(a.buffers[2 + buf]->data()) + off, static_cast<size_t>(len)};
   }
+  const char* data = a.buffers[2] ? reinterpret_cast<const char*>(a.buffers[2]->data()) : "";
+  if (id == TypeId::kLargeBinary || id == TypeId::kLargeUtf8) {
+    const auto* off = a.GetValues<int64_t>(1);
+    return {data + off[k], static_cast<size_t>(off[k + 1] - off[k])};
+  }
+  const auto* off = a.GetValues<int32_t>(1);
+  return {data + off[k], static_cast<size_t>(off[k + 1] - off[k])};
 }
 
 template <typename T>
@@ -71,8 +66,8 @@ Result<ColumnValues> MaterializeColumn(std::span<const ArrayDataPtr> pieces, con
   }
   const bool binary = m.conversion == ValueConversion::kBinary;
   if (binary) {
-    QUIVER_ASSIGN_OR_RETURN(
-        out.views, Buffer::Allocate(pool, out.num_values * static_cast<int64_t>(sizeof(std::string_view)), 8));
+    QUIVER_ASSIGN_OR_RETURN(out.views,
+                            Buffer::Allocate(pool, out.num_values * static_cast<int64_t>(sizeof(std::string_view)), 8));
   } else {
     QUIVER_ASSIGN_OR_RETURN(out.fixed, Buffer::Allocate(pool, out.num_values * m.width_bytes));
   }
@@ -84,17 +79,17 @@ Result<ColumnValues> MaterializeColumn(std::span<const ArrayDataPtr> pieces, con
   for (const ArrayDataPtr& ap : arrays) {
     const ArrayData& a = *ap;
     const DataType& t = *a.type;
-    const int src_width = t.id == TypeId::kDecimal ? t.bit_width / 8
-                          : t.id == TypeId::kFixedSizeBinary ? t.byte_width
-                          : t.id == TypeId::kBool || binary   ? 0
+    const int src_width = t.id == TypeId::kDecimal                          ? t.bit_width / 8
+                          : t.id == TypeId::kFixedSizeBinary                ? t.byte_width
+                          : t.id == TypeId::kBool || binary                 ? 0
                           : t.id == TypeId::kInt8 || t.id == TypeId::kUInt8 ? 1
                           : t.id == TypeId::kInt16 || t.id == TypeId::kUInt16 || t.id == TypeId::kFloat16 ? 2
                           : t.id == TypeId::kInt32 || t.id == TypeId::kUInt32 || t.id == TypeId::kFloat32 ||
                                   t.id == TypeId::kDate32 || t.id == TypeId::kTime32
                               ? 4
                               : 8;
-    const uint8_t* src = (!binary && a.length > 0 && a.buffers.size() > 1 && a.buffers[1]) ? a.buffers[1]->data()
-                                                                                          : nullptr;
+    const uint8_t* src =
+        (!binary && a.length > 0 && a.buffers.size() > 1 && a.buffers[1]) ? a.buffers[1]->data() : nullptr;
     for (int64_t i = 0; i < a.length; ++i, ++row) {
       const bool valid = a.null_count == 0 || a.IsValid(i);
       if (levels != nullptr) levels[row] = valid ? 1 : 0;
@@ -123,8 +118,8 @@ Result<ColumnValues> MaterializeColumn(std::span<const ArrayDataPtr> pieces, con
           const int64_t x = src_width == 4 ? Load<int32_t>(s) : Load<int64_t>(s);
           int64_t ms = 0;
           if (__builtin_mul_overflow(x, int64_t{1000}, &ms) || (w == 4 && (ms < INT32_MIN || ms > INT32_MAX))) {
-            return Status::Invalid("Parquet writer: column '" + m.element.name + "' row " + std::to_string(row) +
-                                   ": " + std::to_string(x) + " s does not fit in milliseconds");
+            return Status::Invalid("Parquet writer: column '" + m.element.name + "' row " + std::to_string(row) + ": " +
+                                   std::to_string(x) + " s does not fit in milliseconds");
           }
           if (w == 4) {
             const int32_t y = static_cast<int32_t>(ms);

@@ -27,11 +27,11 @@ namespace quiver::parquet {
 
 struct ColumnValues {
   int64_t num_rows = 0;
-  int64_t num_values = 0;                  ///< non-null values
-  std::shared_ptr<Buffer> def_levels;      ///< num_rows bytes (0/1); nullptr for REQUIRED columns
-  std::shared_ptr<Buffer> fixed;           ///< num_values * width_bytes (fixed-width physical types)
-  std::shared_ptr<Buffer> views;           ///< num_values std::string_view (BYTE_ARRAY)
-  std::vector<ArrayDataPtr> keep_alive;    ///< the arrays the views point into
+  int64_t num_values = 0;                ///< non-null values
+  std::shared_ptr<Buffer> def_levels;    ///< num_rows bytes (0/1); nullptr for REQUIRED columns
+  std::shared_ptr<Buffer> fixed;         ///< num_values * width_bytes (fixed-width physical types)
+  std::shared_ptr<Buffer> views;         ///< num_values std::string_view (BYTE_ARRAY)
+  std::vector<ArrayDataPtr> keep_alive;  ///< the arrays the views point into
 
   const uint8_t* fixed_data() const { return fixed ? fixed->data() : nullptr; }
   const std::string_view* view_data() const {

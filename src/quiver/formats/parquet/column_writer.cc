@@ -152,9 +152,9 @@ Result<ColumnChunk> WriteColumnChunk(const ColumnValues& cv, const LeafMapping& 
     int64_t bytes = 0;
     while (row < cv.num_rows && row - row0 < o.data_page_max_rows && bytes < o.data_page_bytes) {
       if (levels == nullptr || levels[row] != 0) {
-        bytes += use_dictionary                           ? (bit_width + 7) / 8 + 1
+        bytes += use_dictionary                         ? (bit_width + 7) / 8 + 1
                  : m.physical == PhysicalType::kBoolean ? 1
-                                                          : PlainSize(ValueBytes(cv, m, value), m);
+                                                        : PlainSize(ValueBytes(cv, m, value), m);
         ++value;
       }
       ++row;

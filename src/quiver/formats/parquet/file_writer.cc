@@ -30,7 +30,8 @@ Status ValidateWriterOptions(const WriterOptions& o) {
     return Status::Invalid("Parquet writer: zstd level " + std::to_string(o.zstd_level) + " (expected 1..22)");
   }
   auto positive = [](int64_t v, const char* name) -> Status {
-    if (v < 1) return Status::Invalid(std::string("Parquet writer: ") + name + " " + std::to_string(v) + " (expected >= 1)");
+    if (v < 1)
+      return Status::Invalid(std::string("Parquet writer: ") + name + " " + std::to_string(v) + " (expected >= 1)");
     return Status::OK();
   };
   QUIVER_RETURN_NOT_OK(positive(o.row_group_rows, "row_group_rows"));

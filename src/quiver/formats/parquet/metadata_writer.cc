@@ -141,7 +141,7 @@ std::string EncodeFileMetaData(const FileMetaData& md, bool type_defined_column_
   if (type_defined_column_orders) {
     w.FieldListBegin(7, ThriftType::kStruct, leaves);
     for (int64_t i = 0; i < leaves; ++i) {
-      w.BeginStruct();  // ColumnOrder union
+      w.BeginStruct();        // ColumnOrder union
       w.FieldEmptyStruct(1);  // TYPE_ORDER: TypeDefinedOrder
       w.EndStruct();
     }

@@ -39,11 +39,69 @@ int32_t DecimalBytesForPrecision(int32_t precision) {
   return 32;
 }
 
+namespace {
+
+/// The types without parameters, one row each (a table, not a switch):
+/// physical type and width, conversion, statistics order, and the INTEGER /
+/// STRING / DATE annotation.
+struct SimpleLeaf {
+  TypeId id;
+  PhysicalType physical;
+  int32_t width_bytes;
+  ValueConversion conversion;
+  StatsOrder order;
+  int32_t logical_kind;  ///< LogicalType::Kind (kInteger rows: bits and sign below)
+  int int_bits;
+  bool int_signed;
+};
+
+constexpr SimpleLeaf kSimpleLeaves[] = {
+    {TypeId::kBool, PhysicalType::kBoolean, 1, ValueConversion::kBoolean, StatsOrder::kBoolean, LogicalType::kNone, 0,
+     true},
+    {TypeId::kInt8, PhysicalType::kInt32, 4, ValueConversion::kWidenSigned, StatsOrder::kSigned, LogicalType::kInteger,
+     8, true},
+    {TypeId::kInt16, PhysicalType::kInt32, 4, ValueConversion::kWidenSigned, StatsOrder::kSigned, LogicalType::kInteger,
+     16, true},
+    {TypeId::kInt32, PhysicalType::kInt32, 4, ValueConversion::kCopy, StatsOrder::kSigned, LogicalType::kNone, 0, true},
+    {TypeId::kInt64, PhysicalType::kInt64, 8, ValueConversion::kCopy, StatsOrder::kSigned, LogicalType::kNone, 0, true},
+    {TypeId::kUInt8, PhysicalType::kInt32, 4, ValueConversion::kWidenUnsigned, StatsOrder::kUnsigned,
+     LogicalType::kInteger, 8, false},
+    {TypeId::kUInt16, PhysicalType::kInt32, 4, ValueConversion::kWidenUnsigned, StatsOrder::kUnsigned,
+     LogicalType::kInteger, 16, false},
+    {TypeId::kUInt32, PhysicalType::kInt32, 4, ValueConversion::kCopy, StatsOrder::kUnsigned, LogicalType::kInteger, 32,
+     false},
+    {TypeId::kUInt64, PhysicalType::kInt64, 8, ValueConversion::kCopy, StatsOrder::kUnsigned, LogicalType::kInteger, 64,
+     false},
+    {TypeId::kFloat16, PhysicalType::kFixedLenByteArray, 2, ValueConversion::kCopy, StatsOrder::kNone,
+     LogicalType::kFloat16, 0, true},
+    {TypeId::kFloat32, PhysicalType::kFloat, 4, ValueConversion::kCopy, StatsOrder::kFloat, LogicalType::kNone, 0,
+     true},
+    {TypeId::kFloat64, PhysicalType::kDouble, 8, ValueConversion::kCopy, StatsOrder::kFloat, LogicalType::kNone, 0,
+     true},
+    {TypeId::kUtf8, PhysicalType::kByteArray, 0, ValueConversion::kBinary, StatsOrder::kBytes, LogicalType::kString, 0,
+     true},
+    {TypeId::kLargeUtf8, PhysicalType::kByteArray, 0, ValueConversion::kBinary, StatsOrder::kBytes,
+     LogicalType::kString, 0, true},
+    {TypeId::kUtf8View, PhysicalType::kByteArray, 0, ValueConversion::kBinary, StatsOrder::kBytes, LogicalType::kString,
+     0, true},
+    {TypeId::kBinary, PhysicalType::kByteArray, 0, ValueConversion::kBinary, StatsOrder::kBytes, LogicalType::kNone, 0,
+     true},
+    {TypeId::kLargeBinary, PhysicalType::kByteArray, 0, ValueConversion::kBinary, StatsOrder::kBytes,
+     LogicalType::kNone, 0, true},
+    {TypeId::kBinaryView, PhysicalType::kByteArray, 0, ValueConversion::kBinary, StatsOrder::kBytes, LogicalType::kNone,
+     0, true},
+    {TypeId::kDate32, PhysicalType::kInt32, 4, ValueConversion::kCopy, StatsOrder::kSigned, LogicalType::kDate, 0,
+     true},
+    {TypeId::kDate64, PhysicalType::kInt32, 4, ValueConversion::kDate64ToDays, StatsOrder::kSigned, LogicalType::kDate,
+     0, true},
+};
+
+}  // namespace
+
 Result<LeafMapping> MapArrowField(const Field& field) {
   LeafMapping m;
   m.element.name = field.name;
-  m.element.repetition =
-      static_cast<int32_t>(field.nullable ? Repetition::kOptional : Repetition::kRequired);
+  m.element.repetition = static_cast<int32_t>(field.nullable ? Repetition::kOptional : Repetition::kRequired);
   const DataType* t = field.type.get();
   if (t->id == TypeId::kDictionary) {
     m.dictionary_encoded_input = true;
@@ -57,129 +115,73 @@ Result<LeafMapping> MapArrowField(const Field& field) {
                                   " (nested, interval, duration and null columns are not written)");
   };
   LogicalType& lt = m.element.logical_type;
-  switch (t->id) {
-    case TypeId::kBool:
-      SetPhysical(&m, PhysicalType::kBoolean, 1);
-      m.conversion = ValueConversion::kBoolean;
-      m.order = StatsOrder::kBoolean;
-      break;
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-      SetPhysical(&m, PhysicalType::kInt32, 4);
-      m.conversion = ValueConversion::kWidenSigned;
-      SetInteger(&m, t->id == TypeId::kInt8 ? 8 : 16, true);
-      break;
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-      SetPhysical(&m, PhysicalType::kInt32, 4);
-      m.conversion = ValueConversion::kWidenUnsigned;
-      SetInteger(&m, t->id == TypeId::kUInt8 ? 8 : 16, false);
-      break;
-    case TypeId::kInt32: SetPhysical(&m, PhysicalType::kInt32, 4); break;
-    case TypeId::kUInt32:
-      SetPhysical(&m, PhysicalType::kInt32, 4);
-      SetInteger(&m, 32, false);
-      break;
-    case TypeId::kInt64: SetPhysical(&m, PhysicalType::kInt64, 8); break;
-    case TypeId::kUInt64:
-      SetPhysical(&m, PhysicalType::kInt64, 8);
-      SetInteger(&m, 64, false);
-      break;
-    case TypeId::kFloat16:
-      SetPhysical(&m, PhysicalType::kFixedLenByteArray, 2);
-      lt.kind = LogicalType::kFloat16;
-      m.order = StatsOrder::kNone;
-      break;
-    case TypeId::kFloat32:
-      SetPhysical(&m, PhysicalType::kFloat, 4);
-      m.order = StatsOrder::kFloat;
-      break;
-    case TypeId::kFloat64:
-      SetPhysical(&m, PhysicalType::kDouble, 8);
-      m.order = StatsOrder::kFloat;
-      break;
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kUtf8View:
-      SetPhysical(&m, PhysicalType::kByteArray, 0);
-      m.conversion = ValueConversion::kBinary;
-      m.order = StatsOrder::kBytes;
-      lt.kind = LogicalType::kString;
-      m.element.converted_type = static_cast<int32_t>(ConvertedType::kUtf8);
-      break;
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-    case TypeId::kBinaryView:
-      SetPhysical(&m, PhysicalType::kByteArray, 0);
-      m.conversion = ValueConversion::kBinary;
-      m.order = StatsOrder::kBytes;
-      break;
-    case TypeId::kFixedSizeBinary:
-      if (t->byte_width <= 0) return unsupported();
-      SetPhysical(&m, PhysicalType::kFixedLenByteArray, t->byte_width);
-      m.order = StatsOrder::kBytes;
-      break;
-    case TypeId::kDate32:
-    case TypeId::kDate64:
-      SetPhysical(&m, PhysicalType::kInt32, 4);
-      lt.kind = LogicalType::kDate;
-      m.element.converted_type = static_cast<int32_t>(ConvertedType::kDate);
-      if (t->id == TypeId::kDate64) m.conversion = ValueConversion::kDate64ToDays;
-      break;
-    case TypeId::kTime32:
-      SetPhysical(&m, PhysicalType::kInt32, 4);
-      lt.kind = LogicalType::kTime;
-      lt.time_unit = 1;
-      lt.adjusted_to_utc = true;
-      m.element.converted_type = static_cast<int32_t>(ConvertedType::kTimeMillis);
-      if (t->unit == TimeUnit::kSecond) m.conversion = ValueConversion::kScale1000;
-      break;
-    case TypeId::kTime64:
-      SetPhysical(&m, PhysicalType::kInt64, 8);
-      lt.kind = LogicalType::kTime;
-      lt.time_unit = TimeUnitCode(t->unit);
-      lt.adjusted_to_utc = true;
-      if (t->unit == TimeUnit::kMicro) m.element.converted_type = static_cast<int32_t>(ConvertedType::kTimeMicros);
-      break;
-    case TypeId::kTimestamp: {
-      SetPhysical(&m, PhysicalType::kInt64, 8);
-      const TimeUnit unit = t->unit == TimeUnit::kSecond ? TimeUnit::kMilli : t->unit;
-      if (t->unit == TimeUnit::kSecond) m.conversion = ValueConversion::kScale1000;
-      lt.kind = LogicalType::kTimestamp;
-      lt.time_unit = TimeUnitCode(unit);
-      // A time zone (any) means instants: isAdjustedToUTC; none: local times.
-      lt.adjusted_to_utc = !t->timezone.empty();
-      // The converted types TIMESTAMP_MILLIS / _MICROS mean UTC instants.
-      if (lt.adjusted_to_utc && unit != TimeUnit::kNano) {
-        m.element.converted_type = static_cast<int32_t>(unit == TimeUnit::kMilli ? ConvertedType::kTimestampMillis
-                                                                                   : ConvertedType::kTimestampMicros);
-      }
-      break;
-    }
-    case TypeId::kDecimal: {
-      if (t->precision < 1 || t->precision > 76 || t->scale < 0 || t->scale > t->precision) return unsupported();
-      lt.kind = LogicalType::kDecimal;
-      lt.precision = t->precision;
-      lt.scale = t->scale;
-      m.element.converted_type = static_cast<int32_t>(ConvertedType::kDecimal);
-      m.element.precision = t->precision;
-      m.element.scale = t->scale;
-      if (t->precision <= 9) {
-        SetPhysical(&m, PhysicalType::kInt32, 4);
-        m.conversion = ValueConversion::kDecimalToInt;
-      } else if (t->precision <= 18) {
-        SetPhysical(&m, PhysicalType::kInt64, 8);
-        m.conversion = ValueConversion::kDecimalToInt;
-      } else {
-        SetPhysical(&m, PhysicalType::kFixedLenByteArray, DecimalBytesForPrecision(t->precision));
-        m.conversion = ValueConversion::kDecimalToFlba;
-        m.order = StatsOrder::kSignedBytes;
-      }
-      break;
-    }
-    default: return unsupported();
+  for (const SimpleLeaf& row : kSimpleLeaves) {
+    if (row.id != t->id) continue;
+    SetPhysical(&m, row.physical, row.width_bytes);
+    m.conversion = row.conversion;
+    m.order = row.order;
+    lt.kind = row.logical_kind;
+    if (row.logical_kind == LogicalType::kInteger) SetInteger(&m, row.int_bits, row.int_signed);
+    if (row.logical_kind == LogicalType::kString) m.element.converted_type = static_cast<int32_t>(ConvertedType::kUtf8);
+    if (row.logical_kind == LogicalType::kDate) m.element.converted_type = static_cast<int32_t>(ConvertedType::kDate);
+    return m;
   }
-  return m;
+  if (t->id == TypeId::kFixedSizeBinary) {
+    if (t->byte_width <= 0) return unsupported();
+    SetPhysical(&m, PhysicalType::kFixedLenByteArray, t->byte_width);
+    m.order = StatsOrder::kBytes;
+    return m;
+  }
+  if (t->id == TypeId::kTime32 || t->id == TypeId::kTime64) {
+    // An Arrow time is a time of day without a zone: isAdjustedToUTC false
+    // (DuckDB reads true as TIME WITH TIME ZONE), hence no converted type
+    // (TIME_MILLIS / _MICROS mean adjusted to UTC). time32 is milliseconds
+    // (seconds scaled), time64 micro- or nanoseconds.
+    const bool t32 = t->id == TypeId::kTime32;
+    SetPhysical(&m, t32 ? PhysicalType::kInt32 : PhysicalType::kInt64, t32 ? 4 : 8);
+    lt.kind = LogicalType::kTime;
+    lt.time_unit = t32 ? 1 : TimeUnitCode(t->unit);
+    lt.adjusted_to_utc = false;
+    if (t32 && t->unit == TimeUnit::kSecond) m.conversion = ValueConversion::kScale1000;
+    return m;
+  }
+  if (t->id == TypeId::kTimestamp) {
+    SetPhysical(&m, PhysicalType::kInt64, 8);
+    const TimeUnit unit = t->unit == TimeUnit::kSecond ? TimeUnit::kMilli : t->unit;
+    if (t->unit == TimeUnit::kSecond) m.conversion = ValueConversion::kScale1000;
+    lt.kind = LogicalType::kTimestamp;
+    lt.time_unit = TimeUnitCode(unit);
+    // A time zone (any) means instants: isAdjustedToUTC; none: local times.
+    lt.adjusted_to_utc = !t->timezone.empty();
+    // The converted types TIMESTAMP_MILLIS / _MICROS mean UTC instants.
+    if (lt.adjusted_to_utc && unit != TimeUnit::kNano) {
+      m.element.converted_type = static_cast<int32_t>(unit == TimeUnit::kMilli ? ConvertedType::kTimestampMillis
+                                                                               : ConvertedType::kTimestampMicros);
+    }
+    return m;
+  }
+  if (t->id == TypeId::kDecimal) {
+    if (t->precision < 1 || t->precision > 76 || t->scale < 0 || t->scale > t->precision) return unsupported();
+    lt.kind = LogicalType::kDecimal;
+    lt.precision = t->precision;
+    lt.scale = t->scale;
+    m.element.converted_type = static_cast<int32_t>(ConvertedType::kDecimal);
+    m.element.precision = t->precision;
+    m.element.scale = t->scale;
+    if (t->precision <= 9) {
+      SetPhysical(&m, PhysicalType::kInt32, 4);
+      m.conversion = ValueConversion::kDecimalToInt;
+    } else if (t->precision <= 18) {
+      SetPhysical(&m, PhysicalType::kInt64, 8);
+      m.conversion = ValueConversion::kDecimalToInt;
+    } else {
+      SetPhysical(&m, PhysicalType::kFixedLenByteArray, DecimalBytesForPrecision(t->precision));
+      m.conversion = ValueConversion::kDecimalToFlba;
+      m.order = StatsOrder::kSignedBytes;
+    }
+    return m;
+  }
+  return unsupported();
 }
 
 }  // namespace quiver::parquet

@@ -18,26 +18,26 @@ namespace quiver::parquet {
 
 /// How Arrow values become physical values (column_values.h applies it).
 enum class ValueConversion : uint8_t {
-  kBoolean,       ///< bitmap -> one byte 0/1 per value
-  kCopy,          ///< same width and bits (int32/64, uint32/64, floats, date32, time, timestamps in ms/us/ns, FLBA)
-  kWidenSigned,   ///< int8 / int16 -> INT32 (sign-extended)
-  kWidenUnsigned, ///< uint8 / uint16 -> INT32 (zero-extended)
-  kScale1000,     ///< seconds -> milliseconds (time32[s] -> INT32, timestamp[s] -> INT64)
-  kDate64ToDays,  ///< date64 milliseconds -> INT32 days (floor)
-  kDecimalToInt,  ///< decimal (any width) -> INT32 / INT64 (precision <= 9 / <= 18)
-  kDecimalToFlba, ///< decimal (any width) -> big-endian two's complement of type_length bytes
-  kBinary,        ///< binary / utf8 / large / view -> BYTE_ARRAY
+  kBoolean,        ///< bitmap -> one byte 0/1 per value
+  kCopy,           ///< same width and bits (int32/64, uint32/64, floats, date32, time, timestamps in ms/us/ns, FLBA)
+  kWidenSigned,    ///< int8 / int16 -> INT32 (sign-extended)
+  kWidenUnsigned,  ///< uint8 / uint16 -> INT32 (zero-extended)
+  kScale1000,      ///< seconds -> milliseconds (time32[s] -> INT32, timestamp[s] -> INT64)
+  kDate64ToDays,   ///< date64 milliseconds -> INT32 days (floor)
+  kDecimalToInt,   ///< decimal (any width) -> INT32 / INT64 (precision <= 9 / <= 18)
+  kDecimalToFlba,  ///< decimal (any width) -> big-endian two's complement of type_length bytes
+  kBinary,         ///< binary / utf8 / large / view -> BYTE_ARRAY
 };
 
 /// The order statistics compare values in (parquet-format "Sort Order").
 enum class StatsOrder : uint8_t {
-  kNone,          ///< no min / max (FLOAT16): null_count only
-  kSigned,        ///< INT32 / INT64 signed; deprecated min / max written too
-  kUnsigned,      ///< INT32 / INT64 as unsigned (INT(bits, false))
-  kFloat,         ///< FLOAT / DOUBLE (NaN left out, -0.0 / +0.0 as the spec asks); deprecated min / max too
-  kBytes,         ///< BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY: unsigned lexicographic
-  kSignedBytes,   ///< DECIMAL in FIXED_LEN_BYTE_ARRAY: big-endian two's complement
-  kBoolean,       ///< false < true
+  kNone,         ///< no min / max (FLOAT16): null_count only
+  kSigned,       ///< INT32 / INT64 signed; deprecated min / max written too
+  kUnsigned,     ///< INT32 / INT64 as unsigned (INT(bits, false))
+  kFloat,        ///< FLOAT / DOUBLE (NaN left out, -0.0 / +0.0 as the spec asks); deprecated min / max too
+  kBytes,        ///< BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY: unsigned lexicographic
+  kSignedBytes,  ///< DECIMAL in FIXED_LEN_BYTE_ARRAY: big-endian two's complement
+  kBoolean,      ///< false < true
 };
 
 struct LeafMapping {

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 
@@ -92,24 +92,29 @@ class ParquetWriterTest : public ::testing::Test {
       c.push_back({field(std::move(name), std::move(type), nullable), a, a});
     };
     same("b", boolean(), testing::BoolArray(p, Values<bool>([](int i) { return i % 3 == 0; })));
-    same("i8", int8(), PrimitiveArray<int8_t>(p, int8(), Values<int8_t>([](int i) { return i % 2 ? -128 + i : 127 - i; })));
+    same("i8", int8(),
+         PrimitiveArray<int8_t>(p, int8(), Values<int8_t>([](int i) { return i % 2 ? -128 + i : 127 - i; })));
     same("i16", int16(), PrimitiveArray<int16_t>(p, int16(), Values<int16_t>([](int i) { return i * 1000 - 32768; })));
-    same("i32", int32(), PrimitiveArray<int32_t>(p, int32(), Values<int32_t>([](int i) { return (i % 4) * 1000003 - 7; })));
+    same("i32", int32(),
+         PrimitiveArray<int32_t>(p, int32(), Values<int32_t>([](int i) { return (i % 4) * 1000003 - 7; })));
     same("i32_required", int32(),
          PrimitiveArray<int32_t>(p, int32(), Values<int32_t>([](int i) { return i * i; }, false)), false);
     same("i64", int64(), PrimitiveArray<int64_t>(p, int64(), Values<int64_t>([](int i) {
-           return i == 0 ? std::numeric_limits<int64_t>::min() : int64_t{i} * 123456789012LL;
-         })));
+                                                   return i == 0 ? std::numeric_limits<int64_t>::min()
+                                                                 : int64_t{i} * 123456789012LL;
+                                                 })));
     same("u8", uint8(), PrimitiveArray<uint8_t>(p, uint8(), Values<uint8_t>([](int i) { return 255 - i; })));
     same("u16", uint16(), PrimitiveArray<uint16_t>(p, uint16(), Values<uint16_t>([](int i) { return 65535 - i * 3; })));
-    same("u32", uint32(), PrimitiveArray<uint32_t>(p, uint32(), Values<uint32_t>([](int i) { return 4294967295u - i; })));
+    same("u32", uint32(),
+         PrimitiveArray<uint32_t>(p, uint32(), Values<uint32_t>([](int i) { return 4294967295u - i; })));
     same("u64", uint64(), PrimitiveArray<uint64_t>(p, uint64(), Values<uint64_t>([](int i) {
-           return i % 2 ? std::numeric_limits<uint64_t>::max() - i : uint64_t(i);
-         })));
+                                                     return i % 2 ? std::numeric_limits<uint64_t>::max() - i
+                                                                  : uint64_t(i);
+                                                   })));
     same("f32", float32(), PrimitiveArray<float>(p, float32(), Values<float>([](int i) { return i * 0.5f - 3; })));
     same("f64", float64(), PrimitiveArray<double>(p, float64(), Values<double>([](int i) {
-           return i == 5 ? std::nan("") : i == 6 ? -0.0 : i * 1.25e100 - 1;
-         })));
+                                                    return i == 5 ? std::nan("") : i == 6 ? -0.0 : i * 1.25e100 - 1;
+                                                  })));
     same("f16", float16(), PrimitiveArray<uint16_t>(p, float16(), Values<uint16_t>([](int i) { return 0x3C00 + i; })));
     same("s", utf8(), testing::StringArray<int32_t>(p, Strings(false)));
     same("s_many", utf8(), testing::StringArray<int32_t>(p, Strings(true)));
@@ -142,9 +147,11 @@ class ParquetWriterTest : public ::testing::Test {
       return i % 2 ? max - 1 - i : -(max - 1) + i;
     });
     auto fsb = fixed_size_binary(3);
-    same("fsb", fsb, PrimitiveArray<std::array<uint8_t, 3>>(p, fsb, Values<std::array<uint8_t, 3>>([](int i) {
-           return std::array<uint8_t, 3>{uint8_t(i), uint8_t(255 - i), uint8_t(i % 2)};
-         })));
+    same("fsb", fsb,
+         PrimitiveArray<std::array<uint8_t, 3>>(
+             p, fsb, Values<std::array<uint8_t, 3>>([](int i) {
+               return std::array<uint8_t, 3>{uint8_t(i), uint8_t(255 - i), uint8_t(i % 2)};
+             })));
     // dictionary<int32, utf8> is written as strings (dictionary-encoded).
     {
       auto dict = testing::StringArray<int32_t>(p, {"red", "green", "blue"});
@@ -154,7 +161,8 @@ class ParquetWriterTest : public ::testing::Test {
       a->type = dictionary(int32(), utf8());
       a->dictionary = dict;
       Opt<std::string> decoded;
-      for (const auto& v : idx) decoded.push_back(v ? std::optional<std::string>(*v == 0 ? "red" : *v == 1 ? "green" : "blue") : std::nullopt);
+      for (const auto& v : idx)
+        decoded.push_back(v ? std::optional<std::string>(*v == 0 ? "red" : *v == 1 ? "green" : "blue") : std::nullopt);
       c.push_back({field("dict", a->type), a, testing::StringArray<int32_t>(p, decoded)});
     }
     return c;
@@ -237,8 +245,8 @@ TEST_P(ParquetWriterRoundTrip, EveryFlatTypeWithNullsRowGroupsAndPages) {
   o.pool = pool();
   o.codec = *ParseWriterCodec(GetParam().codec);
   o.dictionary = GetParam().dictionary;
-  o.row_group_rows = 17;    // 50 rows: row groups of 17, 17, 16
-  o.data_page_max_rows = 5;  // several pages per chunk
+  o.row_group_rows = 17;                // 50 rows: row groups of 17, 17, 16
+  o.data_page_max_rows = 5;             // several pages per chunk
   o.dictionary_page_limit_bytes = 200;  // s_many and bin pass it: PLAIN
   const auto bytes = Write(columns, o, 12);
   ExpectRoundTrip(columns, bytes);
