@@ -4,7 +4,8 @@
 # `quiver sql --tpch 0.01` run in-process (sorted CSV compared byte for
 # byte), and an unsupported statement fails the client with the engine's
 # message and sqlState 0A000; with --no-lz4-checksums the same rows, every
-# chunk reported decoded without its LZ4 checksums.
+# chunk reported decoded without its LZ4 checksums; -o FILE.parquet writes
+# the same rows as Parquet.
 # Usage: serve_tpch_check.sh QUIVER
 set -u
 q="$1"
@@ -36,6 +37,13 @@ rows=$(($(wc -l < "$dir/local.sorted") - 1))
 [ "$rows" -gt 1000 ] || fail "only $rows rows"
 cmp -s "$dir/remote.sorted" "$dir/local.sorted" || fail "served rows differ from the in-process rows"
 grep -Eq ' [2-9][0-9]* chunks| [1-9][0-9]+ chunks' "$dir/query.err" || fail "expected several chunks: $(cat "$dir/query.err")"
+# -o FILE.parquet (issue 36): the same rows written as Parquet (ZSTD, row
+# groups of 1000 rows) and read back by quiver.
+"$q" query --server "$url" --ca-cert "$cert" -q -o "$dir/remote.parquet" --parquet-compression zstd \
+  --row-group-rows 1000 "$sql" 2> "$dir/parquet.err" || fail "query -o .parquet failed: $(cat "$dir/parquet.err")"
+"$q" schema "$dir/remote.parquet" | grep -q '^format: Parquet' || fail "-o .parquet did not write Parquet"
+"$q" sql --table r="$dir/remote.parquet" --format csv "SELECT * FROM r" 2>/dev/null | sort |
+  cmp -s - "$dir/local.sorted" || fail "rows read back from query -o .parquet differ"
 grep -q 'checksums skipped' "$dir/query.err" && fail "checksums skipped by default: $(cat "$dir/query.err")"
 # --no-lz4-checksums: the same rows, every chunk (LZ4, over TLS) decoded unchecked.
 "$q" query --server "$url" --ca-cert "$cert" --format csv --no-lz4-checksums "$sql" > "$dir/unchecked.csv" \
@@ -49,4 +57,4 @@ if "$q" query --server "$url" --ca-cert "$cert" "WITH RECURSIVE r AS (SELECT 1) 
 fi
 grep -q 'WITH RECURSIVE is not supported (line 1, column' "$dir/err.txt" || fail "error message: $(cat "$dir/err.txt")"
 grep -q 'sqlState 0A000' "$dir/err.txt" || fail "no sqlState: $(cat "$dir/err.txt")"
-echo "serve_tpch_check: $rows rows equal (also unchecked, $chunks chunks); errors carry sqlState: ok"
+echo "serve_tpch_check: $rows rows equal (also unchecked, $chunks chunks, and as Parquet); errors carry sqlState: ok"

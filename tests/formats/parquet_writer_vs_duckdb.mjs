@@ -13,7 +13,8 @@
 //  - TPC-H lineitem at scale 0.05 converted to Parquet: DuckDB's count and
 //    sums equal quiver's over the Arrow file; the file sizes beside DuckDB's
 //    own COPY of the same table (printed, not asserted).
-// DuckDB's parquet_metadata() checks the encodings, codecs and row groups.
+// DuckDB's parquet_metadata() checks the encodings, codecs and row groups; bad
+// options and unsupported columns are clear errors that leave no file.
 // Usage: node tests/formats/parquet_writer_vs_duckdb.mjs QUIVER_BINARY SHARED_DIR
 // Prints "parquet writer vs duckdb: N files equal, 0 differences"; exit 1 on
 // any difference, 77 without @duckdb/node-api or the shared data.
@@ -237,6 +238,26 @@ for (const codec of ['snappy', 'zstd']) {
   } else {
     failures++;
     console.log(`DIFF lineitem SF 0.05 ${codec}: duckdb ${got.join(' | ')}; quiver ${fromQuiver.join(' | ')}`);
+  }
+}
+
+// 4. Bad options and columns the writer does not write: clear errors, no file left.
+for (const [args, code, text] of [
+  [['--parquet-compression', 'gzip'], 2, "Parquet compression 'gzip' (expected snappy, zstd or none)"],
+  [['--row-group-rows', '0'], 1, '--row-group-rows 0: expected >= 1'],
+  [['--compression', 'zstd'], 2, 'a Parquet output takes --parquet-compression'],
+  [['--in', 'nested'], 1, "NotImplemented: Parquet writer: column 'list_nullable' of type list<item: int32>"],
+]) {
+  const input = args[0] === '--in' ? `generated_${args[1]}.arrow_file` : 'generated_primitive.arrow_file';
+  const out = path.join(dir, 'refused.parquet');
+  const r = spawnSync(quiver, ['convert', path.join(integration, input), out, ...(args[0] === '--in' ? [] : args)],
+    { encoding: 'utf8' });
+  if (r.status === code && r.stderr.includes(text) && !existsSync(out)) {
+    equal++;
+    console.log(`ok   refused: ${r.stderr.trim()}`);
+  } else {
+    failures++;
+    console.log(`DIFF convert ${args.join(' ')}: exit ${r.status}, ${r.stderr.trim()}, file left: ${existsSync(out)}`);
   }
 }
 
