@@ -1,5 +1,6 @@
 #include "quiver/formats/parquet/column_writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -45,6 +46,35 @@ void AppendPlain(std::string_view v, const LeafMapping& m, std::string* out) {
   out->append(v);
 }
 
+/// Bytes of general-heap memory (the dictionary's hash index, a page's
+/// body) charged to the pool: Set reserves growth before the memory is
+/// taken and gives back shrinkage; the destructor gives back the rest.
+class HeapCharge {
+ public:
+  explicit HeapCharge(MemoryPool* pool) : pool_(pool) {}
+  ~HeapCharge() { pool_->Unreserve(charged_); }
+  HeapCharge(const HeapCharge&) = delete;
+  HeapCharge& operator=(const HeapCharge&) = delete;
+  Status Set(int64_t bytes) {
+    if (bytes > charged_) {
+      QUIVER_RETURN_NOT_OK(pool_->Reserve(bytes - charged_));
+    } else {
+      pool_->Unreserve(charged_ - bytes);
+    }
+    charged_ = bytes;
+    return Status::OK();
+  }
+
+ private:
+  MemoryPool* pool_;
+  int64_t charged_ = 0;
+};
+
+/// What one dictionary entry costs on the heap: its hash node (key view,
+/// index, next pointer, cached hash), its bucket and its entry view.
+constexpr int64_t kDictionaryEntryBytes = 64;
+constexpr int64_t kDictionaryChargeStep = 4096;  // entries charged at a time
+
 struct DictionaryBuild {
   std::vector<std::string_view> entries;  // into the chunk's values
   std::shared_ptr<Buffer> indices;        // uint32 per non-null value
@@ -56,9 +86,15 @@ Result<bool> BuildDictionary(const ColumnValues& cv, const LeafMapping& m, int64
                              DictionaryBuild* out) {
   QUIVER_ASSIGN_OR_RETURN(out->indices, Buffer::Allocate(pool, cv.num_values * 4));
   auto* idx = reinterpret_cast<uint32_t*>(out->indices->mutable_data());
+  HeapCharge charge(pool);  // the hash index, charged ahead of its growth
+  int64_t charged_entries = 0;
   std::unordered_map<std::string_view, uint32_t> index;
   for (int64_t i = 0; i < cv.num_values; ++i) {
     const std::string_view v = ValueBytes(cv, m, i);
+    if (static_cast<int64_t>(out->entries.size()) == charged_entries) {
+      charged_entries += kDictionaryChargeStep;
+      QUIVER_RETURN_NOT_OK(charge.Set(charged_entries * kDictionaryEntryBytes));
+    }
     auto [it, inserted] = index.try_emplace(v, static_cast<uint32_t>(out->entries.size()));
     if (inserted) {
       out->plain_bytes += PlainSize(v, m);
@@ -121,9 +157,11 @@ Result<ColumnChunk> WriteColumnChunk(const ColumnValues& cv, const LeafMapping& 
     if (!use_dictionary) dict = DictionaryBuild{};  // the indices go back to the pool
   }
   ChunkEmitter emit(o, sink, pool);
+  HeapCharge page_charge(pool);  // the page being built (body, levels)
   std::string body;
   int bit_width = 0;
   if (use_dictionary) {
+    QUIVER_RETURN_NOT_OK(page_charge.Set(dict.plain_bytes));
     body.reserve(static_cast<size_t>(dict.plain_bytes));
     for (std::string_view v : dict.entries) AppendPlain(v, m, &body);
     PageHeader h;
@@ -160,6 +198,13 @@ Result<ColumnChunk> WriteColumnChunk(const ColumnValues& cv, const LeafMapping& 
       ++row;
     }
     const int64_t page_rows = row - row0, page_values = value - value0;
+    // Charged before it is built: values (dictionary indices at most 5 bytes
+    // each, booleans 1 bit), levels (at most 5 bytes a row plus the uint32
+    // copy), and what the buffers already hold.
+    const int64_t levels_bound = levels != nullptr ? page_rows * 9 + 16 : 0;
+    const int64_t body_bound = (use_dictionary ? page_values * 5 + 16 : bytes + 16) + levels_bound;
+    QUIVER_RETURN_NOT_OK(page_charge.Set(std::max<int64_t>(body_bound, static_cast<int64_t>(body.capacity())) +
+                                         static_cast<int64_t>(level_bytes.capacity() + level_values.capacity() * 4)));
     body.clear();
     if (levels != nullptr) {
       level_values.assign(levels + row0, levels + row);

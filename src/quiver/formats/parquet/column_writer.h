@@ -14,8 +14,10 @@
 // (before compression) and at most `data_page_max_rows` rows.
 //
 // Pages go to the sink as they are made: memory is the dictionary, one
-// page and the compression scratch (from `pool`; the dictionary's hash
-// index is on the general heap, bounded by the limit). Not thread-safe.
+// page and the compression scratch, all charged to `pool` (the dictionary's
+// hash index and the page being built live on the general heap and are
+// charged with MemoryPool::Reserve before they grow: a pool limit stops
+// the writer with OutOfMemory). Not thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -408,6 +408,30 @@ TEST_F(ParquetWriterTest, MemoryComesFromThePoolAndGoesBack) {
   EXPECT_EQ(child->held_bytes(), 0);
 }
 
+TEST_F(ParquetWriterTest, APoolLimitStopsTheWriterWithOutOfMemory) {
+  auto columns = EveryType();
+  MemoryPoolOptions po;
+  po.name = "parquet-write";
+  po.limit_bytes = 4096;  // less than the dictionary index's first charge
+  auto child = pool_->MakeChild(po);
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayDataPtr> arrays;
+  for (const auto& c : columns) {
+    fields.push_back(c.field);
+    arrays.push_back(c.written);
+  }
+  auto schema = std::make_shared<Schema>();
+  schema->fields = fields;
+  formats::MemorySink sink;
+  WriterOptions o;
+  o.pool = child.get();
+  auto w = FileWriter::Make(schema, &sink, o);
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->WriteBatch(testing::Batch(schema, arrays)));
+  EXPECT_RAISES_WITH_MESSAGE(OutOfMemory, "parquet-write", (*w)->Close());
+  EXPECT_EQ(child->held_bytes(), 0);
+}
+
 TEST(RleHybridEncoder, DecodesBackForEveryWidthAndRunShape) {
   std::mt19937 rng(36);
   for (int width = 0; width <= 20; ++width) {
