@@ -6,7 +6,7 @@
 // fuzz_vs_duckdb.mjs renders them. Only functions whose DuckDB semantics
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
-//   (groups: strings, dates, aggregates)
+//   (groups: strings, dates, aggregates, subqueries)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -61,6 +61,44 @@ const groups = {
     "SELECT median(DISTINCT n), percentile_disc(1) WITHIN GROUP (ORDER BY x), percentile_cont(0) WITHIN GROUP (ORDER BY n) FROM a WHERE g IS NOT NULL",
     "SELECT g, string_agg(s, ', ' ORDER BY s), string_agg(s ORDER BY s DESC), listagg(DISTINCT s, '' ORDER BY s), approx_count_distinct(s), approx_count_distinct(n) FROM a GROUP BY g",
     "SELECT string_agg(s, '|' ORDER BY s), approx_count_distinct(b), approx_count_distinct(g) FROM a",
+  ],
+  // EXISTS / IN (subquery) as values: mark joins (issue 37), with SQL's
+  // NULLs on either side of IN, empty sets, correlation, aggregation.
+  subqueries: [
+    "CREATE TABLE customer(c_custkey INTEGER, c_nationkey INTEGER, c_acctbal DOUBLE, c_name VARCHAR)",
+    "INSERT INTO customer VALUES (1, 1, 100.0, 'a'), (2, 2, 900.0, 'b'), (3, 3, -5.0, 'c'), (4, NULL, 50.0, 'd'), (5, 1, 700.0, 'e'), (6, 4, 10.0, 'f'), (7, 5, NULL, 'g'), (8, NULL, 600.0, 'h')",
+    "CREATE TABLE orders(o_orderkey INTEGER, o_custkey INTEGER, o_totalprice DOUBLE, o_status VARCHAR, o_nation INTEGER)",
+    "INSERT INTO orders VALUES (10, 1, 50.0, 'F', 1), (11, 1, 500.0, 'O', 2), (12, 2, 1000.0, 'F', NULL), (13, 3, 20.0, 'O', 3), (14, 5, 800.0, 'O', 1), (15, NULL, 30.0, 'F', 4), (16, 7, 5.0, 'P', NULL), (17, 7, 6.0, 'P', 5), (18, 2, 10.0, 'O', 9)",
+    "CREATE TABLE nation(n_nationkey INTEGER, n_regionkey INTEGER)",
+    "INSERT INTO nation VALUES (1, 0), (2, 1), (3, 1), (4, 2), (NULL, 2)",
+    // EXISTS OR EXISTS (TPC-DS 10 / 35), correlated
+    "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_status = 'F') OR EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_totalprice > 700)",
+    "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey) AND (EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_status = 'P') OR EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_status = 'F'))",
+    "SELECT c_nationkey, count(*) FROM customer c WHERE NOT EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_status = 'O') OR c_acctbal > 800 GROUP BY c_nationkey",
+    // IN OR a comparison (TPC-DS 45), uncorrelated
+    "SELECT c_custkey FROM customer WHERE c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey = 1) OR c_acctbal > 600",
+    "SELECT c_custkey FROM customer WHERE c_custkey IN (SELECT o_custkey FROM orders WHERE o_status = 'F') OR c_name = 'g'",
+    // in the SELECT list
+    "SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey), NOT EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_totalprice > 100) FROM customer",
+    "SELECT c_custkey, c_nationkey IN (SELECT n_nationkey FROM nation), c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_nationkey IS NOT NULL), c_nationkey NOT IN (SELECT n_nationkey FROM nation) FROM customer",
+    "SELECT c_custkey, CASE WHEN c_custkey IN (SELECT o_custkey FROM orders) THEN 'buyer' ELSE 'none' END, EXISTS (SELECT 1 FROM nation) FROM customer",
+    // NOT IN with NULLs on either side, under OR and NOT
+    "SELECT c_custkey FROM customer WHERE NOT (c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey < 2)) OR c_custkey = 1",
+    "SELECT c_custkey FROM customer WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_status <> 'O') OR c_acctbal < 0",
+    "SELECT c_custkey FROM customer WHERE c_nationkey NOT IN (SELECT n_nationkey FROM nation WHERE n_nationkey IS NOT NULL) OR c_acctbal IS NULL",
+    // empty subqueries
+    "SELECT c_custkey, c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey > 5), c_nationkey NOT IN (SELECT n_nationkey FROM nation WHERE n_regionkey > 5), EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_totalprice > 5000) FROM customer",
+    "SELECT count(*) FROM customer WHERE c_custkey IN (SELECT o_custkey FROM orders WHERE o_totalprice < 0) OR c_custkey > 6",
+    // correlated IN / NOT IN (the set differs per row; NULLs in it)
+    "SELECT c_custkey, c_nationkey IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey), c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey) FROM customer",
+    "SELECT c_custkey FROM customer WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey)",
+    "SELECT c_custkey FROM customer WHERE c_nationkey IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey AND o_totalprice < c_acctbal) OR c_custkey = 7",
+    // correlated EXISTS with a non-equality condition, under OR
+    "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_totalprice > c.c_acctbal) OR c_custkey < 3",
+    // aggregated queries: the SELECT list and HAVING
+    "SELECT c_nationkey, count(*), EXISTS (SELECT 1 FROM nation WHERE n_nationkey = c_nationkey AND n_regionkey = 1), c_nationkey IN (SELECT o_nation FROM orders) FROM customer GROUP BY c_nationkey",
+    "SELECT c_nationkey, count(*) FROM customer GROUP BY c_nationkey HAVING c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey = 1) OR count(*) > 1",
+    "SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey) THEN 1 ELSE 0 END) FROM customer",
   ],
 };
 

@@ -112,7 +112,9 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
       return Error(name + "() takes " + (two ? "one or two arguments" : "one argument"), location);
     ExprContext inner = *ctx;
     inner.in_aggregate = true;
-    inner.query = nullptr;
+    // The query stays: EXISTS / IN (subquery) in the argument mark-joins
+    // onto the rows the aggregate reads (bind_mark_join.cc); scalar
+    // subqueries refuse an aggregate's argument themselves.
     QUIVER_ASSIGN_OR_RETURN(call.arg, BindExpr(f["args"][0], &inner));
     // any_value(x) skips NULLs in the postgres dialect (DuckDB's) and takes
     // them in the spark dialect (Spark's, as first(x)).

@@ -670,8 +670,7 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
     const std::string type = s.value("subLinkType", "");
     const int loc = s.value("location", location);
     if (type == "EXPR_SUBLINK") return BindScalarSubquery(node, ctx);
-    if (type == "EXISTS_SUBLINK") return Unsupported("EXISTS outside a top-level AND term of WHERE", loc);
-    if (type == "ANY_SUBLINK") return Unsupported("IN (subquery) outside a top-level AND term of WHERE", loc);
+    if (type == "EXISTS_SUBLINK" || type == "ANY_SUBLINK") return BindMarkSubquery(node, ctx);
     return Unsupported("this kind of subquery (" + type + ")", loc);
   }
   if (node.contains("ParamRef")) return Unsupported("parameters ($n)", location);

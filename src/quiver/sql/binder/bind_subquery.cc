@@ -196,6 +196,26 @@ LogicalOpPtr ReduceByOuterKeys(const LogicalOpPtr& sub, const LogicalOpPtr& oute
   return rebuilt;
 }
 
+}  // namespace
+
+LogicalOpPtr MakeMarkJoin(LogicalOpPtr left, LogicalOpPtr sub, std::vector<std::pair<ExprPtr, ExprPtr>> keys,
+                          ExprPtr residual, ColumnBinding mark, bool null_aware) {
+  auto j = std::make_shared<LogicalOp>();
+  j->kind = LogicalOp::Kind::kJoin;
+  j->join_kind = JoinKind::kMark;
+  j->keys = std::move(keys);
+  j->residual = std::move(residual);
+  j->mark_null_aware = null_aware;
+  j->columns = left->columns;
+  j->columns.push_back(std::move(mark));
+  j->est_rows = left->est_rows;
+  j->base_rows = left->base_rows;
+  j->children = {std::move(left), std::move(sub)};
+  return j;
+}
+
+namespace {
+
 // Whether `node` (a parse tree) calls an aggregate function.
 bool CallsAggregate(const Json& node) {
   if (node.is_object()) {
@@ -309,6 +329,18 @@ Status Binder::Impl::ApplyDeferredJoins(QueryState* q,
     for (auto& k : d.keys) {
       QUIVER_ASSIGN_OR_RETURN(k.first, outer_rewrite(k.first));
     }
+    if (d.kind == JoinKind::kMark) {
+      // The residual reads the subquery's columns too: allowed first.
+      if (allowed) {
+        for (const auto& c : d.sub->columns) allowed->insert(c.id);
+        allowed->insert(d.mark.id);
+      }
+      if (d.residual) {
+        QUIVER_ASSIGN_OR_RETURN(d.residual, outer_rewrite(d.residual));
+      }
+      q->plan = MakeMarkJoin(q->plan, d.sub, std::move(d.keys), d.residual, d.mark, d.mark_null_aware);
+      continue;
+    }
     const LogicalOpPtr sub = ReduceByOuterKeys(d.sub, q->plan, d.keys);
     if (allowed)
       for (const auto& c : sub->columns) allowed->insert(c.id);
@@ -317,8 +349,6 @@ Status Binder::Impl::ApplyDeferredJoins(QueryState* q,
   q->deferred_joins.clear();
   return Status::OK();
 }
-
-namespace {
 
 // EXISTS (SELECT list FROM ...) asks only whether rows exist: a select list
 // of plain columns and constants (TPC-H Q21's SELECT *) becomes one NULL, so
@@ -348,9 +378,8 @@ void DropExistsSelectList(Json* select) {
   targets = Json::array({null_target});
 }
 
-}  // namespace
-
 Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
+  const Json term_copy = term;  // correlated NOT IN binds it again as a mark join
   Json* node = &term;
   bool negated = false;
   if (node->contains("BoolExpr") && (*node)["BoolExpr"].value("boolop", "") == "NOT_EXPR" &&
@@ -401,7 +430,15 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
       keys.emplace_back(x, Expr::Column(y.id, y.type));
       for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
       if (negated) {
-        if (keys.size() > 1 || b.corr_residual) return Unsupported("NOT IN over a correlated subquery", location);
+        if (keys.size() > 1 || b.corr_residual) {
+          // Correlated NOT IN: NOT over the mark join's three-valued IN
+          // (bind_mark_join.cc), bound from the parse tree as any term.
+          Json term_again = term_copy;
+          ExprContext ctx2{&q->scope, "WHERE", nullptr, false, q};
+          QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(term_again, &ctx2));
+          q->plan = AddFilter(q->plan, e);
+          return Status::OK();
+        }
         q->plan = MakeSubqueryJoin(JoinKind::kNullAwareAnti, q->plan, b.plan, std::move(keys), nullptr);
       } else {
         q->plan = MakeSubqueryJoin(JoinKind::kSemi, q->plan, b.plan, std::move(keys), b.corr_residual);

@@ -90,9 +90,15 @@ struct QueryState {
   /// expr, subquery column) keys): left-joined after the aggregate when the
   /// query aggregates (the outer sides then read its group columns), else
   /// before the projection.
+  /// EXISTS / IN (subquery) there are mark joins (kind kMark: the
+  /// subquery's correlation residual, the mark column, IN's NULLs).
   struct DeferredJoin {
     LogicalOpPtr sub;
     std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+    JoinKind kind = JoinKind::kLeft;
+    ExprPtr residual = nullptr;
+    ColumnBinding mark{};
+    bool mark_null_aware = false;
   };
   std::vector<DeferredJoin> deferred_joins;
   /// The query's WHERE (null when none): partition pruning of file tables.
@@ -268,6 +274,13 @@ struct Binder::Impl {
 
   // bind_subquery.cc
   Result<ExprPtr> BindScalarSubquery(Json& sublink, ExprContext* ctx);
+  /// [NOT] EXISTS / x IN (subquery) as a value (under OR, in the SELECT
+  /// list, ...): a mark join onto ctx->query's plan (bind_mark_join.cc).
+  Result<ExprPtr> BindMarkSubquery(Json& sublink, ExprContext* ctx);
+  /// A mark join of `sub` onto ctx->query's plan (deferred in the SELECT
+  /// list, HAVING and ORDER BY); its mark column.
+  Result<ExprPtr> AddMarkJoin(ExprContext* ctx, LogicalOpPtr sub, std::vector<std::pair<ExprPtr, ExprPtr>> keys,
+                              ExprPtr residual, bool null_aware, int location);
   /// Applies a WHERE term holding a subquery to q->plan (semi/anti join, or
   /// a filter whose scalar subqueries are joined in).
   Status ApplySubqueryConjunct(Json& term, QueryState* q);
@@ -280,6 +293,18 @@ struct Binder::Impl {
   /// Splits a subquery's correlated WHERE terms into keys and residuals.
   Status ExtractCorrelation(const ExprPtr& term, QueryState* q, bool* correlated);
 };
+
+/// A mark join (JoinKind::kMark) of `sub` onto `left`: `left`'s columns,
+/// then `mark`. `keys` are (left expr, sub expr) equalities, `residual` a
+/// condition over both sides (may be null); `null_aware`: the mark is
+/// three-valued as keys[0].first IN (sub's keys[0].second).
+LogicalOpPtr MakeMarkJoin(LogicalOpPtr left, LogicalOpPtr sub, std::vector<std::pair<ExprPtr, ExprPtr>> keys,
+                          ExprPtr residual, ColumnBinding mark, bool null_aware);
+
+/// EXISTS (SELECT list FROM ...): a select list of plain columns and
+/// constants becomes one NULL, so the subquery reads only what its joins
+/// and filters use (bind_subquery.cc).
+void DropExistsSelectList(Json* select);
 
 /// True when the parse-tree node holds a SubLink anywhere.
 bool ContainsSubLink(const Json& node);

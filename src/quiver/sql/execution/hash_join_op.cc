@@ -11,10 +11,15 @@ namespace quiver::sql {
 Status HashJoinOp::Init() {
   if (spec_.residual && spec_.kind == JoinKind::kNullAwareAnti)
     return Status::NotImplemented("NOT IN with a condition other than column equalities");
+  if (mark_ && spec_.mark_null_aware && (spec_.residual || spec_.left_keys.size() != 1))
+    return Status::Invalid("a null-aware mark join needs one key and no residual condition");
   build_schema_ = ExtendSchema(*right_schema_, spec_.right_keys, track_build_);
   probe_schema_ = ExtendSchema(*left_->schema(), spec_.left_keys, tracked_);
   join::HashJoinOptions o;
-  o.type = tracked_ ? join::JoinType::kInner : ToJoinType(spec_.kind);
+  // A mark join without a residual asks the join layer for the matched
+  // probe rows' numbers only (a semi join); with one, for the pairs.
+  const bool mark_semi = mark_ && !spec_.residual;
+  o.type = mark_semi ? join::JoinType::kLeftSemi : tracked_ ? join::JoinType::kInner : ToJoinType(spec_.kind);
   for (size_t k = 0; k < spec_.right_keys.size(); ++k) {
     o.build_keys.push_back(nright_ + static_cast<int>(k));
     o.probe_keys.push_back(nleft_ + static_cast<int>(k));
@@ -25,6 +30,7 @@ Status HashJoinOp::Init() {
   std::vector<int> build_out(static_cast<size_t>(nright_));
   std::iota(build_out.begin(), build_out.end(), 0);
   if (track_build_) build_out.push_back(nright_ + static_cast<int>(spec_.right_keys.size()));
+  if (mark_semi) probe_out = {nleft_ + static_cast<int>(spec_.left_keys.size())};
   o.probe_output = probe_out;
   o.build_output = build_out;
   o.max_output_rows = ctx_->max_batch_rows;
@@ -39,10 +45,15 @@ Status HashJoinOp::Start() {
   for (const auto& f : right_schema_->fields) right_types_.push_back(f->type);
   if (shared_) {
     relation_ = shared_->relation;
+    build_rows_ = shared_->rows;
+    build_null_rows_ = shared_->null_key_rows;
     QUIVER_ASSIGN_OR_RETURN(prober_, join_->MakeProbe(relation_));
-    return Status::OK();
+  } else {
+    QUIVER_RETURN_NOT_OK(Build());
   }
-  return Build();
+  if (spec_.mark_build_rows >= 0) build_rows_ = spec_.mark_build_rows;
+  if (spec_.mark_build_null_rows >= 0) build_null_rows_ = spec_.mark_build_null_rows;
+  return Status::OK();
 }
 
 Status HashJoinOp::Build() {
@@ -60,6 +71,10 @@ Status HashJoinOp::Build() {
     QUIVER_ASSIGN_OR_RETURN(
         b, WithKeys(b, spec_.right_keys, build_schema_, track_build_ ? base : kNoRowIds, ctx_, ctx_->pool.get()));
     if (track_build_) base += rows;  // global build row numbers
+    if (mark_) {
+      build_rows_ += rows;
+      build_null_rows_ += b->columns[static_cast<size_t>(nright_)]->null_count;
+    }
     batches.push_back(std::move(b));
   }
   build_matched_.assign(static_cast<size_t>(base), 0);
@@ -82,6 +97,12 @@ Status HashJoinOp::Emit(const RecordBatchPtr& out) {
       QUIVER_ASSIGN_OR_RETURN(b, TakeRows(view, sel, ctx_->pool.get()));
     }
     pending_.push_back(MakeBatch(schema_, b->num_rows, b->columns));
+    return Status::OK();
+  }
+  if (mark_ && !spec_.residual) {  // the matched probe rows' numbers
+    const ArrayDataPtr& rowid = b->columns[0];
+    const int64_t* ids = rowid->GetValues<int64_t>(1) + rowid->offset;
+    for (int64_t r = 0; r < b->num_rows; ++r) matched_[static_cast<size_t>(ids[r])] = 1;
     return Status::OK();
   }
   // tracked: drop the row-id column, evaluate the residual, mark matches
@@ -136,7 +157,31 @@ Status HashJoinOp::EmitUnmatchedBuildRows() {
   return Status::OK();
 }
 
+Status HashJoinOp::FinishMarked(const RecordBatchPtr& probe) {
+  const int64_t n = probe->num_rows;
+  if (n == 0) return Status::OK();
+  // 1 TRUE, 0 FALSE, 2 NULL (BoolArrayFromTruth).
+  std::vector<uint8_t> truth(static_cast<size_t>(n), 0);
+  const ArrayData& key = *probe->columns[static_cast<size_t>(nleft_)];
+  const bool unknown_all = spec_.mark_null_aware && build_rows_ > 0 && build_null_rows_ > 0;
+  const bool unknown_null_key = spec_.mark_null_aware && build_rows_ > 0 && key.null_count > 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const size_t i = static_cast<size_t>(r);
+    if (matched_[i]) {
+      truth[i] = 1;
+    } else if (unknown_all || (unknown_null_key && !key.IsValid(r))) {
+      truth[i] = 2;  // x IN (..., NULL) without a match, NULL IN (non-empty)
+    }
+  }
+  std::vector<ArrayDataPtr> cols(probe->columns.begin(), probe->columns.begin() + nleft_);
+  QUIVER_ASSIGN_OR_RETURN(ArrayDataPtr mark, BoolArrayFromTruth(truth.data(), n, ctx_->pool.get()));
+  cols.push_back(std::move(mark));
+  pending_.push_back(MakeBatch(schema_, n, std::move(cols)));
+  return Status::OK();
+}
+
 Status HashJoinOp::FinishTracked(const RecordBatchPtr& probe) {
+  if (mark_) return FinishMarked(probe);
   if (spec_.kind == JoinKind::kRight) return Status::OK();  // unmatched probe rows are dropped
   std::vector<int64_t> rows;
   const bool want_matched = spec_.kind == JoinKind::kSemi;

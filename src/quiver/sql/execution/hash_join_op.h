@@ -2,8 +2,12 @@
 // the join layer (quiver/join/hash_join.h): keys are expressions, evaluated
 // into extra columns of each side (join_keys.h), with a residual condition
 // for inner, left, right, full, semi and anti joins (matches tracked per
-// probe row, and per build row for right / full joins) and NOT IN without
-// one. Internal to sql/execution; not installed.
+// probe row, and per build row for right / full joins), NOT IN without
+// one, and mark joins: every probe row once followed by a BOOLEAN mark,
+// whether some build row matched (with a residual: matched and passed it);
+// with JoinSpec::mark_null_aware NULL instead of FALSE where SQL's IN is
+// unknown (the probe key NULL, or a NULL key in the build side, which is
+// not empty). DuckDB's MARK join. Internal to sql/execution; not installed.
 //
 // Output is bounded: the operator pulls at most max_batch_rows output rows
 // at a time from the join layer (HashJoinProbe::Start / NextOutput,
@@ -30,6 +34,9 @@ namespace quiver::sql {
 struct SharedBuild {
   std::shared_ptr<const join::HashJoin> join;
   std::shared_ptr<join::HashedRelation> relation;
+  /// The build side's rows and rows whose first key is NULL (a
+  /// null-aware mark join's answer for unmatched rows).
+  int64_t rows = 0, null_key_rows = 0;
   ~SharedBuild() {
     if (relation) relation->Close();
   }
@@ -55,7 +62,8 @@ class HashJoinOp : public RecordBatchStream {
         shared_(std::move(shared)) {
     nleft_ = static_cast<int>(left_->schema()->fields.size());
     nright_ = static_cast<int>(right_schema_->fields.size());
-    tracked_ = spec_.residual && spec_.kind != JoinKind::kInner;
+    mark_ = spec_.kind == JoinKind::kMark;
+    tracked_ = (spec_.residual && spec_.kind != JoinKind::kInner) || mark_;
     track_build_ = tracked_ && (spec_.kind == JoinKind::kRight || spec_.kind == JoinKind::kFull);
   }
   ~HashJoinOp() override {
@@ -95,6 +103,9 @@ class HashJoinOp : public RecordBatchStream {
   // After every slice of a tracked probe batch: its unmatched / matched rows.
   Status FinishTracked(const RecordBatchPtr& probe);
 
+  // A mark join's probe batch: every row, then the mark (hash_join_op.h).
+  Status FinishMarked(const RecordBatchPtr& probe);
+
   Result<RecordBatchPtr> NextImpl();
 
   ExecContext* ctx_;
@@ -104,6 +115,9 @@ class HashJoinOp : public RecordBatchStream {
   std::shared_ptr<SharedBuild> shared_;
   int nleft_ = 0, nright_ = 0;
   bool tracked_ = false, track_build_ = false;
+  bool mark_ = false;
+  // Mark joins: the build side's rows and NULL-key rows (SharedBuild).
+  int64_t build_rows_ = 0, build_null_rows_ = 0;
   std::vector<RecordBatchPtr> build_batches_;  // right / full joins with a residual
   std::vector<uint8_t> build_matched_;
   std::vector<DataTypePtr> right_types_;

@@ -74,6 +74,12 @@ class ParallelHashJoinNode : public PhysicalNode {
  protected:
   Status DoPrepare() override {
     Status st = Build();
+    if (st.ok() && grace_ && spec_.kind == JoinKind::kMark) {
+      // Each partition's join answers its unmatched rows from the whole
+      // build side's counts (a NULL key anywhere makes IN unknown).
+      spec_.mark_build_rows = grace_build_->rows();
+      spec_.mark_build_null_rows = grace_build_->null_key_rows();
+    }
     if (st.ok() && grace_ && !SerialGrace()) st = PartitionProbeSide();
     if (!st.ok()) return NameOperator(st, "hash join");
     // A serial grace join reads its probe side through a gather (prepared
@@ -146,6 +152,10 @@ class ParallelHashJoinNode : public PhysicalNode {
     if (!grace_.load()) {
       auto shared = std::make_shared<SharedBuild>();
       shared->join = proto.join_layer();
+      for (const auto& b : batches) {
+        shared->rows += b->num_rows;
+        shared->null_key_rows += b->columns[static_cast<size_t>(nright)]->null_count;
+      }
       auto relation = shared->join->BuildRelation(batches, ctx_->tmm.get(), BuildThreads(ctx_));
       if (relation.ok() && !(spillable && ctx_->MemoryTight())) {
         shared->relation = std::move(*relation);

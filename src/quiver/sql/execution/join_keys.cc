@@ -17,6 +17,7 @@ join::JoinType ToJoinType(JoinKind k) {
     case JoinKind::kSemi: return join::JoinType::kLeftSemi;
     case JoinKind::kAnti: return join::JoinType::kLeftAnti;
     case JoinKind::kNullAwareAnti: return join::JoinType::kNullAwareAnti;
+    case JoinKind::kMark: return join::JoinType::kLeftSemi;  // HashJoinOp tracks the matches itself
   }
   return join::JoinType::kInner;
 }

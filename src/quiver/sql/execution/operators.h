@@ -145,6 +145,13 @@ struct JoinSpec {
   /// right one, marking the left rows that match (for a small outer side
   /// against a large subquery; DuckDB's right semi join).
   bool build_left = false;
+  /// kMark: the mark is three-valued as `left_keys[0] IN (right_keys[0]'s
+  /// rows)` (one key, no residual; logical_plan.h JoinKind::kMark).
+  bool mark_null_aware = false;
+  /// kMark with mark_null_aware: the whole build side's rows and rows with
+  /// a NULL key when a join sees only part of it (a grace partition); -1:
+  /// counted from the rows the join builds.
+  int64_t mark_build_rows = -1, mark_build_null_rows = -1;
 };
 /// Hash join (left = probe side, right = build side) or, without keys, a
 /// nested-loop join. Output: left columns then right columns (semi / anti:

@@ -12,6 +12,7 @@ const char* JoinKindName(JoinKind k) {
     case JoinKind::kSemi: return "semi";
     case JoinKind::kAnti: return "anti";
     case JoinKind::kNullAwareAnti: return "null-aware-anti";
+    case JoinKind::kMark: return "mark";
   }
   return "?";
 }

@@ -26,7 +26,12 @@ struct ColumnBinding {
   DataTypePtr type;  ///< canonical (or a pass-through type)
 };
 
-enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kSemi, kAnti, kNullAwareAnti };
+/// kMark (DuckDB's mark join): every left row once, followed by one BOOLEAN
+/// column, the mark: TRUE when some right row matches (keys and residual),
+/// else FALSE; with LogicalOp::mark_null_aware (`x IN (subquery)`, one key,
+/// no residual) NULL instead of FALSE when the right side is not empty and
+/// x is NULL or the right side's key has a NULL (SQL's three-valued IN).
+enum class JoinKind : uint8_t { kInner, kLeft, kRight, kFull, kSemi, kAnti, kNullAwareAnti, kMark };
 const char* JoinKindName(JoinKind k);
 
 /// The aggregate functions (names and aliases: binder/bind_aggregate.cc;
@@ -173,6 +178,9 @@ struct LogicalOp {
   JoinKind join_kind = JoinKind::kInner;
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;  ///< kJoin: left side expr = right side expr
   ExprPtr residual;                               ///< kJoin: extra condition (may be null)
+  /// kJoin kMark: the mark (the last of `columns`) is three-valued as
+  /// `keys[0].first IN (keys[0].second's rows)` (JoinKind::kMark).
+  bool mark_null_aware = false;
   std::vector<ExprPtr> groups;                    ///< kAggregate
   std::vector<AggregateCall> aggregates;          ///< kAggregate
   std::vector<SortKey> sort_keys;                 ///< kSort

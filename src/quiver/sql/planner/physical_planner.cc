@@ -251,6 +251,12 @@ class Builder {
         const bool left_only = op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti ||
                                op.join_kind == JoinKind::kNullAwareAnti;
         *cols = left_only ? lc : both;
+        if (op.join_kind == JoinKind::kMark) {  // the left columns, then the mark
+          if (op.keys.empty()) return Status::NotImplemented("a mark join without equality keys");
+          spec.mark_null_aware = op.mark_null_aware;
+          *cols = lc;
+          cols->push_back(op.columns.back());
+        }
         return MakeJoinNode(ctx_, std::move(left), std::move(right), std::move(spec), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kAggregate: {

@@ -719,6 +719,49 @@ TEST_F(ParallelTest, RightFullBuildLeftSemiAndNotInJoinsSpillToTheUnlimitedAnswe
   }
 }
 
+TEST_F(ParallelTest, MarkJoinsGiveTheSerialAnswerInParallelAndWhenTheySpill) {
+  const std::string spill_root = *dir_ + "/mark-spill";
+  fs::create_directories(spill_root);
+  // EXISTS / IN under OR and in the SELECT list (mark joins): a residual,
+  // IN's NULLs on both sides over a spilled build side (the whole side's
+  // NULLs decide every partition's unknowns), correlated NOT IN.
+  const std::string prefixes =
+      "(SELECT CASE WHEN l_linenumber = 7 AND l_orderkey % 3 = 0 THEN NULL ELSE substr(l_comment, 1, 10) END FROM "
+      "lineitem)";
+  const std::vector<std::string> sqls = {
+      "SELECT o_orderkey, o_comment FROM orders WHERE EXISTS (SELECT * FROM lineitem WHERE l_orderkey = o_orderkey "
+      "AND l_commitdate < l_receiptdate AND l_comment > o_comment) OR o_orderkey % 5 = 0",
+      "SELECT o_orderkey, CASE WHEN o_orderkey % 7 = 0 THEN NULL ELSE substr(o_comment, 1, 10) END IN " + prefixes +
+          ", substr(o_comment, 1, 10) IN (SELECT substr(l_comment, 1, 10) FROM lineitem) FROM orders",
+      "SELECT o_orderkey, o_custkey FROM orders WHERE o_custkey NOT IN (SELECT CASE WHEN l_linenumber = 3 THEN NULL "
+      "ELSE l_suppkey END FROM lineitem WHERE l_orderkey = o_orderkey) OR o_orderkey % 11 = 0",
+  };
+  for (const auto& sql : sqls) {
+    SCOPED_TRACE(sql);
+    ExecuteOptions plain;
+    plain.threads = 1;
+    auto ref = Rows(sql, plain);
+    ASSERT_OK(ref);
+    ASSERT_GT(ref->size(), 1000u);
+    ExecuteOptions parallel;
+    parallel.threads = 4;
+    parallel.max_batch_rows = 4096;
+    auto par = Rows(sql, parallel);
+    ASSERT_OK(par);
+    EXPECT_TRUE(*par == *ref);
+    for (const auto& [mode, threads] : SpillRuns({1, 4})) {
+      SCOPED_TRACE("threads=" + std::to_string(threads));
+      ExecuteOptions eo = SpillingOptions(mode, threads, 2 << 20, spill_root);
+      auto got = Rows(sql, eo);
+      ASSERT_OK(got);
+      EXPECT_EQ(got->size(), ref->size());
+      EXPECT_TRUE(*got == *ref);
+      EXPECT_GT(eo.spilled_files->load(), 0);
+      EXPECT_TRUE(fs::is_empty(spill_root)) << "spill files left behind";
+    }
+  }
+}
+
 TEST_F(ParallelTest, AnExternalSortGivesTheUnlimitedOrderInBothModesAndLeavesNoFile) {
   const std::string spill_root = *dir_ + "/sort-spill";
   fs::create_directories(spill_root);
