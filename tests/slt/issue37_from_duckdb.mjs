@@ -99,6 +99,11 @@ const groups = {
     "SELECT c_nationkey, count(*), EXISTS (SELECT 1 FROM nation WHERE n_nationkey = c_nationkey AND n_regionkey = 1), c_nationkey IN (SELECT o_nation FROM orders) FROM customer GROUP BY c_nationkey",
     "SELECT c_nationkey, count(*) FROM customer GROUP BY c_nationkey HAVING c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey = 1) OR count(*) > 1",
     "SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey) THEN 1 ELSE 0 END) FROM customer",
+    // TPC-DS 45's shape: IN (subquery) OR IN (list) over a join, grouped
+    "SELECT c_name, count(*), sum(o_totalprice) FROM customer, orders WHERE o_custkey = c_custkey AND (substr(c_name, 1, 1) IN ('a', 'b') OR c_custkey IN (SELECT o_custkey FROM orders WHERE o_orderkey IN (10, 12, 17))) GROUP BY c_name",
+    // without FROM; a NULL probe against an empty and a non-empty set
+    "SELECT CAST(NULL AS INTEGER) IN (SELECT n_nationkey FROM nation), CAST(NULL AS INTEGER) IN (SELECT n_nationkey FROM nation WHERE n_regionkey > 5), 3 IN (SELECT n_nationkey FROM nation), 7 NOT IN (SELECT n_nationkey FROM nation WHERE n_nationkey IS NOT NULL)",
+    "SELECT c_custkey, c_acctbal FROM customer ORDER BY EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'O'), c_custkey LIMIT 4",
   ],
 };
 

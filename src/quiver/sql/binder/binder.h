@@ -17,8 +17,10 @@
 //                                  keys without rows, the "count bug")
 //   uncorrelated scalar         -> run once (ScalarSubquery); more than one
 //                                  row is error 21000
-// EXISTS / IN subqueries are supported as AND terms of WHERE; elsewhere
-// they are NotImplemented naming their position.
+//   EXISTS / IN elsewhere (under OR or NOT, in the SELECT list, HAVING)
+//                               -> a mark join: the outer rows with a BOOLEAN
+//                                  column, three-valued for IN
+//                                  (bind_mark_join.cc)
 //
 // Errors carry the position ("(line L, column C)"): Invalid for syntax and
 // type errors, KeyError for unknown tables (42P01) and columns (42703),
