@@ -25,9 +25,10 @@ Result<ExprPtr> Binder::Impl::AddMarkJoin(ExprContext* ctx, LogicalOpPtr sub,
                                           std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual,
                                           bool null_aware, int location) {
   if (keys.empty())
-    return Unsupported("EXISTS / IN (subquery) correlated only by conditions other than equality, outside an AND "
-                       "term of WHERE",
-                       location);
+    return Unsupported(
+        "EXISTS / IN (subquery) correlated only by conditions other than equality, outside an AND "
+        "term of WHERE",
+        location);
   ColumnBinding mark{NewId(), "mark", boolean()};
   ExprPtr value = Expr::Column(mark.id, mark.type, location);
   if (ctx->aggs && !ctx->in_aggregate) {
@@ -44,8 +45,8 @@ Result<ExprPtr> Binder::Impl::AddMarkJoin(ExprContext* ctx, LogicalOpPtr sub,
     ctx->query->deferred_joins.push_back(std::move(d));
     return value;
   }
-  ctx->query->plan = MakeMarkJoin(ctx->query->plan, std::move(sub), std::move(keys), std::move(residual),
-                                  std::move(mark), null_aware);
+  ctx->query->plan =
+      MakeMarkJoin(ctx->query->plan, std::move(sub), std::move(keys), std::move(residual), std::move(mark), null_aware);
   return value;
 }
 
@@ -86,7 +87,8 @@ Result<ExprPtr> Binder::Impl::BindMarkSubquery(Json& node, ExprContext* ctx) {
   if (!check.ok()) return WithPosition(check.status(), location);
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;
   keys.emplace_back(x, Expr::Column(y.id, y.type));
-  if (b.corr_keys.empty() && !b.corr_residual) return AddMarkJoin(ctx, b.plan, std::move(keys), nullptr, true, location);
+  if (b.corr_keys.empty() && !b.corr_residual)
+    return AddMarkJoin(ctx, b.plan, std::move(keys), nullptr, true, location);
   for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
   QUIVER_ASSIGN_OR_RETURN(ExprPtr matched, AddMarkJoin(ctx, b.plan, std::move(keys), b.corr_residual, false, location));
   // The same subquery bound again (its own column ids), joined on the

@@ -181,12 +181,12 @@ struct LogicalOp {
   /// kJoin kMark: the mark (the last of `columns`) is three-valued as
   /// `keys[0].first IN (keys[0].second's rows)` (JoinKind::kMark).
   bool mark_null_aware = false;
-  std::vector<ExprPtr> groups;                    ///< kAggregate
-  std::vector<AggregateCall> aggregates;          ///< kAggregate
-  std::vector<SortKey> sort_keys;                 ///< kSort
-  int64_t limit = -1, offset = 0;                 ///< kSort (top-N) / kLimit
-  int cte_id = -1;                                ///< kCteScan: the WITH query (statement-unique)
-  std::string cte_name;                           ///< kCteScan: its name (EXPLAIN)
+  std::vector<ExprPtr> groups;            ///< kAggregate
+  std::vector<AggregateCall> aggregates;  ///< kAggregate
+  std::vector<SortKey> sort_keys;         ///< kSort
+  int64_t limit = -1, offset = 0;         ///< kSort (top-N) / kLimit
+  int cte_id = -1;                        ///< kCteScan: the WITH query (statement-unique)
+  std::string cte_name;                   ///< kCteScan: its name (EXPLAIN)
 
   /// kWindow: the calls (window_call.h).
   std::vector<std::shared_ptr<const WindowCall>> windows;
