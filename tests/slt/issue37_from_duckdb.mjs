@@ -103,6 +103,12 @@ const groups = {
     "SELECT c_name, count(*), sum(o_totalprice) FROM customer, orders WHERE o_custkey = c_custkey AND (substr(c_name, 1, 1) IN ('a', 'b') OR c_custkey IN (SELECT o_custkey FROM orders WHERE o_orderkey IN (10, 12, 17))) GROUP BY c_name",
     // without FROM; a NULL probe against an empty and a non-empty set
     "SELECT CAST(NULL AS INTEGER) IN (SELECT n_nationkey FROM nation), CAST(NULL AS INTEGER) IN (SELECT n_nationkey FROM nation WHERE n_regionkey > 5), 3 IN (SELECT n_nationkey FROM nation), 7 NOT IN (SELECT n_nationkey FROM nation WHERE n_nationkey IS NOT NULL)",
+    // inside other subqueries: a correlated scalar subquery's WHERE, an
+    // EXISTS whose OR term reads the outer row, a derived table
+    "SELECT c_custkey FROM customer c WHERE c_acctbal > (SELECT avg(o_totalprice) FROM orders o WHERE o.o_custkey = c.c_custkey AND (EXISTS (SELECT 1 FROM nation WHERE n_nationkey = o.o_nation) OR o_status = 'P'))",
+    "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.o_custkey = c.c_custkey AND (o.o_nation IN (SELECT n_nationkey FROM nation WHERE n_regionkey = 1) OR o.o_totalprice > c.c_acctbal))",
+    "SELECT f, count(*) FROM (SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'F') AS f FROM customer) d GROUP BY f",
+    "SELECT DISTINCT c_nationkey IN (SELECT o_nation FROM orders) FROM customer",
     "SELECT c_custkey, c_acctbal FROM customer ORDER BY EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'O'), c_custkey LIMIT 4",
   ],
 };

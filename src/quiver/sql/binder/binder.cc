@@ -513,7 +513,9 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   std::vector<int> residual_ids;
   for (const auto& r : q.corr_residual)
     VisitColumns(*r, [&](int id) {
-      if (q.scope.ids.count(id) && std::find(residual_ids.begin(), residual_ids.end(), id) == residual_ids.end())
+      // (a WHERE term's mark join column is this query's too: bind_mark_join.cc)
+      const bool own = q.scope.ids.count(id) || q.plan->IndexOf(id) >= 0;
+      if (own && std::find(residual_ids.begin(), residual_ids.end(), id) == residual_ids.end())
         residual_ids.push_back(id);
     });
   if (!groupings.empty() && !s.contains("groupClause"))
@@ -645,6 +647,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     DataTypePtr t;
     for (const auto& c : q.scope.cols)
       if (c.id == id) t = c.type;
+    if (!t) {
+      const int at = q.plan->IndexOf(id);
+      if (at >= 0) t = q.plan->columns[static_cast<size_t>(at)].type;
+    }
     exprs.push_back(Expr::Column(id, t));
     cols.push_back({NewId(), "__ref", t});
     residual_map[id] = cols.back().id;
