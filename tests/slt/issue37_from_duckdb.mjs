@@ -99,6 +99,8 @@ const groups = {
     "SELECT c_nationkey, count(*), EXISTS (SELECT 1 FROM nation WHERE n_nationkey = c_nationkey AND n_regionkey = 1), c_nationkey IN (SELECT o_nation FROM orders) FROM customer GROUP BY c_nationkey",
     "SELECT c_nationkey, count(*) FROM customer GROUP BY c_nationkey HAVING c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey = 1) OR count(*) > 1",
     "SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey) THEN 1 ELSE 0 END) FROM customer",
+    // TPC-DS 10 / 35's shape: joins inside the correlated subqueries, grouped
+    "SELECT c_nationkey, count(*), min(c_name) FROM customer c WHERE EXISTS (SELECT * FROM orders, nation WHERE o_custkey = c.c_custkey AND o_nation = n_nationkey AND n_regionkey <= 1) AND (EXISTS (SELECT * FROM orders, nation WHERE o_custkey = c.c_custkey AND o_nation = n_nationkey AND n_regionkey = 1) OR EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_status = 'F' AND o_totalprice > 40)) GROUP BY c_nationkey ORDER BY c_nationkey",
     // TPC-DS 45's shape: IN (subquery) OR IN (list) over a join, grouped
     "SELECT c_name, count(*), sum(o_totalprice) FROM customer, orders WHERE o_custkey = c_custkey AND (substr(c_name, 1, 1) IN ('a', 'b') OR c_custkey IN (SELECT o_custkey FROM orders WHERE o_orderkey IN (10, 12, 17))) GROUP BY c_name",
     // without FROM; a NULL probe against an empty and a non-empty set
