@@ -95,6 +95,9 @@ const groups = {
     "SELECT c_custkey FROM customer WHERE c_nationkey IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey AND o_totalprice < c_acctbal) OR c_custkey = 7",
     // correlated EXISTS with a non-equality condition, under OR
     "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT * FROM orders WHERE o_custkey = c.c_custkey AND o_totalprice > c.c_acctbal) OR c_custkey < 3",
+    // correlated by a non-equality alone: nested-loop mark joins
+    "SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_totalprice > c_acctbal * 1.5), c_nationkey IN (SELECT o_nation FROM orders WHERE o_totalprice < c_acctbal) FROM customer",
+    "SELECT c_custkey FROM customer c WHERE c_custkey = 3 OR NOT EXISTS (SELECT 1 FROM orders WHERE o_totalprice > c.c_acctbal)",
     // aggregated queries: the SELECT list and HAVING
     "SELECT c_nationkey, count(*), EXISTS (SELECT 1 FROM nation WHERE n_nationkey = c_nationkey AND n_regionkey = 1), c_nationkey IN (SELECT o_nation FROM orders) FROM customer GROUP BY c_nationkey",
     "SELECT c_nationkey, count(*) FROM customer GROUP BY c_nationkey HAVING c_nationkey IN (SELECT n_nationkey FROM nation WHERE n_regionkey = 1) OR count(*) > 1",

@@ -8,7 +8,8 @@
 //
 //  - uncorrelated EXISTS: a scalar subquery run once (as in WHERE);
 //  - correlated EXISTS: a mark join on the correlation's equalities, its
-//    other conditions the join's residual;
+//    other conditions the join's residual (a nested-loop mark join when
+//    there is no equality);
 //  - uncorrelated x IN (SELECT y ...): a null-aware mark join on x = y: NULL
 //    where SQL's IN is unknown (no match, the set not empty, and x NULL or a
 //    NULL among the y), so that NOT (x IN ...) and x NOT IN ... are right;
@@ -24,11 +25,6 @@ namespace quiver::sql {
 Result<ExprPtr> Binder::Impl::AddMarkJoin(ExprContext* ctx, LogicalOpPtr sub,
                                           std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual,
                                           bool null_aware, int location) {
-  if (keys.empty())
-    return Unsupported(
-        "EXISTS / IN (subquery) correlated only by conditions other than equality, outside an AND "
-        "term of WHERE",
-        location);
   ColumnBinding mark{NewId(), "mark", boolean()};
   ExprPtr value = Expr::Column(mark.id, mark.type, location);
   if (ctx->aggs && !ctx->in_aggregate) {

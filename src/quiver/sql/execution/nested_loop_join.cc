@@ -110,7 +110,16 @@ class NestedLoopJoinOp : public RecordBatchStream {
           out = MakeBatch(schema_, kept->num_rows, kept->columns);
         }
       }
-      std::vector<RecordBatchPtr> extra;
+      if (spec_.kind == JoinKind::kMark) {  // every left row, then whether a right row matched
+        if (end == begin) continue;
+        std::vector<int64_t> rows(static_cast<size_t>(end - begin));
+        std::iota(rows.begin(), rows.end(), begin);
+        QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr taken, TakeRows(current_, rows, pool));
+        std::vector<ArrayDataPtr> cols = taken->columns;
+        QUIVER_ASSIGN_OR_RETURN(auto mark, BoolArrayFromTruth(matched_.data() + begin, end - begin, pool));
+        cols.push_back(std::move(mark));
+        return MakeBatch(schema_, taken->num_rows, std::move(cols));
+      }
       if (spec_.kind != JoinKind::kInner) {
         std::vector<int64_t> rows;
         const bool want = spec_.kind == JoinKind::kSemi;

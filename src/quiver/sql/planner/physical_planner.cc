@@ -252,7 +252,6 @@ class Builder {
                                op.join_kind == JoinKind::kNullAwareAnti;
         *cols = left_only ? lc : both;
         if (op.join_kind == JoinKind::kMark) {  // the left columns, then the mark
-          if (op.keys.empty()) return Status::NotImplemented("a mark join without equality keys");
           spec.mark_null_aware = op.mark_null_aware;
           *cols = lc;
           cols->push_back(op.columns.back());
