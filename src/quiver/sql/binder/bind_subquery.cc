@@ -379,7 +379,6 @@ void DropExistsSelectList(Json* select) {
 }
 
 Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
-  const Json term_copy = term;  // correlated NOT IN binds it again as a mark join
   Json* node = &term;
   bool negated = false;
   if (node->contains("BoolExpr") && (*node)["BoolExpr"].value("boolop", "") == "NOT_EXPR" &&
@@ -414,6 +413,8 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
       return Status::OK();
     }
     if (type == "ANY_SUBLINK") {
+      // A correlated NOT IN binds the term again as a mark join.
+      const Json term_copy = negated ? term : Json();
       if (link.contains("operName")) {
         const std::string op = StringOf(link["operName"].back());
         if (op != "=") return Unsupported("op ANY (subquery) other than IN / = ANY", location);
@@ -433,7 +434,7 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
         if (keys.size() > 1 || b.corr_residual) {
           // Correlated NOT IN: NOT over the mark join's three-valued IN
           // (bind_mark_join.cc), bound from the parse tree as any term.
-          Json term_again = term_copy;
+          Json term_again = term_copy;  // (binding changed `term`'s subquery)
           ExprContext ctx2{&q->scope, "WHERE", nullptr, false, q};
           QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(term_again, &ctx2));
           q->plan = AddFilter(q->plan, e);
