@@ -20,6 +20,13 @@
 #   3d. raw Thrift (stateless_check.mjs): a FETCH_NEXT re-sent with the same
 #      seqid to another server gets the same page; after CloseSession through
 #      HAProxy every server refuses the session's and operation's handles;
+#   6. issue 36: tables that live in the store: TPC-H lineitem and orders
+#      written as Parquet by DuckDB, uploaded to RGW: `quiver sql` over
+#      s3://... equal to the local files (a grouped query, TPC-H Q1, Q4, Q6),
+#      read_parquet of a glob and FROM 's3://...', the bytes GET for 2 of 16
+#      columns against the file size, the real driver through HAProxy and
+#      the three servers (each with --table lineitem_pq=s3://...), and the
+#      errors (no such object / bucket: 404, another user's bucket: 403);
 #   5. faults: missing bucket, wrong credentials (refused at start, naming the
 #      store and HTTP status); 503 SlowDown on the first PUT of every chunk
 #      (a fixed pattern, not chance: retried, the statement succeeds, the
@@ -102,6 +109,31 @@ else
   cat "$W/unit.out"; fail "S3 store tests against RGW"
 fi
 
+# --- tables in the store (section 6): TPC-H at scale 0.02 as Parquet,
+# written by DuckDB from quiver's CSV (snappy, row groups of 20,000 rows),
+# lineitem and orders uploaded; lineitem twice more under lineitem2/ (a glob).
+TABLES_BUCKET=quiver-tables
+PQ=()
+if [ -d "$HERE/../../bench/node_modules/@duckdb/node-api" ]; then
+  "$QUIVER" gen tpch --scale 0.02 -o "$W/tpch" >/dev/null
+  mkdir -p "$W/tpch-csv" "$W/pq"
+  for t in region nation supplier customer part partsupp orders lineitem; do
+    "$QUIVER" cat "$W/tpch/$t.arrow" --format csv >"$W/tpch-csv/$t.csv"
+  done
+  if node "$HERE/../tpch/duckdb_compare.mjs" --csv-dir "$W/tpch-csv" --write-parquet "$W/pq" --compression snappy \
+    --row-group-size 20000 >"$W/pq.out" 2>&1 && $S3 -X PUT "$QUIVER_S3_ENDPOINT/$TABLES_BUCKET" -o /dev/null &&
+    $S3 -T "$W/pq/lineitem.parquet" "$QUIVER_S3_ENDPOINT/$TABLES_BUCKET/tpch/lineitem.parquet" -o /dev/null &&
+    $S3 -T "$W/pq/orders.parquet" "$QUIVER_S3_ENDPOINT/$TABLES_BUCKET/tpch/orders.parquet" -o /dev/null &&
+    $S3 -T "$W/pq/lineitem.parquet" "$QUIVER_S3_ENDPOINT/$TABLES_BUCKET/lineitem2/part-0.parquet" -o /dev/null &&
+    $S3 -T "$W/pq/lineitem.parquet" "$QUIVER_S3_ENDPOINT/$TABLES_BUCKET/lineitem2/part-1.parquet" -o /dev/null; then
+    PQ=(--table "lineitem_pq=s3://$TABLES_BUCKET/tpch/lineitem.parquet")
+  else
+    cat "$W/pq.out"; fail "TPC-H Parquet written by DuckDB and uploaded to RGW"
+  fi
+else
+  echo "SKIP tables in the store: @duckdb/node-api is not installed (bench/install-duckdb.sh)"
+fi
+
 # --- servers ---
 TOKEN=objstore-token-$RANDOM
 head -c 32 /dev/urandom | base64 >"$W/cluster-secret"
@@ -118,7 +150,7 @@ start_server() {
   "$QUIVER" serve --port "$port" --cert "$W/rgw/rgw.crt" --key "$W/rgw/rgw.key" --token "$TOKEN" \
     --table lineitem="$W/lineitem.arrows" --chunk-store "s3://$BUCKET/$prefix" --s3-endpoint "$endpoint" \
     --s3-ca-cert "$CA" --cluster-secret-file "$W/cluster-secret" --chunk-bytes "${CHUNK_BYTES:-256KiB}" \
-    --inline-threshold-bytes 64KiB --max-links-per-fetch 4 --stats 0 "$@" >"$W/$name.out" 2>"$W/$name.err" &
+    --inline-threshold-bytes 64KiB --max-links-per-fetch 4 --stats 0 "${PQ[@]}" "$@" >"$W/$name.out" 2>"$W/$name.err" &
   local pid=$!
   PIDS+=("$pid")
   eval "PID_$name=$pid"
@@ -295,6 +327,75 @@ if [ -n "${killed:-}" ]; then
   eval "port=\$P${killed#s}"
   start_server "$killed" "$port" t1 "$QUIVER_S3_ENDPOINT" || fail "restart $killed"
   poll 30 all_backends_up || fail "HAProxy does not see $killed up again"
+fi
+
+# --- 6. tables that live in the store (issue 36 section 3) ---
+if [ ${#PQ[@]} -gt 0 ]; then
+  S3T=(--s3-endpoint "$QUIVER_S3_ENDPOINT" --s3-ca-cert "$CA")
+  LI=s3://$TABLES_BUCKET/tpch/lineitem.parquet
+  # Exact aggregates only (no floating-point sums), so that any order of
+  # the row groups gives the same text.
+  PQ_SQL="SELECT l_returnflag, l_linestatus, count(*) AS n, sum(l_quantity) AS qty, sum(l_orderkey) AS keys,
+    max(l_extendedprice) AS top, min(l_shipdate) AS first_ship FROM lineitem_pq
+    GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus"
+  "$QUIVER" sql --table "lineitem_pq=$W/pq/lineitem.parquet" --format jsonl "$PQ_SQL" >"$W/pq-local.jsonl" 2>"$W/pq-local.err"
+  "$QUIVER" sql "${S3T[@]}" --table "lineitem_pq=$LI" --format jsonl "$PQ_SQL" >"$W/pq-s3.jsonl" 2>"$W/pq-s3.err"
+  if [ -s "$W/pq-local.jsonl" ] && cmp -s "$W/pq-local.jsonl" "$W/pq-s3.jsonl"; then
+    pass "quiver sql --table lineitem_pq=$LI: equal to the local file ($(wc -l <"$W/pq-s3.jsonl") groups$(grep -o '; s3 .*' "$W/pq-s3.err"))"
+  else
+    tail -3 "$W/pq-s3.err"; fail "quiver sql over $LI differs from the local file"
+  fi
+  # TPC-H Q1, Q4 (lineitem and orders) and Q6, one thread each side; times
+  # side by side (the local file, then RGW over HTTPS).
+  for q in 1 4 6; do
+    t1=$(date +%s%N)
+    "$QUIVER" sql --threads 1 --tpch-query $q --table "lineitem=$W/pq/lineitem.parquet" \
+      --table "orders=$W/pq/orders.parquet" --format jsonl >"$W/q$q-local.jsonl" 2>/dev/null
+    t2=$(date +%s%N)
+    "$QUIVER" sql --threads 1 --tpch-query $q "${S3T[@]}" --table "lineitem=$LI" \
+      --table "orders=s3://$TABLES_BUCKET/tpch/orders.parquet" --format jsonl >"$W/q$q-s3.jsonl" 2>"$W/q$q-s3.err"
+    t3=$(date +%s%N)
+    if [ -s "$W/q$q-local.jsonl" ] && cmp -s "$W/q$q-local.jsonl" "$W/q$q-s3.jsonl"; then
+      pass "TPC-H Q$q over s3:// equal to the local Parquet (local $(((t2 - t1) / 1000000)) ms, RGW $(((t3 - t2) / 1000000)) ms$(grep -o '; s3 [0-9]* GETs, [^(]*' "$W/q$q-s3.err"))"
+    else
+      tail -3 "$W/q$q-s3.err"; fail "TPC-H Q$q over s3://"
+    fi
+  done
+  # In SQL: a glob of two objects and a quoted path.
+  rows=$(grep -o '"n":[0-9]*' "$W/pq-local.jsonl" | cut -d: -f2 | paste -sd+ | bc)
+  out=$({ "$QUIVER" sql "${S3T[@]}" --format csv \
+    "SELECT count(*) AS n FROM read_parquet('s3://$TABLES_BUCKET/lineitem2/*.parquet')"
+    "$QUIVER" sql "${S3T[@]}" --format csv "SELECT count(*) AS n FROM 's3://$TABLES_BUCKET/tpch/lineitem.parquet'"; } 2>&1 |
+    grep -v '^n$' | grep -v 'rows;' | tr '\n' ' ')
+  [ "$out" = "$((2 * rows)) $rows " ] && pass "read_parquet('s3://$TABLES_BUCKET/lineitem2/*.parquet') and FROM 's3://...': $out" ||
+    fail "SQL paths in the store: '$out' (expected $((2 * rows)) $rows)"
+  # Bytes GET for 2 of lineitem's 16 columns: the footer and those columns' chunks.
+  "$QUIVER" sql "${S3T[@]}" --table "lineitem=$LI" --format csv \
+    "SELECT max(l_extendedprice), min(l_discount) FROM lineitem" >/dev/null 2>"$W/two.err"
+  got=$(sed -n 's/.*; s3 [0-9]* GETs, [^(]*(\([0-9]*\) bytes;.*/\1/p' "$W/two.err")
+  size=$(stat -c %s "$W/pq/lineitem.parquet")
+  if [ -n "$got" ] && [ "$got" -lt $((size / 4)) ]; then
+    pass "2 of 16 columns: $got bytes GET of the $size-byte object ($((100 * got / size))%)"
+  else
+    cat "$W/two.err"; fail "bytes GET for 2 columns: '$got' of $size"
+  fi
+  # The real driver through HAProxy: the three servers answer the table
+  # from the store (each opened it at start: --table lineitem_pq=s3://...).
+  out=$(timeout 120 node "$HERE/driver_check.mjs" --port "$HP" --path "$RPC_PATH" --ca "$CA" --token "$TOKEN" \
+    --sql "$PQ_SQL" --expected "$W/pq-local.jsonl" 2>&1)
+  [ $? -eq 0 ] && pass "driver through HAProxy, lineitem_pq in RGW: equal to quiver sql over the local file" ||
+    fail "driver over the table in the store: $(echo "$out" | tail -2)"
+  # Errors name the URL and the HTTP status.
+  "$QUIVER" sql "${S3T[@]}" --table "x=s3://$TABLES_BUCKET/tpch/missing.parquet" "SELECT 1" >/dev/null 2>"$W/e1.err"
+  grep -q "s3://$TABLES_BUCKET/tpch/missing.parquet: no such object (HTTP 404)" "$W/e1.err" &&
+    pass "missing object: $(head -1 "$W/e1.err")" || { cat "$W/e1.err"; fail "missing object message"; }
+  "$QUIVER" sql "${S3T[@]}" --table "x=s3://quiver-nobucket/t.parquet" "SELECT 1" >/dev/null 2>"$W/e2.err"
+  grep -q "no such bucket 'quiver-nobucket' (HTTP 404" "$W/e2.err" && pass "missing bucket: $(head -1 "$W/e2.err")" ||
+    { cat "$W/e2.err"; fail "missing bucket message"; }
+  AWS_ACCESS_KEY_ID=$QUIVER_OTHER_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=$QUIVER_OTHER_SECRET_ACCESS_KEY \
+    "$QUIVER" sql "${S3T[@]}" --table "x=$LI" "SELECT 1" >/dev/null 2>"$W/e3.err"
+  grep -q "$LI: .*HTTP 403" "$W/e3.err" && pass "another user's bucket: $(head -1 "$W/e3.err" | cut -c1-160)" ||
+    { cat "$W/e3.err"; fail "403 message"; }
 fi
 
 # --- 4. links are RGW URLs; nothing left after close; expiry; pools ---

@@ -89,7 +89,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
     bool allow_file_tables = false;
     std::string dialect = "spark";
     int owner_lease_s = 5, max_reruns = 2;
-    std::string chunk_store = "local", s3_endpoint, s3_region = "us-east-1", s3_ca_cert, cluster_secret_file;
+    std::string chunk_store = "local", cluster_secret_file;
+    S3StoreOptions s3;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--port", o->port, "TCP port (0 = ephemeral; the port in use is printed)")
@@ -99,7 +100,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--key", o->key, "PEM private key of --cert");
   cmd->add_option("--cert-dir", o->cert_dir, "directory for the generated certificate (default: a temp dir)");
   cmd->add_option("--token", o->token, "bearer token clients must send (default: $QUIVER_TOKEN)");
-  cmd->add_option("--table", o->tables, "NAME=PATH of an Arrow IPC file, stream or directory of IPC files (repeatable)")
+  cmd->add_option("--table", o->tables,
+                  "NAME=PATH of an Arrow IPC file, stream or directory of IPC files, a Parquet or CSV file, or "
+                  "s3://BUCKET/KEY[.parquet|.csv], s3://BUCKET/PREFIX/*.parquet (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tables", o->table_dirs,
@@ -250,10 +253,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                   "where result chunks live: local (memory + spill dir, the default) or s3://BUCKET/PREFIX (an S3 "
                   "store; links are the store's presigned URLs; credentials from AWS_ACCESS_KEY_ID / "
                   "AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN)");
-  cmd->add_option("--s3-endpoint", o->s3_endpoint,
-                  "https://HOST:PORT of the S3 store (links are signed for exactly this host name)");
-  cmd->add_option("--s3-region", o->s3_region, "region in the SigV4 scope (default us-east-1)");
-  cmd->add_option("--s3-ca-cert", o->s3_ca_cert, "extra CA certificate (PEM) to trust for the S3 store");
+  AddS3StoreOptions(cmd, &o->s3, /*for_chunks=*/true);
   cmd->add_option("--cluster-secret-file", o->cluster_secret_file,
                   "file with the secret (>= 16 bytes) shared by the servers of a deployment: handles are signed "
                   "with it, so any server with the same secret and S3 store answers for any operation");
@@ -324,8 +324,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       auto server_pool = ctx.root->MakeChild(po);
       const int64_t statement_limit = o->statement_limit == 0 ? std::max<int64_t>(1, budget / 4) : o->statement_limit;
       QUIVER_ASSIGN_OR_RETURN(join::MemoryMode mode, join::ParseMemoryMode(o->memory_mode));
-      QUIVER_ASSIGN_OR_RETURN(
-          auto tables, OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir, "quiver-serve-tpch-"));
+      QUIVER_ASSIGN_OR_RETURN(auto tables, OpenTableCatalog(ctx, o->tables, o->table_dirs, o->tpch, o->tpch_dir,
+                                                            "quiver-serve-tpch-", o->s3));
       if (!tables->tpch_summary.empty()) std::printf("%s\n", tables->tpch_summary.c_str());
       const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
       server::SqlExecutorOptions xo;
@@ -336,6 +336,7 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       xo.disk_budget = disk_budget;
       xo.statement_spill_limit_bytes = statement_spill_limit;
       xo.allow_file_tables = o->allow_file_tables;
+      xo.s3_files = tables->s3_files;
       xo.planning_timeout_ms = static_cast<int64_t>(o->planning_timeout_s * 1000);
       QUIVER_ASSIGN_OR_RETURN(auto executor, server::SqlExecutor::Make(catalog, xo));
       server::ServerOptions so;
@@ -373,14 +374,9 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       so.store.disk_budget = disk_budget;
       if (o->chunk_store != "local") {
         QUIVER_ASSIGN_OR_RETURN(auto loc, objstore::ParseS3Location(o->chunk_store));
-        if (o->s3_endpoint.empty()) return ctx.UsageError("serve: --chunk-store s3://... needs --s3-endpoint");
-        QUIVER_ASSIGN_OR_RETURN(auto creds, objstore::S3CredentialsFromEnv());
+        if (o->s3.endpoint.empty()) return ctx.UsageError("serve: --chunk-store s3://... needs --s3-endpoint");
         fetch::S3ChunkStoreOptions s3;
-        s3.client.endpoint = o->s3_endpoint;
-        s3.client.bucket = loc.bucket;
-        s3.client.region = o->s3_region;
-        s3.client.credentials = std::move(creds);
-        s3.client.tls.ca_cert_path = o->s3_ca_cert;
+        QUIVER_ASSIGN_OR_RETURN(s3.client, S3ClientOptionsFrom(o->s3, loc.bucket));
         s3.prefix = loc.prefix;
         so.s3_store = std::move(s3);
       }

@@ -46,6 +46,7 @@ struct SqlOpts {
   bool print_sql = false, no_spill = false;
   std::string spill_directory, dialect = "postgres";
   ParquetOutputOpts parquet;
+  S3StoreOptions s3;
 };
 
 Status RunSql(Context& ctx, const SqlOpts& opts, InterruptGuard& guard);
@@ -61,7 +62,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       ->check(CLI::Range(1, sql::kNumTpchQueries));
   cmd->add_flag("--print-sql", o->print_sql, "print the statement (e.g. of --tpch-query) and exit");
   // One value per --table (CLI11 lets a vector option swallow the SQL text otherwise).
-  cmd->add_option("--table", o->tables, "NAME=PATH: an IPC file, stream or directory of IPC files (repeatable)")
+  cmd->add_option("--table", o->tables,
+                  "NAME=PATH: an IPC file, stream or directory of IPC files, a Parquet or CSV file, or "
+                  "s3://BUCKET/KEY[.parquet|.csv], s3://BUCKET/PREFIX/*.parquet (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tables", o->table_dirs,
@@ -93,6 +96,7 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--dialect", o->dialect,
                   "postgres|spark: integer '/', 'div' and the default NULL order (docs/sql.md; default postgres)")
       ->check(CLI::IsMember({"postgres", "spark"}));
+  AddS3StoreOptions(cmd, &o->s3, /*for_chunks=*/false);
   cmd->add_flag("--no-spill", o->no_spill, "fail with OutOfMemory at the memory limit instead of spilling");
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
@@ -142,7 +146,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
   }
   if (!o.output.empty() && o.output != "-") guard.AddCleanup([out = o.output] { RemoveOwnTemporaryOutput(out); });
   QUIVER_ASSIGN_OR_RETURN(auto tables,
-                          OpenTableCatalog(ctx, o.tables, o.table_dirs, o.tpch, o.tpch_dir, "quiver-tpch-"));
+                          OpenTableCatalog(ctx, o.tables, o.table_dirs, o.tpch, o.tpch_dir, "quiver-tpch-", o.s3));
   if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
   const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
   sql::Engine engine(catalog);
@@ -165,6 +169,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     QUIVER_ASSIGN_OR_RETURN(eo.disk_budget, DiskBudget::MakeRoot(d));
   }
   eo.file_tables = true;  // the user's own files, with the user's rights
+  eo.s3_files = tables->s3_files;
   QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o.dialect));
   eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
   eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
@@ -219,8 +224,9 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     QUIVER_RETURN_NOT_OK(writer->Close());
     QUIVER_RETURN_NOT_OK(sink->Commit());
     stream.reset();
-    std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s%s\n", static_cast<long long>(rows),
-                 o.output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), spilled().c_str());
+    std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s%s%s\n", static_cast<long long>(rows),
+                 o.output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), spilled().c_str(),
+                 S3FilesSummary(tables->s3_files.get()).c_str());
     return Status::OK();
   }
   // --format table is the aligned table of `quiver cat` and `quiver query`.
@@ -240,9 +246,9 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     if (p > 0) by_operator += std::string(by_operator.empty() ? "" : ", ") + op + " " + FormatBytes(p);
   }
   stream.reset();
-  std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s\n", static_cast<long long>(rows),
+  std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s%s\n", static_cast<long long>(rows),
                FormatBytes(pool->peak_bytes()).c_str(), by_operator.empty() ? "nothing allocated" : by_operator.c_str(),
-               spilled().c_str());
+               spilled().c_str(), S3FilesSummary(tables->s3_files.get()).c_str());
   return Status::OK();
 }
 

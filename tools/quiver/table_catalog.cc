@@ -57,7 +57,15 @@ namespace {
 /// a file table scanned in place (only its footer is read here, with
 /// `pool`; sql/file_scan.h); a CSV file is read whole into batches from
 /// `pool`; anything else goes to Catalog::RegisterPath (Arrow IPC).
-Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
+Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool,
+                     const std::shared_ptr<formats::S3Files>& s3) {
+  if (formats::IsS3Url(path)) {
+    sql::FileTableOptions options;
+    options.s3 = s3;
+    QUIVER_ASSIGN_OR_RETURN(auto table, sql::LoadFileTable(name, {path}, options, pool));
+    if (table.file_source) return catalog->RegisterFileTable(name, std::move(table));
+    return catalog->RegisterBatches(name, table.schema, std::move(table.batches));
+  }
   if (formats::csv::IsCsvPath(path)) {
     QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
     return catalog->RegisterBatches(name, csv.schema, std::move(csv.batches));
@@ -77,19 +85,25 @@ Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::
 
 Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::vector<std::string>& tables,
                                                        const std::vector<std::string>& table_dirs, double tpch_scale,
-                                                       const std::string& tpch_dir, const std::string& temp_prefix) {
+                                                       const std::string& tpch_dir, const std::string& temp_prefix,
+                                                       const S3StoreOptions& s3) {
   auto out = std::make_unique<TableCatalog>();
   out->catalog = std::make_shared<sql::Catalog>();
+  if (!s3.endpoint.empty()) {
+    out->s3_pool = ctx.Child("s3-footers");
+    QUIVER_ASSIGN_OR_RETURN(out->s3_files, MakeS3Files(s3, out->s3_pool.get()));
+  }
   {
     auto load_pool = ctx.Child("load");
     for (const auto& spec : tables) {
       QUIVER_ASSIGN_OR_RETURN(auto name_path, server::ParseTableSpec(spec));
-      QUIVER_RETURN_NOT_OK(RegisterTable(out->catalog.get(), name_path.first, name_path.second, load_pool.get()));
+      QUIVER_RETURN_NOT_OK(
+          RegisterTable(out->catalog.get(), name_path.first, name_path.second, load_pool.get(), out->s3_files));
     }
     for (const auto& dir : table_dirs) {
       QUIVER_ASSIGN_OR_RETURN(auto files, ArrowFilesOf(ctx, dir));
       for (const auto& [name, path] : files) {
-        QUIVER_RETURN_NOT_OK(RegisterTable(out->catalog.get(), name, path, load_pool.get()));
+        QUIVER_RETURN_NOT_OK(RegisterTable(out->catalog.get(), name, path, load_pool.get(), out->s3_files));
       }
     }
   }

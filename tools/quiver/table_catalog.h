@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "quiver/cli.h"
+#include "quiver/formats/s3_files.h"
 #include "quiver/sql/catalog.h"
+#include "s3_options.h"
 
 namespace quiver::cli {
 
@@ -23,6 +25,11 @@ struct TableCatalog {
   std::string temp_dir;
   /// "tpch: scale S, 8 tables, N MiB in DIR[ (removed on exit)]", or empty.
   std::string tpch_summary;
+  /// The S3 store of s3:// tables (null without --s3-endpoint): the
+  /// catalog's tables and the statements' `FROM 's3://...'` share it (and
+  /// its cache of footers).
+  std::shared_ptr<MemoryPool> s3_pool;  ///< the cached footers ("s3-footers")
+  std::shared_ptr<formats::S3Files> s3_files;
   TableCatalog() = default;
   TableCatalog(const TableCatalog&) = delete;
   TableCatalog& operator=(const TableCatalog&) = delete;
@@ -30,7 +37,9 @@ struct TableCatalog {
 };
 
 /// Registers each "NAME=PATH" of `tables` (file, stream or directory of IPC
-/// files; a Parquet file, of which only the footer is read here: each
+/// files; an s3://BUCKET/KEY object, s3://BUCKET/PREFIX/ folder or
+/// s3://BUCKET/PREFIX/*.parquet pattern of Parquet (or CSV) objects, read
+/// through the store of `s3` (sql/file_tables.h); a Parquet file, of which only the footer is read here: each
 /// statement then reads the row groups and columns it needs; or a
 /// *.csv[.gz|.zst] file, read whole into memory charged to the "load"
 /// pool), then every regular file named *.arrow,
@@ -45,7 +54,8 @@ struct TableCatalog {
 /// twice) and the generator's.
 Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::vector<std::string>& tables,
                                                        const std::vector<std::string>& table_dirs, double tpch_scale,
-                                                       const std::string& tpch_dir, const std::string& temp_prefix);
+                                                       const std::string& tpch_dir, const std::string& temp_prefix,
+                                                       const S3StoreOptions& s3 = {});
 
 /// Where OpenTableCatalog generates TPC-H data without a --tpch-dir:
 /// "<temp dir>/<temp_prefix><pid>" (removed with the TableCatalog, and by

@@ -17,6 +17,17 @@ Status RandomAccessSource::CheckRange(int64_t offset, int64_t length) const {
   return Status::OK();
 }
 
+Result<std::vector<std::shared_ptr<Buffer>>> RandomAccessSource::ReadRanges(std::span<const ByteRange> ranges,
+                                                                            MemoryPool* pool) {
+  std::vector<std::shared_ptr<Buffer>> out;
+  out.reserve(ranges.size());
+  for (const ByteRange& r : ranges) {
+    QUIVER_ASSIGN_OR_RETURN(auto b, ReadAt(r.offset, r.length, pool));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 Result<std::shared_ptr<LocalFileSource>> LocalFileSource::Open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError(path + ": " + std::strerror(errno));

@@ -1,7 +1,7 @@
 // quiver/formats/source.h — where a table file's bytes come from: a
 // random-access byte source (ReadAt) that the format readers call, so that
 // the decoders themselves do no I/O and the same reader serves local files,
-// memory and (later) object stores.
+// memory and object stores (s3_files.h).
 //
 // Thread safety: ReadAt and size() may be called from several threads at
 // once (implementations must allow it).
@@ -11,12 +11,19 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/memory/buffer.h"
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::formats {
+
+/// `length` bytes at byte `offset` of a source.
+struct ByteRange {
+  int64_t offset = 0;
+  int64_t length = 0;
+};
 
 class RandomAccessSource {
  public:
@@ -30,6 +37,15 @@ class RandomAccessSource {
   /// length) is not inside [0, size()) (naming the range); IOError from the
   /// read; OutOfMemory from `pool`.
   virtual Result<std::shared_ptr<Buffer>> ReadAt(int64_t offset, int64_t length, MemoryPool* pool) = 0;
+  /// Every range of `ranges` (one buffer each, in the same order), as
+  /// ReadAt would return them. The default reads them one after the other;
+  /// a remote source merges near ranges and sends several requests at once
+  /// (s3_files.h). Errors: as ReadAt (the first failure).
+  virtual Result<std::vector<std::shared_ptr<Buffer>>> ReadRanges(std::span<const ByteRange> ranges, MemoryPool* pool);
+  /// True for sources where each read is a request over the network (a
+  /// reader then asks for all the ranges it needs at once, ReadRanges);
+  /// false for local files and memory, read one range at a time.
+  virtual bool remote() const { return false; }
 
  protected:
   /// Invalid unless 0 <= offset, 0 <= length and offset + length <= size().

@@ -4,12 +4,14 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <strings.h>
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 namespace quiver::objstore {
@@ -65,6 +67,19 @@ size_t WriteReply(char* data, size_t size, size_t n, void* user) {
     return 0;
   }
   s->body->append(data, bytes);
+  return bytes;
+}
+
+// Keeps the ETag header of a reply (header names are case-insensitive).
+size_t KeepEtag(char* data, size_t size, size_t n, void* user) {
+  const size_t bytes = size * n;
+  std::string_view line(data, bytes);
+  if (line.size() > 5 && strncasecmp(line.data(), "etag:", 5) == 0) {
+    line.remove_prefix(5);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == '\n' || line.back() == ' ')) line.remove_suffix(1);
+    *static_cast<std::string*>(user) = std::string(line);
+  }
   return bytes;
 }
 
@@ -244,6 +259,8 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
   }
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteReply);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, KeepEtag);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &resp.etag);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes_per_s));
@@ -257,6 +274,8 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
   curl_easy_setopt(easy, CURLOPT_USERPWD, nullptr);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, nullptr);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, nullptr);
   if (sink.too_long) {
     return Status::Invalid(Describe() + ": " + r.method + " '" + r.key + "': reply exceeds " +
                            std::to_string(r.max_reply_bytes) + " bytes");
@@ -480,7 +499,8 @@ Result<std::optional<std::string>> S3Client::Get(const std::string& key, int64_t
   return std::optional<std::string>(std::move(resp.body));
 }
 
-Result<std::optional<std::string>> S3Client::GetRange(const std::string& key, int64_t offset, int64_t length) {
+Result<std::optional<std::string>> S3Client::GetRange(const std::string& key, int64_t offset, int64_t length,
+                                                      const std::string& if_match) {
   constexpr int64_t kMaxRangeBytes = int64_t{1} << 30;
   if (offset < 0 || length < 1 || length > kMaxRangeBytes || offset > INT64_MAX - length) {
     return Status::Invalid(Describe() + ": GET '" + key + "': range offset " + std::to_string(offset) + " length " +
@@ -490,6 +510,7 @@ Result<std::optional<std::string>> S3Client::GetRange(const std::string& key, in
   r.method = "GET";
   r.key = key;
   r.headers.push_back("Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
+  if (!if_match.empty()) r.headers.push_back("If-Match: " + if_match);
   r.max_reply_bytes = std::max<int64_t>(length, 4096);
   QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
   if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey") return std::optional<std::string>();
@@ -519,6 +540,19 @@ Result<std::optional<int64_t>> S3Client::Size(const std::string& key) {
     return Status::IOError(Describe() + ": HEAD '" + key + "' answered without a Content-Length");
   }
   return std::optional<int64_t>(resp.content_length);
+}
+
+Result<std::optional<S3Client::ObjectInfo>> S3Client::Head(const std::string& key) {
+  Request r;
+  r.method = "HEAD";
+  r.key = key;
+  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
+  if (resp.status == 404) return std::optional<ObjectInfo>();
+  if (resp.status != 200) return Failed(r, resp);
+  if (resp.content_length < 0) {
+    return Status::IOError(Describe() + ": HEAD '" + key + "' answered without a Content-Length");
+  }
+  return std::optional<ObjectInfo>(ObjectInfo{resp.content_length, std::move(resp.etag)});
 }
 
 Status S3Client::Delete(const std::string& key) {

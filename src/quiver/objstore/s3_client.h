@@ -140,7 +140,22 @@ class S3Client {
   /// only when the object ends before offset + length (none when it ends
   /// at or before offset); std::nullopt when the object does not exist.
   /// Errors: Invalid for offset < 0 or length outside 1 .. 1 GiB; IOError.
-  Result<std::optional<std::string>> GetRange(const std::string& key, int64_t offset, int64_t length);
+  ///
+  /// With `if_match` non-empty (an ETag as Head returned it) the request
+  /// carries `If-Match`: an object replaced since is an IOError naming the
+  /// key and "HTTP 412 PreconditionFailed" instead of bytes of another
+  /// version.
+  Result<std::optional<std::string>> GetRange(const std::string& key, int64_t offset, int64_t length,
+                                              const std::string& if_match = "");
+  /// An object's size and entity tag (HEAD).
+  struct ObjectInfo {
+    int64_t size_bytes = 0;
+    std::string etag;  ///< as the store sent it, quotes included; may be empty
+  };
+  /// HEAD of object `key`; std::nullopt when it does not exist (404).
+  /// Errors: IOError naming the store, key and HTTP status (403 ...), also
+  /// when the store sends no length.
+  Result<std::optional<ObjectInfo>> Head(const std::string& key);
   /// The size in bytes of object `key` (HEAD); std::nullopt when it does
   /// not exist. Errors: IOError (also when the store sends no length).
   Result<std::optional<int64_t>> Size(const std::string& key);
@@ -184,6 +199,7 @@ class S3Client {
     long status = 0;
     std::string body;
     int64_t content_length = -1;  ///< the Content-Length header; -1 when absent
+    std::string etag;             ///< the ETag header; empty when absent
   };
 
  private:

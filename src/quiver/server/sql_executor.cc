@@ -46,6 +46,7 @@ Result<std::unique_ptr<RecordBatchStream>> SqlExecutor::Execute(std::string_view
     QUIVER_ASSIGN_OR_RETURN(eo.disk_budget, DiskBudget::Make(d, options_.disk_budget));
   }
   eo.file_tables = options_.allow_file_tables;
+  eo.s3_files = options_.s3_files;
   eo.dialect = session.dialect;
   eo.set_dialect = session.set_dialect;
   eo.planning_timeout_ms = options_.planning_timeout_ms;

@@ -47,6 +47,8 @@ struct SqlExecutorOptions {
   /// sql::ExecuteOptions::file_tables). Off by default: they would let any
   /// client read any file the server's user can read.
   bool allow_file_tables = false;
+  /// Where s3:// paths of file tables are read (sql::ExecuteOptions::s3_files).
+  std::shared_ptr<formats::S3Files> s3_files;
   /// Time allowed to parse, bind and plan one statement (ms; 0 = none):
   /// past it the statement fails with SQLSTATE 57014 naming the limit
   /// (sql::ExecuteOptions::planning_timeout_ms). On by default: planning

@@ -118,6 +118,10 @@
 #include "quiver/sql/statement_complexity.h"
 #include "quiver/sql/text_position.h"
 
+namespace quiver::formats {
+class S3Files;  // formats/s3_files.h
+}  // namespace quiver::formats
+
 namespace quiver::sql {
 
 class TaskScheduler;
@@ -194,6 +198,10 @@ struct ExecuteOptions {
   /// with SQLSTATE 42501); `quiver sql` turns them on, `quiver serve` with
   /// --allow-file-tables.
   bool file_tables = false;
+  /// Where `s3://BUCKET/KEY` paths of file tables are read from (endpoint,
+  /// credentials, the footer cache; formats/s3_files.h); null: such a path
+  /// is Invalid naming it ("no S3 store configured").
+  std::shared_ptr<formats::S3Files> s3_files;
 };
 
 /// Plans and runs statements against one catalog.

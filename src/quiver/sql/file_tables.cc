@@ -10,6 +10,7 @@
 
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/s3_files.h"
 #include "quiver/sql/file_scan.h"
 
 namespace quiver::sql {
@@ -27,6 +28,23 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 bool IsParquetName(std::string_view s) { return EndsWith(s, ".parquet") || EndsWith(s, ".parq"); }
 
 Status NotFound(const std::string& what) { return Status::KeyError(what).WithSqlState("42P01"); }
+
+Status NoStore(const std::string& path) {
+  return Status::Invalid("'" + path +
+                         "': no S3 store configured (give --s3-endpoint, and the credentials in AWS_ACCESS_KEY_ID / "
+                         "AWS_SECRET_ACCESS_KEY)");
+}
+
+// The bytes of `path`: a local file, or an object of the S3 store.
+Result<std::shared_ptr<formats::RandomAccessSource>> OpenSource(const std::string& path,
+                                                                const FileTableOptions& options) {
+  if (formats::IsS3Url(path)) {
+    if (!options.s3) return NoStore(path);
+    return options.s3->Open(path);
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto local, formats::LocalFileSource::Open(path));
+  return std::shared_ptr<formats::RandomAccessSource>(std::move(local));
+}
 
 // The format of one file: by its name, else by its first bytes.
 Result<FileFormat> FormatOf(const std::string& path, FileFormat asked) {
@@ -64,6 +82,15 @@ struct FileBatches {
 
 Result<FileBatches> ReadOneFile(const std::string& path, const FileTableOptions& options, MemoryPool* pool) {
   QUIVER_ASSIGN_OR_RETURN(FileFormat format, FormatOf(path, options.format));
+  if (formats::IsS3Url(path)) {
+    QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(path, options));
+    if (format == FileFormat::kCsv) {
+      QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvSource(*source, options.csv, pool));
+      return FileBatches{csv.schema, std::move(csv.batches)};
+    }
+    QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetSource(std::move(source), pool));
+    return FileBatches{table.schema, std::move(table.batches)};
+  }
   if (format == FileFormat::kCsv) {
     QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, options.csv, pool));
     return FileBatches{csv.schema, std::move(csv.batches)};
@@ -86,7 +113,8 @@ bool SameColumns(const Schema& a, const Schema& b, size_t n) {
 Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<std::string>& files,
                                    const std::vector<std::vector<std::pair<std::string, std::string>>>& parts,
                                    const std::vector<size_t>& kept, const std::vector<std::string>& keys,
-                                   const std::vector<DataTypePtr>& key_types, MemoryPool* pool) {
+                                   const std::vector<DataTypePtr>& key_types, const FileTableOptions& options,
+                                   MemoryPool* pool) {
   std::vector<FileTableSource::File> opened;
   std::shared_ptr<Schema> schema;
   std::vector<size_t> key_added;  // keys that become columns
@@ -94,7 +122,7 @@ Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<st
   // Every file pruned: the schema still comes from the first file.
   const std::vector<size_t> order = kept.empty() ? std::vector<size_t>{0} : kept;
   for (size_t f : order) {
-    QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(files[f]));
+    QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(files[f], options));
     QUIVER_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(source), pool));
     const Schema& fs = *reader->schema();
     if (!schema) {
@@ -135,9 +163,17 @@ Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<st
 
 bool LooksLikeFilePath(std::string_view name) { return name.find_first_of("/.*?[") != std::string_view::npos; }
 
-Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format) {
+Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format,
+                                                   formats::S3Files* s3) {
   std::vector<std::string> out;
   if (pattern.empty()) return NotFound("an empty file path");
+  if (formats::IsS3Url(pattern)) {
+    if (s3 == nullptr) return NoStore(pattern);
+    static constexpr std::string_view kParquet[] = {".parquet", ".parq"};
+    static constexpr std::string_view kCsv[] = {".csv", ".csv.gz", ".csv.zst"};
+    if (format == FileFormat::kCsv) return s3->Expand(pattern, kCsv);
+    return s3->Expand(pattern, kParquet);
+  }
   if (HasGlobChar(pattern)) {
     glob_t g{};
     const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g);
@@ -182,7 +218,7 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
                                 const FileTableOptions& options, MemoryPool* pool) {
   std::vector<std::string> files;
   for (const auto& p : patterns) {
-    QUIVER_ASSIGN_OR_RETURN(auto more, ExpandFilePattern(p, options.format));
+    QUIVER_ASSIGN_OR_RETURN(auto more, ExpandFilePattern(p, options.format, options.s3.get()));
     files.insert(files.end(), more.begin(), more.end());
   }
   // Partition keys: the first file's, then every file must agree.
@@ -230,7 +266,7 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
     QUIVER_ASSIGN_OR_RETURN(FileFormat format, FormatOf(files[f], options.format));
     all_parquet = all_parquet && format == FileFormat::kParquet;
   }
-  if (all_parquet) return OpenParquetTable(name, files, parts, kept, keys, key_types, pool);
+  if (all_parquet) return OpenParquetTable(name, files, parts, kept, keys, key_types, options, pool);
   TableInfo info;
   info.name = name;
   std::shared_ptr<Schema> schema;

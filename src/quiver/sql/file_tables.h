@@ -29,6 +29,14 @@
 // Errors: KeyError with SQLSTATE 42P01 naming the path when nothing exists
 // there or no file matches; Invalid for a file of unknown format, differing
 // schemas or partition keys; the readers' errors (naming the file).
+// Object stores: a path "s3://BUCKET/KEY" (a file), "s3://BUCKET/PREFIX/"
+// or one without an extension that is no object (a folder: its objects of
+// the format's extension, hidden names skipped), or with glob characters in
+// the key (a listing of the fixed prefix, matched per '/' segment) reads
+// through FileTableOptions::s3 (formats/s3_files.h): Parquet footers and
+// then only the needed column chunks by ranged GETs, CSV objects whole.
+// Without an S3 store such a path is Invalid naming it.
+//
 // Thread safety: pure functions (each call reads its files).
 #pragma once
 
@@ -43,6 +51,10 @@
 #include "quiver/formats/csv/csv_reader.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
+
+namespace quiver::formats {
+class S3Files;  // formats/s3_files.h
+}  // namespace quiver::formats
 
 namespace quiver::sql {
 
@@ -64,6 +76,8 @@ struct FileTableOptions {
   /// listed are skipped (never read). Keys that are not partition keys are
   /// ignored. Pruning only: the filter itself still runs.
   std::map<std::string, std::vector<std::string>> partition_values;
+  /// Where s3:// paths are read; null: they are refused.
+  std::shared_ptr<formats::S3Files> s3;
 };
 
 /// Whether `name` (a table name as written, quotes removed) reads as a file
@@ -73,9 +87,11 @@ bool LooksLikeFilePath(std::string_view name);
 
 /// The files `pattern` names (see above), sorted; `format` picks the
 /// extension a directory's files must have (kAuto: .parquet / .parq).
-/// Errors: KeyError 42P01 naming the pattern when nothing matches; IOError
-/// from the directory walk.
-Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format);
+/// s3:// patterns are listed through `s3`. Errors: KeyError 42P01 naming
+/// the pattern when nothing matches; IOError from the directory walk or
+/// the store; Invalid for an s3:// pattern without `s3`.
+Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format,
+                                                   formats::S3Files* s3 = nullptr);
 
 /// The table `patterns` (one or more, their files concatenated in order)
 /// make, named `name`: for Parquet files a TableInfo with file_source set

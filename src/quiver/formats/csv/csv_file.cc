@@ -103,6 +103,16 @@ Result<std::shared_ptr<Buffer>> DecompressCsv(std::span<const uint8_t> input, Cs
   return out;
 }
 
+Result<CsvTable> ReadCsvSource(RandomAccessSource& source, const CsvOptions& options, MemoryPool* pool) {
+  const std::string& name = source.name();
+  QUIVER_ASSIGN_OR_RETURN(auto raw, source.ReadAt(0, source.size(), pool));
+  const CsvCompression compression = CsvCompressionOf(name);
+  if (compression == CsvCompression::kNone) return ParseCsv(raw->view(), options, pool, name);
+  QUIVER_ASSIGN_OR_RETURN(auto text, DecompressCsv(raw->span(), compression, pool, name));
+  raw.reset();
+  return ParseCsv(text->view(), options, pool, name);
+}
+
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options, MemoryPool* pool) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
   if (!f) return Status::IOError(path + ": " + std::strerror(errno));

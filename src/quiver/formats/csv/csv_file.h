@@ -11,6 +11,7 @@
 
 #include "quiver/base/result.h"
 #include "quiver/formats/csv/csv_reader.h"
+#include "quiver/formats/source.h"
 #include "quiver/memory/buffer.h"
 
 namespace quiver::formats::csv {
@@ -41,5 +42,11 @@ Result<std::shared_ptr<Buffer>> DecompressCsv(std::span<const uint8_t> input, Cs
 /// buffers. Errors: IOError naming the path when it cannot be opened or
 /// read; DecompressCsv's and ParseCsv's errors.
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options, MemoryPool* pool);
+
+/// The same for any source (an object in an S3 store, formats/s3_files.h):
+/// read whole into `pool` memory, decompressed by the extension of its
+/// name(), parsed with the name in errors. Errors: the source's, then as
+/// ReadCsvFile.
+Result<CsvTable> ReadCsvSource(RandomAccessSource& source, const CsvOptions& options, MemoryPool* pool);
 
 }  // namespace quiver::formats::csv

@@ -71,7 +71,7 @@ Result<SchemaPtr> FileReader::ProjectedSchema(const std::vector<int>& columns) c
   return SchemaPtr(s);
 }
 
-Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool* pool) const {
+Result<formats::ByteRange> FileReader::ChunkRange(int row_group, int field) const {
   const RowGroup& rg = metadata_.row_groups[row_group];
   const int top = schema_.top_nodes[field];
   const SchemaNode& node = schema_.nodes[top];
@@ -96,9 +96,21 @@ Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool
     return Status::Invalid("column chunk at byte " + std::to_string(start) + " of " + std::to_string(length) +
                            " bytes outside the file of " + std::to_string(source_->size()) + " bytes");
   }
+  return formats::ByteRange{start, length};
+}
+
+Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool* pool,
+                                            std::shared_ptr<Buffer> prefetched) const {
+  QUIVER_ASSIGN_OR_RETURN(const formats::ByteRange range, ChunkRange(row_group, field));
+  const RowGroup& rg = metadata_.row_groups[row_group];
+  const SchemaNode& node = schema_.nodes[schema_.top_nodes[field]];
+  const ColumnMetaData& m = *rg.columns[node.leaf_index].meta_data;
   column_chunks_read_.fetch_add(1, std::memory_order_relaxed);
-  bytes_read_.fetch_add(length, std::memory_order_relaxed);
-  QUIVER_ASSIGN_OR_RETURN(auto bytes, source_->ReadAt(start, length, pool));
+  bytes_read_.fetch_add(range.length, std::memory_order_relaxed);
+  std::shared_ptr<Buffer> bytes = std::move(prefetched);
+  if (!bytes) {
+    QUIVER_ASSIGN_OR_RETURN(bytes, source_->ReadAt(range.offset, range.length, pool));
+  }
   return ReadFlatColumnChunk(node, m, std::move(bytes), rg.num_rows, schema_.fields[field]->type, pool);
 }
 
@@ -114,12 +126,27 @@ Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int
   auto batch = std::make_shared<RecordBatch>();
   batch->schema = schema;
   batch->num_rows = metadata_.row_groups[index].num_rows;
-  for (int f : fields) {
-    auto col = ReadColumn(index, f, pool);
-    if (!col.ok()) {
-      return col.status().WithContext(source_->name() + ": row group " + std::to_string(index) + ", column '" +
-                                      schema_.fields[f]->name + "'");
+  auto where = [&](int f) {
+    return source_->name() + ": row group " + std::to_string(index) + ", column '" + schema_.fields[f]->name + "'";
+  };
+  // A remote source gets every column chunk's range at once (merged and
+  // fetched in parallel there); a local one is read a chunk at a time.
+  std::vector<std::shared_ptr<Buffer>> prefetched;
+  if (source_->remote()) {
+    std::vector<formats::ByteRange> ranges;
+    for (int f : fields) {
+      auto r = ChunkRange(index, f);
+      if (!r.ok()) return r.status().WithContext(where(f));
+      ranges.push_back(*r);
     }
+    auto read = source_->ReadRanges(ranges, pool);
+    if (!read.ok()) return read.status().WithContext(source_->name() + ": row group " + std::to_string(index));
+    prefetched = std::move(*read);
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const int f = fields[i];
+    auto col = ReadColumn(index, f, pool, prefetched.empty() ? nullptr : std::move(prefetched[i]));
+    if (!col.ok()) return col.status().WithContext(where(f));
     batch->columns.push_back(*col);
   }
   return RecordBatchPtr(batch);
@@ -127,7 +154,12 @@ Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int
 
 Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool) {
   QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(path));
-  QUIVER_ASSIGN_OR_RETURN(auto reader, FileReader::Open(source, pool));
+  return ReadParquetSource(std::move(source), pool);
+}
+
+Result<ParquetTable> ReadParquetSource(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool) {
+  const std::string path = source->name();
+  QUIVER_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(source), pool));
   ParquetTable t;
   t.schema = reader->schema();
   for (int g = 0; g < reader->num_row_groups(); ++g) {

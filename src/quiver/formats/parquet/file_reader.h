@@ -10,6 +10,12 @@
 // and nested columns are NotImplemented, naming the column; every error
 // names the source, and for data the row group, column and page.
 //
+// Reads: the footer (the file's last 8 bytes, then the metadata), then per
+// row group only the column chunks of the fields asked for: one ReadAt per
+// chunk from a local source; from a remote one (an object store,
+// formats/s3_files.h) every chunk's range in one ReadRanges call, which
+// merges adjacent ranges and fetches several at once.
+//
 // Thread safety: after Open, ReadRowGroup may be called from several
 // threads at once (the source must allow concurrent ReadAt; each call
 // uses the pool it is given).
@@ -70,7 +76,12 @@ class FileReader {
 
  private:
   FileReader() = default;
-  Result<ArrayDataPtr> ReadColumn(int row_group, int field, MemoryPool* pool) const;
+  // The bytes of column chunk (row_group, top-level field), checked
+  // against the file; NotImplemented for what ReadColumn cannot read.
+  Result<formats::ByteRange> ChunkRange(int row_group, int field) const;
+  // `prefetched`: the chunk's bytes when the caller read them already.
+  Result<ArrayDataPtr> ReadColumn(int row_group, int field, MemoryPool* pool,
+                                  std::shared_ptr<Buffer> prefetched = nullptr) const;
 
   std::shared_ptr<formats::RandomAccessSource> source_;
   FileMetaData metadata_;
@@ -89,6 +100,8 @@ struct ParquetTable {
   std::vector<RecordBatchPtr> batches;
 };
 Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool);
+/// The same over any source (e.g. an object in an S3 store).
+Result<ParquetTable> ReadParquetSource(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool);
 
 /// True when the local file `path` starts with "PAR1" (false when it
 /// cannot be read).

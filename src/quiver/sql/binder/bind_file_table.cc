@@ -109,7 +109,9 @@ Result<TableInfo> Binder::Impl::LoadFiles(const std::vector<std::string>& paths,
         .WithSqlState("42501");
   }
   if (file_pool == nullptr) return Status::Invalid("file tables: no pool to read into");
-  auto info = LoadFileTable(StemOf(paths[0]), paths, options, file_pool);
+  FileTableOptions with_store = options;
+  with_store.s3 = s3_files;
+  auto info = LoadFileTable(StemOf(paths[0]), paths, with_store, file_pool);
   if (!info.ok()) return WithPosition(info.status(), location);
   return info;
 }

@@ -27,9 +27,10 @@ Status Binder::Unsupported(const std::string& c, int location) const { return im
 
 void Binder::SetDialect(SqlDialect dialect) { impl_->dialect = dialect; }
 
-void Binder::SetFileTables(bool allowed, MemoryPool* pool) {
+void Binder::SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<formats::S3Files> s3_files) {
   impl_->file_tables_allowed = allowed;
   impl_->file_pool = pool;
+  impl_->s3_files = std::move(s3_files);
 }
 
 Result<BoundStatement> Binder::BindSelectStatement(Json& select) {

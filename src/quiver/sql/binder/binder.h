@@ -44,6 +44,10 @@
 #include "quiver/sql/plan/logical_plan.h"
 #include "quiver/sql/text_position.h"
 
+namespace quiver::formats {
+class S3Files;  // formats/s3_files.h
+}  // namespace quiver::formats
+
 namespace quiver::sql {
 
 using Json = nlohmann::json;
@@ -89,8 +93,9 @@ class Binder {
   /// File tables (sql/file_tables.h: `FROM 'x.parquet'`, read_parquet,
   /// read_csv): refused with SQLSTATE 42501 unless `allowed`; their files
   /// are read at binding into `pool` (must outlive the plan's batches'
-  /// accounting: the statement's scan pool). Default: refused.
-  void SetFileTables(bool allowed, MemoryPool* pool);
+  /// accounting: the statement's scan pool). `s3_files`: where s3://
+  /// paths are read (null: refused, naming the path). Default: refused.
+  void SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<formats::S3Files> s3_files = nullptr);
 
   /// Replaces the default BindLimits; call before binding.
   void SetLimits(BindLimits limits);

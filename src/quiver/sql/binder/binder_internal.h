@@ -152,6 +152,7 @@ struct Binder::Impl {
   /// pool their data is read into.
   bool file_tables_allowed = false;
   MemoryPool* file_pool = nullptr;
+  std::shared_ptr<formats::S3Files> s3_files;
 
   int NewId() { return next_id++; }
   std::string Where(int location) const { return DescribePosition(sql, location); }
