@@ -1,5 +1,6 @@
 // quiver cat / schema / stats: read an IPC file or stream (cat and schema:
-// or a CSV file, .csv[.gz|.zst]) and show it.
+// or a Parquet or CSV file, .csv[.gz|.zst], local or an s3:// object) and
+// show it.
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -10,16 +11,43 @@
 #include "quiver/columnar/validate.h"
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/s3_files.h"
 #include "quiver/ipc/reader.h"
+#include "s3_options.h"
 
 namespace quiver::cli {
 namespace {
 
 void Emit(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
-/// A Parquet file's reader (the path starts with "PAR1"), or nullptr for
-/// anything else (read as Arrow IPC).
-Result<std::unique_ptr<parquet::FileReader>> OpenIfParquet(const std::string& path, MemoryPool* pool) {
+/// Object `path` ("s3://BUCKET/KEY") of the store `s3` (its footer cache
+/// charged to `pool`). Errors: Invalid without --s3-endpoint; the store's.
+Result<std::shared_ptr<formats::RandomAccessSource>> OpenS3(const std::string& path, const S3StoreOptions& s3,
+                                                            MemoryPool* pool) {
+  if (s3.endpoint.empty()) {
+    return Status::Invalid("'" + path + "': no S3 store configured (give --s3-endpoint, and the credentials in " +
+                           "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)");
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto files, MakeS3Files(s3, pool));
+  return files->Open(path);
+}
+
+/// A CSV file or object read whole.
+Result<formats::csv::CsvTable> ReadCsv(const std::string& path, const S3StoreOptions& s3, MemoryPool* pool) {
+  if (!formats::IsS3Url(path)) return formats::csv::ReadCsvFile(path, {}, pool);
+  QUIVER_ASSIGN_OR_RETURN(auto source, OpenS3(path, s3, pool));
+  return formats::csv::ReadCsvSource(*source, {}, pool);
+}
+
+/// A Parquet file's reader (the path starts with "PAR1"; an s3:// object
+/// that is not CSV is taken for Parquet), or nullptr for anything else
+/// (read as Arrow IPC).
+Result<std::unique_ptr<parquet::FileReader>> OpenIfParquet(const std::string& path, MemoryPool* pool,
+                                                           const S3StoreOptions& s3) {
+  if (formats::IsS3Url(path)) {
+    QUIVER_ASSIGN_OR_RETURN(auto source, OpenS3(path, s3, pool));
+    return parquet::FileReader::Open(std::move(source), pool);
+  }
   if (path == "-" || !parquet::IsParquetFile(path)) return std::unique_ptr<parquet::FileReader>();
   QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(path));
   return parquet::FileReader::Open(source, pool);
@@ -33,10 +61,14 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
     std::string path;
     int64_t limit = -1;
     std::string format = "table";
+    S3StoreOptions s3;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("FILE", o->path, "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file")
+  cmd->add_option("FILE", o->path,
+                  "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file; local or "
+                  "s3://BUCKET/KEY (with --s3-endpoint)")
       ->required();
+  AddS3StoreOptions(cmd, &o->s3, /*for_chunks=*/false);
   cmd->add_option("--limit", o->limit, "print at most N rows");
   cmd->add_option("--format", o->format, "table|csv|jsonl")->check(CLI::IsMember({"table", "csv", "jsonl"}));
   cmd->callback([&ctx, o, action] {
@@ -44,7 +76,7 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
       auto pool = ctx.Child("cat");
       QUIVER_ASSIGN_OR_RETURN(const RowTextFormat format, ParseRowTextFormat(o->format));
       if (formats::csv::IsCsvPath(o->path)) {
-        QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(o->path, {}, pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(auto csv, ReadCsv(o->path, o->s3, pool.get()));
         RowTextWriter text(format, stdout);
         text.WriteHeader(*csv.schema);
         int64_t printed = 0;
@@ -58,7 +90,7 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
         std::fflush(stdout);
         return Status::OK();
       }
-      QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(o->path, pool.get()));
+      QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(o->path, pool.get(), o->s3));
       if (parquet_reader) {
         RowTextWriter text(format, stdout);
         text.WriteHeader(*parquet_reader->schema());
@@ -98,12 +130,17 @@ void AddCat(CLI::App& app, Context& ctx, Action* action) {
 void AddSchema(CLI::App& app, Context& ctx, Action* action) {
   auto* cmd = app.add_subcommand("schema", "print the schema with metadata and dictionary ids");
   auto path = std::make_shared<std::string>();
-  cmd->add_option("FILE", *path, "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file")->required();
-  cmd->callback([&ctx, path, action] {
-    *action = [&ctx, path]() -> Status {
+  auto s3 = std::make_shared<S3StoreOptions>();
+  cmd->add_option("FILE", *path,
+                  "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file; local or "
+                  "s3://BUCKET/KEY (with --s3-endpoint)")
+      ->required();
+  AddS3StoreOptions(cmd, s3.get(), /*for_chunks=*/false);
+  cmd->callback([&ctx, path, s3, action] {
+    *action = [&ctx, path, s3]() -> Status {
       auto pool = ctx.Child("schema");
       if (formats::csv::IsCsvPath(*path)) {
-        QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(*path, {}, pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(auto csv, ReadCsv(*path, *s3, pool.get()));
         std::string out = "format: CSV, delimiter '" +
                           std::string(csv.delimiter == '\t' ? "\\t" : std::string(1, csv.delimiter)) + "', quote '" +
                           std::string(1, csv.quote) + "', header " + (csv.header ? "yes" : "no") + ", " +
@@ -112,7 +149,7 @@ void AddSchema(CLI::App& app, Context& ctx, Action* action) {
         Emit(out);
         return Status::OK();
       }
-      QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(*path, pool.get()));
+      QUIVER_ASSIGN_OR_RETURN(auto parquet_reader, OpenIfParquet(*path, pool.get(), *s3));
       if (parquet_reader) {
         const auto& md = parquet_reader->metadata();
         std::string out = "format: Parquet, version " + std::to_string(md.version) + ", " +
