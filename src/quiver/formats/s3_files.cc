@@ -64,6 +64,7 @@ class S3Source final : public RandomAccessSource {
   Result<std::vector<std::shared_ptr<Buffer>>> ReadRanges(std::span<const ByteRange> ranges,
                                                           MemoryPool* pool) override {
     for (const ByteRange& r : ranges) QUIVER_RETURN_NOT_OK(CheckRange(r.offset, r.length));
+    if (ranges.empty()) return std::vector<std::shared_ptr<Buffer>>{};
     const S3FilesOptions& o = files_->o_;
     const std::vector<ByteRange> merged = CoalesceByteRanges(ranges, o.coalesce_gap_bytes, o.max_merged_bytes);
     std::vector<Result<std::shared_ptr<Buffer>>> got(merged.size(), Status::Invalid("not read"));

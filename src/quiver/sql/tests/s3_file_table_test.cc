@@ -246,6 +246,14 @@ TEST_F(S3FileTableTest, ParquetObjectReadsTheFooterThenOnlyTheColumnsAsked) {
   EXPECT_EQ(Query("SELECT sum(a), max(b) FROM t", Options()), (V{"499500|1998"}));
   EXPECT_EQ(store_.bytes_sent() - before, ColumnBytes(0) + ColumnBytes(1));
   EXPECT_EQ(files_->stats().gets, 1 + 10 + 10);
+  // ReadRanges of nothing is nothing (no request).
+  auto opened = files_->Open("s3://tables/data/t.parquet");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const int64_t gets = files_->stats().gets;
+  auto none = (*opened)->ReadRanges({}, pool_.get());
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(files_->stats().gets, gets);
   // The same answers as the local file.
   EXPECT_EQ(Query("SELECT c, count(*), sum(a) FROM t WHERE a >= 250 AND a < 420 GROUP BY c", Options()),
             (V{"0|24|7980", "1|24|8004", "2|24|8028", "3|24|8052", "4|24|8076", "5|25|8350", "6|25|8375"}));
