@@ -3,17 +3,12 @@
 #include "quiver/server/failover.h"
 
 #include "quiver/fetch/link_signer.h"
-#include "quiver/server/statement_executor.h"
 
 namespace quiver::server {
 using fetch::NowEpochMs;
 
-Failover::Failover(SharedState* docs, const ResultServiceOptions& options, MemoryPool* exec_pool, Launch launch)
-    : docs_(docs),
-      o_(options),
-      exec_pool_(exec_pool),
-      launch_(std::move(launch)),
-      token_(Hex(RandomHandleBytes(false))) {}
+Failover::Failover(SharedState* docs, const ResultServiceOptions& options, Launch launch)
+    : docs_(docs), o_(options), launch_(std::move(launch)), token_(Hex(RandomHandleBytes(false))) {}
 
 std::shared_ptr<Operation> Failover::Fail(std::shared_ptr<Operation> op, const std::string& why) {
   std::lock_guard<std::mutex> lock(op->mu);
@@ -69,10 +64,7 @@ std::shared_ptr<Operation> Failover::Handle(std::shared_ptr<Operation> stale) {
   op->attempt = next;
   StatementSession session;
   session.dialect = op->dialect;  // set_dialect null: a shared-store session's dialect is fixed
-  auto stream = o_.executor->Execute(op->statement, session, &op->cancel, exec_pool_);
-  t::TStatus started =
-      stream.ok() ? launch_(op, std::move(stream).value())
-                  : ErrorStatus(stream.status().ToString(), t::TStatusCode::ERROR_STATUS, SqlStateFor(stream.status()));
+  const t::TStatus started = launch_(op, std::move(session));
   if (started.statusCode != t::TStatusCode::SUCCESS_STATUS) {
     // Every server must see the outcome: a failed manifest of this attempt.
     {

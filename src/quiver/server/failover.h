@@ -9,8 +9,10 @@
 //      others answer RUNNING from the store until its new manifest shows);
 //   2. the dead attempt's chunks go (those its manifest listed and, through
 //      the chunk group of that attempt, those written after it);
-//   3. the statement is planned again in the session's dialect and started
-//      here as attempt + 1; its manifest replaces the stale one. The client
+//   3. the statement is started here as attempt + 1 and planned again in
+//      the session's dialect on its own operation thread once the planning
+//      gate admits it (as ExecuteStatement's statements are: never on the
+//      RPC worker that noticed); its manifest replaces the stale one. The client
 //      keeps polling the same handle and reads every row once (before
 //      FINISHED a client has read nothing of a shared-store result).
 // Past max_reruns attempts, or where the statement cannot be run again (a
@@ -33,18 +35,21 @@
 #include "quiver/server/operation.h"
 #include "quiver/server/result_service.h"
 #include "quiver/server/shared_state.h"
+#include "quiver/server/statement_executor.h"
 #include "quiver/server/thrift_messages.h"
 
 namespace quiver::server {
 
 class Failover {
  public:
-  /// Registers and starts a re-run (the service's launch path: registry,
-  /// announce, producer thread); an error status when it could not start.
-  using Launch = std::function<t::TStatus(const std::shared_ptr<Operation>&, std::unique_ptr<RecordBatchStream>)>;
+  /// Registers and starts a re-run of op->statement in `session` (the
+  /// service's launch path: a planning-gate ticket, the plan on the
+  /// operation's thread, registry, announce); an error status when it could
+  /// not start (53400 when the planning queue is full).
+  using Launch = std::function<t::TStatus(const std::shared_ptr<Operation>&, StatementSession session)>;
 
-  /// `docs`, `options` and `exec_pool` are not owned and outlive this.
-  Failover(SharedState* docs, const ResultServiceOptions& options, MemoryPool* exec_pool, Launch launch);
+  /// `docs` and `options` are not owned and outlive this.
+  Failover(SharedState* docs, const ResultServiceOptions& options, Launch launch);
 
   /// For an operation SharedState::Load found with a stale owner
   /// (op->owner_stale, op->failed with the "stopped" error): the operation
@@ -62,7 +67,6 @@ class Failover {
 
   SharedState* docs_;
   const ResultServiceOptions& o_;
-  MemoryPool* exec_pool_;
   Launch launch_;
   std::string token_;  ///< this server's lease body (random)
   std::atomic<int64_t> reruns_{0}, exhausted_{0};

@@ -84,10 +84,9 @@ class ResultService::Impl : public t::TCLIServiceIf {
         store_docs_(o.store, o_),
         runner_(o_, chunk_pool_.get(), exec_pool_.get(), shared_ ? &store_docs_ : nullptr),
         pages_(o_, exec_pool_.get()),
-        failover_(&store_docs_, o_, exec_pool_.get(),
-                  [this](const std::shared_ptr<Operation>& op, std::unique_ptr<RecordBatchStream> stream) {
-                    return Relaunch(op, std::move(stream));
-                  }) {
+        failover_(&store_docs_, o_, [this](const std::shared_ptr<Operation>& op, StatementSession session) {
+          return Relaunch(op, std::move(session));
+        }) {
     config_ = std::make_shared<apache::thrift::TConfiguration>(
         static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)),
         static_cast<int>(std::min<int64_t>(o.max_message_bytes, INT32_MAX)), 64);
@@ -261,11 +260,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
       return;
     }
     op->plan_ticket = std::move(ticket).value();
-    op->plan = [this, sql = req.statement, in_session = std::move(in_session),
-                cancel = &op->cancel]() -> Result<std::unique_ptr<RecordBatchStream>> {
-      QUIVER_ASSIGN_OR_RETURN(auto stream, o_.executor->Execute(sql, in_session, cancel, exec_pool_.get()));
-      return WithTimeAsText(std::move(stream), exec_pool_.get());
-    };
+    runner_.SetPlan(op.get(), req.statement, std::move(in_session));
     const bool can_download = req.__isset.canDownloadResult && req.canDownloadResult;
     const bool client_lz4 = req.__isset.canDecompressLZ4Result && req.canDecompressLZ4Result;
     Start(r, op, session, t::TOperationType::EXECUTE_STATEMENT, nullptr, can_download, client_lz4,
@@ -597,14 +592,20 @@ class ResultService::Impl : public t::TCLIServiceIf {
   }
 
   // Failover: a statement whose server died, started here again under its
-  // handle, in its session (adopted here: the session secret is derived).
-  t::TStatus Relaunch(const std::shared_ptr<Operation>& op, std::unique_ptr<RecordBatchStream> stream) {
+  // handle, in its session (adopted here: the session secret is derived),
+  // planned through the gate like any statement.
+  t::TStatus Relaunch(const std::shared_ptr<Operation>& op, StatementSession in_session) {
     t::THandleIdentifier sid;
     sid.guid = op->session_guid;
     sid.secret = registry_.HandleSecret("session", sid.guid, op->client);
     auto session = registry_.FindSession(sid, op->client, /*adopt=*/true);
     if (!session) return ErrorStatus("its session is gone", t::TStatusCode::INVALID_HANDLE_STATUS);
-    return Launch(op, *session, std::move(stream));
+    auto ticket = gate_->Enter(session->client);
+    if (!ticket.ok())
+      return ErrorStatus(ticket.status().message(), t::TStatusCode::ERROR_STATUS, SqlStateFor(ticket.status()));
+    op->plan_ticket = std::move(ticket).value();
+    runner_.SetPlan(op.get(), op->statement, std::move(in_session));
+    return Launch(op, *session, nullptr);
   }
 
   // Shared store, every sweep: refreshes the status documents of the

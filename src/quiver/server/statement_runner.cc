@@ -108,6 +108,14 @@ Status StatementRunner::Plan(Operation* op) {
   return Status::OK();
 }
 
+void StatementRunner::SetPlan(Operation* op, std::string sql, StatementSession session) const {
+  op->plan = [this, sql = std::move(sql), session = std::move(session),
+              cancel = &op->cancel]() -> Result<std::unique_ptr<RecordBatchStream>> {
+    QUIVER_ASSIGN_OR_RETURN(auto stream, o_.executor->Execute(sql, session, cancel, exec_pool_));
+    return WithTimeAsText(std::move(stream), exec_pool_);
+  };
+}
+
 void StatementRunner::Run(Operation* op) {
   Status error;
   if (op->plan) error = Plan(op);

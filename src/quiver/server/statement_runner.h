@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "quiver/base/status.h"
 #include "quiver/fetch/chunk_store.h"
@@ -45,6 +46,12 @@ class StatementRunner {
   /// statement_timeout_ms fails with 57014. Releases op->stream when the
   /// producer ends.
   void Run(Operation* op);
+
+  /// Sets op->plan to plan `sql` in `session` with options.executor (the
+  /// result's TIME columns as text: WithTimeAsText, hive_types.h), the same
+  /// for ExecuteStatement's statements and failover re-runs; Run calls it on
+  /// the operation's thread once op->plan_ticket is admitted.
+  void SetPlan(Operation* op, std::string sql, StatementSession session) const;
 
   /// Cancels, joins and removes the chunks of an operation already taken
   /// out of the registry. A published operation (shared store) belongs to

@@ -109,7 +109,7 @@ TEST(ResultServer, AnOrphanedOperationIsFreed) {
   so.service.chunk_bytes = 32 << 10;
   so.service.inline_threshold_bytes = 1;
   so.service.max_unfetched_chunks = 2;
-  so.service.orphan_timeout_ms = 400;
+  so.service.orphan_timeout_ms = 2000;  // a fetch round under TSan can take 0.5 s
   so.service.operation_idle_timeout_ms = 600000;
   so.sweep_interval_ms = 50;
   f.Start(so);

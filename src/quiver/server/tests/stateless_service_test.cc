@@ -699,12 +699,15 @@ class FailoverTest : public StatelessServiceTest {
     s.Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
     return st;
   }
-  // Polls `s` until the operation leaves RUNNING (bounded: 10 s).
+  // Polls `s` until the operation leaves PENDING and RUNNING (a re-run is
+  // PENDING until the planning gate admits and plans it; bounded: 10 s).
   static t::TGetOperationStatusResp WaitEnd(Server& s, const t::TOperationHandle& op) {
     t::TGetOperationStatusResp st;
     for (int i = 0; i < 1000; ++i) {
       st = Status(s, op);
-      if (st.operationState != t::TOperationState::RUNNING_STATE) break;
+      if (st.operationState != t::TOperationState::RUNNING_STATE &&
+          st.operationState != t::TOperationState::PENDING_STATE)
+        break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return st;
