@@ -130,6 +130,13 @@ TEST_F(CliConventionTest, SqlPrintsTheCatTableAndTakesATablesDirectory) {
   CliResult none = Quiver("serve --token t --tables " + Q(dir_ / "empty"));
   EXPECT_EQ(none.exit_code, 2) << none.err;
   EXPECT_NE(none.err.find("no *.arrow file"), std::string::npos) << none.err;
+  // Two files of one stem (words.arrow and its Parquet copy) are named in
+  // a usage error, not "already registered".
+  CliResult conv = Quiver("convert " + Q(t / "words.arrow") + " " + Q(t / "words.parquet"));
+  ASSERT_EQ(conv.exit_code, 0) << conv.err;
+  CliResult both = Quiver("sql --tables " + Q(t) + " \"SELECT * FROM words\"");
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_NE(both.err.find("words.arrow and words.parquet would both be table 'words'"), std::string::npos) << both.err;
 }
 
 // `quiver sql -o FILE --compression zstd` writes the result as an Arrow IPC

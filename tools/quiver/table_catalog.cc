@@ -48,6 +48,14 @@ Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& c
   if (out.empty())
     return ctx.UsageError("--tables " + dir + ": no *.arrow file (nor *.parquet, *.csv[.gz|.zst]) in the directory");
   std::sort(out.begin(), out.end());
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i].first == out[i - 1].first) {
+      return ctx.UsageError("--tables " + dir + ": " + std::filesystem::path(out[i - 1].second).filename().string() +
+                            " and " + std::filesystem::path(out[i].second).filename().string() +
+                            " would both be table '" + out[i].first +
+                            "'; keep one of them in the directory, or name each with --table NAME=PATH");
+    }
+  }
   return out;
 }
 
