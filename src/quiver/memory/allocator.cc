@@ -222,6 +222,18 @@ class MimallocAllocator final : public Allocator {
 
 // ------------------------------------------------------------------ mmap ---
 
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 class MmapAllocator final : public Allocator {
  public:
   MmapAllocator() : page_bytes_(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096) {}
@@ -263,6 +275,11 @@ class MmapAllocator final : public Allocator {
   }
 
   // Grows with mremap (the kernel moves page tables, not bytes).
+  // ThreadSanitizer does not intercept mremap: the pages a block moves away
+  // from keep their old shadow, and the next mapping placed there reports
+  // the previous owner's writes as a race (seen in ResultServerMemory under
+  // TSan). Sanitized builds therefore grow by map + copy + unmap, which it
+  // sees.
   uint8_t* Reallocate(uint8_t* ptr, int64_t old_size_bytes, int64_t new_size_bytes,
                       int64_t alignment) noexcept override {
     if (!ValidRequest(new_size_bytes, alignment)) return nullptr;
@@ -273,6 +290,7 @@ class MmapAllocator final : public Allocator {
     int64_t new_mapped;
     if (!CheckedRoundUp(new_size_bytes, page_bytes_, &new_mapped)) return nullptr;
     if (new_mapped == old_mapped) return ptr;
+    if constexpr (kThreadSanitizer) return Allocator::Reallocate(ptr, old_size_bytes, new_size_bytes, alignment);
     void* p = mremap(ptr, static_cast<size_t>(old_mapped), static_cast<size_t>(new_mapped), MREMAP_MAYMOVE);
     if (p == MAP_FAILED) return nullptr;
     mapped_bytes_.fetch_add(new_mapped - old_mapped, std::memory_order_relaxed);
