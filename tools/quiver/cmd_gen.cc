@@ -7,6 +7,7 @@
 #include "quiver/datagen/batch_generator.h"
 #include "quiver/ipc/writer.h"
 // --- sql ---
+#include "quiver/sql/tpcds_tables.h"
 #include "quiver/sql/tpch_tables.h"
 // --- sql ---
 
@@ -23,21 +24,22 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
     double scale = 0.01;  // --- sql --- (tpch)
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders|tpch")
+  cmd->add_option("KIND", o->kind, "bigint-seq|bigint-random|uuid|text|lineitem|orders|tpch|tpcds")
       ->required()
       ->check(ParsedBy(
           [](std::string_view k) -> Result<int> {
-            if (k == "tpch") return 0;
+            if (k == "tpch" || k == "tpcds") return 0;
             QUIVER_RETURN_NOT_OK(datagen::ParseGenKind(k).status());
             return 0;
           },
           "KIND"));
   // --- sql ---
-  cmd->add_option("--rows", o->rows, "total rows (required except for tpch)")
+  cmd->add_option("--rows", o->rows, "total rows (required except for tpch and tpcds)")
       ->check(CLI::Validator(
           [](std::string& v) { return !v.empty() && v[0] == '-' ? "must be >= 0, got " + v : std::string(); },
           "COUNT"));
-  cmd->add_option("--scale", o->scale, "tpch: TPC-H scale factor (default 0.01); -o is then a directory");
+  cmd->add_option("--scale", o->scale,
+                  "tpch / tpcds: TPC-H / TPC-DS scale factor (default 0.01); -o is then a directory");
   // --- sql ---
   cmd->add_option("--max-bytes-per-batch", o->max_bytes,
                   "cut batches at this many Arrow buffer bytes (e.g. 1MiB; default 0: one batch)")
@@ -62,6 +64,20 @@ void AddGen(CLI::App& app, Context& ctx, Action* action) {
         QUIVER_ASSIGN_OR_RETURN(auto files, sql::WriteTpchFiles(o->out, to));
         for (const auto& f : files) {
           std::fprintf(stderr, "gen tpch scale %g: %s %lld rows, %s\n", o->scale, f.path.c_str(),
+                       static_cast<long long>(f.num_rows), FormatBytes(f.file_bytes).c_str());
+        }
+        return Status::OK();
+      }
+      if (o->kind == "tpcds") {  // the 24 TPC-DS tables, one IPC file each in directory -o
+        auto pool = ctx.Child("gen");
+        sql::TpcdsFilesOptions to;
+        to.scale = o->scale;
+        to.seed = o->seed;
+        to.compression = codec;
+        to.pool = pool.get();
+        QUIVER_ASSIGN_OR_RETURN(auto files, sql::WriteTpcdsFiles(o->out, to));
+        for (const auto& f : files) {
+          std::fprintf(stderr, "gen tpcds scale %g: %s %lld rows, %s\n", o->scale, f.path.c_str(),
                        static_cast<long long>(f.num_rows), FormatBytes(f.file_bytes).c_str());
         }
         return Status::OK();

@@ -14,6 +14,7 @@
 #include "quiver/ipc/options.h"
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/generated_tables.h"
 
 namespace quiver::sql {
 
@@ -31,12 +32,7 @@ struct TpchFilesOptions {
 };
 
 /// What WriteTpchFiles wrote for one table.
-struct TpchFile {
-  std::string table;  ///< "lineitem", ...
-  std::string path;   ///< <dir>/<table>.arrow (IPC file format)
-  int64_t num_rows = 0;
-  int64_t file_bytes = 0;
-};
+using TpchFile = GeneratedTableFile;
 
 /// Generates the eight tables and writes each as `<dir>/<table>.arrow`
 /// (created or overwritten; `dir` is created when missing), streaming batch
