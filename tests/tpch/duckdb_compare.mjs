@@ -17,6 +17,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { parseCsv, text, rowsEqual, sameAsMultisets } from './result_compare.mjs';
 
 const require = createRequire(new URL('../../bench/package.json', import.meta.url));
 const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
@@ -72,48 +73,6 @@ if (parquetDir) {
   process.exit(0);
 }
 
-// Minimal RFC 4180 CSV parser (quiver cat / sql --format csv output).
-function parseCsv(text) {
-  const rows = [];
-  let row = [], field = '', quoted = false, i = 0, any = false;
-  while (i < text.length) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
-        quoted = false; i++; continue;
-      }
-      field += c; i++; continue;
-    }
-    if (c === '"') { quoted = true; any = true; i++; continue; }
-    if (c === ',') { row.push(field); field = ''; any = true; i++; continue; }
-    if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field); rows.push(row); row = []; field = ''; any = false; i++; continue;
-    }
-    field += c; any = true; i++;
-  }
-  if (any || field !== '' || row.length) { row.push(field); rows.push(row); }
-  return rows;
-}
-
-function text(v) {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'object' && 'toString' in v) return v.toString();
-  return String(v);
-}
-
-function same(a, b) {
-  if (a === b) return true;
-  const x = Number(a), y = Number(b);
-  if (a.trim() !== '' && b.trim() !== '' && Number.isFinite(x) && Number.isFinite(y)) {
-    const d = Math.abs(x - y);
-    return d <= 1e-9 * Math.max(Math.abs(x), Math.abs(y)) || d <= 1e-9;
-  }
-  return false;
-}
-
-const rowsEqual = (r, s) => r.length === s.length && r.every((v, i) => same(v, s[i]));
 let failed = 0;
 
 // --random N --quiver BIN --tables-dir DIR: N random queries over the TPC-H
@@ -217,9 +176,7 @@ for (const f of files) {
   let ok = mine.length === theirs.length && mine.every((r, i) => rowsEqual(r, theirs[i]));
   let how = 'in order';
   if (!ok && mine.length === theirs.length) {
-    const key = (r) => r.map((v) => (Number.isFinite(Number(v)) && v.trim() !== '' ? Number(v).toPrecision(9) : v)).join('\u0001');
-    const a = mine.map(key).sort(), b = theirs.map(key).sort();
-    ok = a.every((v, i) => v === b[i]);
+    ok = sameAsMultisets(mine, theirs);
     how = 'as multisets (ties in ORDER BY)';
   }
   if (ok) {
