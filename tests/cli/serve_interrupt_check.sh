@@ -2,7 +2,9 @@
 # cli.serve-interrupt (issue 35 #7): `quiver serve --tpch` removes its
 # generated TPC-H directory on every exit it can see. SIGINT while it is
 # still generating: exit 130 within seconds, "interrupted", the directory
-# gone; SIGTERM once it is ready: a normal stop (exit 0), the directory gone.
+# gone; at start-up it removes the spill and TPC-H directories of dead
+# processes; SIGTERM once it is ready: a normal stop (exit 0), the
+# directory gone.
 # Usage: serve_interrupt_check.sh QUIVER
 set -u
 q="$1"
@@ -37,7 +39,19 @@ took=$(($(date +%s) - start))
 grep -qx 'interrupted' "$dir/serve1.err" || fail "no 'interrupted' line: $(cat "$dir/serve1.err")"
 [ -e "$dir/tmp/quiver-serve-tpch-$pid" ] && fail "TPC-H directory left behind after SIGINT: $(ls "$dir/tmp")"
 pid=
-# 2. SIGTERM once ready: the usual stop, exit 0, nothing left.
+# 2. At start-up the server removes what dead quiver processes left in its
+# temp directory (a spill directory, generated TPC-H data of `quiver serve`
+# and of `quiver sql`) and keeps a live process's and look-alikes.
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+kill -0 "$dead" 2>/dev/null && fail "pid $dead still alive"
+mkdir -p "$dir/tmp/quiver-serve-tpch-$dead" "$dir/tmp/quiver-tpch-$dead" "$dir/tmp/quiver-spill-$dead-0" \
+  "$dir/tmp/quiver-serve-tpch-$$" "$dir/tmp/quiver-serve-tpch-${dead}x"
+printf '%01000d' 0 > "$dir/tmp/quiver-serve-tpch-$dead/lineitem.arrow"
+printf '%0500d' 0 > "$dir/tmp/quiver-tpch-$dead/orders.arrow"
+printf '%0100d' 0 > "$dir/tmp/quiver-spill-$dead-0/spill-0.arrows"
+# SIGTERM once ready: the usual stop, exit 0, nothing of its own left.
 TMPDIR="$dir/tmp" $dfl "$q" serve --port 0 --cert-dir "$dir" --tpch 0.01 > "$dir/serve2.out" 2> "$dir/serve2.err" &
 pid=$!
 i=0
@@ -48,6 +62,17 @@ while ! grep -q '^ready$' "$dir/serve2.out" 2>/dev/null; do
 done
 grep -q '^disk: spill limit 8.00 GiB, per statement 2.00 GiB$' "$dir/serve2.out" || fail "no disk line: $(cat "$dir/serve2.out")"
 [ -d "$dir/tmp/quiver-serve-tpch-$pid" ] || fail "no TPC-H directory while serving"
+grep -q "^spill: removed 1 directories (100 B) of dead quiver processes under $dir/tmp\$" "$dir/serve2.out" ||
+  fail "no spill sweep line: $(cat "$dir/serve2.out")"
+grep -q "^tpch: removed 2 generated directories (1.5 KiB) of dead quiver processes under $dir/tmp\$" \
+  "$dir/serve2.out" || fail "no TPC-H sweep line: $(cat "$dir/serve2.out")"
+for gone in "quiver-serve-tpch-$dead" "quiver-tpch-$dead" "quiver-spill-$dead-0"; do
+  [ -e "$dir/tmp/$gone" ] && fail "the sweep left $gone"
+done
+for kept in "quiver-serve-tpch-$$" "quiver-serve-tpch-${dead}x"; do
+  [ -d "$dir/tmp/$kept" ] || fail "the sweep removed $kept"
+  rmdir "$dir/tmp/$kept"
+done
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -55,4 +80,4 @@ rc=$?
 [ -z "$(ls -A "$dir/tmp")" ] || fail "left behind after SIGTERM: $(ls -A "$dir/tmp")"
 pid=
 echo "serve_interrupt_check: SIGINT while generating: exit 130 in ${took} s, ${gen_bytes} bytes of TPC-H data removed;" \
-  "SIGTERM when ready: exit 0, nothing left: ok"
+  "dead processes' directories swept at start-up; SIGTERM when ready: exit 0, nothing left: ok"

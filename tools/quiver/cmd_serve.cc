@@ -306,6 +306,12 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
                       static_cast<long long>(swept.directories), FormatBytes(swept.bytes).c_str(), root.c_str());
         }
       }
+      // And the generated TPC-H data of killed servers and `quiver sql`s.
+      if (const SpillSweepReport tpch = SweepDeadTpchDirectories(); tpch.directories > 0) {
+        std::printf("tpch: removed %lld generated directories (%s) of dead quiver processes under %s\n",
+                    static_cast<long long>(tpch.directories), FormatBytes(tpch.bytes).c_str(),
+                    std::filesystem::path(TpchTempDirectory("")).parent_path().c_str());
+      }
       // One disk budget for everything the server writes: spilled result
       // chunks and the statements' spill files (a child per statement).
       DiskBudgetOptions dbo;

@@ -136,6 +136,10 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     std::fprintf(stderr, "quiver sql: removed %lld spill directories (%s) of dead quiver processes\n",
                  static_cast<long long>(swept.directories), FormatBytes(swept.bytes).c_str());
   }
+  if (const SpillSweepReport tpch = SweepDeadTpchDirectories(); tpch.directories > 0) {
+    std::fprintf(stderr, "quiver sql: removed %lld generated TPC-H directories (%s) of dead quiver processes\n",
+                 static_cast<long long>(tpch.directories), FormatBytes(tpch.bytes).c_str());
+  }
   // Should the statement not unwind in time after a signal: what it wrote.
   guard.AddCleanup([root = o.spill_directory] { SweepDeadSpillDirectories(root, /*only_own=*/true); });
   if (o.tpch > 0 && o.tpch_dir.empty()) {

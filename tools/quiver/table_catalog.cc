@@ -25,6 +25,19 @@ std::string TpchTempDirectory(const std::string& temp_prefix) {
   return (tmp / (temp_prefix + std::to_string(::getpid()))).string();
 }
 
+SpillSweepReport SweepDeadTpchDirectories() {
+  std::error_code ec;
+  auto tmp = std::filesystem::temp_directory_path(ec);
+  const std::string root = ec ? std::string("/tmp") : tmp.string();
+  SpillSweepReport all;
+  for (const char* prefix : {"quiver-serve-tpch-", "quiver-tpch-"}) {
+    const SpillSweepReport r = SweepDeadProcessDirectories(root, prefix);
+    all.directories += r.directories;
+    all.bytes += r.bytes;
+  }
+  return all;
+}
+
 Status RegisterTablePath(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
   if (!formats::csv::IsCsvPath(path)) return catalog->RegisterPath(name, path, pool);
   QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));

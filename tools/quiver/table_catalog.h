@@ -12,6 +12,7 @@
 
 #include "quiver/cli.h"
 #include "quiver/formats/s3_files.h"
+#include "quiver/memory/spill_directory.h"
 #include "quiver/sql/catalog.h"
 #include "s3_options.h"
 
@@ -62,6 +63,14 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
 /// the interrupt guard of a command that exits on a signal). Pure but for
 /// the pid and $TMPDIR.
 std::string TpchTempDirectory(const std::string& temp_prefix);
+
+/// Removes the TpchTempDirectory directories of dead quiver processes
+/// (SIGKILL, a crash: "quiver-serve-tpch-<pid>" of `quiver serve`,
+/// "quiver-tpch-<pid>" of `quiver sql`) under the temp directory, under the
+/// rules of SweepDeadSpillDirectories (memory/spill_directory.h: the owner
+/// pid gone, a real directory of this user); returns what went and prints
+/// nothing (issue 35 #7).
+SpillSweepReport SweepDeadTpchDirectories();
 
 /// The *.arrow, *.parquet and *.csv[.gz|.zst] regular files of `dir` as
 /// (stem, path; a CSV file's stem without .csv...), sorted

@@ -80,7 +80,11 @@ Result<std::string> MakeSpillDirectory(const std::string& root) {
   }
 }
 
-SpillSweepReport SweepDeadSpillDirectories(const std::string& root, bool only_own) {
+namespace {
+
+// The sweep of both kinds: `owner_of` gives a name's owner pid or -1.
+template <typename OwnerOf>
+SpillSweepReport SweepDirectories(const std::string& root, bool only_own, OwnerOf owner_of) {
   SpillSweepReport report;
   const std::string base = root.empty() ? DefaultSpillRoot() : root;
   DIR* d = ::opendir(base.c_str());
@@ -89,7 +93,7 @@ SpillSweepReport SweepDeadSpillDirectories(const std::string& root, bool only_ow
   const pid_t self = ::getpid();
   const uid_t uid = ::geteuid();
   while (dirent* ent = ::readdir(d)) {
-    const int64_t owner = SpillDirectoryOwner(ent->d_name);
+    const int64_t owner = owner_of(std::string_view(ent->d_name));
     if (owner < 0) continue;
     const std::string path = base + "/" + ent->d_name;
     struct stat st;
@@ -114,6 +118,24 @@ SpillSweepReport SweepDeadSpillDirectories(const std::string& root, bool only_ow
     report.bytes += bytes;
   }
   return report;
+}
+
+}  // namespace
+
+SpillSweepReport SweepDeadSpillDirectories(const std::string& root, bool only_own) {
+  return SweepDirectories(root, only_own, [](std::string_view name) { return SpillDirectoryOwner(name); });
+}
+
+int64_t ProcessDirectoryOwner(std::string_view name, std::string_view prefix) {
+  if (prefix.empty() || name.substr(0, prefix.size()) != prefix) return -1;
+  const int64_t pid = Digits(name.substr(prefix.size()));
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return -1;
+  return pid;
+}
+
+SpillSweepReport SweepDeadProcessDirectories(const std::string& root, std::string_view prefix) {
+  if (prefix.empty()) return {};
+  return SweepDirectories(root, false, [prefix](std::string_view name) { return ProcessDirectoryOwner(name, prefix); });
 }
 
 }  // namespace quiver

@@ -1,5 +1,6 @@
 // quiver/memory/spill_directory.h — the directories a quiver process spills
-// into, and the sweep that removes those of dead processes.
+// into, and the sweep that removes those of dead processes (and other
+// per-process directories: generated TPC-H data).
 //
 // Every spill directory a process makes is named
 // "<root>/quiver-spill-<pid>-<n>" (pid: the owner's process id; n: a
@@ -46,5 +47,17 @@ struct SpillSweepReport {
 /// interrupted process). A root that does not exist is an empty sweep;
 /// errors removing one directory skip it. Never follows symlinks.
 SpillSweepReport SweepDeadSpillDirectories(const std::string& root, bool only_own = false);
+
+/// The owner pid of a per-process directory named exactly "<prefix><pid>"
+/// (digits only, no sign, pid > 0 and within pid_t; e.g. the generated
+/// TPC-H directories "quiver-serve-tpch-<pid>"), or -1. Pure.
+int64_t ProcessDirectoryOwner(std::string_view name, std::string_view prefix);
+
+/// Removes the directories under `root` (empty: DefaultSpillRoot()) named
+/// "<prefix><pid>" whose owner process is gone, under the same rules as
+/// SweepDeadSpillDirectories (a real directory of this user, kill(pid, 0)
+/// fails with ESRCH; never this process's own; never follows symlinks).
+/// `prefix` must not be empty.
+SpillSweepReport SweepDeadProcessDirectories(const std::string& root, std::string_view prefix);
 
 }  // namespace quiver

@@ -502,6 +502,7 @@ class Connection : public SheddableConnection, public std::enable_shared_from_th
     if (!ec && reply_->chunk) {
       ++server_->downloads;
       server_->download_bytes += static_cast<int64_t>(reply_->length);
+      if (!reply_->served_chunk_id.empty()) server_->SpillServedChunk(std::move(reply_->served_chunk_id));
     }
     response_.reset();
     reply_.reset();

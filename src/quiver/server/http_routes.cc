@@ -184,6 +184,8 @@ std::unique_ptr<Reply> ResultServer::Impl::HandleFile(const std::string& id,
                               "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(n));
   }
   out->headers.emplace_back("Accept-Ranges", "bytes");
+  // The whole chunk: once it is sent, it leaves memory (issue 35 #11).
+  if (out->offset == 0 && static_cast<int64_t>(out->length) == n) out->served_chunk_id = id;
   return out;
 }
 

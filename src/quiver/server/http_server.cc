@@ -199,6 +199,14 @@ void ResultServer::Impl::ReleaseMemoryIfStatementsEnded() {
   ++trims;
 }
 
+void ResultServer::Impl::SpillServedChunk(std::string id) {
+  // Off the event loop: the spill file is written on a worker (the stopped
+  // pool of a stopping server drops the task; the store removes everything).
+  asio::post(*workers, [this, id = std::move(id)] {
+    if (store->SpillServed(id)) ++served_chunks_spilled;
+  });
+}
+
 std::string ResultServer::Impl::Metrics() {
   std::ostringstream out;
   PoolLines(o.service.pool, out);
@@ -215,7 +223,8 @@ std::string ResultServer::Impl::Metrics() {
   const auto st = store->stats();
   out << "store chunks=" << st.chunks << " memory_bytes=" << st.memory_bytes
       << " peak_memory_bytes=" << st.peak_memory_bytes << " spilled_chunks=" << st.spilled_chunks
-      << " spilled_bytes=" << st.spilled_bytes << " total_spilled_chunks=" << st.total_spilled_chunks << "\n";
+      << " spilled_bytes=" << st.spilled_bytes << " total_spilled_chunks=" << st.total_spilled_chunks
+      << " served_chunks_spilled=" << served_chunks_spilled << "\n";
   const auto sv = service->stats();
   out << "service sessions=" << sv.open_sessions << " operations=" << sv.open_operations
       << " running=" << sv.running_operations << " rpcs=" << sv.rpcs << " rpc_errors=" << sv.rpc_errors

@@ -51,6 +51,10 @@ struct Reply {
   int64_t charged_bytes = 0;
   /// Close the connection after this reply.
   bool close = false;
+  /// Set when the body is a whole chunk of the local store: once it has been
+  /// sent in full, the chunk leaves memory for a spill file
+  /// (Impl::SpillServedChunk; issue 35 #11).
+  std::string served_chunk_id;
 
   Reply() = default;
   Reply(const Reply&) = delete;
@@ -161,6 +165,15 @@ class ResultServer::Impl {
 
   /// Accepts connections until the acceptor closes (on the event loop).
   void Accept();
+
+  /// A whole chunk of the local store has been sent: it moves to a spill
+  /// file (LocalChunkStore::SpillServed, within the disk budget) on a worker
+  /// thread, off the event loop, so that an open operation keeps in memory
+  /// only the chunks not yet downloaded; a retried or repeated download
+  /// reads the spill file. Any thread; a no-op once the server stops.
+  void SpillServedChunk(std::string id);
+  /// Chunks moved out of memory after being served in full (/metrics).
+  std::atomic<int64_t> served_chunks_spilled{0};
 
   /// Request handlers (http_routes.cc); they run on worker threads.
   std::unique_ptr<Reply> HandleRpc(std::string body, const std::string& client);

@@ -203,5 +203,44 @@ TEST(SpillDirectory, MakeSpillDirectoryNamesItAfterThisProcess) {
   fs::remove_all(root);
 }
 
+// Issue 35 #7: the generated TPC-H directories of dead processes
+// ("quiver-serve-tpch-<pid>", "quiver-tpch-<pid>") go too; a live
+// process's, this process's, a look-alike and another prefix's stay.
+TEST(SpillDirectory, TheSweepOfPerProcessDirectoriesMatchesTheWholeName) {
+  EXPECT_EQ(ProcessDirectoryOwner("quiver-serve-tpch-123", "quiver-serve-tpch-"), 123);
+  for (const char* other :
+       {"quiver-serve-tpch-", "quiver-serve-tpch-12x", "quiver-serve-tpch--12", "quiver-serve-tpch-0",
+        "quiver-serve-tpch-99999999999999999999", "xquiver-serve-tpch-12", "quiver-tpch-12"}) {
+    EXPECT_EQ(ProcessDirectoryOwner(other, "quiver-serve-tpch-"), -1) << other;
+  }
+  EXPECT_EQ(ProcessDirectoryOwner("12", ""), -1) << "an empty prefix matches nothing";
+  const fs::path root = fs::temp_directory_path() / ("quiver-tpch-sweep-test-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const pid_t dead = DeadPid();
+  ASSERT_NE(::kill(dead, 0), 0);
+  const std::string d = std::to_string(dead);
+  const fs::path dead_serve = root / ("quiver-serve-tpch-" + d);
+  const fs::path dead_sql = root / ("quiver-tpch-" + d);
+  const fs::path live = root / ("quiver-serve-tpch-" + std::to_string(::getppid()));
+  const fs::path own = root / ("quiver-serve-tpch-" + std::to_string(::getpid()));
+  const fs::path lookalike = root / ("quiver-serve-tpch-" + d + ".bak");
+  for (const auto& p : {dead_serve, dead_sql, live, own, lookalike}) fs::create_directories(p);
+  std::ofstream(dead_serve / "lineitem.arrow") << std::string(3000, 'x');
+  std::ofstream(dead_sql / "orders.arrow") << std::string(70, 'x');
+  const SpillSweepReport serve = SweepDeadProcessDirectories(root.string(), "quiver-serve-tpch-");
+  EXPECT_EQ(serve.directories, 1);
+  EXPECT_EQ(serve.bytes, 3000);
+  EXPECT_FALSE(fs::exists(dead_serve));
+  EXPECT_TRUE(fs::exists(dead_sql)) << "another prefix";
+  const SpillSweepReport sql = SweepDeadProcessDirectories(root.string(), "quiver-tpch-");
+  EXPECT_EQ(sql.directories, 1);
+  EXPECT_EQ(sql.bytes, 70);
+  EXPECT_FALSE(fs::exists(dead_sql));
+  for (const auto& p : {live, own, lookalike}) EXPECT_TRUE(fs::exists(p)) << p;
+  EXPECT_EQ(SweepDeadProcessDirectories(root.string(), "").directories, 0);
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace quiver
