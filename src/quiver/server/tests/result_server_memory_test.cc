@@ -87,6 +87,12 @@ TEST(ResultServerMemory, DownloadedChunksLeaveMemoryAndStayDownloadable) {
   so.service.inline_threshold_bytes = 1;
   so.service.max_unfetched_chunks = kUnfetched;
   so.service.max_links_per_fetch = 2;
+  // The server's one disk budget (--spill-limit): served chunks are charged.
+  DiskBudgetOptions dbo;
+  dbo.name = "the server's spill files";
+  dbo.limit_bytes = 64 << 20;
+  auto disk = DiskBudget::MakeRoot(dbo).value();
+  so.store.disk_budget = disk;
   f.Start(so);
   auto* store = f.server->store();
   Rpc rpc(*f.server);
@@ -139,6 +145,7 @@ TEST(ResultServerMemory, DownloadedChunksLeaveMemoryAndStayDownloadable) {
   const auto st = store->stats();
   EXPECT_EQ(st.chunks, static_cast<int64_t>(links.size()));
   EXPECT_EQ(st.memory_bytes, 0);
+  EXPECT_EQ(disk->used_bytes(), st.spilled_bytes) << "spilled served chunks count against --spill-limit";
   EXPECT_EQ(f.server->service()->chunk_pool()->held_bytes(), 0) << "chunk buffers freed";
   const std::string metrics = f.server->MetricsText();
   EXPECT_NE(metrics.find(" memory_bytes=0 "), std::string::npos) << metrics;
@@ -167,6 +174,7 @@ TEST(ResultServerMemory, DownloadedChunksLeaveMemoryAndStayDownloadable) {
   EXPECT_EQ(store->stats().chunks, 0);
   EXPECT_EQ(store->stats().spilled_bytes, 0);
   EXPECT_EQ(store->CountSpillFiles(), 0) << "the spill files went with the operation";
+  EXPECT_EQ(disk->used_bytes(), 0);
   CloseSession(rpc, s);
 }
 
