@@ -22,7 +22,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { parseCsv, text, compareResults } from '../tpch/result_compare.mjs';
+import { parseCsv, text, rowsEqual, compareResults } from '../tpch/result_compare.mjs';
 
 const require = createRequire(new URL('../../bench/package.json', import.meta.url));
 const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
@@ -126,8 +126,12 @@ for (const f of files) {
     } else {
       verdict = 'differs';
       detail = `quiver ${mine.length} rows, DuckDB ${theirs.length} rows`;
-      for (let i = 0; i < Math.max(mine.length, theirs.length) && i < 3; i++)
-        detail += `\n    quiver: ${JSON.stringify(mine[i])}\n    duckdb: ${JSON.stringify(theirs[i])}`;
+      // The first rows that differ, with their positions.
+      for (let i = 0, shown = 0; i < Math.max(mine.length, theirs.length) && shown < 3; i++) {
+        if (mine[i] && theirs[i] && rowsEqual(mine[i], theirs[i])) continue;
+        detail += `\n    row ${i} quiver: ${JSON.stringify(mine[i])}\n    row ${i} duckdb: ${JSON.stringify(theirs[i])}`;
+        shown++;
+      }
     }
   }
   counts[verdict]++;

@@ -40,7 +40,10 @@
 // item and order / ticket numbers). Item, store, call_center, web_page and
 // web_site are slowly changing dimensions as in dsdgen: in each run of six
 // rows three business ids (i_item_id, ...) have one, two and three
-// versions with rec_start / rec_end dates.
+// versions with rec_start / rec_end dates, and a sale names the version
+// that was current on its day. Half of the orders of every channel come
+// from the first tenth of the customers (regular customers buy in every
+// channel every year, as several queries look for).
 //
 // Value domains follow dsdgen's where the 99 queries filter on them:
 // categories and classes of items, colors, units, sizes, the syllable

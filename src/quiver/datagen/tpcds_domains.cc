@@ -193,11 +193,13 @@ std::string_view Salutation(TpcdsRng& r) { return r.Pick(kSalutations); }
 std::string PersonName(TpcdsRng& r) { return std::string(FirstName(r)) + " " + std::string(LastName(r)); }
 std::string_view BirthCountry(TpcdsRng& r) { return r.Pick(kCountries); }
 
-Address MakeAddress(TpcdsRng& r, bool local) {
+Address MakeAddress(TpcdsRng& r, int64_t local_slot) {
   Address a;
+  const bool local = local_slot >= 0;
   const int64_t county_index = local ? 0 : r.Uniform(0, static_cast<int64_t>(std::size(kCounties)) - 1);
   const County& c = kCounties[county_index];
-  const int64_t city_index = local && r.Chance(2, 3) ? r.Uniform(0, 1) : r.Uniform(0, std::size(kCities) - 1);
+  const int64_t any_city = r.Uniform(0, std::size(kCities) - 1);
+  const int64_t city_index = local && local_slot % 3 != 2 ? local_slot % 3 : any_city;
   a.street_number = Num(r.Uniform(1, 999));
   a.street_name = std::string(r.Pick(kStreetNames));
   if (r.Chance(1, 2)) {
@@ -256,6 +258,29 @@ ScdVersion ScdVersionOf(int64_t row_index) {
     default: v.rec_start_days = d4; break;
   }
   return v;
+}
+
+int64_t ScdIdCount(int64_t rows) {
+  static const int kIdsInPartialRun[6] = {0, 1, 2, 2, 3, 3};
+  return rows / 6 * 3 + kIdsInPartialRun[rows % 6];
+}
+
+int64_t ScdSkAt(int64_t id, int64_t days, int64_t rows) {
+  const int64_t base = (id - 1) / 3 * 6;
+  int64_t first = base, row = base;
+  switch ((id - 1) % 3) {
+    case 0: break;
+    case 1:
+      first = base + 1;
+      row = days < DaysFromCivil(2000, 10, 27) ? base + 1 : base + 2;
+      break;
+    default:
+      first = base + 3;
+      row = days < DaysFromCivil(1999, 10, 28) ? base + 3 : (days < DaysFromCivil(2001, 10, 27) ? base + 4 : base + 5);
+      break;
+  }
+  // The last run may stop before the id's later versions.
+  return std::max(first, std::min(row, rows - 1)) + 1;
 }
 
 // Howard Hinnant's civil-date algorithms (public domain descriptions).

@@ -37,14 +37,15 @@ std::string PersonName(TpcdsRng& r);
 /// An upper-case country name (c_birth_country).
 std::string_view BirthCountry(TpcdsRng& r);
 
-/// A street address in the United States. `local` puts it in Williamson
-/// County, TN, at gmt offset -5 (two in three in Midway or Fairview), as
-/// dsdgen's stores and call centers are at small scales.
+/// A street address in the United States. `local_slot` >= 0 puts it in
+/// Williamson County, TN, at gmt offset -5, as dsdgen's stores and call
+/// centers are at small scales: slots 0 and 1 (mod 3) in Midway and
+/// Fairview, slot 2 in another city. -1: anywhere.
 struct Address {
   std::string street_number, street_name, street_type, suite_number, city, county, state, zip, country;
   int64_t gmt_offset_cents = 0;  ///< -500 for -5.00
 };
-Address MakeAddress(TpcdsRng& r, bool local);
+Address MakeAddress(TpcdsRng& r, int64_t local_slot);
 
 /// Item domains: 10 categories (category id 1..10), their classes, colors,
 /// units, sizes.
@@ -67,6 +68,13 @@ struct ScdVersion {
   int64_t rec_end_days = -1;
 };
 ScdVersion ScdVersionOf(int64_t row_index);
+/// Business ids among the first `rows` rows of such a dimension.
+int64_t ScdIdCount(int64_t rows);
+/// The surrogate key (1-based row) of business id `id` (1..ScdIdCount)
+/// whose version is current on `days` (days since 1970-01-01), among
+/// `rows` rows: sales name the version of an item or outlet that was
+/// current when they were made, as dsdgen's do.
+int64_t ScdSkAt(int64_t id, int64_t days, int64_t rows);
 
 /// Calendar: days since 1970-01-01 <-> (year, month 1..12, day 1..31).
 struct CivilDate {

@@ -44,7 +44,7 @@ void WriteCustomer(const TpcdsContext& c, int64_t unit, RowSink& out) {
 
 void WriteCustomerAddress(const TpcdsContext& c, int64_t unit, RowSink& out) {
   TpcdsRng r(c.seed, TpcdsTable::kCustomerAddress, unit);
-  const Address a = MakeAddress(r, false);
+  const Address a = MakeAddress(r, -1);
   out.Int(unit + 1).Str(BusinessId(unit + 1));
   out.Str(a.street_number).Str(a.street_name).Str(a.street_type).Str(a.suite_number).Str(a.city).Str(a.county);
   out.Str(a.state).Str(a.zip).Str(a.country).Int(a.gmt_offset_cents).Str(r.Pick(kLocationTypes));

@@ -119,22 +119,40 @@ void PutRefund(RowSink& out, const Refund& f) {
   out.Int(f.reversed).Int(f.credit).Int(f.net_loss);
 }
 
-// Distinct items of one order: a random start and stride over the items.
+// A slowly changing dimension's row (item, store, call center, web site,
+// web page) for a sale on Julian day `date_sk`: a business id drawn
+// uniformly, then its version current on that day.
+int64_t ScdSk(TpcdsRng& r, int64_t rows, int64_t date_sk) {
+  return ScdSkAt(r.Uniform(1, ScdIdCount(rows)), DaysFromJulian(date_sk), rows);
+}
+
+// Distinct items of one order: a random start and stride over the items'
+// business ids, each as its version current on the sale day. Half of the
+// orders start among the first fifth of the ids (popular items), so that
+// items sell unevenly, as queries comparing an item's revenue with the
+// average look for.
 struct ItemWalk {
-  int64_t start, stride, items;
-  int64_t Sk(int64_t line) const { return (start + line * stride) % items + 1; }
+  int64_t start, stride, ids, rows, days;
+  int64_t Sk(int64_t line) const { return ScdSkAt((start + line * stride) % ids + 1, days, rows); }
 };
-ItemWalk WalkItems(TpcdsRng& r, int64_t items) {
-  return {r.Uniform(0, items - 1), r.Uniform(1, std::max<int64_t>(1, items / kMaxLines)), items};
+ItemWalk WalkItems(TpcdsRng& r, int64_t items, int64_t date_sk) {
+  const int64_t ids = ScdIdCount(items);
+  const bool popular = r.Chance(1, 2);
+  const int64_t start = r.Uniform(0, popular ? std::max<int64_t>(1, ids / 5) - 1 : ids - 1);
+  return {start, r.Uniform(1, std::max<int64_t>(1, ids / kMaxLines)), ids, items, DaysFromJulian(date_sk)};
 }
 
 // The customer side of an order: who, with which demographics, where.
 struct Buyer {
   Fk customer, cdemo, hdemo, addr;
 };
+// Half the orders come from the first tenth of the customers (regular
+// customers, who buy in every channel every year).
 Buyer DrawBuyer(TpcdsRng& r, TpcdsRng& nulls, const TpcdsCounts& n) {
   Buyer b;
-  b.customer = Key(nulls, r.Uniform(1, n.customer));
+  const int64_t regulars = std::max<int64_t>(1, n.customer / 10);
+  const bool regular = r.Chance(1, 2);
+  b.customer = Key(nulls, r.Uniform(1, regular ? regulars : n.customer));
   b.cdemo = Key(nulls, r.Uniform(1, n.customer_demographics));
   b.hdemo = Key(nulls, r.Uniform(1, n.household_demographics));
   b.addr = Key(nulls, r.Uniform(1, n.customer_address));
@@ -161,7 +179,7 @@ RemoteOrder DrawRemoteOrder(const TpcdsContext& c, TpcdsTable table, int64_t uni
   o.time = Key(nulls, r.Uniform(0, 86399));
   o.bill = DrawBuyer(r, nulls, c.counts);
   o.ship = r.Chance(1, 2) ? o.bill : DrawBuyer(r, nulls, c.counts);
-  o.outlet = Key(nulls, r.Uniform(1, outlets));
+  o.outlet = Key(nulls, ScdSk(r, outlets, o.date.value));
   return o;
 }
 
@@ -187,8 +205,8 @@ void WriteStoreOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSink&
   const Fk date = Key(nulls, SaleDateSk(r));
   const Fk time = Key(nulls, r.Uniform(8 * 3600, 22 * 3600 - 1));  // store hours
   const Buyer buyer = DrawBuyer(r, nulls, n);
-  const Fk store = Key(nulls, r.Uniform(1, n.store));
-  const ItemWalk walk = WalkItems(r, n.item);
+  const Fk store = Key(nulls, ScdSk(r, n.store, date.value));
+  const ItemWalk walk = WalkItems(r, n.item, date.value);
   for (int64_t l = 0; l < shape.lines; ++l) {
     if (returns && !shape.returned[l]) continue;
     TpcdsRng lr(c.seed, TpcdsTable::kStoreSales, unit * kMaxLines + l, kLine);
@@ -232,7 +250,7 @@ void WriteCatalogOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSin
   TpcdsRng r(c.seed, TpcdsTable::kCatalogSales, unit, kShape + 1);
   TpcdsRng nulls(c.seed, TpcdsTable::kCatalogSales, unit, kShape + 2);
   const Fk page = Key(nulls, r.Uniform(1, n.catalog_page));
-  const ItemWalk walk = WalkItems(r, n.item);
+  const ItemWalk walk = WalkItems(r, n.item, o.date.value);
   for (int64_t l = 0; l < shape.lines; ++l) {
     if (returns && !shape.returned[l]) continue;
     TpcdsRng lr(c.seed, TpcdsTable::kCatalogSales, unit * kMaxLines + l, kLine);
@@ -288,14 +306,14 @@ void WriteWebOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSink& o
   const Shape shape = ShapeOf(c, kWeb, unit);
   const RemoteOrder o = DrawRemoteOrder(c, TpcdsTable::kWebSales, unit, n.web_site);
   TpcdsRng r(c.seed, TpcdsTable::kWebSales, unit, kShape + 1);
-  const ItemWalk walk = WalkItems(r, n.item);
+  const ItemWalk walk = WalkItems(r, n.item, o.date.value);
   for (int64_t l = 0; l < shape.lines; ++l) {
     if (returns && !shape.returned[l]) continue;
     TpcdsRng lr(c.seed, TpcdsTable::kWebSales, unit * kMaxLines + l, kLine);
     TpcdsRng ln(c.seed, TpcdsTable::kWebSales, unit * kMaxLines + l, kLineNulls);
     const int64_t lag = lr.Uniform(1, 120);
     const Fk ship_date = Key(ln, o.date.value + lag);
-    const Fk page = Key(ln, lr.Uniform(1, n.web_page));
+    const Fk page = Key(ln, ScdSk(lr, n.web_page, o.date.value));
     const Fk mode = Key(ln, lr.Uniform(1, n.ship_mode));
     const Fk warehouse = Key(ln, lr.Uniform(1, n.warehouse));
     const Fk promo = Key(ln, lr.Uniform(1, n.promotion));
