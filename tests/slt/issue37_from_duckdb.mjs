@@ -6,7 +6,7 @@
 // fuzz_vs_duckdb.mjs renders them. Only functions whose DuckDB semantics
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
-//   (groups: strings, dates, aggregates, subqueries)
+//   (groups: strings, dates, aggregates, subqueries, correlated_or)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -115,6 +115,18 @@ const groups = {
     "SELECT f, count(*) FROM (SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'F') AS f FROM customer) d GROUP BY f",
     "SELECT DISTINCT c_nationkey IN (SELECT o_nation FROM orders) FROM customer",
     "SELECT c_custkey, c_acctbal FROM customer ORDER BY EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'O'), c_custkey LIMIT 4",
+  ],
+  // A correlation repeated in every branch of an OR (TPC-DS 41): pulled
+  // out in front of the OR, it is a correlation key.
+  correlated_or: [
+    "CREATE TABLE it(id INTEGER, manufact VARCHAR, category VARCHAR, color VARCHAR, size VARCHAR, price DECIMAL(7,2))",
+    "INSERT INTO it VALUES (1, 'ought', 'Women', 'red', 'S', 10.50), (2, 'ought', 'Men', 'blue', 'L', 20.00), (3, 'able', 'Women', 'blue', 'M', 5.25), (4, 'able', 'Men', NULL, 'L', 7.00), (5, 'pri', 'Men', 'red', 'S', NULL), (6, NULL, 'Women', 'red', 'L', 3.00), (7, 'ese', 'Kids', 'green', 'M', 1.00), (8, 'pri', NULL, 'red', NULL, 2.50)",
+    "SELECT DISTINCT id FROM it i1 WHERE (SELECT count(*) FROM it WHERE (manufact = i1.manufact AND category = 'Women' AND color = 'red') OR (manufact = i1.manufact AND category = 'Men' AND size = 'L')) > 0",
+    "SELECT id, (SELECT count(*) FROM it x WHERE (x.manufact = i1.manufact AND x.color = 'red') OR (x.manufact = i1.manufact AND x.size = 'L')) FROM it i1",
+    "SELECT id, (SELECT sum(price) FROM it x WHERE (x.manufact = i1.manufact AND x.color = 'red') OR (x.manufact = i1.manufact AND x.color IS NULL)) FROM it i1",
+    "SELECT id FROM it i1 WHERE EXISTS (SELECT 1 FROM it x WHERE (x.manufact = i1.manufact AND x.id <> i1.id AND x.color = 'red') OR (x.manufact = i1.manufact AND x.id <> i1.id AND x.size = 'S'))",
+    "SELECT id FROM it i1 WHERE NOT EXISTS (SELECT 1 FROM it x WHERE (x.manufact = i1.manufact AND x.category = 'Men') OR (x.category = 'Women' AND x.manufact = i1.manufact AND x.price > 5))",
+    "SELECT category, count(*) FROM it i1 WHERE (SELECT max(price) FROM it x WHERE (x.category = i1.category AND x.manufact = i1.manufact AND x.size = 'S') OR (x.manufact = i1.manufact AND x.size = 'L' AND x.category = i1.category)) > 5 GROUP BY category",
   ],
 };
 

@@ -338,9 +338,17 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(*t, &ctx));
       QUIVER_RETURN_NOT_OK(WithPosition(CheckBoolean(*e, "WHERE"), FirstLocation(*t)));
       if (is_subquery) {
-        bool correlated = false;
-        QUIVER_RETURN_NOT_OK(ExtractCorrelation(e, &q, &correlated));
-        if (correlated) continue;
+        // A correlation common to every branch of an OR ((a = o.a AND x)
+        // OR (a = o.a AND y), TPC-DS 41) is pulled out in front of it
+        // first, so that it becomes a correlation key.
+        std::vector<ExprPtr> parts;
+        SplitConjuncts(FactorOr(e), &parts);
+        for (const ExprPtr& part : parts) {
+          bool correlated = false;
+          QUIVER_RETURN_NOT_OK(ExtractCorrelation(part, &q, &correlated));
+          if (!correlated) preds.push_back(part);
+        }
+        continue;
       }
       preds.push_back(e);
     }
