@@ -36,14 +36,12 @@
 // time_dim's t_time_sk the second of the day 0..86399), and every non-NULL
 // foreign key of a fact row (and of customer, promotion, web_page, store,
 // call_center, web_site, catalog_page) names an existing dimension row.
-// Foreign keys of fact rows are NULL with probability 1/50 each (except
-// item and order / ticket numbers). Item, store, call_center, web_page and
-// web_site are slowly changing dimensions as in dsdgen: in each run of six
-// rows three business ids (i_item_id, ...) have one, two and three
-// versions with rec_start / rec_end dates, and a sale names the version
-// that was current on its day. Half of the orders of every channel come
-// from the first tenth of the customers (regular customers buy in every
-// channel every year, as several queries look for).
+// Foreign keys of fact rows are NULL with probability 1/50 each, per row (an
+// order's other lines keep theirs), except item and order / ticket
+// numbers. Item, store, call_center, web_page and web_site are slowly changing dimensions as in dsdgen: in each run of
+// six rows three business ids (i_item_id, ...) have one, two and three versions with rec_start / rec_end dates, and a
+// sale names the version that was current on its day. Half of the orders of every channel come from the first tenth of
+// the customers (regular customers buy in every channel every year, as several queries look for).
 //
 // Value domains follow dsdgen's where the 99 queries filter on them:
 // categories and classes of items, colors, units, sizes, the syllable

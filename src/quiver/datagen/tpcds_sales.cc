@@ -5,7 +5,8 @@
 // An order's values come from separate streams: its line count and which
 // lines are returned (so that OrderRows is cheap), its header (date, time,
 // customer, outlet), each line (item, promotion, prices) and each return.
-// The NULL draws of foreign keys have streams of their own, so that the
+// An order's keys are NULL per line (1 in 50 each, as dsdgen's NULLs fall
+// on rows). The NULL draws of foreign keys have streams of their own, so that the
 // unspecified order in which one call's arguments are evaluated never
 // changes a value.
 #include <algorithm>
@@ -16,15 +17,7 @@
 namespace quiver::datagen::tpcds {
 namespace {
 
-enum Stream : uint64_t {
-  kShape = 7,
-  kHeader = 0,
-  kHeaderNulls = 1,
-  kLine = 2,
-  kLineNulls = 3,
-  kReturn = 4,
-  kReturnNulls = 5
-};
+enum Stream : uint64_t { kShape = 7, kHeader = 0, kLine = 2, kLineNulls = 3, kReturn = 4, kReturnNulls = 5 };
 
 constexpr int64_t kMaxLines = 16;
 
@@ -56,6 +49,11 @@ struct Fk {
   int64_t value = 0;
 };
 Fk Key(TpcdsRng& nulls, int64_t value) { return {nulls.Chance(1, 50), value}; }
+// An order's key value, NULL-free until a line draws its NULLs (Relined):
+// NULLs fall on rows, as dsdgen's do, so one line of an order can lose its
+// customer or date while the others keep them.
+Fk Val(int64_t value) { return {false, value}; }
+Fk Relined(TpcdsRng& line_nulls, const Fk& k) { return Key(line_nulls, k.value); }
 void Put(RowSink& out, const Fk& k) { out.IntOrNull(k.null, k.value); }
 
 // Prices of a line (cents), after dsdgen's pricing rules.
@@ -148,15 +146,20 @@ struct Buyer {
 };
 // Half the orders come from the first tenth of the customers (regular
 // customers, who buy in every channel every year).
-Buyer DrawBuyer(TpcdsRng& r, TpcdsRng& nulls, const TpcdsCounts& n) {
+Buyer DrawBuyer(TpcdsRng& r, const TpcdsCounts& n) {
   Buyer b;
   const int64_t regulars = std::max<int64_t>(1, n.customer / 10);
   const bool regular = r.Chance(1, 2);
-  b.customer = Key(nulls, r.Uniform(1, regular ? regulars : n.customer));
-  b.cdemo = Key(nulls, r.Uniform(1, n.customer_demographics));
-  b.hdemo = Key(nulls, r.Uniform(1, n.household_demographics));
-  b.addr = Key(nulls, r.Uniform(1, n.customer_address));
+  b.customer = Val(r.Uniform(1, regular ? regulars : n.customer));
+  b.cdemo = Val(r.Uniform(1, n.customer_demographics));
+  b.hdemo = Val(r.Uniform(1, n.household_demographics));
+  b.addr = Val(r.Uniform(1, n.customer_address));
   return b;
+}
+// (a braced list is evaluated left to right: the NULL draws keep this order)
+Buyer Relined(TpcdsRng& line_nulls, const Buyer& b) {
+  return {Relined(line_nulls, b.customer), Relined(line_nulls, b.cdemo), Relined(line_nulls, b.hdemo),
+          Relined(line_nulls, b.addr)};
 }
 void PutBuyer(RowSink& out, const Buyer& b) {
   Put(out, b.customer);
@@ -173,14 +176,17 @@ struct RemoteOrder {
 };
 RemoteOrder DrawRemoteOrder(const TpcdsContext& c, TpcdsTable table, int64_t unit, int64_t outlets) {
   TpcdsRng r(c.seed, table, unit, kHeader);
-  TpcdsRng nulls(c.seed, table, unit, kHeaderNulls);
   RemoteOrder o;
-  o.date = Key(nulls, SaleDateSk(r));
-  o.time = Key(nulls, r.Uniform(0, 86399));
-  o.bill = DrawBuyer(r, nulls, c.counts);
-  o.ship = r.Chance(1, 2) ? o.bill : DrawBuyer(r, nulls, c.counts);
-  o.outlet = Key(nulls, ScdSk(r, outlets, o.date.value));
+  o.date = Val(SaleDateSk(r));
+  o.time = Val(r.Uniform(0, 86399));
+  o.bill = DrawBuyer(r, c.counts);
+  o.ship = r.Chance(1, 2) ? o.bill : DrawBuyer(r, c.counts);
+  o.outlet = Val(ScdSk(r, outlets, o.date.value));
   return o;
+}
+RemoteOrder Relined(TpcdsRng& line_nulls, const RemoteOrder& o) {
+  return {Relined(line_nulls, o.date), Relined(line_nulls, o.time), Relined(line_nulls, o.bill),
+          Relined(line_nulls, o.ship), Relined(line_nulls, o.outlet)};
 }
 
 }  // namespace
@@ -201,16 +207,20 @@ void WriteStoreOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSink&
   const TpcdsCounts& n = c.counts;
   const Shape shape = ShapeOf(c, kStore, unit);
   TpcdsRng r(c.seed, TpcdsTable::kStoreSales, unit, kHeader);
-  TpcdsRng nulls(c.seed, TpcdsTable::kStoreSales, unit, kHeaderNulls);
-  const Fk date = Key(nulls, SaleDateSk(r));
-  const Fk time = Key(nulls, r.Uniform(8 * 3600, 22 * 3600 - 1));  // store hours
-  const Buyer buyer = DrawBuyer(r, nulls, n);
-  const Fk store = Key(nulls, ScdSk(r, n.store, date.value));
-  const ItemWalk walk = WalkItems(r, n.item, date.value);
+  const Fk ticket_date = Val(SaleDateSk(r));
+  const Fk ticket_time = Val(r.Uniform(8 * 3600, 22 * 3600 - 1));  // store hours
+  const Buyer ticket_buyer = DrawBuyer(r, n);
+  const Fk ticket_store = Val(ScdSk(r, n.store, ticket_date.value));
+  const ItemWalk walk = WalkItems(r, n.item, ticket_date.value);
   for (int64_t l = 0; l < shape.lines; ++l) {
     if (returns && !shape.returned[l]) continue;
     TpcdsRng lr(c.seed, TpcdsTable::kStoreSales, unit * kMaxLines + l, kLine);
     TpcdsRng ln(c.seed, TpcdsTable::kStoreSales, unit * kMaxLines + l, kLineNulls);
+    // (declarations are sequenced: the NULL draws keep this order)
+    const Fk date = Relined(ln, ticket_date);
+    const Fk time = Relined(ln, ticket_time);
+    const Buyer buyer = Relined(ln, ticket_buyer);
+    const Fk store = Relined(ln, ticket_store);
     const Fk promo = Key(ln, lr.Uniform(1, n.promotion));
     const Pricing p = PriceLine(lr);
     if (!returns) {
@@ -246,15 +256,16 @@ void WriteStoreOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSink&
 void WriteCatalogOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSink& out) {
   const TpcdsCounts& n = c.counts;
   const Shape shape = ShapeOf(c, kCatalog, unit);
-  const RemoteOrder o = DrawRemoteOrder(c, TpcdsTable::kCatalogSales, unit, n.call_center);
+  const RemoteOrder order = DrawRemoteOrder(c, TpcdsTable::kCatalogSales, unit, n.call_center);
   TpcdsRng r(c.seed, TpcdsTable::kCatalogSales, unit, kShape + 1);
-  TpcdsRng nulls(c.seed, TpcdsTable::kCatalogSales, unit, kShape + 2);
-  const Fk page = Key(nulls, r.Uniform(1, n.catalog_page));
-  const ItemWalk walk = WalkItems(r, n.item, o.date.value);
+  const Fk order_page = Val(r.Uniform(1, n.catalog_page));
+  const ItemWalk walk = WalkItems(r, n.item, order.date.value);
   for (int64_t l = 0; l < shape.lines; ++l) {
     if (returns && !shape.returned[l]) continue;
     TpcdsRng lr(c.seed, TpcdsTable::kCatalogSales, unit * kMaxLines + l, kLine);
     TpcdsRng ln(c.seed, TpcdsTable::kCatalogSales, unit * kMaxLines + l, kLineNulls);
+    const RemoteOrder o = Relined(ln, order);
+    const Fk page = Relined(ln, order_page);
     const int64_t lag = lr.Uniform(2, 120);
     const Fk ship_date = Key(ln, o.date.value + lag);
     const Fk mode = Key(ln, lr.Uniform(1, n.ship_mode));
@@ -304,13 +315,14 @@ void WriteCatalogOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSin
 void WriteWebOrder(const TpcdsContext& c, int64_t unit, bool returns, RowSink& out) {
   const TpcdsCounts& n = c.counts;
   const Shape shape = ShapeOf(c, kWeb, unit);
-  const RemoteOrder o = DrawRemoteOrder(c, TpcdsTable::kWebSales, unit, n.web_site);
+  const RemoteOrder order = DrawRemoteOrder(c, TpcdsTable::kWebSales, unit, n.web_site);
   TpcdsRng r(c.seed, TpcdsTable::kWebSales, unit, kShape + 1);
-  const ItemWalk walk = WalkItems(r, n.item, o.date.value);
+  const ItemWalk walk = WalkItems(r, n.item, order.date.value);
   for (int64_t l = 0; l < shape.lines; ++l) {
     if (returns && !shape.returned[l]) continue;
     TpcdsRng lr(c.seed, TpcdsTable::kWebSales, unit * kMaxLines + l, kLine);
     TpcdsRng ln(c.seed, TpcdsTable::kWebSales, unit * kMaxLines + l, kLineNulls);
+    const RemoteOrder o = Relined(ln, order);
     const int64_t lag = lr.Uniform(1, 120);
     const Fk ship_date = Key(ln, o.date.value + lag);
     const Fk page = Key(ln, ScdSk(lr, n.web_page, o.date.value));
