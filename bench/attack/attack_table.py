@@ -643,6 +643,25 @@ def finding_11(srv, orphan_wait):
         dead.append(cc)
     time.sleep(3)
     m = srv.client(VICTIM).metrics()
+    # A client that pages through every link and downloads none (still open).
+    cc = srv.client(ATTACKER)
+    ss = cc.open_session()
+    r = cc.execute(ss, 'SELECT * FROM lineitem')
+    first, links = True, 0
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 120:
+        page = cc.fetch(r[2], first=first)
+        first = False
+        links += len(tcli.links_of(page))
+        if not page.get(2, False):
+            break
+    time.sleep(1)
+    m_links = srv.client(VICTIM).metrics()
+    row('11c', f'a client takes all {links} links of SELECT * FROM lineitem and downloads none', 'n/a', 'n/a',
+        rss=rss_bytes(srv.pid), disk=srv.disk(),
+        note=f'its chunks in memory: {(metric(m_links, "store ", "memory_bytes") - metric(m, "store ", "memory_bytes")) / MiB:.0f}'
+        f' MiB (the rest moved to disk by the producer); on disk {srv.disk() / MiB:.0f} MiB')
+    cc.close_op(r[2])
     note = ''
     freed_s = -1
     if orphan_wait:

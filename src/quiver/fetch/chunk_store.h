@@ -67,6 +67,11 @@ class ChunkStore {
   virtual Result<std::shared_ptr<Buffer>> Get(const std::string& id) const = 0;
   /// Removes a chunk (idempotent: unknown ids are ignored).
   virtual void Remove(const std::string& id) = 0;
+  /// Moves a chunk that is in memory to disk (LocalChunkStore: a spill
+  /// file within the disk budget); later Gets read it from there. Returns
+  /// whether it moved. The default (stores that keep nothing in memory)
+  /// moves nothing.
+  virtual bool SpillServed(const std::string& id) { return false; }
 
   // Documents: small named objects beside the chunks (operation manifests,
   // cancel markers, session indexes) that let servers sharing one store
@@ -153,14 +158,14 @@ class LocalChunkStore : public ChunkStore {
   void Remove(const std::string& id) override;
   /// Removes the chunks whose expiry is <= now_ms; returns how many.
   int64_t RemoveExpired(int64_t now_ms);
-  /// A chunk that has been served in full leaves memory: written to a spill
-  /// file (within the spill limit) and read from there if it is asked for
-  /// again (a retried download); the memory goes once the last reader of
+  /// A chunk that has been served in full (or handed out long enough ago)
+  /// leaves memory: written to a spill file (within the spill limit) and
+  /// read from there if it is asked for (again: a retried download); the memory goes once the last reader of
   /// the in-memory bytes lets go. Returns whether it moved: false for an
   /// unknown or already spilled chunk, with spilling disabled, past the
   /// spill limit or when the write fails (the chunk then stays in memory,
   /// nothing is lost). Thread-safe.
-  bool SpillServed(const std::string& id);
+  bool SpillServed(const std::string& id) override;
 
   const LinkSigner& signer() const { return signer_; }
   /// The spill directory: the given one, or the private one once made

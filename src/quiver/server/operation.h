@@ -153,6 +153,12 @@ struct Operation {
   /// mark); the producer pauses while chunks.size() - handed_out reaches
   /// max_unfetched_chunks.
   size_t handed_out = 0;
+  /// Chunks [0, moved_to_disk) were offered to ChunkStore::SpillServed by
+  /// the producer: of the handed-out chunks, only the most recent
+  /// max_unfetched_chunks stay in memory before their download (a client
+  /// that takes links and downloads none holds no more memory than one
+  /// that takes none).
+  size_t moved_to_disk = 0;
   bool paused = false;
   /// Time the producer has spent paused for the client (not counted by
   /// the statement time limit), and when the current pause began.

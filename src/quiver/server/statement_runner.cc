@@ -143,6 +143,16 @@ void StatementRunner::Run(Operation* op) {
         if (op->paused) op->paused_total_ms += NowEpochMs() - op->paused_since_ms;
         op->paused = false;
         if (op->cancel) break;
+        // Handed out but not downloaded: beyond the most recent
+        // max_unfetched_chunks they go to disk (a download reads the file;
+        // a chunk already downloaded in full is there already).
+        std::vector<std::string> to_disk;
+        const size_t keep = static_cast<size_t>(o_.max_unfetched_chunks);
+        while (op->handed_out > keep && op->moved_to_disk < op->handed_out - keep) {
+          to_disk.push_back(op->chunks[op->moved_to_disk++].id);
+        }
+        lock.unlock();
+        for (const auto& id : to_disk) o_.store->SpillServed(id);
       }
       auto next = (*writer)->Next();  // with a shared store: encodes chunk k+1 while chunk k uploads
       if (!next.ok()) {

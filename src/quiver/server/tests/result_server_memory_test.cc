@@ -175,6 +175,30 @@ TEST(ResultServerMemory, DownloadedChunksLeaveMemoryAndStayDownloadable) {
   EXPECT_EQ(store->stats().spilled_bytes, 0);
   EXPECT_EQ(store->CountSpillFiles(), 0) << "the spill files went with the operation";
   EXPECT_EQ(disk->used_bytes(), 0);
+
+  // A client that takes every link and downloads none: of the handed-out
+  // chunks only the most recent kUnfetched stay in memory (the producer
+  // moves older ones to disk), beside at most kUnfetched not yet handed out;
+  // every chunk still downloads intact afterwards.
+  auto ex2 = Execute(rpc, s, "SELECT * FROM lineitem", true);
+  ASSERT_EQ(ex2.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << ex2.status.errorMessage;
+  std::vector<t::TSparkArrowResultLink> taken;
+  first = true;
+  for (int pages = 0; pages < 10000; ++pages) {
+    auto page = Fetch(rpc, ex2.operationHandle, first);
+    first = false;
+    ASSERT_EQ(page.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << page.status.errorMessage;
+    taken.insert(taken.end(), page.results.resultLinks.begin(), page.results.resultLinks.end());
+    const auto now = store->stats();
+    EXPECT_LE(now.chunks - now.spilled_chunks, 2 * kUnfetched) << "after " << taken.size() << " links";
+    if (!page.hasMoreRows) break;
+  }
+  ASSERT_EQ(taken.size(), links.size());
+  EXPECT_GE(store->stats().spilled_chunks, static_cast<int64_t>(taken.size()) - 2 * kUnfetched);
+  next_row = 0;
+  EXPECT_EQ(DownloadAll(rpc, taken, md.lz4Compressed, f.pool.get(), &next_row), table->orderkeys);
+  EXPECT_EQ(CloseOp(rpc, ex2.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(store->CountSpillFiles(), 0);
   CloseSession(rpc, s);
 }
 
