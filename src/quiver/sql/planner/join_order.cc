@@ -134,8 +134,25 @@ struct Pred {
 
 double Frac(const LogicalOp& op) { return std::min(1.0, op.est_rows / std::max(1.0, op.base_rows)); }
 
+// The table a relation reads when it is one scan (under filters), else
+// nullptr.
+const LogicalOp* ScanOf(const LogicalOp& op) {
+  const LogicalOp* o = &op;
+  while (o->kind == LogicalOp::Kind::kFilter && o->children.size() == 1) o = o->children[0].get();
+  return o->kind == LogicalOp::Kind::kScan ? o : nullptr;
+}
+
 double JoinEstimate(const LogicalOp& a, const LogicalOp& b, bool has_keys) {
   if (!has_keys) return a.est_rows * b.est_rows;
+  // Two scans of one table are seldom joined on its key (cd1.cd_marital_status
+  // = cd2.cd_marital_status, d1.d_week_seq = d2.d_week_seq): taken as many
+  // to many, each row meeting sqrt(rows) rows of the other side, not as
+  // foreign key to key (TPC-DS 85 joined two customer_demographics on
+  // marital status and education first: billions of rows).
+  const LogicalOp *sa = ScanOf(a), *sb = ScanOf(b);
+  if (sa && sb && sa->table.name == sb->table.name) {
+    return std::max(1.0, a.est_rows * b.est_rows / std::max(1.0, std::sqrt(std::min(a.base_rows, b.base_rows))));
+  }
   // the side with the smaller base table is the key side
   if (a.base_rows <= b.base_rows) return std::max(1.0, b.est_rows * Frac(a));
   return std::max(1.0, a.est_rows * Frac(b));
