@@ -6,7 +6,7 @@
 // fuzz_vs_duckdb.mjs renders them. Only functions whose DuckDB semantics
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
-//   (groups: strings, dates, aggregates, subqueries, correlated_or)
+//   (groups: strings, dates, aggregates, subqueries, correlated_or, join_pushdown)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -115,6 +115,24 @@ const groups = {
     "SELECT f, count(*) FROM (SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'F') AS f FROM customer) d GROUP BY f",
     "SELECT DISTINCT c_nationkey IN (SELECT o_nation FROM orders) FROM customer",
     "SELECT c_custkey, c_acctbal FROM customer ORDER BY EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_status = 'O'), c_custkey LIMIT 4",
+  ],
+  // WHERE terms over a tree of explicit JOINs (TPC-DS 72): pushed into its
+  // inner joins and the preserved side of its LEFT JOINs, never into the
+  // NULL-supplying side.
+  join_pushdown: [
+    "CREATE TABLE s(id INTEGER, item INTEGER, day INTEGER, qty INTEGER)",
+    "INSERT INTO s VALUES (1, 10, 1, 5), (2, 10, 2, 7), (3, 11, 1, 1), (4, 12, 3, 9), (5, NULL, 2, 4), (6, 11, 3, NULL)",
+    "CREATE TABLE inv(item INTEGER, day INTEGER, onhand INTEGER)",
+    "INSERT INTO inv VALUES (10, 1, 3), (10, 2, 8), (11, 1, 0), (11, 3, 2), (12, 3, 20), (NULL, 1, 1)",
+    "CREATE TABLE d(day INTEGER, week INTEGER, yr INTEGER)",
+    "INSERT INTO d VALUES (1, 1, 1999), (2, 1, 1999), (3, 2, 2000)",
+    "CREATE TABLE r(id INTEGER, item INTEGER, amt INTEGER)",
+    "INSERT INTO r VALUES (1, 10, 2), (4, 12, NULL), (6, 11, 3)",
+    "SELECT s.id, inv.day, r.amt FROM s JOIN inv ON (s.item = inv.item) JOIN d d1 ON (s.day = d1.day) JOIN d d2 ON (inv.day = d2.day) LEFT JOIN r ON (r.id = s.id AND r.item = s.item) WHERE d1.week = d2.week AND inv.onhand < s.qty AND d1.yr = 1999",
+    "SELECT s.id, r.amt FROM s LEFT JOIN r ON (r.id = s.id) WHERE r.amt IS NULL",
+    "SELECT s.id, r.amt FROM s LEFT JOIN r ON (r.id = s.id) WHERE r.amt > 2 OR s.qty > 6",
+    "SELECT s.id, d.week, r.amt FROM s JOIN d ON (s.day = d.day) LEFT JOIN r ON (r.id = s.id) WHERE d.yr = 2000 AND coalesce(r.amt, 0) = 0",
+    "SELECT count(*), sum(inv.onhand) FROM s JOIN inv ON (s.item = inv.item) LEFT JOIN r ON (r.item = inv.item) WHERE s.day = inv.day",
   ],
   // A correlation repeated in every branch of an OR (TPC-DS 41): pulled
   // out in front of the OR, it is a correlation key.

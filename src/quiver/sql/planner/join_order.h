@@ -24,6 +24,12 @@ namespace quiver::sql {
 Result<LogicalOpPtr> PlanJoinGraph(std::vector<LogicalOpPtr> relations, std::vector<ExprPtr> predicates);
 /// A Filter over `child` (into a Scan's filters when `child` is one).
 LogicalOpPtr AddFilter(LogicalOpPtr child, const ExprPtr& predicate);
+/// `conjunct` (a WHERE term over `plan`'s columns) applied as deep in
+/// `plan` as its columns allow: through inner joins to the side holding
+/// them (an equality between the two sides becomes one more key of that
+/// join), into the preserved (left) side of a LEFT join, below a filter
+/// over a join; elsewhere AddFilter. Copies the nodes it changes.
+LogicalOpPtr PushFilter(const LogicalOpPtr& plan, const ExprPtr& conjunct);
 /// Estimated fraction of rows a predicate keeps.
 double Selectivity(const Expr& predicate);
 
