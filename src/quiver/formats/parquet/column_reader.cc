@@ -48,6 +48,63 @@ class GrowBuffer {
   int64_t size_ = 0;
 };
 
+/// How a batch of decoded physical values becomes Arrow values while the
+/// chunk is decoded (no second pass, no chunk-sized buffer of physical
+/// values): `convert` maps `n` dense values of the physical width to `n`
+/// values of `out_width` bytes. Null `convert`: the bytes are the Arrow
+/// values already (decoded straight into the output buffer).
+struct Convert {
+  int out_width = 0;
+  void (*convert)(const uint8_t* in, int64_t n, uint8_t* out) = nullptr;
+};
+
+// Sign-extends n little-endian integers of kIn bytes to kOut bytes each
+// (decimal128/256 from INT32/INT64).
+template <typename In, int kOut>
+void WidenSigned(const uint8_t* in, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = LoadLE<In>(in + i * static_cast<int64_t>(sizeof(In)));
+    int64_t words[kOut / 8];
+    words[0] = v;
+    for (int w = 1; w < kOut / 8; ++w) words[w] = v < 0 ? int64_t{-1} : int64_t{0};
+    std::memcpy(out + i * kOut, words, kOut);
+  }
+}
+
+// The low kOut bytes of n 4-byte integers (int8/uint8/int16/uint16 from
+// INT32).
+template <int kOut>
+void Narrow(const uint8_t* in, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * kOut, in + i * 4, kOut);
+}
+
+/// The conversion of `type` from physical `ptype` done during decoding, or
+/// nullopt when ToArrow converts the whole chunk afterwards (booleans,
+/// INT96, intervals, decimals from byte arrays, binary).
+std::optional<Convert> ConvertFor(int32_t ptype, int width, const DataType& type) {
+  const auto pt = static_cast<PhysicalType>(ptype);
+  if (IsInteger(type.id) && FixedBitWidth(type) < 32) {
+    if (pt != PhysicalType::kInt32) return std::nullopt;
+    return FixedBitWidth(type) == 8 ? Convert{1, &Narrow<1>} : Convert{2, &Narrow<2>};
+  }
+  switch (type.id) {
+    case TypeId::kBool:
+    case TypeId::kIntervalMonthDayNano:
+    case TypeId::kBinary:
+    case TypeId::kUtf8: return std::nullopt;
+    case TypeId::kDecimal:
+      if (type.bit_width == 128 && pt == PhysicalType::kInt32) return Convert{16, &WidenSigned<int32_t, 16>};
+      if (type.bit_width == 128 && pt == PhysicalType::kInt64) return Convert{16, &WidenSigned<int64_t, 16>};
+      if (type.bit_width == 256 && pt == PhysicalType::kInt32) return Convert{32, &WidenSigned<int32_t, 32>};
+      if (type.bit_width == 256 && pt == PhysicalType::kInt64) return Convert{32, &WidenSigned<int64_t, 32>};
+      return std::nullopt;
+    case TypeId::kTimestamp:
+      if (pt == PhysicalType::kInt96) return std::nullopt;
+      return Convert{width, nullptr};
+    default: return width > 0 ? std::optional<Convert>(Convert{width, nullptr}) : std::nullopt;
+  }
+}
+
 /// The decoded physical values of one chunk.
 struct Physical {
   int64_t length = 0, null_count = 0;
@@ -57,8 +114,10 @@ struct Physical {
   std::shared_ptr<Buffer> data;      // BYTE_ARRAY: bytes
 };
 
+/// Decodes the chunk's pages. `conv`: see Convert (nullopt: the physical
+/// values, for ToArrow).
 Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta, std::shared_ptr<Buffer> chunk,
-                             int64_t num_rows, MemoryPool* pool) {
+                             int64_t num_rows, const std::optional<Convert>& conv, MemoryPool* pool) {
   const SchemaElement& e = *leaf.element;
   const int32_t ptype = *e.type;
   if (meta.type != ptype) {
@@ -70,13 +129,38 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
   const int max_def = leaf.max_def;
   GrowBuffer values(pool), offsets(pool), data(pool), validity(pool);
   int64_t rows = 0, nulls = 0;
-  if (width > 0 && num_rows > 0) {
+  // Output bytes per value, and the scratch a converted batch is decoded
+  // into first (a few KiB, reused).
+  const int out_width = conv ? conv->out_width : width;
+  const bool converting = conv && conv->convert != nullptr;
+  std::vector<uint8_t> scratch(converting ? static_cast<size_t>(kBatch * width) : 0);
+  if (out_width > 0 && num_rows > 0) {
     // The values of the rows the footer claims, up to 16 MiB at first
     // (more only as decoded pages need it): no regrowth for common chunks.
     constexpr int64_t kFirstReserveBytes = int64_t{16} << 20;
     QUIVER_RETURN_NOT_OK(
-        values.Reserve(num_rows <= kFirstReserveBytes / width ? num_rows * width : kFirstReserveBytes));
+        values.Reserve(num_rows <= kFirstReserveBytes / out_width ? num_rows * out_width : kFirstReserveBytes));
   }
+  // The validity bitmap is made only once a null shows up (bits of the
+  // rows before set then): a column without nulls costs no per-row work.
+  bool have_validity = false;
+  auto grow_validity = [&](int64_t rows_covered) -> Status {
+    const int64_t need = (rows_covered + 7) / 8;
+    if (need <= validity.size()) return Status::OK();
+    QUIVER_RETURN_NOT_OK(validity.Reserve(need - validity.size()));
+    std::memset(validity.data() + validity.size(), 0, static_cast<size_t>(need - validity.size()));
+    validity.Advance(need - validity.size());
+    return Status::OK();
+  };
+  auto set_valid = [&](int64_t from, int64_t to) {
+    for (int64_t i = from; i < to && (i & 7) != 0; ++i) bit_util::SetBit(validity.data(), i);
+    int64_t i = (from + 7) & ~int64_t{7};
+    if (i < to) {
+      const int64_t whole = (to - i) / 8;
+      std::memset(validity.data() + i / 8, 0xff, static_cast<size_t>(whole));
+      for (i += whole * 8; i < to; ++i) bit_util::SetBit(validity.data(), i);
+    }
+  };
   if (binary) {
     QUIVER_RETURN_NOT_OK(offsets.Reserve(4));
     StoreLE<int32_t>(offsets.data(), 0);
@@ -153,28 +237,40 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
     for (int64_t done = 0; done < n;) {
       const int64_t k = std::min(kBatch, n - done);
       int64_t present = k;
+      bool all_present = true;
       if (defs) {
-        auto st = defs->Get(k, levels.data());
-        if (!st.ok()) return st.WithContext(where + ": definition levels");
-        present = 0;
-        for (int64_t i = 0; i < k; ++i) present += levels[i] == static_cast<uint32_t>(max_def);
+        auto all = defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
+        if (!all.ok()) return all.status().WithContext(where + ": definition levels");
+        if (!*all) {
+          auto st = defs->Get(k, levels.data());
+          if (!st.ok()) return st.WithContext(where + ": definition levels");
+          present = 0;
+          for (int64_t i = 0; i < k; ++i) present += levels[i] == static_cast<uint32_t>(max_def);
+          all_present = present == k;
+        }
         // Validity bits for rows [rows + done, + k).
         const int64_t first = rows + done;
-        const int64_t need = (first + k + 7) / 8;
-        if (need > validity.size()) {
-          QUIVER_RETURN_NOT_OK(validity.Reserve(need - validity.size()));
-          std::memset(validity.data() + validity.size(), 0, static_cast<size_t>(need - validity.size()));
-          validity.Advance(need - validity.size());
+        if (!all_present && !have_validity) {
+          QUIVER_RETURN_NOT_OK(grow_validity(first + k));
+          set_valid(0, first);
+          have_validity = true;
         }
-        for (int64_t i = 0; i < k; ++i) {
-          if (levels[i] == static_cast<uint32_t>(max_def)) bit_util::SetBit(validity.data(), first + i);
+        if (have_validity) {
+          QUIVER_RETURN_NOT_OK(grow_validity(first + k));
+          if (all_present) {
+            set_valid(first, first + k);
+          } else {
+            for (int64_t i = 0; i < k; ++i) {
+              if (levels[i] == static_cast<uint32_t>(max_def)) bit_util::SetBit(validity.data(), first + i);
+            }
+          }
         }
         nulls += k - present;
       }
       Status st;
       if (!binary) {
-        QUIVER_RETURN_NOT_OK(values.Reserve(k * width));
-        uint8_t* out = values.data() + values.size();
+        QUIVER_RETURN_NOT_OK(values.Reserve(k * out_width));
+        uint8_t* out = converting ? scratch.data() : values.data() + values.size();
         st = decoder.DecodeFixed(present, out);
         if (st.ok() && present < k) {
           // Spread the dense values to their slots, last first; nulls zeroed.
@@ -188,7 +284,8 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
             }
           }
         }
-        values.Advance(k * width);
+        if (st.ok() && converting) conv->convert(scratch.data(), k, values.data() + values.size());
+        values.Advance(k * out_width);
       } else {
         st = decoder.DecodeBinary(present, views.data());
         if (st.ok()) {
@@ -201,7 +298,7 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
           QUIVER_RETURN_NOT_OK(offsets.Reserve(k * 4));
           int64_t j = 0;
           for (int64_t i = 0; i < k; ++i) {
-            if (!defs || levels[i] == static_cast<uint32_t>(max_def)) {
+            if (all_present || levels[i] == static_cast<uint32_t>(max_def)) {
               const auto& v = views[j++];
               if (!v.empty()) std::memcpy(data.data() + data.size(), v.data(), v.size());
               data.Advance(static_cast<int64_t>(v.size()));
@@ -348,7 +445,18 @@ Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMet
     return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
                                   ", definition level " + std::to_string(leaf.max_def) + ")");
   }
-  QUIVER_ASSIGN_OR_RETURN(Physical p, DecodeChunk(leaf, meta, std::move(chunk), num_rows, pool));
+  const int32_t ptype = *leaf.element->type;
+  const std::optional<Convert> conv = ConvertFor(ptype, PhysicalWidth(ptype, leaf.element->type_length), *type);
+  QUIVER_ASSIGN_OR_RETURN(Physical p, DecodeChunk(leaf, meta, std::move(chunk), num_rows, conv, pool));
+  if (conv) {
+    // Decoded into Arrow values already.
+    auto out = std::make_shared<ArrayData>();
+    out->type = type;
+    out->length = p.length;
+    out->null_count = p.null_count;
+    out->buffers = {std::move(p.validity), std::move(p.values)};
+    return ArrayDataPtr(out);
+  }
   return ToArrow(std::move(p), *leaf.element->type, PhysicalWidth(*leaf.element->type, leaf.element->type_length), type,
                  pool);
 }

@@ -154,6 +154,10 @@ class DictDecoder final : public ValueDecoder {
  private:
   Status Indices(int64_t k, uint32_t* idx) {
     QUIVER_RETURN_NOT_OK_CTX(rle_.Get(k, idx), "dictionary indices");
+    // One branch per batch (the maximum), per index only to name a bad one.
+    uint32_t max_index = 0;
+    for (int64_t i = 0; i < k; ++i) max_index = idx[i] > max_index ? idx[i] : max_index;
+    if (k == 0 || max_index < static_cast<uint64_t>(dict_->size)) return Status::OK();
     for (int64_t i = 0; i < k; ++i) {
       if (idx[i] >= static_cast<uint64_t>(dict_->size)) {
         return Status::Invalid("dictionary index " + std::to_string(idx[i]) + " out of range (the dictionary has " +

@@ -1,7 +1,10 @@
 #include "quiver/formats/parquet/rle_hybrid.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "quiver/formats/parquet/metadata.h"
 
@@ -28,6 +31,47 @@ void UnpackBitsLsb(const uint8_t* in, int bit_width, int64_t n, uint64_t* out) {
     out[i] = v & mask;
   }
 }
+
+namespace {
+
+// Unpacks `groups` groups of 8 values of kBits bits (each group kBits
+// bytes, least significant bit first) from `in` into `out`. `avail_bytes`:
+// the bytes readable from `in` (at least groups * kBits); groups whose
+// 8-byte loads would pass it go through a zero-padded copy.
+template <int kBits>
+void UnpackGroups(const uint8_t* in, int64_t groups, size_t avail_bytes, uint32_t* out) {
+  if constexpr (kBits == 0) {
+    std::memset(out, 0, static_cast<size_t>(groups) * 8 * sizeof(uint32_t));
+  } else {
+    constexpr uint64_t kMask = (uint64_t{1} << kBits) - 1;
+    auto group = [](const uint8_t* p, uint32_t* o) {
+      for (int j = 0; j < 8; ++j) {
+        uint64_t w;
+        std::memcpy(&w, p + ((j * kBits) >> 3), 8);
+        o[j] = static_cast<uint32_t>((w >> ((j * kBits) & 7)) & kMask);
+      }
+    };
+    int64_t g = 0;
+    // A group reads at most 8 bytes from its byte (7 * kBits) / 8.
+    for (; g < groups && static_cast<size_t>(g + 1) * kBits + 8 <= avail_bytes; ++g) group(in + g * kBits, out + g * 8);
+    for (; g < groups; ++g) {
+      uint8_t padded[kBits + 8] = {};
+      std::memcpy(padded, in + g * kBits, kBits);
+      group(padded, out + g * 8);
+    }
+  }
+}
+
+using UnpackGroupsFn = void (*)(const uint8_t*, int64_t, size_t, uint32_t*);
+
+template <int... kBits>
+constexpr std::array<UnpackGroupsFn, sizeof...(kBits)> MakeUnpackTable(std::integer_sequence<int, kBits...>) {
+  return {&UnpackGroups<kBits>...};
+}
+
+constexpr auto kUnpackGroups = MakeUnpackTable(std::make_integer_sequence<int, 33>());
+
+}  // namespace
 
 Result<uint64_t> ReadUleb128(std::span<const uint8_t> data, size_t* pos) {
   uint64_t out = 0;
@@ -94,25 +138,25 @@ Status RleBitPackedDecoder::Get(int64_t n, uint32_t* out) {
     if (rle_) {
       for (int64_t i = 0; i < take; ++i) out[i] = value_;
     } else {
-      uint64_t tmp[64];
       for (int64_t done = 0; done < take;) {
-        const int64_t k = take - done < 64 ? take - done : 64;
-        // packed_index_ values already taken: start at that bit offset
-        const int64_t bit = packed_index_ * bit_width_;
-        const uint8_t* base = packed_ + (bit >> 3);
-        if ((bit & 7) == 0) {
-          UnpackBitsLsb(base, bit_width_, k, tmp);
-        } else {
-          // bit_width_ * 8 values always end on a byte boundary; a start
-          // mid-byte only happens after a partial take: unpack from the
-          // group's start.
-          const int64_t group_start = packed_index_ & ~int64_t{7};
-          const int64_t skip = packed_index_ - group_start;
-          uint64_t wide[72];
-          UnpackBitsLsb(packed_ + ((group_start * bit_width_) >> 3), bit_width_, k + skip, wide);
-          std::memcpy(tmp, wide + skip, static_cast<size_t>(k) * sizeof(uint64_t));
+        if ((packed_index_ & 7) == 0 && take - done >= 8) {
+          // Whole groups of 8 from a group boundary: unpacked at once.
+          const int64_t groups = (take - done) / 8;
+          const uint8_t* p = packed_ + (packed_index_ / 8) * bit_width_;
+          const size_t avail = static_cast<size_t>(data_.data() + data_.size() - p);
+          kUnpackGroups[static_cast<size_t>(bit_width_)](p, groups, avail, out + done);
+          packed_index_ += groups * 8;
+          done += groups * 8;
+          continue;
         }
-        for (int64_t i = 0; i < k; ++i) out[done + i] = static_cast<uint32_t>(tmp[i]);
+        // A start inside a group, or fewer than 8 values: up to the next
+        // group boundary, unpacked from the group's start.
+        const int64_t group_start = packed_index_ & ~int64_t{7};
+        const int64_t skip = packed_index_ - group_start;
+        const int64_t k = std::min<int64_t>(take - done, 8 - skip);
+        uint64_t wide[8];
+        UnpackBitsLsb(packed_ + ((group_start * bit_width_) >> 3), bit_width_, k + skip, wide);
+        for (int64_t i = 0; i < k; ++i) out[done + i] = static_cast<uint32_t>(wide[skip + i]);
         packed_index_ += k;
         done += k;
       }
@@ -122,6 +166,14 @@ Status RleBitPackedDecoder::Get(int64_t n, uint32_t* out) {
     left_ -= take;
   }
   return Status::OK();
+}
+
+Result<bool> RleBitPackedDecoder::SkipRepeated(int64_t n, uint32_t value) {
+  if (bit_width_ < 0 || bit_width_ > 32) return Status::Invalid("RLE hybrid: bit width " + std::to_string(bit_width_));
+  if (left_ == 0) QUIVER_RETURN_NOT_OK(NextRun());
+  if (!rle_ || value_ != value || left_ < n) return false;
+  left_ -= n;
+  return true;
 }
 
 Result<LevelDecoder> LevelDecoder::Make(int32_t encoding, int max_level, std::span<const uint8_t> data,
@@ -139,6 +191,11 @@ Result<LevelDecoder> LevelDecoder::Make(int32_t encoding, int max_level, std::sp
     return d;
   }
   return Status::NotImplemented("level encoding " + EncodingName(encoding));
+}
+
+Result<bool> LevelDecoder::SkipRepeated(int64_t n, uint32_t level) {
+  if (bit_packed_ || level > static_cast<uint32_t>(max_level_)) return false;
+  return rle_.SkipRepeated(n, level);
 }
 
 Status LevelDecoder::Get(int64_t n, uint32_t* out) {

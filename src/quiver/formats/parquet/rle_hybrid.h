@@ -36,6 +36,11 @@ class RleBitPackedDecoder {
   /// first or a run is malformed.
   Status Get(int64_t n, uint32_t* out);
 
+  /// When the next `n` values are all `value` inside one RLE run, consumes
+  /// them and returns true; otherwise consumes nothing and returns false
+  /// (the caller then Gets them). Invalid when a run header is malformed.
+  Result<bool> SkipRepeated(int64_t n, uint32_t value);
+
   /// Bytes consumed so far (whole runs).
   size_t position() const { return pos_; }
 
@@ -63,6 +68,10 @@ class LevelDecoder {
   /// `num_values` bounds what BIT_PACKED may read.
   static Result<LevelDecoder> Make(int32_t encoding, int max_level, std::span<const uint8_t> data, int64_t num_values);
   Status Get(int64_t n, uint32_t* out);
+  /// True (and the `n` levels consumed) when the next `n` levels are all
+  /// `level` in one RLE run (the common "no nulls" page: no per-value
+  /// work); false and nothing consumed otherwise. Invalid as Get.
+  Result<bool> SkipRepeated(int64_t n, uint32_t level);
 
  private:
   LevelDecoder(std::span<const uint8_t> data, int bit_width) : rle_(data, bit_width) {}
