@@ -87,22 +87,19 @@ std::optional<Convert> ConvertFor(int32_t ptype, int width, const DataType& type
     if (pt != PhysicalType::kInt32) return std::nullopt;
     return FixedBitWidth(type) == 8 ? Convert{1, &Narrow<1>} : Convert{2, &Narrow<2>};
   }
-  switch (type.id) {
-    case TypeId::kBool:
-    case TypeId::kIntervalMonthDayNano:
-    case TypeId::kBinary:
-    case TypeId::kUtf8: return std::nullopt;
-    case TypeId::kDecimal:
-      if (type.bit_width == 128 && pt == PhysicalType::kInt32) return Convert{16, &WidenSigned<int32_t, 16>};
-      if (type.bit_width == 128 && pt == PhysicalType::kInt64) return Convert{16, &WidenSigned<int64_t, 16>};
-      if (type.bit_width == 256 && pt == PhysicalType::kInt32) return Convert{32, &WidenSigned<int32_t, 32>};
-      if (type.bit_width == 256 && pt == PhysicalType::kInt64) return Convert{32, &WidenSigned<int64_t, 32>};
-      return std::nullopt;
-    case TypeId::kTimestamp:
-      if (pt == PhysicalType::kInt96) return std::nullopt;
-      return Convert{width, nullptr};
-    default: return width > 0 ? std::optional<Convert>(Convert{width, nullptr}) : std::nullopt;
+  const TypeId id = type.id;
+  if (id == TypeId::kBool || id == TypeId::kIntervalMonthDayNano || id == TypeId::kBinary || id == TypeId::kUtf8) {
+    return std::nullopt;
   }
+  if (id == TypeId::kDecimal) {
+    if (type.bit_width == 128 && pt == PhysicalType::kInt32) return Convert{16, &WidenSigned<int32_t, 16>};
+    if (type.bit_width == 128 && pt == PhysicalType::kInt64) return Convert{16, &WidenSigned<int64_t, 16>};
+    if (type.bit_width == 256 && pt == PhysicalType::kInt32) return Convert{32, &WidenSigned<int32_t, 32>};
+    if (type.bit_width == 256 && pt == PhysicalType::kInt64) return Convert{32, &WidenSigned<int64_t, 32>};
+    return std::nullopt;
+  }
+  if (id == TypeId::kTimestamp && pt == PhysicalType::kInt96) return std::nullopt;
+  return width > 0 ? std::optional<Convert>(Convert{width, nullptr}) : std::nullopt;
 }
 
 /// The decoded physical values of one chunk.
