@@ -8,7 +8,8 @@
 # Seeds, read-only: fuzz/corpus/<name>/ (committed, small) and, for ipc_read,
 # the Arrow IPC streams and files of ../shared/arrow-testing; for
 # json_integration, the integration JSON files of arrow-testing (gunzipped,
-# those under 64 KiB). New inputs go to build/fuzz/corpus-work/<name>/ (kept
+# those under 64 KiB); for parquet_read, parquet-testing's data/ and
+# bad_data/ files under 64 KiB (linked into build/fuzz/corpus-seeds). New inputs go to build/fuzz/corpus-work/<name>/ (kept
 # between runs, never committed). A target name without extra seeds uses its
 # corpus folder alone, so new targets (thrift_dispatch, link_verify,
 # chunk_decode, sql, ...) need nothing here.
@@ -73,6 +74,18 @@ for bin in "${targets[@]}"; do
         done
       fi
       [ -d "$json_seeds" ] && seeds+=("$json_seeds")
+      ;;
+    parquet_read)
+      # parquet-testing's data/ and bad_data/ files under 64 KiB, linked
+      # (not copied) into one seed folder.
+      pq_seeds="$BUILD/corpus-seeds/parquet_read"
+      if [ ! -d "$pq_seeds" ] && [ -d "$SHARED/parquet-testing/data" ]; then
+        mkdir -p "$pq_seeds"
+        for f in "$SHARED"/parquet-testing/data/*.parquet "$SHARED"/parquet-testing/bad_data/*.parquet; do
+          [ "$(stat -c %s "$f")" -le 65536 ] && ln -sf "$(realpath "$f")" "$pq_seeds/$(basename "$(dirname "$f")")_$(basename "$f")"
+        done
+      fi
+      [ -d "$pq_seeds" ] && seeds+=("$pq_seeds")
       ;;
   esac
   log="$BUILD/fuzz-$name.log"

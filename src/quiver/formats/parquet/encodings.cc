@@ -53,6 +53,7 @@ class PlainDecoder final : public ValueDecoder {
     if (width_ <= 0) return Status::Invalid("PLAIN: BYTE_ARRAY values read as fixed-width");
     const uint64_t bytes = static_cast<uint64_t>(n) * static_cast<uint64_t>(width_);
     if (bytes > data_.size() - pos_) return Short("PLAIN", n, static_cast<int64_t>(data_.size() - pos_));
+    if (bytes == 0) return Status::OK();  // `out` may be null (an all-NULL or empty page)
     std::memcpy(out, data_.data() + pos_, bytes);
     pos_ += bytes;
     return Status::OK();
