@@ -1,5 +1,7 @@
 #include "quiver/formats/parquet/column_reader.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -102,19 +104,24 @@ std::optional<Convert> ConvertFor(int32_t ptype, int width, const DataType& type
   return width > 0 ? std::optional<Convert>(Convert{width, nullptr}) : std::nullopt;
 }
 
-/// The decoded physical values of one chunk.
+/// The decoded physical values of one chunk: one slot per level entry
+/// (flat columns: per row), null where the definition level is below the
+/// maximum.
 struct Physical {
   int64_t length = 0, null_count = 0;
-  std::shared_ptr<Buffer> validity;  // null when no nulls
-  std::shared_ptr<Buffer> values;    // fixed width: length * width bytes
-  std::shared_ptr<Buffer> offsets;   // BYTE_ARRAY: int32 offsets
-  std::shared_ptr<Buffer> data;      // BYTE_ARRAY: bytes
+  std::shared_ptr<Buffer> rep_levels, def_levels;  // nested: one byte per entry
+  std::shared_ptr<Buffer> validity;                // null when no nulls
+  std::shared_ptr<Buffer> values;                  // fixed width: length * width bytes
+  std::shared_ptr<Buffer> offsets;                 // BYTE_ARRAY: int32 offsets
+  std::shared_ptr<Buffer> data;                    // BYTE_ARRAY: bytes
 };
 
 /// Decodes the chunk's pages. `conv`: see Convert (nullopt: the physical
-/// values, for ToArrow).
+/// values, for ToArrow). `nested`: keep every entry's repetition and
+/// definition levels (Physical::rep_levels / def_levels) and count rows by
+/// repetition level 0; otherwise one entry is one row.
 Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta, std::shared_ptr<Buffer> chunk,
-                             int64_t num_rows, const std::optional<Convert>& conv, MemoryPool* pool) {
+                             int64_t num_rows, const std::optional<Convert>& conv, bool nested, MemoryPool* pool) {
   const SchemaElement& e = *leaf.element;
   const int32_t ptype = *e.type;
   if (meta.type != ptype) {
@@ -123,9 +130,22 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
   }
   const int width = PhysicalWidth(ptype, e.type_length);
   const bool binary = width == 0;
+  // Values of a BYTE_ARRAY chunk go to one buffer with int32 offsets: a
+  // chunk whose pages hold over 2 GiB beyond a 4-byte length per value is
+  // refused before anything is decompressed (the check per page below
+  // catches the rest, e.g. dictionaries expanded).
+  if (binary && meta.num_values >= 0 && meta.total_uncompressed_size > INT32_MAX &&
+      meta.total_uncompressed_size - INT32_MAX > 4 * std::min<int64_t>(meta.num_values, INT32_MAX)) {
+    return Status::NotImplemented("a BYTE_ARRAY column chunk of " + std::to_string(meta.total_uncompressed_size) +
+                                  " bytes uncompressed for " + std::to_string(meta.num_values) +
+                                  " values: over 2 GiB of values in one column chunk");
+  }
   const int max_def = leaf.max_def;
-  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool);
-  int64_t rows = 0, nulls = 0;
+  const int max_rep = leaf.max_rep;
+  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool), rep_out(pool), def_out(pool);
+  // entries: level entries (value slots) decoded; rows: of them those that
+  // start a row (all of them in a flat column).
+  int64_t entries = 0, rows = 0, nulls = 0;
   // Output bytes per value, and the scratch a converted batch is decoded
   // into first (a few KiB, reused).
   const int out_width = conv ? conv->out_width : width;
@@ -165,7 +185,7 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
   }
   std::optional<Dictionary> dict;
   PageReader pages(std::move(chunk), meta.codec, pool);
-  std::vector<uint32_t> levels(kBatch);
+  std::vector<uint32_t> levels(kBatch), rep_levels(nested ? kBatch : 0);
   std::vector<std::string_view> views(kBatch);
   while (true) {
     QUIVER_ASSIGN_OR_RETURN(auto page, pages.Next());
@@ -185,46 +205,62 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
       continue;
     }
     const int64_t n = h.num_values;
-    if (n > num_rows - rows) {
+    if (!nested && n > num_rows - rows) {
       return Status::Invalid(where + ": " + std::to_string(n) + " values past the row group's " +
                              std::to_string(num_rows) + " rows (" + std::to_string(rows) + " read before)");
     }
-    std::span<const uint8_t> def_bytes, value_bytes;
+    std::span<const uint8_t> rep_bytes, def_bytes, value_bytes;
+    int32_t rep_encoding = static_cast<int32_t>(Encoding::kRle);
     int32_t def_encoding = static_cast<int32_t>(Encoding::kRle);
     if (h.type == static_cast<int32_t>(PageType::kDataPageV2)) {
+      // The page reader checked that both fit in the body.
       const size_t rep_len = static_cast<size_t>(h.repetition_levels_byte_length);
       const size_t def_len = static_cast<size_t>(h.definition_levels_byte_length);
+      rep_bytes = body.subspan(0, rep_len);
       def_bytes = body.subspan(rep_len, def_len);
       value_bytes = body.subspan(rep_len + def_len);
     } else {
+      // v1: repetition levels, then definition levels, each RLE with a
+      // 4-byte length in front or BIT_PACKED (n levels), then the values.
+      rep_encoding = h.repetition_level_encoding;
       def_encoding = h.definition_level_encoding;
       size_t pos = 0;
-      if (max_def > 0) {
-        if (def_encoding == static_cast<int32_t>(Encoding::kRle)) {
-          if (body.size() < 4) return Status::Invalid(where + ": no definition levels length");
-          const uint32_t len = LoadLE<uint32_t>(body.data());
-          if (len > body.size() - 4) {
-            return Status::Invalid(where + ": definition levels of " + std::to_string(len) + " bytes in a page of " +
-                                   std::to_string(body.size()));
+      auto take = [&](int max_level, int32_t encoding, const char* what, std::span<const uint8_t>* out) -> Status {
+        if (max_level == 0) return Status::OK();
+        const std::span<const uint8_t> rest = body.subspan(pos);
+        if (encoding == static_cast<int32_t>(Encoding::kRle)) {
+          if (rest.size() < 4) return Status::Invalid(where + ": no " + what + " levels length");
+          const uint32_t len = LoadLE<uint32_t>(rest.data());
+          if (len > rest.size() - 4) {
+            return Status::Invalid(where + ": " + what + " levels of " + std::to_string(len) + " bytes with " +
+                                   std::to_string(rest.size() - 4) + " left in the page");
           }
-          def_bytes = body.subspan(4, len);
-          pos = 4 + len;
-        } else if (def_encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
-          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_def) + 7) / 8;
-          if (len > body.size()) return Status::Invalid(where + ": BIT_PACKED definition levels past the page");
-          def_bytes = body.subspan(0, len);
-          pos = len;
+          *out = rest.subspan(4, len);
+          pos += 4 + len;
+        } else if (encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
+          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_level) + 7) / 8;
+          if (len > rest.size()) return Status::Invalid(where + ": BIT_PACKED " + what + " levels past the page");
+          *out = rest.subspan(0, len);
+          pos += len;
         } else {
-          return Status::NotImplemented(where + ": definition level encoding " + EncodingName(def_encoding));
+          return Status::NotImplemented(where + ": " + what + " level encoding " + EncodingName(encoding));
         }
-      }
+        return Status::OK();
+      };
+      QUIVER_RETURN_NOT_OK(take(max_rep, rep_encoding, "repetition", &rep_bytes));
+      QUIVER_RETURN_NOT_OK(take(max_def, def_encoding, "definition", &def_bytes));
       value_bytes = body.subspan(pos);
     }
-    std::optional<LevelDecoder> defs;
+    std::optional<LevelDecoder> defs, reps;
     if (max_def > 0) {
       auto d = LevelDecoder::Make(def_encoding, max_def, def_bytes, n);
       if (!d.ok()) return d.status().WithContext(where);
       defs.emplace(std::move(*d));
+    }
+    if (nested && max_rep > 0) {
+      auto r = LevelDecoder::Make(rep_encoding, max_rep, rep_bytes, n);
+      if (!r.ok()) return r.status().WithContext(where);
+      reps.emplace(std::move(*r));
     }
     const bool dict_encoded = h.encoding == static_cast<int32_t>(Encoding::kPlainDictionary) ||
                               h.encoding == static_cast<int32_t>(Encoding::kRleDictionary);
@@ -235,18 +271,52 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
       const int64_t k = std::min(kBatch, n - done);
       int64_t present = k;
       bool all_present = true;
+      if (nested) {
+        // Every entry's levels kept (one byte each: levels are at most the
+        // schema's depth bound, 64).
+        if (reps) {
+          auto st = reps->Get(k, rep_levels.data());
+          if (!st.ok()) return st.WithContext(where + ": repetition levels");
+        } else {
+          std::fill(rep_levels.begin(), rep_levels.begin() + k, 0u);
+        }
+        if (defs) {
+          auto st = defs->Get(k, levels.data());
+          if (!st.ok()) return st.WithContext(where + ": definition levels");
+        } else {
+          std::fill(levels.begin(), levels.begin() + k, static_cast<uint32_t>(max_def));
+        }
+        if (entries + done == 0 && rep_levels[0] != 0) {
+          return Status::Invalid(where + ": the column chunk starts with repetition level " +
+                                 std::to_string(rep_levels[0]) + ", not 0 (a new row)");
+        }
+        QUIVER_RETURN_NOT_OK(rep_out.Reserve(k));
+        QUIVER_RETURN_NOT_OK(def_out.Reserve(k));
+        uint8_t* ro = rep_out.data() + rep_out.size();
+        uint8_t* dout = def_out.data() + def_out.size();
+        present = 0;
+        for (int64_t i = 0; i < k; ++i) {
+          ro[i] = static_cast<uint8_t>(rep_levels[i]);
+          dout[i] = static_cast<uint8_t>(levels[i]);
+          rows += rep_levels[i] == 0;
+          present += levels[i] == static_cast<uint32_t>(max_def);
+        }
+        rep_out.Advance(k);
+        def_out.Advance(k);
+        all_present = present == k;
+      }
       if (defs) {
-        auto all = defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
+        auto all = nested ? Result<bool>(true) : defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
         if (!all.ok()) return all.status().WithContext(where + ": definition levels");
-        if (!*all) {
+        if (!nested && !*all) {
           auto st = defs->Get(k, levels.data());
           if (!st.ok()) return st.WithContext(where + ": definition levels");
           present = 0;
           for (int64_t i = 0; i < k; ++i) present += levels[i] == static_cast<uint32_t>(max_def);
           all_present = present == k;
         }
-        // Validity bits for rows [rows + done, + k).
-        const int64_t first = rows + done;
+        // Validity bits for entries [entries + done, + k).
+        const int64_t first = entries + done;
         if (!all_present && !have_validity) {
           QUIVER_RETURN_NOT_OK(grow_validity(first + k));
           set_valid(0, first);
@@ -308,15 +378,20 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
       if (!st.ok()) return st.WithContext(where + ": values (" + EncodingName(h.encoding) + ")");
       done += k;
     }
-    rows += n;
+    entries += n;
+    if (!nested) rows += n;
   }
   if (rows != num_rows) {
-    return Status::Invalid("the pages hold " + std::to_string(rows) + " values, the row group has " +
-                           std::to_string(num_rows) + " rows");
+    return Status::Invalid("the pages hold " + std::to_string(rows) + (nested ? " rows" : " values") +
+                           ", the row group has " + std::to_string(num_rows) + " rows");
   }
   Physical p;
-  p.length = rows;
+  p.length = entries;
   p.null_count = nulls;
+  if (nested) {
+    QUIVER_ASSIGN_OR_RETURN(p.rep_levels, rep_out.Finish());
+    QUIVER_ASSIGN_OR_RETURN(p.def_levels, def_out.Finish());
+  }
   if (nulls > 0) {
     QUIVER_ASSIGN_OR_RETURN(p.validity, validity.Finish());
   }
@@ -433,18 +508,17 @@ Result<ArrayDataPtr> ToArrow(Physical p, int32_t ptype, int width, const DataTyp
   }
 }
 
-}  // namespace
-
-Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
-                                         std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
-                                         MemoryPool* pool) {
-  if (leaf.max_rep != 0 || leaf.max_def > 1) {
-    return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
-                                  ", definition level " + std::to_string(leaf.max_def) + ")");
-  }
+Result<ArrayDataPtr> ReadChunk(const SchemaNode& leaf, const ColumnMetaData& meta, std::shared_ptr<Buffer> chunk,
+                               int64_t num_rows, const DataTypePtr& type, MemoryPool* pool, LeafLevels* levels) {
   const int32_t ptype = *leaf.element->type;
   const std::optional<Convert> conv = ConvertFor(ptype, PhysicalWidth(ptype, leaf.element->type_length), *type);
-  QUIVER_ASSIGN_OR_RETURN(Physical p, DecodeChunk(leaf, meta, std::move(chunk), num_rows, conv, pool));
+  QUIVER_ASSIGN_OR_RETURN(Physical p,
+                          DecodeChunk(leaf, meta, std::move(chunk), num_rows, conv, levels != nullptr, pool));
+  if (levels != nullptr) {
+    levels->count = p.length;
+    levels->rep = std::move(p.rep_levels);
+    levels->def = std::move(p.def_levels);
+  }
   if (conv) {
     // Decoded into Arrow values already.
     auto out = std::make_shared<ArrayData>();
@@ -454,8 +528,27 @@ Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMet
     out->buffers = {std::move(p.validity), std::move(p.values)};
     return ArrayDataPtr(out);
   }
-  return ToArrow(std::move(p), *leaf.element->type, PhysicalWidth(*leaf.element->type, leaf.element->type_length), type,
-                 pool);
+  return ToArrow(std::move(p), ptype, PhysicalWidth(ptype, leaf.element->type_length), type, pool);
+}
+
+}  // namespace
+
+Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                         std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
+                                         MemoryPool* pool) {
+  if (leaf.max_rep != 0 || leaf.max_def > 1) {
+    return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
+                                  ", definition level " + std::to_string(leaf.max_def) + ")");
+  }
+  return ReadChunk(leaf, meta, std::move(chunk), num_rows, type, pool, nullptr);
+}
+
+Result<LeafLevels> ReadLeafColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                       std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
+                                       MemoryPool* pool) {
+  LeafLevels out;
+  QUIVER_ASSIGN_OR_RETURN(out.values, ReadChunk(leaf, meta, std::move(chunk), num_rows, type, pool, &out));
+  return out;
 }
 
 }  // namespace quiver::parquet

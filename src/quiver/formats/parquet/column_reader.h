@@ -33,4 +33,24 @@ Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMet
                                          std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
                                          MemoryPool* pool);
 
+/// One leaf column chunk of a nested field (any max repetition and
+/// definition level): `count` level entries (one per value slot the writer
+/// wrote, NULLs and empty or NULL lists above the leaf included), each
+/// entry's repetition and definition level (one byte each, checked against
+/// the leaf's maxima), and `values`: an array of the leaf's type with one
+/// slot per entry, NULL where the definition level is below the leaf's
+/// maximum. Rows are entries with repetition level 0 and must number
+/// `num_rows`; the first entry must start a row. Buffers from `pool`.
+struct LeafLevels {
+  int64_t count = 0;
+  std::shared_ptr<Buffer> rep, def;
+  ArrayDataPtr values;
+};
+
+/// Reads a leaf column chunk of a nested field (nested_assembly.h turns
+/// the leaves of a field into its array). Errors as ReadFlatColumnChunk.
+Result<LeafLevels> ReadLeafColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                       std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
+                                       MemoryPool* pool);
+
 }  // namespace quiver::parquet

@@ -6,6 +6,7 @@
 #include "quiver/base/bit_util.h"
 #include "quiver/columnar/validate.h"
 #include "quiver/formats/parquet/column_reader.h"
+#include "quiver/formats/parquet/nested_assembly.h"
 
 namespace quiver::parquet {
 
@@ -71,16 +72,8 @@ Result<SchemaPtr> FileReader::ProjectedSchema(const std::vector<int>& columns) c
   return SchemaPtr(s);
 }
 
-Result<formats::ByteRange> FileReader::ChunkRange(int row_group, int field) const {
-  const RowGroup& rg = metadata_.row_groups[row_group];
-  const int top = schema_.top_nodes[field];
-  const SchemaNode& node = schema_.nodes[top];
-  if (schema_.num_leaves[field] != 1 || node.leaf_index < 0 ||
-      node.element->repetition == static_cast<int32_t>(Repetition::kRepeated)) {
-    return Status::NotImplemented("nested column of type " + schema_.fields[field]->type->ToString() +
-                                  " (nested Parquet data is not supported yet)");
-  }
-  const ColumnChunk& cc = rg.columns[node.leaf_index];
+Result<formats::ByteRange> FileReader::ChunkRange(int row_group, int leaf) const {
+  const ColumnChunk& cc = metadata_.row_groups[row_group].columns[leaf];
   if (!cc.file_path.empty()) {
     return Status::NotImplemented("column chunk stored in another file ('" + cc.file_path + "')");
   }
@@ -100,18 +93,38 @@ Result<formats::ByteRange> FileReader::ChunkRange(int row_group, int field) cons
 }
 
 Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool* pool,
-                                            std::shared_ptr<Buffer> prefetched) const {
-  QUIVER_ASSIGN_OR_RETURN(const formats::ByteRange range, ChunkRange(row_group, field));
+                                            std::span<std::shared_ptr<Buffer>> prefetched) const {
   const RowGroup& rg = metadata_.row_groups[row_group];
-  const SchemaNode& node = schema_.nodes[schema_.top_nodes[field]];
-  const ColumnMetaData& m = *rg.columns[node.leaf_index].meta_data;
-  column_chunks_read_.fetch_add(1, std::memory_order_relaxed);
-  bytes_read_.fetch_add(range.length, std::memory_order_relaxed);
-  std::shared_ptr<Buffer> bytes = std::move(prefetched);
-  if (!bytes) {
-    QUIVER_ASSIGN_OR_RETURN(bytes, source_->ReadAt(range.offset, range.length, pool));
+  const int first = schema_.first_leaf[field];
+  const int count = schema_.num_leaves[field];
+  if (count == 0) return Status::NotImplemented("a group without leaf columns");
+  // The bytes of the field's i-th leaf column chunk.
+  auto chunk = [&](int i) -> Result<std::shared_ptr<Buffer>> {
+    QUIVER_ASSIGN_OR_RETURN(const formats::ByteRange range, ChunkRange(row_group, first + i));
+    column_chunks_read_.fetch_add(1, std::memory_order_relaxed);
+    bytes_read_.fetch_add(range.length, std::memory_order_relaxed);
+    if (static_cast<size_t>(i) < prefetched.size() && prefetched[i]) return std::move(prefetched[i]);
+    return source_->ReadAt(range.offset, range.length, pool);
+  };
+  if (!IsNestedField(schema_, field)) {
+    const SchemaNode& node = schema_.nodes[schema_.top_nodes[field]];
+    QUIVER_ASSIGN_OR_RETURN(auto bytes, chunk(0));
+    return ReadFlatColumnChunk(node, *rg.columns[first].meta_data, std::move(bytes), rg.num_rows,
+                               schema_.fields[field]->type, pool);
   }
-  return ReadFlatColumnChunk(node, m, std::move(bytes), rg.num_rows, schema_.fields[field]->type, pool);
+  QUIVER_ASSIGN_OR_RETURN(auto types, NestedLeafTypes(schema_, field));
+  std::vector<LeafLevels> leaves;
+  for (int i = 0; i < count; ++i) {
+    const SchemaNode& leaf = schema_.nodes[schema_.leaves[first + i]];
+    const std::string where = "leaf column '" + leaf.element->name + "'";
+    auto bytes = chunk(i);
+    if (!bytes.ok()) return bytes.status().WithContext(where);
+    auto levels = ReadLeafColumnChunk(leaf, *rg.columns[first + i].meta_data, std::move(*bytes), rg.num_rows,
+                                      types[static_cast<size_t>(i)], pool);
+    if (!levels.ok()) return levels.status().WithContext(where);
+    leaves.push_back(std::move(*levels));
+  }
+  return AssembleNestedField(schema_, field, leaves, rg.num_rows, pool);
 }
 
 Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int>& columns, MemoryPool* pool) const {
@@ -131,21 +144,29 @@ Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int
   };
   // A remote source gets every column chunk's range at once (merged and
   // fetched in parallel there); a local one is read a chunk at a time.
+  // (Each field's leaf column chunks, in order.)
   std::vector<std::shared_ptr<Buffer>> prefetched;
   if (source_->remote()) {
     std::vector<formats::ByteRange> ranges;
     for (int f : fields) {
-      auto r = ChunkRange(index, f);
-      if (!r.ok()) return r.status().WithContext(where(f));
-      ranges.push_back(*r);
+      for (int l = 0; l < schema_.num_leaves[f]; ++l) {
+        auto r = ChunkRange(index, schema_.first_leaf[f] + l);
+        if (!r.ok()) return r.status().WithContext(where(f));
+        ranges.push_back(*r);
+      }
     }
     auto read = source_->ReadRanges(ranges, pool);
     if (!read.ok()) return read.status().WithContext(source_->name() + ": row group " + std::to_string(index));
     prefetched = std::move(*read);
   }
+  size_t next_leaf = 0;
   for (size_t i = 0; i < fields.size(); ++i) {
     const int f = fields[i];
-    auto col = ReadColumn(index, f, pool, prefetched.empty() ? nullptr : std::move(prefetched[i]));
+    std::span<std::shared_ptr<Buffer>> mine;
+    if (!prefetched.empty())
+      mine = std::span(prefetched).subspan(next_leaf, static_cast<size_t>(schema_.num_leaves[f]));
+    next_leaf += static_cast<size_t>(schema_.num_leaves[f]);
+    auto col = ReadColumn(index, f, pool, mine);
     if (!col.ok()) return col.status().WithContext(where(f));
     batch->columns.push_back(*col);
   }

@@ -5,13 +5,15 @@
 // batch per row group with the columns asked for (projection: only their
 // column chunks are read and decoded).
 //
-// Encrypted files ("PARE" footers, or encryption_algorithm in a plaintext
-// footer, or encrypted column chunks), column chunks stored in other files
-// and nested columns are NotImplemented, naming the column; every error
+// Nested fields (lists, 2- and 3-level, maps, structs, any depth) are
+// assembled from their leaf columns' levels (nested_assembly.h). Encrypted
+// files ("PARE" footers, or encryption_algorithm in a plaintext footer, or
+// encrypted column chunks) and column chunks stored in other files are
+// NotImplemented, naming the column; every error
 // names the source, and for data the row group, column and page.
 //
 // Reads: the footer (the file's last 8 bytes, then the metadata), then per
-// row group only the column chunks of the fields asked for: one ReadAt per
+// row group only the column chunks (every leaf) of the fields asked for: one ReadAt per
 // chunk from a local source; from a remote one (an object store,
 // formats/s3_files.h) every chunk's range in one ReadRanges call, which
 // merges adjacent ranges and fetches several at once.
@@ -24,6 +26,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,12 +79,14 @@ class FileReader {
 
  private:
   FileReader() = default;
-  // The bytes of column chunk (row_group, top-level field), checked
-  // against the file; NotImplemented for what ReadColumn cannot read.
-  Result<formats::ByteRange> ChunkRange(int row_group, int field) const;
-  // `prefetched`: the chunk's bytes when the caller read them already.
+  // The bytes of column chunk (row_group, leaf column), checked against
+  // the file; NotImplemented for chunks in other files or encrypted.
+  Result<formats::ByteRange> ChunkRange(int row_group, int leaf) const;
+  // Top-level field `field` (flat, or assembled from its leaf columns).
+  // `prefetched`: the bytes of its leaf chunks when the caller read them
+  // already (taken from the span), else empty.
   Result<ArrayDataPtr> ReadColumn(int row_group, int field, MemoryPool* pool,
-                                  std::shared_ptr<Buffer> prefetched = nullptr) const;
+                                  std::span<std::shared_ptr<Buffer>> prefetched) const;
 
   std::shared_ptr<formats::RandomAccessSource> source_;
   FileMetaData metadata_;

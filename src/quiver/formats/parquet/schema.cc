@@ -86,6 +86,12 @@ Result<DataTypePtr> LeafArrowType(const SchemaElement& e) {
   return Status::Invalid("unknown physical type " + std::to_string(e.type.value_or(-1)));
 }
 
+bool ListElementIsRepeatedNode(const ParquetSchema& s, int list_node) {
+  const SchemaNode& rn = s.nodes[s.nodes[list_node].children[0]];
+  return rn.children.empty() || rn.children.size() > 1 || rn.element->name == "array" ||
+         rn.element->name == s.nodes[list_node].element->name + "_tuple";
+}
+
 Result<ParquetSchema> BuildSchema(const FileMetaData& md) {
   ParquetSchema s;
   if (md.schema.empty()) return Status::Invalid("the schema has no root element");
@@ -156,8 +162,7 @@ Result<ParquetSchema> BuildSchema(const FileMetaData& md) {
       const int r = node.children[0];
       const SchemaNode& rn = s.nodes[r];
       FieldPtr element;
-      if (rn.children.empty() || rn.children.size() > 1 || rn.element->name == "array" ||
-          rn.element->name == e.name + "_tuple") {
+      if (ListElementIsRepeatedNode(s, n)) {
         // Two-level: the repeated node is the element (required).
         QUIVER_ASSIGN_OR_RETURN(auto t, type_of(r, depth + 1));
         element = field(rn.element->name, t, false);

@@ -47,6 +47,13 @@ struct ParquetSchema {
 /// Errors: Invalid naming the element.
 Result<ParquetSchema> BuildSchema(const FileMetaData& md);
 
+/// For a LIST-annotated group `list_node` (a node index of `s`) whose one
+/// child is repeated: true when that repeated node is itself the list's
+/// element (LogicalTypes.md "Lists", backward-compatibility rules: the
+/// 2-level forms: a primitive, a group of several fields, or a group named
+/// "array" or "<list>_tuple"), false when its one child is (3-level).
+bool ListElementIsRepeatedNode(const ParquetSchema& s, int list_node);
+
 /// The Arrow type of a primitive (leaf) element's values. Errors:
 /// NotImplemented for annotations quiver does not map (naming them),
 /// Invalid for a contradictory one (e.g. DECIMAL precision 0).
