@@ -212,6 +212,11 @@ class Assembler {
     }
     if (slot >= 0) off[slot + 1] = static_cast<int32_t>(elements);
     QUIVER_ASSIGN_OR_RETURN(auto child, Build(node.children[0], node.elem_def, node.rep, elements));
+    if (node.type->id == TypeId::kMap && !child->children.empty() && child->children[0]->null_count != 0) {
+      // A key the schema calls optional (LogicalTypes.md: keys are required).
+      return Status::Invalid(std::to_string(child->children[0]->null_count) + " NULL keys in a map of " +
+                             node.type->ToString());
+    }
     out->null_count = validity.nulls();
     out->buffers = {validity.Finish(), std::move(offsets)};
     out->children.push_back(std::move(child));

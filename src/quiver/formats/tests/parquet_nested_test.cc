@@ -139,6 +139,27 @@ TEST(ParquetNested, StructLeavesMustAgree) {
   EXPECT_RAISES_WITH_MESSAGE(Invalid, "levels disagree", AssembleNestedField(schema, 0, bad, 3, TestPool()));
 }
 
+// optional group m (MAP) { repeated group key_value { optional int32 key;
+// optional int32 value } }: a key the file leaves NULL is an error (an
+// Arrow map has none), not an array that fails validation.
+TEST(ParquetNested, NullMapKeysAreErrors) {
+  FileMetaData md;
+  md.schema = {Group("schema", 1, std::nullopt), Group("m", 1, Repetition::kOptional, ConvertedType::kMap),
+               Group("key_value", 2, Repetition::kRepeated), Int32Leaf("key", Repetition::kOptional),
+               Int32Leaf("value", Repetition::kOptional)};
+  ASSERT_OK_AND_ASSIGN(auto schema, BuildSchema(md));
+  ASSERT_EQ(schema.fields[0]->type->id, TypeId::kMap);
+  // Rows: {1: 10, 2: null}, null, {}
+  std::vector<LeafLevels> good = {Leaf({0, 1, 0, 0}, {3, 3, 0, 1}, 3, {1, 2}),
+                                  Leaf({0, 1, 0, 0}, {3, 2, 0, 1}, 3, {10})};
+  ASSERT_OK_AND_ASSIGN(auto a, AssembleNestedField(schema, 0, good, 3, TestPool()));
+  ASSERT_OK(ValidateArray(*a, ValidationLevel::kFull, "m"));
+  EXPECT_EQ(Json(*a), R"({"1":10,"2":null} null {})");
+  std::vector<LeafLevels> null_key = {Leaf({0, 1, 0, 0}, {3, 2, 0, 1}, 3, {1}),
+                                      Leaf({0, 1, 0, 0}, {3, 2, 0, 1}, 3, {10})};
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "NULL keys", AssembleNestedField(schema, 0, null_key, 3, TestPool()));
+}
+
 class ParquetTestingNested : public ::testing::Test {
  protected:
   void SetUp() override {
