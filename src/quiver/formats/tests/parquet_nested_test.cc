@@ -218,5 +218,49 @@ TEST_F(ParquetTestingNested, DeepImpalaStruct) {
             "\"F\":\"c\"}]]},\"g\":{\"foo\":{\"H\":{\"i\":[1.1]}}}}");
 }
 
+/// A file read as a remote source reads it (every leaf chunk of the fields
+/// asked in one ReadRanges call); counts the ranges asked for.
+class RemoteFile final : public formats::RandomAccessSource {
+ public:
+  explicit RemoteFile(std::shared_ptr<formats::LocalFileSource> file) : file_(std::move(file)) {}
+  int64_t size() const override { return file_->size(); }
+  const std::string& name() const override { return file_->name(); }
+  Result<std::shared_ptr<Buffer>> ReadAt(int64_t offset, int64_t length, MemoryPool* pool) override {
+    return file_->ReadAt(offset, length, pool);
+  }
+  Result<std::vector<std::shared_ptr<Buffer>>> ReadRanges(std::span<const formats::ByteRange> ranges,
+                                                          MemoryPool* pool) override {
+    ranges_asked += static_cast<int64_t>(ranges.size());
+    return RandomAccessSource::ReadRanges(ranges, pool);
+  }
+  bool remote() const override { return true; }
+  int64_t ranges_asked = 0;
+
+ private:
+  std::shared_ptr<formats::LocalFileSource> file_;
+};
+
+TEST_F(ParquetTestingNested, RemoteReadAsksForEveryLeafOfTheProjection) {
+  const std::string path = (data_ / "nullable.impala.parquet").string();
+  ASSERT_OK_AND_ASSIGN(auto local, formats::LocalFileSource::Open(path));
+  auto remote = std::make_shared<RemoteFile>(local);
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(remote, TestPool()));
+  const int id = reader->schema()->FieldIndex("id");
+  const int nested = reader->schema()->FieldIndex("nested_struct");
+  ASSERT_GE(nested, 0);
+  ASSERT_OK_AND_ASSIGN(auto batch, reader->ReadRowGroup(0, {nested, id}, TestPool()));
+  ASSERT_OK(ValidateBatch(*batch, ValidationLevel::kFull));
+  // Every leaf chunk of nested_struct (A, b's element, E, F, the map's key
+  // and i's element) and id's one, each asked for once, in one call.
+  EXPECT_EQ(remote->ranges_asked, reader->parquet_schema().num_leaves[nested] + 1);
+  EXPECT_EQ(reader->column_chunks_read(), remote->ranges_asked);
+  std::string first;
+  FormatValue(*batch->columns[0], 0, ValueFormat::kJson, &first);
+  EXPECT_EQ(first, Column("nullable.impala.parquet", "nested_struct").substr(0, first.size()));
+  std::string ids;
+  FormatValue(*batch->columns[1], 6, ValueFormat::kJson, &ids);
+  EXPECT_EQ(ids, "7");
+}
+
 }  // namespace
 }  // namespace quiver::parquet
