@@ -1,40 +1,126 @@
-// Scan of a Parquet lineitem file (issue 36 "Measure"): SELECT of four sums
-// (l_quantity, l_extendedprice, l_discount, l_tax), DuckDB and quiver side
-// by side in one run, medians of 3, at 1 and 2 threads; quiver as a process
-// (`quiver sql --table l=FILE`, start-up and footer included), DuckDB
-// in-process. Prints both answers (they must be equal) and quiver's
-// statement pool peak.
-// Usage: node bench/parquet_scan.mjs QUIVER_BINARY LINEITEM_PARQUET
-// (a file: DuckDB's COPY lineitem TO 'lineitem.parquet' (FORMAT parquet,
-// COMPRESSION snappy) over `quiver gen tpch --scale 1` read as CSV, see
-// tests/tpch/duckdb_compare.mjs --write-parquet)
-import { createRequire } from 'node:module';
+// Scans of a Parquet lineitem file (issue 36 "Measure"), DuckDB and quiver
+// side by side in one run, medians of --runs (default 3), at 1 and 2
+// threads:
+//   full      SELECT of four sums (l_quantity, l_extendedprice, l_discount,
+//             l_tax) over every row, for each file given (snappy, zstd);
+//   filtered  count(*) and sum(l_extendedprice) of one month of l_shipdate
+//             over a copy of lineitem sorted by l_shipdate (the row groups
+//             outside the month are pruned by their statistics; quiver's
+//             stderr says how many it read and pruned).
+// quiver runs as a process (`quiver sql --table l=FILE`), DuckDB in-process,
+// so quiver's time holds its process start-up and footer read: the run
+// also times `SELECT count(*) FROM l` (start-up plus the footer, no column
+// chunk read) and prints the ratio both ways: duckdb/quiver over the whole
+// process, and duckdb/(quiver - start-up). Wall times and CPU times
+// (user + system of every thread: quiver's from /usr/bin/time, DuckDB's
+// from process.cpuUsage around its query), medians each; on a loaded
+// machine the wall times measure the load, the CPU times the work. Prints
+// both answers (they must be equal) and quiver's statement pool peak.
+// Usage:
+//   node bench/parquet_scan.mjs --prepare DIR QUIVER_BINARY
+//     writes DIR/lineitem_{snappy,zstd,by_shipdate}.parquet with DuckDB's
+//     COPY ... (FORMAT parquet, COMPRESSION snappy|zstd) (default row
+//     groups, 122,880 rows) from `quiver gen tpch --scale 1` read as CSV
+//     (DECIMAL(15,2) money columns, as tests/tpch/duckdb_compare.mjs).
+//   node bench/parquet_scan.mjs QUIVER_BINARY DIR [--runs N]
+//     the scans over those files.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
 
-const [quiver, file] = process.argv.slice(2);
 const require = createRequire(new URL('./package.json', import.meta.url));
 const { DuckDBInstance } = await import(require.resolve('@duckdb/node-api'));
-const sql = (t) => `SELECT sum(l_quantity), sum(l_extendedprice), sum(l_discount), sum(l_tax) FROM ${t}`;
+const quote = (s) => s.replaceAll("'", "''");
 const median = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+if (process.argv[2] === '--prepare') {
+  const [dir, quiver] = process.argv.slice(3);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, 'tpch1');
+  const gen = spawnSync(quiver, ['gen', 'tpch', '--scale', '1', '-o', tmp], { encoding: 'utf8' });
+  if (gen.status !== 0) throw new Error(`quiver gen failed: ${gen.stderr}`);
+  const csv = join(dir, 'lineitem.csv');
+  const cat = spawnSync('sh', ['-c', `"$0" cat --format csv "$1" > "$2"`, quiver, join(tmp, 'lineitem.arrow'), csv],
+    { encoding: 'utf8' });
+  if (cat.status !== 0) throw new Error(`quiver cat failed: ${cat.stderr}`);
+  const D = 'DECIMAL(15,2)';
+  const cols = { l_orderkey: 'BIGINT', l_partkey: 'BIGINT', l_suppkey: 'BIGINT', l_linenumber: 'INTEGER',
+    l_quantity: D, l_extendedprice: D, l_discount: D, l_tax: D, l_returnflag: 'VARCHAR', l_linestatus: 'VARCHAR',
+    l_shipdate: 'DATE', l_commitdate: 'DATE', l_receiptdate: 'DATE', l_shipinstruct: 'VARCHAR',
+    l_shipmode: 'VARCHAR', l_comment: 'VARCHAR' };
+  const spec = '{' + Object.entries(cols).map(([c, t]) => `'${c}': '${t}'`).join(', ') + '}';
+  const db = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const conn = await db.connect();
+  await conn.run(`CREATE TABLE lineitem AS SELECT * FROM read_csv('${quote(csv)}', header = true, delim = ',',
+                  quote = '"', escape = '"', columns = ${spec})`);
+  for (const codec of ['snappy', 'zstd']) {
+    await conn.run(`COPY lineitem TO '${quote(join(dir, `lineitem_${codec}.parquet`))}' (FORMAT parquet, COMPRESSION ${codec})`);
+  }
+  await conn.run(`COPY (SELECT * FROM lineitem ORDER BY l_shipdate) TO '${quote(join(dir, 'lineitem_by_shipdate.parquet'))}'
+                  (FORMAT parquet, COMPRESSION snappy)`);
+  rmSync(tmp, { recursive: true, force: true });
+  rmSync(csv, { force: true });
+  process.exit(0);
+}
+
+const [quiver, dir] = process.argv.slice(2);
+const runs = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 3;
+const full = (t) => `SELECT sum(l_quantity), sum(l_extendedprice), sum(l_discount), sum(l_tax) FROM ${t}`;
+const filtered = (t) => `SELECT count(*), sum(l_extendedprice) FROM ${t} ` +
+  `WHERE l_shipdate >= DATE '1995-03-01' AND l_shipdate < DATE '1995-04-01'`;
+const cases = [
+  ['full snappy', 'lineitem_snappy.parquet', full],
+  ['full zstd', 'lineitem_zstd.parquet', full],
+  ['filtered (by shipdate)', 'lineitem_by_shipdate.parquet', filtered],
+];
+
+// quiver under /usr/bin/time: its wall time here, its CPU time (user +
+// system, all threads) from time's last stderr line.
+function runQuiver(file, threads, text) {
+  const t0 = performance.now();
+  const q = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', quiver, 'sql', '--table', `l=${file}`, '--threads',
+    String(threads), '--format', 'csv', text], { encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  if (q.status !== 0) throw new Error(`quiver failed: ${q.stderr}`);
+  const cpu = q.stderr.match(/cpu ([0-9.]+) ([0-9.]+)\s*$/);
+  return { ms, cpuMs: cpu ? 1000 * (Number(cpu[1]) + Number(cpu[2])) : NaN,
+    answer: q.stdout.trim().split('\n').slice(-1)[0], stderr: q.stderr };
+}
+
 for (const threads of [1, 2]) {
   const db = await DuckDBInstance.create(':memory:', { threads: String(threads) });
   const conn = await db.connect();
-  const duck = [], mine = [];
-  let duckAnswer = '', myAnswer = '', peak = '';
-  for (let i = 0; i < 3; i++) {
-    let t0 = performance.now();
-    const r = await conn.runAndReadAll(sql(`'${file.replaceAll("'", "''")}'`));
-    duck.push(performance.now() - t0);
-    duckAnswer = r.getRows()[0].map(String).join(',');
-    t0 = performance.now();
-    const q = spawnSync(quiver, ['sql', '--table', `l=${file}`, '--threads', String(threads), '--format', 'csv', sql('l')],
-      { encoding: 'utf8' });
-    mine.push(performance.now() - t0);
-    if (q.status !== 0) throw new Error(`quiver failed: ${q.stderr}`);
-    myAnswer = q.stdout.trim().split('\n').slice(-1)[0];
-    peak = (q.stderr.match(/statement pool peak [^ ]+ [^ (]+/) || [''])[0];
+  for (const [name, base, sql] of cases) {
+    const file = join(dir, base);
+    if (!existsSync(file)) throw new Error(`${file} missing: run with --prepare ${dir} first`);
+    const duck = [], mine = [], startup = [], duckCpu = [], myCpu = [], startupCpu = [];
+    let duckAnswer = '', myAnswer = '', peak = '', groups = '';
+    for (let i = 0; i < runs; i++) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const r = await conn.runAndReadAll(sql(`'${quote(file)}'`));
+      duck.push(performance.now() - t0);
+      const c1 = process.cpuUsage(c0);
+      duckCpu.push((c1.user + c1.system) / 1000);
+      duckAnswer = r.getRows()[0].map(String).join(',');
+      const q = runQuiver(file, threads, sql('l'));
+      mine.push(q.ms);
+      myCpu.push(q.cpuMs);
+      myAnswer = q.answer;
+      peak = (q.stderr.match(/statement pool peak [^ ]+ [^ (]+/) || [''])[0];
+      groups = (q.stderr.match(/parquet [0-9]+ row groups read, [0-9]+ pruned/) || [''])[0];
+      const st = runQuiver(file, threads, 'SELECT count(*) FROM l');
+      startup.push(st.ms);
+      startupCpu.push(st.cpuMs);
+    }
+    const d = median(duck), m = median(mine), s = median(startup);
+    const dc = median(duckCpu), mc = median(myCpu), sc = median(startupCpu);
+    console.log(`${name}, threads=${threads}: wall duckdb ${d.toFixed(0)} ms, quiver ${m.toFixed(0)} ms ` +
+      `(start-up and footer ${s.toFixed(0)} ms), duckdb/quiver ${(d / m).toFixed(2)}, ` +
+      `duckdb/(quiver - start-up) ${(d / (m - s)).toFixed(2)}; cpu duckdb ${dc.toFixed(0)} ms, quiver ` +
+      `${mc.toFixed(0)} ms (start-up ${sc.toFixed(0)} ms), duckdb/quiver ${(dc / mc).toFixed(2)}, ` +
+      `duckdb/(quiver - start-up) ${(dc / (mc - sc)).toFixed(2)}; quiver ${peak}${groups ? `, ${groups}` : ''}; ` +
+      `answers ${duckAnswer === myAnswer ? 'equal' : `DIFFER: duckdb ${duckAnswer}, quiver ${myAnswer}`}`);
   }
-  console.log(`threads=${threads}: duckdb ${median(duck).toFixed(0)} ms, quiver ${median(mine).toFixed(0)} ms, ` +
-    `duckdb/quiver ${(median(duck) / median(mine)).toFixed(2)}; quiver ${peak}; ` +
-    `answers ${duckAnswer === myAnswer ? 'equal' : `DIFFER: duckdb ${duckAnswer}, quiver ${myAnswer}`}`);
 }

@@ -252,7 +252,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
   stream.reset();
   std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s%s\n", static_cast<long long>(rows),
                FormatBytes(pool->peak_bytes()).c_str(), by_operator.empty() ? "nothing allocated" : by_operator.c_str(),
-               spilled().c_str(), S3FilesSummary(tables->s3_files.get()).c_str());
+               spilled().c_str(), (FileTablesSummary(*catalog) + S3FilesSummary(tables->s3_files.get())).c_str());
   return Status::OK();
 }
 

@@ -8,6 +8,7 @@
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
 #include "quiver/server/statement_executor.h"
+#include "quiver/sql/file_scan.h"
 #include "quiver/sql/file_tables.h"
 #include "quiver/sql/tpch_tables.h"
 
@@ -147,6 +148,19 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
     out->tpch_summary = line;
   }
   return out;
+}
+
+std::string FileTablesSummary(const sql::Catalog& catalog) {
+  int64_t read = 0, pruned = 0, bytes = 0;
+  for (const sql::TableInfo& t : catalog.ListTables()) {
+    if (!t.file_source) continue;
+    read += t.file_source->row_groups_read();
+    pruned += t.file_source->row_groups_pruned();
+    bytes += t.file_source->bytes_read();
+  }
+  if (read == 0 && pruned == 0) return "";
+  return "; parquet " + std::to_string(read) + " row groups read, " + std::to_string(pruned) + " pruned (" +
+         FormatBytes(bytes) + " of column chunks)";
 }
 
 }  // namespace quiver::cli

@@ -58,6 +58,13 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
                                                        const std::string& tpch_dir, const std::string& temp_prefix,
                                                        const S3StoreOptions& s3 = {});
 
+/// "; parquet R row groups read, P pruned (B of column chunks)": what the
+/// scans of the catalog's Parquet file tables have read and left out by
+/// their statistics since the tables were registered (sql/file_scan.h
+/// counters, summed over the tables), or "" when they have read and pruned
+/// nothing. Thread-safe; exact once the statements have ended.
+std::string FileTablesSummary(const sql::Catalog& catalog);
+
 /// Where OpenTableCatalog generates TPC-H data without a --tpch-dir:
 /// "<temp dir>/<temp_prefix><pid>" (removed with the TableCatalog, and by
 /// the interrupt guard of a command that exits on a signal). Pure but for
