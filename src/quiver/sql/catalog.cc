@@ -259,32 +259,14 @@ Result<std::shared_ptr<SharedScan>> Catalog::OpenSharedScan(const TableInfo& tab
   return std::make_shared<SharedScan>(table, pool, std::move(columns), morsel_rows, std::move(prune));
 }
 
-Status Catalog::RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
-                             ValidationLevel validation) {
-  QUIVER_RETURN_NOT_OK(CheckName(name));
-  if (scratch_pool == nullptr) return Status::Invalid("RegisterPath: scratch_pool is required");
+Result<TableInfo> OpenIpcTable(std::string_view name, std::vector<std::string> paths, MemoryPool* scratch_pool,
+                               ValidationLevel validation) {
+  if (scratch_pool == nullptr) return Status::Invalid("OpenIpcTable: scratch_pool is required");
+  if (paths.empty()) return Status::Invalid("OpenIpcTable: no file");
   TableInfo info;
   info.name = FoldIdentifier(name);
   info.validation = validation;
-  std::error_code ec;
-  if (path == "-" || (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec) &&
-                      !std::filesystem::is_regular_file(path, ec))) {
-    return Status::Invalid(path + ": a table must be a regular file or a directory (scans read it again)");
-  }
-  if (std::filesystem::is_directory(path, ec)) {
-    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
-      const std::string file_name = entry.path().filename().string();
-      if (file_name.empty() || file_name[0] == '.') continue;
-      std::error_code ec2;
-      if (!entry.is_regular_file(ec2)) continue;
-      info.paths.push_back(entry.path().string());
-    }
-    if (ec) return Status::IOError(path + ": cannot list directory: " + ec.message());
-    std::sort(info.paths.begin(), info.paths.end());
-    if (info.paths.empty()) return Status::Invalid(path + ": directory holds no files");
-  } else {
-    info.paths.push_back(path);
-  }
+  info.paths = std::move(paths);
   for (const std::string& p : info.paths) {
     // The reader checks the framing and every buffer's bounds; the values
     // (offsets, dictionary indices) are validated by the scans, of the
@@ -304,6 +286,34 @@ Status Catalog::RegisterPath(std::string_view name, const std::string& path, Mem
       info.num_rows += (*b)->num_rows;
     }
   }
+  return info;
+}
+
+Status Catalog::RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
+                             ValidationLevel validation) {
+  QUIVER_RETURN_NOT_OK(CheckName(name));
+  if (scratch_pool == nullptr) return Status::Invalid("RegisterPath: scratch_pool is required");
+  std::error_code ec;
+  if (path == "-" || (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec) &&
+                      !std::filesystem::is_regular_file(path, ec))) {
+    return Status::Invalid(path + ": a table must be a regular file or a directory (scans read it again)");
+  }
+  std::vector<std::string> paths;
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      const std::string file_name = entry.path().filename().string();
+      if (file_name.empty() || file_name[0] == '.') continue;
+      std::error_code ec2;
+      if (!entry.is_regular_file(ec2)) continue;
+      paths.push_back(entry.path().string());
+    }
+    if (ec) return Status::IOError(path + ": cannot list directory: " + ec.message());
+    std::sort(paths.begin(), paths.end());
+    if (paths.empty()) return Status::Invalid(path + ": directory holds no files");
+  } else {
+    paths.push_back(path);
+  }
+  QUIVER_ASSIGN_OR_RETURN(TableInfo info, OpenIpcTable(name, std::move(paths), scratch_pool, validation));
   std::lock_guard lock(mutex_);
   auto it = std::lower_bound(tables_.begin(), tables_.end(), info.name,
                              [](const TableInfo& t, const std::string& n) { return t.name < n; });

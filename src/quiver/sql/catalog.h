@@ -99,6 +99,18 @@ class SharedScan {
   std::unique_ptr<FileUnits> file_units_;  // Parquet file tables
 };
 
+/// The table Arrow IPC files `paths` (files or streams, all of one schema,
+/// concatenated in order) make, named `name` (folded to lower case; not
+/// checked as an identifier: file tables are named by their file's stem):
+/// the schema and row count, read once through `scratch_pool` as
+/// Catalog::RegisterPath does; every scan reads the files again at
+/// `validation`. Used by RegisterPath and by path tables (`FROM 'x.arrow'`,
+/// file_tables.h). Errors: Invalid for no path or no pool, files of
+/// different schemas; the reader's errors with the path in front.
+/// Thread safety: a pure function.
+Result<TableInfo> OpenIpcTable(std::string_view name, std::vector<std::string> paths, MemoryPool* scratch_pool,
+                               ValidationLevel validation = ValidationLevel::kFull);
+
 class Catalog {
  public:
   Catalog() = default;

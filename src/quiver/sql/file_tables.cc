@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -26,6 +27,23 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 }
 
 bool IsParquetName(std::string_view s) { return EndsWith(s, ".parquet") || EndsWith(s, ".parq"); }
+
+bool IsArrowName(std::string_view s) {
+  return EndsWith(s, ".arrow") || EndsWith(s, ".arrows") || EndsWith(s, ".feather") || EndsWith(s, ".ipc");
+}
+
+// Whether local file `path` starts as an Arrow IPC file ("ARROW1") or
+// stream (a 0xFFFFFFFF continuation marker) does (Arrow columnar format,
+// "IPC File Format" and "Encapsulated message format").
+bool LooksLikeArrowIpc(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char head[6] = {};
+  const size_t n = std::fread(head, 1, sizeof(head), f);
+  std::fclose(f);
+  if (n == 6 && std::memcmp(head, "ARROW1", 6) == 0) return true;
+  return n >= 4 && head[0] == 0xFF && head[1] == 0xFF && head[2] == 0xFF && head[3] == 0xFF;
+}
 
 Status NotFound(const std::string& what) { return Status::KeyError(what).WithSqlState("42P01"); }
 
@@ -51,9 +69,14 @@ Result<FileFormat> FormatOf(const std::string& path, FileFormat asked) {
   if (asked != FileFormat::kAuto) return asked;
   if (IsParquetName(path)) return FileFormat::kParquet;
   if (formats::csv::IsCsvPath(path)) return FileFormat::kCsv;
-  if (parquet::IsParquetFile(path)) return FileFormat::kParquet;
+  if (IsArrowName(path)) return FileFormat::kArrow;
+  if (!formats::IsS3Url(path)) {
+    if (parquet::IsParquetFile(path)) return FileFormat::kParquet;
+    if (LooksLikeArrowIpc(path)) return FileFormat::kArrow;
+  }
   return Status::Invalid("cannot tell the format of '" + path +
-                         "' (not .parquet nor .csv[.gz|.zst], no Parquet magic): use read_csv or read_parquet");
+                         "' (not .parquet, .csv[.gz|.zst] nor .arrow/.arrows/.feather/.ipc; no Parquet or Arrow "
+                         "magic): use read_csv or read_parquet");
 }
 
 // The key=value folders of `path`, in path order.
@@ -172,6 +195,9 @@ Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, F
     static constexpr std::string_view kParquet[] = {".parquet", ".parq"};
     static constexpr std::string_view kCsv[] = {".csv", ".csv.gz", ".csv.zst"};
     if (format == FileFormat::kCsv) return s3->Expand(pattern, kCsv);
+    if (format == FileFormat::kArrow) {
+      return Status::NotImplemented("'" + pattern + "': Arrow IPC objects in S3 are not read (Parquet and CSV are)");
+    }
     return s3->Expand(pattern, kParquet);
   }
   if (HasGlobChar(pattern)) {
@@ -202,13 +228,15 @@ Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, F
       continue;
     }
     if (!it->is_regular_file(ec)) continue;
-    const bool wanted = format == FileFormat::kCsv ? formats::csv::IsCsvPath(file) : IsParquetName(file);
+    const bool wanted = format == FileFormat::kCsv     ? formats::csv::IsCsvPath(file)
+                        : format == FileFormat::kArrow ? IsArrowName(file)
+                                                       : IsParquetName(file);
     if (wanted) out.push_back(it->path().string());
   }
   if (ec) return Status::IOError("reading the directory '" + pattern + "': " + ec.message());
   if (out.empty()) {
-    return NotFound("no " + std::string(format == FileFormat::kCsv ? ".csv" : ".parquet") + " file in the directory '" +
-                    pattern + "'");
+    const char* ext = format == FileFormat::kCsv ? ".csv" : format == FileFormat::kArrow ? ".arrow" : ".parquet";
+    return NotFound("no " + std::string(ext) + " file in the directory '" + pattern + "'");
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -262,9 +290,30 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
     }
   }
   bool all_parquet = true;
-  for (size_t f : kept.empty() ? std::vector<size_t>{0} : kept) {
+  size_t arrow_files = 0;
+  const std::vector<size_t> read = kept.empty() ? std::vector<size_t>{0} : kept;
+  for (size_t f : read) {
     QUIVER_ASSIGN_OR_RETURN(FileFormat format, FormatOf(files[f], options.format));
     all_parquet = all_parquet && format == FileFormat::kParquet;
+    if (format == FileFormat::kArrow) ++arrow_files;
+  }
+  if (arrow_files > 0) {
+    // Arrow IPC files are mapped and scanned in place, as --table's are.
+    if (arrow_files != read.size()) {
+      return Status::Invalid("'" + files[read[0]] + "' and '" + files[read.back()] +
+                             "': Arrow IPC files cannot share a table with Parquet or CSV files");
+    }
+    if (!keys.empty()) {
+      return Status::NotImplemented("'" + files[0] + "': hive partition folders over Arrow IPC files");
+    }
+    std::vector<std::string> paths;
+    for (size_t f : read) {
+      if (formats::IsS3Url(files[f])) {
+        return Status::NotImplemented("'" + files[f] + "': Arrow IPC objects in S3 are not read (Parquet and CSV are)");
+      }
+      paths.push_back(files[f]);
+    }
+    return OpenIpcTable(name, std::move(paths), pool);
   }
   if (all_parquet) return OpenParquetTable(name, files, parts, kept, keys, key_types, options, pool);
   TableInfo info;

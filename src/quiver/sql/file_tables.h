@@ -2,7 +2,8 @@
 // DuckDB reads them (issue 36 section 3): `FROM 'data/x.parquet'`,
 // `read_parquet('dir/*.parquet')`, `read_csv('x.csv', header => true)`.
 //
-// A path is a Parquet or CSV (.csv, .csv.gz, .csv.zst) file, a glob
+// A path is a Parquet, CSV (.csv, .csv.gz, .csv.zst) or Arrow IPC (.arrow,
+// .arrows, .feather, .ipc; or by the "ARROW1" / stream magic) file, a glob
 // (glob(3): `*`, `?`, `[...]`; no `**`), or a directory: every regular
 // file under it (recursively, in path order) whose name has the format's
 // extension, hidden entries ('.' or '_' first, e.g. _SUCCESS) skipped.
@@ -24,7 +25,11 @@
 // mix of formats) are read whole into memory at planning time, charged to
 // the pool given (the statement's scan pool). Partition filters
 // (FileTableOptions::partition_values) skip the files of other partitions
-// before any of their bytes are read.
+// before any of their bytes are read. Arrow IPC files make a table as
+// `--table` does (catalog.h OpenIpcTable: mapped, framing checked, read in
+// place by each scan); they cannot share a table with other formats nor
+// sit under hive folders, and are read from local disk only
+// (NotImplemented for s3://).
 //
 // Errors: KeyError with SQLSTATE 42P01 naming the path when nothing exists
 // there or no file matches; Invalid for a file of unknown format, differing
@@ -59,9 +64,10 @@ class S3Files;  // formats/s3_files.h
 namespace quiver::sql {
 
 enum class FileFormat {
-  kAuto,  ///< by extension (.parquet / .parq, .csv[.gz|.zst]), else by the Parquet magic
+  kAuto,  ///< by extension (.parquet / .parq, .csv[.gz|.zst], .arrow/.arrows/.feather/.ipc), else by magic
   kParquet,
   kCsv,
+  kArrow,  ///< Arrow IPC files or streams (catalog.h OpenIpcTable): mapped, scanned in place
 };
 
 struct FileTableOptions {

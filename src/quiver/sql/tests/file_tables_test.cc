@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "quiver/ipc/writer.h"
 #include "quiver/sql/spark_dialect.h"
 #include "quiver/sql/tests/sql_test_fixture.h"
 #include "quiver/testing/shared_data.h"
@@ -136,6 +137,48 @@ TEST_F(FileTablesTest, ErrorsNameThePathAndFileTablesAreOffByDefault) {
   EXPECT_EQ(st.sql_state(), "42501") << st.ToString();
   st = ErrorOf("SELECT * FROM read_csv('/etc/passwd')", false);
   EXPECT_EQ(st.sql_state(), "42501") << st.ToString();
+}
+
+// Arrow IPC files are path tables too (a README step queried
+// `FROM 'x.arrow'` and got "cannot tell the format"): by extension, or by
+// the file / stream magic; a directory read as Arrow, mixed formats refused.
+TEST_F(FileTablesTest, ArrowIpcFilesArePathTablesByExtensionOrMagic) {
+  MemoryPool* p = pool_.get();
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("k", int64(), true), field("s", utf8(), true)};
+  auto write = [&](const fs::path& path, std::vector<std::optional<int64_t>> k,
+                   std::vector<std::optional<std::string>> s, ipc::IpcFormat format) {
+    auto batch = Batch(schema, {join::testing::Int64Array(p, k), join::testing::StringArray(p, s, false)});
+    auto sink = ipc::OpenOutputStream(path.string());
+    ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+    ipc::WriteOptions wo;
+    wo.pool = p;
+    ASSERT_TRUE(ipc::WriteTable(sink->get(), schema, {batch}, format, wo).ok());
+  };
+  fs::create_directories(dir_ / "a");
+  write(dir_ / "a" / "one.arrow", {1, 2, std::nullopt}, {"x", "y", "z"}, ipc::IpcFormat::kFile);
+  write(dir_ / "a" / "two.arrows", {10, 20}, {"u", std::nullopt}, ipc::IpcFormat::kStream);
+  write(dir_ / "noext", {7}, {"n"}, ipc::IpcFormat::kFile);
+  write(dir_ / "noext_stream", {8}, {"m"}, ipc::IpcFormat::kStream);
+  EXPECT_EQ(Query("SELECT k, s FROM '" + P("a/one.arrow") + "' ORDER BY k", false), (V{"1|x", "2|y", "null|z"}));
+  EXPECT_EQ(Query("SELECT sum(k), count(s), count(*) FROM '" + P("a/two.arrows") + "'"), (V{"30|1|2"}));
+  // by magic (no extension): the file format and the stream format
+  EXPECT_EQ(Query("SELECT k, s FROM '" + P("noext") + "'"), (V{"7|n"}));
+  EXPECT_EQ(Query("SELECT k, s FROM '" + P("noext_stream") + "'"), (V{"8|m"}));
+  // a glob over both files is one table; joined with a Parquet file
+  EXPECT_EQ(Query("SELECT count(*), sum(k) FROM '" + P("a") + "/*.arrow*'"), (V{"5|33"}));
+  EXPECT_EQ(Query("SELECT o.k, b.id FROM '" + P("a/one.arrow") + "' o JOIN '" + P("h/year=2021/b.parquet") +
+                      "' b ON b.id - 5 = o.k ORDER BY 1",
+                  false),
+            (V{"1|6", "2|7"}));
+  // mixed formats in one table: refused, naming the files
+  fs::copy_file(dir_ / "h" / "year=2020" / "a.parquet", dir_ / "a" / "three.parquet");
+  const Status st = ErrorOf("SELECT count(*) FROM '" + P("a") + "/*'");
+  EXPECT_NE(st.message().find("cannot share a table"), std::string::npos) << st.ToString();
+  // a file that is neither: the error names it and the formats tried
+  std::ofstream(dir_ / "junk") << "hello";
+  const Status junk = ErrorOf("SELECT * FROM '" + P("junk") + "'");
+  EXPECT_NE(junk.message().find("cannot tell the format"), std::string::npos) << junk.ToString();
 }
 
 TEST(RewriteFromStrings, OnlyFromItemsBecomeIdentifiers) {
