@@ -17,6 +17,14 @@
 #   3e. issue 39: the driver through HAProxy while the server running its
 #      statement is SIGKILLed before FINISHED: another server runs it again
 #      under the same handle (one re-run over all servers), every row once;
+#   3f. issue 39 on a 2,000,000-row table (failover_cases.sh): three more
+#      servers with 1 MiB chunks behind their own HAProxy; the owner
+#      SIGKILLed 0.5 s after ExecuteStatement, mid-chunk-writing (Node
+#      driver, `quiver query`, Python) and after FINISHED mid-fetch: every
+#      row once, aggregates equal to a run without a kill, one re-run (none
+#      after FINISHED), nothing left after close, each case within a bound
+#      (two servers asked about the same dead owner at the same instant:
+#      opt-in, QUIVER_OBJSTORE_LEASE_RACE=1, see failover_cases.sh);
 #   3d. raw Thrift (stateless_check.mjs): a FETCH_NEXT re-sent with the same
 #      seqid to another server gets the same page; after CloseSession through
 #      HAProxy every server refuses the session's and operation's handles;
@@ -328,6 +336,11 @@ if [ -n "${killed:-}" ]; then
   start_server "$killed" "$port" t1 "$QUIVER_S3_ENDPOINT" || fail "restart $killed"
   poll 30 all_backends_up || fail "HAProxy does not see $killed up again"
 fi
+
+# --- 3f. issue 39 on 2,000,000 rows: kills at each point, three clients, the lease race ---
+# shellcheck source=tests/objstore/failover_cases.sh
+. "$HERE/failover_cases.sh"
+failover_cases
 
 # --- 6. tables that live in the store (issue 36 section 3) ---
 if [ ${#PQ[@]} -gt 0 ]; then

@@ -4,9 +4,12 @@
 // them); otherwise they skip.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <numeric>
+#include <thread>
+#include <vector>
 
 #include "quiver/fetch/link_signer.h"
 #include "quiver/fetch/s3_chunk_store.h"
@@ -289,6 +292,62 @@ TEST(S3Lifecycle, MergeKeepsOtherRulesAndReplacesOursAndTheOlderRuleOfTheSamePre
   EXPECT_FALSE(objstore::MergeLifecycleRule("<LifecycleConfiguration><Rule><ID>x</ID>", "t1/", 1).ok());
   EXPECT_FALSE(objstore::MergeLifecycleRule("", "t1/", 0).ok());
   EXPECT_EQ(objstore::LifecycleRuleId(std::string(300, 'p')).size(), std::string("quiver-results:sha256:").size() + 64);
+}
+
+// Issue 39: a failover re-run is taken with a lease, a conditional PUT
+// (If-None-Match: *) of ops/<op>/lease-<attempt> (server/failover.h). Of
+// servers that notice the same dead owner at once, the store must let
+// exactly one create it. 8 clients (one store each, connections already
+// open) send their PUT of one name at the same instant (a spin barrier),
+// 12 rounds on fresh names: each round exactly one is told it created the
+// lease, the others that it exists, and the document holds the winner's body.
+TEST_F(S3StoreTest, OfConditionalPutsOfOneNameAtTheSameInstantExactlyOneCreatesIt) {
+  constexpr int kClients = 8;
+  constexpr int kRounds = 12;
+  std::vector<std::unique_ptr<S3ChunkStore>> stores;
+  for (int i = 0; i < kClients; ++i) {
+    auto store = MakeStore(ClientOptions(bucket_), "unit-lease");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE((*store)->GetDocument("ops/warm").ok());  // the connection is open before the race
+    stores.push_back(std::move(*store));
+  }
+  const std::string run = std::to_string(NowEpochMs());
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string name = "ops/" + run + "-" + std::to_string(round) + "/lease-1";
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<Result<bool>> got(kClients, Result<bool>(false));
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kClients; ++i) {
+      threads.emplace_back([&, i] {
+        ++ready;
+        while (!go.load()) std::this_thread::yield();
+        got[static_cast<size_t>(i)] =
+            stores[static_cast<size_t>(i)]->PutDocumentIfAbsent(name, "server-" + std::to_string(i));
+      });
+    }
+    while (ready.load() < kClients) std::this_thread::yield();
+    go = true;
+    for (auto& t : threads) t.join();
+    int winners = 0, winner = -1;
+    for (int i = 0; i < kClients; ++i) {
+      const auto& r = got[static_cast<size_t>(i)];
+      ASSERT_TRUE(r.ok()) << "round " << round << " client " << i << ": " << r.status().ToString();
+      if (*r) {
+        ++winners;
+        winner = i;
+      }
+    }
+    EXPECT_EQ(winners, 1) << "round " << round << ": " << winners << " of " << kClients << " clients created " << name;
+    auto body = stores[0]->GetDocument(name);
+    ASSERT_TRUE(body.ok() && body->has_value()) << name;
+    EXPECT_EQ(**body, "server-" + std::to_string(winner)) << "round " << round;
+    // A later claim of the same lease is refused too.
+    auto again = stores[1]->PutDocumentIfAbsent(name, "late");
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_FALSE(*again);
+    ASSERT_TRUE(stores[0]->RemoveDocument(name).ok());
+  }
 }
 
 TEST_F(S3StoreTest, AStoreThatDoesNotAnswerFailsFastInsteadOfHanging) {
