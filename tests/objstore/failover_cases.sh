@@ -6,7 +6,7 @@
 # metric, keys, poll, pass, fail, free_port, port_open).
 #
 # Three more `quiver serve` (fo1..fo3, prefix fo/, 1 MiB chunks: a re-run
-# rewrites fewer, larger objects; 256 KiB took 2.5x as long here) behind
+# rewrites fewer, larger objects; 256 KiB took 2.5x as long in an earlier run) behind
 # their own HAProxy (round robin, health checks every 300 ms). The statement
 # reads every row of lineitem2m: its key (l_orderkey * 8 + l_linenumber,
 # unique), two decimals, a date and a text column. The clients fold what
