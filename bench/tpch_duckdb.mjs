@@ -14,12 +14,16 @@
 // working memory for the query, beside the loaded tables (its allocator may
 // keep pages between rounds, so this is a lower bound).
 //
-// Usage: node bench/tpch_duckdb.mjs --csv-dir DIR --queries FILE
+// With --schema FILE ({table: {column: DuckDB type}}, as `quiver bench
+// tpch|tpcds` write it) the tables and types are those of FILE instead of
+// TPC-H's below (`quiver bench tpcds` loads the 24 TPC-DS tables so).
+// A query DuckDB refuses is answered {"query", "error"}.
+// Usage: node bench/tpch_duckdb.mjs --csv-dir DIR [--schema FILE] --queries FILE
 //          [--threads 1,2] [--rounds 3]
 //        node bench/tpch_duckdb.mjs --csv-dir DIR --stdin [--threads 1,2] [--rounds 3]
 // FILE holds one "NAME<TAB>SQL" line per query (the same SQL quiver runs).
 // With --stdin the tables are loaded, {"ready": true} is printed, then each
-// "THREADS<TAB>NAME<TAB>SQL" line read from stdin is timed and answered with
+// {"threads", "name", "sql"} JSON line read from stdin is timed and answered with
 // its JSON line at once (`quiver bench tpch` alternates the engines query
 // by query this way, so both see the host in the same state); EOF ends it.
 // Needs @duckdb/node-api in bench/node_modules (bench/install-duckdb.sh).
@@ -47,7 +51,8 @@ const queries = fromStdin ? [] : readFileSync(queriesFile, 'utf8').split('\n').f
 // Types as `quiver sql "DESCRIBE t"` reports them: int64 -> BIGINT, int32 ->
 // INTEGER, decimal128(15, 2) -> DECIMAL(15,2), date32 -> DATE, utf8 -> VARCHAR.
 const D = 'DECIMAL(15,2)';
-const schemas = {
+const schemaFile = arg('--schema');
+const schemas = schemaFile ? JSON.parse(readFileSync(schemaFile, 'utf8')) : {
   region: { r_regionkey: 'BIGINT', r_name: 'VARCHAR', r_comment: 'VARCHAR' },
   nation: { n_nationkey: 'BIGINT', n_name: 'VARCHAR', n_regionkey: 'BIGINT', n_comment: 'VARCHAR' },
   supplier: { s_suppkey: 'BIGINT', s_name: 'VARCHAR', s_address: 'VARCHAR', s_nationkey: 'BIGINT', s_phone: 'VARCHAR',
@@ -118,8 +123,12 @@ if (fromStdin) {
   const { createInterface } = await import('node:readline');
   for await (const line of createInterface({ input: process.stdin })) {
     if (!line.trim()) continue;
-    const [threads, name, ...rest] = line.split('\t');
-    await timeQuery(Number(threads), { name, sql: rest.join('\t') });
+    const { threads, name, sql } = JSON.parse(line);
+    try {
+      await timeQuery(Number(threads), { name, sql });
+    } catch (e) {
+      console.log(JSON.stringify({ query: name, threads: Number(threads), error: String(e.message || e) }));
+    }
   }
 } else {
   for (const threads of threadList) {

@@ -23,6 +23,7 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
   AddBenchCompress(bench, ctx, action, exit_code);
   AddBenchFetch(bench, ctx, action);  // --- bench fetch (issue 8) ---
   AddBenchTpch(bench, ctx, action);
+  AddBenchTpcds(bench, ctx, action);
   auto* cmd = bench->add_subcommand("ipc", "in-memory IPC write and read throughput of a file under a codec");
   struct Opts {
     std::string path, codec = "zstd", format = "stream";
