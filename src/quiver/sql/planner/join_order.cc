@@ -10,6 +10,7 @@
 // filters and errs low on many-to-many joins.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -69,10 +70,60 @@ LogicalOpPtr AddFilter(LogicalOpPtr child, const ExprPtr& predicate) {
   return f;
 }
 
+namespace {
+
+// `e` with every column reference replaced by `map(id)`; nullptr when `map`
+// has no replacement for one of them.
+ExprPtr Substitute(const ExprPtr& e, const std::function<ExprPtr(int)>& map) {
+  bool ok = true;
+  ExprPtr out = Transform(e, [&](const ExprPtr& x) -> ExprPtr {
+    if (x->kind != Expr::Kind::kColumn) return nullptr;
+    ExprPtr r = map(x->column);
+    ok &= r != nullptr;
+    return r ? r : x;
+  });
+  return ok ? out : nullptr;
+}
+
+bool HasColumns(const Expr& e) {
+  bool any = false;
+  VisitColumns(e, [&](int) { any = true; });
+  return any;
+}
+
+// A copy of `conjunct` (over the side holding `from`'s columns) for the
+// other side of a join, through the key equalities that name a column on
+// each side (of one type): p(l.k) kept on the left means only right rows
+// with p(r.k) can match. nullptr when some column is not such a key.
+ExprPtr AcrossKeys(const LogicalOp& join, const ExprPtr& conjunct, bool from_left) {
+  return Substitute(conjunct, [&](int id) -> ExprPtr {
+    for (const auto& [l, r] : join.keys) {
+      const ExprPtr& mine = from_left ? l : r;
+      const ExprPtr& other = from_left ? r : l;
+      if (mine->kind == Expr::Kind::kColumn && mine->column == id && other->kind == Expr::Kind::kColumn && mine->type &&
+          other->type && mine->type->Equals(*other->type))
+        return other;
+    }
+    return nullptr;
+  });
+}
+
+}  // namespace
+
 LogicalOpPtr PushFilter(const LogicalOpPtr& plan, const ExprPtr& conjunct) {
   const bool inner = plan->kind == LogicalOp::Kind::kJoin && plan->join_kind == JoinKind::kInner;
   const bool left = plan->kind == LogicalOp::Kind::kJoin && plan->join_kind == JoinKind::kLeft;
-  if ((inner || left) && plan->children.size() == 2) {
+  // Semi and anti joins output their left side; a term over it filters the
+  // left rows, and (but for NOT IN, where the right side's NULLs count)
+  // through a key the right rows that could match them.
+  const bool semi = plan->kind == LogicalOp::Kind::kJoin &&
+                    (plan->join_kind == JoinKind::kSemi || plan->join_kind == JoinKind::kAnti ||
+                     plan->join_kind == JoinKind::kNullAwareAnti);
+  // Below projections, aggregates and filters only what cannot fail: the
+  // filters it passes may be what keeps its rows from failing (y <> 0
+  // under x / y > 1).
+  const bool may_move = !MayFail(*conjunct) && HasColumns(*conjunct);
+  if ((inner || left || semi) && plan->children.size() == 2) {
     auto sides = [&](const Expr& e) {
       int mask = 0;
       VisitColumns(e, [&](int id) {
@@ -84,10 +135,18 @@ LogicalOpPtr PushFilter(const LogicalOpPtr& plan, const ExprPtr& conjunct) {
     const double sel = Selectivity(*conjunct);
     auto copy = std::make_shared<LogicalOp>(*plan);
     copy->est_rows = std::max(1.0, plan->est_rows * sel);
-    // The preserved side of a LEFT join, either side of an inner join.
+    // The preserved side of a LEFT join, either side of an inner join, the
+    // left side of a semi / anti join.
     if (mask == 1 || (inner && mask == 2)) {
       const size_t c = mask == 1 ? 0 : 1;
       copy->children[c] = PushFilter(plan->children[c], conjunct);
+      // The same condition over the other side's key columns (TPC-DS 78:
+      // ss_sold_year = 2000 under ss LEFT JOIN ws ON ws_sold_year =
+      // ss_sold_year filters ws's years too).
+      if (may_move && plan->join_kind != JoinKind::kNullAwareAnti) {
+        if (ExprPtr other = AcrossKeys(*plan, conjunct, c == 0))
+          copy->children[1 - c] = PushFilter(plan->children[1 - c], other);
+      }
       return copy;
     }
     // An equality between the sides of an inner join: one more key.
@@ -103,9 +162,43 @@ LogicalOpPtr PushFilter(const LogicalOpPtr& plan, const ExprPtr& conjunct) {
   if (plan->kind == LogicalOp::Kind::kFilter && plan->children.size() == 1) {
     bool below = true;
     VisitColumns(*conjunct, [&](int id) { below &= plan->children[0]->IndexOf(id) >= 0; });
-    if (below && (plan->children[0]->kind == LogicalOp::Kind::kJoin)) {
+    if (below && (plan->children[0]->kind == LogicalOp::Kind::kJoin || may_move)) {
       auto copy = std::make_shared<LogicalOp>(*plan);
       copy->children[0] = PushFilter(plan->children[0], conjunct);
+      copy->est_rows = std::max(1.0, plan->est_rows * Selectivity(*conjunct));
+      return copy;
+    }
+  }
+  // Through a projection whose columns the term reads are columns below
+  // (renames: a WITH query's or a derived table's SELECT list).
+  if (may_move && plan->kind == LogicalOp::Kind::kProject && plan->children.size() == 1) {
+    ExprPtr below = Substitute(conjunct, [&](int id) -> ExprPtr {
+      const int i = plan->IndexOf(id);
+      if (i < 0 || static_cast<size_t>(i) >= plan->exprs.size()) return nullptr;
+      const ExprPtr& x = plan->exprs[static_cast<size_t>(i)];
+      return x->kind == Expr::Kind::kColumn ? x : nullptr;
+    });
+    if (below) {
+      auto copy = std::make_shared<LogicalOp>(*plan);
+      copy->children[0] = PushFilter(plan->children[0], below);
+      copy->est_rows = std::max(1.0, plan->est_rows * Selectivity(*conjunct));
+      return copy;
+    }
+  }
+  // Through an aggregate when the term reads only grouping columns that
+  // are columns below: it keeps or drops whole groups, so it may drop
+  // their rows first (TPC-DS 78: ss_sold_year = 2000 becomes d_year = 2000
+  // below the GROUP BY d_year, and then a filter of date_dim).
+  if (may_move && plan->kind == LogicalOp::Kind::kAggregate && plan->children.size() == 1 && !plan->groups.empty()) {
+    ExprPtr below = Substitute(conjunct, [&](int id) -> ExprPtr {
+      const int i = plan->IndexOf(id);
+      if (i < 0 || static_cast<size_t>(i) >= plan->groups.size()) return nullptr;
+      const ExprPtr& x = plan->groups[static_cast<size_t>(i)];
+      return x->kind == Expr::Kind::kColumn ? x : nullptr;
+    });
+    if (below) {
+      auto copy = std::make_shared<LogicalOp>(*plan);
+      copy->children[0] = PushFilter(plan->children[0], below);
       copy->est_rows = std::max(1.0, plan->est_rows * Selectivity(*conjunct));
       return copy;
     }
