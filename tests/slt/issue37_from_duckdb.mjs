@@ -6,7 +6,8 @@
 // fuzz_vs_duckdb.mjs renders them. Only functions whose DuckDB semantics
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
-//   (groups: strings, dates, aggregates, subqueries, correlated_or, join_pushdown)
+//   (groups: strings, dates, aggregates, subqueries, correlated_or, join_pushdown,
+//   filter_pushdown)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -134,6 +135,36 @@ const groups = {
     "SELECT s.id, d.week, r.amt FROM s JOIN d ON (s.day = d.day) LEFT JOIN r ON (r.id = s.id) WHERE d.yr = 2000 AND coalesce(r.amt, 0) = 0",
     "SELECT count(*), sum(inv.onhand) FROM s JOIN inv ON (s.item = inv.item) LEFT JOIN r ON (r.item = inv.item) WHERE s.day = inv.day",
   ],
+  // WHERE terms moved through WITH queries' SELECT lists and GROUP BY
+  // (terms over grouping columns), and copied across join keys to the other
+  // side (TPC-DS 78): LEFT, inner, semi and anti joins, never NOT IN's right
+  // side; a term that can fail stays above the filters that guard it.
+  filter_pushdown: [
+    "CREATE TABLE f(id INTEGER, yr INTEGER, item INTEGER, qty INTEGER, den INTEGER)",
+    "INSERT INTO f VALUES (1, 1999, 10, 5, 1), (2, 2000, 10, 7, 0), (3, 2000, 11, 1, 2), (4, 2001, 12, 9, 3), (5, NULL, 10, 4, 1), (6, 2000, NULL, 3, 0), (7, 2000, 12, NULL, 5)",
+    "CREATE TABLE g(yr INTEGER, item INTEGER, qty INTEGER)",
+    "INSERT INTO g VALUES (1999, 10, 1), (2000, 10, 2), (2000, 11, 3), (2001, 12, 4), (NULL, 10, 5), (2000, NULL, 6), (2000, 12, 7)",
+    "WITH a AS (SELECT yr AS ay, item AS ai, sum(qty) AS aq FROM f GROUP BY yr, item), b AS (SELECT yr AS by_, item AS bi, sum(qty) AS bq FROM g GROUP BY yr, item) SELECT ay, ai, aq, bq FROM a LEFT JOIN b ON (by_ = ay AND bi = ai) WHERE ay = 2000",
+    "WITH a AS (SELECT yr AS ay, item AS ai, sum(qty) AS aq FROM f GROUP BY yr, item), b AS (SELECT yr AS by_, item AS bi, sum(qty) AS bq FROM g GROUP BY yr, item) SELECT ay, ai, aq, bq FROM a LEFT JOIN b ON (by_ = ay AND bi = ai) WHERE coalesce(bq, 0) > 1 AND ay >= 2000 AND ai IS NOT NULL",
+    "SELECT * FROM (SELECT yr, item, count(*) AS n, sum(qty) AS q FROM f GROUP BY yr, item) x WHERE yr IN (1999, 2000) AND item > 10",
+    "SELECT * FROM (SELECT yr, item, count(*) AS n FROM f GROUP BY yr, item HAVING count(*) > 0) x WHERE yr IS NULL OR item IS NULL",
+    "SELECT * FROM (SELECT yr, item, sum(qty) AS q FROM f GROUP BY ROLLUP (yr, item)) x WHERE yr = 2000",
+    "SELECT * FROM (SELECT yr, item, sum(qty) AS q FROM f GROUP BY ROLLUP (yr, item)) x WHERE item IS NULL",
+    "SELECT f.id, g.qty FROM f JOIN g ON (g.yr = f.yr AND g.item = f.item) WHERE f.yr = 2000 AND g.item < 12",
+    "SELECT id FROM f WHERE EXISTS (SELECT 1 FROM g WHERE g.item = f.item AND g.qty > 2) AND f.item >= 11",
+    "SELECT id FROM f WHERE NOT EXISTS (SELECT 1 FROM g WHERE g.item = f.item AND g.yr = f.yr) AND f.yr = 2000",
+    "SELECT id FROM f WHERE item NOT IN (SELECT item FROM g WHERE qty > 4) AND item > 10",
+    "SELECT id FROM f WHERE item NOT IN (SELECT item FROM g WHERE qty < 3) AND item <= 11",
+    "SELECT id, q FROM (SELECT id, CAST(qty / den AS INTEGER) AS q FROM f WHERE den <> 0) x WHERE q > 1",
+    "SELECT * FROM (SELECT id, qty, den FROM f WHERE den > 0) x WHERE qty / den >= 2",
+    // count / sum / avg / min / max (DISTINCT x) without GROUP BY: x's
+    // distinct values grouped first (NULLs, no rows, other aggregates beside).
+    "SELECT count(DISTINCT item), sum(DISTINCT item), avg(DISTINCT item), min(DISTINCT item), max(DISTINCT item) FROM f",
+    "SELECT count(DISTINCT yr) FROM f WHERE qty > 3",
+    "SELECT count(DISTINCT yr), sum(DISTINCT yr) FROM f WHERE qty > 100",
+    "SELECT count(DISTINCT item), count(*), count(DISTINCT yr) FROM f",
+    "SELECT count(DISTINCT item + yr) FROM f HAVING count(DISTINCT item + yr) > 1",
+  ],
   // A correlation repeated in every branch of an OR (TPC-DS 41): pulled
   // out in front of the OR, it is a correlation key.
   correlated_or: [
@@ -185,7 +216,7 @@ const lines = [
   '',
 ];
 for (const sql of groups[group]) {
-  if (!/^SELECT/i.test(sql)) {
+  if (!/^(SELECT|WITH)/i.test(sql)) {
     await conn.run(sql);
     lines.push('statement ok', sql, '');
     continue;

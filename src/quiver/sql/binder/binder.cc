@@ -551,6 +551,9 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     }
     if (has_grouping_sets && !corr_inner.empty())
       return Unsupported("GROUPING SETS / ROLLUP / CUBE in a correlated subquery", stmt_location);
+    if (groups.empty() && !has_grouping_sets) {
+      QUIVER_ASSIGN_OR_RETURN(q.plan, DistinctValuesFirst(q.plan, &aggs));
+    }
     std::vector<ExprPtr> agg_groups = groups;
     std::vector<ColumnBinding> grouping_columns;  // the set number, GROUPING() values
     if (has_grouping_sets) {

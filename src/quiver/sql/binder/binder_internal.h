@@ -244,6 +244,12 @@ struct Binder::Impl {
   Status BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
   /// string_agg / listagg's value, separator and order into `call`.
   Status BindStringAgg(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
+  /// Without GROUP BY, when every aggregate of `aggs` is count / sum / avg /
+  /// min / max (DISTINCT x) of one x: a GROUP BY x over `input` (its
+  /// distinct values, by the parallel hash aggregate's key paths), with
+  /// `aggs` made plain aggregates over its column; else `input` unchanged.
+  /// No errors today (Result for the binder's conventions).
+  Result<LogicalOpPtr> DistinctValuesFirst(LogicalOpPtr input, std::vector<AggregateCall>* aggs);
   Result<ExprPtr> BindAExpr(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindTypeCast(Json& node, ExprContext* ctx);
   Result<DataTypePtr> BindTypeName(Json& type_name, int location);
