@@ -63,7 +63,10 @@ struct ColumnInfo {
 
 /// A table's batches handed out to several threads (the morsels of a
 /// parallel scan): each Next() returns the next batch no thread has taken
-/// (in-memory batches longer than `morsel_rows` are handed out in slices),
+/// (in-memory batches longer than `morsel_rows` are handed out in slices;
+/// a Parquet file table's row groups are decoded in slices of at most
+/// min(`morsel_rows`, 16 Ki) rows, several row groups at once when several
+/// threads scan),
 /// nullptr at the end. IPC batches are decoded under a lock (zero-copy for
 /// uncompressed files: the lock covers a flatbuffer read) and their chosen
 /// columns validated at the table's level outside it, in the calling
@@ -77,8 +80,11 @@ class SharedScan {
   SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns, int64_t morsel_rows,
              std::vector<parquet::StatsPredicate> prune = {});
   ~SharedScan();
-  /// `sequence` (optional) receives the batch's number in hand-out order
-  /// (0, 1, ...), or at the end the number of batches handed out.
+  /// `sequence` (optional) receives the batch's number in storage order
+  /// (0, 1, ...: hand-out order, except for file tables, whose slices are
+  /// numbered in storage order whichever thread takes them; every number
+  /// below the total is handed out once), or at the end the number of
+  /// batches handed out.
   Result<RecordBatchPtr> Next(int64_t* sequence = nullptr);
   const SchemaPtr& schema() const { return schema_; }
 

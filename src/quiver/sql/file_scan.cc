@@ -86,44 +86,78 @@ std::vector<FileTableSource::Unit> FileTableSource::Units(std::span<const parque
   return out;
 }
 
-Result<RecordBatchPtr> FileTableSource::ReadUnit(const Unit& unit, const std::vector<int>& columns,
-                                                 MemoryPool* pool) const {
+Result<std::unique_ptr<FileTableSource::UnitReader>> FileTableSource::OpenUnit(const Unit& unit,
+                                                                               const std::vector<int>& columns,
+                                                                               MemoryPool* pool) const {
   if (unit.file < 0 || static_cast<size_t>(unit.file) >= files_.size()) {
     return Status::Invalid("file table: no file " + std::to_string(unit.file));
   }
   const File& file = files_[static_cast<size_t>(unit.file)];
-  const size_t width = schema_->fields.size();
-  std::vector<int> file_columns;
+  std::unique_ptr<UnitReader> r(new UnitReader());
+  r->source_ = this;
+  r->unit_ = unit;
+  r->columns_ = columns;
+  r->pool_ = pool;
+  r->rows_left_ = unit.num_rows;
   for (int c : columns) {
-    if (c < 0 || static_cast<size_t>(c) >= width) {
+    if (c < 0 || static_cast<size_t>(c) >= schema_->fields.size()) {
       return Status::Invalid("file table: no column " + std::to_string(c));
     }
-    if (static_cast<size_t>(c) < num_file_fields_) file_columns.push_back(c);
+    if (static_cast<size_t>(c) < num_file_fields_) r->file_columns_.push_back(c);
   }
-  auto batch = std::make_shared<RecordBatch>();
-  batch->schema = schema_;
-  batch->num_rows = unit.num_rows;
-  batch->columns.resize(width);
-  if (!file_columns.empty()) {
-    QUIVER_ASSIGN_OR_RETURN(auto read, file.reader->ReadRowGroup(unit.row_group, file_columns, pool));
-    if (read->num_rows != unit.num_rows || read->columns.size() != file_columns.size()) {
+  if (!r->file_columns_.empty()) {
+    QUIVER_ASSIGN_OR_RETURN(r->slices_, file.reader->OpenRowGroup(unit.row_group, r->file_columns_, pool));
+    if (r->slices_->num_rows() != unit.num_rows) {
       return Status::Invalid(file.reader->source().name() + ": row group " + std::to_string(unit.row_group) +
-                             " read as " + std::to_string(read->num_rows) + " rows, the footer says " +
+                             " read as " + std::to_string(r->slices_->num_rows()) + " rows, the footer says " +
                              std::to_string(unit.num_rows));
     }
-    for (size_t i = 0; i < file_columns.size(); ++i) {
-      batch->columns[static_cast<size_t>(file_columns[i])] = std::move(read->columns[i]);
-    }
-  }
-  for (int c : columns) {
-    const size_t k = static_cast<size_t>(c);
-    if (k < num_file_fields_) continue;
-    QUIVER_ASSIGN_OR_RETURN(
-        batch->columns[k],
-        PartitionColumn(schema_->fields[k]->type, file.partition_values[k - num_file_fields_], unit.num_rows, pool));
   }
   row_groups_read_.fetch_add(1, std::memory_order_relaxed);
+  return r;
+}
+
+FileTableSource::UnitReader::~UnitReader() = default;
+
+Result<RecordBatchPtr> FileTableSource::UnitReader::Next(int64_t max_rows) {
+  if (rows_left_ == 0) return RecordBatchPtr{};
+  const int64_t n = std::min(std::max<int64_t>(max_rows, 1), rows_left_);
+  const File& file = source_->files_[static_cast<size_t>(unit_.file)];
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = source_->schema_;
+  batch->num_rows = n;
+  batch->columns.resize(source_->schema_->fields.size());
+  if (slices_) {
+    QUIVER_ASSIGN_OR_RETURN(auto read, slices_->Next(n));
+    if (!read || read->num_rows != n || read->columns.size() != file_columns_.size()) {
+      return Status::Invalid(file.reader->source().name() + ": row group " + std::to_string(unit_.row_group) +
+                             " ended before the footer's " + std::to_string(unit_.num_rows) + " rows");
+    }
+    for (size_t i = 0; i < file_columns_.size(); ++i) {
+      batch->columns[static_cast<size_t>(file_columns_[i])] = std::move(read->columns[i]);
+    }
+  }
+  for (int c : columns_) {
+    const size_t k = static_cast<size_t>(c);
+    if (k < source_->num_file_fields_) continue;
+    QUIVER_ASSIGN_OR_RETURN(batch->columns[k],
+                            PartitionColumn(source_->schema_->fields[k]->type,
+                                            file.partition_values[k - source_->num_file_fields_], n, pool_));
+  }
+  rows_left_ -= n;
   return RecordBatchPtr(batch);
+}
+
+Result<RecordBatchPtr> FileTableSource::ReadUnit(const Unit& unit, const std::vector<int>& columns,
+                                                 MemoryPool* pool) const {
+  QUIVER_ASSIGN_OR_RETURN(auto reader, OpenUnit(unit, columns, pool));
+  if (unit.num_rows == 0) {
+    auto batch = std::make_shared<RecordBatch>();
+    batch->schema = schema_;
+    batch->columns.resize(schema_->fields.size());
+    return RecordBatchPtr(batch);
+  }
+  return reader->Next(unit.num_rows);
 }
 
 int64_t FileTableSource::column_chunks_read() const {

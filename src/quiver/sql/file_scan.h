@@ -78,6 +78,37 @@ class FileTableSource {
   /// index outside the schema; OutOfMemory.
   Result<RecordBatchPtr> ReadUnit(const Unit& unit, const std::vector<int>& columns, MemoryPool* pool) const;
 
+  /// A unit read a slice of rows at a time (OpenUnit). Not thread-safe
+  /// (one thread at a time); the source must outlive it.
+  class UnitReader {
+   public:
+    ~UnitReader();
+    /// The next min(max_rows, rows_left()) rows (max_rows > 0) as ReadUnit
+    /// gives the whole unit (a batch of schema()'s width, the unread
+    /// columns null), or nullptr once every row was returned. Errors: as
+    /// ReadUnit; after one, the reader must not be used again.
+    Result<RecordBatchPtr> Next(int64_t max_rows);
+    int64_t rows_left() const { return rows_left_; }
+
+   private:
+    friend class FileTableSource;
+    UnitReader() = default;
+    const FileTableSource* source_ = nullptr;
+    Unit unit_;
+    std::vector<int> columns_;       // table columns asked for
+    std::vector<int> file_columns_;  // those of the file, in order
+    std::unique_ptr<parquet::RowGroupSlices> slices_;
+    MemoryPool* pool_ = nullptr;
+    int64_t rows_left_ = 0;
+  };
+
+  /// Opens `unit` to be read in slices (the morsels of a parallel scan):
+  /// its column chunks of `columns` are read now (parquet
+  /// FileReader::OpenRowGroup), decoded by UnitReader::Next. Counts the
+  /// unit in row_groups_read(). Errors: as ReadUnit.
+  Result<std::unique_ptr<UnitReader>> OpenUnit(const Unit& unit, const std::vector<int>& columns,
+                                               MemoryPool* pool) const;
+
   /// Counters since Make, over every scan of this source (relaxed: exact
   /// once the scans have finished): row groups read by ReadUnit, row
   /// groups left out by Units, and the column chunks and their bytes the

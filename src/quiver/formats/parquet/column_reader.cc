@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -533,14 +534,350 @@ Result<ArrayDataPtr> ReadChunk(const SchemaNode& leaf, const ColumnMetaData& met
 
 }  // namespace
 
-Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
-                                         std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
-                                         MemoryPool* pool) {
+/// The decoding state of one chunk between slices: the page being read
+/// (its body, level and value decoders, values left) and the dictionary.
+struct ColumnChunkReader::State {
+  State(const SchemaNode& leaf, std::shared_ptr<Buffer> chunk, int32_t codec, int64_t rows, DataTypePtr t,
+        MemoryPool* p)
+      : ptype(*leaf.element->type),
+        width(PhysicalWidth(ptype, leaf.element->type_length)),
+        max_def(leaf.max_def),
+        type(std::move(t)),
+        pool(p),
+        num_rows(rows),
+        pages(std::move(chunk), codec, p) {}
+
+  // Loads the next data page (a dictionary page on the way is decoded);
+  // sets pages_done at the end of the chunk.
+  Status LoadPage();
+  // Decodes the next `want` rows' physical values (see Convert).
+  Result<Physical> Decode(int64_t want);
+
+  const int32_t ptype;
+  const int width;
+  const int max_def;
+  DataTypePtr type;
+  std::optional<Convert> conv;
+  MemoryPool* pool;
+  const int64_t num_rows;
+  int64_t rows_read = 0;   // rows returned by Decode
+  int64_t rows_paged = 0;  // values of the data pages loaded
+  PageReader pages;
+  bool pages_done = false;
+  std::optional<Dictionary> dict;
+  // The dictionary's entries converted to the Arrow type once (`conv`
+  // with a conversion): dictionary-encoded pages then gather Arrow values
+  // straight into the output, no conversion per value.
+  std::optional<Dictionary> converted_dict;
+  // The data page being read; `direct`: its values decode as Arrow values
+  // (`value_width` bytes each) into the output, no scratch conversion.
+  bool direct = true;
+  int value_width = 0;
+  std::shared_ptr<Buffer> body;
+  std::string where;
+  int32_t encoding = 0;
+  int64_t page_left = 0;
+  std::optional<LevelDecoder> defs;
+  std::unique_ptr<ValueDecoder> decoder;
+  // Per batch: levels, the converted batch's physical values, byte arrays.
+  std::vector<uint32_t> levels = std::vector<uint32_t>(kBatch);
+  std::vector<uint8_t> scratch;
+  std::vector<std::string_view> views = std::vector<std::string_view>(kBatch);
+};
+
+Status ColumnChunkReader::State::LoadPage() {
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(auto page, pages.Next());
+    if (!page) {
+      pages_done = true;
+      decoder.reset();
+      defs.reset();
+      body.reset();
+      return Status::OK();
+    }
+    const PageHeader& h = page->header;
+    where = "page " + std::to_string(pages.page_index());
+    std::span<const uint8_t> bytes = page->body->span();
+    if (h.type == static_cast<int32_t>(PageType::kDictionaryPage)) {
+      if (dict) return Status::Invalid(where + ": a second dictionary page");
+      if (h.encoding != static_cast<int32_t>(Encoding::kPlain) &&
+          h.encoding != static_cast<int32_t>(Encoding::kPlainDictionary)) {
+        return Status::NotImplemented(where + ": dictionary page encoding " + EncodingName(h.encoding));
+      }
+      auto d = DecodeDictionaryPage(ptype, width, bytes, h.num_values, page->body);
+      if (!d.ok()) return d.status().WithContext(where);
+      dict = std::move(*d);
+      continue;
+    }
+    const int64_t n = h.num_values;
+    if (n < 0 || n > num_rows - rows_paged) {
+      return Status::Invalid(where + ": " + std::to_string(n) + " values past the row group's " +
+                             std::to_string(num_rows) + " rows (" + std::to_string(rows_paged) + " read before)");
+    }
+    std::span<const uint8_t> def_bytes, value_bytes;
+    int32_t def_encoding = static_cast<int32_t>(Encoding::kRle);
+    if (h.type == static_cast<int32_t>(PageType::kDataPageV2)) {
+      const size_t rep_len = static_cast<size_t>(h.repetition_levels_byte_length);
+      const size_t def_len = static_cast<size_t>(h.definition_levels_byte_length);
+      def_bytes = bytes.subspan(rep_len, def_len);
+      value_bytes = bytes.subspan(rep_len + def_len);
+    } else {
+      def_encoding = h.definition_level_encoding;
+      size_t pos = 0;
+      if (max_def > 0) {
+        if (def_encoding == static_cast<int32_t>(Encoding::kRle)) {
+          if (bytes.size() < 4) return Status::Invalid(where + ": no definition levels length");
+          const uint32_t len = LoadLE<uint32_t>(bytes.data());
+          if (len > bytes.size() - 4) {
+            return Status::Invalid(where + ": definition levels of " + std::to_string(len) + " bytes in a page of " +
+                                   std::to_string(bytes.size()));
+          }
+          def_bytes = bytes.subspan(4, len);
+          pos = 4 + len;
+        } else if (def_encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
+          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_def) + 7) / 8;
+          if (len > bytes.size()) return Status::Invalid(where + ": BIT_PACKED definition levels past the page");
+          def_bytes = bytes.subspan(0, len);
+          pos = len;
+        } else {
+          return Status::NotImplemented(where + ": definition level encoding " + EncodingName(def_encoding));
+        }
+      }
+      value_bytes = bytes.subspan(pos);
+    }
+    defs.reset();
+    if (max_def > 0) {
+      auto d = LevelDecoder::Make(def_encoding, max_def, def_bytes, n);
+      if (!d.ok()) return d.status().WithContext(where);
+      defs.emplace(std::move(*d));
+    }
+    const bool dict_encoded = h.encoding == static_cast<int32_t>(Encoding::kPlainDictionary) ||
+                              h.encoding == static_cast<int32_t>(Encoding::kRleDictionary);
+    const Dictionary* use_dict = dict_encoded && dict ? &*dict : nullptr;
+    const bool converting = conv && conv->convert != nullptr;
+    direct = !converting;
+    value_width = width;
+    if (use_dict != nullptr && converting) {
+      if (!converted_dict) {
+        converted_dict.emplace();
+        converted_dict->size = dict->size;
+        converted_dict->fixed.resize(static_cast<size_t>(dict->size * conv->out_width));
+        conv->convert(dict->fixed.data(), dict->size, converted_dict->fixed.data());
+      }
+      use_dict = &*converted_dict;
+      direct = true;
+      value_width = conv->out_width;
+    }
+    auto dec = MakeValueDecoder(h.encoding, ptype, value_width, value_bytes, n, use_dict);
+    if (!dec.ok()) return dec.status().WithContext(where);
+    decoder = std::move(*dec);
+    body = std::move(page->body);
+    encoding = h.encoding;
+    page_left = n;
+    rows_paged += n;
+    return Status::OK();
+  }
+}
+
+Result<Physical> ColumnChunkReader::State::Decode(int64_t want) {
+  const bool binary = width == 0;
+  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool);
+  int64_t got = 0, nulls = 0;
+  // Output bytes per value, and the scratch a converted batch is decoded
+  // into first (a few KiB, reused).
+  const int out_width = conv ? conv->out_width : width;
+  const bool converting = conv && conv->convert != nullptr;
+  if (converting && scratch.empty()) scratch.resize(static_cast<size_t>(kBatch * width));
+  if (out_width > 0 && want > 0) {
+    // The values of the rows asked for, up to 16 MiB at first (more only
+    // as decoded pages need it): no regrowth for common slices.
+    constexpr int64_t kFirstReserveBytes = int64_t{16} << 20;
+    QUIVER_RETURN_NOT_OK(
+        values.Reserve(want <= kFirstReserveBytes / out_width ? want * out_width : kFirstReserveBytes));
+  }
+  // The validity bitmap is made only once a null shows up (bits of the
+  // rows before set then): a column without nulls costs no per-row work.
+  bool have_validity = false;
+  auto grow_validity = [&](int64_t rows_covered) -> Status {
+    const int64_t need = (rows_covered + 7) / 8;
+    if (need <= validity.size()) return Status::OK();
+    QUIVER_RETURN_NOT_OK(validity.Reserve(need - validity.size()));
+    std::memset(validity.data() + validity.size(), 0, static_cast<size_t>(need - validity.size()));
+    validity.Advance(need - validity.size());
+    return Status::OK();
+  };
+  auto set_valid = [&](int64_t from, int64_t to) {
+    for (int64_t i = from; i < to && (i & 7) != 0; ++i) bit_util::SetBit(validity.data(), i);
+    int64_t i = (from + 7) & ~int64_t{7};
+    if (i < to) {
+      const int64_t whole = (to - i) / 8;
+      std::memset(validity.data() + i / 8, 0xff, static_cast<size_t>(whole));
+      for (i += whole * 8; i < to; ++i) bit_util::SetBit(validity.data(), i);
+    }
+  };
+  if (binary) {
+    QUIVER_RETURN_NOT_OK(offsets.Reserve(4));
+    StoreLE<int32_t>(offsets.data(), 0);
+    offsets.Advance(4);
+  }
+  while (got < want) {
+    if (page_left == 0) {
+      if (pages_done) break;
+      QUIVER_RETURN_NOT_OK(LoadPage());
+      continue;
+    }
+    const int64_t k = std::min({kBatch, page_left, want - got});
+    int64_t present = k;
+    bool all_present = true;
+    if (defs) {
+      auto all = defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
+      if (!all.ok()) return all.status().WithContext(where + ": definition levels");
+      if (!*all) {
+        auto st = defs->Get(k, levels.data());
+        if (!st.ok()) return st.WithContext(where + ": definition levels");
+        present = 0;
+        for (int64_t i = 0; i < k; ++i) present += levels[i] == static_cast<uint32_t>(max_def);
+        all_present = present == k;
+      }
+      // Validity bits for rows [got, got + k) of the slice.
+      const int64_t first = got;
+      if (!all_present && !have_validity) {
+        QUIVER_RETURN_NOT_OK(grow_validity(first + k));
+        set_valid(0, first);
+        have_validity = true;
+      }
+      if (have_validity) {
+        QUIVER_RETURN_NOT_OK(grow_validity(first + k));
+        if (all_present) {
+          set_valid(first, first + k);
+        } else {
+          for (int64_t i = 0; i < k; ++i) {
+            if (levels[i] == static_cast<uint32_t>(max_def)) bit_util::SetBit(validity.data(), first + i);
+          }
+        }
+      }
+      nulls += k - present;
+    }
+    Status st;
+    if (!binary) {
+      QUIVER_RETURN_NOT_OK(values.Reserve(k * out_width));
+      uint8_t* out = direct ? values.data() + values.size() : scratch.data();
+      const int64_t w = value_width;
+      st = decoder->DecodeFixed(present, out);
+      if (st.ok() && present < k) {
+        // Spread the dense values to their slots, last first; nulls zeroed.
+        int64_t j = present - 1;
+        for (int64_t i = k - 1; i >= 0; --i) {
+          if (levels[i] == static_cast<uint32_t>(max_def)) {
+            if (j != i) std::memmove(out + i * w, out + j * w, static_cast<size_t>(w));
+            --j;
+          } else {
+            std::memset(out + i * w, 0, static_cast<size_t>(w));
+          }
+        }
+      }
+      if (st.ok() && !direct) conv->convert(scratch.data(), k, values.data() + values.size());
+      values.Advance(k * out_width);
+    } else {
+      st = decoder->DecodeBinary(present, views.data());
+      if (st.ok()) {
+        int64_t bytes = 0;
+        for (int64_t i = 0; i < present; ++i) bytes += static_cast<int64_t>(views[i].size());
+        if (data.size() + bytes > INT32_MAX) {
+          return Status::NotImplemented(where + ": over 2 GiB of BYTE_ARRAY values in one column chunk");
+        }
+        QUIVER_RETURN_NOT_OK(data.Reserve(bytes));
+        QUIVER_RETURN_NOT_OK(offsets.Reserve(k * 4));
+        int64_t j = 0;
+        for (int64_t i = 0; i < k; ++i) {
+          if (all_present || levels[i] == static_cast<uint32_t>(max_def)) {
+            const auto& v = views[j++];
+            if (!v.empty()) std::memcpy(data.data() + data.size(), v.data(), v.size());
+            data.Advance(static_cast<int64_t>(v.size()));
+          }
+          StoreLE<int32_t>(offsets.data() + offsets.size(), static_cast<int32_t>(data.size()));
+          offsets.Advance(4);
+        }
+      }
+    }
+    if (!st.ok()) return st.WithContext(where + ": values (" + EncodingName(encoding) + ")");
+    got += k;
+    page_left -= k;
+  }
+  if (got < want) {
+    return Status::Invalid("the pages hold " + std::to_string(rows_paged) + " values, the row group has " +
+                           std::to_string(num_rows) + " rows");
+  }
+  rows_read += got;
+  // After the last row, the pages left must hold no values (a page past
+  // the row group's rows is an error, as the count above).
+  while (rows_read == num_rows && !pages_done) QUIVER_RETURN_NOT_OK(LoadPage());
+  Physical p;
+  p.length = got;
+  p.null_count = nulls;
+  if (nulls > 0) {
+    QUIVER_ASSIGN_OR_RETURN(p.validity, validity.Finish());
+  }
+  if (binary) {
+    QUIVER_ASSIGN_OR_RETURN(p.offsets, offsets.Finish());
+    QUIVER_ASSIGN_OR_RETURN(p.data, data.Finish());
+  } else {
+    QUIVER_ASSIGN_OR_RETURN(p.values, values.Finish());
+  }
+  return p;
+}
+
+ColumnChunkReader::ColumnChunkReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ColumnChunkReader::~ColumnChunkReader() = default;
+
+Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                                                   std::shared_ptr<Buffer> chunk, int64_t num_rows,
+                                                                   DataTypePtr type, MemoryPool* pool) {
   if (leaf.max_rep != 0 || leaf.max_def > 1) {
     return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
                                   ", definition level " + std::to_string(leaf.max_def) + ")");
   }
-  return ReadChunk(leaf, meta, std::move(chunk), num_rows, type, pool, nullptr);
+  const int32_t ptype = *leaf.element->type;
+  if (meta.type != ptype) {
+    return Status::Invalid("column chunk of type " + PhysicalTypeName(meta.type) + ", the schema says " +
+                           PhysicalTypeName(ptype));
+  }
+  // As DecodeChunk: a BYTE_ARRAY chunk over 2 GiB of values is refused
+  // before anything is decompressed.
+  if (PhysicalWidth(ptype, leaf.element->type_length) == 0 && meta.num_values >= 0 &&
+      meta.total_uncompressed_size > INT32_MAX &&
+      meta.total_uncompressed_size - INT32_MAX > 4 * std::min<int64_t>(meta.num_values, INT32_MAX)) {
+    return Status::NotImplemented("a BYTE_ARRAY column chunk of " + std::to_string(meta.total_uncompressed_size) +
+                                  " bytes uncompressed for " + std::to_string(meta.num_values) +
+                                  " values: over 2 GiB of values in one column chunk");
+  }
+  auto state = std::make_unique<State>(leaf, std::move(chunk), meta.codec, num_rows, std::move(type), pool);
+  state->conv = ConvertFor(ptype, state->width, *state->type);
+  return std::unique_ptr<ColumnChunkReader>(new ColumnChunkReader(std::move(state)));
+}
+
+int64_t ColumnChunkReader::rows_left() const { return state_->num_rows - state_->rows_read; }
+
+Result<ArrayDataPtr> ColumnChunkReader::Read(int64_t rows) {
+  State& s = *state_;
+  QUIVER_ASSIGN_OR_RETURN(Physical p, s.Decode(std::max<int64_t>(0, std::min(rows, rows_left()))));
+  if (s.conv) {
+    // Decoded into Arrow values already.
+    auto out = std::make_shared<ArrayData>();
+    out->type = s.type;
+    out->length = p.length;
+    out->null_count = p.null_count;
+    out->buffers = {std::move(p.validity), std::move(p.values)};
+    return ArrayDataPtr(out);
+  }
+  return ToArrow(std::move(p), s.ptype, s.width, s.type, s.pool);
+}
+
+Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                         std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
+                                         MemoryPool* pool) {
+  QUIVER_ASSIGN_OR_RETURN(auto reader, ColumnChunkReader::Make(leaf, meta, std::move(chunk), num_rows, type, pool));
+  return reader->Read(num_rows);
 }
 
 Result<LeafLevels> ReadLeafColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,

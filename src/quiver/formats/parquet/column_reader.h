@@ -23,6 +23,32 @@
 
 namespace quiver::parquet {
 
+/// A flat column chunk (as ReadFlatColumnChunk) decoded a slice of rows at
+/// a time: Read(n) continues where the previous call stopped (inside a
+/// page: the page's decompressed body and its level and value decoders are
+/// kept), so a row group is decoded in morsels whose buffers stay small.
+/// Each slice's buffers are new ones from the pool. Not thread-safe.
+class ColumnChunkReader {
+ public:
+  /// Arguments as ReadFlatColumnChunk's; `leaf` must outlive the reader.
+  /// Errors: NotImplemented for nested columns (nothing is decoded yet).
+  static Result<std::unique_ptr<ColumnChunkReader>> Make(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                                         std::shared_ptr<Buffer> chunk, int64_t num_rows,
+                                                         DataTypePtr type, MemoryPool* pool);
+  ~ColumnChunkReader();
+  /// The next min(rows, rows_left()) rows as an array of the type. When
+  /// the last row is returned the chunk's remaining pages are checked to
+  /// hold no more values. Errors: as ReadFlatColumnChunk; after one the
+  /// reader must not be used again.
+  Result<ArrayDataPtr> Read(int64_t rows);
+  int64_t rows_left() const;
+
+ private:
+  struct State;
+  explicit ColumnChunkReader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
 /// Reads a flat column (a top-level primitive, required or optional: max
 /// repetition level 0, max definition level 0 or 1) of `num_rows` rows
 /// from `chunk` (the column chunk's bytes, all pages) into an array of

@@ -121,6 +121,8 @@ class DictDecoder final : public ValueDecoder {
         Gather<8>(idx, k, out + done * 8);
       } else if (width_ == 4) {
         Gather<4>(idx, k, out + done * 4);
+      } else if (width_ == 16) {  // decimal128 entries converted once (column_reader.cc)
+        Gather<16>(idx, k, out + done * 16);
       } else {
         for (int64_t i = 0; i < k; ++i) {
           std::memcpy(out + (done + i) * width_, dict_->fixed.data() + static_cast<size_t>(idx[i]) * width_,

@@ -1,5 +1,6 @@
 #include "quiver/formats/parquet/file_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -127,7 +128,17 @@ Result<ArrayDataPtr> FileReader::ReadColumn(int row_group, int field, MemoryPool
   return AssembleNestedField(schema_, field, leaves, rg.num_rows, pool);
 }
 
-Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int>& columns, MemoryPool* pool) const {
+Result<std::shared_ptr<Buffer>> FileReader::LeafChunk(int row_group, int leaf, MemoryPool* pool,
+                                                      std::shared_ptr<Buffer> prefetched) const {
+  QUIVER_ASSIGN_OR_RETURN(const formats::ByteRange range, ChunkRange(row_group, leaf));
+  column_chunks_read_.fetch_add(1, std::memory_order_relaxed);
+  bytes_read_.fetch_add(range.length, std::memory_order_relaxed);
+  if (prefetched) return prefetched;
+  return source_->ReadAt(range.offset, range.length, pool);
+}
+
+Result<std::unique_ptr<RowGroupSlices>> FileReader::OpenRowGroup(int index, const std::vector<int>& columns,
+                                                                 MemoryPool* pool) const {
   if (index < 0 || index >= num_row_groups()) {
     return Status::Invalid(source_->name() + ": no row group " + std::to_string(index));
   }
@@ -135,23 +146,24 @@ Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int
   if (fields.empty()) {
     for (int i = 0; i < static_cast<int>(schema_.fields.size()); ++i) fields.push_back(i);
   }
-  QUIVER_ASSIGN_OR_RETURN(auto schema, ProjectedSchema(fields));
-  auto batch = std::make_shared<RecordBatch>();
-  batch->schema = schema;
-  batch->num_rows = metadata_.row_groups[index].num_rows;
-  auto where = [&](int f) {
-    return source_->name() + ": row group " + std::to_string(index) + ", column '" + schema_.fields[f]->name + "'";
-  };
+  std::unique_ptr<RowGroupSlices> out(new RowGroupSlices());
+  QUIVER_ASSIGN_OR_RETURN(out->schema_, ProjectedSchema(fields));
+  const RowGroup& rg = metadata_.row_groups[index];
+  out->num_rows_ = out->rows_left_ = rg.num_rows;
+  for (int f : fields) {
+    out->where_.push_back(source_->name() + ": row group " + std::to_string(index) + ", column '" +
+                          schema_.fields[f]->name + "'");
+  }
   // A remote source gets every column chunk's range at once (merged and
   // fetched in parallel there); a local one is read a chunk at a time.
   // (Each field's leaf column chunks, in order.)
   std::vector<std::shared_ptr<Buffer>> prefetched;
   if (source_->remote()) {
     std::vector<formats::ByteRange> ranges;
-    for (int f : fields) {
-      for (int l = 0; l < schema_.num_leaves[f]; ++l) {
-        auto r = ChunkRange(index, schema_.first_leaf[f] + l);
-        if (!r.ok()) return r.status().WithContext(where(f));
+    for (size_t i = 0; i < fields.size(); ++i) {
+      for (int l = 0; l < schema_.num_leaves[fields[i]]; ++l) {
+        auto r = ChunkRange(index, schema_.first_leaf[fields[i]] + l);
+        if (!r.ok()) return r.status().WithContext(out->where_[i]);
         ranges.push_back(*r);
       }
     }
@@ -162,14 +174,80 @@ Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int
   size_t next_leaf = 0;
   for (size_t i = 0; i < fields.size(); ++i) {
     const int f = fields[i];
+    const size_t leaves = static_cast<size_t>(schema_.num_leaves[f]);
     std::span<std::shared_ptr<Buffer>> mine;
-    if (!prefetched.empty())
-      mine = std::span(prefetched).subspan(next_leaf, static_cast<size_t>(schema_.num_leaves[f]));
-    next_leaf += static_cast<size_t>(schema_.num_leaves[f]);
-    auto col = ReadColumn(index, f, pool, mine);
-    if (!col.ok()) return col.status().WithContext(where(f));
-    batch->columns.push_back(*col);
+    if (!prefetched.empty()) mine = std::span(prefetched).subspan(next_leaf, leaves);
+    next_leaf += leaves;
+    if (leaves == 1 && !IsNestedField(schema_, f)) {
+      // Flat: decoded slice by slice in Next.
+      const int leaf = schema_.first_leaf[f];
+      const SchemaNode& node = schema_.nodes[schema_.top_nodes[f]];
+      auto bytes = LeafChunk(index, leaf, pool, mine.empty() ? nullptr : std::move(mine[0]));
+      if (!bytes.ok()) return bytes.status().WithContext(out->where_[i]);
+      auto reader = ColumnChunkReader::Make(node, *rg.columns[leaf].meta_data, std::move(*bytes), rg.num_rows,
+                                            schema_.fields[f]->type, pool);
+      if (!reader.ok()) return reader.status().WithContext(out->where_[i]);
+      out->columns_.push_back(std::move(*reader));
+      out->nested_.push_back(nullptr);
+    } else {
+      // Nested: assembled whole from its leaves, handed out in slices.
+      auto col = ReadColumn(index, f, pool, mine);
+      if (!col.ok()) return col.status().WithContext(out->where_[i]);
+      out->columns_.push_back(nullptr);
+      out->nested_.push_back(std::move(*col));
+    }
   }
+  return out;
+}
+
+Result<RecordBatchPtr> FileReader::ReadRowGroup(int index, const std::vector<int>& columns, MemoryPool* pool) const {
+  QUIVER_ASSIGN_OR_RETURN(auto slices, OpenRowGroup(index, columns, pool));
+  if (slices->num_rows() == 0) {
+    // No rows: every column's empty array (and its pages checked).
+    auto batch = std::make_shared<RecordBatch>();
+    batch->schema = slices->schema_;
+    for (size_t i = 0; i < slices->columns_.size(); ++i) {
+      if (!slices->columns_[i]) {
+        batch->columns.push_back(slices->nested_[i]);
+        continue;
+      }
+      auto col = slices->columns_[i]->Read(0);
+      if (!col.ok()) return col.status().WithContext(slices->where_[i]);
+      batch->columns.push_back(std::move(*col));
+    }
+    return RecordBatchPtr(batch);
+  }
+  return slices->Next(slices->num_rows());
+}
+
+RowGroupSlices::RowGroupSlices() = default;
+RowGroupSlices::~RowGroupSlices() = default;
+
+Result<RecordBatchPtr> RowGroupSlices::Next(int64_t max_rows) {
+  if (rows_left_ == 0) return RecordBatchPtr{};
+  const int64_t n = std::min(std::max<int64_t>(max_rows, 1), rows_left_);
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = schema_;
+  batch->num_rows = n;
+  batch->columns.reserve(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    if (!columns_[i]) {
+      // A nested field: the whole row group's array, or a slice of it.
+      if (n == num_rows_) {
+        batch->columns.push_back(nested_[i]);
+      } else {
+        auto col = SliceArray(nested_[i], num_rows_ - rows_left_, n);
+        if (!col.ok()) return col.status().WithContext(where_[i]);
+        batch->columns.push_back(std::move(*col));
+      }
+      continue;
+    }
+    auto col = columns_[i]->Read(n);
+    if (!col.ok()) return col.status().WithContext(where_[i]);
+    batch->columns.push_back(std::move(*col));
+  }
+  rows_left_ -= n;
+  if (rows_left_ == 0) nested_.clear();
   return RecordBatchPtr(batch);
 }
 

@@ -39,6 +39,9 @@
 
 namespace quiver::parquet {
 
+class ColumnChunkReader;  // column_reader.h
+class RowGroupSlices;
+
 /// True when `head` (a file's first bytes) starts with the Parquet magic.
 bool LooksLikeParquet(std::span<const uint8_t> head);
 
@@ -65,6 +68,17 @@ class FileReader {
   /// group, column and page; OutOfMemory; IOError.
   Result<RecordBatchPtr> ReadRowGroup(int index, const std::vector<int>& columns, MemoryPool* pool) const;
 
+  /// Row group `index` to be decoded a slice of rows at a time (the
+  /// morsels of a scan: a slice's buffers are small enough to stay in the
+  /// cache while the next operator reads them, and a freed slice's memory
+  /// is taken again by the next one). The column chunks of `columns` (as
+  /// ReadRowGroup) are read from the source now and held by the result;
+  /// flat columns are decoded in RowGroupSlices::Next, nested ones here,
+  /// whole, and handed out in slices. Errors: as ReadRowGroup
+  /// (those of decoding come from Next).
+  Result<std::unique_ptr<RowGroupSlices>> OpenRowGroup(int index, const std::vector<int>& columns,
+                                                       MemoryPool* pool) const;
+
   /// The schema of a projection (the fields `columns`, as ReadRowGroup).
   Result<SchemaPtr> ProjectedSchema(const std::vector<int>& columns) const;
 
@@ -87,6 +101,10 @@ class FileReader {
   // already (taken from the span), else empty.
   Result<ArrayDataPtr> ReadColumn(int row_group, int field, MemoryPool* pool,
                                   std::span<std::shared_ptr<Buffer>> prefetched) const;
+  // The bytes of leaf column chunk (row_group, leaf), counted as read
+  // (`prefetched`: the bytes when the caller read them already).
+  Result<std::shared_ptr<Buffer>> LeafChunk(int row_group, int leaf, MemoryPool* pool,
+                                            std::shared_ptr<Buffer> prefetched) const;
 
   std::shared_ptr<formats::RandomAccessSource> source_;
   FileMetaData metadata_;
@@ -94,6 +112,35 @@ class FileReader {
   int64_t num_rows_ = 0;
   mutable std::atomic<int64_t> column_chunks_read_{0};
   mutable std::atomic<int64_t> bytes_read_{0};
+};
+
+/// A row group read in slices (FileReader::OpenRowGroup): each Next
+/// decodes the next rows of every chosen column from where the previous
+/// call stopped (resuming inside a page) into new buffers from the pool.
+/// Ownership: holds the column chunks' bytes and the decompressed pages it
+/// is in; the FileReader must outlive it. Not thread-safe (one thread at a
+/// time; distinct RowGroupSlices may be used at once).
+class RowGroupSlices {
+ public:
+  ~RowGroupSlices();
+  /// The next min(max_rows, rows_left()) rows (max_rows > 0) as a batch of
+  /// the projected schema, or nullptr once every row was returned. Errors:
+  /// as ReadRowGroup (naming the row group, column and page); after one,
+  /// the object must not be used again.
+  Result<RecordBatchPtr> Next(int64_t max_rows);
+  /// Rows not yet returned.
+  int64_t rows_left() const { return rows_left_; }
+  int64_t num_rows() const { return num_rows_; }
+
+ private:
+  friend class FileReader;
+  RowGroupSlices();
+  SchemaPtr schema_;
+  std::vector<std::unique_ptr<ColumnChunkReader>> columns_;  // null for nested fields
+  std::vector<ArrayDataPtr> nested_;                         // nested fields, whole (else null)
+  std::vector<std::string> where_;                           // "FILE: row group G, column 'C'"
+  int64_t num_rows_ = 0;
+  int64_t rows_left_ = 0;
 };
 
 /// Opens the local file `path` and reads every row group (all columns),

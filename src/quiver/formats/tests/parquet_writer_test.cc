@@ -227,6 +227,37 @@ class ParquetWriterTest : public ::testing::Test {
       exact.float_abs_tolerance = exact.float_rel_tolerance = 0;
       EXPECT_OK(CompareArrays(*columns[c].expected, **all, exact, f.name));
     }
+    // The same row groups decoded in slices (OpenRowGroup), of sizes that
+    // end inside pages and across page boundaries, give the same values.
+    for (int64_t slice : {1, 3, 7, 1000}) {
+      std::vector<std::vector<ArrayDataPtr>> sliced(columns.size());
+      for (int g = 0; g < reader->num_row_groups(); ++g) {
+        auto slices = reader->OpenRowGroup(g, {}, pool());
+        ASSERT_OK(slices);
+        int64_t left = reader->metadata().row_groups[g].num_rows;
+        EXPECT_EQ((*slices)->rows_left(), left);
+        while (true) {
+          auto batch = (*slices)->Next(slice);
+          ASSERT_OK(batch);
+          if (!*batch) break;
+          EXPECT_EQ((*batch)->num_rows, std::min(slice, left));
+          left -= (*batch)->num_rows;
+          for (size_t c = 0; c < columns.size(); ++c) {
+            EXPECT_EQ((*batch)->columns[c]->length, (*batch)->num_rows);
+            sliced[c].push_back((*batch)->columns[c]);
+          }
+        }
+        EXPECT_EQ(left, 0);
+      }
+      for (size_t c = 0; c < columns.size(); ++c) {
+        auto all = ConcatenateArrays(sliced[c], pool());
+        ASSERT_OK(all);
+        CompareOptions exact;
+        exact.float_abs_tolerance = exact.float_rel_tolerance = 0;
+        EXPECT_OK(CompareArrays(*columns[c].expected, **all, exact,
+                                reader->schema()->fields[c]->name + " in slices of " + std::to_string(slice)));
+      }
+    }
   }
 
   std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot();

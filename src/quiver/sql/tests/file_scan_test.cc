@@ -10,7 +10,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "quiver/formats/parquet/file_reader.h"
@@ -132,6 +135,53 @@ TEST_F(FileScanTest, ParallelScansEqualSerialOnes) {
         << threads;
     EXPECT_EQ(Query("SELECT a FROM pq WHERE a > 995 ORDER BY a", o), (V{"996", "997", "998", "999"})) << threads;
   }
+}
+
+TEST_F(FileScanTest, RowGroupsAreHandedOutInSlicesNumberedInStorageOrder) {
+  auto src = Register("pq", path_);
+  ASSERT_NE(src, nullptr);
+  auto table = catalog_->GetTable("pq");
+  ASSERT_OK(table);
+  // Slices of 30 rows: 30, 30, 30 and 10 of each 100-row group, 40 in all,
+  // taken by 3 threads at once (several row groups open together).
+  auto scan = catalog_->OpenSharedScan(*table, pool_.get(), std::vector<int>{0, 1}, 30);
+  ASSERT_OK(scan);
+  std::mutex mutex;
+  std::map<int64_t, RecordBatchPtr> slices;
+  std::vector<int64_t> ends;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      while (true) {
+        int64_t seq = -1;
+        auto b = (*scan)->Next(&seq);
+        std::lock_guard<std::mutex> lock(mutex);
+        EXPECT_TRUE(b.ok()) << b.status().ToString();
+        if (!b.ok() || !*b) {
+          ends.push_back(seq);
+          return;
+        }
+        EXPECT_TRUE(slices.emplace(seq, *b).second) << "morsel " << seq << " handed out twice";
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ends, (std::vector<int64_t>{40, 40, 40}));
+  ASSERT_EQ(slices.size(), 40u);
+  int64_t row = 0;
+  for (const auto& [seq, b] : slices) {
+    EXPECT_EQ(b->num_rows, seq % 4 == 3 ? 10 : 30) << seq;
+    const auto* a = reinterpret_cast<const int64_t*>(b->columns[0]->buffers[1]->data()) + b->columns[0]->offset;
+    const auto* bb = reinterpret_cast<const int64_t*>(b->columns[1]->buffers[1]->data()) + b->columns[1]->offset;
+    for (int64_t i = 0; i < b->num_rows; ++i, ++row) {
+      ASSERT_EQ(a[i], row) << "morsel " << seq;
+      ASSERT_EQ(bb[i], 2 * row) << "morsel " << seq;
+    }
+    EXPECT_EQ(b->columns[2], nullptr);  // not asked for
+  }
+  EXPECT_EQ(row, 1000);
+  EXPECT_EQ(src->row_groups_read(), 10);
+  EXPECT_EQ(src->column_chunks_read(), 20);
 }
 
 TEST_F(FileScanTest, SqlPathsAndGlobsScanInPlace) {
