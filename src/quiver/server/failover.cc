@@ -36,12 +36,31 @@ std::shared_ptr<Operation> Failover::Handle(std::shared_ptr<Operation> stale) {
                                       " times, each time on a server that stopped (the limit is " +
                                       std::to_string(o_.max_reruns) + " re-runs, max_reruns); run it again");
   }
-  auto claimed = docs_->ClaimAttempt(stale->guid, next, token_);
+  // One claim per attempt on this server (claims_ in failover.h).
+  const std::string key = Hex(stale->guid) + "#" + std::to_string(next);
+  bool ours = false;
+  {
+    std::lock_guard<std::mutex> lock(claims_mu_);
+    auto it = claims_.find(key);
+    if (it != claims_.end()) {
+      if (auto running = it->second.lock()) return running;  // started here already
+    } else {
+      for (auto c = claims_.begin(); c != claims_.end();) {
+        c = c->second.expired() && c->first != key ? claims_.erase(c) : std::next(c);
+      }
+      claims_.emplace(key, std::weak_ptr<Operation>());
+      ours = true;
+    }
+  }
+  auto claimed = ours ? docs_->ClaimAttempt(stale->guid, next, token_) : Result<bool>(false);
   if (!claimed.ok()) {
+    std::lock_guard<std::mutex> lock(claims_mu_);
+    claims_.erase(key);
     return Fail(std::move(stale), stopped + " and running it again failed: " + claimed.status().ToString());
   }
   if (!*claimed) {
-    // Another server runs it again: RUNNING until its manifest shows.
+    // Another server (or another thread of this one) runs it again:
+    // RUNNING until its manifest shows.
     std::lock_guard<std::mutex> lock(stale->mu);
     stale->failed = false;
     stale->error.clear();
@@ -62,6 +81,10 @@ std::shared_ptr<Operation> Failover::Handle(std::shared_ptr<Operation> stale) {
   op->can_download = stale->can_download;
   op->client_lz4 = stale->client_lz4;
   op->attempt = next;
+  {
+    std::lock_guard<std::mutex> lock(claims_mu_);
+    claims_[key] = op;
+  }
   StatementSession session;
   session.dialect = op->dialect;  // set_dialect null: a shared-store session's dialect is fixed
   const t::TStatus started = launch_(op, std::move(session));

@@ -28,7 +28,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "quiver/columnar/record_batch_stream.h"
@@ -70,6 +72,17 @@ class Failover {
   Launch launch_;
   std::string token_;  ///< this server's lease body (random)
   std::atomic<int64_t> reruns_{0}, exhausted_{0};
+  /// Attempts ("<guid hex>#<attempt>") this server is claiming or has
+  /// started: the lease body is this server's token, and the store answers
+  /// a repeated conditional write of the same body as a success (a retried
+  /// PUT whose reply was lost), so RPC threads of one server polling a
+  /// stale handle at once would otherwise both "win" and start the
+  /// statement twice under one handle (the second registration replaced
+  /// the first, whose thread then destroyed its own Operation: std::terminate).
+  /// An empty pointer: being claimed now. Entries whose operation is gone are
+  /// dropped when the next claim starts. Guarded by claims_mu_.
+  std::mutex claims_mu_;
+  std::map<std::string, std::weak_ptr<Operation>> claims_;
 };
 
 }  // namespace quiver::server

@@ -49,9 +49,12 @@ class SharedMemoryStore : public fetch::ChunkStore {
       if (id.rfind(group, 0) == 0) out.push_back(id);
     return out;
   }
+  // As S3ChunkStore answers it: a write of the bytes already there (a
+  // retried PUT whose reply was lost) is a success too.
   Result<bool> PutDocumentIfAbsent(const std::string& name, std::string_view bytes) override {
     std::lock_guard<std::mutex> lock(mu_);
-    return docs_.emplace(name, std::string(bytes)).second;
+    auto [it, inserted] = docs_.emplace(name, std::string(bytes));
+    return inserted || it->second == bytes;
   }
   Result<fetch::ChunkLink> Link(const std::string& id, int64_t expiry_ms) const override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -782,6 +785,33 @@ TEST_F(FailoverTest, OfServersNoticingAtOnceExactlyOneRunsItAgain) {
   EXPECT_EQ(finished, 3);
   EXPECT_EQ(
       b.service->stats().failover_reruns + c.service->stats().failover_reruns + d.service->stats().failover_reruns, 1);
+  EXPECT_EQ(exec.runs_, 2);
+  exec.release = true;
+}
+
+// Threads of one server polling the stale handle at once: the lease body
+// is the server's own token, which the store accepts again, so without a
+// claim per attempt inside the server both threads started the statement
+// and the server aborted (std::terminate from a replaced operation's
+// thread; objstore section 3f, QUIVER_OBJSTORE_LEASE_RACE). Exactly one
+// re-run, every poller sees FINISHED, the server lives.
+TEST_F(FailoverTest, ThreadsOfOneServerNoticingAtOnceStartOneRerun) {
+  FirstRunHangsExecutor exec(pool_.get());
+  Server a(pool_.get(), &exec, &store_, secret_, Fast);
+  Server b(pool_.get(), &exec, &store_, secret_, Fast);
+  t::TSessionHandle session;
+  const t::TOperationHandle op = Start(a, &session);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // a's heartbeat goes stale
+  std::vector<std::thread> pollers;
+  std::atomic<int> finished{0};
+  for (int i = 0; i < 6; ++i) {
+    pollers.emplace_back([&] {
+      if (WaitEnd(b, op).operationState == t::TOperationState::FINISHED_STATE) ++finished;
+    });
+  }
+  for (auto& p : pollers) p.join();
+  EXPECT_EQ(finished, 6);
+  EXPECT_EQ(b.service->stats().failover_reruns, 1);
   EXPECT_EQ(exec.runs_, 2);
   exec.release = true;
 }
