@@ -8,6 +8,7 @@
 #include <thrift/transport/TBufferTransports.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -72,7 +73,11 @@ class SharedMemoryStore : public fetch::ChunkStore {
     chunks_.erase(id);
   }
   bool shared() const override { return true; }
+  /// Called (outside the lock) before each PutDocument: a test holds a
+  /// server between two writes with it. Set before the servers start.
+  std::function<void(const std::string&)> before_put;
   Status PutDocument(const std::string& name, std::string_view bytes) override {
+    if (before_put) before_put(name);
     std::lock_guard<std::mutex> lock(mu_);
     docs_[name] = std::string(bytes);
     return Status::OK();
@@ -424,6 +429,58 @@ TEST_F(StatelessServiceTest, ARetriedFetchNextGetsTheSamePageOnAnotherServer) {
   ASSERT_FALSE(c3.starts.empty());
   EXPECT_EQ(c2.starts[0], c1.rows);
   EXPECT_EQ(c3.starts[0], c1.rows + c2.rows);
+}
+
+// The owner's manifest says FINISHED (other servers answer so from it)
+// before the owner itself publishes (it still writes the expiry entry):
+// a FETCH_FIRST the owner serves from its own operation in that window
+// moves the shared cursor, so the FETCH_NEXT on another server goes on
+// after it instead of starting at row 0 again.
+TEST_F(StatelessServiceTest, APageTheOwnerServesBeforeItPublishesMovesTheSharedCursor) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool holding = false, release = false;
+  store_.before_put = [&](const std::string& name) {
+    if (name.rfind("expiry/", 0) != 0 || name.find("session") != std::string::npos) return;
+    std::unique_lock<std::mutex> lock(m);
+    if (release) return;
+    holding = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+  };
+  Server a(pool_.get(), &executor_, &store_, secret_);
+  Server b(pool_.get(), &executor_, &store_, secret_);
+  t::TOpenSessionResp open;
+  a.Call([](auto& c) { c.send_OpenSession(t::TOpenSessionReq()); }, [&](auto& c) { c.recv_OpenSession(open); });
+  t::TExecuteStatementResp exr;
+  a.Call([&](auto& c) { c.send_ExecuteStatement(SelectX(open.sessionHandle)); },
+         [&](auto& c) { c.recv_ExecuteStatement(exr); });
+  ASSERT_EQ(exr.status.statusCode, t::TStatusCode::SUCCESS_STATUS) << exr.status.errorMessage;
+  const t::TOperationHandle op = exr.operationHandle;
+  {
+    std::unique_lock<std::mutex> lock(m);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return holding; })) << "the owner never published";
+  }
+  // b reads the manifest: FINISHED, while a has not published yet.
+  t::TGetOperationStatusReq sr;
+  sr.operationHandle = op;
+  t::TGetOperationStatusResp st;
+  b.Call([&](auto& c) { c.send_GetOperationStatus(sr); }, [&](auto& c) { c.recv_GetOperationStatus(st); });
+  ASSERT_EQ(st.operationState, t::TOperationState::FINISHED_STATE) << st.errorMessage;
+  PageRows p1;
+  std::thread first([&] { p1 = FetchNext(a, op, /*first=*/true, 201); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  first.join();
+  ASSERT_FALSE(p1.starts.empty());
+  EXPECT_EQ(p1.starts[0], 0);
+  PageRows p2 = FetchNext(b, op, false, 202);
+  ASSERT_FALSE(p2.starts.empty());
+  EXPECT_EQ(p2.starts[0], p1.rows) << "page 2 on another server goes on after page 1";
 }
 
 // The same with the local store (one server): a request the balancer
