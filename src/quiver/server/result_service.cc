@@ -423,11 +423,7 @@ class ResultService::Impl : public t::TCLIServiceIf {
     }
     bool replayed = false;
     pages_.FillPage(op.get(), first, start_row, req.maxRows, &r, tls_seqid, &replayed);
-    // Saved by the owner too while its result is not yet published here:
-    // between its manifest's write (other servers answer FINISHED from it)
-    // and `published`, a page served from the local operation must still
-    // move the cursor every server reads (else the next FETCH_NEXT on
-    // another server started again at row 0: objstore section 3d, once).
+    // Also before `published`: other servers answer FINISHED once the manifest is written.
     if (shared_ && !replayed && r.status.statusCode == t::TStatusCode::SUCCESS_STATUS) {
       const Status st = store_docs_.SaveCursor(op.get());
       if (!st.ok()) r.status = ErrorStatus("FetchResults: saving the fetch cursor: " + st.ToString());
