@@ -176,8 +176,15 @@ async function race() {
   const finishedMs = Date.now();
   let rows = 0;
   let more = state === T.TOperationState.FINISHED_STATE;
+  // One seqid sequence over the servers, as a driver's one client through a
+  // balancer sends: a fresh client per call repeats its first seqid, which
+  // the servers take for a retried FETCH_NEXT and answer with the same page.
+  const fetchers = a.servers.map(client);
+  let seqid = 1000;
   for (let i = 0; more && i < 100000; i++) {
-    const r = await client(a.servers[i % a.servers.length]).FetchResults(new T.TFetchResultsReq({
+    const f = fetchers[i % fetchers.length];
+    f._seqid = seqid++;
+    const r = await f.FetchResults(new T.TFetchResultsReq({
       operationHandle: op, orientation: i === 0 ? T.TFetchOrientation.FETCH_FIRST : T.TFetchOrientation.FETCH_NEXT,
       maxRows: new Int64(1000000),
     }));
