@@ -120,7 +120,9 @@ t::TStatus OperationRegistry::AddOperation(const std::shared_ptr<Operation>& op,
     return ErrorStatus("session closed while the statement started", t::TStatusCode::INVALID_HANDLE_STATUS);
   }
   if (SessionOpsLocked(session.guid) >= o_.max_operations_per_session) return SessionOpsError(o_);
-  ops_[op->guid] = op;
+  // Never over an operation already here: the one replaced would lose its
+  // index entry while its thread runs (and its handle would find the other).
+  if (!ops_.emplace(op->guid, op).second) return ErrorStatus("an operation with this handle is already running here");
   return OkStatus();
 }
 

@@ -70,7 +70,8 @@ class OperationRegistry {
   /// a statement is refused before it is planned.
   t::TStatus CheckOperationCaps(const Session& session);
   /// Registers an operation after the same checks, atomically with them
-  /// (and INVALID_HANDLE when its session was closed meanwhile).
+  /// (and INVALID_HANDLE when its session was closed meanwhile; ERROR, the
+  /// registry unchanged, when an operation of the same guid is here).
   t::TStatus AddOperation(const std::shared_ptr<Operation>& op, const Session& session);
   /// Removes an operation (and, with forget_session, its session) from the
   /// index without finishing it (a start that failed).
