@@ -86,7 +86,6 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
     if (a.name == name) agg_fn = a.fn;
   if (!ctx->aggs) return Error("aggregate function " + name + "() is not allowed in " + ctx->clause, location);
   if (ctx->in_aggregate) return Error("aggregate function calls cannot be nested", location);
-  if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on an aggregate", location);
   const bool within_group = f.value("agg_within_group", false);
   // string_agg / listagg take their order either way.
   if (WithinGroup(name) != within_group && agg_fn != AggFn::kStringAgg)
@@ -196,6 +195,7 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
         break;
     }
   }
+  if (f.contains("agg_filter")) QUIVER_RETURN_NOT_OK(ApplyAggregateFilter(f["agg_filter"], name, ctx, &call));
   // The same aggregate twice is computed once.
   for (const auto& existing : *ctx->aggs) {
     if (existing.fn == call.fn && existing.distinct == call.distinct && existing.ignore_nulls == call.ignore_nulls &&
@@ -209,6 +209,37 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
   call.output_id = NewId();
   ctx->aggs->push_back(call);
   return Expr::Column(call.output_id, call.type, location);
+}
+
+Status Binder::Impl::ApplyAggregateFilter(Json& filter, const std::string& name, ExprContext* ctx,
+                                          AggregateCall* call) {
+  const int location =
+      filter.is_object() && !filter.empty() && filter.begin()->is_object() ? filter.begin()->value("location", -1) : -1;
+  // Rows the filter does not keep (FALSE or NULL) reach the aggregate as a
+  // NULL argument, which every aggregate but the picks skips: f(x) FILTER
+  // (WHERE c) is f(CASE WHEN c THEN x END), count(*) is count_if(c).
+  if (call->fn == AggFn::kFirst || call->fn == AggFn::kLast || (call->fn == AggFn::kAnyValue && !call->ignore_nulls))
+    return Unsupported("FILTER (WHERE ...) on " + name + "()", location);
+  ExprContext inner = *ctx;
+  inner.in_aggregate = true;
+  inner.clause = "FILTER";
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(filter, &inner));
+  const TypeClass c = ClassOf(*cond->type);
+  if (c == TypeClass::kNull) {
+    QUIVER_ASSIGN_OR_RETURN(cond, CastTo(cond, boolean()));
+  } else if (c != TypeClass::kBool) {
+    return Error("argument of FILTER must be type boolean, not type " + SqlTypeName(*cond->type), location)
+        .WithSqlState("42804");
+  }
+  if (call->fn == AggFn::kCountStar) {
+    call->fn = AggFn::kCountIf;
+    call->arg = std::move(cond);
+    return Status::OK();
+  }
+  QUIVER_ASSIGN_OR_RETURN(
+      call->arg,
+      Typed(BindCase({std::move(cond), call->arg, Expr::Constant(Value::Null(null()))}, location), location));
+  return Status::OK();
 }
 
 Status Binder::Impl::BindStringAgg(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call) {

@@ -237,8 +237,14 @@ struct Binder::Impl {
   /// An aggregate call (`name`: IsAggregateName, folded) into ctx->aggs;
   /// the column of its result (bind_aggregate.cc). Errors: Invalid for
   /// an aggregate where none may be, nested, with a wrong argument count
-  /// or type; NotImplemented for FILTER and (slice-wise) ORDER BY.
+  /// or type; NotImplemented for ORDER BY inside other than string_agg and
+  /// the percentiles, FILTER on first / last / any_value.
   Result<ExprPtr> BindAggregateCall(Json& node, const std::string& name, ExprContext* ctx);
+  /// `FILTER (WHERE c)` (`filter`: the agg_filter node) applied to a bound
+  /// `call`: its argument becomes CASE WHEN c THEN x END (count(*):
+  /// count_if(c)). Errors: Invalid for a c not BOOLEAN; NotImplemented for
+  /// the picks, which would take the NULLs.
+  Status ApplyAggregateFilter(Json& filter, const std::string& name, ExprContext* ctx, AggregateCall* call);
   /// The value, fraction and order of a percentile call `f` (a FuncCall's
   /// body) into `call` (fn set); its result type.
   Status BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
