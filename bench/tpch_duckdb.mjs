@@ -18,16 +18,22 @@
 // tpch|tpcds` write it) the tables and types are those of FILE instead of
 // TPC-H's below (`quiver bench tpcds` loads the 24 TPC-DS tables so).
 // A query DuckDB refuses is answered {"query", "error"}.
+// With --parquet-dir DIR the tables are Parquet files DIR/<table>.parquet
+// read in place in every round (views over read_parquet): written by
+// quiver before (no --csv-dir), or with --write-parquet CODEC
+// [--row-group-size N] written here from the loaded CSV tables first
+// (COPY ... (FORMAT parquet)), which are then dropped.
 // Usage: node bench/tpch_duckdb.mjs --csv-dir DIR [--schema FILE] --queries FILE
 //          [--threads 1,2] [--rounds 3]
 //        node bench/tpch_duckdb.mjs --csv-dir DIR --stdin [--threads 1,2] [--rounds 3]
+//          [--parquet-dir DIR [--write-parquet CODEC] [--row-group-size N]]
 // FILE holds one "NAME<TAB>SQL" line per query (the same SQL quiver runs).
 // With --stdin the tables are loaded, {"ready": true} is printed, then each
 // {"threads", "name", "sql"} JSON line read from stdin is timed and answered with
 // its JSON line at once (`quiver bench tpch` alternates the engines query
 // by query this way, so both see the host in the same state); EOF ends it.
 // Needs @duckdb/node-api in bench/node_modules (bench/install-duckdb.sh).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { memoryUsage } from 'node:process';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -40,8 +46,10 @@ function arg(name, fallback) {
 const dir = arg('--csv-dir');
 const queriesFile = arg('--queries');
 const fromStdin = process.argv.includes('--stdin');
-if (!dir || (!queriesFile && !fromStdin)) {
-  throw new Error('usage: tpch_duckdb.mjs --csv-dir DIR (--queries FILE | --stdin) [--threads 1,2] [--rounds 3]');
+const parquetDir = arg('--parquet-dir');
+const writeParquet = arg('--write-parquet');
+if ((!dir && !parquetDir) || (!queriesFile && !fromStdin)) {
+  throw new Error('usage: tpch_duckdb.mjs (--csv-dir DIR | --parquet-dir DIR) (--queries FILE | --stdin) [--threads 1,2] [--rounds 3]');
 }
 const threadList = arg('--threads', '1,2').split(',').map(Number);
 const rounds = Number(arg('--rounds', '3'));
@@ -77,7 +85,7 @@ const schemas = schemaFile ? JSON.parse(readFileSync(schemaFile, 'utf8')) : {
 const instance = await DuckDBInstance.create(':memory:', { threads: String(Math.max(...threadList)) });
 const conn = await instance.connect();
 const t0 = performance.now();
-for (const [table, cols] of Object.entries(schemas)) {
+for (const [table, cols] of Object.entries(dir ? schemas : {})) {
   if (!existsSync(join(dir, `${table}.csv`))) continue;  // the tables the caller exported
   const spec = '{' + Object.entries(cols).map(([c, t]) => `'${c}': '${t}'`).join(', ') + '}';
   const path = join(dir, `${table}.csv`).replaceAll("'", "''");
@@ -85,6 +93,20 @@ for (const [table, cols] of Object.entries(schemas)) {
                   delim = ',', quote = '"', escape = '"', columns = ${spec})`);
 }
 await conn.run('CHECKPOINT');
+if (parquetDir) {
+  const rowGroup = Number(arg('--row-group-size', '122880'));
+  const tables = writeParquet
+    ? (await conn.runAndReadAll('SELECT table_name FROM duckdb_tables()')).getRows().map((r) => r[0]) : [];
+  for (const table of tables) {
+    const out = join(parquetDir, `${table}.parquet`).replaceAll("'", "''");
+    await conn.run(`COPY ${table} TO '${out}' (FORMAT parquet, COMPRESSION ${writeParquet}, ROW_GROUP_SIZE ${rowGroup})`);
+    await conn.run(`DROP TABLE ${table}`);
+  }
+  for (const f of readdirSync(parquetDir).filter((n) => n.endsWith('.parquet'))) {
+    const path = join(parquetDir, f).replaceAll("'", "''");
+    await conn.run(`CREATE VIEW ${f.slice(0, -'.parquet'.length)} AS SELECT * FROM read_parquet('${path}')`);
+  }
+}
 console.log(JSON.stringify({ load_s: (performance.now() - t0) / 1000 }));
 
 const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];

@@ -87,8 +87,8 @@ void AddBench(CLI::App& app, Context& ctx, Action* action, int* exit_code);
 void AddBenchCompress(CLI::App* bench, Context& ctx, Action* action, int* exit_code);
 // --- bench fetch (issue 8) ---: bench fetch and the hidden bench fetch-client (cmd_bench_fetch.cc)
 void AddBenchFetch(CLI::App* bench, Context& ctx, Action* action);
-void AddBenchTpch(CLI::App* bench, Context& ctx, Action* action);           // cmd_bench_tpch.cc (issue 17)
-void AddBenchTpcds(CLI::App* bench, Context& ctx, Action* action);          // cmd_bench_tpcds.cc (issue 37)
+void AddBenchTpch(CLI::App* bench, Context& ctx, Action* action);           // cmd_bench_queries.cc (issue 17)
+void AddBenchTpcds(CLI::App* bench, Context& ctx, Action* action);          // cmd_bench_queries.cc (issue 37)
 void AddJoin(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // join, bench join
 // --- result server ---
 void AddServe(CLI::App& app, Context& ctx, Action* action);

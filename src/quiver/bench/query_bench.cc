@@ -1,15 +1,19 @@
 // quiver/bench/query_bench.cc — see query_bench.h.
 #include "quiver/bench/query_bench.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "quiver/base/byte_size.h"
 #include "quiver/bench/duckdb_side.h"
 #include "quiver/bench/measure.h"
+#include "quiver/bench/parquet_tables.h"
 #include "quiver/sql/engine.h"
 
 namespace quiver::bench {
@@ -135,26 +139,85 @@ Result<std::vector<int>> ParseThreadCounts(const std::string& threads) {
   return counts;
 }
 
+namespace {
+
+// The Parquet writer's options of `o` (pool: `pool`), after checking the
+// table options. Errors: Invalid naming the option.
+Result<parquet::WriterOptions> TableWriterOptions(const QueryBenchOptions& o, MemoryPool* pool) {
+  if (o.table_format != "parquet" && o.table_format != "arrow") {
+    return Status::Invalid("--format: '" + o.table_format + "' is not arrow or parquet");
+  }
+  if (o.parquet_writer != "duckdb" && o.parquet_writer != "quiver") {
+    return Status::Invalid("--parquet-writer: '" + o.parquet_writer + "' is not duckdb or quiver");
+  }
+  parquet::WriterOptions wo;
+  QUIVER_ASSIGN_OR_RETURN(wo.codec, parquet::ParseWriterCodec(o.parquet_codec));
+  wo.row_group_rows = o.parquet_row_group_rows;
+  wo.pool = pool;  // for the check; each writer gets its own pool
+  QUIVER_RETURN_NOT_OK(parquet::ValidateWriterOptions(wo));
+  return wo;
+}
+
+}  // namespace
+
 Status RunQueryBench(const std::string& suite, const QueryBenchOptions& o, std::shared_ptr<sql::Catalog> catalog,
                      const std::vector<BenchQuery>& queries, const std::string& work_dir,
                      const std::shared_ptr<MemoryPool>& root, std::FILE* out) {
   QUIVER_ASSIGN_OR_RETURN(std::vector<int> thread_counts, ParseThreadCounts(o.threads));
+  const bool parquet = o.table_format == "parquet";
+  QUIVER_ASSIGN_OR_RETURN(parquet::WriterOptions wo, TableWriterOptions(o, root.get()));
   std::fprintf(out,
                "%s: quiver in process (memory %s, statement limit %s) vs DuckDB in process, both at threads %s, "
                "median of %d rounds after a warm-up\n",
                suite.c_str(), std::string(join::MemoryModeName(o.memory_mode)).c_str(),
                o.memory_limit_bytes > 0 ? FormatBytes(o.memory_limit_bytes).c_str() : "none", o.threads.c_str(),
                o.rounds);
+  std::vector<std::string> names;
+  for (const auto& t : catalog->ListTables()) names.push_back(t.name);
+  const std::string parquet_dir = work_dir + "/parquet";
+  auto export_pool = root->MakeChild({.name = "export"});
+  // Parquet written by quiver: before DuckDB starts, which then only makes
+  // views over the files (no CSV export).
+  bool quiver_writes = parquet && (o.parquet_writer == "quiver" || o.no_duckdb);
+  if (quiver_writes) {
+    std::filesystem::create_directories(parquet_dir);
+    auto write_pool = root->MakeChild({.name = "parquet-write"});
+    wo.pool = write_pool.get();
+    QUIVER_RETURN_NOT_OK(WriteTablesAsParquet(*catalog, parquet_dir, wo, export_pool.get()));
+  }
   // DuckDB in its own process, loaded once, then asked query by query right
   // before quiver runs the same query (DuckDbSide).
   DuckDbSide duckdb;
   bool duck_ok = false;
   if (!o.no_duckdb) {
-    auto export_pool = root->MakeChild({.name = "export"});
-    QUIVER_RETURN_NOT_OK(ExportForDuckDb(*catalog, work_dir, export_pool.get()));
-    duck_ok = duckdb.Start({"node", o.duckdb_script, "--csv-dir", work_dir, "--schema", work_dir + "/schema.json",
-                            "--stdin", "--threads", o.threads, "--rounds", std::to_string(o.rounds)});
+    std::vector<std::string> argv = {"node",     o.duckdb_script,         "--stdin", "--threads", o.threads,
+                                     "--rounds", std::to_string(o.rounds)};
+    if (!quiver_writes) {
+      QUIVER_RETURN_NOT_OK(ExportForDuckDb(*catalog, work_dir, export_pool.get()));
+      argv.insert(argv.end(), {"--csv-dir", work_dir, "--schema", work_dir + "/schema.json"});
+    }
+    if (parquet) {
+      std::filesystem::create_directories(parquet_dir);
+      argv.insert(argv.end(), {"--parquet-dir", parquet_dir});
+      if (!quiver_writes) {
+        argv.insert(argv.end(), {"--write-parquet", parquet::CodecName(wo.codec), "--row-group-size",
+                                 std::to_string(wo.row_group_rows)});
+      }
+    }
+    duck_ok = duckdb.Start(argv);
     if (!duck_ok) std::fprintf(out, "note: %s\n", duckdb.note().c_str());
+    if (!duck_ok && parquet && !quiver_writes) {  // quiver writes the files after all
+      quiver_writes = true;
+      auto write_pool = root->MakeChild({.name = "parquet-write"});
+      wo.pool = write_pool.get();
+      QUIVER_RETURN_NOT_OK(WriteTablesAsParquet(*catalog, parquet_dir, wo, export_pool.get()));
+    }
+  }
+  if (parquet) {
+    QUIVER_ASSIGN_OR_RETURN(catalog, OpenParquetTables(names, parquet_dir, export_pool.get()));
+    std::fprintf(out, "tables: Parquet (%s, %lld-row row groups) written by %s, scanned in place by both engines\n",
+                 parquet::CodecName(wo.codec).c_str(), static_cast<long long>(wo.row_group_rows),
+                 quiver_writes ? "quiver" : "DuckDB");
   }
   sql::Engine engine(catalog);
   auto pool = root->MakeChild({.name = "bench-" + suite});
@@ -259,6 +322,49 @@ Status RunQueryBench(const std::string& suite, const QueryBenchOptions& o, std::
     return Status::Invalid(suite + ": " + text);
   }
   return Status::OK();
+}
+
+Result<std::vector<int>> ParseQueryNumbers(const std::string& list, int count, const std::string& suite) {
+  std::vector<int> numbers;
+  if (list.empty()) {
+    for (int i = 1; i <= count; ++i) numbers.push_back(i);
+    return numbers;
+  }
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const int n = std::atoi(item.c_str());
+    if (n < 1 || n > count) return Status::Invalid("--queries: no " + suite + " query '" + item + "'");
+    numbers.push_back(n);
+  }
+  return numbers;
+}
+
+Status RunGeneratedQueryBench(const std::string& suite, const std::string& label, const QueryBenchOptions& o,
+                              const TableGenerator& generate, const std::vector<BenchQuery>& queries,
+                              const std::shared_ptr<MemoryPool>& root, std::FILE* out) {
+  QUIVER_RETURN_NOT_OK(ParseThreadCounts(o.threads).status());
+  QUIVER_RETURN_NOT_OK(TableWriterOptions(o, root.get()).status());  // before the tables are generated
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("quiver-bench-" + suite + "-" + std::to_string(getpid()));
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } cleanup{dir};
+  auto gen_pool = root->MakeChild({.name = "generate"});
+  const auto g0 = std::chrono::steady_clock::now();
+  QUIVER_ASSIGN_OR_RETURN(auto files, generate((dir / "tables").string(), gen_pool.get()));
+  auto catalog = std::make_shared<sql::Catalog>();
+  // Files this run wrote itself: checked structurally (as `quiver sql
+  // --tpch` does), not value by value as untrusted files are.
+  for (const auto& f : files)
+    QUIVER_RETURN_NOT_OK(catalog->RegisterPath(f.table, f.path, gen_pool.get(), ValidationLevel::kStructural));
+  std::fprintf(out, "%s generated in %.1f s\n", label.c_str(), Seconds(g0, std::chrono::steady_clock::now()));
+  fs::create_directories(dir / "csv");
+  return RunQueryBench(suite, o, std::move(catalog), queries, (dir / "csv").string(), root, out);
 }
 
 }  // namespace quiver::bench
