@@ -211,6 +211,23 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
   return Expr::Column(call.output_id, call.type, location);
 }
 
+Result<ExprPtr> Binder::Impl::BindFilterCondition(Json& filter, ExprContext* ctx) {
+  const int location =
+      filter.is_object() && !filter.empty() && filter.begin()->is_object() ? filter.begin()->value("location", -1) : -1;
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(filter, ctx));
+  const TypeClass c = ClassOf(*cond->type);
+  if (c == TypeClass::kNull) return CastTo(cond, boolean());
+  if (c != TypeClass::kBool) {
+    return Error("argument of FILTER must be type boolean, not type " + SqlTypeName(*cond->type), location)
+        .WithSqlState("42804");
+  }
+  return cond;
+}
+
+Result<ExprPtr> Binder::Impl::FilteredArgument(ExprPtr cond, ExprPtr arg, int location) {
+  return Typed(BindCase({std::move(cond), std::move(arg), Expr::Constant(Value::Null(null()))}, location), location);
+}
+
 Status Binder::Impl::ApplyAggregateFilter(Json& filter, const std::string& name, ExprContext* ctx,
                                           AggregateCall* call) {
   const int location =
@@ -223,22 +240,13 @@ Status Binder::Impl::ApplyAggregateFilter(Json& filter, const std::string& name,
   ExprContext inner = *ctx;
   inner.in_aggregate = true;
   inner.clause = "FILTER";
-  QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(filter, &inner));
-  const TypeClass c = ClassOf(*cond->type);
-  if (c == TypeClass::kNull) {
-    QUIVER_ASSIGN_OR_RETURN(cond, CastTo(cond, boolean()));
-  } else if (c != TypeClass::kBool) {
-    return Error("argument of FILTER must be type boolean, not type " + SqlTypeName(*cond->type), location)
-        .WithSqlState("42804");
-  }
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindFilterCondition(filter, &inner));
   if (call->fn == AggFn::kCountStar) {
     call->fn = AggFn::kCountIf;
     call->arg = std::move(cond);
     return Status::OK();
   }
-  QUIVER_ASSIGN_OR_RETURN(
-      call->arg,
-      Typed(BindCase({std::move(cond), call->arg, Expr::Constant(Value::Null(null()))}, location), location));
+  QUIVER_ASSIGN_OR_RETURN(call->arg, FilteredArgument(std::move(cond), call->arg, location));
   return Status::OK();
 }
 

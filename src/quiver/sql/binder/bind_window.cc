@@ -67,7 +67,6 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(Json& node, ExprContext* ctx) {
   for (auto& n : f["funcname"]) name = FoldIdentifier(StringOf(n));
   if (!ctx->windows) return Error("window function " + name + "() is not allowed in " + ctx->clause, location);
   if (ctx->in_aggregate) return Error("aggregate function calls cannot contain window function calls", location);
-  if (f.contains("agg_filter")) return Unsupported("FILTER (WHERE ...) on a window function", location);
   if (f.contains("agg_order")) return Unsupported("ORDER BY inside a window function's arguments", location);
   if (f.value("agg_distinct", false)) return Unsupported("DISTINCT in a window function", location);
   WindowCall call;
@@ -97,7 +96,21 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(Json& node, ExprContext* ctx) {
       QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, &inner));
       args.push_back(e);
     }
-  const bool star = f.value("agg_star", false);
+  bool star = f.value("agg_star", false);
+  if (f.contains("agg_filter")) {
+    // As on a grouped aggregate: the rows the condition does not keep
+    // reach the frame's aggregate as NULLs, which it skips.
+    if (call.fn != WindowFn::kAggregate)
+      return Unsupported("FILTER on the non-aggregate window function " + name + "()", location);
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindFilterCondition(f["agg_filter"], &inner));
+    if (star && call.agg == AggFn::kCount) {  // count(*): count(CASE WHEN c THEN 1 END)
+      star = false;
+      args = {Expr::Constant(Value::Int64(1))};
+    }
+    if (args.size() == 1) {
+      QUIVER_ASSIGN_OR_RETURN(args[0], FilteredArgument(std::move(cond), args[0], location));
+    }
+  }
   auto arity = [&](size_t lo, size_t hi) -> Status {
     if (star && !(call.fn == WindowFn::kAggregate && call.agg == AggFn::kCount))
       return Error(name + "(*) is not a window function", location);

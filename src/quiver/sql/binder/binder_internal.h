@@ -245,6 +245,11 @@ struct Binder::Impl {
   /// count_if(c)). Errors: Invalid for a c not BOOLEAN; NotImplemented for
   /// the picks, which would take the NULLs.
   Status ApplyAggregateFilter(Json& filter, const std::string& name, ExprContext* ctx, AggregateCall* call);
+  /// The condition of a FILTER clause, BOOLEAN (a NULL literal cast).
+  /// Errors: Invalid 42804 for another type; BindExpr's.
+  Result<ExprPtr> BindFilterCondition(Json& filter, ExprContext* ctx);
+  /// CASE WHEN cond THEN arg END: what a filtered aggregate reads.
+  Result<ExprPtr> FilteredArgument(ExprPtr cond, ExprPtr arg, int location);
   /// The value, fraction and order of a percentile call `f` (a FuncCall's
   /// body) into `call` (fn set); its result type.
   Status BindPercentile(Json& f, const std::string& name, ExprContext* ctx, AggregateCall* call);
