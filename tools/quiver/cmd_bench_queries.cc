@@ -10,8 +10,7 @@ namespace {
 
 /// The options every query suite takes, into `o` (and `memory_mode`, parsed
 /// when the command runs).
-void AddQueryBenchOptions(CLI::App* cmd, const char* suite, bench::QueryBenchOptions* o,
-                          std::string* memory_mode) {
+void AddQueryBenchOptions(CLI::App* cmd, const char* suite, bench::QueryBenchOptions* o, std::string* memory_mode) {
   o->duckdb_script = std::string(QUIVER_BENCH_DIR) + "/tpch_duckdb.mjs";
   cmd->add_option("--rounds", o->rounds, "measured rounds per query (default 3)")->check(CLI::Range(1, 100));
   cmd->add_option("--threads", o->threads,

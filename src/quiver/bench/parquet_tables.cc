@@ -6,8 +6,8 @@
 
 namespace quiver::bench {
 
-Status WriteTablesAsParquet(const sql::Catalog& catalog, const std::string& dir,
-                            const parquet::WriterOptions& options, MemoryPool* scan_pool) {
+Status WriteTablesAsParquet(const sql::Catalog& catalog, const std::string& dir, const parquet::WriterOptions& options,
+                            MemoryPool* scan_pool) {
   for (const auto& table : catalog.ListTables()) {
     const std::string path = dir + "/" + table.name + ".parquet";
     QUIVER_ASSIGN_OR_RETURN(auto sink, formats::LocalFileSink::Open(path));
@@ -24,8 +24,8 @@ Status WriteTablesAsParquet(const sql::Catalog& catalog, const std::string& dir,
   return Status::OK();
 }
 
-Result<std::shared_ptr<sql::Catalog>> OpenParquetTables(const std::vector<std::string>& tables,
-                                                        const std::string& dir, MemoryPool* pool) {
+Result<std::shared_ptr<sql::Catalog>> OpenParquetTables(const std::vector<std::string>& tables, const std::string& dir,
+                                                        MemoryPool* pool) {
   auto catalog = std::make_shared<sql::Catalog>();
   for (const auto& name : tables) {
     sql::FileTableOptions fo;

@@ -21,13 +21,13 @@ namespace quiver::bench {
 /// exist) with `options` (its pool is the writer's; the scans' buffers come
 /// from `scan_pool`). Errors: IOError naming a file it cannot write; the
 /// scans' and the writer's errors.
-Status WriteTablesAsParquet(const sql::Catalog& catalog, const std::string& dir,
-                            const parquet::WriterOptions& options, MemoryPool* scan_pool);
+Status WriteTablesAsParquet(const sql::Catalog& catalog, const std::string& dir, const parquet::WriterOptions& options,
+                            MemoryPool* scan_pool);
 
 /// A catalog of the tables named `tables`, each the Parquet file
 /// `<dir>/<table>.parquet`, scanned in place (only the footers are read
 /// here, with `pool`). Errors: the reader's, naming the file.
-Result<std::shared_ptr<sql::Catalog>> OpenParquetTables(const std::vector<std::string>& tables,
-                                                        const std::string& dir, MemoryPool* pool);
+Result<std::shared_ptr<sql::Catalog>> OpenParquetTables(const std::vector<std::string>& tables, const std::string& dir,
+                                                        MemoryPool* pool);
 
 }  // namespace quiver::bench

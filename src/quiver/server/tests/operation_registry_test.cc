@@ -37,8 +37,7 @@ TEST(OperationRegistry, AnOperationOfAGuidAlreadyHereIsRefusedAndTheFirstStays) 
   EXPECT_EQ(registry.FindOperation(id, "token-0", &found), OperationRegistry::Lookup::kFound);
   EXPECT_EQ(found.get(), first.get());
   // A different guid registers.
-  EXPECT_EQ(registry.AddOperation(NewOperation("op-2", *session), *session).statusCode,
-            t::TStatusCode::SUCCESS_STATUS);
+  EXPECT_EQ(registry.AddOperation(NewOperation("op-2", *session), *session).statusCode, t::TStatusCode::SUCCESS_STATUS);
 }
 
 }  // namespace
