@@ -200,7 +200,7 @@ Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
           h.encoding != static_cast<int32_t>(Encoding::kPlainDictionary)) {
         return Status::NotImplemented(where + ": dictionary page encoding " + EncodingName(h.encoding));
       }
-      auto d = DecodeDictionaryPage(ptype, width, body, h.num_values, page->body);
+      auto d = DecodeDictionaryPage(ptype, width, body, h.num_values, page->body, pool);
       if (!d.ok()) return d.status().WithContext(where);
       dict = std::move(*d);
       continue;
@@ -604,7 +604,7 @@ Status ColumnChunkReader::State::LoadPage() {
           h.encoding != static_cast<int32_t>(Encoding::kPlainDictionary)) {
         return Status::NotImplemented(where + ": dictionary page encoding " + EncodingName(h.encoding));
       }
-      auto d = DecodeDictionaryPage(ptype, width, bytes, h.num_values, page->body);
+      auto d = DecodeDictionaryPage(ptype, width, bytes, h.num_values, page->body, pool);
       if (!d.ok()) return d.status().WithContext(where);
       dict = std::move(*d);
       continue;
@@ -661,8 +661,10 @@ Status ColumnChunkReader::State::LoadPage() {
       if (!converted_dict) {
         converted_dict.emplace();
         converted_dict->size = dict->size;
-        converted_dict->fixed.resize(static_cast<size_t>(dict->size * conv->out_width));
-        conv->convert(dict->fixed.data(), dict->size, converted_dict->fixed.data());
+        auto entries = Buffer::Allocate(pool, std::max<int64_t>(1, dict->size * conv->out_width));
+        if (!entries.ok()) return entries.status().WithContext(where);
+        converted_dict->entries = std::move(*entries);
+        conv->convert(dict->fixed(), dict->size, converted_dict->entries->mutable_data());
       }
       use_dict = &*converted_dict;
       direct = true;

@@ -125,7 +125,7 @@ class DictDecoder final : public ValueDecoder {
         Gather<16>(idx, k, out + done * 16);
       } else {
         for (int64_t i = 0; i < k; ++i) {
-          std::memcpy(out + (done + i) * width_, dict_->fixed.data() + static_cast<size_t>(idx[i]) * width_,
+          std::memcpy(out + (done + i) * width_, dict_->fixed() + static_cast<size_t>(idx[i]) * width_,
                       static_cast<size_t>(width_));
         }
       }
@@ -136,19 +136,20 @@ class DictDecoder final : public ValueDecoder {
 
   template <int kWidth>
   void Gather(const uint32_t* idx, int64_t k, uint8_t* out) const {
-    const uint8_t* values = dict_->fixed.data();
+    const uint8_t* values = dict_->fixed();
     for (int64_t i = 0; i < k; ++i) {
       std::memcpy(out + i * kWidth, values + static_cast<size_t>(idx[i]) * kWidth, kWidth);
     }
   }
 
   Status DecodeBinary(int64_t n, std::string_view* out) override {
-    if (dict_->views.size() != static_cast<size_t>(dict_->size)) return NotBinary("dictionary");
+    if (!dict_->binary) return NotBinary("dictionary");
     uint32_t idx[256];
     for (int64_t done = 0; done < n;) {
       const int64_t k = n - done < 256 ? n - done : 256;
       QUIVER_RETURN_NOT_OK(Indices(k, idx));
-      for (int64_t i = 0; i < k; ++i) out[done + i] = dict_->views[idx[i]];
+      const std::string_view* views = dict_->views();
+      for (int64_t i = 0; i < k; ++i) out[done + i] = views[idx[i]];
       done += k;
     }
     return Status::OK();
@@ -511,7 +512,7 @@ Result<std::unique_ptr<ValueDecoder>> MakeValueDecoder(int32_t encoding, int32_t
 }
 
 Result<Dictionary> DecodeDictionaryPage(int32_t physical_type, int width, std::span<const uint8_t> data,
-                                        int64_t num_values, std::shared_ptr<const void> page_owner) {
+                                        int64_t num_values, std::shared_ptr<const void> page_owner, MemoryPool* pool) {
   Dictionary d;
   if (num_values < 0) return Status::Invalid("dictionary page with a negative value count");
   const auto type = static_cast<PhysicalType>(physical_type);
@@ -524,12 +525,17 @@ Result<Dictionary> DecodeDictionaryPage(int32_t physical_type, int width, std::s
   PlainDecoder plain(physical_type, width, data);
   d.size = num_values;
   d.page = std::move(page_owner);
-  if (type == PhysicalType::kByteArray) {
-    d.views.resize(static_cast<size_t>(num_values));
-    QUIVER_RETURN_NOT_OK_CTX(plain.DecodeBinary(num_values, d.views.data()), "dictionary page");
+  d.binary = type == PhysicalType::kByteArray;
+  // num_values is at most data.size() (checked above): the entries are at
+  // most 16 bytes (a view) or `width` per byte of the page.
+  const int64_t entry_bytes = d.binary ? static_cast<int64_t>(sizeof(std::string_view)) : width;
+  QUIVER_ASSIGN_OR_RETURN(d.entries, Buffer::Allocate(pool, std::max<int64_t>(1, num_values * entry_bytes)));
+  if (d.binary) {
+    auto* views = reinterpret_cast<std::string_view*>(d.entries->mutable_data());
+    std::uninitialized_default_construct_n(views, static_cast<size_t>(num_values));
+    QUIVER_RETURN_NOT_OK_CTX(plain.DecodeBinary(num_values, views), "dictionary page");
   } else {
-    d.fixed.resize(static_cast<size_t>(num_values * width));
-    QUIVER_RETURN_NOT_OK_CTX(plain.DecodeFixed(num_values, d.fixed.data()), "dictionary page");
+    QUIVER_RETURN_NOT_OK_CTX(plain.DecodeFixed(num_values, d.entries->mutable_data()), "dictionary page");
   }
   return d;
 }

@@ -22,15 +22,26 @@
 #include <vector>
 
 #include "quiver/base/result.h"
+#include "quiver/memory/buffer.h"
+#include "quiver/memory/memory_pool.h"
 
 namespace quiver::parquet {
 
 /// A column chunk's dictionary, PLAIN-decoded from its dictionary page.
+/// Its entries are a buffer of the reader's pool: accounted, and (a
+/// dictionary of a large chunk holds MiBs) reused from the allocator's kept
+/// mappings instead of a fresh mapping faulted in for every column chunk.
 struct Dictionary {
-  int64_t size = 0;                     ///< number of entries
-  std::vector<uint8_t> fixed;           ///< fixed-width entries (size * width bytes)
-  std::vector<std::string_view> views;  ///< BYTE_ARRAY entries, into `page`
-  std::shared_ptr<const void> page;     ///< keeps the decompressed page alive
+  int64_t size = 0;                  ///< number of entries
+  bool binary = false;               ///< BYTE_ARRAY entries (views) rather than fixed-width ones
+  std::shared_ptr<Buffer> entries;   ///< size * width bytes, or size string_views into `page`
+  std::shared_ptr<const void> page;  ///< keeps the decompressed page alive
+  /// Fixed-width entries (size * width bytes); null for a binary dictionary.
+  const uint8_t* fixed() const { return !binary && entries ? entries->data() : nullptr; }
+  /// BYTE_ARRAY entries; null for a fixed-width dictionary.
+  const std::string_view* views() const {
+    return binary && entries ? reinterpret_cast<const std::string_view*>(entries->data()) : nullptr;
+  }
 };
 
 class ValueDecoder {
@@ -52,9 +63,11 @@ Result<std::unique_ptr<ValueDecoder>> MakeValueDecoder(int32_t encoding, int32_t
                                                        std::span<const uint8_t> data, int64_t num_values,
                                                        const Dictionary* dictionary);
 
-/// PLAIN-decodes a dictionary page of `num_values` entries.
+/// PLAIN-decodes a dictionary page of `num_values` entries into a buffer
+/// of `pool`. Errors: Invalid when the page cannot hold that many values
+/// or a value runs past it; the pool's OutOfMemory.
 Result<Dictionary> DecodeDictionaryPage(int32_t physical_type, int width, std::span<const uint8_t> data,
-                                        int64_t num_values, std::shared_ptr<const void> page_owner);
+                                        int64_t num_values, std::shared_ptr<const void> page_owner, MemoryPool* pool);
 
 /// The byte width of a physical type's values as decoders produce them
 /// (see above), or 0 for BYTE_ARRAY. `type_length`: FLBA width.
