@@ -39,10 +39,23 @@ SpillSweepReport SweepDeadTpchDirectories() {
   return all;
 }
 
+namespace {
+
+// A CSV file as a file table: its head read now (with `pool`), its rows by
+// each scan (sql/csv_scan.h).
+Status RegisterCsvTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
+  sql::FileTableOptions options;
+  options.format = sql::FileFormat::kCsv;
+  options.hive_partitioning = false;
+  QUIVER_ASSIGN_OR_RETURN(auto table, sql::LoadFileTable(name, {path}, options, pool));
+  return catalog->RegisterFileTable(name, std::move(table));
+}
+
+}  // namespace
+
 Status RegisterTablePath(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool) {
   if (!formats::csv::IsCsvPath(path)) return catalog->RegisterPath(name, path, pool);
-  QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
-  return catalog->RegisterBatches(name, csv.schema, std::move(csv.batches));
+  return RegisterCsvTable(catalog, name, path, pool);
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& ctx, const std::string& dir) {
@@ -77,21 +90,18 @@ namespace {
 
 /// Registers `path` as table `name`: a Parquet file (by its magic) becomes
 /// a file table scanned in place (only its footer is read here, with
-/// `pool`; sql/file_scan.h); a CSV file is read whole into batches from
-/// `pool`; anything else goes to Catalog::RegisterPath (Arrow IPC).
+/// `pool`; sql/file_scan.h); a CSV file likewise (its head read here;
+/// sql/csv_scan.h); anything else goes to Catalog::RegisterPath (Arrow IPC).
 Status RegisterTable(sql::Catalog* catalog, const std::string& name, const std::string& path, MemoryPool* pool,
                      const std::shared_ptr<formats::S3Files>& s3) {
   if (formats::IsS3Url(path)) {
     sql::FileTableOptions options;
     options.s3 = s3;
     QUIVER_ASSIGN_OR_RETURN(auto table, sql::LoadFileTable(name, {path}, options, pool));
-    if (table.file_source) return catalog->RegisterFileTable(name, std::move(table));
+    if (table.file_source || table.csv_source) return catalog->RegisterFileTable(name, std::move(table));
     return catalog->RegisterBatches(name, table.schema, std::move(table.batches));
   }
-  if (formats::csv::IsCsvPath(path)) {
-    QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, {}, pool));
-    return catalog->RegisterBatches(name, csv.schema, std::move(csv.batches));
-  }
+  if (formats::csv::IsCsvPath(path)) return RegisterCsvTable(catalog, name, path, pool);
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec) && parquet::IsParquetFile(path)) {
     sql::FileTableOptions options;

@@ -9,6 +9,7 @@
 #include <list>
 
 #include "quiver/ipc/reader.h"
+#include "quiver/sql/csv_scan.h"
 #include "quiver/sql/file_scan.h"
 
 namespace quiver::sql {
@@ -157,7 +158,13 @@ SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<s
       validation_(table.validation),
       columns_(std::move(columns)),
       morsel_rows_(morsel_rows > 0 ? morsel_rows : 64 * 1024) {
-  if (table.file_source) {
+  if (table.csv_source) {
+    if (!columns_) {
+      columns_.emplace();
+      for (size_t c = 0; c < schema_->fields.size(); ++c) columns_->push_back(static_cast<int>(c));
+    }
+    csv_ = std::make_unique<CsvScan>(table.csv_source, *columns_, pool);
+  } else if (table.file_source) {
     file_units_ = std::make_unique<FileUnits>();
     file_units_->source = table.file_source;
     file_units_->pool = pool;
@@ -197,6 +204,7 @@ Result<RecordBatchPtr> SharedScan::Next(int64_t* sequence) {
   int64_t ignored;
   if (sequence == nullptr) sequence = &ignored;
   if (file_units_) return NextUnit(sequence);
+  if (csv_) return csv_->Next(sequence);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!error_.ok()) return error_;
@@ -410,7 +418,9 @@ Status Catalog::RegisterPath(std::string_view name, const std::string& path, Mem
 
 Status Catalog::RegisterFileTable(std::string_view name, TableInfo table) {
   QUIVER_RETURN_NOT_OK(CheckName(name));
-  if (!table.file_source || !table.schema) return Status::Invalid("RegisterFileTable: not a file table");
+  if ((!table.file_source && !table.csv_source) || !table.schema) {
+    return Status::Invalid("RegisterFileTable: not a file table");
+  }
   table.name = FoldIdentifier(name);
   std::lock_guard lock(mutex_);
   auto it = std::lower_bound(tables_.begin(), tables_.end(), table.name,
@@ -514,7 +524,7 @@ Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& ta
     return std::unique_ptr<RecordBatchStream>(std::make_unique<BatchVectorStream>(table.schema, table.batches));
   }
   if (pool == nullptr) return Status::Invalid("OpenScan: pool is required");
-  if (table.file_source) {
+  if (table.file_source || table.csv_source) {
     QUIVER_ASSIGN_OR_RETURN(auto shared, OpenSharedScan(table, pool, std::move(columns)));
     return std::unique_ptr<RecordBatchStream>(std::make_unique<SharedScanStream>(std::move(shared)));
   }

@@ -33,6 +33,8 @@
 namespace quiver::sql {
 
 class FileTableSource;  // file_scan.h
+class CsvTableSource;   // csv_scan.h
+class CsvScan;          // csv_scan.h
 
 /// What a table is made of and what it holds. Immutable once registered.
 struct TableInfo {
@@ -49,7 +51,10 @@ struct TableInfo {
   /// Parquet file tables (file_tables.h): the files, scanned in place a
   /// row group at a time (file_scan.h); `paths` and `batches` are empty.
   std::shared_ptr<const FileTableSource> file_source;
-  bool in_memory() const { return paths.empty() && !file_source; }
+  /// CSV file tables (file_tables.h): the files, read again by each scan
+  /// in bounded pieces (csv_scan.h); num_rows is an estimate.
+  std::shared_ptr<const CsvTableSource> csv_source;
+  bool in_memory() const { return paths.empty() && !file_source && !csv_source; }
 };
 
 /// One column of one table (GetColumns).
@@ -66,7 +71,8 @@ struct ColumnInfo {
 /// (in-memory batches longer than `morsel_rows` are handed out in slices;
 /// a Parquet file table's row groups are decoded in slices of at most
 /// min(`morsel_rows`, 16 Ki) rows, several row groups at once when several
-/// threads scan),
+/// threads scan; a CSV file table's byte ranges are parsed on every thread
+/// that calls, csv_scan.h),
 /// nullptr at the end. IPC batches are decoded under a lock (zero-copy for
 /// uncompressed files: the lock covers a flatbuffer read) and their chosen
 /// columns validated at the table's level outside it, in the calling
@@ -103,6 +109,7 @@ class SharedScan {
   std::unique_ptr<RecordBatchStream> files_;  // path tables (a MultiPathStream)
   struct FileUnits;
   std::unique_ptr<FileUnits> file_units_;  // Parquet file tables
+  std::unique_ptr<CsvScan> csv_;           // CSV file tables
 };
 
 /// The table Arrow IPC files `paths` (files or streams, all of one schema,
@@ -140,9 +147,10 @@ class Catalog {
   Status RegisterPath(std::string_view name, const std::string& path, MemoryPool* scratch_pool,
                       ValidationLevel validation = ValidationLevel::kFull);
 
-  /// Registers a Parquet file table (file_tables.h OpenFileTable: its
-  /// file_source set) as table `name`; its files are read by each scan.
-  /// Errors: Invalid as above, or for a TableInfo without file_source.
+  /// Registers a Parquet or CSV file table (file_tables.h LoadFileTable:
+  /// its file_source or csv_source set) as table `name`; its files are
+  /// read by each scan. Errors: Invalid as above, or for a TableInfo
+  /// without either.
   Status RegisterFileTable(std::string_view name, TableInfo table);
 
   /// Registers batches held in memory as table `name` (they are shared, not

@@ -12,6 +12,7 @@
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/file_reader.h"
 #include "quiver/formats/s3_files.h"
+#include "quiver/sql/csv_scan.h"
 #include "quiver/sql/file_scan.h"
 
 namespace quiver::sql {
@@ -182,6 +183,55 @@ Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<st
   return info;
 }
 
+// The CSV table of files `files` (those of `kept`): only each file's head
+// is read here (its layout); every scan reads the files again.
+Result<TableInfo> OpenCsvTable(const std::string& name, const std::vector<std::string>& files,
+                               const std::vector<std::vector<std::pair<std::string, std::string>>>& parts,
+                               const std::vector<size_t>& kept, const std::vector<std::string>& keys,
+                               const std::vector<DataTypePtr>& key_types, const FileTableOptions& options,
+                               MemoryPool* pool) {
+  std::vector<CsvTableSource::File> opened;
+  std::shared_ptr<Schema> schema;
+  std::vector<size_t> key_added;  // keys that become columns
+  size_t num_file_fields = 0;
+  const std::vector<size_t> order = kept.empty() ? std::vector<size_t>{0} : kept;
+  for (size_t f : order) {
+    QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(files[f], options));
+    QUIVER_ASSIGN_OR_RETURN(auto file, CsvTableSource::OpenFile(std::move(source), options.csv, pool));
+    const Schema& fs = *file.layout.schema;
+    if (!schema) {
+      schema = std::make_shared<Schema>();
+      for (const auto& field : fs.fields) {
+        auto copy = std::make_shared<Field>(*field);
+        copy->nullable = true;
+        schema->fields.push_back(copy);
+      }
+      num_file_fields = schema->fields.size();
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (fs.FieldIndex(keys[k]) >= 0) continue;
+        auto field = std::make_shared<Field>();
+        field->name = keys[k];
+        field->type = key_types[k];
+        schema->fields.push_back(field);
+        key_added.push_back(k);
+      }
+    } else if (!SameColumns(fs, *schema, num_file_fields)) {
+      return Status::Invalid("'" + files[f] + "' has other columns than '" + files[order[0]] + "': " + fs.ToString());
+    }
+    for (size_t k : key_added) file.partition_values.push_back(parts[f][k].second);
+    opened.push_back(std::move(file));
+  }
+  if (kept.empty()) opened.clear();
+  QUIVER_ASSIGN_OR_RETURN(auto source, CsvTableSource::Make(schema, num_file_fields, std::move(opened), options.csv,
+                                                            options.csv_range_bytes));
+  TableInfo info;
+  info.name = name;
+  info.schema = schema;
+  info.num_rows = source->estimated_rows();
+  info.csv_source = std::move(source);
+  return info;
+}
+
 }  // namespace
 
 bool LooksLikeFilePath(std::string_view name) { return name.find_first_of("/.*?[") != std::string_view::npos; }
@@ -290,11 +340,13 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
     }
   }
   bool all_parquet = true;
+  bool all_csv = true;
   size_t arrow_files = 0;
   const std::vector<size_t> read = kept.empty() ? std::vector<size_t>{0} : kept;
   for (size_t f : read) {
     QUIVER_ASSIGN_OR_RETURN(FileFormat format, FormatOf(files[f], options.format));
     all_parquet = all_parquet && format == FileFormat::kParquet;
+    all_csv = all_csv && format == FileFormat::kCsv;
     if (format == FileFormat::kArrow) ++arrow_files;
   }
   if (arrow_files > 0) {
@@ -316,6 +368,7 @@ Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::
     return OpenIpcTable(name, std::move(paths), pool);
   }
   if (all_parquet) return OpenParquetTable(name, files, parts, kept, keys, key_types, options, pool);
+  if (all_csv) return OpenCsvTable(name, files, parts, kept, keys, key_types, options, pool);
   TableInfo info;
   info.name = name;
   std::shared_ptr<Schema> schema;

@@ -21,9 +21,12 @@
 //
 // Parquet files are opened and only their footers read (with the pool
 // given, released at once): the table is a FileTableSource (file_scan.h)
-// that each statement's scan reads a row group at a time. CSV files (and a
-// mix of formats) are read whole into memory at planning time, charged to
-// the pool given (the statement's scan pool). Partition filters
+// that each statement's scan reads a row group at a time. CSV files: only
+// each file's head is read (its layout, with the pool given, released at
+// once): the table is a CsvTableSource (csv_scan.h) that each statement's
+// scan reads in bounded pieces, in parallel for uncompressed files. A mix
+// of CSV and Parquet files is read whole into memory at planning time,
+// charged to the pool given (the statement's scan pool). Partition filters
 // (FileTableOptions::partition_values) skip the files of other partitions
 // before any of their bytes are read. Arrow IPC files make a table as
 // `--table` does (catalog.h OpenIpcTable: mapped, framing checked, read in
@@ -39,7 +42,8 @@
 // the format's extension, hidden names skipped), or with glob characters in
 // the key (a listing of the fixed prefix, matched per '/' segment) reads
 // through FileTableOptions::s3 (formats/s3_files.h): Parquet footers and
-// then only the needed column chunks by ranged GETs, CSV objects whole.
+// then only the needed column chunks by ranged GETs, CSV objects in byte
+// ranges (uncompressed) or a block at a time (.gz / .zst).
 // Without an S3 store such a path is Invalid naming it.
 //
 // Thread safety: pure functions (each call reads its files).
@@ -82,6 +86,8 @@ struct FileTableOptions {
   /// listed are skipped (never read). Keys that are not partition keys are
   /// ignored. Pruning only: the filter itself still runs.
   std::map<std::string, std::vector<std::string>> partition_values;
+  /// CSV files: bytes per parallel range of an uncompressed file (csv_scan.h).
+  int64_t csv_range_bytes = int64_t{2} << 20;
   /// Where s3:// paths are read; null: they are refused.
   std::shared_ptr<formats::S3Files> s3;
 };
@@ -101,7 +107,8 @@ Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, F
 
 /// The table `patterns` (one or more, their files concatenated in order)
 /// make, named `name`: for Parquet files a TableInfo with file_source set
-/// (footers read), else an in-memory TableInfo read into `pool` memory.
+/// (footers read), for CSV files one with csv_source set (heads read),
+/// else an in-memory TableInfo read into `pool` memory.
 /// Errors: as above (a file's footer errors at once; its data's when a
 /// statement reads it).
 Result<TableInfo> LoadFileTable(const std::string& name, const std::vector<std::string>& patterns,

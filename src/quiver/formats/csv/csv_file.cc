@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "quiver/formats/csv/csv_stream.h"
+
 namespace quiver::formats::csv {
 namespace {
 
@@ -103,38 +105,33 @@ Result<std::shared_ptr<Buffer>> DecompressCsv(std::span<const uint8_t> input, Cs
   return out;
 }
 
+Result<CsvTable> ReadCsvStream(std::shared_ptr<RandomAccessSource> source, const CsvOptions& options, MemoryPool* pool,
+                               CsvStreamOptions stream_options) {
+  QUIVER_ASSIGN_OR_RETURN(auto stream, OpenCsvByteStream(std::move(source), pool));
+  QUIVER_ASSIGN_OR_RETURN(auto reader, CsvStreamReader::Open(std::move(stream), options, pool, stream_options));
+  CsvTable table;
+  table.schema = reader->layout().schema;
+  table.delimiter = reader->layout().delimiter;
+  table.quote = reader->layout().quote;
+  table.header = reader->layout().header;
+  while (true) {
+    QUIVER_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (!batch) break;
+    table.num_rows += batch->num_rows;
+    table.batches.push_back(std::move(batch));
+  }
+  return table;
+}
+
 Result<CsvTable> ReadCsvSource(RandomAccessSource& source, const CsvOptions& options, MemoryPool* pool) {
-  const std::string& name = source.name();
-  QUIVER_ASSIGN_OR_RETURN(auto raw, source.ReadAt(0, source.size(), pool));
-  const CsvCompression compression = CsvCompressionOf(name);
-  if (compression == CsvCompression::kNone) return ParseCsv(raw->view(), options, pool, name);
-  QUIVER_ASSIGN_OR_RETURN(auto text, DecompressCsv(raw->span(), compression, pool, name));
-  raw.reset();
-  return ParseCsv(text->view(), options, pool, name);
+  // Not owned: the caller keeps the source alive for the call.
+  std::shared_ptr<RandomAccessSource> view(std::shared_ptr<void>(), &source);
+  return ReadCsvStream(std::move(view), options, pool);
 }
 
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options, MemoryPool* pool) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!f) return Status::IOError(path + ": " + std::strerror(errno));
-  if (std::fseek(f.get(), 0, SEEK_END) != 0) return Status::IOError(path + ": cannot seek: " + std::strerror(errno));
-  const long size = std::ftell(f.get());
-  if (size < 0) return Status::IOError(path + ": cannot tell its size: " + std::strerror(errno));
-  std::rewind(f.get());
-  QUIVER_ASSIGN_OR_RETURN(auto raw, Buffer::Allocate(pool, std::max<long>(size, 1)));
-  if (size > 0 && std::fread(raw->mutable_data(), 1, static_cast<size_t>(size), f.get()) != static_cast<size_t>(size)) {
-    return Status::IOError(path + ": short read");
-  }
-  f.reset();
-  std::shared_ptr<Buffer> text = raw;
-  const CsvCompression compression = CsvCompressionOf(path);
-  if (compression != CsvCompression::kNone) {
-    QUIVER_ASSIGN_OR_RETURN(
-        text, DecompressCsv(std::span<const uint8_t>(raw->data(), static_cast<size_t>(size)), compression, pool, path));
-    raw.reset();
-    return ParseCsv(text->view(), options, pool, path);
-  }
-  return ParseCsv(std::string_view(reinterpret_cast<const char*>(text->data()), static_cast<size_t>(size)), options,
-                  pool, path);
+  QUIVER_ASSIGN_OR_RETURN(auto source, LocalFileSource::Open(path));
+  return ReadCsvStream(std::move(source), options, pool);
 }
 
 }  // namespace quiver::formats::csv

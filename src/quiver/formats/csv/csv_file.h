@@ -1,6 +1,6 @@
 // quiver/formats/csv/csv_file.h — the file front of the CSV reader: reads a
 // .csv file (or a .csv.gz / .csv.zst one, decompressed by its extension)
-// into pool memory and hands the text to ParseCsv.
+// a block at a time (csv_stream.h) into in-memory batches.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include "quiver/base/result.h"
 #include "quiver/formats/csv/csv_reader.h"
+#include "quiver/formats/csv/csv_stream.h"
 #include "quiver/formats/source.h"
 #include "quiver/memory/buffer.h"
 
@@ -36,17 +37,20 @@ Result<std::shared_ptr<Buffer>> DecompressCsv(std::span<const uint8_t> input, Cs
                                               MemoryPool* pool, std::string_view source,
                                               int64_t max_bytes = int64_t{1} << 40);
 
-/// Reads `path` whole into `pool` memory (decompressed by its extension)
-/// and parses it (ParseCsv, with the path naming the source in errors).
-/// The text buffer is freed before returning; the batches own their
-/// buffers. Errors: IOError naming the path when it cannot be opened or
-/// read; DecompressCsv's and ParseCsv's errors.
+/// Reads `path` (decompressed by its extension) a block at a time
+/// (CsvStreamReader: the text held is one block of a few MiB, never the
+/// whole file) into batches that own their buffers (from `pool`), with
+/// the path naming the source in errors. Errors: IOError naming the path
+/// when it cannot be opened or read; the stream's and ParseCsv's errors.
 Result<CsvTable> ReadCsvFile(const std::string& path, const CsvOptions& options, MemoryPool* pool);
 
-/// The same for any source (an object in an S3 store, formats/s3_files.h):
-/// read whole into `pool` memory, decompressed by the extension of its
-/// name(), parsed with the name in errors. Errors: the source's, then as
-/// ReadCsvFile.
+/// The same for any source (an object in an S3 store, formats/s3_files.h),
+/// decompressed by the extension of its name(), the name in errors. The
+/// source must outlive the call. Errors: the source's, then as ReadCsvFile.
 Result<CsvTable> ReadCsvSource(RandomAccessSource& source, const CsvOptions& options, MemoryPool* pool);
+
+/// ReadCsvFile over an owned source, with the stream's block sizes.
+Result<CsvTable> ReadCsvStream(std::shared_ptr<RandomAccessSource> source, const CsvOptions& options, MemoryPool* pool,
+                               CsvStreamOptions stream_options = {});
 
 }  // namespace quiver::formats::csv

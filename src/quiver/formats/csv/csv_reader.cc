@@ -6,117 +6,11 @@
 #include <utility>
 
 #include "quiver/base/bit_util.h"
+#include "quiver/formats/csv/csv_tokenizer.h"
 #include "quiver/formats/csv/csv_values.h"
 
 namespace quiver::formats::csv {
 namespace {
-
-// One field of a row: bytes [begin, end) of the text (inside the quotes
-// for a quoted field); `escaped` when it holds doubled quotes.
-struct FieldRef {
-  int64_t begin = 0;
-  int64_t end = 0;
-  bool quoted = false;
-  bool escaped = false;
-};
-
-std::string Where(std::string_view source, int64_t line) {
-  return std::string(source) + ": line " + std::to_string(line);
-}
-
-// Splits text into rows of fields; keeps the 1-based line of each row.
-class Tokenizer {
- public:
-  Tokenizer(std::string_view text, char delim, char quote, std::string_view source)
-      : t_(text), delim_(delim), quote_(quote), source_(source) {}
-
-  // Next non-blank row into `out` (cleared); false at the end of the text.
-  Result<bool> NextRow(std::vector<FieldRef>* out, int64_t* row_line) {
-    out->clear();
-    const int64_t n = static_cast<int64_t>(t_.size());
-    // Blank lines are skipped.
-    while (pos_ < n && (t_[pos_] == '\n' || t_[pos_] == '\r')) {
-      if (t_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-    if (pos_ >= n) return false;
-    *row_line = line_;
-    while (true) {
-      FieldRef f;
-      if (t_[pos_] == quote_) {
-        f.quoted = true;
-        const int64_t open_line = line_;
-        int64_t p = pos_ + 1;
-        f.begin = p;
-        while (true) {
-          if (p >= n) {
-            return Status::Invalid(Where(source_, open_line) + ", column " + std::to_string(out->size() + 1) +
-                                   ": quoted field not closed before the end of the text");
-          }
-          const char c = t_[p];
-          if (c == quote_) {
-            if (p + 1 < n && t_[p + 1] == quote_) {
-              f.escaped = true;
-              p += 2;
-              continue;
-            }
-            break;
-          }
-          if (c == '\n') ++line_;
-          ++p;
-        }
-        f.end = p;
-        pos_ = p + 1;
-        if (pos_ < n && t_[pos_] != delim_ && t_[pos_] != '\n' && t_[pos_] != '\r') {
-          return Status::Invalid(Where(source_, line_) + ", column " + std::to_string(out->size() + 1) +
-                                 ": unexpected character after a closing quote");
-        }
-      } else {
-        int64_t p = pos_;
-        while (p < n && t_[p] != delim_ && t_[p] != '\n' && t_[p] != '\r') ++p;
-        f.begin = pos_;
-        f.end = p;
-        pos_ = p;
-      }
-      out->push_back(f);
-      if (pos_ >= n) return true;
-      const char c = t_[pos_];
-      if (c == delim_) {
-        ++pos_;
-        if (pos_ >= n) {  // a delimiter ends the text: one more empty field
-          out->push_back(FieldRef{pos_, pos_, false, false});
-          return true;
-        }
-        continue;
-      }
-      // Line end: LF, CRLF or a lone CR.
-      if (c == '\r') ++pos_;
-      if (pos_ < n && t_[pos_] == '\n') ++pos_;
-      ++line_;
-      return true;
-    }
-  }
-
- private:
-  std::string_view t_;
-  char delim_;
-  char quote_;
-  std::string_view source_;
-  int64_t pos_ = 0;
-  int64_t line_ = 1;
-};
-
-// The text of a field, with doubled quotes collapsed into `scratch`.
-std::string_view FieldText(std::string_view text, const FieldRef& f, char quote, std::string* scratch) {
-  std::string_view raw = text.substr(f.begin, f.end - f.begin);
-  if (!f.escaped) return raw;
-  scratch->clear();
-  for (size_t i = 0; i < raw.size(); ++i) {
-    scratch->push_back(raw[i]);
-    if (raw[i] == quote && i + 1 < raw.size() && raw[i + 1] == quote) ++i;
-  }
-  return *scratch;
-}
 
 enum Kind : unsigned { kBool = 1, kInt = 2, kDouble = 4, kDate = 8, kTimestamp = 16, kAllKinds = 31 };
 
@@ -160,23 +54,24 @@ char SniffQuote(std::string_view head) {
   return '"';
 }
 
-char SniffDelimiter(std::string_view text, char quote, std::string_view source) {
+char SniffDelimiter(std::string_view text, bool at_end, char quote, std::string_view source) {
   static constexpr char kCandidates[] = {',', ';', '\t', '|'};
   char best = ',';
   size_t best_fields = 0;
   for (char c : kCandidates) {
-    Tokenizer tok(text, c, quote, source);
+    Tokenizer tok(text, c, quote, source, 1, at_end);
     std::vector<FieldRef> row;
     int64_t line = 0;
     size_t fields = 0;
     bool consistent = true;
     for (int r = 0; r < 20; ++r) {
+      row.clear();
       auto more = tok.NextRow(&row, &line);
       if (!more.ok()) {
         consistent = r > 0;  // a prefix may end inside a quoted field
         break;
       }
-      if (!*more) break;
+      if (*more != RowStatus::kRow) break;
       if (r == 0) fields = row.size();
       if (row.size() != fields) {
         consistent = false;
@@ -210,14 +105,14 @@ Result<ArrayDataPtr> BuildColumn(std::string_view text, const std::vector<FieldR
   std::string scratch;
   int64_t nulls = 0;
   auto bad = [&](int64_t r, std::string_view s) {
-    return Status::Invalid(Where(source, lines[r]) + ", " + ColumnLabel(schema, c) + ": '" + std::string(s) +
+    return Status::Invalid(CsvWhere(source, lines[r]) + ", " + ColumnLabel(schema, c) + ": '" + std::string(s) +
                            "' is not a " + type->ToString());
   };
   if (is_string) {
     int64_t bytes = 0;
     for (int64_t r = 0; r < rows; ++r) bytes += fields[r * ncols + c].end - fields[r * ncols + c].begin;
     if (bytes > INT32_MAX) {
-      return Status::Invalid(Where(source, lines[0]) + ", " + ColumnLabel(schema, c) +
+      return Status::Invalid(CsvWhere(source, lines[0]) + ", " + ColumnLabel(schema, c) +
                              ": more than 2 GiB of text in one batch (lower batch_rows)");
     }
     QUIVER_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate(pool, (rows + 1) * 4));
@@ -319,41 +214,57 @@ Result<DataTypePtr> CsvTypeFromName(std::string_view name) {
                          "' is not one of int64, double, boolean, date, timestamp, varchar");
 }
 
-Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool* pool, std::string_view source) {
+Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOptions& o, std::string_view source) {
   if (o.sample_rows < 1) return Status::Invalid("CSV sample_rows must be >= 1");
   if (o.batch_rows < 1 || o.batch_rows > (int64_t{1} << 24)) return Status::Invalid("CSV batch_rows must be 1..2^24");
   for (char ch : {o.delimiter, o.quote}) {
     if (ch == '\n' || ch == '\r') return Status::Invalid("CSV delimiter and quote cannot be line ends");
   }
-  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.remove_prefix(3);
-  CsvTable table;
+  int64_t bom = 0;
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) {
+    text.remove_prefix(3);
+    bom = 3;
+  }
+  CsvLayout table;
   const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 1 << 16));
   table.quote = o.quote ? o.quote : SniffQuote(head);
-  table.delimiter = o.delimiter ? o.delimiter : SniffDelimiter(text, table.quote, source);
+  table.delimiter = o.delimiter ? o.delimiter : SniffDelimiter(text, at_end, table.quote, source);
   if (table.delimiter == table.quote) return Status::Invalid("CSV delimiter and quote are the same character");
   const char quote = table.quote;
 
   // Sample: the first row and up to sample_rows rows after it.
-  Tokenizer sampler(text, table.delimiter, quote, source);
+  Tokenizer sampler(text, table.delimiter, quote, source, 1, at_end);
   std::vector<FieldRef> first;
   int64_t line = 0;
-  QUIVER_ASSIGN_OR_RETURN(bool any, sampler.NextRow(&first, &line));
-  if (!any) {
+  QUIVER_ASSIGN_OR_RETURN(RowStatus any, sampler.NextRow(&first, &line));
+  if (any == RowStatus::kNeedMore) {
+    return Status::Invalid(std::string(source) + ": the first row does not end in the first " +
+                           std::to_string(text.size()) + " bytes");
+  }
+  table.data_offset = bom;
+  if (any == RowStatus::kEnd) {
     table.schema = std::make_shared<Schema>();
+    table.data_offset = bom + sampler.pos();
+    table.data_line = sampler.line();
     return table;
   }
+  const int64_t after_first = sampler.pos();
+  const int64_t after_first_line = sampler.line();
   const size_t ncols = first.size();
   std::vector<unsigned> kinds(ncols, kAllKinds);
   std::vector<bool> seen(ncols, false);
   std::string scratch;
   std::vector<FieldRef> row;
+  int64_t sampled = 0;
   for (int64_t r = 0; r < o.sample_rows; ++r) {
-    QUIVER_ASSIGN_OR_RETURN(bool more, sampler.NextRow(&row, &line));
-    if (!more) break;
+    row.clear();
+    QUIVER_ASSIGN_OR_RETURN(RowStatus more, sampler.NextRow(&row, &line));
+    if (more != RowStatus::kRow) break;
     if (row.size() != ncols) {
-      return Status::Invalid(Where(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
+      return Status::Invalid(CsvWhere(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
                              std::to_string(row.size()));
     }
+    ++sampled;
     for (size_t c = 0; c < ncols; ++c) {
       std::string_view s = FieldText(text, row[c], quote, &scratch);
       if (IsNull(s, row[c], o, false)) continue;
@@ -361,6 +272,7 @@ Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool
       kinds[c] &= KindsOf(s);
     }
   }
+  if (sampled > 0) table.row_bytes = static_cast<double>(sampler.pos() - after_first) / static_cast<double>(sampled);
   std::vector<DataTypePtr> types(ncols);
   for (size_t c = 0; c < ncols; ++c) types[c] = TypeOfKinds(kinds[c], seen[c]);
 
@@ -381,7 +293,11 @@ Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool
     header = typed ? misfit : distinct;
   }
   table.header = header;
-  if (!header) {
+  if (header) {
+    table.data_offset = bom + after_first;
+    table.data_line = after_first_line;
+  } else {
+    if (sampled == 0) table.row_bytes = static_cast<double>(after_first);
     // The first row is data: its values narrow the types too.
     for (size_t c = 0; c < ncols; ++c) {
       std::string_view s = FieldText(text, first[c], quote, &scratch);
@@ -413,40 +329,93 @@ Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool
     schema->fields[idx] = field(name, type);
   }
   table.schema = schema;
+  return table;
+}
 
-  // Convert in batches.
-  Tokenizer tok(text, table.delimiter, quote, source);
-  if (header) QUIVER_RETURN_NOT_OK(tok.NextRow(&row, &line).status());
-  std::vector<FieldRef> fields;
-  std::vector<int64_t> lines;
+CsvRowConverter::CsvRowConverter(CsvLayout layout, CsvOptions options, std::optional<std::vector<int>> columns)
+    : layout_(std::move(layout)), options_(std::move(options)) {
+  if (columns) {
+    columns_ = std::move(*columns);
+  } else if (layout_.schema) {
+    for (int c = 0; c < layout_.schema->num_fields(); ++c) columns_.push_back(c);
+  }
+}
+
+Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, int64_t first_line, bool at_end,
+                                                        MemoryPool* pool, std::string_view source) const {
+  Chunk out;
+  const Schema& schema = *layout_.schema;
+  const size_t ncols = schema.fields.size();
+  Tokenizer tok(text, layout_.delimiter, layout_.quote, source, first_line, at_end);
+  // Field positions are scratch kept per thread between calls: fresh
+  // vectors of a range's fields (several MiB) cost a page fault per 4 KiB
+  // each time (most of a scan's system time on the 2-core machines).
+  thread_local std::vector<FieldRef> fields;
+  thread_local std::vector<int64_t> lines;
+  int64_t line = 0;
   bool done = false;
   while (!done) {
     fields.clear();
     lines.clear();
-    while (static_cast<int64_t>(lines.size()) < o.batch_rows) {
-      QUIVER_ASSIGN_OR_RETURN(bool more, tok.NextRow(&row, &line));
-      if (!more) {
+    while (static_cast<int64_t>(lines.size()) < options_.batch_rows) {
+      const size_t before = fields.size();
+      QUIVER_ASSIGN_OR_RETURN(RowStatus more, tok.NextRow(&fields, &line));
+      if (more != RowStatus::kRow) {
         done = true;
         break;
       }
-      if (row.size() != ncols) {
-        return Status::Invalid(Where(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
-                               std::to_string(row.size()));
+      if (fields.size() - before != ncols) {
+        return Status::Invalid(CsvWhere(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
+                               std::to_string(fields.size() - before));
       }
-      fields.insert(fields.end(), row.begin(), row.end());
       lines.push_back(line);
     }
     if (lines.empty()) break;
     auto batch = std::make_shared<RecordBatch>();
-    batch->schema = schema;
+    batch->schema = layout_.schema;
     batch->num_rows = static_cast<int64_t>(lines.size());
-    for (size_t c = 0; c < ncols; ++c) {
-      QUIVER_ASSIGN_OR_RETURN(auto col, BuildColumn(text, fields, lines, ncols, c, *schema, o, quote, pool, source));
-      batch->columns.push_back(std::move(col));
+    batch->columns.resize(ncols);
+    for (int c : columns_) {
+      QUIVER_ASSIGN_OR_RETURN(batch->columns[static_cast<size_t>(c)],
+                              BuildColumn(text, fields, lines, ncols, static_cast<size_t>(c), schema, options_,
+                                          layout_.quote, pool, source));
     }
-    table.num_rows += batch->num_rows;
-    table.batches.push_back(std::move(batch));
+    out.rows += batch->num_rows;
+    out.batches.push_back(std::move(batch));
   }
+  out.consumed_bytes = tok.pos();
+  out.end_line = tok.line();
+  return out;
+}
+
+Result<RecordBatchPtr> CsvRowConverter::EmptyBatch(MemoryPool* pool) const {
+  const Schema& schema = *layout_.schema;
+  auto batch = std::make_shared<RecordBatch>();
+  batch->schema = layout_.schema;
+  batch->columns.resize(schema.fields.size());
+  const std::vector<FieldRef> fields;
+  const std::vector<int64_t> lines;
+  for (int c : columns_) {
+    QUIVER_ASSIGN_OR_RETURN(batch->columns[static_cast<size_t>(c)],
+                            BuildColumn({}, fields, lines, schema.fields.size(), static_cast<size_t>(c), schema,
+                                        options_, layout_.quote, pool, ""));
+  }
+  return RecordBatchPtr(std::move(batch));
+}
+
+Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool* pool, std::string_view source) {
+  QUIVER_ASSIGN_OR_RETURN(CsvLayout layout, InferCsvLayout(text, true, o, source));
+  CsvTable table;
+  table.schema = layout.schema;
+  table.delimiter = layout.delimiter;
+  table.quote = layout.quote;
+  table.header = layout.header;
+  if (layout.schema->fields.empty()) return table;
+  CsvRowConverter converter(layout, o);
+  QUIVER_ASSIGN_OR_RETURN(auto chunk, converter.Convert(text.substr(static_cast<size_t>(layout.data_offset)),
+                                                        layout.data_line, true, pool, source));
+  table.num_rows = chunk.rows;
+  table.batches = std::move(chunk.batches);
   return table;
 }
 

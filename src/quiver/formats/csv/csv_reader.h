@@ -1,15 +1,17 @@
 // quiver/formats/csv/csv_reader.h — CSV text (RFC 4180 with the common
 // variations) parsed from bytes into pool-accounted Arrow record batches.
 //
-// No I/O here: the caller hands the whole (decompressed) text in; the file
-// front (csv_file.h) reads and decompresses. The reader sniffs the
-// delimiter, the quote character and the header, infers a type per column
-// over a sample of rows, then converts every row (docs/csv.md lists the
+// No I/O here: the caller hands text in; the file fronts (csv_file.h,
+// csv_stream.h, csv_ranges.h) read and decompress. InferCsvLayout sniffs
+// the delimiter, the quote character and the header and infers a type per
+// column over a sample of rows at the head of the text; CsvRowConverter
+// then converts rows of any later piece of the text (docs/csv.md lists the
 // rules). DuckDB's read_csv is the reference for the defaults.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +55,68 @@ struct CsvTable {
   char quote = '"';
   bool header = true;
   int64_t num_rows = 0;
+};
+
+/// What the head of a CSV text says: the dialect, the schema, and where the
+/// data rows start.
+struct CsvLayout {
+  SchemaPtr schema;  ///< every field nullable; no field for an empty text
+  char delimiter = ',';
+  char quote = '"';
+  bool header = true;
+  /// Byte offset (into the text, byte order mark included) of the first
+  /// data row, and its 1-based line.
+  int64_t data_offset = 0;
+  int64_t data_line = 1;
+  /// Mean bytes per row of the rows sampled (0 when none): row estimates.
+  double row_bytes = 0;
+};
+
+/// Sniffs and infers over `head`, the first bytes of a text (all of it when
+/// `head_is_all`; otherwise a row cut by the end of `head` is left out of
+/// the sample). Errors: as ParseCsv for the rows it reads; Invalid when the
+/// first row does not end inside `head` (and head is not all of the text).
+Result<CsvLayout> InferCsvLayout(std::string_view head, bool head_is_all, const CsvOptions& options,
+                                 std::string_view source);
+
+/// Converts rows of a CSV text of a known layout into record batches.
+/// Thread safety: Convert may be called from several threads at once.
+class CsvRowConverter {
+ public:
+  /// `columns`: the schema's columns to build (the others are null
+  /// pointers in the batches; none: a count of rows); nullopt = all.
+  /// Options as given to InferCsvLayout (null values; batch_rows bounds
+  /// each batch).
+  CsvRowConverter(CsvLayout layout, CsvOptions options, std::optional<std::vector<int>> columns = std::nullopt);
+
+  /// What one Convert call read.
+  struct Chunk {
+    std::vector<RecordBatchPtr> batches;
+    int64_t rows = 0;
+    /// Bytes of `text` consumed (up to the first row not converted) and
+    /// the line there.
+    int64_t consumed_bytes = 0;
+    int64_t end_line = 1;
+  };
+
+  /// Converts the rows of `text` (which starts at a row start, at line
+  /// `first_line`). `at_end`: nothing
+  /// follows the text (a last row without a line end is whole); otherwise
+  /// a row the text cuts is left for the next call. Buffers come from
+  /// `pool`. Errors: ParseCsv's (lines counted from `first_line`).
+  Result<Chunk> Convert(std::string_view text, int64_t first_line, bool at_end, MemoryPool* pool,
+                        std::string_view source) const;
+
+  /// A batch of no rows (the chosen columns empty arrays). Errors: OutOfMemory.
+  Result<RecordBatchPtr> EmptyBatch(MemoryPool* pool) const;
+
+  const CsvLayout& layout() const { return layout_; }
+  const CsvOptions& options() const { return options_; }
+
+ private:
+  CsvLayout layout_;
+  CsvOptions options_;
+  std::vector<int> columns_;
 };
 
 /// Parses `text` (UTF-8 CSV; LF or CRLF line ends; a UTF-8 byte order mark

@@ -1,0 +1,153 @@
+#include "quiver/formats/csv/csv_tokenizer.h"
+
+#include <cstring>
+
+namespace quiver::formats::csv {
+
+std::string CsvWhere(std::string_view source, int64_t line) {
+  return std::string(source) + ": line " + std::to_string(line);
+}
+
+Tokenizer::Tokenizer(std::string_view text, char delim, char quote, std::string_view source, int64_t first_line,
+                     bool at_end)
+    : t_(text), delim_(delim), quote_(quote), source_(source), line_(first_line), at_end_(at_end) {
+  stop_[static_cast<unsigned char>(delim)] = true;
+  stop_[static_cast<unsigned char>('\n')] = true;
+  stop_[static_cast<unsigned char>('\r')] = true;
+}
+
+Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_line) {
+  const size_t base = out->size();
+  auto need_more = [&] {
+    out->resize(base);
+    return RowStatus::kNeedMore;
+  };
+  const int64_t n = static_cast<int64_t>(t_.size());
+  const char* t = t_.data();
+  int64_t pos = pos_;
+  int64_t line = line_;
+  // Blank lines are skipped (each line end counts: LF, CRLF, lone CR).
+  while (pos < n && (t[pos] == '\n' || t[pos] == '\r')) {
+    if (t[pos] == '\r') {
+      if (pos + 1 >= n && !at_end_) return RowStatus::kNeedMore;
+      if (pos + 1 < n && t[pos + 1] == '\n') ++pos;
+    }
+    ++line;
+    ++pos;
+  }
+  if (pos >= n) {
+    if (!at_end_) return RowStatus::kNeedMore;
+    pos_ = pos;
+    line_ = line;
+    return RowStatus::kEnd;
+  }
+  *row_line = line;
+  while (true) {
+    FieldRef f;
+    if (t[pos] == quote_) {
+      f.quoted = true;
+      const int64_t open_line = line;
+      int64_t p = pos + 1;
+      f.begin = p;
+      while (true) {
+        // Jump to the next quote, counting the line ends passed.
+        const void* q = p < n ? std::memchr(t + p, quote_, static_cast<size_t>(n - p)) : nullptr;
+        const int64_t qpos = q ? static_cast<const char*>(q) - t : n;
+        for (int64_t i = p; i < qpos; ++i) {
+          if (t[i] == '\n') {
+            ++line;
+          } else if (t[i] == '\r' && (i + 1 >= n || t[i + 1] != '\n')) {
+            ++line;
+          }
+        }
+        if (qpos >= n) {
+          if (!at_end_) return need_more();
+          return Status::Invalid(CsvWhere(source_, open_line) + ", column " + std::to_string(out->size() - base + 1) +
+                                 ": quoted field not closed before the end of the text");
+        }
+        p = qpos;
+        if (p + 1 >= n && !at_end_) return need_more();  // "" split over the end?
+        if (p + 1 < n && t[p + 1] == quote_) {
+          f.escaped = true;
+          p += 2;
+          continue;
+        }
+        break;
+      }
+      f.end = p;
+      pos = p + 1;
+      if (pos < n && t[pos] != delim_ && t[pos] != '\n' && t[pos] != '\r') {
+        return Status::Invalid(CsvWhere(source_, line) + ", column " + std::to_string(out->size() - base + 1) +
+                               ": unexpected character after a closing quote");
+      }
+    } else {
+      int64_t p = pos;
+      while (p < n && !stop_[static_cast<unsigned char>(t[p])]) ++p;
+      f.begin = pos;
+      f.end = p;
+      pos = p;
+    }
+    out->push_back(f);
+    if (pos >= n) {
+      if (!at_end_) return need_more();
+      pos_ = pos;
+      line_ = line;
+      return RowStatus::kRow;
+    }
+    const char c = t[pos];
+    if (c == delim_) {
+      ++pos;
+      if (pos >= n) {  // a delimiter ends the text: one more empty field
+        if (!at_end_) return need_more();
+        out->push_back(FieldRef{pos, pos, false, false});
+        pos_ = pos;
+        line_ = line;
+        return RowStatus::kRow;
+      }
+      continue;
+    }
+    // Line end: LF, CRLF or a lone CR.
+    if (c == '\r') {
+      if (pos + 1 >= n && !at_end_) return need_more();
+      ++pos;
+      if (pos < n && t[pos] == '\n') ++pos;
+    } else {
+      ++pos;
+    }
+    pos_ = pos;
+    line_ = line + 1;
+    return RowStatus::kRow;
+  }
+}
+
+std::string_view FieldText(std::string_view text, const FieldRef& f, char quote, std::string* scratch) {
+  std::string_view raw = text.substr(f.begin, f.end - f.begin);
+  if (!f.escaped) return raw;
+  scratch->clear();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    scratch->push_back(raw[i]);
+    if (raw[i] == quote && i + 1 < raw.size() && raw[i + 1] == quote) ++i;
+  }
+  return *scratch;
+}
+
+int64_t CsvLineEndsIn(std::string_view text) {
+  int64_t n = 0;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    const void* lf = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    const char* stop = lf ? static_cast<const char*>(lf) : end;
+    // Lone CRs before the LF (or the end).
+    for (const char* cr = p; cr < stop; ++cr) {
+      if (*cr == '\r' && cr + 1 != stop) ++n;
+      if (*cr == '\r' && cr + 1 == stop && stop == end) ++n;
+    }
+    if (!lf) break;
+    ++n;
+    p = stop + 1;
+  }
+  return n;
+}
+
+}  // namespace quiver::formats::csv
