@@ -1,7 +1,9 @@
 // Parse of an SF1 lineitem.csv (issue 36 "Measure", CSV), DuckDB's
 // read_csv and quiver side by side in one run, medians of --runs (default
-// 3), at 1 and 2 threads: SELECT sum(l_quantity), count(*) over every row
-// (both infer l_quantity as DOUBLE). quiver runs as a process (`quiver sql
+// 3), at 1 and 2 threads: "narrow", SELECT sum(l_quantity), count(*) over
+// every row (both infer l_quantity as DOUBLE), and "wide", an exact
+// aggregate of five columns of four types (BIGINT, DOUBLE, DATE, VARCHAR):
+// the parse of every field, and the conversion of those columns. quiver runs as a process (`quiver sql
 // --table l=FILE`), DuckDB in-process; quiver's time holds its start-up,
 // measured alone as `quiver sql "SELECT 1"` and printed beside. CPU times
 // (user + system of every thread: quiver's from /usr/bin/time, DuckDB's
@@ -42,7 +44,11 @@ const runs = Number(arg('--runs', '3'));
 const threadList = arg('--threads', '1,2').split(',').map(Number);
 const file = join(dir, 'lineitem.csv');
 if (!existsSync(file)) throw new Error(`${file} missing: run with --prepare ${dir} first`);
-const sql = (t) => `SELECT sum(l_quantity), count(*) FROM ${t}`;
+const cases = [
+  ['narrow', (t) => `SELECT sum(l_quantity), count(*) FROM ${t}`],
+  ['wide', (t) => `SELECT count(*), sum(l_orderkey), max(l_extendedprice), max(l_shipdate), max(l_comment) FROM ${t}`],
+];
+const norm = (v) => (v !== '' && !Number.isNaN(Number(v)) ? String(Number(v)) : String(v));
 
 function runQuiver(args) {
   const t0 = performance.now();
@@ -58,32 +64,34 @@ console.log(`${file}: ${(statSync(file).size / 2 ** 20).toFixed(0)} MiB; runs ${
 for (const threads of threadList) {
   const db = await DuckDBInstance.create(':memory:', { threads: String(threads) });
   const conn = await db.connect();
-  const duck = [], mine = [], startup = [], duckCpu = [], myCpu = [], startupCpu = [], rss = [];
-  let duckAnswer = '', myAnswer = '', peak = '';
-  for (let i = 0; i < runs; i++) {
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    const r = await conn.runAndReadAll(sql(`read_csv('${quote(file)}')`));
-    duck.push(performance.now() - t0);
-    const c1 = process.cpuUsage(c0);
-    duckCpu.push((c1.user + c1.system) / 1000);
-    duckAnswer = r.getRows()[0].map((v) => String(Number(v))).join(',');
-    const q = runQuiver(['--table', `l=${file}`, '--threads', String(threads), '--format', 'csv', sql('l')]);
-    mine.push(q.ms);
-    myCpu.push(q.cpuMs);
-    rss.push(q.rssKiB);
-    myAnswer = q.answer.split(',').map((v) => String(Number(v))).join(',');
-    peak = (q.stderr.match(/statement pool peak [^ ]+ [^ (]+ \([^)]*\)/) || [''])[0];
-    const st = runQuiver(['--threads', String(threads), '--format', 'csv', 'SELECT 1']);
-    startup.push(st.ms);
-    startupCpu.push(st.cpuMs);
+  for (const [name, sql] of cases) {
+    const duck = [], mine = [], startup = [], duckCpu = [], myCpu = [], startupCpu = [], rss = [];
+    let duckAnswer = '', myAnswer = '', peak = '';
+    for (let i = 0; i < runs; i++) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      const r = await conn.runAndReadAll(sql(`read_csv('${quote(file)}')`));
+      duck.push(performance.now() - t0);
+      const c1 = process.cpuUsage(c0);
+      duckCpu.push((c1.user + c1.system) / 1000);
+      duckAnswer = r.getRows()[0].map((v) => norm(String(v))).join(',');
+      const q = runQuiver(['--table', `l=${file}`, '--threads', String(threads), '--format', 'csv', sql('l')]);
+      mine.push(q.ms);
+      myCpu.push(q.cpuMs);
+      rss.push(q.rssKiB);
+      myAnswer = q.answer.split(',').map(norm).join(',');
+      peak = (q.stderr.match(/statement pool peak [^ ]+ [^ (]+ \([^)]*\)/) || [''])[0];
+      const st = runQuiver(['--threads', String(threads), '--format', 'csv', 'SELECT 1']);
+      startup.push(st.ms);
+      startupCpu.push(st.cpuMs);
+    }
+    const d = median(duck), m = median(mine), s = median(startup);
+    const dc = median(duckCpu), mc = median(myCpu), sc = median(startupCpu);
+    console.log(`${name}, threads=${threads}: wall duckdb ${d.toFixed(0)} ms, quiver ${m.toFixed(0)} ms (start-up ` +
+      `${s.toFixed(0)} ms), duckdb/quiver ${(d / m).toFixed(2)}; cpu duckdb ${dc.toFixed(0)} ms, quiver ` +
+      `${mc.toFixed(0)} ms (start-up ${sc.toFixed(0)} ms), duckdb/quiver ${(dc / mc).toFixed(2)}, ` +
+      `duckdb/(quiver - start-up) ${(dc / (mc - sc)).toFixed(2)}; quiver ${peak}, peak RSS ` +
+      `${(median(rss) / 1024).toFixed(0)} MiB; answers ${duckAnswer === myAnswer ? 'equal' :
+        `DIFFER: duckdb ${duckAnswer}, quiver ${myAnswer}`} (${myAnswer})`);
   }
-  const d = median(duck), m = median(mine), s = median(startup);
-  const dc = median(duckCpu), mc = median(myCpu), sc = median(startupCpu);
-  console.log(`threads=${threads}: wall duckdb ${d.toFixed(0)} ms, quiver ${m.toFixed(0)} ms (start-up ` +
-    `${s.toFixed(0)} ms), duckdb/quiver ${(d / m).toFixed(2)}; cpu duckdb ${dc.toFixed(0)} ms, quiver ` +
-    `${mc.toFixed(0)} ms (start-up ${sc.toFixed(0)} ms), duckdb/quiver ${(dc / mc).toFixed(2)}, ` +
-    `duckdb/(quiver - start-up) ${(dc / (mc - sc)).toFixed(2)}; quiver ${peak}, peak RSS ` +
-    `${(median(rss) / 1024).toFixed(0)} MiB; answers ${duckAnswer === myAnswer ? 'equal' :
-      `DIFFER: duckdb ${duckAnswer}, quiver ${myAnswer}`} (${myAnswer})`);
 }

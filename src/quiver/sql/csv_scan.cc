@@ -68,9 +68,9 @@ Result<RecordBatchPtr> CsvScan::Finish(RecordBatchPtr batch, size_t file) {
     const size_t k = static_cast<size_t>(c);
     if (k < source_->num_file_fields_) continue;
     const size_t key = k - source_->num_file_fields_;
-    QUIVER_ASSIGN_OR_RETURN(out->columns[k],
-                            PartitionColumn(source_->schema_->fields[k]->type,
-                                            source_->files_[file].partition_values[key], out->num_rows, pool_));
+    QUIVER_ASSIGN_OR_RETURN(
+        out->columns[k], PartitionColumn(source_->schema_->fields[k]->type, source_->files_[file].partition_values[key],
+                                         out->num_rows, pool_));
   }
   return RecordBatchPtr(std::move(out));
 }

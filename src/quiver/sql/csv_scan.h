@@ -55,8 +55,8 @@ class CsvTableSource {
   /// `schema`: the files' fields (`num_file_fields`) then the partition
   /// columns. `range_bytes`: the byte ranges of uncompressed files.
   /// Errors: Invalid when a file's partition values do not match.
-  static Result<std::shared_ptr<CsvTableSource>> Make(SchemaPtr schema, size_t num_file_fields,
-                                                      std::vector<File> files, formats::csv::CsvOptions options,
+  static Result<std::shared_ptr<CsvTableSource>> Make(SchemaPtr schema, size_t num_file_fields, std::vector<File> files,
+                                                      formats::csv::CsvOptions options,
                                                       int64_t range_bytes = int64_t{2} << 20);
 
   const SchemaPtr& schema() const { return schema_; }

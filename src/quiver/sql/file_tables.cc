@@ -132,6 +132,39 @@ bool SameColumns(const Schema& a, const Schema& b, size_t n) {
   return true;
 }
 
+// The columns of a table of files: the first file's fields (nullable),
+// then the partition keys the files do not have; every later file must
+// have the first one's fields.
+struct TableColumns {
+  std::shared_ptr<Schema> schema;
+  std::vector<size_t> key_added;  // keys that become columns
+  size_t num_file_fields = 0;
+
+  Status Add(const Schema& fs, const std::vector<std::string>& keys, const std::vector<DataTypePtr>& key_types,
+             const std::string& file, const std::string& first_file) {
+    if (schema) {
+      if (SameColumns(fs, *schema, num_file_fields)) return Status::OK();
+      return Status::Invalid("'" + file + "' has other columns than '" + first_file + "': " + fs.ToString());
+    }
+    schema = std::make_shared<Schema>();
+    for (const auto& field : fs.fields) {
+      auto copy = std::make_shared<Field>(*field);
+      copy->nullable = true;
+      schema->fields.push_back(copy);
+    }
+    num_file_fields = schema->fields.size();
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (fs.FieldIndex(keys[k]) >= 0) continue;
+      auto field = std::make_shared<Field>();
+      field->name = keys[k];
+      field->type = key_types[k];
+      schema->fields.push_back(field);
+      key_added.push_back(k);
+    }
+    return Status::OK();
+  }
+};
+
 // The streaming table of Parquet files `files` (those of `kept`; parts
 // and keys as LoadFileTable found them): only the footers are read here.
 Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<std::string>& files,
@@ -140,44 +173,25 @@ Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<st
                                    const std::vector<DataTypePtr>& key_types, const FileTableOptions& options,
                                    MemoryPool* pool) {
   std::vector<FileTableSource::File> opened;
-  std::shared_ptr<Schema> schema;
-  std::vector<size_t> key_added;  // keys that become columns
-  size_t num_file_fields = 0;
+  TableColumns columns;
   // Every file pruned: the schema still comes from the first file.
   const std::vector<size_t> order = kept.empty() ? std::vector<size_t>{0} : kept;
   for (size_t f : order) {
     QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(files[f], options));
     QUIVER_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(source), pool));
     const Schema& fs = *reader->schema();
-    if (!schema) {
-      schema = std::make_shared<Schema>();
-      for (const auto& field : fs.fields) {
-        auto copy = std::make_shared<Field>(*field);
-        copy->nullable = true;
-        schema->fields.push_back(copy);
-      }
-      num_file_fields = schema->fields.size();
-      for (size_t k = 0; k < keys.size(); ++k) {
-        if (fs.FieldIndex(keys[k]) >= 0) continue;
-        auto field = std::make_shared<Field>();
-        field->name = keys[k];
-        field->type = key_types[k];
-        schema->fields.push_back(field);
-        key_added.push_back(k);
-      }
-    } else if (!SameColumns(fs, *schema, num_file_fields)) {
-      return Status::Invalid("'" + files[f] + "' has other columns than '" + files[order[0]] + "': " + fs.ToString());
-    }
+    QUIVER_RETURN_NOT_OK(columns.Add(fs, keys, key_types, files[f], files[order[0]]));
     FileTableSource::File file;
     file.reader = std::move(reader);
-    for (size_t k : key_added) file.partition_values.push_back(parts[f][k].second);
+    for (size_t k : columns.key_added) file.partition_values.push_back(parts[f][k].second);
     opened.push_back(std::move(file));
   }
   if (kept.empty()) opened.clear();
-  QUIVER_ASSIGN_OR_RETURN(auto source, FileTableSource::Make(schema, num_file_fields, std::move(opened)));
+  QUIVER_ASSIGN_OR_RETURN(auto source,
+                          FileTableSource::Make(columns.schema, columns.num_file_fields, std::move(opened)));
   TableInfo info;
   info.name = name;
-  info.schema = schema;
+  info.schema = columns.schema;
   info.num_rows = source->num_rows();
   info.file_source = std::move(source);
   return info;
@@ -191,42 +205,22 @@ Result<TableInfo> OpenCsvTable(const std::string& name, const std::vector<std::s
                                const std::vector<DataTypePtr>& key_types, const FileTableOptions& options,
                                MemoryPool* pool) {
   std::vector<CsvTableSource::File> opened;
-  std::shared_ptr<Schema> schema;
-  std::vector<size_t> key_added;  // keys that become columns
-  size_t num_file_fields = 0;
+  TableColumns columns;
   const std::vector<size_t> order = kept.empty() ? std::vector<size_t>{0} : kept;
   for (size_t f : order) {
     QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(files[f], options));
     QUIVER_ASSIGN_OR_RETURN(auto file, CsvTableSource::OpenFile(std::move(source), options.csv, pool));
     const Schema& fs = *file.layout.schema;
-    if (!schema) {
-      schema = std::make_shared<Schema>();
-      for (const auto& field : fs.fields) {
-        auto copy = std::make_shared<Field>(*field);
-        copy->nullable = true;
-        schema->fields.push_back(copy);
-      }
-      num_file_fields = schema->fields.size();
-      for (size_t k = 0; k < keys.size(); ++k) {
-        if (fs.FieldIndex(keys[k]) >= 0) continue;
-        auto field = std::make_shared<Field>();
-        field->name = keys[k];
-        field->type = key_types[k];
-        schema->fields.push_back(field);
-        key_added.push_back(k);
-      }
-    } else if (!SameColumns(fs, *schema, num_file_fields)) {
-      return Status::Invalid("'" + files[f] + "' has other columns than '" + files[order[0]] + "': " + fs.ToString());
-    }
-    for (size_t k : key_added) file.partition_values.push_back(parts[f][k].second);
+    QUIVER_RETURN_NOT_OK(columns.Add(fs, keys, key_types, files[f], files[order[0]]));
+    for (size_t k : columns.key_added) file.partition_values.push_back(parts[f][k].second);
     opened.push_back(std::move(file));
   }
   if (kept.empty()) opened.clear();
-  QUIVER_ASSIGN_OR_RETURN(auto source, CsvTableSource::Make(schema, num_file_fields, std::move(opened), options.csv,
-                                                            options.csv_range_bytes));
+  QUIVER_ASSIGN_OR_RETURN(auto source, CsvTableSource::Make(columns.schema, columns.num_file_fields, std::move(opened),
+                                                            options.csv, options.csv_range_bytes));
   TableInfo info;
   info.name = name;
-  info.schema = schema;
+  info.schema = columns.schema;
   info.num_rows = source->estimated_rows();
   info.csv_source = std::move(source);
   return info;

@@ -67,13 +67,14 @@ bool EndsInside(const char* t, int64_t b, int64_t e, bool inside, char delim, ch
 CsvRangeScan::CsvRangeScan(std::shared_ptr<RandomAccessSource> source, const CsvLayout& layout,
                            const CsvOptions& options, std::optional<std::vector<int>> columns, int64_t range_bytes)
     : source_(std::move(source)),
-      converter_(layout,
-                 [&] {
-                   CsvOptions o = options;
-                   o.batch_rows = int64_t{1} << 24;  // one batch per range
-                   return o;
-                 }(),
-                 std::move(columns)),
+      converter_(
+          layout,
+          [&] {
+            CsvOptions o = options;
+            o.batch_rows = int64_t{1} << 24;  // one batch per range
+            return o;
+          }(),
+          std::move(columns)),
       range_bytes_(std::clamp<int64_t>(range_bytes, 1, int64_t{16} << 20)) {
   const int64_t data = std::max<int64_t>(0, source_->size() - layout.data_offset);
   num_ranges_ = std::max<int64_t>(1, (data + range_bytes_ - 1) / range_bytes_);

@@ -78,7 +78,7 @@ class CsvRangeScan {
   std::vector<int8_t> end_if_inside_;
   std::vector<int8_t> start_inside_;  // -1 until known; [0] = 0
   int64_t resolved_ = 1;              // start_inside_[0 .. resolved_) known
-  Status failure_;  // of a range that failed before it published
+  Status failure_;                    // of a range that failed before it published
 };
 
 }  // namespace quiver::formats::csv

@@ -84,8 +84,9 @@ class GzipStream final : public CsvByteStream {
         if (inflateInit2(&z_, 15 + 16) != Z_OK) return Status::Invalid(in_.name() + ": gzip: inflateInit failed");
         open_ = true;
       }
-      if (avail.empty()) return Status::Invalid(in_.name() + ": gzip: truncated or corrupt data (input byte " +
-                                                std::to_string(in_.position()) + ")");
+      if (avail.empty())
+        return Status::Invalid(in_.name() + ": gzip: truncated or corrupt data (input byte " +
+                               std::to_string(in_.position()) + ")");
       z_.next_in = const_cast<Bytef*>(avail.data());
       z_.avail_in = static_cast<uInt>(std::min<size_t>(avail.size(), UINT32_MAX));
       z_.next_out = out;
@@ -162,7 +163,8 @@ Result<std::unique_ptr<CsvByteStream>> OpenCsvByteStream(std::shared_ptr<RandomA
 
 Result<std::unique_ptr<CsvStreamReader>> CsvStreamReader::Open(std::unique_ptr<CsvByteStream> stream,
                                                                const CsvOptions& options, MemoryPool* pool,
-                                                               CsvStreamOptions so, std::optional<std::vector<int>> columns) {
+                                                               CsvStreamOptions so,
+                                                               std::optional<std::vector<int>> columns) {
   so.block_bytes = std::max<int64_t>(so.block_bytes, 64);
   so.sniff_bytes = std::max<int64_t>(so.sniff_bytes, 64);
   QUIVER_ASSIGN_OR_RETURN(auto text, Buffer::Allocate(pool, std::max(so.block_bytes, so.sniff_bytes)));

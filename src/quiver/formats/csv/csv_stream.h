@@ -56,9 +56,8 @@ class CsvStreamReader {
   /// Reads the head (sniff_bytes), infers the layout (InferCsvLayout) and
   /// keeps the head as the first blocks. `columns`: as CsvRowConverter.
   /// Errors: the stream's, InferCsvLayout's; OutOfMemory.
-  static Result<std::unique_ptr<CsvStreamReader>> Open(std::unique_ptr<CsvByteStream> stream,
-                                                       const CsvOptions& options, MemoryPool* pool,
-                                                       CsvStreamOptions stream_options = {},
+  static Result<std::unique_ptr<CsvStreamReader>> Open(std::unique_ptr<CsvByteStream> stream, const CsvOptions& options,
+                                                       MemoryPool* pool, CsvStreamOptions stream_options = {},
                                                        std::optional<std::vector<int>> columns = std::nullopt);
   const CsvLayout& layout() const { return converter_.layout(); }
   /// The next batch (at most batch_rows rows, never empty; a batch ends at

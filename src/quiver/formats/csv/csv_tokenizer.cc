@@ -2,7 +2,34 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace quiver::formats::csv {
+namespace {
+
+// The first position at or after `p` (below `n`) whose byte is the
+// delimiter, LF or CR; `n` when there is none. 16 bytes at a time with
+// SSE2 (the byte loop was two thirds of the tokenizer's time).
+inline int64_t UnquotedFieldEnd(const char* t, int64_t p, int64_t n, char delim, const bool* stop) {
+#if defined(__SSE2__)
+  const __m128i d = _mm_set1_epi8(delim);
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i cr = _mm_set1_epi8('\r');
+  while (p + 16 <= n) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + p));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, d), _mm_cmpeq_epi8(v, lf)), _mm_cmpeq_epi8(v, cr));
+    const int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < n && !stop[static_cast<unsigned char>(t[p])]) ++p;
+  return p;
+}
+
+}  // namespace
 
 std::string CsvWhere(std::string_view source, int64_t line) {
   return std::string(source) + ": line " + std::to_string(line);
@@ -81,8 +108,7 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
                                ": unexpected character after a closing quote");
       }
     } else {
-      int64_t p = pos;
-      while (p < n && !stop_[static_cast<unsigned char>(t[p])]) ++p;
+      const int64_t p = UnquotedFieldEnd(t, pos, n, delim_, stop_);
       f.begin = pos;
       f.end = p;
       pos = p;
@@ -120,9 +146,7 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
   }
 }
 
-std::string_view FieldText(std::string_view text, const FieldRef& f, char quote, std::string* scratch) {
-  std::string_view raw = text.substr(f.begin, f.end - f.begin);
-  if (!f.escaped) return raw;
+std::string_view UnescapeField(std::string_view raw, char quote, std::string* scratch) {
   scratch->clear();
   for (size_t i = 0; i < raw.size(); ++i) {
     scratch->push_back(raw[i]);

@@ -46,9 +46,9 @@ class Tokenizer {
             bool at_end = true);
 
   /// The next non-blank row appended to `out` (its fields; on kEnd and
-  /// kNeedMore `out` is as it was) and its first line into `*row_line`. Errors (Invalid, naming the source, line and column): a
-  /// quoted field not closed before the end (at_end only), a character
-  /// after a closing quote that is not a delimiter or line end.
+  /// kNeedMore `out` is as it was) and its first line into `*row_line`. Errors (Invalid, naming the source, line and
+  /// column): a quoted field not closed before the end (at_end only), a character after a closing quote that is not a
+  /// delimiter or line end.
   Result<RowStatus> NextRow(std::vector<FieldRef>* out, int64_t* row_line);
 
   /// Byte offset (into the text) after the last row returned, and the line there.
@@ -66,8 +66,14 @@ class Tokenizer {
   bool stop_[256] = {};  // delimiter, LF, CR
 };
 
+/// `raw` with doubled quotes collapsed, into `scratch`.
+std::string_view UnescapeField(std::string_view raw, char quote, std::string* scratch);
+
 /// The text of a field, with doubled quotes collapsed into `scratch`.
-std::string_view FieldText(std::string_view text, const FieldRef& f, char quote, std::string* scratch);
+inline std::string_view FieldText(std::string_view text, const FieldRef& f, char quote, std::string* scratch) {
+  const std::string_view raw(text.data() + f.begin, static_cast<size_t>(f.end - f.begin));
+  return f.escaped ? UnescapeField(raw, quote, scratch) : raw;
+}
 
 /// Line ends in `text` (LF, CRLF and lone CR each one; a CR that is the last
 /// byte counts as one: split texts only at a position after an LF).

@@ -71,8 +71,8 @@ class CsvRangesTest : public ::testing::Test {
  protected:
   MemoryPool* pool() { return pool_.get(); }
   std::shared_ptr<RandomAccessSource> Source(const std::string& bytes, const std::string& name) {
-    auto buf = Buffer::CopyOf(pool(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                               bytes.size()));
+    auto buf =
+        Buffer::CopyOf(pool(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     EXPECT_TRUE(buf.ok());
     return std::make_shared<MemorySource>(*buf, name);
   }
@@ -174,9 +174,8 @@ TEST_F(CsvRangesTest, StreamsPlainGzipAndZstdInTinyBlocks) {
   const std::string text = TrickyText(60);
   ASSERT_OK_AND_ASSIGN(auto serial, ParseCsv(text, {}, pool(), "t.csv"));
   const auto want = RowsOf(serial.batches);
-  for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"t.csv", text},
-                                    {"t.csv.gz", Gzip(text)},
-                                    {"t.csv.zst", Zstd(text)}}) {
+  for (const auto& [name, bytes] :
+       {std::pair<std::string, std::string>{"t.csv", text}, {"t.csv.gz", Gzip(text)}, {"t.csv.zst", Zstd(text)}}) {
     for (int64_t block : {64, 100, 1000}) {
       CsvStreamOptions so;
       so.block_bytes = block;
@@ -231,6 +230,32 @@ TEST_F(CsvRangesTest, StreamedTextStaysWithinItsBlock) {
     EXPECT_EQ(reader->peak_text_bytes(), 64 << 10) << name;
     EXPECT_LT(reading->peak_bytes(), 512 << 10) << name;
   }
+}
+
+TEST_F(CsvRangesTest, UnquotedFieldsOfEveryLengthAroundTheVectorWidth) {
+  // The tokenizer scans unquoted fields 16 bytes at a time: delimiters and
+  // line ends at every offset of a 16-byte block, and at the text's end.
+  std::string text = "a,b\n";
+  std::vector<std::string> want;
+  for (int len = 0; len < 40; ++len) {
+    const std::string a(static_cast<size_t>(len), 'x');
+    const std::string b(static_cast<size_t>(39 - len), 'y');
+    text += a + "," + b + (len % 3 == 0 ? "\r\n" : len % 3 == 1 ? "\n" : "\r");
+    want.push_back(a + "|" + b);
+  }
+  text += std::string(20, 'z') + "," + std::string(17, 'w');  // no final line end
+  want.push_back(std::string(20, 'z') + "|" + std::string(17, 'w'));
+  CsvOptions o;
+  o.header = HeaderMode::kPresent;
+  ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, o, pool(), "t.csv"));
+  std::vector<std::string> got;
+  for (const auto& b : t.batches) {
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      got.push_back((IsNull(*b->columns[0], r) ? "" : std::string(StringAt(*b->columns[0], r))) + "|" +
+                    (IsNull(*b->columns[1], r) ? "" : std::string(StringAt(*b->columns[1], r))));
+    }
+  }
+  EXPECT_EQ(got, want);
 }
 
 TEST_F(CsvRangesTest, LineEndsCountLfCrlfAndLoneCr) {

@@ -82,7 +82,8 @@ TEST_F(CsvScanTest, ParallelRangesEqualTheSerialParse) {
     std::vector<std::string> sorted_want = want;
     std::sort(sorted_want.begin(), sorted_want.end());
     EXPECT_EQ(set, sorted_want) << threads;
-    ASSERT_OK_AND_ASSIGN(V agg, Query("SELECT count(*), CAST(sum(price) AS BIGINT), count(note) FROM split", threads, false));
+    ASSERT_OK_AND_ASSIGN(V agg,
+                         Query("SELECT count(*), CAST(sum(price) AS BIGINT), count(note) FROM split", threads, false));
     EXPECT_EQ(agg, (V{"300|1500|300"})) << threads;
   }
 }
