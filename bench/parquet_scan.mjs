@@ -16,14 +16,24 @@
 // from process.cpuUsage around its query), medians each; on a loaded
 // machine the wall times measure the load, the CPU times the work. Prints
 // both answers (they must be equal) and quiver's statement pool peak.
+//   page index  the filtered scan over lineitem written by quiver in ONE row
+//             group sorted by l_shipdate (a page index on every column
+//             chunk): quiver with its pages pruned, quiver with
+//             --no-page-index (row-group statistics only: nothing pruned),
+//             and DuckDB over the same file; quiver's stderr says the pages
+//             read and pruned.
 // Usage:
+//   node bench/parquet_scan.mjs --prepare-one-group DIR QUIVER_BINARY
+//     writes DIR/lineitem_one_group_by_shipdate.parquet (quiver gen tpch
+//     --scale 1, then quiver sql -o ... ORDER BY l_shipdate, one row group).
 //   node bench/parquet_scan.mjs --prepare DIR QUIVER_BINARY
 //     writes DIR/lineitem_{snappy,zstd,by_shipdate}.parquet with DuckDB's
 //     COPY ... (FORMAT parquet, COMPRESSION snappy|zstd) (default row
 //     groups, 122,880 rows) from `quiver gen tpch --scale 1` read as CSV
 //     (DECIMAL(15,2) money columns, as tests/tpch/duckdb_compare.mjs).
-//   node bench/parquet_scan.mjs QUIVER_BINARY DIR [--runs N]
-//     the scans over those files.
+//   node bench/parquet_scan.mjs QUIVER_BINARY DIR [--runs N] [--only page-index]
+//     the scans over those files (those present; --only page-index: the
+//     page-index cases only).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,23 +74,42 @@ if (process.argv[2] === '--prepare') {
   process.exit(0);
 }
 
+if (process.argv[2] === '--prepare-one-group') {
+  const [dir, quiver] = process.argv.slice(3);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, 'tpch1-arrow');
+  const gen = spawnSync(quiver, ['gen', 'tpch', '--scale', '1', '-o', tmp], { encoding: 'utf8' });
+  if (gen.status !== 0) throw new Error(`quiver gen failed: ${gen.stderr}`);
+  const out = join(dir, 'lineitem_one_group_by_shipdate.parquet');
+  const q = spawnSync(quiver, ['sql', '--table', `l=${join(tmp, 'lineitem.arrow')}`, '-o', out,
+    '--row-group-rows', '100000000', '--row-group-bytes', '1099511627776',
+    'SELECT * FROM l ORDER BY l_shipdate'], { encoding: 'utf8' });
+  if (q.status !== 0) throw new Error(`quiver sql -o failed: ${q.stderr}`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
+
 const [quiver, dir] = process.argv.slice(2);
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
 const runs = process.argv.includes('--runs') ? Number(process.argv[process.argv.indexOf('--runs') + 1]) : 3;
 const full = (t) => `SELECT sum(l_quantity), sum(l_extendedprice), sum(l_discount), sum(l_tax) FROM ${t}`;
 const filtered = (t) => `SELECT count(*), sum(l_extendedprice) FROM ${t} ` +
   `WHERE l_shipdate >= DATE '1995-03-01' AND l_shipdate < DATE '1995-04-01'`;
+const oneGroup = 'lineitem_one_group_by_shipdate.parquet';
 const cases = [
-  ['full snappy', 'lineitem_snappy.parquet', full],
-  ['full zstd', 'lineitem_zstd.parquet', full],
-  ['filtered (by shipdate)', 'lineitem_by_shipdate.parquet', filtered],
-];
+  ['full snappy', 'lineitem_snappy.parquet', full, []],
+  ['full zstd', 'lineitem_zstd.parquet', full, []],
+  ['filtered (by shipdate)', 'lineitem_by_shipdate.parquet', filtered, []],
+  ['page index: filtered, one row group (pages pruned)', oneGroup, filtered, [], 'page-index'],
+  ['page index: filtered, one row group (--no-page-index)', oneGroup, filtered, ['--no-page-index'], 'page-index'],
+].filter((c) => (!only || c[4] === only) && existsSync(join(dir, c[1])));
 
 // quiver under /usr/bin/time: its wall time here, its CPU time (user +
 // system, all threads) from time's last stderr line.
-function runQuiver(file, threads, text) {
+function runQuiver(file, threads, text, extra = []) {
   const t0 = performance.now();
   const q = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', quiver, 'sql', '--table', `l=${file}`, '--threads',
-    String(threads), '--format', 'csv', text], { encoding: 'utf8' });
+    String(threads), '--format', 'csv', ...extra, text], { encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (q.status !== 0) throw new Error(`quiver failed: ${q.stderr}`);
   const cpu = q.stderr.match(/cpu ([0-9.]+) ([0-9.]+)\s*$/);
@@ -91,7 +120,7 @@ function runQuiver(file, threads, text) {
 for (const threads of [1, 2]) {
   const db = await DuckDBInstance.create(':memory:', { threads: String(threads) });
   const conn = await db.connect();
-  for (const [name, base, sql] of cases) {
+  for (const [name, base, sql, extra] of cases) {
     const file = join(dir, base);
     if (!existsSync(file)) throw new Error(`${file} missing: run with --prepare ${dir} first`);
     const duck = [], mine = [], startup = [], duckCpu = [], myCpu = [], startupCpu = [];
@@ -104,12 +133,13 @@ for (const threads of [1, 2]) {
       const c1 = process.cpuUsage(c0);
       duckCpu.push((c1.user + c1.system) / 1000);
       duckAnswer = r.getRows()[0].map(String).join(',');
-      const q = runQuiver(file, threads, sql('l'));
+      const q = runQuiver(file, threads, sql('l'), extra);
       mine.push(q.ms);
       myCpu.push(q.cpuMs);
       myAnswer = q.answer;
       peak = (q.stderr.match(/statement pool peak [^ ]+ [^ (]+/) || [''])[0];
-      groups = (q.stderr.match(/parquet [0-9]+ row groups read, [0-9]+ pruned/) || [''])[0];
+      groups = (q.stderr.match(/parquet [0-9]+ row groups read, [0-9]+ pruned(, pages [0-9]+ read, [0-9]+ pruned)?/) ||
+        [''])[0];
       const st = runQuiver(file, threads, 'SELECT count(*) FROM l');
       startup.push(st.ms);
       startupCpu.push(st.cpuMs);

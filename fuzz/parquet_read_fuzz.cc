@@ -4,13 +4,71 @@
 // decoded), each batch validated in full, as `quiver cat` reads a file. A
 // crash, hang, leak or runaway allocation is a bug; an error Status is the
 // right answer for bad input. Every byte charged must be back when the
-// reader and its batches are dropped.
+// reader and its batches are dropped. Then the page index: every row
+// group's offset and column indexes read and checked, a page plan for
+// `IS NULL` on each flat field, and every other page's rows of the first
+// indexed column read through the offset indexes (OpenRowGroupRange).
 #include <cstddef>
 #include <cstdint>
 
 #include "quiver/columnar/validate.h"
 #include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/parquet/page_filter.h"
 #include "quiver/formats/source.h"
+
+namespace {
+
+using namespace quiver;
+
+// Reads `range` of row group `g` through `plan`, every batch validated.
+void ReadRange(const parquet::FileReader& reader, int g, const parquet::RowGroupPagePlan& plan, parquet::RowRange range,
+               MemoryPool* pool) {
+  auto slices = reader.OpenRowGroupRange(g, {}, plan, range, pool);
+  if (!slices.ok()) return;
+  while (true) {
+    auto b = (*slices)->Next(1000);
+    if (!b.ok() || !*b) return;
+    if (!ValidateBatch(**b, ValidationLevel::kFull).ok()) __builtin_trap();
+  }
+}
+
+void ReadPageIndexes(const parquet::FileReader& reader, MemoryPool* pool) {
+  const auto& schema = reader.parquet_schema();
+  const int fields = static_cast<int>(schema.fields.size());
+  std::vector<int> all_fields;
+  for (int f = 0; f < fields; ++f) all_fields.push_back(f);
+  for (int g = 0; g < reader.num_row_groups(); ++g) {
+    std::vector<int> leaves;
+    for (int l = 0; l < static_cast<int>(schema.leaves.size()); ++l) leaves.push_back(l);
+    auto indexes = parquet::ReadPageIndexes(reader, g, leaves, true, pool);
+    if (!indexes.ok()) continue;
+    for (int f = 0; f < fields; ++f) {
+      parquet::StatsPredicate p;
+      p.field = f;
+      p.op = parquet::StatsPredicate::Op::kIsNull;
+      auto plan = parquet::PlanRowGroupPages(reader, g, std::span(&p, 1), all_fields, pool);
+      if (plan.ok() && *plan) {
+        for (const auto& r : (*plan)->ranges) ReadRange(reader, g, **plan, r, pool);
+      }
+    }
+    // Every other page of the first flat column with an offset index.
+    parquet::RowGroupPagePlan plan;
+    plan.offset_indexes.resize(leaves.size());
+    for (size_t l = 0; l < leaves.size(); ++l) plan.offset_indexes[l] = (*indexes)[l].offset_index;
+    const int64_t rows = reader.metadata().row_groups[static_cast<size_t>(g)].num_rows;
+    for (int f = 0; f < fields; ++f) {
+      const int leaf = parquet::FlatLeafOf(schema, f);
+      if (leaf < 0 || !plan.offset_indexes[static_cast<size_t>(leaf)]) continue;
+      const auto& oi = *plan.offset_indexes[static_cast<size_t>(leaf)];
+      for (size_t i = 0; i < oi.page_locations.size(); i += 2) {
+        ReadRange(reader, g, plan, {oi.page_locations[i].first_row_index, parquet::PageRows(oi, i, rows)}, pool);
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace quiver;
@@ -34,6 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           if (one.ok() && !ValidateBatch(**one, ValidationLevel::kFull).ok()) __builtin_trap();
         }
       }
+      ReadPageIndexes(**reader, pool.get());
     }
   }
   if (pool->held_bytes() != 0) __builtin_trap();  // everything released

@@ -12,7 +12,9 @@
 //  - the same back to Arrow IPC and again to Parquet (convert in.parquet out.arrow);
 //  - TPC-H lineitem at scale 0.05 converted to Parquet: DuckDB's count and
 //    sums equal quiver's over the Arrow file; the file sizes beside DuckDB's
-//    own COPY of the same table (printed, not asserted).
+//    own COPY of the same table (printed, not asserted); and the same in
+//    one row group with a page index on every column chunk: DuckDB reads it
+//    alike, and a filtered month answers alike with and without page pruning.
 // DuckDB's parquet_metadata() checks the encodings, codecs and row groups; bad
 // options and unsupported columns are clear errors that leave no file.
 // Usage: node tests/formats/parquet_writer_vs_duckdb.mjs QUIVER_BINARY SHARED_DIR
@@ -238,6 +240,38 @@ for (const codec of ['snappy', 'zstd']) {
   } else {
     failures++;
     console.log(`DIFF lineitem SF 0.05 ${codec}: duckdb ${got.join(' | ')}; quiver ${fromQuiver.join(' | ')}`);
+  }
+}
+
+// 3b. The same lineitem in ONE row group (many pages, a page index on every
+// column chunk): DuckDB reads every value alike (the aggregates), and a
+// month of l_shipdate answers alike from DuckDB, from quiver with its pages
+// pruned and from quiver with --no-page-index.
+{
+  const one = path.join(dir, 'lineitem-one-group.parquet');
+  run(['sql', '--table', `l=${tpch}/lineitem.arrow`, '-o', one, '--row-group-rows', '1000000',
+    'SELECT * FROM l ORDER BY l_shipdate, l_orderkey, l_linenumber']);
+  const got = (await rows(agg.replace('FROM lineitem', `FROM read_parquet('${one}')`)))[0].map((v) => String(v));
+  const stats = run(['stats', one]);
+  const indexed = /page index on 16 of 16 column chunks \(([0-9]+) pages\)/.exec(stats);
+  const month = 'SELECT count(*), sum(l_extendedprice), min(l_orderkey), sum(l_quantity) FROM l ' +
+    "WHERE l_shipdate >= DATE '1995-03-01' AND l_shipdate < DATE '1995-04-01'";
+  const duck = (await rows(month.replace('FROM l', `FROM read_parquet('${one}')`)))[0].map(String).join(',');
+  const pruned = spawnSync(quiver, ['sql', '--table', `l=${one}`, '--format', 'csv', month], { encoding: 'utf8' });
+  const unpruned = run(['sql', '--table', `l=${one}`, '--format', 'csv', '--no-page-index', month]);
+  const line = (out) => out.trim().split('\n')[1];
+  const pages = /pages ([0-9]+) read, ([0-9]+) pruned/.exec(pruned.stderr);
+  const ok = got.every((v, i) => Number(v) === Number(fromQuiver[i]) || v === fromQuiver[i]) && indexed &&
+    Number(indexed[1]) > 16 && pages && Number(pages[2]) > 0 && line(pruned.stdout) === line(unpruned) &&
+    line(unpruned).split(',').every((v, i) => Number(v) === Number(duck.split(',')[i]) || v === duck.split(',')[i]);
+  if (ok) {
+    equal++;
+    console.log(`ok   lineitem SF 0.05 one row group: ${indexed[1]} pages indexed; a month: duckdb ${duck}, ` +
+      `quiver ${line(pruned.stdout)} (pages ${pages[1]} read, ${pages[2]} pruned)`);
+  } else {
+    failures++;
+    console.log(`DIFF lineitem one row group: duckdb ${got.join(' | ')} / ${duck}; quiver ${fromQuiver.join(' | ')} / ` +
+      `${line(pruned.stdout)} (${pruned.stderr.trim()}) / ${line(unpruned)}; stats ${indexed ? indexed[0] : 'no index'}`);
   }
 }
 

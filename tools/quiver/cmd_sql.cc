@@ -27,6 +27,7 @@
 #include "quiver/memory/disk_budget.h"
 #include "quiver/memory/spill_directory.h"
 #include "quiver/sql/engine.h"
+#include "quiver/sql/file_scan.h"
 #include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
 #include "table_catalog.h"
@@ -43,7 +44,7 @@ struct SqlOpts {
   int64_t spill_limit = -1;
   int tpch_query = 0;
   int threads = 0;
-  bool print_sql = false, no_spill = false;
+  bool print_sql = false, no_spill = false, no_page_index = false;
   std::string spill_directory, dialect = "postgres";
   ParquetOutputOpts parquet;
   S3StoreOptions s3;
@@ -98,6 +99,8 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       ->check(CLI::IsMember({"postgres", "spark"}));
   AddS3StoreOptions(cmd, &o->s3, /*for_chunks=*/false);
   cmd->add_flag("--no-spill", o->no_spill, "fail with OutOfMemory at the memory limit instead of spilling");
+  cmd->add_flag("--no-page-index", o->no_page_index,
+                "prune Parquet row groups by their statistics only, not pages by the page index");
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
       ->transform(ByteSize());
@@ -153,6 +156,11 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
                           OpenTableCatalog(ctx, o.tables, o.table_dirs, o.tpch, o.tpch_dir, "quiver-tpch-", o.s3));
   if (!tables->tpch_summary.empty()) std::fprintf(stderr, "%s\n", tables->tpch_summary.c_str());
   const std::shared_ptr<sql::Catalog>& catalog = tables->catalog;
+  if (o.no_page_index) {
+    for (const sql::TableInfo& t : catalog->ListTables()) {
+      if (t.file_source) t.file_source->UsePageIndex(false);
+    }
+  }
   sql::Engine engine(catalog);
   auto pool = ctx.Child("sql");
   auto peaks = std::make_shared<bench::PeakByPath>();  // the statement's operators, by pool

@@ -161,16 +161,22 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
 }
 
 std::string FileTablesSummary(const sql::Catalog& catalog) {
-  int64_t read = 0, pruned = 0, bytes = 0;
+  int64_t read = 0, pruned = 0, bytes = 0, pages_read = 0, pages_pruned = 0;
   for (const sql::TableInfo& t : catalog.ListTables()) {
     if (!t.file_source) continue;
     read += t.file_source->row_groups_read();
     pruned += t.file_source->row_groups_pruned();
     bytes += t.file_source->bytes_read();
+    pages_read += t.file_source->pages_read();
+    pages_pruned += t.file_source->pages_pruned();
   }
   if (read == 0 && pruned == 0) return "";
-  return "; parquet " + std::to_string(read) + " row groups read, " + std::to_string(pruned) + " pruned (" +
-         FormatBytes(bytes) + " of column chunks)";
+  std::string pages;
+  if (pages_read > 0 || pages_pruned > 0) {
+    pages = ", pages " + std::to_string(pages_read) + " read, " + std::to_string(pages_pruned) + " pruned";
+  }
+  return "; parquet " + std::to_string(read) + " row groups read, " + std::to_string(pruned) + " pruned" + pages +
+         " (" + FormatBytes(bytes) + " of column chunks)";
 }
 
 }  // namespace quiver::cli

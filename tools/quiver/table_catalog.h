@@ -58,7 +58,8 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
                                                        const std::string& tpch_dir, const std::string& temp_prefix,
                                                        const S3StoreOptions& s3 = {});
 
-/// "; parquet R row groups read, P pruned (B of column chunks)": what the
+/// "; parquet R row groups read, P pruned[, pages PR read, PP pruned] (B
+/// of column chunks)" (pages: of the row groups read by their page index): what the
 /// scans of the catalog's Parquet file tables have read and left out by
 /// their statistics since the tables were registered (sql/file_scan.h
 /// counters, summed over the tables), or "" when they have read and pruned

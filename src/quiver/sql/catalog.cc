@@ -168,7 +168,18 @@ SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<s
     file_units_ = std::make_unique<FileUnits>();
     file_units_->source = table.file_source;
     file_units_->pool = pool;
-    file_units_->units = table.file_source->Units(prune);
+    if (!columns_) {
+      columns_.emplace();
+      for (size_t c = 0; c < schema_->fields.size(); ++c) columns_->push_back(static_cast<int>(c));
+    }
+    // Row groups and pages pruned; a corrupt page index fails the scan's
+    // first Next.
+    auto units = table.file_source->PlanUnits(prune, *columns_, pool);
+    if (units.ok()) {
+      file_units_->units = std::move(*units);
+    } else {
+      error_ = units.status();
+    }
     file_units_->slice_rows = std::min(morsel_rows_, kFileSliceRows);
     int64_t slices = 0;
     for (const auto& u : file_units_->units) {
@@ -176,10 +187,6 @@ SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<s
       slices += (u.num_rows + file_units_->slice_rows - 1) / file_units_->slice_rows;
     }
     file_units_->first_slice.push_back(slices);
-    if (!columns_) {
-      columns_.emplace();
-      for (size_t c = 0; c < schema_->fields.size(); ++c) columns_->push_back(static_cast<int>(c));
-    }
   } else if (table.in_memory()) {
     batches_ = table.batches;
   } else {

@@ -82,7 +82,9 @@ struct ColumnInfo {
 class SharedScan {
  public:
   /// `prune`: conjuncts over table columns whose statistics let a file
-  /// table skip row groups (ignored by other tables).
+  /// table skip row groups and, by the page index, pages (ignored by other
+  /// tables; FileTableSource::PlanUnits reads the page indexes here, and
+  /// an error doing so is returned by every Next()).
   SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns, int64_t morsel_rows,
              std::vector<parquet::StatsPredicate> prune = {});
   ~SharedScan();

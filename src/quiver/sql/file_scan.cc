@@ -54,7 +54,11 @@ Result<std::shared_ptr<FileTableSource>> FileTableSource::Make(SchemaPtr schema,
     for (int g = 0; g < r.num_row_groups(); ++g) {
       const int64_t rows = r.metadata().row_groups[static_cast<size_t>(g)].num_rows;
       if (rows == 0) continue;
-      s->units_.push_back(Unit{static_cast<int>(f), g, rows});
+      Unit u;
+      u.file = static_cast<int>(f);
+      u.row_group = g;
+      u.num_rows = rows;
+      s->units_.push_back(std::move(u));
     }
     if (__builtin_add_overflow(s->num_rows_, r.num_rows(), &s->num_rows_)) {
       return Status::Invalid(r.source().name() + ": the files' row counts overflow");
@@ -86,6 +90,45 @@ std::vector<FileTableSource::Unit> FileTableSource::Units(std::span<const parque
   return out;
 }
 
+Result<std::vector<FileTableSource::Unit>> FileTableSource::PlanUnits(std::span<const parquet::StatsPredicate> prune,
+                                                                      const std::vector<int>& columns,
+                                                                      MemoryPool* pool) const {
+  std::vector<Unit> kept = Units(prune);
+  std::vector<parquet::StatsPredicate> own;
+  for (const auto& p : prune) {
+    if (p.field >= 0 && static_cast<size_t>(p.field) < num_file_fields_) own.push_back(p);
+  }
+  if (own.empty() || !page_index_.load(std::memory_order_relaxed)) return kept;
+  std::vector<int> file_columns;
+  for (int c : columns) {
+    if (c >= 0 && static_cast<size_t>(c) < num_file_fields_) file_columns.push_back(c);
+  }
+  std::vector<Unit> out;
+  for (const Unit& u : kept) {
+    const parquet::FileReader& reader = *files_[static_cast<size_t>(u.file)].reader;
+    QUIVER_ASSIGN_OR_RETURN(auto plan, parquet::PlanRowGroupPages(reader, u.row_group, own, file_columns, pool));
+    if (!plan) {
+      out.push_back(u);
+      continue;
+    }
+    pages_pruned_.fetch_add(plan->pages_total - plan->pages_selected, std::memory_order_relaxed);
+    if (plan->ranges.empty()) {
+      row_groups_pruned_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    auto shared = std::make_shared<const parquet::RowGroupPagePlan>(std::move(*plan));
+    for (size_t k = 0; k < shared->ranges.size(); ++k) {
+      Unit r = u;
+      r.first_row = shared->ranges[k].first_row;
+      r.num_rows = shared->ranges[k].num_rows;
+      r.first_of_row_group = k == 0;
+      r.pages = shared;
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
 Result<std::unique_ptr<FileTableSource::UnitReader>> FileTableSource::OpenUnit(const Unit& unit,
                                                                                const std::vector<int>& columns,
                                                                                MemoryPool* pool) const {
@@ -106,14 +149,20 @@ Result<std::unique_ptr<FileTableSource::UnitReader>> FileTableSource::OpenUnit(c
     if (static_cast<size_t>(c) < num_file_fields_) r->file_columns_.push_back(c);
   }
   if (!r->file_columns_.empty()) {
-    QUIVER_ASSIGN_OR_RETURN(r->slices_, file.reader->OpenRowGroup(unit.row_group, r->file_columns_, pool));
+    if (unit.pages) {
+      QUIVER_ASSIGN_OR_RETURN(r->slices_,
+                              file.reader->OpenRowGroupRange(unit.row_group, r->file_columns_, *unit.pages,
+                                                             parquet::RowRange{unit.first_row, unit.num_rows}, pool));
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(r->slices_, file.reader->OpenRowGroup(unit.row_group, r->file_columns_, pool));
+    }
     if (r->slices_->num_rows() != unit.num_rows) {
       return Status::Invalid(file.reader->source().name() + ": row group " + std::to_string(unit.row_group) +
                              " read as " + std::to_string(r->slices_->num_rows()) + " rows, the footer says " +
                              std::to_string(unit.num_rows));
     }
   }
-  row_groups_read_.fetch_add(1, std::memory_order_relaxed);
+  if (unit.first_of_row_group) row_groups_read_.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
 
@@ -163,6 +212,12 @@ Result<RecordBatchPtr> FileTableSource::ReadUnit(const Unit& unit, const std::ve
 int64_t FileTableSource::column_chunks_read() const {
   int64_t n = 0;
   for (const auto& f : files_) n += f.reader->column_chunks_read();
+  return n;
+}
+
+int64_t FileTableSource::pages_read() const {
+  int64_t n = 0;
+  for (const auto& f : files_) n += f.reader->pages_read();
   return n;
 }
 

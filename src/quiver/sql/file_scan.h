@@ -4,7 +4,9 @@
 // takes the row groups of the files as its units (morsels), each read with
 // only the columns the statement reads and decoded into the statement's
 // scan pool, after the row groups whose statistics exclude the scan's
-// filter are pruned (parquet/row_group_filter.h).
+// filter are pruned (parquet/row_group_filter.h) and, where the files have
+// a page index, the pages (parquet/page_filter.h): a row group is then
+// read as the ranges of rows whose pages may match, one unit each.
 //
 // The table's columns are the files' fields (every file has the first
 // one's), then the hive partition columns the files do not have (one
@@ -26,6 +28,7 @@
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
 #include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/parquet/page_filter.h"
 #include "quiver/formats/parquet/row_group_filter.h"
 #include "quiver/memory/memory_pool.h"
 
@@ -40,11 +43,16 @@ class FileTableSource {
     std::unique_ptr<parquet::FileReader> reader;
     std::vector<std::string> partition_values;
   };
-  /// A unit of work: row group `row_group` of file `file`.
+  /// A unit of work: row group `row_group` of file `file`, whole, or
+  /// (`pages` set) its rows [first_row, first_row + num_rows), one of the
+  /// ranges the page index left (read through `pages`' offset indexes).
   struct Unit {
     int file = 0;
     int row_group = 0;
     int64_t num_rows = 0;
+    int64_t first_row = 0;
+    bool first_of_row_group = true;  ///< counts the row group as read
+    std::shared_ptr<const parquet::RowGroupPagePlan> pages;
   };
 
   /// `schema`: the table (the files' fields first, `num_file_fields` of
@@ -68,6 +76,22 @@ class FileTableSource {
   /// (fields: table column indices; predicates on partition columns are
   /// ignored). Adds the row groups left out to row_groups_pruned().
   std::vector<Unit> Units(std::span<const parquet::StatsPredicate> prune) const;
+
+  /// Units, then page pruning (unless UsePageIndex(false)): each row group
+  /// left whose page index excludes some rows becomes one unit per range
+  /// of rows its pages may match, reading the table columns `columns`;
+  /// a row group with no such range is left out too (counted in
+  /// row_groups_pruned()). Adds the data pages of `columns` left out to
+  /// pages_pruned(). The page indexes are read here (bytes from `pool`).
+  /// Errors: Invalid for a corrupt page index (naming the file, row group
+  /// and column), IOError, OutOfMemory.
+  Result<std::vector<Unit>> PlanUnits(std::span<const parquet::StatsPredicate> prune, const std::vector<int>& columns,
+                                      MemoryPool* pool) const;
+
+  /// Whether PlanUnits uses the page index (default true): a setting of
+  /// the scans (to compare answers and times with and without it), not of
+  /// the data, so it may be changed on a shared source between statements.
+  void UsePageIndex(bool on) const { page_index_.store(on, std::memory_order_relaxed); }
 
   /// Reads `unit` with the table columns `columns` (indices into schema()):
   /// a batch of schema()'s width and the unit's rows whose listed columns
@@ -104,8 +128,9 @@ class FileTableSource {
 
   /// Opens `unit` to be read in slices (the morsels of a parallel scan):
   /// its column chunks of `columns` are read now (parquet
-  /// FileReader::OpenRowGroup), decoded by UnitReader::Next. Counts the
-  /// unit in row_groups_read(). Errors: as ReadUnit.
+  /// FileReader::OpenRowGroup, or OpenRowGroupRange for a range), decoded
+  /// by UnitReader::Next. Counts the unit's row group in row_groups_read()
+  /// (once per row group). Errors: as ReadUnit.
   Result<std::unique_ptr<UnitReader>> OpenUnit(const Unit& unit, const std::vector<int>& columns,
                                                MemoryPool* pool) const;
 
@@ -115,6 +140,11 @@ class FileTableSource {
   /// readers have read.
   int64_t row_groups_read() const { return row_groups_read_.load(std::memory_order_relaxed); }
   int64_t row_groups_pruned() const { return row_groups_pruned_.load(std::memory_order_relaxed); }
+  /// Data pages of the scans' columns read through their offset index
+  /// (OpenUnit of a range), and left out by PlanUnits. Row groups read
+  /// whole count no pages.
+  int64_t pages_read() const;
+  int64_t pages_pruned() const { return pages_pruned_.load(std::memory_order_relaxed); }
   int64_t column_chunks_read() const;
   int64_t bytes_read() const;
 
@@ -127,6 +157,8 @@ class FileTableSource {
   int64_t num_rows_ = 0;
   mutable std::atomic<int64_t> row_groups_read_{0};
   mutable std::atomic<int64_t> row_groups_pruned_{0};
+  mutable std::atomic<int64_t> pages_pruned_{0};
+  mutable std::atomic<bool> page_index_{true};
 };
 
 /// A column of `rows` copies of `value` (a partition folder's value):

@@ -537,7 +537,7 @@ Result<ArrayDataPtr> ReadChunk(const SchemaNode& leaf, const ColumnMetaData& met
 /// The decoding state of one chunk between slices: the page being read
 /// (its body, level and value decoders, values left) and the dictionary.
 struct ColumnChunkReader::State {
-  State(const SchemaNode& leaf, std::shared_ptr<Buffer> chunk, int32_t codec, int64_t rows, DataTypePtr t,
+  State(const SchemaNode& leaf, std::vector<std::shared_ptr<Buffer>> chunk, int32_t codec, int64_t rows, DataTypePtr t,
         MemoryPool* p)
       : ptype(*leaf.element->type),
         width(PhysicalWidth(ptype, leaf.element->type_length)),
@@ -835,6 +835,15 @@ ColumnChunkReader::~ColumnChunkReader() = default;
 Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaNode& leaf, const ColumnMetaData& meta,
                                                                    std::shared_ptr<Buffer> chunk, int64_t num_rows,
                                                                    DataTypePtr type, MemoryPool* pool) {
+  std::vector<std::shared_ptr<Buffer>> segments;
+  segments.push_back(std::move(chunk));
+  return Make(leaf, meta, std::move(segments), num_rows, std::move(type), pool);
+}
+
+Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                                                   std::vector<std::shared_ptr<Buffer>> chunk,
+                                                                   int64_t num_rows, DataTypePtr type,
+                                                                   MemoryPool* pool) {
   if (leaf.max_rep != 0 || leaf.max_def > 1) {
     return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
                                   ", definition level " + std::to_string(leaf.max_def) + ")");
@@ -859,6 +868,17 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaN
 }
 
 int64_t ColumnChunkReader::rows_left() const { return state_->num_rows - state_->rows_read; }
+
+Status ColumnChunkReader::Skip(int64_t rows) {
+  // Decoded and dropped, a bounded slice at a time.
+  constexpr int64_t kSkipSliceRows = 64 * 1024;
+  while (rows > 0 && rows_left() > 0) {
+    const int64_t n = std::min({rows, rows_left(), kSkipSliceRows});
+    QUIVER_ASSIGN_OR_RETURN(auto dropped, Read(n));
+    rows -= n;
+  }
+  return Status::OK();
+}
 
 Result<ArrayDataPtr> ColumnChunkReader::Read(int64_t rows) {
   State& s = *state_;

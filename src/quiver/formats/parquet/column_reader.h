@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
@@ -35,12 +36,21 @@ class ColumnChunkReader {
   static Result<std::unique_ptr<ColumnChunkReader>> Make(const SchemaNode& leaf, const ColumnMetaData& meta,
                                                          std::shared_ptr<Buffer> chunk, int64_t num_rows,
                                                          DataTypePtr type, MemoryPool* pool);
+  /// The same over a chunk read in parts (PageReader's segments: the
+  /// dictionary page, then the runs of data pages a page index selected);
+  /// `num_rows`: the rows of those pages.
+  static Result<std::unique_ptr<ColumnChunkReader>> Make(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                                         std::vector<std::shared_ptr<Buffer>> chunk, int64_t num_rows,
+                                                         DataTypePtr type, MemoryPool* pool);
   ~ColumnChunkReader();
   /// The next min(rows, rows_left()) rows as an array of the type. When
   /// the last row is returned the chunk's remaining pages are checked to
   /// hold no more values. Errors: as ReadFlatColumnChunk; after one the
   /// reader must not be used again.
   Result<ArrayDataPtr> Read(int64_t rows);
+  /// Passes over the next min(rows, rows_left()) rows (decoded and dropped,
+  /// 64 Ki rows at a time). Errors: as Read.
+  Status Skip(int64_t rows);
   int64_t rows_left() const;
 
  private:

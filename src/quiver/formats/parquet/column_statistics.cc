@@ -23,10 +23,9 @@ std::string Bytes(T v) {
 
 /// Min and max of fixed-width values compared as T.
 template <typename T>
-void MinMax(const ColumnValues& cv, int width, std::string* min, std::string* max) {
-  const uint8_t* p = cv.fixed_data();
+void MinMax(const uint8_t* p, int64_t n, int width, std::string* min, std::string* max) {
   T lo = Load<T>(p), hi = lo;
-  for (int64_t i = 1; i < cv.num_values; ++i) {
+  for (int64_t i = 1; i < n; ++i) {
     const T x = Load<T>(p + i * width);
     if (x < lo) lo = x;
     if (hi < x) hi = x;
@@ -37,11 +36,10 @@ void MinMax(const ColumnValues& cv, int width, std::string* min, std::string* ma
 
 /// Floats: NaN left out; zeros as the spec asks. False when all are NaN.
 template <typename T>
-bool FloatMinMax(const ColumnValues& cv, std::string* min, std::string* max) {
-  const uint8_t* p = cv.fixed_data();
+bool FloatMinMax(const uint8_t* p, int64_t n, std::string* min, std::string* max) {
   bool any = false;
   T lo = 0, hi = 0;
-  for (int64_t i = 0; i < cv.num_values; ++i) {
+  for (int64_t i = 0; i < n; ++i) {
     const T x = Load<T>(p + i * static_cast<int64_t>(sizeof(T)));
     if (std::isnan(x)) continue;
     if (!any) {
@@ -68,43 +66,50 @@ bool SignedBytesLess(const uint8_t* a, const uint8_t* b, int n) {
 }  // namespace
 
 Statistics ComputeStatistics(const ColumnValues& cv, const LeafMapping& m) {
+  return ComputeStatistics(cv, m, 0, cv.num_values, cv.num_rows);
+}
+
+Statistics ComputeStatistics(const ColumnValues& cv, const LeafMapping& m, int64_t first_value, int64_t num_values,
+                             int64_t num_rows) {
   Statistics s;
-  s.null_count = cv.num_rows - cv.num_values;
-  if (cv.num_values == 0 || m.order == StatsOrder::kNone) return s;
+  s.null_count = num_rows - num_values;
+  if (num_values == 0 || m.order == StatsOrder::kNone) return s;
   std::string lo, hi;
   bool deprecated_too = false;
   const int w = m.width_bytes;
+  const uint8_t* fixed = cv.fixed_data() != nullptr ? cv.fixed_data() + first_value * w : nullptr;
+  const int64_t n = num_values;
   switch (m.order) {
     case StatsOrder::kNone: return s;
-    case StatsOrder::kBoolean: MinMax<uint8_t>(cv, 1, &lo, &hi); break;
+    case StatsOrder::kBoolean: MinMax<uint8_t>(fixed, n, 1, &lo, &hi); break;
     case StatsOrder::kSigned:
       deprecated_too = true;
       if (m.physical == PhysicalType::kInt32) {
-        MinMax<int32_t>(cv, 4, &lo, &hi);
+        MinMax<int32_t>(fixed, n, 4, &lo, &hi);
       } else {
-        MinMax<int64_t>(cv, 8, &lo, &hi);
+        MinMax<int64_t>(fixed, n, 8, &lo, &hi);
       }
       break;
     case StatsOrder::kUnsigned:
       if (m.physical == PhysicalType::kInt32) {
-        MinMax<uint32_t>(cv, 4, &lo, &hi);
+        MinMax<uint32_t>(fixed, n, 4, &lo, &hi);
       } else {
-        MinMax<uint64_t>(cv, 8, &lo, &hi);
+        MinMax<uint64_t>(fixed, n, 8, &lo, &hi);
       }
       break;
     case StatsOrder::kFloat: {
       deprecated_too = true;
-      const bool any =
-          m.physical == PhysicalType::kFloat ? FloatMinMax<float>(cv, &lo, &hi) : FloatMinMax<double>(cv, &lo, &hi);
+      const bool any = m.physical == PhysicalType::kFloat ? FloatMinMax<float>(fixed, n, &lo, &hi)
+                                                          : FloatMinMax<double>(fixed, n, &lo, &hi);
       if (!any) return s;
       break;
     }
     case StatsOrder::kBytes:
     case StatsOrder::kSignedBytes: {
       if (m.physical == PhysicalType::kByteArray) {
-        const std::string_view* v = cv.view_data();
+        const std::string_view* v = cv.view_data() + first_value;
         std::string_view a = v[0], b = v[0];
-        for (int64_t i = 1; i < cv.num_values; ++i) {
+        for (int64_t i = 1; i < n; ++i) {
           // string_view compares bytes as unsigned char (char_traits<char>::compare is memcmp-like).
           if (v[i].compare(a) < 0) a = v[i];
           if (b.compare(v[i]) < 0) b = v[i];
@@ -116,11 +121,11 @@ Statistics ComputeStatistics(const ColumnValues& cv, const LeafMapping& m) {
         lo.assign(a);
         hi.assign(b);
       } else {
-        const uint8_t* p = cv.fixed_data();
+        const uint8_t* p = fixed;
         const uint8_t* a = p;
         const uint8_t* b = p;
         const bool is_signed = m.order == StatsOrder::kSignedBytes;
-        for (int64_t i = 1; i < cv.num_values; ++i) {
+        for (int64_t i = 1; i < n; ++i) {
           const uint8_t* x = p + i * w;
           if (is_signed ? SignedBytesLess(x, a, w) : std::memcmp(x, a, static_cast<size_t>(w)) < 0) a = x;
           if (is_signed ? SignedBytesLess(b, x, w) : std::memcmp(b, x, static_cast<size_t>(w)) < 0) b = x;

@@ -23,5 +23,9 @@ namespace quiver::parquet {
 inline constexpr int64_t kMaxStatisticsValueBytes = 4096;
 
 Statistics ComputeStatistics(const ColumnValues& values, const LeafMapping& m);
+/// The same over `num_values` values from value `first_value` of a chunk,
+/// `num_rows` rows (a data page's, for its ColumnIndex entry).
+Statistics ComputeStatistics(const ColumnValues& values, const LeafMapping& m, int64_t first_value, int64_t num_values,
+                             int64_t num_rows);
 
 }  // namespace quiver::parquet

@@ -124,9 +124,12 @@ class ChunkEmitter {
     QUIVER_RETURN_NOT_OK(sink_->Write(AsBytes(header)));
     QUIVER_RETURN_NOT_OK(sink_->Write(compressed));
     uncompressed_ += static_cast<int64_t>(header.size() + body.size());
-    compressed_ += static_cast<int64_t>(header.size() + compressed.size());
+    last_page_bytes_ = static_cast<int64_t>(header.size() + compressed.size());
+    compressed_ += last_page_bytes_;
     return at;
   }
+  /// Bytes of the last page written, header included.
+  int64_t last_page_bytes() const { return last_page_bytes_; }
   int64_t uncompressed() const { return uncompressed_; }
   int64_t compressed() const { return compressed_; }
 
@@ -135,13 +138,19 @@ class ChunkEmitter {
   formats::OutputSink* sink_;
   MemoryPool* pool_;
   std::shared_ptr<Buffer> scratch_;
-  int64_t uncompressed_ = 0, compressed_ = 0;
+  int64_t uncompressed_ = 0, compressed_ = 0, last_page_bytes_ = 0;
 };
 
 }  // namespace
 
 Result<ColumnChunk> WriteColumnChunk(const ColumnValues& cv, const LeafMapping& m, const ColumnWriteOptions& o,
-                                     formats::OutputSink* sink, MemoryPool* pool) {
+                                     formats::OutputSink* sink, MemoryPool* pool, ChunkPageIndex* page_index) {
+  // The page index: every data page's location, and its statistics while
+  // every page has a min / max (else no ColumnIndex, as parquet-mr).
+  OffsetIndex offsets;
+  ColumnIndex stats;
+  bool stats_ok = m.order != StatsOrder::kNone;
+  stats.null_counts.emplace();
   ColumnChunk chunk;
   ColumnMetaData& md = chunk.meta_data.emplace();
   md.type = static_cast<int32_t>(m.physical);
@@ -230,6 +239,26 @@ Result<ColumnChunk> WriteColumnChunk(const ColumnValues& cv, const LeafMapping& 
     QUIVER_ASSIGN_OR_RETURN(int64_t at, emit.Emit(h, body));
     if (first_page) md.data_page_offset = at;
     first_page = false;
+    if (page_index != nullptr && page_rows > 0) {
+      offsets.page_locations.push_back(
+          PageLocation{at, static_cast<int32_t>(std::min<int64_t>(emit.last_page_bytes(), INT32_MAX)), row0});
+      if (stats_ok) {
+        Statistics ps = ComputeStatistics(cv, m, value0, page_values, page_rows);
+        const bool null_page = page_values == 0;
+        if (!null_page && (!ps.min_value || !ps.max_value)) {
+          stats_ok = false;
+        } else {
+          stats.null_pages.push_back(null_page ? 1 : 0);
+          stats.min_values.push_back(null_page ? std::string() : std::move(*ps.min_value));
+          stats.max_values.push_back(null_page ? std::string() : std::move(*ps.max_value));
+          stats.null_counts->push_back(page_rows - page_values);
+        }
+      }
+    }
+  }
+  if (page_index != nullptr && !offsets.page_locations.empty()) {
+    page_index->offset_index = std::move(offsets);
+    if (stats_ok) page_index->column_index = std::move(stats);
   }
   md.total_uncompressed_size = emit.uncompressed();
   md.total_compressed_size = emit.compressed();

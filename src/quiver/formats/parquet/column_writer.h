@@ -25,6 +25,7 @@
 #include "quiver/base/result.h"
 #include "quiver/formats/parquet/column_values.h"
 #include "quiver/formats/parquet/metadata.h"
+#include "quiver/formats/parquet/page_index.h"
 #include "quiver/formats/parquet/writer_schema.h"
 #include "quiver/formats/sink.h"
 #include "quiver/memory/memory_pool.h"
@@ -41,10 +42,16 @@ struct ColumnWriteOptions {
 };
 
 /// Writes `values` (a column chunk of `m`) at the sink's position and
-/// returns its ColumnChunk (file_offset and metadata filled in).
+/// returns its ColumnChunk (file_offset and metadata filled in). When
+/// `page_index` is given it receives the chunk's page index (PageIndex.md;
+/// the caller writes it after the row groups): an OffsetIndex of every
+/// data page with rows, and a ColumnIndex (per page null_pages, min / max
+/// as ComputeStatistics makes them, null_counts; boundary_order
+/// UNORDERED) when every page that holds a value has a min and max (not
+/// for FLOAT16, byte strings over 4 KiB, a page of NaNs only).
 /// Errors: IOError from the sink; Invalid for a page over 2 GiB;
 /// NotImplemented for a codec; OutOfMemory from `pool`.
 Result<ColumnChunk> WriteColumnChunk(const ColumnValues& values, const LeafMapping& m, const ColumnWriteOptions& o,
-                                     formats::OutputSink* sink, MemoryPool* pool);
+                                     formats::OutputSink* sink, MemoryPool* pool, ChunkPageIndex* page_index = nullptr);
 
 }  // namespace quiver::parquet

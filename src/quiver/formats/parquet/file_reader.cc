@@ -233,14 +233,18 @@ Result<RecordBatchPtr> RowGroupSlices::Next(int64_t max_rows) {
   for (size_t i = 0; i < columns_.size(); ++i) {
     if (!columns_[i]) {
       // A nested field: the whole row group's array, or a slice of it.
-      if (n == num_rows_) {
+      if (nested_first_ == 0 && n == nested_[i]->length) {
         batch->columns.push_back(nested_[i]);
       } else {
-        auto col = SliceArray(nested_[i], num_rows_ - rows_left_, n);
+        auto col = SliceArray(nested_[i], nested_first_ + num_rows_ - rows_left_, n);
         if (!col.ok()) return col.status().WithContext(where_[i]);
         batch->columns.push_back(std::move(*col));
       }
       continue;
+    }
+    if (i < skip_.size() && skip_[i] > 0) {
+      QUIVER_RETURN_NOT_OK_CTX(columns_[i]->Skip(skip_[i]), where_[i]);
+      skip_[i] = 0;
     }
     auto col = columns_[i]->Read(n);
     if (!col.ok()) return col.status().WithContext(where_[i]);

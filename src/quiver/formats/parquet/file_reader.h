@@ -41,6 +41,8 @@ namespace quiver::parquet {
 
 class ColumnChunkReader;  // column_reader.h
 class RowGroupSlices;
+struct RowGroupPagePlan;  // page_filter.h
+struct RowRange;          // page_filter.h
 
 /// True when `head` (a file's first bytes) starts with the Parquet magic.
 bool LooksLikeParquet(std::span<const uint8_t> head);
@@ -79,6 +81,21 @@ class FileReader {
   Result<std::unique_ptr<RowGroupSlices>> OpenRowGroup(int index, const std::vector<int>& columns,
                                                        MemoryPool* pool) const;
 
+  /// Rows `range` of row group `index` (one of plan.ranges, or a part of
+  /// one; `plan` from PlanRowGroupPages for this row group and `columns`),
+  /// as OpenRowGroup reads the whole row group: of each flat column with an
+  /// offset index only the pages that hold rows of the range are read
+  /// (its dictionary page, then one run of data pages: from a remote
+  /// source every column's ranges in one ReadRanges call), decoded, and the
+  /// rows before the range in its first page passed over; flat columns
+  /// without an offset index are read whole and their rows before the
+  /// range passed over; nested fields are read whole and sliced. The
+  /// result's num_rows() is range.num_rows. Errors: as OpenRowGroup;
+  /// Invalid for a range outside the row group.
+  Result<std::unique_ptr<RowGroupSlices>> OpenRowGroupRange(int index, const std::vector<int>& columns,
+                                                            const RowGroupPagePlan& plan, RowRange range,
+                                                            MemoryPool* pool) const;
+
   /// The schema of a projection (the fields `columns`, as ReadRowGroup).
   Result<SchemaPtr> ProjectedSchema(const std::vector<int>& columns) const;
 
@@ -88,14 +105,23 @@ class FileReader {
   /// counters: exact once the reads they count have returned).
   int64_t column_chunks_read() const { return column_chunks_read_.load(std::memory_order_relaxed); }
   int64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
+  /// Data pages OpenRowGroupRange has read from the columns it read by
+  /// their offset index (pages of other reads are not counted).
+  int64_t pages_read() const { return pages_read_.load(std::memory_order_relaxed); }
   /// The source the reader reads (its name() names the file in errors).
   const formats::RandomAccessSource& source() const { return *source_; }
+  /// The same, shared (to read from it: ReadAt is not const).
+  const std::shared_ptr<formats::RandomAccessSource>& shared_source() const { return source_; }
+
+  /// The bytes of column chunk (row_group, leaf) (from its dictionary or
+  /// first data page for total_compressed_size bytes), checked against the
+  /// file. Errors: Invalid (outside the file, no metadata), NotImplemented
+  /// (a chunk in another file, or encrypted). `row_group` and `leaf` must
+  /// be valid indices.
+  Result<formats::ByteRange> ChunkRange(int row_group, int leaf) const;
 
  private:
   FileReader() = default;
-  // The bytes of column chunk (row_group, leaf column), checked against
-  // the file; NotImplemented for chunks in other files or encrypted.
-  Result<formats::ByteRange> ChunkRange(int row_group, int leaf) const;
   // Top-level field `field` (flat, or assembled from its leaf columns).
   // `prefetched`: the bytes of its leaf chunks when the caller read them
   // already (taken from the span), else empty.
@@ -112,6 +138,7 @@ class FileReader {
   int64_t num_rows_ = 0;
   mutable std::atomic<int64_t> column_chunks_read_{0};
   mutable std::atomic<int64_t> bytes_read_{0};
+  mutable std::atomic<int64_t> pages_read_{0};
 };
 
 /// A row group read in slices (FileReader::OpenRowGroup): each Next
@@ -139,6 +166,8 @@ class RowGroupSlices {
   std::vector<std::unique_ptr<ColumnChunkReader>> columns_;  // null for nested fields
   std::vector<ArrayDataPtr> nested_;                         // nested fields, whole (else null)
   std::vector<std::string> where_;                           // "FILE: row group G, column 'C'"
+  std::vector<int64_t> skip_;  // per column: rows to pass over before the first (OpenRowGroupRange)
+  int64_t nested_first_ = 0;   // the row of the nested arrays the first row returned is
   int64_t num_rows_ = 0;
   int64_t rows_left_ = 0;
 };

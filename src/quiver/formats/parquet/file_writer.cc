@@ -137,6 +137,7 @@ Status FileWriter::FlushRowGroup() {
   g.ordinal = static_cast<int32_t>(std::min<int64_t>(metadata_.row_groups.size(), INT32_MAX));
   int64_t compressed = 0;
   std::vector<ArrayDataPtr> pieces;
+  std::vector<ChunkPageIndex> indexes(leaves_.size());
   for (size_t c = 0; c < leaves_.size(); ++c) {
     pieces.clear();
     for (const RecordBatchPtr& b : pending_) pieces.push_back(b->columns[c]);
@@ -145,7 +146,8 @@ Status FileWriter::FlushRowGroup() {
     ColumnChunk chunk;
     {
       QUIVER_ASSIGN_OR_RETURN(ColumnValues values, MaterializeColumn(pieces, leaves_[c], options_.pool));
-      auto written = WriteColumnChunk(values, leaves_[c], column_options_, sink_, options_.pool);
+      auto written = WriteColumnChunk(values, leaves_[c], column_options_, sink_, options_.pool,
+                                      options_.page_index ? &indexes[c] : nullptr);
       if (!written.ok()) return written.status().WithContext(where);
       chunk = std::move(*written);
     }  // the chunk's values go back to the pool here
@@ -156,6 +158,7 @@ Status FileWriter::FlushRowGroup() {
   g.total_compressed_size = compressed;
   metadata_.num_rows += g.num_rows;
   metadata_.row_groups.push_back(std::move(g));
+  if (options_.page_index) page_indexes_.push_back(std::move(indexes));
   stats_.num_rows += pending_rows_;
   stats_.num_row_groups += 1;
   pending_.clear();
@@ -169,6 +172,7 @@ Status FileWriter::Close() {
   QUIVER_RETURN_NOT_OK(WriteMagic());
   QUIVER_RETURN_NOT_OK(FlushRowGroup());
   closed_ = true;
+  QUIVER_RETURN_NOT_OK(WritePageIndexes());
   const std::string footer = EncodeFileMetaData(metadata_, /*type_defined_column_orders=*/true);
   QUIVER_RETURN_NOT_OK(
       sink_->Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(footer.data()), footer.size())));
@@ -183,6 +187,35 @@ Status FileWriter::Close() {
                               '1'};
   QUIVER_RETURN_NOT_OK(sink_->Write(trailer));
   stats_.file_bytes = sink_->position();
+  return Status::OK();
+}
+
+Status FileWriter::WritePageIndexes() {
+  auto write = [&](const std::string& bytes, std::optional<int64_t>* offset, std::optional<int32_t>* length) -> Status {
+    if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
+      return Status::Invalid("Parquet writer: a page index of " + std::to_string(bytes.size()) + " bytes");
+    }
+    *offset = sink_->position();
+    *length = static_cast<int32_t>(bytes.size());
+    return sink_->Write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  };
+  for (size_t g = 0; g < page_indexes_.size(); ++g) {
+    for (size_t c = 0; c < page_indexes_[g].size(); ++c) {
+      const auto& ci = page_indexes_[g][c].column_index;
+      if (!ci) continue;
+      ColumnChunk& cc = metadata_.row_groups[g].columns[c];
+      QUIVER_RETURN_NOT_OK(write(EncodeColumnIndex(*ci), &cc.column_index_offset, &cc.column_index_length));
+    }
+  }
+  for (size_t g = 0; g < page_indexes_.size(); ++g) {
+    for (size_t c = 0; c < page_indexes_[g].size(); ++c) {
+      const auto& oi = page_indexes_[g][c].offset_index;
+      if (!oi) continue;
+      ColumnChunk& cc = metadata_.row_groups[g].columns[c];
+      QUIVER_RETURN_NOT_OK(write(EncodeOffsetIndex(*oi), &cc.offset_index_offset, &cc.offset_index_length));
+    }
+  }
+  page_indexes_.clear();
   return Status::OK();
 }
 

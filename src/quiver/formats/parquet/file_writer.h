@@ -7,7 +7,9 @@
 //
 // Batches are buffered (shared, not copied) until a row group is full —
 // `row_group_rows` rows, or about `row_group_bytes` of the batches' Arrow
-// buffers — then the row group is written column by column. Memory (the
+// buffers — then the row group is written column by column; the page
+// indexes of its column chunks are kept (a few dozen bytes a page) and
+// written before the footer. Memory (the
 // dense values of one column chunk, the dictionary indices, one page, the
 // compression scratch) comes from `WriterOptions::pool`.
 //
@@ -48,6 +50,10 @@ struct WriterOptions {
   /// is written PLAIN instead (default 1 MiB).
   bool dictionary = true;
   int64_t dictionary_page_limit_bytes = 1 << 20;
+  /// The page index (PageIndex.md: an OffsetIndex per column chunk, a
+  /// ColumnIndex where its pages have statistics; column_writer.h), written
+  /// after the last row group, before the footer (default on).
+  bool page_index = true;
   /// FileMetaData.created_by.
   std::string created_by = "quiver";
 };
@@ -87,6 +93,9 @@ class FileWriter {
   FileWriter() = default;
   Status FlushRowGroup();
   Status WriteMagic();
+  // Writes the page indexes kept (every ColumnIndex, then every
+  // OffsetIndex, as parquet-mr) and points the column chunks at them.
+  Status WritePageIndexes();
 
   SchemaPtr schema_;
   formats::OutputSink* sink_ = nullptr;
@@ -94,6 +103,7 @@ class FileWriter {
   ColumnWriteOptions column_options_;
   std::vector<LeafMapping> leaves_;
   FileMetaData metadata_;
+  std::vector<std::vector<ChunkPageIndex>> page_indexes_;  // per row group, per column
   std::vector<RecordBatchPtr> pending_;
   int64_t pending_rows_ = 0;
   int64_t pending_bytes_ = 0;

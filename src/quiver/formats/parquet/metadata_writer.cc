@@ -110,6 +110,14 @@ void WriteRowGroup(W& w, const RowGroup& g) {
     if (!c.file_path.empty()) w.FieldBinary(1, c.file_path);
     w.FieldI64(2, c.file_offset);
     if (c.meta_data) WriteColumnMetaData(w, *c.meta_data);
+    if (c.offset_index_offset && c.offset_index_length) {
+      w.FieldI64(4, *c.offset_index_offset);
+      w.FieldI32(5, *c.offset_index_length);
+    }
+    if (c.column_index_offset && c.column_index_length) {
+      w.FieldI64(6, *c.column_index_offset);
+      w.FieldI32(7, *c.column_index_length);
+    }
     w.EndStruct();
   }
   w.FieldI64(2, g.total_byte_size);
@@ -145,6 +153,39 @@ std::string EncodeFileMetaData(const FileMetaData& md, bool type_defined_column_
       w.FieldEmptyStruct(1);  // TYPE_ORDER: TypeDefinedOrder
       w.EndStruct();
     }
+  }
+  w.EndStruct();
+  return w.Release();
+}
+
+std::string EncodeOffsetIndex(const OffsetIndex& oi) {
+  W w;
+  w.BeginStruct();
+  w.FieldListBegin(1, ThriftType::kStruct, static_cast<int64_t>(oi.page_locations.size()));
+  for (const PageLocation& p : oi.page_locations) {
+    w.BeginStruct();
+    w.FieldI64(1, p.offset);
+    w.FieldI32(2, p.compressed_page_size);
+    w.FieldI64(3, p.first_row_index);
+    w.EndStruct();
+  }
+  w.EndStruct();
+  return w.Release();
+}
+
+std::string EncodeColumnIndex(const ColumnIndex& ci) {
+  W w;
+  w.BeginStruct();
+  w.FieldListBegin(1, ThriftType::kTrue, static_cast<int64_t>(ci.null_pages.size()));
+  for (uint8_t b : ci.null_pages) w.ElementBool(b != 0);
+  w.FieldListBegin(2, ThriftType::kBinary, static_cast<int64_t>(ci.min_values.size()));
+  for (const auto& v : ci.min_values) w.ElementBinary(v);
+  w.FieldListBegin(3, ThriftType::kBinary, static_cast<int64_t>(ci.max_values.size()));
+  for (const auto& v : ci.max_values) w.ElementBinary(v);
+  w.FieldI32(4, ci.boundary_order);
+  if (ci.null_counts) {
+    w.FieldListBegin(5, ThriftType::kI64, static_cast<int64_t>(ci.null_counts->size()));
+    for (int64_t n : *ci.null_counts) w.ElementI64(n);
   }
   w.EndStruct();
   return w.Release();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "quiver/formats/parquet/metadata.h"
+#include "quiver/formats/parquet/page_index.h"
 #include "quiver/formats/parquet/page_reader.h"
 
 namespace quiver::parquet {
@@ -21,11 +22,17 @@ namespace quiver::parquet {
 /// Writes version, schema (each element's logical type when its kind is not
 /// kNone; converted type, scale and precision when converted_type is set),
 /// num_rows, row groups (columns with their metadata and statistics,
-/// total_byte_size, num_rows, file_offset, total_compressed_size, ordinal),
+/// the page index locations when set, total_byte_size, num_rows, file_offset, total_compressed_size, ordinal),
 /// key-value metadata when non-empty, created_by when non-empty, and, when
 /// `type_defined_column_orders`, one TypeDefinedOrder ColumnOrder per leaf
 /// (so readers use min_value / max_value).
 std::string EncodeFileMetaData(const FileMetaData& md, bool type_defined_column_orders);
+
+/// The page index structs as bytes (PageIndex.md; stored between the
+/// last column chunk and the footer): every field of each (null_counts when
+/// set).
+std::string EncodeOffsetIndex(const OffsetIndex& oi);
+std::string EncodeColumnIndex(const ColumnIndex& ci);
 
 /// A PageHeader as bytes: a DATA_PAGE header (num_values, encoding and the
 /// level encodings) or a DICTIONARY_PAGE header (num_values, encoding), by

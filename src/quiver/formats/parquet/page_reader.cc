@@ -80,11 +80,18 @@ Result<PageHeader> DecodePageHeader(std::span<const uint8_t> bytes, int64_t* hea
 }
 
 Result<std::optional<Page>> PageReader::Next() {
-  while (pos_ < chunk_->size()) {
+  while (segment_ < segments_.size()) {
+    const std::shared_ptr<Buffer>& chunk = segments_[segment_];
+    if (chunk == nullptr || pos_ >= chunk->size()) {
+      ++segment_;
+      pos_ = 0;
+      continue;
+    }
     ++page_index_;
-    const std::string where =
-        "page " + std::to_string(page_index_) + " (at byte " + std::to_string(pos_) + " of the chunk)";
-    const auto rest = chunk_->span().subspan(static_cast<size_t>(pos_));
+    const std::string where = "page " + std::to_string(page_index_) + " (at byte " + std::to_string(pos_) +
+                              (segments_.size() > 1 ? " of part " + std::to_string(segment_) : std::string()) +
+                              " of the chunk)";
+    const auto rest = chunk->span().subspan(static_cast<size_t>(pos_));
     int64_t header_bytes = 0;
     auto hr = DecodePageHeader(rest, &header_bytes);
     if (!hr.ok()) return hr.status().WithContext(where);

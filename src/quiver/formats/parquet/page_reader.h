@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "quiver/base/result.h"
 #include "quiver/memory/buffer.h"
@@ -57,8 +58,14 @@ class PageReader {
  public:
   /// `chunk`: the column chunk's bytes (all its pages); `codec`: its
   /// CompressionCodec. Buffers for bodies come from `pool`.
-  PageReader(std::shared_ptr<Buffer> chunk, int32_t codec, MemoryPool* pool)
-      : chunk_(std::move(chunk)), codec_(codec), pool_(pool) {}
+  PageReader(std::shared_ptr<Buffer> chunk, int32_t codec, MemoryPool* pool) : codec_(codec), pool_(pool) {
+    segments_.push_back(std::move(chunk));
+  }
+  /// The pages of a column chunk read in parts (a page index lets a reader
+  /// read only some pages: the dictionary page, then runs of data pages):
+  /// each segment holds whole pages; they are read in order, as one chunk.
+  PageReader(std::vector<std::shared_ptr<Buffer>> segments, int32_t codec, MemoryPool* pool)
+      : segments_(std::move(segments)), codec_(codec), pool_(pool) {}
 
   /// The next page (index pages skipped), or nullopt at the end of the
   /// chunk. Errors: Invalid naming the page number and what was wrong (a
@@ -70,10 +77,11 @@ class PageReader {
   int64_t page_index() const { return page_index_; }
 
  private:
-  std::shared_ptr<Buffer> chunk_;
+  std::vector<std::shared_ptr<Buffer>> segments_;
+  size_t segment_ = 0;  // the segment being read
   int32_t codec_;
   MemoryPool* pool_;
-  int64_t pos_ = 0;
+  int64_t pos_ = 0;  // in the segment
   int64_t page_index_ = -1;
 };
 

@@ -68,15 +68,16 @@ bool IsUnsigned(const SchemaElement& e) {
          c == ConvertedType::kUint64;
 }
 
-// Whether one predicate can hold in the chunk (`rows` rows).
-bool MayMatch(const SchemaElement& e, const ColumnMetaData& m, int64_t rows, const StatsPredicate& p) {
+}  // namespace
+
+bool StatisticsMayMatch(const SchemaElement& e, const Statistics* stats, int64_t rows, const StatsPredicate& p) {
   std::optional<int64_t> nulls;
-  if (m.statistics && m.statistics->null_count && *m.statistics->null_count >= 0) nulls = m.statistics->null_count;
+  if (stats && stats->null_count && *stats->null_count >= 0) nulls = stats->null_count;
   if (p.op == StatsPredicate::Op::kIsNull) return !nulls || *nulls > 0;
   const bool all_null = nulls && rows > 0 && *nulls >= rows;
   if (all_null) return false;  // every other operator is false (or NULL) on NULL
-  if (p.op == StatsPredicate::Op::kIsNotNull || !m.statistics || !e.type || IsUnsigned(e)) return true;
-  const Statistics& s = *m.statistics;
+  if (p.op == StatsPredicate::Op::kIsNotNull || !stats || !e.type || IsUnsigned(e)) return true;
+  const Statistics& s = *stats;
   const bool bytes = *e.type == static_cast<int32_t>(PhysicalType::kByteArray);
   const std::string* lo_raw = s.min_value ? &*s.min_value : (bytes ? nullptr : (s.min ? &*s.min : nullptr));
   const std::string* hi_raw = s.max_value ? &*s.max_value : (bytes ? nullptr : (s.max ? &*s.max : nullptr));
@@ -115,21 +116,27 @@ bool MayMatch(const SchemaElement& e, const ColumnMetaData& m, int64_t rows, con
   }
 }
 
-}  // namespace
+int FlatLeafOf(const ParquetSchema& schema, int field) {
+  if (field < 0 || field >= static_cast<int>(schema.fields.size())) return -1;
+  const size_t f = static_cast<size_t>(field);
+  if (schema.num_leaves[f] != 1) return -1;
+  const SchemaNode& node = schema.nodes[static_cast<size_t>(schema.top_nodes[f])];
+  if (node.leaf_index < 0 || node.max_rep != 0 || !node.is_leaf()) return -1;
+  return node.leaf_index;
+}
 
 bool RowGroupMayMatch(const FileReader& reader, int row_group, std::span<const StatsPredicate> predicates) {
   if (row_group < 0 || row_group >= reader.num_row_groups()) return true;
   const ParquetSchema& schema = reader.parquet_schema();
   const RowGroup& rg = reader.metadata().row_groups[static_cast<size_t>(row_group)];
   for (const StatsPredicate& p : predicates) {
-    if (p.field < 0 || p.field >= static_cast<int>(schema.fields.size())) continue;
-    const size_t f = static_cast<size_t>(p.field);
-    if (schema.num_leaves[f] != 1) continue;
-    const SchemaNode& node = schema.nodes[static_cast<size_t>(schema.top_nodes[f])];
-    if (node.leaf_index < 0 || node.max_rep != 0 || static_cast<size_t>(node.leaf_index) >= rg.columns.size()) continue;
-    const ColumnChunk& cc = rg.columns[static_cast<size_t>(node.leaf_index)];
+    const int leaf = FlatLeafOf(schema, p.field);
+    if (leaf < 0 || static_cast<size_t>(leaf) >= rg.columns.size()) continue;
+    const SchemaNode& node = schema.nodes[static_cast<size_t>(schema.leaves[static_cast<size_t>(leaf)])];
+    const ColumnChunk& cc = rg.columns[static_cast<size_t>(leaf)];
     if (!cc.meta_data || cc.encrypted) continue;
-    if (!MayMatch(*node.element, *cc.meta_data, rg.num_rows, p)) return false;
+    const Statistics* stats = cc.meta_data->statistics ? &*cc.meta_data->statistics : nullptr;
+    if (!StatisticsMayMatch(*node.element, stats, rg.num_rows, p)) return false;
   }
   return true;
 }

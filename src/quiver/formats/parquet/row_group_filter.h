@@ -56,4 +56,13 @@ struct StatsPredicate {
 /// reports it).
 bool RowGroupMayMatch(const FileReader& reader, int row_group, std::span<const StatsPredicate> predicates);
 
+/// False only when `stats` (of `rows` values of leaf `e`: a column chunk's
+/// or, from the page index, a page's) prove that no value passes `p`; true
+/// otherwise (no statistics included).
+bool StatisticsMayMatch(const SchemaElement& e, const Statistics* stats, int64_t rows, const StatsPredicate& p);
+
+/// The column-chunk (leaf) index of top-level field `field` when it is a
+/// flat primitive (one leaf, not repeated), else -1.
+int FlatLeafOf(const ParquetSchema& schema, int field);
+
 }  // namespace quiver::parquet

@@ -76,6 +76,10 @@ void ThriftCompactWriter::FieldListBegin(int16_t id, ThriftType element_type, in
 
 void ThriftCompactWriter::ElementI32(int32_t value) { Zigzag(value); }
 
+void ThriftCompactWriter::ElementI64(int64_t value) { Zigzag(value); }
+
+void ThriftCompactWriter::ElementBool(bool value) { out_.push_back(static_cast<char>(value ? 1 : 2)); }
+
 void ThriftCompactWriter::ElementBinary(std::string_view value) {
   Varint(value.size());
   out_.append(value);

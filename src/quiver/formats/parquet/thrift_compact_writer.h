@@ -36,6 +36,9 @@ class ThriftCompactWriter {
 
   /// Element writers (list elements, no field header).
   void ElementI32(int32_t value);
+  void ElementI64(int64_t value);
+  /// A bool list element (list element type kTrue): one byte, 1 true, 2 false.
+  void ElementBool(bool value);
   void ElementBinary(std::string_view value);
 
   /// A struct value without a field header (the top level, list
