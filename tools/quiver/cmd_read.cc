@@ -14,6 +14,7 @@
 #include "quiver/formats/s3_files.h"
 #include "quiver/ipc/reader.h"
 #include "s3_options.h"
+#include "table_file_stats.h"
 
 namespace quiver::cli {
 namespace {
@@ -190,12 +191,41 @@ std::optional<int> RecordedCodecLevel(const KeyValueMetadata& message_metadata) 
 }
 
 void AddStats(CLI::App& app, Context& ctx, Action* action) {
-  auto* cmd = app.add_subcommand("stats", "print per-batch buffer sizes, compression and memory");
-  auto path = std::make_shared<std::string>();
-  cmd->add_option("FILE", *path, "IPC file or stream ('-' = stdin)")->required();
-  cmd->callback([&ctx, path, action] {
-    *action = [&ctx, path]() -> Status {
+  auto* cmd = app.add_subcommand("stats",
+                                 "print per-batch buffer sizes, compression and memory (IPC); row groups, column "
+                                 "chunks and page indexes (Parquet); the shape of a CSV file");
+  struct Opts {
+    std::string path;
+    S3StoreOptions s3;
+  };
+  auto o = std::make_shared<Opts>();
+  auto path = std::shared_ptr<std::string>(o, &o->path);
+  cmd->add_option("FILE", o->path,
+                  "IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file; local or "
+                  "s3://BUCKET/KEY (with --s3-endpoint)")
+      ->required();
+  AddS3StoreOptions(cmd, &o->s3, /*for_chunks=*/false);
+  cmd->callback([&ctx, o, path, action] {
+    *action = [&ctx, o, path]() -> Status {
       auto pool = ctx.Child("stats");
+      if (formats::csv::IsCsvPath(o->path)) {
+        QUIVER_ASSIGN_OR_RETURN(auto csv, ReadCsv(o->path, o->s3, pool.get()));
+        int64_t bytes = 0;
+        if (!formats::IsS3Url(o->path)) {
+          QUIVER_ASSIGN_OR_RETURN(auto src, formats::LocalFileSource::Open(o->path));
+          bytes = src->size();
+        }
+        Emit(DescribeCsvTable(o->path, csv, bytes));
+        return Status::OK();
+      }
+      {
+        QUIVER_ASSIGN_OR_RETURN(auto parquet, OpenIfParquet(o->path, pool.get(), o->s3));
+        if (parquet) {
+          QUIVER_ASSIGN_OR_RETURN(std::string text, DescribeParquetFile(*parquet, pool.get()));
+          Emit(text);
+          return Status::OK();
+        }
+      }
       ipc::ReadOptions ro;
       ro.pool = pool.get();
       ro.collect_body_stats = true;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "quiver/testing/shared_data.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -52,6 +54,48 @@ bool HaveBinary() {
 #else
   return false;
 #endif
+}
+
+// `quiver stats` of a Parquet file (row groups, column chunks, page
+// index) and of a CSV file; `quiver sql` counts the pages it read and
+// pruned by the page index.
+TEST(SqlCliTest, StatsAndPageCountsOfTableFiles) {
+  if (!HaveBinary()) GTEST_SKIP() << "quiver binary not built";
+  const fs::path tiny = quiver::testing::SharedDataDir() / "parquet-testing" / "data" / "alltypes_tiny_pages.parquet";
+  if (!fs::exists(tiny)) GTEST_SKIP() << "no parquet-testing data";
+  CliRun r = Quiver("stats '" + tiny.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : {
+           "row group 0: rows 7300, compressed 323579 B, uncompressed 323579 B (1.00x)\n",
+           "  id: INT32, codec UNCOMPRESSED, encodings [PLAIN, RLE, BIT_PACKED], values 7300, compressed 37325 B, "
+           "uncompressed 37325 B (1.00x), statistics min 0 max 7299 nulls 0, page index: 325 pages (offset index, "
+           "column index)\n",
+           "statistics min '01/01/09' max '12/31/10' nulls 0, page index: 974 pages",
+           "  timestamp_col: INT96, codec UNCOMPRESSED, encodings [RLE, PLAIN_DICTIONARY, BIT_PACKED], values 7300, "
+           "compressed 126532 B, uncompressed 126532 B (1.00x), statistics nulls 0, page index: 1055 pages (offset "
+           "index)\n",
+           "total: 1 row groups, 7300 rows, compressed 323579 B, uncompressed 323579 B (1.00x), page index on 13 of 13 "
+           "column chunks (5794 pages)\n",
+       }) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  r = Quiver("sql --table t='" + tiny.string() + "' 'SELECT count(*), sum(id) FROM t WHERE id BETWEEN 1000 AND 1100'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("106050"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("parquet 1 row groups read, 0 pruned, pages 13 read, 312 pruned"), std::string::npos) << r.err;
+  const fs::path csv = fs::temp_directory_path() / ("quiver-stats-" + std::to_string(::getpid()) + ".csv");
+  {
+    std::ofstream out(csv);
+    out << "a,b,s\n1,2.5,x\n2,,\"y,z\"\n3,4.25,\n";
+  }
+  r = Quiver("stats '" + csv.string() + "'");
+  fs::remove(csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "format: csv, compression none, 31 B, delimiter ',', quote '\"', header yes, 3 rows, 3 columns\n"
+            "  a: int64, nulls 0, 24 B as Arrow\n"
+            "  b: double, nulls 1, 25 B as Arrow\n"
+            "  s: utf8, nulls 1, 21 B as Arrow\n");
 }
 
 TEST(SqlCliTest, GenTpchThenQuery) {
