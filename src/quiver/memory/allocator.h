@@ -37,6 +37,16 @@ enum class AllocatorKind { kSystem, kJemalloc, kMimalloc, kMmap };
 /// allocator.cc). Smaller blocks are glibc's.
 inline constexpr int64_t kSystemMapBlockBytes = int64_t{1} << 20;
 
+/// The bytes the `system` allocator maps for a block of `size_bytes` (at
+/// least kSystemMapBlockBytes): rounded up to a sixteenth of the largest
+/// power of two not above it (64 KiB steps from 1 MiB, 512 KiB from 8 MiB,
+/// 8 MiB from 128 MiB; at most 6.25% more, pages never touched unless a
+/// later block of the class uses them). Blocks of nearly the same size (a
+/// column chunk's pages and dictionaries, the batches of a scan) share a
+/// class, so a freed one's kept mapping serves the next without page
+/// faults. -1 when the rounding would overflow. Thread safety: pure.
+int64_t SystemMappedBlockBytes(int64_t size_bytes) noexcept;
+
 /// "system", "jemalloc", "mimalloc" or "mmap".
 std::string_view AllocatorKindName(AllocatorKind kind);
 

@@ -132,8 +132,12 @@ TEST_P(AllocatorContractTest, LargeShrinkInPlaceWhereSupported) {
       EXPECT_FALSE(shrunk);  // mimalloc would keep the slack
       break;
   }
-  if (GetParam() == AllocatorKind::kMmap || GetParam() == AllocatorKind::kSystem) {
+  if (GetParam() == AllocatorKind::kMmap) {
     EXPECT_EQ(reserved_before - allocator_->reserved_bytes(), old_size - ((new_size + 4095) & ~4095));
+  }
+  if (GetParam() == AllocatorKind::kSystem) {  // mapped by size class: 1 MiB + 64 KiB
+    EXPECT_EQ(SystemMappedBlockBytes(new_size), (int64_t{1} << 20) + (64 << 10));
+    EXPECT_EQ(reserved_before - allocator_->reserved_bytes(), old_size - SystemMappedBlockBytes(new_size));
   }
   allocator_->Free(p, shrunk ? new_size : old_size, 64);
 }
@@ -405,6 +409,37 @@ TEST(SystemIsGlibcTest, MappingsAreReusedUntilReleased) {
   EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "a 300 MiB block is not kept";
   system->ReleaseFreeMemory();
   EXPECT_LT(system->reserved_bytes() - base, int64_t{1} << 20) << "every kept mapping unmapped";
+}
+
+// Blocks a few KiB apart share a size class: a freed one's mapping (its
+// pages resident) serves the next, as a column chunk's pages and
+// dictionaries ask (1 MiB +- a few KiB each); shrinking within a class
+// unmaps nothing.
+TEST(SystemIsGlibcTest, NearlyEqualSizesShareAKeptMapping) {
+  EXPECT_EQ(SystemMappedBlockBytes(int64_t{1} << 20), int64_t{1} << 20);
+  EXPECT_EQ(SystemMappedBlockBytes((int64_t{1} << 20) + 1), (int64_t{1} << 20) + (64 << 10));
+  EXPECT_EQ(SystemMappedBlockBytes((int64_t{9} << 20) + 1), (int64_t{9} << 20) + (512 << 10));
+  EXPECT_EQ(SystemMappedBlockBytes(int64_t{300} << 20), int64_t{304} << 20);
+  EXPECT_EQ(SystemMappedBlockBytes(INT64_MAX), -1);
+  EXPECT_EQ(SystemMappedBlockBytes(0), -1);
+  Allocator* system = *GetAllocator(AllocatorKind::kSystem);
+  system->ReleaseFreeMemory();
+  const int64_t page = (int64_t{1} << 20) + 3000;
+  uint8_t* a = system->Allocate(page, 64);
+  ASSERT_NE(a, nullptr);
+  std::memset(a, 7, static_cast<size_t>(page));
+  system->Free(a, page, 64);
+  const int64_t next = (int64_t{1} << 20) + 40000;  // 37 KiB more, the same class
+  uint8_t* b = system->Allocate(next, 64);
+  EXPECT_EQ(b, a) << "the kept mapping of the class";
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b[next - 1], 0) << "the class's tail pages are mapped, zero until used";
+  EXPECT_EQ(b[page - 1], 7) << "resident from the first block";
+  const int64_t reserved = system->reserved_bytes();
+  EXPECT_TRUE(system->ShrinkInPlace(b, next, page, 64));
+  EXPECT_EQ(system->reserved_bytes(), reserved) << "within a class nothing is unmapped";
+  system->Free(b, page, 64);
+  system->ReleaseFreeMemory();
 }
 
 // Kept mappings that nobody asked for in 2 s go back at the next mapped
