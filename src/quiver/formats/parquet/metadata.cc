@@ -39,21 +39,13 @@ Status Put(Result<V> r, Out* out) {
 }
 using T = ThriftType;
 
-/// Reads a list whose elements are read by `element(type)`.
-template <typename F>
-Status ReadList(R& r, T type, F&& element) {
-  QUIVER_ASSIGN_OR_RETURN(auto h, r.ReadListHeader(type));
-  for (int64_t i = 0; i < h.size; ++i) QUIVER_RETURN_NOT_OK(element(h.element_type));
-  return Status::OK();
-}
-
 Result<std::string> ReadString(R& r, T type) {
   QUIVER_ASSIGN_OR_RETURN(auto v, r.ReadBinary(type));
   return std::string(v);
 }
 
 Status ReadKeyValues(R& r, T type, KeyValueList* out) {
-  return ReadList(r, type, [&](T et) {
+  return r.ReadList(type, [&](T et) {
     if (et != T::kStruct) return Status::Invalid("KeyValue: not a struct");
     std::pair<std::string, std::string> kv;
     QUIVER_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
@@ -149,13 +141,13 @@ Status ReadColumnMetaData(R& r, ColumnMetaData* m) {
     switch (id) {
       case 1: return Put(r.ReadI32(t), &m->type);
       case 2:
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           QUIVER_ASSIGN_OR_RETURN(int32_t v, r.ReadI32(et));
           m->encodings.push_back(v);
           return Status::OK();
         });
       case 3:
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           QUIVER_ASSIGN_OR_RETURN(auto v, ReadString(r, et));
           m->path_in_schema.push_back(std::move(v));
           return Status::OK();
@@ -201,7 +193,7 @@ Status ReadRowGroup(R& r, RowGroup* g) {
   return r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
       case 1:
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           if (et != T::kStruct) return Status::Invalid("ColumnChunk: not a struct");
           g->columns.emplace_back();
           return ReadColumnChunk(r, &g->columns.back());
@@ -225,14 +217,14 @@ Result<FileMetaData> DecodeFileMetaData(std::span<const uint8_t> bytes) {
     switch (id) {
       case 1: return Put(r.ReadI32(t), &md.version);
       case 2:
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           if (et != T::kStruct) return Status::Invalid("SchemaElement: not a struct");
           md.schema.emplace_back();
           return ReadSchemaElement(r, &md.schema.back());
         });
       case 3: return Put(r.ReadI64(t), &md.num_rows);
       case 4:
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           if (et != T::kStruct) return Status::Invalid("RowGroup: not a struct");
           md.row_groups.emplace_back();
           return ReadRowGroup(r, &md.row_groups.back());

@@ -13,14 +13,6 @@ namespace {
 using R = ThriftCompactReader;
 using T = ThriftType;
 
-// Reads a list whose elements are read by `element(type)`.
-template <typename F>
-Status ReadList(R& r, T type, F&& element) {
-  QUIVER_ASSIGN_OR_RETURN(auto h, r.ReadListHeader(type));
-  for (int64_t i = 0; i < h.size; ++i) QUIVER_RETURN_NOT_OK(element(h.element_type));
-  return Status::OK();
-}
-
 Status ReadPageLocation(R& r, PageLocation* p) {
   bool offset = false, size = false, row = false;
   QUIVER_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
@@ -129,7 +121,7 @@ Result<OffsetIndex> DecodeOffsetIndex(std::span<const uint8_t> bytes) {
   QUIVER_RETURN_NOT_OK_CTX(r.ReadStruct([&](int16_t id, T t) -> Status {
     if (id != 1) return r.Skip(t);
     locations = true;
-    return ReadList(r, t, [&](T et) -> Status {
+    return r.ReadList(t, [&](T et) -> Status {
       if (et != T::kStruct) return Status::Invalid("PageLocation: not a struct");
       oi.page_locations.emplace_back();
       return ReadPageLocation(r, &oi.page_locations.back());
@@ -144,7 +136,7 @@ Result<ColumnIndex> DecodeColumnIndex(std::span<const uint8_t> bytes) {
   ColumnIndex ci;
   R r(bytes);
   auto strings = [&](T t, std::vector<std::string>* out) {
-    return ReadList(r, t, [&](T et) -> Status {
+    return r.ReadList(t, [&](T et) -> Status {
       QUIVER_ASSIGN_OR_RETURN(auto v, r.ReadBinary(et));
       out->emplace_back(v);
       return Status::OK();
@@ -153,7 +145,7 @@ Result<ColumnIndex> DecodeColumnIndex(std::span<const uint8_t> bytes) {
   QUIVER_RETURN_NOT_OK_CTX(r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
       case 1:
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           if (et != T::kTrue && et != T::kFalse) return Status::Invalid("null_pages: not a list of bools");
           // A bool in a list is one byte: 1 true, 0 or 2 false.
           QUIVER_ASSIGN_OR_RETURN(int64_t b, r.ReadI64(T::kByte));
@@ -168,7 +160,7 @@ Result<ColumnIndex> DecodeColumnIndex(std::span<const uint8_t> bytes) {
       }
       case 5:
         ci.null_counts.emplace();
-        return ReadList(r, t, [&](T et) -> Status {
+        return r.ReadList(t, [&](T et) -> Status {
           QUIVER_ASSIGN_OR_RETURN(int64_t n, r.ReadI64(et));
           ci.null_counts->push_back(n);
           return Status::OK();

@@ -70,6 +70,14 @@ class ThriftCompactReader {
   Result<std::string_view> ReadBinary(ThriftType type);
   /// A list or set header; `type` must be kList or kSet.
   Result<ThriftListHeader> ReadListHeader(ThriftType type);
+  /// A whole list or set: its header, then `element(element_type)` once per
+  /// element (which reads it); the first error stops it.
+  template <typename F>
+  Status ReadList(ThriftType type, F&& element) {
+    QUIVER_ASSIGN_OR_RETURN(auto h, ReadListHeader(type));
+    for (int64_t i = 0; i < h.size; ++i) QUIVER_RETURN_NOT_OK(element(h.element_type));
+    return Status::OK();
+  }
   /// Skips one value of `type` (structs and containers recursively).
   Status Skip(ThriftType type);
 
