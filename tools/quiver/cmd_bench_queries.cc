@@ -33,6 +33,9 @@ void AddQueryBenchOptions(CLI::App* cmd, const char* suite, bench::QueryBenchOpt
                   "--format parquet: rows per row group (default 122880)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   cmd->add_flag("--no-duckdb", o->no_duckdb, "quiver's side only");
+  cmd->add_flag_callback(
+      "--no-join-filters", [o] { o->join_filters = false; },
+      "quiver without join filter pushdown (a hash join's build keys filtering its probe side's scan)");
   cmd->add_flag("--json", o->json, "one JSON object per query");
 }
 

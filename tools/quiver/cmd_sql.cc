@@ -27,6 +27,7 @@
 #include "quiver/memory/disk_budget.h"
 #include "quiver/memory/spill_directory.h"
 #include "quiver/sql/engine.h"
+#include "quiver/sql/execution/join_filter.h"
 #include "quiver/sql/file_scan.h"
 #include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
@@ -44,7 +45,7 @@ struct SqlOpts {
   int64_t spill_limit = -1;
   int tpch_query = 0;
   int threads = 0;
-  bool print_sql = false, no_spill = false, no_page_index = false;
+  bool print_sql = false, no_spill = false, no_page_index = false, no_join_filters = false;
   std::string spill_directory, dialect = "postgres";
   ParquetOutputOpts parquet;
   S3StoreOptions s3;
@@ -101,6 +102,9 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_flag("--no-spill", o->no_spill, "fail with OutOfMemory at the memory limit instead of spilling");
   cmd->add_flag("--no-page-index", o->no_page_index,
                 "prune Parquet row groups by their statistics only, not pages by the page index");
+  cmd->add_flag("--no-join-filters", o->no_join_filters,
+                "scan every probe row: no join filter pushdown (a hash join's build keys filtering its probe side's "
+                "scan)");
   cmd->add_option("--statement-memory-limit", o->statement_limit,
                   "byte limit of the statement's pool (e.g. 1GiB; default none)")
       ->transform(ByteSize());
@@ -185,10 +189,18 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
   QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o.dialect));
   eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
   eo.spilled_files = std::make_shared<std::atomic<int64_t>>(0);
-  auto spilled = [&eo]() -> std::string {
-    if (eo.spilled_files->load() == 0) return "";
-    return "; spilled " + FormatBytes(eo.spilled_bytes->load()) + " in " + std::to_string(eo.spilled_files->load()) +
-           " files";
+  eo.join_filters = !o.no_join_filters;
+  eo.join_filter_counters = std::make_shared<sql::JoinFilterCounters>();
+  auto notes = [&eo]() -> std::string {
+    std::string s;
+    const sql::JoinFilterCounters& jf = *eo.join_filter_counters;
+    if (jf.published.load() > 0)
+      s = "; join filters " + std::to_string(jf.published.load()) + ": " + std::to_string(jf.rows_dropped.load()) +
+          " of " + std::to_string(jf.rows_checked.load()) + " scanned rows dropped (" +
+          std::to_string(jf.batches_dropped.load()) + " batches whole)";
+    if (eo.spilled_files->load() == 0) return s;
+    return s + "; spilled " + FormatBytes(eo.spilled_bytes->load()) + " in " +
+           std::to_string(eo.spilled_files->load()) + " files";
   };
   QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o.sql, eo));
   int64_t rows = 0;
@@ -212,7 +224,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     std::fprintf(stderr, "%lld rows written to %s (Parquet, %lld row groups, %s); statement pool peak %s%s\n",
                  static_cast<long long>(rows), o.output.c_str(), static_cast<long long>(writer->stats().num_row_groups),
                  FormatBytes(writer->stats().file_bytes).c_str(), FormatBytes(pool->peak_bytes()).c_str(),
-                 spilled().c_str());
+                 notes().c_str());
     return Status::OK();
   }
   if (!o.output.empty()) {
@@ -237,7 +249,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     QUIVER_RETURN_NOT_OK(sink->Commit());
     stream.reset();
     std::fprintf(stderr, "%lld rows written to %s; statement pool peak %s%s%s\n", static_cast<long long>(rows),
-                 o.output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), spilled().c_str(),
+                 o.output.c_str(), FormatBytes(pool->peak_bytes()).c_str(), notes().c_str(),
                  S3FilesSummary(tables->s3_files.get()).c_str());
     return Status::OK();
   }
@@ -260,7 +272,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
   stream.reset();
   std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s%s\n", static_cast<long long>(rows),
                FormatBytes(pool->peak_bytes()).c_str(), by_operator.empty() ? "nothing allocated" : by_operator.c_str(),
-               spilled().c_str(), (FileTablesSummary(*catalog) + S3FilesSummary(tables->s3_files.get())).c_str());
+               notes().c_str(), (FileTablesSummary(*catalog) + S3FilesSummary(tables->s3_files.get())).c_str());
   return Status::OK();
 }
 

@@ -39,6 +39,7 @@ Result<QuiverTimes> TimeQuery(const sql::Engine& engine, std::string_view sql, c
     eo.memory_mode = o.memory_mode;
     eo.threads = threads;
     eo.memory_limit_bytes = o.memory_limit_bytes;
+    eo.join_filters = o.join_filters;
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = ProcessCpuSeconds();
     int64_t rows = 0;

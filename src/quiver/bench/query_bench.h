@@ -52,6 +52,9 @@ struct QueryBenchOptions {
   std::string parquet_writer = "duckdb";
   /// Parquet: rows per row group (default 122,880, DuckDB's).
   int64_t parquet_row_group_rows = 122880;
+  /// quiver's join filter pushdown (sql::ExecuteOptions::join_filters);
+  /// off to measure what it saves.
+  bool join_filters = true;
 };
 
 /// One query of a suite: its name in the output ("q7") and its text.

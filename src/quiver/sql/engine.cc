@@ -421,6 +421,8 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
   }
   ctx->spilled_bytes = options.spilled_bytes;
   ctx->spilled_files = options.spilled_files;
+  ctx->join_filters = options.join_filters;
+  ctx->join_filter_counters = options.join_filter_counters;
   QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
 
   std::unique_ptr<RecordBatchStream> root;

@@ -124,6 +124,8 @@ class S3Files;  // formats/s3_files.h
 
 namespace quiver::sql {
 
+struct JoinFilterCounters;  // execution/join_filter.h
+
 class TaskScheduler;
 
 struct ExecuteOptions {
@@ -176,6 +178,16 @@ struct ExecuteOptions {
   /// When set, receives the statement's spill counters when its stream
   /// is destroyed (bytes written, files written).
   std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;
+  /// Join filter pushdown (execution/join_filter.h): an inner or semi hash
+  /// join's finished build side bounds the integer / DATE keys of its probe
+  /// side's scan (key range, and a bitmap of the keys when their range is
+  /// narrow): Parquet row groups outside the range are skipped and the rows
+  /// that cannot match dropped at the scan. Off: every row is scanned and
+  /// probed (same answers; for comparisons).
+  bool join_filters = true;
+  /// When set, the statement's join filters count here as its scans run
+  /// (filters published, rows checked and dropped, batches dropped whole).
+  std::shared_ptr<JoinFilterCounters> join_filter_counters;
   /// Bounds on the statement's shape, checked on its text before it is
   /// parsed (statement_complexity.h): past one, Invalid 54001.
   ComplexityLimits complexity;

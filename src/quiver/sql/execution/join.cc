@@ -80,6 +80,9 @@ class ParallelHashJoinNode : public PhysicalNode {
       spec_.mark_build_rows = grace_build_->rows();
       spec_.mark_build_null_rows = grace_build_->null_key_rows();
     }
+    // The build is complete: its key ranges may now filter the probe
+    // side's scans, which are prepared below (or by the partitioning).
+    if (st.ok()) PublishJoinFilter();
     if (st.ok() && grace_ && !SerialGrace()) st = PartitionProbeSide();
     if (!st.ok()) return NameOperator(st, "hash join");
     // A serial grace join reads its probe side through a gather (prepared
@@ -99,6 +102,31 @@ class ParallelHashJoinNode : public PhysicalNode {
     return Status::OK();
   }
 
+  // The key ranges the build workers summarized, merged (empty when a key
+  // could not be summarized: no filter then).
+  std::vector<JoinKeyBounds> MergedBounds() const {
+    std::vector<JoinKeyBounds> bounds;
+    for (size_t j = 0; j < spec_.filter_keys.size(); ++j) {
+      JoinKeySummary all;
+      for (const auto& w : summaries_) all.Merge(w[j]);
+      if (!all.usable()) return {};
+      bounds.push_back(all.bounds());
+    }
+    return bounds;
+  }
+
+  // Publishes the build's key ranges (with bitmaps when the build was held
+  // whole: Build made them; a grace join's partitions are on disk).
+  void PublishJoinFilter() {
+    if (!spec_.join_filter) return;
+    std::vector<JoinKeyBounds> bounds = bounds_.empty() ? MergedBounds() : std::move(bounds_);
+    bounds_.clear();
+    summaries_.clear();
+    if (bounds.size() != spec_.filter_keys.size()) return;
+    spec_.join_filter->Publish(std::move(bounds));
+    if (ctx_->join_filter_counters) ctx_->join_filter_counters->published.fetch_add(1, std::memory_order_relaxed);
+  }
+
   Status Build() {
     // A prototype instance lays out the build and probe schemas and the
     // join layer's options, exactly as each probing instance will.
@@ -110,6 +138,8 @@ class ParallelHashJoinNode : public PhysicalNode {
     const bool spillable = ctx_->spill && (spec_.kind != JoinKind::kNullAwareAnti || spec_.left_keys.size() == 1);
     const int nright = static_cast<int>(right_->schema()->fields.size());
     grace_build_ = std::make_shared<GraceSide>(ctx_, right_->schema(), "hash join build");
+    const size_t nfilter = spec_.join_filter ? spec_.filter_keys.size() : 0;
+    summaries_.assign(parts.size(), std::vector<JoinKeySummary>(nfilter));
     // Moves keyed batches (own columns + keys) to the build partitions.
     auto spill_keyed = [&](std::vector<RecordBatchPtr>* batches) -> Status {
       for (auto& k : *batches) {
@@ -135,6 +165,10 @@ class ParallelHashJoinNode : public PhysicalNode {
             if (!b) break;
             if (b->num_rows == 0) continue;
             QUIVER_ASSIGN_OR_RETURN(b, WithKeys(b, spec_.right_keys, build_schema, kNoRowIds, ctx_, ctx_->pool.get()));
+            for (size_t j = 0; j < nfilter; ++j) {
+              const auto key = static_cast<size_t>(nright + spec_.filter_keys[j]);
+              summaries_[static_cast<size_t>(worker)][j].Add(*b->columns[key]);
+            }
             out.push_back(std::move(b));
             // Past the reserve: this side goes to the partitions from now on.
             if (spillable && (grace_.load() || ctx_->MemoryTight())) {
@@ -150,6 +184,16 @@ class ParallelHashJoinNode : public PhysicalNode {
       p.clear();
     }
     if (!grace_.load()) {
+      // The whole build side is here: the join filter's key bitmaps.
+      if (nfilter > 0) {
+        bounds_ = MergedBounds();
+        for (size_t j = 0; j < bounds_.size(); ++j) {
+          const auto key = static_cast<size_t>(nright + spec_.filter_keys[j]);
+          std::vector<ArrayDataPtr> keys;
+          for (const auto& b : batches) keys.push_back(b->columns[key]);
+          AddKeyBitmap(&bounds_[j], keys);
+        }
+      }
       auto shared = std::make_shared<SharedBuild>();
       shared->join = proto.join_layer();
       for (const auto& b : batches) {
@@ -182,6 +226,11 @@ class ParallelHashJoinNode : public PhysicalNode {
   std::atomic<bool> grace_{false};
   std::shared_ptr<GraceSide> grace_build_;
   std::shared_ptr<GracePartitionQueue> grace_queue_;
+  // Join filter: each build worker's key summaries (one per filtered key)
+  // and, for a build held whole, the merged bounds with their bitmaps;
+  // dropped once published.
+  std::vector<std::vector<JoinKeySummary>> summaries_;
+  std::vector<JoinKeyBounds> bounds_;
 };
 
 // Joins that see all their input in one thread (right / full outer, nested

@@ -36,6 +36,7 @@
 #include "quiver/join/hash_join.h"
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/execution/join_filter.h"
 #include "quiver/sql/expression/evaluate.h"
 #include "quiver/sql/plan/logical_plan.h"
 
@@ -77,6 +78,10 @@ struct ExecContext {
   }
   /// Receive the spill counters when the statement ends (may be null).
   std::shared_ptr<std::atomic<int64_t>> spilled_bytes, spilled_files;
+  /// Join filter pushdown (join_filter.h): whether the planner attaches
+  /// join filters to scans, and where their scans count (may be null).
+  bool join_filters = true;
+  std::shared_ptr<JoinFilterCounters> join_filter_counters;
 
   /// The WITH queries named more than once (LogicalOp::kCteScan), by
   /// cte_id: shared by the statement's plan and its subqueries' plans, run
@@ -124,6 +129,12 @@ Status NameOperator(const Status& st, const char* op);
 NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_columns, SchemaPtr schema,
                      std::vector<ExprPtr> filters, std::vector<int> keep = {}, SchemaPtr out_schema = nullptr,
                      std::vector<ExprPtr> prune_only = {});
+/// Attaches a join filter (join_filter.h) to a node MakeScanNode made,
+/// before it is prepared: when the filter is published by then, the scan
+/// skips the Parquet row groups outside its key range and drops the rows
+/// that fail it first, before the scan's own filters. `filter.position`
+/// indexes `table_columns`. False (nothing attached) for another node.
+bool AttachJoinFilter(PhysicalNode* scan, ScanJoinFilter filter);
 /// Parallel when its child is.
 NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate);
 /// Evaluates `exprs` (bound to the child's positions) into the output
@@ -152,6 +163,12 @@ struct JoinSpec {
   /// a NULL key when a join sees only part of it (a grace partition); -1:
   /// counted from the rows the join builds.
   int64_t mark_build_rows = -1, mark_build_null_rows = -1;
+  /// Inner and semi hash joins that build their right side: a filter the
+  /// join publishes once its build is done (join_filter.h), with the
+  /// bounds of the keys `filter_keys` (indices into right_keys), in that
+  /// order; the planner has attached it to the probe side's scans.
+  std::shared_ptr<JoinFilter> join_filter;
+  std::vector<int> filter_keys;
 };
 /// Hash join (left = probe side, right = build side) or, without keys, a
 /// nested-loop join. Output: left columns then right columns (semi / anti:

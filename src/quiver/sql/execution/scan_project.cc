@@ -121,6 +121,15 @@ struct DictionaryFilter {
   }
 };
 
+// A published join filter key as a scan applies it: the bounds of the
+// scan's column `position` (kept alive by `all`).
+struct ActiveJoinFilter {
+  int position = 0;
+  std::shared_ptr<const std::vector<JoinKeyBounds>> all;
+  const JoinKeyBounds* bounds = nullptr;
+};
+using ActiveJoinFilters = std::shared_ptr<const std::vector<ActiveJoinFilter>>;
+
 class ScanOp : public RecordBatchStream {
  public:
   // Reads `source`, or only `morsel` when given.
@@ -128,13 +137,14 @@ class ScanOp : public RecordBatchStream {
   // (empty: all) the positions returned, as `out_schema`.
   ScanOp(ExecContext* ctx, std::shared_ptr<SharedScan> source, std::vector<int> columns, SchemaPtr schema,
          std::shared_ptr<DictionaryFilter> filter, std::vector<int> keep, SchemaPtr out_schema,
-         RecordBatchPtr morsel = nullptr)
+         ActiveJoinFilters join_filters, RecordBatchPtr morsel = nullptr)
       : ctx_(ctx),
         columns_(std::move(columns)),
         schema_(std::move(schema)),
         filter_(std::move(filter)),
         keep_(std::move(keep)),
         out_schema_(std::move(out_schema)),
+        join_filters_(std::move(join_filters)),
         source_(std::move(source)),
         morsel_(std::move(morsel)) {}
   const SchemaPtr& schema() const override { return keep_.empty() ? schema_ : out_schema_; }
@@ -161,10 +171,13 @@ class ScanOp : public RecordBatchStream {
         return RecordBatchPtr{};
       }
       if (in->num_rows == 0) continue;
-      // Conjuncts over one dictionary-encoded column: the rows whose index
-      // passes, before anything is decoded.
       std::vector<int64_t> sel;
       bool selected = false;
+      // Join filters first: the rows whose keys no build row can match go
+      // before any column is decoded.
+      if (join_filters_ && !SelectByJoinFilters(*in, &sel, &selected)) continue;
+      // Conjuncts over one dictionary-encoded column: the rows whose index
+      // passes, before anything is decoded.
       std::vector<uint8_t> term_done;
       if (filter_ && !filter_->terms.empty()) {
         term_done.assign(filter_->terms.size(), 0);
@@ -197,7 +210,7 @@ class ScanOp : public RecordBatchStream {
       RecordBatchPtr b = MakeBatch(schema_, rows, std::move(cols));
       // The rest of the filter on the (selected) rows.
       ExprPtr rest = filter_ ? filter_->all : nullptr;
-      if (selected) {
+      if (selected && filter_) {
         std::vector<ExprPtr> left = filter_->others;
         for (size_t t = 0; t < filter_->terms.size(); ++t)
           if (!term_done[t]) left.push_back(filter_->terms[t].conjunct);
@@ -220,6 +233,23 @@ class ScanOp : public RecordBatchStream {
       }
       return b;
     }
+  }
+
+  // Narrows the selection by the join filters; false when no row is left.
+  bool SelectByJoinFilters(const RecordBatch& in, std::vector<int64_t>* sel, bool* selected) {
+    int64_t dropped = 0;
+    for (const ActiveJoinFilter& f : *join_filters_) {
+      const int c = columns_[static_cast<size_t>(f.position)];
+      dropped += SelectByJoinFilter(*f.bounds, *in.columns[static_cast<size_t>(c)], sel, selected);
+      if (*selected && sel->empty()) break;
+    }
+    const bool none = *selected && sel->empty();
+    if (JoinFilterCounters* n = ctx_->join_filter_counters.get()) {
+      n->rows_checked.fetch_add(in.num_rows, std::memory_order_relaxed);
+      n->rows_dropped.fetch_add(none ? in.num_rows : dropped, std::memory_order_relaxed);
+      if (none) n->batches_dropped.fetch_add(1, std::memory_order_relaxed);
+    }
+    return !none;
   }
 
   // Applies the dictionary filter's terms whose column is
@@ -263,6 +293,7 @@ class ScanOp : public RecordBatchStream {
   std::shared_ptr<DictionaryFilter> filter_;  // null: no filter
   std::vector<int> keep_;
   SchemaPtr out_schema_;
+  ActiveJoinFilters join_filters_;  // null: none
   std::shared_ptr<SharedScan> source_;
   RecordBatchPtr morsel_;
   bool single_ = false;  // the morsel was the only input
@@ -389,19 +420,37 @@ class ScanNode : public PhysicalNode {
   }
   bool parallel() const override { return true; }
   Result<OperatorPtr> Instantiate() override {
-    return OperatorPtr(std::make_unique<ScanOp>(ctx_, source_, columns_, scan_schema_, filter_, keep_, out_schema_));
+    return OperatorPtr(
+        std::make_unique<ScanOp>(ctx_, source_, columns_, scan_schema_, filter_, keep_, out_schema_, active_));
   }
   void Release() override { source_.reset(); }
+  void AddJoinFilter(ScanJoinFilter f) { join_filters_.push_back(std::move(f)); }
   bool ordered_source() const override { return true; }
   SharedScan* morsel_source() override { return source_.get(); }
   Result<OperatorPtr> InstantiateOn(RecordBatchPtr morsel) override {
     return OperatorPtr(std::make_unique<ScanOp>(ctx_, nullptr, columns_, scan_schema_, filter_, keep_, out_schema_,
-                                                std::move(morsel)));
+                                                active_, std::move(morsel)));
   }
 
  protected:
   Status DoPrepare() override {
-    auto r = ctx_->catalog->OpenSharedScan(table_, ctx_->scan_pool.get(), columns_, 64 * 1024, prune_);
+    // The join filters their joins have published by now (each join
+    // publishes before it prepares its probe side): their ranges prune
+    // row groups, and the scan's instances drop the rows they exclude.
+    std::vector<parquet::StatsPredicate> prune = prune_;
+    auto active = std::make_shared<std::vector<ActiveJoinFilter>>();
+    for (const ScanJoinFilter& f : join_filters_) {
+      auto published = f.filter->published();
+      if (!published || f.key >= published->size()) continue;
+      const JoinKeyBounds& bounds = (*published)[f.key];
+      active->push_back(ActiveJoinFilter{f.position, published, &bounds});
+      if (table_.file_source) {
+        for (auto& p : JoinFilterPredicates(bounds, columns_[static_cast<size_t>(f.position)]))
+          prune.push_back(std::move(p));
+      }
+    }
+    if (!active->empty()) active_ = std::move(active);
+    auto r = ctx_->catalog->OpenSharedScan(table_, ctx_->scan_pool.get(), columns_, 64 * 1024, std::move(prune));
     if (!r.ok()) return NameOperator(r.status(), "scan");
     source_ = std::move(*r);
     return Status::OK();
@@ -415,6 +464,8 @@ class ScanNode : public PhysicalNode {
   SchemaPtr out_schema_;
   std::shared_ptr<DictionaryFilter> filter_;    // null: no filter
   std::vector<parquet::StatsPredicate> prune_;  // file tables: row groups the filters exclude
+  std::vector<ScanJoinFilter> join_filters_;    // attached by the planner
+  ActiveJoinFilters active_;                    // those published at Prepare (null: none)
   std::shared_ptr<SharedScan> source_;
 };
 
@@ -503,6 +554,12 @@ NodePtr MakeScanNode(ExecContext* ctx, TableInfo table, std::vector<int> table_c
                      std::vector<ExprPtr> prune_only) {
   return std::make_shared<ScanNode>(ctx, std::move(table), std::move(table_columns), std::move(schema),
                                     std::move(filters), std::move(keep), std::move(out_schema), std::move(prune_only));
+}
+bool AttachJoinFilter(PhysicalNode* scan, ScanJoinFilter filter) {
+  auto* node = dynamic_cast<ScanNode*>(scan);
+  if (node == nullptr) return false;
+  node->AddJoinFilter(std::move(filter));
+  return true;
 }
 NodePtr MakeFilterNode(ExecContext* ctx, NodePtr child, ExprPtr predicate) {
   return std::make_shared<FilterNode>(ctx, std::move(child), std::move(predicate));

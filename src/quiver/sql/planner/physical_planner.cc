@@ -154,8 +154,10 @@ class Builder {
         if (deferred_filter != nullptr) {
           // The aggregate above evaluates the filters (all columns kept).
           if (!filters.empty()) *deferred_filter = MakeAnd(filters);
-          return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), {}, {}, nullptr,
-                              std::move(filters));
+          NodePtr scan = MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), {}, {}, nullptr,
+                                      std::move(filters));
+          for (size_t i = 0; i < cols->size(); ++i) NoteOrigin((*cols)[i], scan, static_cast<int>(i));
+          return scan;
         }
         // Columns only the scan's own filters read are dropped once they
         // have filtered, before the passing rows are gathered (a join above
@@ -172,12 +174,16 @@ class Builder {
           keep.push_back(static_cast<int>(i));
         }
         if (kept.size() == cols->size() || kept.empty()) {
-          return MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+          NodePtr scan = MakeScanNode(ctx_, op.table, std::move(table_columns), SchemaOf(*cols), std::move(filters));
+          for (size_t i = 0; i < cols->size(); ++i) NoteOrigin((*cols)[i], scan, static_cast<int>(i));
+          return scan;
         }
         const SchemaPtr scanned = SchemaOf(*cols);
         *cols = std::move(kept);
-        return MakeScanNode(ctx_, op.table, std::move(table_columns), scanned, std::move(filters), std::move(keep),
-                            SchemaOf(*cols));
+        NodePtr scan =
+            MakeScanNode(ctx_, op.table, std::move(table_columns), scanned, std::move(filters), keep, SchemaOf(*cols));
+        for (size_t i = 0; i < cols->size(); ++i) NoteOrigin((*cols)[i], scan, keep[i]);
+        return scan;
       }
       case LogicalOp::Kind::kFilter: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
@@ -195,6 +201,7 @@ class Builder {
           QUIVER_ASSIGN_OR_RETURN(auto b, Bind(op.exprs[i], pos));
           exprs.push_back(b);
           cols->push_back(op.columns[i]);
+          if (op.exprs[i]->kind == Expr::Kind::kColumn) SameOrigin(op.columns[i].id, op.exprs[i]->column);
         }
         return MakeProjectNode(ctx_, std::move(child), std::move(exprs), SchemaOf(*cols));
       }
@@ -248,6 +255,7 @@ class Builder {
         if (op.residual) {
           QUIVER_ASSIGN_OR_RETURN(spec.residual, Bind(op.residual, PositionsOf(both)));
         }
+        AttachJoinFilters(op, &spec);
         const bool left_only = op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti ||
                                op.join_kind == JoinKind::kNullAwareAnti;
         *cols = left_only ? lc : both;
@@ -281,6 +289,10 @@ class Builder {
             QUIVER_ASSIGN_OR_RETURN(a.arg, Bind(a.arg, pos));
           }
         *cols = op.columns;
+        // A GROUP BY column keeps its scan column's values: a join filter
+        // above that drops a key drops its whole group.
+        for (size_t g = 0; g < op.groups.size() && g < op.columns.size(); ++g)
+          if (op.groups[g]->kind == Expr::Kind::kColumn) SameOrigin(op.columns[g].id, op.groups[g]->column);
         return MakeHashAggregateNode(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols),
                                      std::move(filter));
       }
@@ -291,14 +303,17 @@ class Builder {
         for (auto& k : keys) {
           QUIVER_ASSIGN_OR_RETURN(k.expr, Bind(k.expr, pos));
         }
+        if (op.limit >= 0) ForgetOrigins(*cols);  // a top-N: fewer rows below would change which
         return MakeSortNode(ctx_, std::move(child), std::move(keys), op.offset, op.limit);
       }
       case LogicalOp::Kind::kLimit: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        ForgetOrigins(*cols);
         return MakeLimitNode(ctx_, std::move(child), op.offset, op.limit);
       }
       case LogicalOp::Kind::kWindow: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        ForgetOrigins(*cols);  // a window reads its partition's other rows
         const Positions pos = PositionsOf(*cols);
         std::vector<WindowCall> calls;
         for (const auto& w : op.windows) {
@@ -311,6 +326,7 @@ class Builder {
       }
       case LogicalOp::Kind::kExpand: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
+        ForgetOrigins(*cols);
         const Positions pos = PositionsOf(*cols);
         std::vector<std::vector<ExprPtr>> sets;
         for (const auto& set : op.expand_sets) {
@@ -338,9 +354,11 @@ class Builder {
             if (!in[i].type->Equals(*op.columns[i].type))
               return Status::Invalid("internal: UNION branch column " + std::to_string(i + 1) + " has type " +
                                      in[i].type->ToString() + ", not " + op.columns[i].type->ToString());
+          ForgetOrigins(in);
           children.push_back(std::move(child));
         }
         *cols = op.columns;
+        ForgetOrigins(*cols);
         return MakeUnionAllNode(ctx_, std::move(children), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kCteScan: {
@@ -362,6 +380,7 @@ class Builder {
           cte = ctx_->ctes.emplace(op.cte_id, std::move(made)).first->second;
         }
         *cols = op.columns;
+        ForgetOrigins(*cols);  // its one result is shared by every reference
         return MakeCteScanNode(ctx_, std::move(cte), SchemaOf(*cols));
       }
     }
@@ -369,9 +388,64 @@ class Builder {
   }
 
  private:
+  // Join filters (join_filter.h): where a column's values come from — a
+  // scan's column, reached through operators that pass its values on
+  // unchanged row by row (filters, renames, joins, sorts, GROUP BY), so
+  // that a join above may drop the scan's rows whose value it cannot
+  // match. Operators that would answer differently with fewer rows below
+  // (LIMIT, top-N, windows, grouping sets, UNION ALL, a shared WITH
+  // result) forget the origins of what they pass on.
+  struct Origin {
+    NodePtr scan;
+    int position = 0;  // in the scan's columns
+    DataTypePtr type;
+  };
+  void NoteOrigin(const ColumnBinding& c, const NodePtr& scan, int position) {
+    if (ctx_->join_filters && c.type && JoinFilterType(*c.type)) origins_[c.id] = Origin{scan, position, c.type};
+  }
+  void SameOrigin(int id, int from) {
+    auto it = origins_.find(from);
+    if (it != origins_.end()) origins_[id] = it->second;
+  }
+  void ForgetOrigins(const std::vector<ColumnBinding>& cols) {
+    for (const auto& c : cols) origins_.erase(c.id);
+  }
+
+  // An inner or semi hash join that builds its right side: a join filter
+  // for each key that is an integer or DATE scan column of the left side
+  // (or a widening cast of one), attached to that scan.
+  void AttachJoinFilters(const LogicalOp& op, JoinSpec* spec) {
+    if (!ctx_->join_filters || spec->build_left || spec->left_keys.empty()) return;
+    if (spec->kind != JoinKind::kInner && spec->kind != JoinKind::kSemi) return;
+    std::vector<std::pair<Origin, int>> targets;  // origin, key index
+    for (size_t k = 0; k < op.keys.size() && k < spec->right_keys.size(); ++k) {
+      const ExprPtr& l = op.keys[k].first;
+      const Expr* col = l.get();
+      if (col->kind == Expr::Kind::kCall && col->fn == Fn::kCast && col->args.size() == 1) col = col->args[0].get();
+      if (col->kind != Expr::Kind::kColumn) continue;
+      auto it = origins_.find(col->column);
+      if (it == origins_.end()) continue;
+      const DataTypePtr& key_type = spec->right_keys[k]->type;
+      const DataTypePtr& column_type = it->second.type;
+      if (!key_type || !JoinFilterType(*key_type)) continue;
+      // Same kind of value (integers or dates), the key at least as wide.
+      const bool dates = column_type->id == TypeId::kDate32;
+      if (dates != (key_type->id == TypeId::kDate32)) continue;
+      if (column_type->id == TypeId::kInt64 && key_type->id != TypeId::kInt64) continue;
+      targets.emplace_back(it->second, static_cast<int>(k));
+    }
+    if (targets.empty()) return;
+    spec->join_filter = std::make_shared<JoinFilter>(targets.size());
+    for (size_t j = 0; j < targets.size(); ++j) {
+      spec->filter_keys.push_back(targets[j].second);
+      AttachJoinFilter(targets[j].first.scan.get(), ScanJoinFilter{spec->join_filter, j, targets[j].first.position});
+    }
+  }
+
   ExecContext* ctx_;
   std::unordered_set<int> used_;
   std::unordered_map<int, int> uses_;  // expression references per column id (the plan's output counts one)
+  std::unordered_map<int, Origin> origins_;
 };
 
 // The statement's output: the root node gathered on the first Next(), so
