@@ -6,6 +6,7 @@
 
 #include "quiver/columnar/dictionary.h"
 #include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/planner/cte_filters.h"
 #include "quiver/sql/spark_dialect.h"
 
 namespace quiver::sql {
@@ -36,7 +37,9 @@ void Binder::SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<forma
 Result<BoundStatement> Binder::BindSelectStatement(Json& select) {
   QUIVER_ASSIGN_OR_RETURN(BoundQuery q, impl_->BindQuery(select, nullptr, false));
   BoundStatement out;
-  out.plan = q.plan;
+  // A WITH query run once for several references computes only the rows
+  // some reference keeps.
+  out.plan = PushFiltersIntoCtes(q.plan, impl_->cte_references);
   out.names = q.names;
   return out;
 }
@@ -186,6 +189,7 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
         auto ref = std::make_shared<LogicalOp>();
         ref->kind = LogicalOp::Kind::kCteScan;
         ref->cte_id = def.id;
+        ++cte_references[def.id];
         ref->cte_name = name;
         ref->columns = plan->columns;
         ref->est_rows = plan->est_rows;

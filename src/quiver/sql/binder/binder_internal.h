@@ -139,6 +139,9 @@ struct Binder::Impl {
   std::vector<std::map<std::string, CteDef>> ctes;  ///< a stack of WITH levels
 
   int next_cte_id = 0;
+  /// References bound of each materialized WITH query (by cte_id), for
+  /// PushFiltersIntoCtes (planner/cte_filters.h).
+  std::map<int, int> cte_references;
   BindLimits limits;
   int expr_depth = 0;  ///< BindExpr calls under way
   /// current_date / current_timestamp / now(): the statement's start, read
