@@ -19,12 +19,16 @@ const uint8_t* ValidityOf(const ArrayData& a) {
 template <typename F>
 bool WithValues(const ArrayData& a, F&& f) {
   if (a.buffers.size() < 2 || !a.buffers[1]) return false;
-  switch (a.type->id) {
-    case TypeId::kInt32:
-    case TypeId::kDate32: f(a.GetValues<int32_t>(1), ValidityOf(a), a.offset); return true;
-    case TypeId::kInt64: f(a.GetValues<int64_t>(1), ValidityOf(a), a.offset); return true;
-    default: return false;
+  const TypeId id = a.type->id;
+  if (id == TypeId::kInt32 || id == TypeId::kDate32) {
+    f(a.GetValues<int32_t>(1), ValidityOf(a), a.offset);
+    return true;
   }
+  if (id == TypeId::kInt64) {
+    f(a.GetValues<int64_t>(1), ValidityOf(a), a.offset);
+    return true;
+  }
+  return false;
 }
 
 // The selection step of one predicate over rows [0, n).
@@ -146,7 +150,8 @@ int64_t SelectByJoinFilter(const JoinKeyBounds& bounds, const ArrayData& column,
   WithValues(column, [&](const auto* values, const uint8_t* valid, int64_t off) {
     const auto* v = values + off;
     if (!bounds.any) {
-      dropped = Narrow(n, [](int64_t) { return false; }, sel, selected);
+      dropped = Narrow(
+          n, [](int64_t) { return false; }, sel, selected);
       return;
     }
     const int64_t lo = bounds.min;

@@ -100,8 +100,8 @@ LogicalOpPtr PushFiltersIntoCtes(const LogicalOpPtr& plan, const std::map<int, i
           branches.clear();
           break;
         }
-        const bool seen = std::any_of(branches.begin(), branches.end(),
-                                      [&](const ExprPtr& b) { return ExprEquals(*b, *mapped); });
+        const bool seen =
+            std::any_of(branches.begin(), branches.end(), [&](const ExprPtr& b) { return ExprEquals(*b, *mapped); });
         if (!seen) branches.push_back(std::move(mapped));
       }
       if (branches.empty()) continue;

@@ -33,7 +33,8 @@ class CteFilterTest : public SqlTest {
         }
     auto schema = std::make_shared<Schema>();
     schema->fields = {field("month", int32(), true), field("item", int32(), true), field("qty", int64(), true)};
-    auto b = Batch(schema, {Int32Array(pool_.get(), month), Int32Array(pool_.get(), item), Int64Array(pool_.get(), qty)});
+    auto b =
+        Batch(schema, {Int32Array(pool_.get(), month), Int32Array(pool_.get(), item), Int64Array(pool_.get(), qty)});
     ASSERT_OK(catalog_->RegisterBatches("sales", schema, Split(b, 128)));
   }
   V Query(const std::string& sql) {

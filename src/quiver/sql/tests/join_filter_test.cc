@@ -171,8 +171,9 @@ TEST_F(JoinFilterTest, ANarrowKeySetFiltersByItsBitmap) {
 
 TEST_F(JoinFilterTest, SemiJoinsDateKeysAndEmptyBuildsFilterToo) {
   // IN (subquery): a semi join; its keys 500..509.
-  Outcome on = Checked("SELECT count(*), sum(v) FROM fact WHERE k IN (SELECT k FROM dim WHERE attr >= 500 AND "
-                       "attr < 510)");
+  Outcome on = Checked(
+      "SELECT count(*), sum(v) FROM fact WHERE k IN (SELECT k FROM dim WHERE attr >= 500 AND "
+      "attr < 510)");
   EXPECT_EQ(on.rows, V({"1000|" + std::to_string((50000 + 50999) * 1000 / 2)}));
   EXPECT_EQ(on.published, 1);
   EXPECT_EQ(on.dropped, kFactRows - 1000);
