@@ -499,8 +499,11 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
                            std::to_string(entry->min_args) +
                            (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") + ")",
                        location);
-  if (f.value("agg_star", false) || f.value("agg_distinct", false))
-    return Error(name + "() is not an aggregate", location);
+  // DISTINCT, FILTER and ORDER BY apply to aggregates only (PostgreSQL,
+  // DuckDB): on a scalar function they are errors, never ignored.
+  if (f.value("agg_star", false) || f.value("agg_distinct", false) || f.contains("agg_filter") ||
+      f.contains("agg_order"))
+    return Error(name + "() is not an aggregate: DISTINCT, FILTER and ORDER BY apply to aggregates only", location);
   return Typed(BindCall(entry->fn, std::move(args), location), location);
 }
 
