@@ -190,7 +190,12 @@ Status ReadColumnChunk(R& r, ColumnChunk* c) {
 }
 
 Status ReadRowGroup(R& r, RowGroup* g) {
-  return r.ReadStruct([&](int16_t id, T t) -> Status {
+  // parquet.thrift's required fields: columns (1), total_byte_size (2),
+  // num_rows (3). A corrupt footer that loses one must not read as a row
+  // group of no rows.
+  unsigned seen = 0;
+  QUIVER_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
+    if (id >= 1 && id <= 3) seen |= 1u << id;
     switch (id) {
       case 1:
         return r.ReadList(t, [&](T et) -> Status {
@@ -205,7 +210,14 @@ Status ReadRowGroup(R& r, RowGroup* g) {
       case 7: return Put(r.ReadI32(t), &g->ordinal.emplace());
       default: return r.Skip(t);
     }
-  });
+  }));
+  for (const auto& [id, name] : {std::pair{1, "columns"}, {2, "total_byte_size"}, {3, "num_rows"}}) {
+    if (!(seen & (1u << id))) {
+      return Status::Invalid("RowGroup: its required field " + std::to_string(id) + " (" + name + ") is missing");
+    }
+  }
+  if (g->num_rows < 0) return Status::Invalid("RowGroup: num_rows " + std::to_string(g->num_rows) + " is negative");
+  return Status::OK();
 }
 
 }  // namespace
@@ -213,7 +225,9 @@ Status ReadRowGroup(R& r, RowGroup* g) {
 Result<FileMetaData> DecodeFileMetaData(std::span<const uint8_t> bytes) {
   FileMetaData md;
   R r(bytes);
+  unsigned seen = 0;  // parquet.thrift's required fields: version, schema, num_rows, row_groups (1..4)
   QUIVER_RETURN_NOT_OK_CTX(r.ReadStruct([&](int16_t id, T t) -> Status {
+    if (id >= 1 && id <= 4) seen |= 1u << id;
     switch (id) {
       case 1: return Put(r.ReadI32(t), &md.version);
       case 2:
@@ -236,6 +250,26 @@ Result<FileMetaData> DecodeFileMetaData(std::span<const uint8_t> bytes) {
     }
   }),
                            "file metadata");
+  // A footer that lost a required field, or whose row count is not its
+  // row groups' (a flipped bit can do either), is corrupt: reading it
+  // would drop rows without an error.
+  for (const auto& [id, name] : {std::pair{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}}) {
+    if (!(seen & (1u << id))) {
+      return Status::Invalid("file metadata: its required field " + std::to_string(id) + " (" + name + ") is missing");
+    }
+  }
+  int64_t rows = 0;
+  for (const RowGroup& g : md.row_groups) {
+    if (__builtin_add_overflow(rows, g.num_rows, &rows)) return Status::Invalid("file metadata: row counts overflow");
+  }
+  // Fewer only: some writers leave num_rows 0 (parquet-testing's
+  // repeated_no_annotation.parquet: 0, its row group 6; DuckDB reads the
+  // row groups' counts, as quiver does), but rows the file says it has and
+  // no row group holds were lost.
+  if (md.num_rows > rows) {
+    return Status::Invalid("file metadata: num_rows is " + std::to_string(md.num_rows) + " but its " +
+                           std::to_string(md.row_groups.size()) + " row groups hold " + std::to_string(rows));
+  }
   return md;
 }
 

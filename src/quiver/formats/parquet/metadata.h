@@ -193,7 +193,13 @@ struct FileMetaData {
 /// Decodes a FileMetaData struct from `bytes` (the footer between the file
 /// body and the 8-byte trailer). Checks counts (non-negative, at most the
 /// bytes left); deeper checks (schema tree shape, offsets within the file)
-/// are the file reader's. Errors: Invalid naming the struct and field.
+/// are the file reader's. Also Invalid when a required field of
+/// FileMetaData (version, schema, num_rows, row_groups) or of a RowGroup
+/// (columns, total_byte_size, num_rows) is missing, a row group's num_rows
+/// is negative, or num_rows is more than the row groups' sum (a corrupt
+/// footer would otherwise read as fewer rows, silently; less is accepted,
+/// as some writers leave it 0).
+/// Errors: Invalid naming the struct and field.
 Result<FileMetaData> DecodeFileMetaData(std::span<const uint8_t> bytes);
 
 }  // namespace quiver::parquet

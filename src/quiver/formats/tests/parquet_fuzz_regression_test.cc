@@ -12,6 +12,8 @@
 
 #include "quiver/columnar/validate.h"
 #include "quiver/formats/parquet/file_reader.h"
+#include "quiver/formats/parquet/metadata.h"
+#include "quiver/formats/parquet/metadata_writer.h"
 #include "quiver/formats/source.h"
 #include "quiver/testing/shared_data.h"
 #include "quiver/testing/status_assertions.h"
@@ -73,6 +75,38 @@ TEST_F(ParquetFuzzRegression, BadDataFilesEndCleanly) {
   }
   EXPECT_GE(files, 8);
   EXPECT_GE(errors, 6);
+}
+
+// A flipped bit in a footer (found by a tester: one bit turned a file into
+// "0 row groups, 0 rows", another a row group into 0 rows, both read
+// without an error) must be an error: FileMetaData's required fields and
+// its num_rows against the row groups' sum are checked.
+TEST(ParquetFooterChecks, AMissingRequiredFieldOrARowCountMismatchIsAnError) {
+  FileMetaData md;
+  md.version = 2;
+  md.schema.resize(1);
+  md.schema[0].name = "schema";
+  md.schema[0].num_children = 0;
+  md.num_rows = 10;
+  md.row_groups.resize(2);
+  md.row_groups[0].num_rows = 4;
+  md.row_groups[1].num_rows = 6;
+  const std::string good = EncodeFileMetaData(md, false);
+  auto decoded = DecodeFileMetaData({reinterpret_cast<const uint8_t*>(good.data()), good.size()});
+  ASSERT_OK(decoded.status());
+  EXPECT_EQ(decoded->num_rows, 10);
+  md.row_groups[1].num_rows = 0;
+  const std::string lost = EncodeFileMetaData(md, false);
+  auto mismatch = DecodeFileMetaData({reinterpret_cast<const uint8_t*>(lost.data()), lost.size()});
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("num_rows is 10 but its 2 row groups hold 4"), std::string::npos)
+      << mismatch.status().ToString();
+  // Only field 1 (version = 2: compact header 0x15, zigzag 0x04), then STOP.
+  const uint8_t only_version[] = {0x15, 0x04, 0x00};
+  auto missing = DecodeFileMetaData(only_version);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("required field 2 (schema) is missing"), std::string::npos)
+      << missing.status().ToString();
 }
 
 }  // namespace
