@@ -1,6 +1,8 @@
 // quiver/sql/execution/sort.cc — ORDER BY: the input is collected (sort
 // pool), concatenated, and a permutation of row numbers sorted by the keys
-// (typed comparisons; NULLS FIRST / LAST per key; stable); the output is
+// (by normalized keys and a radix sort where the keys pack into 64 bits,
+// sort_keys.h, else by typed comparisons; NULLS FIRST / LAST per key;
+// stable); the output is
 // gathered in batches. With a LIMIT it is a top-N: whenever the kept rows
 // pass max(2 x (offset + limit), 4096) they are cut down to the best
 // offset + limit, so memory stays bounded by the limit plus one batch and
@@ -22,11 +24,13 @@
 #include <limits>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 #include "quiver/columnar/concatenate.h"
 #include "quiver/columnar/take.h"
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/pipeline.h"
+#include "quiver/sql/execution/sort_keys.h"
 #include "quiver/sql/execution/spill.h"
 #include "quiver/sql/execution/task_scheduler.h"
 
@@ -131,24 +135,30 @@ Status SortBatches(ExecContext* ctx, const std::vector<SortKey>& keys, const Sch
                    const std::vector<RecordBatchPtr>& batches, int64_t chunk_rows,
                    const std::function<Status(RecordBatchPtr)>& sink) {
   std::vector<std::vector<Vec>> k;
+  std::vector<int64_t> batch_rows;
   int64_t rows = 0;
   for (const auto& b : batches) {
     QUIVER_ASSIGN_OR_RETURN(auto v, EvalKeys(ctx, keys, *b));
     k.push_back(std::move(v));
+    batch_rows.push_back(b->num_rows);
     rows += b->num_rows;
   }
   if (rows == 0) return Status::OK();
-  const std::vector<TypeClass> cls = ClassesOf(k[0]);
   QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx->aggregate_tmm->Reserve(rows * 8, "sort run order"));
-  std::vector<uint64_t> order;
-  order.reserve(static_cast<size_t>(rows));
-  for (size_t b = 0; b < batches.size(); ++b)
-    for (int64_t r = 0; r < batches[b]->num_rows; ++r) order.push_back((uint64_t{b} << 32) | static_cast<uint64_t>(r));
-  std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) {
-    const int c = CompareKeys(keys, cls, k[x >> 32], static_cast<int64_t>(x & 0xffffffffu), k[y >> 32],
-                              static_cast<int64_t>(y & 0xffffffffu));
-    return c != 0 ? c < 0 : x < y;
-  });
+  std::vector<int64_t> order;
+  QUIVER_ASSIGN_OR_RETURN(const bool packed, SortByNormalizedKeys(ctx, keys, k, batch_rows, &order));
+  if (!packed) {  // VARCHAR keys, or ranges wider than 64 bits: typed comparisons
+    const std::vector<TypeClass> cls = ClassesOf(k[0]);
+    order.reserve(static_cast<size_t>(rows));
+    for (size_t b = 0; b < batches.size(); ++b)
+      for (int64_t r = 0; r < batches[b]->num_rows; ++r)
+        order.push_back(static_cast<int64_t>((uint64_t{b} << 32) | static_cast<uint64_t>(r)));
+    std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      const int c = CompareKeys(keys, cls, k[x >> 32], static_cast<int64_t>(x & 0xffffffffu), k[y >> 32],
+                                static_cast<int64_t>(y & 0xffffffffu));
+      return c != 0 ? c < 0 : x < y;
+    });
+  }
   QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
   std::vector<SourceRow> chunk;
   for (size_t at = 0; at < order.size();) {
@@ -367,6 +377,21 @@ class SortOp : public RecordBatchStream {
     return idx;
   }
 
+  // The whole order of `batch` by normalized keys (sort_keys.h): stable,
+  // so for runs one after the other it is their merge (ties by run, then
+  // row). nullopt when the keys do not pack (VARCHAR, too wide).
+  Result<std::optional<std::vector<int64_t>>> NormalizedOrder(const RecordBatch& batch) {
+    using Out = std::optional<std::vector<int64_t>>;
+    if (!KeyTypesPack(keys_) || batch.num_rows < 2 || batch.num_rows >= (int64_t{1} << 31)) return Out{};
+    std::vector<std::vector<Vec>> k(1);
+    QUIVER_ASSIGN_OR_RETURN(k[0], EvalKeys(ctx_, keys_, batch));
+    QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx_->aggregate_tmm->Reserve(batch.num_rows * 8, "sort permutation"));
+    Out order{std::vector<int64_t>{}};
+    QUIVER_ASSIGN_OR_RETURN(const bool packed, SortByNormalizedKeys(ctx_, keys_, k, {batch.num_rows}, &*order));
+    if (!packed) return Out{};
+    return order;  // one batch: (0 << 32 | row) is the row
+  }
+
   // The row order of `batch`, the sorted runs of run_rows_ one after the
   // other: a k-way merge (a heap of the runs' next rows), ties by row
   // number, so equal keys keep run order then row order.
@@ -434,7 +459,13 @@ class SortOp : public RecordBatchStream {
       if (kept_.empty()) return RecordBatchPtr{};
       QUIVER_ASSIGN_OR_RETURN(all_, Concat());
       kept_.clear();
-      if (run_rows_.empty() || top_n) {
+      std::optional<std::vector<int64_t>> normalized;
+      if (!top_n) {
+        QUIVER_ASSIGN_OR_RETURN(normalized, NormalizedOrder(*all_));
+      }
+      if (normalized) {
+        order_ = std::move(*normalized);
+      } else if (run_rows_.empty() || top_n) {
         QUIVER_ASSIGN_OR_RETURN(order_, Order(*all_, top_n ? offset_ + limit_ : -1));
       } else {
         QUIVER_ASSIGN_OR_RETURN(order_, MergeRuns(*all_));
@@ -548,7 +579,9 @@ class SortNode : public PhysicalNode {
   Status PrepareInMemory() {
     const bool top_n = limit_ >= 0 && parts_.size() > 1;
     // A full sort on several workers: each sorts its share into a run.
-    sort_runs_ = limit_ < 0 && parts_.size() > 1;
+    // (Not when the keys may pack: the final radix sort of everything costs
+    // about what merging the runs does, so sorting them first is waste.)
+    sort_runs_ = limit_ < 0 && parts_.size() > 1 && !KeyTypesPack(keys_);
     return RunPipeline(ctx_, child_, [&](int worker, RecordBatchStream* in, const std::atomic<bool>& stop) -> Status {
       auto& out = parts_[static_cast<size_t>(worker)];
       OperatorPtr src = std::make_unique<BorrowedStream>(in);

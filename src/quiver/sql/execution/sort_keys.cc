@@ -1,0 +1,191 @@
+// quiver/sql/execution/sort_keys.cc — normalized sort keys and their radix
+// sort (see sort_keys.h).
+#include "quiver/sql/execution/sort_keys.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "quiver/columnar/element_load.h"
+#include "quiver/join/task_memory_manager.h"
+#include "quiver/sql/execution/operators.h"
+
+namespace quiver::sql {
+namespace {
+
+using u128 = unsigned __int128;
+
+// A double as an unsigned integer of the same order: -0.0 as 0.0, every NaN
+// as the largest code (after +Infinity).
+inline uint64_t OrderedDoubleBits(double d) {
+  if (std::isnan(d)) return ~uint64_t{0};
+  if (d == 0) d = 0.0;
+  const uint64_t bits = std::bit_cast<uint64_t>(d);
+  return (bits >> 63) ? ~bits : (bits | (uint64_t{1} << 63));
+}
+
+// Calls f(row, is_null, value) for every row of `v` (`rows` rows; a
+// constant repeats row 0), value as a 128-bit integer in the key's order
+// (doubles through OrderedDoubleBits). False when the type does not pack.
+template <typename F>
+bool ForEachKeyValue(const Vec& v, int64_t rows, F&& f) {
+  if (v.type()->id == TypeId::kNull) {
+    for (int64_t r = 0; r < rows; ++r) f(r, true, i128{0});
+    return true;
+  }
+  const uint8_t* data = v.array->buffers[1] ? v.array->buffers[1]->data() : nullptr;
+  const int64_t offset = v.array->offset;
+  const bool nulls = v.MayHaveNulls();
+  return VisitSqlStorage(
+      *v.type(),
+      [&]<typename T>() -> bool {
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t at = v.Index(r);
+          if (nulls && v.IsNull(r)) {
+            f(r, true, i128{0});
+            continue;
+          }
+          i128 x;
+          if constexpr (kIsPackedBit<T>) {
+            x = bit_util::GetBit(data, at + offset) ? 1 : 0;
+          } else if constexpr (std::is_floating_point_v<T>) {
+            x = static_cast<i128>(OrderedDoubleBits(LoadValue<T>(data, at + offset)));
+          } else {
+            x = static_cast<i128>(LoadValue<T>(data, at + offset));
+          }
+          f(r, false, x);
+        }
+        return true;
+      },
+      [] { return false; });
+}
+
+// One key's code: bits, the shift of its bits in the word, and the range.
+struct KeyCode {
+  bool any_value = false, any_null = false;
+  i128 min = 0, max = 0;
+  int bits = 0, shift = 0;
+  bool descending = false, nulls_first = false;
+  // The code of a value (or of NULL): NULLS FIRST puts NULL at 0 and the
+  // values from 1, NULLS LAST the values from 0 and NULL after them.
+  uint64_t Code(bool is_null, i128 x) const {
+    const uint64_t null_shift = any_null && nulls_first ? 1 : 0;
+    if (is_null) return nulls_first ? 0 : static_cast<uint64_t>(static_cast<u128>(max - min)) + 1;
+    const u128 c = descending ? static_cast<u128>(max - x) : static_cast<u128>(x - min);
+    return static_cast<uint64_t>(c) + null_shift;
+  }
+};
+
+}  // namespace
+
+void RadixSortHighBits(uint64_t* words, size_t n, int low_bit, std::vector<uint64_t>* scratch) {
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigitBits;
+  if (n < 2 || low_bit >= 64) return;
+  const int passes = (64 - low_bit + kDigitBits - 1) / kDigitBits;
+  // Every digit's histogram in one read.
+  std::vector<uint32_t> hist(static_cast<size_t>(passes) * kBuckets, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (int p = 0; p < passes; ++p) ++hist[static_cast<size_t>(p) * kBuckets + ((words[i] >> (low_bit + p * kDigitBits)) & (kBuckets - 1))];
+  scratch->resize(n);
+  uint64_t* src = words;
+  uint64_t* dst = scratch->data();
+  for (int p = 0; p < passes; ++p) {
+    uint32_t* h = &hist[static_cast<size_t>(p) * kBuckets];
+    const int shift = low_bit + p * kDigitBits;
+    if (h[(src[0] >> shift) & (kBuckets - 1)] == n) continue;  // one digit value: nothing moves
+    uint32_t sum = 0;
+    for (size_t b = 0; b < kBuckets; ++b) {
+      const uint32_t c = h[b];
+      h[b] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t w = src[i];
+      dst[h[(w >> shift) & (kBuckets - 1)]++] = w;
+    }
+    std::swap(src, dst);
+  }
+  if (src != words) std::memcpy(words, src, n * sizeof(uint64_t));
+}
+
+bool KeyTypesPack(const std::vector<SortKey>& keys) {
+  for (const auto& key : keys) {
+    const TypeClass c = ClassOf(*key.expr->type);
+    if (c == TypeClass::kString || c == TypeClass::kOther) return false;
+  }
+  return true;
+}
+
+Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& keys,
+                                  const std::vector<std::vector<Vec>>& k, const std::vector<int64_t>& batch_rows,
+                                  std::vector<int64_t>* order) {
+  size_t n = 0;
+  for (int64_t r : batch_rows) n += static_cast<size_t>(r);
+  if (n < 2 || !KeyTypesPack(keys)) return false;
+  // Ranges of every key over the input.
+  std::vector<KeyCode> codes(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    KeyCode& c = codes[i];
+    c.descending = keys[i].descending;
+    c.nulls_first = keys[i].nulls_first;
+    for (size_t b = 0; b < k.size(); ++b) {
+      const bool packs = ForEachKeyValue(k[b][i], batch_rows[b], [&](int64_t, bool is_null, i128 x) {
+        if (is_null) {
+          c.any_null = true;
+        } else if (!c.any_value) {
+          c.any_value = true;
+          c.min = c.max = x;
+        } else {
+          c.min = std::min(c.min, x);
+          c.max = std::max(c.max, x);
+        }
+      });
+      if (!packs) return false;
+    }
+  }
+  const int index_bits = std::bit_width(static_cast<uint64_t>(n - 1));
+  int bits = index_bits;
+  for (auto it = codes.rbegin(); it != codes.rend(); ++it) {
+    const u128 range = static_cast<u128>(it->max - it->min) + (it->any_null ? 1 : 0);
+    if (range >> 64) return false;
+    it->bits = std::bit_width(static_cast<uint64_t>(range));
+    it->shift = bits;
+    bits += it->bits;
+    if (bits > 64) return false;
+  }
+  QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx->aggregate_tmm->Reserve(static_cast<int64_t>(n) * 8, "sort keys"));
+  // The words, in `order`'s storage (int64 and uint64 may alias): key
+  // codes high, the row's input position low.
+  order->assign(n, 0);
+  uint64_t* words = reinterpret_cast<uint64_t*>(order->data());
+  std::vector<int64_t> batch_start(k.size(), 0);
+  for (size_t g = 0; g < n; ++g) words[g] = g;
+  for (size_t b = 1; b < k.size(); ++b) batch_start[b] = batch_start[b - 1] + batch_rows[b - 1];
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const KeyCode& c = codes[i];
+    if (c.bits == 0) continue;
+    for (size_t b = 0; b < k.size(); ++b) {
+      uint64_t* w = words + batch_start[b];
+      ForEachKeyValue(k[b][i], batch_rows[b],
+                      [&](int64_t r, bool is_null, i128 x) { w[r] |= c.Code(is_null, x) << c.shift; });
+    }
+    QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
+  }
+  std::vector<uint64_t> scratch;
+  RadixSortHighBits(words, n, index_bits, &scratch);
+  scratch = {};
+  QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
+  // Positions back to (batch << 32 | row), in place.
+  const uint64_t index_mask = index_bits == 64 ? ~uint64_t{0} : (uint64_t{1} << index_bits) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t g = static_cast<int64_t>(words[i] & index_mask);
+    const size_t b =
+        static_cast<size_t>(std::upper_bound(batch_start.begin(), batch_start.end(), g) - batch_start.begin()) - 1;
+    words[i] = (uint64_t{b} << 32) | static_cast<uint64_t>(g - batch_start[b]);
+  }
+  return true;
+}
+
+}  // namespace quiver::sql
