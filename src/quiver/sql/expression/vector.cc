@@ -195,7 +195,7 @@ std::string Value::ToString() const {
 
 // ---- Vec --------------------------------------------------------------------
 
-i128 Vec::ExactAt(int64_t i) const {
+i128 Vec::ExactAtAny(int64_t i) const {
   const int64_t k = Index(i) + array->offset;
   const uint8_t* d = array->buffers[1]->data();
   return VisitSqlStorage(

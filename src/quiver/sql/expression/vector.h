@@ -138,8 +138,21 @@ struct Vec {
             static_cast<size_t>(off[k + 1] - off[k])};
   }
   /// Exact value of row i (int32, int64, decimal128, date32 as days,
-  /// timestamp, bool) as a 128-bit integer.
-  i128 ExactAt(int64_t i) const;
+  /// timestamp, bool) as a 128-bit integer. The common widths inline (this
+  /// is called per row by comparisons); the rest through ExactAtAny.
+  i128 ExactAt(int64_t i) const {
+    const TypeId id = array->type->id;
+    if (id == TypeId::kInt64 || id == TypeId::kTimestamp) return Values<int64_t>()[Index(i)];
+    if (id == TypeId::kInt32 || id == TypeId::kDate32) return Values<int32_t>()[Index(i)];
+    if (id == TypeId::kDecimal && array->type->bit_width == 128) {
+      i128 v;
+      std::memcpy(&v, array->buffers[1]->data() + (Index(i) + array->offset) * 16, sizeof(v));
+      return v;
+    }
+    return ExactAtAny(i);
+  }
+  /// ExactAt for every type (the storage dispatch).
+  i128 ExactAtAny(int64_t i) const;
   /// Numeric value of row i as a double (decimals: DecimalToDouble).
   double FloatAt(int64_t i) const;
 };
