@@ -87,7 +87,8 @@ void RadixSortHighBits(uint64_t* words, size_t n, int low_bit, std::vector<uint6
   // Every digit's histogram in one read.
   std::vector<uint32_t> hist(static_cast<size_t>(passes) * kBuckets, 0);
   for (size_t i = 0; i < n; ++i)
-    for (int p = 0; p < passes; ++p) ++hist[static_cast<size_t>(p) * kBuckets + ((words[i] >> (low_bit + p * kDigitBits)) & (kBuckets - 1))];
+    for (int p = 0; p < passes; ++p)
+      ++hist[static_cast<size_t>(p) * kBuckets + ((words[i] >> (low_bit + p * kDigitBits)) & (kBuckets - 1))];
   scratch->resize(n);
   uint64_t* src = words;
   uint64_t* dst = scratch->data();

@@ -67,8 +67,9 @@ class SortKeysTest : public SqlTest {
   void SetUp() override {
     SqlTest::SetUp();
     std::mt19937_64 rng(20261207);
-    const double specials[] = {std::nan(""), -0.0, 0.0, std::numeric_limits<double>::infinity(),
-                               -std::numeric_limits<double>::infinity(), -1.5, 2.25};
+    const double specials[] = {
+        std::nan(""), -0.0, 0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+        -1.5,         2.25};
     const int64_t wides[] = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), -1, 0, 7};
     const char* strs[] = {"", "a", "ab", "b", "zz"};
     for (int64_t i = 0; i < 3000; ++i) {
@@ -97,8 +98,9 @@ class SortKeysTest : public SqlTest {
     schema->fields = {field("id", int64(), false), field("s", int64(), true),   field("w", int64(), true),
                       field("f", float64(), true), field("b", boolean(), true), field("v", utf8(), true)};
     MemoryPool* p = pool_.get();
-    auto batch = Batch(schema, {Int64Array(p, ids), Int64Array(p, s), Int64Array(p, wide),
-                                PrimitiveArray<double>(p, float64(), f), ::quiver::testing::BoolArray(p, b), StringArray(p, str)});
+    auto batch = Batch(
+        schema, {Int64Array(p, ids), Int64Array(p, s), Int64Array(p, wide), PrimitiveArray<double>(p, float64(), f),
+                 ::quiver::testing::BoolArray(p, b), StringArray(p, str)});
     ASSERT_OK(catalog_->RegisterBatches("t", schema, Split(batch, 257)));
   }
 
