@@ -251,6 +251,9 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
   const int64_t after_first = sampler.pos();
   const int64_t after_first_line = sampler.line();
   const size_t ncols = first.size();
+  // Blank lines before the first row are skipped; after it, in a table of
+  // one column, each is a NULL row (DuckDB's read_csv reads them so).
+  sampler.set_blank_lines_are_rows(ncols == 1);
   std::vector<unsigned> kinds(ncols, kAllKinds);
   std::vector<bool> seen(ncols, false);
   std::string scratch;
@@ -347,6 +350,7 @@ Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, i
   const Schema& schema = *layout_.schema;
   const size_t ncols = schema.fields.size();
   Tokenizer tok(text, layout_.delimiter, layout_.quote, source, first_line, at_end);
+  tok.set_blank_lines_are_rows(ncols == 1);
   // Field positions are scratch kept per thread between calls: fresh
   // vectors of a range's fields (several MiB) cost a page fault per 4 KiB
   // each time (most of a scan's system time on the 2-core machines).

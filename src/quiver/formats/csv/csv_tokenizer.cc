@@ -53,8 +53,21 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
   const char* t = t_.data();
   int64_t pos = pos_;
   int64_t line = line_;
+  if (blank_rows_ && pos < n && (t[pos] == '\n' || t[pos] == '\r')) {
+    // A blank line is a row of one empty field (a table of one column).
+    int64_t p = pos;
+    if (t[p] == '\r') {
+      if (p + 1 >= n && !at_end_) return RowStatus::kNeedMore;  // CRLF split over the end?
+      if (p + 1 < n && t[p + 1] == '\n') ++p;
+    }
+    *row_line = line;
+    out->push_back(FieldRef{pos, pos, false, false});
+    pos_ = p + 1;
+    line_ = line + 1;
+    return RowStatus::kRow;
+  }
   // Blank lines are skipped (each line end counts: LF, CRLF, lone CR).
-  while (pos < n && (t[pos] == '\n' || t[pos] == '\r')) {
+  while (!blank_rows_ && pos < n && (t[pos] == '\n' || t[pos] == '\r')) {
     if (t[pos] == '\r') {
       if (pos + 1 >= n && !at_end_) return RowStatus::kNeedMore;
       if (pos + 1 < n && t[pos + 1] == '\n') ++pos;

@@ -8,6 +8,12 @@
 // byte is 1 + the line ends before it (CsvLineEndsIn counts them), which is
 // what lets a parallel parse name the line of an error.
 //
+// Blank lines (an empty line: a line end right at a row start) are
+// skipped, as DuckDB's read_csv skips them, except in a table of one
+// column (set_blank_lines_are_rows), where an empty line is a row of one
+// empty field (a NULL) as DuckDB reads it: dropping it would lose a value.
+// The caller that knows the column count says which.
+//
 // Thread safety: a Tokenizer is used by one thread; the functions are pure.
 #pragma once
 
@@ -32,7 +38,7 @@ struct FieldRef {
 /// What Tokenizer::NextRow found.
 enum class RowStatus {
   kRow,       ///< a row, into the caller's fields
-  kEnd,       ///< no row: the text ends (only blank lines were left)
+  kEnd,       ///< no row: the text ends (only blank lines were left, when they are skipped)
   kNeedMore,  ///< the text ends inside a row (or a blank run) and more text may follow: nothing consumed
 };
 
@@ -45,7 +51,11 @@ class Tokenizer {
   Tokenizer(std::string_view text, char delim, char quote, std::string_view source, int64_t first_line = 1,
             bool at_end = true);
 
-  /// The next non-blank row appended to `out` (its fields; on kEnd and
+  /// Blank lines as rows of one empty field (a table of one column), or
+  /// skipped (the default). May change between rows.
+  void set_blank_lines_are_rows(bool on) { blank_rows_ = on; }
+
+  /// The next row (a blank line: see set_blank_lines_are_rows) appended to `out` (its fields; on kEnd and
   /// kNeedMore `out` is as it was) and its first line into `*row_line`. Errors (Invalid, naming the source, line and
   /// column): a quoted field not closed before the end (at_end only), a character after a closing quote that is not a
   /// delimiter or line end.
@@ -63,6 +73,7 @@ class Tokenizer {
   int64_t pos_ = 0;
   int64_t line_ = 1;
   bool at_end_ = true;
+  bool blank_rows_ = false;
   bool stop_[256] = {};  // delimiter, LF, CR
 };
 

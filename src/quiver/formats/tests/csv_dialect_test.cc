@@ -1,0 +1,116 @@
+// Tests of how the CSV reader reads the shape of a text (issue 36 §2),
+// each against what DuckDB's read_csv (v1.5) reads from the same bytes:
+// blank lines (a NULL row in a table of one column, skipped otherwise),
+// in the serial parse, the parallel byte ranges and the streamed blocks.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "quiver/formats/csv/csv_file.h"
+#include "quiver/formats/csv/csv_ranges.h"
+#include "quiver/formats/csv/csv_reader.h"
+#include "quiver/formats/csv/csv_stream.h"
+#include "quiver/testing/array_readers.h"
+#include "quiver/testing/status_assertions.h"
+
+namespace quiver::formats::csv {
+namespace {
+
+using quiver::testing::IsNull;
+using quiver::testing::StringAt;
+using quiver::testing::ValueAt;
+
+// Column 0 of `batches` as text, NULL as "NULL" (int64 or utf8 columns).
+std::vector<std::string> FirstColumn(const std::vector<RecordBatchPtr>& batches) {
+  std::vector<std::string> out;
+  for (const auto& b : batches) {
+    const ArrayData& c = *b->columns[0];
+    for (int64_t r = 0; r < b->num_rows; ++r) {
+      if (IsNull(c, r)) {
+        out.push_back("NULL");
+      } else if (c.type->id == TypeId::kInt64) {
+        out.push_back(std::to_string(ValueAt<int64_t>(c, r)));
+      } else {
+        out.push_back(std::string(StringAt(c, r)));
+      }
+    }
+  }
+  return out;
+}
+
+class CsvDialectTest : public ::testing::Test {
+ protected:
+  MemoryPool* pool() { return pool_.get(); }
+  std::shared_ptr<RandomAccessSource> Source(const std::string& bytes, const std::string& name) {
+    auto buf =
+        Buffer::CopyOf(pool(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    EXPECT_TRUE(buf.ok());
+    return std::make_shared<MemorySource>(*buf, name);
+  }
+  // The rows of `text` read in byte ranges of `range_bytes`, in order.
+  Result<std::vector<RecordBatchPtr>> ParseSplit(const std::string& text, int64_t range_bytes) {
+    QUIVER_ASSIGN_OR_RETURN(auto layout, InferCsvLayout(text, true, {}, "t.csv"));
+    CsvRangeScan scan(Source(text, "t.csv"), layout, {}, std::nullopt, range_bytes);
+    std::vector<RecordBatchPtr> out;
+    for (int64_t k = 0; k < scan.num_ranges(); ++k) {
+      QUIVER_ASSIGN_OR_RETURN(auto b, scan.ParseRange(k, pool()));
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
+  // The rows of `text` streamed in blocks of `block_bytes`.
+  Result<std::vector<RecordBatchPtr>> ParseStream(const std::string& text, int64_t block_bytes) {
+    CsvStreamOptions so;
+    so.block_bytes = block_bytes;
+    so.sniff_bytes = block_bytes;
+    QUIVER_ASSIGN_OR_RETURN(auto t, ReadCsvStream(Source(text, "t.csv"), {}, pool(), so));
+    return std::move(t.batches);
+  }
+  // Column 0 read serially, in ranges of 1..64 bytes and streamed in
+  // blocks of 64..4096 bytes: every way must give `want`.
+  void ExpectEveryWay(const std::string& text, const std::vector<std::string>& want) {
+    ASSERT_OK_AND_ASSIGN(auto serial, ParseCsv(text, {}, pool(), "t.csv"));
+    EXPECT_EQ(FirstColumn(serial.batches), want) << "serial";
+    for (int64_t range : {1, 2, 3, 5, 8, 64}) {
+      ASSERT_OK_AND_ASSIGN(auto split, ParseSplit(text, range));
+      EXPECT_EQ(FirstColumn(split), want) << "ranges of " << range;
+    }
+    for (int64_t block : {64, 4096}) {
+      ASSERT_OK_AND_ASSIGN(auto streamed, ParseStream(text, block));
+      EXPECT_EQ(FirstColumn(streamed), want) << "blocks of " << block;
+    }
+  }
+  std::shared_ptr<MemoryPool> pool_ = MemoryPool::MakeRoot();
+};
+
+TEST_F(CsvDialectTest, BlankLineInOneColumnTableIsANullRow) {
+  // DuckDB: read_csv of 'v\n1\n\n3\n\n\n5\n\n' is v BIGINT: 1, NULL, 3,
+  // NULL, NULL, 5, NULL (the last line end ends the last NULL row).
+  const std::string text = "v\n1\n\n3\n\n\n5\n\n";
+  ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, {}, pool(), "t.csv"));
+  EXPECT_EQ(t.schema->ToString(), "v: int64");
+  EXPECT_EQ(t.num_rows, 7);
+  EXPECT_EQ(t.batches[0]->columns[0]->null_count, 4);
+  ExpectEveryWay(text, {"1", "NULL", "3", "NULL", "NULL", "5", "NULL"});
+  // CRLF and lone CR line ends: 'v\r\n1\r\n\r\n3\r\n\r\n' is 1, NULL, 3, NULL in DuckDB.
+  ExpectEveryWay("v\r\n1\r\n\r\n3\r\n\r\n", {"1", "NULL", "3", "NULL"});
+  ExpectEveryWay("v\r1\r\r3\r", {"1", "NULL", "3"});
+  // Blank lines before the first row are skipped (DuckDB: '\n\nv\n1\n\n3\n\n' is 1, NULL, 3, NULL).
+  ExpectEveryWay("\n\nv\n1\n\n3\n\n", {"1", "NULL", "3", "NULL"});
+  // Text values: a blank line is NULL, a line of one space is " ".
+  ExpectEveryWay("name\nann\n\n \nbob", {"ann", "NULL", " ", "bob"});
+  // Only NULLs after the header: DuckDB reads 'a\n\n\n' as a VARCHAR of two NULLs.
+  ASSERT_OK_AND_ASSIGN(auto nulls, ParseCsv("a\n\n\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(nulls.schema->ToString(), "a: utf8");
+  EXPECT_EQ(FirstColumn(nulls.batches), (std::vector<std::string>{"NULL", "NULL"}));
+}
+
+TEST_F(CsvDialectTest, BlankLinesInTablesOfSeveralColumnsAreSkipped) {
+  // DuckDB: 'a,b\n1,2\n\n3,4\n' is two rows; ',' (two empty fields) is a row of NULLs.
+  ExpectEveryWay("a,b\n1,2\n\n3,4\n\n", {"1", "3"});
+  ExpectEveryWay("a,b\n1,2\n,\n3,4\n", {"1", "NULL", "3"});
+}
+
+}  // namespace
+}  // namespace quiver::formats::csv
