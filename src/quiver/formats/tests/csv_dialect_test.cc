@@ -1,7 +1,9 @@
 // Tests of how the CSV reader reads the shape of a text (issue 36 §2),
 // each against what DuckDB's read_csv (v1.5) reads from the same bytes:
 // blank lines (a NULL row in a table of one column, skipped otherwise),
-// in the serial parse, the parallel byte ranges and the streamed blocks.
+// in the serial parse, the parallel byte ranges and the streamed blocks;
+// the quote sniffed from fields it wraps whole ('90s is a value, not a
+// quote).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -110,6 +112,52 @@ TEST_F(CsvDialectTest, BlankLinesInTablesOfSeveralColumnsAreSkipped) {
   // DuckDB: 'a,b\n1,2\n\n3,4\n' is two rows; ',' (two empty fields) is a row of NULLs.
   ExpectEveryWay("a,b\n1,2\n\n3,4\n\n", {"1", "3"});
   ExpectEveryWay("a,b\n1,2\n,\n3,4\n", {"1", "NULL", "3"});
+}
+
+TEST_F(CsvDialectTest, ApostropheAtAFieldStartIsAValueNotAQuote) {
+  // DuckDB: id BIGINT, era VARCHAR: 1 '90s, 2 '80s, 3 modern (quote '"').
+  const std::string text = "id,era\n1,'90s\n2,'80s\n3,modern\n";
+  ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, {}, pool(), "t.csv"));
+  EXPECT_EQ(t.quote, '"');
+  EXPECT_EQ(t.delimiter, ',');
+  EXPECT_EQ(t.schema->ToString(), "id: int64\nera: utf8");
+  ASSERT_EQ(t.num_rows, 3);
+  EXPECT_EQ(StringAt(*t.batches[0]->columns[1], 0), "'90s");
+  EXPECT_EQ(StringAt(*t.batches[0]->columns[1], 1), "'80s");
+  for (int64_t range : {1, 7, 64}) {
+    ASSERT_OK_AND_ASSIGN(auto split, ParseSplit(text, range));
+    int64_t rows = 0;
+    for (const auto& b : split) rows += b->num_rows;
+    EXPECT_EQ(rows, 3) << range;
+  }
+  // One column: DuckDB reads 'x\n'90s\n'80s'\n' as '90s, '80s' (VARCHAR).
+  ASSERT_OK_AND_ASSIGN(auto one, ParseCsv("x\n'90s\n'80s'\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(one.quote, '"');
+  EXPECT_EQ(FirstColumn(one.batches), (std::vector<std::string>{"'90s", "'80s'"}));
+}
+
+TEST_F(CsvDialectTest, QuoteIsTheCandidateThatWrapsWholeFields) {
+  // DuckDB: "a,b\n'x',1\n'y',2" reads with quote ': a = x, y.
+  ASSERT_OK_AND_ASSIGN(auto single, ParseCsv("a,b\n'x',1\n'y',2\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(single.quote, '\'');
+  EXPECT_EQ(FirstColumn(single.batches), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(single.schema->ToString(), "a: utf8\nb: int64");
+  // DuckDB: a,"b,c" / 1,"2,3" is two columns, a and "b,c" (quote '"'; read
+  // with ' it would split into three columns of literal quotes).
+  ASSERT_OK_AND_ASSIGN(auto dq, ParseCsv("a,\"b,c\"\n1,\"2,3\"\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(dq.quote, '"');
+  EXPECT_EQ(dq.schema->ToString(), "a: int64\nb,c: utf8");
+  EXPECT_EQ(StringAt(*dq.batches[0]->columns[1], 0), "2,3");
+  // Both quotes wrap fields: '"' first (DuckDB: 'x' stays 'x', "y" is y).
+  ASSERT_OK_AND_ASSIGN(auto both, ParseCsv("a,b\n'x',\"y\"\n'z',\"w\"\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(both.quote, '"');
+  EXPECT_EQ(FirstColumn(both.batches), (std::vector<std::string>{"'x'", "'z'"}));
+  EXPECT_EQ(StringAt(*both.batches[0]->columns[1], 0), "y");
+  // A fixed quote is kept even where it does not fit (the parse names the error).
+  CsvOptions o;
+  o.quote = '\'';
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "column 2: unexpected character after a closing quote",
+                             ParseCsv("id,era\n1,'90s\n2,'80s\n", o, pool(), "t.csv"));
 }
 
 }  // namespace
