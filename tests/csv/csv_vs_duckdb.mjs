@@ -2,7 +2,9 @@
 // tests/csv/csv_vs_duckdb.sh): quiver reads lineitem.csv.gz and
 // orders.csv.zst, DuckDB the plain .csv files with its own sniffing; the
 // column types and each query's rows must be equal (numbers within 1e-9
-// relative). Prints "csv vs duckdb: N queries equal" or FAIL lines.
+// relative); then small dialect cases (blank lines, quotes, empty and
+// header-only files) read whole by both. Prints "csv vs duckdb: ... equal"
+// or FAIL lines.
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -96,8 +98,61 @@ for (const [qi, sql] of queries.entries()) {
     failed++;
   }
 }
+// Dialect cases: small texts whose shape is the question (blank lines in
+// one column, '90s, the quote that wraps fields, header-only and empty
+// files); names, types and every value (NULL apart from '') must equal
+// DuckDB's read_csv of the same bytes.
+const dialectCases = {
+  'blank_one_column.csv': 'v\n1\n\n3\n\n\n5\n\n',
+  'blank_crlf.csv': 'v\r\n1\r\n\r\n3\r\n\r\n',
+  'blank_text.csv': 'a\n\n\n',
+  'blank_leading.csv': '\n\nv\n1\n\n3\n\n',
+  'blank_two_columns.csv': 'a,b\n1,2\n\n3,4\n',
+  'apostrophe.csv': "id,era\n1,'90s\n2,'80s\n3,modern\n",
+  'apostrophe_one_column.csv': "x\n'90s\n'80s'\n",
+  'single_quoted.csv': "a,b\n'x',1\n'y',2\n",
+  'double_quoted_header.csv': 'a,"b,c"\n1,"2,3"\n',
+  'both_quotes.csv': "a,b\n'x',\"y\"\n'z',\"w\"\n",
+  'header_only.csv': 'a,b,c\n',
+  'one_row_numbers.csv': '1,2,3\n',
+  'one_row_duplicate_names.csv': 'a,a\n',
+  'one_row_with_empty.csv': 'x,\n',
+  'empty.csv': '',
+};
+const { writeFileSync } = await import('node:fs');
+for (const [name, body] of Object.entries(dialectCases)) {
+  const path = join(dir, name);
+  writeFileSync(path, body);
+  const r = await conn.runAndReadAll(`SELECT * FROM read_csv('${path.replaceAll("'", "''")}')`);
+  const theirs = {
+    names: r.columnNames(),
+    types: r.columnTypes().map((t) => arrowOf[t.toString()] ?? t.toString()),
+    rows: r.getRowsJson().map((row) => row.map((v) => (v === null ? 'NULL' : String(v)))),
+  };
+  const schema = spawnSync(quiver, ['schema', path], { encoding: 'utf8' });
+  const cat = spawnSync(quiver, ['cat', path, '--format', 'jsonl'], { encoding: 'utf8' });
+  if (schema.status !== 0 || cat.status !== 0) {
+    console.log(`FAIL ${name}: quiver failed: ${schema.stderr}${cat.stderr}`);
+    failed++;
+    continue;
+  }
+  const fields = schema.stdout.split('\n').slice(1).filter((l) => l !== '').map((l) => l.split(': '));
+  const ours = {
+    names: fields.map((f) => f[0]),
+    types: fields.map((f) => f[1]),
+    rows: cat.stdout.split('\n').filter((l) => l !== '').map((l) => {
+      const o = JSON.parse(l);
+      return fields.map((f) => f[0]).map((n) => (o[n] === null || o[n] === undefined ? 'NULL' : String(o[n])));
+    }),
+  };
+  if (JSON.stringify(ours) !== JSON.stringify(theirs)) {
+    console.log(`FAIL ${name} (${JSON.stringify(body)}):\nquiver: ${JSON.stringify(ours)}\nduckdb: ${JSON.stringify(theirs)}`);
+    failed++;
+  }
+}
 if (failed) {
   console.log(`csv vs duckdb: ${failed} FAIL`);
   process.exit(1);
 }
-console.log(`csv vs duckdb: types of 2 tables and ${queries.length} queries equal`);
+console.log(`csv vs duckdb: types of 2 tables, ${queries.length} queries and ${Object.keys(dialectCases).length} ` +
+  'dialect cases equal');

@@ -85,7 +85,7 @@ Result<RecordBatchPtr> CsvScan::Next(int64_t* sequence) {
     }
     const size_t file = file_;
     const CsvTableSource::File& f = source_->files_[file];
-    if (f.layout.schema == nullptr || f.layout.schema->fields.empty()) {  // an empty file
+    if (f.layout.schema == nullptr || f.layout.empty_text) {  // an empty file: no rows
       ++file_;
       continue;
     }

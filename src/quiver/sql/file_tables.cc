@@ -210,10 +210,20 @@ Result<TableInfo> OpenCsvTable(const std::string& name, const std::vector<std::s
   for (size_t f : order) {
     QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(files[f], options));
     QUIVER_ASSIGN_OR_RETURN(auto file, CsvTableSource::OpenFile(std::move(source), options.csv, pool));
-    const Schema& fs = *file.layout.schema;
-    QUIVER_RETURN_NOT_OK(columns.Add(fs, keys, key_types, files[f], files[order[0]]));
-    for (size_t k : columns.key_added) file.partition_values.push_back(parts[f][k].second);
     opened.push_back(std::move(file));
+  }
+  // A file with no row (0 bytes) has no columns of its own: the others
+  // give the table's (DuckDB's read_csv skips it so); all empty, the first.
+  const bool any_rows =
+      std::any_of(opened.begin(), opened.end(), [](const CsvTableSource::File& f) { return !f.layout.empty_text; });
+  std::string first_file;
+  for (size_t i = 0; i < opened.size(); ++i) {
+    if (any_rows && opened[i].layout.empty_text) continue;
+    if (first_file.empty()) first_file = files[order[i]];
+    QUIVER_RETURN_NOT_OK(columns.Add(*opened[i].layout.schema, keys, key_types, files[order[i]], first_file));
+  }
+  for (size_t i = 0; i < opened.size(); ++i) {
+    for (size_t k : columns.key_added) opened[i].partition_values.push_back(parts[order[i]][k].second);
   }
   if (kept.empty()) opened.clear();
   QUIVER_ASSIGN_OR_RETURN(auto source, CsvTableSource::Make(columns.schema, columns.num_file_fields, std::move(opened),

@@ -78,7 +78,7 @@ CsvRangeScan::CsvRangeScan(std::shared_ptr<RandomAccessSource> source, const Csv
       range_bytes_(std::clamp<int64_t>(range_bytes, 1, int64_t{16} << 20)) {
   const int64_t data = std::max<int64_t>(0, source_->size() - layout.data_offset);
   num_ranges_ = std::max<int64_t>(1, (data + range_bytes_ - 1) / range_bytes_);
-  if (layout.schema == nullptr || layout.schema->fields.empty()) num_ranges_ = 1;
+  if (layout.schema == nullptr || layout.empty_text) num_ranges_ = 1;
   end_if_outside_.assign(static_cast<size_t>(num_ranges_), -1);
   end_if_inside_.assign(static_cast<size_t>(num_ranges_), -1);
   start_inside_.assign(static_cast<size_t>(num_ranges_), -1);

@@ -288,7 +288,13 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
   }
   table.data_offset = bom;
   if (any == RowStatus::kEnd) {
-    table.schema = std::make_shared<Schema>();
+    // No row at all (0 bytes, or blank lines only): one text column of no
+    // rows, the table DuckDB's read_csv gives.
+    auto schema = std::make_shared<Schema>();
+    schema->fields.push_back(field("column0", utf8()));
+    table.schema = std::move(schema);
+    table.empty_text = true;
+    table.header = false;
     table.data_offset = bom + sampler.pos();
     table.data_line = sampler.line();
     return table;
@@ -339,6 +345,16 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
       if (!IsNull(s, first[c], o, false) && !(KindsOf(s) & kinds[c])) misfit = true;
     }
     header = typed ? misfit : distinct;
+    if (sampled == 0) {
+      // One row only: a header when every value is a non-empty text that
+      // no other type reads ("a,b,c"; "1,2,3" and "x," are a data row),
+      // as DuckDB's read_csv decides.
+      header = true;
+      for (size_t c = 0; c < ncols; ++c) {
+        std::string_view s = FieldText(text, first[c], quote, &scratch);
+        if (IsNull(s, first[c], o, false) || KindsOf(s) != 0) header = false;
+      }
+    }
   }
   table.header = header;
   if (header) {
@@ -459,7 +475,7 @@ Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& o, MemoryPool
   table.delimiter = layout.delimiter;
   table.quote = layout.quote;
   table.header = layout.header;
-  if (layout.schema->fields.empty()) return table;
+  if (layout.empty_text) return table;
   CsvRowConverter converter(layout, o);
   QUIVER_ASSIGN_OR_RETURN(auto chunk, converter.Convert(text.substr(static_cast<size_t>(layout.data_offset)),
                                                         layout.data_line, true, pool, source));

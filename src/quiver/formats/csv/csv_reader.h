@@ -45,8 +45,9 @@ struct CsvOptions {
   std::map<std::string, DataTypePtr> column_types;
 };
 
-/// A parsed CSV table: its schema (every field nullable) and its rows in
-/// batches of at most CsvOptions::batch_rows rows (none for an empty text).
+/// A parsed CSV table: its schema (every field nullable; CsvLayout's for an
+/// empty text) and its rows in batches of at most CsvOptions::batch_rows
+/// rows (none for an empty text or a header only).
 /// Buffers are owned by the pool passed to ParseCsv.
 struct CsvTable {
   SchemaPtr schema;
@@ -60,7 +61,12 @@ struct CsvTable {
 /// What the head of a CSV text says: the dialect, the schema, and where the
 /// data rows start.
 struct CsvLayout {
-  SchemaPtr schema;  ///< every field nullable; no field for an empty text
+  /// Every field nullable. A text with no row (0 bytes, a byte order mark
+  /// or blank lines only) has one utf8 field "column0" and no rows, as in
+  /// DuckDB's read_csv; `empty_text` says so (a table of several files
+  /// takes its columns from the others).
+  SchemaPtr schema;
+  bool empty_text = false;
   char delimiter = ',';
   char quote = '"';
   bool header = true;

@@ -181,7 +181,7 @@ Result<std::unique_ptr<CsvStreamReader>> CsvStreamReader::Open(std::unique_ptr<C
   QUIVER_ASSIGN_OR_RETURN(CsvLayout layout, InferCsvLayout(std::string_view(reinterpret_cast<const char*>(text->data()),
                                                                             static_cast<size_t>(filled)),
                                                            eof, options, stream->name()));
-  const bool empty = layout.schema->fields.empty();
+  const bool empty = layout.empty_text;
   const int64_t begin = layout.data_offset;
   const int64_t line = layout.data_line;
   std::unique_ptr<CsvStreamReader> r(

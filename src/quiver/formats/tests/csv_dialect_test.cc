@@ -3,7 +3,7 @@
 // blank lines (a NULL row in a table of one column, skipped otherwise),
 // in the serial parse, the parallel byte ranges and the streamed blocks;
 // the quote sniffed from fields it wraps whole ('90s is a value, not a
-// quote).
+// quote); empty and header-only texts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -158,6 +158,49 @@ TEST_F(CsvDialectTest, QuoteIsTheCandidateThatWrapsWholeFields) {
   o.quote = '\'';
   EXPECT_RAISES_WITH_MESSAGE(Invalid, "column 2: unexpected character after a closing quote",
                              ParseCsv("id,era\n1,'90s\n2,'80s\n", o, pool(), "t.csv"));
+}
+
+TEST_F(CsvDialectTest, EmptyTextIsOneTextColumnOfNoRows) {
+  // DuckDB: read_csv of a 0-byte file is one VARCHAR column "column0", no rows.
+  for (const std::string text : {std::string(), std::string("\xEF\xBB\xBF"), std::string("\n\r\n")}) {
+    ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, {}, pool(), "t.csv"));
+    EXPECT_EQ(t.schema->ToString(), "column0: utf8");
+    EXPECT_EQ(t.num_rows, 0);
+    EXPECT_TRUE(t.batches.empty());
+    ASSERT_OK_AND_ASSIGN(auto layout, InferCsvLayout(text, true, {}, "t.csv"));
+    EXPECT_TRUE(layout.empty_text);
+    ASSERT_OK_AND_ASSIGN(auto split, ParseSplit(text, 4));
+    ASSERT_EQ(split.size(), 1u);
+    EXPECT_EQ(split[0]->num_rows, 0);
+    ASSERT_OK_AND_ASSIGN(auto streamed, ParseStream(text, 64));
+    EXPECT_TRUE(streamed.empty());
+  }
+}
+
+TEST_F(CsvDialectTest, HeaderOnlyIsTextColumnsOfNoRows) {
+  // DuckDB: 'a,b,c\n' is a, b, c VARCHAR, no rows; 'a,a' is a, a_1; a
+  // single row with a number or an empty value is data ('1,2,3' is
+  // column0..2 BIGINT, one row; 'x,' is column0, column1 VARCHAR, one row).
+  for (const std::string text : {"a,b,c\n", "a,b,c"}) {
+    ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, {}, pool(), "t.csv"));
+    EXPECT_TRUE(t.header);
+    EXPECT_EQ(t.schema->ToString(), "a: utf8\nb: utf8\nc: utf8");
+    EXPECT_EQ(t.num_rows, 0);
+    ASSERT_OK_AND_ASSIGN(auto split, ParseSplit(text, 2));
+    for (const auto& b : split) EXPECT_EQ(b->num_rows, 0);
+    ASSERT_OK_AND_ASSIGN(auto streamed, ParseStream(text, 64));
+    EXPECT_TRUE(streamed.empty());
+  }
+  ASSERT_OK_AND_ASSIGN(auto dup, ParseCsv("a,a\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(dup.schema->ToString(), "a: utf8\na_1: utf8");
+  ASSERT_OK_AND_ASSIGN(auto nums, ParseCsv("1,2,3\n", {}, pool(), "t.csv"));
+  EXPECT_FALSE(nums.header);
+  EXPECT_EQ(nums.schema->ToString(), "column0: int64\ncolumn1: int64\ncolumn2: int64");
+  EXPECT_EQ(FirstColumn(nums.batches), (std::vector<std::string>{"1"}));
+  ASSERT_OK_AND_ASSIGN(auto gap, ParseCsv("x,\n", {}, pool(), "t.csv"));
+  EXPECT_FALSE(gap.header);
+  EXPECT_EQ(gap.schema->ToString(), "column0: utf8\ncolumn1: utf8");
+  EXPECT_EQ(FirstColumn(gap.batches), (std::vector<std::string>{"x"}));
 }
 
 }  // namespace

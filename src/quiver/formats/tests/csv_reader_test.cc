@@ -129,7 +129,7 @@ TEST_F(CsvReaderTest, ErrorsNameLineAndColumn) {
 
 TEST_F(CsvReaderTest, EmptyAndValueForms) {
   ASSERT_OK_AND_ASSIGN(auto t, Parse(""));
-  EXPECT_EQ(t.schema->num_fields(), 0);
+  EXPECT_EQ(t.schema->ToString(), "column0: utf8");  // DuckDB's read_csv of an empty file
   EXPECT_TRUE(t.batches.empty());
   int64_t i = 0;
   EXPECT_FALSE(ParseCsvInt64("99999999999999999999", &i));
