@@ -166,7 +166,25 @@ Result<int64_t> CsvRangeScan::SkipRowRest(int64_t pos, bool inside, Window* w) c
   return size;
 }
 
-Status CsvRangeScan::LineError(const Status& relative, int64_t start, std::string_view text, MemoryPool* pool) const {
+std::unique_ptr<CsvRowScratch> CsvRangeScan::TakeScratch(MemoryPool* pool) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!free_scratch_.empty()) {
+      auto s = std::move(free_scratch_.back());
+      free_scratch_.pop_back();
+      return s;
+    }
+  }
+  return std::make_unique<CsvRowScratch>(pool);
+}
+
+void CsvRangeScan::GiveBackScratch(std::unique_ptr<CsvRowScratch> scratch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_scratch_.push_back(std::move(scratch));
+}
+
+Status CsvRangeScan::LineError(const Status& relative, int64_t start, std::string_view text, MemoryPool* pool,
+                               CsvRowScratch* scratch) const {
   // Line ends before `start`, read a block at a time.
   int64_t ends = 0;
   constexpr int64_t kBlock = int64_t{4} << 20;
@@ -181,7 +199,7 @@ Status CsvRangeScan::LineError(const Status& relative, int64_t start, std::strin
       if (next.ok() && (*next)->view()[0] == '\n') --ends;
     }
   }
-  auto again = converter_.Convert(text, 1 + ends, true, pool, source_->name());
+  auto again = converter_.Convert(text, 1 + ends, true, pool, source_->name(), scratch);
   return again.ok() ? relative : again.status();
 }
 
@@ -256,8 +274,12 @@ Result<RecordBatchPtr> CsvRangeScan::ParseRange(int64_t k, MemoryPool* pool) {
   }
   QUIVER_RETURN_NOT_OK(w.Ensure(end));
   const std::string_view text(w.at(start), static_cast<size_t>(end - start));
-  auto chunk = converter_.Convert(text, 1, true, pool, source_->name());
-  if (!chunk.ok()) return LineError(chunk.status(), start, text, pool);
+  // A scratch of this thread's for the parse, back on the free list after.
+  std::unique_ptr<CsvRowScratch> scratch = TakeScratch(pool);
+  auto chunk = converter_.Convert(text, 1, true, pool, source_->name(), scratch.get());
+  if (!chunk.ok()) chunk = LineError(chunk.status(), start, text, pool, scratch.get());
+  GiveBackScratch(std::move(scratch));
+  if (!chunk.ok()) return chunk.status();
   if (chunk->batches.empty()) return converter_.EmptyBatch(pool);
   return std::move(chunk->batches[0]);
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -138,9 +140,9 @@ std::string ColumnLabel(const Schema& schema, size_t c) {
 }
 
 // Builds one column of `rows` rows from fields [r * ncols + c].
-Result<ArrayDataPtr> BuildColumn(std::string_view text, const std::vector<FieldRef>& fields,
-                                 const std::vector<int64_t>& lines, size_t ncols, size_t c, const Schema& schema,
-                                 const CsvOptions& o, char quote, MemoryPool* pool, std::string_view source) {
+Result<ArrayDataPtr> BuildColumn(std::string_view text, const FieldRef* fields, std::span<const int64_t> lines,
+                                 size_t ncols, size_t c, const Schema& schema, const CsvOptions& o, char quote,
+                                 MemoryPool* pool, std::string_view source) {
   const DataTypePtr& type = schema.fields[c]->type;
   const int64_t rows = static_cast<int64_t>(lines.size());
   const bool is_string = type->id == TypeId::kUtf8;
@@ -406,17 +408,20 @@ CsvRowConverter::CsvRowConverter(CsvLayout layout, CsvOptions options, std::opti
 }
 
 Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, int64_t first_line, bool at_end,
-                                                        MemoryPool* pool, std::string_view source) const {
+                                                        MemoryPool* pool, std::string_view source,
+                                                        CsvRowScratch* scratch) const {
   Chunk out;
   const Schema& schema = *layout_.schema;
   const size_t ncols = schema.fields.size();
   Tokenizer tok(text, layout_.delimiter, layout_.quote, source, first_line, at_end);
   tok.set_blank_lines_are_rows(ncols == 1);
-  // Field positions are scratch kept per thread between calls: fresh
-  // vectors of a range's fields (several MiB) cost a page fault per 4 KiB
-  // each time (most of a scan's system time on the 2-core machines).
-  thread_local std::vector<FieldRef> fields;
-  thread_local std::vector<int64_t> lines;
+  // Field positions: the caller's scratch, reused between calls (fresh
+  // arrays of a range's fields, several MiB, cost a page fault per 4 KiB
+  // each time: most of a scan's system time on the 2-core machines).
+  std::optional<CsvRowScratch> own;
+  if (scratch == nullptr) scratch = &own.emplace(pool);
+  PoolArray<FieldRef>& fields = scratch->fields;
+  PoolArray<int64_t>& lines = scratch->lines;
   int64_t line = 0;
   bool done = false;
   while (!done) {
@@ -433,7 +438,7 @@ Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, i
         return Status::Invalid(CsvWhere(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
                                std::to_string(fields.size() - before));
       }
-      lines.push_back(line);
+      QUIVER_RETURN_NOT_OK(lines.push_back(line));
     }
     if (lines.empty()) break;
     auto batch = std::make_shared<RecordBatch>();
@@ -441,9 +446,10 @@ Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, i
     batch->num_rows = static_cast<int64_t>(lines.size());
     batch->columns.resize(ncols);
     for (int c : columns_) {
-      QUIVER_ASSIGN_OR_RETURN(batch->columns[static_cast<size_t>(c)],
-                              BuildColumn(text, fields, lines, ncols, static_cast<size_t>(c), schema, options_,
-                                          layout_.quote, pool, source));
+      QUIVER_ASSIGN_OR_RETURN(
+          batch->columns[static_cast<size_t>(c)],
+          BuildColumn(text, fields.data(), std::span<const int64_t>(lines.data(), lines.size()), ncols,
+                      static_cast<size_t>(c), schema, options_, layout_.quote, pool, source));
     }
     out.rows += batch->num_rows;
     out.batches.push_back(std::move(batch));
@@ -458,12 +464,10 @@ Result<RecordBatchPtr> CsvRowConverter::EmptyBatch(MemoryPool* pool) const {
   auto batch = std::make_shared<RecordBatch>();
   batch->schema = layout_.schema;
   batch->columns.resize(schema.fields.size());
-  const std::vector<FieldRef> fields;
-  const std::vector<int64_t> lines;
   for (int c : columns_) {
     QUIVER_ASSIGN_OR_RETURN(batch->columns[static_cast<size_t>(c)],
-                            BuildColumn({}, fields, lines, schema.fields.size(), static_cast<size_t>(c), schema,
-                                        options_, layout_.quote, pool, ""));
+                            BuildColumn({}, nullptr, {}, schema.fields.size(), static_cast<size_t>(c), schema, options_,
+                                        layout_.quote, pool, ""));
   }
   return RecordBatchPtr(std::move(batch));
 }

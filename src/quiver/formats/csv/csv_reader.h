@@ -18,6 +18,8 @@
 
 #include "quiver/base/result.h"
 #include "quiver/columnar/array_data.h"
+#include "quiver/formats/csv/csv_pool_array.h"
+#include "quiver/formats/csv/csv_tokenizer.h"
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::formats::csv {
@@ -85,8 +87,23 @@ struct CsvLayout {
 Result<CsvLayout> InferCsvLayout(std::string_view head, bool head_is_all, const CsvOptions& options,
                                  std::string_view source);
 
+/// The scratch of one CsvRowConverter::Convert call at a time: the field
+/// positions (24 bytes a field) and lines of the rows of one batch, charged
+/// to the pool given (several MiB for a 2 MiB range of short fields). Keep
+/// one per thread and pass it to every call, so that the pages are reused;
+/// its bytes go back to the pool when it is destroyed (the CSV scans hold
+/// one per thread until the scan of a file ends). Thread safety: one call
+/// at a time.
+struct CsvRowScratch {
+  explicit CsvRowScratch(MemoryPool* pool) : fields(pool), lines(pool) {}
+  PoolArray<FieldRef> fields;
+  PoolArray<int64_t> lines;
+  int64_t capacity_bytes() const { return fields.capacity_bytes() + lines.capacity_bytes(); }
+};
+
 /// Converts rows of a CSV text of a known layout into record batches.
-/// Thread safety: Convert may be called from several threads at once.
+/// Thread safety: Convert may be called from several threads at once, each
+/// with its own scratch.
 class CsvRowConverter {
  public:
   /// `columns`: the schema's columns to build (the others are null
@@ -109,9 +126,11 @@ class CsvRowConverter {
   /// `first_line`). `at_end`: nothing
   /// follows the text (a last row without a line end is whole); otherwise
   /// a row the text cuts is left for the next call. Buffers come from
-  /// `pool`. Errors: ParseCsv's (lines counted from `first_line`).
+  /// `pool`; the field positions go to `scratch` (nullptr: a scratch of
+  /// `pool` for this call). Errors: ParseCsv's (lines counted from
+  /// `first_line`); OutOfMemory from `pool` or the scratch's pool.
   Result<Chunk> Convert(std::string_view text, int64_t first_line, bool at_end, MemoryPool* pool,
-                        std::string_view source) const;
+                        std::string_view source, CsvRowScratch* scratch = nullptr) const;
 
   /// A batch of no rows (the chosen columns empty arrays). Errors: OutOfMemory.
   Result<RecordBatchPtr> EmptyBatch(MemoryPool* pool) const;

@@ -226,13 +226,14 @@ Result<RecordBatchPtr> CsvStreamReader::Next() {
     if (done_) return RecordBatchPtr{};
     const std::string_view text(reinterpret_cast<const char*>(text_->data()) + begin_,
                                 static_cast<size_t>(end_ - begin_));
-    QUIVER_ASSIGN_OR_RETURN(auto chunk, converter_.Convert(text, line_, eof_, pool_, stream_->name()));
+    QUIVER_ASSIGN_OR_RETURN(auto chunk, converter_.Convert(text, line_, eof_, pool_, stream_->name(), scratch_.get()));
     begin_ += chunk.consumed_bytes;
     line_ = chunk.end_line;
     pending_ = std::move(chunk.batches);
     if (eof_) {
       done_ = true;
-      text_.reset();  // the text is no longer needed
+      text_.reset();  // the text and the scratch are no longer needed
+      scratch_.reset();
       continue;
     }
     QUIVER_RETURN_NOT_OK(Fill());

@@ -4,10 +4,12 @@
 // pool buffer of a few MiB, is decompressed as it arrives and converted to
 // record batches a block at a time; the whole text is never held.
 //
-// Memory: the text buffer (block_bytes, doubled while one row is longer)
-// and, for compressed input, one compressed block and the codec's context;
-// all charged to the pool given, except zlib's and zstd's own contexts
-// (about 250 KiB, from malloc).
+// Memory: the text buffer (block_bytes, doubled while one row is longer),
+// the field positions of a block's rows (CsvRowScratch, about 24 bytes a
+// field) and, for compressed input, one compressed block and the codec's
+// context; all charged to the pool given, except zlib's and zstd's own
+// contexts (about 250 KiB, from malloc); the text and the scratch are
+// released when Next reaches the end.
 //
 // Thread safety: a CsvByteStream and a CsvStreamReader are used by one
 // thread at a time.
@@ -69,12 +71,15 @@ class CsvStreamReader {
 
  private:
   CsvStreamReader(std::unique_ptr<CsvByteStream> stream, CsvRowConverter converter, MemoryPool* pool)
-      : stream_(std::move(stream)), converter_(std::move(converter)), pool_(pool) {}
+      : stream_(std::move(stream)), converter_(std::move(converter)), pool_(pool) {
+    scratch_ = std::make_unique<CsvRowScratch>(pool);
+  }
   Status Fill();  // moves the unread text to the front, reads more
   std::unique_ptr<CsvByteStream> stream_;
   CsvRowConverter converter_;
   MemoryPool* pool_;
   std::shared_ptr<Buffer> text_;
+  std::unique_ptr<CsvRowScratch> scratch_;
   int64_t begin_ = 0;  // unread text is [begin_, end_)
   int64_t end_ = 0;
   int64_t line_ = 1;  // line at begin_

@@ -29,6 +29,14 @@ inline int64_t UnquotedFieldEnd(const char* t, int64_t p, int64_t n, char delim,
   return p;
 }
 
+inline Status Append(std::vector<FieldRef>* out, const FieldRef& f) {
+  out->push_back(f);
+  return Status::OK();
+}
+inline Status Append(PoolArray<FieldRef>* out, const FieldRef& f) { return out->push_back(f); }
+inline void Truncate(std::vector<FieldRef>* out, size_t n) { out->resize(n); }
+inline void Truncate(PoolArray<FieldRef>* out, size_t n) { out->truncate(n); }
+
 }  // namespace
 
 std::string CsvWhere(std::string_view source, int64_t line) {
@@ -43,10 +51,11 @@ Tokenizer::Tokenizer(std::string_view text, char delim, char quote, std::string_
   stop_[static_cast<unsigned char>('\r')] = true;
 }
 
-Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_line) {
+template <typename Fields>
+Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
   const size_t base = out->size();
   auto need_more = [&] {
-    out->resize(base);
+    Truncate(out, base);
     return RowStatus::kNeedMore;
   };
   const int64_t n = static_cast<int64_t>(t_.size());
@@ -61,7 +70,7 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
       if (p + 1 < n && t[p + 1] == '\n') ++p;
     }
     *row_line = line;
-    out->push_back(FieldRef{pos, pos, false, false});
+    QUIVER_RETURN_NOT_OK(Append(out, FieldRef{pos, pos, false, false}));
     pos_ = p + 1;
     line_ = line + 1;
     return RowStatus::kRow;
@@ -126,7 +135,7 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
       f.end = p;
       pos = p;
     }
-    out->push_back(f);
+    QUIVER_RETURN_NOT_OK(Append(out, f));
     if (pos >= n) {
       if (!at_end_) return need_more();
       pos_ = pos;
@@ -138,7 +147,7 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
       ++pos;
       if (pos >= n) {  // a delimiter ends the text: one more empty field
         if (!at_end_) return need_more();
-        out->push_back(FieldRef{pos, pos, false, false});
+        QUIVER_RETURN_NOT_OK(Append(out, FieldRef{pos, pos, false, false}));
         pos_ = pos;
         line_ = line;
         return RowStatus::kRow;
@@ -158,6 +167,9 @@ Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_li
     return RowStatus::kRow;
   }
 }
+
+template Result<RowStatus> Tokenizer::NextRow(std::vector<FieldRef>* out, int64_t* row_line);
+template Result<RowStatus> Tokenizer::NextRow(PoolArray<FieldRef>* out, int64_t* row_line);
 
 std::string_view UnescapeField(std::string_view raw, char quote, std::string* scratch) {
   scratch->clear();

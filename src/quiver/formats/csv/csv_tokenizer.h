@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "quiver/base/result.h"
+#include "quiver/formats/csv/csv_pool_array.h"
 
 namespace quiver::formats::csv {
 
@@ -58,8 +59,10 @@ class Tokenizer {
   /// The next row (a blank line: see set_blank_lines_are_rows) appended to `out` (its fields; on kEnd and
   /// kNeedMore `out` is as it was) and its first line into `*row_line`. Errors (Invalid, naming the source, line and
   /// column): a quoted field not closed before the end (at_end only), a character after a closing quote that is not a
-  /// delimiter or line end.
-  Result<RowStatus> NextRow(std::vector<FieldRef>* out, int64_t* row_line);
+  /// delimiter or line end; OutOfMemory from a PoolArray's pool. `Fields`: std::vector<FieldRef> (a few rows, as
+  /// the sniffer reads them) or PoolArray<FieldRef> (a converter's pool-charged scratch).
+  template <typename Fields>
+  Result<RowStatus> NextRow(Fields* out, int64_t* row_line);
 
   /// Byte offset (into the text) after the last row returned, and the line there.
   int64_t pos() const { return pos_; }

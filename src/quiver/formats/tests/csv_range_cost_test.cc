@@ -1,6 +1,8 @@
 // What the parallel CSV parse costs (issue 36 §2): the bytes it reads stay
 // linear in the file when one row spans many ranges (each range inside a
-// 4 MiB row once searched to the row's end: quadratic).
+// 4 MiB row once searched to the row's end: quadratic), and the field
+// positions it keeps per thread are charged to the scan's pool, bounded by
+// its limit and released when the scan ends.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -66,6 +68,63 @@ TEST(CsvRangeCostTest, OneLongRowIsReadOnceNotOncePerRange) {
   // the row (in doubling steps): a few times the file, where a search from
   // every range to the row's end read about 1,024 x 2 MiB = 2 GiB.
   EXPECT_LT(source->bytes_read.load(), 4 * static_cast<int64_t>(text.size()));
+}
+
+// 20,000 rows of 8 one-digit fields: 160,000 field positions, 3.84 MB of scratch.
+std::string ShortFields() {
+  std::string text = "a,b,c,d,e,f,g,h\n";
+  for (int i = 0; i < 20000; ++i) text += std::to_string(i % 10) + ",1,2,3,4,5,6,7\n";
+  return text;
+}
+
+TEST(CsvRangeCostTest, FieldPositionsAreChargedToTheScanPoolAndReleasedWithTheScan) {
+  const std::string text = ShortFields();
+  auto data_pool = MemoryPool::MakeRoot();
+  auto source = InMemory(text, data_pool.get());
+  ASSERT_OK_AND_ASSIGN(auto layout, InferCsvLayout(text, true, {}, "t.csv"));
+  constexpr int64_t kScratch = 160000 * static_cast<int64_t>(sizeof(FieldRef));
+  auto pool = MemoryPool::MakeRoot();
+  RecordBatchPtr batch;
+  {
+    CsvRangeScan scan(source, layout, {}, std::vector<int>{0}, int64_t{16} << 20);  // one range
+    ASSERT_EQ(scan.num_ranges(), 1);
+    ASSERT_OK_AND_ASSIGN(batch, scan.ParseRange(0, pool.get()));
+    EXPECT_EQ(batch->num_rows, 20000);
+    const int64_t batch_bytes = batch->columns[0]->TotalBufferBytes();
+    // The scratch stays charged (kept for the scan's next range) ...
+    EXPECT_GE(pool->held_bytes(), batch_bytes + kScratch);
+  }
+  // ... and goes back to the pool with the scan; the batch is what is left.
+  EXPECT_LT(pool->held_bytes(), kScratch / 4);
+  EXPECT_GE(pool->peak_bytes(), kScratch);
+  batch.reset();
+  EXPECT_EQ(pool->held_bytes(), 0);
+
+  // A pool whose limit the scratch would pass: OutOfMemory, not heap memory.
+  auto capped = MemoryPool::MakeRoot(MemoryPoolOptions{"capped", int64_t{2} << 20});
+  {
+    CsvRangeScan scan(source, layout, {}, std::vector<int>{0}, int64_t{16} << 20);
+    EXPECT_RAISES(OutOfMemory, scan.ParseRange(0, capped.get()));
+  }
+  EXPECT_EQ(capped->held_bytes(), 0);
+}
+
+TEST(CsvRangeCostTest, StreamedScratchIsChargedAndReleasedAtTheEnd) {
+  const std::string text = ShortFields();
+  auto data_pool = MemoryPool::MakeRoot();
+  auto pool = MemoryPool::MakeRoot();
+  ASSERT_OK_AND_ASSIGN(auto stream, OpenCsvByteStream(InMemory(text, data_pool.get()), pool.get()));
+  ASSERT_OK_AND_ASSIGN(auto reader, CsvStreamReader::Open(std::move(stream), {}, pool.get(), {}, std::vector<int>{0}));
+  int64_t rows = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto b, reader->Next());
+    if (!b) break;
+    rows += b->num_rows;
+  }
+  EXPECT_EQ(rows, 20000);
+  EXPECT_GE(pool->peak_bytes(), 160000 * static_cast<int64_t>(sizeof(FieldRef)));
+  reader.reset();
+  EXPECT_EQ(pool->held_bytes(), 0);
 }
 
 }  // namespace
