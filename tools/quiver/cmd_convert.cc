@@ -1,11 +1,14 @@
 // quiver convert: re-encode an IPC file or stream (format, compression,
 // batch size), batch by batch; Parquet in (a .parquet input, row group by
-// row group) and out (--to parquet, or an OUT ending in .parquet).
+// row group) and out (--to parquet, or an OUT ending in .parquet); CSV in
+// (a .csv[.gz|.zst] input, sniffed as `quiver cat` reads it, a block at a time).
 #include <cstdio>
 #include <functional>
 
 #include "parquet_output.h"
 #include "quiver/cli.h"
+#include "quiver/formats/csv/csv_file.h"
+#include "quiver/formats/csv/csv_stream.h"
 #include "quiver/formats/parquet/file_reader.h"
 #include "quiver/formats/parquet/file_writer.h"
 #include "quiver/formats/source.h"
@@ -15,8 +18,8 @@
 namespace quiver::cli {
 
 void AddConvert(CLI::App& app, Context& ctx, Action* action) {
-  auto* cmd =
-      app.add_subcommand("convert", "convert an Arrow IPC file or stream, or a Parquet file, to IPC or Parquet");
+  auto* cmd = app.add_subcommand("convert",
+                                 "convert an Arrow IPC file or stream, a Parquet file or a CSV file to IPC or Parquet");
   struct Opts {
     std::string in, out, to, compression = "none";
     int level = Codec::kUseDefaultLevel;
@@ -27,11 +30,12 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
     ParquetOutputOpts parquet;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin), or a Parquet file")->required();
+  cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file")
+      ->required();
   cmd->add_option("OUT", o->out, "output path ('-' = stdout)")->required();
   cmd->add_option("--to", o->to,
                   "stream|file|parquet (default: parquet for an OUT ending in .parquet, else the input's IPC format; "
-                  "file for a Parquet input)")
+                  "file for a Parquet or CSV input)")
       ->check(CLI::IsMember({"stream", "file", "parquet"}));
   cmd->add_option("--compression", o->compression, "IPC body codec: none|lz4|zstd")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));
@@ -55,12 +59,20 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
       auto read_pool = ctx.Child("read");
       auto write_pool = ctx.Child("write");
       // The input: a Parquet file row group by row group, or IPC batches.
-      const bool parquet_in = o->in != "-" && parquet::IsParquetFile(o->in);
+      const bool csv_in = o->in != "-" && formats::csv::IsCsvPath(o->in);
+      const bool parquet_in = !csv_in && o->in != "-" && parquet::IsParquetFile(o->in);
+      std::unique_ptr<formats::csv::CsvStreamReader> csv_reader;
       std::unique_ptr<parquet::FileReader> pq_reader;
       std::unique_ptr<ipc::RecordBatchReader> reader;
       SchemaPtr schema;
       ipc::IpcFormat format = ipc::IpcFormat::kFile;
-      if (parquet_in) {
+      if (csv_in) {
+        QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(o->in));
+        QUIVER_ASSIGN_OR_RETURN(auto stream, formats::csv::OpenCsvByteStream(std::move(source), read_pool.get()));
+        QUIVER_ASSIGN_OR_RETURN(csv_reader,
+                                formats::csv::CsvStreamReader::Open(std::move(stream), {}, read_pool.get()));
+        schema = csv_reader->layout().schema;
+      } else if (parquet_in) {
         QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(o->in));
         QUIVER_ASSIGN_OR_RETURN(pq_reader, parquet::FileReader::Open(source, read_pool.get()));
         schema = pq_reader->schema();
@@ -73,6 +85,7 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
       }
       int next_row_group = 0;
       auto next = [&]() -> Result<RecordBatchPtr> {
+        if (csv_reader) return csv_reader->Next();
         if (!pq_reader) return reader->Next();
         if (next_row_group >= pq_reader->num_row_groups()) return RecordBatchPtr();
         return pq_reader->ReadRowGroup(next_row_group++, {}, read_pool.get());

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli.csv (issue 36 §2): CSV files through the CLI, each answer the one
+# DuckDB's read_csv gives for the same bytes: a blank line in a table of
+# one column is a NULL row; a value starting with an apostrophe ('90s)
+# does not make ' the quote; a header-only file is its columns (VARCHAR)
+# with no rows, and a 0-byte one is one VARCHAR column "column0" with no
+# rows (both once "SELECT * with no tables"); `quiver cat --limit 3` stops
+# after 3 rows (a file whose last row is malformed still prints them);
+# `quiver convert x.csv out.parquet` and `out.arrow` write the same rows.
+# Usage: csv_cli_check.sh QUIVER
+set -u
+q="$1"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/quiver-csv-cli-check-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "csv_cli_check: $*"; exit 1; }
+nl='
+'
+
+printf 'v\n1\n\n3\n' > "$dir/one.csv"
+out=$("$q" sql --table t="$dir/one.csv" --format csv "SELECT count(*) AS n, count(v) AS nv, sum(v) AS s FROM t" 2> "$dir/err") ||
+  fail "one column: $(cat "$dir/err")"
+[ "$out" = "n,nv,s${nl}3,2,4" ] || fail "one column with a blank line: got '$out', want 3 rows, 2 values"
+
+printf "id,era\n1,'90s\n2,'80s\n3,modern\n" > "$dir/apos.csv"
+out=$("$q" sql --table t="$dir/apos.csv" --format csv "SELECT era FROM t ORDER BY id" 2> "$dir/err") ||
+  fail "'90s: $(cat "$dir/err")"
+[ "$out" = "era${nl}'90s${nl}'80s${nl}modern" ] || fail "'90s: got '$out'"
+
+printf 'a,b,c\n' > "$dir/header.csv"
+out=$("$q" sql --table t="$dir/header.csv" --format csv "SELECT * FROM t" 2> "$dir/err") ||
+  fail "header only: $(cat "$dir/err")"
+[ "$out" = "a,b,c" ] || fail "header only: got '$out', want the header and no rows"
+: > "$dir/empty.csv"
+out=$("$q" sql --table t="$dir/empty.csv" --format csv "SELECT *, (SELECT count(*) FROM t) AS n FROM t" 2> "$dir/err") ||
+  fail "0 bytes: $(cat "$dir/err")"
+[ "$out" = "column0,n" ] || fail "0 bytes: got '$out', want column0 and no rows"
+out=$("$q" sql --table t="$dir/empty.csv" --format csv "SELECT count(*) AS n FROM t" 2> "$dir/err") ||
+  fail "0 bytes: $(cat "$dir/err")"
+[ "$out" = "n${nl}0" ] || fail "0 bytes count: got '$out'"
+
+# 1.5 million rows (about 20 MB, past the 8 MiB head and a 4 MiB block),
+# the last one malformed: `cat` fails on it, `cat --limit 3` never gets there.
+awk 'BEGIN { print "k,s"; for (i = 1; i <= 1500000; i++) print i ",x" i }' > "$dir/big.csv"
+printf '0,"unclosed\n' >> "$dir/big.csv"
+out=$("$q" cat "$dir/big.csv" --format csv --limit 3 2> "$dir/err") ||
+  fail "cat --limit 3: $(cat "$dir/err")"
+[ "$out" = "k,s${nl}1,x1${nl}2,x2${nl}3,x3" ] || fail "cat --limit 3: got '$out'"
+"$q" cat "$dir/big.csv" --format csv > /dev/null 2> "$dir/cat.err" && fail "cat of the malformed file succeeded"
+grep -q "big.csv: line 1500002, column 2: quoted field not closed" "$dir/cat.err" ||
+  fail "cat error: $(cat "$dir/cat.err")"
+
+head -n 100001 "$dir/big.csv" > "$dir/part.csv"
+"$q" cat "$dir/part.csv" --format csv > "$dir/part.txt" 2> "$dir/cat.err" || fail "cat: $(cat "$dir/cat.err")"
+for out in part.parquet part.arrow; do
+  "$q" convert "$dir/part.csv" "$dir/$out" > /dev/null 2> "$dir/convert.err" ||
+    fail "convert to $out: $(cat "$dir/convert.err")"
+  "$q" cat "$dir/$out" --format csv > "$dir/back.txt" 2> "$dir/err" || fail "cat $out: $(cat "$dir/err")"
+  cmp -s "$dir/part.txt" "$dir/back.txt" || fail "$out differs from the CSV: $(diff "$dir/part.txt" "$dir/back.txt" | head -5)"
+done
+out=$("$q" schema "$dir/part.arrow" 2> "$dir/err") || fail "schema: $(cat "$dir/err")"
+case "$out" in *"k: int64"*"s: utf8"*) ;; *) fail "schema of part.arrow: $out" ;; esac
+echo "csv cli check: ok"
