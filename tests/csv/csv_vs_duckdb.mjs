@@ -118,6 +118,7 @@ const dialectCases = {
   'one_row_duplicate_names.csv': 'a,a\n',
   'one_row_with_empty.csv': 'x,\n',
   'empty.csv': '',
+  'one_column_commas.csv': 'name\nSmith, John\nDoe, Jane\nX\n',
 };
 const { writeFileSync } = await import('node:fs');
 for (const [name, body] of Object.entries(dialectCases)) {

@@ -88,9 +88,9 @@ DialectTrial TryDialect(std::string_view text, bool at_end, char delim, char quo
 // never does (a "b,c" header read with '"' over the same read with '\'',
 // which splits it), then the most fields, then '"' and ',' first. DuckDB's
 // sniffer chooses so on the tests' texts. ' must wrap a field to be
-// chosen. None valid: '"' and the delimiter of most fields on the rows
-// before the error (the parse then names it; DuckDB would read a stray
-// quote as text, quiver names it).
+// chosen. A one-column text whose values hold commas ("Smith, John") reads
+// with the first delimiter that splits no row, as in DuckDB. None valid: '"' and the delimiter of most fields on the
+// rows before the error (the parse then names it; DuckDB would read a stray quote as text, quiver names it).
 std::pair<char, char> SniffDialect(std::string_view text, bool at_end, const CsvOptions& o, std::string_view source) {
   static constexpr char kDelims[] = {',', ';', '\t', '|'};
   static constexpr char kQuotes[] = {'"', '\''};
@@ -130,8 +130,11 @@ std::pair<char, char> SniffDialect(std::string_view text, bool at_end, const Csv
       }
     }
   }
-  if (!found) return {fallback_delim, o.quote ? o.quote : '"'};
-  if (best.fields <= 1 && !o.delimiter) best_delim = ',';
+  // One field on every row, while a delimiter split the first rows into
+  // several before a row failed: that delimiter (the parse names the row).
+  // Else ',' when it is valid (the first candidate), or the first that is
+  // (a one-column file whose values hold commas).
+  if (!found || (best.fields <= 1 && fallback_fields > 1)) return {fallback_delim, o.quote ? o.quote : '"'};
   return {best_delim, best_quote};
 }
 

@@ -160,6 +160,17 @@ TEST_F(CsvDialectTest, QuoteIsTheCandidateThatWrapsWholeFields) {
                              ParseCsv("id,era\n1,'90s\n2,'80s\n", o, pool(), "t.csv"));
 }
 
+TEST_F(CsvDialectTest, OneColumnWhoseValuesHoldCommas) {
+  // DuckDB: 'name\nSmith, John\nDoe, Jane\nX\n' is one VARCHAR column of 3 rows
+  // (',' splits rows unevenly; a delimiter that splits none is taken).
+  ASSERT_OK_AND_ASSIGN(auto t, ParseCsv("name\nSmith, John\nDoe, Jane\nX\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(t.schema->ToString(), "name: utf8");
+  EXPECT_EQ(FirstColumn(t.batches), (std::vector<std::string>{"Smith, John", "Doe, Jane", "X"}));
+  // A plain one-column file still reports ','.
+  ASSERT_OK_AND_ASSIGN(auto plain, ParseCsv("v\n1\n2\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(plain.delimiter, ',');
+}
+
 TEST_F(CsvDialectTest, EmptyTextIsOneTextColumnOfNoRows) {
   // DuckDB: read_csv of a 0-byte file is one VARCHAR column "column0", no rows.
   for (const std::string text : {std::string(), std::string("\xEF\xBB\xBF"), std::string("\n\r\n")}) {
