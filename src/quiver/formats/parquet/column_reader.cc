@@ -117,294 +117,6 @@ struct Physical {
   std::shared_ptr<Buffer> data;                    // BYTE_ARRAY: bytes
 };
 
-/// Decodes the chunk's pages. `conv`: see Convert (nullopt: the physical
-/// values, for ToArrow). `nested`: keep every entry's repetition and
-/// definition levels (Physical::rep_levels / def_levels) and count rows by
-/// repetition level 0; otherwise one entry is one row.
-Result<Physical> DecodeChunk(const SchemaNode& leaf, const ColumnMetaData& meta, std::shared_ptr<Buffer> chunk,
-                             int64_t num_rows, const std::optional<Convert>& conv, bool nested, MemoryPool* pool) {
-  const SchemaElement& e = *leaf.element;
-  const int32_t ptype = *e.type;
-  if (meta.type != ptype) {
-    return Status::Invalid("column chunk of type " + PhysicalTypeName(meta.type) + ", the schema says " +
-                           PhysicalTypeName(ptype));
-  }
-  const int width = PhysicalWidth(ptype, e.type_length);
-  const bool binary = width == 0;
-  // Values of a BYTE_ARRAY chunk go to one buffer with int32 offsets: a
-  // chunk whose pages hold over 2 GiB beyond a 4-byte length per value is
-  // refused before anything is decompressed (the check per page below
-  // catches the rest, e.g. dictionaries expanded).
-  if (binary && meta.num_values >= 0 && meta.total_uncompressed_size > INT32_MAX &&
-      meta.total_uncompressed_size - INT32_MAX > 4 * std::min<int64_t>(meta.num_values, INT32_MAX)) {
-    return Status::NotImplemented("a BYTE_ARRAY column chunk of " + std::to_string(meta.total_uncompressed_size) +
-                                  " bytes uncompressed for " + std::to_string(meta.num_values) +
-                                  " values: over 2 GiB of values in one column chunk");
-  }
-  const int max_def = leaf.max_def;
-  const int max_rep = leaf.max_rep;
-  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool), rep_out(pool), def_out(pool);
-  // entries: level entries (value slots) decoded; rows: of them those that
-  // start a row (all of them in a flat column).
-  int64_t entries = 0, rows = 0, nulls = 0;
-  // Output bytes per value, and the scratch a converted batch is decoded
-  // into first (a few KiB, reused).
-  const int out_width = conv ? conv->out_width : width;
-  const bool converting = conv && conv->convert != nullptr;
-  std::vector<uint8_t> scratch(converting ? static_cast<size_t>(kBatch * width) : 0);
-  if (out_width > 0 && num_rows > 0) {
-    // The values of the rows the footer claims, up to 16 MiB at first
-    // (more only as decoded pages need it): no regrowth for common chunks.
-    constexpr int64_t kFirstReserveBytes = int64_t{16} << 20;
-    QUIVER_RETURN_NOT_OK(
-        values.Reserve(num_rows <= kFirstReserveBytes / out_width ? num_rows * out_width : kFirstReserveBytes));
-  }
-  // The validity bitmap is made only once a null shows up (bits of the
-  // rows before set then): a column without nulls costs no per-row work.
-  bool have_validity = false;
-  auto grow_validity = [&](int64_t rows_covered) -> Status {
-    const int64_t need = (rows_covered + 7) / 8;
-    if (need <= validity.size()) return Status::OK();
-    QUIVER_RETURN_NOT_OK(validity.Reserve(need - validity.size()));
-    std::memset(validity.data() + validity.size(), 0, static_cast<size_t>(need - validity.size()));
-    validity.Advance(need - validity.size());
-    return Status::OK();
-  };
-  auto set_valid = [&](int64_t from, int64_t to) {
-    for (int64_t i = from; i < to && (i & 7) != 0; ++i) bit_util::SetBit(validity.data(), i);
-    int64_t i = (from + 7) & ~int64_t{7};
-    if (i < to) {
-      const int64_t whole = (to - i) / 8;
-      std::memset(validity.data() + i / 8, 0xff, static_cast<size_t>(whole));
-      for (i += whole * 8; i < to; ++i) bit_util::SetBit(validity.data(), i);
-    }
-  };
-  if (binary) {
-    QUIVER_RETURN_NOT_OK(offsets.Reserve(4));
-    StoreLE<int32_t>(offsets.data(), 0);
-    offsets.Advance(4);
-  }
-  std::optional<Dictionary> dict;
-  PageReader pages(std::move(chunk), meta.codec, pool);
-  std::vector<uint32_t> levels(kBatch), rep_levels(nested ? kBatch : 0);
-  std::vector<std::string_view> views(kBatch);
-  while (true) {
-    QUIVER_ASSIGN_OR_RETURN(auto page, pages.Next());
-    if (!page) break;
-    const PageHeader& h = page->header;
-    const std::string where = "page " + std::to_string(pages.page_index());
-    std::span<const uint8_t> body = page->body->span();
-    if (h.type == static_cast<int32_t>(PageType::kDictionaryPage)) {
-      if (dict) return Status::Invalid(where + ": a second dictionary page");
-      if (h.encoding != static_cast<int32_t>(Encoding::kPlain) &&
-          h.encoding != static_cast<int32_t>(Encoding::kPlainDictionary)) {
-        return Status::NotImplemented(where + ": dictionary page encoding " + EncodingName(h.encoding));
-      }
-      auto d = DecodeDictionaryPage(ptype, width, body, h.num_values, page->body, pool);
-      if (!d.ok()) return d.status().WithContext(where);
-      dict = std::move(*d);
-      continue;
-    }
-    const int64_t n = h.num_values;
-    if (!nested && n > num_rows - rows) {
-      return Status::Invalid(where + ": " + std::to_string(n) + " values past the row group's " +
-                             std::to_string(num_rows) + " rows (" + std::to_string(rows) + " read before)");
-    }
-    std::span<const uint8_t> rep_bytes, def_bytes, value_bytes;
-    int32_t rep_encoding = static_cast<int32_t>(Encoding::kRle);
-    int32_t def_encoding = static_cast<int32_t>(Encoding::kRle);
-    if (h.type == static_cast<int32_t>(PageType::kDataPageV2)) {
-      // The page reader checked that both fit in the body.
-      const size_t rep_len = static_cast<size_t>(h.repetition_levels_byte_length);
-      const size_t def_len = static_cast<size_t>(h.definition_levels_byte_length);
-      rep_bytes = body.subspan(0, rep_len);
-      def_bytes = body.subspan(rep_len, def_len);
-      value_bytes = body.subspan(rep_len + def_len);
-    } else {
-      // v1: repetition levels, then definition levels, each RLE with a
-      // 4-byte length in front or BIT_PACKED (n levels), then the values.
-      rep_encoding = h.repetition_level_encoding;
-      def_encoding = h.definition_level_encoding;
-      size_t pos = 0;
-      auto take = [&](int max_level, int32_t encoding, const char* what, std::span<const uint8_t>* out) -> Status {
-        if (max_level == 0) return Status::OK();
-        const std::span<const uint8_t> rest = body.subspan(pos);
-        if (encoding == static_cast<int32_t>(Encoding::kRle)) {
-          if (rest.size() < 4) return Status::Invalid(where + ": no " + what + " levels length");
-          const uint32_t len = LoadLE<uint32_t>(rest.data());
-          if (len > rest.size() - 4) {
-            return Status::Invalid(where + ": " + what + " levels of " + std::to_string(len) + " bytes with " +
-                                   std::to_string(rest.size() - 4) + " left in the page");
-          }
-          *out = rest.subspan(4, len);
-          pos += 4 + len;
-        } else if (encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
-          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_level) + 7) / 8;
-          if (len > rest.size()) return Status::Invalid(where + ": BIT_PACKED " + what + " levels past the page");
-          *out = rest.subspan(0, len);
-          pos += len;
-        } else {
-          return Status::NotImplemented(where + ": " + what + " level encoding " + EncodingName(encoding));
-        }
-        return Status::OK();
-      };
-      QUIVER_RETURN_NOT_OK(take(max_rep, rep_encoding, "repetition", &rep_bytes));
-      QUIVER_RETURN_NOT_OK(take(max_def, def_encoding, "definition", &def_bytes));
-      value_bytes = body.subspan(pos);
-    }
-    std::optional<LevelDecoder> defs, reps;
-    if (max_def > 0) {
-      auto d = LevelDecoder::Make(def_encoding, max_def, def_bytes, n);
-      if (!d.ok()) return d.status().WithContext(where);
-      defs.emplace(std::move(*d));
-    }
-    if (nested && max_rep > 0) {
-      auto r = LevelDecoder::Make(rep_encoding, max_rep, rep_bytes, n);
-      if (!r.ok()) return r.status().WithContext(where);
-      reps.emplace(std::move(*r));
-    }
-    const bool dict_encoded = h.encoding == static_cast<int32_t>(Encoding::kPlainDictionary) ||
-                              h.encoding == static_cast<int32_t>(Encoding::kRleDictionary);
-    auto dec = MakeValueDecoder(h.encoding, ptype, width, value_bytes, n, dict_encoded && dict ? &*dict : nullptr);
-    if (!dec.ok()) return dec.status().WithContext(where);
-    ValueDecoder& decoder = **dec;
-    for (int64_t done = 0; done < n;) {
-      const int64_t k = std::min(kBatch, n - done);
-      int64_t present = k;
-      bool all_present = true;
-      if (nested) {
-        // Every entry's levels kept (one byte each: levels are at most the
-        // schema's depth bound, 64).
-        if (reps) {
-          auto st = reps->Get(k, rep_levels.data());
-          if (!st.ok()) return st.WithContext(where + ": repetition levels");
-        } else {
-          std::fill(rep_levels.begin(), rep_levels.begin() + k, 0u);
-        }
-        if (defs) {
-          auto st = defs->Get(k, levels.data());
-          if (!st.ok()) return st.WithContext(where + ": definition levels");
-        } else {
-          std::fill(levels.begin(), levels.begin() + k, static_cast<uint32_t>(max_def));
-        }
-        if (entries + done == 0 && rep_levels[0] != 0) {
-          return Status::Invalid(where + ": the column chunk starts with repetition level " +
-                                 std::to_string(rep_levels[0]) + ", not 0 (a new row)");
-        }
-        QUIVER_RETURN_NOT_OK(rep_out.Reserve(k));
-        QUIVER_RETURN_NOT_OK(def_out.Reserve(k));
-        uint8_t* ro = rep_out.data() + rep_out.size();
-        uint8_t* dout = def_out.data() + def_out.size();
-        present = 0;
-        for (int64_t i = 0; i < k; ++i) {
-          ro[i] = static_cast<uint8_t>(rep_levels[i]);
-          dout[i] = static_cast<uint8_t>(levels[i]);
-          rows += rep_levels[i] == 0;
-          present += levels[i] == static_cast<uint32_t>(max_def);
-        }
-        rep_out.Advance(k);
-        def_out.Advance(k);
-        all_present = present == k;
-      }
-      if (defs) {
-        auto all = nested ? Result<bool>(true) : defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
-        if (!all.ok()) return all.status().WithContext(where + ": definition levels");
-        if (!nested && !*all) {
-          auto st = defs->Get(k, levels.data());
-          if (!st.ok()) return st.WithContext(where + ": definition levels");
-          present = 0;
-          for (int64_t i = 0; i < k; ++i) present += levels[i] == static_cast<uint32_t>(max_def);
-          all_present = present == k;
-        }
-        // Validity bits for entries [entries + done, + k).
-        const int64_t first = entries + done;
-        if (!all_present && !have_validity) {
-          QUIVER_RETURN_NOT_OK(grow_validity(first + k));
-          set_valid(0, first);
-          have_validity = true;
-        }
-        if (have_validity) {
-          QUIVER_RETURN_NOT_OK(grow_validity(first + k));
-          if (all_present) {
-            set_valid(first, first + k);
-          } else {
-            for (int64_t i = 0; i < k; ++i) {
-              if (levels[i] == static_cast<uint32_t>(max_def)) bit_util::SetBit(validity.data(), first + i);
-            }
-          }
-        }
-        nulls += k - present;
-      }
-      Status st;
-      if (!binary) {
-        QUIVER_RETURN_NOT_OK(values.Reserve(k * out_width));
-        uint8_t* out = converting ? scratch.data() : values.data() + values.size();
-        st = decoder.DecodeFixed(present, out);
-        if (st.ok() && present < k) {
-          // Spread the dense values to their slots, last first; nulls zeroed.
-          int64_t j = present - 1;
-          for (int64_t i = k - 1; i >= 0; --i) {
-            if (levels[i] == static_cast<uint32_t>(max_def)) {
-              if (j != i) std::memmove(out + i * width, out + j * width, static_cast<size_t>(width));
-              --j;
-            } else {
-              std::memset(out + i * width, 0, static_cast<size_t>(width));
-            }
-          }
-        }
-        if (st.ok() && converting) conv->convert(scratch.data(), k, values.data() + values.size());
-        values.Advance(k * out_width);
-      } else {
-        st = decoder.DecodeBinary(present, views.data());
-        if (st.ok()) {
-          int64_t bytes = 0;
-          for (int64_t i = 0; i < present; ++i) bytes += static_cast<int64_t>(views[i].size());
-          if (data.size() + bytes > INT32_MAX) {
-            return Status::NotImplemented(where + ": over 2 GiB of BYTE_ARRAY values in one column chunk");
-          }
-          QUIVER_RETURN_NOT_OK(data.Reserve(bytes));
-          QUIVER_RETURN_NOT_OK(offsets.Reserve(k * 4));
-          int64_t j = 0;
-          for (int64_t i = 0; i < k; ++i) {
-            if (all_present || levels[i] == static_cast<uint32_t>(max_def)) {
-              const auto& v = views[j++];
-              if (!v.empty()) std::memcpy(data.data() + data.size(), v.data(), v.size());
-              data.Advance(static_cast<int64_t>(v.size()));
-            }
-            StoreLE<int32_t>(offsets.data() + offsets.size(), static_cast<int32_t>(data.size()));
-            offsets.Advance(4);
-          }
-        }
-      }
-      if (!st.ok()) return st.WithContext(where + ": values (" + EncodingName(h.encoding) + ")");
-      done += k;
-    }
-    entries += n;
-    if (!nested) rows += n;
-  }
-  if (rows != num_rows) {
-    return Status::Invalid("the pages hold " + std::to_string(rows) + (nested ? " rows" : " values") +
-                           ", the row group has " + std::to_string(num_rows) + " rows");
-  }
-  Physical p;
-  p.length = entries;
-  p.null_count = nulls;
-  if (nested) {
-    QUIVER_ASSIGN_OR_RETURN(p.rep_levels, rep_out.Finish());
-    QUIVER_ASSIGN_OR_RETURN(p.def_levels, def_out.Finish());
-  }
-  if (nulls > 0) {
-    QUIVER_ASSIGN_OR_RETURN(p.validity, validity.Finish());
-  }
-  if (binary) {
-    QUIVER_ASSIGN_OR_RETURN(p.offsets, offsets.Finish());
-    QUIVER_ASSIGN_OR_RETURN(p.data, data.Finish());
-  } else {
-    QUIVER_ASSIGN_OR_RETURN(p.values, values.Finish());
-  }
-  return p;
-}
-
 /// Big-endian two's complement bytes (1..32) to a little-endian integer of
 /// `out_bytes` (16 or 32), sign-extended.
 Status BigEndianToDecimal(const uint8_t* in, size_t len, uint8_t* out, int out_bytes) {
@@ -509,53 +221,45 @@ Result<ArrayDataPtr> ToArrow(Physical p, int32_t ptype, int width, const DataTyp
   }
 }
 
-Result<ArrayDataPtr> ReadChunk(const SchemaNode& leaf, const ColumnMetaData& meta, std::shared_ptr<Buffer> chunk,
-                               int64_t num_rows, const DataTypePtr& type, MemoryPool* pool, LeafLevels* levels) {
-  const int32_t ptype = *leaf.element->type;
-  const std::optional<Convert> conv = ConvertFor(ptype, PhysicalWidth(ptype, leaf.element->type_length), *type);
-  QUIVER_ASSIGN_OR_RETURN(Physical p,
-                          DecodeChunk(leaf, meta, std::move(chunk), num_rows, conv, levels != nullptr, pool));
-  if (levels != nullptr) {
-    levels->count = p.length;
-    levels->rep = std::move(p.rep_levels);
-    levels->def = std::move(p.def_levels);
-  }
-  if (conv) {
-    // Decoded into Arrow values already.
-    auto out = std::make_shared<ArrayData>();
-    out->type = type;
-    out->length = p.length;
-    out->null_count = p.null_count;
-    out->buffers = {std::move(p.validity), std::move(p.values)};
-    return ArrayDataPtr(out);
-  }
-  return ToArrow(std::move(p), ptype, PhysicalWidth(ptype, leaf.element->type_length), type, pool);
-}
-
 }  // namespace
 
 /// The decoding state of one chunk between slices: the page being read
 /// (its body, level and value decoders, values left) and the dictionary.
+/// `nested` (ReadLeafColumnChunk): every entry's repetition and definition
+/// levels are kept (Physical::rep_levels / def_levels) and rows are the
+/// entries of repetition level 0; otherwise one entry is one row.
 struct ColumnChunkReader::State {
   State(const SchemaNode& leaf, std::vector<std::shared_ptr<Buffer>> chunk, int32_t codec, int64_t rows, DataTypePtr t,
-        MemoryPool* p)
+        MemoryPool* p, bool is_nested)
       : ptype(*leaf.element->type),
         width(PhysicalWidth(ptype, leaf.element->type_length)),
         max_def(leaf.max_def),
+        max_rep(leaf.max_rep),
+        nested(is_nested),
         type(std::move(t)),
         pool(p),
         num_rows(rows),
         pages(std::move(chunk), codec, p) {}
 
+  // Checks the chunk against its leaf and makes the state (conv set).
+  static Result<std::unique_ptr<State>> Make(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                             std::vector<std::shared_ptr<Buffer>> chunk, int64_t num_rows,
+                                             DataTypePtr type, MemoryPool* pool, bool nested);
   // Loads the next data page (a dictionary page on the way is decoded);
   // sets pages_done at the end of the chunk.
   Status LoadPage();
-  // Decodes the next `want` rows' physical values (see Convert).
+  // Decodes the next `want` rows' physical values (see Convert); nested:
+  // every entry left (`want` is ignored), the rows checked to number
+  // num_rows.
   Result<Physical> Decode(int64_t want);
+  // The Arrow array of a decoded slice.
+  Result<ArrayDataPtr> ToArray(Physical p);
 
   const int32_t ptype;
   const int width;
   const int max_def;
+  const int max_rep;
+  const bool nested;
   DataTypePtr type;
   std::optional<Convert> conv;
   MemoryPool* pool;
@@ -577,10 +281,11 @@ struct ColumnChunkReader::State {
   std::string where;
   int32_t encoding = 0;
   int64_t page_left = 0;
-  std::optional<LevelDecoder> defs;
+  std::optional<LevelDecoder> defs, reps;  // reps: nested only
   std::unique_ptr<ValueDecoder> decoder;
   // Per batch: levels, the converted batch's physical values, byte arrays.
   std::vector<uint32_t> levels = std::vector<uint32_t>(kBatch);
+  std::vector<uint32_t> rep_levels;
   std::vector<uint8_t> scratch;
   std::vector<std::string_view> views = std::vector<std::string_view>(kBatch);
 };
@@ -592,6 +297,7 @@ Status ColumnChunkReader::State::LoadPage() {
       pages_done = true;
       decoder.reset();
       defs.reset();
+      reps.reset();
       body.reset();
       return Status::OK();
     }
@@ -610,46 +316,65 @@ Status ColumnChunkReader::State::LoadPage() {
       continue;
     }
     const int64_t n = h.num_values;
-    if (n < 0 || n > num_rows - rows_paged) {
+    if (n < 0 || (!nested && n > num_rows - rows_paged)) {
       return Status::Invalid(where + ": " + std::to_string(n) + " values past the row group's " +
                              std::to_string(num_rows) + " rows (" + std::to_string(rows_paged) + " read before)");
     }
-    std::span<const uint8_t> def_bytes, value_bytes;
+    std::span<const uint8_t> rep_bytes, def_bytes, value_bytes;
+    int32_t rep_encoding = static_cast<int32_t>(Encoding::kRle);
     int32_t def_encoding = static_cast<int32_t>(Encoding::kRle);
     if (h.type == static_cast<int32_t>(PageType::kDataPageV2)) {
+      // The page reader checked that both fit in the body.
       const size_t rep_len = static_cast<size_t>(h.repetition_levels_byte_length);
       const size_t def_len = static_cast<size_t>(h.definition_levels_byte_length);
+      rep_bytes = bytes.subspan(0, rep_len);
       def_bytes = bytes.subspan(rep_len, def_len);
       value_bytes = bytes.subspan(rep_len + def_len);
     } else {
+      // v1: repetition levels, then definition levels, each RLE with a
+      // 4-byte length in front or BIT_PACKED (n levels), then the values.
+      rep_encoding = h.repetition_level_encoding;
       def_encoding = h.definition_level_encoding;
       size_t pos = 0;
-      if (max_def > 0) {
-        if (def_encoding == static_cast<int32_t>(Encoding::kRle)) {
-          if (bytes.size() < 4) return Status::Invalid(where + ": no definition levels length");
-          const uint32_t len = LoadLE<uint32_t>(bytes.data());
-          if (len > bytes.size() - 4) {
-            return Status::Invalid(where + ": definition levels of " + std::to_string(len) + " bytes in a page of " +
-                                   std::to_string(bytes.size()));
+      auto take = [&](int max_level, int32_t level_encoding, const char* what,
+                      std::span<const uint8_t>* out) -> Status {
+        if (max_level == 0) return Status::OK();
+        const std::span<const uint8_t> rest = bytes.subspan(pos);
+        if (level_encoding == static_cast<int32_t>(Encoding::kRle)) {
+          if (rest.size() < 4) return Status::Invalid(where + ": no " + what + " levels length");
+          const uint32_t len = LoadLE<uint32_t>(rest.data());
+          if (len > rest.size() - 4) {
+            return Status::Invalid(where + ": " + what + " levels of " + std::to_string(len) + " bytes with " +
+                                   std::to_string(rest.size() - 4) + " left in the page");
           }
-          def_bytes = bytes.subspan(4, len);
-          pos = 4 + len;
-        } else if (def_encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
-          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_def) + 7) / 8;
-          if (len > bytes.size()) return Status::Invalid(where + ": BIT_PACKED definition levels past the page");
-          def_bytes = bytes.subspan(0, len);
-          pos = len;
+          *out = rest.subspan(4, len);
+          pos += 4 + len;
+        } else if (level_encoding == static_cast<int32_t>(Encoding::kBitPacked)) {
+          const uint64_t len = (static_cast<uint64_t>(n) * BitWidthFor(max_level) + 7) / 8;
+          if (len > rest.size()) return Status::Invalid(where + ": BIT_PACKED " + what + " levels past the page");
+          *out = rest.subspan(0, len);
+          pos += len;
         } else {
-          return Status::NotImplemented(where + ": definition level encoding " + EncodingName(def_encoding));
+          return Status::NotImplemented(where + ": " + what + " level encoding " + EncodingName(level_encoding));
         }
-      }
+        return Status::OK();
+      };
+      // A flat column has no repetition levels (max_rep 0).
+      QUIVER_RETURN_NOT_OK(take(max_rep, rep_encoding, "repetition", &rep_bytes));
+      QUIVER_RETURN_NOT_OK(take(max_def, def_encoding, "definition", &def_bytes));
       value_bytes = bytes.subspan(pos);
     }
     defs.reset();
+    reps.reset();
     if (max_def > 0) {
       auto d = LevelDecoder::Make(def_encoding, max_def, def_bytes, n);
       if (!d.ok()) return d.status().WithContext(where);
       defs.emplace(std::move(*d));
+    }
+    if (nested && max_rep > 0) {
+      auto r = LevelDecoder::Make(rep_encoding, max_rep, rep_bytes, n);
+      if (!r.ok()) return r.status().WithContext(where);
+      reps.emplace(std::move(*r));
     }
     const bool dict_encoded = h.encoding == static_cast<int32_t>(Encoding::kPlainDictionary) ||
                               h.encoding == static_cast<int32_t>(Encoding::kRleDictionary);
@@ -683,19 +408,26 @@ Status ColumnChunkReader::State::LoadPage() {
 
 Result<Physical> ColumnChunkReader::State::Decode(int64_t want) {
   const bool binary = width == 0;
-  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool);
-  int64_t got = 0, nulls = 0;
+  GrowBuffer values(pool), offsets(pool), data(pool), validity(pool), rep_out(pool), def_out(pool);
+  // got: entries decoded (flat: rows); rows: of them those that start a
+  // row (nested).
+  int64_t got = 0, nulls = 0, rows = 0;
+  if (nested) {
+    want = INT64_MAX;
+    if (rep_levels.empty()) rep_levels.resize(kBatch);
+  }
   // Output bytes per value, and the scratch a converted batch is decoded
   // into first (a few KiB, reused).
   const int out_width = conv ? conv->out_width : width;
   const bool converting = conv && conv->convert != nullptr;
   if (converting && scratch.empty()) scratch.resize(static_cast<size_t>(kBatch * width));
-  if (out_width > 0 && want > 0) {
+  const int64_t expect = nested ? num_rows : want;
+  if (out_width > 0 && expect > 0) {
     // The values of the rows asked for, up to 16 MiB at first (more only
     // as decoded pages need it): no regrowth for common slices.
     constexpr int64_t kFirstReserveBytes = int64_t{16} << 20;
     QUIVER_RETURN_NOT_OK(
-        values.Reserve(want <= kFirstReserveBytes / out_width ? want * out_width : kFirstReserveBytes));
+        values.Reserve(expect <= kFirstReserveBytes / out_width ? expect * out_width : kFirstReserveBytes));
   }
   // The validity bitmap is made only once a null shows up (bits of the
   // rows before set then): a column without nulls costs no per-row work.
@@ -731,10 +463,44 @@ Result<Physical> ColumnChunkReader::State::Decode(int64_t want) {
     const int64_t k = std::min({kBatch, page_left, want - got});
     int64_t present = k;
     bool all_present = true;
+    if (nested) {
+      // Every entry's levels kept (one byte each: levels are at most the
+      // schema's depth bound, 64).
+      if (reps) {
+        auto st = reps->Get(k, rep_levels.data());
+        if (!st.ok()) return st.WithContext(where + ": repetition levels");
+      } else {
+        std::fill(rep_levels.begin(), rep_levels.begin() + k, 0u);
+      }
+      if (defs) {
+        auto st = defs->Get(k, levels.data());
+        if (!st.ok()) return st.WithContext(where + ": definition levels");
+      } else {
+        std::fill(levels.begin(), levels.begin() + k, static_cast<uint32_t>(max_def));
+      }
+      if (got == 0 && rep_levels[0] != 0) {
+        return Status::Invalid(where + ": the column chunk starts with repetition level " +
+                               std::to_string(rep_levels[0]) + ", not 0 (a new row)");
+      }
+      QUIVER_RETURN_NOT_OK(rep_out.Reserve(k));
+      QUIVER_RETURN_NOT_OK(def_out.Reserve(k));
+      uint8_t* ro = rep_out.data() + rep_out.size();
+      uint8_t* dout = def_out.data() + def_out.size();
+      present = 0;
+      for (int64_t i = 0; i < k; ++i) {
+        ro[i] = static_cast<uint8_t>(rep_levels[i]);
+        dout[i] = static_cast<uint8_t>(levels[i]);
+        rows += rep_levels[i] == 0;
+        present += levels[i] == static_cast<uint32_t>(max_def);
+      }
+      rep_out.Advance(k);
+      def_out.Advance(k);
+      all_present = present == k;
+    }
     if (defs) {
-      auto all = defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
+      auto all = nested ? Result<bool>(true) : defs->SkipRepeated(k, static_cast<uint32_t>(max_def));
       if (!all.ok()) return all.status().WithContext(where + ": definition levels");
-      if (!*all) {
+      if (!nested && !*all) {
         auto st = defs->Get(k, levels.data());
         if (!st.ok()) return st.WithContext(where + ": definition levels");
         present = 0;
@@ -806,17 +572,29 @@ Result<Physical> ColumnChunkReader::State::Decode(int64_t want) {
     got += k;
     page_left -= k;
   }
-  if (got < want) {
-    return Status::Invalid("the pages hold " + std::to_string(rows_paged) + " values, the row group has " +
-                           std::to_string(num_rows) + " rows");
+  if (nested) {
+    if (rows != num_rows) {
+      return Status::Invalid("the pages hold " + std::to_string(rows) + " rows, the row group has " +
+                             std::to_string(num_rows) + " rows");
+    }
+    rows_read = num_rows;
+  } else {
+    if (got < want) {
+      return Status::Invalid("the pages hold " + std::to_string(rows_paged) + " values, the row group has " +
+                             std::to_string(num_rows) + " rows");
+    }
+    rows_read += got;
+    // After the last row, the pages left must hold no values (a page past
+    // the row group's rows is an error, as the count above).
+    while (rows_read == num_rows && !pages_done) QUIVER_RETURN_NOT_OK(LoadPage());
   }
-  rows_read += got;
-  // After the last row, the pages left must hold no values (a page past
-  // the row group's rows is an error, as the count above).
-  while (rows_read == num_rows && !pages_done) QUIVER_RETURN_NOT_OK(LoadPage());
   Physical p;
   p.length = got;
   p.null_count = nulls;
+  if (nested) {
+    QUIVER_ASSIGN_OR_RETURN(p.rep_levels, rep_out.Finish());
+    QUIVER_ASSIGN_OR_RETURN(p.def_levels, def_out.Finish());
+  }
   if (nulls > 0) {
     QUIVER_ASSIGN_OR_RETURN(p.validity, validity.Finish());
   }
@@ -840,6 +618,43 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaN
   return Make(leaf, meta, std::move(segments), num_rows, std::move(type), pool);
 }
 
+Result<std::unique_ptr<ColumnChunkReader::State>> ColumnChunkReader::State::Make(
+    const SchemaNode& leaf, const ColumnMetaData& meta, std::vector<std::shared_ptr<Buffer>> chunk, int64_t num_rows,
+    DataTypePtr type, MemoryPool* pool, bool nested) {
+  const int32_t ptype = *leaf.element->type;
+  if (meta.type != ptype) {
+    return Status::Invalid("column chunk of type " + PhysicalTypeName(meta.type) + ", the schema says " +
+                           PhysicalTypeName(ptype));
+  }
+  // Values of a BYTE_ARRAY chunk go to one buffer with int32 offsets: a
+  // chunk whose pages hold over 2 GiB beyond a 4-byte length per value is
+  // refused before anything is decompressed (the check per batch in
+  // Decode catches the rest, e.g. dictionaries expanded).
+  if (PhysicalWidth(ptype, leaf.element->type_length) == 0 && meta.num_values >= 0 &&
+      meta.total_uncompressed_size > INT32_MAX &&
+      meta.total_uncompressed_size - INT32_MAX > 4 * std::min<int64_t>(meta.num_values, INT32_MAX)) {
+    return Status::NotImplemented("a BYTE_ARRAY column chunk of " + std::to_string(meta.total_uncompressed_size) +
+                                  " bytes uncompressed for " + std::to_string(meta.num_values) +
+                                  " values: over 2 GiB of values in one column chunk");
+  }
+  auto state = std::make_unique<State>(leaf, std::move(chunk), meta.codec, num_rows, std::move(type), pool, nested);
+  state->conv = ConvertFor(ptype, state->width, *state->type);
+  return state;
+}
+
+Result<ArrayDataPtr> ColumnChunkReader::State::ToArray(Physical p) {
+  if (conv) {
+    // Decoded into Arrow values already.
+    auto out = std::make_shared<ArrayData>();
+    out->type = type;
+    out->length = p.length;
+    out->null_count = p.null_count;
+    out->buffers = {std::move(p.validity), std::move(p.values)};
+    return ArrayDataPtr(out);
+  }
+  return ToArrow(std::move(p), ptype, width, type, pool);
+}
+
 Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaNode& leaf, const ColumnMetaData& meta,
                                                                    std::vector<std::shared_ptr<Buffer>> chunk,
                                                                    int64_t num_rows, DataTypePtr type,
@@ -848,22 +663,8 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const SchemaN
     return Status::NotImplemented("nested columns (repetition level " + std::to_string(leaf.max_rep) +
                                   ", definition level " + std::to_string(leaf.max_def) + ")");
   }
-  const int32_t ptype = *leaf.element->type;
-  if (meta.type != ptype) {
-    return Status::Invalid("column chunk of type " + PhysicalTypeName(meta.type) + ", the schema says " +
-                           PhysicalTypeName(ptype));
-  }
-  // As DecodeChunk: a BYTE_ARRAY chunk over 2 GiB of values is refused
-  // before anything is decompressed.
-  if (PhysicalWidth(ptype, leaf.element->type_length) == 0 && meta.num_values >= 0 &&
-      meta.total_uncompressed_size > INT32_MAX &&
-      meta.total_uncompressed_size - INT32_MAX > 4 * std::min<int64_t>(meta.num_values, INT32_MAX)) {
-    return Status::NotImplemented("a BYTE_ARRAY column chunk of " + std::to_string(meta.total_uncompressed_size) +
-                                  " bytes uncompressed for " + std::to_string(meta.num_values) +
-                                  " values: over 2 GiB of values in one column chunk");
-  }
-  auto state = std::make_unique<State>(leaf, std::move(chunk), meta.codec, num_rows, std::move(type), pool);
-  state->conv = ConvertFor(ptype, state->width, *state->type);
+  QUIVER_ASSIGN_OR_RETURN(auto state,
+                          State::Make(leaf, meta, std::move(chunk), num_rows, std::move(type), pool, /*nested=*/false));
   return std::unique_ptr<ColumnChunkReader>(new ColumnChunkReader(std::move(state)));
 }
 
@@ -883,16 +684,7 @@ Status ColumnChunkReader::Skip(int64_t rows) {
 Result<ArrayDataPtr> ColumnChunkReader::Read(int64_t rows) {
   State& s = *state_;
   QUIVER_ASSIGN_OR_RETURN(Physical p, s.Decode(std::max<int64_t>(0, std::min(rows, rows_left()))));
-  if (s.conv) {
-    // Decoded into Arrow values already.
-    auto out = std::make_shared<ArrayData>();
-    out->type = s.type;
-    out->length = p.length;
-    out->null_count = p.null_count;
-    out->buffers = {std::move(p.validity), std::move(p.values)};
-    return ArrayDataPtr(out);
-  }
-  return ToArrow(std::move(p), s.ptype, s.width, s.type, s.pool);
+  return s.ToArray(std::move(p));
 }
 
 Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
@@ -905,8 +697,18 @@ Result<ArrayDataPtr> ReadFlatColumnChunk(const SchemaNode& leaf, const ColumnMet
 Result<LeafLevels> ReadLeafColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
                                        std::shared_ptr<Buffer> chunk, int64_t num_rows, const DataTypePtr& type,
                                        MemoryPool* pool) {
+  // The slice reader's pages and decoders, every entry in one slice.
+  std::vector<std::shared_ptr<Buffer>> segments;
+  segments.push_back(std::move(chunk));
+  QUIVER_ASSIGN_OR_RETURN(auto state,
+                          ColumnChunkReader::State::Make(leaf, meta, std::move(segments), num_rows, type, pool,
+                                                         /*nested=*/true));
+  QUIVER_ASSIGN_OR_RETURN(Physical p, state->Decode(num_rows));
   LeafLevels out;
-  QUIVER_ASSIGN_OR_RETURN(out.values, ReadChunk(leaf, meta, std::move(chunk), num_rows, type, pool, &out));
+  out.count = p.length;
+  out.rep = std::move(p.rep_levels);
+  out.def = std::move(p.def_levels);
+  QUIVER_ASSIGN_OR_RETURN(out.values, state->ToArray(std::move(p)));
   return out;
 }
 

@@ -24,6 +24,8 @@
 
 namespace quiver::parquet {
 
+struct LeafLevels;
+
 /// A flat column chunk (as ReadFlatColumnChunk) decoded a slice of rows at
 /// a time: Read(n) continues where the previous call stopped (inside a
 /// page: the page's decompressed body and its level and value decoders are
@@ -54,6 +56,10 @@ class ColumnChunkReader {
   int64_t rows_left() const;
 
  private:
+  // ReadLeafColumnChunk decodes a nested leaf with the same State.
+  friend Result<LeafLevels> ReadLeafColumnChunk(const SchemaNode& leaf, const ColumnMetaData& meta,
+                                                std::shared_ptr<Buffer> chunk, int64_t num_rows,
+                                                const DataTypePtr& type, MemoryPool* pool);
   struct State;
   explicit ColumnChunkReader(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
