@@ -29,6 +29,7 @@
 #include "quiver/sql/engine.h"
 #include "quiver/sql/execution/join_filter.h"
 #include "quiver/sql/file_scan.h"
+#include "quiver/sql/file_tables.h"
 #include "quiver/sql/tpch_queries.h"
 #include "quiver/sql/tpch_tables.h"
 #include "table_catalog.h"
@@ -185,6 +186,7 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
     QUIVER_ASSIGN_OR_RETURN(eo.disk_budget, DiskBudget::MakeRoot(d));
   }
   eo.file_tables = true;  // the user's own files, with the user's rights
+  eo.path_tables = std::make_shared<sql::PathTableScans>(/*page_index=*/!o.no_page_index);
   eo.s3_files = tables->s3_files;
   QUIVER_ASSIGN_OR_RETURN(eo.dialect, sql::ParseSqlDialect(o.dialect));
   eo.spilled_bytes = std::make_shared<std::atomic<int64_t>>(0);
@@ -272,7 +274,8 @@ Status RunSql(Context& ctx, const SqlOpts& o, InterruptGuard& guard) {
   stream.reset();
   std::fprintf(stderr, "%lld rows; statement pool peak %s (%s)%s%s\n", static_cast<long long>(rows),
                FormatBytes(pool->peak_bytes()).c_str(), by_operator.empty() ? "nothing allocated" : by_operator.c_str(),
-               notes().c_str(), (FileTablesSummary(*catalog) + S3FilesSummary(tables->s3_files.get())).c_str());
+               notes().c_str(),
+               (FileTablesSummary(*catalog, eo.path_tables.get()) + S3FilesSummary(tables->s3_files.get())).c_str());
   return Status::OK();
 }
 

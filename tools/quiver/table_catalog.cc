@@ -160,15 +160,20 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
   return out;
 }
 
-std::string FileTablesSummary(const sql::Catalog& catalog) {
+std::string FileTablesSummary(const sql::Catalog& catalog, const sql::PathTableScans* path_tables) {
   int64_t read = 0, pruned = 0, bytes = 0, pages_read = 0, pages_pruned = 0;
+  auto add = [&](const sql::FileTableSource& s) {
+    read += s.row_groups_read();
+    pruned += s.row_groups_pruned();
+    bytes += s.bytes_read();
+    pages_read += s.pages_read();
+    pages_pruned += s.pages_pruned();
+  };
   for (const sql::TableInfo& t : catalog.ListTables()) {
-    if (!t.file_source) continue;
-    read += t.file_source->row_groups_read();
-    pruned += t.file_source->row_groups_pruned();
-    bytes += t.file_source->bytes_read();
-    pages_read += t.file_source->pages_read();
-    pages_pruned += t.file_source->pages_pruned();
+    if (t.file_source) add(*t.file_source);
+  }
+  if (path_tables != nullptr) {
+    for (const auto& s : path_tables->sources()) add(*s);
   }
   if (read == 0 && pruned == 0) return "";
   std::string pages;

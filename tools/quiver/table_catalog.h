@@ -14,6 +14,7 @@
 #include "quiver/formats/s3_files.h"
 #include "quiver/memory/spill_directory.h"
 #include "quiver/sql/catalog.h"
+#include "quiver/sql/file_tables.h"
 #include "s3_options.h"
 
 namespace quiver::cli {
@@ -62,9 +63,11 @@ Result<std::unique_ptr<TableCatalog>> OpenTableCatalog(Context& ctx, const std::
 /// of column chunks)" (pages: of the row groups read by their page index): what the
 /// scans of the catalog's Parquet file tables have read and left out by
 /// their statistics since the tables were registered (sql/file_scan.h
-/// counters, summed over the tables), or "" when they have read and pruned
-/// nothing. Thread-safe; exact once the statements have ended.
-std::string FileTablesSummary(const sql::Catalog& catalog);
+/// counters, summed over the tables, and over the Parquet tables the
+/// statements named by path, kept in `path_tables` when not null), or ""
+/// when they have read and pruned nothing. Thread-safe; exact once the
+/// statements have ended.
+std::string FileTablesSummary(const sql::Catalog& catalog, const sql::PathTableScans* path_tables = nullptr);
 
 /// Where OpenTableCatalog generates TPC-H data without a --tpch-dir:
 /// "<temp dir>/<temp_prefix><pid>" (removed with the TableCatalog, and by

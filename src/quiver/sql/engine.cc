@@ -490,7 +490,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
       limits.cancel = options.cancel;
       binder.SetLimits(limits);
       binder.SetDialect(options.dialect);
-      binder.SetFileTables(options.file_tables, ctx->scan_pool.get(), options.s3_files);
+      binder.SetFileTables(options.file_tables, ctx->scan_pool.get(), options.s3_files, options.path_tables);
       const std::string set_name = key == "VariableSetStmt" ? st[key].value("name", "") : std::string();
       if ((set_name == "dialect" || set_name == "quiver.dialect") && !options.set_dialect) {
         return Status::NotImplemented("SET " + set_name +

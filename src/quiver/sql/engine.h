@@ -125,6 +125,7 @@ class S3Files;  // formats/s3_files.h
 namespace quiver::sql {
 
 struct JoinFilterCounters;  // execution/join_filter.h
+class PathTableScans;       // file_tables.h
 
 class TaskScheduler;
 
@@ -214,6 +215,10 @@ struct ExecuteOptions {
   /// credentials, the footer cache; formats/s3_files.h); null: such a path
   /// is Invalid naming it ("no S3 store configured").
   std::shared_ptr<formats::S3Files> s3_files;
+  /// The scans of file tables named by path (file_tables.h PathTableScans):
+  /// their page-index setting and their Parquet sources, kept for the
+  /// caller's counters. Null: the page index is used, nothing is kept.
+  std::shared_ptr<PathTableScans> path_tables;
 };
 
 /// Plans and runs statements against one catalog.

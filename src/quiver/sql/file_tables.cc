@@ -238,6 +238,17 @@ Result<TableInfo> OpenCsvTable(const std::string& name, const std::vector<std::s
 
 }  // namespace
 
+void PathTableScans::Add(const std::shared_ptr<const FileTableSource>& source) {
+  source->UsePageIndex(page_index_);
+  std::lock_guard<std::mutex> lock(mu_);
+  sources_.push_back(source);
+}
+
+std::vector<std::shared_ptr<const FileTableSource>> PathTableScans::sources() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sources_;
+}
+
 bool LooksLikeFilePath(std::string_view name) { return name.find_first_of("/.*?[") != std::string_view::npos; }
 
 Result<std::vector<std::string>> ExpandFilePattern(const std::string& pattern, FileFormat format,

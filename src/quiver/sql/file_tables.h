@@ -51,6 +51,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,6 +92,28 @@ struct FileTableOptions {
   int64_t csv_range_bytes = int64_t{2} << 20;
   /// Where s3:// paths are read; null: they are refused.
   std::shared_ptr<formats::S3Files> s3;
+};
+
+/// What the tables a caller's statements name by path (`FROM 'x.parquet'`,
+/// read_parquet) share with that caller (ExecuteOptions::path_tables):
+/// whether their scans use the page index (FileTableSource::UsePageIndex;
+/// `quiver sql --no-page-index`), and the Parquet sources they opened, for
+/// their read / pruned counters (row groups, pages, bytes), as the
+/// catalog's tables give theirs. Sources are kept (with their footers)
+/// until this object goes. Thread-safe.
+class PathTableScans {
+ public:
+  explicit PathTableScans(bool page_index = true) : page_index_(page_index) {}
+  bool page_index() const { return page_index_; }
+  /// Sets the source's page-index use and keeps it.
+  void Add(const std::shared_ptr<const FileTableSource>& source);
+  /// The sources added, in order.
+  std::vector<std::shared_ptr<const FileTableSource>> sources() const;
+
+ private:
+  const bool page_index_;
+  mutable std::mutex mu_;
+  std::vector<std::shared_ptr<const FileTableSource>> sources_;
 };
 
 /// Whether `name` (a table name as written, quotes removed) reads as a file

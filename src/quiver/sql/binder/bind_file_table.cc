@@ -113,6 +113,7 @@ Result<TableInfo> Binder::Impl::LoadFiles(const std::vector<std::string>& paths,
   with_store.s3 = s3_files;
   auto info = LoadFileTable(StemOf(paths[0]), paths, with_store, file_pool);
   if (!info.ok()) return WithPosition(info.status(), location);
+  if (path_tables && info->file_source) path_tables->Add(info->file_source);
   return info;
 }
 

@@ -28,10 +28,12 @@ Status Binder::Unsupported(const std::string& c, int location) const { return im
 
 void Binder::SetDialect(SqlDialect dialect) { impl_->dialect = dialect; }
 
-void Binder::SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<formats::S3Files> s3_files) {
+void Binder::SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<formats::S3Files> s3_files,
+                           std::shared_ptr<PathTableScans> path_tables) {
   impl_->file_tables_allowed = allowed;
   impl_->file_pool = pool;
   impl_->s3_files = std::move(s3_files);
+  impl_->path_tables = std::move(path_tables);
 }
 
 Result<BoundStatement> Binder::BindSelectStatement(Json& select) {

@@ -50,6 +50,8 @@ class S3Files;  // formats/s3_files.h
 
 namespace quiver::sql {
 
+class PathTableScans;  // sql/file_tables.h
+
 using Json = nlohmann::json;
 
 /// Makes the run-once function of an uncorrelated scalar subquery from its
@@ -94,8 +96,12 @@ class Binder {
   /// read_csv): refused with SQLSTATE 42501 unless `allowed`; their files
   /// are read at binding into `pool` (must outlive the plan's batches'
   /// accounting: the statement's scan pool). `s3_files`: where s3://
-  /// paths are read (null: refused, naming the path). Default: refused.
-  void SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<formats::S3Files> s3_files = nullptr);
+  /// paths are read (null: refused, naming the path). `path_tables`: the
+  /// page-index setting of their Parquet scans and where their sources are
+  /// kept for the caller's counters (null: page index on, not kept).
+  /// Default: refused.
+  void SetFileTables(bool allowed, MemoryPool* pool, std::shared_ptr<formats::S3Files> s3_files = nullptr,
+                     std::shared_ptr<PathTableScans> path_tables = nullptr);
 
   /// Replaces the default BindLimits; call before binding.
   void SetLimits(BindLimits limits);

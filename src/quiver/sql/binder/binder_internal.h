@@ -156,6 +156,7 @@ struct Binder::Impl {
   bool file_tables_allowed = false;
   MemoryPool* file_pool = nullptr;
   std::shared_ptr<formats::S3Files> s3_files;
+  std::shared_ptr<PathTableScans> path_tables;  // null: page index on, sources not kept
 
   int NewId() { return next_id++; }
   std::string Where(int location) const { return DescribePosition(sql, location); }
