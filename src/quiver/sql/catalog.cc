@@ -122,12 +122,16 @@ class SharedScanStream final : public RecordBatchStream {
 }  // namespace
 
 // Rows of the slices a file table's row groups are decoded and handed out
-// in: a slice of 4 decimal columns is 1 MiB, which the next operator reads
-// while it is still in the cache, and whose memory (under the system
+// in: a slice of 4 decimal columns is 512 KiB, which the next operator
+// reads while it is still in the cache, and whose memory (under the system
 // allocator's mapping threshold) the next slice takes again. Whole SF1
 // lineitem row groups (122,880 rows: 8 MiB of output for 4 decimal
-// columns) went to memory and back, and doubled the scan's pool peak.
-constexpr int64_t kFileSliceRows = 16 * 1024;
+// columns) went to memory and back, and doubled the scan's pool peak;
+// 16 Ki-row slices (1 MiB) still cost the 4-column sum of SF1 lineitem
+// about 8% more CPU and 670 more page faults than 8 Ki (4 Ki: a few % less
+// again, but TPC-H over Parquet then pays more per batch; benchmarks.md
+// "Parquet scans").
+constexpr int64_t kFileSliceRows = 8 * 1024;
 
 // A file table's units (row groups) handed out a slice at a time. A thread
 // takes the earliest opened unit no other thread is decoding (so units
