@@ -60,6 +60,7 @@ DialectTrial TryDialect(std::string_view text, bool at_end, char delim, char quo
                         int max_rows) {
   DialectTrial trial;
   Tokenizer tok(text, delim, quote, source, 1, at_end);
+  tok.set_max_stored_fields(4096);  // counts, not positions, decide (a row of a million delimiters stores 4,096)
   std::vector<FieldRef> row;
   int64_t line = 0;
   for (int r = 0; r < max_rows; ++r) {
@@ -68,10 +69,10 @@ DialectTrial TryDialect(std::string_view text, bool at_end, char delim, char quo
     if (!more.ok()) return trial;  // the quote does not wrap whole fields
     if (*more != RowStatus::kRow) break;
     if (r == 0) {
-      trial.fields = row.size();
-      tok.set_blank_lines_are_rows(row.size() == 1);
+      trial.fields = tok.row_fields();
+      tok.set_blank_lines_are_rows(trial.fields == 1);
     }
-    if (row.size() != trial.fields) return trial;
+    if (tok.row_fields() != trial.fields) return trial;
     for (const FieldRef& f : row) trial.quoted += f.quoted ? 1 : 0;
     ++trial.rows_ok;
   }
@@ -310,6 +311,7 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
   // Blank lines before the first row are skipped; after it, in a table of
   // one column, each is a NULL row (DuckDB's read_csv reads them so).
   sampler.set_blank_lines_are_rows(ncols == 1);
+  sampler.set_max_stored_fields(ncols);  // a longer row is counted, not stored
   std::vector<unsigned> kinds(ncols, kAllKinds);
   std::vector<bool> seen(ncols, false);
   std::string scratch;
@@ -319,9 +321,9 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
     row.clear();
     QUIVER_ASSIGN_OR_RETURN(RowStatus more, sampler.NextRow(&row, &line));
     if (more != RowStatus::kRow) break;
-    if (row.size() != ncols) {
+    if (sampler.row_fields() != ncols) {
       return Status::Invalid(CsvWhere(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
-                             std::to_string(row.size()));
+                             std::to_string(sampler.row_fields()));
     }
     ++sampled;
     for (size_t c = 0; c < ncols; ++c) {
@@ -418,6 +420,7 @@ Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, i
   const size_t ncols = schema.fields.size();
   Tokenizer tok(text, layout_.delimiter, layout_.quote, source, first_line, at_end);
   tok.set_blank_lines_are_rows(ncols == 1);
+  tok.set_max_stored_fields(ncols);  // a wider row is counted (an error), never stored
   // Field positions: the caller's scratch, reused between calls (fresh
   // arrays of a range's fields, several MiB, cost a page fault per 4 KiB
   // each time: most of a scan's system time on the 2-core machines).
@@ -431,15 +434,14 @@ Result<CsvRowConverter::Chunk> CsvRowConverter::Convert(std::string_view text, i
     fields.clear();
     lines.clear();
     while (static_cast<int64_t>(lines.size()) < options_.batch_rows) {
-      const size_t before = fields.size();
       QUIVER_ASSIGN_OR_RETURN(RowStatus more, tok.NextRow(&fields, &line));
       if (more != RowStatus::kRow) {
         done = true;
         break;
       }
-      if (fields.size() - before != ncols) {
+      if (tok.row_fields() != ncols) {
         return Status::Invalid(CsvWhere(source, line) + ": expected " + std::to_string(ncols) + " fields, found " +
-                               std::to_string(fields.size() - before));
+                               std::to_string(tok.row_fields()));
       }
       QUIVER_RETURN_NOT_OK(lines.push_back(line));
     }

@@ -70,7 +70,10 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
       if (p + 1 < n && t[p + 1] == '\n') ++p;
     }
     *row_line = line;
-    QUIVER_RETURN_NOT_OK(Append(out, FieldRef{pos, pos, false, false}));
+    if (max_stored_ > 0) {
+      QUIVER_RETURN_NOT_OK(Append(out, FieldRef{pos, pos, false, false}));
+    }
+    row_fields_ = 1;
     pos_ = p + 1;
     line_ = line + 1;
     return RowStatus::kRow;
@@ -91,6 +94,7 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
     return RowStatus::kEnd;
   }
   *row_line = line;
+  size_t count = 0;  // fields of the row so far (those past max_stored_ are counted, not stored)
   while (true) {
     FieldRef f;
     if (t[pos] == quote_) {
@@ -111,7 +115,7 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
         }
         if (qpos >= n) {
           if (!at_end_) return need_more();
-          return Status::Invalid(CsvWhere(source_, open_line) + ", column " + std::to_string(out->size() - base + 1) +
+          return Status::Invalid(CsvWhere(source_, open_line) + ", column " + std::to_string(count + 1) +
                                  ": quoted field not closed before the end of the text");
         }
         p = qpos;
@@ -126,7 +130,7 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
       f.end = p;
       pos = p + 1;
       if (pos < n && t[pos] != delim_ && t[pos] != '\n' && t[pos] != '\r') {
-        return Status::Invalid(CsvWhere(source_, line) + ", column " + std::to_string(out->size() - base + 1) +
+        return Status::Invalid(CsvWhere(source_, line) + ", column " + std::to_string(count + 1) +
                                ": unexpected character after a closing quote");
       }
     } else {
@@ -135,9 +139,12 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
       f.end = p;
       pos = p;
     }
-    QUIVER_RETURN_NOT_OK(Append(out, f));
+    if (count++ < max_stored_) {
+      QUIVER_RETURN_NOT_OK(Append(out, f));
+    }
     if (pos >= n) {
       if (!at_end_) return need_more();
+      row_fields_ = count;
       pos_ = pos;
       line_ = line;
       return RowStatus::kRow;
@@ -147,7 +154,10 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
       ++pos;
       if (pos >= n) {  // a delimiter ends the text: one more empty field
         if (!at_end_) return need_more();
-        QUIVER_RETURN_NOT_OK(Append(out, FieldRef{pos, pos, false, false}));
+        if (count++ < max_stored_) {
+          QUIVER_RETURN_NOT_OK(Append(out, FieldRef{pos, pos, false, false}));
+        }
+        row_fields_ = count;
         pos_ = pos;
         line_ = line;
         return RowStatus::kRow;
@@ -162,6 +172,7 @@ Result<RowStatus> Tokenizer::NextRow(Fields* out, int64_t* row_line) {
     } else {
       ++pos;
     }
+    row_fields_ = count;
     pos_ = pos;
     line_ = line + 1;
     return RowStatus::kRow;

@@ -56,6 +56,13 @@ class Tokenizer {
   /// skipped (the default). May change between rows.
   void set_blank_lines_are_rows(bool on) { blank_rows_ = on; }
 
+  /// Rows store at most `n` fields in `out` (default: all); the rest are
+  /// counted, not stored, so that a row of millions of delimiters costs no
+  /// memory when the caller knows the width it expects. row_fields() is
+  /// the last row's true count.
+  void set_max_stored_fields(size_t n) { max_stored_ = n; }
+  size_t row_fields() const { return row_fields_; }
+
   /// The next row (a blank line: see set_blank_lines_are_rows) appended to `out` (its fields; on kEnd and
   /// kNeedMore `out` is as it was) and its first line into `*row_line`. Errors (Invalid, naming the source, line and
   /// column): a quoted field not closed before the end (at_end only), a character after a closing quote that is not a
@@ -77,6 +84,8 @@ class Tokenizer {
   int64_t line_ = 1;
   bool at_end_ = true;
   bool blank_rows_ = false;
+  size_t max_stored_ = SIZE_MAX;
+  size_t row_fields_ = 0;
   bool stop_[256] = {};  // delimiter, LF, CR
 };
 

@@ -99,5 +99,31 @@ TEST(CsvMutationTest, EveryByteChangedOrRemovedIsRowsOrACleanErrorAlikeEveryWay)
   EXPECT_GT(parsed, mutants / 4);  // most mutants still parse: the test is not all errors
 }
 
+TEST(CsvMutationTest, ARowOfAMillionDelimitersCostsNoMemory) {
+  // A one-column table whose second data row is 1,000,000 commas: an error
+  // naming the line and the count, with its field positions counted, not
+  // stored (24 MB of them before), in every way of parsing.
+  // (Sniffed, ';' would read each line whole, as DuckDB does a one-column
+  // file whose values hold commas: the delimiter is given.)
+  const std::string text = "a\n1\n" + std::string(1000000, ',') + "\n2\n";
+  auto pool = MemoryPool::MakeRoot();
+  const std::string want = "m.csv: line 3: expected 1 fields, found 1000001";
+  CsvOptions o;
+  o.delimiter = ',';
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, want, ParseCsv(text, o, pool.get(), "m.csv"));  // in the sample
+  o.sample_rows = 1;                                                                  // after the sample
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, want, ParseCsv(text, o, pool.get(), "m.csv"));
+  EXPECT_LT(pool->peak_bytes(), 1 << 20);
+  ASSERT_OK_AND_ASSIGN(auto layout, InferCsvLayout(text, true, o, "m.csv"));
+  CsvRangeScan scan(InMemory(text, pool.get(), "m.csv"), layout, o, std::nullopt, 4096);
+  Status failed;
+  for (int64_t k = 0; k < scan.num_ranges() && failed.ok(); ++k) failed = scan.ParseRange(k, pool.get()).status();
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, want, failed);
+  CsvStreamOptions so;
+  so.block_bytes = 4096;
+  so.sniff_bytes = 4096;
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, want, ReadCsvStream(InMemory(text, pool.get(), "m.csv"), o, pool.get(), so));
+}
+
 }  // namespace
 }  // namespace quiver::formats::csv
