@@ -43,19 +43,19 @@ class S3Source final : public RandomAccessSource {
     for (int64_t done = 0; done < length;) {
       const int64_t piece = std::min(length - done, kMaxGetBytes);
       files_->gets_.fetch_add(1, std::memory_order_relaxed);
-      auto got = client_->GetRange(key_, offset + done, piece, etag_);
+      // Straight into the pool buffer (no string grown and copied).
+      auto got = client_->GetRangeInto(key_, offset + done, piece, out->mutable_data() + done, etag_);
       if (!got.ok()) return Status::IOError(url_ + ": " + got.status().message());
       if (!got->has_value()) {
         return Status::IOError(url_ + ": the object is gone (HTTP 404 on a ranged GET after it was opened)");
       }
-      const std::string& bytes = **got;
-      files_->get_bytes_.fetch_add(static_cast<int64_t>(bytes.size()), std::memory_order_relaxed);
-      if (static_cast<int64_t>(bytes.size()) != piece) {
+      const int64_t bytes = **got;
+      files_->get_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+      if (bytes != piece) {
         return Status::IOError(url_ + ": GET of bytes [" + std::to_string(offset + done) + ", +" +
-                               std::to_string(piece) + ") answered " + std::to_string(bytes.size()) +
+                               std::to_string(piece) + ") answered " + std::to_string(bytes) +
                                " bytes (the object is shorter than when opened)");
       }
-      std::copy(bytes.begin(), bytes.end(), out->mutable_data() + done);
       done += piece;
     }
     return out;

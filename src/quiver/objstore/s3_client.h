@@ -147,6 +147,14 @@ class S3Client {
   /// version.
   Result<std::optional<std::string>> GetRange(const std::string& key, int64_t offset, int64_t length,
                                               const std::string& if_match = "");
+  /// GetRange with the bytes written straight into `dest` (room for
+  /// `length` bytes, owned by the caller) as they arrive: no string grown
+  /// and copied (a table scan's chunks land in its pool's buffers). Returns
+  /// the bytes written (length, or fewer as GetRange), std::nullopt when the
+  /// object does not exist. `dest` may hold partial bytes after an error.
+  /// Errors: as GetRange.
+  Result<std::optional<int64_t>> GetRangeInto(const std::string& key, int64_t offset, int64_t length, uint8_t* dest,
+                                              const std::string& if_match = "");
   /// An object's size and entity tag (HEAD).
   struct ObjectInfo {
     int64_t size_bytes = 0;
@@ -199,6 +207,7 @@ class S3Client {
     long status = 0;
     std::string body;
     int64_t content_length = -1;  ///< the Content-Length header; -1 when absent
+    int64_t into_bytes = 0;       ///< a 206 body's bytes written to Request's `into`
     std::string etag;             ///< the ETag header; empty when absent
   };
 

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <list>
+#include <map>
 
+#include "quiver/formats/s3_files.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/sql/csv_scan.h"
 #include "quiver/sql/file_scan.h"
@@ -132,6 +135,9 @@ class SharedScanStream final : public RecordBatchStream {
 // again, but TPC-H over Parquet then pays more per batch; benchmarks.md
 // "Parquet scans").
 constexpr int64_t kFileSliceRows = 8 * 1024;
+// Units of an object store's files fetched ahead of the workers (each holds its
+// row group's compressed column chunks, from the scan's pool, until decoded).
+constexpr size_t kReadAheadUnits = 2;
 
 // A file table's units (row groups) handed out a slice at a time. A thread
 // takes the earliest opened unit no other thread is decoding (so units
@@ -146,6 +152,7 @@ struct SharedScan::FileUnits {
     bool busy = false;
     std::unique_ptr<FileTableSource::UnitReader> reader;  // null until opened
   };
+  using Opened = Result<std::unique_ptr<FileTableSource::UnitReader>>;
   std::shared_ptr<const FileTableSource> source;
   MemoryPool* pool = nullptr;
   std::vector<FileTableSource::Unit> units;  // not pruned
@@ -154,6 +161,25 @@ struct SharedScan::FileUnits {
   size_t next = 0;       // next unit to open
   std::list<Open> open;  // opened units with rows left, in storage order
   std::condition_variable put_back;
+  // Read-ahead of an object store's files: the units after `next` being
+  // opened (their column chunks fetched) in the background while the
+  // workers decode, at most kReadAheadUnits at once; a worker that claims
+  // one takes its result. Their futures wait in their destructors, so a
+  // scan ends only after its fetches have.
+  bool remote = false;
+  std::map<size_t, std::future<Opened>> read_ahead;
+
+  // Starts the fetches of the units after `next` not yet started (under
+  // the scan's lock).
+  void StartReadAhead(const std::vector<int>& columns) {
+    if (!remote) return;
+    for (size_t u = next; u < units.size() && u < next + kReadAheadUnits; ++u) {
+      if (read_ahead.count(u)) continue;
+      read_ahead.emplace(u, std::async(std::launch::async, [src = source, unit = units[u], columns, p = pool] {
+                           return src->OpenUnit(unit, columns, p);
+                         }));
+    }
+  }
 };
 
 SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<std::vector<int>> columns,
@@ -172,6 +198,7 @@ SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<s
     file_units_ = std::make_unique<FileUnits>();
     file_units_->source = table.file_source;
     file_units_->pool = pool;
+    for (const auto& path : table.file_source->paths()) file_units_->remote |= formats::IsS3Url(path);
     if (!columns_) {
       columns_.emplace();
       for (size_t c = 0; c < schema_->fields.size(); ++c) columns_->push_back(static_cast<int>(c));
@@ -268,6 +295,7 @@ Result<RecordBatchPtr> SharedScan::Next(int64_t* sequence) {
 Result<RecordBatchPtr> SharedScan::NextUnit(int64_t* sequence) {
   FileUnits& f = *file_units_;
   FileUnits::Open* entry = nullptr;
+  std::future<FileUnits::Opened> fetched;  // the claimed unit, when read ahead
   {
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
@@ -282,6 +310,11 @@ Result<RecordBatchPtr> SharedScan::NextUnit(int64_t* sequence) {
       if (f.next < f.units.size()) {
         f.open.push_back(FileUnits::Open{f.next++, 0, false, nullptr});
         entry = &f.open.back();
+        if (auto it = f.read_ahead.find(entry->unit); it != f.read_ahead.end()) {
+          fetched = std::move(it->second);
+          f.read_ahead.erase(it);
+        }
+        f.StartReadAhead(*columns_);
         break;
       }
       if (f.open.empty()) {
@@ -300,7 +333,7 @@ Result<RecordBatchPtr> SharedScan::NextUnit(int64_t* sequence) {
   Status st;
   RecordBatchPtr b;
   if (!entry->reader) {
-    auto r = f.source->OpenUnit(unit, *columns_, f.pool);
+    auto r = fetched.valid() ? fetched.get() : f.source->OpenUnit(unit, *columns_, f.pool);
     if (r.ok()) {
       entry->reader = std::move(*r);
     } else {

@@ -70,8 +70,10 @@ struct ColumnInfo {
 /// parallel scan): each Next() returns the next batch no thread has taken
 /// (in-memory batches longer than `morsel_rows` are handed out in slices;
 /// a Parquet file table's row groups are decoded in slices of at most
-/// min(`morsel_rows`, 16 Ki) rows, several row groups at once when several
-/// threads scan; a CSV file table's byte ranges are parsed on every thread
+/// min(`morsel_rows`, 8 Ki) rows, several row groups at once when several
+/// threads scan, and of files in an object store the next two row groups'
+/// column chunks are fetched in the background while the workers decode;
+/// a CSV file table's byte ranges are parsed on every thread
 /// that calls, csv_scan.h),
 /// nullptr at the end. IPC batches are decoded under a lock (zero-copy for
 /// uncompressed files: the lock covers a flatbuffer read) and their chosen

@@ -1,4 +1,4 @@
-// S3Client::GetRange and Size against a local HTTP server that serves one
+// S3Client::GetRange, GetRangeInto and Size against a local HTTP server that serves one
 // object with Range support (as S3 and RGW do: 206 with the bytes asked
 // for). The same calls run against Ceph RGW in the objstore test
 // (fetch's S3StoreTest).
@@ -79,6 +79,32 @@ TEST(S3Range, GetRangeReturnsExactlyTheBytesAskedFor) {
   // that guessed a length larger than the file).
   ASSERT_OK_AND_ASSIGN(auto tail, client->GetRange("data/object.bin", 9990, 100));
   EXPECT_EQ(*tail, object.substr(9990));
+}
+
+TEST(S3Range, GetRangeIntoWritesTheBytesInPlace) {
+  const std::string object = RangeTestObject();
+  ObjectServer server(object);
+  ASSERT_OK_AND_ASSIGN(auto client, S3Client::Make(RangeClientOptions(server.endpoint())));
+  std::string dest(3000, '#');
+  auto* d = reinterpret_cast<uint8_t*>(dest.data());
+  ASSERT_OK_AND_ASSIGN(auto mid, client->GetRangeInto("data/object.bin", 1234, 2000, d + 500));
+  ASSERT_TRUE(mid.has_value());
+  EXPECT_EQ(*mid, 2000);
+  EXPECT_EQ(dest.substr(500, 2000), object.substr(1234, 2000));
+  EXPECT_EQ(dest.substr(0, 500), std::string(500, '#'));  // nothing outside the range written
+  EXPECT_EQ(dest.substr(2500), std::string(500, '#'));
+  EXPECT_EQ(server.last_range(), "bytes=1234-3233");
+  // Short at the object's end; a missing object is nullopt (its 404 body
+  // is not written into the destination); bad arguments are refused.
+  ASSERT_OK_AND_ASSIGN(auto tail, client->GetRangeInto("data/object.bin", 9990, 100, d));
+  EXPECT_EQ(*tail, 10);
+  EXPECT_EQ(dest.substr(0, 10), object.substr(9990));
+  dest.assign(3000, '#');
+  ASSERT_OK_AND_ASSIGN(auto missing, client->GetRangeInto("data/other.bin", 0, 100, d));
+  EXPECT_FALSE(missing.has_value());
+  EXPECT_EQ(dest, std::string(3000, '#'));
+  EXPECT_RAISES(Invalid, client->GetRangeInto("data/object.bin", 0, 10, nullptr));
+  EXPECT_RAISES(Invalid, client->GetRangeInto("data/object.bin", -1, 10, d));
 }
 
 TEST(S3Range, AMissingObjectIsNulloptAndBadRangesAreRefused) {
