@@ -49,7 +49,7 @@ total=$((size * COPIES))
 echo "table: $COPIES x $(basename "$FILE") = $total bytes in RGW at $QUIVER_S3_ENDPOINT; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Every column counted: the query reads (and decodes) every column chunk.
-cols=$("$QUIVER" schema "$FILE" 2>/dev/null | sed -n 's/^ *\([a-z_][a-z_0-9]*\): .*/\1/p' | head -64)
+cols=$("$QUIVER" schema "$FILE" 2>/dev/null | sed -n '2,$s/^\([A-Za-z_][A-Za-z_0-9]*\): .*/\1/p' | head -64)
 [ -n "$cols" ] || { echo "no columns read from $FILE"; exit 1; }
 select=$(printf 'count(%s), ' $cols | sed 's/, $//')
 SQL_S3="SELECT $select FROM read_parquet('s3://$BUCKET/t/*.parquet')"
@@ -64,12 +64,13 @@ for r in $(seq 1 "$ROUNDS"); do
   t1=$(now)
   args=()
   for u in "${urls[@]}"; do args+=("$u" -o /dev/null); done
-  $S3 --parallel --parallel-max "$COPIES" "${args[@]}"
+  $S3 --no-progress-meter --parallel --parallel-max "$COPIES" "${args[@]}"
   t2=$(now)
   "$QUIVER" sql --threads "$THREADS" --s3-endpoint "$QUIVER_S3_ENDPOINT" --s3-ca-cert "$CA" --format csv "$SQL_S3" \
-    >"$W/s3.out" 2>"$W/s3.err"
+    >"$W/s3.out" 2>"$W/s3.err" || { cat "$W/s3.err"; exit 1; }
   t3=$(now)
-  "$QUIVER" sql --threads "$THREADS" --format csv "$SQL_LOCAL" >"$W/local.out" 2>"$W/local.err"
+  "$QUIVER" sql --threads "$THREADS" --format csv "$SQL_LOCAL" >"$W/local.out" 2>"$W/local.err" ||
+    { cat "$W/local.err"; exit 1; }
   t4=$(now)
   cmp -s "$W/s3.out" "$W/local.out" || { echo "answers differ"; head -3 "$W/s3.out" "$W/local.out" "$W/s3.err"; exit 1; }
   c_seq+=("$(echo "$t1 - $t0" | bc)")
