@@ -533,32 +533,13 @@ Result<std::optional<std::string>> S3Client::Get(const std::string& key, int64_t
 
 Result<std::optional<std::string>> S3Client::GetRange(const std::string& key, int64_t offset, int64_t length,
                                                       const std::string& if_match) {
-  constexpr int64_t kMaxRangeBytes = int64_t{1} << 30;
-  if (offset < 0 || length < 1 || length > kMaxRangeBytes || offset > INT64_MAX - length) {
-    return Status::Invalid(Describe() + ": GET '" + key + "': range offset " + std::to_string(offset) + " length " +
-                           std::to_string(length) + " (expected offset >= 0 and 1 <= length <= 1 GiB)");
-  }
-  Request r;
-  r.method = "GET";
-  r.key = key;
-  r.headers.push_back("Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
-  if (!if_match.empty()) r.headers.push_back("If-Match: " + if_match);
-  r.max_reply_bytes = std::max<int64_t>(length, 4096);
-  QUIVER_ASSIGN_OR_RETURN(auto resp, Perform(r));
-  if (resp.status == 404 && S3ErrorCode(resp.body) == "NoSuchKey") return std::optional<std::string>();
-  if (resp.status == 416) return std::optional<std::string>(std::string());  // the object ends before offset
-  if (resp.status == 200) {
-    // A store that ignores Range sends the whole object (bounded above by
-    // max_reply_bytes, so only small objects get here).
-    if (static_cast<int64_t>(resp.body.size()) <= offset) return std::optional<std::string>(std::string());
-    return std::optional<std::string>(resp.body.substr(static_cast<size_t>(offset), static_cast<size_t>(length)));
-  }
-  if (resp.status != 206) return Failed(r, resp);
-  if (static_cast<int64_t>(resp.body.size()) > length) {
-    return Status::IOError(Describe() + ": GET '" + key + "' range of " + std::to_string(length) + " bytes answered " +
-                           std::to_string(resp.body.size()) + " bytes");
-  }
-  return std::optional<std::string>(std::move(resp.body));
+  std::string bytes;
+  if (length >= 1 && length <= (int64_t{1} << 30)) bytes.resize(static_cast<size_t>(length));
+  QUIVER_ASSIGN_OR_RETURN(auto got,
+                          GetRangeInto(key, offset, length, reinterpret_cast<uint8_t*>(bytes.data()), if_match));
+  if (!got) return std::optional<std::string>();
+  bytes.resize(static_cast<size_t>(*got));
+  return std::optional<std::string>(std::move(bytes));
 }
 
 Result<std::optional<int64_t>> S3Client::GetRangeInto(const std::string& key, int64_t offset, int64_t length,
