@@ -4,7 +4,10 @@
 // standard and PostgreSQL define it), and the aggregate is planned over a
 // kExpand node that emits every row once per set with the columns outside
 // the set NULL, plus the set's number (so equal sets stay apart) and the
-// set's GROUPING() values as extra grouping columns.
+// set's GROUPING() values as extra grouping columns. When every aggregate
+// decomposes, the input is first aggregated by the finest set (every
+// grouping expression) and the expand multiplies those groups instead of the
+// input's rows (SplitAggregate, bind_aggregate_split.cc).
 #include <algorithm>
 
 #include "quiver/sql/binder/binder_internal.h"
@@ -139,6 +142,7 @@ Result<ExprPtr> Binder::Impl::BindGroupingFunc(Json& node, ExprContext* ctx) {
 }
 
 Result<LogicalOpPtr> Binder::Impl::PlanGroupingSets(LogicalOpPtr input, const std::vector<ExprPtr>& groups,
+                                                    const std::vector<ExprPtr>& values,
                                                     const std::vector<std::vector<int>>& sets,
                                                     const std::vector<GroupingCall>& groupings,
                                                     std::vector<ExprPtr>* agg_groups,
@@ -175,7 +179,7 @@ Result<LogicalOpPtr> Binder::Impl::PlanGroupingSets(LogicalOpPtr input, const st
     std::vector<ExprPtr> row;
     for (size_t g = 0; g < groups.size(); ++g) {
       const bool in_set = std::find(sets[k].begin(), sets[k].end(), static_cast<int>(g)) != sets[k].end();
-      row.push_back(in_set ? groups[g] : Expr::Constant(Value::Null(groups[g]->type)));
+      row.push_back(in_set ? values[g] : Expr::Constant(Value::Null(groups[g]->type)));
     }
     row.push_back(Expr::Constant(Value::Int64(static_cast<int64_t>(k))));
     for (const auto& idx : arg_groups) {

@@ -562,9 +562,23 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     }
     std::vector<ExprPtr> agg_groups = groups;
     std::vector<ColumnBinding> grouping_columns;  // the set number, GROUPING() values
+    // Aggregates in two phases (bind_aggregate_split.cc): GROUPING SETS
+    // pre-aggregated by their finest set; fn(DISTINCT x) by the groups and x.
+    std::optional<SplitAggregates> pre;
     if (has_grouping_sets) {
-      QUIVER_ASSIGN_OR_RETURN(
-          q.plan, PlanGroupingSets(q.plan, groups, grouping_sets, groupings, &agg_groups, &grouping_columns));
+      if (grouping_sets.size() > 1) {
+        QUIVER_ASSIGN_OR_RETURN(pre, SplitAggregate(q.plan, groups, aggs, -1));
+      }
+      if (pre) q.plan = pre->partial;
+      QUIVER_ASSIGN_OR_RETURN(q.plan, PlanGroupingSets(q.plan, groups, pre ? pre->group_values : groups, grouping_sets,
+                                                       groupings, &agg_groups, &grouping_columns));
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(pre, SplitDistinct(q.plan, groups, aggs));
+      if (pre) {
+        q.plan = pre->partial;
+        agg_groups.assign(pre->group_values.begin(),
+                          pre->group_values.begin() + static_cast<std::ptrdiff_t>(groups.size()));
+      }
     }
     auto agg = std::make_shared<LogicalOp>();
     agg->kind = LogicalOp::Kind::kAggregate;
@@ -579,6 +593,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       agg->columns.push_back({id, gname, groups[k]->type});
     }
     agg->columns.insert(agg->columns.end(), grouping_columns.begin(), grouping_columns.end());
+    const size_t num_key_columns = agg->columns.size();
     for (const auto& a : aggs) agg->columns.push_back({a.output_id, "agg", a.type});
     agg->groups = agg_groups;
     agg->aggregates = aggs;
@@ -586,6 +601,16 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     agg->base_rows = agg->est_rows;
     agg->children = {q.plan};
     q.plan = agg;
+    if (pre) {  // the final aggregate over the pre-aggregate's expand, then each aggregate's value
+      std::vector<ColumnBinding> cols = agg->columns;
+      std::vector<ExprPtr> exprs;
+      for (size_t k = 0; k < num_key_columns; ++k) exprs.push_back(Expr::Column(cols[k].id, cols[k].type));
+      exprs.insert(exprs.end(), pre->results.begin(), pre->results.end());
+      agg->columns.resize(num_key_columns);
+      agg->columns.insert(agg->columns.end(), pre->final_columns.begin(), pre->final_columns.end());
+      agg->aggregates = pre->final_aggs;
+      q.plan = MakeProject(agg, std::move(exprs), std::move(cols));
+    }
     std::unordered_set<int> allowed(group_ids.begin(), group_ids.end());
     for (const auto& a : aggs) allowed.insert(a.output_id);
     for (const auto& w : windows) allowed.insert(w.output_id);

@@ -288,11 +288,47 @@ struct Binder::Impl {
   /// receives the aggregate's grouping expressions (the expanded group
   /// columns, the set number, the GROUPING() values) and `extra` the
   /// aggregate output columns after the group columns (the set number,
-  /// then one per GroupingCall, with its output id).
+  /// then one per GroupingCall, with its output id). `values[g]` is what
+  /// the expand emits for groups[g] in the sets that hold it (over
+  /// `input`'s columns: groups[g] itself, or a pre-aggregate's group column).
   Result<LogicalOpPtr> PlanGroupingSets(LogicalOpPtr input, const std::vector<ExprPtr>& groups,
-                                        const std::vector<std::vector<int>>& sets,
+                                        const std::vector<ExprPtr>& values, const std::vector<std::vector<int>>& sets,
                                         const std::vector<GroupingCall>& groupings, std::vector<ExprPtr>* agg_groups,
                                         std::vector<ColumnBinding>* extra);
+  // bind_aggregate_split.cc
+  /// An aggregate computed in two phases: `partial` aggregates the input by
+  /// finer groups, and the final aggregate (above `partial`, or above a
+  /// kExpand of it) groups its output by the query's groups over
+  /// `final_aggs`, whose output columns are `final_columns`; `results[k]` is
+  /// the query's aggs[k] over them.
+  struct SplitAggregates {
+    LogicalOpPtr partial;
+    std::vector<ExprPtr> group_values;  ///< partial's group columns, in the finer groups' order
+    std::vector<AggregateCall> final_aggs;
+    std::vector<ColumnBinding> final_columns;
+    std::vector<ExprPtr> results;
+  };
+  /// Splits `aggs` over `input` grouped by `finer` when every aggregate
+  /// decomposes: sum, count, count(*), count_if, avg (a sum and a count,
+  /// divided at the end), min, max, bool_and, bool_or, any_value; a DISTINCT
+  /// aggregate only when its argument is finer[distinct_group] (each value
+  /// is then one partial row of its group: the final aggregate needs no
+  /// DISTINCT). nullopt otherwise (variance, first / last, holistic
+  /// aggregates, sketches; other DISTINCT arguments). Used for
+  /// - GROUPING SETS: `finer` is every grouping expression (the finest
+  ///   set), so the kExpand multiplies the groups, not the input's rows (as
+  ///   DuckDB pre-aggregates); DISTINCT aggregates are not split there;
+  /// - the DISTINCT aggregates of one argument x beside others: `finer` is
+  ///   the GROUP BY and x (SplitDistinct).
+  Result<std::optional<SplitAggregates>> SplitAggregate(const LogicalOpPtr& input, const std::vector<ExprPtr>& finer,
+                                                        const std::vector<AggregateCall>& aggs, int distinct_group);
+  /// When some aggregate of `aggs` is DISTINCT and all DISTINCT ones share
+  /// one argument x, SplitAggregate by `groups` and x (x as a group, the
+  /// final aggregate's groups are group_values' first groups.size());
+  /// else nullopt. fn(DISTINCT x) kept a per-group set of x beside the
+  /// states (TPC-DS Q28: avg, count and count(DISTINCT) of one column).
+  Result<std::optional<SplitAggregates>> SplitDistinct(const LogicalOpPtr& input, const std::vector<ExprPtr>& groups,
+                                                       const std::vector<AggregateCall>& aggs);
 
   // bind_subquery.cc
   Result<ExprPtr> BindScalarSubquery(Json& sublink, ExprContext* ctx);
