@@ -2,6 +2,7 @@
 // (hash_join_op.h).
 #include "quiver/sql/execution/hash_join_op.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "quiver/columnar/take.h"
@@ -35,6 +36,20 @@ Status HashJoinOp::Init() {
   o.build_output = build_out;
   o.max_output_rows = ctx_->max_batch_rows;
   o.output_pool = ctx_->pool.get();
+  // An inner join's residual runs in the join layer on the matched pairs,
+  // before their other columns are gathered (the output columns are the
+  // probe side's then the build side's, as the residual's positions).
+  residual_in_join_ = spec_.residual && spec_.kind == JoinKind::kInner && !tracked_;
+  if (residual_in_join_) {
+    VisitColumns(*spec_.residual, [&](int c) {
+      if (std::find(o.residual_columns.begin(), o.residual_columns.end(), c) == o.residual_columns.end())
+        o.residual_columns.push_back(c);
+    });
+    o.residual = [this](const RecordBatch& pairs) -> Result<std::vector<int64_t>> {
+      EvalContext ev = ctx_->Eval(ctx_->pool.get());
+      return EvaluateSelection(*spec_.residual, pairs, &ev);
+    };
+  }
   QUIVER_ASSIGN_OR_RETURN(join_, join::HashJoin::Make(build_schema_, probe_schema_, std::move(o)));
   return Status::OK();
 }
@@ -89,7 +104,7 @@ Status HashJoinOp::Emit(const RecordBatchPtr& out) {
   if (out->num_rows == 0) return Status::OK();
   RecordBatchPtr b = out;
   if (!tracked_) {
-    if (spec_.residual) {  // inner join with a residual: filter
+    if (spec_.residual && !residual_in_join_) {  // inner join with a residual: filter
       EvalContext ev = ctx_->Eval(ctx_->pool.get());
       RecordBatchPtr view = MakeBatch(schema_, b->num_rows, b->columns);
       QUIVER_ASSIGN_OR_RETURN(auto sel, EvaluateSelection(*spec_.residual, *view, &ev));

@@ -115,6 +115,7 @@ class HashJoinOp : public RecordBatchStream {
   std::shared_ptr<SharedBuild> shared_;
   int nleft_ = 0, nright_ = 0;
   bool tracked_ = false, track_build_ = false;
+  bool residual_in_join_ = false;  // an inner join's residual, run by the join layer on the pairs
   bool mark_ = false;
   // Mark joins: the build side's rows and NULL-key rows (SharedBuild).
   int64_t build_rows_ = 0, build_null_rows_ = 0;

@@ -186,6 +186,16 @@ class Builder {
         return scan;
       }
       case LogicalOp::Kind::kFilter: {
+        // A filter straight over an inner equi-join becomes its residual:
+        // the join checks it on the matched pairs before gathering their
+        // columns (TPC-DS Q72: inv_quantity_on_hand < cs_quantity keeps one
+        // pair in twenty).
+        const LogicalOp& input = *op.children[0];
+        if (input.kind == LogicalOp::Kind::kJoin && input.join_kind == JoinKind::kInner && !input.keys.empty() &&
+            !fold_residual_) {
+          fold_residual_ = op.predicate;
+          return Build(input, cols);
+        }
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
         QUIVER_ASSIGN_OR_RETURN(auto pred, Bind(op.predicate, PositionsOf(*cols)));
         return MakeFilterNode(ctx_, std::move(child), pred);
@@ -206,6 +216,13 @@ class Builder {
         return MakeProjectNode(ctx_, std::move(child), std::move(exprs), SchemaOf(*cols));
       }
       case LogicalOp::Kind::kJoin: {
+        // A filter folded into this join (kFilter above), taken before the
+        // children are planned.
+        ExprPtr residual = op.residual;
+        if (fold_residual_) {
+          residual = residual ? MakeAnd({residual, fold_residual_}) : fold_residual_;
+          fold_residual_ = nullptr;
+        }
         std::vector<ColumnBinding> lc, rc;
         QUIVER_ASSIGN_OR_RETURN(auto left, Build(*op.children[0], &lc));
         QUIVER_ASSIGN_OR_RETURN(auto right, Build(*op.children[1], &rc));
@@ -252,8 +269,8 @@ class Builder {
           *cols = both;
           return MakeProjectNode(ctx_, std::move(join), std::move(refs), SchemaOf(*cols));
         }
-        if (op.residual) {
-          QUIVER_ASSIGN_OR_RETURN(spec.residual, Bind(op.residual, PositionsOf(both)));
+        if (residual) {
+          QUIVER_ASSIGN_OR_RETURN(spec.residual, Bind(residual, PositionsOf(both)));
         }
         AttachJoinFilters(op, &spec);
         const bool left_only = op.join_kind == JoinKind::kSemi || op.join_kind == JoinKind::kAnti ||
@@ -446,6 +463,7 @@ class Builder {
   std::unordered_set<int> used_;
   std::unordered_map<int, int> uses_;  // expression references per column id (the plan's output counts one)
   std::unordered_map<int, Origin> origins_;
+  ExprPtr fold_residual_;  // a kFilter's predicate for the inner join just below it
 };
 
 // The statement's output: the root node gathered on the first Next(), so
