@@ -119,10 +119,12 @@ struct Vec {
   /// Row index into `array` for logical row i.
   int64_t Index(int64_t i) const { return constant ? 0 : i; }
   bool IsNull(int64_t i) const {
-    const int64_t k = Index(i) + array->offset;
-    const auto& v = array->buffers.empty() ? nullptr : array->buffers[0];
+    // (No shared_ptr copy here: a copy per row cost an atomic increment and
+    // decrement, 60% of a GROUP BY of seven strings, TPC-DS Q4.)
     if (array->type->id == TypeId::kNull) return true;
-    return v && array->null_count != 0 && !bit_util::GetBit(v->data(), k);
+    if (array->null_count == 0 || array->buffers.empty()) return false;
+    const Buffer* v = array->buffers[0].get();
+    return v != nullptr && !bit_util::GetBit(v->data(), Index(i) + array->offset);
   }
   bool MayHaveNulls() const { return array->type->id == TypeId::kNull || array->null_count != 0; }
   /// Fixed-width values pointer at logical row 0 of the array (offset applied).
