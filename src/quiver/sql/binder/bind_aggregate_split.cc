@@ -39,6 +39,13 @@ Result<std::optional<Binder::Impl::SplitAggregates>> Binder::Impl::SplitAggregat
     const LogicalOpPtr& input, const std::vector<ExprPtr>& finer, const std::vector<AggregateCall>& aggs,
     int distinct_group) {
   if (finer.empty()) return std::optional<SplitAggregates>();
+  // A column of the NULL type (an untyped NULL grouped or aggregated) has no
+  // storage for the partial rows: such a statement aggregates in one phase.
+  auto null_typed = [](const DataTypePtr& t) { return t && t->id == TypeId::kNull; };
+  for (const auto& g : finer)
+    if (null_typed(g->type)) return std::optional<SplitAggregates>();
+  for (const auto& a : aggs)
+    if ((a.arg && null_typed(a.arg->type)) || null_typed(a.type)) return std::optional<SplitAggregates>();
   for (const auto& a : aggs) {
     if (a.distinct ? !(distinct_group >= 0 && PlainDistinct(a) && ExprEquals(*a.arg, *finer[distinct_group]))
                    : !Decomposes(a))
