@@ -136,8 +136,11 @@ class SharedScanStream final : public RecordBatchStream {
 // "Parquet scans").
 constexpr int64_t kFileSliceRows = 8 * 1024;
 // Units of an object store's files fetched ahead of the workers (each holds its
-// row group's compressed column chunks, from the scan's pool, until decoded).
+// row group's compressed column chunks, from the scan's pool, until decoded):
+// at most 2, and at most 64 MiB of row groups (FileTableSource::UnitBytes) in
+// all, so files of 128 MB row groups (Spark's default) are not read ahead.
 constexpr size_t kReadAheadUnits = 2;
+constexpr int64_t kReadAheadBytes = int64_t{64} << 20;
 
 // A file table's units (row groups) handed out a slice at a time. A thread
 // takes the earliest opened unit no other thread is decoding (so units
@@ -173,8 +176,12 @@ struct SharedScan::FileUnits {
   // the scan's lock).
   void StartReadAhead(const std::vector<int>& columns) {
     if (!remote) return;
+    int64_t bytes = 0;
+    for (const auto& [u, f] : read_ahead) bytes += source->UnitBytes(units[u]);
     for (size_t u = next; u < units.size() && u < next + kReadAheadUnits; ++u) {
       if (read_ahead.count(u)) continue;
+      bytes += source->UnitBytes(units[u]);
+      if (bytes > kReadAheadBytes) break;
       read_ahead.emplace(u, std::async(std::launch::async, [src = source, unit = units[u], columns, p = pool] {
                            return src->OpenUnit(unit, columns, p);
                          }));

@@ -76,6 +76,16 @@ std::vector<std::string> FileTableSource::paths() const {
   return out;
 }
 
+int64_t FileTableSource::UnitBytes(const Unit& unit) const {
+  if (unit.file < 0 || static_cast<size_t>(unit.file) >= files_.size()) return 0;
+  const auto& groups = files_[static_cast<size_t>(unit.file)].reader->metadata().row_groups;
+  if (unit.row_group < 0 || static_cast<size_t>(unit.row_group) >= groups.size()) return 0;
+  int64_t bytes = 0;
+  for (const auto& c : groups[static_cast<size_t>(unit.row_group)].columns)
+    if (c.meta_data) bytes += std::max<int64_t>(c.meta_data->total_compressed_size, 0);
+  return bytes;
+}
+
 std::vector<FileTableSource::Unit> FileTableSource::Units(std::span<const parquet::StatsPredicate> prune) const {
   std::vector<parquet::StatsPredicate> own;
   for (const auto& p : prune) {

@@ -70,6 +70,10 @@ class FileTableSource {
   int64_t num_row_groups() const { return static_cast<int64_t>(units_.size()); }
   /// The files' paths, in scan order.
   std::vector<std::string> paths() const;
+  /// Compressed bytes of `unit`'s row group (the sum of its column chunks'
+  /// total_compressed_size, every column): an upper bound of what reading
+  /// the unit fetches, for read-ahead budgets. 0 for a bad unit.
+  int64_t UnitBytes(const Unit& unit) const;
 
   /// The units a scan reads, in file and row-group order: every row group
   /// with rows whose statistics do not exclude the conjunction `prune`
