@@ -124,7 +124,8 @@ Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& 
                                   std::vector<int64_t>* order) {
   size_t n = 0;
   for (int64_t r : batch_rows) n += static_cast<size_t>(r);
-  if (n < 2 || !KeyTypesPack(keys)) return false;
+  // (The radix sort counts digits in 32 bits.)
+  if (n < 2 || n >= (size_t{1} << 32) || !KeyTypesPack(keys)) return false;
   // Ranges of every key over the input.
   std::vector<KeyCode> codes(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {

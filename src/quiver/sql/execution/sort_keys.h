@@ -41,7 +41,7 @@ bool KeyTypesPack(const std::vector<SortKey>& keys);
 /// in key order, equal keys in batch-then-row order (stable): the order a
 /// stable sort by CompareKeys (sort.cc) gives. False, with `order`
 /// untouched, when a key is not of a packable type, the keys need more than
-/// 64 bits, or there are fewer than two rows. Memory: the caller accounts
+/// 64 bits, or there are fewer than two or at least 2^32 rows. Memory: the caller accounts
 /// for `order` (8 B a row); this reserves 8 B a row more for the radix
 /// sort's scratch. Errors: OutOfMemory (the reservation), Cancelled.
 Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& keys,
