@@ -253,11 +253,24 @@ Result<ArrayDataPtr> Interleave(std::span<const ArrayData* const> sources, std::
     case GatherKind::kFixed: {
       QUIVER_ASSIGN_OR_RETURN(auto vb, Buffer::Allocate(pool, std::max<int64_t>(1, n * w)));
       uint8_t* dst = vb->mutable_data();
-      const size_t width = static_cast<size_t>(w);
-      for (int64_t j = 0; j < n; ++j) {
-        const SourceRow& r = rows[static_cast<size_t>(j)];
-        const Src& s = src[static_cast<size_t>(r.source)];
-        std::memcpy(dst + j * w, s.values + (s.base + r.row) * w, width);
+      // W: the width as a compile-time constant for the common widths (a
+      // plain load and store instead of a memcpy call), else 0.
+      auto gather = [&]<int W>() {
+        const size_t width = W > 0 ? static_cast<size_t>(W) : static_cast<size_t>(w);
+        for (int64_t j = 0; j < n; ++j) {
+          const SourceRow& r = rows[static_cast<size_t>(j)];
+          const Src& s = src[static_cast<size_t>(r.source)];
+          std::memcpy(dst + j * static_cast<int64_t>(width), s.values + (s.base + r.row) * static_cast<int64_t>(width),
+                      width);
+        }
+      };
+      switch (w) {
+        case 1: gather.template operator()<1>(); break;
+        case 2: gather.template operator()<2>(); break;
+        case 4: gather.template operator()<4>(); break;
+        case 8: gather.template operator()<8>(); break;
+        case 16: gather.template operator()<16>(); break;
+        default: gather.template operator()<0>(); break;
       }
       out->buffers = {nulls ? bitmap : nullptr, vb};
       break;

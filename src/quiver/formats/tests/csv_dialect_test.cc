@@ -173,7 +173,7 @@ TEST_F(CsvDialectTest, OneColumnWhoseValuesHoldCommas) {
 
 TEST_F(CsvDialectTest, EmptyTextIsOneTextColumnOfNoRows) {
   // DuckDB: read_csv of a 0-byte file is one VARCHAR column "column0", no rows.
-  for (const std::string text : {std::string(), std::string("\xEF\xBB\xBF"), std::string("\n\r\n")}) {
+  for (const std::string& text : {std::string(), std::string("\xEF\xBB\xBF"), std::string("\n\r\n")}) {
     ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, {}, pool(), "t.csv"));
     EXPECT_EQ(t.schema->ToString(), "column0: utf8");
     EXPECT_EQ(t.num_rows, 0);

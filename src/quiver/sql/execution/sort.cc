@@ -1,9 +1,9 @@
 // quiver/sql/execution/sort.cc — ORDER BY: the input is collected (sort
-// pool), concatenated, and a permutation of row numbers sorted by the keys
-// (by normalized keys and a radix sort where the keys pack into 64 bits,
-// sort_keys.h, else by typed comparisons; NULLS FIRST / LAST per key;
-// stable); the output is
-// gathered in batches. With a LIMIT it is a top-N: whenever the kept rows
+// pool) and a permutation of row numbers sorted by the keys (NULLS FIRST /
+// LAST per key; stable): where the keys pack into 64 bits, by normalized
+// keys and a radix sort across the collected batches as they are
+// (sort_keys.h), else by typed comparisons over the batches concatenated;
+// the output is gathered in batches. With a LIMIT it is a top-N: whenever the kept rows
 // pass max(2 x (offset + limit), 4096) they are cut down to the best
 // offset + limit, so memory stays bounded by the limit plus one batch and
 // there is never a full sort.
@@ -24,7 +24,6 @@
 #include <limits>
 #include <mutex>
 #include <numeric>
-#include <optional>
 
 #include "quiver/columnar/concatenate.h"
 #include "quiver/columnar/take.h"
@@ -145,15 +144,15 @@ Status SortBatches(ExecContext* ctx, const std::vector<SortKey>& keys, const Sch
   }
   if (rows == 0) return Status::OK();
   QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx->aggregate_tmm->Reserve(rows * 8, "sort run order"));
-  std::vector<int64_t> order;
+  SortWords order;
   QUIVER_ASSIGN_OR_RETURN(const bool packed, SortByNormalizedKeys(ctx, keys, k, batch_rows, &order));
   if (!packed) {  // VARCHAR keys, or ranges wider than 64 bits: typed comparisons
     const std::vector<TypeClass> cls = ClassesOf(k[0]);
     order.reserve(static_cast<size_t>(rows));
     for (size_t b = 0; b < batches.size(); ++b)
       for (int64_t r = 0; r < batches[b]->num_rows; ++r)
-        order.push_back(static_cast<int64_t>((uint64_t{b} << 32) | static_cast<uint64_t>(r)));
-    std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+        order.push_back((uint64_t{b} << 32) | static_cast<uint64_t>(r));
+    std::sort(order.begin(), order.end(), [&](uint64_t x, uint64_t y) {
       const int c = CompareKeys(keys, cls, k[x >> 32], static_cast<int64_t>(x & 0xffffffffu), k[y >> 32],
                                 static_cast<int64_t>(y & 0xffffffffu));
       return c != 0 ? c < 0 : x < y;
@@ -377,21 +376,6 @@ class SortOp : public RecordBatchStream {
     return idx;
   }
 
-  // The whole order of `batch` by normalized keys (sort_keys.h): stable,
-  // so for runs one after the other it is their merge (ties by run, then
-  // row). nullopt when the keys do not pack (VARCHAR, too wide).
-  Result<std::optional<std::vector<int64_t>>> NormalizedOrder(const RecordBatch& batch) {
-    using Out = std::optional<std::vector<int64_t>>;
-    if (!KeyTypesPack(keys_) || batch.num_rows < 2 || batch.num_rows >= (int64_t{1} << 31)) return Out{};
-    std::vector<std::vector<Vec>> k(1);
-    QUIVER_ASSIGN_OR_RETURN(k[0], EvalKeys(ctx_, keys_, batch));
-    QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx_->aggregate_tmm->Reserve(batch.num_rows * 8, "sort permutation"));
-    Out order{std::vector<int64_t>{}};
-    QUIVER_ASSIGN_OR_RETURN(const bool packed, SortByNormalizedKeys(ctx_, keys_, k, {batch.num_rows}, &*order));
-    if (!packed) return Out{};
-    return order;  // one batch: (0 << 32 | row) is the row
-  }
-
   // The row order of `batch`, the sorted runs of run_rows_ one after the
   // other: a k-way merge (a heap of the runs' next rows), ties by row
   // number, so equal keys keep run order then row order.
@@ -430,6 +414,70 @@ class SortOp : public RecordBatchStream {
     return order;
   }
 
+  // A full sort of the kept batches as they are (no concatenation): by
+  // normalized keys across the batches, across_ as (batch << 32 | row);
+  // stable, so for sorted runs one after the other it is their merge
+  // (ties by run, then row).
+  // False when the keys do not pack or the input is too small or too
+  // large for it (then the kept batches are left for the other paths).
+  Result<bool> SortAcrossBatches() {
+    if (!KeyTypesPack(keys_) || kept_rows_ < 2 || kept_.size() >= (size_t{1} << 31))
+      return false;
+    std::vector<std::vector<Vec>> k;
+    std::vector<int64_t> batch_rows;
+    k.reserve(kept_.size());
+    for (const auto& b : kept_) {
+      if (b->num_rows >= (int64_t{1} << 32)) return false;
+      QUIVER_ASSIGN_OR_RETURN(auto v, EvalKeys(ctx_, keys_, *b));
+      k.push_back(std::move(v));
+      batch_rows.push_back(b->num_rows);
+    }
+    // The permutation (8 B a row) for as long as it is read; the sort's
+    // scratch is reserved by SortByNormalizedKeys.
+    QUIVER_ASSIGN_OR_RETURN(across_reservation_,
+                            ctx_->aggregate_tmm->Reserve(kept_rows_ * 8, "sort permutation"));
+    QUIVER_ASSIGN_OR_RETURN(const bool packed, SortByNormalizedKeys(ctx_, keys_, k, batch_rows, &across_));
+    if (!packed) across_reservation_ = {};
+    return packed;
+  }
+
+  // The next output batch of a sort across batches (SortAcrossBatches):
+  // its rows gathered from the kept batches, which are dropped at the end.
+  // Up to ctx_->threads batches are gathered at once, one a task.
+  Result<RecordBatchPtr> NextAcrossBatches() {
+    if (ready_at_ < ready_.size()) return std::move(ready_[ready_at_++]);
+    ready_.clear();
+    ready_at_ = 0;
+    if (pos_ >= end_) {
+      sources_.clear();
+      across_ = {};
+      across_reservation_ = {};
+      return RecordBatchPtr{};
+    }
+    const int64_t per = ctx_->max_batch_rows;
+    const int tasks = static_cast<int>(std::clamp<int64_t>((end_ - pos_ + per - 1) / per, 1, ctx_->threads));
+    ready_.resize(static_cast<size_t>(tasks));
+    QUIVER_RETURN_NOT_OK(ParallelFor(ctx_->scheduler.get(), tasks, [&](int t) -> Status {
+      const int64_t begin = pos_ + per * t;
+      const int64_t n = std::min(per, end_ - begin);
+      std::vector<SourceRow> rows(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        const uint64_t w = across_[static_cast<size_t>(begin + i)];
+        rows[static_cast<size_t>(i)] = {static_cast<int32_t>(w >> 32), static_cast<int64_t>(w & 0xffffffffu)};
+      }
+      QUIVER_ASSIGN_OR_RETURN(ready_[static_cast<size_t>(t)],
+                              InterleaveRows(schema_, sources_, rows, ctx_->sort_pool.get()));
+      return Status::OK();
+    }));
+    pos_ = std::min(end_, pos_ + per * tasks);
+    if (pos_ >= end_) {
+      sources_.clear();
+      across_ = {};
+      across_reservation_ = {};
+    }
+    return std::move(ready_[ready_at_++]);
+  }
+
   Status Compact() {
     QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr all, Concat());
     const int64_t keep = offset_ + limit_;
@@ -457,23 +505,30 @@ class SortOp : public RecordBatchStream {
       child_.reset();
       sorted_ = true;
       if (kept_.empty()) return RecordBatchPtr{};
-      QUIVER_ASSIGN_OR_RETURN(all_, Concat());
-      kept_.clear();
-      std::optional<std::vector<int64_t>> normalized;
+      bool across = false;
       if (!top_n) {
-        QUIVER_ASSIGN_OR_RETURN(normalized, NormalizedOrder(*all_));
+        QUIVER_ASSIGN_OR_RETURN(across, SortAcrossBatches());
       }
-      if (normalized) {
-        order_ = std::move(*normalized);
-      } else if (run_rows_.empty() || top_n) {
-        QUIVER_ASSIGN_OR_RETURN(order_, Order(*all_, top_n ? offset_ + limit_ : -1));
+      if (across) {
+        across_mode_ = true;
+        sources_ = std::move(kept_);
+        kept_.clear();
+        pos_ = std::min<int64_t>(offset_, static_cast<int64_t>(across_.size()));
+        end_ = static_cast<int64_t>(across_.size());
       } else {
-        QUIVER_ASSIGN_OR_RETURN(order_, MergeRuns(*all_));
+        QUIVER_ASSIGN_OR_RETURN(all_, Concat());
+        kept_.clear();
+        if (run_rows_.empty() || top_n) {
+          QUIVER_ASSIGN_OR_RETURN(order_, Order(*all_, top_n ? offset_ + limit_ : -1));
+        } else {
+          QUIVER_ASSIGN_OR_RETURN(order_, MergeRuns(*all_));
+        }
+        pos_ = std::min<int64_t>(offset_, static_cast<int64_t>(order_.size()));
+        end_ = top_n ? std::min<int64_t>(offset_ + limit_, static_cast<int64_t>(order_.size()))
+                     : static_cast<int64_t>(order_.size());
       }
-      pos_ = std::min<int64_t>(offset_, static_cast<int64_t>(order_.size()));
-      end_ = top_n ? std::min<int64_t>(offset_ + limit_, static_cast<int64_t>(order_.size()))
-                   : static_cast<int64_t>(order_.size());
     }
+    if (across_mode_) return NextAcrossBatches();
     if (!all_ || pos_ >= end_) {
       all_.reset();
       return RecordBatchPtr{};
@@ -499,7 +554,13 @@ class SortOp : public RecordBatchStream {
   int64_t kept_rows_ = 0;
   bool sorted_ = false;
   RecordBatchPtr all_;
+  bool across_mode_ = false;             // a sort across batches (SortAcrossBatches)
+  std::vector<RecordBatchPtr> sources_;  // its kept batches
+  std::vector<RecordBatchPtr> ready_;    // its output batches gathered ahead
+  size_t ready_at_ = 0;                  // the next of ready_ to return
   std::vector<int64_t> order_;
+  SortWords across_;                           // a sort across batches: (batch << 32 | row) in order
+  join::MemoryReservation across_reservation_;  // across_'s bytes
   int64_t pos_ = 0, end_ = 0;
 };
 

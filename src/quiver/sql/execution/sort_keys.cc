@@ -3,6 +3,7 @@
 #include "quiver/sql/execution/sort_keys.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "quiver/columnar/element_load.h"
 #include "quiver/join/task_memory_manager.h"
 #include "quiver/sql/execution/operators.h"
+#include "quiver/sql/execution/task_scheduler.h"
 
 namespace quiver::sql {
 namespace {
@@ -79,7 +81,7 @@ struct KeyCode {
 
 }  // namespace
 
-void RadixSortHighBits(uint64_t* words, size_t n, int low_bit, std::vector<uint64_t>* scratch) {
+void RadixSortHighBits(uint64_t* words, size_t n, int low_bit, SortWords* scratch) {
   constexpr int kDigitBits = 11;
   constexpr size_t kBuckets = size_t{1} << kDigitBits;
   if (n < 2 || low_bit >= 64) return;
@@ -111,6 +113,67 @@ void RadixSortHighBits(uint64_t* words, size_t n, int low_bit, std::vector<uint6
   if (src != words) std::memcpy(words, src, n * sizeof(uint64_t));
 }
 
+Status ParallelRadixSortHighBits(TaskScheduler* scheduler, int parts, uint64_t* words, size_t n, int low_bit,
+                                 SortWords* scratch) {
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigitBits;
+  if (parts <= 1 || n < kParallelRadixMinWords) {
+    RadixSortHighBits(words, n, low_bit, scratch);
+    return Status::OK();
+  }
+  if (low_bit >= 64) return Status::OK();
+  const size_t np = static_cast<size_t>(parts);
+  const int passes = (64 - low_bit + kDigitBits - 1) / kDigitBits;
+  std::vector<size_t> lo(np + 1);
+  for (size_t p = 0; p <= np; ++p) lo[p] = n * p / np;
+  // hist[p * kBuckets + d]: words of part p with digit d, then (after the
+  // prefix sums) where part p's next word of digit d goes.
+  std::vector<uint32_t> hist(np * kBuckets);
+  scratch->resize(n);
+  uint64_t* src = words;
+  uint64_t* dst = scratch->data();
+  for (int pass = 0; pass < passes; ++pass) {
+    const int shift = low_bit + pass * kDigitBits;
+    QUIVER_RETURN_NOT_OK(ParallelFor(scheduler, parts, [&](int part) -> Status {
+      const size_t p = static_cast<size_t>(part);
+      uint32_t* h = &hist[p * kBuckets];
+      std::fill(h, h + kBuckets, 0u);
+      for (size_t i = lo[p]; i < lo[p + 1]; ++i) ++h[(src[i] >> shift) & (kBuckets - 1)];
+      return Status::OK();
+    }));
+    // Stable: a digit's words of part p follow those of parts before p.
+    const size_t first = (src[0] >> shift) & (kBuckets - 1);
+    size_t first_total = 0;
+    for (size_t p = 0; p < np; ++p) first_total += hist[p * kBuckets + first];
+    if (first_total == n) continue;  // one digit value: nothing moves
+    uint32_t sum = 0;
+    for (size_t d = 0; d < kBuckets; ++d)
+      for (size_t p = 0; p < np; ++p) {
+        const uint32_t c = hist[p * kBuckets + d];
+        hist[p * kBuckets + d] = sum;
+        sum += c;
+      }
+    QUIVER_RETURN_NOT_OK(ParallelFor(scheduler, parts, [&](int part) -> Status {
+      const size_t p = static_cast<size_t>(part);
+      uint32_t* h = &hist[p * kBuckets];
+      for (size_t i = lo[p]; i < lo[p + 1]; ++i) {
+        const uint64_t w = src[i];
+        dst[h[(w >> shift) & (kBuckets - 1)]++] = w;
+      }
+      return Status::OK();
+    }));
+    std::swap(src, dst);
+  }
+  if (src != words) {
+    QUIVER_RETURN_NOT_OK(ParallelFor(scheduler, parts, [&](int part) -> Status {
+      const size_t p = static_cast<size_t>(part);
+      std::memcpy(words + lo[p], src + lo[p], (lo[p + 1] - lo[p]) * sizeof(uint64_t));
+      return Status::OK();
+    }));
+  }
+  return Status::OK();
+}
+
 bool KeyTypesPack(const std::vector<SortKey>& keys) {
   for (const auto& key : keys) {
     const TypeClass c = ClassOf(*key.expr->type);
@@ -121,30 +184,70 @@ bool KeyTypesPack(const std::vector<SortKey>& keys) {
 
 Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& keys,
                                   const std::vector<std::vector<Vec>>& k, const std::vector<int64_t>& batch_rows,
-                                  std::vector<int64_t>* order) {
+                                  SortWords* order) {
   size_t n = 0;
   for (int64_t r : batch_rows) n += static_cast<size_t>(r);
   // (The radix sort counts digits in 32 bits.)
   if (n < 2 || n >= (size_t{1} << 32) || !KeyTypesPack(keys)) return false;
-  // Ranges of every key over the input.
+  // The batches cut into `parts` groups of about equal rows, one a task.
+  const int parts = static_cast<int>(std::clamp<int64_t>(
+      std::min<int64_t>(ctx->threads, static_cast<int64_t>(k.size())), 1,
+      std::max<int64_t>(1, static_cast<int64_t>(n / kParallelRadixMinWords))));
+  std::vector<int64_t> batch_start(k.size() + 1, 0);
+  for (size_t b = 0; b < k.size(); ++b) batch_start[b + 1] = batch_start[b] + batch_rows[b];
+  std::vector<size_t> group(static_cast<size_t>(parts) + 1, k.size());
+  group[0] = 0;
+  for (int p = 1; p < parts; ++p) {
+    const int64_t at = static_cast<int64_t>(n) * p / parts;
+    group[static_cast<size_t>(p)] = static_cast<size_t>(
+        std::lower_bound(batch_start.begin(), batch_start.end() - 1, at) - batch_start.begin());
+  }
+  TaskScheduler* scheduler = ctx->scheduler.get();
+  // Ranges of every key over the input: per group, then together.
+  std::vector<std::vector<KeyCode>> group_codes(static_cast<size_t>(parts), std::vector<KeyCode>(keys.size()));
+  std::atomic<bool> all_pack{true};
+  QUIVER_RETURN_NOT_OK(ParallelFor(scheduler, parts, [&](int part) -> Status {
+    const size_t g = static_cast<size_t>(part);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      KeyCode& c = group_codes[g][i];
+      for (size_t b = group[g]; b < group[g + 1]; ++b) {
+        const bool packs = ForEachKeyValue(k[b][i], batch_rows[b], [&](int64_t, bool is_null, i128 x) {
+          if (is_null) {
+            c.any_null = true;
+          } else if (!c.any_value) {
+            c.any_value = true;
+            c.min = c.max = x;
+          } else {
+            c.min = std::min(c.min, x);
+            c.max = std::max(c.max, x);
+          }
+        });
+        if (!packs) {
+          all_pack = false;
+          return Status::OK();
+        }
+      }
+    }
+    return ctx->CheckCancel();
+  }));
+  if (!all_pack) return false;
   std::vector<KeyCode> codes(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     KeyCode& c = codes[i];
     c.descending = keys[i].descending;
     c.nulls_first = keys[i].nulls_first;
-    for (size_t b = 0; b < k.size(); ++b) {
-      const bool packs = ForEachKeyValue(k[b][i], batch_rows[b], [&](int64_t, bool is_null, i128 x) {
-        if (is_null) {
-          c.any_null = true;
-        } else if (!c.any_value) {
-          c.any_value = true;
-          c.min = c.max = x;
-        } else {
-          c.min = std::min(c.min, x);
-          c.max = std::max(c.max, x);
-        }
-      });
-      if (!packs) return false;
+    for (const auto& gc : group_codes) {
+      const KeyCode& x = gc[i];
+      c.any_null |= x.any_null;
+      if (!x.any_value) continue;
+      if (!c.any_value) {
+        c.any_value = true;
+        c.min = x.min;
+        c.max = x.max;
+      } else {
+        c.min = std::min(c.min, x.min);
+        c.max = std::max(c.max, x.max);
+      }
     }
   }
   const int index_bits = std::bit_width(static_cast<uint64_t>(n - 1));
@@ -158,35 +261,41 @@ Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& 
     if (bits > 64) return false;
   }
   QUIVER_ASSIGN_OR_RETURN(auto reservation, ctx->aggregate_tmm->Reserve(static_cast<int64_t>(n) * 8, "sort keys"));
-  // The words, in `order`'s storage (int64 and uint64 may alias): key
-  // codes high, the row's input position low.
-  order->assign(n, 0);
-  uint64_t* words = reinterpret_cast<uint64_t*>(order->data());
-  std::vector<int64_t> batch_start(k.size(), 0);
-  for (size_t g = 0; g < n; ++g) words[g] = g;
-  for (size_t b = 1; b < k.size(); ++b) batch_start[b] = batch_start[b - 1] + batch_rows[b - 1];
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const KeyCode& c = codes[i];
-    if (c.bits == 0) continue;
-    for (size_t b = 0; b < k.size(); ++b) {
+  // The words, in `order`'s storage: key codes high, the row's input
+  // position low (written in full by the tasks below: not zeroed first).
+  order->resize(n);
+  uint64_t* words = order->data();
+  QUIVER_RETURN_NOT_OK(ParallelFor(scheduler, parts, [&](int part) -> Status {
+    const size_t g = static_cast<size_t>(part);
+    for (size_t b = group[g]; b < group[g + 1]; ++b) {
       uint64_t* w = words + batch_start[b];
-      ForEachKeyValue(k[b][i], batch_rows[b],
-                      [&](int64_t r, bool is_null, i128 x) { w[r] |= c.Code(is_null, x) << c.shift; });
+      for (int64_t r = 0; r < batch_rows[b]; ++r) w[r] = static_cast<uint64_t>(batch_start[b] + r);
+      for (size_t i = 0; i < keys.size(); ++i) {
+        const KeyCode& c = codes[i];
+        if (c.bits == 0) continue;
+        ForEachKeyValue(k[b][i], batch_rows[b],
+                        [&](int64_t r, bool is_null, i128 x) { w[r] |= c.Code(is_null, x) << c.shift; });
+      }
     }
-    QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
-  }
-  std::vector<uint64_t> scratch;
-  RadixSortHighBits(words, n, index_bits, &scratch);
+    return ctx->CheckCancel();
+  }));
+  SortWords scratch;
+  QUIVER_RETURN_NOT_OK(ParallelRadixSortHighBits(scheduler, parts, words, n, index_bits, &scratch));
   scratch = {};
   QUIVER_RETURN_NOT_OK(ctx->CheckCancel());
   // Positions back to (batch << 32 | row), in place.
   const uint64_t index_mask = index_bits == 64 ? ~uint64_t{0} : (uint64_t{1} << index_bits) - 1;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t g = static_cast<int64_t>(words[i] & index_mask);
-    const size_t b =
-        static_cast<size_t>(std::upper_bound(batch_start.begin(), batch_start.end(), g) - batch_start.begin()) - 1;
-    words[i] = (uint64_t{b} << 32) | static_cast<uint64_t>(g - batch_start[b]);
-  }
+  QUIVER_RETURN_NOT_OK(ParallelFor(scheduler, parts, [&](int part) -> Status {
+    const size_t begin = n * static_cast<size_t>(part) / static_cast<size_t>(parts);
+    const size_t end = n * static_cast<size_t>(part + 1) / static_cast<size_t>(parts);
+    for (size_t i = begin; i < end; ++i) {
+      const int64_t g = static_cast<int64_t>(words[i] & index_mask);
+      const size_t b = static_cast<size_t>(std::upper_bound(batch_start.begin(), batch_start.end(), g) -
+                                           batch_start.begin()) - 1;
+      words[i] = (uint64_t{b} << 32) | static_cast<uint64_t>(g - batch_start[b]);
+    }
+    return Status::OK();
+  }));
   return true;
 }
 

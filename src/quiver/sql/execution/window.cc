@@ -1,11 +1,13 @@
 // quiver/sql/execution/window.cc — the window node and its stream (see
 // window.h): sort, cut the sorted rows into chunks of whole partitions,
-// compute each chunk's layout (partitions, peer groups) and calls.
+// compute each chunk's layout (partitions, peer groups) and calls, up to
+// one chunk a thread at once.
 #include "quiver/sql/execution/window.h"
 
 #include <cmath>
 
 #include "quiver/columnar/concatenate.h"
+#include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/execution/window_evaluate.h"
 
 namespace quiver::sql {
@@ -66,6 +68,7 @@ class WindowOp : public RecordBatchStream {
     if (!r.ok()) {
       input_.reset();
       pending_.clear();
+      chunks_.clear();
       return NameOperator(r.status(), "window");
     }
     return r;
@@ -84,10 +87,15 @@ class WindowOp : public RecordBatchStream {
       }
       if (!input_) return RecordBatchPtr{};
       QUIVER_RETURN_NOT_OK(ctx_->CheckCancel());
+      if (static_cast<int>(chunks_.size()) >= std::max(1, ctx_->threads)) {
+        QUIVER_RETURN_NOT_OK(ComputeChunks());
+        continue;
+      }
       QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr b, input_->Next());
       if (!b) {
         input_.reset();
         QUIVER_RETURN_NOT_OK(Flush(static_cast<int64_t>(-1), nullptr));
+        QUIVER_RETURN_NOT_OK(ComputeChunks());
         continue;
       }
       if (b->num_rows == 0) continue;
@@ -129,9 +137,23 @@ class WindowOp : public RecordBatchStream {
     pending_.clear();
     if (rest) pending_.push_back(std::move(rest));
     if (chunk_parts.empty()) return Status::OK();
-    QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr chunk, Concat(chunk_parts));
-    chunk_parts.clear();
-    return Compute(chunk);
+    chunks_.push_back(std::move(chunk_parts));
+    return Status::OK();
+  }
+
+  // Computes the chunks of whole partitions cut so far, up to
+  // ctx_->threads at once (one a task), their output in input order.
+  Status ComputeChunks() {
+    if (chunks_.empty()) return Status::OK();
+    std::vector<std::vector<RecordBatchPtr>> outs(chunks_.size());
+    QUIVER_RETURN_NOT_OK(ParallelFor(ctx_->scheduler.get(), static_cast<int>(chunks_.size()), [&](int i) -> Status {
+      QUIVER_ASSIGN_OR_RETURN(RecordBatchPtr chunk, Concat(chunks_[static_cast<size_t>(i)]));
+      return Compute(chunk, &outs[static_cast<size_t>(i)]);
+    }));
+    chunks_.clear();
+    for (auto& o : outs)
+      for (auto& b : o) out_.push_back(std::move(b));
+    return Status::OK();
   }
 
   Result<RecordBatchPtr> SliceBatch(const RecordBatchPtr& b, int64_t offset, int64_t length) {
@@ -159,8 +181,10 @@ class WindowOp : public RecordBatchStream {
   }
 
   // Layout and calls of one chunk of whole partitions; its output batches
-  // (at most max_batch_rows rows each) go to out_.
-  Status Compute(const RecordBatchPtr& chunk) {
+  // (at most max_batch_rows rows each) go to `out`. Called on several
+  // chunks at once (ComputeChunks): touches nothing of the operator's but
+  // what it only reads.
+  Status Compute(const RecordBatchPtr& chunk, std::vector<RecordBatchPtr>* out) {
     MemoryPool* pool = ctx_->sort_pool.get();
     const int64_t n = chunk->num_rows;
     const size_t un = static_cast<size_t>(n);
@@ -197,7 +221,7 @@ class WindowOp : public RecordBatchStream {
     RecordBatchPtr all = MakeBatch(schema_, n, std::move(cols));
     for (int64_t at = 0; at < n; at += ctx_->max_batch_rows) {
       QUIVER_ASSIGN_OR_RETURN(auto piece, SliceBatch(all, at, std::min(ctx_->max_batch_rows, n - at)));
-      out_.push_back(std::move(piece));
+      out->push_back(std::move(piece));
     }
     return Status::OK();
   }
@@ -210,6 +234,8 @@ class WindowOp : public RecordBatchStream {
   std::vector<RecordBatchPtr> pending_;  // rows of the partition not yet complete
   std::vector<Vec> last_keys_;           // partition keys of the last pending batch
   int64_t last_row_ = 0;
+  // Chunks of whole partitions cut, not computed yet (each in pieces).
+  std::vector<std::vector<RecordBatchPtr>> chunks_;
   std::vector<RecordBatchPtr> out_;
   size_t out_at_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "quiver/sql/execution/sort_keys.h"
+#include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/tests/sql_test_fixture.h"
 
 namespace quiver::sql::testing {
@@ -179,9 +180,66 @@ TEST(RadixSortHighBits, SortsByHighBitsAndKeepsInputOrderOfTies) {
     std::vector<uint64_t> expected = words;
     std::stable_sort(expected.begin(), expected.end(),
                      [&](uint64_t a, uint64_t b) { return (a >> low_bit) < (b >> low_bit); });
-    std::vector<uint64_t> scratch;
+    SortWords scratch;
     RadixSortHighBits(words.data(), words.size(), low_bit, &scratch);
     EXPECT_EQ(words, expected) << "low_bit " << low_bit;
+  }
+}
+
+TEST(RadixSortHighBits, ParallelEqualsSerial) {
+  // More words than kParallelRadixMinWords, on 2 and 3 parts of a real
+  // scheduler: the result (ties in input order included) is the serial one.
+  auto scheduler = std::make_shared<TaskScheduler>(2);
+  std::mt19937_64 rng(11);
+  for (int parts : {2, 3}) {
+    for (int low_bit : {0, 17, 40}) {
+      std::vector<uint64_t> words(3 * kParallelRadixMinWords + 17);
+      for (size_t i = 0; i < words.size(); ++i) {
+        const uint64_t high = rng() % (i % 2 ? 1000 : 3);  // few distinct values: ties across the parts
+        words[i] = low_bit == 0 ? high * 0x9e3779b97f4a7c15ULL
+                                : ((high << low_bit) | (i & ((uint64_t{1} << low_bit) - 1)));
+      }
+      std::vector<uint64_t> expected = words;
+      SortWords scratch;
+      RadixSortHighBits(expected.data(), expected.size(), low_bit, &scratch);
+      ASSERT_OK(ParallelRadixSortHighBits(scheduler.get(), parts, words.data(), words.size(), low_bit, &scratch));
+      EXPECT_EQ(words, expected) << "parts " << parts << " low_bit " << low_bit;
+    }
+  }
+}
+
+TEST_F(SqlTest, SortAcrossManyBatchesOnTwoThreads) {
+  // 200,000 rows in batches of 4,099: the sort by normalized keys runs on
+  // two tasks (ranges, codes, radix passes, positions) and gathers its
+  // output from the batches as they are; the ids come out in the order a
+  // stable sort of (k DESC NULLS LAST, id) gives.
+  std::mt19937_64 rng(5);
+  const int64_t n = 200'000;
+  std::vector<std::optional<int64_t>> ids, k;
+  std::vector<std::pair<std::optional<int64_t>, int64_t>> rows;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<int64_t> v;
+    if (rng() % 50) v = static_cast<int64_t>(rng() % 5000) - 2500;
+    ids.push_back(i);
+    k.push_back(v);
+    rows.push_back({v, i});
+  }
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("id", int64(), false), field("k", int64(), true)};
+  auto batch = Batch(schema, {Int64Array(pool_.get(), ids), Int64Array(pool_.get(), k)});
+  ASSERT_OK(catalog_->RegisterBatches("big", schema, Split(batch, 4099)));
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if (!a.first || !b.first) return a.first.has_value() && !b.first.has_value();  // NULLS LAST
+    return *a.first > *b.first;
+  });
+  std::vector<std::string> expected;
+  for (const auto& r : rows) expected.push_back(std::to_string(r.second));
+  for (int threads : {1, 2}) {
+    ExecuteOptions o = Options();
+    o.threads = threads;
+    auto r = Run("SELECT id FROM big ORDER BY k DESC NULLS LAST", o);
+    ASSERT_OK(r.status());
+    EXPECT_EQ(Rows(*r, /*sorted=*/false), expected) << "threads " << threads;
   }
 }
 
