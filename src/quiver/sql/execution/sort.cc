@@ -421,8 +421,7 @@ class SortOp : public RecordBatchStream {
   // False when the keys do not pack or the input is too small or too
   // large for it (then the kept batches are left for the other paths).
   Result<bool> SortAcrossBatches() {
-    if (!KeyTypesPack(keys_) || kept_rows_ < 2 || kept_.size() >= (size_t{1} << 31))
-      return false;
+    if (!KeyTypesPack(keys_) || kept_rows_ < 2 || kept_.size() >= (size_t{1} << 31)) return false;
     std::vector<std::vector<Vec>> k;
     std::vector<int64_t> batch_rows;
     k.reserve(kept_.size());
@@ -434,8 +433,7 @@ class SortOp : public RecordBatchStream {
     }
     // The permutation (8 B a row) for as long as it is read; the sort's
     // scratch is reserved by SortByNormalizedKeys.
-    QUIVER_ASSIGN_OR_RETURN(across_reservation_,
-                            ctx_->aggregate_tmm->Reserve(kept_rows_ * 8, "sort permutation"));
+    QUIVER_ASSIGN_OR_RETURN(across_reservation_, ctx_->aggregate_tmm->Reserve(kept_rows_ * 8, "sort permutation"));
     QUIVER_ASSIGN_OR_RETURN(const bool packed, SortByNormalizedKeys(ctx_, keys_, k, batch_rows, &across_));
     if (!packed) across_reservation_ = {};
     return packed;
@@ -559,7 +557,7 @@ class SortOp : public RecordBatchStream {
   std::vector<RecordBatchPtr> ready_;    // its output batches gathered ahead
   size_t ready_at_ = 0;                  // the next of ready_ to return
   std::vector<int64_t> order_;
-  SortWords across_;                           // a sort across batches: (batch << 32 | row) in order
+  SortWords across_;                            // a sort across batches: (batch << 32 | row) in order
   join::MemoryReservation across_reservation_;  // across_'s bytes
   int64_t pos_ = 0, end_ = 0;
 };

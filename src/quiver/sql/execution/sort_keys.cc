@@ -190,17 +190,17 @@ Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& 
   // (The radix sort counts digits in 32 bits.)
   if (n < 2 || n >= (size_t{1} << 32) || !KeyTypesPack(keys)) return false;
   // The batches cut into `parts` groups of about equal rows, one a task.
-  const int parts = static_cast<int>(std::clamp<int64_t>(
-      std::min<int64_t>(ctx->threads, static_cast<int64_t>(k.size())), 1,
-      std::max<int64_t>(1, static_cast<int64_t>(n / kParallelRadixMinWords))));
+  const int parts =
+      static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(ctx->threads, static_cast<int64_t>(k.size())), 1,
+                                           std::max<int64_t>(1, static_cast<int64_t>(n / kParallelRadixMinWords))));
   std::vector<int64_t> batch_start(k.size() + 1, 0);
   for (size_t b = 0; b < k.size(); ++b) batch_start[b + 1] = batch_start[b] + batch_rows[b];
   std::vector<size_t> group(static_cast<size_t>(parts) + 1, k.size());
   group[0] = 0;
   for (int p = 1; p < parts; ++p) {
     const int64_t at = static_cast<int64_t>(n) * p / parts;
-    group[static_cast<size_t>(p)] = static_cast<size_t>(
-        std::lower_bound(batch_start.begin(), batch_start.end() - 1, at) - batch_start.begin());
+    group[static_cast<size_t>(p)] =
+        static_cast<size_t>(std::lower_bound(batch_start.begin(), batch_start.end() - 1, at) - batch_start.begin());
   }
   TaskScheduler* scheduler = ctx->scheduler.get();
   // Ranges of every key over the input: per group, then together.
@@ -290,8 +290,8 @@ Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& 
     const size_t end = n * static_cast<size_t>(part + 1) / static_cast<size_t>(parts);
     for (size_t i = begin; i < end; ++i) {
       const int64_t g = static_cast<int64_t>(words[i] & index_mask);
-      const size_t b = static_cast<size_t>(std::upper_bound(batch_start.begin(), batch_start.end(), g) -
-                                           batch_start.begin()) - 1;
+      const size_t b =
+          static_cast<size_t>(std::upper_bound(batch_start.begin(), batch_start.end(), g) - batch_start.begin()) - 1;
       words[i] = (uint64_t{b} << 32) | static_cast<uint64_t>(g - batch_start[b]);
     }
     return Status::OK();

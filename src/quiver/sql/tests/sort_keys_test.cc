@@ -196,8 +196,8 @@ TEST(RadixSortHighBits, ParallelEqualsSerial) {
       std::vector<uint64_t> words(3 * kParallelRadixMinWords + 17);
       for (size_t i = 0; i < words.size(); ++i) {
         const uint64_t high = rng() % (i % 2 ? 1000 : 3);  // few distinct values: ties across the parts
-        words[i] = low_bit == 0 ? high * 0x9e3779b97f4a7c15ULL
-                                : ((high << low_bit) | (i & ((uint64_t{1} << low_bit) - 1)));
+        words[i] =
+            low_bit == 0 ? high * 0x9e3779b97f4a7c15ULL : ((high << low_bit) | (i & ((uint64_t{1} << low_bit) - 1)));
       }
       std::vector<uint64_t> expected = words;
       SortWords scratch;
