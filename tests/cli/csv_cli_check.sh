@@ -6,7 +6,8 @@
 # with no rows, and a 0-byte one is one VARCHAR column "column0" with no
 # rows (both once "SELECT * with no tables"); `quiver cat --limit 3` stops
 # after 3 rows (a file whose last row is malformed still prints them);
-# `quiver convert x.csv out.parquet` and `out.arrow` write the same rows.
+# `quiver convert x.csv out.parquet` and `out.arrow` write the same rows;
+# a file of blank lines only is NULL rows of column0.
 # Usage: csv_cli_check.sh QUIVER
 set -u
 q="$1"
@@ -59,4 +60,14 @@ for out in part.parquet part.arrow; do
 done
 out=$("$q" schema "$dir/part.arrow" 2> "$dir/err") || fail "schema: $(cat "$dir/err")"
 case "$out" in *"k: int64"*"s: utf8"*) ;; *) fail "schema of part.arrow: $out" ;; esac
+# Blank lines only (DuckDB v1.5.6): column0 VARCHAR, the first blank line the
+# header: '\n\n\n' is 2 NULL rows, 3 with header => false.
+printf '\n\n\n' > "$dir/blank.csv"
+out=$("$q" sql --table t="$dir/blank.csv" --format csv "SELECT count(*) AS n, count(column0) AS nv FROM t" 2> "$dir/err") ||
+  fail "blank lines: $(cat "$dir/err")"
+[ "$out" = "n,nv${nl}2,0" ] || fail "blank lines: got '$out', want 2 NULL rows"
+out=$("$q" sql --format csv "SELECT count(*) AS n FROM read_csv('$dir/blank.csv', header => false)" 2> "$dir/err") ||
+  fail "blank lines, header => false: $(cat "$dir/err")"
+[ "$out" = "n${nl}3" ] || fail "blank lines, header => false: got '$out', want 3 rows"
+
 echo "csv cli check: ok"

@@ -119,6 +119,14 @@ const dialectCases = {
   'one_row_with_empty.csv': 'x,\n',
   'empty.csv': '',
   'one_column_commas.csv': 'name\nSmith, John\nDoe, Jane\nX\n',
+  'blank_only.csv': '\n\n\n',
+  'blank_only_one.csv': '\n',
+  'blank_only_crlf.csv': '\r\n\r\n\r\n',
+  'blank_only_bom.csv': '\uFEFF\n\n',
+  'header_then_blank_crlf.csv': 'a\r\n\r\n\r\n',
+  'header_number_then_blank.csv': '1\n\n\n',
+  'header_names_spaces.csv': '" x ",y \n1,2\n',
+  'space_line.csv': '\n \n',
 };
 const { writeFileSync } = await import('node:fs');
 for (const [name, body] of Object.entries(dialectCases)) {

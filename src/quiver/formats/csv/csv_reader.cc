@@ -252,6 +252,41 @@ bool SupportedType(const DataType& t) {
   }
 }
 
+// `s` without leading and trailing spaces.
+std::string_view TrimSpaces(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// The options' column_types applied to `table`'s schema. Errors: an
+// override naming no column or using an unsupported type.
+Result<CsvLayout> ApplyColumnTypes(CsvLayout table, const CsvOptions& o, std::string_view source) {
+  auto schema = std::make_shared<Schema>(*table.schema);
+  for (const auto& [name, type] : o.column_types) {
+    const int idx = schema->FieldIndex(name);
+    if (idx < 0) return Status::Invalid(std::string(source) + ": column type override names no column '" + name + "'");
+    if (!type || !SupportedType(*type)) {
+      return Status::Invalid(std::string(source) + ": column '" + name + "': unsupported CSV type " +
+                             (type ? type->ToString() : std::string("null")));
+    }
+    schema->fields[idx] = field(name, type);
+  }
+  table.schema = schema;
+  return table;
+}
+
+// The layout of a text of blank lines only (dialect, header and offsets
+// set by the caller): one utf8 column "column0" (its rows, one per blank
+// line after data_offset, read as NULLs: a one-column table reads blank
+// lines as rows).
+Result<CsvLayout> BlankTextLayout(CsvLayout table, const CsvOptions& o, std::string_view source) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields.push_back(field("column0", utf8()));
+  table.schema = std::move(schema);
+  return ApplyColumnTypes(std::move(table), o, source);
+}
+
 }  // namespace
 
 Result<DataTypePtr> CsvTypeFromName(std::string_view name) {
@@ -293,17 +328,29 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
                            std::to_string(text.size()) + " bytes");
   }
   table.data_offset = bom;
-  if (any == RowStatus::kEnd) {
-    // No row at all (0 bytes, or blank lines only): one text column of no
-    // rows, the table DuckDB's read_csv gives.
+  if (any == RowStatus::kEnd && text.empty()) {
+    // No line at all (0 bytes, or a byte order mark only): one text column
+    // of no rows, the table DuckDB's read_csv gives.
     auto schema = std::make_shared<Schema>();
     schema->fields.push_back(field("column0", utf8()));
     table.schema = std::move(schema);
     table.empty_text = true;
     table.header = false;
-    table.data_offset = bom + sampler.pos();
-    table.data_line = sampler.line();
     return table;
+  }
+  if (any == RowStatus::kEnd) {
+    // Blank lines only: one text column "column0" whose rows are the blank
+    // lines (NULLs), the first of them the header unless the options say
+    // there is none, as DuckDB's read_csv reads "\n\n\n" (two NULL rows; three
+    // with header => false).
+    table.header = o.header != HeaderMode::kAbsent;
+    if (table.header) {
+      const int64_t first_end = text.size() >= 2 && text[0] == '\r' && text[1] == '\n' ? 2 : 1;
+      table.data_offset = bom + first_end;
+      table.data_line = 2;
+    }
+    table.row_bytes = 1;
+    return BlankTextLayout(std::move(table), o, source);
   }
   const int64_t after_first = sampler.pos();
   const int64_t after_first_line = sampler.line();
@@ -383,24 +430,17 @@ Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOp
   auto schema = std::make_shared<Schema>();
   std::set<std::string> used;
   for (size_t c = 0; c < ncols; ++c) {
-    std::string name = header ? std::string(FieldText(text, first[c], quote, &scratch)) : std::string();
+    // Header names are trimmed of spaces (quoted or not; tabs are kept), as
+    // DuckDB's read_csv trims them (" x " is x; a name of spaces only is columnN).
+    std::string name = header ? std::string(TrimSpaces(FieldText(text, first[c], quote, &scratch))) : std::string();
     if (name.empty()) name = "column" + std::to_string(c);
     std::string unique = name;
     for (int k = 1; used.count(unique); ++k) unique = name + "_" + std::to_string(k);
     used.insert(unique);
     schema->fields.push_back(field(unique, types[c]));
   }
-  for (const auto& [name, type] : o.column_types) {
-    const int idx = schema->FieldIndex(name);
-    if (idx < 0) return Status::Invalid(std::string(source) + ": column type override names no column '" + name + "'");
-    if (!type || !SupportedType(*type)) {
-      return Status::Invalid(std::string(source) + ": column '" + name + "': unsupported CSV type " +
-                             (type ? type->ToString() : std::string("null")));
-    }
-    schema->fields[idx] = field(name, type);
-  }
   table.schema = schema;
-  return table;
+  return ApplyColumnTypes(std::move(table), o, source);
 }
 
 CsvRowConverter::CsvRowConverter(CsvLayout layout, CsvOptions options, std::optional<std::vector<int>> columns)

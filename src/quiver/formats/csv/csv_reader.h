@@ -63,10 +63,13 @@ struct CsvTable {
 /// What the head of a CSV text says: the dialect, the schema, and where the
 /// data rows start.
 struct CsvLayout {
-  /// Every field nullable. A text with no row (0 bytes, a byte order mark
-  /// or blank lines only) has one utf8 field "column0" and no rows, as in
-  /// DuckDB's read_csv; `empty_text` says so (a table of several files
-  /// takes its columns from the others).
+  /// Every field nullable. A text with no line (0 bytes or a byte order
+  /// mark only) has one utf8 field "column0" and no rows, as in DuckDB's
+  /// read_csv; `empty_text` says so (a table of several files takes its
+  /// columns from the others). A text of blank lines only has one utf8
+  /// field "column0" whose rows are its blank lines (NULLs), the first
+  /// blank line being the header unless the options say kAbsent: "\n\n\n"
+  /// is two NULL rows (three with kAbsent), as DuckDB reads it.
   SchemaPtr schema;
   bool empty_text = false;
   char delimiter = ',';

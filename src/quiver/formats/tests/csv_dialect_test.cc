@@ -51,9 +51,10 @@ class CsvDialectTest : public ::testing::Test {
     return std::make_shared<MemorySource>(*buf, name);
   }
   // The rows of `text` read in byte ranges of `range_bytes`, in order.
-  Result<std::vector<RecordBatchPtr>> ParseSplit(const std::string& text, int64_t range_bytes) {
-    QUIVER_ASSIGN_OR_RETURN(auto layout, InferCsvLayout(text, true, {}, "t.csv"));
-    CsvRangeScan scan(Source(text, "t.csv"), layout, {}, std::nullopt, range_bytes);
+  Result<std::vector<RecordBatchPtr>> ParseSplit(const std::string& text, int64_t range_bytes,
+                                                 const CsvOptions& o = {}) {
+    QUIVER_ASSIGN_OR_RETURN(auto layout, InferCsvLayout(text, true, o, "t.csv"));
+    CsvRangeScan scan(Source(text, "t.csv"), layout, o, std::nullopt, range_bytes);
     std::vector<RecordBatchPtr> out;
     for (int64_t k = 0; k < scan.num_ranges(); ++k) {
       QUIVER_ASSIGN_OR_RETURN(auto b, scan.ParseRange(k, pool()));
@@ -62,24 +63,25 @@ class CsvDialectTest : public ::testing::Test {
     return out;
   }
   // The rows of `text` streamed in blocks of `block_bytes`.
-  Result<std::vector<RecordBatchPtr>> ParseStream(const std::string& text, int64_t block_bytes) {
+  Result<std::vector<RecordBatchPtr>> ParseStream(const std::string& text, int64_t block_bytes,
+                                                  const CsvOptions& o = {}) {
     CsvStreamOptions so;
     so.block_bytes = block_bytes;
     so.sniff_bytes = block_bytes;
-    QUIVER_ASSIGN_OR_RETURN(auto t, ReadCsvStream(Source(text, "t.csv"), {}, pool(), so));
+    QUIVER_ASSIGN_OR_RETURN(auto t, ReadCsvStream(Source(text, "t.csv"), o, pool(), so));
     return std::move(t.batches);
   }
   // Column 0 read serially, in ranges of 1..64 bytes and streamed in
   // blocks of 64..4096 bytes: every way must give `want`.
-  void ExpectEveryWay(const std::string& text, const std::vector<std::string>& want) {
-    ASSERT_OK_AND_ASSIGN(auto serial, ParseCsv(text, {}, pool(), "t.csv"));
+  void ExpectEveryWay(const std::string& text, const std::vector<std::string>& want, const CsvOptions& o = {}) {
+    ASSERT_OK_AND_ASSIGN(auto serial, ParseCsv(text, o, pool(), "t.csv"));
     EXPECT_EQ(FirstColumn(serial.batches), want) << "serial";
     for (int64_t range : {1, 2, 3, 5, 8, 64}) {
-      ASSERT_OK_AND_ASSIGN(auto split, ParseSplit(text, range));
+      ASSERT_OK_AND_ASSIGN(auto split, ParseSplit(text, range, o));
       EXPECT_EQ(FirstColumn(split), want) << "ranges of " << range;
     }
     for (int64_t block : {64, 4096}) {
-      ASSERT_OK_AND_ASSIGN(auto streamed, ParseStream(text, block));
+      ASSERT_OK_AND_ASSIGN(auto streamed, ParseStream(text, block, o));
       EXPECT_EQ(FirstColumn(streamed), want) << "blocks of " << block;
     }
   }
@@ -173,7 +175,7 @@ TEST_F(CsvDialectTest, OneColumnWhoseValuesHoldCommas) {
 
 TEST_F(CsvDialectTest, EmptyTextIsOneTextColumnOfNoRows) {
   // DuckDB: read_csv of a 0-byte file is one VARCHAR column "column0", no rows.
-  for (const std::string& text : {std::string(), std::string("\xEF\xBB\xBF"), std::string("\n\r\n")}) {
+  for (const std::string& text : {std::string(), std::string("\xEF\xBB\xBF")}) {
     ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(text, {}, pool(), "t.csv"));
     EXPECT_EQ(t.schema->ToString(), "column0: utf8");
     EXPECT_EQ(t.num_rows, 0);
@@ -185,6 +187,75 @@ TEST_F(CsvDialectTest, EmptyTextIsOneTextColumnOfNoRows) {
     EXPECT_EQ(split[0]->num_rows, 0);
     ASSERT_OK_AND_ASSIGN(auto streamed, ParseStream(text, 64));
     EXPECT_TRUE(streamed.empty());
+  }
+}
+
+TEST_F(CsvDialectTest, BlankLinesOnlyAreNullRowsOfColumn0) {
+  // DuckDB v1.5.6, read_csv of blank lines only: one VARCHAR column
+  // "column0"; the first blank line is the header (auto or header =>
+  // true), every later one a NULL row; with header => false every blank
+  // line is a NULL row. A lone "\n" is no row (one with header => false).
+  struct Case {
+    std::string text;
+    int64_t rows_auto;  // header auto and header => true
+  };
+  const std::vector<Case> cases = {{"\n", 0},       {"\n\n", 1}, {"\n\n\n", 2}, {"\n\n\n\n\n", 4},      {"\r\n", 0},
+                                   {"\r\n\r\n", 1}, {"\r\r", 1}, {"\r", 0},     {"\xEF\xBB\xBF\n\n", 1}};
+  for (const Case& c : cases) {
+    for (HeaderMode mode : {HeaderMode::kAuto, HeaderMode::kPresent, HeaderMode::kAbsent}) {
+      CsvOptions o;
+      o.header = mode;
+      const int64_t rows = mode == HeaderMode::kAbsent ? c.rows_auto + 1 : c.rows_auto;
+      SCOPED_TRACE(::testing::PrintToString(c.text) + " header mode " + std::to_string(static_cast<int>(mode)));
+      ASSERT_OK_AND_ASSIGN(auto t, ParseCsv(c.text, o, pool(), "t.csv"));
+      EXPECT_EQ(t.schema->ToString(), "column0: utf8");
+      EXPECT_EQ(t.header, mode != HeaderMode::kAbsent);
+      EXPECT_EQ(t.num_rows, rows);
+      ExpectEveryWay(c.text, std::vector<std::string>(static_cast<size_t>(rows), "NULL"), o);
+      ASSERT_OK_AND_ASSIGN(auto layout, InferCsvLayout(c.text, true, o, "t.csv"));
+      EXPECT_FALSE(layout.empty_text);  // a table of several files checks its column against the others'
+    }
+  }
+  // A header line then blank lines: DuckDB reads 'a\n\n\n' and 'a\r\n\r\n\r\n'
+  // as a VARCHAR of two NULLs, '1\n\n\n' as a VARCHAR "1" of two NULLs
+  // (BIGINT 1, NULL, NULL with header => false), 'a,b\n\n\n' as a, b of no
+  // rows; blank lines before a header are skipped ('\n\na\n': a, no rows).
+  ExpectEveryWay("a\r\n\r\n\r\n", {"NULL", "NULL"});
+  ASSERT_OK_AND_ASSIGN(auto one, ParseCsv("1\n\n\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(one.schema->ToString(), "1: utf8");
+  EXPECT_EQ(FirstColumn(one.batches), (std::vector<std::string>{"NULL", "NULL"}));
+  CsvOptions absent;
+  absent.header = HeaderMode::kAbsent;
+  ASSERT_OK_AND_ASSIGN(auto data, ParseCsv("1\n\n\n", absent, pool(), "t.csv"));
+  EXPECT_EQ(data.schema->ToString(), "column0: int64");
+  EXPECT_EQ(FirstColumn(data.batches), (std::vector<std::string>{"1", "NULL", "NULL"}));
+  ASSERT_OK_AND_ASSIGN(auto two, ParseCsv("a,b\n\n\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(two.schema->ToString(), "a: utf8\nb: utf8");
+  EXPECT_EQ(two.num_rows, 0);
+  ASSERT_OK_AND_ASSIGN(auto late, ParseCsv("\n\na\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(late.schema->ToString(), "a: utf8");
+  EXPECT_EQ(late.num_rows, 0);
+  // An override of column0 applies (NULLs of any type).
+  CsvOptions typed;
+  typed.column_types["column0"] = int64();
+  ASSERT_OK_AND_ASSIGN(auto ints, ParseCsv("\n\n\n", typed, pool(), "t.csv"));
+  EXPECT_EQ(ints.schema->ToString(), "column0: int64");
+  EXPECT_EQ(FirstColumn(ints.batches), (std::vector<std::string>{"NULL", "NULL"}));
+}
+
+TEST_F(CsvDialectTest, HeaderNamesAreTrimmedOfSpaces) {
+  // DuckDB: '" x ",y\n1,2\n' is x, y; 'x ,x' is x, x_1; a tab is kept
+  // ('\tx\t,y' is "\tx\t", y); ' \n' is column0 of no rows, '\n \n' too.
+  ASSERT_OK_AND_ASSIGN(auto quoted, ParseCsv("\" x \",y\n1,2\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(quoted.schema->ToString(), "x: int64\ny: int64");
+  ASSERT_OK_AND_ASSIGN(auto dup, ParseCsv("x ,x\n1,2\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(dup.schema->ToString(), "x: int64\nx_1: int64");
+  ASSERT_OK_AND_ASSIGN(auto tab, ParseCsv("\tx\t,y\n1,2\n", {}, pool(), "t.csv"));
+  EXPECT_EQ(tab.schema->fields[0]->name, "\tx\t");
+  for (const std::string& text : {std::string(" \n"), std::string("\n \n")}) {
+    ASSERT_OK_AND_ASSIGN(auto space, ParseCsv(text, {}, pool(), "t.csv"));
+    EXPECT_EQ(space.schema->ToString(), "column0: utf8");
+    EXPECT_EQ(space.num_rows, 0);
   }
 }
 
