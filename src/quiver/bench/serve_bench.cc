@@ -2,7 +2,6 @@
 #include "quiver/bench/serve_bench.h"
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
@@ -26,6 +25,7 @@
 #include "quiver/fetch/fetch_result.h"
 #include "quiver/fetch/protocol_client.h"
 #include "quiver/memory/allocator.h"
+#include "quiver/objstore/curl_util.h"
 
 namespace quiver::bench {
 namespace {
@@ -44,31 +44,15 @@ double Percentile(std::vector<double> v, double q) {
 
 // GET https://127.0.0.1:PORT/metrics with the token.
 Result<std::string> Metrics(const ServerProcess& server, const std::string& token) {
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> easy(curl_easy_init(), &curl_easy_cleanup);
-  if (!easy) return Status::IOError("bench serve: curl_easy_init failed");
-  std::string body;
-  const std::string url = "https://127.0.0.1:" + std::to_string(server.port) + "/metrics";
-  const std::string auth = "Authorization: Bearer " + token;
-  curl_slist* headers = curl_slist_append(nullptr, auth.c_str());
-  curl_easy_setopt(easy.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy.get(), CURLOPT_CAINFO, server.cert.c_str());
-  curl_easy_setopt(easy.get(), CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT_MS, 10000L);
-  curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(
-      easy.get(), CURLOPT_WRITEFUNCTION, +[](char* p, size_t size, size_t n, void* user) -> size_t {
-        static_cast<std::string*>(user)->append(p, size * n);
-        return size * n;
-      });
-  long status = 0;
-  const CURLcode rc = curl_easy_perform(easy.get());
-  curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(headers);
-  if (rc != CURLE_OK || status != 200) {
-    return Status::IOError("bench serve: GET /metrics: " + std::string(curl_easy_strerror(rc)) + ", HTTP " +
-                           std::to_string(status));
-  }
-  return body;
+  QUIVER_ASSIGN_OR_RETURN(objstore::CurlEasyPtr easy, objstore::MakeEasy());
+  objstore::HttpRequest request;
+  request.url = "https://127.0.0.1:" + std::to_string(server.port) + "/metrics";
+  request.bearer_token = &token;
+  request.tls.ca_cert_path = server.cert;
+  request.timeout_ms = 10000;
+  QUIVER_ASSIGN_OR_RETURN(objstore::HttpResponse reply, objstore::Perform(easy.get(), request));
+  if (reply.status != 200) return Status::IOError("bench serve: GET /metrics: HTTP " + std::to_string(reply.status));
+  return std::move(reply.body);
 }
 
 // The integer after "<line> ... key=" in the metrics text; -1 when absent.

@@ -182,7 +182,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
     }
     if (!c->decoder) {
       curl_off_t cl = -1;
-      curl_easy_getinfo(c->easy.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+      objstore::Curl().easy_getinfo(c->easy.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
       ChunkDecoderOptions o;
       o.pool = c->options->pool;
       o.policy = c->options->policy;
@@ -197,7 +197,7 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
       // Checksums may be skipped only over TLS, which authenticates every
       // byte in transit (the URL after any redirect decides).
       const char* effective = nullptr;
-      curl_easy_getinfo(c->easy.get(), CURLINFO_EFFECTIVE_URL, &effective);
+      objstore::Curl().easy_getinfo(c->easy.get(), CURLINFO_EFFECTIVE_URL, &effective);
       o.verify_lz4_checksums = c->options->verify_lz4_checksums || effective == nullptr ||
                                std::string_view(effective).rfind("https://", 0) != 0;
       c->checksums_skipped = c->lz4 && !o.verify_lz4_checksums;
@@ -238,17 +238,17 @@ class EngineImpl final : public DownloadEngine {
     Wake();
     if (thread_.joinable()) thread_.join();
     window_->SetWake(nullptr);
-    if (multi_ != nullptr) curl_multi_cleanup(multi_);
+    if (multi_ != nullptr) objstore::Curl().multi_cleanup(multi_);
   }
 
   Status Init() {
-    objstore::EnsureCurlGlobalInit();
-    multi_ = curl_multi_init();
+    QUIVER_ASSIGN_OR_RETURN(const objstore::CurlLibrary* curl, objstore::LoadCurl());
+    multi_ = curl->multi_init();
     if (multi_ == nullptr) return Status::OutOfMemory("curl_multi_init failed");
-    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(o_.parallel));
-    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    objstore::Curl().multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(o_.parallel));
+    objstore::Curl().multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     CURLM* m = multi_;
-    window_->SetWake([m] { curl_multi_wakeup(m); });
+    window_->SetWake([m] { objstore::Curl().multi_wakeup(m); });
     thread_ = std::thread([this] { Run(); });
     return Status::OK();
   }
@@ -279,7 +279,7 @@ class EngineImpl final : public DownloadEngine {
 
  private:
   void Wake() {
-    if (multi_ != nullptr) curl_multi_wakeup(multi_);
+    if (multi_ != nullptr) objstore::Curl().multi_wakeup(multi_);
   }
 
   void Fail(Status st) {
@@ -295,7 +295,7 @@ class EngineImpl final : public DownloadEngine {
     // Stop every transfer and return their window shares.
     for (auto& c : chunks_) {
       if (c->easy) {
-        curl_multi_remove_handle(multi_, c->easy.get());
+        objstore::Curl().multi_remove_handle(multi_, c->easy.get());
         c->easy.reset();
       }
       c->decoder.reset();
@@ -516,33 +516,34 @@ class EngineImpl final : public DownloadEngine {
     QUIVER_ASSIGN_OR_RETURN(c->easy, objstore::MakeEasy());
     CURL* e = c->easy.get();
     curl_slist* h = nullptr;
-    for (const auto& [k, v] : c->link.http_headers) h = curl_slist_append(h, (k + ": " + v).c_str());
-    if (c->range_from > 0) h = curl_slist_append(h, ("Range: bytes=" + std::to_string(c->range_from) + "-").c_str());
+    for (const auto& [k, v] : c->link.http_headers) h = objstore::Curl().slist_append(h, (k + ": " + v).c_str());
+    if (c->range_from > 0)
+      h = objstore::Curl().slist_append(h, ("Range: bytes=" + std::to_string(c->range_from) + "-").c_str());
     c->headers.reset(h);
     c->status = 0;
     c->body_started = false;
     c->write_error = Status::OK();
     c->decoder_error = false;
     c->error_buffer[0] = 0;
-    curl_easy_setopt(e, CURLOPT_URL, c->link.file_link.c_str());
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers.get());
-    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(e, CURLOPT_PRIVATE, c);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->error_buffer);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes));
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.low_speed_time_s));
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    objstore::Curl().easy_setopt(e, CURLOPT_URL, c->link.file_link.c_str());
+    objstore::Curl().easy_setopt(e, CURLOPT_HTTPHEADER, c->headers.get());
+    objstore::Curl().easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    objstore::Curl().easy_setopt(e, CURLOPT_HEADERFUNCTION, OnHeader);
+    objstore::Curl().easy_setopt(e, CURLOPT_HEADERDATA, c);
+    objstore::Curl().easy_setopt(e, CURLOPT_WRITEFUNCTION, OnBody);
+    objstore::Curl().easy_setopt(e, CURLOPT_WRITEDATA, c);
+    objstore::Curl().easy_setopt(e, CURLOPT_PRIVATE, c);
+    objstore::Curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    objstore::Curl().easy_setopt(e, CURLOPT_ERRORBUFFER, c->error_buffer);
+    objstore::Curl().easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
+    objstore::Curl().easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes));
+    objstore::Curl().easy_setopt(e, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.low_speed_time_s));
+    objstore::Curl().easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
+    objstore::Curl().easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    objstore::Curl().easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     objstore::ApplyTls(e, o_.tls);
     c->last_progress = Clock::now();
-    if (curl_multi_add_handle(multi_, e) != CURLM_OK)
+    if (objstore::Curl().multi_add_handle(multi_, e) != CURLM_OK)
       return Status::IOError(c->label + ": curl_multi_add_handle failed");
     c->state = Chunk::State::kActive;
     return Status::OK();
@@ -635,7 +636,7 @@ class EngineImpl final : public DownloadEngine {
   }
 
   Status OnDone(Chunk* c, CURLcode rc) {
-    curl_multi_remove_handle(multi_, c->easy.get());
+    objstore::Curl().multi_remove_handle(multi_, c->easy.get());
     c->easy.reset();
     c->headers.reset();
     if (c->decoder_error) return c->write_error;  // bad data or memory: final
@@ -697,8 +698,8 @@ class EngineImpl final : public DownloadEngine {
       return Status::IOError(c->label + ": " + what);
     }
     if (!c->write_error.ok()) return Retry(c, c->write_error);
-    std::string what =
-        std::string(curl_easy_strerror(rc)) + (c->error_buffer[0] ? std::string(" (") + c->error_buffer + ")" : "");
+    std::string what = std::string(objstore::Curl().easy_strerror(rc)) +
+                       (c->error_buffer[0] ? std::string(" (") + c->error_buffer + ")" : "");
     if (rc == CURLE_OPERATION_TIMEDOUT) return Retry(c, Status::Timeout(what));
     switch (rc) {
       case CURLE_PARTIAL_FILE:
@@ -743,12 +744,12 @@ class EngineImpl final : public DownloadEngine {
       QUIVER_RETURN_NOT_OK(StartNext());
       PublishWaiting();
       int running = 0;
-      curl_multi_perform(multi_, &running);
+      objstore::Curl().multi_perform(multi_, &running);
       int left = 0;
-      while (CURLMsg* m = curl_multi_info_read(multi_, &left)) {
+      while (CURLMsg* m = objstore::Curl().multi_info_read(multi_, &left)) {
         if (m->msg != CURLMSG_DONE) continue;
         Chunk* c = nullptr;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &c);
+        objstore::Curl().easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &c);
         const CURLcode rc = m->data.result;
         QUIVER_RETURN_NOT_OK(OnDone(c, rc));
       }
@@ -757,7 +758,7 @@ class EngineImpl final : public DownloadEngine {
       for (auto& c : chunks_) {
         if (c->state != Chunk::State::kActive || !c->easy) continue;
         if (Clock::now() - c->last_progress >= stall) {
-          curl_multi_remove_handle(multi_, c->easy.get());
+          objstore::Curl().multi_remove_handle(multi_, c->easy.get());
           c->easy.reset();
           c->headers.reset();
           QUIVER_RETURN_NOT_OK(
@@ -774,7 +775,7 @@ class EngineImpl final : public DownloadEngine {
       }
       int ms = static_cast<int>(std::max<int64_t>(
           0, std::chrono::duration_cast<std::chrono::milliseconds>(next_wake - Clock::now()).count()));
-      curl_multi_poll(multi_, nullptr, 0, std::max(ms, 1), nullptr);
+      objstore::Curl().multi_poll(multi_, nullptr, 0, std::max(ms, 1), nullptr);
     }
   }
 

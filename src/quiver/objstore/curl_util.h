@@ -2,8 +2,10 @@
 // client (s3_client.h) and the fetch client above (its RPC POSTs and file
 // GETs): RAII handles, TLS settings, URL checks, one blocking request.
 //
-// Thread safety: a CURL easy handle is used by one thread at a time;
-// EnsureCurlGlobalInit is thread-safe.
+// libcurl itself is loaded on first use (curl_library.h): MakeEasy loads it;
+// the deleters and Perform call it through Curl(), valid once a handle exists.
+//
+// Thread safety: a CURL easy handle is used by one thread at a time.
 #pragma once
 
 #include <curl/curl.h>
@@ -15,23 +17,22 @@
 #include <vector>
 
 #include "quiver/base/result.h"
+#include "quiver/objstore/curl_library.h"
 
 namespace quiver::objstore {
 
-/// curl_global_init once per process (thread-safe).
-void EnsureCurlGlobalInit();
-
 struct CurlEasyDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  void operator()(CURL* c) const { Curl().easy_cleanup(c); }
 };
 using CurlEasyPtr = std::unique_ptr<CURL, CurlEasyDeleter>;
 
 struct CurlSlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  void operator()(curl_slist* l) const { Curl().slist_free_all(l); }
 };
 using CurlSlistPtr = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
-/// A new easy handle. OutOfMemory when libcurl cannot make one.
+/// A new easy handle (loads libcurl on first use: LoadCurl's IOError when it
+/// cannot). OutOfMemory when libcurl cannot make one.
 Result<CurlEasyPtr> MakeEasy();
 
 struct TlsOptions {

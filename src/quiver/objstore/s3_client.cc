@@ -74,7 +74,7 @@ size_t WriteReply(char* data, size_t size, size_t n, void* user) {
   if (s->into != nullptr) {
     if (s->into_mode == 0) {
       long code = 0;  // the status line has arrived before any body byte
-      curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
+      Curl().easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
       s->into_mode = code == 206 ? 1 : 2;
     }
     if (s->into_mode == 1) {
@@ -199,7 +199,7 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(S3ClientOptions o) {
         "multipart_threshold_bytes >= part_bytes and positive "
         "timeouts are required");
   }
-  EnsureCurlGlobalInit();
+  QUIVER_RETURN_NOT_OK(LoadCurl().status());  // libcurl is loaded on first use
   return std::unique_ptr<S3Client>(new S3Client(std::move(o)));
 }
 
@@ -231,7 +231,7 @@ CurlEasyPtr S3Client::TakeHandle() {
       return h;
     }
   }
-  return CurlEasyPtr(curl_easy_init());
+  return CurlEasyPtr(Curl().easy_init());
 }
 
 void S3Client::ReturnHandle(CurlEasyPtr h) {
@@ -241,16 +241,16 @@ void S3Client::ReturnHandle(CurlEasyPtr h) {
 
 Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, int attempt) {
   (void)attempt;
-  curl_easy_reset(easy);
+  Curl().easy_reset(easy);
   std::string url = o_.endpoint + "/" + o_.bucket;
   if (!r.key.empty()) url += "/" + S3UriEncode(r.key, true);
   if (!r.query.empty()) url += "?" + r.query;
   curl_slist* raw = nullptr;
-  raw = curl_slist_append(raw, "x-amz-content-sha256:UNSIGNED-PAYLOAD");
+  raw = Curl().slist_append(raw, "x-amz-content-sha256:UNSIGNED-PAYLOAD");
   if (!o_.credentials.session_token.empty()) {
-    raw = curl_slist_append(raw, ("x-amz-security-token:" + o_.credentials.session_token).c_str());
+    raw = Curl().slist_append(raw, ("x-amz-security-token:" + o_.credentials.session_token).c_str());
   }
-  for (const auto& h : r.headers) raw = curl_slist_append(raw, h.c_str());
+  for (const auto& h : r.headers) raw = Curl().slist_append(raw, h.c_str());
   // No "Expect:" override: libcurl 7.88 would sign the empty header and the
   // store refuses the signature; RGW answers 100-continue at once.
   CurlSlistPtr headers(raw);
@@ -261,63 +261,63 @@ Result<S3Client::Response> S3Client::PerformOnce(CURL* easy, const Request& r, i
   sink.into_capacity = r.into_capacity;
   sink.into_bytes = &resp.into_bytes;
   ReadState source{r.body, 0};
-  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
-  curl_easy_setopt(easy, CURLOPT_USERPWD, userpwd_.c_str());
+  Curl().easy_setopt(easy, CURLOPT_URL, url.c_str());
+  Curl().easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
+  Curl().easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_.c_str());
+  Curl().easy_setopt(easy, CURLOPT_USERPWD, userpwd_.c_str());
   if (r.method == "PUT" || (r.method == "POST" && r.has_body)) {
     if (r.method == "PUT") {
-      curl_easy_setopt(easy, CURLOPT_UPLOAD, 1L);
-      curl_easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+      Curl().easy_setopt(easy, CURLOPT_UPLOAD, 1L);
+      Curl().easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
     } else {
-      curl_easy_setopt(easy, CURLOPT_POST, 1L);
-      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+      Curl().easy_setopt(easy, CURLOPT_POST, 1L);
+      Curl().easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
     }
-    curl_easy_setopt(easy, CURLOPT_READFUNCTION, ReadBody);
-    curl_easy_setopt(easy, CURLOPT_READDATA, &source);
-    curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, SeekBody);
-    curl_easy_setopt(easy, CURLOPT_SEEKDATA, &source);
+    Curl().easy_setopt(easy, CURLOPT_READFUNCTION, ReadBody);
+    Curl().easy_setopt(easy, CURLOPT_READDATA, &source);
+    Curl().easy_setopt(easy, CURLOPT_SEEKFUNCTION, SeekBody);
+    Curl().easy_setopt(easy, CURLOPT_SEEKDATA, &source);
   } else if (r.method == "POST") {
-    curl_easy_setopt(easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(0));
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "");
+    Curl().easy_setopt(easy, CURLOPT_POST, 1L);
+    Curl().easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(0));
+    Curl().easy_setopt(easy, CURLOPT_POSTFIELDS, "");
   } else if (r.method == "HEAD") {
-    curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    Curl().easy_setopt(easy, CURLOPT_NOBODY, 1L);
   } else if (r.method != "GET") {
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    Curl().easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
   }
   // Larger reads for bodies written in place (fewer callbacks; curl's
   // default is 16 KiB).
-  if (r.into != nullptr) curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L << 10);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteReply);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, KeepEtag);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &resp.etag);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes_per_s));
-  curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.low_speed_time_s));
-  if (std::getenv("QUIVER_S3_DEBUG")) curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https,http");
+  if (r.into != nullptr) Curl().easy_setopt(easy, CURLOPT_BUFFERSIZE, 512L << 10);
+  Curl().easy_setopt(easy, CURLOPT_WRITEFUNCTION, WriteReply);
+  Curl().easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
+  Curl().easy_setopt(easy, CURLOPT_HEADERFUNCTION, KeepEtag);
+  Curl().easy_setopt(easy, CURLOPT_HEADERDATA, &resp.etag);
+  Curl().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  Curl().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout_ms));
+  Curl().easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(o_.low_speed_bytes_per_s));
+  Curl().easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o_.low_speed_time_s));
+  if (std::getenv("QUIVER_S3_DEBUG")) Curl().easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+  Curl().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https,http");
   ApplyTls(easy, o_.tls);
   char err[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, err);
-  const CURLcode rc = curl_easy_perform(easy);
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
-  curl_easy_setopt(easy, CURLOPT_USERPWD, nullptr);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, nullptr);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, nullptr);
+  Curl().easy_setopt(easy, CURLOPT_ERRORBUFFER, err);
+  const CURLcode rc = Curl().easy_perform(easy);
+  Curl().easy_setopt(easy, CURLOPT_HTTPHEADER, nullptr);
+  Curl().easy_setopt(easy, CURLOPT_ERRORBUFFER, nullptr);
+  Curl().easy_setopt(easy, CURLOPT_USERPWD, nullptr);
+  Curl().easy_setopt(easy, CURLOPT_HEADERDATA, nullptr);
+  Curl().easy_setopt(easy, CURLOPT_HEADERFUNCTION, nullptr);
   if (sink.too_long) {
     return Status::Invalid(Describe() + ": " + r.method + " '" + r.key + "': reply exceeds " +
                            std::to_string(r.max_reply_bytes) + " bytes");
   }
   if (rc != CURLE_OK) {
-    return Status::IOError(std::string(curl_easy_strerror(rc)) + (err[0] ? std::string(" (") + err + ")" : ""));
+    return Status::IOError(std::string(Curl().easy_strerror(rc)) + (err[0] ? std::string(" (") + err + ")" : ""));
   }
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
+  Curl().easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
   curl_off_t length = -1;
-  if (curl_easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK && length >= 0) {
+  if (Curl().easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK && length >= 0) {
     resp.content_length = static_cast<int64_t>(length);
   }
   return resp;
