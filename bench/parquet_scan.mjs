@@ -11,7 +11,10 @@
 // so quiver's time holds its process start-up and footer read: the run
 // also times `SELECT count(*) FROM l` (start-up plus the footer, no column
 // chunk read) and prints the ratio both ways: duckdb/quiver over the whole
-// process, and duckdb/(quiver - start-up). Wall times and CPU times
+// process, and duckdb/(quiver - start-up); and quiver's own in-process time
+// of the statement (`quiver sql --timing`: from opening the table, footer
+// read included, to the last row out), the measure comparable to DuckDB's
+// in-process query. Wall times and CPU times
 // (user + system of every thread: quiver's from /usr/bin/time, DuckDB's
 // from process.cpuUsage around its query), medians each; on a loaded
 // machine the wall times measure the load, the CPU times the work. Prints
@@ -109,11 +112,13 @@ const cases = [
 function runQuiver(file, threads, text, extra = []) {
   const t0 = performance.now();
   const q = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', quiver, 'sql', '--table', `l=${file}`, '--threads',
-    String(threads), '--format', 'csv', ...extra, text], { encoding: 'utf8' });
+    String(threads), '--format', 'csv', '--timing', ...extra, text], { encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (q.status !== 0) throw new Error(`quiver failed: ${q.stderr}`);
   const cpu = q.stderr.match(/cpu ([0-9.]+) ([0-9.]+)\s*$/);
+  const engine = q.stderr.match(/timing: wall ([0-9.]+) ms, cpu ([0-9.]+) ms/);
   return { ms, cpuMs: cpu ? 1000 * (Number(cpu[1]) + Number(cpu[2])) : NaN,
+    engineMs: engine ? Number(engine[1]) : NaN, engineCpuMs: engine ? Number(engine[2]) : NaN,
     answer: q.stdout.trim().split('\n').slice(-1)[0], stderr: q.stderr };
 }
 
@@ -123,7 +128,7 @@ for (const threads of [1, 2]) {
   for (const [name, base, sql, extra] of cases) {
     const file = join(dir, base);
     if (!existsSync(file)) throw new Error(`${file} missing: run with --prepare ${dir} first`);
-    const duck = [], mine = [], startup = [], duckCpu = [], myCpu = [], startupCpu = [];
+    const duck = [], mine = [], startup = [], duckCpu = [], myCpu = [], startupCpu = [], engine = [], engineCpu = [];
     let duckAnswer = '', myAnswer = '', peak = '', groups = '';
     for (let i = 0; i < runs; i++) {
       const c0 = process.cpuUsage();
@@ -136,6 +141,8 @@ for (const threads of [1, 2]) {
       const q = runQuiver(file, threads, sql('l'), extra);
       mine.push(q.ms);
       myCpu.push(q.cpuMs);
+      engine.push(q.engineMs);
+      engineCpu.push(q.engineCpuMs);
       myAnswer = q.answer;
       peak = (q.stderr.match(/statement pool peak [^ ]+ [^ (]+/) || [''])[0];
       groups = (q.stderr.match(/parquet [0-9]+ row groups read, [0-9]+ pruned(, pages [0-9]+ read, [0-9]+ pruned)?/) ||
@@ -146,11 +153,14 @@ for (const threads of [1, 2]) {
     }
     const d = median(duck), m = median(mine), s = median(startup);
     const dc = median(duckCpu), mc = median(myCpu), sc = median(startupCpu);
+    const e = median(engine), ec = median(engineCpu);
     console.log(`${name}, threads=${threads}: wall duckdb ${d.toFixed(0)} ms, quiver ${m.toFixed(0)} ms ` +
       `(start-up and footer ${s.toFixed(0)} ms), duckdb/quiver ${(d / m).toFixed(2)}, ` +
       `duckdb/(quiver - start-up) ${(d / (m - s)).toFixed(2)}; cpu duckdb ${dc.toFixed(0)} ms, quiver ` +
       `${mc.toFixed(0)} ms (start-up ${sc.toFixed(0)} ms), duckdb/quiver ${(dc / mc).toFixed(2)}, ` +
-      `duckdb/(quiver - start-up) ${(dc / (mc - sc)).toFixed(2)}; quiver ${peak}${groups ? `, ${groups}` : ''}; ` +
+      `duckdb/(quiver - start-up) ${(dc / (mc - sc)).toFixed(2)}; in-process (quiver sql --timing: tables opened ` +
+      `to last row) wall ${e.toFixed(0)} ms, cpu ${ec.toFixed(0)} ms, duckdb/quiver wall ${(d / e).toFixed(2)}, ` +
+      `cpu ${(dc / ec).toFixed(2)}; quiver ${peak}${groups ? `, ${groups}` : ''}; ` +
       `answers ${duckAnswer === myAnswer ? 'equal' : `DIFFER: duckdb ${duckAnswer}, quiver ${myAnswer}`}`);
   }
 }
