@@ -597,6 +597,11 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     for (const auto& a : aggs) agg->columns.push_back({a.output_id, "agg", a.type});
     agg->groups = agg_groups;
     agg->aggregates = aggs;
+    // An empty grouping set's row (its expand entry is all constants) is
+    // emitted over empty input too.
+    if (has_grouping_sets)
+      for (size_t k = 0; k < grouping_sets.size(); ++k)
+        if (grouping_sets[k].empty()) agg->empty_input_groups.push_back(q.plan->expand_sets[k]);
     agg->est_rows = groups.empty() ? 1.0 : std::max(1.0, q.plan->est_rows * 0.2);
     agg->base_rows = agg->est_rows;
     agg->children = {q.plan};

@@ -298,4 +298,24 @@ Status AggregateTable::NumberGroups(const std::vector<Vec>& keys, int64_t n, con
   return Status::OK();
 }
 
+Status AggregateTable::AddEmptyGroup(const std::vector<ExprPtr>& keys) {
+  if (groups_.empty() || keys.size() != groups_.size())
+    return Status::Invalid("an empty group's key has " + std::to_string(keys.size()) + " values, the GROUP BY " +
+                           std::to_string(groups_.size()));
+  RecordBatch one;  // constants read no column
+  one.schema = schema_;
+  one.num_rows = 1;
+  EvalContext ev = ctx_->Eval(ctx_->aggregate_pool.get());
+  std::vector<Vec> vecs;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*keys[k], one, &ev));
+    if (!v.type()->Equals(*groups_[k]->type))
+      return Status::Invalid("an empty group's key " + std::to_string(k) + " is " + v.type()->ToString() +
+                             ", its GROUP BY expression " + groups_[k]->type->ToString());
+    vecs.push_back(std::move(v));
+  }
+  std::vector<int64_t> gid(1, 0);
+  return NumberGroups(vecs, 1, nullptr, &gid);
+}
+
 }  // namespace quiver::sql

@@ -170,6 +170,11 @@ class AggregateTable : public join::MemoryConsumer {
   /// every state as it was, so the caller may spill the table and consume
   /// the batch again.
   Status Consume(const RecordBatch& batch, const uint8_t* keep = nullptr);
+  /// Adds the group whose key is `keys` (one constant expression per GROUP
+  /// BY expression) with fresh states, as if no row had reached it (count
+  /// 0, other aggregates NULL); nothing if it exists. Needs GROUP BY.
+  /// Errors: OutOfMemory; Invalid when `keys` does not match the groups.
+  Status AddEmptyGroup(const std::vector<ExprPtr>& keys);
   bool states_started() const { return states_started_; }
   /// Whether some state points into the table's arena (a merged table's
   /// states then point into the merged-in tables' arenas: keep those).

@@ -257,15 +257,20 @@ Status HashAggregateNode::Aggregate() {
     // which unmaps freed pages, caught the read of a freed arena here.
     if (!tables_[0]->has_string_min_max()) tables_[w].reset();
   }
+  // No row came: the empty grouping sets' groups (their grand totals).
+  if (tables_[0]->num_output_rows() == 0)
+    for (const auto& keys : empty_input_groups_) QUIVER_RETURN_NOT_OK(tables_[0]->AddEmptyGroup(keys));
   results_ = {tables_[0]};
   cursor_ = std::make_shared<std::atomic<int64_t>>(0);
   return Status::OK();
 }
 
 Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
-                                      std::vector<AggregateCall> aggregates, SchemaPtr schema, ExprPtr filter) {
+                                      std::vector<AggregateCall> aggregates, SchemaPtr schema, ExprPtr filter,
+                                      std::vector<std::vector<ExprPtr>> empty_input_groups) {
   return NodePtr(std::make_shared<HashAggregateNode>(ctx, std::move(child), std::move(groups), std::move(aggregates),
-                                                     std::move(schema), std::move(filter)));
+                                                     std::move(schema), std::move(filter),
+                                                     std::move(empty_input_groups)));
 }
 
 }  // namespace quiver::sql

@@ -45,12 +45,13 @@ OperatorPtr MakeSpilledAggregateEmitOp(ExecContext* ctx, SchemaPtr schema,
 class HashAggregateNode : public PhysicalNode {
  public:
   HashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups, std::vector<AggregateCall> aggs,
-                    SchemaPtr schema, ExprPtr filter)
+                    SchemaPtr schema, ExprPtr filter, std::vector<std::vector<ExprPtr>> empty_input_groups = {})
       : PhysicalNode(ctx, std::move(schema)),
         child_(std::move(child)),
         groups_(std::move(groups)),
         aggs_(std::move(aggs)),
-        filter_(std::move(filter)) {}
+        filter_(std::move(filter)),
+        empty_input_groups_(std::move(empty_input_groups)) {}
   // After a spill the partitions are emitted one at a time by one instance.
   bool parallel() const override { return !spilled_; }
   Result<OperatorPtr> Instantiate() override;
@@ -105,8 +106,9 @@ class HashAggregateNode : public PhysicalNode {
   NodePtr child_;
   std::vector<ExprPtr> groups_;
   std::vector<AggregateCall> aggs_;
-  ExprPtr filter_;                                       // rows of the child to aggregate (null: all)
-  std::vector<std::shared_ptr<AggregateTable>> tables_;  // kept: string min / max point into their arenas
+  ExprPtr filter_;                                        // rows of the child to aggregate (null: all)
+  std::vector<std::vector<ExprPtr>> empty_input_groups_;  // emitted when no row came (MakeHashAggregateNode)
+  std::vector<std::shared_ptr<AggregateTable>> tables_;   // kept: string min / max point into their arenas
   // What the instances emit: the merged table, or the parallel merge's
   // partitions.
   std::vector<std::shared_ptr<const AggregateTable>> results_;

@@ -205,11 +205,15 @@ Result<NodePtr> MakeJoinNode(ExecContext* ctx, NodePtr left, NodePtr right, Join
 /// values in 16 partitions by group hash, merged partition by partition
 /// at the end (serial output; without GROUP BY the DISTINCT values are
 /// partitioned by value and the partitions' states folded into one row).
+/// `empty_input_groups` (each entry one constant per group expression):
+/// groups emitted, with the aggregates' values over no rows, when no row
+/// reached the aggregate (the grand total of ROLLUP / GROUPING SETS with
+/// `()` over empty input).
 /// Errors: OutOfMemory naming "hash aggregate"; Invalid on a spill file
 /// that does not hold what was written.
 Result<NodePtr> MakeHashAggregateNode(ExecContext* ctx, NodePtr child, std::vector<ExprPtr> groups,
-                                      std::vector<AggregateCall> aggregates, SchemaPtr schema,
-                                      ExprPtr filter = nullptr);
+                                      std::vector<AggregateCall> aggregates, SchemaPtr schema, ExprPtr filter = nullptr,
+                                      std::vector<std::vector<ExprPtr>> empty_input_groups = {});
 
 /// The materialized result of a WITH query named more than once
 /// (LogicalOp::kCteScan), shared by its references through

@@ -183,10 +183,16 @@ struct LogicalOp {
   bool mark_null_aware = false;
   std::vector<ExprPtr> groups;            ///< kAggregate
   std::vector<AggregateCall> aggregates;  ///< kAggregate
-  std::vector<SortKey> sort_keys;         ///< kSort
-  int64_t limit = -1, offset = 0;         ///< kSort (top-N) / kLimit
-  int cte_id = -1;                        ///< kCteScan: the WITH query (statement-unique)
-  std::string cte_name;                   ///< kCteScan: its name (EXPLAIN)
+  /// kAggregate over a kExpand: per empty grouping set (`()`, ROLLUP's
+  /// grand total), the constant values of `groups` for its group (NULLs,
+  /// the set's number, its GROUPING() values). Over empty input these
+  /// groups are still emitted, one row each, with the aggregates' values
+  /// over no rows (count 0, sum NULL), as PostgreSQL and DuckDB do.
+  std::vector<std::vector<ExprPtr>> empty_input_groups;
+  std::vector<SortKey> sort_keys;  ///< kSort
+  int64_t limit = -1, offset = 0;  ///< kSort (top-N) / kLimit
+  int cte_id = -1;                 ///< kCteScan: the WITH query (statement-unique)
+  std::string cte_name;            ///< kCteScan: its name (EXPLAIN)
 
   /// kWindow: the calls (window_call.h).
   std::vector<std::shared_ptr<const WindowCall>> windows;

@@ -311,7 +311,7 @@ class Builder {
         for (size_t g = 0; g < op.groups.size() && g < op.columns.size(); ++g)
           if (op.groups[g]->kind == Expr::Kind::kColumn) SameOrigin(op.columns[g].id, op.groups[g]->column);
         return MakeHashAggregateNode(ctx_, std::move(child), std::move(groups), std::move(aggs), SchemaOf(*cols),
-                                     std::move(filter));
+                                     std::move(filter), op.empty_input_groups);
       }
       case LogicalOp::Kind::kSort: {
         QUIVER_ASSIGN_OR_RETURN(auto child, Build(*op.children[0], cols));
