@@ -2,8 +2,9 @@
 // keys: each row's GROUP BY values encoded into bytes (a validity byte and
 // the value per column; strings length-prefixed), and phase 1 of
 // AggregateTable::Consume, which numbers the rows' groups through the
-// GroupTable, or the IntGroupMap for one integer key or a few short
-// string keys packed into 64 bits.
+// GroupTable, or the IntGroupMap for one integer key, several integer
+// keys packed into 64 bits (group_key_packing.h) or a few short string
+// keys packed into 64 bits.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -173,6 +174,53 @@ Status AggregateTable::NumberGroups(const std::vector<Vec>& keys, int64_t n, con
       gid[static_cast<size_t>(r)] = g;
       last_key = key;
       last_g = g;
+    }
+  } else if (fixed && GroupKeyPacking::TypesPack(keys) && packing_.Pack(keys, n, &packed_)) {
+    // Several integer keys packed into 64 bits (group_key_packing.h):
+    // known groups from the IntGroupMap with one probe; a new group's key
+    // is encoded (the fixed layout below) only for the GroupTable.
+    // While the map holds every group of the table, a key it lacks is new.
+    std::vector<uint8_t> enc(static_cast<size_t>(width));
+    std::string one;
+    auto encode = [&](int64_t r) {
+      uint8_t* dst = enc.data();
+      for (size_t c = 0; c < keys.size(); ++c) {
+        one.clear();
+        EncodeValue(keys[c], r, &one);
+        std::memset(dst, 0, static_cast<size_t>(1 + widths[c]));
+        std::memcpy(dst, one.data(), one.size());
+        dst += 1 + widths[c];
+      }
+      return enc.data();
+    };
+    const bool complete = int_map_.size() == table_.num_groups();
+    const uint64_t* packed = packed_.data();
+    constexpr int64_t kAhead = 8;  // rows ahead whose map slot is prefetched
+    for (int64_t r = 0; r < n; ++r) {
+      if (r + kAhead < n) int_map_.Prefetch(packed[r + kAhead]);
+      if (skip && !keep[r]) continue;
+      const uint64_t key = packed[r];
+      if (r > 0 && gid[static_cast<size_t>(r) - 1] >= 0 && key == packed[r - 1]) {
+        gid[static_cast<size_t>(r)] = gid[static_cast<size_t>(r) - 1];
+        continue;
+      }
+      int64_t g;
+      if (complete) {
+        bool inserted;
+        QUIVER_RETURN_NOT_OK(int_map_.FindOrInsert(
+            key, [&] { return NewGroupOf(encode(r), static_cast<uint32_t>(width)); }, &g, &inserted));
+      } else {
+        g = int_map_.Find(key);
+        if (g < 0) {
+          const uint8_t* p = encode(r);
+          bool inserted;
+          QUIVER_RETURN_NOT_OK(table_.FindOrInsert(p, static_cast<uint32_t>(width),
+                                                   HashBytes(p, static_cast<size_t>(width)), &g, &inserted));
+          if (inserted) QUIVER_RETURN_NOT_OK(NewGroup());
+          QUIVER_RETURN_NOT_OK(int_map_.Insert(key, g));
+        }
+      }
+      gid[static_cast<size_t>(r)] = g;
     }
   } else if (fixed) {
     std::vector<uint8_t> buf(static_cast<size_t>(n * width), 0);

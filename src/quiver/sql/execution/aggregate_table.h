@@ -29,6 +29,7 @@
 
 #include "quiver/sql/execution/aggregate_statistics.h"
 #include "quiver/sql/execution/aggregate_values.h"
+#include "quiver/sql/execution/group_key_packing.h"
 #include "quiver/sql/execution/group_table.h"
 #include "quiver/sql/execution/hyperloglog.h"
 #include "quiver/sql/execution/operators.h"
@@ -396,8 +397,9 @@ class AggregateTable : public join::MemoryConsumer {
   std::vector<AggregateCall> aggs_;
   SchemaPtr schema_;
   GroupTable table_;
-  IntGroupMap int_map_;    // single integer keys, or packed short string keys (PackStringKeys)
-  int int_key_width_ = 0;  // one GROUP BY key of int64 (8), int32 / date32 (4); else 0
+  IntGroupMap int_map_;      // single integer keys, or packed integer (packing_) or short string keys (PackStringKeys)
+  int int_key_width_ = 0;    // one GROUP BY key of int64 (8), int32 / date32 (4); else 0
+  GroupKeyPacking packing_;  // several integer keys: the layout, fixed at the first batch
   std::vector<uint64_t> packed_;
   ByteArena arena_;
   std::vector<std::unique_ptr<PagedArray<AggregateState>>> states_;

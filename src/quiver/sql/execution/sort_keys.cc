@@ -64,9 +64,7 @@ bool ForEachKeyValue(const Vec& v, int64_t rows, F&& f) {
 }
 
 // One key's code: bits, the shift of its bits in the word, and the range.
-struct KeyCode {
-  bool any_value = false, any_null = false;
-  i128 min = 0, max = 0;
+struct KeyCode : KeyRange {
   int bits = 0, shift = 0;
   bool descending = false, nulls_first = false;
   // The code of a value (or of NULL): NULLS FIRST puts NULL at 0 and the
@@ -80,6 +78,23 @@ struct KeyCode {
 };
 
 }  // namespace
+
+bool WidenKeyRange(const Vec& v, int64_t rows, KeyRange* range) {
+  KeyRange r = *range;
+  const bool packs = ForEachKeyValue(v, rows, [&](int64_t, bool is_null, i128 x) {
+    if (is_null) {
+      r.any_null = true;
+    } else if (!r.any_value) {
+      r.any_value = true;
+      r.min = r.max = x;
+    } else {
+      r.min = std::min(r.min, x);
+      r.max = std::max(r.max, x);
+    }
+  });
+  if (packs) *range = r;
+  return packs;
+}
 
 void RadixSortHighBits(uint64_t* words, size_t n, int low_bit, SortWords* scratch) {
   constexpr int kDigitBits = 11;
@@ -211,18 +226,7 @@ Result<bool> SortByNormalizedKeys(ExecContext* ctx, const std::vector<SortKey>& 
     for (size_t i = 0; i < keys.size(); ++i) {
       KeyCode& c = group_codes[g][i];
       for (size_t b = group[g]; b < group[g + 1]; ++b) {
-        const bool packs = ForEachKeyValue(k[b][i], batch_rows[b], [&](int64_t, bool is_null, i128 x) {
-          if (is_null) {
-            c.any_null = true;
-          } else if (!c.any_value) {
-            c.any_value = true;
-            c.min = c.max = x;
-          } else {
-            c.min = std::min(c.min, x);
-            c.max = std::max(c.max, x);
-          }
-        });
-        if (!packs) {
+        if (!WidenKeyRange(k[b][i], batch_rows[b], &c)) {
           all_pack = false;
           return Status::OK();
         }

@@ -63,6 +63,20 @@ struct UninitializedAllocator : std::allocator<T> {
 /// Words of a radix sort, or a sorted order as (batch << 32 | row).
 using SortWords = std::vector<uint64_t, UninitializedAllocator<uint64_t>>;
 
+/// The range of one key's values: whether any is non-NULL and any NULL,
+/// and the least and greatest non-NULL value as 128-bit integers (a DOUBLE
+/// through bits of the same order: -0.0 as 0.0, NaN after +Infinity).
+struct KeyRange {
+  bool any_value = false, any_null = false;
+  i128 min = 0, max = 0;
+};
+
+/// Widens `range` by rows [0, rows) of `v` (a constant: its one value);
+/// false, with `range` untouched, when v's type does not pack (VARCHAR and
+/// the other types KeyTypesPack refuses). The GROUP BY's packed integer
+/// keys (group_key_packing.h) take their ranges from here too.
+bool WidenKeyRange(const Vec& v, int64_t rows, KeyRange* range);
+
 /// True when every key's type can pack (BOOLEAN, INTEGER, BIGINT, DECIMAL,
 /// DATE, TIMESTAMP, DOUBLE, NULL): SortByNormalizedKeys may then succeed,
 /// depending on the values' ranges.

@@ -8,13 +8,15 @@
 // selection, without building a boolean column: one predicated store per
 // row (DuckDB's SelectionVector / "select" comparisons work the same way).
 // Other conjuncts are evaluated as expressions over the batch (or, once at
-// most half the rows are left, over those rows only, their columns
+// most half the rows are left, over those rows only: AND / OR of such
+// comparisons through the same steps, anything else with its columns
 // gathered) and their truth narrows the selection. Once no row is left the remaining conjuncts
 // are not evaluated (an error they would raise on rows already filtered out
 // is not raised, as in DuckDB).
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <type_traits>
 
 #include "quiver/columnar/element_load.h"
@@ -298,6 +300,64 @@ Result<int64_t> NarrowOnSelected(const Expr& conjunct, const RecordBatch& batch,
   return k;
 }
 
+// Narrows sel[0, m) to the rows where `e` is true when `e` is built of
+// AND and OR over comparisons TrySelectComparison applies: an AND narrows
+// argument by argument, an OR keeps the union of its arguments' true rows,
+// each argument tried on the rows no earlier one kept (TPC-DS Q28's
+// `x BETWEEN a AND b OR y BETWEEN c AND d OR ...` on the rows its first
+// conjunct kept, without gathering x, y, ...). *handled false, with `sel`
+// and `m` untouched, when some part has another shape.
+Status TrySelectLogical(const Expr& e, const RecordBatch& batch, EvalContext* ctx, int64_t* sel, int64_t* m,
+                        bool* handled, int depth = 0) {
+  *handled = false;
+  if (depth > 8) return Status::OK();
+  if (e.kind != Expr::Kind::kCall) return Status::OK();
+  if (IsComparison(e.fn)) {
+    std::vector<int64_t> rows(sel, sel + *m);
+    int64_t k = *m;
+    QUIVER_RETURN_NOT_OK(TrySelectComparison(e, batch, ctx, false, rows.data(), &k, handled));
+    if (*handled) {
+      std::copy(rows.begin(), rows.begin() + k, sel);
+      *m = k;
+    }
+    return Status::OK();
+  }
+  if (e.fn == Fn::kAnd) {
+    std::vector<int64_t> rows(sel, sel + *m);
+    int64_t k = *m;
+    for (const auto& a : e.args) {
+      bool h = false;
+      QUIVER_RETURN_NOT_OK(TrySelectLogical(*a, batch, ctx, rows.data(), &k, &h, depth + 1));
+      if (!h) return Status::OK();
+    }
+    std::copy(rows.begin(), rows.begin() + k, sel);
+    *m = k;
+    *handled = true;
+    return Status::OK();
+  }
+  if (e.fn != Fn::kOr) return Status::OK();
+  std::vector<int64_t> left(sel, sel + *m);  // rows no argument kept yet (ascending)
+  std::vector<int64_t> kept, part, rest;
+  for (const auto& a : e.args) {
+    if (left.empty()) break;
+    part = left;
+    int64_t k = static_cast<int64_t>(part.size());
+    bool h = false;
+    QUIVER_RETURN_NOT_OK(TrySelectLogical(*a, batch, ctx, part.data(), &k, &h, depth + 1));
+    if (!h) return Status::OK();
+    part.resize(static_cast<size_t>(k));
+    kept.insert(kept.end(), part.begin(), part.end());
+    rest.clear();
+    std::set_difference(left.begin(), left.end(), part.begin(), part.end(), std::back_inserter(rest));
+    left.swap(rest);
+  }
+  std::sort(kept.begin(), kept.end());
+  std::copy(kept.begin(), kept.end(), sel);
+  *m = static_cast<int64_t>(kept.size());
+  *handled = true;
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const RecordBatch& batch, EvalContext* ctx) {
@@ -320,10 +380,17 @@ Result<std::vector<int64_t>> EvaluateSelection(const Expr& predicate, const Reco
   }
   for (const Expr* c : rest) {
     if (!first && m == 0) break;
-    if (!first && m <= n / 2) {
-      // Few rows left: the conjunct runs on them only (its columns gathered).
-      QUIVER_ASSIGN_OR_RETURN(m, NarrowOnSelected(*c, batch, ctx, sel.data(), m));
-      continue;
+    if (!first) {
+      // AND / OR of comparisons run on the rows left through the
+      // comparison steps; other conjuncts, once few rows are left, on
+      // those rows only (their columns gathered).
+      bool handled = false;
+      QUIVER_RETURN_NOT_OK(TrySelectLogical(*c, batch, ctx, sel.data(), &m, &handled));
+      if (handled) continue;
+      if (m <= n / 2) {
+        QUIVER_ASSIGN_OR_RETURN(m, NarrowOnSelected(*c, batch, ctx, sel.data(), m));
+        continue;
+      }
     }
     QUIVER_ASSIGN_OR_RETURN(Vec v, Evaluate(*c, batch, ctx));
     if (v.type()->id == TypeId::kNull) {
