@@ -14,7 +14,9 @@
 // Usage:
 //   node bench/csv_parse.mjs --prepare DIR QUIVER_BINARY [--scale S]
 //     writes DIR/lineitem.csv (`quiver gen tpch` then `quiver cat --format csv`).
-//   node bench/csv_parse.mjs QUIVER_BINARY DIR [--runs N] [--threads 1,2]
+//   node bench/csv_parse.mjs QUIVER_BINARY DIR [--runs N] [--threads 1,2] [--file lineitem.csv]
+//     --file: another file in DIR, e.g. lineitem.csv.zst (pzstd's frames or zstd's one
+//     frame); DuckDB's read_csv reads the same file.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,7 +44,7 @@ if (process.argv[2] === '--prepare') {
 const [quiver, dir] = process.argv.slice(2);
 const runs = Number(arg('--runs', '3'));
 const threadList = arg('--threads', '1,2').split(',').map(Number);
-const file = join(dir, 'lineitem.csv');
+const file = join(dir, arg('--file', 'lineitem.csv'));
 if (!existsSync(file)) throw new Error(`${file} missing: run with --prepare ${dir} first`);
 const cases = [
   ['narrow', (t) => `SELECT sum(l_quantity), count(*) FROM ${t}`],

@@ -7,7 +7,8 @@
 # rows (both once "SELECT * with no tables"); `quiver cat --limit 3` stops
 # after 3 rows (a file whose last row is malformed still prints them);
 # `quiver convert x.csv out.parquet` and `out.arrow` write the same rows;
-# a file of blank lines only is NULL rows of column0.
+# a file of blank lines only is NULL rows of column0; a .csv.zst of many
+# zstd frames (parsed in ranges of frames) gives the plain file's answers.
 # Usage: csv_cli_check.sh QUIVER
 set -u
 q="$1"
@@ -70,4 +71,17 @@ out=$("$q" sql --format csv "SELECT count(*) AS n FROM read_csv('$dir/blank.csv'
   fail "blank lines, header => false: $(cat "$dir/err")"
 [ "$out" = "n${nl}3" ] || fail "blank lines, header => false: got '$out', want 3 rows"
 
+# A .csv.zst of many zstd frames (the text cut every 1 MiB, mid-row, each
+# piece compressed alone and the frames concatenated): parsed in ranges of
+# frames on 2 threads, the same answers as the plain file.
+head -n 1500001 "$dir/big.csv" > "$dir/rows.csv"
+(cd "$dir" && split -b 1048576 rows.csv piece. && for p in piece.*; do zstd -q -c "$p"; done > rows.csv.zst && rm piece.*)
+sql="SELECT count(*) AS n, sum(k) AS s, min(s) AS lo, max(s) AS hi, count(DISTINCT s) AS d FROM t"
+want=$("$q" sql --table t="$dir/rows.csv" --format csv "$sql" 2> "$dir/err") || fail "plain rows: $(cat "$dir/err")"
+[ "$want" = "n,s,lo,hi,d${nl}1500000,1125000750000,x1,x999999,1500000" ] || fail "plain rows: got '$want'"
+for threads in 1 2; do
+  out=$("$q" sql --threads $threads --table t="$dir/rows.csv.zst" --format csv "$sql" 2> "$dir/err") ||
+    fail "zstd frames: $(cat "$dir/err")"
+  [ "$out" = "$want" ] || fail "zstd frames, $threads threads: got '$out', want '$want'"
+done
 echo "csv cli check: ok"

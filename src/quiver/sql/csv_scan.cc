@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "quiver/formats/csv/csv_file.h"
+#include "quiver/formats/csv/csv_frames.h"
 #include "quiver/formats/csv/csv_ranges.h"
 #include "quiver/formats/csv/csv_stream.h"
 #include "quiver/sql/file_scan.h"
@@ -89,7 +90,29 @@ Result<RecordBatchPtr> CsvScan::Next(int64_t* sequence) {
       ++file_;
       continue;
     }
-    if (fcsv::CsvCompressionOf(f.source->name()) != fcsv::CsvCompression::kNone) {
+    const fcsv::CsvCompression compression = fcsv::CsvCompressionOf(f.source->name());
+    if (compression == fcsv::CsvCompression::kZstd && !frames_checked_) {
+      // Several zstd frames: ranges of frames decompressed and parsed on
+      // every thread (nullptr: one frame, read serially below).
+      frames_checked_ = true;
+      auto frames = fcsv::CsvFrameScan::Open(f.source, f.layout, source_->options_, file_columns_, pool_);
+      if (!frames.ok()) {
+        error_ = frames.status();
+        return error_;
+      }
+      frames_ = std::move(*frames);
+      next_range_ = 0;
+    }
+    if (frames_) {
+      if (next_range_ >= frames_->num_ranges()) {
+        frames_.reset();
+        frames_checked_ = false;
+        ++file_;
+        continue;
+      }
+      return ParseNextRange(frames_, file, &lock, sequence);
+    }
+    if (compression != fcsv::CsvCompression::kNone) {
       // Decompressed and parsed under the lock, a block at a time.
       Status st;
       RecordBatchPtr batch;
@@ -120,6 +143,7 @@ Result<RecordBatchPtr> CsvScan::Next(int64_t* sequence) {
       }
       if (!batch) {
         stream_.reset();
+        frames_checked_ = false;
         ++file_;
         continue;
       }
@@ -137,18 +161,23 @@ Result<RecordBatchPtr> CsvScan::Next(int64_t* sequence) {
       ++file_;
       continue;
     }
-    const int64_t k = next_range_++;
-    std::shared_ptr<fcsv::CsvRangeScan> ranges = ranges_;
-    *sequence = handed_out_++;
-    lock.unlock();
-    auto r = ranges->ParseRange(k, pool_);
-    if (!r.ok()) {
-      lock.lock();
-      if (error_.ok()) error_ = r.status();
-      return r.status();
-    }
-    return Finish(std::move(*r), file);
+    return ParseNextRange(ranges_, file, &lock, sequence);
   }
+}
+
+template <typename Ranges>
+Result<RecordBatchPtr> CsvScan::ParseNextRange(std::shared_ptr<Ranges> ranges, size_t file,
+                                               std::unique_lock<std::mutex>* lock, int64_t* sequence) {
+  const int64_t k = next_range_++;
+  *sequence = handed_out_++;
+  lock->unlock();
+  auto r = ranges->ParseRange(k, pool_);
+  if (!r.ok()) {
+    lock->lock();
+    if (error_.ok()) error_ = r.status();
+    return r.status();
+  }
+  return Finish(std::move(*r), file);
 }
 
 }  // namespace quiver::sql

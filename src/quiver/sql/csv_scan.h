@@ -5,9 +5,11 @@
 //
 // An uncompressed file (local or in an S3 store) is split into byte ranges
 // (formats/csv/csv_ranges.h, 2 MiB each) that are the scan's morsels,
-// parsed on every thread of the statement; a .gz / .zst file is
-// decompressed and parsed on one thread at a time, a block (a few MiB) per
-// morsel (csv_stream.h). Morsels are numbered in file order, so an ordered
+// parsed on every thread of the statement; a local .zst file of several
+// zstd frames is split into ranges of frames (formats/csv/csv_frames.h,
+// about 4 MiB of text each), decompressed and parsed on every thread; a
+// .gz file, or a .zst of one frame, is decompressed and parsed on one
+// thread at a time, a block (a few MiB) per morsel (csv_stream.h). Morsels are numbered in file order, so an ordered
 // consumer sees the rows in file order.
 //
 // The table's columns are the files' fields (every file has the first
@@ -31,6 +33,7 @@
 #include "quiver/memory/memory_pool.h"
 
 namespace quiver::formats::csv {
+class CsvFrameScan;
 class CsvRangeScan;
 class CsvStreamReader;
 }  // namespace quiver::formats::csv
@@ -92,6 +95,11 @@ class CsvScan {
 
  private:
   Result<RecordBatchPtr> Finish(RecordBatchPtr batch, size_t file);
+  // Hands out range next_range_ of `ranges` (a CsvRangeScan or
+  // CsvFrameScan) and parses it with `lock` released.
+  template <typename Ranges>
+  Result<RecordBatchPtr> ParseNextRange(std::shared_ptr<Ranges> ranges, size_t file, std::unique_lock<std::mutex>* lock,
+                                        int64_t* sequence);
   std::shared_ptr<const CsvTableSource> source_;
   std::vector<int> columns_;
   std::vector<int> file_columns_;
@@ -102,6 +110,8 @@ class CsvScan {
   int64_t next_range_ = 0;
   std::shared_ptr<formats::csv::CsvRangeScan> ranges_;
   std::unique_ptr<formats::csv::CsvStreamReader> stream_;
+  std::shared_ptr<formats::csv::CsvFrameScan> frames_;
+  bool frames_checked_ = false;  // whether file_ was tried for a frame scan
   int64_t handed_out_ = 0;
 };
 

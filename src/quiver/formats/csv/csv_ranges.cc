@@ -35,35 +35,6 @@ struct CsvRangeScan::Window {
   }
 };
 
-namespace {
-
-// Whether a scan of [b, e) that starts inside a quoted field (or not) ends
-// inside one. A quote opens a field only at a field start; inside, a
-// doubled quote is an escaped one. `b` is a row start or a position after
-// an LF; byte e - 1 is an LF, or e is the end of the text.
-bool EndsInside(const char* t, int64_t b, int64_t e, bool inside, char delim, char quote) {
-  int64_t i = b;
-  while (i < e) {
-    const void* q = std::memchr(t + i, quote, static_cast<size_t>(e - i));
-    if (q == nullptr) break;
-    const int64_t p = static_cast<const char*>(q) - t;
-    if (inside) {
-      if (p + 1 < e && t[p + 1] == quote) {
-        i = p + 2;
-        continue;
-      }
-      inside = false;
-    } else {
-      const char prev = p == b ? '\n' : t[p - 1];
-      if (prev == delim || prev == '\n' || prev == '\r') inside = true;
-    }
-    i = p + 1;
-  }
-  return inside;
-}
-
-}  // namespace
-
 CsvRangeScan::CsvRangeScan(std::shared_ptr<RandomAccessSource> source, const CsvLayout& layout,
                            const CsvOptions& options, std::optional<std::vector<int>> columns, int64_t range_bytes)
     : source_(std::move(source)),
@@ -79,108 +50,7 @@ CsvRangeScan::CsvRangeScan(std::shared_ptr<RandomAccessSource> source, const Csv
   const int64_t data = std::max<int64_t>(0, source_->size() - layout.data_offset);
   num_ranges_ = std::max<int64_t>(1, (data + range_bytes_ - 1) / range_bytes_);
   if (layout.schema == nullptr || layout.empty_text) num_ranges_ = 1;
-  end_if_outside_.assign(static_cast<size_t>(num_ranges_), -1);
-  end_if_inside_.assign(static_cast<size_t>(num_ranges_), -1);
-  start_inside_.assign(static_cast<size_t>(num_ranges_), -1);
-  start_inside_[0] = 0;
-}
-
-Status CsvRangeScan::Publish(int64_t k, bool end_if_outside, bool end_if_inside) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    end_if_outside_[static_cast<size_t>(k)] = end_if_outside ? 1 : 0;
-    end_if_inside_[static_cast<size_t>(k)] = end_if_inside ? 1 : 0;
-    // Resolve forward: the state at range j + 1 is f_j(state at j).
-    while (resolved_ < num_ranges_) {
-      const size_t j = static_cast<size_t>(resolved_ - 1);
-      const int8_t f = start_inside_[j] ? end_if_inside_[j] : end_if_outside_[j];
-      if (f < 0) break;
-      start_inside_[j + 1] = f;
-      ++resolved_;
-    }
-  }
-  published_.notify_all();
-  return Status::OK();
-}
-
-void CsvRangeScan::Fail(const Status& st) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (failure_.ok()) failure_ = st;
-  }
-  published_.notify_all();
-}
-
-Result<bool> CsvRangeScan::WaitStart(int64_t k) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  published_.wait(lock, [&] { return resolved_ > k || !failure_.ok(); });
-  if (resolved_ > k) return start_inside_[static_cast<size_t>(k)] == 1;
-  return failure_;
-}
-
-// The position after the first LF at or after nominal - 1 (the end of the
-// text when there is none).
-Result<int64_t> CsvRangeScan::BoundaryAt(int64_t nominal, Window* w) const {
-  int64_t from = nominal - 1;
-  const int64_t size = source_->size();
-  while (from < size) {
-    if (from >= w->end()) QUIVER_RETURN_NOT_OK(w->Ensure(from + std::min<int64_t>(range_bytes_, 4096)));
-    const void* lf = std::memchr(w->at(from), '\n', static_cast<size_t>(w->end() - from));
-    if (lf != nullptr) return from + (static_cast<const char*>(lf) - w->at(from)) + 1;
-    from = w->end();
-  }
-  return size;
-}
-
-// The start of the row after the one `pos` is in (inside a quoted field
-// when `inside`): past the quoted field, then to the next line end outside quotes.
-Result<int64_t> CsvRangeScan::SkipRowRest(int64_t pos, bool inside, Window* w) const {
-  const char quote = converter_.layout().quote;
-  const char delim = converter_.layout().delimiter;
-  const int64_t size = source_->size();
-  const int64_t begin = pos;
-  while (pos < size) {
-    if (pos + 1 >= w->end()) QUIVER_RETURN_NOT_OK(w->Ensure(w->end() + 4096));
-    const char c = *w->at(pos);
-    const bool has_next = pos + 1 < size;
-    const char next = has_next ? *w->at(pos + 1) : '\0';
-    if (inside) {
-      if (c == quote) {
-        if (has_next && next == quote) {
-          pos += 2;
-          continue;
-        }
-        inside = false;
-      }
-      ++pos;
-      continue;
-    }
-    if (c == '\n') return pos + 1;
-    if (c == '\r') return has_next && next == '\n' ? pos + 2 : pos + 1;
-    if (c == quote) {
-      const char prev = pos == begin ? '\n' : *w->at(pos - 1);
-      if (prev == delim || prev == '\n' || prev == '\r') inside = true;
-    }
-    ++pos;
-  }
-  return size;
-}
-
-std::unique_ptr<CsvRowScratch> CsvRangeScan::TakeScratch(MemoryPool* pool) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!free_scratch_.empty()) {
-      auto s = std::move(free_scratch_.back());
-      free_scratch_.pop_back();
-      return s;
-    }
-  }
-  return std::make_unique<CsvRowScratch>(pool);
-}
-
-void CsvRangeScan::GiveBackScratch(std::unique_ptr<CsvRowScratch> scratch) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  free_scratch_.push_back(std::move(scratch));
+  chain_ = std::make_unique<CsvQuoteChain>(num_ranges_);
 }
 
 Status CsvRangeScan::LineError(const Status& relative, int64_t start, std::string_view text, MemoryPool* pool,
@@ -218,12 +88,12 @@ Result<RecordBatchPtr> CsvRangeScan::ParseRange(int64_t k, MemoryPool* pool) {
     if (k == 0) {
       b = layout.data_offset;
     } else {
-      QUIVER_ASSIGN_OR_RETURN(b, BoundaryAt(nominal_k, &w));
+      QUIVER_ASSIGN_OR_RETURN(b, CsvNextLineStart(nominal_k - 1, std::min<int64_t>(range_bytes_, 4096), &w));
     }
     if (k + 1 == num_ranges_) {
       e = size;
     } else {
-      QUIVER_ASSIGN_OR_RETURN(e, BoundaryAt(nominal_next, &w));
+      QUIVER_ASSIGN_OR_RETURN(e, CsvNextLineStart(nominal_next - 1, std::min<int64_t>(range_bytes_, 4096), &w));
     }
     e = std::max(b, e);
     QUIVER_RETURN_NOT_OK(w.Ensure(e));
@@ -239,46 +109,41 @@ Result<RecordBatchPtr> CsvRangeScan::ParseRange(int64_t k, MemoryPool* pool) {
   Status st = w.Ensure(nominal_next + std::min<int64_t>(range_bytes_ / 8 + 256, int64_t{64} << 10));
   if (st.ok() && k > 0 &&
       std::memchr(w.at(nominal_k - 1), '\n', static_cast<size_t>(nominal_next - nominal_k)) == nullptr) {
-    QUIVER_RETURN_NOT_OK(Publish(k, false, true));  // the state passes through unchanged
+    chain_->Publish(k, false, true);  // the state passes through unchanged
     return converter_.EmptyBatch(pool);
   }
   if (st.ok()) st = bounds();
   if (!st.ok()) {
-    Fail(st);
+    chain_->Fail(st);
     return st;
   }
   if (b == e) {
-    QUIVER_RETURN_NOT_OK(Publish(k, false, true));
+    chain_->Publish(k, false, true);
   } else {
-    const char* t = w.at(b);
-    QUIVER_RETURN_NOT_OK(Publish(k, EndsInside(t, 0, e - b, false, layout.delimiter, layout.quote),
-                                 EndsInside(t, 0, e - b, true, layout.delimiter, layout.quote)));
+    const std::string_view own(w.at(b), static_cast<size_t>(e - b));
+    chain_->Publish(k, CsvEndsInsideQuotes(own, false, layout.delimiter, layout.quote),
+                    CsvEndsInsideQuotes(own, true, layout.delimiter, layout.quote));
   }
-  QUIVER_ASSIGN_OR_RETURN(bool inside, WaitStart(k));
+  QUIVER_ASSIGN_OR_RETURN(bool inside, chain_->WaitStart(k));
   int64_t start = b;
   if (inside && b < e) {
-    QUIVER_ASSIGN_OR_RETURN(start, SkipRowRest(b, true, &w));
+    QUIVER_ASSIGN_OR_RETURN(start, CsvRowRestEnd(b, true, layout.delimiter, layout.quote, &w));
   }
   if (b == e || start >= e) return converter_.EmptyBatch(pool);
   // The end: the boundary when it is a row start, else the end of the row across it.
   int64_t end = e;
   if (e < size) {
-    bool end_inside = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      end_inside = (inside ? end_if_inside_ : end_if_outside_)[static_cast<size_t>(k)] == 1;
-    }
-    if (end_inside) {
-      QUIVER_ASSIGN_OR_RETURN(end, SkipRowRest(e, true, &w));
+    if (chain_->EndInside(k, inside)) {
+      QUIVER_ASSIGN_OR_RETURN(end, CsvRowRestEnd(e, true, layout.delimiter, layout.quote, &w));
     }
   }
   QUIVER_RETURN_NOT_OK(w.Ensure(end));
   const std::string_view text(w.at(start), static_cast<size_t>(end - start));
   // A scratch of this thread's for the parse, back on the free list after.
-  std::unique_ptr<CsvRowScratch> scratch = TakeScratch(pool);
+  std::unique_ptr<CsvRowScratch> scratch = chain_->TakeScratch(pool);
   auto chunk = converter_.Convert(text, 1, true, pool, source_->name(), scratch.get());
   if (!chunk.ok()) chunk = LineError(chunk.status(), start, text, pool, scratch.get());
-  GiveBackScratch(std::move(scratch));
+  chain_->GiveBackScratch(std::move(scratch));
   if (!chunk.ok()) return chunk.status();
   if (chunk->batches.empty()) return converter_.EmptyBatch(pool);
   return std::move(chunk->batches[0]);

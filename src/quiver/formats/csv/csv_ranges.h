@@ -15,7 +15,8 @@
 // quoted field" and "inside", and publishes the two end states; the state
 // at boundary k+1 is f_k(state at k), from state "outside" at the data
 // start. A range waits for the ranges before it to publish (a scan of
-// their bytes, not their parse) before it parses. A quote opens a quoted
+// their bytes, not their parse) before it parses (csv_quote_chain.h, shared
+// with the zstd frame ranges of csv_frames.h). A quote opens a quoted
 // field only at a field start (after a delimiter or line end), as the
 // tokenizer reads it.
 //
@@ -35,13 +36,12 @@
 // range waits for those before it).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "quiver/base/result.h"
+#include "quiver/formats/csv/csv_quote_chain.h"
 #include "quiver/formats/csv/csv_reader.h"
 #include "quiver/formats/source.h"
 
@@ -65,28 +65,14 @@ class CsvRangeScan {
 
  private:
   struct Window;
-  Status Publish(int64_t k, bool end_if_outside, bool end_if_inside);
-  void Fail(const Status& st);
-  Result<bool> WaitStart(int64_t k);  // whether range k starts inside a quoted field
-  Result<int64_t> BoundaryAt(int64_t nominal, Window* w) const;
-  Result<int64_t> SkipRowRest(int64_t pos, bool inside, Window* w) const;
   Status LineError(const Status& relative, int64_t start, std::string_view text, MemoryPool* pool,
                    CsvRowScratch* scratch) const;
-  std::unique_ptr<CsvRowScratch> TakeScratch(MemoryPool* pool);
-  void GiveBackScratch(std::unique_ptr<CsvRowScratch> scratch);
 
   std::shared_ptr<RandomAccessSource> source_;
   CsvRowConverter converter_;
   int64_t range_bytes_;
   int64_t num_ranges_ = 1;
-  std::mutex mutex_;
-  std::condition_variable published_;
-  std::vector<int8_t> end_if_outside_;  // -1 until range k publishes
-  std::vector<int8_t> end_if_inside_;
-  std::vector<int8_t> start_inside_;                          // -1 until known; [0] = 0
-  int64_t resolved_ = 1;                                      // start_inside_[0 .. resolved_) known
-  Status failure_;                                            // of a range that failed before it published
-  std::vector<std::unique_ptr<CsvRowScratch>> free_scratch_;  // under mutex_
+  std::unique_ptr<CsvQuoteChain> chain_;  // quote states at the boundaries; scratch free list
 };
 
 }  // namespace quiver::formats::csv
