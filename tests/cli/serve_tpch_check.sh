@@ -5,7 +5,7 @@
 # byte), and an unsupported statement fails the client with the engine's
 # message and sqlState 0A000; with --no-lz4-checksums the same rows, every
 # chunk reported decoded without its LZ4 checksums; -o FILE.parquet writes
-# the same rows as Parquet.
+# the same rows as Parquet, -o FILE.csv.gz as gzip-compressed CSV.
 # Usage: serve_tpch_check.sh QUIVER
 set -u
 q="$1"
@@ -44,6 +44,11 @@ grep -Eq ' [2-9][0-9]* chunks| [1-9][0-9]+ chunks' "$dir/query.err" || fail "exp
 "$q" schema "$dir/remote.parquet" | grep -q '^format: Parquet' || fail "-o .parquet did not write Parquet"
 "$q" sql --table r="$dir/remote.parquet" --format csv "SELECT * FROM r" 2>/dev/null | sort |
   cmp -s - "$dir/local.sorted" || fail "rows read back from query -o .parquet differ"
+# -o FILE.csv.gz: the same rows as CSV text (one gzip member), the bytes
+# of --format csv once decompressed.
+"$q" query --server "$url" --ca-cert "$cert" -q -o "$dir/remote.csv.gz" "$sql" 2> "$dir/csv.err" ||
+  fail "query -o .csv.gz failed: $(cat "$dir/csv.err")"
+gzip -dc "$dir/remote.csv.gz" | sort | cmp -s - "$dir/local.sorted" || fail "rows of query -o .csv.gz differ"
 grep -q 'checksums skipped' "$dir/query.err" && fail "checksums skipped by default: $(cat "$dir/query.err")"
 # --no-lz4-checksums: the same rows, every chunk (LZ4, over TLS) decoded unchecked.
 "$q" query --server "$url" --ca-cert "$cert" --format csv --no-lz4-checksums "$sql" > "$dir/unchecked.csv" \
@@ -57,4 +62,4 @@ if "$q" query --server "$url" --ca-cert "$cert" "WITH RECURSIVE r AS (SELECT 1) 
 fi
 grep -q 'WITH RECURSIVE is not supported (line 1, column' "$dir/err.txt" || fail "error message: $(cat "$dir/err.txt")"
 grep -q 'sqlState 0A000' "$dir/err.txt" || fail "no sqlState: $(cat "$dir/err.txt")"
-echo "serve_tpch_check: $rows rows equal (also unchecked, $chunks chunks, and as Parquet); errors carry sqlState: ok"
+echo "serve_tpch_check: $rows rows equal (also unchecked, $chunks chunks, as Parquet and as CSV); errors carry sqlState: ok"

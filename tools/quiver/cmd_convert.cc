@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "csv_output.h"
 #include "parquet_output.h"
 #include "quiver/cli.h"
 #include "quiver/formats/csv/csv_file.h"
@@ -18,8 +19,8 @@
 namespace quiver::cli {
 
 void AddConvert(CLI::App& app, Context& ctx, Action* action) {
-  auto* cmd = app.add_subcommand("convert",
-                                 "convert an Arrow IPC file or stream, a Parquet file or a CSV file to IPC or Parquet");
+  auto* cmd = app.add_subcommand(
+      "convert", "convert an Arrow IPC file or stream, a Parquet file or a CSV file to IPC, Parquet or CSV");
   struct Opts {
     std::string in, out, to, compression = "none";
     int level = Codec::kUseDefaultLevel;
@@ -32,7 +33,10 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("IN", o->in, "input IPC file or stream ('-' = stdin), Parquet file, or .csv[.gz|.zst] file")
       ->required();
-  cmd->add_option("OUT", o->out, "output path ('-' = stdout)")->required();
+  cmd->add_option("OUT", o->out,
+                  "output path ('-' = stdout); a name ending in .parquet writes Parquet, .csv / .csv.gz / .csv.zst "
+                  "CSV (compressed by the extension), anything else IPC")
+      ->required();
   cmd->add_option("--to", o->to,
                   "stream|file|parquet (default: parquet for an OUT ending in .parquet, else the input's IPC format; "
                   "file for a Parquet or CSV input)")
@@ -90,6 +94,19 @@ void AddConvert(CLI::App& app, Context& ctx, Action* action) {
         if (next_row_group >= pq_reader->num_row_groups()) return RecordBatchPtr();
         return pq_reader->ReadRowGroup(next_row_group++, {}, read_pool.get());
       };
+      if (o->to.empty() && IsCsvOutputPath(o->out)) {
+        if (codec != CompressionType::kNone || !o->column_codecs.empty()) {
+          return ctx.UsageError(
+              "convert: --compression and --column-compression are IPC options; a CSV output is compressed by its "
+              "name (.csv.gz, .csv.zst)");
+        }
+        QUIVER_ASSIGN_OR_RETURN(auto stats, WriteCsvOutput(o->out, schema, next, write_pool.get()));
+        std::fprintf(stderr, "%s; memory: read held %s peak %s, write held %s peak %s\n",
+                     CsvOutputSummary(o->out, stats).c_str(), FormatBytes(read_pool->held_bytes()).c_str(),
+                     FormatBytes(read_pool->peak_bytes()).c_str(), FormatBytes(write_pool->held_bytes()).c_str(),
+                     FormatBytes(write_pool->peak_bytes()).c_str());
+        return Status::OK();
+      }
       const std::string to = !o->to.empty() ? o->to : IsParquetPath(o->out) ? "parquet" : "";
       if (to == "parquet") {
         if (codec != CompressionType::kNone || !o->column_codecs.empty()) {

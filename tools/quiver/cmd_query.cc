@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "csv_output.h"
 #include "interrupt.h"
 #include "parquet_output.h"
 #include "quiver/cli.h"
@@ -79,6 +80,12 @@ Status RunQuery(Context& ctx, const QueryOpts& o, InterruptGuard& guard) {
     // The pool is set by the job (its "write" pool); checked here first.
     QUIVER_ASSIGN_OR_RETURN(jo.parquet, ToWriterOptions(o.parquet, ctx.root.get()));
     jo.parquet.pool = nullptr;
+  } else if (IsCsvOutputPath(o.output)) {
+    if (o.compression != "none") {
+      return ctx.UsageError(
+          "query: --compression is IPC's; a CSV output is compressed by its name (.csv.gz, .csv.zst)");
+    }
+    jo.output_csv = true;
   } else if (!o.output.empty() && o.output != "-") {
     QUIVER_ASSIGN_OR_RETURN(jo.compression, ParseCompressionType(o.compression));
   }
@@ -110,8 +117,8 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code) {
       ->check(CLI::IsMember({"table", "csv", "jsonl", "none"}));
   cmd->add_flag("--hold", o->hold, "keep every batch until the end (measures fetch-all memory)");
   cmd->add_option("-o,--output", o->output,
-                  "write the result as an Arrow IPC file, or Parquet for a path ending in .parquet (atomically: temp "
-                  "file + rename)");
+                  "write the result as an Arrow IPC file, Parquet for a path ending in .parquet, CSV for .csv, .csv.gz "
+                  "or .csv.zst (atomically: temp file + rename)");
   AddParquetOutputOptions(cmd, &o->parquet);
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));

@@ -106,8 +106,8 @@ void AddServe(CLI::App& app, Context& ctx, Action* action) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tables", o->table_dirs,
-                  "DIR: serve every *.arrow file of DIR under its stem (e.g. a `quiver gen tpch` directory; "
-                  "repeatable)")
+                  "DIR: serve every *.arrow, *.arrows, *.parquet and *.csv[.gz|.zst] file of DIR under its stem "
+                  "(e.g. a `quiver gen tpch` directory; repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "generate the 8 TPC-H tables at this scale factor (e.g. 0.01, 1) and serve them");

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "csv_output.h"
 #include "interrupt.h"
 #include "parquet_output.h"
 #include "quiver/bench/measure.h"
@@ -72,8 +73,8 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tables", o->table_dirs,
-                  "DIR: register every *.arrow file of DIR under its stem (e.g. a `quiver gen tpch` directory; "
-                  "repeatable)")
+                  "DIR: register every *.arrow, *.arrows, *.parquet and *.csv[.gz|.zst] file of DIR under its stem "
+                  "(e.g. a `quiver gen tpch` directory; repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--tpch", o->tpch, "also generate the TPC-H tables at this scale factor (e.g. 0.01)");
@@ -82,8 +83,8 @@ void AddSql(CLI::App& app, Context& ctx, Action* action) {
   cmd->add_option("--format", o->format, "stdout text: table|pipe|csv|jsonl (default table)")
       ->check(CLI::IsMember({"table", "pipe", "csv", "jsonl"}));
   cmd->add_option("-o,--output", o->output,
-                  "write the result as Arrow IPC (Parquet for a path ending in .parquet) to this path instead of "
-                  "printing it (atomically: temp file + rename; '-' = stdout)");
+                  "write the result as Arrow IPC (Parquet for a path ending in .parquet, CSV for .csv, .csv.gz or "
+                  ".csv.zst) to this path instead of printing it (atomically: temp file + rename; '-' = stdout)");
   cmd->add_option("--compression", o->compression, "IPC body compression of -o: none|lz4|zstd (default none)")
       ->check(ParsedBy(ParseCompressionType, "CODEC"));
   cmd->add_option("--ipc-format", o->ipc_format, "IPC format of -o: file|stream (default file)")
@@ -223,6 +224,21 @@ Status RunStatement(Context& ctx, const SqlOpts& o, InterruptGuard& guard, join:
   };
   QUIVER_ASSIGN_OR_RETURN(auto stream, engine.Execute(o.sql, eo));
   int64_t rows = 0;
+  if (IsCsvOutputPath(o.output)) {
+    // The result as CSV text (gzip / zstd by the extension), published only
+    // when the whole result is written.
+    if (o.compression != "none")
+      return ctx.UsageError("sql: --compression is IPC's; a CSV output is compressed by its name (.csv.gz, .csv.zst)");
+    auto write_pool = ctx.Child("write");
+    QUIVER_ASSIGN_OR_RETURN(auto stats,
+                            WriteCsvOutput(
+                                o.output, stream->schema(), [&] { return stream->Next(); }, write_pool.get()));
+    stream.reset();
+    std::fprintf(stderr, "%s; statement pool peak %s%s%s\n", CsvOutputSummary(o.output, stats).c_str(),
+                 FormatBytes(pool->peak_bytes()).c_str(), notes().c_str(),
+                 S3FilesSummary(tables->s3_files.get()).c_str());
+    return Status::OK();
+  }
   if (!o.output.empty() && IsParquetPath(o.output)) {
     // The result as Parquet, published only when the whole file is written.
     if (o.compression != "none") return ctx.UsageError("sql: --compression is IPC's; use --parquet-compression");

@@ -65,7 +65,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& c
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     if (!e.is_regular_file(ec)) continue;
     const std::string file = e.path().filename().string();
-    if (e.path().extension() == ".arrow" || e.path().extension() == ".parquet") {
+    const auto ext = e.path().extension();
+    if (ext == ".arrow" || ext == ".arrows" || ext == ".parquet") {
       out.emplace_back(e.path().stem().string(), e.path().string());
     } else if (formats::csv::IsCsvPath(file)) {
       out.emplace_back(file.substr(0, file.rfind(".csv")), e.path().string());
@@ -73,7 +74,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ArrowFilesOf(Context& c
   }
   if (ec) return Status::IOError("--tables " + dir + ": " + ec.message());
   if (out.empty())
-    return ctx.UsageError("--tables " + dir + ": no *.arrow file (nor *.parquet, *.csv[.gz|.zst]) in the directory");
+    return ctx.UsageError("--tables " + dir +
+                          ": no *.arrow file (nor *.arrows, *.parquet, *.csv[.gz|.zst]) in the directory");
   std::sort(out.begin(), out.end());
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].first == out[i - 1].first) {

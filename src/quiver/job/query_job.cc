@@ -133,16 +133,24 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
   std::string tmp_path;
   std::unique_ptr<ipc::OutputStream> file;
   std::unique_ptr<ipc::RecordBatchWriter> writer;
-  std::unique_ptr<formats::LocalFileSink> parquet_file;
+  std::unique_ptr<formats::LocalFileSink> table_file;
   std::unique_ptr<parquet::FileWriter> parquet_writer;
+  std::unique_ptr<formats::csv::CsvWriter> csv_writer;
   RowTextWriter text(o.format, rows_out);
   auto write_pool = Child(root, "write");
-  if (!o.output_path.empty() && o.output_path != "-" && o.output_parquet) {
+  if (!o.output_path.empty() && o.output_path != "-" && (o.output_parquet || o.output_csv)) {
     tmp_path = o.output_path + ".tmp-" + std::to_string(getpid());
-    QUIVER_ASSIGN_OR_RETURN(parquet_file, formats::LocalFileSink::Open(tmp_path));
+    QUIVER_ASSIGN_OR_RETURN(table_file, formats::LocalFileSink::Open(tmp_path));
+  }
+  if (o.output_csv && table_file) {
+    formats::csv::CsvWriteOptions co;
+    co.pool = write_pool.get();
+    co.compression = formats::csv::CsvCompressionOf(o.output_path);
+    QUIVER_ASSIGN_OR_RETURN(csv_writer, formats::csv::CsvWriter::Make(result->schema(), table_file.get(), co));
+  } else if (table_file) {
     parquet::WriterOptions po = o.parquet;
     po.pool = write_pool.get();
-    QUIVER_ASSIGN_OR_RETURN(parquet_writer, parquet::FileWriter::Make(result->schema(), parquet_file.get(), po));
+    QUIVER_ASSIGN_OR_RETURN(parquet_writer, parquet::FileWriter::Make(result->schema(), table_file.get(), po));
   } else if (!o.output_path.empty() && o.output_path != "-") {
     tmp_path = o.output_path + ".tmp-" + std::to_string(getpid());
     QUIVER_ASSIGN_OR_RETURN(file, ipc::OpenOutputStream(tmp_path));
@@ -176,7 +184,10 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
     }
     rows += batch->num_rows;
     if (o.hold) held.push_back(batch);
-    if (parquet_writer) {
+    if (csv_writer) {
+      st = csv_writer->WriteBatch(*batch);
+      if (!st.ok()) break;
+    } else if (parquet_writer) {
       st = parquet_writer->WriteBatch(batch);
       if (!st.ok()) break;
     } else if (writer) {
@@ -191,10 +202,10 @@ Status RunQueryJob(const QueryJobOptions& o, const std::shared_ptr<MemoryPool>& 
     }
   }
   if (o.progress) std::fprintf(log, "\r\033[K");
-  if (st.ok() && parquet_writer) {
-    st = parquet_writer->Close();
-    if (st.ok()) st = parquet_file->Close();
-    parquet_file.reset();
+  if (st.ok() && (parquet_writer || csv_writer)) {
+    st = parquet_writer ? parquet_writer->Close() : csv_writer->Close();
+    if (st.ok()) st = table_file->Close();
+    table_file.reset();
     if (st.ok() && std::rename(tmp_path.c_str(), o.output_path.c_str()) != 0) {
       st = Status::IOError("cannot rename " + tmp_path + " to " + o.output_path);
     }

@@ -23,6 +23,7 @@
 #include "quiver/columnar/row_text.h"
 #include "quiver/compression/codec.h"
 #include "quiver/fetch/chunk_decoder.h"
+#include "quiver/formats/csv/csv_writer.h"
 #include "quiver/formats/parquet/file_writer.h"
 #include "quiver/memory/memory_pool.h"
 
@@ -46,6 +47,9 @@ struct QueryJobOptions {
   /// job's "write" pool, set by the job) instead of Arrow IPC.
   bool output_parquet = false;
   parquet::WriterOptions parquet;
+  /// Write output_path as CSV text (formats/csv/csv_writer.h; compressed by
+  /// the path's extension, .gz / .zst) instead of Arrow IPC.
+  bool output_csv = false;
   int64_t window_bytes = int64_t{64} << 20;                     ///< download window (> 0; see DownloadOptions)
   int parallel = 8;                                             ///< files downloading at once (>= 1)
   fetch::ChunkPolicy policy = fetch::ChunkPolicy::kStreamMmap;  ///< chunk memory
