@@ -1,6 +1,7 @@
 #include "quiver/formats/csv/csv_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -203,7 +204,7 @@ Result<ArrayDataPtr> BuildColumn(std::string_view text, const FieldRef* fields, 
     }
     out->buffers = {validity, data};
   } else {
-    const int width = type->id == TypeId::kDate32 ? 4 : 8;
+    const int width = type->id == TypeId::kDate32 ? 4 : type->id == TypeId::kDecimal ? 16 : 8;
     QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::AllocateZeroed(pool, std::max<int64_t>(rows * width, 1)));
     uint8_t* d = data->mutable_data();
     for (int64_t r = 0; r < rows; ++r) {
@@ -228,6 +229,12 @@ Result<ArrayDataPtr> BuildColumn(std::string_view text, const FieldRef* fields, 
           }
           break;
         }
+        case TypeId::kDecimal: {
+          __int128 v = 0;
+          ok = ParseCsvDecimal(s, type->precision, type->scale, &v);
+          if (ok) std::memcpy(d + r * 16, &v, sizeof(v));
+          break;
+        }
         default: return Status::NotImplemented(ColumnLabel(schema, c) + ": CSV type " + type->ToString());
       }
       if (!ok) return bad(r, s);
@@ -248,6 +255,8 @@ bool SupportedType(const DataType& t) {
     case TypeId::kDate32:
     case TypeId::kUtf8: return true;
     case TypeId::kTimestamp: return t.unit == TimeUnit::kMicro;
+    case TypeId::kDecimal:
+      return t.bit_width == 128 && t.precision >= 1 && t.precision <= 38 && t.scale >= 0 && t.scale <= t.precision;
     default: return false;
   }
 }
@@ -263,6 +272,19 @@ std::string_view TrimSpaces(std::string_view s) {
 // override naming no column or using an unsupported type.
 Result<CsvLayout> ApplyColumnTypes(CsvLayout table, const CsvOptions& o, std::string_view source) {
   auto schema = std::make_shared<Schema>(*table.schema);
+  if (o.column_types_by_position.size() > schema->fields.size()) {
+    return Status::Invalid(std::string(source) + ": " + std::to_string(o.column_types_by_position.size()) +
+                           " column types given for " + std::to_string(schema->fields.size()) + " columns");
+  }
+  for (size_t i = 0; i < o.column_types_by_position.size(); ++i) {
+    const DataTypePtr& type = o.column_types_by_position[i];
+    const std::string& name = schema->fields[i]->name;
+    if (!type || !SupportedType(*type)) {
+      return Status::Invalid(std::string(source) + ": column '" + name + "': unsupported CSV type " +
+                             (type ? type->ToString() : std::string("null")));
+    }
+    schema->fields[i] = field(name, type);
+  }
   for (const auto& [name, type] : o.column_types) {
     const int idx = schema->FieldIndex(name);
     if (idx < 0) return Status::Invalid(std::string(source) + ": column type override names no column '" + name + "'");
@@ -298,8 +320,34 @@ Result<DataTypePtr> CsvTypeFromName(std::string_view name) {
   if (n == "date" || n == "date32") return date32();
   if (n == "timestamp" || n == "timestamp[us]") return timestamp(TimeUnit::kMicro);
   if (n == "varchar" || n == "utf8" || n == "string" || n == "text") return utf8();
+  // DECIMAL / NUMERIC [(p[, s])]: DuckDB's default is (18, 3).
+  for (std::string_view kw : {"decimal", "numeric"}) {
+    if (n.rfind(kw, 0) != 0) continue;
+    std::string_view rest = std::string_view(n).substr(kw.size());
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    int p = 18, sc = 3;
+    if (!rest.empty()) {
+      int parsed_p = 0, parsed_s = 0;
+      char close = 0;
+      const std::string r(rest);
+      const int got = std::sscanf(r.c_str(), "(%d , %d %c", &parsed_p, &parsed_s, &close);
+      if (got == 3 && close == ')') {
+        p = parsed_p;
+        sc = parsed_s;
+      } else if (std::sscanf(r.c_str(), "(%d %c", &parsed_p, &close) == 2 && close == ')') {
+        p = parsed_p;
+        sc = 0;
+      } else {
+        break;
+      }
+    }
+    if (p < 1 || p > 38 || sc < 0 || sc > p) {
+      return Status::Invalid("CSV column type '" + std::string(name) + "': precision 1..38 and scale 0..precision");
+    }
+    return decimal(128, p, sc);
+  }
   return Status::Invalid("CSV column type '" + std::string(name) +
-                         "' is not one of int64, double, boolean, date, timestamp, varchar");
+                         "' is not one of int64, double, boolean, date, timestamp, varchar, decimal(p, s)");
 }
 
 Result<CsvLayout> InferCsvLayout(std::string_view text, bool at_end, const CsvOptions& o, std::string_view source) {

@@ -42,9 +42,14 @@ struct CsvOptions {
   /// Rows per output batch; 1 .. 2^24.
   int64_t batch_rows = 65536;
   /// Column name -> type, overriding inference. Supported types: boolean,
-  /// int64, float64, date32, timestamp[us], utf8. Names absent from the
-  /// header are an error.
+  /// int64, float64, date32, timestamp[us], utf8, decimal128(p, s) (values
+  /// rounded half away from zero to s digits; more than p digits is an
+  /// error naming the line). Names absent from the header are an error.
   std::map<std::string, DataTypePtr> column_types;
+  /// Types of the first columns by position (DuckDB's `types = [...]`),
+  /// the same types as column_types, applied before it; more types than
+  /// columns is an error.
+  std::vector<DataTypePtr> column_types_by_position;
 };
 
 /// A parsed CSV table: its schema (every field nullable; CsvLayout's for an
@@ -162,7 +167,9 @@ Result<CsvTable> ParseCsv(std::string_view text, const CsvOptions& options, Memo
 
 /// The type named by `name` for CsvOptions::column_types ("int64", "bigint",
 /// "double", "float64", "bool", "boolean", "date", "date32", "timestamp",
-/// "varchar", "utf8", "string"), case-insensitive. Errors: Invalid naming it.
+/// "varchar", "utf8", "string", "decimal(p, s)", "numeric(p, s)", "decimal"
+/// = DECIMAL(18, 3) as in DuckDB), case-insensitive. Errors: Invalid naming
+/// it (also a precision outside 1..38 or a scale outside 0..precision).
 Result<DataTypePtr> CsvTypeFromName(std::string_view name);
 
 }  // namespace quiver::formats::csv

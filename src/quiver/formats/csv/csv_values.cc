@@ -125,4 +125,47 @@ bool ParseCsvTimestamp(std::string_view s, int64_t* out_us) {
   return true;
 }
 
+bool ParseCsvDecimal(std::string_view s, int precision, int scale, __int128* out_unscaled) {
+  if (precision < 1 || precision > 38 || scale < 0 || scale > precision) return false;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  __int128 limit = 1;  // 10^precision
+  for (int i = 0; i < precision; ++i) limit *= 10;
+  __int128 v = 0;
+  int digits = 0, fraction = 0;
+  bool point = false, round_up = false, past_scale = false;
+  for (char c : s) {
+    if (c == '.') {
+      if (point) return false;
+      point = true;
+      continue;
+    }
+    if (!IsDigit(c)) return false;
+    ++digits;
+    if (point) {
+      if (fraction == scale) {
+        // The first digit past the scale decides the rounding; the rest
+        // only need to be digits.
+        if (!past_scale) round_up = c >= '5';
+        past_scale = true;
+        continue;
+      }
+      ++fraction;
+    }
+    v = v * 10 + (c - '0');
+    if (v >= limit) return false;
+  }
+  if (digits == 0) return false;
+  for (; fraction < scale; ++fraction) {
+    v *= 10;
+    if (v >= limit) return false;
+  }
+  if (round_up && ++v >= limit) return false;
+  *out_unscaled = negative ? -v : v;
+  return true;
+}
+
 }  // namespace quiver::formats::csv

@@ -22,5 +22,12 @@ bool ParseCsvDate(std::string_view s, int32_t* out_days);
 /// YYYY-MM-DD[T| ]HH:MM:SS[.fraction][Z] -> microseconds since
 /// 1970-01-01 00:00:00 (digits past the sixth are truncated).
 bool ParseCsvTimestamp(std::string_view s, int64_t* out_us);
+/// An optional sign, digits, an optional '.' and digits (at least one digit
+/// in all; "1.", ".5" allowed; no exponent) -> the unscaled value of a
+/// DECIMAL(precision, scale) (1 <= precision <= 38, 0 <= scale <=
+/// precision): digits past `scale` round half away from zero (as DuckDB's
+/// cast of a CSV field rounds); false when the value needs more than
+/// `precision` digits.
+bool ParseCsvDecimal(std::string_view s, int precision, int scale, __int128* out_unscaled);
 
 }  // namespace quiver::formats::csv

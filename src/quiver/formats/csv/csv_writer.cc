@@ -42,8 +42,8 @@ class CsvWriter::Codec {
     if (kind_ == CsvCompression::kGzip) {
       z_ = z_stream{};
       // windowBits 15 + 16: a gzip header and trailer (RFC 1952), not zlib's.
-      if (deflateInit2(&z_, level == 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, 15 + 16, 8,
-                       Z_DEFAULT_STRATEGY) != Z_OK) {
+      if (deflateInit2(&z_, level == 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+          Z_OK) {
         return Status::IOError("csv writer: gzip: deflateInit2 failed (level " + std::to_string(level) + ")");
       }
       z_open_ = true;

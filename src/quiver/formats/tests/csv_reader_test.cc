@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "quiver/columnar/value_format.h"
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/csv/csv_values.h"
 #include "quiver/testing/array_readers.h"
@@ -102,6 +103,44 @@ TEST_F(CsvReaderTest, SingleQuoteSniffedAndOverrides) {
   EXPECT_EQ(StringAt(*t.batches[0]->columns[1], 0), "a,b");
   o.column_types = {{"nope", int64()}};
   EXPECT_RAISES_WITH_MESSAGE(Invalid, "names no column 'nope'", Parse("code,label\n1,x\n", o));
+}
+
+TEST_F(CsvReaderTest, DecimalValuesExact) {
+  __int128 v = 0;
+  EXPECT_TRUE(ParseCsvDecimal("10.005", 15, 2, &v));
+  EXPECT_EQ(static_cast<int64_t>(v), 1001);  // half away from zero
+  EXPECT_TRUE(ParseCsvDecimal("-10.005", 15, 2, &v));
+  EXPECT_EQ(static_cast<int64_t>(v), -1001);
+  EXPECT_TRUE(ParseCsvDecimal("-10.0049999", 15, 2, &v));
+  EXPECT_EQ(static_cast<int64_t>(v), -1000);
+  EXPECT_TRUE(ParseCsvDecimal("+.5", 3, 1, &v));
+  EXPECT_EQ(static_cast<int64_t>(v), 5);
+  EXPECT_TRUE(ParseCsvDecimal("7.", 3, 2, &v));
+  EXPECT_EQ(static_cast<int64_t>(v), 700);
+  EXPECT_TRUE(ParseCsvDecimal("9.995", 3, 2, &v) == false);  // rounds to 10.00: 4 digits
+  EXPECT_TRUE(ParseCsvDecimal("99999999999999999999999999999999999999", 38, 0, &v));
+  EXPECT_FALSE(ParseCsvDecimal("100000000000000000000000000000000000000", 38, 0, &v));
+  for (const char* bad : {"", "-", ".", "1.2.3", "1e5", "abc", " 1", "1,5"}) {
+    EXPECT_FALSE(ParseCsvDecimal(bad, 15, 2, &v)) << bad;
+  }
+  CsvOptions o;
+  o.column_types["p"] = decimal(128, 15, 2);
+  o.column_types_by_position = {utf8()};
+  ASSERT_OK_AND_ASSIGN(auto t, Parse("id,p\n007,1.5\n8,\n", o));
+  EXPECT_EQ(t.schema->ToString(), "id: utf8\np: decimal128(15, 2)");
+  EXPECT_EQ(StringAt(*t.batches[0]->columns[0], 0), "007");
+  EXPECT_TRUE(IsNull(*t.batches[0]->columns[1], 1));
+  std::string text;
+  FormatValue(*t.batches[0]->columns[1], 0, ValueFormat::kText, &text);
+  EXPECT_EQ(text, "1.50");
+  ASSERT_OK_AND_ASSIGN(auto type, CsvTypeFromName("Decimal( 9 , 3 )"));
+  EXPECT_EQ(type->ToString(), "decimal128(9, 3)");
+  ASSERT_OK_AND_ASSIGN(type, CsvTypeFromName("numeric"));
+  EXPECT_EQ(type->ToString(), "decimal128(18, 3)");
+  ASSERT_OK_AND_ASSIGN(type, CsvTypeFromName("decimal(5)"));
+  EXPECT_EQ(type->ToString(), "decimal128(5, 0)");
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "precision 1..38", CsvTypeFromName("decimal(0,0)"));
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "is not one of", CsvTypeFromName("decimal(5,2"));
 }
 
 TEST_F(CsvReaderTest, BatchesSplitRows) {

@@ -118,8 +118,8 @@ TEST_F(CsvWriterTest, GzipAndZstdDecompressToTheSameText) {
     ASSERT_OK_AND_ASSIGN(std::string packed, Write(t, o));
     EXPECT_LT(packed.size(), plain.size() / 3);
     EXPECT_EQ(last_stats_.text_bytes, static_cast<int64_t>(plain.size()));
-    ASSERT_OK_AND_ASSIGN(auto text, DecompressCsv({reinterpret_cast<const uint8_t*>(packed.data()), packed.size()},
-                                                  c, pool(), "out"));
+    ASSERT_OK_AND_ASSIGN(
+        auto text, DecompressCsv({reinterpret_cast<const uint8_t*>(packed.data()), packed.size()}, c, pool(), "out"));
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(text->data()), static_cast<size_t>(text->size())), plain);
   }
 }
@@ -146,8 +146,7 @@ TEST_F(CsvWriterTest, Misuse) {
   ASSERT_OK_AND_ASSIGN(auto t, Parse("a,b\n1,2\n"));
   MemorySink sink;
   CsvWriteOptions o;
-  EXPECT_RAISES_WITH_MESSAGE(Invalid, "no memory pool",
-                                  CsvWriter::Make(t.schema, &sink, o));
+  EXPECT_RAISES_WITH_MESSAGE(Invalid, "no memory pool", CsvWriter::Make(t.schema, &sink, o));
   o.pool = pool();
   o.delimiter = '"';
   EXPECT_RAISES_WITH_MESSAGE(Invalid, "delimiter", CsvWriter::Make(t.schema, &sink, o));

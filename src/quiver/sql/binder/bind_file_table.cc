@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "quiver/formats/csv/csv_reader.h"
 #include "quiver/sql/binder/binder_internal.h"
 
 namespace quiver::sql {
@@ -207,6 +208,37 @@ Result<LogicalOpPtr> Binder::Impl::BindFileFunction(Json& rf, QueryState* q) {
       std::string s;
       if (!string_of(*value, &s)) return Error(fname + ": " + name + " takes a string", at);
       options.csv.null_values.push_back(s);
+    } else if (options.format == FileFormat::kCsv && (name == "types" || name == "dtypes" || name == "column_types")) {
+      // DuckDB's list form (types of the first columns by position), written
+      // ARRAY['BIGINT', 'DECIMAL(15,2)'], or by name with struct_pack(col
+      // := 'TYPE', ...) (DuckDB's {'col': 'TYPE'} does not parse here).
+      auto type_of = [&](const Json& v) -> Result<DataTypePtr> {
+        std::string t;
+        if (!string_of(v, &t)) return Error(fname + ": " + name + " takes type names as strings", FirstLocation(v));
+        auto type = formats::csv::CsvTypeFromName(t);
+        if (!type.ok()) return Error(fname + ": " + type.status().message(), FirstLocation(v));
+        return *type;
+      };
+      if (value->contains("A_ArrayExpr")) {
+        for (const auto& e : (*value)["A_ArrayExpr"]["elements"]) {
+          QUIVER_ASSIGN_OR_RETURN(auto type, type_of(e));
+          options.csv.column_types_by_position.push_back(std::move(type));
+        }
+      } else if (value->contains("FuncCall") && (*value)["FuncCall"].contains("funcname") &&
+                 FoldIdentifier(StringOf((*value)["FuncCall"]["funcname"].back())) == "struct_pack") {
+        Json& pack = (*value)["FuncCall"];
+        if (!pack.contains("args")) return Error(fname + ": " + name + ": struct_pack() names no column", at);
+        for (const auto& a : pack["args"]) {
+          if (!a.contains("NamedArgExpr"))
+            return Error(fname + ": " + name + ": struct_pack takes column := 'TYPE' pairs", FirstLocation(a));
+          QUIVER_ASSIGN_OR_RETURN(auto type, type_of(a["NamedArgExpr"]["arg"]));
+          options.csv.column_types[a["NamedArgExpr"].value("name", "")] = std::move(type);
+        }
+      } else {
+        return Error(fname + ": " + name +
+                         " takes ARRAY['TYPE', ...] (by position) or struct_pack(column := 'TYPE', ...) (by name)",
+                     at);
+      }
     } else if (options.format == FileFormat::kCsv && name == "auto_detect") {
       QUIVER_ASSIGN_OR_RETURN(bool on, bool_of(*value, name));
       if (!on) return Unsupported(fname + ": auto_detect = false", at);

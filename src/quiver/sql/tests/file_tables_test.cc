@@ -109,6 +109,33 @@ TEST_F(FileTablesTest, ReadParquetAndReadCsvWithNamedParameters) {
   EXPECT_EQ(Query("SELECT count(*) FROM '" + P("x.csv") + "'"), (V{"3"}));
 }
 
+// read_csv's column types (issue 36 §2, an override per column): DuckDB's
+// list form by position, ARRAY['..'], and by name with struct_pack; DECIMAL
+// values exact (rounded half away from zero past the scale), where the
+// inferred DOUBLE would not be.
+TEST_F(FileTablesTest, ReadCsvColumnTypes) {
+  std::ofstream(dir_ / "money.csv") << "id,price,qty\n1,10.005,3\n2,-0.5,\n3,0.1,7\n4,0.2,1\n";
+  const std::string f = "read_csv('" + P("money.csv") + "'";
+  // DuckDB: [["1","10.01","3"],["2","-0.50",null],["3","0.10","7"],["4","0.20","1"]]
+  EXPECT_EQ(Query("SELECT * FROM " + f + ", types => ARRAY['BIGINT', 'DECIMAL(15,2)']) ORDER BY id", false),
+            (V{"1|10.01|3", "2|-0.50|null", "3|0.10|7", "4|0.20|1"}));
+  // DuckDB (v1.5, the same struct_pack): [["9.81"]] (inferred DOUBLE: 9.805)
+  EXPECT_EQ(Query("SELECT sum(price) FROM " + f + ", types => struct_pack(price := 'decimal(15,2)'))"), (V{"9.81"}));
+  // DuckDB (dtypes = {'price': 'NUMERIC(6, 3)'}): [["30.915"]]
+  EXPECT_EQ(Query("SELECT sum(price * qty) FROM " + f + ", dtypes => struct_pack(price := 'NUMERIC(6, 3)'))"),
+            (V{"30.915"}));
+  Status st = ErrorOf("SELECT * FROM " + f + ", types => struct_pack(price := 'DECIMAL(3,2)'))");
+  EXPECT_NE(st.message().find("line 2, column 2 ('price'): '10.005'"), std::string::npos) << st.ToString();
+  st = ErrorOf("SELECT * FROM " + f + ", types => struct_pack(nope := 'int'))");
+  EXPECT_NE(st.message().find("names no column 'nope'"), std::string::npos) << st.ToString();
+  st = ErrorOf("SELECT * FROM " + f + ", types => ARRAY['int', 'int', 'int', 'int'])");
+  EXPECT_NE(st.message().find("4 column types given for 3 columns"), std::string::npos) << st.ToString();
+  st = ErrorOf("SELECT * FROM " + f + ", types => ARRAY['decimal(40,2)'])");
+  EXPECT_NE(st.message().find("precision 1..38"), std::string::npos) << st.ToString();
+  st = ErrorOf("SELECT * FROM " + f + ", types => 'int')");
+  EXPECT_NE(st.message().find("takes ARRAY['TYPE', ...]"), std::string::npos) << st.ToString();
+}
+
 TEST_F(FileTablesTest, PartitionFiltersSkipOtherPartitionsFiles) {
   const std::string glob = P("p") + "/*/*.parquet";
   EXPECT_EQ(Query("SELECT count(*) FROM '" + glob + "' WHERE year = 2021"), (V{"2"}));
