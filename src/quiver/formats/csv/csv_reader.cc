@@ -229,13 +229,14 @@ Result<ArrayDataPtr> BuildColumn(std::string_view text, const FieldRef* fields, 
           }
           break;
         }
-        case TypeId::kDecimal: {
+        default: {
+          if (type->id != TypeId::kDecimal)
+            return Status::NotImplemented(ColumnLabel(schema, c) + ": CSV type " + type->ToString());
           __int128 v = 0;
           ok = ParseCsvDecimal(s, type->precision, type->scale, &v);
           if (ok) std::memcpy(d + r * 16, &v, sizeof(v));
           break;
         }
-        default: return Status::NotImplemented(ColumnLabel(schema, c) + ": CSV type " + type->ToString());
       }
       if (!ok) return bad(r, s);
       bit_util::SetBit(valid, r);
@@ -255,9 +256,9 @@ bool SupportedType(const DataType& t) {
     case TypeId::kDate32:
     case TypeId::kUtf8: return true;
     case TypeId::kTimestamp: return t.unit == TimeUnit::kMicro;
-    case TypeId::kDecimal:
-      return t.bit_width == 128 && t.precision >= 1 && t.precision <= 38 && t.scale >= 0 && t.scale <= t.precision;
-    default: return false;
+    default:
+      return t.id == TypeId::kDecimal && t.bit_width == 128 && t.precision >= 1 && t.precision <= 38 && t.scale >= 0 &&
+             t.scale <= t.precision;
   }
 }
 
