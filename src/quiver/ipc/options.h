@@ -54,6 +54,11 @@ struct ReadOptions {
   /// copies) and last_batch_stats() stays empty. Decoding, limits, errors
   /// and memory use of the batches are the same either way.
   bool collect_body_stats = false;
+  /// Keep each record batch message's custom metadata (and its index and
+  /// row count) in last_batch_stats() even when collect_body_stats is off;
+  /// the per-buffer statistics stay empty. For scans that read the column
+  /// ranges (ipc/column_ranges.h).
+  bool collect_message_metadata = false;
 };
 
 struct WriteOptions {
@@ -75,6 +80,11 @@ struct WriteOptions {
   /// Which memory compressed outputs end up in (compression/body_compressor.h;
   /// default kExact, the reason is documented there).
   OutputPolicy output_policy = kDefaultOutputPolicy;
+  /// Record each record batch's integer and DATE32 column ranges in its
+  /// message's custom metadata (ipc/column_ranges.h), so that a scan with a
+  /// filter on such a column can skip the batch unread. Off by default:
+  /// other files keep their bytes.
+  bool column_ranges = false;
 };
 
 }  // namespace quiver::ipc

@@ -775,12 +775,15 @@ class ReaderImpl : public RecordBatchReader {
     // Body statistics only when asked (ReadOptions::collect_body_stats):
     // otherwise no copies and no per-buffer bookkeeping.
     const bool collect = options_.collect_body_stats;
+    const bool keep_metadata = collect || options_.collect_message_metadata;
     BatchBodyStats stats;
-    if (collect) {
+    if (keep_metadata) {
       stats.message_index = raw.index;
       stats.num_rows = rb->length();
-      stats.codec = codec ? codec->type() : CompressionType::kNone;
       stats.message_metadata = MetadataFrom(raw.message->custom_metadata());
+    }
+    if (collect) {
+      stats.codec = codec ? codec->type() : CompressionType::kNone;
       stats.metadata_bytes = raw.metadata->size();
       stats.body_bytes = raw.body->size();
       stats.columns.resize(schema_->fields.size());
@@ -808,7 +811,7 @@ class ReaderImpl : public RecordBatchReader {
     if (options_.validation != ValidationLevel::kNone) {
       QUIVER_RETURN_NOT_OK_CTX(ValidateBatch(*batch, options_.validation), Msg(raw.index));
     }
-    if (collect) last_stats_ = std::move(stats);
+    if (keep_metadata) last_stats_ = std::move(stats);
     return RecordBatchPtr(std::move(batch));
   }
 

@@ -13,6 +13,7 @@
 #include "quiver/columnar/layout.h"
 #include "quiver/compression/codec.h"
 #include "quiver/ipc/batch_unloader.h"
+#include "quiver/ipc/column_ranges.h"
 #include "quiver/ipc/metadata_internal.h"
 
 namespace quiver::ipc {
@@ -290,10 +291,13 @@ class WriterImpl : public RecordBatchWriter {
                                  int64_t dictionary_id, bool is_delta) {
     BatchUnloader unloader(options_.pool, compressor_.get(), is_dictionary ? std::vector<bool>{} : column_compressed_);
     QUIVER_ASSIGN_OR_RETURN(UnloadedBatch unloaded, unloader.Unload(columns, num_rows));
-    return WriteUnloadedMessage(unloaded, is_dictionary, dictionary_id, is_delta);
+    const std::string ranges =
+        options_.column_ranges && !is_dictionary && num_rows > 0 ? EncodeColumnRanges(columns) : std::string();
+    return WriteUnloadedMessage(unloaded, is_dictionary, dictionary_id, is_delta, ranges);
   }
 
-  Status WriteUnloadedMessage(const UnloadedBatch& u, bool is_dictionary, int64_t dictionary_id, bool is_delta) {
+  Status WriteUnloadedMessage(const UnloadedBatch& u, bool is_dictionary, int64_t dictionary_id, bool is_delta,
+                              const std::string& ranges = std::string()) {
     std::vector<fb::Buffer> fb_buffers;
     fb_buffers.reserve(u.regions.size());
     int64_t offset = 0;
@@ -320,13 +324,21 @@ class WriterImpl : public RecordBatchWriter {
     // The codec level is not part of the format; quiver records it in the
     // message's custom metadata (kCompressionLevelMetadataKey, options.h) so
     // that `quiver stats` can show it.
+    // With WriteOptions::column_ranges, the batch's integer column ranges
+    // too (ipc/column_ranges.h).
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>> md = 0;
+    std::vector<flatbuffers::Offset<fb::KeyValue>> kvs;
     if (u.codec != CompressionType::kNone) {
       auto k = fbb.CreateString(kCompressionLevelMetadataKey.data(), kCompressionLevelMetadataKey.size());
       auto v = fbb.CreateString(std::to_string(u.codec_level));
-      std::vector<flatbuffers::Offset<fb::KeyValue>> kvs{fb::CreateKeyValue(fbb, k, v)};
-      md = fbb.CreateVector(kvs);
+      kvs.push_back(fb::CreateKeyValue(fbb, k, v));
     }
+    if (!ranges.empty()) {
+      auto k = fbb.CreateString(kColumnRangesMetadataKey.data(), kColumnRangesMetadataKey.size());
+      auto v = fbb.CreateString(ranges);
+      kvs.push_back(fb::CreateKeyValue(fbb, k, v));
+    }
+    if (!kvs.empty()) md = fbb.CreateVector(kvs);
     flatbuffers::Offset<fb::Message> msg;
     if (is_dictionary) {
       auto db = fb::CreateDictionaryBatch(fbb, dictionary_id, rb, is_delta);

@@ -14,6 +14,7 @@
 #include "quiver/ipc/reader.h"
 #include "quiver/sql/csv_scan.h"
 #include "quiver/sql/file_scan.h"
+#include "quiver/sql/ipc_batch_pruning.h"
 
 namespace quiver::sql {
 
@@ -42,10 +43,11 @@ Status CheckName(std::string_view name) {
 
 // Opens one IPC path for reading at `validation`.
 Result<std::unique_ptr<ipc::RecordBatchReader>> OpenOne(const std::string& path, MemoryPool* pool,
-                                                        ValidationLevel validation) {
+                                                        ValidationLevel validation, bool message_metadata = false) {
   ipc::ReadOptions ro;
   ro.pool = pool;
   ro.validation = validation;
+  ro.collect_message_metadata = message_metadata;
   auto r = ipc::RecordBatchReader::OpenPath(path, ro);
   if (!r.ok()) return r.status().WithContext(path);
   return r;
@@ -54,16 +56,19 @@ Result<std::unique_ptr<ipc::RecordBatchReader>> OpenOne(const std::string& path,
 // A stream over several IPC paths in turn (a directory table). With
 // `columns`, only those top-level columns are validated (at `validation`;
 // the reader itself validates nothing), so a scan does not pay for
-// checking, e.g., the offsets of string columns it never reads.
+// checking, e.g., the offsets of string columns it never reads. With
+// `prune`, the batches whose recorded column ranges no row of which can
+// pass (ipc_batch_pruning.h) are skipped before anything of them is read.
 class MultiPathStream : public RecordBatchStream {
  public:
   MultiPathStream(SchemaPtr schema, std::vector<std::string> paths, MemoryPool* pool, ValidationLevel validation,
-                  std::optional<std::vector<int>> columns)
+                  std::optional<std::vector<int>> columns, std::vector<parquet::StatsPredicate> prune = {})
       : schema_(std::move(schema)),
         paths_(std::move(paths)),
         pool_(pool),
         validation_(validation),
-        columns_(std::move(columns)) {}
+        columns_(std::move(columns)),
+        prune_(std::move(prune)) {}
   const SchemaPtr& schema() const override { return schema_; }
   /// The path of the last batch returned and its index in that file.
   const std::string& last_path() const { return paths_[next_path_ - 1]; }
@@ -73,7 +78,8 @@ class MultiPathStream : public RecordBatchStream {
       if (!reader_) {
         if (next_path_ >= paths_.size()) return RecordBatchPtr{};
         const std::string& path = paths_[next_path_++];
-        QUIVER_ASSIGN_OR_RETURN(reader_, OpenOne(path, pool_, columns_ ? ValidationLevel::kNone : validation_));
+        QUIVER_ASSIGN_OR_RETURN(reader_,
+                                OpenOne(path, pool_, columns_ ? ValidationLevel::kNone : validation_, !prune_.empty()));
         if (!reader_->schema()->Equals(*schema_)) {
           return Status::Invalid(path + ": schema changed since the table was registered");
         }
@@ -82,6 +88,10 @@ class MultiPathStream : public RecordBatchStream {
       auto b = reader_->Next();
       if (!b.ok()) return b.status().WithContext(paths_[next_path_ - 1]);
       if (*b) {
+        if (!prune_.empty() && !BatchRangesMayMatch(reader_->last_batch_stats().message_metadata, prune_)) {
+          ++batch_index_;
+          continue;
+        }
         if (columns_ && validation_ != ValidationLevel::kNone) {
           for (int c : *columns_) {
             if (c < 0 || c >= static_cast<int>((*b)->columns.size()))
@@ -106,6 +116,7 @@ class MultiPathStream : public RecordBatchStream {
   MemoryPool* pool_;
   ValidationLevel validation_;
   std::optional<std::vector<int>> columns_;
+  std::vector<parquet::StatsPredicate> prune_;
   size_t next_path_ = 0;
   int64_t batch_index_ = 0;
   std::unique_ptr<ipc::RecordBatchReader> reader_;
@@ -235,7 +246,7 @@ SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<s
       for (size_t c = 0; c < schema_->fields.size(); ++c) all.push_back(static_cast<int>(c));
     }
     files_ = std::make_unique<MultiPathStream>(schema_, table.paths, pool, ValidationLevel::kNone,
-                                               columns_ ? *columns_ : all);
+                                               columns_ ? *columns_ : all, std::move(prune));
     if (!columns_) columns_ = std::move(all);
   }
 }

@@ -25,6 +25,7 @@ Result<std::vector<GeneratedTableFile>> WriteGeneratedTables(const std::string& 
       ipc::WriteOptions wo;
       wo.pool = pool;
       wo.compression = compression;
+      wo.column_ranges = true;  // scans skip the batches a filter's key range excludes
       QUIVER_ASSIGN_OR_RETURN(auto writer,
                               ipc::RecordBatchWriter::Make(sink.get(), t.stream->schema(), ipc::IpcFormat::kFile, wo));
       while (true) {

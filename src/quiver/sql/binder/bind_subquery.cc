@@ -456,7 +456,11 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
     QUIVER_RETURN_NOT_OK(ExtractCorrelation(e, q, &correlated));
     if (correlated) return Status::OK();
   }
-  q->plan = AddFilter(q->plan, e);
+  // As deep as its columns allow, like the WHERE terms without subqueries
+  // (PlanJoinGraph): TPC-DS 6's d_month_seq = (SELECT DISTINCT d_month_seq
+  // ...) filters date_dim's scan, not the join of store_sales with
+  // everything (and date_dim's keys then filter store_sales' scan).
+  q->plan = PushFilter(q->plan, e);
   return Status::OK();
 }
 

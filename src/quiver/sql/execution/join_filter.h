@@ -16,9 +16,13 @@
 // prepared after that, then
 //  - skips the Parquet row groups whose statistics lie outside the range
 //    (formats/parquet/row_group_filter.h), and
+//  - skips the IPC record batches whose recorded column ranges lie
+//    outside it (sql/ipc_batch_pruning.h), and
 //  - drops the rows of every batch (in-memory, IPC, Parquet slice) whose
 //    key fails the filter before any other column is decoded, filtered or
-//    gathered, and before the rest of the probe pipeline sees them.
+//    gathered, and before the rest of the probe pipeline sees them (unless
+//    fewer than a quarter of the batch's rows fail: it then goes on whole,
+//    scan_project.cc kKeepWhole).
 // The filter is a necessary condition of the join's key equality only: the
 // join still runs on every row it lets through, so answers do not change.
 // Integer (INT, BIGINT) and DATE keys only; the probe column must be one of

@@ -130,6 +130,10 @@ struct ActiveJoinFilter {
 };
 using ActiveJoinFilters = std::shared_ptr<const std::vector<ActiveJoinFilter>>;
 
+// The share of a batch's rows above which a join filter's selection is not
+// applied (ScanOp::SelectByJoinFilters).
+constexpr double kKeepWhole = 0.75;
+
 class ScanOp : public RecordBatchStream {
  public:
   // Reads `source`, or only `morsel` when given.
@@ -236,12 +240,22 @@ class ScanOp : public RecordBatchStream {
   }
 
   // Narrows the selection by the join filters; false when no row is left.
+  // A selection that keeps more than kKeepWhole of the batch is dropped
+  // again: gathering every column for the rows kept costs more than the
+  // join spends on the few it would have been spared (the filter is only a
+  // necessary condition of the join, which still drops them; TPC-DS Q59:
+  // 2% of store_sales dropped, 0.43 -> 0.38 s of CPU without the gather).
   bool SelectByJoinFilters(const RecordBatch& in, std::vector<int64_t>* sel, bool* selected) {
     int64_t dropped = 0;
     for (const ActiveJoinFilter& f : *join_filters_) {
       const int c = columns_[static_cast<size_t>(f.position)];
       dropped += SelectByJoinFilter(*f.bounds, *in.columns[static_cast<size_t>(c)], sel, selected);
       if (*selected && sel->empty()) break;
+    }
+    if (*selected && static_cast<double>(sel->size()) > kKeepWhole * static_cast<double>(in.num_rows)) {
+      *selected = false;
+      sel->clear();
+      dropped = 0;
     }
     const bool none = *selected && sel->empty();
     if (JoinFilterCounters* n = ctx_->join_filter_counters.get()) {
@@ -413,7 +427,7 @@ class ScanNode : public PhysicalNode {
         keep_(std::move(keep)),
         out_schema_(std::move(out_schema)) {
     if (!filters.empty()) filter_ = DictionaryFilter::Make(filters, scan_schema_);
-    if (table_.file_source) {
+    if (table_.file_source || !table_.paths.empty()) {  // Parquet row groups, IPC batches
       prune_only.insert(prune_only.end(), filters.begin(), filters.end());
       prune_ = PruningPredicates(prune_only, columns_, *table_.schema);
     }
@@ -444,7 +458,7 @@ class ScanNode : public PhysicalNode {
       if (!published || f.key >= published->size()) continue;
       const JoinKeyBounds& bounds = (*published)[f.key];
       active->push_back(ActiveJoinFilter{f.position, published, &bounds});
-      if (table_.file_source) {
+      if (table_.file_source || !table_.paths.empty()) {
         for (auto& p : JoinFilterPredicates(bounds, columns_[static_cast<size_t>(f.position)]))
           prune.push_back(std::move(p));
       }

@@ -1,6 +1,8 @@
 // quiver/sql/expression/evaluate.cc — see evaluate.h.
 #include "quiver/sql/expression/evaluate.h"
 
+#include <optional>
+
 #include "quiver/columnar/take.h"
 #include "quiver/sql/expression/kernels.h"
 
@@ -14,9 +16,53 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
 
 namespace {
 
+// `CASE WHEN c THEN x [ELSE NULL] END` with x an array of the CASE's type
+// that cannot fail (TPC-DS Q59's seven `CASE WHEN d_day_name = 'Sunday'
+// THEN ss_sales_price ELSE NULL END`): x itself, its values shared, with
+// NULL where c is not true. Null (nothing written) when the shape differs.
+Result<std::optional<Vec>> EvaluateMaskedCase(const Expr& e, const RecordBatch& batch, EvalContext* ctx) {
+  if (e.args.size() != 3) return std::optional<Vec>();
+  const Expr& otherwise = *e.args[2];
+  if (otherwise.kind != Expr::Kind::kConstant || !otherwise.value.is_null || MayFail(*e.args[1]))
+    return std::optional<Vec>();
+  const int64_t n = batch.num_rows;
+  QUIVER_ASSIGN_OR_RETURN(Vec cond, Evaluate(*e.args[0], batch, ctx));
+  if (cond.type()->id != TypeId::kBool || cond.constant) return std::optional<Vec>();
+  QUIVER_ASSIGN_OR_RETURN(Vec value, Evaluate(*e.args[1], batch, ctx));
+  if (value.constant || value.type()->id == TypeId::kNull || !value.type()->Equals(*e.type) ||
+      value.array->length != n || value.array->buffers.empty())
+    return std::optional<Vec>();
+  const ArrayData& v = *value.array;
+  const int64_t off = v.offset;
+  QUIVER_ASSIGN_OR_RETURN(auto bitmap, Buffer::AllocateZeroed(ctx->pool, bit_util::BytesForBits(off + n)));
+  uint8_t* bits = bitmap->mutable_data();
+  const uint8_t* cond_values = cond.array->buffers[1]->data();
+  const int64_t cond_off = cond.array->offset;
+  const uint8_t* cond_valid = cond.MayHaveNulls() && cond.array->buffers[0] ? cond.array->buffers[0]->data() : nullptr;
+  const uint8_t* value_valid = v.null_count != 0 && v.buffers[0] ? v.buffers[0]->data() : nullptr;
+  int64_t valid = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    bool pass = bit_util::GetBit(cond_values, cond_off + r);
+    if (cond_valid != nullptr) pass = pass && bit_util::GetBit(cond_valid, cond_off + r);
+    if (value_valid != nullptr) pass = pass && bit_util::GetBit(value_valid, off + r);
+    if (pass) bit_util::SetBit(bits, off + r);
+    valid += pass ? 1 : 0;
+  }
+  auto out = std::make_shared<ArrayData>(v);
+  out->buffers[0] = std::move(bitmap);
+  out->null_count = n - valid;
+  Vec result;
+  result.array = std::move(out);
+  return std::optional<Vec>(std::move(result));
+}
+
 Result<Vec> EvaluateCase(const Expr& e, const RecordBatch& batch, EvalContext* ctx) {
   const int64_t n = batch.num_rows;
   const size_t num_when = (e.args.size() - 1) / 2;
+  {
+    QUIVER_ASSIGN_OR_RETURN(std::optional<Vec> masked, EvaluateMaskedCase(e, batch, ctx));
+    if (masked) return std::move(*masked);
+  }
   std::vector<int32_t> branch(static_cast<size_t>(n), static_cast<int32_t>(num_when));  // default: ELSE
   std::vector<uint8_t> decided(static_cast<size_t>(n), 0);
   for (size_t w = 0; w < num_when; ++w) {
