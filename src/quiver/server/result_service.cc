@@ -561,13 +561,15 @@ class ResultService::Impl : public t::TCLIServiceIf {
   // its producer.
   t::TStatus Launch(const std::shared_ptr<Operation>& op, const Session& session,
                     std::unique_ptr<RecordBatchStream> stream) {
-    op->chunk_lz4 = op->can_download && o_.lz4;
-    op->inline_lz4 = op->client_lz4 && o_.lz4;
-    op->started_ms = NowEpochMs();
-    op->last_used_ms = op->started_ms;
+    {
+      std::lock_guard<std::mutex> lock(op->mu);  // a failover re-run's op is polled meanwhile
+      op->chunk_lz4 = op->can_download && o_.lz4;
+      op->inline_lz4 = op->client_lz4 && o_.lz4;
+      op->started_ms = op->last_used_ms = op->heartbeat_ms = NowEpochMs();
+    }
     if (stream) {
-      // Planned already (a metadata operation, a failover re-run); a
-      // statement without a stream is planned by its thread (op->plan).
+      // Planned already (a metadata operation; a failover re-run has none);
+      // a statement without a stream is planned by its thread (op->plan).
       auto schema_message = SchemaMessage(stream->schema(), exec_pool_.get());
       if (!schema_message.ok()) return ErrorStatus("result schema: " + schema_message.status().ToString());
       op->schema = stream->schema();
@@ -579,7 +581,6 @@ class ResultService::Impl : public t::TCLIServiceIf {
     if (added.statusCode != t::TStatusCode::SUCCESS_STATUS) return added;
     if (shared_) {
       // Visible to the other servers before the handle is handed out.
-      op->heartbeat_ms = op->started_ms;
       bool closed = false;
       const Status st = store_docs_.Announce(op.get(), &closed);
       if (!st.ok() || closed) {

@@ -181,7 +181,11 @@ TEST(ResultServerFairness, HeavyPlanningOfOneTokenDoesNotStarveAnother) {
   // planning), at once.
   const auto t0 = std::chrono::steady_clock::now();
   CloseSession(owner, s);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  const double close_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("closing the flood's %zu operations: %.3f s\n", ops.size(), close_s);
+  // (Under ThreadSanitizer at load 7-8 the close took 10 s: the planning
+  // statement notices its cancel at its next check, 5-15x later there.)
+  EXPECT_LT(close_s, 5.0 * kAnswerBoundS);
   const auto after = f.server->service()->stats();
   EXPECT_EQ(after.planning, 0);
   EXPECT_EQ(after.queued_plans, 0);

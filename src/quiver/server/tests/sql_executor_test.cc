@@ -20,6 +20,7 @@
 #include "quiver/server/sql_executor.h"
 #include "quiver/sql/engine.h"
 #include "quiver/sql/tpch_tables.h"
+#include "quiver/testing/sanitizers.h"
 #include "quiver/testing/status_assertions.h"
 
 namespace quiver::server {
@@ -305,7 +306,11 @@ TEST(SqlExecutor, ExplodingJoinUnderDefaultsStopsWithinOneSecond) {
   std::printf("exploding join under defaults: stopped and freed in %.3f s, server peak %.1f MiB\n", stop_s,
               static_cast<double>(server_pool->peak_bytes()) / (1 << 20));
   EXPECT_EQ(exec->held_bytes(), 0);
-  EXPECT_LT(stop_s, 1.0);
+  // The stop waits for the morsels in flight; ThreadSanitizer and ASan run
+  // them 5-15x slower (1.40 s measured under TSan at load 8), so the bound
+  // is the release build's second there and three seconds under them.
+  const double bound_s = quiver::testing::kThreadSanitizer || quiver::testing::kAddressSanitizer ? 3.0 : 1.0;
+  EXPECT_LT(stop_s, bound_s);
   EXPECT_LT(server_pool->peak_bytes(), int64_t{1} << 30) << "backpressure bounds the unfetched result";
   auto ok = fetch::FetchResult::Query(conn, "SELECT n_name FROM nation", fo);
   ASSERT_OK(ok);
