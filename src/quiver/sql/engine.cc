@@ -40,12 +40,31 @@ class ConstStream : public RecordBatchStream {
   RecordBatchPtr batch_;
 };
 
+// `schema` with every column in its OutputType (decimal64 as decimal128);
+// `schema` itself when none changes.
+SchemaPtr OutputSchema(const SchemaPtr& schema) {
+  if (!schema) return schema;
+  bool widened = false;
+  auto out = std::make_shared<Schema>(*schema);
+  for (auto& f : out->fields) {
+    if (!f || !IsDecimal64(*f->type)) continue;
+    auto g = std::make_shared<Field>(*f);
+    g->type = OutputType(f->type);
+    f = g;
+    widened = true;
+  }
+  return widened ? out : schema;
+}
+
 // The statement's stream: owns the context (pools, memory managers) and the
-// operator tree; on the first error releases the operators.
+// operator tree; on the first error releases the operators. Its batches
+// leave the engine in the outward types (decimal64 columns widened to
+// decimal128, WidenForOutput), so every consumer of a result (server,
+// writers, C Data export, the CLI) sees DECIMAL as decimal128.
 class StatementStream : public RecordBatchStream {
  public:
   StatementStream(std::shared_ptr<ExecContext> ctx, std::unique_ptr<RecordBatchStream> root, SchemaPtr schema)
-      : ctx_(std::move(ctx)), schema_(std::move(schema)), root_(std::move(root)) {}
+      : ctx_(std::move(ctx)), schema_(OutputSchema(schema)), widen_(schema_ != schema), root_(std::move(root)) {}
   ~StatementStream() override {
     root_.reset();
     ctx_->ReleaseCtes();
@@ -65,14 +84,28 @@ class StatementStream : public RecordBatchStream {
           Report();
           return r;
         }
-        if ((*r)->schema != schema_) {
+        if (widen_) {
+          auto b = std::make_shared<RecordBatch>(**r);
+          b->schema = schema_;
+          for (auto& c : b->columns) {
+            auto w = WidenForOutput(c, ctx_->pool.get());
+            if (!w.ok()) {
+              st = w.status();
+              break;
+            }
+            c = *w;
+          }
+          if (st.ok()) return RecordBatchPtr(b);
+        } else if ((*r)->schema != schema_) {
           auto b = std::make_shared<RecordBatch>(**r);
           b->schema = schema_;
           return RecordBatchPtr(b);
+        } else {
+          return r;
         }
-        return r;
+      } else {
+        st = r.status();
       }
-      st = r.status();
     }
     // Every OutOfMemory a statement returns carries 53200, whichever
     // operator (or the plumbing between them) ran out.
@@ -97,6 +130,7 @@ class StatementStream : public RecordBatchStream {
 
   std::shared_ptr<ExecContext> ctx_;
   SchemaPtr schema_;
+  bool widen_ = false;  ///< some column of the root's schema is decimal64
   std::unique_ptr<RecordBatchStream> root_;
   Status error_;
 };
@@ -553,7 +587,7 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
           QUIVER_ASSIGN_OR_RETURN(OperatorPtr op, BuildOperators(*bound.plan, raw));
           auto s = std::make_shared<Schema>();
           for (size_t i = 0; i < bound.names.size(); ++i)
-            s->fields.push_back(field(bound.names[i], bound.plan->columns[i].type, true));
+            s->fields.push_back(field(bound.names[i], OutputType(bound.plan->columns[i].type), true));
           *result = s;
           std::vector<RecordBatchPtr> batches;
           while (true) {

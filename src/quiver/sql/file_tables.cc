@@ -21,6 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Parquet as the engine reads it: INT32 / INT64 DECIMAL(p <= 18) columns as
+// decimal64, 8 bytes a value from the page to the kernels (a statement's
+// results still leave as decimal128, engine.cc).
+constexpr parquet::ArrowTypeOptions kSqlParquetTypes{.decimal64 = true};
+
 bool HasGlobChar(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -112,14 +117,14 @@ Result<FileBatches> ReadOneFile(const std::string& path, const FileTableOptions&
       QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvSource(*source, options.csv, pool));
       return FileBatches{csv.schema, std::move(csv.batches)};
     }
-    QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetSource(std::move(source), pool));
+    QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetSource(std::move(source), pool, kSqlParquetTypes));
     return FileBatches{table.schema, std::move(table.batches)};
   }
   if (format == FileFormat::kCsv) {
     QUIVER_ASSIGN_OR_RETURN(auto csv, formats::csv::ReadCsvFile(path, options.csv, pool));
     return FileBatches{csv.schema, std::move(csv.batches)};
   }
-  QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetFile(path, pool));
+  QUIVER_ASSIGN_OR_RETURN(auto table, parquet::ReadParquetFile(path, pool, kSqlParquetTypes));
   return FileBatches{table.schema, std::move(table.batches)};
 }
 
@@ -178,7 +183,7 @@ Result<TableInfo> OpenParquetTable(const std::string& name, const std::vector<st
   const std::vector<size_t> order = kept.empty() ? std::vector<size_t>{0} : kept;
   for (size_t f : order) {
     QUIVER_ASSIGN_OR_RETURN(auto source, OpenSource(files[f], options));
-    QUIVER_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(source), pool));
+    QUIVER_ASSIGN_OR_RETURN(auto reader, parquet::FileReader::Open(std::move(source), pool, kSqlParquetTypes));
     const Schema& fs = *reader->schema();
     QUIVER_RETURN_NOT_OK(columns.Add(fs, keys, key_types, files[f], files[order[0]]));
     FileTableSource::File file;

@@ -62,7 +62,7 @@ struct Convert {
 };
 
 // Sign-extends n little-endian integers of kIn bytes to kOut bytes each
-// (decimal128/256 from INT32/INT64).
+// (decimal64/128/256 from INT32/INT64).
 template <typename In, int kOut>
 void WidenSigned(const uint8_t* in, int64_t n, uint8_t* out) {
   for (int64_t i = 0; i < n; ++i) {
@@ -95,6 +95,8 @@ std::optional<Convert> ConvertFor(int32_t ptype, int width, const DataType& type
     return std::nullopt;
   }
   if (id == TypeId::kDecimal) {
+    if (type.bit_width == 64 && pt == PhysicalType::kInt32) return Convert{8, &WidenSigned<int32_t, 8>};
+    if (type.bit_width == 64 && pt == PhysicalType::kInt64) return Convert{8, nullptr};  // the values already
     if (type.bit_width == 128 && pt == PhysicalType::kInt32) return Convert{16, &WidenSigned<int32_t, 16>};
     if (type.bit_width == 128 && pt == PhysicalType::kInt64) return Convert{16, &WidenSigned<int64_t, 16>};
     if (type.bit_width == 256 && pt == PhysicalType::kInt32) return Convert{32, &WidenSigned<int32_t, 32>};

@@ -16,7 +16,7 @@ bool LooksLikeParquet(std::span<const uint8_t> head) {
 }
 
 Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<formats::RandomAccessSource> source,
-                                                     MemoryPool* pool) {
+                                                     MemoryPool* pool, const ArrowTypeOptions& types) {
   const std::string& name = source->name();
   const int64_t size = source->size();
   if (size < 12) {
@@ -43,7 +43,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<formats::Ra
   if (r->metadata_.encryption_algorithm) {
     return Status::NotImplemented(name + ": encrypted Parquet file (plaintext footer): encryption is not supported");
   }
-  auto schema = BuildSchema(r->metadata_);
+  auto schema = BuildSchema(r->metadata_, types);
   if (!schema.ok()) return schema.status().WithContext(name);
   r->schema_ = std::move(*schema);
   const size_t leaves = r->schema_.leaves.size();
@@ -255,14 +255,15 @@ Result<RecordBatchPtr> RowGroupSlices::Next(int64_t max_rows) {
   return RecordBatchPtr(batch);
 }
 
-Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool) {
+Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool, const ArrowTypeOptions& types) {
   QUIVER_ASSIGN_OR_RETURN(auto source, formats::LocalFileSource::Open(path));
-  return ReadParquetSource(std::move(source), pool);
+  return ReadParquetSource(std::move(source), pool, types);
 }
 
-Result<ParquetTable> ReadParquetSource(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool) {
+Result<ParquetTable> ReadParquetSource(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool,
+                                       const ArrowTypeOptions& types) {
   const std::string path = source->name();
-  QUIVER_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(source), pool));
+  QUIVER_ASSIGN_OR_RETURN(auto reader, FileReader::Open(std::move(source), pool, types));
   ParquetTable t;
   t.schema = reader->schema();
   for (int g = 0; g < reader->num_row_groups(); ++g) {

@@ -53,8 +53,9 @@ class FileReader {
   /// while the footer is decoded). Errors: Invalid (not Parquet, a footer
   /// length outside the file, corrupt metadata, a schema that does not
   /// match the row groups), NotImplemented (encryption), IOError.
-  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<formats::RandomAccessSource> source,
-                                                  MemoryPool* pool);
+  /// `types`: how leaves map to Arrow types (schema.h).
+  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool,
+                                                  const ArrowTypeOptions& types = {});
 
   const SchemaPtr& schema() const { return schema_.arrow_schema; }
   const FileMetaData& metadata() const { return metadata_; }
@@ -180,9 +181,10 @@ struct ParquetTable {
   SchemaPtr schema;
   std::vector<RecordBatchPtr> batches;
 };
-Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool);
+Result<ParquetTable> ReadParquetFile(const std::string& path, MemoryPool* pool, const ArrowTypeOptions& types = {});
 /// The same over any source (e.g. an object in an S3 store).
-Result<ParquetTable> ReadParquetSource(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool);
+Result<ParquetTable> ReadParquetSource(std::shared_ptr<formats::RandomAccessSource> source, MemoryPool* pool,
+                                       const ArrowTypeOptions& types = {});
 
 /// True when the local file `path` starts with "PAR1" (false when it
 /// cannot be read).

@@ -11,10 +11,12 @@ bool Annotated(const SchemaElement& e, LogicalType::Kind logical, ConvertedType 
   return e.logical_type.kind == logical || (e.converted_type && *e.converted_type == static_cast<int32_t>(converted));
 }
 
-Result<DataTypePtr> DecimalType(int32_t precision, int32_t scale) {
+// `narrow`: an INT32 / INT64 leaf read with ArrowTypeOptions::decimal64.
+Result<DataTypePtr> DecimalType(int32_t precision, int32_t scale, bool narrow = false) {
   if (precision <= 0 || scale < 0 || scale > precision) {
     return Status::Invalid("DECIMAL(" + std::to_string(precision) + ", " + std::to_string(scale) + ")");
   }
+  if (narrow && precision <= 18) return MakeDecimalType(64, precision, scale);
   return MakeDecimalType(precision > 38 ? 256 : 128, precision, scale);
 }
 
@@ -24,7 +26,7 @@ TimeUnit UnitOf(int time_unit) {
 
 }  // namespace
 
-Result<DataTypePtr> LeafArrowType(const SchemaElement& e) {
+Result<DataTypePtr> LeafArrowType(const SchemaElement& e, const ArrowTypeOptions& options) {
   const LogicalType& lt = e.logical_type;
   const int32_t ct = e.converted_type.value_or(-1);
   auto is = [&](ConvertedType c) { return ct == static_cast<int32_t>(c); };
@@ -34,7 +36,7 @@ Result<DataTypePtr> LeafArrowType(const SchemaElement& e) {
   switch (static_cast<PhysicalType>(e.type.value_or(-1))) {
     case PhysicalType::kBoolean: return boolean();
     case PhysicalType::kInt32:
-      if (decimal) return DecimalType(precision, scale);
+      if (decimal) return DecimalType(precision, scale, options.decimal64);
       if (lt.kind == LogicalType::kInteger) {
         if (lt.bit_width != 8 && lt.bit_width != 16 && lt.bit_width != 32) {
           return Status::Invalid("INTEGER(" + std::to_string(lt.bit_width) + ") on INT32");
@@ -52,7 +54,7 @@ Result<DataTypePtr> LeafArrowType(const SchemaElement& e) {
       if (is(ConvertedType::kUint32)) return uint32();
       return int32();
     case PhysicalType::kInt64:
-      if (decimal) return DecimalType(precision, scale);
+      if (decimal) return DecimalType(precision, scale, options.decimal64);
       if (lt.kind == LogicalType::kInteger) {
         if (lt.bit_width != 64) return Status::Invalid("INTEGER(" + std::to_string(lt.bit_width) + ") on INT64");
         return lt.is_signed ? int64() : uint64();
@@ -92,7 +94,7 @@ bool ListElementIsRepeatedNode(const ParquetSchema& s, int list_node) {
          rn.element->name == s.nodes[list_node].element->name + "_tuple";
 }
 
-Result<ParquetSchema> BuildSchema(const FileMetaData& md) {
+Result<ParquetSchema> BuildSchema(const FileMetaData& md, const ArrowTypeOptions& options) {
   ParquetSchema s;
   if (md.schema.empty()) return Status::Invalid("the schema has no root element");
   s.nodes.resize(md.schema.size());
@@ -153,7 +155,7 @@ Result<ParquetSchema> BuildSchema(const FileMetaData& md) {
     const SchemaNode& node = s.nodes[n];
     const SchemaElement& e = *node.element;
     if (node.children.empty()) {
-      auto t = LeafArrowType(e);
+      auto t = LeafArrowType(e, options);
       if (!t.ok()) return t.status().WithContext("column '" + e.name + "'");
       return *t;
     }

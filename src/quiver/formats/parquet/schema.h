@@ -39,13 +39,22 @@ struct ParquetSchema {
   SchemaPtr arrow_schema;
 };
 
+/// How leaves map to Arrow types.
+struct ArrowTypeOptions {
+  /// INT32 / INT64 DECIMAL of precision <= 18 as decimal64 (8 bytes a value,
+  /// INT32 sign-extended while decoding, INT64 pages decoded in place: the
+  /// SQL engine's scans). False: decimal128, as Arrow readers give by
+  /// default (what converting a file to IPC or CSV writes).
+  bool decimal64 = false;
+};
+
 /// Rebuilds the tree from `md.schema` (the root first, then children
 /// depth-first). Checks every num_children against the elements left,
 /// nesting depth (at most 64), that leaves have a physical type, and that
 /// FIXED_LEN_BYTE_ARRAY widths are in 1..2^24. A leaf whose annotation
 /// cannot map gets the type of its physical values (never an error here).
 /// Errors: Invalid naming the element.
-Result<ParquetSchema> BuildSchema(const FileMetaData& md);
+Result<ParquetSchema> BuildSchema(const FileMetaData& md, const ArrowTypeOptions& options = {});
 
 /// For a LIST-annotated group `list_node` (a node index of `s`) whose one
 /// child is repeated: true when that repeated node is itself the list's
@@ -57,6 +66,6 @@ bool ListElementIsRepeatedNode(const ParquetSchema& s, int list_node);
 /// The Arrow type of a primitive (leaf) element's values. Errors:
 /// NotImplemented for annotations quiver does not map (naming them),
 /// Invalid for a contradictory one (e.g. DECIMAL precision 0).
-Result<DataTypePtr> LeafArrowType(const SchemaElement& e);
+Result<DataTypePtr> LeafArrowType(const SchemaElement& e, const ArrowTypeOptions& options = {});
 
 }  // namespace quiver::parquet

@@ -53,8 +53,23 @@ void CountRows(const std::vector<int64_t>& gid, int64_t n, bool skip, PagedArray
   }
 }
 
+// The low 64 bits of value r of a decimal column of kWidth bytes a value;
+// for 16 bytes, sets bits of `*wide` when the value does not fit them.
+template <int kWidth>
+[[gnu::always_inline]] inline int64_t LowWord(const uint8_t* d, int64_t r, uint64_t* wide) {
+  int64_t lo;
+  std::memcpy(&lo, d + r * kWidth, 8);
+  if constexpr (kWidth == 16) {
+    int64_t hi;
+    std::memcpy(&hi, d + r * 16 + 8, 8);
+    *wide |= static_cast<uint64_t>(hi ^ (lo >> 63));
+  }
+  return lo;
+}
+
 }  // namespace
 
+template <int kWidth>
 bool AggregateTable::SumFewGroups(const uint8_t* d, const std::vector<int64_t>& gid, int64_t n, bool skip,
                                   FewGroupSums* out) const {
   if (groups_.empty() && !skip) {
@@ -65,21 +80,10 @@ bool AggregateTable::SumFewGroups(const uint8_t* d, const std::vector<int64_t>& 
     bool overflow = false;
     int64_t r = 0;
     for (; r + 4 <= n; r += 4) {
-      for (int k = 0; k < 4; ++k) {
-        int64_t lo, hi;
-        std::memcpy(&lo, d + (r + k) * 16, 8);
-        std::memcpy(&hi, d + (r + k) * 16 + 8, 8);
-        wide |= static_cast<uint64_t>(hi ^ (lo >> 63));
-        overflow |= __builtin_add_overflow(lane[k], lo, &lane[k]);
-      }
+      for (int k = 0; k < 4; ++k)
+        overflow |= __builtin_add_overflow(lane[k], LowWord<kWidth>(d, r + k, &wide), &lane[k]);
     }
-    for (; r < n; ++r) {
-      int64_t lo, hi;
-      std::memcpy(&lo, d + r * 16, 8);
-      std::memcpy(&hi, d + r * 16 + 8, 8);
-      wide |= static_cast<uint64_t>(hi ^ (lo >> 63));
-      overflow |= __builtin_add_overflow(lane[0], lo, &lane[0]);
-    }
+    for (; r < n; ++r) overflow |= __builtin_add_overflow(lane[0], LowWord<kWidth>(d, r, &wide), &lane[0]);
     if (wide != 0 || overflow) return false;
     out->groups = 1;
     out->sum[0] = static_cast<i128>(lane[0]) + lane[1] + lane[2] + lane[3];
@@ -99,12 +103,9 @@ bool AggregateTable::SumFewGroups(const uint8_t* d, const std::vector<int64_t>& 
     // a branch on every other row.
     const int64_t live = skip ? static_cast<int64_t>(g >= 0) : 1;
     const int64_t at = g & -live;
-    int64_t lo, hi;
-    std::memcpy(&lo, d + r * 16, 8);
-    std::memcpy(&hi, d + r * 16 + 8, 8);
-    lo &= -live;
-    hi &= -live;
-    wide |= static_cast<uint64_t>(hi ^ (lo >> 63));
+    uint64_t w = 0;
+    const int64_t lo = LowWord<kWidth>(d, r, &w) & -live;
+    wide |= w & static_cast<uint64_t>(-live);
     overflow |= __builtin_add_overflow(acc[r & 3][at], lo, &acc[r & 3][at]);
     cnt[r & 3][at] += live;
   }
@@ -218,17 +219,28 @@ Status AggregateTable::Consume(const RecordBatch& batch, const uint8_t* keep) {
         continue;
       }
       if (id == TypeId::kDecimal) {
-        const uint8_t* d = v.array->buffers[1]->data() + v.array->offset * 16;
+        // decimal64 (8 bytes a value) or decimal128 (16).
+        const bool narrow = IsDecimal64(*v.type());
+        const int64_t width = narrow ? 8 : 16;
+        const uint8_t* d = v.array->buffers[1]->data() + v.array->offset * width;
         // sum(x) and avg(x) of one column (Q1: two pairs) sum it once.
         // (few_arg holds the summed column, so its address stays its own.)
-        if (few_arg.array != v.array && SumFewGroups(d, gid, n, skip, &few)) few_arg = v;
+        if (few_arg.array != v.array &&
+            (narrow ? SumFewGroups<8>(d, gid, n, skip, &few) : SumFewGroups<16>(d, gid, n, skip, &few)))
+          few_arg = v;
         if (few_arg.array == v.array && AddFewGroupSums(few, &st)) continue;
         for (int64_t r = 0; r < n; ++r) {
           const int64_t g = gid[static_cast<size_t>(r)];
           if (skip && g < 0) continue;
           AggregateState& s = st[g];
           i128 x;
-          std::memcpy(&x, d + r * 16, 16);
+          if (narrow) {
+            int64_t x64;
+            std::memcpy(&x64, d + r * 8, 8);
+            x = x64;
+          } else {
+            std::memcpy(&x, d + r * 16, 16);
+          }
           if (__builtin_add_overflow(s.i, x, &s.i)) return NumericOverflow("sum() passed 128 bits");
           ++s.count;
         }

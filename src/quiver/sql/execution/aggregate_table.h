@@ -297,6 +297,8 @@ class AggregateTable : public join::MemoryConsumer {
     i128 sum[kLocalGroups];
     int64_t count[kLocalGroups];
   };
+  // `d`: the values, decimal128 (kWidth 16) or decimal64 (kWidth 8).
+  template <int kWidth>
   bool SumFewGroups(const uint8_t* d, const std::vector<int64_t>& gid, int64_t n, bool skip, FewGroupSums* out) const;
   // Adds a batch's per-group sums and counts to the states; false (nothing
   // changed) when some state would overflow (the exact loop reports it).

@@ -205,6 +205,9 @@ class ScanOp : public RecordBatchStream {
           }
         }
         QUIVER_ASSIGN_OR_RETURN(a, Canonicalize(a, pool));
+        // A file whose DECIMAL column is stored wider or narrower than the
+        // table's type (files of one table written by different writers).
+        QUIVER_ASSIGN_OR_RETURN(a, ConformDecimalStorage(a, schema_->fields[cols.size()]->type, pool));
         if (selected && in->columns[static_cast<size_t>(c)]->type->id != TypeId::kDictionary) {
           QUIVER_ASSIGN_OR_RETURN(a, Take(*a, sel, pool, "column '" + schema_->fields[cols.size()]->name + "'"));
         }

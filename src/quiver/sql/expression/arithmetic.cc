@@ -12,7 +12,7 @@
 namespace quiver::sql::kernels {
 namespace {
 
-// Reads an exact argument (int32, int64, decimal128, constant) as i128.
+// Reads an exact argument (int32, int64, decimal64/128, constant) as i128.
 struct ExactReader {
   const int32_t* i32 = nullptr;
   const int64_t* i64 = nullptr;
@@ -23,6 +23,10 @@ struct ExactReader {
     if (v.constant || v.type()->id == TypeId::kNull) {
       is_const = true;
       constant = v.type()->id == TypeId::kNull || v.IsNull(0) ? 0 : v.ExactAt(0);
+      return;
+    }
+    if (IsDecimal64(*v.type())) {
+      i64 = v.Values<int64_t>();
       return;
     }
     VisitIntegerType(
@@ -181,7 +185,8 @@ Result<bool> LoadNarrow(const Vec& v, int k, int64_t rows, MemoryPool* pool, Nar
     return true;
   }
   const TypeId id = v.type()->id;
-  if (id == TypeId::kInt64 && m == 1) {
+  const bool i64 = id == TypeId::kInt64 || IsDecimal64(*v.type());
+  if (i64 && m == 1) {
     out->p = v.Values<int64_t>();
     return true;
   }
@@ -195,7 +200,7 @@ Result<bool> LoadNarrow(const Vec& v, int k, int64_t rows, MemoryPool* pool, Nar
   if (id == TypeId::kInt32) {
     const int32_t* src = v.Values<int32_t>();
     for (int64_t i = 0; i < rows; ++i) bad |= __builtin_mul_overflow(static_cast<int64_t>(src[i]), m, &dst[i]);
-  } else if (id == TypeId::kInt64) {
+  } else if (i64) {
     const int64_t* src = v.Values<int64_t>();
     for (int64_t i = 0; i < rows; ++i) bad |= __builtin_mul_overflow(src[i], m, &dst[i]);
   } else if (id == TypeId::kDecimal) {
@@ -230,8 +235,10 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
   for (const auto& a : args) r.emplace_back(a);
   const int s0 = ScaleOf(*args[0].type());
   const int s1 = args.size() > 1 ? ScaleOf(*args[1].type()) : 0;
-  i128* dec_out = out_decimal ? b.values<i128>() : nullptr;
-  int64_t* int_out = out_decimal ? nullptr : b.values<int64_t>();
+  // decimal64 results (unary minus / abs of a decimal64 column) are stored
+  // as int64: their precision (<= 18) bounds them.
+  i128* dec_out = IsDecimal128(*out_type) ? b.values<i128>() : nullptr;
+  int64_t* int_out = dec_out ? nullptr : b.values<int64_t>();
   const bool any_nulls = [&] {
     for (const auto& a : args)
       if (a.MayHaveNulls()) return true;

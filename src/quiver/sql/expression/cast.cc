@@ -265,7 +265,7 @@ Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
       if (!x.IsNull(i) && __builtin_mul_overflow(x.ExactAt(i), mult, &v))
         return NumericOverflow(ValueAt(x, i).ToString() + " as " + SqlTypeName(*to));
       if (v > lim || v < -lim - 1) return NumericOverflow(ValueAt(x, i).ToString() + " as " + SqlTypeName(*to));
-      if (tc == TypeClass::kDecimal) {
+      if (IsDecimal128(*to)) {
         std::memcpy(b.values<uint8_t>() + i * 16, &v, 16);
       } else if (to->id == TypeId::kInt32) {
         b.values<int32_t>()[i] = static_cast<int32_t>(v);

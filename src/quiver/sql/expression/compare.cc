@@ -35,7 +35,7 @@ struct ExactScaled {
   ExactScaled(const Vec& vec, i128 m) : v(&vec), mult(m), is_const(vec.constant) {
     if (is_const) {
       constant = vec.IsNull(0) ? 0 : ScaleSat(vec.ExactAt(0), m);
-    } else if (vec.type()->id == TypeId::kInt64 || vec.type()->id == TypeId::kTimestamp) {
+    } else if (vec.type()->id == TypeId::kInt64 || vec.type()->id == TypeId::kTimestamp || IsDecimal64(*vec.type())) {
       i64 = vec.Values<int64_t>();
     } else if (vec.type()->id == TypeId::kInt32 || vec.type()->id == TypeId::kDate32) {
       i32 = vec.Values<int32_t>();
@@ -164,7 +164,7 @@ Result<Vec> Compare(const Expr& e, const std::vector<Vec>& args, int64_t n, Eval
   if (r.constant && !l.constant && ml == 1 && !r.IsNull(0)) {
     const i128 c = ScaleSat(r.ExactAt(0), mr);
     const TypeId id = l.type()->id;
-    if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
+    if (id == TypeId::kInt64 || id == TypeId::kTimestamp || IsDecimal64(*l.type())) {
       const int64_t* v = l.Values<int64_t>();
       if (c >= INT64_MIN && c <= INT64_MAX) {
         const int64_t c64 = static_cast<int64_t>(c);
@@ -180,7 +180,7 @@ Result<Vec> Compare(const Expr& e, const std::vector<Vec>& args, int64_t n, Eval
           if (Apply(op, v[i], c32)) bit_util::SetBit(bits, i);
         return FinishBool(&b, args, rows);
       }
-    } else if (id == TypeId::kDecimal) {
+    } else if (IsDecimal128(*l.type())) {
       const uint8_t* v = l.array->buffers[1]->data() + l.array->offset * 16;
       for (int64_t i = 0; i < rows; ++i) {
         i128 x;
@@ -441,6 +441,8 @@ Result<Vec> MergeBranches(const DataTypePtr& type, const std::vector<int32_t>& b
           } else if constexpr (std::is_same_v<T, i128>) {
             const i128 x = ScaleSat(v.ExactAt(k), Pow10(type->scale - ScaleOf(*v.type())));
             std::memcpy(b.values<uint8_t>() + r * 16, &x, 16);
+          } else if (type->id == TypeId::kDecimal) {  // decimal64: the branches fit its precision
+            b.values<T>()[r] = static_cast<T>(ScaleSat(v.ExactAt(k), Pow10(type->scale - ScaleOf(*v.type()))));
           } else {
             b.values<T>()[r] = static_cast<T>(v.ExactAt(k));
           }

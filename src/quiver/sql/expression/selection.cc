@@ -118,7 +118,9 @@ Status TrySelectColumns(Fn op, const Expr& left, const Expr& right, const Record
   b.array = batch.columns[static_cast<size_t>(right.column)];
   const TypeId id = a.type()->id;
   if (b.type()->id != id) return Status::OK();
-  if (id == TypeId::kDecimal && ScaleOf(*a.type()) != ScaleOf(*b.type())) return Status::OK();
+  if (id == TypeId::kDecimal &&
+      (ScaleOf(*a.type()) != ScaleOf(*b.type()) || a.type()->bit_width != b.type()->bit_width))
+    return Status::OK();
   const int64_t n = batch.num_rows;
   // Rows where both sides are valid: a's validity is checked by
   // SelectCompare, b's folded into the comparison.
@@ -228,7 +230,7 @@ Status TrySelectComparison(const Expr& e, const RecordBatch& batch, EvalContext*
     const int32_t* v = col.Values<int32_t>();
     *m = SelectCompare<int32_t>(
         op, static_cast<int32_t>(c), [v](int64_t i) { return v[i]; }, col, first, n, sel, *m);
-  } else if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
+  } else if (id == TypeId::kInt64 || id == TypeId::kTimestamp || IsDecimal64(*col.type())) {
     if (c < INT64_MIN || c > INT64_MAX) {
       *handled = false;
       return Status::OK();

@@ -18,7 +18,8 @@ TypeClass ClassOf(const DataType& t) {
     case TypeId::kBool: return TypeClass::kBool;
     case TypeId::kInt32:
     case TypeId::kInt64: return TypeClass::kInt;
-    case TypeId::kDecimal: return t.bit_width == 128 ? TypeClass::kDecimal : TypeClass::kOther;
+    case TypeId::kDecimal:
+      return t.bit_width == 128 || (t.bit_width == 64 && t.precision <= 18) ? TypeClass::kDecimal : TypeClass::kOther;
     case TypeId::kFloat64: return TypeClass::kFloat;
     case TypeId::kUtf8: return TypeClass::kString;
     case TypeId::kDate32: return TypeClass::kDate;
@@ -78,8 +79,13 @@ DataTypePtr CanonicalType(const DataTypePtr& type) {
     case TypeId::kDate32: return type;
     case TypeId::kFloat32: return float64();
     case TypeId::kDecimal:
-      if (type->bit_width == 128 && type->scale >= 0 && type->precision <= 38) return type;
-      if (type->bit_width < 128 && type->scale >= 0) return Decimal(type->precision, type->scale);
+      if (type->scale < 0) return nullptr;
+      if (type->bit_width == 128 && type->precision <= 38) return type;
+      // 64-bit storage kept (8 bytes a value through scans, filters and
+      // sums); decimal32 widens to it, so kernels see two storages, not three.
+      if (type->bit_width == 64 && type->precision <= 18) return type;
+      if (type->bit_width == 32 && type->precision <= 9) return decimal(64, type->precision, type->scale);
+      if (type->bit_width < 128) return Decimal(type->precision, type->scale);
       return nullptr;
     case TypeId::kLargeUtf8:
     case TypeId::kUtf8View: return utf8();
@@ -399,6 +405,11 @@ Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool) {
       break;
     }
     case TypeId::kDecimal: {
+      if (target->bit_width == 64) {  // from decimal32
+        int64_t* out = b.values<int64_t>();
+        for (int64_t i = 0; i < n; ++i) out[i] = LoadValue<int32_t>(d, a.offset + i);
+        break;
+      }
       i128* out = b.values<i128>();
       if (a.type->id == TypeId::kUInt64) {
         for (int64_t i = 0; i < n; ++i) out[i] = static_cast<i128>(LoadValue<uint64_t>(d, a.offset + i));
@@ -436,6 +447,65 @@ Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool) {
       break;
     }
     default: return Status::NotImplemented("converting " + a.type->ToString() + " to " + target->ToString());
+  }
+  return b.Finish();
+}
+
+DataTypePtr OutputType(const DataTypePtr& type) {
+  return IsDecimal64(*type) ? decimal(128, type->precision, type->scale) : type;
+}
+
+Result<ArrayDataPtr> WidenForOutput(const ArrayDataPtr& array, MemoryPool* pool) {
+  if (!IsDecimal64(*array->type)) return array;
+  const int64_t n = array->length;
+  QUIVER_ASSIGN_OR_RETURN(auto data, Buffer::Allocate(pool, std::max<int64_t>(n * 16, 1)));
+  const int64_t* in = array->GetValues<int64_t>(1) + array->offset;
+  uint8_t* out = data->mutable_data();
+  for (int64_t i = 0; i < n; ++i) {
+    const i128 v = in[i];
+    std::memcpy(out + i * 16, &v, 16);
+  }
+  auto a = std::make_shared<ArrayData>();
+  a->type = OutputType(array->type);
+  a->length = n;
+  a->null_count = array->null_count;
+  a->offset = 0;
+  if (array->null_count != 0 && !array->buffers.empty() && array->buffers[0]) {
+    if (array->offset == 0) {
+      a->buffers = {array->buffers[0], data};
+    } else {
+      QUIVER_ASSIGN_OR_RETURN(auto bits, Buffer::Allocate(pool, std::max<int64_t>(bit_util::BytesForBits(n), 1)));
+      for (int64_t i = 0; i < n; ++i)
+        bit_util::SetBitTo(bits->mutable_data(), i, bit_util::GetBit(array->buffers[0]->data(), array->offset + i));
+      a->buffers = {bits, data};
+    }
+  } else {
+    a->null_count = 0;
+    a->buffers = {nullptr, data};
+  }
+  return ArrayDataPtr(a);
+}
+
+Result<ArrayDataPtr> ConformDecimalStorage(const ArrayDataPtr& array, const DataTypePtr& to, MemoryPool* pool) {
+  const DataType& from = *array->type;
+  if (from.id != TypeId::kDecimal || to->id != TypeId::kDecimal || from.bit_width == to->bit_width ||
+      ClassOf(from) != TypeClass::kDecimal || ClassOf(*to) != TypeClass::kDecimal || from.scale != to->scale)
+    return array;
+  if (IsDecimal64(from) && to->precision == from.precision) return WidenForOutput(array, pool);
+  Vec v;
+  v.array = array;
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(to, array->length, pool));
+  const i128 lim = MaxUnscaled(to->precision);
+  for (int64_t i = 0; i < array->length; ++i) {
+    if (v.IsNull(i)) {
+      QUIVER_RETURN_NOT_OK(b.SetNull(i));
+      QUIVER_RETURN_NOT_OK(b.SetValue(i, 0, 0));
+      continue;
+    }
+    const i128 x = v.ExactAt(i);
+    if (x > lim || x < -lim)
+      return Status::Invalid("a value of a " + from.ToString() + " column does not fit the table's " + to->ToString());
+    QUIVER_RETURN_NOT_OK(b.SetValue(i, x, 0));
   }
   return b.Finish();
 }

@@ -5,11 +5,16 @@
 // SQL types and their Arrow storage (the "canonical" types; scans convert
 // other Arrow types to these, see CanonicalType):
 //   BOOLEAN   boolean (bit-packed)       INTEGER  int32
-//   BIGINT    int64                      DECIMAL(p,s) decimal128(p,s), p <= 38
+//   BIGINT    int64                      DECIMAL(p,s) decimal128(p,s), p <= 38,
+//                                                     or decimal64(p,s), p <= 18
 //   DOUBLE    float64                    VARCHAR  utf8 (int32 offsets)
 //   DATE      date32 (days since 1970-01-01)
 //   TIMESTAMP timestamp[us] (time zone kept, instants compared as UTC)
 //   NULL      the null type (an untyped NULL literal)
+// A DECIMAL has two storages: decimal64 (a column read with p <= 18, e.g. a
+// Parquet INT32/INT64 DECIMAL; decimal32 widens to it) and decimal128 (every
+// computed DECIMAL: Decimal() below); kernels take either, and a statement's
+// results leave the engine as decimal128 (WidenDecimalsForOutput).
 // Narrower or unsigned integers become BIGINT (uint64 becomes
 // DECIMAL(20,0)), float32 DOUBLE, large_utf8 / utf8_view VARCHAR, date64 DATE, other timestamp units TIMESTAMP[us]
 // (nanoseconds truncate toward negative infinity). Other types (binary, nested, intervals, ...) pass through a
@@ -46,6 +51,10 @@ inline bool IsNumericClass(TypeClass c) {
   return c == TypeClass::kInt || c == TypeClass::kDecimal || c == TypeClass::kFloat;
 }
 inline bool IsExactClass(TypeClass c) { return c == TypeClass::kInt || c == TypeClass::kDecimal; }
+/// A DECIMAL stored in 64 bits (decimal64, precision <= 18).
+inline bool IsDecimal64(const DataType& t) { return t.id == TypeId::kDecimal && t.bit_width == 64; }
+/// A DECIMAL stored in 128 bits (decimal128).
+inline bool IsDecimal128(const DataType& t) { return t.id == TypeId::kDecimal && t.bit_width == 128; }
 /// Decimal scale of an exact type (0 for integers).
 int ScaleOf(const DataType& type);
 /// Decimal digits an exact type can hold (int32 10, int64 19, decimal p).
@@ -72,15 +81,15 @@ double DecimalToDouble(i128 unscaled, int scale);
 /// VisitValueType restricted to the fixed-width SQL types): calls
 /// `visitor.template operator()<T>()` with T the element of the values
 /// buffer: PackedBit for BOOLEAN, int32_t for INTEGER and DATE, int64_t for
-/// BIGINT and TIMESTAMP (any unit), double for DOUBLE, i128 for
-/// DECIMAL (decimal128); returns `otherwise()` for every other type (NULL,
+/// BIGINT, TIMESTAMP (any unit) and decimal64 DECIMAL, double for DOUBLE,
+/// i128 for decimal128 DECIMAL; returns `otherwise()` for every other type (NULL,
 /// VARCHAR, the passed-through ones). Both must return the same type.
 template <typename Visitor, typename Otherwise>
 decltype(auto) VisitSqlStorage(const DataType& type, Visitor&& visitor, Otherwise&& otherwise) {
   const TypeId id = type.id;
   const bool fixed = id == TypeId::kBool || id == TypeId::kInt32 || id == TypeId::kInt64 || id == TypeId::kFloat64 ||
                      id == TypeId::kDate32 || id == TypeId::kTimestamp ||
-                     (id == TypeId::kDecimal && type.bit_width == 128);
+                     (id == TypeId::kDecimal && (type.bit_width == 128 || type.bit_width == 64));
   if (!fixed) return otherwise();
   return VisitValueType(type, std::forward<Visitor>(visitor), std::forward<Otherwise>(otherwise));
 }
@@ -139,17 +148,20 @@ struct Vec {
     return {reinterpret_cast<const char*>(array->buffers[2]->data()) + off[k],
             static_cast<size_t>(off[k + 1] - off[k])};
   }
-  /// Exact value of row i (int32, int64, decimal128, date32 as days,
+  /// Exact value of row i (int32, int64, decimal64/128, date32 as days,
   /// timestamp, bool) as a 128-bit integer. The common widths inline (this
   /// is called per row by comparisons); the rest through ExactAtAny.
   i128 ExactAt(int64_t i) const {
     const TypeId id = array->type->id;
     if (id == TypeId::kInt64 || id == TypeId::kTimestamp) return Values<int64_t>()[Index(i)];
     if (id == TypeId::kInt32 || id == TypeId::kDate32) return Values<int32_t>()[Index(i)];
-    if (id == TypeId::kDecimal && array->type->bit_width == 128) {
-      i128 v;
-      std::memcpy(&v, array->buffers[1]->data() + (Index(i) + array->offset) * 16, sizeof(v));
-      return v;
+    if (id == TypeId::kDecimal) {
+      if (array->type->bit_width == 128) {
+        i128 v;
+        std::memcpy(&v, array->buffers[1]->data() + (Index(i) + array->offset) * 16, sizeof(v));
+        return v;
+      }
+      if (array->type->bit_width == 64) return Values<int64_t>()[Index(i)];
     }
     return ExactAtAny(i);
   }
@@ -166,12 +178,27 @@ Value ValueAt(const Vec& vec, int64_t i);
 /// A full array of `length` rows from a Vec (a constant is repeated).
 Result<ArrayDataPtr> Materialize(const Vec& vec, int64_t length, MemoryPool* pool);
 
+/// The type a statement's result column leaves the engine as: decimal64
+/// DECIMAL widened to decimal128 (the outward schema is decimal128 for every
+/// DECIMAL), every other type itself.
+DataTypePtr OutputType(const DataTypePtr& type);
+/// `array` in OutputType(array->type) (decimal64 widened; the array itself
+/// otherwise). Errors: OutOfMemory.
+Result<ArrayDataPtr> WidenForOutput(const ArrayDataPtr& array, MemoryPool* pool);
+
 /// Converts a stored array to its canonical type (the array itself when it
 /// already is one or has none). Errors: OutOfMemory; Invalid for a string
 /// column over 2 GiB.
 Result<ArrayDataPtr> Canonicalize(const ArrayDataPtr& array, MemoryPool* pool);
 
-/// Builds a fixed-width output column (bool, int32, int64, decimal128,
+/// `array` (a DECIMAL column) in the storage of `to`, a DECIMAL of the same
+/// scale: decimal64 <-> decimal128 (a scan of files whose columns differ in
+/// width, given the table's one type). The array itself when the storage
+/// already matches or either is not a DECIMAL. Errors: Invalid for a value
+/// outside 64 bits going to decimal64; OutOfMemory.
+Result<ArrayDataPtr> ConformDecimalStorage(const ArrayDataPtr& array, const DataTypePtr& to, MemoryPool* pool);
+
+/// Builds a fixed-width output column (bool, int32, int64, decimal64/128,
 /// float64, date32, timestamp): values written by index, validity tracked
 /// lazily (no bitmap unless a null is set).
 class FixedBuilder {
