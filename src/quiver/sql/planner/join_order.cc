@@ -16,6 +16,8 @@
 
 #include "quiver/sql/planner/join_order.h"
 
+#include "quiver/sql/planner/filter_terms.h"
+
 namespace quiver::sql {
 
 double Selectivity(const Expr& e) {
@@ -83,6 +85,16 @@ ExprPtr Substitute(const ExprPtr& e, const std::function<ExprPtr(int)>& map) {
     return r ? r : x;
   });
   return ok ? out : nullptr;
+}
+
+// True when `op` is known to produce no row: a FALSE filter, under
+// projections and filters.
+bool KnownEmpty(const LogicalOp& op) {
+  for (const LogicalOp* o = &op; o->children.size() == 1; o = o->children[0].get()) {
+    if (o->kind == LogicalOp::Kind::kFilter && IsFalseTerm(*SimplifyTerm(o->predicate))) return true;
+    if (o->kind != LogicalOp::Kind::kFilter && o->kind != LogicalOp::Kind::kProject) return false;
+  }
+  return false;
 }
 
 bool HasColumns(const Expr& e) {
@@ -170,14 +182,20 @@ LogicalOpPtr PushFilter(const LogicalOpPtr& plan, const ExprPtr& conjunct) {
     }
   }
   // Through a projection whose columns the term reads are columns below
-  // (renames: a WITH query's or a derived table's SELECT list).
+  // (renames: a WITH query's or a derived table's SELECT list) or
+  // constants (a UNION ALL branch's 's' AS sale_type: sale_type = 's'
+  // becomes TRUE there and is dropped, FALSE in the other branches, which
+  // the UNION ALL rule below then drops).
   if (may_move && plan->kind == LogicalOp::Kind::kProject && plan->children.size() == 1) {
     ExprPtr below = Substitute(conjunct, [&](int id) -> ExprPtr {
       const int i = plan->IndexOf(id);
       if (i < 0 || static_cast<size_t>(i) >= plan->exprs.size()) return nullptr;
       const ExprPtr& x = plan->exprs[static_cast<size_t>(i)];
-      return x->kind == Expr::Kind::kColumn ? x : nullptr;
+      return x->kind == Expr::Kind::kColumn || x->kind == Expr::Kind::kConstant ? x : nullptr;
     });
+    if (below) below = SimplifyTerm(below);
+    if (below && IsTrueTerm(*below)) return plan;
+    if (below && !HasColumns(*below)) return AddFilter(plan, below);
     if (below) {
       auto copy = std::make_shared<LogicalOp>(*plan);
       copy->children[0] = PushFilter(plan->children[0], below);
@@ -188,20 +206,75 @@ LogicalOpPtr PushFilter(const LogicalOpPtr& plan, const ExprPtr& conjunct) {
   // Through an aggregate when the term reads only grouping columns that
   // are columns below: it keeps or drops whole groups, so it may drop
   // their rows first (TPC-DS 78: ss_sold_year = 2000 becomes d_year = 2000
-  // below the GROUP BY d_year, and then a filter of date_dim).
+  // below the GROUP BY d_year, and then a filter of date_dim). A term
+  // that also reads aggregates stays above, and what it implies over the
+  // grouping columns goes below (filter_terms.h WeakenTerm: TPC-DS 4's
+  // d_year = 2001 AND year_total > 0 OR d_year = 2002 sends
+  // d_year = 2001 OR d_year = 2002 down).
   if (may_move && plan->kind == LogicalOp::Kind::kAggregate && plan->children.size() == 1 && !plan->groups.empty()) {
-    ExprPtr below = Substitute(conjunct, [&](int id) -> ExprPtr {
-      const int i = plan->IndexOf(id);
-      if (i < 0 || static_cast<size_t>(i) >= plan->groups.size()) return nullptr;
-      const ExprPtr& x = plan->groups[static_cast<size_t>(i)];
-      return x->kind == Expr::Kind::kColumn ? x : nullptr;
+    auto to_groups = [&](const ExprPtr& term) {
+      return Substitute(term, [&](int id) -> ExprPtr {
+        const int i = plan->IndexOf(id);
+        if (i < 0 || static_cast<size_t>(i) >= plan->groups.size()) return nullptr;
+        const ExprPtr& x = plan->groups[static_cast<size_t>(i)];
+        return x->kind == Expr::Kind::kColumn ? x : nullptr;
+      });
+    };
+    const bool whole = to_groups(conjunct) != nullptr;
+    ExprPtr implied = whole ? conjunct : WeakenTerm(conjunct, [&](const Expr& t) {
+      bool grouped = true;
+      VisitColumns(t, [&](int id) {
+        const int i = plan->IndexOf(id);
+        grouped &= i >= 0 && static_cast<size_t>(i) < plan->groups.size() &&
+                   plan->groups[static_cast<size_t>(i)]->kind == Expr::Kind::kColumn;
+      });
+      return grouped && HasColumns(t);
     });
-    if (below) {
+    if (ExprPtr below = implied ? to_groups(implied) : nullptr) {
       auto copy = std::make_shared<LogicalOp>(*plan);
       copy->children[0] = PushFilter(plan->children[0], below);
-      copy->est_rows = std::max(1.0, plan->est_rows * Selectivity(*conjunct));
-      return copy;
+      copy->est_rows = std::max(1.0, plan->est_rows * Selectivity(*implied));
+      return whole ? LogicalOpPtr(copy) : AddFilter(copy, conjunct);
     }
+  }
+  // Into every branch of a UNION ALL, over that branch's columns (same
+  // position, same type): each branch keeps its own rows of the result. A
+  // branch the term empties (a constant FALSE, TPC-DS 4's 'c' = 's') is
+  // dropped.
+  if (may_move && plan->kind == LogicalOp::Kind::kUnion && !plan->children.empty()) {
+    std::vector<LogicalOpPtr> kept;
+    LogicalOpPtr first;
+    double rows = 0;
+    for (const auto& child : plan->children) {
+      ExprPtr mine = Substitute(conjunct, [&](int id) -> ExprPtr {
+        const int i = plan->IndexOf(id);
+        if (i < 0 || static_cast<size_t>(i) >= child->columns.size()) return nullptr;
+        const auto& c = child->columns[static_cast<size_t>(i)];
+        return Expr::Column(c.id, c.type);
+      });
+      if (!mine) return AddFilter(plan, conjunct);
+      LogicalOpPtr pushed = PushFilter(child, mine);
+      if (!first) first = pushed;
+      if (KnownEmpty(*pushed)) continue;
+      rows += pushed->est_rows;
+      kept.push_back(std::move(pushed));
+    }
+    if (kept.empty()) kept.push_back(first);
+    if (kept.size() == 1) {
+      // One branch left: its columns renamed to the union's.
+      auto p = std::make_shared<LogicalOp>();
+      p->kind = LogicalOp::Kind::kProject;
+      p->columns = plan->columns;
+      for (const auto& c : kept[0]->columns) p->exprs.push_back(Expr::Column(c.id, c.type));
+      p->est_rows = kept[0]->est_rows;
+      p->base_rows = kept[0]->base_rows;
+      p->children = {kept[0]};
+      return p;
+    }
+    auto copy = std::make_shared<LogicalOp>(*plan);
+    copy->children = std::move(kept);
+    copy->est_rows = std::max(1.0, rows);
+    return copy;
   }
   return AddFilter(plan, conjunct);
 }
