@@ -20,6 +20,7 @@
 #include "quiver/sql/execution/operators.h"
 #include "quiver/sql/execution/spill.h"
 #include "quiver/sql/execution/task_scheduler.h"
+#include "quiver/sql/explain.h"
 #include "quiver/sql/planner/physical_planner.h"
 #include "quiver/sql/spark_dialect.h"
 
@@ -134,6 +135,28 @@ class StatementStream : public RecordBatchStream {
   std::unique_ptr<RecordBatchStream> root_;
   Status error_;
 };
+
+// Whether an ExplainStmt's options ask for ANALYZE: `EXPLAIN ANALYZE` or
+// `EXPLAIN (ANALYZE [true | on | 1])` (PostgreSQL's grammar: a DefElem named
+// analyze, its argument absent or a boolean-like constant).
+bool ExplainAnalyzes(const Json& explain) {
+  if (!explain.contains("options") || !explain["options"].is_array()) return false;
+  for (const auto& o : explain["options"]) {
+    if (!o.contains("DefElem") || o["DefElem"].value("defname", "") != "analyze") continue;
+    const Json& d = o["DefElem"];
+    if (!d.contains("arg")) return true;
+    const Json& arg = d["arg"];
+    if (arg.contains("Integer")) return arg["Integer"].value("ival", 0) != 0;  // libpg_query omits a 0
+    if (arg.contains("Boolean")) return arg["Boolean"].value("boolval", false);
+    if (arg.contains("String")) {
+      std::string v = arg["String"].value("sval", "");
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return v != "false" && v != "off" && v != "0" && v != "no";
+    }
+    return true;
+  }
+  return false;
+}
 
 Result<ArrayDataPtr> BuildStrings(const std::vector<std::string>& values, MemoryPool* pool) {
   int64_t total = 0;
@@ -551,22 +574,17 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
           s->fields.push_back(field(bound.names[i], bound.plan->columns[i].type, true));
         schema = s;
       } else if (key == "ExplainStmt" && st[key].contains("query") && st[key]["query"].contains("SelectStmt")) {
-        // EXPLAIN SELECT ...: the logical plan (operators, estimated rows), one line per row.
+        // EXPLAIN [ANALYZE] SELECT ...: the logical plan, one line per row
+        // (explain.h); ANALYZE runs it and adds the rows each operator returned.
         QUIVER_ASSIGN_OR_RETURN(BoundStatement bound, binder.BindSelectStatement(st[key]["query"]["SelectStmt"]));
-        std::vector<std::string> lines;
-        std::string text = PlanToString(*bound.plan);
-        size_t start = 0;
-        while (start < text.size()) {
-          size_t end = text.find('\n', start);
-          if (end == std::string::npos) end = text.size();
-          lines.push_back(text.substr(start, end - start));
-          start = end + 1;
+        if (ExplainAnalyzes(st[key])) {
+          auto profile = std::make_shared<PlanProfile>();
+          QUIVER_ASSIGN_OR_RETURN(OperatorPtr query, BuildOperators(*bound.plan, ctx.get(), profile.get()));
+          root = MakeExplainAnalyzeStream(bound.plan, std::move(query), std::move(profile), ctx->pool.get());
+        } else {
+          root = MakeExplainStream(bound.plan, ctx->pool.get());
         }
-        auto s = std::make_shared<Schema>();
-        s->fields = {field("plan", utf8(), false)};
-        QUIVER_ASSIGN_OR_RETURN(auto a, BuildStrings(lines, ctx->pool.get()));
-        root = std::make_unique<ConstStream>(s, MakeBatch(s, static_cast<int64_t>(lines.size()), {a}));
-        schema = s;
+        schema = root->schema();
       } else if (key == "VariableShowStmt" && st[key].value("name", "") == "tables") {
         QUIVER_ASSIGN_OR_RETURN(root, ShowTables(*catalog_, {}, ctx->pool.get()));
         schema = root->schema();

@@ -62,7 +62,8 @@ std::string ShortExprText(const Expr& e) {
 
 }  // namespace
 
-std::string PlanToString(const LogicalOp& op, int indent) {
+std::string PlanToString(const LogicalOp& op, int indent,
+                         const std::function<std::string(const LogicalOp&)>& annotate) {
   std::string s(static_cast<size_t>(indent) * 2, ' ');
   switch (op.kind) {
     case LogicalOp::Kind::kScan:
@@ -91,8 +92,10 @@ std::string PlanToString(const LogicalOp& op, int indent) {
     case LogicalOp::Kind::kExpand: s += "Expand sets=" + std::to_string(op.expand_sets.size()); break;
     case LogicalOp::Kind::kUnion: s += "UnionAll children=" + std::to_string(op.children.size()); break;
   }
-  s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows)) + "\n";
-  for (const auto& c : op.children) s += PlanToString(*c, indent + 1);
+  s += " est=" + std::to_string(static_cast<int64_t>(op.est_rows));
+  if (annotate) s += annotate(op);
+  s += "\n";
+  for (const auto& c : op.children) s += PlanToString(*c, indent + 1, annotate);
   return s;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -203,7 +204,11 @@ struct LogicalOp {
   int IndexOf(int id) const;
 };
 
-/// A one-line-per-node description of a plan (tests, EXPLAIN).
-std::string PlanToString(const LogicalOp& op, int indent = 0);
+/// A one-line-per-node description of a plan (tests, EXPLAIN): the
+/// operator, its arguments and `est=` its estimated rows, then what
+/// `annotate` returns for the node, if given (EXPLAIN ANALYZE: the rows it
+/// returned), each child indented by two more spaces.
+std::string PlanToString(const LogicalOp& op, int indent = 0,
+                         const std::function<std::string(const LogicalOp&)>& annotate = {});
 
 }  // namespace quiver::sql

@@ -127,14 +127,24 @@ Status RewriteWindowExprs(WindowCall* call, const Positions& pos) {
 
 class Builder {
  public:
-  Builder(ExecContext* ctx, std::unordered_set<int> used, std::unordered_map<int, int> uses)
-      : ctx_(ctx), used_(std::move(used)), uses_(std::move(uses)) {}
+  Builder(ExecContext* ctx, std::unordered_set<int> used, std::unordered_map<int, int> uses, PlanProfile* profile)
+      : ctx_(ctx), used_(std::move(used)), uses_(std::move(uses)), profile_(profile) {}
+
+  // Build (below), wrapped to count the node's rows under EXPLAIN ANALYZE.
+  Result<NodePtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols, ExprPtr* deferred_filter = nullptr) {
+    QUIVER_ASSIGN_OR_RETURN(NodePtr node, BuildNode(op, cols, deferred_filter));
+    if (profile_ == nullptr) return node;
+    auto& counters = (*profile_)[&op];
+    if (!counters) counters = std::make_shared<OperatorProfile>();
+    if (deferred_filter != nullptr && *deferred_filter) counters->filters_deferred = true;
+    return MakeProfiledNode(ctx_, std::move(node), counters);
+  }
 
   // Builds `op`; `cols` receives its actual output columns (scans may drop unused ones).
   // With `deferred_filter` (scans only), the scan's filters are not applied
   // but handed back as one predicate over its output, for the operator
   // above to evaluate (see kAggregate).
-  Result<NodePtr> Build(const LogicalOp& op, std::vector<ColumnBinding>* cols, ExprPtr* deferred_filter = nullptr) {
+  Result<NodePtr> BuildNode(const LogicalOp& op, std::vector<ColumnBinding>* cols, ExprPtr* deferred_filter) {
     switch (op.kind) {
       case LogicalOp::Kind::kScan: {
         std::vector<int> table_columns;
@@ -464,6 +474,7 @@ class Builder {
   std::unordered_map<int, int> uses_;  // expression references per column id (the plan's output counts one)
   std::unordered_map<int, Origin> origins_;
   ExprPtr fold_residual_;  // a kFilter's predicate for the inner join just below it
+  PlanProfile* profile_;   // EXPLAIN ANALYZE's counters (null: none)
 };
 
 // The statement's output: the root node gathered on the first Next(), so
@@ -508,7 +519,7 @@ class RootStream : public RecordBatchStream {
 
 }  // namespace
 
-Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
+Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx, PlanProfile* profile) {
   // Live columns to a fixed point: each round drops the projections nobody
   // read in the round before (and what only they read).
   std::unordered_set<int> used;
@@ -525,7 +536,7 @@ Result<OperatorPtr> BuildOperators(const LogicalOp& plan, ExecContext* ctx) {
   std::unordered_map<int, int> uses;
   CountUses(plan, &used, &uses);
   for (const auto& c : plan.columns) ++uses[c.id];
-  Builder b(ctx, std::move(used), std::move(uses));
+  Builder b(ctx, std::move(used), std::move(uses), profile);
   std::vector<ColumnBinding> cols;
   QUIVER_ASSIGN_OR_RETURN(NodePtr node, b.Build(plan, &cols));
   if (cols.size() != plan.columns.size()) return Status::Invalid("internal: the plan's output columns were pruned");
