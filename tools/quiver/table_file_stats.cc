@@ -8,8 +8,10 @@
 #include <cstring>
 
 #include "quiver/cli.h"
+#include "quiver/columnar/value_format.h"
 #include "quiver/formats/csv/csv_file.h"
 #include "quiver/formats/parquet/page_index.h"
+#include "quiver/formats/parquet/schema.h"
 
 namespace quiver::cli {
 namespace {
@@ -83,13 +85,80 @@ std::string StatText(int32_t type, const std::string& raw) {
   return raw.size() > 32 ? hex + "..." : hex;
 }
 
-std::string StatisticsText(int32_t type, const std::optional<parquet::Statistics>& s) {
+// Bytes per value of the fixed-width Arrow types a Parquet leaf maps to
+// (LeafArrowType), 0 for the others.
+int FixedBytes(const DataType& t) {
+  const TypeId id = t.id;
+  if (id == TypeId::kDecimal) return t.bit_width / 8;
+  if (id == TypeId::kInt8 || id == TypeId::kUInt8) return 1;
+  if (id == TypeId::kInt16 || id == TypeId::kUInt16 || id == TypeId::kFloat16) return 2;
+  if (id == TypeId::kInt32 || id == TypeId::kUInt32 || id == TypeId::kDate32 || id == TypeId::kTime32) return 4;
+  if (id == TypeId::kInt64 || id == TypeId::kUInt64 || id == TypeId::kTime64 || id == TypeId::kTimestamp ||
+      id == TypeId::kDate64)
+    return 8;
+  return 0;
+}
+
+// A statistic as the value a reader of the column sees (a DATE as
+// 1992-01-02, a DECIMAL(15,2) as 9.05, a TIMESTAMP in ISO 8601, an
+// unsigned INT as unsigned: the leaf's Arrow type, value_format.h's text),
+// where the leaf is annotated and the bytes have the physical type's size;
+// otherwise as StatText shows the physical value. Statistics are PLAIN
+// encoded (parquet.thrift Statistics): little-endian INT32 / INT64, INT96
+// as nanoseconds of the day then the Julian day, DECIMAL in a byte array
+// big-endian two's complement.
+std::string LogicalStatText(const parquet::SchemaElement* leaf, int32_t type, const std::string& raw) {
+  if (leaf == nullptr) return StatText(type, raw);
+  const bool annotated = leaf->logical_type.kind != parquet::LogicalType::kNone || leaf->converted_type.has_value();
+  const auto physical = static_cast<parquet::PhysicalType>(type);
+  if (!annotated && physical != parquet::PhysicalType::kInt96) return StatText(type, raw);
+  auto arrow = parquet::LeafArrowType(*leaf);
+  if (!arrow.ok()) return StatText(type, raw);
+  const DataTypePtr& t = *arrow;
+  const int width = FixedBytes(*t);
+  if (width == 0) return StatText(type, raw);  // strings, binary: as stored
+  // The value as a little-endian two's complement integer of 16 bytes.
+  uint8_t value[16] = {0};
+  if (physical == parquet::PhysicalType::kInt32 && raw.size() == 4) {
+    int32_t v;
+    std::memcpy(&v, raw.data(), 4);
+    const int64_t wide = t->id == TypeId::kUInt32 ? static_cast<int64_t>(static_cast<uint32_t>(v)) : v;
+    std::memcpy(value, &wide, 8);
+    if (wide < 0) std::memset(value + 8, 0xff, 8);
+  } else if (physical == parquet::PhysicalType::kInt64 && raw.size() == 8) {
+    std::memcpy(value, raw.data(), 8);
+    if (t->id != TypeId::kUInt64 && (static_cast<unsigned char>(raw[7]) & 0x80)) std::memset(value + 8, 0xff, 8);
+  } else if (physical == parquet::PhysicalType::kInt96 && raw.size() == 12 && t->id == TypeId::kTimestamp) {
+    int64_t nanos_of_day;
+    int32_t julian_day;
+    std::memcpy(&nanos_of_day, raw.data(), 8);
+    std::memcpy(&julian_day, raw.data() + 8, 4);
+    const int64_t nanos = (static_cast<int64_t>(julian_day) - 2440588) * 86400LL * 1000000000LL + nanos_of_day;
+    std::memcpy(value, &nanos, 8);
+  } else if (t->id == TypeId::kDecimal && !raw.empty() && raw.size() <= 16) {
+    const bool negative = static_cast<unsigned char>(raw[0]) & 0x80;
+    std::memset(value, negative ? 0xff : 0, 16);
+    for (size_t i = 0; i < raw.size(); ++i) value[i] = static_cast<uint8_t>(raw[raw.size() - 1 - i]);
+  } else if (t->id == TypeId::kFloat16 && raw.size() == 2) {
+    std::memcpy(value, raw.data(), 2);
+  } else {
+    return StatText(type, raw);
+  }
+  ArrayData one;
+  one.type = t;
+  one.length = 1;
+  one.buffers = {nullptr, Buffer::Unowned(value, width)};
+  return FormatValueToString(one, 0, ValueFormat::kText);
+}
+
+std::string StatisticsText(const parquet::SchemaElement* leaf, int32_t type,
+                           const std::optional<parquet::Statistics>& s) {
   if (!s) return "statistics none";
   std::string out = "statistics";
   const std::string* lo = s->min_value ? &*s->min_value : (s->min ? &*s->min : nullptr);
   const std::string* hi = s->max_value ? &*s->max_value : (s->max ? &*s->max : nullptr);
-  if (lo) out += " min " + StatText(type, *lo);
-  if (hi) out += " max " + StatText(type, *hi);
+  if (lo) out += " min " + LogicalStatText(leaf, type, *lo);
+  if (hi) out += " max " + LogicalStatText(leaf, type, *hi);
   if (!s->min_value && s->min) out += " (deprecated min/max)";
   if (s->null_count) out += " nulls " + std::to_string(*s->null_count);
   if (s->distinct_count) out += " distinct " + std::to_string(*s->distinct_count);
@@ -136,11 +205,23 @@ Result<std::string> DescribeParquetFile(const parquet::FileReader& reader, Memor
         continue;
       }
       const parquet::ColumnMetaData& m = *cc.meta_data;
-      out += parquet::PhysicalTypeName(m.type) + ", codec " + parquet::CodecName(m.codec) + ", encodings [";
+      const parquet::SchemaElement* leaf =
+          l < schema.leaves.size() ? schema.nodes[static_cast<size_t>(schema.leaves[l])].element : nullptr;
+      out += parquet::PhysicalTypeName(m.type);
+      if (leaf != nullptr && (leaf->logical_type.kind != parquet::LogicalType::kNone || leaf->converted_type)) {
+        auto arrow = parquet::LeafArrowType(*leaf);  // the annotated type, as a reader gets it
+        const bool plain_int =
+            arrow.ok() &&
+            (((*arrow)->id == TypeId::kInt32 && m.type == static_cast<int32_t>(parquet::PhysicalType::kInt32)) ||
+             ((*arrow)->id == TypeId::kInt64 && m.type == static_cast<int32_t>(parquet::PhysicalType::kInt64)));
+        if (arrow.ok() && !plain_int) out += " (" + (*arrow)->ToString() + ")";
+      }
+      out += ", codec " + parquet::CodecName(m.codec) + ", encodings [";
       for (size_t i = 0; i < m.encodings.size(); ++i) out += (i ? ", " : "") + parquet::EncodingName(m.encodings[i]);
       out += "], values " + std::to_string(m.num_values) + ", compressed " + std::to_string(m.total_compressed_size) +
              " B, uncompressed " + std::to_string(m.total_uncompressed_size) + " B" +
-             Ratio(m.total_uncompressed_size, m.total_compressed_size) + ", " + StatisticsText(m.type, m.statistics);
+             Ratio(m.total_uncompressed_size, m.total_compressed_size) + ", " +
+             StatisticsText(leaf, m.type, m.statistics);
       const parquet::ChunkPageIndex& pi = indexes[l];
       if (pi.offset_index) {
         const size_t pages = pi.offset_index->page_locations.size();

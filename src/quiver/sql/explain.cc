@@ -56,8 +56,7 @@ class ExplainStream : public RecordBatchStream {
       result_rows += batch->num_rows;
     }
     query_.reset();  // the operators and what they hold go before the text is built
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const PlanProfile& profile = *profile_;
     std::string text = PlanToString(*plan_, 0, [&profile](const LogicalOp& op) -> std::string {
       auto it = profile.find(&op);

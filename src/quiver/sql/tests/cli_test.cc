@@ -56,6 +56,31 @@ bool HaveBinary() {
 #endif
 }
 
+// `quiver stats` shows an annotated leaf's type as a reader gets it and its
+// statistics as values of that type: dates, timestamps and decimals (in
+// INT32 and FIXED_LEN_BYTE_ARRAY, negative ones too), not their physical
+// integers and bytes.
+TEST(SqlCliTest, StatsShowLogicalValues) {
+  if (!HaveBinary()) GTEST_SKIP() << "quiver binary not built";
+  const fs::path file = fs::temp_directory_path() / ("quiver-stats-" + std::to_string(::getpid()) + ".parquet");
+  CliRun r = Quiver("sql -o '" + file.string() +
+                    "' \"SELECT DATE '2024-05-17' + i AS d, TIMESTAMP '2024-05-17 10:00:00' AS ts, "
+                    "CAST(i AS DECIMAL(30,3)) / 8 AS big, CAST(i - 1 AS DECIMAL(9,2)) AS small "
+                    "FROM (VALUES (0), (1), (2)) t(i)\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Quiver("stats '" + file.string() + "'");
+  fs::remove(file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"  d: INT32 (date32[day]), ", "statistics min 2024-05-17 max 2024-05-19 nulls 0",
+                           "  ts: INT64 (timestamp[us]), ",
+                           "statistics min 2024-05-17T10:00:00.000000 max 2024-05-17T10:00:00.000000 nulls 0",
+                           "  big: FIXED_LEN_BYTE_ARRAY (decimal128(38, 12)), ",
+                           "statistics min 0.000000000000 max 0.250000000000 nulls 0",
+                           "  small: INT32 (decimal128(9, 2)), ", "statistics min -1.00 max 1.00 nulls 0"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  }
+}
+
 // `quiver stats` of a Parquet file (row groups, column chunks, page
 // index) and of a CSV file; `quiver sql` counts the pages it read and
 // pruned by the page index.

@@ -27,8 +27,8 @@ class ExplainAnalyzeTest : public SqlTest {
     for (int64_t i = 0; i < 3; ++i) ug.emplace_back(i);
     auto t = std::make_shared<Schema>();
     t->fields = {field("k", int64(), true), field("g", int64(), true)};
-    ASSERT_OK(catalog_->RegisterBatches(
-        "t", t, Split(Batch(t, {Int64Array(pool_.get(), k), Int64Array(pool_.get(), g)}), 7)));
+    ASSERT_OK(catalog_->RegisterBatches("t", t,
+                                        Split(Batch(t, {Int64Array(pool_.get(), k), Int64Array(pool_.get(), g)}), 7)));
     auto u = std::make_shared<Schema>();
     u->fields = {field("g", int64(), true)};
     ASSERT_OK(catalog_->RegisterBatches("u", u, {Batch(u, {Int64Array(pool_.get(), ug)})}));
@@ -78,9 +78,8 @@ TEST_F(ExplainAnalyzeTest, EveryOperatorShowsTheRowsItReturned) {
 
 TEST_F(ExplainAnalyzeTest, AScanWhoseFiltersTheAggregateEvaluatesSaysSo) {
   const V plan = Plan("EXPLAIN ANALYZE SELECT count(*) FROM t WHERE k >= 90");
-  const auto scan = std::find_if(plan.begin(), plan.end(), [](const std::string& l) {
-    return l.find("Scan t") != std::string::npos;
-  });
+  const auto scan = std::find_if(plan.begin(), plan.end(),
+                                 [](const std::string& l) { return l.find("Scan t") != std::string::npos; });
   ASSERT_NE(scan, plan.end());
   EXPECT_NE(scan->find("rows=100 (before its filters"), std::string::npos) << *scan;
   EXPECT_EQ(RowsOf(plan, "Aggregate"), 1);
