@@ -938,7 +938,7 @@ Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenPath(const std
   Result<std::unique_ptr<RecordBatchReader>> reader = Status::Invalid("unopened");
   if (IsRegularFile(path)) {
     QUIVER_ASSIGN_OR_RETURN(auto bytes, MapFile(path));
-    reader = Open(std::move(bytes), std::move(options));
+    return OpenFileBytes(std::move(bytes), path, std::move(options));
   } else {
     // stdin or a pipe: peek at the magic; a stream is then read message by
     // message (bounded memory), a file needs all its bytes.
@@ -962,6 +962,15 @@ Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenPath(const std
   }
   if (!reader.ok()) return reader.status().WithContext("'" + path + "'");
   // Every reader Open / OpenStream makes is a ReaderImpl.
+  static_cast<ReaderImpl&>(**reader).set_error_context("'" + path + "'");
+  return reader;
+}
+
+Result<std::unique_ptr<RecordBatchReader>> RecordBatchReader::OpenFileBytes(std::shared_ptr<Buffer> bytes,
+                                                                            const std::string& path,
+                                                                            ReadOptions options) {
+  auto reader = Open(std::move(bytes), std::move(options));
+  if (!reader.ok()) return reader.status().WithContext("'" + path + "'");
   static_cast<ReaderImpl&>(**reader).set_error_context("'" + path + "'");
   return reader;
 }

@@ -98,6 +98,12 @@ class RecordBatchReader : public RecordBatchStream {
   /// Errors of the open and of every later Next() start with "'PATH': ".
   static Result<std::unique_ptr<RecordBatchReader>> OpenPath(const std::string& path, ReadOptions options);
 
+  /// Opens the bytes of the regular file `path`, already mapped or read
+  /// (e.g. by a MappedFileCache): as Open, with the errors of the open and
+  /// of every later Next() starting with "'PATH': " as OpenPath's.
+  static Result<std::unique_ptr<RecordBatchReader>> OpenFileBytes(std::shared_ptr<Buffer> bytes,
+                                                                  const std::string& path, ReadOptions options);
+
   const SchemaPtr& schema() const override = 0;
   virtual IpcFormat format() const = 0;
 

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "quiver/formats/s3_files.h"
+#include "quiver/ipc/mapped_file_cache.h"
 #include "quiver/ipc/reader.h"
 #include "quiver/sql/csv_scan.h"
 #include "quiver/sql/file_scan.h"
@@ -41,13 +42,21 @@ Status CheckName(std::string_view name) {
   return Status::OK();
 }
 
-// Opens one IPC path for reading at `validation`.
+// Opens one IPC path for reading at `validation` (a regular file through
+// `mapped`, when given: its kept mapping).
 Result<std::unique_ptr<ipc::RecordBatchReader>> OpenOne(const std::string& path, MemoryPool* pool,
-                                                        ValidationLevel validation, bool message_metadata = false) {
+                                                        ValidationLevel validation, bool message_metadata = false,
+                                                        ipc::MappedFileCache* mapped = nullptr) {
   ipc::ReadOptions ro;
   ro.pool = pool;
   ro.validation = validation;
   ro.collect_message_metadata = message_metadata;
+  std::error_code ec;
+  if (mapped != nullptr && std::filesystem::is_regular_file(path, ec)) {
+    auto bytes = mapped->Get(path);
+    if (!bytes.ok()) return bytes.status();
+    return ipc::RecordBatchReader::OpenFileBytes(std::move(*bytes), path, ro);
+  }
   auto r = ipc::RecordBatchReader::OpenPath(path, ro);
   if (!r.ok()) return r.status().WithContext(path);
   return r;
@@ -62,9 +71,11 @@ Result<std::unique_ptr<ipc::RecordBatchReader>> OpenOne(const std::string& path,
 class MultiPathStream : public RecordBatchStream {
  public:
   MultiPathStream(SchemaPtr schema, std::vector<std::string> paths, MemoryPool* pool, ValidationLevel validation,
-                  std::optional<std::vector<int>> columns, std::vector<parquet::StatsPredicate> prune = {})
+                  std::optional<std::vector<int>> columns, std::vector<parquet::StatsPredicate> prune = {},
+                  std::shared_ptr<ipc::MappedFileCache> mapped = nullptr)
       : schema_(std::move(schema)),
         paths_(std::move(paths)),
+        mapped_(std::move(mapped)),
         pool_(pool),
         validation_(validation),
         columns_(std::move(columns)),
@@ -78,8 +89,8 @@ class MultiPathStream : public RecordBatchStream {
       if (!reader_) {
         if (next_path_ >= paths_.size()) return RecordBatchPtr{};
         const std::string& path = paths_[next_path_++];
-        QUIVER_ASSIGN_OR_RETURN(reader_,
-                                OpenOne(path, pool_, columns_ ? ValidationLevel::kNone : validation_, !prune_.empty()));
+        QUIVER_ASSIGN_OR_RETURN(reader_, OpenOne(path, pool_, columns_ ? ValidationLevel::kNone : validation_,
+                                                 !prune_.empty(), mapped_.get()));
         if (!reader_->schema()->Equals(*schema_)) {
           return Status::Invalid(path + ": schema changed since the table was registered");
         }
@@ -113,6 +124,7 @@ class MultiPathStream : public RecordBatchStream {
  private:
   SchemaPtr schema_;
   std::vector<std::string> paths_;
+  std::shared_ptr<ipc::MappedFileCache> mapped_;  // null: each path mapped afresh
   MemoryPool* pool_;
   ValidationLevel validation_;
   std::optional<std::vector<int>> columns_;
@@ -246,7 +258,7 @@ SharedScan::SharedScan(const TableInfo& table, MemoryPool* pool, std::optional<s
       for (size_t c = 0; c < schema_->fields.size(); ++c) all.push_back(static_cast<int>(c));
     }
     files_ = std::make_unique<MultiPathStream>(schema_, table.paths, pool, ValidationLevel::kNone,
-                                               columns_ ? *columns_ : all, std::move(prune));
+                                               columns_ ? *columns_ : all, std::move(prune), table.mapped_files);
     if (!columns_) columns_ = std::move(all);
   }
 }
@@ -421,12 +433,14 @@ Result<TableInfo> OpenIpcTable(std::string_view name, std::vector<std::string> p
   info.name = FoldIdentifier(name);
   info.validation = validation;
   info.paths = std::move(paths);
+  info.mapped_files = std::make_shared<ipc::MappedFileCache>();
   for (const std::string& p : info.paths) {
     // The reader checks the framing and every buffer's bounds; the values
     // (offsets, dictionary indices) are validated by the scans, of the
     // columns they read, at `validation` (counting the rows of an 8-column
     // string table validated every offset: 7% of a one-query process).
-    QUIVER_ASSIGN_OR_RETURN(auto reader, OpenOne(p, scratch_pool, ValidationLevel::kNone));
+    QUIVER_ASSIGN_OR_RETURN(auto reader,
+                            OpenOne(p, scratch_pool, ValidationLevel::kNone, false, info.mapped_files.get()));
     if (!info.schema) {
       info.schema = reader->schema();
     } else if (!reader->schema()->Equals(*info.schema)) {
@@ -591,7 +605,8 @@ Result<std::unique_ptr<RecordBatchStream>> Catalog::OpenScan(const TableInfo& ta
     return std::unique_ptr<RecordBatchStream>(std::make_unique<SharedScanStream>(std::move(shared)));
   }
   return std::unique_ptr<RecordBatchStream>(
-      std::make_unique<MultiPathStream>(table.schema, table.paths, pool, table.validation, std::move(columns)));
+      std::make_unique<MultiPathStream>(table.schema, table.paths, pool, table.validation, std::move(columns),
+                                        std::vector<parquet::StatsPredicate>{}, table.mapped_files));
 }
 
 }  // namespace quiver::sql

@@ -30,6 +30,10 @@
 #include "quiver/formats/parquet/row_group_filter.h"
 #include "quiver/memory/memory_pool.h"
 
+namespace quiver::ipc {
+class MappedFileCache;  // ipc/mapped_file_cache.h
+}  // namespace quiver::ipc
+
 namespace quiver::sql {
 
 class FileTableSource;  // file_scan.h
@@ -54,6 +58,12 @@ struct TableInfo {
   /// CSV file tables (file_tables.h): the files, read again by each scan
   /// in bounded pieces (csv_scan.h); num_rows is an estimate.
   std::shared_ptr<const CsvTableSource> csv_source;
+  /// Path tables: the files' mappings, made when the table was opened and
+  /// kept for its scans while each file is unchanged (every scan mapping
+  /// the files again paid a page fault for each page it touched, every
+  /// time). Shared by the copies of this description; null: each scan
+  /// maps the files itself.
+  std::shared_ptr<ipc::MappedFileCache> mapped_files;
   bool in_memory() const { return paths.empty() && !file_source && !csv_source; }
 };
 

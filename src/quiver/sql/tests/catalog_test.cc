@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "quiver/datagen/tpch.h"
+#include "quiver/ipc/mapped_file_cache.h"
 #include "quiver/ipc/writer.h"
 #include "quiver/join/tests/join_test_util.h"
 #include "quiver/sql/engine.h"
@@ -120,6 +121,30 @@ TEST_F(CatalogTest, FilesStreamsAndDirectoriesAreTables) {
 // replaced after registration by one whose string offsets are corrupt still
 // answers statements over its other columns, and a statement that reads the
 // corrupt column gets Invalid naming the file, record batch and column.
+TEST_F(CatalogTest, ScansReuseTheFilesMappingUntilTheFileChanges) {
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {field("id", int64())};
+  const std::string path = dir_ + "/t.arrow";
+  Write(path, Batch(schema, {Int64Array(pool_.get(), {1, 2, 3})}), ipc::IpcFormat::kFile);
+  auto catalog = std::make_shared<Catalog>();
+  ASSERT_OK(catalog->RegisterPath("t", path, pool_.get()));
+  auto info = catalog->GetTable("t");
+  ASSERT_OK(info);
+  ASSERT_NE(info->mapped_files, nullptr);
+  EXPECT_EQ(info->mapped_files->mappings_made(), 1);  // counting the rows at registration
+  Engine engine(catalog);
+  EXPECT_EQ(Query(engine, "SELECT id FROM t WHERE id > 1"), (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(Query(engine, "SELECT sum(id) FROM t"), (std::vector<std::string>{"6"}));
+  EXPECT_EQ(info->mapped_files->mappings_made(), 1);  // both scans read the kept mapping
+  // A file replaced (another inode, size and time) is mapped again: the
+  // scans read its new rows, and keep that mapping in turn.
+  Write(path + ".new", Batch(schema, {Int64Array(pool_.get(), {10, 20, 30, 40})}), ipc::IpcFormat::kFile);
+  std::filesystem::rename(path + ".new", path);
+  EXPECT_EQ(Query(engine, "SELECT sum(id) FROM t"), (std::vector<std::string>{"100"}));
+  EXPECT_EQ(Query(engine, "SELECT count(*) FROM t WHERE id > 15"), (std::vector<std::string>{"3"}));
+  EXPECT_EQ(info->mapped_files->mappings_made(), 2);
+}
+
 TEST_F(CatalogTest, ScansValidateTheColumnsTheyRead) {
   auto schema = std::make_shared<Schema>();
   schema->fields = {field("id", int64()), field("name", utf8())};
