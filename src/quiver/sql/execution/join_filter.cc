@@ -35,15 +35,19 @@ bool WithValues(const ArrayData& a, F&& f) {
 template <typename Pass>
 int64_t Narrow(int64_t n, Pass pass, std::vector<int64_t>* sel, bool* selected) {
   if (!*selected) {
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) k += pass(i) ? 1 : 0;
-    if (k == n) return 0;  // nothing dropped: the batch goes on unselected
+    // One pass writing every row's number and advancing past the passing
+    // ones (no counting pass first: each test is a load and, with a
+    // bitmap, a lookup).
     sel->resize(static_cast<size_t>(n));
     int64_t* out = sel->data();
     int64_t j = 0;
     for (int64_t i = 0; i < n; ++i) {
       out[j] = i;
       j += pass(i) ? 1 : 0;
+    }
+    if (j == n) {  // nothing dropped: the batch goes on unselected
+      sel->clear();
+      return 0;
     }
     sel->resize(static_cast<size_t>(j));
     *selected = true;

@@ -135,7 +135,7 @@ std::vector<parquet::StatsPredicate> JoinFilterPredicates(const JoinKeyBounds& b
 
 /// Narrows a scan batch's selection to the rows whose value of `column`
 /// may match `bounds`. `*selected` false: every row is selected so far
-/// (then `*sel` is written only when a row fails); true: `*sel` holds the
+/// (`*sel` is left empty when no row fails); true: `*sel` holds the
 /// selected rows, narrowed in place. Columns of other types are left
 /// alone. Returns the rows dropped.
 int64_t SelectByJoinFilter(const JoinKeyBounds& bounds, const ArrayData& column, std::vector<int64_t>* sel,
