@@ -6,6 +6,7 @@
 
 #include "quiver/columnar/dictionary.h"
 #include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/binder/spark_column_name.h"
 #include "quiver/sql/planner/cte_filters.h"
 #include "quiver/sql/spark_dialect.h"
 
@@ -78,6 +79,7 @@ std::string DefaultName(const Json& val) {
     return n;
   }
   if (val.contains("CoalesceExpr")) return "coalesce";
+  if (val.contains("MinMaxExpr")) return val["MinMaxExpr"].value("op", "") == "IS_LEAST" ? "least" : "greatest";
   if (val.contains("CaseExpr")) return "case";
   if (val.contains("A_Expr") && val["A_Expr"].value("kind", "") == "AEXPR_NULLIF") return "nullif";
   return "?column?";
@@ -407,7 +409,14 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     if (ClassOf(*e->type) == TypeClass::kOther && e->type->id == TypeId::kIntervalMonthDayNano)
       return Unsupported("an INTERVAL value in the SELECT list", loc);
     items.push_back(e);
-    names.push_back(rt.contains("name") ? rt.value("name", "") : DefaultName(val));
+    if (rt.contains("name")) {
+      names.push_back(rt.value("name", ""));
+    } else {
+      // Spark names an expression after its text (spark_column_name.h);
+      // a plain column keeps its name in both dialects.
+      std::string spark = dialect == SqlDialect::kSpark && !val.contains("ColumnRef") ? SparkColumnName(val) : "";
+      names.push_back(spark.empty() ? DefaultName(val) : std::move(spark));
+    }
     item_locations.push_back(loc);
   }
   const size_t num_visible = items.size();
