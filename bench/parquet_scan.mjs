@@ -15,7 +15,7 @@
 // of the statement (`quiver sql --timing`: from opening the table, footer
 // read included, to the last row out), the measure comparable to DuckDB's
 // in-process query. Wall times and CPU times
-// (user + system of every thread: quiver's from /usr/bin/time, DuckDB's
+// (user + system of every thread: quiver's from bash's time, DuckDB's
 // from process.cpuUsage around its query), medians each; on a loaded
 // machine the wall times measure the load, the CPU times the work. Prints
 // both answers (they must be equal) and quiver's statement pool peak.
@@ -107,12 +107,13 @@ const cases = [
   ['page index: filtered, one row group (--no-page-index)', oneGroup, filtered, ['--no-page-index'], 'page-index'],
 ].filter((c) => (!only || c[4] === only) && existsSync(join(dir, c[1])));
 
-// quiver under /usr/bin/time: its wall time here, its CPU time (user +
-// system, all threads) from time's last stderr line.
+// quiver under bash's `time`: its wall time here, its CPU time (user +
+// system, all threads, to the millisecond; /usr/bin/time prints 10 ms
+// steps) from time's last stderr line.
 function runQuiver(file, threads, text, extra = []) {
   const t0 = performance.now();
-  const q = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', quiver, 'sql', '--table', `l=${file}`, '--threads',
-    String(threads), '--format', 'csv', '--timing', ...extra, text], { encoding: 'utf8' });
+  const q = spawnSync('bash', ['-c', 'TIMEFORMAT="cpu %3U %3S"; time "$@"', 'bash', quiver, 'sql', '--table',
+    `l=${file}`, '--threads', String(threads), '--format', 'csv', '--timing', ...extra, text], { encoding: 'utf8' });
   const ms = performance.now() - t0;
   if (q.status !== 0) throw new Error(`quiver failed: ${q.stderr}`);
   const cpu = q.stderr.match(/cpu ([0-9.]+) ([0-9.]+)\s*$/);

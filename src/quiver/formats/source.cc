@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "quiver/formats/read_buffer.h"
+
 namespace quiver::formats {
 
 Status RandomAccessSource::CheckRange(int64_t offset, int64_t length) const {
@@ -50,7 +52,7 @@ LocalFileSource::~LocalFileSource() {
 
 Result<std::shared_ptr<Buffer>> LocalFileSource::ReadAt(int64_t offset, int64_t length, MemoryPool* pool) {
   QUIVER_RETURN_NOT_OK(CheckRange(offset, length));
-  QUIVER_ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(pool, length));
+  QUIVER_ASSIGN_OR_RETURN(auto buf, AllocateReadBuffer(pool, length));
   int64_t done = 0;
   while (done < length) {
     const ssize_t n = ::pread(fd_, buf->mutable_data() + done, static_cast<size_t>(length - done), offset + done);

@@ -254,6 +254,11 @@ struct ColumnChunkReader::State {
   // every entry left (`want` is ignored), the rows checked to number
   // num_rows.
   Result<Physical> Decode(int64_t want);
+  // Decode's path without a copy: `want` rows of a flat column, all in the
+  // current page, none NULL, PLAIN values of the Arrow type's bytes
+  // (no conversion) aligned in the page: a slice of the page's body.
+  // nullopt (nothing consumed) when the rows do not qualify.
+  Result<std::optional<Physical>> DecodeInPlace(int64_t want);
   // The Arrow array of a decoded slice.
   Result<ArrayDataPtr> ToArray(Physical p);
 
@@ -408,7 +413,40 @@ Status ColumnChunkReader::State::LoadPage() {
   }
 }
 
+Result<std::optional<Physical>> ColumnChunkReader::State::DecodeInPlace(int64_t want) {
+  if (nested || width <= 0 || !conv || conv->convert != nullptr || want <= 0) return std::optional<Physical>();
+  while (page_left == 0 && !pages_done) QUIVER_RETURN_NOT_OK(LoadPage());
+  if (page_left < want || !decoder || !direct || encoding != static_cast<int32_t>(Encoding::kPlain)) {
+    return std::optional<Physical>();
+  }
+  // Levels first: a run of `want` present values (or no levels at all).
+  if (defs) {
+    auto all = defs->SkipRepeated(want, static_cast<uint32_t>(max_def));
+    if (!all.ok()) return all.status().WithContext(where + ": definition levels");
+    if (!*all) return std::optional<Physical>();
+  }
+  // Arrow buffers hold values aligned to their width (at most 8 bytes).
+  const size_t alignment = (width & (width - 1)) == 0 ? static_cast<size_t>(std::min(width, 8)) : 1;
+  const uint8_t* values = decoder->TakeInPlace(want, alignment);
+  Physical p;
+  p.length = want;
+  if (values != nullptr) {
+    p.values = Buffer::Slice(body, values - body->data(), want * width);
+  } else {
+    // Levels consumed: the values copied as Decode would.
+    QUIVER_ASSIGN_OR_RETURN(p.values, Buffer::Allocate(pool, want * width));
+    auto st = decoder->DecodeFixed(want, p.values->mutable_data());
+    if (!st.ok()) return st.WithContext(where + ": values (" + EncodingName(encoding) + ")");
+  }
+  page_left -= want;
+  rows_read += want;
+  while (rows_read == num_rows && !pages_done) QUIVER_RETURN_NOT_OK(LoadPage());
+  return std::optional<Physical>(std::move(p));
+}
+
 Result<Physical> ColumnChunkReader::State::Decode(int64_t want) {
+  QUIVER_ASSIGN_OR_RETURN(std::optional<Physical> in_place, DecodeInPlace(want));
+  if (in_place) return std::move(*in_place);
   const bool binary = width == 0;
   GrowBuffer values(pool), offsets(pool), data(pool), validity(pool), rep_out(pool), def_out(pool);
   // got: entries decoded (flat: rows); rows: of them those that start a

@@ -59,6 +59,15 @@ class PlainDecoder final : public ValueDecoder {
     return Status::OK();
   }
 
+  const uint8_t* TakeInPlace(int64_t n, size_t alignment) override {
+    if (type_ == static_cast<int32_t>(PhysicalType::kBoolean) || width_ <= 0 || n <= 0) return nullptr;
+    const uint64_t bytes = static_cast<uint64_t>(n) * static_cast<uint64_t>(width_);
+    const uint8_t* p = data_.data() + pos_;
+    if (bytes > data_.size() - pos_ || (reinterpret_cast<uintptr_t>(p) & (alignment - 1)) != 0) return nullptr;
+    pos_ += bytes;
+    return p;
+  }
+
   Status DecodeBinary(int64_t n, std::string_view* out) override {
     if (type_ != static_cast<int32_t>(PhysicalType::kByteArray)) return NotBinary("PLAIN");
     for (int64_t i = 0; i < n; ++i) {

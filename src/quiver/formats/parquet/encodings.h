@@ -51,6 +51,12 @@ class ValueDecoder {
   virtual Status DecodeFixed(int64_t n, uint8_t* out) = 0;
   /// Decodes the next `n` BYTE_ARRAY values into `out[0..n)`.
   virtual Status DecodeBinary(int64_t n, std::string_view* out) = 0;
+  /// The next `n` fixed-width values as they lie in the page, consumed,
+  /// when the encoding stores them exactly as they decode (PLAIN, not
+  /// BOOLEAN), `n` are left and their first byte is aligned to `alignment`
+  /// bytes (a power of two); nullptr, nothing consumed, otherwise. The
+  /// column reader hands such values out as a slice of the page, no copy.
+  virtual const uint8_t* TakeInPlace(int64_t n, size_t alignment) { return nullptr; }
 };
 
 /// The decoder of `encoding` for values of `physical_type` (width bytes

@@ -7,6 +7,7 @@
 
 #include "quiver/formats/parquet/decompress.h"
 #include "quiver/formats/parquet/thrift_compact.h"
+#include "quiver/formats/read_buffer.h"
 
 namespace quiver::parquet {
 namespace {
@@ -119,7 +120,7 @@ Result<std::optional<Page>> PageReader::Next() {
                                std::to_string(crc) + ")");
       }
     }
-    auto body = Buffer::Allocate(pool_, h.uncompressed_page_size);
+    auto body = formats::AllocateReadBuffer(pool_, h.uncompressed_page_size);
     if (!body.ok()) return body.status().WithContext(where);
     page.body = *body;
     std::span<uint8_t> out(page.body->mutable_data(), static_cast<size_t>(h.uncompressed_page_size));
