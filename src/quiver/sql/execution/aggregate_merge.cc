@@ -1,9 +1,9 @@
 // quiver/sql/execution/aggregate_merge.cc — partial to final: the workers'
 // tables of a parallel aggregation merged into one. Few groups: into the
-// first table (Merge). Many groups under one integer key in a few tables:
-// in place, each group probing the later tables' IntGroupMaps
-// (ProbeMerge). Else partition by partition on the scheduler, each into a
-// fresh table (ParallelMerge, DuckDB's radix-partitioned hash table).
+// first table (Merge). Many groups in a few tables: in place, each group
+// probing the later tables' IntGroupMaps or GroupTables (ProbeMerge).
+// Else partition by partition on the scheduler, each into a fresh table
+// (ParallelMerge, DuckDB's radix-partitioned hash table).
 #include <algorithm>
 #include <atomic>
 
@@ -85,16 +85,35 @@ Status AggregateTable::MergeOne(size_t a, const AggregateState& o, int64_t g) {
 Status AggregateTable::ProbeMergeRange(int64_t begin, int64_t end, const uint8_t* own,
                                        const std::vector<const AggregateTable*>& later,
                                        const std::vector<uint8_t*>& consumed) {
+  // Per later table: searched through its IntGroupMap (a word from the
+  // key) or its GroupTable (the key's hash, kept by this table's index).
+  std::vector<uint8_t> by_map(later.size());
+  bool hashes = false;
+  for (size_t j = 0; j < later.size(); ++j) {
+    by_map[j] = later[j]->KeysIndexed();
+    hashes = hashes || !by_map[j];
+  }
   constexpr int64_t kAhead = 8;
   for (int64_t g = begin; g < end; ++g) {
     if (g + kAhead < end) {
-      const uint64_t ahead = static_cast<uint64_t>(DecodeIntKey(table_.key(g + kAhead)));
-      for (const AggregateTable* t : later) t->int_map_.Prefetch(ahead);
+      const uint8_t* ahead = table_.key(g + kAhead);
+      const uint32_t ahead_len = table_.key_length(g + kAhead);
+      const uint64_t ahead_hash = hashes ? table_.hash(g + kAhead) : 0;
+      for (size_t j = 0; j < later.size(); ++j) {
+        uint64_t word;
+        if (!by_map[j]) {
+          later[j]->table_.PrefetchSlot(ahead_hash);
+        } else if (later[j]->MapKeyOf(ahead, ahead_len, &word)) {
+          later[j]->int_map_.Prefetch(word);
+        }
+      }
     }
     if (own != nullptr && own[g]) continue;
-    const uint64_t key = static_cast<uint64_t>(DecodeIntKey(table_.key(g)));
+    const uint8_t* key = table_.key(g);
+    const uint32_t len = table_.key_length(g);
+    const uint64_t hash = hashes ? table_.hash(g) : 0;
     for (size_t j = 0; j < later.size(); ++j) {
-      const int64_t o = later[j]->int_map_.Find(key);
+      const int64_t o = later[j]->FindEncoded(key, len, hash);
       if (o < 0) continue;
       for (size_t a = 0; a < aggs_.size(); ++a) QUIVER_RETURN_NOT_OK(MergeOne(a, (*later[j]->states_[a])[o], g));
       consumed[j][o] = 1;

@@ -198,14 +198,44 @@ class AggregateTable : public join::MemoryConsumer {
 
   /// Folds state `o` of aggregate `a` into group `g`'s.
   Status MergeOne(size_t a, const AggregateState& o, int64_t g);
-  /// Whether every group is in the IntGroupMap (a single integer key, no
-  /// NULL group): ProbeMergeRange can find them there.
-  bool IntKeysIndexed() const {
-    return !groups_.empty() && int_key_width_ > 0 && int_map_.size() == table_.num_groups() &&
-           num_output_rows() == table_.num_groups();
+  /// Whether every group is in the IntGroupMap under a word MapKeyOf gives
+  /// for its encoded key (a single integer key without a NULL group, or
+  /// several integer keys packed, group_key_packing.h): ProbeMergeRange can
+  /// find them there.
+  bool KeysIndexed() const {
+    return !groups_.empty() && (int_key_width_ > 0 || packing_.has_layout()) &&
+           int_map_.size() == table_.num_groups() && num_output_rows() == table_.num_groups();
+  }
+  /// The IntGroupMap word of encoded group key `key` (`len` bytes, from any
+  /// table of the same GROUP BY) in this table (KeysIndexed): false when
+  /// no group of this table can have that key (a NULL single key, a value
+  /// outside this table's packing). Read-only.
+  bool MapKeyOf(const uint8_t* key, uint32_t len, uint64_t* word) const {
+    if (int_key_width_ > 0) {
+      if (len != static_cast<uint32_t>(1 + int_key_width_) || key[0] != 1) return false;
+      *word = static_cast<uint64_t>(DecodeIntKey(key));
+      return true;
+    }
+    return packing_.PackEncoded(key, len, word);
+  }
+  /// Whether every group can be found by its encoded key (FindEncoded):
+  /// KeysIndexed, or every group in the GroupTable's hash index (string
+  /// and other byte-encoded keys).
+  bool FindableByKey() const {
+    return !groups_.empty() && num_output_rows() == table_.num_groups() && (KeysIndexed() || table_.all_indexed());
+  }
+  /// The group of encoded key `key` (`len` bytes, from any table of the
+  /// same GROUP BY; `hash` its HashBytes, read only when the GroupTable is
+  /// searched) in this table (FindableByKey), or -1. Read-only.
+  int64_t FindEncoded(const uint8_t* key, uint32_t len, uint64_t hash) const {
+    if (KeysIndexed()) {
+      uint64_t word;
+      return MapKeyOf(key, len, &word) ? int_map_.Find(word) : -1;
+    }
+    return table_.Find(key, len, hash);
   }
   /// Folds into groups [begin, end) of this table the states of the same
-  /// keys in `later` (tables after this one, all IntKeysIndexed), marking
+  /// keys in `later` (tables after this one, all FindableByKey), marking
   /// the groups taken from table j in (*consumed)[j]; skips this table's
   /// groups marked in `own` (taken by an earlier table). Writes only this
   /// table's groups [begin, end) and those marks (one writer per mark), so

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <limits>
 
 #include "quiver/sql/execution/sort_keys.h"
@@ -82,6 +83,8 @@ bool GroupKeyPacking::SetLayout(const std::vector<Vec>& keys, int64_t n) {
     const i128 slack = static_cast<i128>(f.max_code) - width;
     f.base = std::max<i128>(ranges[c].min - slack / 2, std::numeric_limits<int64_t>::min());
     f.shift = shift;
+    const TypeId id = keys[c].type()->id;
+    f.width = id == TypeId::kInt32 || id == TypeId::kDate32 ? 4 : 8;
     shift += b;
   }
   return true;
@@ -105,6 +108,34 @@ bool GroupKeyPacking::Pack(const std::vector<Vec>& keys, int64_t n, std::vector<
                           : PackColumn<int64_t>(keys[c], n, lo, hi, f.shift, out->data());
     if (!fits) return false;
   }
+  return true;
+}
+
+bool GroupKeyPacking::PackEncoded(const uint8_t* key, uint32_t len, uint64_t* word) const {
+  if (fields_.empty()) return false;
+  uint32_t expected = 0;
+  for (const Field& f : fields_) expected += 1 + static_cast<uint32_t>(f.width);
+  if (len != expected) return false;
+  uint64_t w = 0;
+  const uint8_t* p = key;
+  for (const Field& f : fields_) {
+    if (p[0] != 0) {
+      int64_t x;
+      if (f.width == 4) {
+        int32_t x32;
+        std::memcpy(&x32, p + 1, 4);
+        x = x32;
+      } else {
+        std::memcpy(&x, p + 1, 8);
+      }
+      // code = 1 + x - base, in [1, max_code]
+      const i128 code = static_cast<i128>(x) - f.base + 1;
+      if (code < 1 || code > static_cast<i128>(f.max_code)) return false;
+      w |= static_cast<uint64_t>(code) << f.shift;
+    }
+    p += 1 + f.width;
+  }
+  *word = w;
   return true;
 }
 

@@ -35,11 +35,23 @@ class GroupKeyPacking {
   /// every call (TypesPack true).
   bool Pack(const std::vector<Vec>& keys, int64_t n, std::vector<uint64_t>* out);
 
+  /// Whether a layout is set (a Pack call succeeded once).
+  bool has_layout() const { return !fields_.empty(); }
+
+  /// The word Pack would give the key tuple encoded in `key` (`len` bytes,
+  /// the hash aggregate's fixed key layout: per column a validity byte, 0
+  /// for NULL, then the value's 4 or 8 native-order bytes, zeros for a
+  /// NULL) into `*word`; false when there is no layout, `len` is not the
+  /// layout's, or some value lies outside its field (no row packed under
+  /// this layout holds that tuple). Read-only: several threads at once.
+  bool PackEncoded(const uint8_t* key, uint32_t len, uint64_t* word) const;
+
  private:
   struct Field {
     i128 base = 0;  // code = 1 + value - base
     uint64_t max_code = 0;
     int shift = 0;
+    int width = 8;  // bytes of a value in the encoded key: 4 (INTEGER, DATE) or 8
   };
   bool SetLayout(const std::vector<Vec>& keys, int64_t n);
 

@@ -128,6 +128,20 @@ Result<int64_t> GroupTable::AppendNew(const uint8_t* key, uint32_t len) {
   return g;
 }
 
+int64_t GroupTable::Find(const uint8_t* key, uint32_t len, uint64_t hash) const {
+  if (capacity_ == 0) return -1;
+  const uint64_t mask = static_cast<uint64_t>(capacity_ - 1);
+  const uint64_t tag = hash >> 48;
+  for (uint64_t s = hash & mask;; s = (s + 1) & mask) {
+    const uint64_t e = slots_[s];
+    if (e == 0) return -1;
+    if ((e >> 48) != tag) continue;
+    const int64_t g = static_cast<int64_t>(e & ((uint64_t{1} << 48) - 1)) - 1;
+    const KeyRef& k = keys_[g];
+    if (k.len == len && std::memcmp(k.data, key, len) == 0) return g;
+  }
+}
+
 Status GroupTable::FindOrInsert(const uint8_t* key, uint32_t len, uint64_t hash, int64_t* group, bool* inserted) {
   if (indexed_ < keys_.size()) QUIVER_RETURN_NOT_OK(IndexPending());
   if ((keys_.size() + 1) * 2 > capacity_) QUIVER_RETURN_NOT_OK(Grow(keys_.size() + 1));

@@ -156,6 +156,18 @@ class GroupTable {
   Result<int64_t> AppendNew(const uint8_t* key, uint32_t len);
   /// Takes room in the hash index for `groups` groups now.
   Status Reserve(int64_t groups) { return groups * 2 > capacity_ ? Grow(groups) : Status::OK(); }
+  /// Whether every group is in the hash index (none numbered by AppendNew
+  /// since the last FindOrInsert).
+  bool all_indexed() const { return indexed_ == keys_.size(); }
+  /// Group `g`'s HashBytes of its key (kept for indexed groups).
+  uint64_t hash(int64_t g) const { return g < indexed_ ? keys_[g].hash : HashBytes(keys_[g].data, keys_[g].len); }
+  /// The group of `key` (`hash` its HashBytes) among the indexed groups, or
+  /// -1. Read-only: several threads at once while nothing writes the table.
+  int64_t Find(const uint8_t* key, uint32_t len, uint64_t hash) const;
+  /// Starts loading the slot where a lookup of `hash` begins.
+  void PrefetchSlot(uint64_t hash) const {
+    if (capacity_ > 0) __builtin_prefetch(&slots_[hash & static_cast<uint64_t>(capacity_ - 1)]);
+  }
   int64_t num_groups() const { return keys_.size(); }
   const uint8_t* key(int64_t g) const { return keys_[g].data; }
   uint32_t key_length(int64_t g) const { return keys_[g].len; }

@@ -215,9 +215,27 @@ Status HashAggregateNode::Aggregate() {
     tables_.clear();
     return Status::OK();
   }
-  if (tables_.size() > 1 && table_budget_bytes_ != INT64_MAX) {
+  // Workers that saw no row (a pipeline of fewer morsels than workers)
+  // have nothing to merge: TPC-DS Q78's web and catalog aggregates, fed by
+  // the probe of a one-morsel date_dim scan, merged 250 K groups into
+  // fresh partitions from one table. One table is kept.
+  tables_.erase(std::remove_if(tables_.begin() + 1, tables_.end(),
+                               [](const std::shared_ptr<AggregateTable>& t) { return t->num_output_rows() == 0; }),
+                tables_.end());
+  if (tables_.size() > 1 && tables_[0]->num_output_rows() == 0) tables_.erase(tables_.begin());
+  // Many groups and DISTINCT values (a few groups may hold many) merge on
+  // the scheduler: in place (ProbeMerge) or by partitions (ParallelMerge).
+  int64_t merge_groups = 0;
+  for (const auto& t : tables_) merge_groups += t->num_output_rows() + t->distinct_entries();
+  const bool parallel_merge =
+      tables_.size() > 1 && !groups_.empty() && ctx_->scheduler && merge_groups >= kParallelMergeGroups;
+  // The in-place merge adds no group, so no DISTINCT value either.
+  bool in_place = parallel_merge && tables_.size() <= kProbeMergeTables && !tables_[0]->has_distinct();
+  for (const auto& t : tables_) in_place = in_place && t->FindableByKey();
+  if (tables_.size() > 1 && table_budget_bytes_ != INT64_MAX && !in_place) {
     // The merged table may need as much as all of them: when that does
-    // not fit above the reserve, they go to the partitions instead.
+    // not fit above the reserve, they go to the partitions instead. (The
+    // in-place merge takes no memory but a byte per group.)
     int64_t total = 0;
     for (const auto& t : tables_) total += t->used_bytes();
     if (total > ctx_->statement_pool->AvailableBytes() - ctx_->spill_reserve_bytes && CanSpill(*tables_[0])) {
@@ -227,17 +245,7 @@ Status HashAggregateNode::Aggregate() {
       return Status::OK();
     }
   }
-  if (tables_.size() > 1 && !groups_.empty() && ctx_->scheduler) {
-    // Groups and DISTINCT values to merge (a few groups may hold many).
-    int64_t groups = 0;
-    for (const auto& t : tables_) groups += t->num_output_rows() + t->distinct_entries();
-    if (groups >= kParallelMergeGroups) {
-      // The in-place merge adds no group, so no DISTINCT value either.
-      bool indexed = tables_.size() <= kProbeMergeTables && !tables_[0]->has_distinct();
-      for (const auto& t : tables_) indexed = indexed && t->IntKeysIndexed();
-      return indexed ? ProbeMerge() : ParallelMerge();
-    }
-  }
+  if (parallel_merge) return in_place ? ProbeMerge() : ParallelMerge();
   for (size_t w = 1; w < tables_.size(); ++w) {
     int64_t merged = 0;
     Status st = tables_[0]->Merge(*tables_[w], &merged);

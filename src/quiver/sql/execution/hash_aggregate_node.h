@@ -80,18 +80,24 @@ class HashAggregateNode : public PhysicalNode {
   bool CanSpill(const AggregateTable&) const { return ctx_->spill != nullptr; }
 
   // --- Merging (aggregate_merge.cc) ---
-  // Many groups under a single integer key in up to kProbeMergeTables
-  // workers' tables: merged in place, without a new table. Table i's
-  // groups look their key up in the IntGroupMaps of tables i+1.. and take
-  // those states in; the groups so taken are marked and not emitted. Table
-  // by table, each in ranges on the scheduler. Nothing is allocated but a
-  // byte per group, so there is no OutOfMemory to spill on. TPC-H Q18's
-  // 1.5 M l_orderkey groups split nearly disjointly between the workers
-  // (lineitem is ordered by l_orderkey): one probe per group instead of a
-  // re-insert into a new table.
+  // Many groups in up to kProbeMergeTables workers' tables, each able to
+  // find every group by its key (an IntGroupMap over integer keys, single
+  // or packed into 64 bits; else the GroupTable's hash index): merged in
+  // place, without a new table. Table i's groups look their key up in
+  // tables i+1.. (the word each of those tables' packing gives the key, or
+  // the key's hash, which table i's index kept) and take those states in;
+  // the groups so taken are marked and not emitted. Table by table, each
+  // in ranges on the scheduler. Nothing is allocated but a byte per group,
+  // so there is no OutOfMemory to spill on. TPC-H Q18's 1.5 M l_orderkey
+  // groups split nearly disjointly between the workers (lineitem is
+  // ordered by l_orderkey): one probe per group instead of a re-insert
+  // into a new table. TPC-DS Q78's (d_year, item, customer) and Q67's
+  // ROLLUP groups, nearly one per row: copying them into the partitions
+  // (ParallelMerge) cost about as much CPU as aggregating them.
   static constexpr size_t kProbeMergeTables = 4;
   Status ProbeMerge();
-  // Many groups in several workers' tables: they are merged partition by
+  // Many groups in more workers' tables (or with DISTINCT sets, or a table
+  // whose groups are in neither index whole): they are merged partition by
   // partition in parallel (DuckDB's radix-partitioned hash table, Velox's
   // final aggregation): each worker's groups are split by their key's hash
   // into kMergePartitions lists, then each partition's groups from every

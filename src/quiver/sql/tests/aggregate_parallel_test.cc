@@ -1,7 +1,7 @@
 // Issue 37's aggregate functions over TPC-H lineitem (scale 0.01) at 2 and
-// 4 threads, merged serially (few groups), in place (ProbeMerge: one
-// integer key, many groups) and partition by partition (ParallelMerge:
-// many string-keyed groups), and under a memory limit that makes the hash
+// 4 and 8 threads, merged serially (few groups), in place (ProbeMerge:
+// many groups in up to 4 tables, integer or string keys) and partition by
+// partition (ParallelMerge: 8 tables), and under a memory limit that makes the hash
 // aggregate spill its states: every run gives the one-thread answer
 // (statistics within 1e-9 relative: Chan's merge of partial states
 // rounds differently from one Welford pass).
@@ -95,7 +95,8 @@ class AggregateParallelTest : public ::testing::Test {
     }
     return true;
   }
-  // Each of `sqls` at 2 and 4 threads gives its one-thread rows.
+  // Each of `sqls` at 2, 4 and 8 threads gives its one-thread rows (up to
+  // 4 workers' tables merge in place, 8 partition by partition).
   static void ExpectOneThreadAnswers(const std::vector<std::string>& sqls) {
     for (const auto& sql : sqls) {
       ExecuteOptions one;
@@ -104,7 +105,7 @@ class AggregateParallelTest : public ::testing::Test {
       ASSERT_OK(ref) << sql;
       ASSERT_FALSE(ref->empty()) << sql;
       if (sql.find("SELECT count(DISTINCT k)") == 0) EXPECT_EQ(*ref, std::vector<std::string>{"15000"}) << sql;
-      for (int threads : {2, 4}) {
+      for (int threads : {2, 4, 8}) {
         ExecuteOptions eo;
         eo.threads = threads;
         eo.max_batch_rows = 3000;  // several batches per worker
@@ -158,7 +159,8 @@ TEST_F(AggregateParallelTest, MergedStatesEqualOneThread) {
       "SELECT l_orderkey * 10 + l_linenumber, first(l_shipmode), last(l_comment), any_value(l_extendedprice), "
       "stddev_pop(l_quantity), var_samp(l_quantity), count_if(l_tax > 0.04) FROM lineitem GROUP BY "
       "l_orderkey * 10 + l_linenumber",
-      // string keys, many groups: partition by partition (ParallelMerge)
+      // string keys, many groups: in place through the GroupTables (2, 4
+      // threads), partition by partition (8)
       "SELECT l_comment, stddev(l_quantity), var_pop(l_tax), count_if(l_shipmode = 'AIR'), bool_and(l_quantity < "
       "50), first(l_comment), last(l_comment), any_value(l_comment) FROM lineitem GROUP BY l_comment",
       "SELECT l_orderkey, l_linenumber, first(l_shipinstruct), last(l_shipmode, true), any_value(l_shipdate), "
@@ -172,6 +174,36 @@ TEST_F(AggregateParallelTest, MergedStatesEqualOneThread) {
       "y.l_orderkey = k AND y.l_comment = d",
   };
   ExpectOneThreadAnswers(sqls);
+}
+
+TEST_F(AggregateParallelTest, PackedIntegerKeysMergeInPlace) {
+  // Several integer keys packed into 64 bits, ~45 K groups that every
+  // worker's table shares in part (lineitem's (part, supplier) pairs recur
+  // across its orders), one key with NULLs: the workers' tables merge in
+  // place (ProbeMerge, each group's key packed by the later table's own
+  // layout), string min / max values left in their arenas.
+  const std::vector<std::string> sqls = {
+      "SELECT l_partkey, l_suppkey, l_linenumber, count(*), sum(l_quantity), min(l_shipdate), max(l_comment), "
+      "stddev_pop(l_discount) FROM lineitem GROUP BY l_partkey, l_suppkey, l_linenumber",
+      "SELECT CASE WHEN l_linenumber = 2 THEN NULL ELSE l_partkey END, l_suppkey, l_linenumber, count(*), "
+      "sum(l_extendedprice), min(l_shipmode), max(l_shipinstruct) FROM lineitem WHERE l_shipmode = 'AIR' OR "
+      "l_linenumber < 7 GROUP BY 1, 2, 3",
+  };
+  ExpectOneThreadAnswers(sqls);
+  // The groups, counted apart: as many as the distinct triples.
+  ExecuteOptions two;
+  two.threads = 2;
+  auto groups = Rows(
+      "SELECT count(*), sum(c) FROM (SELECT l_partkey, l_suppkey, l_linenumber, count(*) AS c FROM "
+      "lineitem GROUP BY 1, 2, 3) g",
+      two);
+  ASSERT_OK(groups);
+  auto distinct = Rows(
+      "SELECT count(DISTINCT l_partkey * 1000000 + l_suppkey * 10 + l_linenumber), count(*) FROM "
+      "lineitem",
+      two);
+  ASSERT_OK(distinct);
+  EXPECT_EQ(*groups, *distinct);
 }
 
 TEST_F(AggregateParallelTest, MergedValueListsEqualOneThread) {

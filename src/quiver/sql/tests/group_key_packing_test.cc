@@ -5,6 +5,7 @@
 // answers over batches whose ranges differ (the later ones past the first
 // batch's fields, so their rows take the byte-encoded path into the same
 // table) against counts and sums worked out here, at 1 and 2 threads.
+#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -52,6 +53,45 @@ TEST(GroupKeyPacking, OneWordPerKeyTupleAcrossBatches) {
   EXPECT_FALSE(packing.Pack(far_up, 1, &b));
   ASSERT_TRUE(packing.Pack(first, 5, &b));
   EXPECT_EQ(a, b);
+}
+
+TEST(GroupKeyPacking, PackEncodedGivesTheWordOfTheTuple) {
+  // The hash aggregate's fixed key layout: a validity byte, then the value's
+  // 4 (INTEGER) or 8 (BIGINT) bytes, zeros for a NULL.
+  auto encode = [](std::optional<int32_t> a, std::optional<int64_t> b) {
+    std::vector<uint8_t> key(1 + 4 + 1 + 8, 0);
+    if (a) {
+      key[0] = 1;
+      std::memcpy(key.data() + 1, &*a, 4);
+    }
+    if (b) {
+      key[5] = 1;
+      std::memcpy(key.data() + 6, &*b, 8);
+    }
+    return key;
+  };
+  auto pool = MemoryPool::MakeRoot({"packing-test"});
+  GroupKeyPacking packing;
+  uint64_t word = 0;
+  const auto k = encode(1, 100);
+  EXPECT_FALSE(packing.PackEncoded(k.data(), static_cast<uint32_t>(k.size()), &word));  // no layout yet
+  const std::vector<Vec> keys = {VecOf(Int32Array(pool.get(), {1, 2, std::nullopt, 12})),
+                                 VecOf(Int64Array(pool.get(), {100, std::nullopt, 18000, 100}))};
+  std::vector<uint64_t> packed;
+  ASSERT_TRUE(packing.Pack(keys, 4, &packed));
+  const std::vector<std::vector<uint8_t>> encoded = {encode(1, 100), encode(2, std::nullopt),
+                                                     encode(std::nullopt, 18000), encode(12, 100)};
+  for (size_t r = 0; r < encoded.size(); ++r) {
+    ASSERT_TRUE(packing.PackEncoded(encoded[r].data(), static_cast<uint32_t>(encoded[r].size()), &word)) << r;
+    EXPECT_EQ(word, packed[r]) << r;
+  }
+  // A tuple outside the fields: no row of this layout holds it.
+  const auto far = encode(1, std::numeric_limits<int64_t>::max());
+  EXPECT_FALSE(packing.PackEncoded(far.data(), static_cast<uint32_t>(far.size()), &word));
+  const auto low = encode(std::numeric_limits<int32_t>::min(), 100);
+  EXPECT_FALSE(packing.PackEncoded(low.data(), static_cast<uint32_t>(low.size()), &word));
+  // Another length is another layout's key.
+  EXPECT_FALSE(packing.PackEncoded(k.data(), static_cast<uint32_t>(k.size() - 4), &word));
 }
 
 TEST(GroupKeyPacking, RefusesWideRangesAndOtherTypes) {

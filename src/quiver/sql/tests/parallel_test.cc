@@ -418,6 +418,61 @@ TEST_F(ParallelTest, ALeftJoinOfASmallSideBuildsItAndKeepsEveryRow) {
   ASSERT_OK((*catalog_)->Unregister("lj_big"));
 }
 
+// TPC-DS Q78's shape: `o.y = 3` reaches the dimension of an inner join
+// inside the LEFT JOIN's right side (across x.yr = o.y, through its GROUP
+// BY) after the join order made the dimension (5,000 rows, estimated
+// larger than the 30,000 facts' `v IS NULL`) the probe side. The physical
+// planner builds the dimension instead (its estimate is now 500) and puts
+// the columns back in order: the counts, sums and maxima of every side
+// equal the ones worked out here at 1, 2 and 4 threads.
+TEST_F(ParallelTest, AnInnerJoinWhoseProbeSideShrankBuildsItWithTheSameRows) {
+  auto fact_schema = std::make_shared<Schema>();
+  fact_schema->fields = {field("fk", int64()), field("v", int64()), field("w", int64())};
+  auto dim_schema = std::make_shared<Schema>();
+  dim_schema->fields = {field("dk", int64()), field("yr", int64())};
+  std::vector<std::optional<int64_t>> fk, fv, fw, dk, yr;
+  for (int64_t i = 0; i < 30000; ++i) {
+    fk.push_back(i % 5000);
+    fv.push_back(i % 7 == 0 ? std::nullopt : std::optional<int64_t>(i % 11));
+    fw.push_back(i % 13);
+  }
+  for (int64_t k = 0; k < 5000; ++k) {
+    dk.push_back(k);
+    yr.push_back(k % 10);
+  }
+  ASSERT_OK((*catalog_)->RegisterBatches(
+      "sw_fact", fact_schema,
+      Split(Batch(fact_schema,
+                  {Int64Array(pool_->get(), fk), Int64Array(pool_->get(), fv), Int64Array(pool_->get(), fw)}),
+            1000)));
+  ASSERT_OK((*catalog_)->RegisterBatches(
+      "sw_dim", dim_schema, {Batch(dim_schema, {Int64Array(pool_->get(), dk), Int64Array(pool_->get(), yr)})}));
+  int64_t n = 0, sum_w = 0, max_dk = 0, max_fk = 0;
+  for (size_t i = 0; i < fk.size(); ++i) {
+    if (fv[i] || *fk[i] % 10 != 3) continue;
+    ++n;
+    sum_w += *fw[i];
+    max_dk = std::max(max_dk, *fk[i]);
+    max_fk = std::max(max_fk, *fk[i]);
+  }
+  ASSERT_GT(n, 0);
+  const std::vector<std::string> want = {"3|" + std::to_string(n) + "|" + std::to_string(sum_w) + "|" +
+                                         std::to_string(max_dk) + "|" + std::to_string(max_fk)};
+  const std::string sql =
+      "SELECT o.y, x.n, x.s, x.mdk, x.mfk FROM (SELECT DISTINCT yr AS y FROM sw_dim) o LEFT JOIN (SELECT yr, "
+      "count(*) AS n, sum(w) AS s, max(dk) AS mdk, max(fk) AS mfk FROM sw_dim JOIN sw_fact ON fk = dk WHERE v IS "
+      "NULL GROUP BY yr) x ON x.yr = o.y WHERE o.y = 3";
+  for (int threads : {1, 2, 4}) {
+    ExecuteOptions eo;
+    eo.threads = threads;
+    auto got = Rows(sql, eo);
+    ASSERT_OK(got) << threads;
+    EXPECT_EQ(*got, want) << "threads=" << threads;
+  }
+  ASSERT_OK((*catalog_)->Unregister("sw_fact"));
+  ASSERT_OK((*catalog_)->Unregister("sw_dim"));
+}
+
 // A build side past HashedRelationOptions::kMinParallelBuildRows in several
 // batches is built by the statement's workers (LongHashedRelation's
 // partitioned build): inner, left and right joins over dense and sparse
