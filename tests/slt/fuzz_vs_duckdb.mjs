@@ -6,7 +6,8 @@
 //   --seed S        the PRNG seed (same seed, same script)
 //   --count N       queries to write (those DuckDB refuses are replaced)
 //   --construct C   expr | logic_in | case_cast | string | aggregate | join |
-//                   setop | values | distinct_ilike | all (a mix)
+//                   setop | values | distinct_ilike | correlated (not in
+//                   all: correlated subqueries and LATERAL) | all (a mix)
 //   --out FILE      where the script goes
 // Expressions: unary and binary operators over INTEGER, BIGINT,
 // DECIMAL(8,2), DOUBLE and VARCHAR columns and literals, comparisons, AND /
@@ -223,6 +224,25 @@ function query(kind) {
       return pick([`SELECT * FROM (VALUES ${rows}) AS v(x, y)${chance(0.5) ? ' WHERE x IS NOT NULL' : ''}`,
         `VALUES ${rows}`, `SELECT x, count(*) FROM (VALUES ${rows}) v(x, y) GROUP BY x`,
         `SELECT t1.a, v.y FROM t1 JOIN (VALUES ${rows}) AS v(x, y) ON t1.a = v.x`]);
+    }
+    case 'correlated': {
+      // Correlated subqueries and LATERAL (binder/bind_dependent_join.cc):
+      // equality and other correlations, aggregates, ORDER BY ... LIMIT per
+      // outer row (ordered by the value read: ties give equal values).
+      const op = () => pick(['=', '<', '>', '<>', '=']);
+      const corr = () => `t2.${pick(['a', 'b'])} ${op()} t1.${pick(['a', 'b'])}`;
+      const where = () => corr() + (chance(0.4) ? ` AND ${pick(['t2.s IS NOT NULL', 't2.b > t1.a - 3', 't2.a % 2 = 0', 't2.s < t1.s'])}` : '');
+      const agg = () => pick(['count(*)', 'count(t2.b)', 'sum(t2.b)', 'min(t2.s)', 'max(t2.a)', 'avg(t2.b)']);
+      return pick([
+        () => `SELECT t1.a, (SELECT ${agg()} FROM t2 WHERE ${where()}) FROM t1`,
+        () => `SELECT t1.a, (SELECT t2.b FROM t2 WHERE ${where()} ORDER BY t2.b${chance(0.5) ? ' DESC' : ''} LIMIT 1) FROM t1`,
+        () => `SELECT t1.a, x.v FROM t1, LATERAL (SELECT ${agg()} AS v FROM t2 WHERE ${where()}) x`,
+        () => `SELECT t1.a, x.v FROM t1 LEFT JOIN LATERAL (SELECT t2.b AS v FROM t2 WHERE ${where()} ORDER BY t2.b LIMIT ${int(1, 3)}) x ON true`,
+        () => `SELECT t1.a FROM t1 WHERE ${chance(0.5) ? 'NOT ' : ''}EXISTS (SELECT 1 FROM t2 WHERE ${where()})`,
+        () => `SELECT t1.a FROM t1 WHERE t1.b ${pick(['>', '<=', '='])} (SELECT ${pick(['avg(t2.b)', 'max(t2.a)', 'count(*)'])} FROM t2 WHERE ${where()})`,
+        () => `SELECT t1.a FROM t1 WHERE t1.b IN (SELECT t2.a FROM t2 WHERE ${where()})`,
+        () => `SELECT t1.s, (SELECT count(*) FROM t2 WHERE ${corr()} AND t2.s = t1.s) FROM t1`,
+      ])();
     }
     case 'join': {
       cols = { i: ['t1.a', 't1.b', 't2.a', 't2.b'], n: ['t1.c'], f: ['t1.d'], s: ['t1.s', 't2.s'] };

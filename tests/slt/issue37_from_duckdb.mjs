@@ -7,7 +7,7 @@
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
 //   (groups: strings, dates, aggregates, subqueries, correlated_or, join_pushdown,
-//   filter_pushdown)
+//   filter_pushdown, correlated)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -176,6 +176,63 @@ const groups = {
     "SELECT id FROM it i1 WHERE EXISTS (SELECT 1 FROM it x WHERE (x.manufact = i1.manufact AND x.id <> i1.id AND x.color = 'red') OR (x.manufact = i1.manufact AND x.id <> i1.id AND x.size = 'S'))",
     "SELECT id FROM it i1 WHERE NOT EXISTS (SELECT 1 FROM it x WHERE (x.manufact = i1.manufact AND x.category = 'Men') OR (x.category = 'Women' AND x.manufact = i1.manufact AND x.price > 5))",
     "SELECT category, count(*) FROM it i1 WHERE (SELECT max(price) FROM it x WHERE (x.category = i1.category AND x.manufact = i1.manufact AND x.size = 'S') OR (x.manufact = i1.manufact AND x.size = 'L' AND x.category = i1.category)) > 5 GROUP BY category",
+  ],
+  // General unnesting (binder/bind_dependent_join.cc): scalar subqueries
+  // that are not a single aggregate, non-equality correlation under
+  // aggregates, ORDER BY ... LIMIT per outer row, LATERAL, NULL keys.
+  correlated: [
+    "CREATE TABLE customer(c_custkey INTEGER, c_nationkey INTEGER, c_acctbal DOUBLE, c_name VARCHAR)",
+    "INSERT INTO customer VALUES (1, 1, 100.0, 'a'), (2, 2, 900.0, 'b'), (3, 3, -5.0, 'c'), (4, NULL, 50.0, 'd'), (5, 1, 700.0, 'e'), (6, 4, 10.0, 'f'), (7, 5, NULL, 'g'), (8, NULL, 600.0, 'h')",
+    "CREATE TABLE orders(o_orderkey INTEGER, o_custkey INTEGER, o_totalprice DOUBLE, o_status VARCHAR, o_nation INTEGER)",
+    "INSERT INTO orders VALUES (10, 1, 50.0, 'F', 1), (11, 1, 500.0, 'O', 2), (12, 2, 1000.0, 'F', NULL), (13, 3, 20.0, 'O', 3), (14, 5, 800.0, 'O', 1), (15, NULL, 30.0, 'F', 4), (16, 7, 5.0, 'P', NULL), (17, 7, 6.0, 'P', 5), (18, 2, 10.0, 'O', 9)",
+    "CREATE TABLE nation(n_nationkey INTEGER, n_regionkey INTEGER)",
+    "INSERT INTO nation VALUES (1, 0), (2, 1), (3, 1), (4, 2), (NULL, 2)",
+    "CREATE TABLE region(r_regionkey INTEGER, r_name VARCHAR)",
+    "INSERT INTO region VALUES (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA'), (3, 'EUROPE')",
+    "SELECT n_nationkey, (SELECT r_name FROM region WHERE r_regionkey = n_regionkey) FROM nation",
+    "SELECT c_custkey, (SELECT o_orderkey FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice DESC LIMIT 1) FROM customer",
+    "SELECT c_custkey, (SELECT o_totalprice FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1 OFFSET 1) FROM customer",
+    "SELECT count(*) FROM customer c WHERE c_acctbal > (SELECT avg(c_acctbal) FROM customer c2 WHERE c2.c_nationkey = c.c_nationkey AND c2.c_custkey < c.c_custkey)",
+    "SELECT c_custkey FROM customer c WHERE c_acctbal < (SELECT avg(c_acctbal) FROM customer c2 WHERE c2.c_custkey <> c.c_custkey)",
+    "SELECT n_nationkey, x.cnt FROM nation, LATERAL (SELECT count(*) AS cnt FROM customer WHERE c_nationkey = n_nationkey) x",
+    "SELECT n_nationkey, (SELECT count(*) FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > n_nationkey * 100) FROM nation",
+    "SELECT n_nationkey, (SELECT sum(c_acctbal) FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > n_nationkey * 100) FROM nation",
+    "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal)",
+    "SELECT c_custkey FROM customer c WHERE NOT EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal)",
+    "SELECT c_custkey FROM customer c WHERE EXISTS (SELECT 1 FROM orders WHERE o_totalprice > c_acctbal * 2)",
+    "SELECT c_custkey FROM customer c WHERE c_nationkey IN (SELECT o_nation FROM orders WHERE o_totalprice > c_acctbal)",
+    "SELECT c_custkey FROM customer c WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey)",
+    "SELECT c_custkey FROM customer c WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_totalprice > c_acctbal)",
+    "SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal) FROM customer",
+    "SELECT c_custkey, c_nationkey IN (SELECT o_nation FROM orders WHERE o_totalprice < c_acctbal) FROM customer",
+    "SELECT c_custkey FROM customer c WHERE c_acctbal > 800 OR EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal)",
+    "SELECT c_custkey FROM customer c WHERE c_custkey = 3 OR c_acctbal > (SELECT max(o_totalprice) FROM orders WHERE o_nation <= c_nationkey)",
+    "SELECT n_nationkey, x.o_orderkey FROM nation LEFT JOIN LATERAL (SELECT o_orderkey FROM orders WHERE o_nation = n_nationkey ORDER BY o_totalprice DESC LIMIT 1) x ON true",
+    "SELECT n_nationkey, x.o_orderkey FROM nation LEFT JOIN LATERAL (SELECT o_orderkey FROM orders WHERE o_nation = n_nationkey) x ON x.o_orderkey > 12",
+    "SELECT c_custkey, x.k FROM customer, LATERAL (SELECT o_orderkey AS k FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 2) x",
+    "SELECT c_custkey, x.total, x.n FROM customer CROSS JOIN LATERAL (SELECT sum(o_totalprice) AS total, count(*) AS n FROM orders WHERE o_custkey = c_custkey) x",
+    "SELECT c_custkey, x.s FROM customer, LATERAL (SELECT o_status AS s FROM orders WHERE o_custkey = c_custkey UNION ALL SELECT 'none' WHERE c_acctbal IS NULL) x",
+    "SELECT c_custkey, x.s FROM customer, LATERAL (SELECT DISTINCT o_status AS s FROM orders WHERE o_custkey = c_custkey) x",
+    "SELECT c_custkey, (SELECT count(DISTINCT o_status) FROM orders WHERE o_custkey = c_custkey AND o_totalprice < c_acctbal) FROM customer",
+    "SELECT c_custkey, (SELECT max(o_totalprice) FROM orders WHERE o_custkey = c_custkey GROUP BY o_custkey) FROM customer",
+    "SELECT c_custkey, (SELECT o_status FROM orders WHERE o_custkey = c_custkey GROUP BY o_status ORDER BY count(*) DESC, o_status LIMIT 1) FROM customer",
+    "SELECT n_nationkey FROM nation WHERE EXISTS (SELECT 1 FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > (SELECT min(o_totalprice) FROM orders WHERE o_nation = n_nationkey))",
+    "SELECT c_custkey, (SELECT count(*) FROM orders o WHERE o.o_custkey = c.c_custkey AND EXISTS (SELECT 1 FROM nation WHERE n_nationkey = o.o_nation AND n_regionkey < c.c_nationkey)) FROM customer c",
+    "SELECT c_nationkey, (SELECT count(*) FROM orders WHERE o_nation < c_nationkey) FROM customer GROUP BY c_nationkey",
+    "SELECT c_nationkey, count(*) FROM customer c GROUP BY c_nationkey HAVING count(*) > (SELECT count(*) FROM orders WHERE o_nation > c_nationkey) - 5",
+    "SELECT c_custkey, (SELECT max(o_totalprice) + c_acctbal FROM orders WHERE o_custkey = c_custkey) FROM customer",
+    "SELECT c_custkey, (SELECT c_acctbal * 2 FROM orders WHERE o_orderkey = 10) FROM customer",
+    "SELECT c_custkey FROM customer c WHERE (SELECT count(*) FROM orders WHERE o_custkey = c_custkey HAVING count(*) > 1) IS NOT NULL",
+    "SELECT n_nationkey, (SELECT string_agg(c_name, ',' ORDER BY c_name) FROM customer WHERE c_nationkey = n_nationkey OR (c_nationkey IS NULL AND n_nationkey IS NULL)) FROM nation",
+    "SELECT count(*) FROM orders o WHERE o_totalprice > (SELECT avg(o2.o_totalprice) FROM orders o2 WHERE o2.o_status = o.o_status AND o2.o_orderkey <> o.o_orderkey)",
+    "SELECT c_custkey, x.m FROM customer, LATERAL (SELECT max(o_totalprice) AS m FROM orders WHERE o_totalprice < c_acctbal) x",
+    "SELECT n_nationkey, c_custkey, x.n FROM nation JOIN customer ON c_nationkey = n_nationkey, LATERAL (SELECT count(*) AS n FROM orders WHERE o_nation = n_nationkey AND o_custkey <> c_custkey) x",
+    "SELECT c_custkey FROM customer WHERE EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey LIMIT 1)",
+    "SELECT c_custkey FROM customer WHERE EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1 OFFSET 1)",
+    "SELECT c_custkey, (SELECT o_orderkey FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal) FROM customer",
+    "SELECT c_custkey, x.o_orderkey, x.rn FROM customer, LATERAL (SELECT o_orderkey, row_number() OVER (ORDER BY o_totalprice) AS rn FROM orders WHERE o_custkey = c_custkey) x",
+    "SELECT n_nationkey, (SELECT count(*) FROM customer, orders WHERE c_custkey = o_custkey AND c_nationkey = n_nationkey AND o_nation <> n_nationkey) FROM nation",
+    "SELECT c_custkey, (SELECT sum(o_totalprice) FROM orders WHERE o_custkey = c_custkey AND o_status IN (SELECT o_status FROM orders o3 WHERE o3.o_nation = c_nationkey)) FROM customer",
   ],
 };
 

@@ -109,8 +109,7 @@ Result<ExprPtr> Binder::Impl::BindColumnRef(Json& node, ExprContext* ctx) {
     }
     if (matches > 1) return Error("column reference '" + name + "' is ambiguous", location);
     if (matches == 1) {
-      if (depth > 1)
-        return Unsupported("a subquery referring to a column two or more query levels out ('" + name + "')", location);
+      // (two or more levels out: bind_dependent_join.cc unnests level by level)
       if (found->expr) return found->expr;
       return Expr::Column(found->id, found->type, location);
     }

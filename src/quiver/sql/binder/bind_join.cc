@@ -119,6 +119,16 @@ Status Binder::Impl::BindJoinExpr(Json& j, QueryState* q, std::vector<LogicalOpP
     kind = JoinKind::kFull;
   else
     return Unsupported("join type " + type, location);
+  if (kind == JoinKind::kLeft && !merging && j["rarg"].contains("RangeSubselect") &&
+      j["rarg"]["RangeSubselect"].value("lateral", false)) {
+    // LEFT JOIN LATERAL (...) ON c (bind_dependent_join.cc).
+    std::vector<LogicalOpPtr> r;
+    std::vector<ExprPtr> p;
+    QUIVER_RETURN_NOT_OK(BindFromItem(j["larg"], q, &r, &p));
+    QUIVER_RETURN_NOT_OK(BindLateral(j["rarg"]["RangeSubselect"], q, &r, &p, &j));
+    rels->insert(rels->end(), r.begin(), r.end());
+    return Status::OK();
+  }
   // Each side is planned as its own join graph.
   LogicalOpPtr sides[2];
   std::unordered_set<int> side_ids[2];

@@ -54,6 +54,8 @@ Result<ExprPtr> Binder::Impl::BindMarkSubquery(Json& node, ExprContext* ctx) {
   if (type == "EXISTS_SUBLINK") {
     DropExistsSelectList(&link["subselect"]["SelectStmt"]);
     QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
+    if (NeedsDependentJoin(b, *ctx->scope))
+      return Unsupported("EXISTS over a subquery that reads outer columns outside its WHERE, here", location);
     if (b.corr_keys.empty() && !b.corr_residual) {
       auto e = std::make_shared<Expr>();
       e->kind = Expr::Kind::kSubquery;
@@ -78,6 +80,8 @@ Result<ExprPtr> Binder::Impl::BindMarkSubquery(Json& node, ExprContext* ctx) {
   QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(link["testexpr"], ctx));
   QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
   if (b.visible.size() != 1) return Error("subquery has too many columns for IN", location);
+  if (NeedsDependentJoin(b, *ctx->scope))
+    return Unsupported("IN over a subquery that reads outer columns outside its WHERE, here", location);
   const ColumnBinding& y = b.visible[0];
   auto check = BindCall(Fn::kEq, {x, Expr::Column(y.id, y.type)}, location);
   if (!check.ok()) return WithPosition(check.status(), location);

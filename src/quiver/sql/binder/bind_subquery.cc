@@ -16,6 +16,10 @@ Status Binder::Impl::ExtractCorrelation(const ExprPtr& term, QueryState* q, bool
   VisitColumns(*term, [&](int id) { outer |= is_outer(id); });
   *correlated = outer;
   if (!outer) return Status::OK();
+  if (q->dependent) {  // kept in the plan (bind_dependent_join.cc)
+    q->dependent_filters.push_back(term);
+    return Status::OK();
+  }
   auto side = [&](const Expr& e) {
     int mask = 0;
     VisitColumns(e, [&](int id) { mask |= is_outer(id) ? 2 : 1; });
@@ -251,32 +255,6 @@ Json* BareExpressionSelect(Json& select) {
   return &val;
 }
 
-// Whether any expression of `op`'s tree reads a column of `outer` (or its
-// enclosing scopes).
-bool ReadsOuterColumns(const LogicalOp& op, const Scope* outer) {
-  bool found = false;
-  auto visit = [&](const ExprPtr& e) {
-    if (!e || found) return;
-    VisitColumns(*e, [&](int id) {
-      for (const Scope* s = outer; s && !found; s = s->outer) found |= s->ids.count(id) != 0;
-    });
-  };
-  for (const auto& e : op.filters) visit(e);
-  visit(op.predicate);
-  for (const auto& e : op.exprs) visit(e);
-  for (const auto& k : op.keys) {
-    visit(k.first);
-    visit(k.second);
-  }
-  visit(op.residual);
-  for (const auto& e : op.groups) visit(e);
-  for (const auto& a : op.aggregates) visit(a.arg);
-  for (const auto& k : op.sort_keys) visit(k.expr);
-  for (const auto& c : op.children)
-    if (!found && c) found = ReadsOuterColumns(*c, outer);
-  return found;
-}
-
 }  // namespace
 
 Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
@@ -284,13 +262,16 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
   const int location = link.value("location", FirstLocation(node));
   if (!ctx->scope) return Unsupported("a subquery here", location);
   if (Json* bare = BareExpressionSelect(link["subselect"]["SelectStmt"])) return BindExpr(*bare, ctx);
-  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
+  Json original = link["subselect"]["SelectStmt"];  // (binding changes the parse tree)
+  auto fast = BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true);
+  if (!fast.ok() && fast.status().IsNotImplemented()) return BindDependentScalar(original, ctx, location);
+  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
   if (b.visible.size() != 1) return Error("subquery must return only one column", location);
+  // Outer columns read outside WHERE's equalities (in the select list, in
+  // a non-equality, under LIMIT, ...): the general unnesting.
+  if (NeedsDependentJoin(b, *ctx->scope) || b.corr_residual || (!b.corr_keys.empty() && !b.aggregated_without_groups))
+    return BindDependentScalar(original, ctx, location);
   if (b.corr_keys.empty() && !b.corr_residual) {
-    // Outer columns read outside WHERE's equalities (in the select list,
-    // say) would need the subquery run per outer row.
-    if (ReadsOuterColumns(*b.plan, ctx->scope))
-      return Unsupported("a scalar subquery that reads outer columns outside its WHERE equalities", location);
     auto e = std::make_shared<Expr>();
     e->kind = Expr::Kind::kSubquery;
     e->type = b.visible[0].type;
@@ -299,11 +280,6 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
     e->subquery = std::make_shared<ScalarSubquery>(runner_factory(plan, false));
     return ExprPtr(e);
   }
-  if (b.corr_residual)
-    return Unsupported("a correlated scalar subquery with a condition other than equality", location);
-  if (!b.aggregated_without_groups)
-    return Unsupported("a correlated scalar subquery that is not a single aggregate (it could return several rows)",
-                       location);
   if (!ctx->query || ctx->in_aggregate) return Unsupported("a correlated subquery in " + ctx->clause, location);
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;
   for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
@@ -314,7 +290,10 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
   if (ctx->aggs) {
     // SELECT list, HAVING, ORDER BY: the query may aggregate (BindQuery
     // places the join).
-    ctx->query->deferred_joins.push_back({b.plan, std::move(keys)});
+    QueryState::DeferredJoin d;
+    d.sub = b.plan;
+    d.keys = std::move(keys);
+    ctx->query->deferred_joins.push_back(std::move(d));
     return value;
   }
   const LogicalOpPtr sub = ReduceByOuterKeys(b.plan, ctx->query->plan, keys);
@@ -326,6 +305,21 @@ Status Binder::Impl::ApplyDeferredJoins(QueryState* q,
                                         const std::function<Result<ExprPtr>(const ExprPtr&)>& outer_rewrite,
                                         std::unordered_set<int>* allowed) {
   for (auto& d : q->deferred_joins) {
+    if (d.dependent) {
+      std::vector<ExprPtr> exprs;
+      for (int id : d.outer_ids) {
+        DataTypePtr type;
+        for (const auto& c : q->scope.cols)
+          if (c.id == id) type = c.type;
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr e, outer_rewrite(Expr::Column(id, type)));
+        exprs.push_back(e);
+      }
+      if (allowed)
+        for (const auto& c : d.sub->columns) allowed->insert(c.id);
+      QUIVER_ASSIGN_OR_RETURN(
+          q->plan, JoinDependent(q->plan, d.sub, d.outer_ids, exprs, DependentJoin::kScalar, {}, nullptr, d.location));
+      continue;
+    }
     for (auto& k : d.keys) {
       QUIVER_ASSIGN_OR_RETURN(k.first, outer_rewrite(k.first));
     }
@@ -392,7 +386,11 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
     const int location = link.value("location", FirstLocation(*node));
     if (type == "EXISTS_SUBLINK") {
       DropExistsSelectList(&link["subselect"]["SelectStmt"]);
-      QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], &q->scope, true));
+      Json original = link["subselect"]["SelectStmt"];  // (binding changes the parse tree)
+      auto fast = BindQuery(link["subselect"]["SelectStmt"], &q->scope, true);
+      if ((!fast.ok() && fast.status().IsNotImplemented()) || (fast.ok() && NeedsDependentJoin(*fast, q->scope)))
+        return ApplyDependentSemiJoin(original, nullptr, negated, q, location);
+      QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
       if (b.corr_keys.empty() && !b.corr_residual) {
         auto e = std::make_shared<Expr>();
         e->kind = Expr::Kind::kSubquery;
@@ -422,7 +420,14 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
       if (link["testexpr"].contains("RowExpr")) return Unsupported("(a, b) IN (subquery)", location);
       ExprContext ctx{&q->scope, "WHERE", nullptr, false, q};
       QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(link["testexpr"], &ctx));
-      QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], &q->scope, true));
+      Json original = link["subselect"]["SelectStmt"];  // (binding changes the parse tree)
+      auto fast = BindQuery(link["subselect"]["SelectStmt"], &q->scope, true);
+      if (!negated &&
+          ((!fast.ok() && fast.status().IsNotImplemented()) || (fast.ok() && NeedsDependentJoin(*fast, q->scope))))
+        return ApplyDependentSemiJoin(original, x, false, q, location);
+      QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
+      if (negated && NeedsDependentJoin(b, q->scope))
+        return Unsupported("NOT IN over a subquery that reads outer columns outside its WHERE", location);
       if (b.visible.size() != 1) return Error("subquery has too many columns for IN", location);
       const ColumnBinding& y = b.visible[0];
       auto check = BindCall(Fn::kEq, {x, Expr::Column(y.id, y.type)}, location);

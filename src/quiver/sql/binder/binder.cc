@@ -47,8 +47,6 @@ Result<BoundStatement> Binder::BindSelectStatement(Json& select) {
   return out;
 }
 
-namespace {
-
 LogicalOpPtr MakeProject(LogicalOpPtr child, std::vector<ExprPtr> exprs, std::vector<ColumnBinding> cols) {
   auto p = std::make_shared<LogicalOp>();
   p->kind = LogicalOp::Kind::kProject;
@@ -59,6 +57,8 @@ LogicalOpPtr MakeProject(LogicalOpPtr child, std::vector<ExprPtr> exprs, std::ve
   p->children = {std::move(child)};
   return p;
 }
+
+namespace {
 
 std::string DefaultName(const Json& val) {
   if (val.contains("ColumnRef")) {
@@ -122,6 +122,8 @@ int CountTableReferences(const Json& node, const std::string& name) {
   return n;
 }
 
+}  // namespace
+
 // Renames the first columns of a FROM item by its alias's column list
 // (`t AS q(x, y)`, `(SELECT ...) AS s(a)`, a CTE reference). More names
 // than columns: Invalid 42P10, as PostgreSQL.
@@ -137,6 +139,8 @@ Status ApplyColumnAliases(const Json* alias, const std::string& table, std::vect
   for (const auto& cn : colnames) (*names)[k++] = StringOf(cn);
   return Status::OK();
 }
+
+namespace {
 
 struct CteGuard {
   std::vector<std::map<std::string, CteDef>>* stack;
@@ -264,7 +268,7 @@ Status Binder::Impl::BindFromItem(Json& item, QueryState* q, std::vector<Logical
   }
   if (item.contains("RangeSubselect")) {
     Json& rs = item["RangeSubselect"];
-    if (rs.value("lateral", false)) return Unsupported("LATERAL", location);
+    if (rs.value("lateral", false)) return BindLateral(rs, q, rels, preds);
     // Without an alias (PostgreSQL 16): its columns are named, the item is
     // not (no qualified reference can name it).
     Json* alias = rs.contains("alias") ? &rs["alias"] : nullptr;
@@ -325,6 +329,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   QueryState q;
   q.scope.outer = outer;
   q.is_subquery = is_subquery;
+  q.dependent = is_subquery && outer != nullptr && outer == dependent_scope;
   if (s.contains("whereClause")) q.where_clause = &s["whereClause"];
   std::vector<LogicalOpPtr> rels;
   std::vector<ExprPtr> preds;
@@ -368,6 +373,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   }
   QUIVER_ASSIGN_OR_RETURN(q.plan, PlanJoinGraph(rels, preds));
   for (Json* t : deferred) QUIVER_RETURN_NOT_OK(ApplySubqueryConjunct(*t, &q));
+  // (bind_dependent_join.cc unnests the filters reading outer columns.)
+  if (!q.dependent_filters.empty()) q.plan = AddFilter(q.plan, MakeAnd(q.dependent_filters));
 
   // SELECT list, GROUP BY, HAVING, ORDER BY.
   std::vector<AggregateCall> aggs;
@@ -558,6 +565,10 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
   if (aggregating) {
     if (!residual_ids.empty())
       return Unsupported("a correlated condition other than equality in an aggregated subquery", stmt_location);
+    // A correlated aggregate without GROUP BY under HAVING: zero or one row
+    // per outer row, the general unnesting's (bind_dependent_join.cc).
+    if (having && groups.empty() && !q.corr_keys.empty())
+      return Unsupported("HAVING in a correlated aggregate subquery without GROUP BY", stmt_location);
     out.aggregated_without_groups = groups.empty() && !has_grouping_sets;
     for (const auto& e : corr_inner) {
       bool dup = false;
@@ -629,6 +640,8 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     for (const auto& a : aggs) allowed.insert(a.output_id);
     for (const auto& w : windows) allowed.insert(w.output_id);
     for (const auto& g : groupings) allowed.insert(g.output_id);
+    if (q.is_subquery)  // outer columns are constants of each evaluation (bind_dependent_join.cc)
+      for (const Scope* o = q.scope.outer; o; o = o->outer) allowed.insert(o->ids.begin(), o->ids.end());
     auto rewrite = [&](const ExprPtr& e, const char* clause, int loc) -> Result<ExprPtr> {
       ExprPtr r = Transform(e, [&](const ExprPtr& x) -> ExprPtr {
         for (size_t k = 0; k < groups.size(); ++k)
@@ -760,6 +773,9 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
     QUIVER_ASSIGN_OR_RETURN(offset, BindLimitValue(s["limitOffset"], "OFFSET"));
     if (offset < 0) offset = 0;
   }
+  // LIMIT / OFFSET per outer row: the general unnesting's.
+  if ((limit >= 0 || offset > 0) && (!out.corr_keys.empty() || out.corr_residual))
+    return Unsupported("LIMIT / OFFSET in a correlated subquery", stmt_location);
   if (!order.empty()) {
     auto sort = std::make_shared<LogicalOp>();
     sort->kind = LogicalOp::Kind::kSort;

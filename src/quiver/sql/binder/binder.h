@@ -21,6 +21,12 @@
 //                               -> a mark join: the outer rows with a BOOLEAN
 //                                  column, three-valued for IN
 //                                  (bind_mark_join.cc)
+//   any other correlated scalar subquery, EXISTS / IN in WHERE, LATERAL
+//                               -> the general unnesting (Neumann & Kemper;
+//                                  DuckDB's FlattenDependentJoins): the
+//                                  distinct outer values pushed down through
+//                                  the subquery's operators, joined back on
+//                                  them NULL-safely (bind_dependent_join.cc)
 //
 // Errors carry the position ("(line L, column C)"): Invalid for syntax and
 // type errors, KeyError for unknown tables (42P01) and columns (42703),

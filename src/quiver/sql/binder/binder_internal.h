@@ -83,6 +83,11 @@ struct QueryState {
   LogicalOpPtr plan;
   /// Correlation with the enclosing query (subqueries only).
   bool is_subquery = false;
+  /// Bound by BindDependent: correlated WHERE terms stay in the plan (in
+  /// `dependent_filters`, applied over the join graph) instead of becoming
+  /// corr_keys / corr_residual, and outer columns may be read anywhere.
+  bool dependent = false;
+  std::vector<ExprPtr> dependent_filters;
   std::vector<std::pair<ExprPtr, ExprPtr>> corr_keys;  ///< (inner expr, outer expr)
   std::vector<ExprPtr> corr_residual;                  ///< conditions over inner and outer columns
   /// Correlated scalar subqueries of the SELECT list, HAVING and ORDER BY
@@ -99,6 +104,11 @@ struct QueryState {
     ExprPtr residual = nullptr;
     ColumnBinding mark{};
     bool mark_null_aware = false;
+    /// A dependent scalar subquery (BindDependent): `sub` reads the outer
+    /// columns `outer_ids`; joined by JoinDependent (keys unused).
+    bool dependent = false;
+    std::vector<int> outer_ids;
+    int location = -1;
   };
   std::vector<DeferredJoin> deferred_joins;
   /// The query's WHERE (null when none): partition pruning of file tables.
@@ -330,6 +340,60 @@ struct Binder::Impl {
   Result<std::optional<SplitAggregates>> SplitDistinct(const LogicalOpPtr& input, const std::vector<ExprPtr>& groups,
                                                        const std::vector<AggregateCall>& aggs);
 
+  // bind_dependent_join.cc (general unnesting, Neumann & Kemper)
+  /// Queries whose outer scope is this one are bound dependent (BindQuery
+  /// sets QueryState::dependent); null when none.
+  const Scope* dependent_scope = nullptr;
+  /// Binds `select`, a subquery of the query whose scope is `outer`,
+  /// keeping its references to outer columns in its plan (filters,
+  /// projections, aggregates, ...), for JoinDependent.
+  Result<BoundQuery> BindDependent(Json& select, const Scope* outer);
+  /// How JoinDependent joins the outer plan with the unnested subquery.
+  enum class DependentJoin : uint8_t {
+    kScalar,  ///< LEFT join; more than one subquery row per outer row is 21000
+    kInner,   ///< LATERAL: an inner join
+    kLeft,    ///< LEFT JOIN LATERAL ... ON `residual`
+    kSemi,    ///< EXISTS / IN: a semi join (`keys` and `residual` added)
+    kAnti,    ///< NOT EXISTS: an anti join
+  };
+  /// The dependent join of `outer` with `sub` (bound by BindDependent),
+  /// unnested as DuckDB's FlattenDependentJoins: D, the distinct values of
+  /// `outer_exprs` (over `outer`'s columns, one per id of `outer_ids`, the
+  /// outer columns `sub` reads), is pushed down through `sub`'s operators
+  /// (filters and projections pass it, aggregates group by it, a scalar
+  /// aggregate is left-joined from it, ORDER BY ... LIMIT becomes
+  /// row_number() per D value, UNION ALL takes it in each branch, a part
+  /// that reads no outer column is joined with it), and `outer` is joined
+  /// with the result on D's columns with NULL-safe equality. `keys`
+  /// (outer expr, sub column) and `residual` (over both sides) are added
+  /// to the top join. Errors: NotImplemented naming a shape the push-down
+  /// does not cover (GROUPING SETS, RIGHT / FULL joins reading outer
+  /// columns, correlated NOT IN, ...).
+  Result<LogicalOpPtr> JoinDependent(LogicalOpPtr outer, const LogicalOpPtr& sub, const std::vector<int>& outer_ids,
+                                     const std::vector<ExprPtr>& outer_exprs, DependentJoin how,
+                                     std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual, int location);
+  /// Whether a subquery bound by BindQuery (`b`, in the query of `scope`)
+  /// needs JoinDependent: its plan reads outer columns, or its correlation
+  /// reads columns of a query further out than `scope`'s.
+  bool NeedsDependentJoin(const BoundQuery& b, const Scope& scope);
+  /// The ids of the columns of `scope` (not its enclosing scopes) that
+  /// `plan` reads, in order of first reading.
+  std::vector<int> OuterColumnsOf(const LogicalOp& plan, const Scope& scope);
+  /// A LATERAL derived table (a RangeSubselect) joined to the FROM items
+  /// bound so far (`rels` and `preds`, planned into one relation of
+  /// `rels`): an inner join, or with `left_join` (a JoinExpr) LEFT JOIN
+  /// LATERAL ... ON its quals.
+  Status BindLateral(Json& range_subselect, QueryState* q, std::vector<LogicalOpPtr>* rels, std::vector<ExprPtr>* preds,
+                     Json* left_join = nullptr);
+  /// [NOT] EXISTS (`x` null) / x IN (`select`) as a WHERE term, by
+  /// JoinDependent: a semi (anti) join of q's plan.
+  Status ApplyDependentSemiJoin(Json& select, ExprPtr x, bool negated, QueryState* q, int location);
+  /// A correlated scalar subquery the flattenings of bind_subquery.cc do
+  /// not cover (`select`: its parse tree, not yet bound), joined by
+  /// JoinDependent onto ctx->query's plan (deferred like theirs in the
+  /// SELECT list, HAVING and ORDER BY); its value column.
+  Result<ExprPtr> BindDependentScalar(Json& select, ExprContext* ctx, int location);
+
   // bind_subquery.cc
   Result<ExprPtr> BindScalarSubquery(Json& sublink, ExprContext* ctx);
   /// [NOT] EXISTS / x IN (subquery) as a value (under OR, in the SELECT
@@ -351,6 +415,14 @@ struct Binder::Impl {
   /// Splits a subquery's correlated WHERE terms into keys and residuals.
   Status ExtractCorrelation(const ExprPtr& term, QueryState* q, bool* correlated);
 };
+
+/// Renames the first of `names` by the alias's column list (`AS s(a, b)`);
+/// more names than columns is Invalid 42P10 (binder.cc).
+Status ApplyColumnAliases(const Json* alias, const std::string& table, std::vector<std::string>* names,
+                          const std::string& where);
+
+/// A projection of `child` computing `exprs` as the columns `cols` (binder.cc).
+LogicalOpPtr MakeProject(LogicalOpPtr child, std::vector<ExprPtr> exprs, std::vector<ColumnBinding> cols);
 
 /// A mark join (JoinKind::kMark) of `sub` onto `left`: `left`'s columns,
 /// then `mark`. `keys` are (left expr, sub expr) equalities, `residual` a
