@@ -33,8 +33,8 @@ class DependentJoinTest : public SqlTest {
     // region(r_key, r_name)
     auto rs = std::make_shared<Schema>();
     rs->fields = {field("r_key", int32(), true), field("r_name", utf8(), true)};
-    ASSERT_OK(catalog_->RegisterBatches(
-        "region", rs, {Batch(rs, {Int32Array(p, {0, 1, 2}), StringArray(p, {"r0", "r1", "r2"})})}));
+    ASSERT_OK(catalog_->RegisterBatches("region", rs,
+                                        {Batch(rs, {Int32Array(p, {0, 1, 2}), StringArray(p, {"r0", "r1", "r2"})})}));
     // cust(c_key, c_nation, c_bal, c_name): nation 1 has three customers.
     auto cs = std::make_shared<Schema>();
     cs->fields = {field("c_key", int32(), true), field("c_nation", int32(), true), field("c_bal", int32(), true),
