@@ -35,7 +35,8 @@ std::string SparkTypeName(const Json& type_name) {
   std::vector<long long> mods;
   if (type_name.contains("typmods"))
     for (const auto& m : type_name["typmods"])
-      if (m.contains("A_Const") && m["A_Const"].contains("ival")) mods.push_back(m["A_Const"]["ival"].value("ival", 0LL));
+      if (m.contains("A_Const") && m["A_Const"].contains("ival"))
+        mods.push_back(m["A_Const"]["ival"].value("ival", 0LL));
   if (n == "int4" || n == "int" || n == "integer") return "INT";
   if (n == "int8" || n == "bigint") return "BIGINT";
   if (n == "int2" || n == "smallint") return "SMALLINT";
@@ -153,10 +154,10 @@ class Namer {
     }
     // IN and BETWEEN take a list: {"List": {"items": [...]}} (or a bare array).
     const Json empty = Json::array();
-    const Json& items = !has_r                          ? empty
-                        : a["rexpr"].is_array()         ? a["rexpr"]
-                        : a["rexpr"].contains("List")   ? a["rexpr"]["List"].value("items", empty)
-                                                        : empty;
+    const Json& items = !has_r                        ? empty
+                        : a["rexpr"].is_array()       ? a["rexpr"]
+                        : a["rexpr"].contains("List") ? a["rexpr"]["List"].value("items", empty)
+                                                      : empty;
     if (kind == "AEXPR_IN" && !items.empty()) {
       std::string list = List("", items, depth);
       if (list.empty()) return "";
