@@ -114,8 +114,7 @@ Result<ExprPtr> Rewrite(const ExprPtr& e, const IdMap& map) {
 }
 
 bool CountLike(AggFn fn) {
-  return fn == AggFn::kCountStar || fn == AggFn::kCount || fn == AggFn::kCountIf ||
-         fn == AggFn::kApproxCountDistinct;
+  return fn == AggFn::kCountStar || fn == AggFn::kCount || fn == AggFn::kCountIf || fn == AggFn::kApproxCountDistinct;
 }
 
 }  // namespace
@@ -241,9 +240,8 @@ class Flattener {
     return Status::OK();
   }
 
-  static LogicalOpPtr Join(JoinKind kind, LogicalOpPtr l, LogicalOpPtr r,
-                           std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual,
-                           const ColumnBinding* mark = nullptr, bool null_aware = false) {
+  static LogicalOpPtr Join(JoinKind kind, LogicalOpPtr l, LogicalOpPtr r, std::vector<std::pair<ExprPtr, ExprPtr>> keys,
+                           ExprPtr residual, const ColumnBinding* mark = nullptr, bool null_aware = false) {
     auto j = std::make_shared<LogicalOp>();
     j->kind = LogicalOp::Kind::kJoin;
     j->join_kind = kind;
@@ -438,9 +436,9 @@ class Flattener {
       ExprPtr e;
       for (const auto& [old_col, nid] : counts)
         if (old_col.id == col.id) {
-          QUIVER_ASSIGN_OR_RETURN(e, BindCall(Fn::kCoalesce,
-                                              {Expr::Column(nid, old_col.type), Expr::Constant(Value::Int64(0))},
-                                              location_));
+          QUIVER_ASSIGN_OR_RETURN(
+              e,
+              BindCall(Fn::kCoalesce, {Expr::Column(nid, old_col.type), Expr::Constant(Value::Int64(0))}, location_));
         }
       exprs.push_back(e ? e : Expr::Column(col.id, col.type));
       cols.push_back(col);
@@ -477,8 +475,8 @@ class Flattener {
       terms.push_back(t);
     }
     if (op->limit >= 0) {
-      QUIVER_ASSIGN_OR_RETURN(
-          ExprPtr t, BindCall(Fn::kLe, {rn, Expr::Constant(Value::Int64(op->offset + op->limit))}, location_));
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr t,
+                              BindCall(Fn::kLe, {rn, Expr::Constant(Value::Int64(op->offset + op->limit))}, location_));
       terms.push_back(t);
     }
     LogicalOpPtr f = terms.empty() ? LogicalOpPtr(w) : AddFilter(w, MakeAnd(terms));
@@ -529,8 +527,7 @@ bool AtMostOneRow(const LogicalOp& sub) {
   const LogicalOp* op = &sub;
   while (true) {
     if (op->kind == LogicalOp::Kind::kAggregate) return op->groups.empty() && op->empty_input_groups.empty();
-    if ((op->kind == LogicalOp::Kind::kLimit || op->kind == LogicalOp::Kind::kSort) && op->limit >= 0 &&
-        op->limit <= 1)
+    if ((op->kind == LogicalOp::Kind::kLimit || op->kind == LogicalOp::Kind::kSort) && op->limit >= 0 && op->limit <= 1)
       return true;
     if (op->kind == LogicalOp::Kind::kSingleRow) return true;
     if (op->children.size() != 1 || (op->kind != LogicalOp::Kind::kProject && op->kind != LogicalOp::Kind::kFilter &&
@@ -580,9 +577,9 @@ Result<LogicalOpPtr> Binder::Impl::JoinDependent(LogicalOpPtr outer, const Logic
     count.output_id = NewId();
     counted->aggregates = {count};
     counted->columns.push_back({count.output_id, "__rows", int64()});
-    QUIVER_ASSIGN_OR_RETURN(ExprPtr several, BindCall(Fn::kGt, {Expr::Column(count.output_id, int64()),
-                                                                  Expr::Constant(Value::Int64(1))},
-                                                      location));
+    QUIVER_ASSIGN_OR_RETURN(
+        ExprPtr several,
+        BindCall(Fn::kGt, {Expr::Column(count.output_id, int64()), Expr::Constant(Value::Int64(1))}, location));
     ScalarSubquery::Runner exists = runner_factory(AddFilter(counted, several), true);
     auto check = std::make_shared<Expr>();
     check->kind = Expr::Kind::kSubquery;
@@ -680,14 +677,14 @@ Status Binder::Impl::ApplyDependentSemiJoin(Json& select, ExprPtr x, bool negate
     if (at < 0) return Unsupported("a correlated subquery reading this outer column here", location);
     exprs.push_back(Expr::Column(id, q->plan->columns[static_cast<size_t>(at)].type));
   }
-  QUIVER_ASSIGN_OR_RETURN(q->plan, JoinDependent(q->plan, b.plan, ids, exprs,
-                                                 negated ? DependentJoin::kAnti : DependentJoin::kSemi,
-                                                 std::move(keys), nullptr, location));
+  QUIVER_ASSIGN_OR_RETURN(
+      q->plan, JoinDependent(q->plan, b.plan, ids, exprs, negated ? DependentJoin::kAnti : DependentJoin::kSemi,
+                             std::move(keys), nullptr, location));
   return Status::OK();
 }
 
-Status Binder::Impl::BindLateral(Json& rs, QueryState* q, std::vector<LogicalOpPtr>* rels,
-                                 std::vector<ExprPtr>* preds, Json* left_join) {
+Status Binder::Impl::BindLateral(Json& rs, QueryState* q, std::vector<LogicalOpPtr>* rels, std::vector<ExprPtr>* preds,
+                                 Json* left_join) {
   const int location = FirstLocation(rs);
   Json* alias = rs.contains("alias") ? &rs["alias"] : nullptr;
   const std::string name = alias ? FoldIdentifier(alias->value("aliasname", "")) : std::string();
