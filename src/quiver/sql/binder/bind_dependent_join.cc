@@ -29,6 +29,7 @@
 #include <set>
 
 #include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/plan/plan_exprs.h"
 
 namespace quiver::sql {
 
@@ -47,24 +48,7 @@ bool ReadsAny(const ExprPtr& e, const std::set<int>& ids) {
 bool OwnReads(const LogicalOp& op, const std::set<int>& ids) {
   bool found = false;
   auto visit = [&](const ExprPtr& e) { found = found || ReadsAny(e, ids); };
-  for (const auto& e : op.filters) visit(e);
-  visit(op.predicate);
-  for (const auto& e : op.exprs) visit(e);
-  for (const auto& k : op.keys) {
-    visit(k.first);
-    visit(k.second);
-  }
-  visit(op.residual);
-  for (const auto& e : op.groups) visit(e);
-  for (const auto& a : op.aggregates) visit(a.arg);
-  for (const auto& k : op.sort_keys) visit(k.expr);
-  for (const auto& w : op.windows) {
-    for (const auto& e : w->args) visit(e);
-    for (const auto& e : w->partition) visit(e);
-    for (const auto& k : w->order) visit(k.expr);
-  }
-  for (const auto& set : op.expand_sets)
-    for (const auto& e : set) visit(e);
+  ForEachOwnExpr(op, visit);
   return found;
 }
 
@@ -129,24 +113,7 @@ std::vector<int> Binder::Impl::OuterColumnsOf(const LogicalOp& plan, const Scope
     });
   };
   std::function<void(const LogicalOp&)> walk = [&](const LogicalOp& op) {
-    for (const auto& e : op.filters) visit(e);
-    visit(op.predicate);
-    for (const auto& e : op.exprs) visit(e);
-    for (const auto& k : op.keys) {
-      visit(k.first);
-      visit(k.second);
-    }
-    visit(op.residual);
-    for (const auto& e : op.groups) visit(e);
-    for (const auto& a : op.aggregates) visit(a.arg);
-    for (const auto& k : op.sort_keys) visit(k.expr);
-    for (const auto& w : op.windows) {
-      for (const auto& e : w->args) visit(e);
-      for (const auto& e : w->partition) visit(e);
-      for (const auto& k : w->order) visit(k.expr);
-    }
-    for (const auto& set : op.expand_sets)
-      for (const auto& e : set) visit(e);
+    ForEachOwnExpr(op, visit);
     for (const auto& c : op.children)
       if (c) walk(*c);
   };

@@ -11,6 +11,7 @@
 #include "quiver/sql/execution/union_all.h"
 #include "quiver/sql/execution/window.h"
 #include "quiver/sql/expression/function_registry.h"
+#include "quiver/sql/plan/plan_exprs.h"
 
 namespace quiver::sql {
 namespace {
@@ -73,24 +74,7 @@ void CollectSubqueries(const LogicalOp& op, std::vector<std::shared_ptr<ScalarSu
       out->push_back(e->subquery);
     for (const auto& a : e->args) visit(a);
   };
-  for (const auto& e : op.filters) visit(e);
-  visit(op.predicate);
-  for (const auto& e : op.exprs) visit(e);
-  for (const auto& k : op.keys) {
-    visit(k.first);
-    visit(k.second);
-  }
-  visit(op.residual);
-  for (const auto& g : op.groups) visit(g);
-  for (const auto& a : op.aggregates) visit(a.arg);
-  for (const auto& k : op.sort_keys) visit(k.expr);
-  for (const auto& w : op.windows) {
-    for (const auto& a : w->args) visit(a);
-    for (const auto& p : w->partition) visit(p);
-    for (const auto& o : w->order) visit(o.expr);
-  }
-  for (const auto& set : op.expand_sets)
-    for (const auto& e : set) visit(e);
+  ForEachOwnExpr(op, visit);
   for (const auto& c : op.children) CollectSubqueries(*c, out);
 }
 
