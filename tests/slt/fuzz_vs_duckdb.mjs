@@ -242,6 +242,14 @@ function query(kind) {
         () => `SELECT t1.a FROM t1 WHERE t1.b ${pick(['>', '<=', '='])} (SELECT ${pick(['avg(t2.b)', 'max(t2.a)', 'count(*)'])} FROM t2 WHERE ${where()})`,
         () => `SELECT t1.a FROM t1 WHERE t1.b IN (SELECT t2.a FROM t2 WHERE ${where()})`,
         () => `SELECT t1.s, (SELECT count(*) FROM t2 WHERE ${corr()} AND t2.s = t1.s) FROM t1`,
+        // mark joins over the general unnesting: EXISTS / IN as values,
+        // NOT IN (a NULL in a row's set: unknown), a subquery in an
+        // aggregate's argument
+        () => `SELECT t1.a, EXISTS (SELECT 1 FROM t2 WHERE ${where()} ORDER BY t2.b LIMIT 1 OFFSET 1) FROM t1`,
+        () => `SELECT t1.a, t1.b IN (SELECT t2.a FROM t2 WHERE ${where()} ORDER BY t2.a LIMIT ${int(1, 3)}) FROM t1`,
+        () => `SELECT t1.a FROM t1 WHERE t1.a < 0 OR ${chance(0.5) ? 'NOT ' : ''}t1.b IN (SELECT t2.a + t1.a - t1.a FROM t2 WHERE ${where()})`,
+        () => `SELECT t1.a FROM t1 WHERE t1.b NOT IN (SELECT t2.a FROM t2 WHERE ${where()} ORDER BY t2.a LIMIT ${int(1, 3)})`,
+        () => `SELECT t1.s, ${pick(['sum', 'max', 'count'])}((SELECT ${pick(['count(*)', 'sum(t2.b)', 'max(t2.a)'])} FROM t2 WHERE ${where()})) FROM t1 GROUP BY t1.s`,
       ])();
     }
     case 'join': {

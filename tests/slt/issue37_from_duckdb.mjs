@@ -234,6 +234,44 @@ const groups = {
     "SELECT n_nationkey, (SELECT count(*) FROM customer, orders WHERE c_custkey = o_custkey AND c_nationkey = n_nationkey AND o_nation <> n_nationkey) FROM nation",
     "SELECT c_custkey, (SELECT sum(o_totalprice) FROM orders WHERE o_custkey = c_custkey AND o_status IN (SELECT o_status FROM orders o3 WHERE o3.o_nation = c_nationkey)) FROM customer",
   ],
+  // The general unnesting's shapes that were refused: EXISTS / IN as values
+  // (mark joins over the dependent join), NOT IN, a subquery in an
+  // aggregate's argument; NULLs in the keys and in the subqueries' results.
+  correlated_mark: [
+    "CREATE TABLE customer(c_custkey INTEGER, c_nationkey INTEGER, c_acctbal DOUBLE, c_name VARCHAR)",
+    "INSERT INTO customer VALUES (1, 1, 100.0, 'a'), (2, 2, 900.0, 'b'), (3, 3, -5.0, 'c'), (4, NULL, 50.0, 'd'), (5, 1, 700.0, 'e'), (6, 4, 10.0, 'f'), (7, 5, NULL, 'g'), (8, NULL, 600.0, 'h')",
+    "CREATE TABLE orders(o_orderkey INTEGER, o_custkey INTEGER, o_totalprice DOUBLE, o_status VARCHAR, o_nation INTEGER)",
+    "INSERT INTO orders VALUES (10, 1, 50.0, 'F', 1), (11, 1, 500.0, 'O', 2), (12, 2, 1000.0, 'F', NULL), (13, 3, 20.0, 'O', 3), (14, 5, 800.0, 'O', 1), (15, NULL, 30.0, 'F', 4), (16, 7, 5.0, 'P', NULL), (17, 7, 6.0, 'P', 5), (18, 2, 10.0, 'O', 9)",
+    // EXISTS under OR, in the SELECT list, in CASE, under NOT
+    "SELECT c_custkey FROM customer c WHERE c_acctbal > 800 OR EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1 OFFSET 1)",
+    "SELECT c_custkey, EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1 OFFSET 1) FROM customer",
+    "SELECT c_custkey, CASE WHEN EXISTS (SELECT 1 FROM orders WHERE o_nation = c_nationkey GROUP BY o_status HAVING sum(o_totalprice) > c_acctbal) THEN 'y' ELSE 'n' END FROM customer",
+    "SELECT c_custkey FROM customer WHERE c_nationkey IS NULL OR NOT EXISTS (SELECT o_totalprice - c_acctbal FROM orders WHERE o_custkey = c_custkey AND o_status <> 'P' LIMIT 5)",
+    "SELECT c_nationkey, count(*), EXISTS (SELECT 1 FROM orders WHERE o_nation = c_nationkey ORDER BY o_totalprice LIMIT 1 OFFSET 1) FROM customer GROUP BY c_nationkey",
+    "SELECT c_nationkey FROM customer GROUP BY c_nationkey HAVING count(*) > 1 OR EXISTS (SELECT 1 FROM orders WHERE o_nation = c_nationkey LIMIT 1 OFFSET 1)",
+    // IN as a value: NULL where a NULL in this row's set or a NULL x makes it unknown
+    "SELECT c_custkey, c_nationkey IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1) FROM customer",
+    "SELECT c_custkey, c_nationkey IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice DESC LIMIT 1) FROM customer",
+    "SELECT c_custkey, c_nationkey IN (SELECT o_nation FROM orders WHERE o_totalprice > c_acctbal GROUP BY o_nation), NOT (c_custkey IN (SELECT o_custkey FROM orders WHERE o_nation = c_nationkey LIMIT 5)) FROM customer",
+    "SELECT c_custkey FROM customer WHERE c_acctbal < 0 OR c_nationkey IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice DESC LIMIT 2)",
+    "SELECT c_custkey, c_custkey IN (SELECT o_custkey FROM orders WHERE o_totalprice > c_acctbal LIMIT 100) FROM customer",
+    "SELECT c_nationkey, count(*), c_nationkey IN (SELECT o_nation FROM orders WHERE o_totalprice > c_nationkey * 100 ORDER BY o_totalprice LIMIT 3) FROM customer GROUP BY c_nationkey",
+    // x reading a column a join made (a scalar subquery's): two mark joins
+    "SELECT c_custkey, (SELECT max(o_nation) FROM orders WHERE o_custkey = c_custkey) IN (SELECT o_nation FROM orders WHERE o_totalprice > c_acctbal GROUP BY o_nation) FROM customer",
+    "SELECT c_custkey FROM customer WHERE (SELECT max(o_nation) FROM orders WHERE o_custkey = c_custkey) NOT IN (SELECT o_nation FROM orders WHERE o_totalprice > c_acctbal GROUP BY o_nation)",
+    // NOT IN in WHERE over the general path
+    "SELECT c_custkey FROM customer WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1)",
+    "SELECT c_custkey FROM customer WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_totalprice > c_acctbal GROUP BY o_nation)",
+    "SELECT c_custkey FROM customer WHERE c_custkey NOT IN (SELECT o_custkey FROM orders WHERE o_nation = c_nationkey LIMIT 5)",
+    "SELECT c_custkey FROM customer WHERE c_nationkey NOT IN (SELECT o_nation + c_custkey - c_custkey FROM orders WHERE o_custkey = c_custkey)",
+    "SELECT c_custkey FROM customer WHERE c_acctbal > 0 AND c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_totalprice < c_acctbal AND o_nation IS NOT NULL GROUP BY o_nation)",
+    // a correlated subquery in an aggregate's argument
+    "SELECT c_nationkey, sum((SELECT count(*) FROM orders WHERE o_custkey = c_custkey)) FROM customer GROUP BY c_nationkey",
+    "SELECT sum((SELECT max(o_totalprice) FROM orders WHERE o_custkey = c_custkey AND o_totalprice < c_acctbal)), count((SELECT max(o_totalprice) FROM orders WHERE o_custkey = c_custkey)) FROM customer",
+    "SELECT c_nationkey, max((SELECT o_orderkey FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice DESC LIMIT 1)), avg((SELECT o_totalprice FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1)) FROM customer GROUP BY c_nationkey",
+    "SELECT c_nationkey FROM customer GROUP BY c_nationkey HAVING sum((SELECT count(*) FROM orders WHERE o_nation = c_nationkey AND o_custkey <> c_custkey)) > 0",
+    "SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM orders WHERE o_custkey = c_custkey ORDER BY o_totalprice LIMIT 1 OFFSET 1) THEN 1 ELSE 0 END), count(*) FILTER (WHERE c_nationkey NOT IN (SELECT o_nation FROM orders WHERE o_custkey = c_custkey LIMIT 3)) FROM customer",
+  ],
 };
 
 const group = process.argv[2] ?? 'strings';

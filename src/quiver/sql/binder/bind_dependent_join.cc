@@ -510,7 +510,7 @@ Result<LogicalOpPtr> Binder::Impl::JoinDependent(LogicalOpPtr outer, const Logic
                                                  const std::vector<int>& outer_ids,
                                                  const std::vector<ExprPtr>& outer_exprs, DependentJoin how,
                                                  std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual,
-                                                 int location) {
+                                                 int location, const ColumnBinding* mark) {
   std::set<int> read;
   for (const auto& e : outer_exprs) VisitColumns(*e, [&](int id) { read.insert(id); });
   Flattener f(this, ValueSource(outer, read), outer_ids, outer_exprs, location);
@@ -588,15 +588,18 @@ Result<LogicalOpPtr> Binder::Impl::JoinDependent(LogicalOpPtr outer, const Logic
     case DependentJoin::kInner: kind = JoinKind::kInner; break;
     case DependentJoin::kSemi: kind = JoinKind::kSemi; break;
     case DependentJoin::kAnti: kind = JoinKind::kAnti; break;
+    case DependentJoin::kMark: kind = JoinKind::kMark; break;
   }
+  if (how == DependentJoin::kMark && !mark) return Status::Invalid("a dependent mark join without its mark column");
   const double rows = outer->est_rows;
-  LogicalOpPtr j = Flattener::Join(kind, std::move(outer), std::move(r), std::move(keys), std::move(residual));
-  j->est_rows = std::max(1.0, how == DependentJoin::kScalar ? rows : rows * 0.5);
+  LogicalOpPtr j = Flattener::Join(kind, std::move(outer), std::move(r), std::move(keys), std::move(residual),
+                                   how == DependentJoin::kMark ? mark : nullptr);
+  j->est_rows = std::max(1.0, how == DependentJoin::kScalar || how == DependentJoin::kMark ? rows : rows * 0.5);
   return j;
 }
 
 Result<ExprPtr> Binder::Impl::BindDependentScalar(Json& select, ExprContext* ctx, int location) {
-  if (!ctx->query || ctx->in_aggregate) return Unsupported("a correlated subquery in " + ctx->clause, location);
+  if (!ctx->query) return Unsupported("a correlated subquery in " + ctx->clause, location);
   QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindDependent(select, ctx->scope));
   if (b.visible.size() != 1) return Error("subquery must return only one column", location);
   const std::vector<int> ids = OuterColumnsOf(*b.plan, *ctx->scope);
@@ -605,9 +608,16 @@ Result<ExprPtr> Binder::Impl::BindDependentScalar(Json& select, ExprContext* ctx
   if (b.plan->columns.size() != 1) {  // (hidden ORDER BY columns are dropped by then; keep the value only)
     sub = MakeProject(b.plan, {Expr::Column(value.id, value.type)}, {value});
   }
-  if (ctx->aggs) {
+  return AttachDependentScalar(sub, ids, ctx, location);
+}
+
+Result<ExprPtr> Binder::Impl::AttachDependentScalar(const LogicalOpPtr& sub, const std::vector<int>& ids,
+                                                    ExprContext* ctx, int location) {
+  const ColumnBinding value = sub->columns[0];
+  if (ctx->aggs && !ctx->in_aggregate) {
     // SELECT list, HAVING, ORDER BY: the query may aggregate (the join goes
-    // onto its groups: ApplyDeferredJoins).
+    // onto its groups: ApplyDeferredJoins). In an aggregate's argument it
+    // goes below the aggregate, onto the rows it reads.
     QueryState::DeferredJoin d;
     d.sub = sub;
     d.dependent = true;
@@ -615,16 +625,22 @@ Result<ExprPtr> Binder::Impl::BindDependentScalar(Json& select, ExprContext* ctx
     d.location = location;
     ctx->query->deferred_joins.push_back(std::move(d));
   } else {
-    std::vector<ExprPtr> exprs;
-    for (int id : ids) {
-      const int at = ctx->query->plan->IndexOf(id);
-      if (at < 0) return Unsupported("a correlated subquery reading this outer column here", location);
-      exprs.push_back(Expr::Column(id, ctx->query->plan->columns[static_cast<size_t>(at)].type));
-    }
+    QUIVER_ASSIGN_OR_RETURN(std::vector<ExprPtr> exprs, OuterExprs(*ctx->query->plan, ids, location));
     QUIVER_ASSIGN_OR_RETURN(ctx->query->plan, JoinDependent(ctx->query->plan, sub, ids, exprs, DependentJoin::kScalar,
                                                             {}, nullptr, location));
   }
   return Expr::Column(value.id, value.type, location);
+}
+
+Result<std::vector<ExprPtr>> Binder::Impl::OuterExprs(const LogicalOp& plan, const std::vector<int>& ids,
+                                                      int location) {
+  std::vector<ExprPtr> exprs;
+  for (int id : ids) {
+    const int at = plan.IndexOf(id);
+    if (at < 0) return Unsupported("a correlated subquery reading this outer column here", location);
+    exprs.push_back(Expr::Column(id, plan.columns[static_cast<size_t>(at)].type));
+  }
+  return exprs;
 }
 
 Status Binder::Impl::ApplyDependentSemiJoin(Json& select, ExprPtr x, bool negated, QueryState* q, int location) {
@@ -638,12 +654,7 @@ Status Binder::Impl::ApplyDependentSemiJoin(Json& select, ExprPtr x, bool negate
     keys.emplace_back(x, Expr::Column(y.id, y.type));
   }
   const std::vector<int> ids = OuterColumnsOf(*b.plan, q->scope);
-  std::vector<ExprPtr> exprs;
-  for (int id : ids) {
-    const int at = q->plan->IndexOf(id);
-    if (at < 0) return Unsupported("a correlated subquery reading this outer column here", location);
-    exprs.push_back(Expr::Column(id, q->plan->columns[static_cast<size_t>(at)].type));
-  }
+  QUIVER_ASSIGN_OR_RETURN(std::vector<ExprPtr> exprs, OuterExprs(*q->plan, ids, location));
   QUIVER_ASSIGN_OR_RETURN(
       q->plan, JoinDependent(q->plan, b.plan, ids, exprs, negated ? DependentJoin::kAnti : DependentJoin::kSemi,
                              std::move(keys), nullptr, location));

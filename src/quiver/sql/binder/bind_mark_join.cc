@@ -17,7 +17,10 @@
 //    outer row, so its NULLs are asked per row too, by a second mark join
 //    on the correlation alone with the residual `y IS NULL OR x IS NULL`:
 //    CASE WHEN m1 THEN TRUE WHEN m2 THEN NULL ELSE FALSE END (DuckDB keeps
-//    per-group counts inside its join instead; the answers are the same).
+//    per-group counts inside its join instead; the answers are the same);
+//  - a subquery reading outer columns elsewhere (its select list, a
+//    non-equality under an aggregate, LIMIT, ...): the same mark joins
+//    over the general unnesting (bind_dependent_join.cc BindDependentMark).
 #include "quiver/sql/binder/binder_internal.h"
 
 namespace quiver::sql {
@@ -53,9 +56,11 @@ Result<ExprPtr> Binder::Impl::BindMarkSubquery(Json& node, ExprContext* ctx) {
   if (!ctx->scope) return Unsupported("a subquery here", location);
   if (type == "EXISTS_SUBLINK") {
     DropExistsSelectList(&link["subselect"]["SelectStmt"]);
-    QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
-    if (NeedsDependentJoin(b, *ctx->scope))
-      return Unsupported("EXISTS over a subquery that reads outer columns outside its WHERE, here", location);
+    const Json original = link["subselect"]["SelectStmt"];  // (binding changes the parse tree)
+    auto fast = BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true);
+    if ((!fast.ok() && fast.status().IsNotImplemented()) || (fast.ok() && NeedsDependentJoin(*fast, *ctx->scope)))
+      return BindDependentMark(original, nullptr, ctx, location);
+    QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
     if (b.corr_keys.empty() && !b.corr_residual) {
       auto e = std::make_shared<Expr>();
       e->kind = Expr::Kind::kSubquery;
@@ -78,10 +83,11 @@ Result<ExprPtr> Binder::Impl::BindMarkSubquery(Json& node, ExprContext* ctx) {
   if (!ctx->query) return Unsupported("IN (subquery) in " + ctx->clause, location);
   const Json subselect = link["subselect"]["SelectStmt"];  // a second binding's copy (correlated)
   QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(link["testexpr"], ctx));
-  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true));
+  auto fast = BindQuery(link["subselect"]["SelectStmt"], ctx->scope, true);
+  if ((!fast.ok() && fast.status().IsNotImplemented()) || (fast.ok() && NeedsDependentJoin(*fast, *ctx->scope)))
+    return BindDependentMark(subselect, x, ctx, location);
+  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
   if (b.visible.size() != 1) return Error("subquery has too many columns for IN", location);
-  if (NeedsDependentJoin(b, *ctx->scope))
-    return Unsupported("IN over a subquery that reads outer columns outside its WHERE, here", location);
   const ColumnBinding& y = b.visible[0];
   auto check = BindCall(Fn::kEq, {x, Expr::Column(y.id, y.type)}, location);
   if (!check.ok()) return WithPosition(check.status(), location);

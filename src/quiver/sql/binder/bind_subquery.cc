@@ -280,16 +280,17 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
     e->subquery = std::make_shared<ScalarSubquery>(runner_factory(plan, false));
     return ExprPtr(e);
   }
-  if (!ctx->query || ctx->in_aggregate) return Unsupported("a correlated subquery in " + ctx->clause, location);
+  if (!ctx->query) return Unsupported("a correlated subquery in " + ctx->clause, location);
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;
   for (const auto& k : b.corr_keys) keys.emplace_back(k.second, k.first);
   ExprPtr value = Expr::Column(b.visible[0].id, b.visible[0].type, location);
   if (b.first_is_count) {
     QUIVER_ASSIGN_OR_RETURN(value, BindCall(Fn::kCoalesce, {value, Expr::Constant(Value::Int64(0))}, location));
   }
-  if (ctx->aggs) {
+  if (ctx->aggs && !ctx->in_aggregate) {
     // SELECT list, HAVING, ORDER BY: the query may aggregate (BindQuery
-    // places the join).
+    // places the join). In an aggregate's argument the join goes below the
+    // aggregate, onto the rows it reads.
     QueryState::DeferredJoin d;
     d.sub = b.plan;
     d.keys = std::move(keys);
@@ -314,10 +315,23 @@ Status Binder::Impl::ApplyDeferredJoins(QueryState* q,
         QUIVER_ASSIGN_OR_RETURN(ExprPtr e, outer_rewrite(Expr::Column(id, type)));
         exprs.push_back(e);
       }
-      if (allowed)
+      if (allowed) {
         for (const auto& c : d.sub->columns) allowed->insert(c.id);
-      QUIVER_ASSIGN_OR_RETURN(
-          q->plan, JoinDependent(q->plan, d.sub, d.outer_ids, exprs, DependentJoin::kScalar, {}, nullptr, d.location));
+        if (d.kind == JoinKind::kMark) allowed->insert(d.mark.id);
+      }
+      if (d.kind != JoinKind::kMark) {
+        QUIVER_ASSIGN_OR_RETURN(q->plan, JoinDependent(q->plan, d.sub, d.outer_ids, exprs, DependentJoin::kScalar, {},
+                                                       nullptr, d.location));
+        continue;
+      }
+      for (auto& k : d.keys) {
+        QUIVER_ASSIGN_OR_RETURN(k.first, outer_rewrite(k.first));
+      }
+      if (d.residual) {
+        QUIVER_ASSIGN_OR_RETURN(d.residual, outer_rewrite(d.residual));
+      }
+      QUIVER_ASSIGN_OR_RETURN(q->plan, JoinDependent(q->plan, d.sub, d.outer_ids, exprs, DependentJoin::kMark,
+                                                     std::move(d.keys), d.residual, d.location, &d.mark));
       continue;
     }
     for (auto& k : d.keys) {
@@ -422,12 +436,19 @@ Status Binder::Impl::ApplySubqueryConjunct(Json& term, QueryState* q) {
       QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(link["testexpr"], &ctx));
       Json original = link["subselect"]["SelectStmt"];  // (binding changes the parse tree)
       auto fast = BindQuery(link["subselect"]["SelectStmt"], &q->scope, true);
-      if (!negated &&
-          ((!fast.ok() && fast.status().IsNotImplemented()) || (fast.ok() && NeedsDependentJoin(*fast, q->scope))))
-        return ApplyDependentSemiJoin(original, x, false, q, location);
+      const bool dependent =
+          (!fast.ok() && fast.status().IsNotImplemented()) || (fast.ok() && NeedsDependentJoin(*fast, q->scope));
+      if (dependent && !negated) return ApplyDependentSemiJoin(original, x, false, q, location);
+      if (dependent) {
+        // NOT IN: NOT over the dependent mark joins' three-valued IN
+        // (BindDependentMark), a filter: a NULL in this row's set drops it.
+        ExprContext ctx2{&q->scope, "WHERE", nullptr, false, q};
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr in, BindDependentMark(original, x, &ctx2, location));
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindCall(Fn::kNot, {in}, location));
+        q->plan = AddFilter(q->plan, e);
+        return Status::OK();
+      }
       QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
-      if (negated && NeedsDependentJoin(b, q->scope))
-        return Unsupported("NOT IN over a subquery that reads outer columns outside its WHERE", location);
       if (b.visible.size() != 1) return Error("subquery has too many columns for IN", location);
       const ColumnBinding& y = b.visible[0];
       auto check = BindCall(Fn::kEq, {x, Expr::Column(y.id, y.type)}, location);

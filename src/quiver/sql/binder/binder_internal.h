@@ -104,8 +104,9 @@ struct QueryState {
     ExprPtr residual = nullptr;
     ColumnBinding mark{};
     bool mark_null_aware = false;
-    /// A dependent scalar subquery (BindDependent): `sub` reads the outer
-    /// columns `outer_ids`; joined by JoinDependent (keys unused).
+    /// A dependent subquery (BindDependent): `sub` reads the outer columns
+    /// `outer_ids`; joined by JoinDependent: a scalar one (kind kLeft, keys
+    /// unused), or a mark join (kind kMark: `keys`, `residual`, `mark`).
     bool dependent = false;
     std::vector<int> outer_ids;
     int location = -1;
@@ -355,6 +356,7 @@ struct Binder::Impl {
     kLeft,    ///< LEFT JOIN LATERAL ... ON `residual`
     kSemi,    ///< EXISTS / IN: a semi join (`keys` and `residual` added)
     kAnti,    ///< NOT EXISTS: an anti join
+    kMark,    ///< EXISTS / IN as a value: a mark join (`mark` its column)
   };
   /// The dependent join of `outer` with `sub` (bound by BindDependent),
   /// unnested as DuckDB's FlattenDependentJoins: D, the distinct values of
@@ -368,10 +370,11 @@ struct Binder::Impl {
   /// (outer expr, sub column) and `residual` (over both sides) are added
   /// to the top join. Errors: NotImplemented naming a shape the push-down
   /// does not cover (GROUPING SETS, RIGHT / FULL joins reading outer
-  /// columns, correlated NOT IN, ...).
+  /// columns, ...). `mark`: kMark's column (required there).
   Result<LogicalOpPtr> JoinDependent(LogicalOpPtr outer, const LogicalOpPtr& sub, const std::vector<int>& outer_ids,
                                      const std::vector<ExprPtr>& outer_exprs, DependentJoin how,
-                                     std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual, int location);
+                                     std::vector<std::pair<ExprPtr, ExprPtr>> keys, ExprPtr residual, int location,
+                                     const ColumnBinding* mark = nullptr);
   /// Whether a subquery bound by BindQuery (`b`, in the query of `scope`)
   /// needs JoinDependent: its plan reads outer columns, or its correlation
   /// reads columns of a query further out than `scope`'s.
@@ -393,6 +396,27 @@ struct Binder::Impl {
   /// JoinDependent onto ctx->query's plan (deferred like theirs in the
   /// SELECT list, HAVING and ORDER BY); its value column.
   Result<ExprPtr> BindDependentScalar(Json& select, ExprContext* ctx, int location);
+  /// `sub` (bound by BindDependent, reading the outer columns `ids`; its
+  /// first column the value) joined as a scalar subquery by JoinDependent
+  /// onto ctx->query's plan (deferred in the SELECT list, HAVING and ORDER
+  /// BY); the value column.
+  Result<ExprPtr> AttachDependentScalar(const LogicalOpPtr& sub, const std::vector<int>& ids, ExprContext* ctx,
+                                        int location);
+  /// Column references to `ids` in `plan` (NotImplemented at `location`
+  /// when `plan` lacks one).
+  Result<std::vector<ExprPtr>> OuterExprs(const LogicalOp& plan, const std::vector<int>& ids, int location);
+  // bind_dependent_mark.cc
+  /// [NOT] EXISTS (`x` null) / x IN (`select`) as a value where the
+  /// flattenings of bind_mark_join.cc do not apply, by JoinDependent onto
+  /// ctx->query's plan (deferred in the SELECT list, HAVING and ORDER BY):
+  /// EXISTS a mark join; IN, when x reads only columns of the query or of
+  /// queries further out, one scalar aggregate per outer row (x added to
+  /// D): count(*), bool_or(y = x), bool_or(y IS NULL); else two mark joins
+  /// (x = y; the subquery bound again, y IS NULL OR x IS NULL). The value.
+  Result<ExprPtr> BindDependentMark(const Json& select, ExprPtr x, ExprContext* ctx, int location);
+  /// BindDependentMark's x IN (`select`) as one scalar aggregate per outer
+  /// row (x read inside the subquery); the value.
+  Result<ExprPtr> BindDependentIn(const Json& select, const ExprPtr& x, ExprContext* ctx, int location);
 
   // bind_subquery.cc
   Result<ExprPtr> BindScalarSubquery(Json& sublink, ExprContext* ctx);
