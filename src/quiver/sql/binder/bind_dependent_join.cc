@@ -17,7 +17,8 @@
 //    left-joined from D, so that a D value without rows gets count 0 and
 //    sum NULL (the "count bug");
 //  - inner / left / semi / anti / mark joins: into the sides that read
-//    outer columns (both: joined on D as well);
+//    outer columns (both: joined on D as well); RIGHT / FULL joins: into
+//    both sides (D of a FULL join's row: coalesce of the sides');
 //  - ORDER BY ... LIMIT / OFFSET: row_number() OVER (PARTITION BY D ORDER
 //    BY ...) kept between the bounds; window functions: D added to their
 //    PARTITION BY; UNION ALL: into each branch.
@@ -216,7 +217,7 @@ class Flattener {
     j->residual = std::move(residual);
     j->mark_null_aware = null_aware;
     j->columns = l->columns;
-    if (kind == JoinKind::kInner || kind == JoinKind::kLeft)
+    if (kind == JoinKind::kInner || kind == JoinKind::kLeft || kind == JoinKind::kRight || kind == JoinKind::kFull)
       j->columns.insert(j->columns.end(), r->columns.begin(), r->columns.end());
     if (mark) j->columns.push_back(*mark);
     j->est_rows = std::max(l->est_rows, r->est_rows);
@@ -454,9 +455,11 @@ class Flattener {
 
   Result<LogicalOpPtr> PushJoin(const LogicalOpPtr& op, IdMap* map) {
     const JoinKind kind = op->join_kind;
-    const bool right_reads = TreeReads(*op->children[1], idset_);
-    if (kind == JoinKind::kRight || kind == JoinKind::kFull)
-      return b_->Unsupported("a RIGHT or FULL join reading outer columns in a correlated subquery", location_);
+    // A RIGHT / FULL join's preserved right side carries D too (its rows
+    // without a match keep their D values), so it is pushed into even
+    // when it reads no outer column (then D x that side).
+    const bool outer_join = kind == JoinKind::kRight || kind == JoinKind::kFull;
+    const bool right_reads = TreeReads(*op->children[1], idset_) || outer_join;
     if (right_reads && (kind == JoinKind::kNullAwareAnti || (kind == JoinKind::kMark && op->mark_null_aware)))
       return b_->Unsupported("NOT IN / IN over a subquery correlated two levels out", location_);
     IdMap lm, rm;
@@ -476,8 +479,29 @@ class Flattener {
     const ColumnBinding* mark = kind == JoinKind::kMark ? &op->columns.back() : nullptr;
     LogicalOpPtr j = Join(kind, l, r, std::move(keys), residual, mark, op->mark_null_aware);
     j->est_rows = std::max(1.0, op->est_rows);
-    *map = std::move(lm);
-    return j;
+    if (kind == JoinKind::kRight) {
+      *map = std::move(rm);
+      return j;
+    }
+    if (kind != JoinKind::kFull) {
+      *map = std::move(lm);
+      return j;
+    }
+    // FULL: D is the side's that has the row: coalesce(left's, right's)
+    // (a matched row's are equal; NULL only where the value is NULL).
+    std::vector<ExprPtr> exprs;
+    std::vector<ColumnBinding> cols = j->columns;
+    for (const auto& c : j->columns) exprs.push_back(Expr::Column(c.id, c.type));
+    map->clear();
+    for (size_t k = 0; k < ids_.size(); ++k) {
+      QUIVER_ASSIGN_OR_RETURN(
+          ExprPtr d, BindCall(Fn::kCoalesce, {ColumnOf(*j, lm.at(ids_[k])), ColumnOf(*j, rm.at(ids_[k]))}, location_));
+      ColumnBinding col{b_->NewId(), "__outer", exprs_[k]->type};
+      (*map)[ids_[k]] = col.id;
+      exprs.push_back(d);
+      cols.push_back(col);
+    }
+    return MakeProject(j, std::move(exprs), std::move(cols));
   }
 
   Binder::Impl* b_;

@@ -70,10 +70,9 @@ Result<ExprPtr> Binder::Impl::BindDependentIn(const Json& select, const ExprPtr&
   QUIVER_ASSIGN_OR_RETURN(ExprPtr x_null, BindCall(Fn::kIsNull, {x}, location));
   QUIVER_ASSIGN_OR_RETURN(ExprPtr unknown, BindCall(Fn::kOr, {col(2), x_null}, location));
   QUIVER_ASSIGN_OR_RETURN(
-      ExprPtr value,
-      BindCase({empty, Expr::Constant(Value::Bool(false)), col(1), Expr::Constant(Value::Bool(true)), unknown,
-                Expr::Constant(Value::Null(boolean())), Expr::Constant(Value::Bool(false))},
-               location));
+      ExprPtr value, BindCase({empty, Expr::Constant(Value::Bool(false)), col(1), Expr::Constant(Value::Bool(true)),
+                               unknown, Expr::Constant(Value::Null(boolean())), Expr::Constant(Value::Bool(false))},
+                              location));
   LogicalOpPtr sub = MakeProject(agg, {value}, {{NewId(), "in", boolean()}});
   return AttachDependentScalar(sub, OuterColumnsOf(*sub, *ctx->scope), ctx, location);
 }

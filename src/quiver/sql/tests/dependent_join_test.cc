@@ -141,5 +141,24 @@ TEST_F(DependentJoinTest, MoreThanOneRowIs21000) {
             V({"a|x2", "b|null", "c|null", "d|null", "e|null"}));
 }
 
+// RIGHT and FULL joins inside the subquery whose ON reads the outer column
+// (DuckDB 1.5 refuses them): both sides carry D; a FULL join's row has the
+// D of the side that has it. cust c_bal > n_key * 60 on the region of
+// c_nation: for nation a (n_key 1) customers 1, 2, 6 meet region 1; FULL:
+// those 3 pairs, customers 3, 4, 5 alone, regions 0 and 2 alone (8 rows, 5
+// regions); RIGHT: the pairs and regions 0 and 2 (5). n_key NULL (e): no
+// pair: 6 customers and 3 regions alone.
+TEST_F(DependentJoinTest, RightAndFullJoinsInsideTheSubquery) {
+  const std::string on = "ON c.c_nation = r.r_key AND c.c_bal > n_key * 60";
+  EXPECT_EQ(Query("SELECT n_name, (SELECT count(*) FROM cust c FULL JOIN region r " + on +
+                  "), (SELECT count(r.r_key) FROM cust c FULL JOIN region r " + on +
+                  "), (SELECT count(*) FROM cust c RIGHT JOIN region r " + on + ") FROM nation ORDER BY n_name"),
+            V({"a|8|5|5", "b|8|4|4", "c|8|4|4", "d|8|3|3", "e|9|3|3"}));
+  EXPECT_EQ(Query("SELECT n_name, x.k, x.r FROM nation, LATERAL (SELECT c.c_key AS k, r.r_key AS r FROM cust c FULL "
+                  "JOIN region r " +
+                  on + ") x WHERE n_key = 4"),
+            V({"d|1|null", "d|2|1", "d|3|null", "d|4|null", "d|5|null", "d|6|null", "d|null|0", "d|null|2"}));
+}
+
 }  // namespace
 }  // namespace quiver::sql
