@@ -7,6 +7,11 @@
 //   a div b            (not an operator)        BIGINT, truncated (7 div 2 = 3)
 //   default NULL order ASC NULLS LAST,          ASC NULLS FIRST,
 //                      DESC NULLS FIRST         DESC NULLS LAST
+//   CAST, to_date(s)   PostgreSQL's rules       Spark's ANSI rules
+//                      (cast.cc)                (expression/spark_cast.h:
+//                                               3.7 -> INT is 3, malformed
+//                                               text 22018, DECIMAL is
+//                                               DECIMAL(10,0))
 // Overflow and division by zero are errors (22003 / 22012) in both, as in
 // PostgreSQL and Spark's ANSI mode.
 //

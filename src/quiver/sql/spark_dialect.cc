@@ -351,8 +351,8 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
     bool maybe = false;
     for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe; p = s.find_first_of("dD", p + 1))
       maybe = EqualsIgnoreCase(s.substr(p, 7), kSchemaName);
-    // ... or a word RLIKE / REGEXP (Spark's infix regular expression match).
-    for (const char* w : {"rlike", "regexp"})
+    // ... or a word RLIKE / REGEXP (Spark's infix regular expression match) or TRY_CAST.
+    for (const char* w : {"rlike", "regexp", "try_cast"})
       for (size_t p = 0; p < s.size() && !maybe; ++p) maybe = EqualsIgnoreCase(s.substr(p, std::strlen(w)), w);
     if (!maybe) return std::string(s);
   }
@@ -386,6 +386,12 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
     }
     if (div_operator && part.quote == 0 && EqualsIgnoreCase(part.value, "div") && InfixPosition(s, p, part.end)) {
       out += "/ @";  // the binder reads `/ @ b` back as div (dialect.h)
+      p = part.end;
+      continue;
+    }
+    if (part.quote == 0 && EqualsIgnoreCase(part.value, "try_cast") && SkipSpace(s, part.end) < s.size() &&
+        s[SkipSpace(s, part.end)] == '(') {
+      out += "/**/cast";  // the binder reads a CAST right after /**/ as try_cast
       p = part.end;
       continue;
     }

@@ -38,6 +38,10 @@
 //                      infix regular expression match) become `a ~ b` /
 //                      `a !~ b`, the words' bytes blanked (offsets kept);
 //                      rlike(a, b) / regexp(a, b) stay function calls.
+//                    - `try_cast(x AS t)` (Spark's and DuckDB's; any case)
+//                      becomes `/**/cast(x AS t)`, same length: the binder
+//                      reads a CAST whose keyword follows /**/ as try_cast
+//                      (NULL where the value does not convert).
 //                    Offsets change only where a backtick identifier holds
 //                    a " or a doubled backtick, and for `x.default.` (+2).
 //   MatchSparkCommand  the Spark commands the grammar lacks, recognised

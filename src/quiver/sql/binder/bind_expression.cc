@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quiver/sql/binder/binder_internal.h"
+#include "quiver/sql/expression/spark_cast.h"
 #include "quiver/sql/expression/temporal.h"
 
 namespace quiver::sql {
@@ -218,8 +219,10 @@ Result<DataTypePtr> Binder::Impl::BindTypeName(Json& tn, int location) {
   if (name == "int8" || name == "bigint") return int64();
   if (name == "float8" || name == "float4" || name == "double" || name == "real" || name == "float") return float64();
   if (name == "numeric" || name == "decimal") {
-    const int p = mods.empty() ? 38 : static_cast<int>(mods[0]);
-    const int s = mods.size() > 1 ? static_cast<int>(mods[1]) : (mods.empty() ? 10 : 0);
+    // Without (p,s): DECIMAL(38,10), or Spark's DECIMAL(10,0) in the spark dialect.
+    const bool spark = dialect == SqlDialect::kSpark;
+    const int p = mods.empty() ? (spark ? 10 : 38) : static_cast<int>(mods[0]);
+    const int s = mods.size() > 1 ? static_cast<int>(mods[1]) : (mods.empty() && !spark ? 10 : 0);
     if (p < 1 || p > 38 || s < 0 || s > p)
       return Error("DECIMAL(" + std::to_string(p) + "," + std::to_string(s) +
                        ") is out of range (precision 1..38, scale 0..precision)",
@@ -267,6 +270,11 @@ Result<ExprPtr> Binder::Impl::BindTypeCast(Json& node, ExprContext* ctx) {
     return Expr::Constant(v, location);
   }
   QUIVER_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(tc["arg"], ctx));
+  // try_cast(x AS t) reaches the grammar as /**/cast(x AS t) (spark_dialect.h).
+  const int cast_at = tc.value("location", -1);
+  const bool try_cast = cast_at >= 4 && sql.substr(static_cast<size_t>(cast_at) - 4, 4) == "/**/";
+  if (dialect == SqlDialect::kSpark) return SparkCast(arg, to, try_cast, location);
+  if (try_cast) return Typed(CastTo(arg, to, location, Fn::kTryCast), location);
   if (arg->kind == Expr::Kind::kConstant && ClassOf(*arg->type) == TypeClass::kString) {
     const TypeClass tcls = ClassOf(*to);
     if (tcls == TypeClass::kDate || tcls == TypeClass::kTimestamp) {
@@ -280,6 +288,14 @@ Result<ExprPtr> Binder::Impl::BindTypeCast(Json& node, ExprContext* ctx) {
     }
   }
   return Typed(CastTo(arg, to, location), location);
+}
+
+Result<ExprPtr> Binder::Impl::SparkCast(const ExprPtr& arg, const DataTypePtr& to, bool try_cast, int location) {
+  if (!SparkCanCast(ClassOf(*arg->type), ClassOf(*to)))
+    return Status::Invalid("[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast " + SqlTypeName(*arg->type) +
+                           " to " + SqlTypeName(*to) + " (" + Where(location) + ")")
+        .WithSqlState("42K09");
+  return Typed(CastTo(arg, to, location, try_cast ? Fn::kSparkTryCast : Fn::kSparkCast), location);
 }
 
 ExprPtr Binder::Impl::StatementTime(bool date, int location) {
@@ -474,6 +490,10 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   }
   if ((name == "current_date" || name == "current_timestamp" || name == "now") && args.empty())
     return StatementTime(name == "current_date", location);  // Spark's current_date()
+  // Spark's to_date(s) / to_timestamp(s) without a pattern: its CAST (an
+  // error on malformed text in ANSI mode).
+  if (dialect == SqlDialect::kSpark && (name == "to_date" || name == "to_timestamp") && args.size() == 1)
+    return SparkCast(args[0], name == "to_date" ? date32() : timestamp(TimeUnit::kMicro), false, location);
   const FunctionEntry* entry = LookupFunction(name);
   if (!entry) return Unsupported("function " + name + "()", location);
   if (name == "concat" && !args.empty() && static_cast<int>(args.size()) <= entry->max_args) {

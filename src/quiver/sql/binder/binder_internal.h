@@ -278,6 +278,10 @@ struct Binder::Impl {
   Result<LogicalOpPtr> DistinctValuesFirst(LogicalOpPtr input, std::vector<AggregateCall>* aggs);
   Result<ExprPtr> BindAExpr(Json& node, ExprContext* ctx);
   Result<ExprPtr> BindTypeCast(Json& node, ExprContext* ctx);
+  /// `arg` cast to `to` by Spark's ANSI rules (expression/spark_cast.h),
+  /// NULL where it fails under `try_cast`. Errors: Invalid 42K09 for a pair
+  /// Spark cannot cast (DATE to INT, ...); the cast's own when folded.
+  Result<ExprPtr> SparkCast(const ExprPtr& arg, const DataTypePtr& to, bool try_cast, int location);
   Result<DataTypePtr> BindTypeName(Json& type_name, int location);
   Result<ExprPtr> Typed(Result<ExprPtr> r, int location) const;
 

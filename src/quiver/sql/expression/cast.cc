@@ -1,6 +1,7 @@
 // quiver/sql/expression/cast.cc — CAST between numbers (exact rounding half
 // away from zero; out of range is 22003), strings (text that does not
-// parse is 22P02, dates 22007), dates and timestamps; and the date kernels:
+// parse is 22P02, dates 22007), dates and timestamps, by PostgreSQL's rules
+// (Spark's: spark_cast.h; try_cast gives NULL where either fails); and the date kernels:
 // date ± days, date ± months, date - date, EXTRACT(YEAR|MONTH|DAY).
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "quiver/sql/expression/kernels.h"
+#include "quiver/sql/expression/spark_cast.h"
 #include "quiver/sql/expression/temporal.h"
 
 namespace quiver::sql::kernels {
@@ -31,11 +33,10 @@ std::string FormatDouble(double d) {
   return buf;
 }
 
-// Parses numeric text, [+-]digits[.digits][e[+-]digits] (PostgreSQL's
-// numeric input: '1e3', '5.5e-11'), into an unscaled value at `scale`,
-// rounding half away from zero. False when it is not a number, or (with
-// *overflow set) when it does not fit 128 bits at that scale.
-bool ParseExact(std::string_view s, int scale, i128* out, bool* overflow) {
+}  // namespace
+
+// PostgreSQL's numeric input ('1e3', '5.5e-11'); see kernels.h.
+bool ParseExactText(std::string_view s, int scale, i128* out, bool* overflow) {
   *overflow = false;
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -103,6 +104,8 @@ bool ParseExact(std::string_view s, int scale, i128* out, bool* overflow) {
   return true;
 }
 
+namespace {
+
 // v at a scale `drop` digits finer, rounded half away from zero (drop > 0),
 // or coarser (drop < 0); false when it overflows 128 bits.
 bool RoundShift(i128 v, int drop, i128* out) {
@@ -128,7 +131,8 @@ Status CastError(const Value& v, const DataTypePtr& to) {
 
 }  // namespace
 
-Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
+Result<Value> CastValue(const Value& v, const DataTypePtr& to, CastRules rules) {
+  if (rules == CastRules::kSpark) return SparkCastValue(v, to);
   if (v.is_null) return Value::Null(to);
   const TypeClass from = ClassOf(*v.type), tc = ClassOf(*to);
   Value out;
@@ -165,7 +169,7 @@ Result<Value> CastValue(const Value& v, const DataTypePtr& to) {
         x = static_cast<i128>(scaled);
       } else if (from == TypeClass::kString) {
         bool overflow = false;
-        if (!ParseExact(v.s, s, &x, &overflow))
+        if (!ParseExactText(v.s, s, &x, &overflow))
           return overflow ? NumericOverflow(v.ToString() + " as " + SqlTypeName(*to)) : CastError(v, to);
       } else if (from == TypeClass::kBool) {
         x = v.i;
@@ -251,8 +255,16 @@ Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
   if (x.type()->Equals(*to)) return x;
   const int64_t rows = x.constant ? 1 : n;
   const TypeClass from = ClassOf(*x.type()), tc = ClassOf(*to);
-  // Fast paths: exact / float to exact / float.
-  if ((from == TypeClass::kInt || from == TypeClass::kDecimal) &&
+  const CastRules rules = CastRulesOf(e.fn);
+  const bool try_cast = IsTryCast(e.fn);
+  // One row's value; a failure is NULL under try_cast.
+  auto cast_at = [&](int64_t i) -> Result<Value> {
+    auto v = CastValue(ValueAt(x, i), to, rules);
+    if (!v.ok() && try_cast && IsCastDataError(v.status())) return Value::Null(to);
+    return v;
+  };
+  // Fast paths (the same under both rules): exact / float to exact / float.
+  if (!try_cast && (from == TypeClass::kInt || from == TypeClass::kDecimal) &&
       (tc == TypeClass::kDecimal || tc == TypeClass::kInt) && ScaleOf(*to) >= ScaleOf(*x.type())) {
     QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(to, rows, ctx->pool));
     QUIVER_RETURN_NOT_OK(b.CopyValidity(x));
@@ -293,7 +305,7 @@ Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
   if (tc == TypeClass::kString) {
     QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(rows, rows * 8, ctx->pool));
     for (int64_t i = 0; i < rows; ++i) {
-      QUIVER_ASSIGN_OR_RETURN(Value v, CastValue(ValueAt(x, i), to));
+      QUIVER_ASSIGN_OR_RETURN(Value v, cast_at(i));
       QUIVER_RETURN_NOT_OK(v.is_null ? b.AppendNull() : b.Append(v.s));
     }
     QUIVER_ASSIGN_OR_RETURN(out.array, b.Finish());
@@ -301,7 +313,7 @@ Result<Vec> Cast(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalCon
   }
   QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(to, rows, ctx->pool));
   for (int64_t i = 0; i < rows; ++i) {
-    QUIVER_ASSIGN_OR_RETURN(Value v, CastValue(ValueAt(x, i), to));
+    QUIVER_ASSIGN_OR_RETURN(Value v, cast_at(i));
     if (v.is_null) {
       QUIVER_RETURN_NOT_OK(b.SetNull(i));
       continue;

@@ -168,7 +168,10 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kLike: return kernels::Like(e, args, n, ctx);
     case Fn::kCoalesce:
     case Fn::kNullIf: return kernels::Conditional(e, args, n, ctx);
-    case Fn::kCast: return kernels::Cast(e, args, n, ctx);
+    case Fn::kCast:
+    case Fn::kSparkCast:
+    case Fn::kTryCast:
+    case Fn::kSparkTryCast: return kernels::Cast(e, args, n, ctx);
     case Fn::kAddDays:
     case Fn::kAddMonths:
     case Fn::kDateDiff:

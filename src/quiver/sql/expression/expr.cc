@@ -26,7 +26,10 @@ const char* FnName(Fn fn) {
     case Fn::kLike: return "LIKE";
     case Fn::kCoalesce: return "coalesce";
     case Fn::kNullIf: return "nullif";
-    case Fn::kCast: return "CAST";
+    case Fn::kCast:
+    case Fn::kSparkCast: return "CAST";
+    case Fn::kTryCast:
+    case Fn::kSparkTryCast: return "TRY_CAST";
     case Fn::kAddDays: return "+ days";
     case Fn::kAddMonths: return "+ months";
     case Fn::kDateDiff: return "date - date";
@@ -242,6 +245,7 @@ bool MayFail(const Expr& e) {
       case Fn::kDiv:
       case Fn::kMod:
       case Fn::kCast:
+      case Fn::kSparkCast:
       case Fn::kAdd:
       case Fn::kSub:
       case Fn::kMul:

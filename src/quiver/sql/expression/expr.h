@@ -117,6 +117,10 @@ enum class Fn : uint8_t {
   kSparkDateSub,    ///< date_sub(d, n): DATE - n days
   kSparkDateDiff,   ///< datediff(end, start): days, BIGINT
   kSparkAddMonths,  ///< add_months(d, n): DATE, clamped to the month's end
+  // conversion by other rules (issue 37; kernels.h CastRules)
+  kSparkCast,     ///< args[0] to `type` by Spark SQL's ANSI rules (spark_cast.h)
+  kTryCast,       ///< try_cast: as kCast, NULL where it fails
+  kSparkTryCast,  ///< try_cast in the spark dialect: as kSparkCast, NULL where it fails
 };
 
 /// SQL spelling of a function for messages and EXPLAIN-like output.

@@ -436,14 +436,17 @@ DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
   return nullptr;
 }
 
-Result<ExprPtr> CastTo(const ExprPtr& e, const DataTypePtr& type, int location) {
+Result<ExprPtr> CastTo(const ExprPtr& e, const DataTypePtr& type, int location, Fn cast) {
   if (e->type->Equals(*type)) return e;
   if (e->kind == Expr::Kind::kConstant) {
-    QUIVER_ASSIGN_OR_RETURN(Value v, kernels::CastValue(e->value, type));
+    auto folded = kernels::CastValue(e->value, type, kernels::CastRulesOf(cast));
+    if (!folded.ok() && kernels::IsTryCast(cast) && kernels::IsCastDataError(folded.status()))
+      folded = Value::Null(type);
+    QUIVER_ASSIGN_OR_RETURN(Value v, std::move(folded));
     v.type = type;
     return Expr::Constant(std::move(v), location >= 0 ? location : e->location);
   }
-  return Expr::Call(Fn::kCast, {e}, type, location >= 0 ? location : e->location);
+  return Expr::Call(cast, {e}, type, location >= 0 ? location : e->location);
 }
 
 Status CheckBoolean(const Expr& e, std::string_view clause) {
@@ -705,7 +708,10 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       type = args[0]->type;
       break;
     }
-    case Fn::kCast: return CastTo(args[0], args[1]->type, location);
+    case Fn::kCast:
+    case Fn::kSparkCast:
+    case Fn::kTryCast:
+    case Fn::kSparkTryCast: return CastTo(args[0], args[1]->type, location, fn);
     case Fn::kAddDays:
     case Fn::kAddMonths: {
       const TypeClass c = ClassOf(*args[0]->type);

@@ -56,8 +56,11 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location);
 /// nullptr when there is none.
 DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b);
 
-/// `e` cast to `type` (itself when it already has it; constants folded).
-Result<ExprPtr> CastTo(const ExprPtr& e, const DataTypePtr& type, int location = -1);
+/// `e` cast to `type` (itself when it already has it; constants folded) by
+/// the call `cast`: Fn::kCast (PostgreSQL's rules, what implicit casts
+/// use), kSparkCast (Spark's ANSI rules), kTryCast / kSparkTryCast (NULL
+/// where the value does not convert).
+Result<ExprPtr> CastTo(const ExprPtr& e, const DataTypePtr& type, int location = -1, Fn cast = Fn::kCast);
 
 /// The boolean form of a predicate: Invalid unless `e` is BOOLEAN (or NULL).
 Status CheckBoolean(const Expr& e, std::string_view clause);

@@ -53,8 +53,25 @@ inline int Utf8CharBytes(unsigned char lead) {
   if ((lead >> 3) == 0x1E) return 4;
   return 1;
 }
+/// The rules a cast follows: PostgreSQL's (Fn::kCast / kTryCast, cast.cc)
+/// or Spark SQL's ANSI mode (Fn::kSparkCast / kSparkTryCast, spark_cast.h).
+enum class CastRules : uint8_t { kPostgres, kSpark };
+/// The rules of a cast call `fn` (kCast, kTryCast, kSparkCast, kSparkTryCast).
+inline CastRules CastRulesOf(Fn fn) {
+  return fn == Fn::kSparkCast || fn == Fn::kSparkTryCast ? CastRules::kSpark : CastRules::kPostgres;
+}
+/// Whether cast call `fn` gives NULL where the cast fails (try_cast).
+inline bool IsTryCast(Fn fn) { return fn == Fn::kTryCast || fn == Fn::kSparkTryCast; }
+/// Whether a failed cast's `st` is a data exception (SQLSTATE class 22:
+/// malformed text, out of range), which try_cast turns into NULL; other
+/// errors (a pair of types that cannot be cast) stay errors.
+inline bool IsCastDataError(const Status& st) { return st.sql_state().rfind("22", 0) == 0; }
 /// Cast of one value (constant folding, literals): same rules as Cast.
-Result<Value> CastValue(const Value& v, const DataTypePtr& to);
+Result<Value> CastValue(const Value& v, const DataTypePtr& to, CastRules rules = CastRules::kPostgres);
+/// Numeric text, [+-]digits[.digits][e[+-]digits] with blanks around, as an
+/// unscaled value at `scale`, rounded half away from zero. False when it is
+/// not a number, or (with *overflow set) when it does not fit 128 bits.
+bool ParseExactText(std::string_view s, int scale, i128* out, bool* overflow);
 /// The hashed item set of a constant IN list (Expr::aux), built by the binder.
 std::shared_ptr<const void> MakeInSet(const DataTypePtr& probe_type, const std::vector<Value>& items);
 /// The items a set of MakeInSet was built from, as given (NULLs included).
