@@ -22,3 +22,11 @@ if [ -n "$missing" ]; then
   exit 1
 fi
 echo "docs.cli: every quiver serve option has a row in docs/server.md"
+# docs/functions.md is `quiver functions --format markdown` (the SQL function
+# catalogue, sql/expression/function_catalog.cc).
+if ! "$bin" functions --format markdown | diff -u "$src/docs/functions.md" -; then
+  echo "docs.cli: docs/functions.md differs from \`quiver functions --format markdown\` (above, + the binary);"
+  echo "regenerate it: $bin functions --format markdown > docs/functions.md"
+  exit 1
+fi
+echo "docs.cli: docs/functions.md matches quiver functions --format markdown"

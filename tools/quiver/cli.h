@@ -104,6 +104,8 @@ void AddQuery(CLI::App& app, Context& ctx, Action* action, int* exit_code);  // 
 
 // --- sql ---
 void AddSql(CLI::App& app, Context& ctx, Action* action);  // sql
+/// `quiver functions`: the SQL function catalogue (tools/quiver/cmd_functions.cc).
+void AddFunctions(CLI::App& app, Context& ctx, Action* action);
 // --- sql ---
 
 }  // namespace quiver::cli

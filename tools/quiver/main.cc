@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   // --- end fetch client ---
   // --- sql ---
   AddSql(app, ctx, &action);
+  AddFunctions(app, ctx, &action);
   // --- sql ---
   try {
     app.parse(argc, argv);

@@ -21,6 +21,7 @@
 #include "quiver/sql/execution/spill.h"
 #include "quiver/sql/execution/task_scheduler.h"
 #include "quiver/sql/explain.h"
+#include "quiver/sql/expression/function_catalog.h"
 #include "quiver/sql/planner/physical_planner.h"
 #include "quiver/sql/spark_dialect.h"
 
@@ -236,7 +237,7 @@ Result<std::unique_ptr<RecordBatchStream>> OneStringColumn(const char* column, c
       schema, values.empty() ? nullptr : MakeBatch(schema, static_cast<int64_t>(values.size()), {a})));
 }
 
-// SHOW SCHEMAS / CATALOGS / TABLES, DESCRIBE, USE (spark_dialect.h).
+// SHOW SCHEMAS / CATALOGS / TABLES / FUNCTIONS, DESCRIBE, USE (spark_dialect.h).
 Result<std::unique_ptr<RecordBatchStream>> RunSparkCommand(const Catalog& catalog, std::string_view sql,
                                                            const SparkCommand& c, MemoryPool* pool) {
   QUIVER_RETURN_NOT_OK(CheckQualifier(c.catalog, c.schema, DescribePosition(sql, c.name_offset)));
@@ -253,6 +254,16 @@ Result<std::unique_ptr<RecordBatchStream>> RunSparkCommand(const Catalog& catalo
                                                                        : std::vector<std::string>{},
                              pool);
     case Kind::kShowTables: return ShowTables(catalog, c.pattern, pool);
+    case Kind::kShowFunctions: {
+      // Spark's one column, `function`, the names sorted (the catalogue's,
+      // function_catalog.h); quiver has no user functions.
+      std::vector<std::string> names;
+      if (!c.user_functions_only) {
+        for (auto& n : FunctionNames())
+          if (SparkPatternMatch(c.pattern, n)) names.push_back(std::move(n));
+      }
+      return OneStringColumn("function", names, pool);
+    }
     case Kind::kDescribe: return Describe(catalog, sql, c.table, c.name_offset, pool);
     case Kind::kUse: {
       // Nothing to switch: quiver has one schema. No columns, no rows.

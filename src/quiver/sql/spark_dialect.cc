@@ -518,7 +518,22 @@ SparkCommand MatchSparkCommand(std::string_view sql) {
   std::vector<std::string> name;
   int offset = 0;
   if (p.Word("show")) {
-    if (p.Word("schemas") || p.Word("databases") || p.Word("namespaces")) {
+    // SHOW [USER | SYSTEM | ALL] FUNCTIONS
+    const size_t after_show = p.pos();
+    const bool user = p.Word("user");
+    if (!user && !p.Word("system")) p.Word("all");
+    const bool functions = p.Word("functions");
+    if (!functions) p.set_pos(after_show);
+    if (functions) {
+      cmd.kind = SparkCommand::Kind::kShowFunctions;
+      cmd.user_functions_only = user;
+      if (p.Word("in") || p.Word("from")) {
+        if (!p.Name(2, &name, &offset)) return none;
+        cmd.schema = name.back();
+        if (name.size() == 2) cmd.catalog = name[0];
+        cmd.name_offset = offset;
+      }
+    } else if (p.Word("schemas") || p.Word("databases") || p.Word("namespaces")) {
       cmd.kind = SparkCommand::Kind::kShowSchemas;
       if (p.Word("in") || p.Word("from")) {
         if (!p.Name(1, &name, &offset)) return none;

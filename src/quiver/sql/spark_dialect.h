@@ -49,7 +49,9 @@
 //                    ';'): SHOW SCHEMAS | DATABASES | NAMESPACES [IN|FROM
 //                    catalog] [[LIKE] 'pattern'], SHOW CATALOGS [[LIKE]
 //                    'pattern'], SHOW TABLES [IN|FROM [catalog.]schema]
-//                    [[LIKE] 'pattern'], DESCRIBE | DESC [TABLE] [EXTENDED |
+//                    [[LIKE] 'pattern'], SHOW [USER | SYSTEM | ALL]
+//                    FUNCTIONS [IN|FROM [catalog.]schema] [[LIKE]
+//                    'pattern'], DESCRIBE | DESC [TABLE] [EXTENDED |
 //                    FORMATTED] [[catalog.]schema.]table, USE [SCHEMA |
 //                    DATABASE | NAMESPACE] [catalog.]schema, USE CATALOG
 //                    catalog. Names may be bare, "quoted" or `quoted`.
@@ -101,16 +103,20 @@ std::string RewriteFromStrings(std::string_view sql);
 
 /// A Spark command recognised by MatchSparkCommand.
 struct SparkCommand {
-  enum class Kind { kNone, kShowCatalogs, kShowSchemas, kShowTables, kDescribe, kUse };
+  enum class Kind { kNone, kShowCatalogs, kShowSchemas, kShowTables, kShowFunctions, kDescribe, kUse };
   Kind kind = Kind::kNone;
   /// The name's parts as written (quotes removed; bare names lower-cased);
   /// empty when not given. kDescribe: catalog, schema, table; kShowTables:
-  /// catalog, schema; kShowSchemas: catalog; kUse: catalog and/or schema.
+  /// catalog, schema; kShowSchemas: catalog; kUse: catalog and/or schema;
+  /// kShowFunctions: catalog, schema.
   std::string catalog, schema, table;
+  /// kShowFunctions: SHOW USER FUNCTIONS (quiver has none).
+  bool user_functions_only = false;
   /// The LIKE pattern of SHOW (Spark's: '*' any run, '|' alternatives;
   /// case-insensitive); empty = everything.
   std::string pattern;
-  /// Byte offset in the text of the name (kDescribe, kShowTables, kUse),
+  /// Byte offset in the text of the name (kDescribe, kShowTables,
+  /// kShowFunctions, kUse),
   /// for error positions.
   int name_offset = 0;
 };

@@ -78,6 +78,12 @@ bool IsAggregateName(std::string_view name) {
   return false;
 }
 
+std::vector<std::string_view> AggregateNames() {
+  std::vector<std::string_view> out;
+  for (const auto& a : kAggregateNames) out.push_back(a.name);
+  return out;
+}
+
 Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& name, ExprContext* ctx) {
   Json& f = node["FuncCall"];
   const int location = f.value("location", -1);

@@ -60,6 +60,13 @@ bool SameCall(const WindowCall& a, const WindowCall& b) {
 
 }  // namespace
 
+std::vector<std::string_view> WindowFunctionNames() {
+  std::vector<std::string_view> out;
+  for (const auto& [name, fn] : kWindowOnly) out.emplace_back(name);
+  for (const auto& [name, fn] : kWindowAggs) out.emplace_back(name);
+  return out;
+}
+
 Result<ExprPtr> Binder::Impl::BindWindowCall(Json& node, ExprContext* ctx) {
   Json& f = node["FuncCall"];
   const int location = f.value("location", -1);

@@ -141,6 +141,11 @@ struct CteDef {
 
 /// Whether `name` (lower case) names an aggregate function (bind_aggregate.cc).
 bool IsAggregateName(std::string_view name);
+/// Every aggregate name and alias the binder accepts (bind_aggregate.cc).
+std::vector<std::string_view> AggregateNames();
+/// Every window function name the binder accepts with OVER (...), the
+/// aggregates allowed there included (bind_window.cc).
+std::vector<std::string_view> WindowFunctionNames();
 
 struct Binder::Impl {
   std::string_view sql;

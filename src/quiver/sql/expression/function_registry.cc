@@ -411,6 +411,8 @@ Result<ExprPtr> BindDateFunction(Fn fn, std::vector<ExprPtr> args, int location)
 
 }  // namespace
 
+std::span<const FunctionEntry> ScalarFunctions() { return kFunctions; }
+
 const FunctionEntry* LookupFunction(std::string_view name) {
   for (const auto& f : kFunctions)
     if (f.name == name) return &f;

@@ -22,6 +22,7 @@
 // Thread safety: the registry is immutable; functions are pure.
 #pragma once
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct FunctionEntry {
 
 /// The entry for a lower-case function name, or nullptr.
 const FunctionEntry* LookupFunction(std::string_view name);
+
+/// Every entry of the registry (names and aliases), in registration order.
+std::span<const FunctionEntry> ScalarFunctions();
 
 /// Types a call of `fn` over bound `args` (inserting casts where needed),
 /// folding it to a constant when every argument is constant.
