@@ -14,7 +14,9 @@
 // process, and duckdb/(quiver - start-up); and quiver's own in-process time
 // of the statement (`quiver sql --timing`: from opening the table, footer
 // read included, to the last row out), the measure comparable to DuckDB's
-// in-process query. Wall times and CPU times
+// in-process query; and the same warm (`--repeat`: the statement run again
+// in one process, the runs after the first: memory touched once, as
+// DuckDB's is after its first query). Wall times and CPU times
 // (user + system of every thread: quiver's from bash's time, DuckDB's
 // from process.cpuUsage around its query), medians each; on a loaded
 // machine the wall times measure the load, the CPU times the work. Prints
@@ -152,6 +154,13 @@ for (const threads of [1, 2]) {
       startup.push(st.ms);
       startupCpu.push(st.cpuMs);
     }
+    // quiver warm, as DuckDB is: one process runs the statement runs + 1
+    // times (--repeat), the runs after the first measured (its memory
+    // touched once already, the file's footer read anew each run).
+    const warm = runQuiver(file, threads, sql('l'), [...extra, '--repeat', String(runs + 1)]);
+    const warmRuns = [...warm.stderr.matchAll(/timing \(run ([0-9]+) of [0-9]+\): wall ([0-9.]+) ms, cpu ([0-9.]+) ms/g)]
+      .filter((x) => Number(x[1]) > 1);
+    const w = median(warmRuns.map((x) => Number(x[2]))), wc = median(warmRuns.map((x) => Number(x[3])));
     const d = median(duck), m = median(mine), s = median(startup);
     const dc = median(duckCpu), mc = median(myCpu), sc = median(startupCpu);
     const e = median(engine), ec = median(engineCpu);
@@ -161,7 +170,8 @@ for (const threads of [1, 2]) {
       `${mc.toFixed(0)} ms (start-up ${sc.toFixed(0)} ms), duckdb/quiver ${(dc / mc).toFixed(2)}, ` +
       `duckdb/(quiver - start-up) ${(dc / (mc - sc)).toFixed(2)}; in-process (quiver sql --timing: tables opened ` +
       `to last row) wall ${e.toFixed(0)} ms, cpu ${ec.toFixed(0)} ms, duckdb/quiver wall ${(d / e).toFixed(2)}, ` +
-      `cpu ${(dc / ec).toFixed(2)}; quiver ${peak}${groups ? `, ${groups}` : ''}; ` +
+      `cpu ${(dc / ec).toFixed(2)}; in-process warm (--repeat, runs after the first) wall ${w.toFixed(0)} ms, ` +
+      `cpu ${wc.toFixed(0)} ms, duckdb/quiver wall ${(d / w).toFixed(2)}, cpu ${(dc / wc).toFixed(2)}; quiver ${peak}${groups ? `, ${groups}` : ''}; ` +
       `answers ${duckAnswer === myAnswer ? 'equal' : `DIFFER: duckdb ${duckAnswer}, quiver ${myAnswer}`}`);
   }
 }

@@ -166,6 +166,20 @@ TEST(SqlCliTest, GenTpchThenQuery) {
                       "ORDER BY n DESC, n_regionkey LIMIT 2\"");
   ASSERT_EQ(agg.exit_code, 0) << agg.err;
   EXPECT_EQ(agg.out, "n_regionkey,n\n0,5\n1,5\n");
+  // --repeat runs the statement again in the same process: the same rows
+  // each time, and with --timing one line per run.
+  CliRun rep = Quiver("sql --table nation='" + (dir / "nation.arrow").string() +
+                      "' --repeat 3 --timing --format csv \"SELECT count(*) AS n FROM nation\"");
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(rep.out, "n\n25\nn\n25\nn\n25\n");
+  for (const char* run : {"timing (run 1 of 3): wall ", "timing (run 2 of 3): wall ", "timing (run 3 of 3): wall "}) {
+    EXPECT_NE(rep.err.find(run), std::string::npos) << run << " in " << rep.err;
+  }
+  CliRun rep_out = Quiver("sql --table nation='" + (dir / "nation.arrow").string() + "' --repeat 2 -o '" +
+                          (dir / "out.arrow").string() + "' \"SELECT 1\"");
+  EXPECT_NE(rep_out.exit_code, 0);
+  EXPECT_NE(rep_out.err.find("--repeat writes no -o FILE"), std::string::npos) << rep_out.err;
+  EXPECT_FALSE(fs::exists(dir / "out.arrow"));
   fs::remove_all(dir);
 }
 
