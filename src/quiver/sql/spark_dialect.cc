@@ -351,8 +351,10 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
     bool maybe = false;
     for (size_t p = s.find_first_of("dD"); p != std::string_view::npos && !maybe; p = s.find_first_of("dD", p + 1))
       maybe = EqualsIgnoreCase(s.substr(p, 7), kSchemaName);
-    // ... or a word RLIKE / REGEXP (Spark's infix regular expression match) or TRY_CAST.
-    for (const char* w : {"rlike", "regexp", "try_cast"})
+    // ... or a word RLIKE / REGEXP (Spark's infix regular expression match),
+    // TRY_CAST, or CURRENT_DATE / CURRENT_TIMESTAMP (Spark's calls with
+    // parentheses).
+    for (const char* w : {"rlike", "regexp", "try_cast", "current_"})
       for (size_t p = 0; p < s.size() && !maybe; ++p) maybe = EqualsIgnoreCase(s.substr(p, std::strlen(w)), w);
     if (!maybe) return std::string(s);
   }
@@ -399,6 +401,21 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
       out += "@#1";  // the binder reads GROUP BY @#1 back as GROUP BY ALL
       p = part.end;
       continue;
+    }
+    // Spark's current_date() / current_timestamp(): the grammar takes the
+    // bare words only (current_timestamp(p) is a precision), so the empty
+    // parentheses are blanked (offsets unchanged).
+    if (part.quote == 0 &&
+        (EqualsIgnoreCase(part.value, "current_date") || EqualsIgnoreCase(part.value, "current_timestamp"))) {
+      const size_t open = SkipSpace(s, part.end);
+      const size_t close = open < s.size() && s[open] == '(' ? SkipSpace(s, open + 1) : s.size();
+      if (close < s.size() && s[close] == ')' && (p == 0 || s[p - 1] != '.')) {
+        out.append(s.substr(p, part.end - p));
+        AppendBlank(s, part.end, close + 1, &out);
+        p = close + 1;
+        last_not = std::string::npos;
+        continue;
+      }
     }
     parts.push_back(part);
     // `a [NOT] RLIKE b` / `a [NOT] REGEXP b` become `a ~ b` / `a !~ b` (the

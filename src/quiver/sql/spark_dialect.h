@@ -37,11 +37,14 @@
 //                    - `a [NOT] RLIKE b` and `a [NOT] REGEXP b` (Spark's
 //                      infix regular expression match) become `a ~ b` /
 //                      `a !~ b`, the words' bytes blanked (offsets kept);
-//                      rlike(a, b) / regexp(a, b) stay function calls.
+//                      rlike(a, b) / regexp(a, b) stay function calls;
 //                    - `try_cast(x AS t)` (Spark's and DuckDB's; any case)
 //                      becomes `/**/cast(x AS t)`, same length: the binder
 //                      reads a CAST whose keyword follows /**/ as try_cast
-//                      (NULL where the value does not convert).
+//                      (NULL where the value does not convert);
+//                    - Spark's `current_date()` / `current_timestamp()`
+//                      (the grammar takes the bare words only) lose their
+//                      empty parentheses, blanked (offsets kept).
 //                    Offsets change only where a backtick identifier holds
 //                    a " or a doubled backtick, and for `x.default.` (+2).
 //   MatchSparkCommand  the Spark commands the grammar lacks, recognised

@@ -518,6 +518,19 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
                            std::to_string(entry->min_args) +
                            (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") + ")",
                        location);
+  if (entry->fn == Fn::kRegexpReplace && dialect == SqlDialect::kSpark) {
+    // Spark's regexp_replace(str, regexp, rep[, position]) replaces every
+    // match from `position` (1-based, default 1); PostgreSQL's replaces the
+    // first unless its fourth argument, flags, has 'g'.
+    if (args.size() == 4) {
+      const Expr& pos = *args[3];
+      if (pos.kind != Expr::Kind::kConstant || ClassOf(*pos.type) != TypeClass::kInt || pos.value.is_null ||
+          pos.value.i != 1)
+        return Unsupported("regexp_replace() with a position other than the constant 1", location);
+      args.pop_back();
+    }
+    args.push_back(Expr::Constant(Value::String("g"), location));
+  }
   // DISTINCT, FILTER and ORDER BY apply to aggregates only (PostgreSQL,
   // DuckDB): on a scalar function they are errors, never ignored.
   if (f.value("agg_star", false) || f.value("agg_distinct", false) || f.contains("agg_filter") ||

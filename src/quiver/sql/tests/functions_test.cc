@@ -154,5 +154,35 @@ TEST_F(FunctionsTest, GreatestLeastAndConditionals) {
   EXPECT_NE(V("SELECT if(1, 'a', 'b')").find("must be boolean"), std::string::npos);
 }
 
+// Spark's regexp_replace replaces every match (its docs: regexp_replace(
+// '100-200', '(\\d+)', 'num') is 'num-num'); its fourth argument is a
+// position, not flags. Spark's current_date() / current_timestamp() take
+// parentheses, in both dialects.
+TEST_F(FunctionsTest, SparkRegexpReplaceAndCurrentDateCalls) {
+  auto spark = [&](const std::string& sql) {
+    ExecuteOptions o = Options();
+    o.dialect = SqlDialect::kSpark;
+    auto r = Run(sql, o);
+    if (!r.ok()) return "error: " + r.status().ToString();
+    auto rows = Rows(*r);
+    return rows.size() == 1 ? rows[0] : "rows: " + std::to_string(rows.size());
+  };
+  EXPECT_EQ(spark("SELECT regexp_replace('100-200', '(\\d+)', 'num')"), "num-num");
+  EXPECT_EQ(spark("SELECT regexp_replace('a1b22c', '[0-9]+', '#')"), "a#b#c");
+  EXPECT_EQ(spark("SELECT regexp_replace('abcb', '(b)', '<$1>', 1)"), "a<b>c<b>");
+  EXPECT_EQ(spark("SELECT regexp_replace(NULL, 'b', 'x')"), "null");
+  EXPECT_NE(spark("SELECT regexp_replace('abcb', 'b', 'x', 3)").find("position other than the constant 1"),
+            std::string::npos);
+  EXPECT_EQ(V("SELECT regexp_replace('a1b22c', '[0-9]+', '#')"), "a#b22c");  // postgres: the first only
+  for (const char* sql :
+       {"SELECT current_date() = current_date", "SELECT current_date ( ) = CURRENT_DATE",
+        "SELECT current_timestamp() = current_timestamp", "SELECT date_add(current_date(), 1) > current_date()"}) {
+    EXPECT_EQ(spark(sql), "true") << sql;
+    EXPECT_EQ(V(sql), "true") << sql;
+  }
+  // Inside strings and quoted names the words are left alone.
+  EXPECT_EQ(spark("SELECT 'current_date()'"), "current_date()");
+}
+
 }  // namespace
 }  // namespace quiver::sql
