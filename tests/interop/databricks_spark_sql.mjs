@@ -110,13 +110,14 @@ const CASES = [
     rows: [['2024-03-01', '2024-02-01', '2024-02-29', 29, '2024-02-29', 2024, 3, '2024-03-15', '2024/03/15', true, true]],
   },
   {
-    name: 'string functions (regexp_replace replaces every match)',
+    name: 'string functions (regexp_replace replaces every match, concat with a NULL is NULL, substr from the end, Unicode lower)',
     sql: "SELECT replace('abcabc', 'b', 'X') AS a, split_part('a,b,c', ',', 2) AS b, regexp_replace('a1b22c', '[0-9]+', '#') AS c, " +
       "regexp_extract('foo123bar', '([a-z]+)([0-9]+)', 2) AS d, 'abc' rlike '^a.c$' AS e, lpad('7', 3, '0') AS f, " +
       "rpad('ab', 4, '-') AS g, instr('hello', 'll') AS h, concat_ws('-', 'a', NULL, 'c') AS i, left('hello', 2) AS j, " +
-      "right('hello', 3) AS k, initcap('hello wORLD') AS l",
-    columns: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'],
-    rows: [['aXcaXc', 'b', 'a#b#c', '123', true, '007', 'ab--', 3, 'a-c', 'he', 'llo', 'Hello World']],
+      "right('hello', 3) AS k, initcap('hello wORLD') AS l, concat('a', NULL) AS m, substr('Spark SQL', -3) AS n, " +
+      "lower('ÄΒΓ') AS o",
+    columns: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o'],
+    rows: [['aXcaXc', 'b', 'a#b#c', '123', true, '007', 'ab--', 3, 'a-c', 'he', 'llo', 'Hello World', null, 'SQL', 'äβγ']],
   },
   {
     name: 'math and NULL functions',

@@ -496,7 +496,8 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
     return SparkCast(args[0], name == "to_date" ? date32() : timestamp(TimeUnit::kMicro), false, location);
   const FunctionEntry* entry = LookupFunction(name);
   if (!entry) return Unsupported("function " + name + "()", location);
-  if (name == "concat" && !args.empty() && static_cast<int>(args.size()) <= entry->max_args) {
+  if (name == "concat" && dialect != SqlDialect::kSpark && !args.empty() &&
+      static_cast<int>(args.size()) <= entry->max_args) {
     // PostgreSQL's concat() skips NULL arguments (concat('a', NULL, 'b') is
     // 'ab', concat(NULL) is ''), unlike `||`: each argument becomes
     // COALESCE(arg::text, '').
@@ -518,6 +519,43 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
                            std::to_string(entry->min_args) +
                            (entry->max_args != entry->min_args ? ".." + std::to_string(entry->max_args) : "") + ")",
                        location);
+  if (entry->fn == Fn::kSubstring && dialect == SqlDialect::kSpark) {
+    // Spark's positions (UTF8String.substringSQL): pos > 0 is 1-based, pos
+    // < 0 counts from the end (substr('Spark SQL', -3) is 'SQL'), 0 is the
+    // first character; a negative length gives ''. Rewritten into the
+    // PostgreSQL positions the kernel takes: 0 -> 1, pos < 0 -> length(s) +
+    // pos + 1, length -> greatest(length, 0).
+    auto int_const = [&](int64_t v) { return Expr::Constant(Value::Int64(v), location); };
+    const ExprPtr pos = args[1];
+    const bool const_pos = pos->kind == Expr::Kind::kConstant && ClassOf(*pos->type) == TypeClass::kInt;
+    if (const_pos && !pos->value.is_null && pos->value.i == 0) {
+      args[1] = int_const(1);
+    } else if (!const_pos || (!pos->value.is_null && pos->value.i < 0)) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr len, BindCall(Fn::kLength, {args[0]}, location));
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr from_end, BindCall(Fn::kAdd, {len, pos}, location));
+      QUIVER_ASSIGN_OR_RETURN(from_end, BindCall(Fn::kAdd, {from_end, int_const(1)}, location));
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr positive, BindCall(Fn::kGt, {pos, int_const(0)}, location));
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr negative, BindCall(Fn::kLt, {pos, int_const(0)}, location));
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr zero, BindCall(Fn::kEq, {pos, int_const(0)}, location));
+      QUIVER_ASSIGN_OR_RETURN(args[1], BindCase({positive, pos, negative, from_end, zero, int_const(1),
+                                                 Expr::Constant(Value::Null(int64()), location)},
+                                                location));  // a NULL position stays NULL
+    }
+    if (args.size() == 3) {
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr negative, BindCall(Fn::kLt, {args[2], int_const(0)}, location));
+      QUIVER_ASSIGN_OR_RETURN(args[2], BindCase({negative, int_const(0), args[2]}, location));
+    }
+  }
+  if (entry->fn == Fn::kConcat && dialect == SqlDialect::kSpark) {
+    // Spark's concat() is NULL when any argument is (PostgreSQL's skips
+    // NULL arguments, above for the postgres dialect).
+    for (auto& a : args) {
+      const TypeClass c = ClassOf(*a->type);
+      if (c != TypeClass::kString && c != TypeClass::kNull && c != TypeClass::kOther) {
+        QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, utf8()));
+      }
+    }
+  }
   if (entry->fn == Fn::kRegexpReplace && dialect == SqlDialect::kSpark) {
     // Spark's regexp_replace(str, regexp, rep[, position]) replaces every
     // match from `position` (1-based, default 1); PostgreSQL's replaces the

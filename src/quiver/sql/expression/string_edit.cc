@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quiver/sql/expression/kernels.h"
+#include "quiver/sql/expression/utf8_case.h"
 
 namespace quiver::sql::kernels {
 namespace {
@@ -107,15 +108,23 @@ Result<std::string_view> SplitPart(std::string_view s, std::string_view delim, i
 }
 
 void Initcap(std::string_view s, std::string* out) {
-  out->assign(s);
+  out->clear();
+  out->reserve(s.size());
   bool word_start = true;
-  for (auto& c : *out) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      word_start = true;
+  size_t p = 0;
+  while (p < s.size()) {
+    char32_t c;
+    if (!DecodeUtf8(s, &p, &c)) {  // not UTF-8: copied unchanged
+      out->push_back(s[p++]);
+      word_start = false;
       continue;
     }
-    if (word_start && c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-    if (!word_start && c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      word_start = true;
+      out->push_back(static_cast<char>(c));
+      continue;
+    }
+    AppendUtf8(MapCase(c, word_start), out);  // Unicode's simple mappings (utf8_case.h)
     word_start = false;
   }
 }

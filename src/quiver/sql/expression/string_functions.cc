@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quiver/sql/expression/kernels.h"
+#include "quiver/sql/expression/utf8_case.h"
 
 namespace quiver::sql::kernels {
 namespace {
@@ -298,11 +299,7 @@ Result<Vec> StringFunction(const Expr& e, const std::vector<Vec>& args, int64_t 
       }
       case Fn::kUpper:
       case Fn::kLower:
-        scratch.assign(s);
-        for (auto& c : scratch) {
-          if (e.fn == Fn::kUpper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-          if (e.fn == Fn::kLower && c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-        }
+        CaseMapUtf8(s, e.fn == Fn::kUpper, &scratch);  // Unicode's simple mappings (utf8_case.h)
         QUIVER_RETURN_NOT_OK(b.Append(scratch));
         break;
       case Fn::kTrim:

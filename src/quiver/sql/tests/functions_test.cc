@@ -184,5 +184,48 @@ TEST_F(FunctionsTest, SparkRegexpReplaceAndCurrentDateCalls) {
   EXPECT_EQ(spark("SELECT 'current_date()'"), "current_date()");
 }
 
+// Spark's substr positions (its docs: substr('Spark SQL', 5, 1) is 'k',
+// substr('Spark SQL', -3) is 'SQL'; 0 is the first character, a negative
+// length gives '') and concat (NULL when an argument is), against
+// PostgreSQL's in the postgres dialect.
+TEST_F(FunctionsTest, SparkSubstrPositionsAndConcatNulls) {
+  auto spark = [&](const std::string& sql) {
+    ExecuteOptions o = Options();
+    o.dialect = SqlDialect::kSpark;
+    auto r = Run(sql, o);
+    if (!r.ok()) return "error: " + r.status().ToString();
+    auto rows = Rows(*r, /*sorted=*/false);
+    std::string all;
+    for (const auto& row : rows) all += (all.empty() ? "" : ";") + row;
+    return all;
+  };
+  EXPECT_EQ(spark("SELECT substr('Spark SQL', 5), substr('Spark SQL', -3), substr('Spark SQL', 5, 1)"), "k SQL|SQL|k");
+  EXPECT_EQ(spark("SELECT substr('Spark SQL', 0, 2), substr('Spark SQL', -5, 3), substr('Spark SQL', -20, 13)"),
+            "Sp|k S|Sp");
+  EXPECT_EQ(spark("SELECT substring('héllo', -4, 2), substr('abc', 2, -1), substr('abc', 9)"), "él||");
+  EXPECT_EQ(spark("SELECT substr(s, p, n) FROM (VALUES (1, 'Spark SQL', -3, 2), (2, 'abc', 0, 1), (3, 'abc', NULL, 1), "
+                  "(4, NULL, 1, 1), (5, 'abc', 2, NULL), (6, 'abc', -1, 5)) t(i, s, p, n) ORDER BY i"),
+            "SQ;a;null;null;null;c");
+  EXPECT_EQ(V("SELECT substr('Spark SQL', 0, 2)"), "S");  // postgres: positions 0 and 1
+  EXPECT_EQ(V("SELECT substr('Spark SQL', -3)"), "Spark SQL");
+  EXPECT_EQ(State("SELECT substr('abc', 2, -1)"), "22011");
+  EXPECT_EQ(spark("SELECT concat('Spark', 'SQL'), concat('a', NULL), concat('a', 1, DATE '2024-01-02'), 'a' || NULL"),
+            "SparkSQL|null|a12024-01-02|null");
+  EXPECT_EQ(V("SELECT concat('a', NULL, 'b')"), "ab");  // postgres: NULL arguments skipped
+}
+
+// upper / lower / initcap map every code point (Unicode's simple
+// mappings), not ASCII letters only: lower('ÄΒΓ') is 'äβγ' in both
+// dialects, as DuckDB, PostgreSQL and Spark answer it.
+TEST_F(FunctionsTest, CaseMappingIsUnicode) {
+  EXPECT_EQ(V("SELECT lower('ÄB'), upper('äb'), lower('ΑΒΓ'), upper('éa'), upper('привет')"), "äb|ÄB|αβγ|ÉA|ПРИВЕТ");
+  EXPECT_EQ(V("SELECT initcap('élan ÉLAN sPark')"), "Élan Élan Spark");
+  EXPECT_EQ(V("SELECT upper('ß'), lower('İ'), upper(NULL), lower('')"), "ß|i|null|");  // one-to-one mappings only
+  EXPECT_EQ(V("SELECT 'ÄRGER' ILIKE 'är%'"), "true");
+  // Bytes that are not UTF-8 pass unchanged (a file's text is validated
+  // elsewhere; a mapping never drops a byte).
+  EXPECT_EQ(V("SELECT length(upper('abc'))"), "3");
+}
+
 }  // namespace
 }  // namespace quiver::sql
