@@ -286,6 +286,19 @@ async function main() {
     const q = rows.find((r) => r.COLUMN_NAME === 'l_quantity');
     if (q.TYPE_NAME !== 'DECIMAL(15,2)' || q.DATA_TYPE !== 3) throw new Error(`l_quantity described as ${JSON.stringify(q)}`);
   });
+  await check('getFunctions (the SQL function catalogue, LIKE pattern)', async () => {
+    const op = await session.getFunctions({ functionName: 'date%' });
+    const rows = await op.fetchAll();
+    await op.close();
+    const names = rows.map((r) => r.FUNCTION_NAME);
+    const want = ['date_add', 'date_format', 'date_part', 'date_sub', 'date_trunc', 'datediff'];
+    if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`functions ${names}, expected ${want}`);
+    const part = rows.find((r) => r.FUNCTION_NAME === 'date_part');
+    if (part.SPECIFIC_NAME !== 'extract' || part.FUNCTION_CAT !== 'spark_catalog' || part.FUNCTION_SCHEM !== 'default' ||
+        part.FUNCTION_TYPE !== 0 || !part.REMARKS.includes('EXTRACT')) {
+      throw new Error(`date_part described as ${JSON.stringify(part)}`);
+    }
+  });
   // Issue 21 item 5: what Databricks clients send. Metadata calls first
   // (one catalog, one schema, reported the same way everywhere).
   const fetchOp = async (op) => { const rows = await op.fetchAll(); await op.close(); return rows; };

@@ -64,8 +64,9 @@ void PrintMarkdown(const std::vector<const sql::FunctionDoc*>& docs) {
       "(`src/quiver/sql/expression/function_catalog.cc`); `ctest -R docs.cli` checks that\n"
       "this file is the command's output, and `quiver_sql_tests` (FunctionCatalog*) that every\n"
       "name the engine accepts is listed here, that every name listed binds, and that every\n"
-      "example gives the result shown. `SHOW FUNCTIONS [LIKE 'pattern']` lists the same\n"
-      "names. Types: `NUMBER` is INTEGER, BIGINT, DECIMAL or DOUBLE;\n"
+      "example gives the result shown. `SHOW FUNCTIONS [LIKE 'pattern']` and the server's\n"
+      "GetFunctions (JDBC getFunctions) list the same names. Types: `NUMBER` is INTEGER,\n"
+      "BIGINT, DECIMAL or DOUBLE;\n"
       "`T` any type (the same within a signature). Errors are SQLSTATEs (`Invalid`: a\n"
       "binding error naming the argument). See [sql.md](sql.md) for the operators and the\n"
       "dialect setting.\n");

@@ -380,6 +380,23 @@ struct TGetColumnsResp {
   1281: optional TSparkDirectResults directResults
 }
 
+// HiveServer2's GetFunctions (JDBC DatabaseMetaData.getFunctions): the
+// function name is a LIKE pattern ('%', '_').
+struct TGetFunctionsReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: required string functionName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync = false
+}
+
+struct TGetFunctionsResp {
+  1: required TStatus status
+  2: optional TOperationHandle operationHandle
+  1281: optional TSparkDirectResults directResults
+}
+
 struct TGetTypeInfoReq {
   1: required TSessionHandle sessionHandle
   1281: optional TSparkGetDirectResults getDirectResults
@@ -402,6 +419,7 @@ service TCLIService {
   TGetSchemasResp GetSchemas(1: TGetSchemasReq req)
   TGetTablesResp GetTables(1: TGetTablesReq req)
   TGetColumnsResp GetColumns(1: TGetColumnsReq req)
+  TGetFunctionsResp GetFunctions(1: TGetFunctionsReq req)
   TGetOperationStatusResp GetOperationStatus(1: TGetOperationStatusReq req)
   TCancelOperationResp CancelOperation(1: TCancelOperationReq req)
   TCloseOperationResp CloseOperation(1: TCloseOperationReq req)

@@ -1,8 +1,12 @@
 // quiver/server/catalog_results.cc — metadata operation results.
 #include "quiver/server/catalog_results.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
+
+#include "quiver/server/hive_types.h"
+#include "quiver/sql/expression/function_catalog.h"
 
 namespace quiver::server {
 namespace {
@@ -226,6 +230,66 @@ Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool) {
     b.Set(1, JdbcTypeCode(hive));
   }
   return b.Finish(pool);
+}
+
+Result<std::unique_ptr<RecordBatchStream>> FunctionsResult(const std::string& catalog,
+                                                           const std::string& schema_pattern,
+                                                           const std::string& function_pattern, MemoryPool* pool) {
+  TableBuilder b;
+  for (const char* n : {"FUNCTION_CAT", "FUNCTION_SCHEM", "FUNCTION_NAME", "REMARKS"}) b.AddUtf8(n);
+  b.AddInt32("FUNCTION_TYPE");
+  b.AddUtf8("SPECIFIC_NAME");
+  if (!CatalogMatches(catalog) || !LikeMatch(schema_pattern, kSchemaName)) return b.Finish(pool);
+  // (name, entry) for every name and alias, sorted by name.
+  std::vector<std::pair<std::string, const sql::FunctionDoc*>> rows;
+  for (const sql::FunctionDoc& d : sql::FunctionCatalog()) {
+    if (LikeMatch(function_pattern, d.name)) rows.emplace_back(std::string(d.name), &d);
+    for (std::string_view a : sql::AliasesOf(d))
+      if (LikeMatch(function_pattern, a)) rows.emplace_back(std::string(a), &d);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& [name, d] : rows) {
+    b.Set(0, std::string(kCatalogName));
+    b.Set(1, std::string(kSchemaName));
+    b.Set(2, name);
+    b.Set(3, std::string(d->signature) + ": " + std::string(d->summary));
+    b.Set(4, int32_t{0});
+    b.Set(5, std::string(d->name));
+  }
+  return b.Finish(pool);
+}
+
+namespace {
+std::string Or(bool set, const std::string& value) { return set ? value : std::string(); }
+}  // namespace
+
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetCatalogsReq&, const StatementExecutor&,
+                                                          MemoryPool* pool) {
+  return CatalogsResult(pool);
+}
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetSchemasReq& req, const StatementExecutor&,
+                                                          MemoryPool* pool) {
+  return SchemasResult(Or(req.__isset.catalogName, req.catalogName), Or(req.__isset.schemaName, req.schemaName), pool);
+}
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetTablesReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool) {
+  return TablesResult(ex.ListTables(), Or(req.__isset.catalogName, req.catalogName),
+                      Or(req.__isset.schemaName, req.schemaName), Or(req.__isset.tableName, req.tableName), pool);
+}
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetColumnsReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool) {
+  return ColumnsResult(ex.ListTables(), Or(req.__isset.catalogName, req.catalogName),
+                       Or(req.__isset.schemaName, req.schemaName), Or(req.__isset.tableName, req.tableName),
+                       Or(req.__isset.columnName, req.columnName), &HiveTypeInfo, pool);
+}
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetTypeInfoReq&, const StatementExecutor&,
+                                                          MemoryPool* pool) {
+  return TypeInfoResult(pool);
+}
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetFunctionsReq& req, const StatementExecutor&,
+                                                          MemoryPool* pool) {
+  return FunctionsResult(Or(req.__isset.catalogName, req.catalogName), Or(req.__isset.schemaName, req.schemaName),
+                         req.functionName, pool);
 }
 
 bool FillInfoValue(int32_t info_type, int max_operations, t::TGetInfoValue* out) {

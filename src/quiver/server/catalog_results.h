@@ -1,5 +1,6 @@
 // quiver/server/catalog_results.h — the Arrow results of the metadata
-// operations (GetCatalogs, GetSchemas, GetTables, GetColumns, GetTypeInfo),
+// operations (GetCatalogs, GetSchemas, GetTables, GetColumns, GetTypeInfo,
+// GetFunctions),
 // with the JDBC DatabaseMetaData column names real clients read.
 //
 // quiver serves one catalog, kCatalogName ("spark_catalog"), with one
@@ -67,6 +68,32 @@ Result<std::unique_ptr<RecordBatchStream>> ColumnsResult(
     const std::function<ColumnTypeInfo(const DataType&)>& type_info, MemoryPool* pool);
 /// TYPE_NAME, DATA_TYPE (int32) for the Hive primitive types.
 Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool);
+/// GetFunctions (JDBC getFunctions, as Spark's thrift server answers it):
+/// FUNCTION_CAT, FUNCTION_SCHEM, FUNCTION_NAME, REMARKS (the signature and
+/// what it computes), FUNCTION_TYPE (int32, 0: DatabaseMetaData's
+/// functionResultUnknown, Spark's value), SPECIFIC_NAME (the catalogue
+/// entry's name: an alias's row names the function it stands for). One row
+/// per name and alias of the SQL function catalogue
+/// (sql/expression/function_catalog.h) matching `function_pattern`, sorted
+/// by name; none when `catalog` or `schema_pattern` does not match.
+Result<std::unique_ptr<RecordBatchStream>> FunctionsResult(const std::string& catalog,
+                                                           const std::string& schema_pattern,
+                                                           const std::string& function_pattern, MemoryPool* pool);
+
+/// Each metadata request's result: the functions above with the request's
+/// filters (an unset filter matches everything).
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetCatalogsReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool);
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetSchemasReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool);
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetTablesReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool);
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetColumnsReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool);
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetTypeInfoReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool);
+Result<std::unique_ptr<RecordBatchStream>> MetadataResult(const t::TGetFunctionsReq& req, const StatementExecutor& ex,
+                                                          MemoryPool* pool);
 
 /// GetInfo's answer for `info_type`, a TGetInfoType value as the client sent
 /// it (any i32: read with WireEnum, thrift_messages.h) (what ODBC/JDBC bridges

@@ -268,15 +268,13 @@ class ResultService::Impl : public t::TCLIServiceIf {
   }
 
   template <typename Resp, typename Req>
-  void MetadataOp(Resp& r, const Req& req, t::TOperationType::type type,
-                  Result<std::unique_ptr<RecordBatchStream>> (*make)(const Req&, const StatementExecutor&,
-                                                                     MemoryPool*)) {
+  void MetadataOp(Resp& r, const Req& req, t::TOperationType::type type) {
     auto session = FindSession(req.sessionHandle);
     if (!session) {
       r.status = ErrorStatus("invalid session handle", t::TStatusCode::INVALID_HANDLE_STATUS);
       return;
     }
-    auto stream = make(req, *o_.executor, exec_pool_.get());
+    auto stream = MetadataResult(req, *o_.executor, exec_pool_.get());
     if (!stream.ok()) {
       r.status = ErrorStatus(stream.status().ToString(), t::TStatusCode::ERROR_STATUS, SqlStateFor(stream.status()));
       return;
@@ -290,45 +288,23 @@ class ResultService::Impl : public t::TCLIServiceIf {
     if (er.__isset.directResults) r.__set_directResults(er.directResults);
   }
 
-  static Result<std::unique_ptr<RecordBatchStream>> MakeCatalogs(const t::TGetCatalogsReq&, const StatementExecutor&,
-                                                                 MemoryPool* pool) {
-    return CatalogsResult(pool);
-  }
-  static Result<std::unique_ptr<RecordBatchStream>> MakeSchemas(const t::TGetSchemasReq& req, const StatementExecutor&,
-                                                                MemoryPool* pool) {
-    return SchemasResult(req.__isset.catalogName ? req.catalogName : "", req.__isset.schemaName ? req.schemaName : "",
-                         pool);
-  }
-  static Result<std::unique_ptr<RecordBatchStream>> MakeTables(const t::TGetTablesReq& req, const StatementExecutor& ex,
-                                                               MemoryPool* pool) {
-    return TablesResult(ex.ListTables(), req.__isset.catalogName ? req.catalogName : "",
-                        req.__isset.schemaName ? req.schemaName : "", req.__isset.tableName ? req.tableName : "", pool);
-  }
-  static Result<std::unique_ptr<RecordBatchStream>> MakeColumns(const t::TGetColumnsReq& req,
-                                                                const StatementExecutor& ex, MemoryPool* pool) {
-    return ColumnsResult(ex.ListTables(), req.__isset.catalogName ? req.catalogName : "",
-                         req.__isset.schemaName ? req.schemaName : "", req.__isset.tableName ? req.tableName : "",
-                         req.__isset.columnName ? req.columnName : "", &HiveTypeInfo, pool);
-  }
-  static Result<std::unique_ptr<RecordBatchStream>> MakeTypeInfo(const t::TGetTypeInfoReq&, const StatementExecutor&,
-                                                                 MemoryPool* pool) {
-    return TypeInfoResult(pool);
-  }
-
   void GetTypeInfo(t::TGetTypeInfoResp& r, const t::TGetTypeInfoReq& req) override {
-    MetadataOp(r, req, t::TOperationType::GET_TYPE_INFO, &MakeTypeInfo);
+    MetadataOp(r, req, t::TOperationType::GET_TYPE_INFO);
   }
   void GetCatalogs(t::TGetCatalogsResp& r, const t::TGetCatalogsReq& req) override {
-    MetadataOp(r, req, t::TOperationType::GET_CATALOGS, &MakeCatalogs);
+    MetadataOp(r, req, t::TOperationType::GET_CATALOGS);
   }
   void GetSchemas(t::TGetSchemasResp& r, const t::TGetSchemasReq& req) override {
-    MetadataOp(r, req, t::TOperationType::GET_SCHEMAS, &MakeSchemas);
+    MetadataOp(r, req, t::TOperationType::GET_SCHEMAS);
   }
   void GetTables(t::TGetTablesResp& r, const t::TGetTablesReq& req) override {
-    MetadataOp(r, req, t::TOperationType::GET_TABLES, &MakeTables);
+    MetadataOp(r, req, t::TOperationType::GET_TABLES);
   }
   void GetColumns(t::TGetColumnsResp& r, const t::TGetColumnsReq& req) override {
-    MetadataOp(r, req, t::TOperationType::GET_COLUMNS, &MakeColumns);
+    MetadataOp(r, req, t::TOperationType::GET_COLUMNS);
+  }
+  void GetFunctions(t::TGetFunctionsResp& r, const t::TGetFunctionsReq& req) override {
+    MetadataOp(r, req, t::TOperationType::GET_FUNCTIONS);
   }
 
   // ---- operation RPCs ----

@@ -156,6 +156,7 @@ class FakeWarehouse::Impl : public tcli::TCLIServiceIf {
   void GetSchemas(tcli::TGetSchemasResp& r, const tcli::TGetSchemasReq&) override { Ok(&r.status); }
   void GetTables(tcli::TGetTablesResp& r, const tcli::TGetTablesReq&) override { Ok(&r.status); }
   void GetColumns(tcli::TGetColumnsResp& r, const tcli::TGetColumnsReq&) override { Ok(&r.status); }
+  void GetFunctions(tcli::TGetFunctionsResp& r, const tcli::TGetFunctionsReq&) override { Ok(&r.status); }
   void GetOperationStatus(tcli::TGetOperationStatusResp& r, const tcli::TGetOperationStatusReq&) override {
     Ok(&r.status);
     std::lock_guard<std::mutex> lock(mu);

@@ -240,6 +240,34 @@ TEST(ResultServer, StatementErrorsMetadataAndBadInput) {
     EXPECT_EQ(page.results.arrowBatches[0].rowCount, 1);
     EXPECT_NE(page.results.arrowBatches[0].batch.find("lineitem"), std::string::npos);
   }
+  // GetFunctions: the SQL function catalogue's names (JDBC getFunctions
+  // columns), filtered by a LIKE pattern: date_add, date_format, date_part,
+  // date_sub, date_trunc, datediff.
+  {
+    t::TGetFunctionsReq req;
+    req.sessionHandle = s;
+    req.functionName = "date%";
+    t::TGetFunctionsResp resp;
+    RPC(rpc, GetFunctions, req, resp);
+    ASSERT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    ASSERT_EQ(WaitFinished(rpc, resp.operationHandle), t::TOperationState::FINISHED_STATE);
+    auto md = Metadata(rpc, resp.operationHandle);
+    std::vector<std::string> names;
+    for (const auto& c : md.schema.columns) names.push_back(c.columnName);
+    EXPECT_EQ(names, (std::vector<std::string>{"FUNCTION_CAT", "FUNCTION_SCHEM", "FUNCTION_NAME", "REMARKS",
+                                               "FUNCTION_TYPE", "SPECIFIC_NAME"}));
+    auto page = Fetch(rpc, resp.operationHandle, true);
+    ASSERT_EQ(page.results.arrowBatches.size(), 1u);
+    EXPECT_EQ(page.results.arrowBatches[0].rowCount, 6);
+    EXPECT_NE(page.results.arrowBatches[0].batch.find("datediff"), std::string::npos);
+    EXPECT_EQ(CloseOp(rpc, resp.operationHandle).statusCode, t::TStatusCode::SUCCESS_STATUS);
+    // Another schema: no rows.
+    req.__set_schemaName("sales");
+    RPC(rpc, GetFunctions, req, resp);
+    ASSERT_EQ(resp.status.statusCode, t::TStatusCode::SUCCESS_STATUS);
+    auto none = Fetch(rpc, resp.operationHandle, true);
+    EXPECT_TRUE(none.results.arrowBatches.empty() || none.results.arrowBatches[0].rowCount == 0);
+  }
   {
     t::TGetInfoReq req;
     req.sessionHandle = s;
