@@ -546,6 +546,13 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
       QUIVER_ASSIGN_OR_RETURN(args[2], BindCase({negative, int_const(0), args[2]}, location));
     }
   }
+  if ((entry->fn == Fn::kLeft || entry->fn == Fn::kRight) && dialect == SqlDialect::kSpark && args.size() == 2) {
+    // Spark's left / right give '' for n <= 0 (PostgreSQL's take all but
+    // the last / first -n characters for a negative n).
+    const ExprPtr zero = Expr::Constant(Value::Int64(0), location);
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr negative, BindCall(Fn::kLt, {args[1], zero}, location));
+    QUIVER_ASSIGN_OR_RETURN(args[1], BindCase({negative, zero, args[1]}, location));
+  }
   if (entry->fn == Fn::kConcat && dialect == SqlDialect::kSpark) {
     // Spark's concat() is NULL when any argument is (PostgreSQL's skips
     // NULL arguments, above for the postgres dialect).

@@ -212,6 +212,11 @@ TEST_F(FunctionsTest, SparkSubstrPositionsAndConcatNulls) {
   EXPECT_EQ(spark("SELECT concat('Spark', 'SQL'), concat('a', NULL), concat('a', 1, DATE '2024-01-02'), 'a' || NULL"),
             "SparkSQL|null|a12024-01-02|null");
   EXPECT_EQ(V("SELECT concat('a', NULL, 'b')"), "ab");  // postgres: NULL arguments skipped
+  // Spark's left / right: '' for n <= 0 (postgres: all but the last / first -n).
+  EXPECT_EQ(spark("SELECT left('Spark SQL', 3), left('Spark SQL', -2), right('Spark SQL', 0), right('abc', -1), "
+                  "left(NULL, 1), left('abc', NULL)"),
+            "Spa||||null|null");
+  EXPECT_EQ(V("SELECT left('Spark SQL', -2), right('abc', -1)"), "Spark S|bc");
 }
 
 // upper / lower / initcap map every code point (Unicode's simple
