@@ -31,20 +31,35 @@ rm -f build/fuzz-build.rc
 ) &
 san=$!
 rc=0
+# Repeats the names of the tests that failed at the very end, where a
+# reader of only the output's tail (CI's summary) sees them.
+failed_tests() {
+  for d in build/release build/fuzz; do
+    local f="$d/Testing/Temporary/LastTestsFailed.log"
+    if [ -s "$f" ]; then
+      echo "!! make test: tests that failed in $d:"
+      sed 's/^/!!   /' "$f"
+    fi
+  done
+}
 # Release: what needs an optimized build, other tools or no sanitizer. The
 # executables of QUIVER_SANITIZER_ONLY_LABELS (CMakeLists.txt) are not
 # built here: CMake lists each as one placeholder test <target>_NOT_BUILT,
 # left out with -E. The fetch unit tests run under the sanitizers only
 # (their binary is built for the objstore test).
+rm -f build/release/Testing/Temporary/LastTestsFailed.log build/fuzz/Testing/Temporary/LastTestsFailed.log
 (cd build/release && ctest --output-on-failure -j"$JOBS" --timeout 600 -LE "^fetch$" -E "_NOT_BUILT$") || rc=1
 echo "== make test: waiting for the sanitizer build ($san_log)"
 wait "$san"
 if [ "$(cat build/fuzz-build.rc 2>/dev/null)" != 0 ]; then
   tail -n 100 "$san_log"
   echo "!! make test: the sanitizer build failed (whole log: $san_log)"
+  failed_tests
   exit 1
 fi
 echo "== make test: sanitizer build done"
 "$MAKE" --no-print-directory asan-test JOBS="$JOBS" || rc=1
 "$MAKE" --no-print-directory fuzz-test JOBS="$JOBS" || rc=1
+failed_tests
+[ "$rc" = 0 ] || echo "!! make test: failed (the tests above; the fuzzers' report is before them)"
 exit $rc
