@@ -250,6 +250,13 @@ function query(kind) {
         () => `SELECT t1.a FROM t1 WHERE t1.a < 0 OR ${chance(0.5) ? 'NOT ' : ''}t1.b IN (SELECT t2.a + t1.a - t1.a FROM t2 WHERE ${where()})`,
         () => `SELECT t1.a FROM t1 WHERE t1.b NOT IN (SELECT t2.a FROM t2 WHERE ${where()} ORDER BY t2.a LIMIT ${int(1, 3)})`,
         () => `SELECT t1.s, ${pick(['sum', 'max', 'count'])}((SELECT ${pick(['count(*)', 'sum(t2.b)', 'max(t2.a)'])} FROM t2 WHERE ${where()})) FROM t1 GROUP BY t1.s`,
+        // outer columns inside a derived table or WITH query of the
+        // subquery, a WITH query read twice, ROLLUP per outer row
+        () => `SELECT t1.a, (SELECT ${pick(['count(*)', 'sum(v)', 'max(v)'])} FROM (SELECT t2.b AS v FROM t2 WHERE ${where()}) d) FROM t1`,
+        () => `SELECT t1.a, (SELECT max(n) FROM (SELECT t2.a, count(*) AS n FROM t2 WHERE ${where()} GROUP BY t2.a) d) FROM t1`,
+        () => `SELECT t1.a FROM t1 WHERE ${chance(0.5) ? 'NOT ' : ''}EXISTS (SELECT 1 FROM (SELECT t2.b FROM t2 WHERE ${where()}) d)`,
+        () => `SELECT t1.a, (WITH w AS (SELECT t2.b AS v FROM t2 WHERE ${where()}) SELECT count(*) FROM w x${chance(0.5) ? ', w y WHERE x.v < y.v' : ''}) FROM t1`,
+        () => `SELECT t1.a, x.k, x.n FROM t1, LATERAL (SELECT t2.a AS k, count(*) AS n FROM t2 WHERE ${where()} GROUP BY ${pick(['ROLLUP (t2.a)', 'CUBE (t2.a)', 'GROUPING SETS ((t2.a), ())'])}) x`,
       ])();
     }
     case 'join': {

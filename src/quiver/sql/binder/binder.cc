@@ -181,7 +181,8 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
       auto saved = ctes;
       ctes.resize(level + 1);
       ctes[level].erase(name);
-      auto bound = BindQuery(*def.query, nullptr, false);
+      bool reads_outer = false;
+      auto bound = BindCorrelatedFrom(*def.query, def.outer, location, "a WITH query", &reads_outer);
       ctes = std::move(saved);
       if (!bound.ok()) return bound.status();
       std::vector<std::string> names = bound->names;
@@ -193,7 +194,8 @@ Result<LogicalOpPtr> Binder::Impl::BindTable(Json& rv, QueryState* q) {
         for (const auto& c : bound->visible) exprs.push_back(Expr::Column(c.id, c.type));
         plan = MakeProject(plan, exprs, bound->visible);
       }
-      if (def.materialize) {
+      // (One reading outer columns is bound again at each reference.)
+      if (def.materialize && !reads_outer) {
         auto ref = std::make_shared<LogicalOp>();
         ref->kind = LogicalOp::Kind::kCteScan;
         ref->cte_id = def.id;
@@ -248,7 +250,9 @@ Result<LogicalOpPtr> Binder::Impl::BindScan(const TableInfo& table, Json* alias_
 
 Result<LogicalOpPtr> Binder::Impl::BindDerived(Json& subquery, Json* alias, int location, QueryState* q,
                                                const std::string& name) {
-  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindQuery(subquery, nullptr, false));
+  // It sees the columns of the queries around this one, not this one's
+  // other FROM items (that is LATERAL).
+  QUIVER_ASSIGN_OR_RETURN(BoundQuery b, BindCorrelatedFrom(subquery, q->scope.outer, location, "a derived table"));
   std::vector<std::string> names = b.names;
   QUIVER_RETURN_NOT_OK(ApplyColumnAliases(alias, name, &names, Where(location)));
   for (const auto& a : q->scope.aliases)
@@ -321,6 +325,7 @@ Result<BoundQuery> Binder::Impl::BindQuery(Json& s, const Scope* outer, bool is_
       // subquery): run once and read by every reference.
       def.materialize = CountTableReferences(s, cte_name) >= 2;
       if (def.materialize) def.id = next_cte_id++;
+      def.outer = outer;
       ctes.back()[cte_name] = def;
     }
   }

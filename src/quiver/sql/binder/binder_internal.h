@@ -137,6 +137,9 @@ struct CteDef {
   /// become kCteScan nodes sharing `id`, so the query runs once.
   bool materialize = false;
   int id = -1;
+  /// The outer scope of the query block holding the WITH (null at the top
+  /// level): the WITH query may read its columns (bind_correlated_from.cc).
+  const Scope* outer = nullptr;
 };
 
 /// Whether `name` (lower case) names an aggregate function (bind_aggregate.cc).
@@ -219,6 +222,15 @@ struct Binder::Impl {
   /// pruned by options.partition_values, from the query's WHERE).
   Result<TableInfo> LoadFiles(const std::vector<std::string>& paths, const FileTableOptions& options, int location);
   Result<LogicalOpPtr> BindDerived(Json& subquery, Json* alias, int location, QueryState* q, const std::string& name);
+  /// Binds `select`, a derived table or WITH query (`what`, for messages)
+  /// of a query block whose outer scope is `outer` (null: none), so that it
+  /// may read outer columns (bind_correlated_from.cc). Bound dependent when
+  /// `outer` is dependent_scope; otherwise an item reading outer columns is
+  /// NotImplemented (the enclosing subquery is then bound again by
+  /// BindDependent). `*reads_outer` (may be null) tells whether it reads
+  /// outer columns. Errors: those of BindQuery.
+  Result<BoundQuery> BindCorrelatedFrom(Json& select, const Scope* outer, int location, const char* what,
+                                        bool* reads_outer = nullptr);
   void AddToScope(QueryState* q, const std::string& alias, const LogicalOp& plan,
                   const std::vector<std::string>& names);
   Result<int64_t> BindLimitValue(Json& node, const char* what);

@@ -160,5 +160,50 @@ TEST_F(DependentJoinTest, RightAndFullJoinsInsideTheSubquery) {
             V({"d|1|null", "d|2|1", "d|3|null", "d|4|null", "d|5|null", "d|6|null", "d|null|0", "d|null|2"}));
 }
 
+// Outer columns read inside a derived table or a WITH query of the
+// subquery (they were "no column named ..."): nation a's customers have
+// balances 100, 300, 200; b's 50; c's NULL; d and e (n_key NULL) none.
+TEST_F(DependentJoinTest, DerivedTablesAndWithQueriesReadingOuterColumns) {
+  EXPECT_EQ(Query("SELECT n_name, (SELECT sum(b) FROM (SELECT c_bal AS b FROM cust WHERE c_nation = n_key) t), "
+                  "(SELECT count(*) FROM (SELECT c_bal AS b FROM cust WHERE c_nation = n_key) t) FROM nation"),
+            V({"a|600|3", "b|50|1", "c|null|1", "d|null|0", "e|null|0"}));
+  // Grouped inside the derived table: the largest balance per nation.
+  EXPECT_EQ(Query("SELECT n_name, (SELECT max(b) FROM (SELECT c_key, max(c_bal) AS b FROM cust WHERE c_nation = "
+                  "n_key GROUP BY c_key) t) FROM nation"),
+            V({"a|300", "b|50", "c|null", "d|null", "e|null"}));
+  // A WITH query read twice is bound at each reference: pairs x < y.
+  EXPECT_EQ(Query("SELECT n_name, (WITH t AS (SELECT c_bal AS b FROM cust WHERE c_nation = n_key) SELECT count(*) "
+                  "FROM t x, t y WHERE x.b < y.b) FROM nation"),
+            V({"a|3", "b|0", "c|0", "d|0", "e|0"}));
+  // Several rows for one outer row is still 21000.
+  auto r = Run("SELECT n_name, (SELECT b FROM (SELECT c_bal AS b FROM cust WHERE c_nation = n_key) t) FROM nation");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().sql_state(), "21000") << r.status().ToString();
+  // A derived table naming a FROM item beside it (not LATERAL) is still an
+  // unknown column.
+  auto bad = Run("SELECT n_name FROM nation, (SELECT c_key FROM cust WHERE c_nation = n_key) t");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().sql_state(), "42703") << bad.status().ToString();
+}
+
+// GROUPING SETS / ROLLUP over outer columns: D is a grouping key of every
+// set, and an outer row without rows still gets the empty set's row
+// (count 0), as over an empty table.
+TEST_F(DependentJoinTest, RollupPerOuterRow) {
+  EXPECT_EQ(Query("SELECT n_name, x.c, x.n FROM nation, LATERAL (SELECT c_name AS c, count(*) AS n FROM cust WHERE "
+                  "c_nation = n_key GROUP BY ROLLUP (c_name)) x"),
+            V({"a|null|3", "a|x1|1", "a|x2|1", "a|x6|1", "b|null|1", "b|x3|1", "c|null|1", "c|x5|1", "d|null|0",
+               "e|null|0"}));
+  // The totals' sums: NULL where there is no balance.
+  EXPECT_EQ(Query("SELECT n_name, (SELECT sum(c_bal) FROM cust WHERE c_nation = n_key GROUP BY ROLLUP (c_name) "
+                  "ORDER BY 1 DESC LIMIT 1) FROM nation"),
+            V({"a|600", "b|50", "c|null", "d|null", "e|null"}));
+  // grouping() of the empty set is 1 also for an outer row without rows (as
+  // over an empty table; DuckDB 1.x's correlated answer is NULL there).
+  EXPECT_EQ(Query("SELECT n_name, x.c, x.g FROM nation, LATERAL (SELECT c_name AS c, grouping(c_name) AS g FROM cust "
+                  "WHERE c_nation = n_key AND c_key < 3 GROUP BY GROUPING SETS ((c_name), ())) x"),
+            V({"a|null|1", "a|x1|0", "a|x2|0", "b|null|1", "c|null|1", "d|null|1", "e|null|1"}));
+}
+
 }  // namespace
 }  // namespace quiver::sql
