@@ -5,7 +5,8 @@
 // HAVING on an alias, the Spark function library, IS DISTINCT FROM, ILIKE,
 // VALUES, USING / NATURAL joins, EXISTS / IN under OR and in the SELECT
 // list, correlated subqueries, Spark's `/`, `div`, NULL order and column
-// names, and division by zero as an error. Each statement's expected columns and rows
+// names, division by zero and INT overflow as errors, and the INT / BIGINT
+// column types the driver is told. Each statement's expected columns and rows
 // are worked out by hand from the inputs written in it (Spark's documented
 // semantics: NULLS FIRST ascending, every match replaced by regexp_replace,
 // ...), not taken from quiver.
@@ -277,6 +278,56 @@ async function main() {
     } else {
       failures++;
       console.log(`FAIL division by zero: ${said}`);
+    }
+  }
+  // ANSI mode: INT + INT is an INT, and past INT's range an overflow error
+  // (Spark's "ANSI compliance" page: SELECT 2147483647 + 1 raises
+  // ARITHMETIC_OVERFLOW, SQLSTATE 22003). A constant's overflow fails the
+  // statement (ERROR_STATUS); a column's is found while the rows are made,
+  // and the driver's fetch reports it.
+  for (const [sql, statusCode] of [['SELECT 2147483647 + 1 AS x', 3], ['SELECT abs(-2147483648) AS x', 3],
+    ['SELECT k * 1073741824 AS x FROM (VALUES (1), (2)) AS t(k)', undefined]]) {
+    try {
+      const op = await session.executeStatement(sql, {});
+      await op.fetchAll();
+      failures++;
+      console.log(`FAIL integer overflow: no error for ${sql}`);
+    } catch (e) {
+      const said = `${e.message} (code ${e.code})`;
+      if (/ARITHMETIC_OVERFLOW/.test(said) && e.code === statusCode) {
+        passes++;
+        console.log(`ok   integer overflow is an error: ${sql}`);
+      } else {
+        failures++;
+        console.log(`FAIL integer overflow: ${said}`);
+      }
+    }
+  }
+  // The column types the driver is told (TTableSchema): an integral literal
+  // is INT, INT op INT is INT, with a BIGINT it is BIGINT, sum of INTs BIGINT,
+  // avg DOUBLE (Spark's literal rules and the sum / avg function pages).
+  {
+    const { TTypeId } = require('@databricks/sql/thrift/TCLIService_types');
+    const sql = T + 'SELECT 1 AS a, k + 1 AS b, -k AS c, k * CAST(2 AS BIGINT) AS d, sum(k) AS e, avg(k) AS f, ' +
+      '2147483648 AS g FROM t GROUP BY k ORDER BY k LIMIT 1';
+    const want = 'a:INT_TYPE,b:INT_TYPE,c:INT_TYPE,d:BIGINT_TYPE,e:BIGINT_TYPE,f:DOUBLE_TYPE,g:BIGINT_TYPE';
+    try {
+      const op = await session.executeStatement(sql, {});
+      const schema = await op.getSchema();
+      const rows = await op.fetchAll();
+      await op.close();
+      const got = schema.columns.map((c) => `${c.columnName}:${TTypeId[c.typeDesc.types[0].primitiveEntry.type]}`).join();
+      const values = rows.map((r) => Object.values(r).map(Number).join()).join(';');
+      if (got === want && values === '1,2,-1,2,3,1,2147483648') {
+        passes++;
+        console.log('ok   INT and BIGINT column types');
+      } else {
+        failures++;
+        console.log(`FAIL INT and BIGINT column types: ${got} (expected ${want}), rows ${values}`);
+      }
+    } catch (e) {
+      failures++;
+      console.log(`FAIL INT and BIGINT column types: ${e.message || e}\n     ${sql}`);
     }
   }
   const op = await session.executeStatement('SELECT 1 AS one', {});

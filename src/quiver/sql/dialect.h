@@ -7,6 +7,10 @@
 //   a div b            (not an operator)        BIGINT, truncated (7 div 2 = 3)
 //   default NULL order ASC NULLS LAST,          ASC NULLS FIRST,
 //                      DESC NULLS FIRST         DESC NULLS LAST
+//   INT op INT         BIGINT                   INT, overflow 22003
+//   (+ - * % mod,                               (2147483647 + 1 is an error;
+//   unary -, abs)                               function_registry.h)
+//   sum(BIGINT)        DECIMAL(38,0)            BIGINT, overflow 22003
 //   CAST, to_date(s)   PostgreSQL's rules       Spark's ANSI rules
 //                      (cast.cc)                (expression/spark_cast.h:
 //                                               3.7 -> INT is 3, malformed

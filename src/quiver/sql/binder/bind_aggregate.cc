@@ -152,9 +152,10 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
     switch (agg_fn) {
       case AggFn::kCount: call.type = int64(); break;
       case AggFn::kSum:
-        if (c == TypeClass::kInt && call.arg->type->id == TypeId::kInt64) {
+        if (c == TypeClass::kInt && call.arg->type->id == TypeId::kInt64 && dialect != SqlDialect::kSpark) {
           // PostgreSQL's sum(int8) is numeric: a sum past 2^63 is exact,
           // not an overflow. Summed as DECIMAL(19,0) into DECIMAL(38,0).
+          // (Spark's sum(BIGINT) is BIGINT, a sum past it 22003.)
           QUIVER_ASSIGN_OR_RETURN(call.arg, CastTo(call.arg, Decimal(19, 0)));
           call.type = Decimal(38, 0);
         } else if (c == TypeClass::kInt)

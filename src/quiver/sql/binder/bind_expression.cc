@@ -191,6 +191,13 @@ Result<ExprPtr> Binder::Impl::BindConst(Json& node) {
       if (dot) ++scale;
     }
     if (neg) v = -v;
+    // Spark reads the sign as part of an integral literal: -2147483648 is
+    // an INT there (the grammar hands its digits over as a float constant).
+    if (!dot && dialect == SqlDialect::kSpark && v >= INT32_MIN && v <= INT32_MAX) {
+      Value x = Value::Int64(static_cast<int64_t>(v));
+      x.type = int32();
+      return Expr::Constant(x, location);
+    }
     if (!dot && v >= INT64_MIN && v <= INT64_MAX)
       return Expr::Constant(Value::Int64(static_cast<int64_t>(v)), location);
     return Expr::Constant(Value::Decimal(v, std::max(std::max(digits, scale), 1) + (scale >= digits ? 1 : 0), scale),
@@ -315,7 +322,7 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
   if (kind == "AEXPR_OP") {
     if (!a.contains("lexpr")) {  // unary
       QUIVER_ASSIGN_OR_RETURN(ExprPtr x, BindExpr(a["rexpr"], ctx));
-      if (op == "-") return Typed(BindCall(Fn::kNeg, {x}, location), location);
+      if (op == "-") return Typed(BindCall(Fn::kNeg, {x}, location, false, dialect), location);
       if (op == "+") return x;
       return Unsupported("prefix operator '" + op + "'", location);
     }
@@ -367,7 +374,7 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
         {"=", Fn::kEq},  {"<>", Fn::kNe}, {"!=", Fn::kNe},    {"<", Fn::kLt},  {"<=", Fn::kLe},
         {">", Fn::kGt},  {">=", Fn::kGe}, {"||", Fn::kConcat}};
     for (const auto& [name, fn] : kOps)
-      if (op == name) return Typed(BindCall(fn, {l, r}, location), location);
+      if (op == name) return Typed(BindCall(fn, {l, r}, location, false, dialect), location);
     // POSIX regular expression matches (RE2): ~ ~* !~ !~*
     if (op == "~" || op == "~*" || op == "!~" || op == "!~*") {
       std::vector<ExprPtr> args{l, r};
@@ -383,7 +390,7 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
       QUIVER_ASSIGN_OR_RETURN(ExprPtr v, BindExpr(item, ctx));
       args.push_back(v);
     }
-    return Typed(BindCall(Fn::kInList, std::move(args), location, op == "<>"), location);
+    return Typed(BindCall(Fn::kInList, std::move(args), location, op == "<>", dialect), location);
   }
   if (kind == "AEXPR_LIKE" || kind == "AEXPR_ILIKE") {
     // ILIKE: lower(x) LIKE lower(pattern) (the escape character as given)
@@ -418,7 +425,8 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
     const bool distinct = kind == "AEXPR_DISTINCT";
     QUIVER_ASSIGN_OR_RETURN(ExprPtr l, BindExpr(a["lexpr"], ctx));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(a["rexpr"], ctx));
-    QUIVER_ASSIGN_OR_RETURN(ExprPtr cmp, Typed(BindCall(distinct ? Fn::kNe : Fn::kEq, {l, r}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr cmp,
+                            Typed(BindCall(distinct ? Fn::kNe : Fn::kEq, {l, r}, location, false, dialect), location));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr l_null, Typed(BindCall(Fn::kIsNull, {l}, location), location));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr r_null, Typed(BindCall(Fn::kIsNull, {r}, location), location));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr r_not_null, Typed(BindCall(Fn::kIsNotNull, {r}, location), location));
@@ -431,8 +439,8 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
     auto& items = a["rexpr"]["List"]["items"];
     QUIVER_ASSIGN_OR_RETURN(ExprPtr lo, BindExpr(items[0], ctx));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr hi, BindExpr(items[1], ctx));
-    QUIVER_ASSIGN_OR_RETURN(ExprPtr ge, Typed(BindCall(Fn::kGe, {x, lo}, location), location));
-    QUIVER_ASSIGN_OR_RETURN(ExprPtr le, Typed(BindCall(Fn::kLe, {x, hi}, location), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr ge, Typed(BindCall(Fn::kGe, {x, lo}, location, false, dialect), location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr le, Typed(BindCall(Fn::kLe, {x, hi}, location, false, dialect), location));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr both, Typed(BindCall(Fn::kAnd, {ge, le}, location), location));
     if (kind == "AEXPR_BETWEEN") return both;
     return Typed(BindCall(Fn::kNot, {both}, location), location);
@@ -440,7 +448,7 @@ Result<ExprPtr> Binder::Impl::BindAExpr(Json& node, ExprContext* ctx) {
   if (kind == "AEXPR_NULLIF") {
     QUIVER_ASSIGN_OR_RETURN(ExprPtr l, BindExpr(a["lexpr"], ctx));
     QUIVER_ASSIGN_OR_RETURN(ExprPtr r, BindExpr(a["rexpr"], ctx));
-    return Typed(BindCall(Fn::kNullIf, {l, r}, location), location);
+    return Typed(BindCall(Fn::kNullIf, {l, r}, location, false, dialect), location);
   }
   if (kind == "AEXPR_BETWEEN_SYM" || kind == "AEXPR_NOT_BETWEEN_SYM") return Unsupported("BETWEEN SYMMETRIC", location);
   if (kind == "AEXPR_SIMILAR") return Unsupported("SIMILAR TO", location);
@@ -581,7 +589,7 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   if (f.value("agg_star", false) || f.value("agg_distinct", false) || f.contains("agg_filter") ||
       f.contains("agg_order"))
     return Error(name + "() is not an aggregate: DISTINCT, FILTER and ORDER BY apply to aggregates only", location);
-  return Typed(BindCall(entry->fn, std::move(args), location), location);
+  return Typed(BindCall(entry->fn, std::move(args), location, false, dialect), location);
 }
 
 // `x = c1 OR x = c2 OR ...` (what BI tools generate for a filter on a list
@@ -709,7 +717,7 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
       args.push_back(e);
     }
     const Fn fn = m.value("op", "") == "IS_LEAST" ? Fn::kLeast : Fn::kGreatest;
-    return Typed(BindCall(fn, std::move(args), location), location);
+    return Typed(BindCall(fn, std::move(args), location, false, dialect), location);
   }
   if (node.contains("CoalesceExpr")) {
     std::vector<ExprPtr> args;
@@ -717,7 +725,7 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
       QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
       args.push_back(e);
     }
-    return Typed(BindCall(Fn::kCoalesce, std::move(args), location), location);
+    return Typed(BindCall(Fn::kCoalesce, std::move(args), location, false, dialect), location);
   }
   if (node.contains("CaseExpr")) {
     Json& c = node["CaseExpr"];
@@ -731,7 +739,7 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
       Json& cw = w["CaseWhen"];
       QUIVER_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(cw["expr"], ctx));
       if (subject) {
-        QUIVER_ASSIGN_OR_RETURN(cond, Typed(BindCall(Fn::kEq, {subject, cond}, loc), loc));
+        QUIVER_ASSIGN_OR_RETURN(cond, Typed(BindCall(Fn::kEq, {subject, cond}, loc, false, dialect), loc));
       }
       QUIVER_ASSIGN_OR_RETURN(ExprPtr value, BindExpr(cw["result"], ctx));
       args.push_back(cond);
@@ -743,7 +751,7 @@ Result<ExprPtr> Binder::Impl::BindExpr(Json& node, ExprContext* ctx) {
     } else {
       args.push_back(Expr::Constant(Value::Null(null())));
     }
-    return Typed(BindCase(std::move(args), loc), loc);
+    return Typed(BindCase(std::move(args), loc, dialect), loc);
   }
   if (node.contains("SubLink")) {
     Json& s = node["SubLink"];

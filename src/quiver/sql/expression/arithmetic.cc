@@ -1,6 +1,7 @@
 // quiver/sql/expression/arithmetic.cc — + - * / % unary minus, abs and
-// round over integers (BIGINT, overflow checked), decimals (exact 128-bit
-// at the result's scale, overflow past its precision checked) and DOUBLE.
+// round over integers (BIGINT, or INTEGER in the spark dialect; overflow
+// checked), decimals (exact 128-bit at the result's scale, overflow past its
+// precision checked) and DOUBLE.
 // The binder (function_registry.cc) has chosen the result type; arguments
 // of other numeric classes are converted on the fly.
 #include <algorithm>
@@ -222,12 +223,19 @@ Result<bool> LoadNarrow(const Vec& v, int k, int64_t rows, MemoryPool* pool, Nar
   return true;
 }
 
-Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t n, EvalContext* ctx) {
-  const DataTypePtr& out_type = e.type;
+// e's result written as `out_type`: e.type itself, or BIGINT for an INTEGER
+// result (checked against INTEGER's range, then narrowed by the caller).
+Result<Vec> ExactArithmetic(const Expr& e, const DataTypePtr& out_type, const std::vector<Vec>& args, int64_t n,
+                            EvalContext* ctx) {
   const bool out_decimal = out_type->id == TypeId::kDecimal;
+  const bool out_int32 = e.type->id == TypeId::kInt32;
   const int so = ScaleOf(*out_type);
-  const i128 max_out = out_decimal ? MaxUnscaled(out_type->precision) : static_cast<i128>(INT64_MAX);
-  const i128 min_out = out_decimal ? -max_out : static_cast<i128>(INT64_MIN);
+  const i128 max_out =
+      out_decimal ? MaxUnscaled(out_type->precision) : static_cast<i128>(out_int32 ? INT32_MAX : INT64_MAX);
+  const i128 min_out = out_decimal ? -max_out : static_cast<i128>(out_int32 ? INT32_MIN : INT64_MIN);
+  // Spark's message for an integer overflow (ARITHMETIC_OVERFLOW) where
+  // the result is the spark dialect's INTEGER.
+  const std::string overflow_prefix = out_int32 ? "[ARITHMETIC_OVERFLOW] integer overflow: " : "";
   const int64_t rows = AllConstant(args) ? 1 : n;
   QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(out_type, rows, ctx->pool));
   QUIVER_RETURN_NOT_OK(PropagateNulls(&b, args, rows));
@@ -246,7 +254,7 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
   }();
   auto store = [&](int64_t i, i128 v) -> Status {
     if (v > max_out || v < min_out)
-      return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " + SqlTypeName(*out_type));
+      return NumericOverflow(overflow_prefix + "result of '" + FnName(e.fn) + "' does not fit " + SqlTypeName(*e.type));
     if (dec_out) {
       std::memcpy(dec_out + i, &v, 16);
     } else {
@@ -291,8 +299,8 @@ Result<Vec> ExactArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
       }
       if (narrow) {  // else a decimal operand was wider: the exact loop below
         if (overflow)
-          return NumericOverflow(std::string("result of '") + FnName(e.fn) + "' does not fit " +
-                                 SqlTypeName(*out_type));
+          return NumericOverflow(overflow_prefix + "result of '" + FnName(e.fn) + "' does not fit " +
+                                 SqlTypeName(*e.type));
         Vec out;
         out.array = b.Finish();
         return out;
@@ -455,7 +463,20 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
 
 Result<Vec> Arithmetic(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx) {
   if (ClassOf(*e.type) == TypeClass::kFloat) return FloatArithmetic(e, args, rows, ctx);
-  return ExactArithmetic(e, args, rows, ctx);
+  if (e.type->id != TypeId::kInt32) return ExactArithmetic(e, e.type, args, rows, ctx);
+  // INTEGER (the spark dialect): computed as BIGINT within INTEGER's range,
+  // then narrowed (the BIGINT loops stay as they are for the other results).
+  QUIVER_ASSIGN_OR_RETURN(Vec wide, ExactArithmetic(e, int64(), args, rows, ctx));
+  const int64_t length = wide.array->length;
+  QUIVER_ASSIGN_OR_RETURN(auto b, FixedBuilder::Make(int32(), length, ctx->pool));
+  const int64_t* src = wide.Values<int64_t>();
+  int32_t* dst = b.values<int32_t>();
+  for (int64_t i = 0; i < length; ++i) dst[i] = static_cast<int32_t>(src[i]);
+  QUIVER_RETURN_NOT_OK(b.CopyValidity(wide));
+  Vec out;
+  out.array = b.Finish();
+  out.constant = wide.constant;
+  return out;
 }
 
 }  // namespace quiver::sql::kernels

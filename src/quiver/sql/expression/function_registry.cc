@@ -114,11 +114,18 @@ Status TypeError(Fn fn, const std::vector<ExprPtr>& args) {
   return Status::Invalid(msg);
 }
 
-Result<DataTypePtr> ArithmeticType(Fn fn, const DataTypePtr& a, const DataTypePtr& b) {
+// The integer type an integer operation's result has: BIGINT, or in the
+// spark dialect the wider operand's (INTEGER op INTEGER is INTEGER).
+DataTypePtr IntegerResultType(const DataType& a, const DataType& b, SqlDialect dialect) {
+  if (dialect == SqlDialect::kSpark && a.id == TypeId::kInt32 && b.id == TypeId::kInt32) return int32();
+  return int64();
+}
+
+Result<DataTypePtr> ArithmeticType(Fn fn, const DataTypePtr& a, const DataTypePtr& b, SqlDialect dialect) {
   const TypeClass ca = ClassOf(*a), cb = ClassOf(*b);
   if (!IsNumericClass(ca) || !IsNumericClass(cb)) return DataTypePtr{};
   if (ca == TypeClass::kFloat || cb == TypeClass::kFloat) return float64();
-  if (ca == TypeClass::kInt && cb == TypeClass::kInt) return int64();
+  if (ca == TypeClass::kInt && cb == TypeClass::kInt) return IntegerResultType(*a, *b, dialect);
   const int pa = PrecisionOf(*a), sa = ScaleOf(*a), pb = PrecisionOf(*b), sb = ScaleOf(*b);
   switch (fn) {
     case Fn::kAdd:
@@ -268,13 +275,13 @@ Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int locatio
 }
 
 // greatest / least: every argument cast to the arguments' common type.
-Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location) {
+Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location, SqlDialect dialect) {
   std::vector<ExprPtr*> values;
   for (auto& a : args) values.push_back(&a);
   QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
   DataTypePtr t = null();
   for (const auto& a : args) {
-    DataTypePtr c = CommonType(t, a->type);
+    DataTypePtr c = CommonType(t, a->type, dialect);
     if (!c || ClassOf(*c) == TypeClass::kOther)
       return Status::Invalid(std::string(FnName(fn)) + "() types " + SqlTypeName(*t) + " and " + SqlTypeName(*a->type) +
                              " cannot be matched");
@@ -419,7 +426,7 @@ const FunctionEntry* LookupFunction(std::string_view name) {
   return nullptr;
 }
 
-DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
+DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b, SqlDialect dialect) {
   if (IsNullType(a)) return b;
   if (IsNullType(b)) return a;
   if (a->Equals(*b)) return a;
@@ -457,7 +464,7 @@ Status CheckBoolean(const Expr& e, std::string_view clause) {
   return Status::Invalid("argument of " + std::string(clause) + " must be boolean, not " + SqlTypeName(*e.type));
 }
 
-Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location) {
+Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location, SqlDialect dialect) {
   DataTypePtr t = null();
   const size_t num_when = (args.size() - 1) / 2;
   for (size_t w = 0; w < num_when; ++w) QUIVER_RETURN_NOT_OK(CheckBoolean(*args[2 * w], "CASE WHEN"));
@@ -468,7 +475,7 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location) {
   for (size_t k = 0; k < args.size(); ++k) {
     const bool value = k + 1 == args.size() || k % 2 == 1;
     if (!value) continue;
-    DataTypePtr c = CommonType(t, args[k]->type);
+    DataTypePtr c = CommonType(t, args[k]->type, dialect);
     if (!c)
       return Status::Invalid("CASE types " + SqlTypeName(*t) + " and " + SqlTypeName(*args[k]->type) +
                              " cannot be matched");
@@ -488,18 +495,18 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location) {
   return Fold(e);
 }
 
-Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated) {
+Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated, SqlDialect dialect) {
   if (StringSignature(fn) != nullptr) return BindStringFunction(fn, std::move(args), location, negated);
   DataTypePtr type;
   switch (fn) {
     case Fn::kGreatest:
-    case Fn::kLeast: return BindExtreme(fn, std::move(args), location);
+    case Fn::kLeast: return BindExtreme(fn, std::move(args), location, dialect);
     case Fn::kNvl2: {
       // nvl2(a, b, c) = CASE WHEN a IS NOT NULL THEN b ELSE c END
       QUIVER_ASSIGN_OR_RETURN(ExprPtr present, BindCall(Fn::kIsNotNull, {args[0]}, location));
-      return BindCase({present, args[1], args[2]}, location);
+      return BindCase({present, args[1], args[2]}, location, dialect);
     }
-    case Fn::kIf: return BindCase({args[0], args[1], args[2]}, location);
+    case Fn::kIf: return BindCase({args[0], args[1], args[2]}, location, dialect);
     case Fn::kDateTrunc:
     case Fn::kExtractQuarter:
     case Fn::kDayOfWeek:
@@ -562,7 +569,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
         const DataTypePtr other = IsNullType(args[0]->type) ? args[1]->type : args[0]->type;
         return Expr::Constant(Value::Null(IsNumericClass(ClassOf(*other)) ? other : null()), location);
       }
-      QUIVER_ASSIGN_OR_RETURN(type, ArithmeticType(fn, args[0]->type, args[1]->type));
+      QUIVER_ASSIGN_OR_RETURN(type, ArithmeticType(fn, args[0]->type, args[1]->type, dialect));
       if (!type) return TypeError(fn, args);
       break;
     }
@@ -571,7 +578,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       const TypeClass c = ClassOf(*args[0]->type);
       if (c == TypeClass::kNull) return args[0];
       if (!IsNumericClass(c)) return TypeError(fn, args);
-      type = c == TypeClass::kInt ? int64() : args[0]->type;
+      type = c == TypeClass::kInt ? IntegerResultType(*args[0]->type, *args[0]->type, dialect) : args[0]->type;
       break;
     }
     case Fn::kRound: {
@@ -690,7 +697,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
       DataTypePtr t = null();
       for (const auto& a : args) {
-        DataTypePtr c = CommonType(t, a->type);
+        DataTypePtr c = CommonType(t, a->type, dialect);
         if (!c)
           return Status::Invalid("COALESCE types " + SqlTypeName(*t) + " and " + SqlTypeName(*a->type) +
                                  " cannot be matched");

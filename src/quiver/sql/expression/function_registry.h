@@ -19,6 +19,13 @@
 //   number, strings with strings, dates with timestamps, booleans with
 //   booleans; a string literal compared with a date / number is cast to it.
 //
+// The spark dialect (SqlDialect::kSpark, Spark SQL's ANSI mode; Spark's
+// "ANSI compliance" and Databricks' "SQL data type rules" pages) differs:
+//   INTEGER op INTEGER (+ - * % mod, unary -, abs) -> INTEGER, overflow past
+//                                    its range 22003 (2147483647 + 1 is an
+//                                    error); with a BIGINT -> BIGINT
+//   sum(BIGINT)                   -> BIGINT, overflow 22003 (bind_aggregate.cc)
+//
 // Thread safety: the registry is immutable; functions are pure.
 #pragma once
 
@@ -27,6 +34,7 @@
 #include <vector>
 
 #include "quiver/base/result.h"
+#include "quiver/sql/dialect.h"
 #include "quiver/sql/expression/expr.h"
 
 namespace quiver::sql {
@@ -44,21 +52,27 @@ const FunctionEntry* LookupFunction(std::string_view name);
 /// Every entry of the registry (names and aliases), in registration order.
 std::span<const FunctionEntry> ScalarFunctions();
 
-/// Types a call of `fn` over bound `args` (inserting casts where needed),
-/// folding it to a constant when every argument is constant.
+/// Types a call of `fn` over bound `args` (inserting casts where needed) by
+/// the rules of `dialect` (above), folding it to a constant when every
+/// argument is constant.
 /// Errors: Invalid naming the argument types ("operator '+' cannot take
 /// VARCHAR and BIGINT"), NotImplemented for unsupported combinations; the
 /// caller adds the position. Constant folding errors are the kernels'
-/// (22012, 22003, ...).
-Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated = false);
+/// (22012, 22003, 22018 for a string constant the spark dialect casts, ...).
+Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated = false,
+                         SqlDialect dialect = SqlDialect::kPostgres);
 
 /// A CASE (args: when, then, ..., else — else may be a NULL constant) with
-/// the THEN / ELSE values cast to their common type.
-Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location);
+/// the THEN / ELSE values cast to their common type (CommonType in `dialect`).
+Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location, SqlDialect dialect = SqlDialect::kPostgres);
 
-/// The type both `a` and `b` convert to (CASE, COALESCE, IN, UNION), or
-/// nullptr when there is none.
-DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b);
+/// The type both `a` and `b` convert to (CASE, COALESCE, IN, UNION) in
+/// `dialect` (above), or nullptr when there is none.
+DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b, SqlDialect dialect = SqlDialect::kPostgres);
+
+/// The cast an implicit conversion uses in `dialect`: Fn::kCast
+/// (PostgreSQL's rules) or Fn::kSparkCast (Spark's ANSI rules).
+inline Fn ImplicitCast(SqlDialect dialect) { return dialect == SqlDialect::kSpark ? Fn::kSparkCast : Fn::kCast; }
 
 /// `e` cast to `type` (itself when it already has it; constants folded) by
 /// the call `cast`: Fn::kCast (PostgreSQL's rules, what implicit casts
