@@ -145,6 +145,20 @@ const CASES = [
     rows: [['a|b|c', 'c,b,a']],
   },
   {
+    // Spark's NULL order: the NULL key first ascending, last descending.
+    name: 'listagg ordered by another column, from an inline table',
+    sql: "SELECT listagg(name, ',') WITHIN GROUP (ORDER BY id) AS a, listagg(name) WITHIN GROUP (ORDER BY id DESC) AS b " +
+      "FROM VALUES (2, 'b'), (NULL, 'z'), (1, 'a'), (3, NULL) AS tab(id, name)",
+    columns: ['a', 'b'],
+    rows: [['z,a,b', 'baz']],
+  },
+  {
+    name: "Spark's inline tables: bare rows, col1 names, a join",
+    sql: 'SELECT col1, v.s FROM VALUES 3, 1, 2 JOIN VALUES (1, 10), (2, 20) AS v(k, s) ON col1 = v.k ORDER BY col1',
+    columns: ['col1', 's'],
+    rows: [[1, 10], [2, 20]],
+  },
+  {
     name: 'IS [NOT] DISTINCT FROM and ILIKE',
     sql: "SELECT NULL IS DISTINCT FROM 1 AS a, NULL IS NOT DISTINCT FROM NULL AS b, 'Hello' ILIKE 'h%' AS c, 1 IS DISTINCT FROM 1 AS d",
     columns: ['a', 'b', 'c', 'd'],

@@ -7,7 +7,7 @@
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
 //   (groups: strings, dates, aggregates, subqueries, correlated_or, join_pushdown,
-//   filter_pushdown, correlated, correlated_derived)
+//   filter_pushdown, correlated, correlated_derived, string_agg_order)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -62,6 +62,19 @@ const groups = {
     "SELECT median(DISTINCT n), percentile_disc(1) WITHIN GROUP (ORDER BY x), percentile_cont(0) WITHIN GROUP (ORDER BY n) FROM a WHERE g IS NOT NULL",
     "SELECT g, string_agg(s, ', ' ORDER BY s), string_agg(s ORDER BY s DESC), listagg(DISTINCT s, '' ORDER BY s), approx_count_distinct(s), approx_count_distinct(n) FROM a GROUP BY g",
     "SELECT string_agg(s, '|' ORDER BY s), approx_count_distinct(b), approx_count_distinct(g) FROM a",
+  ],
+  // string_agg ordered by other expressions, several keys, numbers by
+  // their value, NULL keys first and last (no ties within a group).
+  string_agg_order: [
+    "CREATE TABLE o(g INTEGER, s VARCHAR, k INTEGER, d DOUBLE, t VARCHAR, dt DATE)",
+    "INSERT INTO o VALUES (1, 'a', 3, 2.5, 'm', '2024-01-03'), (1, 'b', 1, -1.0, 'ab', '1969-12-31'), (1, 'c', NULL, NULL, NULL, NULL), (1, 'd', 10, 0.0, 'a', '2000-02-29'), (1, 'e', 2, -0.5, 'abc', '2024-01-01'), (2, 'x', -5, 1e10, 'zz', '1900-01-01'), (2, 'y', 7, -1e10, '', NULL), (2, NULL, 0, 3.0, 'q', '2001-01-01'), (3, 'only', NULL, NULL, NULL, NULL)",
+    "SELECT g, string_agg(s, ',' ORDER BY k), string_agg(s, ',' ORDER BY k DESC), string_agg(s, ',' ORDER BY k NULLS FIRST), string_agg(s, ',' ORDER BY k DESC NULLS LAST) FROM o GROUP BY g",
+    "SELECT g, string_agg(s, ',' ORDER BY d), string_agg(s, ',' ORDER BY d DESC), string_agg(s, ',' ORDER BY t), string_agg(s, ',' ORDER BY t DESC) FROM o GROUP BY g",
+    "SELECT g, string_agg(s, ',' ORDER BY dt), string_agg(s, ',' ORDER BY dt DESC NULLS LAST), string_agg(s, ',' ORDER BY length(t), t), string_agg(s, ',' ORDER BY length(t) DESC, t DESC) FROM o GROUP BY g",
+    "SELECT g, string_agg(k, '-' ORDER BY k), string_agg(k, '-' ORDER BY k DESC), string_agg(DISTINCT k, '-' ORDER BY k), string_agg(t, '/' ORDER BY k) FROM o GROUP BY g",
+    "SELECT string_agg(s, '' ORDER BY k DESC NULLS LAST), string_agg(s, ',' ORDER BY d NULLS FIRST), string_agg(s, ',' ORDER BY g DESC, k) FROM o",
+    "SELECT g, string_agg(s, ',' ORDER BY k) FILTER (WHERE k > 0), string_agg(upper(s), ';' ORDER BY -k) FROM o GROUP BY g",
+    "SELECT string_agg(s, ',' ORDER BY k) FROM o WHERE g > 5",
   ],
   // EXISTS / IN (subquery) as values: mark joins (issue 37), with SQL's
   // NULLs on either side of IN, empty sets, correlation, aggregation.

@@ -71,7 +71,9 @@ Result<std::unique_ptr<RecordBatchStream>> TypeInfoResult(MemoryPool* pool);
 /// GetFunctions (JDBC getFunctions, as Spark's thrift server answers it):
 /// FUNCTION_CAT, FUNCTION_SCHEM, FUNCTION_NAME, REMARKS (the signature and
 /// what it computes), FUNCTION_TYPE (int32, 0: DatabaseMetaData's
-/// functionResultUnknown, Spark's value), SPECIFIC_NAME (the catalogue
+/// functionResultUnknown, the value Spark's SparkGetFunctionsOperation
+/// answers for every function; JDBC's functionNoTable is 1,
+/// functionReturnsTable 2), SPECIFIC_NAME (the catalogue
 /// entry's name: an alias's row names the function it stands for). One row
 /// per name and alias of the SQL function catalogue
 /// (sql/expression/function_catalog.h) matching `function_pattern`, sorted

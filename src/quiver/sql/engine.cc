@@ -503,6 +503,8 @@ Result<std::unique_ptr<RecordBatchStream>> Engine::ExecuteHere(std::string_view 
     // Spark's backticks and `default.` qualifiers, for the PostgreSQL
     // grammar (offsets kept: error positions stay right).
     QUIVER_ASSIGN_OR_RETURN(std::string spark_text, RewriteSparkSql(sql, options.dialect == SqlDialect::kSpark));
+    // Spark's inline tables: `FROM VALUES (1), (2) AS t(x)`, `VALUES 1, 2`.
+    if (options.dialect == SqlDialect::kSpark) spark_text = RewriteInlineTables(spark_text);
     // DuckDB's `FROM 'x.parquet'`: the quoted path becomes "x.parquet".
     std::string text = RewriteFromStrings(spark_text);
     PgQueryParseResult parsed = pg_query_parse(text.c_str());

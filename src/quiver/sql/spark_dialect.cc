@@ -1,6 +1,7 @@
 // quiver/sql/spark_dialect.cc — see spark_dialect.h.
 #include "quiver/sql/spark_dialect.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <vector>
@@ -521,6 +522,163 @@ std::string RewriteFromStrings(std::string_view s) {
     }
     out += '"';
     p = end;
+  }
+  out.append(s.substr(p));
+  return out;
+}
+
+namespace {
+
+// Words that end an inline table's row list where they stand at its depth
+// (a clause, a join, a set operation or an alias's AS).
+bool EndsInlineTable(const std::string& w) {
+  static const char* const kEnds[] = {"as",     "where",   "group",   "having",     "order", "limit",     "offset",
+                                      "window", "union",   "except",  "qualify",    "fetch", "intersect", "join",
+                                      "inner",  "left",    "right",   "full",       "cross", "natural",   "on",
+                                      "using",  "lateral", "cluster", "distribute", "sort",  "returning"};
+  for (const char* e : kEnds)
+    if (w == e) return true;
+  return false;
+}
+
+// Words that continue an expression after an operand (so are no alias).
+bool ContinuesExpression(const std::string& w) {
+  static const char* const kWords[] = {"and",     "or",     "is",     "not",     "in",     "like",    "ilike",
+                                       "between", "escape", "div",    "then",    "else",   "end",     "when",
+                                       "collate", "rlike",  "regexp", "similar", "isnull", "notnull", "overlaps",
+                                       "at",      "year",   "month",  "day",     "hour",   "minute",  "second",
+                                       "week",    "years",  "months", "days",    "hours",  "minutes", "seconds"};
+  for (const char* e : kWords)
+    if (w == e) return true;
+  return false;
+}
+
+bool IsOther(const Token& t, char c) { return t.kind == Token::Kind::kOther && t.text.size() == 1 && t.text[0] == c; }
+
+// A token after which a word is an alias, not part of the expression.
+bool EndsOperand(const Token& t) {
+  if (t.kind == Token::Kind::kString || t.kind == Token::Kind::kQuoted) return true;
+  if (t.kind == Token::Kind::kOther) return IsOther(t, ')') || std::isdigit(static_cast<unsigned char>(t.text[0]));
+  if (t.kind != Token::Kind::kWord) return false;
+  if (t.text == "end") return true;  // CASE ... END
+  return !ContinuesExpression(t.text) && t.text != "case" && t.text != "interval";
+}
+
+// One past the last byte of token `t` of `s`.
+size_t TokenEnd(std::string_view s, const Token& t) {
+  if (t.kind == Token::Kind::kString || t.kind == Token::Kind::kQuoted)
+    return QuotedEnd(s, t.offset, s[t.offset], false);
+  return t.offset + t.text.size();
+}
+
+}  // namespace
+
+std::string RewriteInlineTables(std::string_view s) {
+  std::vector<Token> tokens;
+  bool maybe = false;
+  for (size_t p = s.find_first_of("vV"); p != std::string_view::npos && !maybe; p = s.find_first_of("vV", p + 1))
+    maybe = EqualsIgnoreCase(s.substr(p, 6), "values");
+  if (!maybe || !Tokenize(s, &tokens)) return std::string(s);
+  // Edits: (offset, text to insert there); a ' ' before VALUES or before
+  // the alias is replaced instead, keeping offsets.
+  struct Edit {
+    size_t offset;
+    std::string text;
+    bool replaces_space;
+  };
+  std::vector<Edit> edits;
+  auto insert = [&](size_t at, const char* text) {
+    const bool space = at > 0 && s[at - 1] == ' ';
+    edits.push_back({space ? at - 1 : at, text, space});
+  };
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const Token& v = tokens[i];
+    if (v.kind != Token::Kind::kWord || v.text != "values") continue;
+    const bool from_item = i > 0 && tokens[i - 1].kind == Token::Kind::kWord &&
+                           (tokens[i - 1].text == "from" || tokens[i - 1].text == "join");
+    const bool statement =
+        i == 0 || IsOther(tokens[i - 1], '(') || IsOther(tokens[i - 1], ';') ||
+        (tokens[i - 1].kind == Token::Kind::kWord &&
+         (tokens[i - 1].text == "union" || tokens[i - 1].text == "all" || tokens[i - 1].text == "intersect" ||
+          tokens[i - 1].text == "except" || tokens[i - 1].text == "distinct"));
+    if (!from_item && !statement) continue;  // INSERT ... VALUES and the rest: the grammar's
+    // The items: a parenthesized row, or a bare expression (Spark's
+    // `VALUES 1, 2`: one column), up to the list's end.
+    struct Item {
+      size_t first, last;  // token indices
+      bool row;
+    };
+    std::vector<Item> items;
+    size_t j = i + 1;
+    bool ok = true;
+    while (ok && j < tokens.size()) {
+      const size_t first = j;
+      int depth = 0;
+      size_t last = j;
+      for (; j < tokens.size(); ++j) {
+        const Token& t = tokens[j];
+        if (IsOther(t, '(')) {
+          ++depth;
+        } else if (IsOther(t, ')')) {
+          if (depth == 0) break;  // an enclosing parenthesis
+          --depth;
+        } else if (depth == 0) {
+          if (IsOther(t, ',') || t.kind == Token::Kind::kSemicolon) break;
+          const bool after_operand = j > first && EndsOperand(tokens[j - 1]);
+          if (t.kind == Token::Kind::kQuoted && after_operand) break;  // a "quoted" alias
+          if (t.kind == Token::Kind::kWord && j > first) {
+            const bool call = j + 1 < tokens.size() && IsOther(tokens[j + 1], '(') && !after_operand;
+            if (!call && (EndsInlineTable(t.text) || (after_operand && !ContinuesExpression(t.text)))) break;
+          }
+        }
+        last = j;
+      }
+      if (j == first || depth != 0) {
+        ok = false;
+        break;
+      }
+      const bool row = IsOther(tokens[first], '(') && IsOther(tokens[last], ')') && [&] {
+        int d = 0;  // the first '(' closes at `last`
+        for (size_t k = first; k <= last; ++k) {
+          if (IsOther(tokens[k], '(')) ++d;
+          if (IsOther(tokens[k], ')') && --d == 0) return k == last;
+        }
+        return false;
+      }();
+      items.push_back({first, last, row});
+      if (j < tokens.size() && IsOther(tokens[j], ',')) {
+        ++j;
+        continue;
+      }
+      break;
+    }
+    if (!ok || items.empty()) continue;
+    bool bare = false;
+    for (const Item& it : items) bare = bare || !it.row;
+    if (!from_item && !bare) continue;  // VALUES (1), (2): the grammar's own
+    if (from_item) insert(v.offset, "(");
+    for (const Item& it : items) {
+      if (it.row) continue;
+      edits.push_back({tokens[it.first].offset, "(", false});
+      edits.push_back({TokenEnd(s, tokens[it.last]), ")", false});
+    }
+    if (from_item) {
+      const size_t after = TokenEnd(s, tokens[items.back().last]);
+      // A space after the list becomes the ')' (offsets kept).
+      const bool space = after < s.size() && s[after] == ' ';
+      edits.push_back({after, ")", space});
+    }
+    i = items.back().last;
+  }
+  if (edits.empty()) return std::string(s);
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.offset < b.offset; });
+  std::string out;
+  out.reserve(s.size() + edits.size());
+  size_t p = 0;
+  for (const Edit& e : edits) {
+    out.append(s.substr(p, e.offset - p));
+    out += e.text;
+    p = e.replaces_space ? e.offset + 1 : e.offset;
   }
   out.append(s.substr(p));
   return out;

@@ -104,6 +104,19 @@ Result<std::string> RewriteSparkSql(std::string_view sql, bool div_operator = fa
 /// unterminated quote comes back unchanged (the parser reports it).
 std::string RewriteFromStrings(std::string_view sql);
 
+/// Spark's inline tables (the spark dialect; Spark SQL reference, "Inline
+/// Table"): `FROM VALUES (1, 'a'), (2, 'b') [AS] t(x, y)` and `JOIN VALUES
+/// ...` become `FROM (VALUES ...) [AS] t(x, y)`, which the grammar reads; a
+/// row written as a bare expression (`VALUES 1, 2`: one column, there or
+/// as a whole query, also after UNION / INTERSECT / EXCEPT or '(') is put
+/// in parentheses. The list ends at its depth's first ',' -less item end: a
+/// clause or join keyword, AS, or a word or "name" right after an operand
+/// (the alias). The '(' before VALUES and the ')' after the list take the
+/// place of a space where there is one, so offsets after them are kept;
+/// each bare row's parentheses shift later offsets by 2. `INSERT ...
+/// VALUES` and text that does not read as such a list come back unchanged.
+std::string RewriteInlineTables(std::string_view sql);
+
 /// A Spark command recognised by MatchSparkCommand.
 struct SparkCommand {
   enum class Kind { kNone, kShowCatalogs, kShowSchemas, kShowTables, kShowFunctions, kDescribe, kUse };

@@ -10,6 +10,7 @@
 #include "quiver/sql/binder/binder_internal.h"
 #include "quiver/sql/execution/hyperloglog.h"
 #include "quiver/sql/expression/function_registry.h"
+#include "quiver/sql/expression/order_key.h"
 
 namespace quiver::sql {
 
@@ -274,25 +275,52 @@ Status Binder::Impl::BindStringAgg(Json& f, const std::string& name, ExprContext
       return Error(name + "()'s separator must be a constant string", location);
     call->separator = sep->value.s;
   }
-  if (f.contains("agg_order")) {
-    // ORDER BY the value itself (the values are sorted when joined).
-    if (f["agg_order"].size() != 1) return Unsupported(name + "() ordered by more than its value", location);
-    Json& sort_by = f["agg_order"][0]["SortBy"];
-    const std::string dir = sort_by.value("sortby_dir", "SORTBY_DEFAULT");
-    if (dir == "SORTBY_USING") return Unsupported("ORDER BY ... USING", location);
-    QUIVER_ASSIGN_OR_RETURN(ExprPtr key, BindExpr(sort_by["node"], &inner));
-    if (!ExprEquals(*key, *x)) return Unsupported(name + "() ordered by another expression than its value", location);
-    call->ordered = true;
-    call->descending = dir == "SORTBY_DESC";
-  }
   const TypeClass c = ClassOf(*x->type);
   if (c == TypeClass::kOther) return Error(name + "() cannot take " + SqlTypeName(*x->type), location);
+  std::vector<SortKey> keys;
+  if (f.contains("agg_order")) {
+    for (Json& item : f["agg_order"]) {
+      Json& sort_by = item["SortBy"];
+      const std::string dir = sort_by.value("sortby_dir", "SORTBY_DEFAULT");
+      if (dir == "SORTBY_USING") return Unsupported("ORDER BY ... USING", location);
+      SortKey k;
+      k.descending = dir == "SORTBY_DESC";
+      const std::string nulls = sort_by.value("sortby_nulls", "SORTBY_NULLS_DEFAULT");
+      k.nulls_first = nulls == "SORTBY_NULLS_DEFAULT" ? DefaultNullsFirst(k.descending) : nulls == "SORTBY_NULLS_FIRST";
+      QUIVER_ASSIGN_OR_RETURN(k.expr, BindExpr(sort_by["node"], &inner));
+      if (ClassOf(*k.expr->type) == TypeClass::kOther)
+        return Error(name + "() cannot be ordered by a value of type " + SqlTypeName(*k.expr->type), location);
+      keys.push_back(std::move(k));
+    }
+  }
+  bool by_value_only = true;  // every key is the value itself
+  for (const SortKey& k : keys) by_value_only = by_value_only && ExprEquals(*k.expr, *x);
+  // A number, date or boolean is joined as its text.
   if (c != TypeClass::kString) {
-    // A number, date or boolean is joined as its text; ordered, it would
-    // sort as text where DuckDB sorts it as a number.
-    if (call->ordered)
-      return Unsupported(name + "() of " + SqlTypeName(*x->type) + " ordered (cast the value to VARCHAR)", location);
     QUIVER_ASSIGN_OR_RETURN(x, CastTo(x, utf8()));
+  }
+  if (!keys.empty() && by_value_only && c == TypeClass::kString) {
+    // ORDER BY the text itself: the joined values are sorted (NULLs are not joined).
+    call->ordered = true;
+    call->descending = keys[0].descending;
+  } else if (!keys.empty()) {
+    // ORDER BY other expressions (or a number by its value): each value
+    // carries its keys' bytes (expression/order_key.h), sorted by them when
+    // joined. With DISTINCT the keys must be the value itself (PostgreSQL's
+    // rule), or equal values with different keys would not be one.
+    if (call->distinct && !by_value_only)
+      return Status::Invalid("in " + name + "(DISTINCT ...), ORDER BY expressions must appear in the argument list (" +
+                             Where(location) + ")")
+          .WithSqlState("42P10");
+    std::vector<ExprPtr> args{x};
+    for (const SortKey& k : keys) {
+      args.push_back(k.expr);
+      args.push_back(Expr::Constant(
+          Value::Int64((k.descending ? kOrderKeyDescending : 0) | (k.nulls_first ? kOrderKeyNullsFirst : 0))));
+    }
+    x = Expr::Call(Fn::kOrderedValue, std::move(args), utf8(), location);
+    call->ordered = true;
+    call->key_prefixed = true;
   }
   call->arg = std::move(x);
   call->type = utf8();

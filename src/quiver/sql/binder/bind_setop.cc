@@ -290,7 +290,8 @@ Result<BoundQuery> Binder::Impl::BindValues(Json& s, const Scope* outer) {
       if (ClassOf(*e->type) == TypeClass::kOther && e->type->id == TypeId::kIntervalMonthDayNano)
         return Unsupported("an INTERVAL value in VALUES", FirstLocation(items[k]));
       exprs.push_back(e);
-      const std::string name = "column" + std::to_string(k + 1);
+      // PostgreSQL's column1, column2, ...; Spark's col1, col2, ...
+      const std::string name = (dialect == SqlDialect::kSpark ? "col" : "column") + std::to_string(k + 1);
       row.visible.push_back({NewId(), name, e->type});
       row.names.push_back(name);
     }

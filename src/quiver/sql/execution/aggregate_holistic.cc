@@ -14,6 +14,7 @@
 
 #include "quiver/memory/buffer.h"
 #include "quiver/sql/execution/aggregate_table.h"
+#include "quiver/sql/expression/order_key.h"
 
 namespace quiver::sql {
 
@@ -90,12 +91,21 @@ double Continuous(double* v, int64_t n, double f, Less less) {
 }
 
 // string_agg of groups `ids` (each of at most `most` values): a group's
-// values joined by the separator, sorted first when the call is ordered.
+// values joined by the separator, sorted first when the call is ordered
+// (by the values, or by the keys each carries: order_key.h).
 Result<ArrayDataPtr> EmitStringAgg(const AggregateCall& call, const PagedArray<AggregateState>& st,
                                    const std::vector<int64_t>& ids, int64_t most, MemoryPool* pool) {
   const auto n = static_cast<int64_t>(ids.size());
   QUIVER_ASSIGN_OR_RETURN(auto views, Buffer::Allocate(pool, most * static_cast<int64_t>(sizeof(std::string_view))));
   auto* v = reinterpret_cast<std::string_view*>(views->mutable_data());
+  // Ordered by other expressions: (key bytes, value) per value (order_key.h).
+  std::shared_ptr<Buffer> keyed_views;
+  OrderedValueParts* keyed = nullptr;
+  if (call.key_prefixed) {
+    QUIVER_ASSIGN_OR_RETURN(keyed_views,
+                            Buffer::Allocate(pool, most * static_cast<int64_t>(sizeof(OrderedValueParts))));
+    keyed = reinterpret_cast<OrderedValueParts*>(keyed_views->mutable_data());
+  }
   std::shared_ptr<Buffer> joined;  // the longest result so far (pool memory)
   QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(n, n * 16, pool));
   for (int64_t i = 0; i < n; ++i) {
@@ -107,12 +117,25 @@ Result<ArrayDataPtr> EmitStringAgg(const AggregateCall& call, const PagedArray<A
     int64_t k = 0;
     uint64_t bytes = call.separator.size() * static_cast<uint64_t>(s.count - 1);
     ForEachListValue(s, s.count, ListValueKind::kString, [&](const uint8_t* p, uint32_t len) {
-      new (&v[k++]) std::string_view(reinterpret_cast<const char*>(p + 4), len - 4);
-      bytes += len - 4;
+      const std::string_view x(reinterpret_cast<const char*>(p + 4), len - 4);
+      if (keyed != nullptr) {
+        new (&keyed[k]) OrderedValueParts(SplitOrderedValue(x));
+        new (&v[k]) std::string_view(keyed[k].value);
+        bytes += keyed[k].value.size();
+      } else {
+        new (&v[k]) std::string_view(x);
+        bytes += x.size();
+      }
+      ++k;
     });
     if (bytes > INT32_MAX)
       return Status::Invalid("string_agg() of " + std::to_string(bytes) + " bytes (a value holds at most 2 GiB)");
-    if (call.ordered) {
+    if (keyed != nullptr) {
+      // By the keys' bytes; equal keys keep the order the values came in.
+      std::stable_sort(keyed, keyed + s.count,
+                       [](const OrderedValueParts& x, const OrderedValueParts& y) { return x.key < y.key; });
+      for (int64_t j = 0; j < s.count; ++j) v[j] = keyed[j].value;
+    } else if (call.ordered) {
       if (call.descending) {
         std::sort(v, v + s.count, [](std::string_view x, std::string_view y) { return y < x; });
       } else {

@@ -172,6 +172,7 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kSparkCast:
     case Fn::kTryCast:
     case Fn::kSparkTryCast: return kernels::Cast(e, args, n, ctx);
+    case Fn::kOrderedValue: return kernels::OrderedValue(e, args, n, ctx);
     case Fn::kAddDays:
     case Fn::kAddMonths:
     case Fn::kDateDiff:

@@ -30,6 +30,7 @@ const char* FnName(Fn fn) {
     case Fn::kSparkCast: return "CAST";
     case Fn::kTryCast:
     case Fn::kSparkTryCast: return "TRY_CAST";
+    case Fn::kOrderedValue: return "ordered_value";
     case Fn::kAddDays: return "+ days";
     case Fn::kAddMonths: return "+ months";
     case Fn::kDateDiff: return "date - date";

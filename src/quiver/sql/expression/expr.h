@@ -121,6 +121,8 @@ enum class Fn : uint8_t {
   kSparkCast,     ///< args[0] to `type` by Spark SQL's ANSI rules (spark_cast.h)
   kTryCast,       ///< try_cast: as kCast, NULL where it fails
   kSparkTryCast,  ///< try_cast in the spark dialect: as kSparkCast, NULL where it fails
+  // internal: built by the binder only, never by name (order_key.cc)
+  kOrderedValue,  ///< (x, key1, flags1, ...): x's text behind its keys' order-preserving bytes
 };
 
 /// SQL spelling of a function for messages and EXPLAIN-like output.

@@ -270,11 +270,14 @@ constexpr FunctionDoc kDocs[] = {
      {{"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM (VALUES (1), (2), (3), (4)) v(x)", "2"},
       {"SELECT percentile_approx(x, 0.5) FROM (VALUES (0), (6), (7), (9), (10)) v(x)", "7"}}},
     {"string_agg", "listagg, group_concat", K::kAggregate,
-     "string_agg([DISTINCT] x VARCHAR[, sep VARCHAR] [ORDER BY x [DESC]]) -> VARCHAR; listagg(x[, sep]) "
-     "[WITHIN GROUP (ORDER BY x [DESC])]",
-     "the values joined by sep (default ',' in the postgres dialect, '' in the spark dialect)", kSkips,
-     "0A000 an order key other than the value", "Spark's default separator is ''",
-     {{"SELECT string_agg(x, '-' ORDER BY x) FROM (VALUES ('b'), ('a'), (NULL)) v(x)", "a-b"}, {}}},
+     "string_agg([DISTINCT] x T[, sep VARCHAR] [ORDER BY key [ASC | DESC] [NULLS FIRST | LAST], ...]) -> VARCHAR; "
+     "listagg(x[, sep]) [WITHIN GROUP (ORDER BY key [DESC], ...)]",
+     "the values (as text) joined by sep (default ',' in the postgres dialect, '' in the spark dialect), in the "
+     "order of the keys when given",
+     kSkips, "42P10 DISTINCT with an order key other than the value",
+     "Spark's default separator is ''; NULL keys sort as the dialect's ORDER BY",
+     {{"SELECT string_agg(x, '-' ORDER BY x) FROM (VALUES ('b'), ('a'), (NULL)) v(x)", "a-b"},
+      {"SELECT string_agg(x, ',' ORDER BY k DESC) FROM (VALUES ('a', 1), ('b', 3), ('c', 2)) v(x, k)", "b,c,a"}}},
     {"approx_count_distinct", "", K::kAggregate, "approx_count_distinct(x T[, rsd DOUBLE]) -> BIGINT",
      "the distinct values, estimated by a HyperLogLog sketch (default rsd 0.05)", "ignores NULL values; 0 for no rows",
      "Invalid for an rsd giving fewer than 2^4 or more than 2^16 registers",

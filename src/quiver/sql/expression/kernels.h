@@ -34,6 +34,8 @@ Result<Vec> Extreme(const Expr& e, const std::vector<Vec>& args, int64_t rows, E
 /// (date_functions.cc). Errors: 22007 text that does not match its pattern,
 /// 22023 an unknown date_trunc unit or pattern letter, 22008 no such date.
 Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// Fn::kOrderedValue (order_key.h's encoding; order_key.cc).
+Result<Vec> OrderedValue(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 /// OK when `unit` is a date_trunc unit; else Invalid 22023 naming them.
 Status CheckDateTruncUnit(std::string_view unit);
 /// OK when `pattern` is a Spark datetime pattern quiver reads; else Invalid

@@ -115,6 +115,10 @@ struct AggregateCall {
   /// order (ORDER BY x) rather than as the aggregate saw them.
   std::string separator{};
   bool ordered = false;
+  /// string_agg ordered by other expressions: `arg` is Fn::kOrderedValue's
+  /// (expression/order_key.h), each value behind the bytes that order it,
+  /// sorted by those and stripped when joined.
+  bool key_prefixed = false;
   /// approx_count_distinct: the sketch's index bits (hyperloglog.h).
   int hll_precision = 0;
 };

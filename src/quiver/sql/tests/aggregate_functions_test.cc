@@ -254,11 +254,51 @@ TEST_F(AggregateFunctionsTest, StringAggEqualsDuckDB) {
             std::string::npos);
   EXPECT_NE(error("SELECT string_agg(s, s) FROM (VALUES ('b')) t(s)").find("separator must be a constant string"),
             std::string::npos);
-  EXPECT_NE(error("SELECT string_agg(s, ',' ORDER BY length(s)) FROM (VALUES ('b')) t(s)")
-                .find("ordered by another expression"),
-            std::string::npos);
-  EXPECT_NE(error("SELECT string_agg(x, ',' ORDER BY x) FROM (VALUES (1)) t(x)").find("cast the value to VARCHAR"),
-            std::string::npos);
+  // DISTINCT with ORDER BY another expression: PostgreSQL's 42P10.
+  auto distinct = Run("SELECT string_agg(DISTINCT s, ',' ORDER BY k) FROM (VALUES ('b', 1)) t(s, k)");
+  ASSERT_FALSE(distinct.ok());
+  EXPECT_NE(distinct.status().message().find("ORDER BY expressions must appear in the argument list"),
+            std::string::npos)
+      << distinct.status().ToString();
+  EXPECT_EQ(distinct.status().sql_state(), "42P10");
+}
+
+// string_agg ordered by other expressions (DuckDB's answers; more in
+// tests/slt/issue37_string_agg_order.slt): by another column, by several,
+// a number by its value (10 after 9, not as text), NULL keys last
+// ascending and first descending, as PostgreSQL.
+TEST_F(AggregateFunctionsTest, StringAggOrderedByOtherExpressions) {
+  const char* const kRows =
+      " FROM (VALUES ('a', 3, 'x'), ('b', 1, 'y'), ('c', NULL, 'x'), ('d', 10, 'y'), ('e', 9, NULL))"
+      " t(s, k, u)";
+  EXPECT_EQ(V(std::string("SELECT string_agg(s, ',' ORDER BY k), string_agg(s, ',' ORDER BY k DESC), "
+                          "string_agg(s, '' ORDER BY u, k DESC), string_agg(k, '-' ORDER BY k)") +
+              kRows),
+            "b,a,e,d,c|c,d,e,a,b|cadbe|1-3-9-10");
+  EXPECT_EQ(V(std::string("SELECT string_agg(s, ',' ORDER BY k NULLS FIRST), string_agg(DISTINCT k, ',' ORDER BY k "
+                          "DESC), string_agg(s, ',' ORDER BY -k) FILTER (WHERE u = 'x')") +
+              kRows),
+            "c,b,a,e,d|10,9,3,1|a,c");
+  // Strings by bytes, a shorter prefix first; doubles by value.
+  EXPECT_EQ(V("SELECT string_agg(s, ',' ORDER BY u) FROM (VALUES ('1', 'ab'), ('2', 'a'), ('3', 'b'), ('4', '')) "
+              "t(s, u)"),
+            "4,2,1,3");
+  EXPECT_EQ(V("SELECT string_agg(s, ',' ORDER BY f DESC) FROM (VALUES ('p', -1.5), ('q', 2.25), ('r', -1e300), "
+              "('s', 0.5)) t(s, f)"),
+            "q,s,p,r");
+  EXPECT_EQ(Ordered(std::string("SELECT u, string_agg(s, '/' ORDER BY k DESC) ") + kRows + " GROUP BY u ORDER BY u"),
+            (std::vector<std::string>{"x|c/a", "y|d/b", "null|e"}));
+}
+
+// Spark: listagg(x) WITHIN GROUP (ORDER BY y), NULL keys first ascending
+// and last descending (Spark's NULL order).
+TEST_F(AggregateFunctionsTest, SparkListaggWithinGroupByAnotherColumn) {
+  const char* const kRows = " FROM VALUES (2, 'b'), (NULL, 'z'), (1, 'a'), (3, NULL) AS tab(id, name)";
+  EXPECT_EQ(Spark(std::string("SELECT listagg(name, ',') WITHIN GROUP (ORDER BY id)") + kRows), "z,a,b");
+  EXPECT_EQ(Spark(std::string("SELECT listagg(name) WITHIN GROUP (ORDER BY id DESC)") + kRows), "baz");
+  EXPECT_EQ(V("SELECT string_agg(name, ',' ORDER BY id) FROM (VALUES (2, 'b'), (NULL, 'z'), (1, 'a'), (3, NULL)) "
+              "tab(id, name)"),
+            "a,b,z");
 }
 
 // Spark's documented examples of listagg / string_agg ('' without a

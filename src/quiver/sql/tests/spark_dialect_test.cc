@@ -68,6 +68,30 @@ TEST(SparkDialectRewrite, UnterminatedBacktickIsASyntaxError) {
   EXPECT_NE(r.status().message().find("line 1, column 8"), std::string::npos) << r.status().ToString();
 }
 
+// Spark's inline tables: `FROM VALUES ... [AS] t(cols)` gets its
+// parentheses (a space before VALUES and one after the list become them),
+// bare rows get theirs; other VALUES are the grammar's.
+TEST(SparkDialectRewrite, InlineTables) {
+  EXPECT_EQ(RewriteInlineTables("SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(x, y)"),
+            "SELECT * FROM(VALUES (1, 'a'), (2, 'b'))AS t(x, y)");
+  EXPECT_EQ(RewriteInlineTables("SELECT sum(col) FROM VALUES 1, 2, 3 AS tab(col)"),
+            "SELECT sum(col) FROM(VALUES (1), (2), (3))AS tab(col)");
+  EXPECT_EQ(RewriteInlineTables("SELECT * FROM values ('a') tab(col) WHERE col > ''"),
+            "SELECT * FROM(values ('a'))tab(col) WHERE col > ''");
+  EXPECT_EQ(RewriteInlineTables("SELECT * FROM VALUES (1)"), "SELECT * FROM(VALUES (1))");
+  EXPECT_EQ(RewriteInlineTables("SELECT * FROM VALUES 1 + 2, abs(-3) * 2, CASE WHEN true THEN 1 ELSE 2 END AS t(x)"),
+            "SELECT * FROM(VALUES (1 + 2), (abs(-3) * 2), (CASE WHEN true THEN 1 ELSE 2 END))AS t(x)");
+  EXPECT_EQ(RewriteInlineTables("SELECT * FROM t1 JOIN VALUES (1, 'x') AS v(k, s) ON t1.k = v.k"),
+            "SELECT * FROM t1 JOIN(VALUES (1, 'x'))AS v(k, s) ON t1.k = v.k");
+  EXPECT_EQ(RewriteInlineTables("SELECT * FROM VALUES 'a', 'b' \"t\""), "SELECT * FROM(VALUES ('a'), ('b'))\"t\"");
+  EXPECT_EQ(RewriteInlineTables("VALUES 1, 2"), "VALUES (1), (2)");
+  EXPECT_EQ(RewriteInlineTables("SELECT 1 UNION ALL VALUES 2"), "SELECT 1 UNION ALL VALUES (2)");
+  for (const char* same : {"INSERT INTO t VALUES (1), (2)", "VALUES (1), (2)", "SELECT * FROM (VALUES (1)) t(x)",
+                           "SELECT 'FROM VALUES 1' FROM t", "SELECT values FROM t", "SELECT 1 -- FROM VALUES 1"}) {
+    EXPECT_EQ(RewriteInlineTables(same), same);
+  }
+}
+
 TEST(SparkDialectCommand, Recognised) {
   using K = SparkCommand::Kind;
   EXPECT_EQ(MatchSparkCommand("SHOW SCHEMAS").kind, K::kShowSchemas);
@@ -206,6 +230,33 @@ TEST_F(SparkSqlTest, Commands) {
   auto constant = Run("SELECT 1, CAST(1 AS DOUBLE)");
   ASSERT_OK(constant);
   EXPECT_EQ(Rows(*constant), (std::vector<std::string>{"1|1"}));
+}
+
+// Spark SQL reference, "Inline Table", and Spark's function examples,
+// which read their rows from one (`FROM VALUES ... AS tab(col)`); Spark's
+// column names col1, col2, ...
+TEST_F(SparkSqlTest, InlineTablesAsSparkReadsThem) {
+  ExecuteOptions o = Options();
+  o.dialect = SqlDialect::kSpark;
+  auto rows = [&](const std::string& sql) {
+    auto r = Run(sql, o);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+    return r.ok() ? Rows(*r, false) : std::vector<std::string>{};
+  };
+  EXPECT_EQ(rows("SELECT * FROM VALUES ('one', 1)"), (std::vector<std::string>{"one|1"}));
+  EXPECT_EQ(rows("SELECT * FROM VALUES ('one', 1), ('two', 2), ('three', null) AS data(a, b)"),
+            (std::vector<std::string>{"one|1", "two|2", "three|null"}));
+  EXPECT_EQ(rows("SELECT count_if(col % 2 = 0) FROM VALUES (NULL), (0), (1), (2), (3) AS tab(col)"),
+            (std::vector<std::string>{"2"}));
+  EXPECT_EQ(rows("SELECT sum(col) FROM VALUES 1, 2, 3 AS tab(col)"), (std::vector<std::string>{"6"}));
+  EXPECT_EQ(rows("VALUES 1, 2"), (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(rows("SELECT col2, col1 FROM VALUES (1, 'a')"), (std::vector<std::string>{"a|1"}));
+  EXPECT_EQ(rows("SELECT a.k, v.s FROM VALUES 1, 2 AS a(k) JOIN VALUES (2, 'x') AS v(k, s) ON a.k = v.k"),
+            (std::vector<std::string>{"2|x"}));
+  // Positions after the rewrite are those of the text as sent.
+  auto missing = Run("SELECT nope FROM VALUES (1) AS t(x)", o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("column 8"), std::string::npos) << missing.status().ToString();
 }
 
 }  // namespace
