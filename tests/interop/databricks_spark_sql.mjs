@@ -129,6 +129,24 @@ const CASES = [
     rows: [[-3, 3, 1, 1024, 4, 0, 5, 2, 1, 'x', 'b', 'n']],
   },
   {
+    // Spark's documented examples: bround(2.5, 0) = 2, pmod(-10, 3) = 2, log(10, 100) = 2, sign(-40) = -1.0,
+    // trunc('2019-08-04', 'week') = 2019-07-29, weekofyear('2008-02-20') = 8, next_day('2015-01-14', 'TU') =
+    // 2015-01-20, months_between('1997-02-28 10:30:00', '1996-10-30') = 3.94959677, from_unixtime(0) in UTC,
+    // locate / position('bar', 'abcbarbar'[, 5]) = 4 / 7, repeat('123', 2), reverse('Spark SQL'),
+    // translate('AaBbCc', 'abc', '123'), decode(5, 6, 'Spark', 5, 'SQL') = 'SQL', char(65) = 'A', ln(0) NULL;
+    // count(DISTINCT k, v) over t: (1, 10), (1, 20), (2, 5), (3, 7).
+    name: "Spark's function library: math, dates, strings, count(DISTINCT a, b)",
+    sql: T + "SELECT bround(2.5, 0) AS a, pmod(-10, 3) AS b, log(10, 100) AS c, sign(-40) AS d, " +
+      "trunc(DATE '2019-08-04', 'week') AS e, weekofyear(DATE '2008-02-20') AS f, next_day(DATE '2015-01-14', 'TU') AS g, " +
+      "months_between(TIMESTAMP '1997-02-28 10:30:00', DATE '1996-10-30') AS h, from_unixtime(0) AS i, " +
+      "locate('bar', 'abcbarbar', 5) AS j, position('bar', 'abcbarbar') AS k, repeat('123', 2) AS l, " +
+      "reverse('Spark SQL') AS m, translate('AaBbCc', 'abc', '123') AS n, decode(5, 6, 'Spark', 5, 'SQL') AS o, " +
+      'char(65) AS p, ln(0) AS q, count(DISTINCT k, v) AS r FROM t',
+    columns: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r'],
+    rows: [[2, 2, 2, -1, '2019-07-29', 8, '2015-01-20', 3.94959677, '1970-01-01 00:00:00', 7, 4, '123123', 'LQS krapS',
+      'A1B2C3', 'SQL', 'A', null, 4]],
+  },
+  {
     // v's non-NULL values 10, 20, 20, 5, 7: mean 12.4, squared deviations 205.2, sample variance 51.3.
     name: 'aggregate functions',
     sql: T + 'SELECT variance(v) AS a, stddev(v) AS b, count_if(v > 6) AS c, bool_and(v > 4) AS d, bool_or(v > 15) AS e, ' +

@@ -7,7 +7,7 @@
 // equal quiver's are here (the others: src/quiver/sql/tests/functions_test.cc).
 //   node tests/slt/issue37_from_duckdb.mjs strings   # needs bench/install-duckdb.sh
 //   (groups: strings, dates, aggregates, subqueries, correlated_or, join_pushdown,
-//   filter_pushdown, correlated, correlated_derived, string_agg_order)
+//   filter_pushdown, correlated, correlated_derived, correlated_mark, string_agg_order, library)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -177,6 +177,22 @@ const groups = {
     "SELECT count(DISTINCT yr), sum(DISTINCT yr) FROM f WHERE qty > 100",
     "SELECT count(DISTINCT item), count(*), count(DISTINCT yr) FROM f",
     "SELECT count(DISTINCT item + yr) FROM f HAVING count(DISTINCT item + yr) > 1",
+  ],
+  // Spark's function library where DuckDB has the same function and
+  // semantics (the postgres dialect; the spark dialect's differences and
+  // Spark-only functions: src/quiver/sql/tests/function_library_test.cc).
+  library: [
+    "CREATE TABLE n(x DOUBLE, i INTEGER, d DECIMAL(6,2))",
+    "INSERT INTO n VALUES (1, 1, 1.00), (10, -3, 2.50), (0.5, 0, -0.75), (1000, 27, 100.00), (2.5, NULL, NULL), (NULL, 64, 3.25)",
+    "SELECT x, log10(x), log2(x), ln(x), log(x), log(2, x), log(x, 100) FROM n WHERE x <> 1",
+    "SELECT i, cbrt(i), cbrt(x), cbrt(d), sign(i), sign(x), sign(d), sign(-x) FROM n",
+    "CREATE TABLE s(s VARCHAR, k INTEGER, f VARCHAR, t VARCHAR)",
+    "INSERT INTO s VALUES ('Spark SQL', 2, 'aS', 'x'), ('héllo', 3, 'lé', 'L'), ('', 1, 'a', 'b'), (NULL, 2, 'a', 'b'), ('abcabc', NULL, 'cab', 'zy'), ('x', 0, NULL, 'q'), ('AaBbCc', -1, 'abc', '123')",
+    "SELECT s, repeat(s, k), reverse(s), translate(s, f, t), ascii(s) FROM s",
+    "SELECT k, chr(k + 64), chr(k + 200), ascii(chr(k + 1000)) FROM s WHERE k IS NOT NULL AND k >= 0",
+    "CREATE TABLE dt(d DATE)",
+    "INSERT INTO dt VALUES ('2008-02-20'), ('2021-01-01'), ('2021-01-04'), ('2019-12-30'), ('2020-12-31'), ('1969-12-31'), ('2016-02-29'), (NULL)",
+    "SELECT d, weekofyear(d), EXTRACT(WEEK FROM d), date_part('week', d) FROM dt",
   ],
   // A correlation repeated in every branch of an OR (TPC-DS 41): pulled
   // out in front of the OR, it is a correlation key.
@@ -364,7 +380,8 @@ function render(v, letter) {
     const text = (neg ? '-' : '') + (v.scale ? digits.slice(0, -v.scale) + '.' + digits.slice(-v.scale) : digits);
     return letter === 'R' ? fmt3(parseFloat(text)) : text;
   }
-  const s = String(v);
+  // each byte of the UTF-8 text outside ' '..'~' is '@' (slt_runner.cc, as sqllogictest)
+  const s = Buffer.from(String(v), 'utf8').toString('latin1');
   return s === '' ? '(empty)' : s.replace(/[^ -~]/g, '@');
 }
 

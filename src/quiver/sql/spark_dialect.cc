@@ -279,24 +279,39 @@ namespace {
 // Whether the bare word at [begin, end) of `s` stands between two operands
 // (Spark's `a div b`): after an identifier, number, literal or ')' that is
 // not a keyword introducing an operand, and before an operand.
-bool InfixPosition(std::string_view s, size_t begin, size_t end) {
+// The word ending just before `begin` (spaces skipped), lower-cased; empty
+// when something else precedes.
+std::string WordBefore(std::string_view s, size_t begin) {
   size_t b = begin;
-  while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\n' || s[b - 1] == '\r')) --b;
-  if (b == 0 || b == begin) return false;
+  while (b > 0 && Space(s[b - 1])) --b;
+  size_t w = b;
+  while (w > 0 && IdentChar(s[w - 1])) --w;
+  std::string word;
+  for (size_t i = w; i < b; ++i) word += Lower(s[i]);
+  return word;
+}
+
+// Whether an operand ends just before `begin`: an identifier, number,
+// literal or ')' that is not a keyword introducing an operand.
+bool AfterOperand(std::string_view s, size_t begin) {
+  size_t b = begin;
+  while (b > 0 && Space(s[b - 1])) --b;
+  if (b == 0) return false;
   const char before = s[b - 1];
   if (IdentChar(before)) {
-    size_t w = b;
-    while (w > 0 && IdentChar(s[w - 1])) --w;
-    std::string word;
-    for (size_t i = w; i < b; ++i) word += Lower(s[i]);
+    const std::string word = WordBefore(s, begin);
     static const char* const kKeywords[] = {
         "select", "where", "and",      "or", "not", "on",   "by",      "when",   "then", "else", "case", "from",
         "having", "as",    "distinct", "in", "is",  "like", "between", "return", "all",  "any",  "some", "with"};
     for (const char* k : kKeywords)
       if (word == k) return false;
-  } else if (before != ')' && before != '\'' && before != '"' && before != '`') {
-    return false;
+    return true;
   }
+  return before == ')' || before == '\'' || before == '"' || before == '`';
+}
+
+bool InfixPosition(std::string_view s, size_t begin, size_t end) {
+  if (begin == 0 || !Space(s[begin - 1]) || !AfterOperand(s, begin)) return false;
   size_t a = end;
   if (a >= s.size() || (s[a] != ' ' && s[a] != '\t' && s[a] != '\n' && s[a] != '\r' && s[a] != '(')) return false;
   while (a < s.size() && (s[a] == ' ' || s[a] == '\t' || s[a] == '\n' || s[a] == '\r')) ++a;
@@ -337,6 +352,24 @@ bool GroupByAllAt(std::string_view s, size_t begin, size_t end) {
   return false;
 }
 
+// Whether the parenthesis at `open` holds a comma outside nested
+// parentheses, strings and comments before it closes (Spark's position(sub,
+// s[, start]) rather than the grammar's position(sub IN s)).
+bool TopLevelComma(std::string_view s, size_t open) {
+  int depth = 0;
+  for (size_t p = open; p < s.size();) {
+    if (const size_t e = OpaqueEnd(s, p); e > 0) {
+      p = e;
+      continue;
+    }
+    const char c = s[p++];
+    if (c == '(') ++depth;
+    if (c == ')' && --depth == 0) return false;
+    if (c == ',' && depth == 1) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
@@ -355,7 +388,7 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
     // ... or a word RLIKE / REGEXP (Spark's infix regular expression match),
     // TRY_CAST, or CURRENT_DATE / CURRENT_TIMESTAMP (Spark's calls with
     // parentheses).
-    for (const char* w : {"rlike", "regexp", "try_cast", "current_"})
+    for (const char* w : {"rlike", "regexp", "try_cast", "current_", "position", "char"})
       for (size_t p = 0; p < s.size() && !maybe; ++p) maybe = EqualsIgnoreCase(s.substr(p, std::strlen(w)), w);
     if (!maybe) return std::string(s);
   }
@@ -414,6 +447,29 @@ Result<std::string> RewriteSparkSql(std::string_view s, bool div_operator) {
         out.append(s.substr(p, part.end - p));
         AppendBlank(s, part.end, close + 1, &out);
         p = close + 1;
+        last_not = std::string::npos;
+        continue;
+      }
+    }
+    // Spark's position(sub, s[, start]) is locate (the grammar takes only
+    // position(sub IN s)); char(n) in an expression is chr(n) (the grammar
+    // reads char(n) as a type, which it stays after AS or a column name).
+    // Offsets unchanged.
+    if (part.quote == 0 && (p == 0 || s[p - 1] != '.')) {
+      const size_t open = SkipSpace(s, part.end);
+      const bool call = open < s.size() && s[open] == '(';
+      if (call && EqualsIgnoreCase(part.value, "position") && TopLevelComma(s, open)) {
+        out += "locate  ";
+        p = part.end;
+        last_not = std::string::npos;
+        continue;
+      }
+      size_t before = p;
+      while (before > 0 && Space(s[before - 1])) --before;
+      const bool cast_type = (before > 0 && s[before - 1] == ':') || WordBefore(s, p) == "as";  // x::char(3)
+      if (call && EqualsIgnoreCase(part.value, "char") && !AfterOperand(s, p) && !cast_type) {
+        out += "chr ";
+        p = part.end;
         last_not = std::string::npos;
         continue;
       }

@@ -71,6 +71,30 @@ constexpr AggregateName kAggregateNames[] = {
 // Whether `name` takes its argument from WITHIN GROUP (ORDER BY x).
 bool WithinGroup(std::string_view name) { return name == "percentile_cont" || name == "percentile_disc"; }
 
+// count(DISTINCT a, b, ...) (Spark's; DuckDB and PostgreSQL take one
+// argument): the distinct tuples whose values are all non-NULL, counted as
+// count(DISTINCT key) over one text key per row. The key is NULL when an
+// argument is (|| propagates NULL) and otherwise encodes the tuple
+// injectively: each value's text prefixed by its length in characters and
+// ':' ("3:abc1:7"), so that equal tuples, and only they, give equal keys
+// (within a type equal values have equal text; a DOUBLE's -0 and 0 differ).
+Result<ExprPtr> DistinctTupleKey(const std::vector<ExprPtr>& args, int location) {
+  std::vector<ExprPtr> parts;
+  for (const ExprPtr& a : args) {
+    const TypeClass c = ClassOf(*a->type);
+    if (c == TypeClass::kNull) return Expr::Constant(Value::Null(utf8()), location);
+    if (c == TypeClass::kOther) return Status::Invalid("count(DISTINCT ...) cannot take " + SqlTypeName(*a->type));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr text, CastTo(a, utf8()));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr chars, BindCall(Fn::kLength, {text}, location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr chars_text, CastTo(chars, utf8()));
+    parts.push_back(std::move(chars_text));
+    parts.push_back(Expr::Constant(Value::String(":"), location));
+    parts.push_back(std::move(text));
+  }
+  if (parts.size() > 64) return Status::NotImplemented("count(DISTINCT ...) of more than 21 arguments");
+  return BindCall(Fn::kConcat, std::move(parts), location);
+}
+
 }  // namespace
 
 bool IsAggregateName(std::string_view name) {
@@ -115,7 +139,8 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
   } else {
     const bool picks = PicksValue(agg_fn);
     const bool two = picks || agg_fn == AggFn::kApproxCountDistinct;
-    if (num_args == 0 || num_args > (two ? 2u : 1u))
+    const bool distinct_tuple = agg_fn == AggFn::kCount && call.distinct && num_args > 1;
+    if (num_args == 0 || (num_args > (two ? 2u : 1u) && !distinct_tuple))
       return Error(name + "() takes " + (two ? "one or two arguments" : "one argument"), location);
     ExprContext inner = *ctx;
     inner.in_aggregate = true;
@@ -123,6 +148,16 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
     // onto the rows the aggregate reads (bind_mark_join.cc); scalar
     // subqueries refuse an aggregate's argument themselves.
     QUIVER_ASSIGN_OR_RETURN(call.arg, BindExpr(f["args"][0], &inner));
+    if (distinct_tuple) {
+      std::vector<ExprPtr> tuple{call.arg};
+      for (size_t k = 1; k < num_args; ++k) {
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(f["args"][k], &inner));
+        tuple.push_back(std::move(e));
+      }
+      auto key = DistinctTupleKey(tuple, location);
+      if (!key.ok()) return Error(key.status().message(), location);
+      call.arg = *key;
+    }
     // any_value(x) skips NULLs in the postgres dialect (DuckDB's) and takes
     // them in the spark dialect (Spark's, as first(x)).
     call.ignore_nulls = agg_fn == AggFn::kAnyValue && dialect != SqlDialect::kSpark;
@@ -141,7 +176,7 @@ Result<ExprPtr> Binder::Impl::BindAggregateCall(Json& node, const std::string& n
       auto p = hll::PrecisionFor(rsd);
       if (!p.ok()) return Error(name + "(): " + p.status().message(), location);
       call.hll_precision = *p;
-    } else if (num_args == 2) {
+    } else if (num_args == 2 && !distinct_tuple) {
       // first / last / any_value(x, isIgnoreNull): a BOOLEAN constant.
       QUIVER_ASSIGN_OR_RETURN(ExprPtr flag, BindExpr(f["args"][1], &inner));
       if (flag->kind != Expr::Kind::kConstant || ClassOf(*flag->type) != TypeClass::kBool || flag->value.is_null)

@@ -486,6 +486,8 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
       fn = Fn::kExtractQuarter;
     else if (field == "doy")
       fn = Fn::kDayOfYear;
+    else if (field == "week")
+      fn = Fn::kWeekOfYear;
     else if (field == "hour")
       fn = Fn::kExtractHour;
     else if (field == "minute")
@@ -498,12 +500,26 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   }
   if ((name == "current_date" || name == "current_timestamp" || name == "now") && args.empty())
     return StatementTime(name == "current_date", location);  // Spark's current_date()
+  if (name == "unix_timestamp" && args.empty()) args.push_back(StatementTime(false, location));  // Spark's: now
   // Spark's to_date(s) / to_timestamp(s) without a pattern: its CAST (an
   // error on malformed text in ANSI mode).
   if (dialect == SqlDialect::kSpark && (name == "to_date" || name == "to_timestamp") && args.size() == 1)
     return SparkCast(args[0], name == "to_date" ? date32() : timestamp(TimeUnit::kMicro), false, location);
-  const FunctionEntry* entry = LookupFunction(name);
+  const FunctionEntry* entry = LookupFunction(name, dialect == SqlDialect::kSpark);
   if (!entry) return Unsupported("function " + name + "()", location);
+  if (dialect == SqlDialect::kSpark &&
+      (entry->fn == Fn::kLn || entry->fn == Fn::kLog10 || entry->fn == Fn::kLog2 || entry->fn == Fn::kLog)) {
+    // Spark's logarithms are NULL where an argument is <= 0 (PostgreSQL's
+    // and DuckDB's: 2201E), and its one-argument log is ln: each argument
+    // becomes CASE WHEN a > 0 THEN a END.
+    if (entry->fn == Fn::kLog && args.size() == 1) entry = LookupFunction("ln");
+    for (auto& a : args) {
+      if (!IsNumericClass(ClassOf(*a->type))) continue;  // BindCall names the type
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr positive,
+                              BindCall(Fn::kGt, {a, Expr::Constant(Value::Int64(0), location)}, location));
+      QUIVER_ASSIGN_OR_RETURN(a, BindCase({positive, a, Expr::Constant(Value::Null(null()), location)}, location));
+    }
+  }
   if (name == "concat" && dialect != SqlDialect::kSpark && !args.empty() &&
       static_cast<int>(args.size()) <= entry->max_args) {
     // PostgreSQL's concat() skips NULL arguments (concat('a', NULL, 'b') is

@@ -1,7 +1,9 @@
-// quiver/sql/expression/arithmetic.cc — + - * / % unary minus, abs and
-// round over integers (BIGINT, or INTEGER in the spark dialect; overflow
-// checked), decimals (exact 128-bit at the result's scale, overflow past its
-// precision checked) and DOUBLE.
+// quiver/sql/expression/arithmetic.cc — + - * / % unary minus, abs,
+// round / bround (half away from zero / half to even) and pmod over
+// integers (BIGINT, or INTEGER in the spark dialect; overflow checked),
+// decimals (exact 128-bit at the result's scale, overflow past its
+// precision checked) and DOUBLE; the DOUBLE functions floor, ceil, sqrt,
+// ln, log10, log2, log, exp, power, cbrt, sign.
 // The binder (function_registry.cc) has chosen the result type; arguments
 // of other numeric classes are converted on the fly.
 #include <algorithm>
@@ -69,6 +71,32 @@ struct FloatReader {
   double operator[](int64_t i) const { return is_const ? constant : f ? f[i] : v->FloatAt(i); }
 };
 
+// r^3 - a, with r^3 carried in two doubles (fma) so that the difference
+// is near exact.
+double CubeError(double r, double a) {
+  const double sq = r * r, sq_low = std::fma(r, r, -sq);
+  const double cube = sq * r, cube_low = std::fma(sq, r, -cube) + sq_low * r;
+  return (cube - a) + cube_low;
+}
+
+// The cube root: glibc's cbrt is not correctly rounded (cbrt(27) is
+// 3.0000000000000004), so of it and its two neighbours the one whose cube
+// is nearest `a` is taken: exact cubes give their roots, as Java's
+// Math.cbrt (Spark's) does.
+double CubeRoot(double a) {
+  const double r = std::cbrt(a);
+  if (r == 0 || !std::isfinite(r)) return r;
+  double best = r, best_error = std::fabs(CubeError(r, a));
+  for (const double c : {std::nextafter(r, -INFINITY), std::nextafter(r, INFINITY)}) {
+    const double error = std::fabs(CubeError(c, a));
+    if (error < best_error) {
+      best = c;
+      best_error = error;
+    }
+  }
+  return best;
+}
+
 bool AllConstant(const std::vector<Vec>& args) {
   for (const auto& a : args)
     if (!a.constant && a.type()->id != TypeId::kNull) return false;
@@ -104,6 +132,17 @@ i128 DivRound(i128 a, i128 b) {
   if (r != 0) {
     const i128 r2 = r < 0 ? -r : r, b2 = b < 0 ? -b : b;
     if (r2 >= b2 - r2) q += ((a < 0) != (b < 0)) ? -1 : 1;
+  }
+  return q;
+}
+
+// a / b rounded half to even (bround; b > 0, a power of ten).
+i128 DivRoundHalfEven(i128 a, i128 b) {
+  i128 q = a / b, r = a % b;
+  if (r != 0) {
+    const i128 r2 = r < 0 ? -r : r;
+    const bool up = r2 > b - r2 || (r2 == b - r2 && q % 2 != 0);
+    if (up) q += a < 0 ? -1 : 1;
   }
   return q;
 }
@@ -322,16 +361,17 @@ Result<Vec> ExactArithmetic(const Expr& e, const DataTypePtr& out_type, const st
     switch (e.fn) {
       case Fn::kNeg: v = -a; break;
       case Fn::kAbs: v = a < 0 ? -a : a; break;
-      case Fn::kRound: {
+      case Fn::kRound:
+      case Fn::kBround: {
         // round(x, d): to scale so (<= s0); a negative d also rounds to a
-        // multiple of 10^-d (round(1049.5, -2) = 1000).
+        // multiple of 10^-d (round(1049.5, -2) = 1000). bround: ties to even.
         const i128 d = r[1][i];
         const int left = d < 0 ? static_cast<int>(std::min<i128>(-d, 40)) : 0;
         const int drop = s0 - so + left;
         if (drop > 38) {
           v = 0;  // |a| < 10^38 rounds to 0 at 10^39 and beyond
         } else if (drop > 0) {
-          v = DivRound(a, Pow10(drop));
+          v = e.fn == Fn::kBround ? DivRoundHalfEven(a, Pow10(drop)) : DivRound(a, Pow10(drop));
           if (left > 0 && __builtin_mul_overflow(v, Pow10(left), &v)) return NumericOverflow("result of round()");
         } else {
           v = a;
@@ -375,6 +415,15 @@ Result<Vec> ExactArithmetic(const Expr& e, const DataTypePtr& out_type, const st
         v = x % y;
         break;
       }
+      case Fn::kPmod: {
+        // Spark's pmod: r = a % b; r < 0 ? (r + b) % b : r (128 bits: r + b cannot overflow)
+        i128 x, y;
+        if (!ScaleUp(a, so - s0, &x) || !ScaleUp(r[1][i], so - s1, &y)) return NumericOverflow("operand of pmod()");
+        if (y == 0) return DivisionByZero();
+        v = x % y;
+        if (v < 0) v = (v + y) % y;
+        break;
+      }
       default: return Status::NotImplemented(std::string("exact arithmetic ") + FnName(e.fn));
     }
     QUIVER_RETURN_NOT_OK(store(i, v));
@@ -402,7 +451,7 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
   // an integer multiple of 10^-d: x itself. 10^d underflowing to 0 (d <
   // -323): 0.
   int64_t digits = 0;
-  if (e.fn == Fn::kRound && args.size() > 1 && !args[1].IsNull(0))
+  if ((e.fn == Fn::kRound || e.fn == Fn::kBround) && args.size() > 1 && !args[1].IsNull(0))
     digits = static_cast<int64_t>(std::clamp<i128>(ExactReader(args[1])[0], -400, 400));
   const double scale = std::pow(10.0, static_cast<double>(digits));
   for (int64_t i = 0; i < rows; ++i) {
@@ -434,6 +483,25 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
           out[i] = std::round(a * scale) / scale;
         }
         break;
+      case Fn::kBround:  // ties to even: nearbyint in the default rounding mode
+        if (!std::isfinite(a) || (digits >= 0 && !(std::fabs(a) * scale < 4503599627370496.0))) {
+          out[i] = a;
+        } else if (scale == 0) {
+          out[i] = 0;
+        } else {
+          out[i] = std::nearbyint(a * scale) / scale;
+        }
+        break;
+      case Fn::kPmod: {
+        const double d = r[1][i];
+        if (d == 0 && !(any_nulls && RowIsNull(args, i))) return DivisionByZero();
+        const double m = d == 0 ? 0 : std::fmod(a, d);
+        out[i] = m < 0 ? std::fmod(m + d, d) : m;
+        break;
+      }
+      case Fn::kCbrt: out[i] = CubeRoot(a); break;
+      case Fn::kSign: out[i] = a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0; break;     // NaN: 0 (DuckDB)
+      case Fn::kSparkSign: out[i] = a > 0 ? 1.0 : a < 0 ? -1.0 : a; break;  // NaN stays (Spark's signum)
       case Fn::kFloor: out[i] = std::floor(a); break;
       case Fn::kCeil: out[i] = std::ceil(a); break;
       case Fn::kExp: out[i] = std::exp(a); break;
@@ -450,6 +518,28 @@ Result<Vec> FloatArithmetic(const Expr& e, const std::vector<Vec>& args, int64_t
               a == 0 ? "cannot take the logarithm of zero" : "cannot take the logarithm of a negative number");
         out[i] = a <= 0 ? 0 : std::log(a);
         break;
+      case Fn::kLog10:
+      case Fn::kLog2:
+      case Fn::kLog: {
+        // log(base, x): args[0] the base (PostgreSQL's and Spark's order)
+        const double x = e.fn == Fn::kLog ? r[1][i] : a;
+        const bool skip = any_nulls && RowIsNull(args, i);
+        if (!skip && (x <= 0 || (e.fn == Fn::kLog && a <= 0)))
+          return SqlError(StatusCode::kInvalid, "2201E",
+                          std::string(FnName(e.fn)) + "(): cannot take the logarithm of " +
+                              (x == 0 || a == 0 ? "zero" : "a negative number"));
+        if (!skip && e.fn == Fn::kLog && a == 1) return DivisionByZero();
+        if (skip) {
+          out[i] = 0;
+        } else if (e.fn == Fn::kLog10) {
+          out[i] = std::log10(x);
+        } else if (e.fn == Fn::kLog2) {
+          out[i] = std::log2(x);
+        } else {
+          out[i] = std::log(x) / std::log(a);
+        }
+        break;
+      }
       default: return Status::NotImplemented(std::string("float arithmetic ") + FnName(e.fn));
     }
   }

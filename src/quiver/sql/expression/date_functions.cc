@@ -1,15 +1,18 @@
 // quiver/sql/expression/date_functions.cc — the date and time functions of
 // issue 37 that need more than the calendar arithmetic of cast.cc:
-// date_trunc, quarter / dayofweek / dayofyear / hour / minute / second,
-// to_date / to_timestamp with a Spark datetime pattern, date_format,
-// last_day, make_date.
+// date_trunc, quarter / dayofweek / dayofyear / weekofyear / hour / minute /
+// second, to_date / to_timestamp with a Spark datetime pattern, date_format,
+// last_day, make_date, and Spark's trunc, next_day, months_between,
+// unix_timestamp / to_unix_timestamp and from_unixtime.
 // Timestamps are microseconds since the epoch in UTC (no time zones);
 // dates days since the epoch (temporal.h). Patterns are Spark's letters
 // (docs/sql.md, "Date and time functions"): y M d H h m s S a E, text in
 // '...', any other non-letter literal. Errors: 22007 text that does not
 // match its pattern (Databricks' ANSI mode: an error, not NULL), 22023 an
 // unknown unit or pattern letter, 22008 a make_date that names no day.
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -298,9 +301,70 @@ int64_t Truncate(const TruncUnit& unit, int64_t micros) {
   return DaysFromCivil(y, first, 1) * kMicrosPerDay;
 }
 
+// trunc(d, unit)'s units (Spark's TruncDate, any case): the year, quarter,
+// month or week (to Monday) of a date; nullopt for any other (Spark: NULL).
+std::optional<TruncUnit> TruncDateUnit(std::string_view u) {
+  std::string unit;
+  for (char c : u) unit.push_back(LowerAscii(c));
+  if (unit == "year" || unit == "yyyy" || unit == "yy") return TruncUnit{12, 0, false};
+  if (unit == "quarter") return TruncUnit{3, 0, false};
+  if (unit == "month" || unit == "mm" || unit == "mon") return TruncUnit{1, 0, false};
+  if (unit == "week") return TruncUnit{0, 0, true};
+  return std::nullopt;
+}
+
+// next_day's day names (Spark's: two letters, three, or the whole name, any
+// case) as 0 Monday .. 6 Sunday.
+Result<int> ParseDayName(std::string_view name) {
+  for (int k = 0; k < 7; ++k) {
+    const std::string_view full = kDayNames[k];
+    if (EqualsNoCase(name, full) || EqualsNoCase(name, full.substr(0, 3)) || EqualsNoCase(name, full.substr(0, 2)))
+      return k;
+  }
+  return SqlError(StatusCode::kInvalid, "22023",
+                  "next_day(): '" + std::string(name) +
+                      "' is not a day of the week (SU, SUN, SUNDAY, MO, MON, MONDAY, ... in any case)");
+}
+
+// The weekday of a day since the epoch, 0 Monday .. 6 Sunday (1970-01-01
+// was a Thursday).
+int64_t Weekday(int64_t day) { return ((day % 7) + 7 + 3) % 7; }
+
+// The ISO 8601 week (1..53): the week of its Thursday in that Thursday's year.
+int64_t IsoWeek(int64_t day) {
+  const int64_t thursday = day - Weekday(day) + 3;
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(thursday, &y, &m, &d);
+  return (thursday - DaysFromCivil(y, 1, 1)) / 7 + 1;
+}
+
+// Spark's months_between (DateTimeUtils.monthsBetween, UTC): whole months
+// when both days of the month are equal or both are their month's last;
+// otherwise the month difference plus the difference of the day and time
+// in seconds over 31 days, rounded to 8 digits with round_off (Java's
+// Math.round: half up).
+double MonthsBetween(int64_t micros1, int64_t micros2, bool round_off) {
+  const int64_t day1 = FloorDiv(micros1, kMicrosPerDay), day2 = FloorDiv(micros2, kMicrosPerDay);
+  int64_t y1, y2;
+  unsigned m1, d1, m2, d2;
+  CivilFromDays(day1, &y1, &m1, &d1);
+  CivilFromDays(day2, &y2, &m2, &d2);
+  const double month_diff = static_cast<double>((y1 * 12 + m1) - (y2 * 12 + m2));
+  const bool both_last = d1 == DaysInMonth(y1, m1) && d2 == DaysInMonth(y2, m2);
+  if (d1 == d2 || both_last) return month_diff;
+  const int64_t seconds1 = (micros1 - day1 * kMicrosPerDay) / 1000000,
+                seconds2 = (micros2 - day2 * kMicrosPerDay) / 1000000;
+  const int64_t seconds_diff = (static_cast<int64_t>(d1) - static_cast<int64_t>(d2)) * 86400 + seconds1 - seconds2;
+  const double diff = month_diff + static_cast<double>(seconds_diff) / (31.0 * 86400);
+  return round_off ? std::floor(diff * 1e8 + 0.5) / 1e8 : diff;
+}
+
 }  // namespace
 
 Status CheckDateTruncUnit(std::string_view unit) { return ParseTruncUnit(unit).status(); }
+
+Status CheckDayName(std::string_view name) { return ParseDayName(name).status(); }
 
 Status CheckDatetimePattern(std::string_view pattern) { return ParsePattern(pattern).status(); }
 
@@ -329,7 +393,7 @@ Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t n,
     }
     return Status::OK();
   };
-  if (e.fn == Fn::kDateFormat) {
+  if (e.fn == Fn::kDateFormat || e.fn == Fn::kFromUnixtime) {
     QUIVER_ASSIGN_OR_RETURN(auto b, StringBuilder::Make(rows, rows * 12, ctx->pool));
     std::string scratch;
     for (int64_t i = 0; i < rows; ++i) {
@@ -338,7 +402,16 @@ Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t n,
         continue;
       }
       QUIVER_RETURN_NOT_OK(pattern_at(1, i));
-      Format(items, static_cast<int64_t>(args[0].ExactAt(i)), &scratch);
+      int64_t micros = static_cast<int64_t>(args[0].ExactAt(i));
+      // from_unixtime: seconds, kept within years -290000..290000
+      constexpr int64_t kMaxSeconds = int64_t{9} * 1000 * 1000 * 1000 * 1000;
+      if (e.fn == Fn::kFromUnixtime) {
+        if (micros > kMaxSeconds || micros < -kMaxSeconds)
+          return SqlError(StatusCode::kInvalid, "22008",
+                          "from_unixtime(): " + std::to_string(micros) + " seconds is out of the timestamp range");
+        micros *= 1000000;
+      }
+      Format(items, micros, &scratch);
       QUIVER_RETURN_NOT_OK(b.Append(scratch));
     }
     QUIVER_ASSIGN_OR_RETURN(v.array, b.Finish());
@@ -379,6 +452,44 @@ Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t n,
         b.values<int64_t>()[i] = Truncate(*unit, static_cast<int64_t>(args[1].ExactAt(i)));
         break;
       }
+      case Fn::kUnixTimestamp: {
+        int64_t us;
+        if (args[0].type()->id == TypeId::kUtf8) {
+          QUIVER_RETURN_NOT_OK(pattern_at(1, i));
+          const std::string_view text = args[0].StringAt(i);
+          if (!Parse(items, text, &us))
+            return SqlError(StatusCode::kInvalid, "22007",
+                            "'" + std::string(text) + "' does not match the datetime pattern '" + last_pattern + "'");
+        } else {
+          us = static_cast<int64_t>(args[0].ExactAt(i));
+        }
+        b.values<int64_t>()[i] = FloorDiv(us, 1000000);
+        break;
+      }
+      case Fn::kTruncDate: {
+        const std::optional<TruncUnit> trunc_unit = TruncDateUnit(args[1].StringAt(i));
+        if (!trunc_unit) {
+          QUIVER_RETURN_NOT_OK(b.SetNull(i));
+          break;
+        }
+        const int64_t day = static_cast<int64_t>(args[0].ExactAt(i));
+        b.values<int32_t>()[i] =
+            static_cast<int32_t>(FloorDiv(Truncate(*trunc_unit, day * kMicrosPerDay), kMicrosPerDay));
+        break;
+      }
+      case Fn::kNextDay: {
+        QUIVER_ASSIGN_OR_RETURN(const int target, ParseDayName(args[1].StringAt(i)));
+        const int64_t day = static_cast<int64_t>(args[0].ExactAt(i));
+        const int64_t ahead = (target - Weekday(day) + 6) % 7 + 1;  // 1..7: strictly later
+        if (day + ahead > INT32_MAX) return SqlError(StatusCode::kInvalid, "22008", "next_day(): date out of range");
+        b.values<int32_t>()[i] = static_cast<int32_t>(day + ahead);
+        break;
+      }
+      case Fn::kMonthsBetween:
+        b.values<double>()[i] =
+            MonthsBetween(static_cast<int64_t>(args[0].ExactAt(i)), static_cast<int64_t>(args[1].ExactAt(i)),
+                          args.size() < 3 || args[2].BoolAt(i));
+        break;
       case Fn::kLastDay: {
         const int32_t day = static_cast<int32_t>(args[0].ExactAt(i));
         int64_t y;
@@ -412,6 +523,7 @@ Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t n,
           case Fn::kExtractQuarter: out = (m - 1) / 3 + 1; break;
           case Fn::kDayOfWeek: out = ((day % 7) + 7 + 4) % 7 + 1; break;  // Spark: 1 Sunday .. 7 Saturday
           case Fn::kDayOfYear: out = day - DaysFromCivil(y, 1, 1) + 1; break;
+          case Fn::kWeekOfYear: out = IsoWeek(day); break;
           case Fn::kExtractHour: out = in_day / 3600000000LL; break;
           case Fn::kExtractMinute: out = in_day / 60000000LL % 60; break;
           case Fn::kExtractSecond: out = in_day / 1000000LL % 60; break;

@@ -152,7 +152,15 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kSqrt:
     case Fn::kLn:
     case Fn::kExp:
-    case Fn::kPower: return kernels::Arithmetic(e, args, n, ctx);
+    case Fn::kPower:
+    case Fn::kLog10:
+    case Fn::kLog2:
+    case Fn::kLog:
+    case Fn::kCbrt:
+    case Fn::kSign:
+    case Fn::kSparkSign:
+    case Fn::kBround:
+    case Fn::kPmod: return kernels::Arithmetic(e, args, n, ctx);
     case Fn::kEq:
     case Fn::kNe:
     case Fn::kLt:
@@ -196,6 +204,13 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kLeft:
     case Fn::kRight:
     case Fn::kInitcap: return kernels::StringEdit(e, args, n, ctx);
+    case Fn::kLocate:
+    case Fn::kRepeat:
+    case Fn::kReverse:
+    case Fn::kTranslate:
+    case Fn::kAscii:
+    case Fn::kChr:
+    case Fn::kSparkChr: return kernels::StringChars(e, args, n, ctx);
     case Fn::kRegexpLike:
     case Fn::kRegexpReplace:
     case Fn::kRegexpExtract: return kernels::Regexp(e, args, n, ctx);
@@ -212,9 +227,16 @@ Result<Vec> EvaluateCall(const Expr& e, const RecordBatch& batch, EvalContext* c
     case Fn::kToTimestamp:
     case Fn::kDateFormat:
     case Fn::kLastDay:
-    case Fn::kMakeDate: return kernels::DateFunction(e, args, n, ctx);
+    case Fn::kMakeDate:
+    case Fn::kTruncDate:
+    case Fn::kWeekOfYear:
+    case Fn::kNextDay:
+    case Fn::kMonthsBetween:
+    case Fn::kUnixTimestamp:
+    case Fn::kFromUnixtime: return kernels::DateFunction(e, args, n, ctx);
     case Fn::kNvl2:
     case Fn::kIf:
+    case Fn::kDecode:
     case Fn::kSparkDateAdd:
     case Fn::kSparkDateSub:
     case Fn::kSparkDateDiff:

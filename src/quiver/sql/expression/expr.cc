@@ -53,6 +53,14 @@ const char* FnName(Fn fn) {
     case Fn::kLn: return "ln";
     case Fn::kExp: return "exp";
     case Fn::kPower: return "power";
+    case Fn::kLog10: return "log10";
+    case Fn::kLog2: return "log2";
+    case Fn::kLog: return "log";
+    case Fn::kCbrt: return "cbrt";
+    case Fn::kSign:
+    case Fn::kSparkSign: return "sign";
+    case Fn::kBround: return "bround";
+    case Fn::kPmod: return "pmod";
     case Fn::kReplace: return "replace";
     case Fn::kSplitPart: return "split_part";
     case Fn::kRegexpLike: return "~";
@@ -65,6 +73,14 @@ const char* FnName(Fn fn) {
     case Fn::kLeft: return "left";
     case Fn::kRight: return "right";
     case Fn::kInitcap: return "initcap";
+    case Fn::kLocate: return "locate";
+    case Fn::kRepeat: return "repeat";
+    case Fn::kReverse: return "reverse";
+    case Fn::kTranslate: return "translate";
+    case Fn::kAscii: return "ascii";
+    case Fn::kChr:
+    case Fn::kSparkChr: return "chr";
+    case Fn::kDecode: return "decode";
     case Fn::kGreatest: return "greatest";
     case Fn::kLeast: return "least";
     case Fn::kNvl2: return "nvl2";
@@ -81,6 +97,12 @@ const char* FnName(Fn fn) {
     case Fn::kDateFormat: return "date_format";
     case Fn::kLastDay: return "last_day";
     case Fn::kMakeDate: return "make_date";
+    case Fn::kTruncDate: return "trunc";
+    case Fn::kWeekOfYear: return "weekofyear";
+    case Fn::kNextDay: return "next_day";
+    case Fn::kMonthsBetween: return "months_between";
+    case Fn::kUnixTimestamp: return "unix_timestamp";
+    case Fn::kFromUnixtime: return "from_unixtime";
     case Fn::kSparkDateAdd: return "date_add";
     case Fn::kSparkDateSub: return "date_sub";
     case Fn::kSparkDateDiff: return "datediff";
@@ -256,16 +278,26 @@ bool MayFail(const Expr& e) {
       case Fn::kRound:
       case Fn::kSqrt:
       case Fn::kLn:
+      case Fn::kLog10:
+      case Fn::kLog2:
+      case Fn::kLog:
+      case Fn::kBround:
+      case Fn::kPmod:
       case Fn::kSplitPart:
       case Fn::kRegexpLike:
       case Fn::kRegexpReplace:
       case Fn::kRegexpExtract:
       case Fn::kLpad:
       case Fn::kRpad:
+      case Fn::kRepeat:
+      case Fn::kChr:
       case Fn::kDateTrunc:
       case Fn::kToDate:
       case Fn::kToTimestamp:
-      case Fn::kDateFormat: return true;
+      case Fn::kDateFormat:
+      case Fn::kNextDay:
+      case Fn::kUnixTimestamp:
+      case Fn::kFromUnixtime: return true;
       default: break;
     }
   }

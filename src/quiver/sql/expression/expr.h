@@ -81,6 +81,15 @@ enum class Fn : uint8_t {
   kLn,     ///< natural logarithm, DOUBLE; x <= 0 is 2201E
   kExp,    ///< e^x, DOUBLE
   kPower,  ///< power(x, y) / pow(x, y), DOUBLE
+  // math (issue 37, Spark's library; arithmetic.cc)
+  kLog10,      ///< log10(x), DOUBLE; x <= 0 is 2201E
+  kLog2,       ///< log2(x), DOUBLE; x <= 0 is 2201E
+  kLog,        ///< log(base, x) = ln(x) / ln(base), DOUBLE; 2201E a base or x <= 0, 22012 base 1
+  kCbrt,       ///< cbrt(x): the cube root, DOUBLE
+  kSign,       ///< sign(x) as a DOUBLE -1, 0, 1, NaN giving 0 (DuckDB; the binder casts it to BIGINT)
+  kSparkSign,  ///< sign(x) / signum(x) in the spark dialect: DOUBLE -1, 0, 1, NaN giving NaN (Spark)
+  kBround,     ///< bround(x[, d]): round half to even (Spark); types as kRound
+  kPmod,       ///< pmod(a, b): the remainder of a / b, in [0, |b|) for b > 0 (Spark); types as kMod
   // strings (issue 37; string_edit.cc, regexp.cc)
   kReplace,        ///< replace(s, from[, to]): every occurrence; to defaults to ''
   kSplitPart,      ///< split_part(s, delimiter, n): n-th field (1-based; negative from the end)
@@ -94,6 +103,15 @@ enum class Fn : uint8_t {
   kLeft,           ///< left(s, n): first n characters (n < 0: all but the last -n)
   kRight,          ///< right(s, n): last n characters (n < 0: all but the first -n)
   kInitcap,        ///< initcap(s): first letter of each space-separated word upper, the rest lower
+  // strings of Spark's library (issue 37; string_chars.cc)
+  kLocate,     ///< locate(sub, s[, start]) / position(sub, s[, start]) (Spark): 1-based; 0 absent, start < 1 or NULL
+  kRepeat,     ///< repeat(s, n): s n times ('' for n <= 0); 54000 past 2^26 bytes
+  kReverse,    ///< reverse(s): the characters in reverse order
+  kTranslate,  ///< translate(s, from, to): characters of from replaced by those of to (removed past its end)
+  kAscii,      ///< ascii(s): the code point of s's first character (0 for '')
+  kChr,        ///< chr(n): the character of code point n (PostgreSQL, DuckDB); 22023 for no code point
+  kSparkChr,   ///< chr(n) / char(n) in the spark dialect: '' for n < 0, else the character n mod 256
+  kDecode,     ///< decode(x, k1, v1, ..., [default]) (Spark): bound as CASE, NULL matching NULL
   // conditional (issue 37)
   kGreatest,  ///< greatest(...): the largest non-NULL argument (NULL when all are)
   kLeast,     ///< least(...)
@@ -112,6 +130,12 @@ enum class Fn : uint8_t {
   kDateFormat,      ///< date_format(ts, pattern) -> VARCHAR
   kLastDay,         ///< last_day(d): the last day of d's month, DATE
   kMakeDate,        ///< make_date(year, month, day) -> DATE (22008 when no such day)
+  kTruncDate,       ///< trunc(d, unit) -> DATE (Spark): year, quarter, month, week; NULL for another unit
+  kWeekOfYear,      ///< weekofyear(d): the ISO 8601 week (1..53)
+  kNextDay,         ///< next_day(d, day name) -> DATE: the first later day of that name (22023 another name)
+  kMonthsBetween,   ///< months_between(a, b[, round_off]) -> DOUBLE (Spark's: 31-day months)
+  kUnixTimestamp,   ///< unix_timestamp(ts) / (s, pattern): whole seconds since the epoch, BIGINT
+  kFromUnixtime,    ///< from_unixtime(seconds, pattern) -> VARCHAR
   // bound as other calls (never evaluated)
   kSparkDateAdd,    ///< date_add(d, n): DATE + n days
   kSparkDateSub,    ///< date_sub(d, n): DATE - n days

@@ -5,6 +5,7 @@
 
 #include "quiver/memory/memory_pool.h"
 #include "quiver/sql/expression/evaluate.h"
+#include "quiver/sql/expression/function_binding.h"
 #include "quiver/sql/expression/kernels.h"
 
 namespace quiver::sql {
@@ -41,6 +42,14 @@ constexpr FunctionEntry kFunctions[] = {
     {"exp", Fn::kExp, 1, 1},
     {"power", Fn::kPower, 2, 2},
     {"pow", Fn::kPower, 2, 2},
+    {"log10", Fn::kLog10, 1, 1},
+    {"log2", Fn::kLog2, 1, 1},
+    {"log", Fn::kLog, 1, 2},  // log(x) is log10(x) (PostgreSQL, DuckDB); the spark dialect's is ln(x)
+    {"cbrt", Fn::kCbrt, 1, 1},
+    {"sign", Fn::kSign, 1, 1},
+    {"signum", Fn::kSign, 1, 1},
+    {"bround", Fn::kBround, 1, 2},
+    {"pmod", Fn::kPmod, 2, 2},
     // strings (issue 37)
     {"replace", Fn::kReplace, 2, 3},
     {"split_part", Fn::kSplitPart, 3, 3},
@@ -59,6 +68,14 @@ constexpr FunctionEntry kFunctions[] = {
     {"left", Fn::kLeft, 2, 2},
     {"right", Fn::kRight, 2, 2},
     {"initcap", Fn::kInitcap, 1, 1},
+    {"locate", Fn::kLocate, 2, 3},
+    {"repeat", Fn::kRepeat, 2, 2},
+    {"reverse", Fn::kReverse, 1, 1},
+    {"translate", Fn::kTranslate, 3, 3},
+    {"ascii", Fn::kAscii, 1, 1},
+    {"chr", Fn::kChr, 1, 1},
+    {"char", Fn::kChr, 1, 1},  // the grammar reads char(...) as a type: reached as "char"(n) or in the spark dialect
+    {"decode", Fn::kDecode, 3, 64},
     // conditional (issue 37)
     {"greatest", Fn::kGreatest, 1, 64},
     {"least", Fn::kLeast, 1, 64},
@@ -86,6 +103,22 @@ constexpr FunctionEntry kFunctions[] = {
     {"date_format", Fn::kDateFormat, 2, 2},
     {"last_day", Fn::kLastDay, 1, 1},
     {"make_date", Fn::kMakeDate, 3, 3},
+    {"trunc", Fn::kTruncDate, 2, 2},
+    {"weekofyear", Fn::kWeekOfYear, 1, 1},
+    {"next_day", Fn::kNextDay, 2, 2},
+    {"months_between", Fn::kMonthsBetween, 2, 3},
+    {"unix_timestamp", Fn::kUnixTimestamp, 1, 2},  // unix_timestamp(): the binder adds current_timestamp
+    {"to_unix_timestamp", Fn::kUnixTimestamp, 1, 2},
+    {"from_unixtime", Fn::kFromUnixtime, 1, 2},
+};
+
+// The spark dialect's meaning of names whose PostgreSQL / DuckDB meaning
+// differs (each name is also in kFunctions).
+constexpr FunctionEntry kSparkFunctions[] = {
+    {"sign", Fn::kSparkSign, 1, 1},
+    {"signum", Fn::kSparkSign, 1, 1},
+    {"chr", Fn::kSparkChr, 1, 1},
+    {"char", Fn::kSparkChr, 1, 1},
 };
 
 std::shared_ptr<MemoryPool> FoldPool() {
@@ -93,7 +126,9 @@ std::shared_ptr<MemoryPool> FoldPool() {
   return pool;
 }
 
-Result<ExprPtr> Fold(ExprPtr e) {
+}  // namespace
+
+Result<ExprPtr> FoldConstantCall(ExprPtr e) {
   if (!IsConstantExpr(*e)) return e;
   EvalContext ctx;
   auto pool = FoldPool();
@@ -103,7 +138,9 @@ Result<ExprPtr> Fold(ExprPtr e) {
   return Expr::Constant(std::move(v), e->location);
 }
 
-bool IsNullType(const DataTypePtr& t) { return t->id == TypeId::kNull; }
+namespace {
+
+Result<ExprPtr> Fold(ExprPtr e) { return FoldConstantCall(std::move(e)); }
 
 Status TypeError(Fn fn, const std::vector<ExprPtr>& args) {
   std::string msg = std::string("operator '") + FnName(fn) + "' cannot take ";
@@ -130,7 +167,8 @@ Result<DataTypePtr> ArithmeticType(Fn fn, const DataTypePtr& a, const DataTypePt
   switch (fn) {
     case Fn::kAdd:
     case Fn::kSub:
-    case Fn::kMod: {
+    case Fn::kMod:
+    case Fn::kPmod: {
       const int s = std::max(sa, sb);
       return Decimal(std::max(pa - sa, pb - sb) + s + 1, s);
     }
@@ -226,6 +264,13 @@ const char* StringSignature(Fn fn) {
     case Fn::kLeft:
     case Fn::kRight: return "si";
     case Fn::kInitcap: return "s";
+    case Fn::kLocate: return "ss|i";
+    case Fn::kRepeat: return "si";
+    case Fn::kReverse:
+    case Fn::kAscii: return "s";
+    case Fn::kTranslate: return "sss";
+    case Fn::kChr:
+    case Fn::kSparkChr: return "i";
     default: return nullptr;
   }
 }
@@ -239,10 +284,15 @@ Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int locatio
   std::string kinds;
   for (char c : sig)
     if (c != '|' && c != '*') kinds.push_back(c);
-  const DataTypePtr result = fn == Fn::kInstr ? int64() : fn == Fn::kRegexpLike ? boolean() : utf8();
+  const bool to_int = fn == Fn::kInstr || fn == Fn::kLocate || fn == Fn::kAscii;
+  const DataTypePtr result = to_int ? int64() : fn == Fn::kRegexpLike ? boolean() : utf8();
   for (size_t k = 0; k < args.size(); ++k) {
     const char want = k < kinds.size() ? kinds[k] : kinds.back();
     const TypeClass c = ClassOf(*args[k]->type);
+    if (c == TypeClass::kNull && fn == Fn::kLocate && k == 2) {  // Spark: a NULL start gives 0
+      args[k] = Expr::Constant(Value::Null(int64()), args[k]->location);
+      continue;
+    }
     if (c == TypeClass::kNull) {
       if (fn != Fn::kConcatWs || k == 0) return Expr::Constant(Value::Null(result), location);
       continue;
@@ -300,120 +350,28 @@ Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location, SqlD
   return Fold(e);
 }
 
-// `e` as a DATE (dates stay, timestamps and strings are cast: a string that
-// is not a date is 22007); NULL stays NULL.
-Result<ExprPtr> AsDate(Fn fn, const ExprPtr& e) {
-  const TypeClass c = ClassOf(*e->type);
-  if (c == TypeClass::kDate || c == TypeClass::kNull) return e;
-  if (c == TypeClass::kTimestamp || c == TypeClass::kString) return CastTo(e, date32());
-  return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*e->type));
-}
-
-Result<ExprPtr> AsTimestamp(Fn fn, const ExprPtr& e) {
-  const TypeClass c = ClassOf(*e->type);
-  if (c == TypeClass::kTimestamp || c == TypeClass::kNull) return e;
-  if (c == TypeClass::kDate || c == TypeClass::kString) return CastTo(e, timestamp(TimeUnit::kMicro));
-  return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*e->type));
-}
-
-Status CheckInteger(Fn fn, const ExprPtr& e) {
-  const TypeClass c = ClassOf(*e->type);
-  if (c == TypeClass::kInt || c == TypeClass::kNull) return Status::OK();
-  return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*e->type) +
-                         " as a number of days or months");
-}
-
-// The date and time functions of issue 37 (date_functions.cc).
-Result<ExprPtr> BindDateFunction(Fn fn, std::vector<ExprPtr> args, int location) {
-  switch (fn) {
-    case Fn::kSparkDateAdd:
-    case Fn::kSparkDateSub:
-    case Fn::kSparkAddMonths: {
-      QUIVER_ASSIGN_OR_RETURN(args[0], AsDate(fn, args[0]));
-      QUIVER_RETURN_NOT_OK(CheckInteger(fn, args[1]));
-      if (IsNullType(args[0]->type) || IsNullType(args[1]->type))
-        return Expr::Constant(Value::Null(date32()), location);
-      if (fn == Fn::kSparkDateSub) {
-        QUIVER_ASSIGN_OR_RETURN(args[1], BindCall(Fn::kNeg, {args[1]}, location));
-      }
-      return BindCall(fn == Fn::kSparkAddMonths ? Fn::kAddMonths : Fn::kAddDays, std::move(args), location);
-    }
-    case Fn::kSparkDateDiff: {
-      for (auto& a : args) {
-        QUIVER_ASSIGN_OR_RETURN(a, AsDate(fn, a));
-        if (IsNullType(a->type)) return Expr::Constant(Value::Null(int64()), location);
-      }
-      return BindCall(Fn::kDateDiff, std::move(args), location);
-    }
-    default: break;
+// Spark's decode(x, k1, v1, ..., kn, vn[, default]): CASE WHEN x IS NOT
+// DISTINCT FROM k1 THEN v1 ... ELSE default END (NULL matches NULL; the
+// values take their common type). Two arguments are Spark's
+// decode(binary, charset): not supported.
+Result<ExprPtr> BindDecode(std::vector<ExprPtr> args, int location, SqlDialect dialect) {
+  std::vector<ExprPtr> terms;
+  const ExprPtr& x = args[0];
+  QUIVER_ASSIGN_OR_RETURN(ExprPtr x_null, BindCall(Fn::kIsNull, {x}, location));
+  size_t k = 1;
+  for (; k + 1 < args.size(); k += 2) {
+    // x IS NOT DISTINCT FROM key: CASE WHEN x IS NULL THEN key IS NULL WHEN
+    // key IS NULL THEN false ELSE x = key END
+    const ExprPtr& key = args[k];
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr equal, BindCall(Fn::kEq, {x, key}, location));
+    QUIVER_ASSIGN_OR_RETURN(ExprPtr key_null, BindCall(Fn::kIsNull, {key}, location));
+    QUIVER_ASSIGN_OR_RETURN(
+        ExprPtr match, BindCase({x_null, key_null, key_null, Expr::Constant(Value::Bool(false)), equal}, location));
+    terms.push_back(std::move(match));
+    terms.push_back(args[k + 1]);
   }
-  DataTypePtr type = int64();
-  size_t pattern_arg = SIZE_MAX;
-  switch (fn) {
-    case Fn::kDateTrunc: {
-      type = timestamp(TimeUnit::kMicro);
-      if (ClassOf(*args[0]->type) != TypeClass::kString && !IsNullType(args[0]->type))
-        return Status::Invalid("date_trunc() takes a unit name ('month', ...) as argument 1, not " +
-                               SqlTypeName(*args[0]->type));
-      if (args[0]->kind == Expr::Kind::kConstant && !args[0]->value.is_null)
-        QUIVER_RETURN_NOT_OK(kernels::CheckDateTruncUnit(args[0]->value.s));
-      QUIVER_ASSIGN_OR_RETURN(args[1], AsTimestamp(fn, args[1]));
-      break;
-    }
-    case Fn::kToDate:
-    case Fn::kToTimestamp: {
-      type = fn == Fn::kToDate ? date32() : timestamp(TimeUnit::kMicro);
-      if (args.size() == 1) {
-        if (IsNullType(args[0]->type)) return Expr::Constant(Value::Null(type), location);
-        return fn == Fn::kToDate ? AsDate(fn, args[0]) : AsTimestamp(fn, args[0]);
-      }
-      for (auto& a : args) {
-        const TypeClass c = ClassOf(*a->type);
-        if (c != TypeClass::kString && c != TypeClass::kNull)
-          return Status::Invalid(std::string("function ") + FnName(fn) + "() with a pattern takes text, not " +
-                                 SqlTypeName(*a->type));
-      }
-      pattern_arg = 1;
-      break;
-    }
-    case Fn::kDateFormat: {
-      type = utf8();
-      QUIVER_ASSIGN_OR_RETURN(args[0], AsTimestamp(fn, args[0]));
-      if (ClassOf(*args[1]->type) != TypeClass::kString && !IsNullType(args[1]->type))
-        return Status::Invalid("date_format() takes a pattern as argument 2, not " + SqlTypeName(*args[1]->type));
-      pattern_arg = 1;
-      break;
-    }
-    case Fn::kLastDay: {
-      type = date32();
-      QUIVER_ASSIGN_OR_RETURN(args[0], AsDate(fn, args[0]));
-      break;
-    }
-    case Fn::kMakeDate:
-      type = date32();
-      for (auto& a : args) {
-        QUIVER_RETURN_NOT_OK(CheckInteger(fn, a));
-        if (!IsNullType(a->type)) {
-          QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, int64()));
-        }
-      }
-      break;
-    default:  // quarter, dayofweek, dayofyear, hour, minute, second
-      QUIVER_ASSIGN_OR_RETURN(args[0], AsTimestamp(fn, args[0]));
-      break;
-  }
-  if (pattern_arg < args.size() && args[pattern_arg]->kind == Expr::Kind::kConstant &&
-      !args[pattern_arg]->value.is_null)
-    QUIVER_RETURN_NOT_OK(kernels::CheckDatetimePattern(args[pattern_arg]->value.s));
-  for (const auto& a : args)
-    if (IsNullType(a->type)) return Expr::Constant(Value::Null(type), location);
-  auto e = std::make_shared<Expr>();
-  e->kind = Expr::Kind::kCall;
-  e->fn = fn;
-  e->type = type;
-  e->location = location;
-  e->args = std::move(args);
-  return Fold(e);
+  terms.push_back(k < args.size() ? args[k] : Expr::Constant(Value::Null(null()), location));
+  return BindCase(std::move(terms), location, dialect);
 }
 
 }  // namespace
@@ -424,6 +382,13 @@ const FunctionEntry* LookupFunction(std::string_view name) {
   for (const auto& f : kFunctions)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+const FunctionEntry* LookupFunction(std::string_view name, bool spark) {
+  if (spark)
+    for (const auto& f : kSparkFunctions)
+      if (f.name == name) return &f;
+  return LookupFunction(name);
 }
 
 DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b, SqlDialect dialect) {
@@ -507,6 +472,9 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       return BindCase({present, args[1], args[2]}, location, dialect);
     }
     case Fn::kIf: return BindCase({args[0], args[1], args[2]}, location, dialect);
+    case Fn::kDecode: return BindDecode(std::move(args), location, dialect);
+    case Fn::kOrderedValue:  // built by the binder (bind_aggregate.cc), never typed here
+      return Status::Invalid("internal: ordered_value() is not a function a statement calls");
     case Fn::kDateTrunc:
     case Fn::kExtractQuarter:
     case Fn::kDayOfWeek:
@@ -519,6 +487,12 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kDateFormat:
     case Fn::kLastDay:
     case Fn::kMakeDate:
+    case Fn::kTruncDate:
+    case Fn::kWeekOfYear:
+    case Fn::kNextDay:
+    case Fn::kMonthsBetween:
+    case Fn::kUnixTimestamp:
+    case Fn::kFromUnixtime:
     case Fn::kSparkDateAdd:
     case Fn::kSparkDateSub:
     case Fn::kSparkDateDiff:
@@ -534,7 +508,14 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kConcatWs:
     case Fn::kLeft:
     case Fn::kRight:
-    case Fn::kInitcap: break;  // BindStringFunction
+    case Fn::kInitcap:
+    case Fn::kLocate:
+    case Fn::kRepeat:
+    case Fn::kReverse:
+    case Fn::kTranslate:
+    case Fn::kAscii:
+    case Fn::kChr:
+    case Fn::kSparkChr: break;  // BindStringFunction
     case Fn::kAdd:
     case Fn::kSub: {
       const TypeClass c0 = ClassOf(*args[0]->type), c1 = ClassOf(*args[1]->type);
@@ -563,7 +544,8 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     }
     case Fn::kMul:
     case Fn::kDiv:
-    case Fn::kMod: {
+    case Fn::kMod:
+    case Fn::kPmod: {
       for (int k = 0; k < 2; ++k) QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[1 - k]->type));
       if (IsNullType(args[0]->type) || IsNullType(args[1]->type)) {
         const DataTypePtr other = IsNullType(args[0]->type) ? args[1]->type : args[0]->type;
@@ -581,15 +563,19 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       type = c == TypeClass::kInt ? IntegerResultType(*args[0]->type, *args[0]->type, dialect) : args[0]->type;
       break;
     }
-    case Fn::kRound: {
+    case Fn::kRound:
+    case Fn::kBround: {
       const TypeClass c = ClassOf(*args[0]->type);
       // round(NULL[, n]): PostgreSQL reads the NULL as numeric.
       if (c == TypeClass::kNull) return Expr::Constant(Value::Null(Decimal(38, 0)), location);
       if (!IsNumericClass(c)) return TypeError(fn, args);
       int digits = 0;
       if (args.size() > 1) {
+        if (IsNullType(args[1]->type))  // round(x, NULL): NULL (DuckDB)
+          return Expr::Constant(Value::Null(c == TypeClass::kInt ? int64() : args[0]->type), location);
         if (args[1]->kind != Expr::Kind::kConstant || ClassOf(*args[1]->type) != TypeClass::kInt)
-          return Status::NotImplemented("round() with a non-constant number of digits");
+          return SqlError(StatusCode::kNotImplemented, "0A000",
+                          std::string(FnName(fn)) + "() with a non-constant number of digits is not supported");
         // NULL digits: the kernel's NULL propagation; far outside any
         // type's digits: clamped (the result is then 0 or the value).
         digits = args[1]->value.is_null ? 0 : static_cast<int>(std::clamp<i128>(args[1]->value.i, -1000, 1000));
@@ -613,12 +599,20 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kSqrt:
     case Fn::kLn:
     case Fn::kExp:
-    case Fn::kPower: {
+    case Fn::kPower:
+    case Fn::kLog10:
+    case Fn::kLog2:
+    case Fn::kLog:
+    case Fn::kCbrt:
+    case Fn::kSign:
+    case Fn::kSparkSign: {
       // DOUBLE over numbers (integers cast); floor/ceil of an integer is
-      // the integer itself; a NULL argument gives a NULL DOUBLE.
+      // the integer itself; a NULL argument gives a NULL DOUBLE (sign: a
+      // NULL BIGINT). log(x) is log10(x).
+      if (fn == Fn::kLog && args.size() == 1) return BindCall(Fn::kLog10, std::move(args), location);
       for (auto& a : args) {
         const TypeClass c = ClassOf(*a->type);
-        if (c == TypeClass::kNull) return Expr::Constant(Value::Null(float64()), location);
+        if (c == TypeClass::kNull) return Expr::Constant(Value::Null(fn == Fn::kSign ? int64() : float64()), location);
         if (!IsNumericClass(c))
           return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*a->type));
       }
@@ -627,6 +621,11 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
         QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, float64()));
       }
       type = float64();
+      if (fn == Fn::kSign) {
+        // -1, 0 or 1 as a DOUBLE (NaN: 0), then as BIGINT (DuckDB's sign is an integer)
+        QUIVER_ASSIGN_OR_RETURN(ExprPtr sign, Fold(Expr::Call(fn, std::move(args), type, location)));
+        return CastTo(sign, int64());
+      }
       break;
     }
     case Fn::kEq:

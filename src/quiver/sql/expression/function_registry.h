@@ -49,6 +49,11 @@ struct FunctionEntry {
 /// The entry for a lower-case function name, or nullptr.
 const FunctionEntry* LookupFunction(std::string_view name);
 
+/// As LookupFunction, but with `spark` the spark dialect's meaning of a
+/// name whose Spark semantics differ from PostgreSQL's / DuckDB's (sign /
+/// signum: Spark's DOUBLE instead of DuckDB's integer).
+const FunctionEntry* LookupFunction(std::string_view name, bool spark);
+
 /// Every entry of the registry (names and aliases), in registration order.
 std::span<const FunctionEntry> ScalarFunctions();
 

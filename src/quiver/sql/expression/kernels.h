@@ -25,19 +25,30 @@ Result<Vec> Conditional(const Expr& e, const std::vector<Vec>& args, int64_t row
 /// replace, split_part, lpad / rpad, instr, concat_ws, left / right,
 /// initcap (string_edit.cc).
 Result<Vec> StringEdit(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
+/// locate / position with a start, repeat, reverse, translate, ascii, chr
+/// (string_chars.cc). Errors: 54000 a repeat past 2^26 bytes, 22023 a chr
+/// of no code point (the postgres dialect's).
+Result<Vec> StringChars(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 /// ~ / rlike / regexp_like, regexp_replace, regexp_extract (regexp.cc, RE2).
 Result<Vec> Regexp(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 /// greatest / least over arguments of one type (greatest_least.cc).
 Result<Vec> Extreme(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
-/// date_trunc, quarter / dayofweek / dayofyear / hour / minute / second,
-/// to_date / to_timestamp with a pattern, date_format, last_day, make_date
-/// (date_functions.cc). Errors: 22007 text that does not match its pattern,
-/// 22023 an unknown date_trunc unit or pattern letter, 22008 no such date.
+/// date_trunc, quarter / dayofweek / dayofyear / weekofyear / hour / minute
+/// / second, to_date / to_timestamp with a pattern, date_format, last_day,
+/// make_date, trunc, next_day, months_between, unix_timestamp,
+/// from_unixtime (date_functions.cc). Errors: 22007 text that does not
+/// match its pattern, 22023 an unknown date_trunc unit, day name or pattern
+/// letter, 22008 no such date.
 Result<Vec> DateFunction(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 /// Fn::kOrderedValue (order_key.h's encoding; order_key.cc).
 Result<Vec> OrderedValue(const Expr& e, const std::vector<Vec>& args, int64_t rows, EvalContext* ctx);
 /// OK when `unit` is a date_trunc unit; else Invalid 22023 naming them.
 Status CheckDateTruncUnit(std::string_view unit);
+/// OK when `name` names a day of the week for next_day ('MO', 'MON',
+/// 'MONDAY', ..., any case); else Invalid 22023 naming them.
+Status CheckDayName(std::string_view name);
+/// Spark's default pattern of unix_timestamp and from_unixtime.
+inline constexpr std::string_view kDefaultDatetimePattern = "yyyy-MM-dd HH:mm:ss";
 /// OK when `pattern` is a Spark datetime pattern quiver reads; else Invalid
 /// 22023 naming the letter.
 Status CheckDatetimePattern(std::string_view pattern);

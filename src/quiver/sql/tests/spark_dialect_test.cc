@@ -61,6 +61,25 @@ TEST(SparkDialectRewrite, DefaultQualifierBlankedKeepingOffsets) {
   EXPECT_EQ(Rewrite(sql).size(), sql.size());
 }
 
+// Spark's position(sub, s[, start]) becomes locate (the grammar takes only
+// position(sub IN s)); char(n) in an expression becomes chr(n), but not
+// as a type (after AS, ::, or a column name). Offsets are kept.
+TEST(SparkDialectRewrite, PositionCallsAndCharFunction) {
+  EXPECT_EQ(Rewrite("SELECT position('a', s) FROM t"), "SELECT locate  ('a', s) FROM t");
+  EXPECT_EQ(Rewrite("SELECT POSITION ('a', s, 3)"), "SELECT locate   ('a', s, 3)");
+  EXPECT_EQ(Rewrite("SELECT char(65), 1 + char(66)"), "SELECT chr (65), 1 + chr (66)");
+  for (const char* sql : {
+           "SELECT position('a' IN s) FROM t",
+           "SELECT position('x,y' IN concat(a, ',')) FROM t",
+           "SELECT t.position(1, 2), 'position(1, 2)', \"position\"(1, 2)",
+           "SELECT CAST(x AS char(3)), x::char(2), CAST(x AS CHAR (1))",
+           "CREATE TABLE t (c char(10), d char (2))",
+           "SELECT position, char FROM t",
+       }) {
+    EXPECT_EQ(Rewrite(sql), sql) << sql;
+  }
+}
+
 TEST(SparkDialectRewrite, UnterminatedBacktickIsASyntaxError) {
   auto r = RewriteSparkSql("SELECT `abc FROM t");
   ASSERT_FALSE(r.ok());
