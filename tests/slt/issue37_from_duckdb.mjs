@@ -310,6 +310,10 @@ const groups = {
     "SELECT c_custkey, (SELECT o_orderkey FROM orders WHERE o_custkey = c_custkey AND o_status = 'F') FROM customer",
     "SELECT c_custkey, (SELECT o_orderkey FROM orders WHERE o_custkey = c_custkey AND o_totalprice > c_acctbal) FROM customer",
     "SELECT n_nationkey, (SELECT c_name FROM customer WHERE c_nationkey = n_nationkey AND c_acctbal > 600) FROM nation",
+    "SELECT o_nation, count(*), (SELECT n_regionkey FROM nation WHERE n_nationkey = o_nation) FROM orders GROUP BY o_nation",
+    "SELECT o_orderkey FROM orders WHERE o_totalprice > (SELECT c_acctbal FROM customer WHERE c_custkey = o_custkey)",
+    "SELECT c_custkey, (SELECT DISTINCT o_status FROM orders WHERE o_custkey = c_custkey AND o_status <> 'O') FROM customer",
+    "SELECT c_custkey, (SELECT max(o_totalprice) FROM orders WHERE o_custkey = c_custkey GROUP BY o_status HAVING o_status = 'O') FROM customer",
   ],
   // The general unnesting's shapes that were refused: EXISTS / IN as values
   // (mark joins over the dependent join), NOT IN, a subquery in an

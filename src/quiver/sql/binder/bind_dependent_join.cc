@@ -28,8 +28,8 @@
 // NULL-safe equality (keys `x IS NULL` and `coalesce(x, zero)`, so the hash
 // join serves them). A scalar subquery that may return several rows per
 // outer row is grouped by D with a row count, and checked once, by an
-// uncorrelated subquery reading the same (shared) grouped result: more than
-// one row for a D value is 21000.
+// uncorrelated subquery reading the same (shared) grouped result
+// (bind_scalar_lookup.cc): more than one row for a D value is 21000.
 #include <set>
 
 #include "quiver/sql/binder/binder_internal.h"
@@ -40,10 +40,6 @@ namespace quiver::sql {
 namespace {
 
 using IdMap = std::map<int, int>;
-
-// The name (EXPLAIN) of the shared result of a scalar subquery's one-row
-// check (JoinDependent).
-constexpr const char* kScalarCheckName = "(scalar subquery)";
 
 bool ReadsAny(const ExprPtr& e, const std::set<int>& ids) {
   if (!e) return false;
@@ -65,14 +61,6 @@ bool TreeReads(const LogicalOp& op, const std::set<int>& ids) {
   for (const auto& c : op.children)
     if (c && TreeReads(*c, ids)) return true;
   return false;
-}
-
-// A copy of every node of `op`'s tree (the same column ids): D's source is
-// a part of the outer plan, read a second time.
-LogicalOpPtr CopyTree(const LogicalOpPtr& op) {
-  auto copy = std::make_shared<LogicalOp>(*op);
-  for (auto& c : copy->children) c = CopyTree(c);
-  return copy;
 }
 
 bool Covers(const LogicalOp& op, const std::set<int>& ids) {
@@ -173,7 +161,7 @@ class Flattener {
   LogicalOpPtr NewD(IdMap* map) {
     auto agg = std::make_shared<LogicalOp>();
     agg->kind = LogicalOp::Kind::kAggregate;
-    agg->children = {CopyTree(source_)};
+    agg->children = {CopyPlanTree(source_)};  // D's source: a part of the outer plan, read again
     map->clear();
     for (size_t k = 0; k < ids_.size(); ++k) {
       agg->groups.push_back(exprs_[k]);
@@ -349,7 +337,7 @@ class Flattener {
     }
     // (JoinDependent's shared one-row check of a scalar subquery is an
     // uncorrelated subquery: it cannot take D.)
-    if (op->kind == K::kCteScan && op->cte_name == kScalarCheckName)
+    if (op->kind == K::kCteScan && op->cte_name == kScalarLookupName)
       return b_->Unsupported(
           "a scalar subquery that may return several rows, reading a column of a query two levels out", location_);
     return b_->Unsupported("a correlated subquery holding a shared WITH query over outer columns", location_);
@@ -638,69 +626,16 @@ Result<LogicalOpPtr> Binder::Impl::JoinDependent(LogicalOpPtr outer, const Logic
   IdMap map;
   QUIVER_ASSIGN_OR_RETURN(LogicalOpPtr r, f.Push(sub, &map));
   if (how == DependentJoin::kScalar && !AtMostOneRow(*sub)) {
-    // One row per D value: any_value of the value and the count of rows,
-    // in one aggregate whose result is shared (a WITH query run once) by
-    // the join and by an uncorrelated subquery that asks, once, whether
-    // some D value has two rows (then 21000). (Before, the check ran a copy
-    // of the whole subquery: about 40% more on a scalar lookup.)
-    const ColumnBinding value = sub->columns[0];
-    auto agg = std::make_shared<LogicalOp>();
-    agg->kind = LogicalOp::Kind::kAggregate;
-    IdMap grouped;
+    // One row per D value (bind_scalar_lookup.cc); every D value is asked
+    // for. (Before, the 21000 check ran a copy of the whole subquery.)
+    std::vector<ExprPtr> d_cols;
     for (int id : outer_ids) {
       const int d = map.at(id);
-      const auto& col = r->columns[static_cast<size_t>(r->IndexOf(d))];
-      agg->groups.push_back(Expr::Column(d, col.type));
-      grouped[id] = NewId();
-      agg->columns.push_back({grouped[id], col.name, col.type});
+      d_cols.push_back(Expr::Column(d, r->columns[static_cast<size_t>(r->IndexOf(d))].type));
     }
-    AggregateCall pick;
-    pick.fn = AggFn::kAnyValue;
-    pick.arg = Expr::Column(value.id, value.type);
-    pick.type = value.type;
-    pick.output_id = NewId();
-    AggregateCall count;
-    count.fn = AggFn::kCountStar;
-    count.type = int64();
-    count.output_id = NewId();
-    agg->aggregates = {pick, count};
-    agg->columns.push_back({pick.output_id, value.name, value.type});
-    agg->columns.push_back({count.output_id, "__rows", int64()});
-    agg->est_rows = std::max(1.0, r->est_rows * 0.5);
-    agg->base_rows = r->base_rows;
-    agg->children = {r};
-    auto shared = std::make_shared<LogicalOp>();
-    shared->kind = LogicalOp::Kind::kCteScan;
-    shared->cte_id = next_cte_id++;
-    shared->cte_name = kScalarCheckName;
-    cte_references[shared->cte_id] += 2;
-    shared->columns = agg->columns;
-    shared->est_rows = agg->est_rows;
-    shared->base_rows = agg->base_rows;
-    shared->children = {agg};
-    QUIVER_ASSIGN_OR_RETURN(
-        ExprPtr several,
-        BindCall(Fn::kGt, {Expr::Column(count.output_id, int64()), Expr::Constant(Value::Int64(1))}, location));
-    // (The check's plan is its own: the same column ids do not meet.)
-    ScalarSubquery::Runner exists = runner_factory(AddFilter(CopyTree(shared), several), true);
-    auto check = std::make_shared<Expr>();
-    check->kind = Expr::Kind::kSubquery;
-    check->type = boolean();
-    check->location = location;
-    check->subquery = std::make_shared<ScalarSubquery>([exists]() -> Result<Value> {
-      QUIVER_ASSIGN_OR_RETURN(Value v, exists());
-      if (!v.is_null && v.i != 0)
-        return Status::Invalid("more than one row returned by a subquery used as an expression").WithSqlState("21000");
-      return Value::Bool(true);
-    });
-    std::vector<ExprPtr> exprs = {Expr::Column(pick.output_id, value.type)};
-    std::vector<ColumnBinding> cols = {value};
-    for (size_t k = 0; k < outer_ids.size(); ++k) {
-      exprs.push_back(Expr::Column(agg->columns[k].id, agg->columns[k].type));
-      cols.push_back(agg->columns[k]);
-    }
-    r = MakeProject(AddFilter(shared, check), std::move(exprs), std::move(cols));
-    map = std::move(grouped);
+    std::vector<ColumnBinding> key_cols;
+    QUIVER_ASSIGN_OR_RETURN(r, OneRowPerKey(r, d_cols, sub->columns[0], nullptr, location, &key_cols));
+    for (size_t k = 0; k < outer_ids.size(); ++k) map[outer_ids[k]] = key_cols[k].id;
   }
   for (size_t k = 0; k < outer_ids.size(); ++k) {
     const int d = map.at(outer_ids[k]);

@@ -267,6 +267,9 @@ Result<ExprPtr> Binder::Impl::BindScalarSubquery(Json& node, ExprContext* ctx) {
   if (!fast.ok() && fast.status().IsNotImplemented()) return BindDependentScalar(original, ctx, location);
   QUIVER_ASSIGN_OR_RETURN(BoundQuery b, std::move(fast));
   if (b.visible.size() != 1) return Error("subquery must return only one column", location);
+  // Correlated by equalities only, several rows possible (a lookup):
+  // grouped by its keys, no D (bind_scalar_lookup.cc).
+  if (ctx->query && FitsKeyedLookup(b, *ctx->scope)) return BindKeyedLookup(b, ctx, location);
   // Outer columns read outside WHERE's equalities (in the select list, in
   // a non-equality, under LIMIT, ...): the general unnesting.
   if (NeedsDependentJoin(b, *ctx->scope) || b.corr_residual || (!b.corr_keys.empty() && !b.aggregated_without_groups))
@@ -349,6 +352,7 @@ Status Binder::Impl::ApplyDeferredJoins(QueryState* q,
       q->plan = MakeMarkJoin(q->plan, d.sub, std::move(d.keys), d.residual, d.mark, d.mark_null_aware);
       continue;
     }
+    if (d.on_place) d.on_place(q->plan, d.keys);
     const LogicalOpPtr sub = ReduceByOuterKeys(d.sub, q->plan, d.keys);
     if (allowed)
       for (const auto& c : sub->columns) allowed->insert(c.id);

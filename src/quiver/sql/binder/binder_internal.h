@@ -110,6 +110,9 @@ struct QueryState {
     bool dependent = false;
     std::vector<int> outer_ids;
     int location = -1;
+    /// Called with the outer plan and the (rewritten) keys when the join is
+    /// placed (a keyed scalar lookup's check reads them: bind_scalar_lookup.cc).
+    std::function<void(const LogicalOpPtr&, const std::vector<std::pair<ExprPtr, ExprPtr>>&)> on_place;
   };
   std::vector<DeferredJoin> deferred_joins;
   /// The query's WHERE (null when none): partition pruning of file tables.
@@ -141,6 +144,12 @@ struct CteDef {
   /// level): the WITH query may read its columns (bind_correlated_from.cc).
   const Scope* outer = nullptr;
 };
+
+/// A copy of every node of `op`'s tree, with the same column ids
+/// (bind_scalar_lookup.cc).
+LogicalOpPtr CopyPlanTree(const LogicalOpPtr& op);
+/// The name (EXPLAIN) of a scalar subquery's shared one-row-per-key result.
+inline constexpr const char* kScalarLookupName = "(scalar subquery)";
 
 /// Whether `name` (lower case) names an aggregate function (bind_aggregate.cc).
 bool IsAggregateName(std::string_view name);
@@ -423,6 +432,28 @@ struct Binder::Impl {
   /// BY); the value column.
   Result<ExprPtr> AttachDependentScalar(const LogicalOpPtr& sub, const std::vector<int>& ids, ExprContext* ctx,
                                         int location);
+  // bind_scalar_lookup.cc
+  /// Given the rows of more than one row per key (a plan), the plan whose
+  /// rows are the outer rows asking for such a key (null function: every
+  /// key is asked for, as D's are).
+  using HitPlan = std::function<Result<LogicalOpPtr>(const LogicalOpPtr& dups)>;
+  /// `input` grouped by `key_exprs` into one row per key: `value`'s
+  /// any_value (under `value`'s id) and the key columns (new ids, in
+  /// `*key_cols`), in that order. A key of several rows asked for (see
+  /// HitPlan) is 21000, checked once, by an uncorrelated subquery reading
+  /// the same shared (run once) grouped result.
+  Result<LogicalOpPtr> OneRowPerKey(const LogicalOpPtr& input, const std::vector<ExprPtr>& key_exprs,
+                                    const ColumnBinding& value, const HitPlan& hit_plan, int location,
+                                    std::vector<ColumnBinding>* key_cols);
+  /// Whether a scalar subquery bound for the equality flattening (`b`, in
+  /// the query of `scope`) is correlated by equalities only, may return
+  /// several rows per key, and its rows follow their keys (no window,
+  /// LIMIT, grouping sets or set operation): BindKeyedLookup answers it.
+  bool FitsKeyedLookup(const BoundQuery& b, const Scope& scope);
+  /// `b` grouped by its inner keys (OneRowPerKey) and left-joined onto
+  /// ctx->query's plan by the keys (deferred in the SELECT list, HAVING and
+  /// ORDER BY); its value column.
+  Result<ExprPtr> BindKeyedLookup(const BoundQuery& b, ExprContext* ctx, int location);
   /// Column references to `ids` in `plan` (NotImplemented at `location`
   /// when `plan` lacks one).
   Result<std::vector<ExprPtr>> OuterExprs(const LogicalOp& plan, const std::vector<int>& ids, int location);

@@ -141,6 +141,30 @@ TEST_F(DependentJoinTest, MoreThanOneRowIs21000) {
             V({"a|x2", "b|null", "c|null", "d|null", "e|null"}));
 }
 
+// A lookup correlated by equalities only is grouped by its key
+// (bind_scalar_lookup.cc): 21000 only where an outer row asks for a key of
+// several rows. region 1 is n_region of nations b and c; nation keys 1..4
+// and NULL; customers of nation 1: three.
+TEST_F(DependentJoinTest, KeyedLookupChecksOnlyTheKeysAsked) {
+  EXPECT_EQ(Query("SELECT n_name, (SELECT c_name FROM cust WHERE c_nation = n_key) FROM nation WHERE n_key <> 1"),
+            V({"b|x3", "c|x5", "d|null"}));
+  // Grouped outer query: the join goes after its aggregate.
+  EXPECT_EQ(Query("SELECT n_region, count(*), (SELECT r_name FROM region WHERE r_key = n_region) FROM nation GROUP "
+                  "BY n_region"),
+            V({"0|1|r0", "1|2|r1", "2|1|r2", "null|1|null"}));
+  EXPECT_EQ(Query("SELECT c_nation, (SELECT n_name FROM nation WHERE n_region = c_nation) FROM cust WHERE c_nation = "
+                  "2 GROUP BY c_nation"),
+            V({"2|e"}));
+  for (const char* sql :
+       {"SELECT c_nation, (SELECT n_name FROM nation WHERE n_region = c_nation) FROM cust GROUP BY "
+        "c_nation",
+        "SELECT c_key FROM cust WHERE c_name > (SELECT n_name FROM nation WHERE n_region = c_nation)"}) {
+    auto r = Run(sql);
+    ASSERT_FALSE(r.ok()) << sql;
+    EXPECT_EQ(r.status().sql_state(), "21000") << sql << ": " << r.status().ToString();
+  }
+}
+
 // RIGHT and FULL joins inside the subquery whose ON reads the outer column
 // (DuckDB 1.5 refuses them): both sides carry D; a FULL join's row has the
 // D of the side that has it. cust c_bal > n_key * 60 on the region of
