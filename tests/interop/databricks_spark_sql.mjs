@@ -67,6 +67,15 @@ const CASES = [
     rows: [['FRANCE', 5, 5], ['GERMANY', 4, 5], ['ROMANIA', 3, 5], ['RUSSIA', 2, 5], ['UNITED KINGDOM', 1, 5]],
   },
   { name: "Spark's / and div", sql: 'SELECT 7 / 2 AS a, 7 div 2 AS b, -7 div 2 AS c', columns: ['a', 'b', 'c'], rows: [[3.5, 3, -3]] },
+  {
+    // Databricks' "SQL data type rules": the least common type of INT and STRING is BIGINT; a STRING
+    // beside a DATE is cast to DATE (Spark's string-to-date: the time after the date is ignored).
+    name: 'ANSI type coercion: a string beside a number or a date',
+    sql: "SELECT 1 = '1' AS a, coalesce(5, '6') AS b, DATE '2015-03-18' = '2015-03-18 12:03:17' AS c, 2 IN ('1', '2') AS d",
+    columns: ['a', 'b', 'c', 'd'],
+    rows: [[true, 5, true, true]],
+  },
+  { name: 'UNION of an INT and a STRING is BIGINT', sql: "SELECT 1 AS x UNION ALL SELECT '2' ORDER BY x", columns: ['x'], rows: [[1], [2]] },
   { name: 'ORDER BY DESC puts NULLs last', sql: T + 'SELECT v FROM t ORDER BY v DESC', columns: ['v'], rows: [[20], [20], [10], [7], [5], [null]] },
   { name: 'ORDER BY ASC puts NULLs first', sql: T + 'SELECT v FROM t ORDER BY v', columns: ['v'], rows: [[null], [5], [7], [10], [20], [20]] },
   {

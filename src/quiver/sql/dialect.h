@@ -11,6 +11,10 @@
 //   (+ - * % mod,                               (2147483647 + 1 is an error;
 //   unary -, abs)                               function_registry.h)
 //   sum(BIGINT)        DECIMAL(38,0)            BIGINT, overflow 22003
+//   STRING beside      a literal takes the      least common type (BIGINT
+//   another type       other's type             with an integer, DOUBLE with
+//                                               DECIMAL / DOUBLE, DATE, ...),
+//                                               the string cast to it (22018)
 //   CAST, to_date(s)   PostgreSQL's rules       Spark's ANSI rules
 //                      (cast.cc)                (expression/spark_cast.h:
 //                                               3.7 -> INT is 3, malformed

@@ -550,6 +550,13 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
     // PostgreSQL positions the kernel takes: 0 -> 1, pos < 0 -> length(s) +
     // pos + 1, length -> greatest(length, 0).
     auto int_const = [&](int64_t v) { return Expr::Constant(Value::Int64(v), location); };
+    // A string position or length is cast to INT (Spark's ANSI compliance
+    // page: substring('hello', '1', 2) is 'he'; malformed text 22018).
+    for (size_t k = 1; k < args.size(); ++k) {
+      if (ClassOf(*args[k]->type) == TypeClass::kString) {
+        QUIVER_ASSIGN_OR_RETURN(args[k], Typed(CastTo(args[k], int32(), location, Fn::kSparkCast), location));
+      }
+    }
     const ExprPtr pos = args[1];
     const bool const_pos = pos->kind == Expr::Kind::kConstant && ClassOf(*pos->type) == TypeClass::kInt;
     if (const_pos && !pos->value.is_null && pos->value.i == 0) {

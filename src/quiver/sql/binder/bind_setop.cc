@@ -27,7 +27,9 @@
 // DECIMAL and a DOUBLE give DOUBLE, DATE and TIMESTAMP give TIMESTAMP; a
 // column NULL in every branch stays untyped, as in DuckDB, and takes its
 // type where it is used); none is Invalid 42804. The names are the first
-// branch's.
+// branch's. In the spark dialect a STRING column beside a typed one takes
+// Spark's least common type (BIGINT with an integer, DOUBLE with a DECIMAL
+// or DOUBLE, ...; function_registry.h), its values cast by Spark's ANSI cast.
 #include <algorithm>
 
 #include "quiver/sql/binder/binder_internal.h"
@@ -78,7 +80,7 @@ Result<LogicalOpPtr> Binder::Impl::UnifyBranches(std::vector<BoundQuery>& branch
   for (size_t k = 0; k < n; ++k) {
     DataTypePtr t = branches[0].visible[k].type;
     for (size_t b = 1; b < branches.size(); ++b) {
-      DataTypePtr next = CommonType(t, branches[b].visible[k].type);
+      DataTypePtr next = CommonType(t, branches[b].visible[k].type, dialect);
       if (!next)
         return Status::Invalid(what + " types " + SqlTypeName(*t) + " and " +
                                SqlTypeName(*branches[b].visible[k].type) + " cannot be matched (" + Where(location) +
@@ -96,7 +98,8 @@ Result<LogicalOpPtr> Binder::Impl::UnifyBranches(std::vector<BoundQuery>& branch
     std::vector<ColumnBinding> cols;
     for (size_t k = 0; k < n; ++k) {
       const auto& c = br.visible[k];
-      QUIVER_ASSIGN_OR_RETURN(ExprPtr e, Typed(CastTo(Expr::Column(c.id, c.type), types[k]), location));
+      QUIVER_ASSIGN_OR_RETURN(ExprPtr e,
+                              Typed(CastTo(Expr::Column(c.id, c.type), types[k], -1, ImplicitCast(dialect)), location));
       exprs.push_back(e);
       cols.push_back({NewId(), c.name, types[k]});
     }

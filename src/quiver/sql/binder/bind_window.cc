@@ -165,13 +165,13 @@ Result<ExprPtr> Binder::Impl::BindWindowCall(Json& node, ExprContext* ctx) {
       }
       DataTypePtr t = args[0]->type;
       if (args.size() == 3) {
-        t = CommonType(args[0]->type, args[2]->type);
+        t = CommonType(args[0]->type, args[2]->type, dialect);
         if (!t)
           return Error(name + "() cannot take a default of type " + SqlTypeName(*args[2]->type) + " for " +
                            SqlTypeName(*args[0]->type),
                        location);
-        QUIVER_ASSIGN_OR_RETURN(args[0], Typed(CastTo(args[0], t), location));
-        QUIVER_ASSIGN_OR_RETURN(args[2], Typed(CastTo(args[2], t), location));
+        QUIVER_ASSIGN_OR_RETURN(args[0], Typed(CastTo(args[0], t, -1, ImplicitCast(dialect)), location));
+        QUIVER_ASSIGN_OR_RETURN(args[2], Typed(CastTo(args[2], t, -1, ImplicitCast(dialect)), location));
       }
       call.type = t;
       break;

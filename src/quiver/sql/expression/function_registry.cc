@@ -189,6 +189,44 @@ bool Comparable(TypeClass a, TypeClass b) {
   return a == b && a != TypeClass::kOther;
 }
 
+// Spark's least common type of a STRING and a value of type `other` (ANSI
+// type coercion; Databricks' "SQL data type rules": a STRING promotes to
+// BIGINT, DOUBLE, DATE, TIMESTAMP and BOOLEAN): BIGINT beside an integer,
+// DOUBLE beside a DECIMAL or DOUBLE, `other` itself beside a DATE,
+// TIMESTAMP or BOOLEAN, VARCHAR beside a string or NULL; nullptr otherwise.
+DataTypePtr SparkStringCommonType(const DataTypePtr& other) {
+  switch (ClassOf(*other)) {
+    case TypeClass::kInt: return int64();
+    case TypeClass::kDecimal:
+    case TypeClass::kFloat: return float64();
+    case TypeClass::kDate:
+    case TypeClass::kTimestamp:
+    case TypeClass::kBool: return other;
+    case TypeClass::kString:
+    case TypeClass::kNull: return utf8();
+    default: return nullptr;
+  }
+}
+
+// The spark dialect's implicit cast between a STRING operand and a typed
+// one (a comparison, arithmetic when `numeric_only`, NULLIF): the string,
+// literal or not, is cast to their least common type by Spark's ANSI cast
+// (malformed text 22018, a constant's when bound); a BIGINT least common
+// type leaves the integer operand as it is (comparison and arithmetic take
+// INT with BIGINT). Other pairs are left to the caller's checks.
+Status SparkPromoteString(ExprPtr* a, ExprPtr* b, bool numeric_only) {
+  const TypeClass ca = ClassOf(*(*a)->type), cb = ClassOf(*(*b)->type);
+  if ((ca == TypeClass::kString) == (cb == TypeClass::kString)) return Status::OK();
+  ExprPtr* text = ca == TypeClass::kString ? a : b;
+  const DataTypePtr& other = (ca == TypeClass::kString ? *b : *a)->type;
+  const TypeClass oc = ClassOf(*other);
+  if (oc == TypeClass::kNull || (numeric_only && !IsNumericClass(oc))) return Status::OK();
+  const DataTypePtr to = SparkStringCommonType(other);
+  if (!to) return Status::OK();
+  QUIVER_ASSIGN_OR_RETURN(*text, CastTo(*text, to, -1, Fn::kSparkCast));
+  return Status::OK();
+}
+
 // A string constant next to a typed operand is cast to that operand's type
 // (PostgreSQL's unknown-literal rule).
 Status CoerceStringLiteral(ExprPtr* lit, const DataTypePtr& other) {
@@ -217,11 +255,42 @@ Status CoerceStringLiteral(ExprPtr* lit, const DataTypePtr& other) {
   return Status::OK();
 }
 
+// The binary operands' implicit casts in `dialect`: Spark's string
+// promotion, or PostgreSQL's unknown-literal rule (CoerceStringLiteral).
+Status CoerceOperands(ExprPtr* a, ExprPtr* b, bool numeric_only, SqlDialect dialect) {
+  if (dialect == SqlDialect::kSpark) return SparkPromoteString(a, b, numeric_only);
+  QUIVER_RETURN_NOT_OK(CoerceStringLiteral(a, (*b)->type));
+  return CoerceStringLiteral(b, (*a)->type);
+}
+
+// x IN (items) in the spark dialect: where a STRING meets another type
+// among x and the items, all of them are cast to their least common type
+// (Spark's IN takes one shared type); otherwise nothing changes.
+Status SparkUnifyInList(std::vector<ExprPtr>* args) {
+  bool text = false, typed = false;
+  for (const auto& a : *args) {
+    const TypeClass c = ClassOf(*a->type);
+    text |= c == TypeClass::kString;
+    typed |= c != TypeClass::kString && c != TypeClass::kNull;
+  }
+  if (!text || !typed) return Status::OK();
+  DataTypePtr t = null();
+  for (const auto& a : *args) {
+    t = CommonType(t, a->type, SqlDialect::kSpark);
+    if (!t) return Status::OK();  // the pairwise check names the types
+  }
+  for (auto& a : *args) {
+    QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t, -1, Fn::kSparkCast));
+  }
+  return Status::OK();
+}
+
 // CASE and COALESCE: PostgreSQL resolves the untyped string literals among
 // the value arguments to the type of the first typed one (COALESCE(a, '5')
 // with an integer a is an integer; text that does not convert is 22P02 /
 // 22007). Among strings, NULLs and pass-through types nothing changes.
-Status ResolveStringLiterals(const std::vector<ExprPtr*>& values) {
+Status ResolveStringLiterals(const std::vector<ExprPtr*>& values, SqlDialect dialect) {
+  if (dialect == SqlDialect::kSpark) return Status::OK();  // CommonType's string promotion
   auto is_literal = [](const Expr& e) {
     return e.kind == Expr::Kind::kConstant && ClassOf(*e.type) == TypeClass::kString;
   };
@@ -328,7 +397,7 @@ Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int locatio
 Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location, SqlDialect dialect) {
   std::vector<ExprPtr*> values;
   for (auto& a : args) values.push_back(&a);
-  QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
+  QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values, dialect));
   DataTypePtr t = null();
   for (const auto& a : args) {
     DataTypePtr c = CommonType(t, a->type, dialect);
@@ -339,7 +408,7 @@ Result<ExprPtr> BindExtreme(Fn fn, std::vector<ExprPtr> args, int location, SqlD
   }
   if (IsNullType(t)) return Expr::Constant(Value::Null(null()), location);
   for (auto& a : args) {
-    QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t));
+    QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t, -1, ImplicitCast(dialect)));
   }
   auto e = std::make_shared<Expr>();
   e->kind = Expr::Kind::kCall;
@@ -396,6 +465,8 @@ DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b, SqlDialect di
   if (IsNullType(b)) return a;
   if (a->Equals(*b)) return a;
   const TypeClass ca = ClassOf(*a), cb = ClassOf(*b);
+  if (dialect == SqlDialect::kSpark && (ca == TypeClass::kString) != (cb == TypeClass::kString))
+    return SparkStringCommonType(ca == TypeClass::kString ? b : a);
   if (IsNumericClass(ca) && IsNumericClass(cb)) {
     if (ca == TypeClass::kFloat || cb == TypeClass::kFloat) return float64();
     if (ca == TypeClass::kInt && cb == TypeClass::kInt) return int64();
@@ -436,7 +507,7 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location, SqlDialect dia
   std::vector<ExprPtr*> values;
   for (size_t k = 0; k < args.size(); ++k)
     if (k + 1 == args.size() || k % 2 == 1) values.push_back(&args[k]);
-  QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
+  QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values, dialect));
   for (size_t k = 0; k < args.size(); ++k) {
     const bool value = k + 1 == args.size() || k % 2 == 1;
     if (!value) continue;
@@ -449,7 +520,7 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location, SqlDialect dia
   for (size_t k = 0; k < args.size(); ++k) {
     const bool value = k + 1 == args.size() || k % 2 == 1;
     if (value && !IsNullType(t)) {
-      QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], t));
+      QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], t, -1, ImplicitCast(dialect)));
     }
   }
   auto e = std::make_shared<Expr>();
@@ -546,7 +617,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kDiv:
     case Fn::kMod:
     case Fn::kPmod: {
-      for (int k = 0; k < 2; ++k) QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[1 - k]->type));
+      QUIVER_RETURN_NOT_OK(CoerceOperands(&args[0], &args[1], true, dialect));
       if (IsNullType(args[0]->type) || IsNullType(args[1]->type)) {
         const DataTypePtr other = IsNullType(args[0]->type) ? args[1]->type : args[0]->type;
         return Expr::Constant(Value::Null(IsNumericClass(ClassOf(*other)) ? other : null()), location);
@@ -634,7 +705,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kLe:
     case Fn::kGt:
     case Fn::kGe: {
-      for (int k = 0; k < 2; ++k) QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[k], args[1 - k]->type));
+      QUIVER_RETURN_NOT_OK(CoerceOperands(&args[0], &args[1], false, dialect));
       if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[1]->type))) return TypeError(fn, args);
       type = boolean();
       break;
@@ -653,6 +724,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kIsNull:
     case Fn::kIsNotNull: type = boolean(); break;
     case Fn::kInList: {
+      if (dialect == SqlDialect::kSpark) QUIVER_RETURN_NOT_OK(SparkUnifyInList(&args));
       std::vector<Value> items;
       bool all_const = true;
       for (size_t k = 1; k < args.size(); ++k) {
@@ -693,7 +765,7 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
     case Fn::kCoalesce: {
       std::vector<ExprPtr*> values;
       for (auto& a : args) values.push_back(&a);
-      QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values));
+      QUIVER_RETURN_NOT_OK(ResolveStringLiterals(values, dialect));
       DataTypePtr t = null();
       for (const auto& a : args) {
         DataTypePtr c = CommonType(t, a->type, dialect);
@@ -704,14 +776,18 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
       }
       for (auto& a : args) {
         if (!IsNullType(t)) {
-          QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t));
+          QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, t, -1, ImplicitCast(dialect)));
         }
       }
       type = t;
       break;
     }
     case Fn::kNullIf: {
-      QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[1], args[0]->type));
+      if (dialect == SqlDialect::kSpark) {
+        QUIVER_RETURN_NOT_OK(SparkPromoteString(&args[0], &args[1], false));
+      } else {
+        QUIVER_RETURN_NOT_OK(CoerceStringLiteral(&args[1], args[0]->type));
+      }
       if (!Comparable(ClassOf(*args[0]->type), ClassOf(*args[1]->type))) return TypeError(fn, args);
       type = args[0]->type;
       break;

@@ -25,6 +25,16 @@
 //                                    its range 22003 (2147483647 + 1 is an
 //                                    error); with a BIGINT -> BIGINT
 //   sum(BIGINT)                   -> BIGINT, overflow 22003 (bind_aggregate.cc)
+//   STRING beside another type (comparison, IN, arithmetic, NULLIF, CASE,
+//   COALESCE, greatest / least, UNION and VALUES columns; Databricks' "SQL
+//   data type rules"): their least common type is BIGINT beside an integer,
+//   DOUBLE beside a DECIMAL or DOUBLE, the type itself beside a DATE,
+//   TIMESTAMP or BOOLEAN; the string, literal or not, is cast to it by
+//   Spark's ANSI cast (spark_cast.h: '5' = 5 is true, coalesce(5, '6') is
+//   BIGINT, DATE '2015-03-18' = '2015-03-18 12:00' is true; text that does
+//   not convert is 22018). The implicit casts of CASE, COALESCE, greatest /
+//   least, UNION and VALUES follow Spark's ANSI rules too (the date
+//   functions' string arguments keep PostgreSQL's date input).
 //
 // Thread safety: the registry is immutable; functions are pure.
 #pragma once

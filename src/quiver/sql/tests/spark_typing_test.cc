@@ -6,7 +6,8 @@
 // page (unary minus, +, -, * and % raise errors on overflow), the sum and avg
 // function pages (sum of an integral type is BIGINT and raises
 // ARITHMETIC_OVERFLOW; avg of one is DOUBLE) and the literal rules (an
-// integral literal is INT when it fits, else BIGINT).
+// integral literal is INT when it fits, else BIGINT); and the implicit
+// casts of Spark's ANSI type coercion (Databricks' "SQL data type rules").
 #include <gtest/gtest.h>
 
 #include <string>
@@ -104,6 +105,57 @@ TEST_F(SparkTypingTest, ConditionalsOverIntegers) {
   EXPECT_EQ(Types("SELECT CASE WHEN true THEN 1 ELSE 2 END, coalesce(NULL, 1), "
                   "coalesce(1, CAST(2 AS BIGINT)), greatest(1, 2)"),
             (V{"INTEGER", "INTEGER", "BIGINT", "INTEGER"}));
+}
+
+// Spark's ANSI type coercion of a STRING beside another type (Databricks'
+// "SQL data type rules": the least common type of INT and STRING is BIGINT,
+// of DECIMAL and STRING DOUBLE; a STRING promotes to DATE and TIMESTAMP; the
+// least common type gives comparison operands, CASE / COALESCE results and
+// UNION columns; text that does not convert is an error, 22018).
+TEST_F(SparkTypingTest, StringBesideANumberTakesTheLeastCommonType) {
+  EXPECT_EQ(Rows("SELECT coalesce(5, '6'), coalesce(NULL, '6', 5), coalesce(CAST(1 AS DECIMAL), '6')"), (V{"5|6|1"}));
+  EXPECT_EQ(Types("SELECT coalesce(5, '6'), coalesce(CAST(1 AS DECIMAL), '6'), coalesce(1, CAST(1 AS DOUBLE)), "
+                  "coalesce(1, 2.5), coalesce(1, CAST(2 AS BIGINT))"),
+            (V{"BIGINT", "DOUBLE", "DOUBLE", "DECIMAL(11,1)", "BIGINT"}));
+  EXPECT_FALSE(Run("SELECT coalesce(1, DATE '2020-01-01')", Dialect(true)).ok());
+  // comparisons and IN: the string is cast, literal or column
+  EXPECT_EQ(Rows("SELECT 1 = '1', '2' > 1, 1 IN ('1', 2), 3 IN ('1', 2), CAST(1.5 AS DOUBLE) = '1.5'"),
+            (V{"true|true|true|false|true"}));
+  EXPECT_EQ(Rows("SELECT x = 1, x < 10 FROM (VALUES ('1'), (' 2 '), ('10')) v(x)"),
+            (V{"true|true", "false|true", "false|false"}));
+  EXPECT_EQ(State("SELECT 1 = 'a'"), "22018");
+  EXPECT_EQ(State("SELECT x = 1 FROM (VALUES ('1'), ('a')) v(x)"), "22018");
+  EXPECT_EQ(State("SELECT x IN (1, 2) FROM (VALUES ('1'), ('1.5')) v(x)"), "22018");
+  // arithmetic: INT and STRING meet at BIGINT
+  EXPECT_EQ(Rows("SELECT 5 + '6', x * 2 FROM (VALUES ('21')) v(x)"), (V{"11|42"}));
+  EXPECT_EQ(Types("SELECT 5 + '6'"), (V{"BIGINT"}));
+  // ANSI compliance page: substring's INT arguments take a string
+  EXPECT_EQ(Rows("SELECT substring('hello', '1', 2), substr('hello', ' 2 ')"), (V{"he|ello"}));
+  EXPECT_EQ(State("SELECT substring('hello', 'x', 2)"), "22018");
+}
+
+TEST_F(SparkTypingTest, StringBesideADateOrTimestampIsCastToIt) {
+  // Spark's string-to-date rules: the time after the date is ignored
+  EXPECT_EQ(Rows("SELECT DATE '2015-03-18' = '2015-03-18 12:03:17', DATE '2015-03-18' > '2015-3-1', "
+                 "TIMESTAMP '2015-03-18 12:03:17' = '2015-03-18T12:03:17Z', '2015' < DATE '2015-01-02'"),
+            (V{"true|true|true|true"}));
+  EXPECT_EQ(Rows("SELECT d FROM (VALUES (DATE '2015-03-18'), (DATE '2016-01-01')) v(d) WHERE d IN ('2016-01-01', "
+                 "'2017-01-01')"),
+            (V{"2016-01-01"}));
+  EXPECT_EQ(State("SELECT DATE '2015-03-18' = '2015/03/18'"), "22018");
+  EXPECT_EQ(Types("SELECT coalesce(DATE '2015-03-18', '2016-01-01'), CASE WHEN true THEN '2015-01-01' ELSE "
+                  "TIMESTAMP '2015-03-18 00:00:00' END"),
+            (V{"DATE", "TIMESTAMP"}));
+}
+
+TEST_F(SparkTypingTest, UnionAndValuesColumnsTakeTheLeastCommonType) {
+  EXPECT_EQ(Rows("SELECT 1 AS x UNION ALL SELECT '2' ORDER BY x"), (V{"1", "2"}));
+  EXPECT_EQ(Types("SELECT 1 AS x UNION ALL SELECT '2'"), (V{"BIGINT"}));
+  EXPECT_EQ(Types("SELECT * FROM (VALUES (1, 1), (2.5, CAST(2 AS DOUBLE))) v(a, b)"), (V{"DECIMAL(11,1)", "DOUBLE"}));
+  EXPECT_EQ(Types("SELECT 1 UNION ALL SELECT CAST(2 AS BIGINT)"), (V{"BIGINT"}));
+  EXPECT_EQ(State("SELECT 1 AS x UNION ALL SELECT 'a'"), "22018");
+  // two strings stay strings
+  EXPECT_EQ(Types("SELECT 'a' UNION ALL SELECT 'b'"), (V{"VARCHAR"}));
 }
 
 }  // namespace
