@@ -25,7 +25,7 @@
 //                      through. `x.default.t` with another catalog x keeps
 //                      its qualifier, quoted ("default"), for the binder to
 //                      refuse (CheckQualifier).
-//                    - with `div_operator` (the spark dialect, dialect.h):
+//                    - with `spark` (the spark dialect, dialect.h):
 //                      Spark's integer division `a div b` (the word div,
 //                      any case, after an operand and before one) becomes
 //                      `a / @ b`, same length, which the binder reads back
@@ -42,6 +42,18 @@
 //                      becomes `/**/cast(x AS t)`, same length: the binder
 //                      reads a CAST whose keyword follows /**/ as try_cast
 //                      (NULL where the value does not convert);
+//                    - with `spark` (the spark dialect): Spark's string
+//                      literals, '...' and "..." with backslash escapes
+//                      (\uXXXX, \UXXXXXXXX, octal \ooo, \b \n \r \t \Z,
+//                      any other \c is c; \% and \_ keep their backslash,
+//                      as Spark's unescapeSQLString does) and r'...' raw
+//                      ones, become PostgreSQL standard strings of the same
+//                      value, padded with spaces to their length (offsets
+//                      kept; a "..." holding a ' grows by one per '); a NUL
+//                      (\0, \000, \u0000) is Invalid 22021. E'...' and
+//                      $$...$$ stay PostgreSQL's. `a <=> b` becomes `a IS
+//                      NOT DISTINCT FROM b` (offsets after it shift by 19)
+//                      and `a == b` becomes `a = b` (same length);
 //                    - Spark's `current_date()` / `current_timestamp()`
 //                      (the grammar takes the bare words only) lose their
 //                      empty parentheses, blanked (offsets kept).
@@ -91,7 +103,8 @@ Status CheckQualifier(std::string_view catalog, std::string_view schema, std::st
 /// Text without backticks or a `default` qualifier comes back unchanged.
 /// Errors: Invalid (42601) for a backtick identifier without its closing
 /// backtick, naming its position.
-Result<std::string> RewriteSparkSql(std::string_view sql, bool div_operator = false);
+/// `spark`: the spark dialect's forms too (div, string literals, <=>, ==).
+Result<std::string> RewriteSparkSql(std::string_view sql, bool spark = false);
 
 /// DuckDB's file tables (file_tables.h): a '...' string that stands as a
 /// FROM item of a SELECT (right after its FROM, a JOIN, or a ',' of its

@@ -90,8 +90,11 @@ TEST_F(AggregateFunctionsTest, SparkExamples) {
   EXPECT_EQ(Spark("SELECT bool_or(col) FROM (VALUES (true), (false), (false)) AS tab(col)"), "true");
   EXPECT_EQ(Spark("SELECT bool_or(col) FROM (VALUES (NULL), (true), (false)) AS tab(col)"), "true");
   EXPECT_EQ(Spark("SELECT bool_or(col) FROM (VALUES (false), (false), (NULL)) AS tab(col)"), "false");
-  // some / any are reserved words of the grammar: quoted, they name bool_or.
-  EXPECT_EQ(Spark("SELECT \"some\"(col), \"any\"(col) FROM (VALUES (NULL), (true), (false)) AS tab(col)"), "true|true");
+  // some / any: reserved words of the grammar, read as bool_or where they
+  // are called (not after a comparison or LIKE: x = ANY (...)).
+  EXPECT_EQ(Spark("SELECT some(col), any(col), `some`(col) FROM (VALUES (NULL), (true), (false)) AS tab(col)"),
+            "true|true|true");
+  EXPECT_EQ(Spark("SELECT Any (col) FROM (VALUES (false), (false)) AS tab(col)"), "false");
   EXPECT_EQ(Spark("SELECT first(col) FROM (VALUES (10), (5), (20)) AS tab(col)"), "10");
   EXPECT_EQ(Spark("SELECT first(col) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "null");
   EXPECT_EQ(Spark("SELECT first(col, true) FROM (VALUES (NULL), (5), (20)) AS tab(col)"), "5");

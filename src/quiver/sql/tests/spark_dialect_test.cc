@@ -87,6 +87,37 @@ TEST(SparkDialectRewrite, UnterminatedBacktickIsASyntaxError) {
   EXPECT_NE(r.status().message().find("line 1, column 8"), std::string::npos) << r.status().ToString();
 }
 
+std::string SparkRewrite(const std::string& sql) {
+  auto r = RewriteSparkSql(sql, /*spark=*/true);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : std::string();
+}
+
+// The spark dialect's literals (Spark SQL reference, "Literals"): '...' and
+// "..." are strings with backslash escapes, r'...' raw; written as
+// PostgreSQL standard strings, padded to their length (offsets kept).
+// <=> is IS NOT DISTINCT FROM, == is =.
+TEST(SparkDialectRewrite, SparkStringLiteralsAndOperators) {
+  EXPECT_EQ(SparkRewrite("SELECT regexp_extract('100-200', '(\\\\d+)-(\\\\d+)', 1)"),
+            "SELECT regexp_extract('100-200', '(\\d+)-(\\d+)'  , 1)");
+  EXPECT_EQ(SparkRewrite("SELECT \"one\", 'it\\'s', 'a''b', \"say \\\"hi\\\"\""),
+            "SELECT 'one', 'it''s', 'a''b', 'say \"hi\"'  ");
+  EXPECT_EQ(SparkRewrite("SELECT 'a\\tb\\nc', '\\u00e9\\101', '50\\%_\\_', r'\\d+', R\"it's\""),
+            "SELECT 'a\tb\nc'  , '\xc3\xa9"
+            "A'       , '50\\%_\\_',  '\\d+',  'it''s'");
+  EXPECT_EQ(SparkRewrite("SELECT 1 <=> NULL, a == b FROM t WHERE x <= 1 AND y >= 2"),
+            "SELECT 1  IS NOT DISTINCT FROM  NULL, a  = b FROM t WHERE x <= 1 AND y >= 2");
+  EXPECT_EQ(SparkRewrite("SELECT E'a\\tb', $$\\d$$"), "SELECT E'a\\tb', $$\\d$$");  // PostgreSQL's own forms
+  auto nul = RewriteSparkSql("SELECT 'a\\0b'", true);
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.status().sql_state(), "22021");
+  EXPECT_NE(nul.status().message().find("line 1, column 10"), std::string::npos) << nul.status().ToString();
+  // The postgres dialect: standard strings, "identifiers".
+  for (const char* same : {"SELECT '\\d', \"one\" FROM t", "SELECT a <= b"}) {
+    EXPECT_EQ(Rewrite(same), same);
+  }
+}
+
 // Spark's inline tables: `FROM VALUES ... [AS] t(cols)` gets its
 // parentheses (a space before VALUES and one after the list become them),
 // bare rows get theirs; other VALUES are the grammar's.
@@ -272,6 +303,15 @@ TEST_F(SparkSqlTest, InlineTablesAsSparkReadsThem) {
   EXPECT_EQ(rows("SELECT col2, col1 FROM VALUES (1, 'a')"), (std::vector<std::string>{"a|1"}));
   EXPECT_EQ(rows("SELECT a.k, v.s FROM VALUES 1, 2 AS a(k) JOIN VALUES (2, 'x') AS v(k, s) ON a.k = v.k"),
             (std::vector<std::string>{"2|x"}));
+  EXPECT_EQ(rows("SELECT * FROM VALUES (\"one\", 1), (\"two\", 2) AS data(a, b)"),
+            (std::vector<std::string>{"one|1", "two|2"}));
+  // Spark's escapes: the documented regexp examples (Spark's string
+  // functions page), the raw form, <=> (Spark's null-safe equality page).
+  EXPECT_EQ(rows("SELECT regexp_extract('100-200', '(\\\\d+)-(\\\\d+)', 1), regexp_replace('100-200', '(\\\\d+)', "
+                 "'num'), length('\\\\d'), regexp_extract('100-200', r'(\\d+)', 1), 'it\\'s'"),
+            (std::vector<std::string>{"100|num-num|2|100|it's"}));
+  EXPECT_EQ(rows("SELECT 2 <=> 2, 1 <=> '1', true <=> NULL, NULL <=> NULL, 2 == 2"),
+            (std::vector<std::string>{"true|true|false|true|true"}));
   // Positions after the rewrite are those of the text as sent.
   auto missing = Run("SELECT nope FROM VALUES (1) AS t(x)", o);
   ASSERT_FALSE(missing.ok());
