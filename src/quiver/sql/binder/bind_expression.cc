@@ -586,11 +586,12 @@ Result<ExprPtr> Binder::Impl::BindFuncCall(Json& node, ExprContext* ctx) {
   }
   if (entry->fn == Fn::kConcat && dialect == SqlDialect::kSpark) {
     // Spark's concat() is NULL when any argument is (PostgreSQL's skips
-    // NULL arguments, above for the postgres dialect).
+    // NULL arguments, above for the postgres dialect); a value's text is
+    // Spark's (a DOUBLE 1 is '1.0').
     for (auto& a : args) {
       const TypeClass c = ClassOf(*a->type);
       if (c != TypeClass::kString && c != TypeClass::kNull && c != TypeClass::kOther) {
-        QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, utf8()));
+        QUIVER_ASSIGN_OR_RETURN(a, CastTo(a, utf8(), -1, Fn::kSparkCast));
       }
     }
   }

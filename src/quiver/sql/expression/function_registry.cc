@@ -348,7 +348,9 @@ const char* StringSignature(Fn fn) {
 // NULL, and numbers, dates, timestamps and booleans cast to VARCHAR (Spark's
 // implicit cast); integer arguments accept integers and NULL. A NULL
 // argument gives a NULL result at once (concat_ws: only a NULL separator).
-Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int location, bool negated) {
+Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int location, bool negated, SqlDialect dialect) {
+  // A value's text: Spark's in the spark dialect (a DOUBLE 1 is '1.0').
+  const Fn to_text = dialect == SqlDialect::kSpark ? Fn::kSparkCast : Fn::kCast;
   const std::string sig = StringSignature(fn);
   std::string kinds;
   for (char c : sig)
@@ -371,7 +373,7 @@ Result<ExprPtr> BindStringFunction(Fn fn, std::vector<ExprPtr> args, int locatio
       return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " + SqlTypeName(*args[k]->type) +
                              " as argument " + std::to_string(k + 1));
     if (want == 's' && c != TypeClass::kString) {
-      QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], utf8()));
+      QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], utf8(), -1, to_text));
     }
   }
   auto e = std::make_shared<Expr>();
@@ -532,7 +534,7 @@ Result<ExprPtr> BindCase(std::vector<ExprPtr> args, int location, SqlDialect dia
 }
 
 Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool negated, SqlDialect dialect) {
-  if (StringSignature(fn) != nullptr) return BindStringFunction(fn, std::move(args), location, negated);
+  if (StringSignature(fn) != nullptr) return BindStringFunction(fn, std::move(args), location, negated, dialect);
   DataTypePtr type;
   switch (fn) {
     case Fn::kGreatest:
@@ -830,7 +832,9 @@ Result<ExprPtr> BindCall(Fn fn, std::vector<ExprPtr> args, int location, bool ne
         if (want_int ? (c != TypeClass::kInt && c != TypeClass::kNull)
                      : (c != TypeClass::kString && c != TypeClass::kNull)) {
           if (fn == Fn::kConcat && c != TypeClass::kOther) {
-            QUIVER_ASSIGN_OR_RETURN(args[k], CastTo(args[k], utf8()));
+            // Spark's text of a value in the spark dialect: concat('x', 1.0E0) is 'x1.0'.
+            QUIVER_ASSIGN_OR_RETURN(
+                args[k], CastTo(args[k], utf8(), -1, dialect == SqlDialect::kSpark ? Fn::kSparkCast : Fn::kCast));
             continue;
           }
           return Status::Invalid(std::string("function ") + FnName(fn) + "() cannot take " +

@@ -213,6 +213,13 @@ TEST_F(FunctionsTest, SparkSubstrPositionsAndConcatNulls) {
   EXPECT_EQ(spark("SELECT concat('Spark', 'SQL'), concat('a', NULL), concat('a', 1, DATE '2024-01-02'), 'a' || NULL"),
             "SparkSQL|null|a12024-01-02|null");
   EXPECT_EQ(V("SELECT concat('a', NULL, 'b')"), "ab");  // postgres: NULL arguments skipped
+  // A value's text is Spark's in the spark dialect: a DOUBLE keeps its .0
+  // (CAST(1.0E0 AS STRING) is '1.0'), as concat and || do in Spark.
+  EXPECT_EQ(spark("SELECT concat('x', exp(0)), 'x' || CAST(2 AS DOUBLE), concat('y', CAST(1.5E10 AS DOUBLE)), "
+                  "lpad(CAST(1 AS DOUBLE), 5, '*')"),
+            "x1.0|x2.0|y1.5E10|**1.0");
+  // postgres dialect: PostgreSQL's text (DuckDB writes 1.0 and 2.0).
+  EXPECT_EQ(V("SELECT concat('x', exp(0)), 'x' || CAST(2 AS DOUBLE)"), "x1|x2");
   // Spark's left / right: '' for n <= 0 (postgres: all but the last / first -n).
   EXPECT_EQ(spark("SELECT left('Spark SQL', 3), left('Spark SQL', -2), right('Spark SQL', 0), right('abc', -1), "
                   "left(NULL, 1), left('abc', NULL)"),
